@@ -1,0 +1,76 @@
+import { Command, Option } from 'commander';
+import type { Mode } from '../../shared/modes.js';
+import type { ProxyOptions } from '../engine/proxy.js';
+
+/** A usage error: printed as one line, exit status 2. */
+export class UsageError extends Error {}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function buildProgram(version: string): Command {
+  return new Command('mcp-rewind')
+    .description('Record, replay and inspect MCP traffic (Streamable HTTP proxy)')
+    .version(version, '--version', 'print the version')
+    .helpOption('-h, --help', 'show this help')
+    .option('-p, --port <port>', 'port to listen on (0 = random)', '0')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('-u, --url <url>', 'upstream MCP server URL (record, hybrid, proxy-only)')
+    .option('-c, --cache <dir>', 'cassette folder', './cache')
+    .option('-r, --replay', 'replay from the cache; with --url: hybrid', false)
+    .option('--proxy-only', 'forward without reading or writing the cache', false)
+    .option('--clean', 'wipe the cassette files of the cache folder at startup (record mode only)', false)
+    .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
+    .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
+    .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
+    .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
+    .addOption(new Option('--allowed-origin <origin>', 'extra browser Origin to accept; repeatable').argParser(collect));
+}
+
+interface RawOptions {
+  port: string;
+  host: string;
+  url?: string;
+  cache: string;
+  replay: boolean;
+  proxyOnly: boolean;
+  clean: boolean;
+  verbose: boolean;
+  resultHashPath?: string;
+  resultHashIgnore?: string[];
+  allowedHost?: string[];
+  allowedOrigin?: string[];
+}
+
+/** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
+export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean } {
+  if (!/^\d+$/.test(raw.port) || Number(raw.port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${raw.port}"`);
+  if (raw.replay && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --replay');
+  if (raw.clean && raw.replay) throw new UsageError('--clean cannot be combined with --replay (it would wipe the cassette being replayed)');
+  if (raw.clean && raw.proxyOnly) throw new UsageError('--clean has no meaning with --proxy-only (no cache is written)');
+  const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (raw.url ? 'hybrid' : 'replay') : 'record';
+  if (mode !== 'replay') {
+    if (!raw.url) throw new UsageError(`--url is required in ${mode} mode (replay needs --replay)`);
+    let url: URL;
+    try {
+      url = new URL(raw.url);
+    } catch {
+      throw new UsageError(`--url must be a valid URL, got "${raw.url}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be an http:// or https:// URL, got "${raw.url}"`);
+  }
+  return {
+    mode,
+    upstreamUrl: raw.url,
+    cacheDir: raw.cache,
+    host: raw.host,
+    port: Number(raw.port),
+    clean: raw.clean,
+    verbose: raw.verbose,
+    resultHashPath: raw.resultHashPath,
+    resultHashIgnore: raw.resultHashIgnore,
+    allowedHosts: raw.allowedHost,
+    allowedOrigins: raw.allowedOrigin,
+  };
+}
+
+export type { RawOptions };

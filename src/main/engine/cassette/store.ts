@@ -1,0 +1,184 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { parseDistilled, distilledFor, type CassetteEntry } from '../../../shared/cassette/entry.js';
+
+/** `<n> <key>.json` and its debug siblings `.req.json`, `.res.json`, `.res-head.json`. */
+const CASSETTE_FILE = /^(\d+) (.+?)(\.req|\.res|\.res-head)?\.json$/;
+const TEMP_PREFIX = '.rewind-tmp-';
+
+export interface DebugFiles {
+  request: { method: string; url: string; headers: Record<string, string | string[]>; body: unknown };
+  responseBody: string;
+  responseHead: { status: number; headers: Record<string, string | string[]> };
+}
+
+export type NewEntry = Omit<CassetteEntry, 'n' | 'key' | 'file'>;
+
+export interface StoreOptions {
+  /** delete every cassette file in the folder first (record --clean) */
+  clean?: boolean;
+  /** follow hand edits of the folder (default true) */
+  watch?: boolean;
+  log?: (line: string) => void;
+}
+
+/**
+ * A cassette folder in mcp-rewind's layout, indexed once in memory (key → entries in recorded order) and kept
+ * current: our own writes update the index directly, hand edits arrive through a folder watcher.
+ */
+export class CassetteStore {
+  private readonly index = new Map<string, CassetteEntry[]>();
+  private nextN = 1;
+  private watcher?: FSWatcher;
+  private readonly pendingReloads = new Map<string, NodeJS.Timeout>();
+  private readonly log: (line: string) => void;
+
+  private constructor(readonly dir: string, options: StoreOptions) {
+    this.log = options.log ?? (() => {});
+  }
+
+  static async open(dir: string, options: StoreOptions = {}): Promise<CassetteStore> {
+    const store = new CassetteStore(dir, options);
+    await mkdir(dir, { recursive: true });
+    if (options.clean) await store.clean();
+    await store.load();
+    if (options.watch !== false) store.startWatching();
+    return store;
+  }
+
+  /** number of distilled entries */
+  get size(): number {
+    let n = 0;
+    for (const list of this.index.values()) n += list.length;
+    return n;
+  }
+
+  keys(): IterableIterator<string> {
+    return this.index.keys();
+  }
+
+  /** Entries recorded for a key, oldest first. */
+  lookup(key: string): readonly CassetteEntry[] | undefined {
+    return this.index.get(key);
+  }
+
+  /** Writes a new entry (debug files first, the distilled file last, each atomically) and indexes it. */
+  async add(method: string, key: string, entry: NewEntry, debug?: DebugFiles): Promise<CassetteEntry> {
+    const n = this.nextN++;
+    const stem = `${n} ${key}`;
+    const file = `${stem}.json`;
+    if (debug) {
+      await this.writeAtomic(`${stem}.req.json`, JSON.stringify(debug.request, null, 2));
+      await this.writeAtomic(`${stem}.res.json`, debug.responseBody);
+      await this.writeAtomic(`${stem}.res-head.json`, JSON.stringify(debug.responseHead, null, 2));
+    }
+    await this.writeAtomic(file, JSON.stringify(distilledFor(method, entry), null, 2));
+    const stored: CassetteEntry = { ...entry, n, key, file };
+    this.insert(stored);
+    return stored;
+  }
+
+  close(): void {
+    this.watcher?.close();
+    for (const timer of this.pendingReloads.values()) clearTimeout(timer);
+    this.pendingReloads.clear();
+  }
+
+  private async writeAtomic(name: string, content: string): Promise<void> {
+    const temp = join(this.dir, TEMP_PREFIX + randomBytes(6).toString('hex'));
+    try {
+      await writeFile(temp, content);
+      await rename(temp, join(this.dir, name));
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => {});
+      throw error;
+    }
+  }
+
+  private async clean(): Promise<void> {
+    // Only files that look like ours: `--clean --cache ~` must never wipe a home folder.
+    for (const name of await readdir(this.dir)) {
+      if (CASSETTE_FILE.test(name) || name.startsWith(TEMP_PREFIX)) await rm(join(this.dir, name), { force: true });
+    }
+  }
+
+  private async load(): Promise<void> {
+    const names = await readdir(this.dir);
+    await Promise.all(
+      names.map(async (name) => {
+        if (name.startsWith(TEMP_PREFIX)) return rm(join(this.dir, name), { force: true }); // left by a killed process
+        const m = CASSETTE_FILE.exec(name);
+        if (!m) return;
+        const n = Number(m[1]);
+        if (n >= this.nextN) this.nextN = n + 1;
+        if (!m[3]) await this.loadFile(name);
+      }),
+    );
+  }
+
+  /** (Re)reads one distilled file; a broken file is reported and left out, never fatal. */
+  private async loadFile(name: string): Promise<void> {
+    const m = CASSETTE_FILE.exec(name);
+    if (!m || m[3]) return;
+    const n = Number(m[1]);
+    const key = m[2];
+    let text: string;
+    try {
+      text = await readFile(join(this.dir, name), 'utf8');
+    } catch {
+      this.remove(name, key); // deleted
+      return;
+    }
+    try {
+      this.insert(parseDistilled(n, key, name, JSON.parse(text))); // replaces the old version in place
+      if (n >= this.nextN) this.nextN = n + 1;
+    } catch (error) {
+      this.remove(name, key);
+      this.log(`cassette: ignoring ${name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
+  }
+
+  private insert(entry: CassetteEntry): void {
+    const list = this.index.get(entry.key);
+    if (!list) {
+      this.index.set(entry.key, [entry]);
+      return;
+    }
+    const existing = list.findIndex((e) => e.file === entry.file);
+    if (existing >= 0) list.splice(existing, 1);
+    let i = list.length;
+    while (i > 0 && list[i - 1].n > entry.n) i--;
+    list.splice(i, 0, entry);
+  }
+
+  private remove(file: string, key: string): void {
+    const list = this.index.get(key);
+    if (!list) return;
+    const i = list.findIndex((e) => e.file === file);
+    if (i >= 0) list.splice(i, 1);
+    if (list.length === 0) this.index.delete(key);
+  }
+
+  private startWatching(): void {
+    try {
+      this.watcher = watch(this.dir, (_event, name) => {
+        if (!name || name.startsWith('.')) return;
+        const m = CASSETTE_FILE.exec(name);
+        if (!m || m[3]) return;
+        clearTimeout(this.pendingReloads.get(name));
+        this.pendingReloads.set(
+          name,
+          setTimeout(() => {
+            this.pendingReloads.delete(name);
+            void this.loadFile(name);
+          }, 30),
+        );
+      });
+      this.watcher.on('error', (error) => this.log(`cassette: watcher stopped: ${error.message}`));
+    } catch (error) {
+      this.log(`cassette: cannot watch ${this.dir}: ${(error as Error).message}`);
+    }
+  }
+}

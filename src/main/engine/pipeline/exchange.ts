@@ -1,0 +1,47 @@
+import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { CassetteOutcome, ExchangeEvent, ExchangeSource } from '../../../shared/traffic.js';
+import { keyFor } from '../cassette/keys.js';
+
+let nextSeq = 1;
+
+/** An exchange in flight: the request, then what streams back, then the answer. */
+export class LiveExchange {
+  readonly seq = nextSeq++;
+  readonly key: string;
+  readonly startedAt = Date.now();
+  private readonly t0 = performance.now();
+  readonly stream: JsonRpcMessage[] = [];
+  response?: JsonRpcResponse;
+  source: ExchangeSource = 'upstream';
+  cassette: CassetteOutcome = 'none';
+
+  constructor(
+    readonly request: JsonRpcRequest,
+    readonly sessionId: string | undefined,
+  ) {
+    this.key = keyFor(request);
+  }
+
+  get progressToken(): unknown {
+    const meta = this.request.params?._meta as Record<string, unknown> | undefined;
+    return meta?.progressToken;
+  }
+
+  toEvent(): ExchangeEvent {
+    const tool = this.request.method === 'tools/call' ? String(this.request.params?.name ?? '') : undefined;
+    return {
+      seq: this.seq,
+      sessionId: this.sessionId,
+      method: this.request.method,
+      tool,
+      key: this.key,
+      source: this.source,
+      cassette: this.cassette,
+      request: this.request,
+      stream: this.stream,
+      response: this.response,
+      startedAt: this.startedAt,
+      durationMs: Math.round((performance.now() - this.t0) * 1000) / 1000,
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import type { CassetteStore, DebugFiles } from '../cassette/store.js';
+import type { LiveExchange } from './exchange.js';
+
+/**
+ * Decides what a finished live exchange adds to the cassette, mcp-rewind's way: a key already cached is skipped,
+ * except that a tools/call whose result hash is new for its key is added as a further entry (replayed in order).
+ */
+export class Recorder {
+  /** key#resultHash of saves in flight, so two concurrent identical calls record once */
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    private readonly store: CassetteStore,
+    private readonly hashResult: (result: unknown) => string,
+  ) {}
+
+  private readonly writing = new Set<Promise<unknown>>();
+
+  /** Resolves when every save started so far is on disk. */
+  async flush(): Promise<void> {
+    await Promise.allSettled([...this.writing]);
+  }
+
+  save(exchange: LiveExchange, debug: DebugFiles | undefined): Promise<'recorded' | 'skipped' | 'none'> {
+    const saving = this.trySave(exchange, debug);
+    this.writing.add(saving);
+    void saving.finally(() => this.writing.delete(saving)).catch(() => {});
+    return saving;
+  }
+
+  private async trySave(exchange: LiveExchange, debug: DebugFiles | undefined): Promise<'recorded' | 'skipped' | 'none'> {
+    const { request, response, key } = exchange;
+    if (!response || !('result' in response)) return 'none'; // errors are not replayed
+    if (request.params?.task !== undefined || 'task' in response.result) return 'none'; // a CreateTaskResult is not the answer
+    const isToolCall = request.method === 'tools/call';
+    const resultHash = isToolCall ? this.hashResult(response.result) : undefined;
+    const existing = this.store.lookup(key);
+    const duplicate = isToolCall ? existing?.some((e) => (e.resultHash ?? this.hashResult(e.result)) === resultHash) : existing !== undefined;
+    const flightKey = `${key}#${resultHash ?? ''}`;
+    if (duplicate || this.inFlight.has(flightKey)) return 'skipped';
+    this.inFlight.add(flightKey);
+    try {
+      await this.store.add(
+        request.method,
+        key,
+        {
+          result: response.result,
+          resultHash,
+          arguments: isToolCall ? (request.params?.arguments ?? {}) : undefined,
+          recordedAt: new Date(exchange.startedAt).toISOString(),
+          stream: exchange.stream.length ? exchange.stream.map((m) => m as unknown as Record<string, unknown>) : undefined,
+        },
+        debug,
+      );
+      return 'recorded';
+    } finally {
+      this.inFlight.delete(flightKey);
+    }
+  }
+}

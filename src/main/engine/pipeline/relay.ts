@@ -1,0 +1,172 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ErrorCode, errorResponse, isRequest, isResponse,
+  type JsonRpcMessage, type JsonRpcRequest,
+} from '../../../shared/jsonrpc.js';
+import { writesCassette } from '../../../shared/modes.js';
+import { redactHeaders } from '../cassette/redact.js';
+import type { DebugFiles } from '../cassette/store.js';
+import { sendJson, sseEvent } from '../http/sse.js';
+import { copyEndToEndHeaders } from '../upstream/http-upstream.js';
+import type { EndpointContext } from './mcp-endpoint.js';
+import { LiveExchange } from './exchange.js';
+import { ResponseTap } from './response-tap.js';
+import type { Session, SessionRegistry } from './session.js';
+
+export interface PostRelay {
+  req: IncomingMessage;
+  res: ServerResponse;
+  body: Buffer;
+  parsed: JsonRpcMessage | JsonRpcMessage[];
+  exchanges: LiveExchange[];
+  /** undefined for an initialize: the session is born from the upstream's answer */
+  session: Session | undefined;
+  init: JsonRpcRequest | undefined;
+}
+
+/** Response headers relayed to the client: all end-to-end headers, the session id mapped to the client's. */
+function downstreamHeaders(upRes: IncomingMessage, session: Session | undefined): Record<string, string | string[]> {
+  const headers = copyEndToEndHeaders(upRes.headers);
+  if (upRes.headers['content-length']) headers['content-length'] = upRes.headers['content-length'];
+  if (session?.id && headers['mcp-session-id']) headers['mcp-session-id'] = session.id;
+  return headers;
+}
+
+/**
+ * Forwards one POST upstream and relays the answer byte for byte (JSON or SSE) while reading the messages out of
+ * it: streamed notifications and server→client requests join their exchange, the final answer completes it, and
+ * completed exchanges are recorded when the mode writes the cassette.
+ */
+export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry, relay: PostRelay): Promise<void> {
+  const { req, res, body, exchanges, init } = relay;
+  let session = relay.session;
+  const requestHeaders = copyEndToEndHeaders(req.headers);
+  let upRes: IncomingMessage;
+  try {
+    upRes = await ctx.upstream!.request('POST', requestHeaders, body, init ? undefined : session?.upstreamId);
+  } catch (error) {
+    if (exchanges.length === 0) return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
+    return answerUpstreamDown(ctx, res, exchanges.map((e) => e.request), session, error);
+  }
+
+  if (init) {
+    const sid = upRes.headers['mcp-session-id'];
+    session = typeof sid === 'string' ? sessions.adopt(sid, sid) : sessions.get(undefined, null);
+    session.initParams = init.params;
+  }
+  const live = session as Session;
+  res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, live));
+  if (exchanges.length === 0) {
+    upRes.pipe(res);
+    return;
+  }
+
+  const pending = new Map(exchanges.map((e) => [e.request.id, e]));
+  const record = writesCassette(ctx.mode);
+  const contentType = upRes.headers['content-type'];
+  const tap = new ResponseTap(contentType, (message) => {
+    if (isResponse(message) && message.id !== null && pending.has(message.id)) {
+      const exchange = pending.get(message.id) as LiveExchange;
+      pending.delete(message.id);
+      exchange.response = message;
+      if (exchange.request.method === 'initialize' && 'result' in message) live.protocolVersion = String(message.result.protocolVersion ?? '');
+      void finish(exchange);
+      return;
+    }
+    const target = exchangeFor(message, exchanges, pending);
+    if (!target) return;
+    target.stream.push(message);
+    if (isRequest(message)) live.awaitingReplies.set(message.id, target);
+  }, record);
+
+  const finish = async (exchange: LiveExchange): Promise<void> => {
+    if (record && ctx.recorder) {
+      try {
+        exchange.cassette = await ctx.recorder.save(exchange, debugFiles(ctx, req, requestHeaders, relay.parsed, upRes, tap));
+      } catch (error) {
+        ctx.log(`cassette: could not record ${exchange.key}: ${(error as Error).message}`);
+      }
+      if (exchange.cassette !== 'none') ctx.log(`${exchange.cassette === 'recorded' ? 'record' : 'skip  '} ${exchange.key}`);
+    }
+    ctx.emit(exchange.toEvent());
+  };
+
+  upRes.on('data', (chunk: Buffer) => tap.push(chunk));
+  upRes.pipe(res, { end: false });
+  upRes.on('end', () => {
+    tap.end();
+    res.end();
+    for (const exchange of pending.values()) void finish(exchange); // answered nothing: still on the timeline
+  });
+  upRes.on('error', () => brokenStream(ctx, res, contentType, pending));
+  upRes.on('aborted', () => brokenStream(ctx, res, contentType, pending));
+  res.on('close', () => {
+    if (!upRes.complete) upRes.destroy(); // the client went away: so does the upstream stream
+  });
+}
+
+/** Relays a GET (server-initiated SSE stream) or DELETE for a session whose upstream is live. */
+export async function relayStream(ctx: EndpointContext, req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE', session: Session): Promise<void> {
+  let upRes: IncomingMessage;
+  try {
+    upRes = await ctx.upstream!.request(method, copyEndToEndHeaders(req.headers), undefined, session.upstreamId);
+  } catch (error) {
+    sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
+    return;
+  }
+  res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, session));
+  res.flushHeaders();
+  upRes.pipe(res);
+  upRes.on('error', () => res.destroy());
+  res.on('close', () => {
+    if (!upRes.complete) upRes.destroy();
+  });
+}
+
+/** Every request of a POST the upstream could not take gets a JSON-RPC error; the proxy serves on. */
+export function answerUpstreamDown(ctx: EndpointContext, res: ServerResponse, requests: JsonRpcRequest[], session: Session | undefined, error: unknown): void {
+  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  const answers = requests.map((request) => {
+    const exchange = new LiveExchange(request, session?.id);
+    exchange.source = 'proxy';
+    exchange.response = errorResponse(request.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${ctx.upstream?.url.href} unavailable: ${reason}`);
+    ctx.log(`upstream down: ${request.method} answered with an error (${reason})`);
+    ctx.emit(exchange.toEvent());
+    return exchange.response;
+  });
+  sendJson(res, 200, answers.length === 1 ? answers[0] : answers);
+}
+
+/** The upstream stream broke before answering: SSE clients get an error event per unanswered request. */
+function brokenStream(ctx: EndpointContext, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>): void {
+  if (res.writableEnded) return;
+  if (contentType?.includes('text/event-stream')) {
+    for (const exchange of pending.values()) {
+      exchange.response = errorResponse(exchange.request.id, ErrorCode.UpstreamUnavailable, 'mcp-rewind: upstream closed the stream before answering');
+      res.write(sseEvent(exchange.response));
+      ctx.emit(exchange.toEvent());
+    }
+    pending.clear();
+    res.end();
+  } else {
+    res.destroy();
+  }
+}
+
+/** Which in-flight exchange a streamed message belongs to: its progress token's, else the oldest pending one. */
+function exchangeFor(message: JsonRpcMessage, exchanges: LiveExchange[], pending: Map<unknown, LiveExchange>): LiveExchange | undefined {
+  const token = 'method' in message ? (message.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
+  if (token !== undefined) {
+    const owner = exchanges.find((e) => e.progressToken === token);
+    if (owner) return owner;
+  }
+  return pending.values().next().value ?? exchanges[exchanges.length - 1];
+}
+
+function debugFiles(ctx: EndpointContext, req: IncomingMessage, headers: Record<string, string | string[]>, body: unknown, upRes: IncomingMessage, tap: ResponseTap): DebugFiles {
+  return {
+    request: { method: req.method ?? 'POST', url: ctx.upstream!.url.href, headers: redactHeaders(headers), body },
+    responseBody: tap.rawBody,
+    responseHead: { status: upRes.statusCode ?? 0, headers: redactHeaders(upRes.headers) },
+  };
+}

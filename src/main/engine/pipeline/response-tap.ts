@@ -1,0 +1,70 @@
+import type { IncomingMessage } from 'node:http';
+import { createParser, type EventSourceParser } from 'eventsource-parser';
+import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
+
+/**
+ * Reads the JSON-RPC messages out of an upstream answer while its bytes are relayed unchanged:
+ * `text/event-stream` is parsed event by event as it streams, `application/json` once complete.
+ * The raw body is kept for the cassette's `.res.json` debug file when asked.
+ */
+export class ResponseTap {
+  private readonly sse?: EventSourceParser;
+  private readonly decoder = new TextDecoder();
+  private jsonText = '';
+  private raw: string[] | undefined;
+
+  constructor(
+    contentType: string | undefined,
+    private readonly onMessage: (message: JsonRpcMessage) => void,
+    keepRaw: boolean,
+  ) {
+    if (keepRaw) this.raw = [];
+    if (contentType?.includes('text/event-stream')) {
+      this.sse = createParser({ onEvent: (event) => this.emit(event.data) });
+    }
+  }
+
+  push(chunk: Buffer): void {
+    const text = this.decoder.decode(chunk, { stream: true });
+    this.raw?.push(text);
+    if (this.sse) this.sse.feed(text);
+    else this.jsonText += text;
+  }
+
+  end(): void {
+    const rest = this.decoder.decode();
+    if (rest) this.push(Buffer.from(rest));
+    if (!this.sse && this.jsonText) this.emit(this.jsonText);
+  }
+
+  get rawBody(): string {
+    return this.raw?.join('') ?? '';
+  }
+
+  private emit(data: string): void {
+    if (!data) return; // priming events (2025-11-25) carry an id and no data
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      return; // not ours to judge: the bytes were relayed as they came
+    }
+    for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+      if (typeof message === 'object' && message !== null) this.onMessage(message as JsonRpcMessage);
+    }
+  }
+}
+
+/** Reads a whole upstream answer into messages (the proxy's own calls: probe, hybrid handshake). */
+export function collectMessages(res: IncomingMessage): Promise<JsonRpcMessage[]> {
+  const messages: JsonRpcMessage[] = [];
+  const tap = new ResponseTap(res.headers['content-type'], (m) => messages.push(m), false);
+  return new Promise((resolve, reject) => {
+    res.on('data', (chunk: Buffer) => tap.push(chunk));
+    res.on('end', () => {
+      tap.end();
+      resolve(messages);
+    });
+    res.on('error', reject);
+  });
+}

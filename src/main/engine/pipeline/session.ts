@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonRpcId } from '../../../shared/jsonrpc.js';
+import type { LiveExchange } from './exchange.js';
+
+/** A downstream client session and the upstream session that serves it. */
+export interface Session {
+  /** the Mcp-Session-Id the client uses; undefined for clients of a stateless server */
+  readonly id: string | undefined;
+  /** upstream Mcp-Session-Id: undefined = no upstream session yet, null = the upstream is stateless */
+  upstreamId: string | null | undefined;
+  initParams?: Record<string, unknown>;
+  protocolVersion?: string;
+  connecting?: Promise<void>;
+  /** replay: how many times each key was served, so repeated calls walk the recorded sequence */
+  readonly replayCursor: Map<string, number>;
+  /** server→client requests seen on a live stream, awaiting the client's reply */
+  readonly awaitingReplies: Map<JsonRpcId, LiveExchange>;
+}
+
+export class SessionRegistry {
+  private readonly sessions = new Map<string, Session>();
+  private readonly stateless: Session = newSession(undefined, null);
+
+  /** The session for a request's Mcp-Session-Id; an id we have not seen (e.g. after a proxy restart) gets one. */
+  get(id: string | undefined, upstreamIdIfNew: string | null | undefined): Session {
+    if (id === undefined) return this.stateless;
+    let session = this.sessions.get(id);
+    if (!session) {
+      session = newSession(id, upstreamIdIfNew);
+      this.sessions.set(id, session);
+    }
+    return session;
+  }
+
+  /** A new session with an id of the proxy's own (replay and hybrid answer initialize themselves). */
+  create(upstreamId: string | null | undefined): Session {
+    const session = newSession(randomUUID(), upstreamId);
+    this.sessions.set(session.id as string, session);
+    return session;
+  }
+
+  /** Registers a session whose id came from the upstream (live initialize): the client sees the upstream's id. */
+  adopt(id: string, upstreamId: string | null): Session {
+    const session = newSession(id, upstreamId);
+    this.sessions.set(id, session);
+    return session;
+  }
+
+  delete(id: string): void {
+    this.sessions.delete(id);
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+}
+
+function newSession(id: string | undefined, upstreamId: string | null | undefined): Session {
+  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map() };
+}

@@ -1,0 +1,102 @@
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { collectMessages } from '../pipeline/response-tap.js';
+
+/** Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus the ones we recompute. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length', 'accept-encoding']);
+
+export function copyEndToEndHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+export const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
+
+/**
+ * One upstream MCP server reached over Streamable HTTP. Requests are relayed at the HTTP level, byte for byte,
+ * so status codes, SSE event ids, `retry` fields and session headers reach the client as the server sent them.
+ */
+export class HttpUpstream {
+  readonly url: URL;
+  private readonly agent: http.Agent;
+  private readonly transport: typeof http | typeof https;
+
+  constructor(url: string | URL) {
+    this.url = new URL(url);
+    const secure = this.url.protocol === 'https:';
+    this.transport = secure ? https : http;
+    this.agent = new (secure ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: 256 });
+  }
+
+  /** Sends a request upstream; resolves with the response head as soon as it arrives (the body streams on). */
+  request(method: string, headers: Record<string, string | string[]>, body?: Buffer, sessionId?: string | null): Promise<IncomingMessage> {
+    const out = { ...headers };
+    delete out['mcp-session-id'];
+    if (sessionId) out['mcp-session-id'] = sessionId;
+    if (body) out['content-length'] = String(body.length);
+    return new Promise((resolve, reject) => {
+      const req = this.transport.request(this.url, { method, headers: out, agent: this.agent }, resolve);
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  /** Sends one JSON-RPC message and reads every message of the answer (JSON or SSE). For the proxy's own calls. */
+  async call(message: JsonRpcMessage, sessionId: string | null | undefined, protocolVersion?: string): Promise<{ status: number; sessionId?: string; messages: JsonRpcMessage[] }> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    if (protocolVersion) headers['mcp-protocol-version'] = protocolVersion;
+    const res = await this.request('POST', headers, Buffer.from(JSON.stringify(message)), sessionId);
+    const messages = await collectMessages(res);
+    const sid = res.headers['mcp-session-id'];
+    return { status: res.statusCode ?? 0, sessionId: typeof sid === 'string' ? sid : undefined, messages };
+  }
+
+  /** The proxy's own initialize handshake (hybrid mode, start-up probe). */
+  async initialize(params: Record<string, unknown>, requestId: string | number = 'mcp-rewind-init'): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }> {
+    const { status, sessionId, messages } = await this.call({ jsonrpc: '2.0', id: requestId, method: 'initialize', params }, undefined);
+    const answer = messages.find((m): m is JsonRpcResponse => !('method' in m) && m.id === requestId);
+    if (!answer) throw new Error(status >= 200 && status < 300 ? 'no initialize result in the answer' : `HTTP ${status}`);
+    if ('error' in answer) throw new Error(`initialize failed: ${answer.error.message} (${answer.error.code})`);
+    const protocolVersion = typeof answer.result.protocolVersion === 'string' ? answer.result.protocolVersion : PROTOCOL_VERSION_FALLBACK;
+    const initialized = Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    const ack = await this.request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocolVersion }, initialized, sessionId);
+    ack.resume();
+    return { sessionId, result: answer.result, protocolVersion };
+  }
+
+  /** Ends an upstream session (DELETE); errors are irrelevant to the caller. */
+  async endSession(sessionId: string, protocolVersion?: string): Promise<void> {
+    const headers: Record<string, string> = protocolVersion ? { 'mcp-protocol-version': protocolVersion } : {};
+    const res = await this.request('DELETE', headers, undefined, sessionId).catch(() => undefined);
+    res?.resume();
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** Start-up check of `--url`: a live initialize. Resolves with a one-line reason on failure, null when it is an MCP server. */
+export async function probeUpstream(url: string, timeoutMs = 10_000): Promise<string | null> {
+  const upstream = new HttpUpstream(url);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const params = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-rewind-probe', version: '1' } };
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    });
+    const { sessionId, protocolVersion } = await Promise.race([upstream.initialize(params), timeout]);
+    if (sessionId) await upstream.endSession(sessionId, protocolVersion);
+    return null;
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    return e.code && !e.message.includes(e.code) ? `${e.code} ${e.message}` : e.message;
+  } finally {
+    clearTimeout(timer);
+    upstream.close();
+  }
+}
