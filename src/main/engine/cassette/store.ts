@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseDistilled, distilledFor, type CassetteEntry } from '../../../shared/cassette/entry.js';
 
-/** `<n> <key>.json` and its debug siblings `.req.json`, `.res.json`, `.res-head.json`. */
-const CASSETTE_FILE = /^(\d+) (.+?)(\.req|\.res|\.res-head)?\.json$/;
+/**
+ * `<n> <key>.json` and its debug siblings `.req.json`, `.res.json`, `.res-head.json`. mcp-rewind also writes
+ * key-less debug files (`<n>.req.json`) for requests it does not cache; they only count for the numbering.
+ */
+const CASSETTE_FILE = /^(\d+)(?: (.+?))?(\.req|\.res|\.res-head)?\.json$/;
 const TEMP_PREFIX = '.rewind-tmp-';
 
 export interface DebugFiles {
@@ -113,7 +116,7 @@ export class CassetteStore {
         if (!m) return;
         const n = Number(m[1]);
         if (n >= this.nextN) this.nextN = n + 1;
-        if (!m[3]) await this.loadFile(name);
+        if (m[2] && !m[3]) await this.loadFile(name);
       }),
     );
   }
@@ -121,7 +124,7 @@ export class CassetteStore {
   /** (Re)reads one distilled file; a broken file is reported and left out, never fatal. */
   private async loadFile(name: string): Promise<void> {
     const m = CASSETTE_FILE.exec(name);
-    if (!m || m[3]) return;
+    if (!m || !m[2] || m[3]) return;
     const n = Number(m[1]);
     const key = m[2];
     let text: string;
@@ -166,7 +169,7 @@ export class CassetteStore {
       this.watcher = watch(this.dir, (_event, name) => {
         if (!name || name.startsWith('.')) return;
         const m = CASSETTE_FILE.exec(name);
-        if (!m || m[3]) return;
+        if (!m || !m[2] || m[3]) return;
         clearTimeout(this.pendingReloads.get(name));
         this.pendingReloads.set(
           name,
