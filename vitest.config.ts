@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // the JSON report feeds the "N passed, N failed" line printed by .ci/run
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
   },
 });
