@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import { buildProgram, toProxyOptions, UsageError, type RawOptions } from './cli/options.js';
 import { startProxy } from './engine/proxy.js';
+import { formatExchange } from './cli/format.js';
+import { redactUrl } from './engine/cassette/redact.js';
 import { probeUpstream } from './engine/upstream/http-upstream.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -30,15 +32,16 @@ async function main(argv: string[]): Promise<void> {
 
   if (options.upstreamUrl) {
     const reason = await probeUpstream(options.upstreamUrl);
-    if (reason) fail(1, `upstream ${options.upstreamUrl} did not answer an MCP initialize: ${reason}`);
+    if (reason) fail(1, `upstream ${redactUrl(options.upstreamUrl)} did not answer an MCP initialize: ${reason}`);
   }
 
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
-  const proxy = await startProxy({ ...options, onLog: options.verbose ? log : (line) => (line.startsWith('cassette:') || line.startsWith('internal') ? log(line) : undefined) }).catch((error: Error) =>
+  const proxy = await startProxy({ ...options, onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined) }).catch((error: Error) =>
     fail(1, `cannot start: ${error.message}`),
   );
+  if (options.verbose) proxy.events.on('exchange', (event) => log(formatExchange(event)));
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];
-  if (options.upstreamUrl) lines.push(`  upstream      ${options.upstreamUrl}`);
+  if (options.upstreamUrl) lines.push(`  upstream      ${redactUrl(options.upstreamUrl)}`);
   if (proxy.store) lines.push(`  cassette      ${options.cacheDir} (${proxy.store.size} entries)`);
   process.stdout.write(lines.join('\n') + '\n');
 

@@ -28,8 +28,8 @@ export interface ProxyOptions {
   resultHashIgnore?: string[];
   allowedHosts?: string[];
   allowedOrigins?: string[];
-  /** one line per cache hit, miss, skip and record */
-  onLog?: (line: string) => void;
+  /** operational messages; 'warn' ones deserve to be shown even when not verbose. Exchanges arrive as events. */
+  onLog?: (line: string, level: 'info' | 'warn') => void;
 }
 
 export interface RunningProxy {
@@ -52,8 +52,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const { mode } = options;
   if (isLive(mode) && !options.upstreamUrl) throw new Error(`${mode} mode needs an upstream URL`);
   const host = options.host ?? '127.0.0.1';
-  const log = options.onLog ?? (() => {});
-  const store = mode === 'proxy-only' ? undefined : await CassetteStore.open(options.cacheDir ?? './cache', { clean: options.clean && mode === 'record', log });
+  const log = (line: string): void => options.onLog?.(line, 'info');
+  const warn = (line: string): void => options.onLog?.(line, 'warn');
+  const store = mode === 'proxy-only' ? undefined : await CassetteStore.open(options.cacheDir ?? './cache', { clean: options.clean && mode === 'record', log: warn });
   const upstream = options.upstreamUrl ? new HttpUpstream(options.upstreamUrl) : undefined;
   const recorder = store && writesCassette(mode) ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore })) : undefined;
   const events = new EventEmitter<{ exchange: [ExchangeEvent] }>();
@@ -64,12 +65,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     replayer: store && readsCassette(mode) ? new Replayer(store) : undefined,
     emit: (event) => events.emit('exchange', event),
     log,
+    warn,
   });
   const guard = createGuard({ host, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      log(`internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
+      warn(`internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
       if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'mcp-rewind: internal error'));
       else res.destroy();
     });

@@ -13,3 +13,19 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   }
   return out;
 }
+
+const SECRET_PARAM = /(key|token|secret|password|passwd|auth|session|signature|sig|credential)/i;
+
+/** A URL safe to print or store: user:password and secret-looking query parameters replaced by "[REDACTED]". */
+export function redactUrl(url: string | URL): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return String(url);
+  }
+  if (u.username) u.username = REDACTED;
+  if (u.password) u.password = REDACTED;
+  for (const name of [...u.searchParams.keys()]) if (SECRET_PARAM.test(name)) u.searchParams.set(name, REDACTED);
+  return u.href.replaceAll(encodeURIComponent(REDACTED), REDACTED);
+}

@@ -20,7 +20,10 @@ export interface EndpointContext {
   replayer?: Replayer;
   recorder?: Recorder;
   emit: (event: ExchangeEvent) => void;
+  /** operational detail (verbose) */
   log: (line: string) => void;
+  /** something the user should see even without --verbose */
+  warn: (line: string) => void;
 }
 
 const header = (req: IncomingMessage, name: string): string | undefined => {
@@ -116,7 +119,6 @@ export class McpEndpoint {
       exchange.cassette = entry ? 'hit' : 'miss';
       exchange.response = entry ? { jsonrpc: '2.0', id: request.id, result: entry.result } : this.ctx.replayer!.miss(request, exchange.key);
       if (!entry) exchange.source = 'proxy';
-      this.ctx.log(`${entry ? 'hit ' : 'miss'} ${exchange.key}`);
       this.ctx.emit(exchange.toEvent());
       return exchange.response;
     });

@@ -84,9 +84,8 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
       try {
         exchange.cassette = await ctx.recorder.save(exchange, debugFiles(ctx, req, requestHeaders, relay.parsed, upRes, tap));
       } catch (error) {
-        ctx.log(`cassette: could not record ${exchange.key}: ${(error as Error).message}`);
+        ctx.warn(`cassette: could not record ${exchange.key}: ${(error as Error).message}`);
       }
-      if (exchange.cassette !== 'none') ctx.log(`${exchange.cassette === 'recorded' ? 'record' : 'skip  '} ${exchange.key}`);
     }
     ctx.emit(exchange.toEvent());
   };
@@ -126,11 +125,11 @@ export async function relayStream(ctx: EndpointContext, req: IncomingMessage, re
 /** Every request of a POST the upstream could not take gets a JSON-RPC error; the proxy serves on. */
 export function answerUpstreamDown(ctx: EndpointContext, res: ServerResponse, requests: JsonRpcRequest[], session: Session | undefined, error: unknown): void {
   const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  ctx.warn(`upstream ${ctx.upstream?.displayUrl} unavailable (${reason}): ${requests.length} request(s) answered with an error`);
   const answers = requests.map((request) => {
     const exchange = new LiveExchange(request, session?.id);
     exchange.source = 'proxy';
-    exchange.response = errorResponse(request.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${ctx.upstream?.url.href} unavailable: ${reason}`);
-    ctx.log(`upstream down: ${request.method} answered with an error (${reason})`);
+    exchange.response = errorResponse(request.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${ctx.upstream?.displayUrl} unavailable: ${reason}`);
     ctx.emit(exchange.toEvent());
     return exchange.response;
   });
@@ -165,7 +164,7 @@ function exchangeFor(message: JsonRpcMessage, exchanges: LiveExchange[], pending
 
 function debugFiles(ctx: EndpointContext, req: IncomingMessage, headers: Record<string, string | string[]>, body: unknown, upRes: IncomingMessage, tap: ResponseTap): DebugFiles {
   return {
-    request: { method: req.method ?? 'POST', url: ctx.upstream!.url.href, headers: redactHeaders(headers), body },
+    request: { method: req.method ?? 'POST', url: ctx.upstream!.displayUrl, headers: redactHeaders(headers), body },
     responseBody: tap.rawBody,
     responseHead: { status: upRes.statusCode ?? 0, headers: redactHeaders(upRes.headers) },
   };

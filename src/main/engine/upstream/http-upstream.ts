@@ -2,6 +2,7 @@ import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import https from 'node:https';
 import type { JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { collectMessages } from '../pipeline/response-tap.js';
+import { redactUrl } from '../cassette/redact.js';
 
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus the ones we recompute. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length', 'accept-encoding']);
@@ -22,11 +23,14 @@ export const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
  */
 export class HttpUpstream {
   readonly url: URL;
+  /** the URL without credentials, for logs, errors and the cassette */
+  readonly displayUrl: string;
   private readonly agent: http.Agent;
   private readonly transport: typeof http | typeof https;
 
   constructor(url: string | URL) {
     this.url = new URL(url);
+    this.displayUrl = redactUrl(this.url);
     const secure = this.url.protocol === 'https:';
     this.transport = secure ? https : http;
     this.agent = new (secure ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: 256 });
