@@ -12,7 +12,7 @@ import { sendJson } from './http/sse.js';
 import { McpEndpoint } from './pipeline/mcp-endpoint.js';
 import { Recorder } from './pipeline/recorder.js';
 import { Replayer } from './pipeline/replayer.js';
-import { HttpUpstream } from './upstream/http-upstream.js';
+import { copyEndToEndHeaders, HttpUpstream } from './upstream/http-upstream.js';
 
 export interface ProxyOptions {
   mode: Mode;
@@ -88,6 +88,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthcheck' && req.method === 'GET') return sendJson(res, 200, { status: 'ok', mode });
+    if (path.startsWith('/.well-known/') && upstream && req.method === 'GET') return relayWellKnown(req, res, upstream);
     switch (req.method) {
       case 'POST':
         return post(req, res);
@@ -125,6 +126,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       return sendJson(res, error.status, errorResponse(null, error.rpcCode ?? ErrorCode.InvalidRequest, error.message), error.status === 413 ? { connection: 'close' } : {});
     }
     await endpoint.post(req, res, body, parsed as JsonRpcMessage | JsonRpcMessage[]);
+  }
+
+  /** OAuth discovery documents (protected-resource / authorization-server metadata) come from the upstream's origin. */
+  async function relayWellKnown(req: IncomingMessage, res: ServerResponse, target: HttpUpstream): Promise<void> {
+    let upRes: IncomingMessage;
+    try {
+      upRes = await target.request('GET', copyEndToEndHeaders(req.headers), undefined, undefined, new URL(req.url ?? '/', target.url));
+    } catch (error) {
+      return sendJson(res, 502, { error: `upstream unavailable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+    }
+    res.writeHead(upRes.statusCode ?? 502, copyEndToEndHeaders(upRes.headers));
+    upRes.pipe(res);
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -9,7 +9,20 @@ import { parseDistilled, distilledFor, type CassetteEntry } from '../../../share
  * key-less debug files (`<n>.req.json`) for requests it does not cache; they only count for the numbering.
  */
 const CASSETTE_FILE = /^(\d+)(?: (.+?))?(\.req|\.res|\.res-head)?\.json$/;
+/** `.rewind-tmp-<pid>-<random>`: the pid tells a crashed writer's leftovers from another live process's write. */
 const TEMP_PREFIX = '.rewind-tmp-';
+
+function writerIsGone(tempName: string): boolean {
+  const pid = Number(tempName.slice(TEMP_PREFIX.length).split('-')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
 
 export interface DebugFiles {
   request: { method: string; url: string; headers: Record<string, string | string[]>; body: unknown };
@@ -90,7 +103,7 @@ export class CassetteStore {
   }
 
   private async writeAtomic(name: string, content: string): Promise<void> {
-    const temp = join(this.dir, TEMP_PREFIX + randomBytes(6).toString('hex'));
+    const temp = join(this.dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
     try {
       await writeFile(temp, content);
       await rename(temp, join(this.dir, name));
@@ -111,7 +124,7 @@ export class CassetteStore {
     const names = await readdir(this.dir);
     await Promise.all(
       names.map(async (name) => {
-        if (name.startsWith(TEMP_PREFIX)) return rm(join(this.dir, name), { force: true }); // left by a killed process
+        if (name.startsWith(TEMP_PREFIX)) return writerIsGone(name) ? rm(join(this.dir, name), { force: true }) : undefined; // left by a killed process
         const m = CASSETTE_FILE.exec(name);
         if (!m) return;
         const n = Number(m[1]);

@@ -17,6 +17,9 @@ export interface Session {
   readonly awaitingReplies: Map<JsonRpcId, LiveExchange>;
 }
 
+/** Clients that vanish without DELETE (or send random ids) must not grow memory without bound. */
+export const MAX_SESSIONS = 10_000;
+
 export class SessionRegistry {
   private readonly sessions = new Map<string, Session>();
   private readonly stateless: Session = newSession(undefined, null);
@@ -27,7 +30,7 @@ export class SessionRegistry {
     let session = this.sessions.get(id);
     if (!session) {
       session = newSession(id, upstreamIdIfNew);
-      this.sessions.set(id, session);
+      this.add(session);
     }
     return session;
   }
@@ -35,15 +38,21 @@ export class SessionRegistry {
   /** A new session with an id of the proxy's own (replay and hybrid answer initialize themselves). */
   create(upstreamId: string | null | undefined): Session {
     const session = newSession(randomUUID(), upstreamId);
-    this.sessions.set(session.id as string, session);
+    this.add(session);
     return session;
   }
 
   /** Registers a session whose id came from the upstream (live initialize): the client sees the upstream's id. */
   adopt(id: string, upstreamId: string | null): Session {
     const session = newSession(id, upstreamId);
-    this.sessions.set(id, session);
+    this.add(session);
     return session;
+  }
+
+  /** Inserts a session, dropping the oldest one beyond MAX_SESSIONS (Map keeps insertion order). */
+  private add(session: Session): void {
+    this.sessions.set(session.id as string, session);
+    if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
   }
 
   delete(id: string): void {

@@ -37,13 +37,13 @@ export class HttpUpstream {
   }
 
   /** Sends a request upstream; resolves with the response head as soon as it arrives (the body streams on). */
-  request(method: string, headers: Record<string, string | string[]>, body?: Buffer, sessionId?: string | null): Promise<IncomingMessage> {
+  request(method: string, headers: Record<string, string | string[]>, body?: Buffer, sessionId?: string | null, target: URL = this.url): Promise<IncomingMessage> {
     const out = { ...headers };
     delete out['mcp-session-id'];
     if (sessionId) out['mcp-session-id'] = sessionId;
     if (body) out['content-length'] = String(body.length);
     return new Promise((resolve, reject) => {
-      const req = this.transport.request(this.url, { method, headers: out, agent: this.agent }, resolve);
+      const req = this.transport.request(target, { method, headers: out, agent: this.agent }, resolve);
       req.on('error', reject);
       req.end(body);
     });

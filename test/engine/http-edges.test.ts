@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
+import { startCustomUpstream, type CustomUpstream } from '../helpers/custom-upstream.js';
+import { removeTempDirs, tempDir } from '../helpers/temp.js';
+
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const thing of open.splice(0).reverse()) await thing.close().catch(() => {});
+  await removeTempDirs();
+});
+
+describe('HTTP edges', () => {
+  it('relays OAuth discovery documents from the upstream origin, path and all', async () => {
+    const upstream: CustomUpstream = await startCustomUpstream(() => new Server({ name: 'u', version: '1' }, { capabilities: {} }));
+    open.push(upstream);
+    const proxy: RunningProxy = await startProxy({ mode: 'proxy-only', upstreamUrl: upstream.url });
+    open.push(proxy);
+    const direct = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', upstream.url));
+    const relayed = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', proxy.url));
+    expect(relayed.status).toBe(direct.status);
+    expect(await relayed.text()).toBe(await direct.text());
+    expect(upstream.requests.filter((r) => r.url === '/.well-known/oauth-protected-resource/mcp')).toHaveLength(2);
+  });
+
+  it('answers a JSON-RPC batch from the cassette in replay, one answer per request, 202 for notification-only posts', async () => {
+    const proxy = await startProxy({ mode: 'replay', cacheDir: await tempDir() });
+    open.push(proxy);
+    const post = (body: unknown) => fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+    const batch = await post([
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 7, method: 'tools/list' },
+    ]);
+    expect(batch.status).toBe(200);
+    expect(await batch.json()).toEqual([
+      { jsonrpc: '2.0', id: 'a', result: {} },
+      { jsonrpc: '2.0', id: 7, result: { tools: [] } },
+    ]);
+    const notification = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    expect(notification.status).toBe(202);
+    const streamOnly = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    expect(streamOnly.headers.get('content-type')).toBe('text/event-stream');
+    expect(await streamOnly.text()).toBe('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n');
+  });
+});
