@@ -143,7 +143,7 @@ describe.each(variants)('SDK fixture server (stateless=$stateless, json=$json)',
     }
   });
 
-  it.runIf(!stateless && !json)('custom sampling/elicit handlers; capabilities omitted with false', async () => {
+  if (!stateless && !json) it('custom sampling/elicit handlers; capabilities omitted with false', async () => {
     const seen: unknown[] = [];
     const custom = await connect({
       onSampling: (params) => {
@@ -162,7 +162,7 @@ describe.each(variants)('SDK fixture server (stateless=$stateless, json=$json)',
     expect(textOf(sample)).toMatch(/does not support sampling/);
   });
 
-  it.runIf(!stateless && !json)('fallbackNotificationHandler sees logging but not progress', async () => {
+  if (!stateless && !json) it('fallbackNotificationHandler sees logging but not progress', async () => {
     const { client } = await connect();
     const viaFallback: Notification[] = [];
     client.fallbackNotificationHandler = async (n) => {
@@ -172,7 +172,7 @@ describe.each(variants)('SDK fixture server (stateless=$stateless, json=$json)',
     expect(viaFallback.map((n) => n.method)).toEqual(['notifications/message']);
   });
 
-  it.runIf(!stateless)('sessions: one per client, removed on DELETE', async () => {
+  if (!stateless) it('sessions: one per client, removed on DELETE', async () => {
     const c = await connect();
     const sid = c.sessionId();
     expect(sid).toBeTruthy();
