@@ -44,3 +44,28 @@ describe('HTTP edges', () => {
     expect(await streamOnly.text()).toBe('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n');
   });
 });
+
+describe('the standalone GET stream', () => {
+  it('relays server-initiated notifications (tools/list_changed) to the client in live modes', async () => {
+    const { CallToolRequestSchema, ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const { connectClient } = await import('../fixtures/client.js');
+    const upstream = await startCustomUpstream(() => {
+      const server = new Server({ name: 'pusher', version: '1' }, { capabilities: { tools: { listChanged: true } } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'poke', inputSchema: { type: 'object' } }] }));
+      server.setRequestHandler(CallToolRequestSchema, async () => {
+        await server.sendToolListChanged(); // not tied to the request: travels on the GET stream
+        return { content: [{ type: 'text', text: 'poked' }] };
+      });
+      return server;
+    });
+    open.push(upstream);
+    const proxy = await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir: await tempDir() });
+    open.push(proxy);
+    const c = await connectClient(proxy.url);
+    open.push(c);
+    // the SDK client opens its GET stream after initialize; wait until it reached the upstream through the proxy
+    await expect.poll(() => upstream.requests.some((r) => r.method === 'GET'), { timeout: 5000 }).toBe(true);
+    await c.client.callTool({ name: 'poke', arguments: {} });
+    await expect.poll(() => c.notifications.map((n) => n.method), { timeout: 5000 }).toContain('notifications/tools/list_changed');
+  });
+});
