@@ -63,7 +63,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     upstream,
     recorder,
     replayer: store && readsCassette(mode) ? new Replayer(store) : undefined,
-    emit: (event) => events.emit('exchange', event),
+    emit: (exchange) => {
+      if (events.listenerCount('exchange') > 0) events.emit('exchange', exchange.toEvent());
+    },
+    observed: () => events.listenerCount('exchange') > 0,
     log,
     warn,
   });

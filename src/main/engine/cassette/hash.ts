@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** First 16 hex characters of the SHA-256 of a string (mcp-rewind's hash width). */
 export function hash16(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return hash('sha256', text, 'hex').slice(0, 16);
 }
 
 function getByPath(value: unknown, path: string): unknown {

@@ -11,6 +11,7 @@ import { parseDistilled, distilledFor, type CassetteEntry } from '../../../share
 const CASSETTE_FILE = /^(\d+)(?: (.+?))?(\.req|\.res|\.res-head)?\.json$/;
 /** `.rewind-tmp-<pid>-<random>`: the pid tells a crashed writer's leftovers from another live process's write. */
 const TEMP_PREFIX = '.rewind-tmp-';
+const LOAD_CONCURRENCY = 32;
 
 function writerIsGone(tempName: string): boolean {
   const pid = Number(tempName.slice(TEMP_PREFIX.length).split('-')[0]);
@@ -122,16 +123,24 @@ export class CassetteStore {
 
   private async load(): Promise<void> {
     const names = await readdir(this.dir);
-    await Promise.all(
-      names.map(async (name) => {
-        if (name.startsWith(TEMP_PREFIX)) return writerIsGone(name) ? rm(join(this.dir, name), { force: true }) : undefined; // left by a killed process
-        const m = CASSETTE_FILE.exec(name);
-        if (!m) return;
-        const n = Number(m[1]);
-        if (n >= this.nextN) this.nextN = n + 1;
-        if (m[2] && !m[3]) await this.loadFile(name);
-      }),
-    );
+    const distilled: string[] = [];
+    for (const name of names) {
+      if (name.startsWith(TEMP_PREFIX)) {
+        if (writerIsGone(name)) await rm(join(this.dir, name), { force: true }); // left by a killed process
+        continue;
+      }
+      const m = CASSETTE_FILE.exec(name);
+      if (!m) continue;
+      const n = Number(m[1]);
+      if (n >= this.nextN) this.nextN = n + 1;
+      if (m[2] && !m[3]) distilled.push(name);
+    }
+    // a bounded number of files open at once: a 10,000-entry cassette must load under `ulimit -n 256`
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < distilled.length) await this.loadFile(distilled[next++]);
+    };
+    await Promise.all(Array.from({ length: Math.min(LOAD_CONCURRENCY, distilled.length) }, worker));
   }
 
   /** (Re)reads one distilled file; a broken file is reported and left out, never fatal. */
@@ -143,8 +152,9 @@ export class CassetteStore {
     let text: string;
     try {
       text = await readFile(join(this.dir, name), 'utf8');
-    } catch {
-      this.remove(name, key); // deleted
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') this.remove(name, key); // deleted
+      else this.log(`cassette: cannot read ${name}: ${(error as Error).message}`); // keep what we had
       return;
     }
     try {

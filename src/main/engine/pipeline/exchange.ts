@@ -7,7 +7,7 @@ let nextSeq = 1;
 /** An exchange in flight: the request, then what streams back, then the answer. */
 export class LiveExchange {
   readonly seq = nextSeq++;
-  readonly key: string;
+  private cachedKey?: string;
   readonly startedAt = Date.now();
   private readonly t0 = performance.now();
   readonly stream: JsonRpcMessage[] = [];
@@ -18,8 +18,11 @@ export class LiveExchange {
   constructor(
     readonly request: JsonRpcRequest,
     readonly sessionId: string | undefined,
-  ) {
-    this.key = keyFor(request);
+  ) {}
+
+  /** the cache key — computed on first use: proxy-only never needs it */
+  get key(): string {
+    return (this.cachedKey ??= keyFor(this.request));
   }
 
   get progressToken(): unknown {

@@ -4,7 +4,6 @@ import {
   type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
 } from '../../../shared/jsonrpc.js';
 import type { Mode } from '../../../shared/modes.js';
-import type { ExchangeEvent } from '../../../shared/traffic.js';
 import { sendMessages } from '../http/sse.js';
 import type { HttpUpstream } from '../upstream/http-upstream.js';
 import { LiveExchange } from './exchange.js';
@@ -19,7 +18,10 @@ export interface EndpointContext {
   upstream?: HttpUpstream;
   replayer?: Replayer;
   recorder?: Recorder;
-  emit: (event: ExchangeEvent) => void;
+  /** a finished exchange (turned into an ExchangeEvent only when someone listens) */
+  emit: (exchange: LiveExchange) => void;
+  /** is anyone watching exchanges? If not, and nothing is recorded, live traffic is piped without parsing */
+  observed: () => boolean;
   /** operational detail (verbose) */
   log: (line: string) => void;
   /** something the user should see even without --verbose */
@@ -119,7 +121,7 @@ export class McpEndpoint {
       exchange.cassette = entry ? 'hit' : 'miss';
       exchange.response = entry ? { jsonrpc: '2.0', id: request.id, result: entry.result } : this.ctx.replayer!.miss(request, exchange.key);
       if (!entry) exchange.source = 'proxy';
-      this.ctx.emit(exchange.toEvent());
+      this.ctx.emit(exchange);
       return exchange.response;
     });
     if (init && session) session.protocolVersion = String((answers[0] as { result?: { protocolVersion?: string } }).result?.protocolVersion ?? '');

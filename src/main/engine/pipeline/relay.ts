@@ -56,13 +56,19 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
   }
   const live = session as Session;
   res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, live));
-  if (exchanges.length === 0) {
-    upRes.pipe(res);
+  const record = writesCassette(ctx.mode);
+  if (exchanges.length === 0 || (!record && !ctx.observed())) {
+    upRes.pipe(res); // nobody needs the messages: the cheapest faithful relay
+    const broken = (): void => brokenStream(ctx, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), true);
+    upRes.on('error', broken);
+    upRes.on('aborted', broken);
+    res.on('close', () => {
+      if (!upRes.complete) upRes.destroy();
+    });
     return;
   }
 
   const pending = new Map(exchanges.map((e) => [e.request.id, e]));
-  const record = writesCassette(ctx.mode);
   const contentType = upRes.headers['content-type'];
   const tap = new ResponseTap(contentType, (message) => {
     if (isResponse(message) && message.id !== null && pending.has(message.id)) {
@@ -87,7 +93,7 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
         ctx.warn(`cassette: could not record ${exchange.key}: ${(error as Error).message}`);
       }
     }
-    ctx.emit(exchange.toEvent());
+    ctx.emit(exchange);
   };
 
   upRes.on('data', (chunk: Buffer) => tap.push(chunk));
@@ -130,20 +136,22 @@ export function answerUpstreamDown(ctx: EndpointContext, res: ServerResponse, re
     const exchange = new LiveExchange(request, session?.id);
     exchange.source = 'proxy';
     exchange.response = errorResponse(request.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${ctx.upstream?.displayUrl} unavailable: ${reason}`);
-    ctx.emit(exchange.toEvent());
+    ctx.emit(exchange);
     return exchange.response;
   });
   sendJson(res, 200, answers.length === 1 ? answers[0] : answers);
 }
 
 /** The upstream stream broke before answering: SSE clients get an error event per unanswered request. */
-function brokenStream(ctx: EndpointContext, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>): void {
+function brokenStream(ctx: EndpointContext, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>, midEvent = false): void {
   if (res.writableEnded) return;
   if (contentType?.includes('text/event-stream')) {
+    // untapped relay: we may be inside an event; a blank line closes it (clients ignore answers to ids already done)
+    if (midEvent) res.write('\n\n');
     for (const exchange of pending.values()) {
       exchange.response = errorResponse(exchange.request.id, ErrorCode.UpstreamUnavailable, 'mcp-rewind: upstream closed the stream before answering');
       res.write(sseEvent(exchange.response));
-      ctx.emit(exchange.toEvent());
+      ctx.emit(exchange);
     }
     pending.clear();
     res.end();

@@ -1,0 +1,99 @@
+import type { Behavior, MergedTool, Overlay } from '../../../shared/rules/schema.js';
+import { explanatoryError, mergeTools, overrideResult, toListedTool } from './overlay.js';
+import { renderTemplate } from './template.js';
+
+/** What the pipeline does with a tools/call under the current rules. */
+export type CallPlan =
+  | { kind: 'answer'; result: Record<string, unknown>; delayMs: number; behavior: Behavior }
+  | { kind: 'forward'; behavior: Behavior; rewrite?: (result: Record<string, unknown>) => Record<string, unknown> }
+  | { kind: 'unknown-tool' };
+
+/**
+ * The rules of one proxy or session: overlay + instructions. Rules apply to whatever answered — upstream or
+ * cassette. The merged list is computed once per (overlay version, upstream tool list), not per request.
+ */
+export class RuleSet {
+  private overlay: Overlay;
+  private version = 0;
+  private cache?: { version: number; upstream: unknown; merged: MergedTool[]; byName: Map<string, MergedTool> };
+
+  constructor(
+    overlay: Overlay,
+    readonly instructions?: string,
+  ) {
+    this.overlay = overlay;
+  }
+
+  get overlayVersion(): number {
+    return this.version;
+  }
+
+  get current(): Overlay {
+    return this.overlay;
+  }
+
+  replace(overlay: Overlay): void {
+    this.overlay = overlay;
+    this.version++;
+  }
+
+  /** The merged tools for an upstream tool list (undefined: no upstream tools known → overlay tools only). */
+  merged(upstreamTools: Array<Record<string, unknown>> | undefined): MergedTool[] {
+    return this.index(upstreamTools).merged;
+  }
+
+  rewriteInitialize(result: Record<string, unknown>): Record<string, unknown> {
+    const capabilities = { ...((result.capabilities as Record<string, unknown>) ?? {}) };
+    capabilities.tools = { ...((capabilities.tools as Record<string, unknown>) ?? {}), listChanged: true };
+    const out: Record<string, unknown> = { ...result, capabilities };
+    if (this.instructions !== undefined) out.instructions = this.instructions;
+    return out;
+  }
+
+  rewriteToolsList(result: Record<string, unknown>, isFirstPage: boolean): Record<string, unknown> {
+    const upstream = Array.isArray(result.tools) ? (result.tools as Array<Record<string, unknown>>) : [];
+    const { merged } = this.index(upstream);
+    const upstreamNames = new Set(upstream.map((t) => String(t.name)));
+    // synthetic tools are listed once, on the first page
+    const tools = merged.filter((t) => upstreamNames.has(t.name) || (isFirstPage && t.origin === 'synthetic')).map(toListedTool);
+    return { ...result, tools };
+  }
+
+  /**
+   * How to handle a call to `name`. `upstreamTools` is the last known upstream list (to tell hidden tools from
+   * unknown ones); `hasSource` says whether an upstream or a cassette can answer a forwarded call.
+   */
+  planCall(name: string, args: Record<string, unknown> | undefined, upstreamTools: Array<Record<string, unknown>> | undefined, hasSource: boolean): CallPlan {
+    const { byName } = this.index(upstreamTools);
+    const tool = byName.get(name);
+    const rule = this.overlay.tools.find((t) => t.name === name);
+    if (!tool) {
+      // not listed: hidden by passthrough:false, or a tool we simply do not know yet (upstream list not fetched)
+      if (!this.overlay.passthrough && upstreamTools !== undefined) return { kind: 'unknown-tool' };
+      return rule ? { kind: 'forward', behavior: rule.behavior ?? { type: 'relay' } } : { kind: 'forward', behavior: { type: 'relay' } };
+    }
+    const { behavior } = tool;
+    if (behavior.type === 'override') return { kind: 'answer', result: overrideResult(behavior.response), delayMs: (behavior.response.delay_s ?? 0) * 1000, behavior };
+    if (!hasSource || tool.origin === 'synthetic') {
+      const why = !hasSource ? 'this session has no upstream server' : 'it is a synthetic tool with no upstream counterpart';
+      return { kind: 'answer', result: explanatoryError(`mcp-rewind: tool "${name}" has behavior "${behavior.type}" but ${why}; give it an override response`), delayMs: 0, behavior };
+    }
+    if (behavior.type === 'inject') {
+      const template = behavior.template;
+      return {
+        kind: 'forward',
+        behavior,
+        rewrite: (result) => ({ ...result, content: [{ type: 'text', text: renderTemplate(template, result, args) }] }),
+      };
+    }
+    return { kind: 'forward', behavior };
+  }
+
+  private index(upstreamTools: Array<Record<string, unknown>> | undefined) {
+    if (!this.cache || this.cache.version !== this.version || this.cache.upstream !== upstreamTools) {
+      const merged = mergeTools(upstreamTools, this.overlay);
+      this.cache = { version: this.version, upstream: upstreamTools, merged, byName: new Map(merged.map((t) => [t.name, t])) };
+    }
+    return this.cache;
+  }
+}
