@@ -20,6 +20,8 @@ export interface ExchangeEvent {
   /** messages the server streamed before its answer, and the client's replies to its requests */
   stream: JsonRpcMessage[];
   response?: JsonRpcResponse;
+  /** tools/call under rules: relay, override or inject */
+  behavior?: 'relay' | 'override' | 'inject';
   startedAt: number;
   durationMs: number;
 }

@@ -13,6 +13,8 @@ import { McpEndpoint } from './pipeline/mcp-endpoint.js';
 import { Recorder } from './pipeline/recorder.js';
 import { Replayer } from './pipeline/replayer.js';
 import { copyEndToEndHeaders, HttpUpstream } from './upstream/http-upstream.js';
+import { RuleSet } from './rules/rule-set.js';
+import type { Overlay } from '../../shared/rules/schema.js';
 
 export interface ProxyOptions {
   mode: Mode;
@@ -28,6 +30,10 @@ export interface ProxyOptions {
   resultHashIgnore?: string[];
   allowedHosts?: string[];
   allowedOrigins?: string[];
+  /** overlay rules (relay / override / inject per tool) and instructions, applied on top of any source */
+  rules?: { overlay: Overlay; instructions?: string };
+  /** serverInfo when the proxy must answer initialize itself */
+  serverInfo?: { name: string; version: string };
   /** operational messages; 'warn' ones deserve to be shown even when not verbose. Exchanges arrive as events. */
   onLog?: (line: string, level: 'info' | 'warn') => void;
 }
@@ -58,9 +64,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const upstream = options.upstreamUrl ? new HttpUpstream(options.upstreamUrl) : undefined;
   const recorder = store && writesCassette(mode) ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore })) : undefined;
   const events = new EventEmitter<{ exchange: [ExchangeEvent] }>();
+  const rules = options.rules ? new RuleSet(options.rules.overlay, options.rules.instructions) : undefined;
   const endpoint = new McpEndpoint({
     mode,
     upstream,
+    rules,
+    ownSessions: mode === 'replay' || mode === 'hybrid' || rules !== undefined,
+    serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
     recorder,
     replayer: store && readsCassette(mode) ? new Replayer(store) : undefined,
     emit: (exchange) => {

@@ -11,7 +11,12 @@ export class LiveExchange {
   readonly startedAt = Date.now();
   private readonly t0 = performance.now();
   readonly stream: JsonRpcMessage[] = [];
+  /** what the client got */
   response?: JsonRpcResponse;
+  /** what the upstream answered, when a rule changed it (the cassette stores this one) */
+  upstreamResponse?: JsonRpcResponse;
+  /** the rule behavior applied to a tools/call */
+  behavior?: 'relay' | 'override' | 'inject';
   source: ExchangeSource = 'upstream';
   cassette: CassetteOutcome = 'none';
 
@@ -43,6 +48,7 @@ export class LiveExchange {
       request: this.request,
       stream: this.stream,
       response: this.response,
+      behavior: this.behavior,
       startedAt: this.startedAt,
       durationMs: Math.round((performance.now() - this.t0) * 1000) / 1000,
     };

@@ -1,23 +1,33 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  isRequest, isResponse,
-  type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
-} from '../../../shared/jsonrpc.js';
+import { isRequest, isResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { Mode } from '../../../shared/modes.js';
 import { sendMessages } from '../http/sse.js';
+import type { RuleSet } from '../rules/rule-set.js';
 import type { HttpUpstream } from '../upstream/http-upstream.js';
 import { LiveExchange } from './exchange.js';
-import { answerUpstreamDown, relayPost, relayStream } from './relay.js';
-import { keyFor } from '../cassette/keys.js';
+import { initializeOwned, openUpstreamSession } from './owned-session.js';
+import { planExchange, type ToolsMemory } from './planner.js';
+import { answerUpstreamDown, relayPost, relayStream, type Rewrite } from './relay.js';
 import type { Recorder } from './recorder.js';
 import type { Replayer } from './replayer.js';
 import { SessionRegistry, type Session } from './session.js';
+import { openOwnedStream, pushToStreams } from './owned-stream.js';
 
 export interface EndpointContext {
   mode: Mode;
+  /** the upstream server; undefined in replay and for a session without one (may change: setUpstream) */
   upstream?: HttpUpstream;
   replayer?: Replayer;
   recorder?: Recorder;
+  /** overlay rules and instructions, applied on top of whichever source answers */
+  rules?: RuleSet;
+  /**
+   * true: the proxy issues the client's Mcp-Session-Id and maps it onto upstream sessions it opens itself
+   * (replay, hybrid, sessions with rules: survives upstream restarts). false: the upstream's id is handed through.
+   */
+  ownSessions: boolean;
+  /** serverInfo of the initialize the proxy answers itself when there is no upstream and no cassette */
+  serverInfo: { name: string; version: string };
   /** a finished exchange (turned into an ExchangeEvent only when someone listens) */
   emit: (exchange: LiveExchange) => void;
   /** is anyone watching exchanges? If not, and nothing is recorded, live traffic is piped without parsing */
@@ -33,42 +43,78 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
-/** The MCP endpoint (Streamable HTTP) in front of the upstream and/or the cassette, for one proxy. */
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The MCP endpoint (Streamable HTTP) in front of the upstream and/or the cassette, for one proxy or session. */
 export class McpEndpoint {
   readonly sessions = new SessionRegistry();
+  readonly memory: ToolsMemory = {};
 
-  constructor(private readonly ctx: EndpointContext) {}
+  constructor(readonly ctx: EndpointContext) {}
+
+  /** Switches (or detaches) the upstream: every session reconnects lazily to the new one. */
+  setUpstream(upstream: HttpUpstream | undefined): void {
+    this.ctx.upstream?.close();
+    this.ctx.upstream = upstream;
+    this.memory.upstreamTools = undefined;
+    for (const session of this.sessions.all()) session.upstreamId = undefined;
+  }
+
+  /** Sends a notification to every client holding a server stream (GET) — e.g. tools/list_changed. */
+  notifyAll(method: string, params?: Record<string, unknown>): number {
+    let reached = 0;
+    for (const session of this.sessions.all()) reached += pushToStreams(session, { jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+    return reached;
+  }
 
   async post(req: IncomingMessage, res: ServerResponse, body: Buffer, parsed: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     const messages = Array.isArray(parsed) ? parsed : [parsed];
     const requests = messages.filter(isRequest);
     const init = requests.find((r) => r.method === 'initialize');
-    const { mode } = this.ctx;
-    const sessionHeader = header(req, 'mcp-session-id');
-    const session = init ? undefined : this.sessions.get(sessionHeader, mode === 'hybrid' ? undefined : (sessionHeader ?? null));
+    if (init && this.ctx.ownSessions) return initializeOwned(this, req, res, init);
+    const session = init ? undefined : this.sessionFor(req);
     if (session) this.noteReplies(session, messages);
 
-    if (mode === 'replay') return this.answerFromCassette(req, res, parsed, requests, session, init);
-    if (mode === 'hybrid') {
-      if (requests.length > 0 && requests.every((r) => this.ctx.replayer!.has(keyFor(r)))) {
-        return this.answerFromCassette(req, res, parsed, requests, session, init);
-      }
-      if (session && session.upstreamId === undefined) {
-        if (requests.length === 0) return void res.writeHead(202).end(); // nothing upstream to tell yet
-        try {
-          await this.connectUpstream(session, header(req, 'mcp-protocol-version'));
-        } catch (error) {
-          return answerUpstreamDown(this.ctx, res, requests, session, error);
-        }
+    const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
+    const local: Array<{ exchange: LiveExchange; delayMs: number }> = [];
+    const forward: LiveExchange[] = [];
+    const rewrites = new Map<JsonRpcId, Rewrite>();
+    for (const exchange of exchanges) {
+      const plan = planExchange(this.ctx, this.memory, exchange, session ?? this.sessions.get(undefined, null));
+      if (plan.kind === 'local') local.push({ exchange, delayMs: plan.delayMs });
+      else {
+        forward.push(exchange);
+        if (plan.rewrite) rewrites.set(exchange.request.id, plan.rewrite);
       }
     }
-    const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
-    await relayPost(this.ctx, this.sessions, { req, res, body, parsed, exchanges, session, init });
+
+    // notifications and replies go upstream only where an upstream session exists to receive them
+    const relayOnly = requests.length === 0 && this.ctx.upstream !== undefined && session !== undefined && session.upstreamId !== undefined;
+    if (forward.length === 0 && !relayOnly) return this.answerLocally(req, res, parsed, local);
+
+    if (session && session.upstreamId === undefined && this.ctx.ownSessions) {
+      try {
+        await openUpstreamSession(this, session, header(req, 'mcp-protocol-version'));
+      } catch (error) {
+        return answerUpstreamDown(this.ctx, res, forward.map((e) => e.request), session, error, await this.settle(local));
+      }
+    }
+    const answeredHere = new Set(local.map((l) => l.exchange.request.id));
+    const upstreamMessages = messages.filter((m) => !(isRequest(m) && answeredHere.has(m.id)));
+    const upstreamBody = answeredHere.size === 0 ? body : Buffer.from(JSON.stringify(Array.isArray(parsed) ? upstreamMessages : upstreamMessages[0]));
+    await relayPost(this.ctx, this.sessions, {
+      req, res, parsed, session, init, rewrites,
+      body: upstreamBody,
+      exchanges: forward,
+      local: await this.settle(local),
+      reconnect: this.ctx.ownSessions ? (s) => openUpstreamSession(this, s, undefined, true).then(() => undefined) : undefined,
+    });
   }
 
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const session = this.sessions.get(header(req, 'mcp-session-id'), this.ctx.mode === 'hybrid' ? undefined : (header(req, 'mcp-session-id') ?? null));
-    if (this.ctx.mode === 'replay' || session.upstreamId === undefined) {
+    const session = this.sessionFor(req);
+    if (this.ctx.rules) return openOwnedStream(this, req, res, session); // the proxy must be able to push list_changed
+    if (this.ctx.mode === 'replay' || session.upstreamId === undefined || !this.ctx.upstream) {
       // no live server behind this session: no server-initiated stream (clients treat 405 as "not offered")
       res.writeHead(405, { allow: 'POST, DELETE' }).end();
       return;
@@ -78,10 +124,10 @@ export class McpEndpoint {
 
   async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const id = header(req, 'mcp-session-id');
-    const session = this.sessions.get(id, this.ctx.mode === 'hybrid' ? undefined : (id ?? null));
+    const session = this.sessionFor(req);
     if (id) this.sessions.delete(id);
-    const ownsId = session.upstreamId !== id; // the proxy issued this id itself (replay / hybrid)
-    if (this.ctx.mode === 'replay' || ownsId) {
+    for (const stream of session.streams) stream.end();
+    if (this.ctx.ownSessions || !this.ctx.upstream) {
       if (session.upstreamId) void this.ctx.upstream?.endSession(session.upstreamId, session.protocolVersion);
       res.writeHead(200).end();
       return;
@@ -89,8 +135,24 @@ export class McpEndpoint {
     await relayStream(this.ctx, req, res, 'DELETE', session);
   }
 
-  private peekSession(): Session {
-    return this.sessions.get(undefined, null);
+  sessionFor(req: IncomingMessage): Session {
+    const id = header(req, 'mcp-session-id');
+    return this.sessions.get(id, this.ctx.ownSessions ? undefined : (id ?? null));
+  }
+
+  /** Answers a POST entirely from here (rules, cassette, no upstream); each answer waits for its rule's delay. */
+  private async answerLocally(req: IncomingMessage, res: ServerResponse, parsed: JsonRpcMessage | JsonRpcMessage[], local: Array<{ exchange: LiveExchange; delayMs: number }>): Promise<void> {
+    if (local.length === 0) return void res.writeHead(202).end(); // notifications and replies need no answer
+    const answers = await this.settle(local);
+    sendMessages(res, header(req, 'accept'), Array.isArray(parsed) ? answers : answers[0]);
+  }
+
+  /** Waits out simulated latency (override delay_s), emits the exchanges, and returns their answers in order. */
+  private async settle(local: Array<{ exchange: LiveExchange; delayMs: number }>): Promise<JsonRpcResponse[]> {
+    const longest = Math.max(0, ...local.map((l) => l.delayMs));
+    if (longest > 0) await delay(longest);
+    for (const { exchange } of local) this.ctx.emit(exchange);
+    return local.map((l) => l.exchange.response as JsonRpcResponse);
   }
 
   /** Client replies to server→client requests become part of the exchange that caused them. */
@@ -104,46 +166,6 @@ export class McpEndpoint {
       session.awaitingReplies.delete(m.id);
     }
   }
-
-  private answerFromCassette(req: IncomingMessage, res: ServerResponse, parsed: JsonRpcMessage | JsonRpcMessage[], requests: JsonRpcRequest[], existing: Session | undefined, init: JsonRpcRequest | undefined): void {
-    if (requests.length === 0) return void res.writeHead(202).end(); // notifications and replies need no answer
-    let session = existing;
-    const headers: Record<string, string> = {};
-    if (init) {
-      session = this.sessions.create(undefined);
-      session.initParams = init.params;
-      headers['mcp-session-id'] = session.id as string;
-    }
-    const answers: JsonRpcResponse[] = requests.map((request) => {
-      const exchange = new LiveExchange(request, session?.id);
-      exchange.source = 'cache';
-      const entry = this.ctx.replayer!.hit(exchange.key, session ?? this.peekSession());
-      exchange.cassette = entry ? 'hit' : 'miss';
-      exchange.response = entry ? { jsonrpc: '2.0', id: request.id, result: entry.result } : this.ctx.replayer!.miss(request, exchange.key);
-      if (!entry) exchange.source = 'proxy';
-      this.ctx.emit(exchange);
-      return exchange.response;
-    });
-    if (init && session) session.protocolVersion = String((answers[0] as { result?: { protocolVersion?: string } }).result?.protocolVersion ?? '');
-    sendMessages(res, header(req, 'accept'), Array.isArray(parsed) ? answers : answers[0], headers);
-  }
-
-  /** Hybrid: a miss on a session whose initialize came from the cassette needs an upstream session of its own. */
-  private connectUpstream(session: Session, protocolVersion: string | undefined): Promise<void> {
-    session.connecting ??= (async () => {
-      const upstream = this.ctx.upstream!;
-      const params = session.initParams ?? {
-        protocolVersion: protocolVersion ?? '2025-03-26',
-        capabilities: {},
-        clientInfo: { name: 'mcp-rewind', version: '0' },
-      };
-      const { sessionId, protocolVersion: negotiated } = await upstream.initialize(params);
-      session.upstreamId = sessionId ?? null;
-      session.protocolVersion ??= negotiated;
-      this.ctx.log(`upstream session ${sessionId ?? '(stateless)'} opened for ${session.id ?? 'stateless client'}`);
-    })().finally(() => {
-      session.connecting = undefined;
-    });
-    return session.connecting;
-  }
 }
+
+export type { JsonRpcRequest };

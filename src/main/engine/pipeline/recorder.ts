@@ -29,7 +29,8 @@ export class Recorder {
   }
 
   private async trySave(exchange: LiveExchange, debug: DebugFiles | undefined): Promise<'recorded' | 'skipped' | 'none'> {
-    const { request, response, key } = exchange;
+    const { request, key } = exchange;
+    const response = exchange.upstreamResponse ?? exchange.response;
     if (!response || !('result' in response)) return 'none'; // errors are not replayed
     if (request.params?.task !== undefined || 'task' in response.result) return 'none'; // a CreateTaskResult is not the answer
     const isToolCall = request.method === 'tools/call';

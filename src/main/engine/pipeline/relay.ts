@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ErrorCode, errorResponse, isRequest, isResponse,
-  type JsonRpcMessage, type JsonRpcRequest,
+  type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
 } from '../../../shared/jsonrpc.js';
 import { writesCassette } from '../../../shared/modes.js';
 import { redactHeaders } from '../cassette/redact.js';
@@ -11,17 +11,28 @@ import { copyEndToEndHeaders } from '../upstream/http-upstream.js';
 import type { EndpointContext } from './mcp-endpoint.js';
 import { LiveExchange } from './exchange.js';
 import { ResponseTap } from './response-tap.js';
+import { RewritingDelivery } from './delivery.js';
 import type { Session, SessionRegistry } from './session.js';
+
+export type Rewrite = (result: Record<string, unknown>) => Record<string, unknown>;
 
 export interface PostRelay {
   req: IncomingMessage;
   res: ServerResponse;
+  /** what goes upstream: the client's body, or the part of it the proxy does not answer itself */
   body: Buffer;
   parsed: JsonRpcMessage | JsonRpcMessage[];
+  /** the requests forwarded upstream */
   exchanges: LiveExchange[];
   /** undefined for an initialize: the session is born from the upstream's answer */
   session: Session | undefined;
   init: JsonRpcRequest | undefined;
+  /** answers the proxy made itself for other requests of the same POST (rules, cassette hits) */
+  local?: JsonRpcResponse[];
+  /** per request id: a rule's rewrite of the upstream result before the client sees it */
+  rewrites?: Map<JsonRpcId, Rewrite>;
+  /** the session's upstream id went stale (upstream restarted): reconnect, so the request can be sent again */
+  reconnect?: (session: Session) => Promise<void>;
 }
 
 /** Response headers relayed to the client: all end-to-end headers, the session id mapped to the client's. */
@@ -33,20 +44,29 @@ function downstreamHeaders(upRes: IncomingMessage, session: Session | undefined)
 }
 
 /**
- * Forwards one POST upstream and relays the answer byte for byte (JSON or SSE) while reading the messages out of
- * it: streamed notifications and server→client requests join their exchange, the final answer completes it, and
- * completed exchanges are recorded when the mode writes the cassette.
+ * Forwards one POST upstream and relays the answer — byte for byte (JSON or SSE) unless a rule rewrites it —
+ * while reading the messages out of it: streamed notifications and server→client requests join their exchange,
+ * the final answer completes it, and completed exchanges are recorded when the mode writes the cassette.
  */
 export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry, relay: PostRelay): Promise<void> {
   const { req, res, body, exchanges, init } = relay;
+  const local = relay.local ?? [];
+  const rewrites = relay.rewrites ?? new Map<JsonRpcId, Rewrite>();
   let session = relay.session;
   const requestHeaders = copyEndToEndHeaders(req.headers);
+  const upstream = ctx.upstream;
   let upRes: IncomingMessage;
   try {
-    upRes = await ctx.upstream!.request('POST', requestHeaders, body, init ? undefined : session?.upstreamId);
+    if (!upstream) throw Object.assign(new Error('no upstream server'), { code: 'no upstream server' });
+    upRes = await upstream.request('POST', requestHeaders, body, init ? undefined : session?.upstreamId);
+    if (upRes.statusCode === 404 && session && relay.reconnect && session.upstreamId && session.upstreamId !== session.id) {
+      upRes.resume(); // the upstream forgot our session (restarted): open a new one and send again, once
+      await relay.reconnect(session);
+      upRes = await upstream.request('POST', requestHeaders, body, session.upstreamId);
+    }
   } catch (error) {
     if (exchanges.length === 0) return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
-    return answerUpstreamDown(ctx, res, exchanges.map((e) => e.request), session, error);
+    return answerUpstreamDown(ctx, res, exchanges.map((e) => e.request), session, error, local);
   }
 
   if (init) {
@@ -55,9 +75,11 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
     session.initParams = init.params;
   }
   const live = session as Session;
-  res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, live));
+  const headers = downstreamHeaders(upRes, live);
   const record = writesCassette(ctx.mode);
-  if (exchanges.length === 0 || (!record && !ctx.observed())) {
+  const rewriting = local.length > 0 || rewrites.size > 0;
+  if (!rewriting && (exchanges.length === 0 || (!record && !ctx.observed()))) {
+    res.writeHead(upRes.statusCode ?? 502, headers);
     upRes.pipe(res); // nobody needs the messages: the cheapest faithful relay
     const broken = (): void => brokenStream(ctx, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), true);
     upRes.on('error', broken);
@@ -68,22 +90,28 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
     return;
   }
 
+  const delivery = rewriting ? new RewritingDelivery(res, upRes, headers, Array.isArray(relay.parsed), local) : undefined;
+  if (!delivery) res.writeHead(upRes.statusCode ?? 502, headers);
   const pending = new Map(exchanges.map((e) => [e.request.id, e]));
   const contentType = upRes.headers['content-type'];
   const tap = new ResponseTap(contentType, (message) => {
     if (isResponse(message) && message.id !== null && pending.has(message.id)) {
       const exchange = pending.get(message.id) as LiveExchange;
       pending.delete(message.id);
-      exchange.response = message;
+      exchange.upstreamResponse = message;
+      const rewrite = rewrites.get(message.id);
+      exchange.response = rewrite && 'result' in message ? { ...message, result: rewrite(message.result) } : message;
       if (exchange.request.method === 'initialize' && 'result' in message) live.protocolVersion = String(message.result.protocolVersion ?? '');
+      delivery?.write(exchange.response);
       void finish(exchange);
       return;
     }
+    delivery?.write(message);
     const target = exchangeFor(message, exchanges, pending);
     if (!target) return;
     target.stream.push(message);
     if (isRequest(message)) live.awaitingReplies.set(message.id, target);
-  }, record);
+  }, record || delivery !== undefined);
 
   const finish = async (exchange: LiveExchange): Promise<void> => {
     if (record && ctx.recorder) {
@@ -97,10 +125,11 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
   };
 
   upRes.on('data', (chunk: Buffer) => tap.push(chunk));
-  upRes.pipe(res, { end: false });
+  if (!delivery) upRes.pipe(res, { end: false });
   upRes.on('end', () => {
     tap.end();
-    res.end();
+    if (delivery) delivery.end(tap.rawBody, headers);
+    else res.end();
     for (const exchange of pending.values()) void finish(exchange); // answered nothing: still on the timeline
   });
   upRes.on('error', () => brokenStream(ctx, res, contentType, pending));
@@ -129,7 +158,7 @@ export async function relayStream(ctx: EndpointContext, req: IncomingMessage, re
 }
 
 /** Every request of a POST the upstream could not take gets a JSON-RPC error; the proxy serves on. */
-export function answerUpstreamDown(ctx: EndpointContext, res: ServerResponse, requests: JsonRpcRequest[], session: Session | undefined, error: unknown): void {
+export function answerUpstreamDown(ctx: EndpointContext, res: ServerResponse, requests: JsonRpcRequest[], session: Session | undefined, error: unknown, local: JsonRpcResponse[] = []): void {
   const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   ctx.warn(`upstream ${ctx.upstream?.displayUrl} unavailable (${reason}): ${requests.length} request(s) answered with an error`);
   const answers = requests.map((request) => {
@@ -139,7 +168,8 @@ export function answerUpstreamDown(ctx: EndpointContext, res: ServerResponse, re
     ctx.emit(exchange);
     return exchange.response;
   });
-  sendJson(res, 200, answers.length === 1 ? answers[0] : answers);
+  const all = [...local, ...answers];
+  sendJson(res, 200, all.length === 1 ? all[0] : all);
 }
 
 /** The upstream stream broke before answering: SSE clients get an error event per unanswered request. */

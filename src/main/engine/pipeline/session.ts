@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { JsonRpcId } from '../../../shared/jsonrpc.js';
 import type { LiveExchange } from './exchange.js';
 
@@ -10,11 +11,14 @@ export interface Session {
   upstreamId: string | null | undefined;
   initParams?: Record<string, unknown>;
   protocolVersion?: string;
-  connecting?: Promise<void>;
+  /** the upstream handshake in progress (its initialize result) */
+  connecting?: Promise<Record<string, unknown>>;
   /** replay: how many times each key was served, so repeated calls walk the recorded sequence */
   readonly replayCursor: Map<string, number>;
   /** server→client requests seen on a live stream, awaiting the client's reply */
   readonly awaitingReplies: Map<JsonRpcId, LiveExchange>;
+  /** server streams (GET) the proxy holds open for this client, to push notifications */
+  readonly streams: Set<ServerResponse>;
 }
 
 /** Clients that vanish without DELETE (or send random ids) must not grow memory without bound. */
@@ -55,6 +59,12 @@ export class SessionRegistry {
     if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
   }
 
+  /** every session, the shared stateless one included */
+  *all(): IterableIterator<Session> {
+    yield this.stateless;
+    yield* this.sessions.values();
+  }
+
   delete(id: string): void {
     this.sessions.delete(id);
   }
@@ -65,5 +75,5 @@ export class SessionRegistry {
 }
 
 function newSession(id: string | undefined, upstreamId: string | null | undefined): Session {
-  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map() };
+  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set() };
 }

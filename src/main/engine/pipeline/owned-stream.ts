@@ -1,0 +1,45 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
+import { sseEvent } from '../http/sse.js';
+import { copyEndToEndHeaders } from '../upstream/http-upstream.js';
+import type { McpEndpoint } from './mcp-endpoint.js';
+import { ResponseTap } from './response-tap.js';
+import type { Session } from './session.js';
+
+/** Writes a message to every server stream the client holds; returns how many streams got it. */
+export function pushToStreams(session: Session, message: JsonRpcMessage): number {
+  for (const stream of session.streams) stream.write(sseEvent(message));
+  return session.streams.size;
+}
+
+/**
+ * A server stream (GET) that the proxy owns, so it can push its own notifications (tools/list_changed after a rule
+ * change) between the upstream's. Upstream server notifications, when a live upstream session exists, are read
+ * event by event and re-sent on it.
+ */
+export async function openOwnedStream(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse, session: Session): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.flushHeaders();
+  session.streams.add(res);
+  const { upstream } = endpoint.ctx;
+  let upRes: IncomingMessage | undefined;
+  res.on('close', () => {
+    session.streams.delete(res);
+    upRes?.destroy();
+  });
+  if (!upstream || session.upstreamId === undefined) return;
+  try {
+    const headers = copyEndToEndHeaders(req.headers);
+    delete headers['last-event-id']; // event ids on this stream are not the upstream's
+    upRes = await upstream.request('GET', headers, undefined, session.upstreamId);
+  } catch {
+    return; // the proxy's own stream stays open: rule notifications still reach the client
+  }
+  if (res.destroyed || upRes.statusCode !== 200) {
+    upRes.resume();
+    return;
+  }
+  const tap = new ResponseTap(upRes.headers['content-type'], (message) => res.write(sseEvent(message)), false);
+  upRes.on('data', (chunk: Buffer) => tap.push(chunk));
+  upRes.on('error', () => {});
+}
