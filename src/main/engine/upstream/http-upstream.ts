@@ -28,7 +28,15 @@ export class HttpUpstream {
   private readonly agent: http.Agent;
   private readonly transport: typeof http | typeof https;
 
-  constructor(url: string | URL) {
+  /**
+   * @param headers sent on every request, over the client's (the upstream's own credentials in a `serve` session)
+   * @param timeoutMs a POST (one call and its stream) still running after this long is aborted
+   */
+  constructor(
+    url: string | URL,
+    private readonly headers: Record<string, string> = {},
+    private readonly timeoutMs?: number,
+  ) {
     this.url = new URL(url);
     this.displayUrl = redactUrl(this.url);
     const secure = this.url.protocol === 'https:';
@@ -38,12 +46,14 @@ export class HttpUpstream {
 
   /** Sends a request upstream; resolves with the response head as soon as it arrives (the body streams on). */
   request(method: string, headers: Record<string, string | string[]>, body?: Buffer, sessionId?: string | null, target: URL = this.url): Promise<IncomingMessage> {
-    const out = { ...headers };
+    const out: Record<string, string | string[]> = { ...headers };
+    for (const [name, value] of Object.entries(this.headers)) out[name.toLowerCase()] = value;
     delete out['mcp-session-id'];
     if (sessionId) out['mcp-session-id'] = sessionId;
     if (body) out['content-length'] = String(body.length);
     return new Promise((resolve, reject) => {
-      const req = this.transport.request(target, { method, headers: out, agent: this.agent }, resolve);
+      const signal = method === 'POST' && this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined;
+      const req = this.transport.request(target, { method, headers: out, agent: this.agent, signal }, resolve);
       req.on('error', reject);
       req.end(body);
     });

@@ -1,0 +1,59 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode, errorResponse, invalidMessageReason, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
+import type { McpEndpoint } from '../pipeline/mcp-endpoint.js';
+import { copyEndToEndHeaders, type HttpUpstream } from '../upstream/http-upstream.js';
+import { HttpError, parseJsonBody, readBody } from './body.js';
+import { sendJson } from './sse.js';
+
+/** Streamable HTTP in front of an endpoint: POST (validated JSON-RPC), GET (server stream), DELETE. */
+export async function serveMcp(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = (req.url ?? '/').split('?')[0];
+  const upstream = endpoint.ctx.upstream;
+  if (path.includes('/.well-known/') && upstream && req.method === 'GET') return relayWellKnown(req, res, upstream, path.slice(path.indexOf('/.well-known/')));
+  switch (req.method) {
+    case 'POST':
+      return post(endpoint, req, res);
+    case 'GET':
+      return endpoint.get(req, res);
+    case 'DELETE':
+      return endpoint.delete(req, res);
+    default:
+      res.writeHead(405, { allow: 'GET, POST, DELETE, OPTIONS' }).end();
+  }
+}
+
+async function post(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let body: Buffer;
+  let parsed: unknown;
+  try {
+    if (!(req.headers['content-type'] ?? '').includes('application/json')) {
+      req.resume();
+      throw new HttpError(415, 'Unsupported Media Type: Content-Type must be application/json', ErrorCode.InvalidRequest);
+    }
+    body = await readBody(req);
+    parsed = parseJsonBody(body);
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    if (messages.length === 0) throw new HttpError(400, 'Invalid Request: empty batch', ErrorCode.InvalidRequest);
+    for (const m of messages) {
+      const reason = invalidMessageReason(m);
+      if (reason) throw new HttpError(400, `Invalid Request: ${reason}`, ErrorCode.InvalidRequest);
+    }
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    if (error.status === 413) req.resume();
+    return sendJson(res, error.status, errorResponse(null, error.rpcCode ?? ErrorCode.InvalidRequest, error.message), error.status === 413 ? { connection: 'close' } : {});
+  }
+  await endpoint.post(req, res, body, parsed as JsonRpcMessage | JsonRpcMessage[]);
+}
+
+/** OAuth discovery documents (protected-resource / authorization-server metadata) come from the upstream's origin. */
+async function relayWellKnown(req: IncomingMessage, res: ServerResponse, upstream: HttpUpstream, path: string): Promise<void> {
+  let upRes: IncomingMessage;
+  try {
+    upRes = await upstream.request('GET', copyEndToEndHeaders(req.headers), undefined, undefined, new URL(path, upstream.url));
+  } catch (error) {
+    return sendJson(res, 502, { error: `upstream unavailable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+  }
+  res.writeHead(upRes.statusCode ?? 502, copyEndToEndHeaders(upRes.headers));
+  upRes.pipe(res);
+}
