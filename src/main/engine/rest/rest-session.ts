@@ -1,0 +1,169 @@
+import type { Mode } from '../../../shared/modes.js';
+import type { CreateSession, MergedTool, PutTools, ToolRule, UpstreamConfig } from '../../../shared/rules/schema.js';
+import type { ExchangeEvent } from '../../../shared/traffic.js';
+import { REDACTED } from '../cassette/redact.js';
+import { createEndpoint, type BuiltEndpoint } from '../endpoint-factory.js';
+import { HttpUpstream } from '../upstream/http-upstream.js';
+import { UpstreamSupervisor } from './supervisor.js';
+
+export interface SessionSettings {
+  upstreamTimeoutMs: number;
+  connectTimeoutMs: number;
+  maxRecordedCalls: number;
+  defaultInstructions?: string;
+  supervisorIntervalMs: number;
+  serverInfo: { name: string; version: string };
+  log: (line: string, level: 'info' | 'warn') => void;
+}
+
+export interface RecordedCall {
+  tool: string;
+  arguments: unknown;
+  behavior: 'relay' | 'override' | 'inject';
+  response: unknown;
+  is_error: boolean;
+  duration_ms: number;
+  at: string;
+}
+
+/** A MiMCP-style session: its endpoint (rules + upstream and/or cassette), its supervised upstream, its call log. */
+export class RestSession {
+  readonly createdAt = new Date().toISOString();
+  readonly calls: RecordedCall[] = [];
+  agentsConnected = false;
+  private upstreamConfig: UpstreamConfig | null;
+  private supervisor?: UpstreamSupervisor;
+  private overlayTools: ToolRule[];
+
+  private constructor(
+    readonly id: string,
+    readonly config: CreateSession & { mode: Mode },
+    readonly built: BuiltEndpoint,
+    private readonly settings: SessionSettings,
+  ) {
+    this.upstreamConfig = config.upstream ?? null;
+    this.overlayTools = config.tools;
+    built.events.on('exchange', (event) => this.observe(event));
+    this.startSupervisor();
+  }
+
+  static async create(id: string, config: CreateSession, settings: SessionSettings): Promise<RestSession> {
+    const mode: Mode = config.mode ?? (config.upstream ? 'proxy-only' : 'replay');
+    const built = await createEndpoint({
+      mode,
+      upstreamUrl: config.upstream?.url,
+      upstreamHeaders: config.upstream?.headers,
+      upstreamTimeoutMs: settings.upstreamTimeoutMs,
+      cacheDir: config.cassette,
+      rules: { overlay: { tools: config.tools, passthrough: config.passthrough }, instructions: config.instructions ?? settings.defaultInstructions },
+      serverInfo: settings.serverInfo,
+      onLog: (line, level) => settings.log(`[${id}] ${line}`, level),
+    });
+    return new RestSession(id, { ...config, mode }, built, settings);
+  }
+
+  get endpoint() {
+    return this.built.endpoint;
+  }
+
+  get status(): 'pending' | 'connected' {
+    return this.agentsConnected ? 'connected' : 'pending';
+  }
+
+  /** The merged tool view (upstream tools as last seen + overlay). */
+  tools(): Array<Record<string, unknown>> {
+    const upstreamTools = this.upstreamConfig ? this.endpoint.memory.upstreamTools : undefined;
+    return this.built.rules!.merged(upstreamTools).map(describeTool);
+  }
+
+  get passthrough(): boolean {
+    return this.built.rules!.current.passthrough;
+  }
+
+  /** Replaces the overlay (and maybe the upstream); connected agents get notifications/tools/list_changed. */
+  replaceTools(put: PutTools): number {
+    this.overlayTools = put.tools;
+    this.built.rules!.replace({ tools: put.tools, passthrough: put.passthrough });
+    if (put.upstream !== undefined) {
+      this.upstreamConfig = put.upstream;
+      this.supervisor?.stop();
+      this.endpoint.setUpstream(put.upstream ? new HttpUpstream(put.upstream.url, put.upstream.headers, this.settings.upstreamTimeoutMs) : undefined);
+      this.startSupervisor();
+    }
+    return this.endpoint.notifyAll('notifications/tools/list_changed');
+  }
+
+  summary(): Record<string, unknown> {
+    return {
+      session_id: this.id,
+      name: this.config.name ?? null,
+      status: this.status,
+      mode: this.config.mode,
+      created_at: this.createdAt,
+      upstream: this.upstreamConfig ? { url: this.upstreamConfig.url, state: this.supervisor?.state ?? 'connecting' } : null,
+      calls: this.calls.length,
+    };
+  }
+
+  detail(mcp: Record<string, unknown>): Record<string, unknown> {
+    const s = this.supervisor;
+    return {
+      ...this.summary(),
+      cassette: this.config.cassette ?? null,
+      instructions: this.config.instructions ?? this.settings.defaultInstructions ?? null,
+      passthrough: this.passthrough,
+      overlay: this.overlayTools,
+      mcp,
+      agents: this.endpoint.sessions.size,
+      upstream: this.upstreamConfig
+        ? {
+            url: this.upstreamConfig.url,
+            headers: Object.fromEntries(Object.keys(this.upstreamConfig.headers).map((name) => [name, REDACTED])),
+            state: s?.state ?? 'connecting',
+            last_error: s?.lastError ?? null,
+            attempts: s?.attempts ?? 0,
+            connected_at: s?.connectedAt ?? null,
+          }
+        : null,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.supervisor?.stop();
+    await this.built.close();
+  }
+
+  private startSupervisor(): void {
+    this.supervisor = undefined;
+    const upstream = this.endpoint.ctx.upstream;
+    if (!upstream) return;
+    this.supervisor = new UpstreamSupervisor(upstream, {
+      connectTimeoutMs: this.settings.connectTimeoutMs,
+      intervalMs: this.settings.supervisorIntervalMs,
+      onTools: (tools) => {
+        this.endpoint.memory.upstreamTools = tools;
+      },
+      log: (line) => this.settings.log(`[${this.id}] ${line}`, 'info'),
+    });
+  }
+
+  private observe(event: ExchangeEvent): void {
+    if (event.method === 'initialize' && event.response && 'result' in event.response) this.agentsConnected = true;
+    if (event.method !== 'tools/call') return;
+    const response = event.response && 'result' in event.response ? event.response.result : event.response && 'error' in event.response ? { error: event.response.error } : null;
+    this.calls.push({
+      tool: event.tool ?? '',
+      arguments: event.request.params?.arguments ?? {},
+      behavior: event.behavior ?? 'relay',
+      response,
+      is_error: !event.response || 'error' in event.response || event.response.result.isError === true,
+      duration_ms: event.durationMs,
+      at: new Date(event.startedAt).toISOString(),
+    });
+    if (this.calls.length > this.settings.maxRecordedCalls) this.calls.splice(0, this.calls.length - this.settings.maxRecordedCalls);
+  }
+}
+
+function describeTool(tool: MergedTool): Record<string, unknown> {
+  return { name: tool.name, description: tool.description ?? null, input_schema: tool.inputSchema, behavior: tool.behavior, origin: tool.origin };
+}

@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { CreateSessionSchema, describeZodError, PutToolsSchema } from '../../../shared/rules/schema.js';
+import { HttpError, parseJsonBody, readBody } from '../http/body.js';
+import { sendJson } from '../http/sse.js';
+import type { SessionManager } from './session-manager.js';
+
+const MAX_REST_BODY = 1024 * 1024;
+
+function fail(res: ServerResponse, status: number, error: string, message: string): void {
+  sendJson(res, status, { error, message });
+}
+
+async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<T> {
+  const type = req.headers['content-type'] ?? '';
+  if (!type.includes('application/json')) throw new HttpError(415, 'Content-Type must be application/json');
+  const value = parseJsonBody(await readBody(req, MAX_REST_BODY));
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
+  return parsed.data;
+}
+
+/** MiMCP's REST API: /api/healthz and /api/sessions[/{sid}[/tools|/calls]]. */
+export async function handleRest(manager: SessionManager, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  try {
+    await route(manager, req, res, path);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    if (error.status === 413) req.resume();
+    fail(res, error.status, error.status === 400 ? 'invalid request' : 'request refused', error.message);
+  }
+}
+
+async function route(manager: SessionManager, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  const method = req.method ?? 'GET';
+  if (path === '/api/healthz' && method === 'GET') return sendJson(res, 200, { status: 'ok', sessions: manager.size });
+  if (!manager.authorizedForApi(req)) {
+    res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind api"');
+    return fail(res, 401, 'unauthorized', 'missing or wrong API token (Authorization: Bearer <MIMCP_API_TOKEN>)');
+  }
+  if (path === '/api/sessions') {
+    if (method === 'GET') return sendJson(res, 200, { sessions: manager.list().map((s) => s.summary()) });
+    if (method === 'POST') {
+      const session = await manager.create(await readJson(req, CreateSessionSchema));
+      return sendJson(res, 201, { ...session.summary(), mcp: manager.mcpAccess(session.id), tools: session.tools() });
+    }
+    return notAllowed(res, 'GET, POST');
+  }
+  const m = /^\/api\/sessions\/([^/]+)(\/tools|\/calls)?$/.exec(path);
+  if (!m) return fail(res, 404, 'not found', `no such API path: ${path}`);
+  const sid = decodeURIComponent(m[1]);
+  const session = manager.get(sid);
+  if (!session) return fail(res, 404, 'not found', `unknown session "${sid}"`);
+  switch (`${method} ${m[2] ?? ''}`) {
+    case 'GET ':
+      return sendJson(res, 200, session.detail(manager.mcpAccess(sid)));
+    case 'DELETE ':
+      await manager.delete(sid);
+      res.writeHead(204).end();
+      return;
+    case 'GET /tools':
+      return sendJson(res, 200, { tools: session.tools(), passthrough: session.passthrough });
+    case 'PUT /tools': {
+      const put = await readJson(req, PutToolsSchema);
+      manager.checkSyntheticTools(put.tools, put.upstream === undefined ? session.endpoint.ctx.upstream !== undefined : put.upstream !== null, 'tools');
+      const notified = session.replaceTools(put);
+      return sendJson(res, 200, { tools: session.tools(), passthrough: session.passthrough, notified });
+    }
+    case 'GET /calls':
+      return sendJson(res, 200, { calls: session.calls });
+    default:
+      return notAllowed(res, m[2] === '/tools' ? 'GET, PUT' : m[2] === '/calls' ? 'GET' : 'GET, DELETE');
+  }
+}
+
+function notAllowed(res: ServerResponse, allow: string): void {
+  res.setHeader('allow', allow);
+  fail(res, 405, 'method not allowed', `allowed: ${allow}`);
+}
