@@ -1,5 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Mode } from '../../shared/modes.js';
+import { readFileSync } from 'node:fs';
+import { describeZodError, RulesFileSchema } from '../../shared/rules/schema.js';
 import type { ProxyOptions } from '../engine/proxy.js';
 
 /** A usage error: printed as one line, exit status 2. */
@@ -22,6 +24,7 @@ export function buildProgram(version: string): Command {
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
+    .option('--rules <file>', 'JSON file of per-tool rules ({ instructions?, tools: [...], passthrough? }), applied on top of any mode')
     .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
     .addOption(new Option('--allowed-origin <origin>', 'extra browser Origin to accept; repeatable').argParser(collect));
 }
@@ -39,6 +42,7 @@ interface RawOptions {
   resultHashIgnore?: string[];
   allowedHost?: string[];
   allowedOrigin?: string[];
+  rules?: string;
 }
 
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
@@ -60,6 +64,7 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
   }
   return {
     mode,
+    rules: raw.rules === undefined ? undefined : readRules(raw.rules),
     upstreamUrl: raw.url,
     cacheDir: raw.cache,
     host: raw.host,
@@ -74,3 +79,16 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
 }
 
 export type { RawOptions };
+
+function readRules(file: string): ProxyOptions['rules'] {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--rules ${file}: ${(error as Error).message}`);
+  }
+  const parsed = RulesFileSchema.safeParse(json);
+  if (!parsed.success) throw new UsageError(`--rules ${file}: ${describeZodError(parsed.error)}`);
+  const { instructions, ...overlay } = parsed.data;
+  return { overlay, instructions };
+}

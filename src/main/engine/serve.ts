@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse } from '../../shared/jsonrpc.js';
+import type { ExchangeEvent } from '../../shared/traffic.js';
 import { listen } from './http/edge.js';
 import { serveMcp } from './http/mcp-http.js';
 import { sendJson } from './http/sse.js';
@@ -21,6 +22,8 @@ export interface ServeOptions {
   allowedOrigins?: string[];
   serverInfo?: { name: string; version: string };
   onLog?: (line: string, level: 'info' | 'warn') => void;
+  /** every finished exchange of every session (verbose logging, timeline) */
+  onExchange?: (sessionId: string, event: ExchangeEvent) => void;
 }
 
 export interface RunningServe {
@@ -47,6 +50,7 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
       supervisorIntervalMs: options.supervisorIntervalMs ?? 10_000,
       serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
       log,
+      onExchange: options.onExchange,
     },
     options.apiToken,
     () => base,

@@ -54,6 +54,13 @@ export const OverlaySchema = z.strictObject({
   passthrough: z.boolean().default(true),
 });
 
+/** The CLI's --rules file: an overlay plus optional instructions. */
+export const RulesFileSchema = z.strictObject({
+  instructions: z.string().optional(),
+  tools: ToolRulesSchema.default([]),
+  passthrough: z.boolean().default(true),
+});
+
 export const UpstreamConfigSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   headers: z.record(z.string(), z.string()).default({}),

@@ -14,6 +14,7 @@ export interface SessionSettings {
   supervisorIntervalMs: number;
   serverInfo: { name: string; version: string };
   log: (line: string, level: 'info' | 'warn') => void;
+  onExchange?: (sessionId: string, event: ExchangeEvent) => void;
 }
 
 export interface RecordedCall {
@@ -148,6 +149,7 @@ export class RestSession {
   }
 
   private observe(event: ExchangeEvent): void {
+    this.settings.onExchange?.(this.id, event);
     if (event.method === 'initialize' && event.response && 'result' in event.response) this.agentsConnected = true;
     if (event.method !== 'tools/call') return;
     const response = event.response && 'result' in event.response ? event.response.result : event.response && 'error' in event.response ? { error: event.response.error } : null;
