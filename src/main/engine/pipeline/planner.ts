@@ -25,7 +25,8 @@ export function planExchange(ctx: EndpointContext, memory: ToolsMemory, exchange
     if (request.method === 'tools/call') {
       const name = String(request.params?.name ?? '');
       const args = request.params?.arguments as Record<string, unknown> | undefined;
-      const plan = rules.planCall(name, args, memory.upstreamTools, ctx.upstream !== undefined || readsCassette(ctx.mode));
+      memory.upstreamTools ??= recordedToolList(ctx);
+      const plan = rules.planCall(name, args, memory.upstreamTools, ctx.upstream !== undefined || (readsCassette(ctx.mode) && ctx.replayer !== undefined));
       if (plan.kind === 'unknown-tool') return answer(exchange, errorResponse(request.id, -32602, `Unknown tool: ${name}`));
       exchange.behavior = plan.behavior.type;
       if (plan.kind === 'answer') return answer(exchange, { jsonrpc: '2.0', id: request.id, result: plan.result }, plan.delayMs);
@@ -67,4 +68,11 @@ function answer(exchange: LiveExchange, response: LiveExchange['response'], dela
   exchange.response = response;
   if (source === 'proxy' && exchange.source !== 'cache') exchange.source = 'proxy';
   return { kind: 'local', delayMs };
+}
+
+/** The tool list the cassette recorded (replay knows the upstream's tools without an upstream). */
+function recordedToolList(ctx: EndpointContext): Array<Record<string, unknown>> | undefined {
+  if (!readsCassette(ctx.mode)) return undefined;
+  const tools = ctx.replayer?.peek('tools_list')?.result.tools;
+  return Array.isArray(tools) ? (tools as Array<Record<string, unknown>>) : undefined;
 }

@@ -9,6 +9,11 @@ import type { Session } from './session.js';
 export class Replayer {
   constructor(private readonly store: CassetteStore) {}
 
+  /** The first entry of a key, without moving the replay cursor. */
+  peek(key: string): CassetteEntry | undefined {
+    return this.store.lookup(key)?.[0];
+  }
+
   has(key: string): boolean {
     return this.store.lookup(key) !== undefined;
   }

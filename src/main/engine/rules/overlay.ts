@@ -43,8 +43,8 @@ export function toListedTool(tool: MergedTool): Record<string, unknown> {
   const listed: Record<string, unknown> = { ...(tool.upstream ?? {}), name: tool.name, inputSchema: tool.inputSchema };
   if (tool.description !== undefined) listed.description = tool.description;
   else delete listed.description;
-  // an overlay that replaces the input schema may change the result shape too: keep outputSchema only if untouched
-  if (tool.origin === 'synthetic') delete listed.outputSchema;
+  // an override without structured_content would break the upstream's outputSchema (clients validate against it)
+  if (tool.behavior.type === 'override' && tool.behavior.response.structured_content === undefined) delete listed.outputSchema;
   return listed;
 }
 
