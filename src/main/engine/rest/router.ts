@@ -33,7 +33,7 @@ export async function handleRest(manager: SessionManager, req: IncomingMessage, 
 
 async function route(manager: SessionManager, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   const method = req.method ?? 'GET';
-  if (path === '/api/healthz' && method === 'GET') return sendJson(res, 200, { status: 'ok', sessions: manager.size });
+  if (path === '/api/healthz' && method === 'GET') return sendJson(res, 200, { status: 'ok' });
   if (!manager.authorizedForApi(req)) {
     res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind api"');
     return fail(res, 401, 'unauthorized', 'missing or wrong API token (Authorization: Bearer <MIMCP_API_TOKEN>)');
