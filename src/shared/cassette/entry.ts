@@ -4,15 +4,18 @@ import { z } from 'zod';
  * The distilled file `<n> <key>.json` — what replay needs.
  *
  * mcp-rewind compatibility decides the shape:
- * - tools/call entries are `{ arguments, result, resultHash }` (mcp-rewind >= result hashing);
+ * - tools/call entries are `{ name, arguments, result, resultHash }` (mcp-rewind >= result hashing; `name` is ours);
  *   mcp-rewind's older releases wrote the bare result, which is read as well.
- * - every other method's entry is the bare JSON-RPC `result` object.
- * Extensions (recordedAt, stream) are extra fields of the tools/call wrapper, so old readers ignore them.
- * A non-tool entry that needs extensions is written as `{ "$rewind": 1, result, ... }`.
+ * - initialize and the first page of tools/list, resources/list, resources/templates/list — the methods mcp-rewind
+ *   caches — are the bare JSON-RPC `result`, unless they carry a stream.
+ * - every other entry is `{ "$rewind": 1, method, params, result, recordedAt, stream? }`: the request's params are
+ *   kept so `verify` can send it again.
+ * Extensions are extra fields, so old readers ignore them.
  */
 export const StreamedMessageSchema = z.looseObject({ jsonrpc: z.literal('2.0') });
 
 export const ToolCallEntrySchema = z.looseObject({
+  name: z.string().optional(),
   arguments: z.unknown().optional(),
   result: z.record(z.string(), z.unknown()),
   resultHash: z.string().optional(),
@@ -24,6 +27,8 @@ export type ToolCallEntry = z.infer<typeof ToolCallEntrySchema>;
 
 export const WrappedEntrySchema = z.looseObject({
   $rewind: z.literal(1),
+  method: z.string().optional(),
+  params: z.record(z.string(), z.unknown()).optional(),
   result: z.record(z.string(), z.unknown()),
   recordedAt: z.string().optional(),
   stream: z.array(StreamedMessageSchema).optional(),
@@ -41,6 +46,10 @@ export interface CassetteEntry {
   file: string;
   result: Record<string, unknown>;
   resultHash?: string;
+  /** the request's method and params, where the file keeps them ($rewind wrapper; tools/call name + arguments) */
+  method?: string;
+  params?: Record<string, unknown>;
+  name?: string;
   arguments?: unknown;
   stream?: Array<Record<string, unknown>>;
   recordedAt?: string;
@@ -51,21 +60,24 @@ export function parseDistilled(n: number, key: string, file: string, data: unkno
   const base = { n, key, file };
   if (typeof data === 'object' && data !== null && '$rewind' in data) {
     const e = WrappedEntrySchema.parse(data);
-    return { ...base, result: e.result, stream: e.stream, recordedAt: e.recordedAt };
+    return { ...base, result: e.result, method: e.method, params: e.params, stream: e.stream, recordedAt: e.recordedAt };
   }
   if (key.startsWith('tools_call_') && typeof data === 'object' && data !== null && 'result' in data) {
     const e = ToolCallEntrySchema.parse(data);
-    return { ...base, result: e.result, resultHash: e.resultHash, arguments: e.arguments, stream: e.stream, recordedAt: e.recordedAt };
+    return { ...base, method: 'tools/call', result: e.result, resultHash: e.resultHash, name: e.name, arguments: e.arguments, stream: e.stream, recordedAt: e.recordedAt };
   }
   return { ...base, result: BareResultSchema.parse(data) };
 }
 
 /** The inverse of parseDistilled: what is written to disk for a newly recorded exchange. */
+const MCP_REWIND_BARE = new Set(['initialize', 'tools/list', 'resources/list', 'resources/templates/list']);
+
 export function distilledFor(method: string, entry: Omit<CassetteEntry, 'n' | 'key' | 'file'>): unknown {
+  const stream = entry.stream?.length ? { stream: entry.stream } : {};
   if (method === 'tools/call') {
-    const { arguments: args, result, resultHash, recordedAt, stream } = entry;
-    return { arguments: args ?? {}, result, resultHash, recordedAt, ...(stream?.length ? { stream } : {}) };
+    const { name, arguments: args, result, resultHash, recordedAt } = entry;
+    return { name, arguments: args ?? {}, result, resultHash, recordedAt, ...stream };
   }
-  if (entry.stream?.length) return { $rewind: 1, result: entry.result, recordedAt: entry.recordedAt, stream: entry.stream };
-  return entry.result;
+  if (MCP_REWIND_BARE.has(method) && entry.params?.cursor === undefined && !entry.stream?.length) return entry.result;
+  return { $rewind: 1, method, params: entry.params ?? {}, result: entry.result, recordedAt: entry.recordedAt, ...stream };
 }

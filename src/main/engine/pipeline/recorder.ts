@@ -47,7 +47,10 @@ export class Recorder {
         {
           result: response.result,
           resultHash,
+          name: isToolCall ? String(request.params?.name ?? '') : undefined,
           arguments: isToolCall ? (request.params?.arguments ?? {}) : undefined,
+          method: request.method,
+          params: isToolCall ? undefined : stripMeta(request.params),
           recordedAt: new Date(exchange.startedAt).toISOString(),
           stream: exchange.stream.length ? exchange.stream.map((m) => m as unknown as Record<string, unknown>) : undefined,
         },
@@ -58,4 +61,11 @@ export class Recorder {
       this.inFlight.delete(flightKey);
     }
   }
+}
+
+/** params without _meta (progress tokens and trace ids are per-call noise) */
+function stripMeta(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!params) return undefined;
+  const { _meta, ...rest } = params;
+  return rest;
 }
