@@ -22,6 +22,8 @@ export interface ExchangeEvent {
   response?: JsonRpcResponse;
   /** tools/call under rules: relay, override or inject */
   behavior?: 'relay' | 'override' | 'inject';
+  /** things worth a look, e.g. a replayed exchange whose client reply differed from the recording */
+  flags?: string[];
   startedAt: number;
   durationMs: number;
 }

@@ -83,3 +83,61 @@ describe('the recorded exchange', () => {
     expect(progress.result).toEqual({ content: [{ type: 'text', text: 'done 2' }] });
   });
 });
+
+describe('replaying the whole exchange', () => {
+  async function recordThenReplay(): Promise<{ replaying: RunningProxy; cacheDir: string }> {
+    const { proxy, c, cacheDir } = await setUp('record');
+    await c.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: () => {} });
+    await c.client.callTool({ name: 'sample', arguments: { prompt: 'p' } });
+    await c.client.callTool({ name: 'elicit', arguments: {} });
+    await proxy.flush();
+    for (const thing of open.splice(0).reverse()) await thing.close(); // the upstream is gone from here on
+    const replaying = await startProxy({ mode: 'replay', cacheDir });
+    open.push(replaying);
+    return { replaying, cacheDir };
+  }
+
+  it('sends the recorded progress and logging notifications, in order, with the live progress token', async () => {
+    const { replaying } = await recordThenReplay();
+    const c = await connectClient(replaying.url);
+    open.push(c);
+    const progress: Progress[] = [];
+    const result = await c.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => progress.push(p) });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'done 3' }] });
+    expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([[1, 3, 'step 1/3'], [2, 3, 'step 2/3'], [3, 3, 'step 3/3']]);
+    expect(c.notifications.map((n) => n.method)).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress', 'notifications/message']);
+    expect(c.errors).toEqual([]); // no progress for an unknown token
+  });
+
+  it("asks the live client's sampling and elicitation handlers again, then answers as recorded", async () => {
+    const { replaying } = await recordThenReplay();
+    const asked: string[] = [];
+    const c = await connectClient(replaying.url, {
+      onSampling: (params) => {
+        asked.push(`sampling: ${JSON.stringify(params.messages[0].content)}`);
+        return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled-p' } };
+      },
+      onElicit: (params) => {
+        asked.push(`elicit: ${params.message}`);
+        return { action: 'accept', content: { name: 'Ada' } };
+      },
+    });
+    open.push(c);
+    expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'p' } })).toEqual({ content: [{ type: 'text', text: 'sampled: sampled-p' }] });
+    expect(await c.client.callTool({ name: 'elicit', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'elicited: accept Ada' }] });
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toBe('sampling: {"type":"text","text":"p"}');
+  });
+
+  it('completes an exchange whose client reply differs from the recording, and flags it', async () => {
+    const { replaying } = await recordThenReplay();
+    const events: Array<{ key: string; flags?: string[] }> = [];
+    replaying.events.on('exchange', (e) => events.push(e));
+    const c = await connectClient(replaying.url, { onSampling: () => ({ model: 'other', role: 'assistant', content: { type: 'text', text: 'something else' } }) });
+    open.push(c);
+    // the recorded answer comes back: the cassette is the server
+    expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'p' } })).toEqual({ content: [{ type: 'text', text: 'sampled: sampled-p' }] });
+    const sample = events.find((e) => e.key.startsWith('tools_call_sample_'));
+    expect(sample?.flags).toEqual(['client reply to sampling/createMessage differs from the recorded one']);
+  });
+});

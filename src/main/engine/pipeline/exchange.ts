@@ -18,6 +18,8 @@ export class LiveExchange {
   /** the rule behavior applied to a tools/call */
   behavior?: 'relay' | 'override' | 'inject';
   source: ExchangeSource = 'upstream';
+  /** things worth a look (a replayed exchange whose client reply differed from the recording, …) */
+  readonly flags: string[] = [];
   cassette: CassetteOutcome = 'none';
 
   constructor(
@@ -49,6 +51,7 @@ export class LiveExchange {
       stream: this.stream,
       response: this.response,
       behavior: this.behavior,
+      flags: this.flags.length ? this.flags : undefined,
       startedAt: this.startedAt,
       durationMs: Math.round((performance.now() - this.t0) * 1000) / 1000,
     };

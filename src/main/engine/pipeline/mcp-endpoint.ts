@@ -12,6 +12,7 @@ import type { Recorder } from './recorder.js';
 import type { Replayer } from './replayer.js';
 import { SessionRegistry, type Session } from './session.js';
 import { openOwnedStream, pushToStreams } from './owned-stream.js';
+import { replayStream } from './stream-replay.js';
 
 export interface EndpointContext {
   mode: Mode;
@@ -74,6 +75,8 @@ export class McpEndpoint {
     if (init && this.ctx.ownSessions) return initializeOwned(this, req, res, init);
     const session = init ? undefined : this.sessionFor(req);
     if (session) this.noteReplies(session, messages);
+    const replies = session ? this.takeReplayReplies(session, messages) : 0;
+    if (replies > 0 && replies === messages.length) return void res.writeHead(202).end();
 
     const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
     const local: Array<{ exchange: LiveExchange; delayMs: number }> = [];
@@ -81,7 +84,10 @@ export class McpEndpoint {
     const rewrites = new Map<JsonRpcId, Rewrite>();
     for (const exchange of exchanges) {
       const plan = planExchange(this.ctx, this.memory, exchange, session ?? this.sessions.get(undefined, null));
-      if (plan.kind === 'local') local.push({ exchange, delayMs: plan.delayMs });
+      if (plan.kind === 'stream' && exchanges.length === 1 && !Array.isArray(parsed) && (header(req, 'accept') ?? '').includes('text/event-stream')) {
+        return replayStream(this.ctx, session ?? this.sessions.get(undefined, null), exchange, plan.entry, exchange.response as JsonRpcResponse, res);
+      }
+      if (plan.kind === 'local' || plan.kind === 'stream') local.push({ exchange, delayMs: plan.kind === 'local' ? plan.delayMs : 0 });
       else {
         forward.push(exchange);
         if (plan.rewrite) rewrites.set(exchange.request.id, plan.rewrite);
@@ -153,6 +159,21 @@ export class McpEndpoint {
     if (longest > 0) await delay(longest);
     for (const { exchange } of local) this.ctx.emit(exchange);
     return local.map((l) => l.exchange.response as JsonRpcResponse);
+  }
+
+  /** Replies to server→client requests the proxy replayed itself: handed to the waiting replay, never forwarded. */
+  private takeReplayReplies(session: Session, messages: JsonRpcMessage[]): number {
+    if (session.pendingReplies.size === 0) return 0;
+    let taken = 0;
+    for (const m of messages) {
+      if (!isResponse(m) || m.id === null) continue;
+      const resolve = session.pendingReplies.get(m.id);
+      if (!resolve) continue;
+      session.pendingReplies.delete(m.id);
+      resolve(m);
+      taken++;
+    }
+    return taken;
   }
 
   /** Client replies to server→client requests become part of the exchange that caused them. */

@@ -4,9 +4,14 @@ import type { EndpointContext } from './mcp-endpoint.js';
 import type { LiveExchange } from './exchange.js';
 import type { Rewrite } from './relay.js';
 import type { Session } from './session.js';
+import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 
 /** Where an exchange's answer comes from: made here (rules, cassette) or forwarded, maybe rewritten on the way back. */
-export type Plan = { kind: 'local'; delayMs: number } | { kind: 'forward'; rewrite?: Rewrite };
+export type Plan =
+  | { kind: 'local'; delayMs: number }
+  | { kind: 'forward'; rewrite?: Rewrite }
+  /** a cache hit whose recording streamed messages before the answer: replay them too (stream-replay.ts) */
+  | { kind: 'stream'; entry: CassetteEntry };
 
 export interface ToolsMemory {
   /** the upstream's tool list as last seen (first page), so rules can tell hidden tools from unknown ones */
@@ -47,7 +52,8 @@ export function planExchange(ctx: EndpointContext, memory: ToolsMemory, exchange
     if (entry) {
       exchange.source = 'cache';
       exchange.cassette = 'hit';
-      return answer(exchange, { jsonrpc: '2.0', id: request.id, result: rewrite ? rewrite(entry.result) : entry.result }, 0, 'cache');
+      answer(exchange, { jsonrpc: '2.0', id: request.id, result: rewrite ? rewrite(entry.result) : entry.result }, 0, 'cache');
+      return entry.stream?.length ? { kind: 'stream', entry } : { kind: 'local', delayMs: 0 };
     }
     if (ctx.mode === 'replay' || !ctx.upstream) {
       exchange.cassette = 'miss';

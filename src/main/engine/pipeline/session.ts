@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcId } from '../../../shared/jsonrpc.js';
+import type { JsonRpcId, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { LiveExchange } from './exchange.js';
 
 /** A downstream client session and the upstream session that serves it. */
@@ -19,6 +19,10 @@ export interface Session {
   readonly awaitingReplies: Map<JsonRpcId, LiveExchange>;
   /** server streams (GET) the proxy holds open for this client, to push notifications */
   readonly streams: Set<ServerResponse>;
+  /** replayed server→client requests awaiting the client's reply (stream-replay.ts) */
+  readonly pendingReplies: Map<JsonRpcId, (reply: JsonRpcResponse) => void>;
+  /** ids of server→client requests the proxy sends itself */
+  nextServerRequestId: number;
 }
 
 /** Clients that vanish without DELETE (or send random ids) must not grow memory without bound. */
@@ -75,5 +79,5 @@ export class SessionRegistry {
 }
 
 function newSession(id: string | undefined, upstreamId: string | null | undefined): Session {
-  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set() };
+  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0 };
 }
