@@ -24,6 +24,8 @@ export function buildProgram(version: string): Command {
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
+    .addOption(new Option('--match-ignore <path>', 'replay: dot path into the request params ignored when matching (e.g. arguments.timestamp); repeatable').argParser(collect))
+    .addOption(new Option('--repeat <policy>', 'replay: once a repeated request used every recorded answer').choices(['last', 'cycle', 'error']).default('last'))
     .option('--rules <file>', 'JSON file of per-tool rules ({ instructions?, tools: [...], passthrough? }), applied on top of any mode')
     .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
     .addOption(new Option('--allowed-origin <origin>', 'extra browser Origin to accept; repeatable').argParser(collect));
@@ -43,6 +45,8 @@ interface RawOptions {
   allowedHost?: string[];
   allowedOrigin?: string[];
   rules?: string;
+  matchIgnore?: string[];
+  repeat?: 'last' | 'cycle' | 'error';
 }
 
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
@@ -73,6 +77,8 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     verbose: raw.verbose,
     resultHashPath: raw.resultHashPath,
     resultHashIgnore: raw.resultHashIgnore,
+    matchIgnore: raw.matchIgnore,
+    repeat: raw.repeat,
     allowedHosts: raw.allowedHost,
     allowedOrigins: raw.allowedOrigin,
   };

@@ -6,7 +6,7 @@ import { buildResultHasher } from './cassette/hash.js';
 import { CassetteStore } from './cassette/store.js';
 import { McpEndpoint } from './pipeline/mcp-endpoint.js';
 import { Recorder } from './pipeline/recorder.js';
-import { Replayer } from './pipeline/replayer.js';
+import { Replayer, type RepeatPolicy } from './pipeline/replayer.js';
 import { RuleSet } from './rules/rule-set.js';
 import { HttpUpstream } from './upstream/http-upstream.js';
 
@@ -21,6 +21,10 @@ export interface EndpointOptions {
   clean?: boolean;
   resultHashPath?: string;
   resultHashIgnore?: string[];
+  /** replay: dot paths into params ignored when matching a request to an entry (e.g. arguments.timestamp) */
+  matchIgnore?: string[];
+  /** replay: after the recorded answers of a repeated request are used up: last (default), cycle or error */
+  repeat?: RepeatPolicy;
   rules?: { overlay: Overlay; instructions?: string };
   serverInfo?: { name: string; version: string };
   onLog?: (line: string, level: 'info' | 'warn') => void;
@@ -41,7 +45,9 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   const log = (line: string): void => options.onLog?.(line, 'info');
   const warn = (line: string): void => options.onLog?.(line, 'warn');
   const usesCassette = mode !== 'proxy-only' && (options.cacheDir !== undefined || mode !== 'replay' || !options.rules);
-  const store = usesCassette ? await CassetteStore.open(options.cacheDir ?? './cache', { clean: options.clean && mode === 'record', log: warn }) : undefined;
+  const store = usesCassette
+    ? await CassetteStore.open(options.cacheDir ?? './cache', { clean: options.clean && mode === 'record', log: warn, looseKey: readsCassette(mode) ? Replayer.looseIndex(options.matchIgnore) : undefined })
+    : undefined;
   const upstream = options.upstreamUrl ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, options.upstreamTimeoutMs) : undefined;
   const recorder = store && writesCassette(mode) ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore })) : undefined;
   const events = new EventEmitter<{ exchange: [ExchangeEvent] }>();
@@ -53,7 +59,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     ownSessions: mode === 'replay' || mode === 'hybrid' || rules !== undefined,
     serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
     recorder,
-    replayer: store && readsCassette(mode) ? new Replayer(store) : undefined,
+    replayer: store && readsCassette(mode) ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore }) : undefined,
     emit: (exchange) => {
       if (events.listenerCount('exchange') > 0) events.emit('exchange', exchange.toEvent());
     },

@@ -47,3 +47,55 @@ export const EMPTY_LIST_RESULTS: Record<string, Record<string, unknown>> = {
 };
 /** Methods whose result is always empty: replay can answer them without an entry. */
 export const EMPTY_RESULT_METHODS = new Set(['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+
+/** JSON with object keys sorted at every level: the same value always gives the same text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+function deletePath(value: unknown, path: string): void {
+  const parts = path.split('.');
+  const last = parts.pop() as string;
+  let cur: unknown = value;
+  for (const part of parts) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
+  if (cur !== null && typeof cur === 'object') delete (cur as Record<string, unknown>)[last];
+}
+
+/**
+ * The loose match key: method + hash of the params in canonical form (key order ignored), `_meta` and the
+ * --match-ignore paths (relative to params, e.g. `arguments.timestamp`) removed. Used when the exact
+ * (mcp-rewind) key finds nothing.
+ */
+export function looseKeyFor(method: string, params: Record<string, unknown> | undefined, ignore: readonly string[] = []): string {
+  const { _meta, ...rest } = params ?? {};
+  const value = ignore.length ? structuredClone(rest) : rest;
+  for (const path of ignore) deletePath(value, path);
+  return `${method}#${hash16(canonicalJson(value))}`;
+}
+
+/** The tool name inside a tools/call key written by safeKey (undefined when it was too long and got hashed). */
+export function toolNameFromKey(key: string): string | undefined {
+  const m = /^tools_call_(.*)_[0-9a-f]{16}$/.exec(key);
+  if (!m || m[1].includes('~')) return undefined;
+  try {
+    return decodeURIComponent(m[1].replace(/%u([0-9A-F]{4})/g, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16))));
+  } catch {
+    return undefined;
+  }
+}
+
+const BARE_METHODS: Record<string, string> = { initialize: 'initialize', ping: 'ping', tools_list: 'tools/list', resources_list: 'resources/list', resources_templates_list: 'resources/templates/list', prompts_list: 'prompts/list' };
+
+/** The request a cassette entry answers (method + params), where the entry or its key says it. */
+export function requestOfEntry(entry: { key: string; method?: string; params?: Record<string, unknown>; name?: string; arguments?: unknown }): { method: string; params: Record<string, unknown> } | undefined {
+  if (entry.key.startsWith('tools_call_')) {
+    const name = entry.name ?? toolNameFromKey(entry.key);
+    if (name === undefined || entry.arguments === undefined) return undefined;
+    return { method: 'tools/call', params: { name, arguments: entry.arguments } };
+  }
+  if (entry.method) return { method: entry.method, params: entry.params ?? {} };
+  const method = BARE_METHODS[entry.key];
+  return method ? { method, params: {} } : undefined;
+}

@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseDistilled, distilledFor, type CassetteEntry } from '../../../shared/cassette/entry.js';
@@ -12,6 +12,9 @@ const CASSETTE_FILE = /^(\d+)(?: (.+?))?(\.req|\.res|\.res-head)?\.json$/;
 /** `.rewind-tmp-<pid>-<random>`: the pid tells a crashed writer's leftovers from another live process's write. */
 const TEMP_PREFIX = '.rewind-tmp-';
 const LOAD_CONCURRENCY = 32;
+/** the `format` of a single-file cassette (`mcp-rewind export --out`), which `--cache FILE` replays read-only */
+export const SINGLE_FILE_FORMAT = 'mcp-rewind-cassette';
+const READ_ONLY_MESSAGE = 'a single-file cassette is read-only: record into a folder';
 
 function writerIsGone(tempName: string): boolean {
   const pid = Number(tempName.slice(TEMP_PREFIX.length).split('-')[0]);
@@ -38,6 +41,8 @@ export interface StoreOptions {
   clean?: boolean;
   /** follow hand edits of the folder (default true) */
   watch?: boolean;
+  /** a second, looser key per entry (key order and --match-ignore paths ignored), tried when the exact key misses */
+  looseKey?: (entry: CassetteEntry) => string | undefined;
   log?: (line: string) => void;
 }
 
@@ -47,17 +52,27 @@ export interface StoreOptions {
  */
 export class CassetteStore {
   private readonly index = new Map<string, CassetteEntry[]>();
+  private readonly loose = new Map<string, CassetteEntry[]>();
+  private readonly looseKey?: (entry: CassetteEntry) => string | undefined;
   private nextN = 1;
   private watcher?: FSWatcher;
   private readonly pendingReloads = new Map<string, NodeJS.Timeout>();
   private readonly log: (line: string) => void;
+  /** opened from a single-file cassette (`mcp-rewind export --out`): no watcher, no writes */
+  private readOnly = false;
 
   private constructor(readonly dir: string, options: StoreOptions) {
     this.log = options.log ?? (() => {});
+    this.looseKey = options.looseKey;
   }
 
   static async open(dir: string, options: StoreOptions = {}): Promise<CassetteStore> {
     const store = new CassetteStore(dir, options);
+    if (await stat(dir).then((s) => s.isFile(), () => false)) {
+      if (options.clean) throw new Error(READ_ONLY_MESSAGE);
+      await store.loadSingleFile();
+      return store;
+    }
     await mkdir(dir, { recursive: true });
     if (options.clean) await store.clean();
     await store.load();
@@ -76,6 +91,11 @@ export class CassetteStore {
     return this.index.keys();
   }
 
+  /** Entries whose loose key (see StoreOptions.looseKey) matches, oldest first. */
+  lookupLoose(looseKey: string): readonly CassetteEntry[] | undefined {
+    return this.loose.get(looseKey);
+  }
+
   /** Entries recorded for a key, oldest first. */
   lookup(key: string): readonly CassetteEntry[] | undefined {
     return this.index.get(key);
@@ -83,6 +103,7 @@ export class CassetteStore {
 
   /** Writes a new entry (debug files first, the distilled file last, each atomically) and indexes it. */
   async add(method: string, key: string, entry: NewEntry, debug?: DebugFiles): Promise<CassetteEntry> {
+    if (this.readOnly) throw new Error(READ_ONLY_MESSAGE);
     const n = this.nextN++;
     const stem = `${n} ${key}`;
     const file = `${stem}.json`;
@@ -166,25 +187,53 @@ export class CassetteStore {
     }
   }
 
-  private insert(entry: CassetteEntry): void {
-    const list = this.index.get(entry.key);
-    if (!list) {
-      this.index.set(entry.key, [entry]);
-      return;
+  /** Indexes a single-file cassette: `{ format: "mcp-rewind-cassette", version: 1, entries: [{ n, key, entry }] }`. */
+  private async loadSingleFile(): Promise<void> {
+    this.readOnly = true;
+    let data: { format?: unknown; version?: unknown; entries?: unknown };
+    try {
+      data = JSON.parse(await readFile(this.dir, 'utf8')) as typeof data;
+    } catch (error) {
+      throw new Error(`cassette ${this.dir}: not a readable JSON file: ${(error as Error).message}`);
     }
-    const existing = list.findIndex((e) => e.file === entry.file);
-    if (existing >= 0) list.splice(existing, 1);
-    let i = list.length;
-    while (i > 0 && list[i - 1].n > entry.n) i--;
-    list.splice(i, 0, entry);
+    if (data?.format !== SINGLE_FILE_FORMAT || data.version !== 1 || !Array.isArray(data.entries)) {
+      throw new Error(`cassette ${this.dir}: not a single-file cassette (expected format "${SINGLE_FILE_FORMAT}", version 1)`);
+    }
+    for (const [i, item] of (data.entries as Array<{ n?: unknown; key?: unknown; entry?: unknown }>).entries()) {
+      const n = Number(item?.n);
+      const key = item?.key;
+      if (!Number.isInteger(n) || n < 1 || typeof key !== 'string' || key === '') {
+        this.log(`cassette: ignoring entries[${i}] of ${this.dir}: needs a positive integer n and a key`);
+        continue;
+      }
+      try {
+        this.insert(parseDistilled(n, key, `${n} ${key}.json`, item.entry));
+        if (n >= this.nextN) this.nextN = n + 1;
+      } catch (error) {
+        this.log(`cassette: ignoring entries[${i}] (${key}) of ${this.dir}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      }
+    }
+  }
+
+  private insert(entry: CassetteEntry): void {
+    this.remove(entry.file, entry.key);
+    insertSorted(this.index, entry.key, entry);
+    const loose = this.looseKey?.(entry);
+    if (loose !== undefined) insertSorted(this.loose, loose, entry);
   }
 
   private remove(file: string, key: string): void {
     const list = this.index.get(key);
-    if (!list) return;
-    const i = list.findIndex((e) => e.file === file);
-    if (i >= 0) list.splice(i, 1);
+    const i = list ? list.findIndex((e) => e.file === file) : -1;
+    if (!list || i < 0) return;
+    const [gone] = list.splice(i, 1);
     if (list.length === 0) this.index.delete(key);
+    const loose = this.looseKey?.(gone);
+    const looseList = loose !== undefined ? this.loose.get(loose) : undefined;
+    if (!looseList) return;
+    const j = looseList.indexOf(gone);
+    if (j >= 0) looseList.splice(j, 1);
+    if (looseList.length === 0) this.loose.delete(loose as string);
   }
 
   private startWatching(): void {
@@ -207,4 +256,16 @@ export class CassetteStore {
       this.log(`cassette: cannot watch ${this.dir}: ${(error as Error).message}`);
     }
   }
+}
+
+/** Adds an entry to a key's list, kept in sequence-number order. */
+function insertSorted(index: Map<string, CassetteEntry[]>, key: string, entry: CassetteEntry): void {
+  const list = index.get(key);
+  if (!list) {
+    index.set(key, [entry]);
+    return;
+  }
+  let i = list.length;
+  while (i > 0 && list[i - 1].n > entry.n) i--;
+  list.splice(i, 0, entry);
 }

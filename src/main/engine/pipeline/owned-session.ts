@@ -49,7 +49,7 @@ export async function initializeOwned(endpoint: McpEndpoint, req: IncomingMessag
   const exchange = new LiveExchange(init, session.id);
   let result: Record<string, unknown> | undefined;
 
-  const entry = readsCassette(ctx.mode) ? ctx.replayer?.hit(exchange.key, session) : undefined;
+  const entry = readsCassette(ctx.mode) ? ctx.replayer?.hit(init, exchange.key, session) : undefined;
   if (entry) {
     result = entry.result;
     exchange.source = 'cache';

@@ -48,7 +48,7 @@ export function planExchange(ctx: EndpointContext, memory: ToolsMemory, exchange
   }
 
   if (readsCassette(ctx.mode) && ctx.replayer && session) {
-    const entry = ctx.replayer.hit(exchange.key, session);
+    const entry = ctx.replayer.hit(request, exchange.key, session);
     if (entry) {
       exchange.source = 'cache';
       exchange.cassette = 'hit';

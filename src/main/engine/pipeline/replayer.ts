@@ -1,33 +1,67 @@
 import { ErrorCode, errorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import type { CassetteStore } from '../cassette/store.js';
-import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS } from '../cassette/keys.js';
+import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, looseKeyFor, requestOfEntry } from '../cassette/keys.js';
 import { safeKey } from '../cassette/safe-name.js';
 import type { Session } from './session.js';
 
+/** What replay does once repeated identical requests have used every recorded answer. */
+export type RepeatPolicy = 'last' | 'cycle' | 'error';
+
+export interface ReplayOptions {
+  repeat?: RepeatPolicy;
+  /** dot paths into params ignored when matching (e.g. arguments.timestamp) */
+  matchIgnore?: string[];
+}
+
 /** Answers requests from the cassette. */
 export class Replayer {
-  constructor(private readonly store: CassetteStore) {}
+  private readonly repeat: RepeatPolicy;
+  private readonly matchIgnore: string[];
+
+  constructor(
+    private readonly store: CassetteStore,
+    options: ReplayOptions = {},
+  ) {
+    this.repeat = options.repeat ?? 'last';
+    this.matchIgnore = options.matchIgnore ?? [];
+  }
 
   /** The first entry of a key, without moving the replay cursor. */
   peek(key: string): CassetteEntry | undefined {
     return this.store.lookup(key)?.[0];
   }
 
-  has(key: string): boolean {
-    return this.store.lookup(key) !== undefined;
+  /**
+   * The recorded entries answering a request: by its exact (mcp-rewind) key, else by its loose key (argument key
+   * order and --match-ignore paths ignored).
+   */
+  find(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string): readonly CassetteEntry[] | undefined {
+    return this.store.lookup(key) ?? this.store.lookupLoose(looseKeyFor(request.method, request.params, this.matchIgnore));
   }
 
   /**
-   * The recorded entry for a request, or undefined. Repeated identical requests walk the recorded entries of their
-   * key in order and then keep answering with the last one.
+   * The recorded entry for a request, or undefined. Repeated identical requests walk the recorded entries in order;
+   * then, by policy, keep answering with the last (default), start over (cycle), or miss (error).
    */
-  hit(key: string, session: Session): CassetteEntry | undefined {
-    const entries = this.store.lookup(key);
+  hit(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string, session: Session): CassetteEntry | undefined {
+    const entries = this.find(request, key);
     if (!entries?.length) return undefined;
-    const served = session.replayCursor.get(key) ?? 0;
-    session.replayCursor.set(key, served + 1);
-    return entries[Math.min(served, entries.length - 1)];
+    const cursor = entries[0].key;
+    const served = session.replayCursor.get(cursor) ?? 0;
+    session.replayCursor.set(cursor, served + 1);
+    if (served < entries.length) return entries[served];
+    if (this.repeat === 'cycle') return entries[served % entries.length];
+    if (this.repeat === 'error') return undefined;
+    return entries[entries.length - 1];
+  }
+
+  /** the loose-key function the store indexes entries with (must match find()) */
+  static looseIndex(matchIgnore: readonly string[] = []): (entry: CassetteEntry) => string | undefined {
+    return (entry) => {
+      const request = requestOfEntry(entry);
+      return request ? looseKeyFor(request.method, request.params, matchIgnore) : undefined;
+    };
   }
 
   /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */
@@ -35,6 +69,11 @@ export class Replayer {
     const empty = EMPTY_LIST_RESULTS[request.method] ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
     if (empty) return { jsonrpc: '2.0', id: request.id, result: empty };
     const what = request.method === 'tools/call' ? `tools/call "${String(request.params?.name)}" with arguments ${JSON.stringify(request.params?.arguments ?? {})}` : request.method;
+    const recorded = this.find(request, key);
+    if (recorded?.length) {
+      const message = `mcp-rewind: all ${recorded.length} recorded answer(s) for ${what} were already used (key ${key}; --repeat error)`;
+      return errorResponse(request.id, ErrorCode.ReplayMiss, message, { key, method: request.method, exhausted: recorded.length });
+    }
     const nearest = this.nearest(request, key);
     const hint = nearest.length ? `; recorded for this ${request.method === 'tools/call' ? 'tool' : 'method'}: ${nearest.join(', ')}` : '';
     return errorResponse(request.id, ErrorCode.ReplayMiss, `mcp-rewind: no recorded answer for ${what} (key ${key})${hint}`, { key, method: request.method, nearest });

@@ -1,0 +1,113 @@
+import { Command, Option } from 'commander';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { verifyCassette, type KeyVerdict, type VerifyOptions, type VerifyReport } from '../engine/cassette/verify.js';
+import { UsageError } from './options.js';
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** `mcp-rewind verify`: re-sends every recorded request to the live server and reports drift. */
+export function buildVerifyProgram(options: { upstreamCommand?: boolean } = {}): Command {
+  const program = new Command('mcp-rewind verify')
+    .description('Send every recorded request again to the live server and report drift (exit 1 on drift)')
+    .helpOption('-h, --help', 'show this help')
+    .option('-c, --cache <dir>', 'cassette folder (or single-file cassette)', './cache')
+    .option('-u, --url <url>', 'the live MCP server (Streamable HTTP)');
+  if (options.upstreamCommand) program.option('--upstream-command <command>', 'the live MCP server as a command speaking MCP on stdio');
+  return program
+    .option('--result-hash-path <path>', 'dot path into a tool result used as hash input instead of the whole result')
+    .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
+    .addOption(new Option('--match-ignore <path>', 'dot path into the request params (e.g. arguments.timestamp) that does not tell requests apart; repeatable').argParser(collect))
+    .option('--junit <file>', 'write a JUnit XML report (one test case per key)')
+    .option('--timeout <seconds>', 'per-request timeout', '30');
+}
+
+export interface VerifyCliOptions {
+  cache: string;
+  url?: string;
+  upstreamCommand?: string;
+  junit?: string;
+  engine: Omit<VerifyOptions, 'store' | 'openSession'>;
+}
+
+export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions {
+  const url = raw.url as string | undefined;
+  const upstreamCommand = raw.upstreamCommand as string | undefined;
+  if (url && upstreamCommand) throw new UsageError('--url and --upstream-command cannot be combined');
+  if (!url && !upstreamCommand) throw new UsageError(`--url is required: the live server to verify against${'upstreamCommand' in raw || upstreamCommand ? ' (or --upstream-command)' : ''}`);
+  if (url) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new UsageError(`--url must be a valid URL, got "${url}"`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`);
+  }
+  const cache = String(raw.cache);
+  if (!existsSync(cache)) throw new UsageError(`--cache ${cache} does not exist`);
+  const timeout = Number(raw.timeout);
+  if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86_400) throw new UsageError(`--timeout must be a number of seconds between 0 and 86400, got "${String(raw.timeout)}"`);
+  return {
+    cache,
+    url,
+    upstreamCommand,
+    junit: raw.junit as string | undefined,
+    engine: {
+      dir: cache,
+      upstreamUrl: url,
+      hashOptions: { path: raw.resultHashPath as string | undefined, ignore: raw.resultHashIgnore as string[] | undefined },
+      matchIgnore: raw.matchIgnore as string[] | undefined,
+      timeoutMs: timeout * 1000,
+    },
+  };
+}
+
+const LABEL: Record<KeyVerdict['status'], string> = { ok: 'ok', drift: 'DRIFT', info: 'info', skipped: 'skip' };
+
+/** The readable report: a line per key, then a summary. */
+export function formatVerifyReport(report: VerifyReport, cache: string): string {
+  const lines = [`mcp-rewind verify — ${cache} against ${report.upstream}`];
+  for (const r of report.results) lines.push(`  ${LABEL[r.status].padEnd(5)}  ${r.key}${r.reason ? `  ${r.reason}` : ''}`);
+  const { ok, drift, info, skipped } = report.counts;
+  const total = report.results.length;
+  lines.push(`${total} key${total === 1 ? '' : 's'}: ${ok} ok, ${drift} drift, ${info} info, ${skipped} skipped — ${drift ? 'DRIFT' : 'no drift'}`);
+  return lines.join('\n') + '\n';
+}
+
+/** Text safe inside XML attributes and elements: escaped, and without the characters XML 1.0 cannot hold. */
+export function xmlEscape(text: string): string {
+  return text
+    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+/** JUnit XML: one testsuite "mcp-rewind verify", one testcase per key, <failure> on drift, <skipped> when not sent. */
+export function junitXml(report: VerifyReport, timestamp = new Date()): string {
+  const seconds = (ms: number): string => (ms / 1000).toFixed(3);
+  const total = report.results.reduce((t, r) => t + r.durationMs, 0);
+  const suite = `name="mcp-rewind verify" tests="${report.results.length}" failures="${report.counts.drift}" errors="0" skipped="${report.counts.skipped}" time="${seconds(total)}"`;
+  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites ${suite}>`, `  <testsuite ${suite} timestamp="${timestamp.toISOString().slice(0, 19)}" hostname="${xmlEscape(report.upstream)}">`];
+  for (const r of report.results) {
+    const open = `    <testcase name="${xmlEscape(r.key)}" classname="${xmlEscape(`mcp-rewind.verify.${r.method}`)}" time="${seconds(r.durationMs)}"`;
+    const reason = xmlEscape(r.reason ?? '');
+    if (r.status === 'drift') lines.push(`${open}>`, `      <failure message="${reason}" type="drift">${reason}</failure>`, '    </testcase>');
+    else if (r.status === 'skipped') lines.push(`${open}>`, `      <skipped message="${reason}"/>`, '    </testcase>');
+    else if (r.status === 'info') lines.push(`${open}>`, `      <system-out>${reason}</system-out>`, '    </testcase>');
+    else lines.push(`${open}/>`);
+  }
+  lines.push('  </testsuite>', '</testsuites>');
+  return lines.join('\n') + '\n';
+}
+
+/** Runs verify, prints the report (and writes --junit); resolves with the exit status: 0 no drift, 1 drift. */
+export async function runVerify(options: VerifyCliOptions, out: (text: string) => void, engine: Partial<VerifyOptions> = {}): Promise<number> {
+  const report = await verifyCassette({ ...options.engine, ...engine });
+  out(formatVerifyReport(report, options.cache));
+  if (options.junit) await writeFile(options.junit, junitXml(report));
+  return report.drift ? 1 : 0;
+}

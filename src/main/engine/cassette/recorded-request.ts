@@ -1,0 +1,129 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CassetteEntry } from '../../../shared/cassette/entry.js';
+
+/**
+ * What was asked, for a recorded entry: `verify` sends it again and `export --har` rebuilds a request from it when
+ * the debug files are gone. Sources, best first: the entry itself (tools/call name + arguments, the `$rewind`
+ * wrapper's method + params), the `<n> <key>.req.json` debug file's body (mcp-rewind's own files), the key.
+ */
+
+/** Bare entries (mcp-rewind's cached methods) name their method only through the key. */
+const BARE_KEY_METHODS: Record<string, string> = {
+  initialize: 'initialize',
+  ping: 'ping',
+  tools_list: 'tools/list',
+  resources_list: 'resources/list',
+  resources_templates_list: 'resources/templates/list',
+  prompts_list: 'prompts/list',
+};
+
+/** The inverse of safeKey for keys that were not shortened: `%2F` → `/`, `%uD800` → a lone surrogate. */
+export function decodeSafeKey(key: string): string {
+  return key.replace(/%u([0-9A-Fa-f]{4})|(?:%[0-9A-Fa-f]{2})+/g, (match, unit: string | undefined) => {
+    if (unit) return String.fromCharCode(parseInt(unit, 16));
+    try {
+      return decodeURIComponent(match);
+    } catch {
+      return match;
+    }
+  });
+}
+
+/** The tool name in a `tools_call_<name>_<16 hex>` key, or undefined when the key was shortened (`~<hash>`). */
+export function toolNameFromKey(key: string): string | undefined {
+  const m = /^tools_call_(.*)_[0-9a-f]{16}$/.exec(key);
+  return m ? decodeSafeKey(m[1]) : undefined;
+}
+
+export interface RecordedRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface RecordedDebug {
+  /** `.req.json`: ours is `{ method, url, headers, body }`, mcp-rewind's `{ verb, url, headers, body }` */
+  request?: { method?: string; verb?: string; url?: string; headers?: Record<string, string | string[]>; body?: unknown };
+  /** `.res.json`: the raw response body */
+  responseBody?: string;
+  /** `.res-head.json` */
+  responseHead?: { status?: number; headers?: Record<string, string | string[]> };
+}
+
+async function readIf(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch {
+    return undefined; // missing (debug files are optional), or the cassette is a single file
+  }
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the debug files `<stem>.req.json`, `.res.json`, `.res-head.json` of an exchange; undefined when none exists. */
+export async function readDebugFiles(dir: string, stem: string): Promise<RecordedDebug | undefined> {
+  const [req, res, head] = await Promise.all(['.req.json', '.res.json', '.res-head.json'].map((ext) => readIf(join(dir, stem + ext))));
+  if (req === undefined && res === undefined && head === undefined) return undefined;
+  const request = parseJson(req);
+  const responseHead = parseJson(head);
+  return {
+    request: typeof request === 'object' && request !== null ? (request as RecordedDebug['request']) : undefined,
+    responseBody: res,
+    responseHead: typeof responseHead === 'object' && responseHead !== null ? (responseHead as RecordedDebug['responseHead']) : undefined,
+  };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The JSON-RPC request of a recorded `.req.json` body (a batch: its first request with that method). */
+export function requestInBody(body: unknown, method?: string): RecordedRequest | undefined {
+  for (const m of Array.isArray(body) ? body : [body]) {
+    if (!isObject(m) || typeof m.method !== 'string' || !('id' in m)) continue;
+    if (method !== undefined && m.method !== method) continue;
+    return { method: m.method, params: isObject(m.params) ? withoutMeta(m.params) : undefined };
+  }
+  return undefined;
+}
+
+function withoutMeta(params: Record<string, unknown>): Record<string, unknown> {
+  const { _meta, ...rest } = params;
+  return rest;
+}
+
+/**
+ * The request to send again for an entry, or a reason why it cannot be told (a bare mcp-rewind tools/call result
+ * without its .req.json, a shortened key).
+ */
+export function recordedRequest(entry: CassetteEntry, debugBody?: unknown): RecordedRequest | { unknown: string } {
+  if (entry.method === 'tools/call' || entry.key.startsWith('tools_call_')) {
+    const fromDebug = requestInBody(debugBody, 'tools/call');
+    const name = entry.name ?? (fromDebug?.params?.name as string | undefined) ?? toolNameFromKey(entry.key);
+    if (name === undefined) return { unknown: 'the tool name is not recorded and the key was shortened' };
+    const args = entry.arguments ?? fromDebug?.params?.arguments;
+    if (args === undefined) return { unknown: 'the arguments are not recorded (bare mcp-rewind result without its .req.json)' };
+    return { method: 'tools/call', params: { name, arguments: args } };
+  }
+  if (entry.method) return { method: entry.method, params: entry.params };
+  const method = BARE_KEY_METHODS[entry.key];
+  if (method) return requestInBody(debugBody, method) ?? { method };
+  const fromDebug = requestInBody(debugBody);
+  if (fromDebug) return fromDebug;
+  return { unknown: `the key "${entry.key}" does not tell the request` };
+}
+
+/** Entries of a store, key by key, keys in recorded order (by their first entry's sequence number). */
+export function entriesByKey(store: { keys(): Iterable<string>; lookup(key: string): readonly CassetteEntry[] | undefined }): Array<[string, readonly CassetteEntry[]]> {
+  const groups: Array<[string, readonly CassetteEntry[]]> = [];
+  for (const key of store.keys()) {
+    const list = store.lookup(key);
+    if (list?.length) groups.push([key, list]);
+  }
+  return groups.sort((a, b) => a[1][0].n - b[1][0].n);
+}
