@@ -69,3 +69,38 @@ describe('the standalone GET stream', () => {
     await expect.poll(() => c.notifications.map((n) => n.method), { timeout: 5000 }).toContain('notifications/tools/list_changed');
   });
 });
+
+describe('server notifications outside requests', () => {
+  it('are recorded after the exchange they followed and replayed on the server stream after it', async () => {
+    const { ListResourcesRequestSchema, SubscribeRequestSchema, ReadResourceRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const { connectClient } = await import('../fixtures/client.js');
+    const upstream = await startCustomUpstream(() => {
+      const server = new Server({ name: 'subscriber', version: '1' }, { capabilities: { resources: { subscribe: true } } });
+      server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [{ uri: 'demo://a', name: 'a' }] }));
+      server.setRequestHandler(ReadResourceRequestSchema, () => ({ contents: [{ uri: 'demo://a', text: 'v1' }] }));
+      server.setRequestHandler(SubscribeRequestSchema, (req) => {
+        setTimeout(() => void server.sendResourceUpdated({ uri: req.params.uri }), 20); // on the GET stream, later
+        return {};
+      });
+      return server;
+    });
+    open.push(upstream);
+    const cacheDir = await tempDir();
+    const recording = await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir });
+    const live = await connectClient(recording.url);
+    await expect.poll(() => upstream.requests.some((r) => r.method === 'GET'), { timeout: 5000 }).toBe(true);
+    await live.client.subscribeResource({ uri: 'demo://a' });
+    await expect.poll(() => live.notifications.map((n) => n.method), { timeout: 5000 }).toContain('notifications/resources/updated');
+    await recording.flush();
+    await live.close();
+    await recording.close();
+    await upstream.close();
+
+    const replaying = await startProxy({ mode: 'replay', cacheDir });
+    open.push(replaying);
+    const c = await connectClient(replaying.url);
+    open.push(c);
+    await c.client.subscribeResource({ uri: 'demo://a' });
+    await expect.poll(() => c.notifications, { timeout: 5000 }).toEqual([{ method: 'notifications/resources/updated', params: { uri: 'demo://a' } }]);
+  });
+});

@@ -99,3 +99,6 @@ export function requestOfEntry(entry: { key: string; method?: string; params?: R
   const method = BARE_METHODS[entry.key];
   return method ? { method, params: {} } : undefined;
 }
+
+/** Server notifications that arrived on the GET stream after the exchange `key` are filed under this key. */
+export const followUpKey = (key: string): string => safeKey(`after_${key}`);

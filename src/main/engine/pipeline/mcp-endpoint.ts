@@ -85,7 +85,8 @@ export class McpEndpoint {
     for (const exchange of exchanges) {
       const plan = planExchange(this.ctx, this.memory, exchange, session ?? this.sessions.get(undefined, null));
       if (plan.kind === 'stream' && exchanges.length === 1 && !Array.isArray(parsed) && (header(req, 'accept') ?? '').includes('text/event-stream')) {
-        return replayStream(this.ctx, session ?? this.sessions.get(undefined, null), exchange, plan.entry, exchange.response as JsonRpcResponse, res);
+        await replayStream(this.ctx, session ?? this.sessions.get(undefined, null), exchange, plan.entry, exchange.response as JsonRpcResponse, res);
+        return this.pushFollowUps(exchange);
       }
       if (plan.kind === 'local' || plan.kind === 'stream') local.push({ exchange, delayMs: plan.kind === 'local' ? plan.delayMs : 0 });
       else {
@@ -119,7 +120,8 @@ export class McpEndpoint {
 
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const session = this.sessionFor(req);
-    if (this.ctx.rules) return openOwnedStream(this, req, res, session); // the proxy must be able to push list_changed
+    // the proxy must be able to push: list_changed after a rule change, recorded server notifications in replay
+    if (this.ctx.rules || (this.ctx.mode !== 'proxy-only' && this.ctx.replayer?.hasFollowUps())) return openOwnedStream(this, req, res, session);
     if (this.ctx.mode === 'replay' || session.upstreamId === undefined || !this.ctx.upstream) {
       // no live server behind this session: no server-initiated stream (clients treat 405 as "not offered")
       res.writeHead(405, { allow: 'POST, DELETE' }).end();
@@ -157,8 +159,19 @@ export class McpEndpoint {
   private async settle(local: Array<{ exchange: LiveExchange; delayMs: number }>): Promise<JsonRpcResponse[]> {
     const longest = Math.max(0, ...local.map((l) => l.delayMs));
     if (longest > 0) await delay(longest);
-    for (const { exchange } of local) this.ctx.emit(exchange);
+    for (const { exchange } of local) {
+      this.ctx.emit(exchange);
+      if (exchange.cassette === 'hit') setImmediate(() => this.pushFollowUps(exchange)); // after the answer is out
+    }
     return local.map((l) => l.exchange.response as JsonRpcResponse);
+  }
+
+  /** Replay: the server notifications recorded after this exchange go out on the client's server stream. */
+  pushFollowUps(exchange: LiveExchange): void {
+    const followUps = this.ctx.replayer?.followUps(exchange.key);
+    if (!followUps?.length) return;
+    const session = this.sessions.get(exchange.sessionId, undefined);
+    for (const message of followUps) pushToStreams(session, message, true);
   }
 
   /** Replies to server→client requests the proxy replayed itself: handed to the waiting replay, never forwarded. */

@@ -7,8 +7,9 @@ import { ResponseTap } from './response-tap.js';
 import type { Session } from './session.js';
 
 /** Writes a message to every server stream the client holds; returns how many streams got it. */
-export function pushToStreams(session: Session, message: JsonRpcMessage): number {
+export function pushToStreams(session: Session, message: JsonRpcMessage, queueIfNone = false): number {
   for (const stream of session.streams) stream.write(sseEvent(message));
+  if (session.streams.size === 0 && queueIfNone) session.pendingPush.push(message);
   return session.streams.size;
 }
 
@@ -21,6 +22,7 @@ export async function openOwnedStream(endpoint: McpEndpoint, req: IncomingMessag
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
   session.streams.add(res);
+  for (const message of session.pendingPush.splice(0)) res.write(sseEvent(message)); // replayed while no stream was open
   const { upstream } = endpoint.ctx;
   let upRes: IncomingMessage | undefined;
   res.on('close', () => {

@@ -1,4 +1,6 @@
 import type { CassetteStore, DebugFiles } from '../cassette/store.js';
+import type { JsonRpcNotification } from '../../../shared/jsonrpc.js';
+import { canonicalJson, followUpKey } from '../cassette/keys.js';
 import type { LiveExchange } from './exchange.js';
 
 /**
@@ -19,6 +21,25 @@ export class Recorder {
   /** Resolves when every save started so far is on disk. */
   async flush(): Promise<void> {
     await Promise.allSettled([...this.writing]);
+  }
+
+  /**
+   * Files a server notification that arrived outside any request after the exchange `afterKey`; replay sends it
+   * after answering that exchange again. An identical notification already filed there is skipped.
+   */
+  saveFollowUp(afterKey: string, notification: JsonRpcNotification): Promise<'recorded' | 'skipped'> {
+    const key = followUpKey(afterKey);
+    const text = canonicalJson({ method: notification.method, params: notification.params ?? {} });
+    const existing = this.store.lookup(key);
+    if (existing?.some((e) => canonicalJson({ method: e.method, params: e.params ?? {} }) === text) || this.inFlight.has(`${key}#${text}`)) return Promise.resolve('skipped');
+    this.inFlight.add(`${key}#${text}`);
+    const saving = this.store
+      .add(notification.method, key, { method: notification.method, params: notification.params ?? {}, result: {}, recordedAt: new Date().toISOString() })
+      .then(() => 'recorded' as const)
+      .finally(() => this.inFlight.delete(`${key}#${text}`));
+    this.writing.add(saving);
+    void saving.finally(() => this.writing.delete(saving)).catch(() => {});
+    return saving;
   }
 
   save(exchange: LiveExchange, debug: DebugFiles | undefined): Promise<'recorded' | 'skipped' | 'none'> {

@@ -114,6 +114,7 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
   }, record || delivery !== undefined);
 
   const finish = async (exchange: LiveExchange): Promise<void> => {
+    live.lastKey = exchange.key;
     if (record && ctx.recorder) {
       try {
         exchange.cassette = await ctx.recorder.save(exchange, debugFiles(ctx, req, requestHeaders, relay.parsed, upRes, tap));
@@ -152,6 +153,15 @@ export async function relayStream(ctx: EndpointContext, req: IncomingMessage, re
   res.flushHeaders();
   upRes.pipe(res);
   upRes.on('error', () => res.destroy());
+  const recorder = ctx.recorder;
+  if (method === 'GET' && recorder && writesCassette(ctx.mode) && upRes.statusCode === 200) {
+    // server notifications outside any request (resources/updated after a subscribe…) replay after the same exchange
+    const tap = new ResponseTap(upRes.headers['content-type'], (message) => {
+      if (!('method' in message) || 'id' in message) return;
+      void recorder.saveFollowUp(session.lastKey ?? 'initialize', message).catch((error: Error) => ctx.warn(`cassette: could not record ${message.method}: ${error.message}`));
+    }, false);
+    upRes.on('data', (chunk: Buffer) => tap.push(chunk));
+  }
   res.on('close', () => {
     if (!upRes.complete) upRes.destroy();
   });

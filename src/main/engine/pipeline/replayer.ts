@@ -1,7 +1,7 @@
-import { ErrorCode, errorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { ErrorCode, errorResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import type { CassetteStore } from '../cassette/store.js';
-import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, looseKeyFor, requestOfEntry } from '../cassette/keys.js';
+import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor, requestOfEntry } from '../cassette/keys.js';
 import { safeKey } from '../cassette/safe-name.js';
 import type { Session } from './session.js';
 
@@ -25,6 +25,17 @@ export class Replayer {
   ) {
     this.repeat = options.repeat ?? 'last';
     this.matchIgnore = options.matchIgnore ?? [];
+  }
+
+  /** Server notifications recorded on the GET stream after the exchange `key`, in order. */
+  followUps(key: string): JsonRpcNotification[] {
+    return (this.store.lookup(followUpKey(key)) ?? []).map((e) => ({ jsonrpc: '2.0', method: e.method ?? '', params: e.params }));
+  }
+
+  /** Does the cassette hold any server notification to push? (decides whether replay offers a GET stream) */
+  hasFollowUps(): boolean {
+    for (const key of this.store.keys()) if (key.startsWith('after_')) return true;
+    return false;
   }
 
   /** The first entry of a key, without moving the replay cursor. */

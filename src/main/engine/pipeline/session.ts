@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcId, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { LiveExchange } from './exchange.js';
 
 /** A downstream client session and the upstream session that serves it. */
@@ -23,6 +23,10 @@ export interface Session {
   readonly pendingReplies: Map<JsonRpcId, (reply: JsonRpcResponse) => void>;
   /** ids of server→client requests the proxy sends itself */
   nextServerRequestId: number;
+  /** the key of the exchange this session finished last: server notifications that follow are filed after it */
+  lastKey?: string;
+  /** replay: server notifications waiting for a server stream (GET) to be opened */
+  readonly pendingPush: JsonRpcMessage[];
 }
 
 /** Clients that vanish without DELETE (or send random ids) must not grow memory without bound. */
@@ -79,5 +83,5 @@ export class SessionRegistry {
 }
 
 function newSession(id: string | undefined, upstreamId: string | null | undefined): Session {
-  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0 };
+  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0, pendingPush: [] };
 }
