@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { buildProgram, toProxyOptions, UsageError, type RawOptions } from './cli/options.js';
 import { buildServeProgram, toServeOptions } from './cli/serve-command.js';
 import { formatExchange } from './cli/format.js';
+import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';
+import { buildExportProgram, runExport, toExportOptions } from './cli/export-command.js';
 import { redactUrl } from './engine/cassette/redact.js';
 import { startProxy } from './engine/proxy.js';
 import { startServe } from './engine/serve.js';
@@ -44,6 +46,9 @@ function stayUp(close: () => Promise<void>): void {
 
 async function proxyCommand(argv: string[]): Promise<void> {
   const options = parse(buildProgram(pkg.version), argv, (opts) => toProxyOptions(opts as unknown as RawOptions));
+  if (options.mode !== 'replay' && options.mode !== 'proxy-only' && statSync(options.cacheDir ?? '', { throwIfNoEntry: false })?.isFile()) {
+    fail(1, `cannot start: --cache ${options.cacheDir} is a single-file cassette, which is read-only: ${options.mode} mode needs a folder`);
+  }
   if (options.upstreamUrl) {
     const reason = await probeUpstream(options.upstreamUrl);
     if (reason) fail(1, `upstream ${redactUrl(options.upstreamUrl)} did not answer an MCP initialize: ${reason}`);
@@ -78,4 +83,17 @@ async function serveCommand(argv: string[]): Promise<void> {
   stayUp(() => running.close());
 }
 
-void (process.argv[2] === 'serve' ? serveCommand(process.argv) : proxyCommand(process.argv));
+/** `mcp-rewind verify|export`: one run, exit status 0 (no drift), 1 (drift, unreachable server, I/O error), 2 (usage). */
+async function verifyCommand(argv: string[]): Promise<void> {
+  const options = parse(buildVerifyProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toVerifyOptions(opts));
+  const status = await runVerify(options, (text) => void process.stdout.write(text)).catch((error: Error) => fail(1, error.name === 'UnreachableError' ? `upstream ${error.message}` : error.message));
+  process.exit(status);
+}
+
+async function exportCommand(argv: string[]): Promise<void> {
+  const options = parse(buildExportProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toExportOptions(opts));
+  process.stdout.write(await runExport(options, pkg.version).catch((error: Error) => fail(1, error.message)));
+}
+
+const subcommands: Record<string, (argv: string[]) => Promise<void>> = { serve: serveCommand, verify: verifyCommand, export: exportCommand };
+void (Object.hasOwn(subcommands, process.argv[2] ?? '') ? subcommands[process.argv[2]] : proxyCommand)(process.argv);

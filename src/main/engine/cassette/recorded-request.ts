@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
+import { toolNameFromKey } from './keys.js';
 
 /**
  * What was asked, for a recorded entry: `verify` sends it again and `export --har` rebuilds a request from it when
@@ -17,24 +18,6 @@ const BARE_KEY_METHODS: Record<string, string> = {
   resources_templates_list: 'resources/templates/list',
   prompts_list: 'prompts/list',
 };
-
-/** The inverse of safeKey for keys that were not shortened: `%2F` → `/`, `%uD800` → a lone surrogate. */
-export function decodeSafeKey(key: string): string {
-  return key.replace(/%u([0-9A-Fa-f]{4})|(?:%[0-9A-Fa-f]{2})+/g, (match, unit: string | undefined) => {
-    if (unit) return String.fromCharCode(parseInt(unit, 16));
-    try {
-      return decodeURIComponent(match);
-    } catch {
-      return match;
-    }
-  });
-}
-
-/** The tool name in a `tools_call_<name>_<16 hex>` key, or undefined when the key was shortened (`~<hash>`). */
-export function toolNameFromKey(key: string): string | undefined {
-  const m = /^tools_call_(.*)_[0-9a-f]{16}$/.exec(key);
-  return m ? decodeSafeKey(m[1]) : undefined;
-}
 
 export interface RecordedRequest {
   method: string;

@@ -1,5 +1,6 @@
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import { buildResultHasher, hash16, type ResultHashOptions } from './hash.js';
+import { canonicalJson, looseKeyFor } from './keys.js';
 import { entriesByKey, readDebugFiles, recordedRequest, requestInBody, type RecordedRequest } from './recorded-request.js';
 import { redactUrl } from './redact.js';
 import { CassetteStore } from './store.js';
@@ -47,25 +48,8 @@ export interface VerifyOptions {
 }
 
 /** The live server did not answer the opening initialize. */
-export class UnreachableError extends Error {}
-
-/** JSON with sorted object keys: key-order-insensitive comparisons. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
-}
-
-function without(value: unknown, paths: string[]): unknown {
-  if (!paths.length || value === null || typeof value !== 'object') return value;
-  const copy = structuredClone(value) as Record<string, unknown>;
-  for (const path of paths) {
-    const parts = path.split('.');
-    const last = parts.pop() as string;
-    const parent = parts.reduce<unknown>((cur, k) => (cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[k] : undefined), copy);
-    if (parent !== null && typeof parent === 'object') delete (parent as Record<string, unknown>)[last];
-  }
-  return copy;
+export class UnreachableError extends Error {
+  override name = 'UnreachableError';
 }
 
 type Tool = { name: string; description?: unknown; inputSchema?: unknown; outputSchema?: unknown };
@@ -123,7 +107,7 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
   }
 
   // tools/call entries whose requests differ only in --match-ignore paths share their recorded results
-  const matchKey = (r: RecordedRequest): string => `${r.method} ${canonicalJson(without(r.params ?? {}, options.matchIgnore ?? []))}`;
+  const matchKey = (r: RecordedRequest): string => looseKeyFor(r.method, r.params, options.matchIgnore);
   const resultHashes = new Map<string, Set<string>>();
   for (const [key, entries] of groups) {
     const request = requests.get(key);
