@@ -77,7 +77,13 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     },
     async close() {
       await recorder?.flush();
-      for (const session of endpoint.sessions.all()) for (const stream of session.streams) stream.end();
+      const ending: Array<Promise<void>> = [];
+      for (const session of endpoint.sessions.all()) {
+        for (const stream of session.streams) stream.end();
+        // upstream sessions the proxy opened itself end with it (mirrored ones belong to their clients)
+        if (endpoint.ctx.ownSessions && session.upstreamId) ending.push(endpoint.ctx.upstream?.endSession(session.upstreamId, session.protocolVersion) ?? Promise.resolve());
+      }
+      await Promise.all(ending);
       endpoint.ctx.upstream?.close();
       store?.close();
     },

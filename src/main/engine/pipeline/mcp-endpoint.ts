@@ -103,7 +103,7 @@ export class McpEndpoint {
       try {
         await openUpstreamSession(this, session, header(req, 'mcp-protocol-version'));
       } catch (error) {
-        return answerUpstreamDown(this.ctx, res, forward.map((e) => e.request), session, error, await this.settle(local));
+        return answerUpstreamDown(this.ctx, res, forward, error, await this.settle(local));
       }
     }
     const answeredHere = new Set(local.map((l) => l.exchange.request.id));

@@ -65,6 +65,7 @@ export function planExchange(ctx: EndpointContext, memory: ToolsMemory, exchange
     // no upstream and no cassette: only what rules define exists
     if (request.method === 'tools/list' && rewrite) return answer(exchange, { jsonrpc: '2.0', id: request.id, result: rewrite({ tools: [] }) });
     if (request.method === 'ping') return answer(exchange, { jsonrpc: '2.0', id: request.id, result: {} });
+    if (request.method === 'tools/call') return answer(exchange, errorResponse(request.id, -32602, `Unknown tool: ${String(request.params?.name ?? '')}`));
     return answer(exchange, errorResponse(request.id, ErrorCode.MethodNotFound, `mcp-rewind: ${request.method} is not available: this session has no upstream server`));
   }
   return { kind: 'forward', rewrite };

@@ -66,7 +66,7 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
     }
   } catch (error) {
     if (exchanges.length === 0) return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
-    return answerUpstreamDown(ctx, res, exchanges.map((e) => e.request), session, error, local);
+    return answerUpstreamDown(ctx, res, exchanges, error, local);
   }
 
   if (init) {
@@ -168,13 +168,13 @@ export async function relayStream(ctx: EndpointContext, req: IncomingMessage, re
 }
 
 /** Every request of a POST the upstream could not take gets a JSON-RPC error; the proxy serves on. */
-export function answerUpstreamDown(ctx: EndpointContext, res: ServerResponse, requests: JsonRpcRequest[], session: Session | undefined, error: unknown, local: JsonRpcResponse[] = []): void {
-  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-  ctx.warn(`upstream ${ctx.upstream?.displayUrl} unavailable (${reason}): ${requests.length} request(s) answered with an error`);
-  const answers = requests.map((request) => {
-    const exchange = new LiveExchange(request, session?.id);
+export function answerUpstreamDown(ctx: EndpointContext, res: ServerResponse, exchanges: LiveExchange[], error: unknown, local: JsonRpcResponse[] = []): void {
+  const e = error as NodeJS.ErrnoException;
+  const reason = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'no answer within the upstream timeout' : (e.code ?? e.message);
+  ctx.warn(`upstream ${ctx.upstream?.displayUrl} unavailable (${reason}): ${exchanges.length} request(s) answered with an error`);
+  const answers = exchanges.map((exchange) => {
     exchange.source = 'proxy';
-    exchange.response = errorResponse(request.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${ctx.upstream?.displayUrl} unavailable: ${reason}`);
+    exchange.response = errorResponse(exchange.request.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${ctx.upstream?.displayUrl} unavailable: ${reason}`);
     ctx.emit(exchange);
     return exchange.response;
   });

@@ -20,7 +20,8 @@ export interface SessionSettings {
 export interface RecordedCall {
   tool: string;
   arguments: unknown;
-  behavior: 'relay' | 'override' | 'inject';
+  /** null when the call was refused (hidden or unknown tool) */
+  behavior: 'relay' | 'override' | 'inject' | null;
   response: unknown;
   is_error: boolean;
   duration_ms: number;
@@ -156,7 +157,7 @@ export class RestSession {
     this.calls.push({
       tool: event.tool ?? '',
       arguments: event.request.params?.arguments ?? {},
-      behavior: event.behavior ?? 'relay',
+      behavior: event.behavior ?? null,
       response,
       is_error: !event.response || 'error' in event.response || event.response.result.isError === true,
       duration_ms: event.durationMs,

@@ -62,7 +62,8 @@ async function route(manager: SessionManager, req: IncomingMessage, res: ServerR
       return sendJson(res, 200, { tools: session.tools(), passthrough: session.passthrough });
     case 'PUT /tools': {
       const put = await readJson(req, PutToolsSchema);
-      manager.checkSyntheticTools(put.tools, put.upstream === undefined ? session.endpoint.ctx.upstream !== undefined : put.upstream !== null, 'tools');
+      const hasUpstream = put.upstream === undefined ? session.endpoint.ctx.upstream !== undefined : put.upstream !== null;
+      manager.checkSyntheticTools(put.tools, hasUpstream || session.config.cassette !== undefined, 'tools');
       const notified = session.replaceTools(put);
       return sendJson(res, 200, { tools: session.tools(), passthrough: session.passthrough, notified });
     }

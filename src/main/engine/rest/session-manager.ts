@@ -52,16 +52,16 @@ export class SessionManager {
     if ((mode === 'record' || mode === 'hybrid' || mode === 'proxy-only') && !config.upstream) throw new HttpError(400, `upstream: required in ${mode} mode`);
     if ((mode === 'record' || mode === 'hybrid') && !config.cassette) throw new HttpError(400, `cassette: required in ${mode} mode`);
     if (config.cassette?.includes('\0')) throw new HttpError(400, 'cassette: must be a folder path');
-    this.checkSyntheticTools(config.tools, Boolean(config.upstream), 'tools');
+    this.checkSyntheticTools(config.tools, Boolean(config.upstream) || Boolean(config.cassette), 'tools');
     const id = newSessionId((candidate) => this.sessions.has(candidate));
     const session = await RestSession.create(id, config, this.settings);
     this.sessions.set(id, session);
     return session;
   }
 
-  /** Without an upstream every tool is synthetic and must say what it takes. */
-  checkSyntheticTools(tools: ToolRule[], hasUpstream: boolean, field: string): void {
-    if (hasUpstream) return;
+  /** Without an upstream or a cassette every tool is synthetic and must say what it takes. */
+  checkSyntheticTools(tools: ToolRule[], hasSource: boolean, field: string): void {
+    if (hasSource) return;
     const i = tools.findIndex((t) => !t.input_schema);
     if (i >= 0) throw new HttpError(400, `${field}.${i}.input_schema: required for a synthetic tool (the session has no upstream)`);
   }

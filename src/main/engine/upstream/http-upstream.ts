@@ -51,12 +51,18 @@ export class HttpUpstream {
     delete out['mcp-session-id'];
     if (sessionId) out['mcp-session-id'] = sessionId;
     if (body) out['content-length'] = String(body.length);
-    return new Promise((resolve, reject) => {
-      const signal = method === 'POST' && this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined;
-      const req = this.transport.request(target, { method, headers: out, agent: this.agent, signal }, resolve);
-      req.on('error', reject);
-      req.end(body);
-    });
+    const send = (retried: boolean): Promise<IncomingMessage> =>
+      new Promise((resolve, reject) => {
+        const signal = method === 'POST' && this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined;
+        const req = this.transport.request(target, { method, headers: out, agent: this.agent, signal }, resolve);
+        req.on('error', (error: NodeJS.ErrnoException) => {
+          // a kept-alive socket the server closed meanwhile (it restarted): Node's documented retry-once pattern
+          if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) resolve(send(true));
+          else reject(error);
+        });
+        req.end(body);
+      });
+    return send(false);
   }
 
   /** Sends one JSON-RPC message and reads every message of the answer (JSON or SSE). For the proxy's own calls. */
