@@ -9,6 +9,10 @@ import { redactUrl } from './engine/cassette/redact.js';
 import { startProxy } from './engine/proxy.js';
 import { startServe } from './engine/serve.js';
 import { probeUpstream } from './engine/upstream/http-upstream.js';
+import { detectUpstreamKind } from './engine/transports/detect.js';
+import { bridgeStdio } from './engine/transports/downstream-stdio.js';
+import { splitShellWords } from './engine/transports/shell-words.js';
+import { startUpstreamBridge, type UpstreamBridge } from './engine/transports/upstream-bridge.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const serverInfo = { name: 'mcp-rewind', version: pkg.version };
@@ -49,20 +53,57 @@ async function proxyCommand(argv: string[]): Promise<void> {
   if (options.mode !== 'replay' && options.mode !== 'proxy-only' && statSync(options.cacheDir ?? '', { throwIfNoEntry: false })?.isFile()) {
     fail(1, `cannot start: --cache ${options.cacheDir} is a single-file cassette, which is read-only: ${options.mode} mode needs a folder`);
   }
-  if (options.upstreamUrl) {
-    const reason = await probeUpstream(options.upstreamUrl);
-    if (reason) fail(1, `upstream ${redactUrl(options.upstreamUrl)} did not answer an MCP initialize: ${reason}`);
+  // a stdio or legacy HTTP+SSE upstream is bridged onto Streamable HTTP; the pipeline only ever sees the bridge's URL
+  let bridge: UpstreamBridge | undefined;
+  let upstreamLabel = options.upstreamUrl ? redactUrl(options.upstreamUrl) : undefined;
+  const bridgeLog = (line: string, level?: 'info' | 'warn'): void => (options.verbose || level !== 'info' ? log(line) : undefined);
+  const failClosing = async (status: number, message: string): Promise<never> => {
+    await bridge?.close();
+    return fail(status, message);
+  };
+  if (options.upstreamCommand) {
+    const [command, ...args] = splitShellWords(options.upstreamCommand);
+    upstreamLabel = `${options.upstreamCommand} (stdio)`;
+    bridge = await startUpstreamBridge({ kind: 'stdio', command, args }, bridgeLog).catch((error: Error) => fail(1, `cannot start: ${error.message}`));
+  } else if (options.upstreamUrl) {
+    const kind = await detectUpstreamKind(options.upstreamUrl).catch((error: NodeJS.ErrnoException) =>
+      fail(1, `upstream ${upstreamLabel} did not answer an MCP initialize: ${error.code && !error.message.includes(error.code) ? `${error.code} ${error.message}` : error.message}`),
+    );
+    if (kind === 'sse') {
+      upstreamLabel += ' (legacy HTTP+SSE)';
+      bridge = await startUpstreamBridge({ kind: 'sse', url: options.upstreamUrl }, bridgeLog).catch((error: Error) => fail(1, `cannot start: ${error.message}`));
+    }
   }
-  const proxy = await startProxy({ ...options, serverInfo, onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined) }).catch((error: Error) =>
-    fail(1, `cannot start: ${error.message}`),
+  const upstreamUrl = bridge?.url ?? options.upstreamUrl;
+  if (upstreamUrl) {
+    const reason = await probeUpstream(upstreamUrl);
+    if (reason) await failClosing(1, `upstream ${upstreamLabel} did not answer an MCP initialize: ${reason}`);
+  }
+  const proxy = await startProxy({ ...options, upstreamUrl, serverInfo, onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined) }).catch((error: Error) =>
+    failClosing(1, `cannot start: ${error.message}`),
   );
+  const close = async (): Promise<void> => {
+    await proxy.close();
+    await bridge?.close();
+  };
   if (options.verbose) proxy.events.on('exchange', (event) => log(formatExchange(event)));
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];
-  if (options.upstreamUrl) lines.push(`  upstream      ${redactUrl(options.upstreamUrl)}`);
+  if (upstreamLabel) lines.push(`  upstream      ${upstreamLabel}`);
   if (proxy.store) lines.push(`  cassette      ${options.cacheDir} (${proxy.store.size} entries)`);
   if (options.rules) lines.push(`  rules         ${options.rules.overlay.tools.length} tool rule(s), passthrough ${options.rules.overlay.passthrough}`);
-  process.stdout.write(lines.join('\n') + '\n');
-  stayUp(() => proxy.close());
+  if (!options.stdio) {
+    process.stdout.write(lines.join('\n') + '\n');
+    stayUp(close);
+    return;
+  }
+  // --stdio: stdout carries MCP messages only; the banner goes to stderr, and the end of stdin ends the run
+  lines.push('  MCP on stdio  (stdin/stdout)');
+  log(lines.join('\n'));
+  stayUp(close);
+  const stdio = await bridgeStdio(proxy.url, { stdin: process.stdin, stdout: process.stdout }, (line) => (options.verbose ? log(`stdio: ${line}`) : undefined));
+  await stdio.done;
+  await close().catch((error: Error) => log(`internal error on shutdown: ${error.stack ?? error.message}`));
+  process.exit(0);
 }
 
 async function serveCommand(argv: string[]): Promise<void> {
@@ -86,7 +127,7 @@ async function serveCommand(argv: string[]): Promise<void> {
 /** `mcp-rewind verify|export`: one run, exit status 0 (no drift), 1 (drift, unreachable server, I/O error), 2 (usage). */
 async function verifyCommand(argv: string[]): Promise<void> {
   const options = parse(buildVerifyProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toVerifyOptions(opts));
-  const status = await runVerify(options, (text) => void process.stdout.write(text)).catch((error: Error) => fail(1, error.name === 'UnreachableError' ? `upstream ${error.message}` : error.message));
+  const status = await runVerify(options, (text) => void process.stdout.write(text), {}, log).catch((error: Error) => fail(1, error.name === 'UnreachableError' ? `upstream ${error.message}` : error.message));
   process.exit(status);
 }
 
@@ -95,5 +136,5 @@ async function exportCommand(argv: string[]): Promise<void> {
   process.stdout.write(await runExport(options, pkg.version).catch((error: Error) => fail(1, error.message)));
 }
 
-const subcommands: Record<string, (argv: string[]) => Promise<void>> = { serve: serveCommand, verify: verifyCommand, export: exportCommand };
+const subcommands: Record<string, (argv: string[]) => Promise<void>> = { serve: serveCommand, verify: verifyCommand, export: exportCommand, ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)) };
 void (Object.hasOwn(subcommands, process.argv[2] ?? '') ? subcommands[process.argv[2]] : proxyCommand)(process.argv);

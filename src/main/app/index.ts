@@ -1,8 +1,13 @@
-// Electron shell: one window, a menu, nothing else. Thin by design: everything the app does lives in the engine
-// (src/main/engine, plain Node, never imports electron) and reaches the UI through the preload bridge.
+// Electron shell: one window, a menu, and the IPC adapter of the UI↔engine contract. Thin by design: everything the
+// app does lives in the engine (src/main/engine, plain Node, never imports electron) behind the handler table of
+// src/main/api, which the browser shell (src/main/web) serves over a WebSocket instead.
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { app, BrowserWindow, Menu, type MenuItemConstructorOptions } from 'electron'
+import { app, BrowserWindow, ipcMain, Menu, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron'
+import type { EventName } from '../../shared/api'
+import { AppController } from '../api/app-controller'
+import { createApiHandlers, toApiError } from '../api/handlers'
+import { userDataDir } from '../web/user-data'
 
 const isMac = process.platform === 'darwin'
 const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL
@@ -50,6 +55,35 @@ function createWindow(): BrowserWindow {
   else void win.loadFile(rendererFile)
   return win
 }
+
+const controller = new AppController({ dataDir: userDataDir() })
+const handlers = createApiHandlers(controller, { shell: 'electron', version: app.getVersion() }) // package.json's version
+const EVENTS: EventName[] = ['traffic', 'proxies']
+
+/** Commands only from our own page; every failure becomes { ok: false, error } (as a WebSocket error frame). */
+ipcMain.handle('rewind:call', async (event: IpcMainInvokeEvent, command: unknown, input: unknown) => {
+  if (!event.senderFrame || !isOwnPage(event.senderFrame.url)) return { ok: false, error: { message: 'refused: not the mcp-rewind page' } }
+  try {
+    return { ok: true, output: await handlers.call(String(command), input) }
+  } catch (error) {
+    return { ok: false, error: toApiError(error) }
+  }
+})
+
+// every engine event goes to every window (the preload fans it out to the renderer's listeners)
+for (const name of EVENTS) {
+  handlers.on(name, (payload) => {
+    for (const win of BrowserWindow.getAllWindows()) if (!win.webContents.isDestroyed()) win.webContents.send('rewind:event', name, payload)
+  })
+}
+
+let quitting = false
+app.on('before-quit', (event) => {
+  if (quitting) return
+  quitting = true
+  event.preventDefault() // stop the proxies first, then quit for real
+  void controller.close().finally(() => app.quit())
+})
 
 void app.whenReady().then(() => {
   Menu.setApplicationMenu(buildMenu())

@@ -3,6 +3,7 @@ import type { Mode } from '../../shared/modes.js';
 import { readFileSync } from 'node:fs';
 import { describeZodError, RulesFileSchema } from '../../shared/rules/schema.js';
 import type { ProxyOptions } from '../engine/proxy.js';
+import { splitShellWords } from '../engine/transports/shell-words.js';
 
 /** A usage error: printed as one line, exit status 2. */
 export class UsageError extends Error {}
@@ -16,7 +17,9 @@ export function buildProgram(version: string): Command {
     .helpOption('-h, --help', 'show this help')
     .option('-p, --port <port>', 'port to listen on (0 = random)', '0')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('-u, --url <url>', 'upstream MCP server URL (record, hybrid, proxy-only)')
+    .option('-u, --url <url>', 'upstream MCP server URL (record, hybrid, proxy-only): Streamable HTTP or legacy HTTP+SSE, detected')
+    .option('--upstream-command <command>', 'instead of --url: run the upstream MCP server as a stdio child, e.g. "npx -y some-server --flag" (quotes and backslashes as in sh; no shell)')
+    .option('--stdio', 'speak MCP on stdin/stdout (for agents that launch a command); the banner and all logs go to stderr', false)
     .option('-c, --cache <dir>', 'cassette folder', './cache')
     .option('-r, --replay', 'replay from the cache; with --url: hybrid', false)
     .option('--proxy-only', 'forward without reading or writing the cache', false)
@@ -47,17 +50,30 @@ interface RawOptions {
   rules?: string;
   matchIgnore?: string[];
   repeat?: 'last' | 'cycle' | 'error';
+  upstreamCommand?: string;
+  stdio?: boolean;
 }
 
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
-export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean } {
+export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean; upstreamCommand?: string; stdio?: boolean } {
   if (!/^\d+$/.test(raw.port) || Number(raw.port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${raw.port}"`);
   if (raw.replay && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --replay');
   if (raw.clean && raw.replay) throw new UsageError('--clean cannot be combined with --replay (it would wipe the cassette being replayed)');
   if (raw.clean && raw.proxyOnly) throw new UsageError('--clean has no meaning with --proxy-only (no cache is written)');
-  const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (raw.url ? 'hybrid' : 'replay') : 'record';
-  if (mode !== 'replay') {
-    if (!raw.url) throw new UsageError(`--url is required in ${mode} mode (replay needs --replay)`);
+  if (raw.url !== undefined && raw.upstreamCommand !== undefined) throw new UsageError('--upstream-command cannot be combined with --url (one upstream)');
+  if (raw.upstreamCommand !== undefined) {
+    let words: string[];
+    try {
+      words = splitShellWords(raw.upstreamCommand);
+    } catch (error) {
+      throw new UsageError(`--upstream-command: ${(error as Error).message} in "${raw.upstreamCommand}"`);
+    }
+    if (words.length === 0) throw new UsageError('--upstream-command must name a command');
+  }
+  const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
+  const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (live ? 'hybrid' : 'replay') : 'record';
+  if (mode !== 'replay' && raw.upstreamCommand === undefined) {
+    if (!raw.url) throw new UsageError(`--url (or --upstream-command) is required in ${mode} mode (replay needs --replay)`);
     let url: URL;
     try {
       url = new URL(raw.url);
@@ -81,6 +97,8 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     repeat: raw.repeat,
     allowedHosts: raw.allowedHost,
     allowedOrigins: raw.allowedOrigin,
+    upstreamCommand: raw.upstreamCommand,
+    stdio: raw.stdio,
   };
 }
 

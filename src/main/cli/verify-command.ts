@@ -2,19 +2,20 @@ import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { verifyCassette, type KeyVerdict, type VerifyOptions, type VerifyReport } from '../engine/cassette/verify.js';
+import { splitShellWords } from '../engine/transports/shell-words.js';
+import { startUpstreamBridge, type UpstreamBridge } from '../engine/transports/upstream-bridge.js';
 import { UsageError } from './options.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** `mcp-rewind verify`: re-sends every recorded request to the live server and reports drift. */
-export function buildVerifyProgram(options: { upstreamCommand?: boolean } = {}): Command {
-  const program = new Command('mcp-rewind verify')
+export function buildVerifyProgram(): Command {
+  return new Command('mcp-rewind verify')
     .description('Send every recorded request again to the live server and report drift (exit 1 on drift)')
     .helpOption('-h, --help', 'show this help')
     .option('-c, --cache <dir>', 'cassette folder (or single-file cassette)', './cache')
-    .option('-u, --url <url>', 'the live MCP server (Streamable HTTP)');
-  if (options.upstreamCommand) program.option('--upstream-command <command>', 'the live MCP server as a command speaking MCP on stdio');
-  return program
+    .option('-u, --url <url>', 'the live MCP server (Streamable HTTP)')
+    .option('--upstream-command <command>', 'the live MCP server as a command speaking MCP on stdio (instead of --url)')
     .option('--result-hash-path <path>', 'dot path into a tool result used as hash input instead of the whole result')
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
     .addOption(new Option('--match-ignore <path>', 'dot path into the request params (e.g. arguments.timestamp) that does not tell requests apart; repeatable').argParser(collect))
@@ -34,7 +35,7 @@ export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions 
   const url = raw.url as string | undefined;
   const upstreamCommand = raw.upstreamCommand as string | undefined;
   if (url && upstreamCommand) throw new UsageError('--url and --upstream-command cannot be combined');
-  if (!url && !upstreamCommand) throw new UsageError(`--url is required: the live server to verify against${'upstreamCommand' in raw || upstreamCommand ? ' (or --upstream-command)' : ''}`);
+  if (!url && !upstreamCommand) throw new UsageError('--url or --upstream-command is required: the live server to verify against');
   if (url) {
     let parsed: URL;
     try {
@@ -105,8 +106,15 @@ export function junitXml(report: VerifyReport, timestamp = new Date()): string {
 }
 
 /** Runs verify, prints the report (and writes --junit); resolves with the exit status: 0 no drift, 1 drift. */
-export async function runVerify(options: VerifyCliOptions, out: (text: string) => void, engine: Partial<VerifyOptions> = {}): Promise<number> {
-  const report = await verifyCassette({ ...options.engine, ...engine });
+export async function runVerify(options: VerifyCliOptions, out: (text: string) => void, engine: Partial<VerifyOptions> = {}, log: (line: string) => void = () => {}): Promise<number> {
+  let bridge: UpstreamBridge | undefined;
+  if (options.upstreamCommand) {
+    // a stdio server is bridged onto Streamable HTTP, as the proxy does (src/main/engine/transports/)
+    const [command, ...args] = splitShellWords(options.upstreamCommand);
+    bridge = await startUpstreamBridge({ kind: 'stdio', command, args }, (line, level) => (level === 'info' ? undefined : log(line)));
+  }
+  const label = bridge ? `${options.upstreamCommand} (stdio)` : undefined;
+  const report = await verifyCassette({ ...options.engine, ...(bridge ? { upstreamUrl: bridge.url, upstreamLabel: label } : {}), ...engine }).finally(() => bridge?.close());
   out(formatVerifyReport(report, options.cache));
   if (options.junit) await writeFile(options.junit, junitXml(report));
   return report.drift ? 1 : 0;

@@ -2,10 +2,13 @@ import type { EventEmitter } from 'node:events';
 import { isLive, type Mode } from '../../shared/modes.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { CassetteStore } from './cassette/store.js';
+import type { McpEndpoint } from './pipeline/mcp-endpoint.js';
+import type { RuleSet } from './rules/rule-set.js';
 import { createEndpoint, type EndpointOptions } from './endpoint-factory.js';
 import { listen } from './http/edge.js';
 import { serveMcp } from './http/mcp-http.js';
 import { sendJson } from './http/sse.js';
+import { createLegacySseEndpoint, type LegacySseEndpoint } from './transports/downstream-sse.js';
 
 export interface ProxyOptions extends EndpointOptions {
   host?: string;
@@ -20,6 +23,9 @@ export interface RunningProxy {
   /** the local MCP endpoint, http://127.0.0.1:<port>/mcp */
   readonly url: string;
   readonly store?: CassetteStore;
+  /** the proxy's rules, when started with some: replace them live (then endpoint.notifyAll tools/list_changed) */
+  readonly rules?: RuleSet;
+  readonly endpoint: McpEndpoint;
   /** 'exchange' events (ExchangeEvent) for every finished exchange */
   readonly events: EventEmitter<{ exchange: [ExchangeEvent] }>;
   /** waits until every recording started so far is on disk */
@@ -33,24 +39,30 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   if (isLive(mode) && !options.upstreamUrl) throw new Error(`${mode} mode needs an upstream URL`);
   const built = await createEndpoint(options);
   const warn = (line: string): void => options.onLog?.(line, 'warn');
+  let legacy: LegacySseEndpoint | undefined; // GET /sse + POST /messages for legacy HTTP+SSE clients
   const http = await listen(
     { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
     async (req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/healthcheck' && req.method === 'GET') return sendJson(res, 200, { status: 'ok', mode });
+      if (legacy && (await legacy.handle(req, res))) return;
       return serveMcp(built.endpoint, req, res);
     },
     warn,
   );
+  legacy = createLegacySseEndpoint(http.url('/mcp'), (line) => options.onLog?.(line, 'info'));
   return {
     mode,
     port: http.port,
     url: http.url('/mcp'),
     store: built.store,
+    rules: built.rules,
+    endpoint: built.endpoint,
     events: built.events,
     flush: built.flush,
     async close() {
       await built.flush();
+      await legacy?.close();
       await http.close();
       await built.close();
     },

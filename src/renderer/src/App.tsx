@@ -1,11 +1,24 @@
 import type { JSX } from 'react'
+import { useConnection } from './stores/connection'
 import { VIEWS, useNavigation } from './stores/navigation'
+import { TimelineView } from './views/TimelineView'
 
 const CLI_USAGE = 'npx mcp-rewind --url <upstream> --cache ./cache'
 
 function shellLabel(): string {
   const bridge = window.rewind
   return bridge ? `Desktop · ${bridge.platform} · v${bridge.version}` : 'Browser'
+}
+
+const STATUS_LABELS = { connecting: 'connecting…', open: 'connected', reconnecting: 'reconnecting…', closed: 'disconnected' } as const
+
+function ConnectionStatus(): JSX.Element {
+  const status = useConnection((s) => s.status)
+  return (
+    <div className={`connection ${status}`} role="status">
+      {STATUS_LABELS[status]}
+    </div>
+  )
 }
 
 function Nav(): JSX.Element {
@@ -28,25 +41,34 @@ function Nav(): JSX.Element {
           </li>
         ))}
       </ul>
-      <div className="shell">{shellLabel()}</div>
+      <div className="shell">
+        <div>{shellLabel()}</div>
+        <ConnectionStatus />
+      </div>
     </nav>
   )
 }
 
 function Placeholder(): JSX.Element {
+  return (
+    <section className="notice">
+      <h2>This view is under construction</h2>
+      <p>Until it lands, record and replay MCP traffic from the Timeline view or the command line:</p>
+      <pre>
+        <code>{CLI_USAGE}</code>
+      </pre>
+    </section>
+  )
+}
+
+function Main(): JSX.Element {
   const view = useNavigation((s) => s.view)
   const current = VIEWS.find((v) => v.id === view) ?? VIEWS[0]
   return (
     <main className="panel">
       <h1>{current.label}</h1>
       <p className="summary">{current.summary}</p>
-      <section className="notice">
-        <h2>The desktop UI is under construction</h2>
-        <p>Until it lands, record and replay MCP traffic from the command line:</p>
-        <pre>
-          <code>{CLI_USAGE}</code>
-        </pre>
-      </section>
+      {current.id === 'timeline' ? <TimelineView /> : <Placeholder />}
     </main>
   )
 }
@@ -55,7 +77,7 @@ export function App(): JSX.Element {
   return (
     <div className="layout">
       <Nav />
-      <Placeholder />
+      <Main />
     </div>
   )
 }

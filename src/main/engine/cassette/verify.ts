@@ -37,6 +37,8 @@ export interface VerifyOptions {
   store?: CassetteStore;
   dir?: string;
   upstreamUrl?: string;
+  /** how the report names the live server (default: upstreamUrl, credentials redacted) */
+  upstreamLabel?: string;
   /** extra headers on every request to the live server */
   upstreamHeaders?: Record<string, string>;
   hashOptions?: ResultHashOptions;
@@ -120,7 +122,7 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
     resultHashes.set(matchKey(request), set);
   }
 
-  const display = options.upstreamUrl ? redactUrl(options.upstreamUrl) : 'the live server';
+  const display = options.upstreamLabel ?? (options.upstreamUrl ? redactUrl(options.upstreamUrl) : 'the live server');
   let session: LiveSession;
   try {
     session = options.openSession

@@ -1,0 +1,220 @@
+import { randomBytes } from 'node:crypto';
+import { lstat, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CassetteEntrySummary } from '../../shared/api.js';
+import { parseDistilled, type CassetteEntry } from '../../shared/cassette/entry.js';
+import type { CassetteStore } from '../engine/cassette/store.js';
+import { requestOfEntry, toolNameFromKey } from '../engine/cassette/keys.js';
+
+/**
+ * The Cassettes view's file operations on a folder in mcp-rewind's layout. Every `file` comes from the UI, so it is
+ * checked to be a plain distilled-entry name inside `dir` before anything touches the disk. A running proxy on the
+ * same folder sees the changes through its store's folder watcher.
+ */
+
+/** `<n> <key>.json`, as accepted from the UI */
+const ENTRY_NAME = /^\d+ .+\.json$/;
+/** the debug siblings of an entry: never listed, edited or duplicated as entries */
+const DEBUG_SUFFIX = /\.(req|res|res-head)\.json$/;
+/** any file that counts for the numbering (as in the store): `<n>.req.json`, `<n> <key>.json`, … */
+const NUMBERED = /^(\d+)[ .]/;
+/** the store's temp prefix: its watcher and loader ignore (and clean up) these */
+const TEMP_PREFIX = '.rewind-tmp-';
+const PREVIEW_LENGTH = 120;
+const READ_CONCURRENCY = 32;
+/** how long a change waits for the running proxies on the folder to pick it up */
+const STORE_SETTLE_MS = 2_000;
+
+/** Times each key was served from this folder's cache (computed by the controller from the traffic). */
+export type HitCounts = ReadonlyMap<string, number>;
+
+/** The absolute path of an entry file, or a clear error when `file` is not a plain entry name inside `dir`. */
+export function entryPath(dir: string, file: string): string {
+  if (file.includes('/') || file.includes('\\') || file.includes('\0') || file === '..' || file === '.') {
+    throw new Error(`file: "${file}" must be a plain file name inside the cassette folder (no path separators)`);
+  }
+  if (!ENTRY_NAME.test(file)) throw new Error(`file: "${file}" is not a cassette entry name ("<n> <key>.json")`);
+  const folder = resolve(dir);
+  const full = resolve(folder, file);
+  if (dirname(full) !== folder) throw new Error(`file: "${file}" resolves outside the cassette folder`);
+  return full;
+}
+
+function distilledPath(dir: string, file: string): string {
+  const full = entryPath(dir, file);
+  if (DEBUG_SUFFIX.test(file)) throw new Error(`file: "${file}" is a debug file, not a distilled entry`);
+  return full;
+}
+
+async function assertFolder(dir: string): Promise<string> {
+  const folder = resolve(dir);
+  const info = await stat(folder).catch(() => undefined);
+  if (!info) throw new Error(`dir: no such folder ${folder}`);
+  if (!info.isDirectory()) throw new Error(`dir: ${folder} is not a folder`);
+  return folder;
+}
+
+const keyOf = (file: string): { n: number; key: string } => {
+  const m = /^(\d+) (.+)\.json$/.exec(file) as RegExpExecArray;
+  return { n: Number(m[1]), key: m[2] };
+};
+
+/** First text of a result; otherwise a short description of what it holds (image block, server info, a list). */
+function previewOf(result: Record<string, unknown>): string {
+  const content = Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : [];
+  const text = content.find((b) => b?.type === 'text' && typeof b.text === 'string')?.text as string | undefined;
+  const list = ['tools', 'resources', 'resourceTemplates', 'prompts'].find((field) => Array.isArray(result[field]));
+  const info = result.serverInfo as { name?: unknown; version?: unknown } | undefined;
+  let whole: string;
+  if (text !== undefined) whole = text;
+  else if (content.length) whole = content.map((b) => `[${String(b?.type)}${typeof b?.mimeType === 'string' ? ' ' + b.mimeType : ''}]`).join(' ');
+  else if (list) {
+    const items = result[list] as Array<{ name?: unknown; uri?: unknown }>;
+    whole = `${items.length} ${list}: ${items.map((i) => String(i?.name ?? i?.uri ?? '?')).join(', ')}`;
+  } else if (info && typeof info.name === 'string') whole = `${info.name} ${String(info.version ?? '')}`;
+  else whole = JSON.stringify(result);
+  whole = whole.replace(/\s+/g, ' ').trim();
+  return whole.length <= PREVIEW_LENGTH ? whole : whole.slice(0, PREVIEW_LENGTH - 1) + '…';
+}
+
+export function summarize(entry: CassetteEntry, hits: HitCounts): CassetteEntrySummary {
+  const isCall = entry.key.startsWith('tools_call_');
+  return {
+    file: entry.file,
+    n: entry.n,
+    key: entry.key,
+    method: entry.method ?? requestOfEntry(entry)?.method,
+    ...(isCall ? { tool: entry.name ?? toolNameFromKey(entry.key), arguments: entry.arguments } : {}),
+    preview: previewOf(entry.result),
+    recordedAt: entry.recordedAt,
+    hits: hits.get(entry.key) ?? 0,
+  };
+}
+
+/** Parses the text of a distilled entry; for tools/call entries the result must be a valid MCP CallToolResult. */
+export function parseEntryText(file: string, text: string): CassetteEntry {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`text: not valid JSON: ${(error as Error).message}`);
+  }
+  const { n, key } = keyOf(file);
+  let entry: CassetteEntry;
+  try {
+    entry = parseDistilled(n, key, file, data);
+  } catch (error) {
+    const issues = (error as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues;
+    const detail = issues ? issues.map((i) => `${i.path.length ? i.path.join('.') : '(entry)'}: ${i.message}`).join('; ') : (error as Error).message;
+    throw new Error(`text: not a cassette entry: ${detail}`);
+  }
+  if (key.startsWith('tools_call_')) {
+    const checked = CallToolResultSchema.safeParse(entry.result);
+    if (!checked.success) {
+      const prefix = typeof data === 'object' && data !== null && 'result' in data ? 'result' : '(result)';
+      const detail = checked.error.issues.map((i) => `${[prefix, ...i.path].join('.')}: ${i.message}`).join('; ');
+      throw new Error(`text: not a valid MCP tool result: ${detail}`);
+    }
+  }
+  return entry;
+}
+
+/** Writes a file the way the store does: temp file in the same folder, then rename. */
+async function writeAtomic(full: string, content: string): Promise<void> {
+  const temp = join(dirname(full), `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    await writeFile(temp, content);
+    await rename(temp, full);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+}
+
+async function readEntryFile(full: string, file: string): Promise<string> {
+  const info = await lstat(full).catch(() => undefined);
+  if (!info) throw new Error(`file: no entry "${file}" in this folder`);
+  if (!info.isFile()) throw new Error(`file: "${file}" is not a regular file`);
+  return readFile(full, 'utf8');
+}
+
+export async function listEntries(dir: string, hits: HitCounts): Promise<{ dir: string; entries: CassetteEntrySummary[] }> {
+  const folder = await assertFolder(dir);
+  const files = (await readdir(folder)).filter((name) => ENTRY_NAME.test(name) && !DEBUG_SUFFIX.test(name));
+  const entries: CassetteEntrySummary[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length) {
+      const file = files[next++];
+      const { n, key } = keyOf(file);
+      try {
+        entries.push(summarize(parseEntryText(file, await readFile(join(folder, file), 'utf8')), hits));
+      } catch (error) {
+        // a broken file stays visible, so it can be opened and fixed
+        entries.push({ file, n, key, preview: `(invalid entry) ${(error as Error).message}`.slice(0, PREVIEW_LENGTH), hits: hits.get(key) ?? 0 });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker));
+  entries.sort((a, b) => a.n - b.n || a.file.localeCompare(b.file));
+  return { dir: folder, entries };
+}
+
+export async function readEntry(dir: string, file: string): Promise<{ text: string }> {
+  const full = entryPath(dir, file);
+  await assertFolder(dir);
+  return { text: await readEntryFile(full, file) };
+}
+
+/** Validates and writes a hand-edited entry (the text is kept as typed). */
+export async function writeEntry(dir: string, file: string, text: string, hits: HitCounts): Promise<{ entry: CassetteEntrySummary; parsed: CassetteEntry }> {
+  const full = distilledPath(dir, file);
+  await assertFolder(dir);
+  const parsed = parseEntryText(file, text);
+  await writeAtomic(full, text);
+  return { entry: summarize(parsed, hits), parsed };
+}
+
+/** Deletes an entry and its debug siblings (`.req.json`, `.res.json`, `.res-head.json`). */
+export async function deleteEntry(dir: string, file: string): Promise<{ deleted: string }> {
+  const full = entryPath(dir, file);
+  await assertFolder(dir);
+  await readEntryFile(full, file).then(() => undefined); // exists and is a regular file
+  await rm(full);
+  if (!DEBUG_SUFFIX.test(file)) {
+    const stem = full.slice(0, -'.json'.length);
+    await Promise.all(['.req.json', '.res.json', '.res-head.json'].map((suffix) => rm(stem + suffix, { force: true })));
+  }
+  return { deleted: file };
+}
+
+/** Copies an entry to the next free sequence number: `<max n + 1> <key>.json`. */
+export async function duplicateEntry(dir: string, file: string, hits: HitCounts): Promise<{ entry: CassetteEntrySummary; parsed: CassetteEntry }> {
+  const full = distilledPath(dir, file);
+  const folder = await assertFolder(dir);
+  const text = await readEntryFile(full, file);
+  let max = 0;
+  for (const name of await readdir(folder)) {
+    const m = NUMBERED.exec(name);
+    if (m) max = Math.max(max, Number(m[1]));
+  }
+  const copy = `${max + 1} ${keyOf(file).key}.json`;
+  const parsed = parseEntryText(copy, text);
+  await writeAtomic(entryPath(folder, copy), text);
+  return { entry: summarize(parsed, hits), parsed };
+}
+
+/**
+ * Waits (briefly) until the given stores (running proxies on the folder) have picked up a changed file through their
+ * watcher, so that the next call is served from the new text. `entry` undefined: the file was deleted.
+ */
+export async function storesSettled(stores: CassetteStore[], file: string, key: string, entry?: CassetteEntry): Promise<void> {
+  const expected = entry && JSON.stringify(entry.result);
+  const current = (): boolean =>
+    stores.every((store) => {
+      const found = store.lookup(key)?.find((e) => e.file === file);
+      return entry ? found !== undefined && JSON.stringify(found.result) === expected : found === undefined;
+    });
+  for (const deadline = Date.now() + STORE_SETTLE_MS; !current() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+}

@@ -1,0 +1,87 @@
+import type { z } from 'zod';
+import { commands, type ApiError, type CommandName, type CommandOutputs, type EventName, type EventPayloads } from '../../shared/api.js';
+import { describeZodError } from '../../shared/rules/schema.js';
+import { renderTemplate } from '../engine/rules/template.js';
+import type { AppController } from './app-controller.js';
+import { deleteEntry, duplicateEntry, listEntries, readEntry, storesSettled, writeEntry } from './cassette-files.js';
+
+/** What the shell tells the API about itself (answered by `app.info`). */
+export interface ShellInfo {
+  shell: 'electron' | 'browser';
+  /** the app's version (package.json) */
+  version: string;
+}
+
+/**
+ * The one handler table behind src/shared/api.ts. Electron IPC and the browser shell's WebSocket bridge both call
+ * `call(command, input)`: the input is validated with the command's zod schema, the handler runs, and the output is
+ * returned. Every failure rejects with an ApiError `{ message }` (never a stack, never an Error instance).
+ */
+export interface ApiHandlers {
+  call(command: string, input: unknown): Promise<unknown>;
+  on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void;
+}
+
+type Input<C extends CommandName> = z.output<(typeof commands)[C]>;
+type HandlerTable = { [C in CommandName]: (input: Input<C>) => Promise<CommandOutputs[C]> | CommandOutputs[C] };
+
+/** An ApiError from anything thrown: its message only. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof Error) return { message: error.message || error.name };
+  if (typeof error === 'object' && error !== null && typeof (error as ApiError).message === 'string') return { message: (error as ApiError).message };
+  return { message: String(error) };
+}
+
+export function createApiHandlers(controller: AppController, shellInfo: ShellInfo): ApiHandlers {
+  const table: HandlerTable = {
+    'app.info': () => ({ version: shellInfo.version, shell: shellInfo.shell, platform: process.platform }),
+    'proxies.list': () => controller.list(),
+    'proxies.create': (config) => controller.createProxy(config),
+    'proxies.start': ({ id }) => controller.startProxy(id),
+    'proxies.stop': ({ id }) => controller.stopProxy(id),
+    'proxies.remove': ({ id }) => controller.removeProxy(id),
+    'traffic.snapshot': ({ limit }) => controller.trafficSnapshot(limit),
+    'traffic.clear': () => controller.clearTraffic(),
+    'rules.get': ({ id }) => controller.getRules(id),
+    'rules.set': ({ id, rules }) => controller.setRules(id, rules),
+    'rules.preview': ({ template, result, args }) => ({ text: renderTemplate(template, result, args) }),
+    'cassettes.list': ({ dir }) => listEntries(dir, controller.cassetteHits(dir)),
+    'cassettes.read': ({ dir, file }) => readEntry(dir, file),
+    'cassettes.write': async ({ dir, file, text }) => {
+      const { entry, parsed } = await writeEntry(dir, file, text, controller.cassetteHits(dir));
+      await storesSettled(controller.storesOn(dir), parsed.file, parsed.key, parsed); // the next replayed call gets the new text
+      return { entry };
+    },
+    'cassettes.delete': async ({ dir, file }) => {
+      const out = await deleteEntry(dir, file);
+      await storesSettled(controller.storesOn(dir), file, file.replace(/^\d+ /, '').replace(/\.json$/, ''));
+      return out;
+    },
+    'cassettes.duplicate': async ({ dir, file }) => {
+      const { entry, parsed } = await duplicateEntry(dir, file, controller.cassetteHits(dir));
+      await storesSettled(controller.storesOn(dir), parsed.file, parsed.key, parsed);
+      return { entry };
+    },
+    'demo.start': () => controller.startDemo(),
+  };
+
+  return {
+    async call(command, input) {
+      if (typeof command !== 'string' || !Object.prototype.hasOwnProperty.call(commands, command)) {
+        throw { message: `unknown command ${String(command)}` } satisfies ApiError;
+      }
+      const name = command as CommandName;
+      const parsed = commands[name].safeParse(input ?? {});
+      if (!parsed.success) throw { message: `${name}: invalid input: ${describeZodError(parsed.error)}` } satisfies ApiError;
+      try {
+        const handler = table[name] as (input: unknown) => unknown;
+        return await handler(parsed.data);
+      } catch (error) {
+        throw toApiError(error);
+      }
+    },
+    on(event, listener) {
+      return controller.on(event, listener);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { AppController } from '../api/app-controller.js';
+import { createApiHandlers } from '../api/handlers.js';
+import { rendererIndex, startWebShell, type WebShell } from '../web/web-shell.js';
+import { userDataDir } from '../web/user-data.js';
+import { UsageError } from './options.js';
+
+/** `mcp-rewind ui`: the desktop UI in the default browser, served on loopback with an access token. */
+export function buildUiProgram(): Command {
+  return new Command('mcp-rewind ui')
+    .description('serve the mcp-rewind UI to your browser (127.0.0.1, random access token in the printed URL)')
+    .helpOption('-h, --help', 'show this help')
+    .option('-p, --port <port>', 'port to listen on (0 = random)', '0')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--data-dir <dir>', 'user data folder (settings, saved proxies) [MCP_REWIND_DATA_DIR]')
+    .option('--no-open', 'print the URL only; do not open a browser');
+}
+
+export interface UiOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  open: boolean;
+}
+
+export function toUiOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): UiOptions {
+  const port = String(raw.port);
+  if (!/^\d+$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${port}"`);
+  return { host: String(raw.host), port: Number(port), dataDir: (raw.dataDir as string | undefined) || userDataDir(env), open: raw.open !== false };
+}
+
+/** out/renderer of this package (npm run build), from dist/main/cli or src/main/cli alike */
+export const RENDERER_DIR = fileURLToPath(new URL('../../../out/renderer', import.meta.url));
+
+export interface RunningUi {
+  shell: WebShell;
+  close(): Promise<void>;
+}
+
+export async function startUi(options: UiOptions & { version: string; rendererDir?: string; onLog?: (line: string) => void }): Promise<RunningUi> {
+  const rendererDir = options.rendererDir ?? RENDERER_DIR;
+  if (!existsSync(rendererIndex(rendererDir))) throw new Error(`the UI is not built (${rendererDir} is missing): run npm run build`);
+  const controller = new AppController({ dataDir: options.dataDir }); // its warnings go to stderr
+  const handlers = createApiHandlers(controller, { shell: 'browser', version: options.version });
+  const shell = await startWebShell({ host: options.host, port: options.port, rendererDir, handlers, onLog: options.onLog }).catch(async (error: Error) => {
+    await controller.close();
+    throw error;
+  });
+  return {
+    shell,
+    close: async () => {
+      await shell.close();
+      await controller.close();
+    },
+  };
+}
+
+/** Opens a URL in the default browser; failures (no desktop, no opener) are ignored: the URL is printed anyway. */
+export function openBrowser(url: string): void {
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true, windowsHide: true, windowsVerbatimArguments: process.platform === 'win32' });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // no opener: the printed URL is enough
+  }
+}
+
+/** The whole `mcp-rewind ui` run (argv as process.argv, "ui" at index 2): prints the URL and serves until a signal. */
+export async function uiCommand(argv: string[], version: string): Promise<void> {
+  const fail = (status: number, message: string): never => {
+    process.stderr.write(`mcp-rewind: ${message}\n`);
+    process.exit(status);
+  };
+  const program = buildUiProgram().exitOverride().configureOutput({ writeErr: () => {} });
+  let options: UiOptions;
+  try {
+    program.parse([argv[0], argv[1], ...argv.slice(3)]);
+    options = toUiOptions(program.opts());
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed') process.exit(0);
+      return fail(2, `${error.message.replace(/^error: /, '')} (see --help)`);
+    }
+    if (error instanceof UsageError) return fail(2, error.message);
+    throw error;
+  }
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const ui = await startUi({ ...options, version, onLog: log }).catch((error: Error) => fail(1, `cannot start the UI: ${error.message}`));
+  process.stdout.write([`mcp-rewind ${version} — browser UI`, `  open  ${ui.shell.url}`, `  data  ${options.dataDir}`, '  (Ctrl-C to stop)'].join('\n') + '\n');
+  if (options.open) openBrowser(ui.shell.url);
+  const stop = (): void => void ui.close().finally(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('uncaughtException', (error) => log(`internal error: ${error.stack ?? error.message}`));
+  process.on('unhandledRejection', (reason) => log(`internal error: ${String((reason as Error)?.stack ?? reason)}`));
+}

@@ -1,0 +1,332 @@
+/**
+ * An upstream MCP server that does not speak Streamable HTTP — a stdio command, or a legacy HTTP+SSE (2024-11-05)
+ * server — presented as a Streamable HTTP server on 127.0.0.1, so the proxy pipeline relays to it unchanged.
+ *
+ *   pipeline ──HTTP──▶ bridge (StreamableHTTPServerTransport, one per MCP session)
+ *                        └─▶ one client transport per session: StdioClientTransport (a child process, spawned
+ *                            at initialize) or SSEClientTransport (one legacy SSE connection)
+ *
+ * Raw JSON-RPC messages are piped at the SDK `Transport` level: ids, progress tokens and params are untouched
+ * (the high-level Client/Server classes would renumber ids and answer initialize themselves).
+ *
+ * Routing back (PROTOCOL-NOTES "SDK traps"): StreamableHTTPServerTransport.send() routes a response by its id,
+ * but a notification or a server→client request goes to the POST stream of `relatedRequestId` — without one, to
+ * the GET stream, where it is silently dropped if the client holds none open. So every such message is tied to
+ * a downstream request still in flight: the owner of its progress token, else the most recent in-flight request;
+ * with none in flight it goes to the GET stream.
+ *
+ * A child that exits (or a legacy SSE stream that breaks) ends its session: requests still in flight get an error,
+ * the session's transport is closed, and later requests on it get 404 — the pipeline then opens a new session
+ * (own-session modes do so by themselves), whose initialize spawns a new child.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode, errorResponse, isNotification, isRequest, isResponse,
+  type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest,
+} from '../../../shared/jsonrpc.js';
+import { redactUrl } from '../cassette/redact.js';
+import { HttpError, parseJsonBody, readBody } from '../http/body.js';
+import { sendJson } from '../http/sse.js';
+
+export type UpstreamSpec =
+  | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
+  | { kind: 'sse'; url: string; headers?: Record<string, string> };
+
+export interface UpstreamBridge {
+  /** the bridge's Streamable HTTP endpoint, http://127.0.0.1:<port>/mcp — give it to the pipeline as the upstream */
+  readonly url: string;
+  /** process ids of the stdio children currently running (one per session) */
+  pids(): number[];
+  /** ends every session (stdio: close stdin, SIGTERM after 2 s, SIGKILL after 2 s more) and stops listening */
+  close(): Promise<void>;
+}
+
+interface BridgeSession {
+  id?: string;
+  server: StreamableHTTPServerTransport;
+  client: Transport;
+  child?: ChildProcess;
+  /** downstream request ids awaiting their response, oldest first */
+  inFlight: JsonRpcId[];
+  /** progress token → the downstream request that carries it */
+  tokens: Map<unknown, JsonRpcId>;
+  closing: boolean;
+  close(reason?: string): Promise<void>;
+}
+
+/**
+ * Notifications about the session's state, never about one request: a Streamable HTTP server sends them on the GET
+ * stream, and so does the bridge (tying them to whatever request is in flight would record them into its exchange).
+ */
+const SESSION_NOTIFICATIONS = new Set(['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/resources/updated']);
+
+/**
+ * The downstream request a server message travels with (its POST stream): the owner of its progress token, else
+ * the most recent request still in flight; undefined (the GET stream) for session notifications or when idle.
+ */
+function relatedRequest(message: JsonRpcRequest | JsonRpcNotification, session: BridgeSession): JsonRpcId | undefined {
+  if (SESSION_NOTIFICATIONS.has(message.method)) return undefined;
+  const token = message.method === 'notifications/progress' ? (message.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
+  return (token !== undefined ? session.tokens.get(token) : undefined) ?? session.inFlight[session.inFlight.length - 1];
+}
+
+/** How long starting a child or connecting to a legacy SSE server may take. */
+const START_TIMEOUT_MS = 10_000;
+
+const SESSION_NOT_FOUND = { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null };
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** The upstream in log lines and errors: the command's program, or the URL without credentials. */
+function describe(spec: UpstreamSpec): string {
+  return spec.kind === 'stdio' ? `process "${spec.command}"` : redactUrl(spec.url);
+}
+
+/**
+ * Credentials in a legacy SSE URL (user:password@) cannot go through fetch/EventSource: they become a Basic
+ * Authorization header on every request instead.
+ */
+function sseTarget(spec: Extract<UpstreamSpec, { kind: 'sse' }>): { url: URL; headers: Record<string, string> } {
+  const url = new URL(spec.url);
+  const headers: Record<string, string> = { ...spec.headers };
+  if (url.username || url.password) {
+    const user = decodeURIComponent(url.username);
+    const password = decodeURIComponent(url.password);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    url.username = '';
+    url.password = '';
+  }
+  return { url, headers };
+}
+
+function fullEnvironment(extra: Record<string, string> | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+  return { ...env, ...extra };
+}
+
+/**
+ * Starts the bridge. `log` gets the child's stderr line by line and the sessions' fate ('warn': worth showing
+ * without --verbose; 'info': a child started).
+ */
+export async function startUpstreamBridge(spec: UpstreamSpec, log: (line: string, level?: 'info' | 'warn') => void): Promise<UpstreamBridge> {
+  /** initialized sessions by their Mcp-Session-Id */
+  const sessions = new Map<string, BridgeSession>();
+  /** every session not yet closed, initialized or still starting */
+  const live = new Set<BridgeSession>();
+  let closed = false;
+
+  /** One MCP session: a fresh server transport and its own connection to the real server. */
+  async function openSession(req: IncomingMessage, res: ServerResponse, init: JsonRpcRequest, parsed: unknown): Promise<void> {
+    let label = describe(spec); // stdio: names the pid once started
+    let client: Transport;
+    if (spec.kind === 'stdio') {
+      const stdio = new StdioClientTransport({ command: spec.command, args: spec.args, env: fullEnvironment(spec.env), cwd: spec.cwd, stderr: 'pipe' });
+      // the PassThrough exists before start(): nothing the child prints early is lost
+      const lines = createInterface({ input: stdio.stderr as Readable });
+      lines.on('line', (line) => log(`upstream ${label}: ${line}`, 'warn'));
+      client = stdio;
+    } else {
+      const { url, headers } = sseTarget(spec);
+      client = new SSEClientTransport(url, { requestInit: { headers } });
+    }
+
+    const server = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        session.id = id;
+        sessions.set(id, session);
+      },
+    });
+    let exit: string | undefined;
+    const session: BridgeSession = {
+      server,
+      client,
+      inFlight: [],
+      tokens: new Map(),
+      closing: false,
+      async close(reason) {
+        if (session.closing) return;
+        session.closing = true;
+        live.delete(session);
+        if (session.id) sessions.delete(session.id);
+        if (reason) {
+          // answer what is still waiting, so the pipeline's POST streams end instead of hanging
+          for (const id of session.inFlight.splice(0)) {
+            await server.send(errorResponse(id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${label} ${reason} before answering`) as JSONRPCMessage).catch(() => {});
+          }
+        }
+        await server.close().catch(() => {});
+        await client.close().catch(() => {});
+      },
+    };
+    live.add(session);
+    let started = false;
+
+    const forget = (id: JsonRpcId): void => {
+      const at = session.inFlight.indexOf(id);
+      if (at >= 0) session.inFlight.splice(at, 1);
+      for (const [token, owner] of session.tokens) if (owner === id) session.tokens.delete(token);
+    };
+
+    // pipeline → server
+    server.onmessage = (raw) => {
+      const message = raw as unknown as JsonRpcMessage;
+      if (isRequest(message)) {
+        session.inFlight.push(message.id);
+        const token = (message.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+        if (token !== undefined) session.tokens.set(token, message.id);
+      } else if (isNotification(message) && message.method === 'notifications/cancelled') {
+        // the server will not answer a cancelled request: end its POST stream ourselves
+        const id = message.params?.requestId as JsonRpcId | undefined;
+        if (id !== undefined && session.inFlight.includes(id)) {
+          forget(id);
+          server.closeSSEStream(id);
+        }
+      }
+      client.send(raw).catch((error: Error) => {
+        if (!isRequest(message) || !session.inFlight.includes(message.id)) return log(`upstream ${label}: could not deliver ${'method' in message ? message.method : 'a reply'}: ${error.message}`);
+        forget(message.id);
+        void server.send(errorResponse(message.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${label} unavailable: ${error.message}`) as JSONRPCMessage).catch(() => {});
+      });
+    };
+
+    // server → pipeline
+    client.onmessage = (raw) => {
+      const message = raw as unknown as JsonRpcMessage;
+      if (isResponse(message)) {
+        if (message.id !== null) forget(message.id);
+        server.send(raw).catch((error: Error) => log(`upstream ${label}: answer to request ${String(message.id)} not delivered: ${error.message}`));
+        return;
+      }
+      const related = relatedRequest(message, session);
+      server.send(raw, related !== undefined ? { relatedRequestId: related } : undefined).catch((error: Error) => log(`upstream ${label}: ${message.method} not delivered: ${error.message}`));
+    };
+
+    // before start() resolved, a failure is reported by its rejection
+    client.onclose = () => {
+      if (session.closing || closed || !started) return;
+      log(`upstream ${label} ${exit ?? 'closed the connection'}; its session ends (the next initialize ${spec.kind === 'stdio' ? 'starts it again' : 'reconnects'})`);
+      void session.close(exit ?? 'closed the connection');
+    };
+    client.onerror = (error) => {
+      if (session.closing || closed || !started) return;
+      // EventSource reconnects by itself — to a new legacy session the server never saw initialized: end ours
+      if (spec.kind === 'sse' && error.message.startsWith('SSE error')) {
+        log(`upstream ${label}: SSE stream broken (${error.message}); its session ends`);
+        void session.close('broke the SSE stream');
+        return;
+      }
+      log(`upstream ${label}: transport error: ${error.message}`);
+    };
+    server.onclose = () => {
+      if (!session.closing) void session.close();
+    };
+
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // a legacy server that accepts the GET but never sends its endpoint event must not hold the initialize forever
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no ${spec.kind === 'sse' ? 'endpoint event' : 'process'} within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+      });
+      await Promise.race([client.start(), timeout]);
+      started = true;
+    } catch (error) {
+      void session.close();
+      const reason = spec.kind === 'stdio' ? `could not start the upstream command "${spec.command}": ${(error as Error).message}` : `could not connect to upstream ${label}: ${(error as Error).message}`;
+      log(reason);
+      return sendJson(res, 200, errorResponse(init.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: ${reason}`));
+    } finally {
+      clearTimeout(timer);
+    }
+    if (client instanceof StdioClientTransport && spec.kind === 'stdio') {
+      // only to report how the child ended; the SDK keeps the ChildProcess private
+      session.child = (client as unknown as { _process?: ChildProcess })._process;
+      session.child?.once('exit', (code, signal) => {
+        exit = `exited (${signal ? `signal ${signal}` : `code ${code}`})`;
+      });
+      label = `process ${client.pid} ("${spec.command}")`;
+      log(`upstream ${label} started`, 'info');
+    }
+    if (closed) {
+      await session.close();
+      return sendJson(res, 503, errorResponse(init.id, ErrorCode.UpstreamUnavailable, 'mcp-rewind: shutting down'));
+    }
+    await server.handleRequest(req, res, parsed);
+  }
+
+  const httpServer = http.createServer((req, res) => {
+    handle(req, res).catch((error: Error) => {
+      log(`bridge: internal error on ${req.method}: ${error.stack ?? error.message}`);
+      if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'mcp-rewind bridge: internal error'));
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const sessionId = header(req, 'mcp-session-id');
+    if (sessionId) {
+      const session = sessions.get(sessionId);
+      if (!session) {
+        req.resume();
+        return sendJson(res, 404, SESSION_NOT_FOUND);
+      }
+      return session.server.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') {
+      req.resume();
+      return sendJson(res, req.method === 'GET' || req.method === 'DELETE' ? 400 : 405, errorResponse(null, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required'));
+    }
+    let parsed: unknown;
+    try {
+      parsed = parseJsonBody(await readBody(req));
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      return sendJson(res, error.status, errorResponse(null, error.rpcCode ?? ErrorCode.InvalidRequest, error.message));
+    }
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    const init = messages.find((m): m is JsonRpcRequest => typeof m === 'object' && m !== null && (m as JsonRpcRequest).method === 'initialize' && 'id' in m);
+    if (!init || messages.length !== 1) return sendJson(res, 400, errorResponse(null, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required'));
+    return openSession(req, res, init, parsed);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(0, '127.0.0.1', () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    pids: () =>
+      [...live]
+        .map((s) => s.child)
+        .filter((c): c is ChildProcess => c !== undefined && c.exitCode === null && c.signalCode === null && c.pid !== undefined)
+        .map((c) => c.pid as number),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...live].map((s) => s.close()));
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+    },
+  };
+}

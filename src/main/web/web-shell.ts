@@ -1,0 +1,247 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { extname, join, resolve, sep } from 'node:path';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import type { EventName, EventPayloads, ServerFrame } from '../../shared/api.js';
+import { listen } from '../engine/http/edge.js';
+import { createGuard } from '../engine/http/guard.js';
+
+/**
+ * The browser shell: serves the built renderer and bridges the UI↔engine contract (src/shared/api.ts) over one
+ * WebSocket at /api. Plain Node (no electron). The twin of the Electron IPC adapter in src/main/app.
+ *
+ * Access: a random token is printed with the URL. A page request needs `?token=` (or the cookie it then sets), the
+ * WebSocket upgrade the cookie or `?token=` and, from a browser, this shell's own Origin. Host and Origin are also
+ * checked against loopback by the shared edge guard (DNS rebinding).
+ */
+
+/** The handler table as the transports see it (createApiHandlers in src/main/api/handlers.ts). */
+export interface ApiHandlerTable {
+  call(command: string, input: unknown): Promise<unknown>;
+  on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void;
+}
+
+export interface WebShellOptions {
+  host?: string;
+  port?: number;
+  /** the built renderer (out/renderer) */
+  rendererDir: string;
+  handlers: ApiHandlerTable;
+  /** default: 24 random bytes, base64url */
+  token?: string;
+  onLog?: (line: string) => void;
+}
+
+export interface WebShell {
+  /** the page to open, token included */
+  url: string;
+  /** http://host:port, no trailing slash */
+  origin: string;
+  port: number;
+  token: string;
+  /** connected, authenticated WebSocket clients */
+  clients(): number;
+  close(): Promise<void>;
+}
+
+export const MAX_FRAME_BYTES = 1024 * 1024;
+/** a client that falls this far behind on events is dropped (it reconnects and takes a snapshot) */
+const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+const EVENTS: EventName[] = ['traffic', 'proxies'];
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json',
+};
+
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+/** constant time whatever the lengths: both sides are hashed first */
+const sameToken = (given: string | undefined, token: string): boolean => given !== undefined && timingSafeEqual(digest(given), digest(token));
+
+function cookie(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+/** the handler table rejects with ApiError objects `{ message }`; anything else thrown is reported by its message too */
+function messageOf(error: unknown): string {
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') return (error as { message: string }).message;
+  return String(error);
+}
+
+const UNAUTHORIZED_PAGE = `<!doctype html><meta charset="utf-8"><title>mcp-rewind</title>
+<h1>401 — access token required</h1>
+<p>Open the address printed by <code>mcp-rewind ui</code> (it ends in <code>?token=…</code>).</p>`;
+
+function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
+  if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
+  socket.destroy();
+}
+
+export async function startWebShell(options: WebShellOptions): Promise<WebShell> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const root = resolve(options.rendererDir);
+  const log = options.onLog ?? (() => {});
+  const guard = createGuard({ host });
+  let cookieName = 'mcp_rewind_token';
+
+  const authorized = (req: IncomingMessage, url: URL): boolean => sameToken(url.searchParams.get('token') ?? undefined, token) || sameToken(cookie(req, cookieName), token);
+
+  const serveFile = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://shell');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    const security = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' };
+    if (!authorized(req, url)) {
+      res.writeHead(401, { ...security, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(UNAUTHORIZED_PAGE);
+      return;
+    }
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    const file = resolve(root, '.' + (path.endsWith('/') ? path + 'index.html' : path));
+    const info = file === root || !file.startsWith(root + sep) ? undefined : await stat(file).catch(() => undefined);
+    if (!info?.isFile()) {
+      res.writeHead(404, { ...security, 'content-type': 'text/plain; charset=utf-8' }).end('not found');
+      return;
+    }
+    const headers: Record<string, string | number> = { ...security, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': info.size };
+    // the token came in the query: keep it as a cookie, so that assets (and a reload without the query) load
+    if (url.searchParams.has('token')) headers['set-cookie'] = `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict`;
+    headers['cache-control'] = extname(file) === '.html' ? 'no-store' : 'no-cache';
+    res.writeHead(200, headers);
+    if (req.method === 'HEAD') return void res.end();
+    await new Promise<void>((done) => {
+      const stream = createReadStream(file);
+      stream.on('error', () => {
+        res.destroy();
+        done();
+      });
+      res.on('close', done);
+      stream.pipe(res);
+    });
+  };
+
+  const edge = await listen({ host, port: options.port ?? 0 }, serveFile, log);
+  // cookies are per host, not per port: two shells on one machine must not overwrite each other's cookie
+  cookieName = `mcp_rewind_token_${edge.port}`;
+  const origin = edge.url('');
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  const clients = new Set<WebSocket>();
+
+  edge.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://shell');
+    } catch {
+      return refuseUpgrade(socket, 400, 'Bad Request');
+    }
+    if (url.pathname !== '/api') return refuseUpgrade(socket, 404, 'Not Found');
+    const refused = guard(req);
+    if (refused) return refuseUpgrade(socket, 403, `Forbidden: ${refused}`);
+    // a browser always sends Origin on a WebSocket handshake: it must be this page's own origin (same Host, http)
+    const requestOrigin = req.headers.origin;
+    if (requestOrigin !== undefined && requestOrigin.toLowerCase() !== `http://${req.headers.host ?? ''}`.toLowerCase()) {
+      return refuseUpgrade(socket, 403, `Forbidden: Origin "${requestOrigin}" is not this shell`);
+    }
+    if (!authorized(req, url)) return refuseUpgrade(socket, 401, 'Unauthorized: access token required');
+    wss.handleUpgrade(req, socket, head, (ws) => connected(ws));
+  });
+
+  const send = (ws: WebSocket, frame: ServerFrame): void => {
+    if (ws.readyState !== ws.OPEN) return;
+    let text: string;
+    try {
+      text = JSON.stringify(frame);
+    } catch (error) {
+      if (!('id' in frame)) return log(`web shell: cannot serialize a ${frame.event} event: ${(error as Error).message}`);
+      text = JSON.stringify({ id: frame.id, ok: false, error: { message: `the answer could not be serialized: ${(error as Error).message}` } });
+    }
+    ws.send(text);
+  };
+
+  const answer = async (ws: WebSocket, data: RawData, isBinary: boolean): Promise<void> => {
+    const fail = (id: number, message: string): void => send(ws, { id, ok: false, error: { message } });
+    if (isBinary) return fail(-1, 'malformed frame: expected a text frame with JSON { id, command, input }');
+    let frame: unknown;
+    try {
+      frame = JSON.parse(data.toString());
+    } catch {
+      return fail(-1, 'malformed frame: not JSON');
+    }
+    if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return fail(-1, 'malformed frame: expected an object { id, command, input }');
+    const { id, command, input } = frame as Record<string, unknown>;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id)) return fail(-1, 'malformed frame: "id" must be an integer');
+    if (typeof command !== 'string' || command === '') return fail(id, 'malformed frame: "command" must be a command name');
+    try {
+      send(ws, { id, ok: true, output: await options.handlers.call(command, input ?? {}) });
+    } catch (error) {
+      fail(id, messageOf(error));
+    }
+  };
+
+  function connected(ws: WebSocket): void {
+    clients.add(ws);
+    ws.on('message', (data, isBinary) => void answer(ws, data, isBinary).catch((error: Error) => log(`web shell: ${error.stack ?? error.message}`)));
+    ws.on('error', (error) => log(`web shell: WebSocket error: ${error.message}`)); // e.g. a frame over maxPayload (closed with 1009)
+    ws.on('close', () => clients.delete(ws));
+  }
+
+  const unsubscribe = EVENTS.map((event) =>
+    options.handlers.on(event, (payload) => {
+      if (clients.size === 0) return;
+      const text = JSON.stringify({ event, payload } satisfies ServerFrame);
+      for (const ws of clients) {
+        if (ws.readyState !== ws.OPEN) continue;
+        if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+          log('web shell: a client fell too far behind on events; dropping it (it will reconnect)');
+          ws.terminate();
+          continue;
+        }
+        ws.send(text);
+      }
+    }),
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${origin}/?token=${token}`,
+    origin,
+    port: edge.port,
+    token,
+    clients: () => clients.size,
+    close: () =>
+      (closing ??= (async () => {
+        for (const off of unsubscribe) off();
+        for (const ws of clients) ws.terminate();
+        await new Promise<void>((done) => wss.close(() => done()));
+        await edge.close();
+      })()),
+  };
+}
+
+/** Where a file of the built renderer lives; exported for the CLI's "is it built?" check. */
+export const rendererIndex = (rendererDir: string): string => join(rendererDir, 'index.html');

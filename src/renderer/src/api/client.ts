@@ -1,0 +1,228 @@
+import type { ApiError, EventName, EventPayloads, RewindApi, ServerFrame } from '../../../shared/api.js'
+
+/**
+ * The UI's client of the contract (src/shared/api.ts). Two transports, one interface:
+ * - Electron: the preload's `window.rewind.call/on` (IPC to the same handler table);
+ * - browser: a WebSocket to the web shell's /api (src/main/web/web-shell.ts), reconnecting with backoff.
+ */
+
+export type ConnectionStatus = 'connecting' | 'open' | 'reconnecting' | 'closed'
+
+export interface RewindClient extends RewindApi {
+  readonly transport: 'ipc' | 'websocket'
+  status(): ConnectionStatus
+  /** called on every status change; 'open' after a reconnect means events may have been missed: take a snapshot */
+  onStatus(listener: (status: ConnectionStatus) => void): () => void
+  close(): void
+}
+
+/** What the Electron preload exposes (src/preload/index.ts); declared here so the client needs no Electron types. */
+export interface IpcBridge {
+  call(command: string, input: unknown): Promise<{ ok: true; output: unknown } | { ok: false; error: ApiError }>
+  on(event: string, listener: (payload: unknown) => void): () => void
+}
+
+export class ApiCallError extends Error {
+  constructor(
+    readonly command: string,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'ApiCallError'
+  }
+}
+
+type Listener = (payload: never) => void
+
+function listenerSet() {
+  const listeners = new Map<string, Set<Listener>>()
+  return {
+    add(event: string, listener: Listener): () => void {
+      const set = listeners.get(event) ?? new Set<Listener>()
+      listeners.set(event, set)
+      set.add(listener)
+      return () => void set.delete(listener)
+    },
+    emit(event: string, payload: unknown): void {
+      for (const listener of [...(listeners.get(event) ?? [])]) {
+        try {
+          ;(listener as (p: unknown) => void)(payload)
+        } catch (error) {
+          console.error(`mcp-rewind: a "${event}" listener failed`, error)
+        }
+      }
+    },
+  }
+}
+
+/** The Electron adapter: every call is one IPC round trip; the main process answers { ok, output | error }. */
+export function createIpcApi(bridge: IpcBridge): RewindClient {
+  return {
+    transport: 'ipc',
+    async call(command, input) {
+      const reply = await bridge.call(command, input)
+      if (!reply.ok) throw new ApiCallError(command, reply.error.message)
+      return reply.output as never
+    },
+    on: (event, listener) => bridge.on(event, listener as (payload: unknown) => void),
+    status: () => 'open',
+    onStatus: () => () => {},
+    close: () => {},
+  }
+}
+
+/** The subset of the WebSocket API used here: the browser's, or the `ws` package's in Node tests. */
+export interface WebSocketLike {
+  readonly readyState: number
+  send(data: string): void
+  close(code?: number, reason?: string): void
+  onopen: ((event: unknown) => void) | null
+  onclose: ((event: unknown) => void) | null
+  onerror: ((event: unknown) => void) | null
+  onmessage: ((event: { data: unknown }) => void) | null
+}
+
+export interface WebSocketApiOptions {
+  url: string
+  WebSocket?: new (url: string) => WebSocketLike
+  /** first reconnect delay; doubles up to maxDelayMs (with jitter) */
+  minDelayMs?: number
+  maxDelayMs?: number
+  /** a call made while disconnected waits this long for the connection, then fails */
+  queueTimeoutMs?: number
+}
+
+interface Pending {
+  command: string
+  resolve: (output: unknown) => void
+  reject: (error: Error) => void
+}
+
+interface Queued extends Pending {
+  frame: string
+  timer: ReturnType<typeof setTimeout>
+}
+
+/** The browser adapter: JSON frames over one WebSocket (ClientFrame → ServerFrame), events pushed by the shell. */
+export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
+  const Ctor = options.WebSocket ?? (globalThis.WebSocket as unknown as new (url: string) => WebSocketLike)
+  const minDelay = options.minDelayMs ?? 250
+  const maxDelay = options.maxDelayMs ?? 5_000
+  const queueTimeout = options.queueTimeoutMs ?? 15_000
+  const events = listenerSet()
+  const statusListeners = new Set<(status: ConnectionStatus) => void>()
+  const pending = new Map<number, Pending>()
+  const queue: Queued[] = []
+  let nextId = 1
+  let socket: WebSocketLike | undefined
+  let status: ConnectionStatus = 'connecting'
+  let attempts = 0
+  let retry: ReturnType<typeof setTimeout> | undefined
+
+  const setStatus = (next: ConnectionStatus): void => {
+    if (status === next) return
+    status = next
+    for (const listener of [...statusListeners]) listener(next)
+  }
+
+  const onFrame = (data: unknown): void => {
+    let frame: ServerFrame
+    try {
+      frame = JSON.parse(String(data)) as ServerFrame
+    } catch {
+      console.error('mcp-rewind: unreadable frame from the shell')
+      return
+    }
+    if ('event' in frame) return events.emit(frame.event, frame.payload)
+    const call = pending.get(frame.id)
+    if (!call) {
+      if (!frame.ok) console.error(`mcp-rewind: ${frame.error.message}`)
+      return
+    }
+    pending.delete(frame.id)
+    if (frame.ok) call.resolve(frame.output)
+    else call.reject(new ApiCallError(call.command, frame.error.message))
+  }
+
+  const connect = (): void => {
+    const ws = new Ctor(options.url)
+    socket = ws
+    ws.onopen = () => {
+      attempts = 0
+      setStatus('open')
+      for (const queued of queue.splice(0)) {
+        clearTimeout(queued.timer)
+        pending.set(JSON.parse(queued.frame).id as number, queued)
+        ws.send(queued.frame)
+      }
+    }
+    ws.onmessage = (event) => onFrame(event.data)
+    ws.onerror = () => {} // onclose follows and decides
+    ws.onclose = () => {
+      if (socket !== ws) return
+      socket = undefined
+      for (const [id, call] of pending) {
+        pending.delete(id)
+        call.reject(new ApiCallError(call.command, `the connection to mcp-rewind was lost before "${call.command}" was answered (it may or may not have run)`))
+      }
+      if (status === 'closed') return
+      setStatus('reconnecting')
+      const delay = Math.min(maxDelay, minDelay * 2 ** attempts++) * (0.75 + Math.random() / 2)
+      retry = setTimeout(connect, delay)
+    }
+  }
+  connect()
+
+  return {
+    transport: 'websocket',
+    call(command, input) {
+      return new Promise((resolve, reject) => {
+        if (status === 'closed') return reject(new ApiCallError(command, `the mcp-rewind client is closed ("${command}" not sent)`))
+        const id = nextId++
+        const frame = JSON.stringify({ id, command, input })
+        const call = { command, resolve: resolve as (output: unknown) => void, reject }
+        if (socket && socket.readyState === 1 && status === 'open') {
+          pending.set(id, call)
+          socket.send(frame)
+          return
+        }
+        const timer = setTimeout(() => {
+          const at = queue.findIndex((q) => q.frame === frame)
+          if (at >= 0) queue.splice(at, 1)
+          reject(new ApiCallError(command, `mcp-rewind is not reachable ("${command}" waited ${Math.round(queueTimeout / 1000)} s for the connection): is \`mcp-rewind ui\` still running?`))
+        }, queueTimeout)
+        queue.push({ ...call, frame, timer })
+      })
+    },
+    on: <E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void) => events.add(event, listener as Listener),
+    status: () => status,
+    onStatus(listener) {
+      statusListeners.add(listener)
+      return () => void statusListeners.delete(listener)
+    },
+    close() {
+      setStatus('closed')
+      clearTimeout(retry)
+      for (const queued of queue.splice(0)) {
+        clearTimeout(queued.timer)
+        queued.reject(new ApiCallError(queued.command, `the mcp-rewind client was closed before "${queued.command}" was sent`))
+      }
+      const ws = socket
+      ws?.close()
+      ws?.onclose?.({})
+    },
+  }
+}
+
+/** ws:// URL of the shell's bridge, from the page's own location; `?token=` is passed on (else the cookie is sent). */
+export function bridgeUrl(location: { protocol: string; host: string; search: string }): string {
+  const token = new URLSearchParams(location.search).get('token')
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api${token ? `?token=${encodeURIComponent(token)}` : ''}`
+}
+
+/** The client for this page: Electron IPC when the preload bridge is there, else the web shell's WebSocket. */
+export function createApi(): RewindClient {
+  const bridge = (globalThis as { rewind?: Partial<IpcBridge> }).rewind
+  if (bridge && typeof bridge.call === 'function' && typeof bridge.on === 'function') return createIpcApi(bridge as IpcBridge)
+  return createWebSocketApi({ url: bridgeUrl(globalThis.location) })
+}
