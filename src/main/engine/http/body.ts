@@ -5,6 +5,9 @@ export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Deeper JSON is refused before parsing: nothing in MCP nests this deep, and hashing it would blow the stack. */
 export const MAX_JSON_DEPTH = 128;
 
+/** one decoder for every body: decode() without { stream } keeps no state between calls */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -18,14 +21,22 @@ export class HttpError extends Error {
 export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, `body larger than ${limit} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new HttpError(413, `body larger than ${limit} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooBig = false;
+    req.on('data', (chunk: Buffer) => {
+      if (tooBig) return; // keep draining, store nothing
+      size += chunk.length;
+      if (size > limit) {
+        tooBig = true;
+        chunks.length = 0;
+        reject(new HttpError(413, `body larger than ${limit} bytes`));
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
 }
 
 /** Depth of brackets outside strings — a linear scan, so hostile nesting costs nothing to refuse. */
@@ -50,7 +61,7 @@ export function jsonDepth(text: string): number {
 export function parseJsonBody(body: Buffer): unknown {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    text = UTF8.decode(body);
   } catch {
     throw new HttpError(400, 'Parse error: body is not valid UTF-8', -32700);
   }

@@ -25,6 +25,8 @@ export class HttpUpstream {
   readonly url: URL;
   /** the URL without credentials, for logs, errors and the cassette */
   readonly displayUrl: string;
+  /** request options of `url`, computed once (the hot path must not re-parse it) */
+  private readonly target: http.RequestOptions;
   private readonly agent: http.Agent;
   private readonly transport: typeof http | typeof https;
 
@@ -38,6 +40,7 @@ export class HttpUpstream {
     private readonly timeoutMs?: number,
   ) {
     this.url = new URL(url);
+    this.target = urlToOptions(this.url);
     this.displayUrl = redactUrl(this.url);
     const secure = this.url.protocol === 'https:';
     this.transport = secure ? https : http;
@@ -54,7 +57,8 @@ export class HttpUpstream {
     const send = (retried: boolean): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
         const signal = method === 'POST' && this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined;
-        const req = this.transport.request(target, { method, headers: out, agent: this.agent, signal }, resolve);
+        const where = target === this.url ? this.target : urlToOptions(target);
+        const req = this.transport.request({ ...where, method, headers: out, agent: this.agent, signal }, resolve);
         req.on('error', (error: NodeJS.ErrnoException) => {
           // a kept-alive socket the server closed meanwhile (it restarted): Node's documented retry-once pattern
           if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) resolve(send(true));
@@ -119,4 +123,14 @@ export async function probeUpstream(url: string, timeoutMs = 10_000): Promise<st
     clearTimeout(timer);
     upstream.close();
   }
+}
+
+function urlToOptions(url: URL): http.RequestOptions {
+  return {
+    protocol: url.protocol,
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port || undefined,
+    path: url.pathname + url.search,
+    auth: url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
+  };
 }
