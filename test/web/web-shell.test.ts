@@ -195,6 +195,12 @@ describe('web shell: pages', () => {
     expect((await get(s, '/%2e%2e/%2e%2e/package.json', { cookie })).status).toBe(404);
     expect((await get(s, '/nope.js', { cookie })).status).toBe(404);
     expect((await get(s, '/%E0%A4%A', { cookie })).status).toBe(400);
+    expect((await get(s, '//etc/passwd', { cookie })).status).toBe(404);
+    expect((await get(s, '//', { cookie })).status).toBe(200); // the index, not a 500
+    const post = await new Promise<number>((resolve, reject) =>
+      http.request({ host: '127.0.0.1', port: s.port, path: '/', method: 'POST', headers: { cookie } }, (res) => resolve(res.statusCode ?? 0)).on('error', reject).end(),
+    );
+    expect(post).toBe(405);
   });
 
   it('refuses a foreign Host header (DNS rebinding)', async () => {

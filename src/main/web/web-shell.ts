@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { EventName, EventPayloads, ServerFrame } from '../../shared/api.js';
+import type { EventName, ServerFrame } from '../../shared/api.js';
+import type { ApiHandlers } from '../api/handlers.js';
 import { listen } from '../engine/http/edge.js';
 import { createGuard } from '../engine/http/guard.js';
 
@@ -18,11 +19,8 @@ import { createGuard } from '../engine/http/guard.js';
  * checked against loopback by the shared edge guard (DNS rebinding).
  */
 
-/** The handler table as the transports see it (createApiHandlers in src/main/api/handlers.ts). */
-export interface ApiHandlerTable {
-  call(command: string, input: unknown): Promise<unknown>;
-  on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void;
-}
+/** The handler table as the transports see it: createApiHandlers (src/main/api/handlers.ts) or a stand-in. */
+export type ApiHandlerTable = ApiHandlers;
 
 export interface WebShellOptions {
   host?: string;
@@ -87,8 +85,20 @@ const UNAUTHORIZED_PAGE = `<!doctype html><meta charset="utf-8"><title>mcp-rewin
 <h1>401 — access token required</h1>
 <p>Open the address printed by <code>mcp-rewind ui</code> (it ends in <code>?token=…</code>).</p>`;
 
+/** the request target as a URL (path + query), or undefined when it cannot be one (e.g. "//") */
+function parseUrl(target: string | undefined): URL | undefined {
+  try {
+    return new URL(`http://shell${target?.startsWith('/') ? target : '/'}`);
+  } catch {
+    return undefined;
+  }
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+
+/** Answers a refused WebSocket handshake with a plain HTTP error (the reason goes in the body, never the status line). */
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
-  if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
+  if (socket.writable) socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nconnection: close\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
   socket.destroy();
 }
 
@@ -103,14 +113,15 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
   const authorized = (req: IncomingMessage, url: URL): boolean => sameToken(url.searchParams.get('token') ?? undefined, token) || sameToken(cookie(req, cookieName), token);
 
   const serveFile = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://shell');
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD' }).end();
-      return;
-    }
+    const url = parseUrl(req.url);
+    if (!url) return void res.writeHead(400).end();
     const security = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' };
     if (!authorized(req, url)) {
       res.writeHead(401, { ...security, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(UNAUTHORIZED_PAGE);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { ...security, allow: 'GET, HEAD' }).end();
       return;
     }
     let path: string;
@@ -153,21 +164,17 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
 
   edge.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://shell');
-    } catch {
-      return refuseUpgrade(socket, 400, 'Bad Request');
-    }
-    if (url.pathname !== '/api') return refuseUpgrade(socket, 404, 'Not Found');
+    const url = parseUrl(req.url);
+    if (!url) return refuseUpgrade(socket, 400, 'bad request target');
+    if (url.pathname !== '/api') return refuseUpgrade(socket, 404, 'the API is at /api');
     const refused = guard(req);
-    if (refused) return refuseUpgrade(socket, 403, `Forbidden: ${refused}`);
+    if (refused) return refuseUpgrade(socket, 403, `forbidden: ${refused}`);
     // a browser always sends Origin on a WebSocket handshake: it must be this page's own origin (same Host, http)
     const requestOrigin = req.headers.origin;
     if (requestOrigin !== undefined && requestOrigin.toLowerCase() !== `http://${req.headers.host ?? ''}`.toLowerCase()) {
-      return refuseUpgrade(socket, 403, `Forbidden: Origin "${requestOrigin}" is not this shell`);
+      return refuseUpgrade(socket, 403, `forbidden: Origin "${requestOrigin}" is not this shell`);
     }
-    if (!authorized(req, url)) return refuseUpgrade(socket, 401, 'Unauthorized: access token required');
+    if (!authorized(req, url)) return refuseUpgrade(socket, 401, 'access token required: open the URL printed by mcp-rewind ui');
     wss.handleUpgrade(req, socket, head, (ws) => connected(ws));
   });
 
