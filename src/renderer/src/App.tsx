@@ -2,8 +2,20 @@ import type { JSX } from 'react'
 import { useConnection } from './stores/connection'
 import { VIEWS, useNavigation } from './stores/navigation'
 import { TimelineView } from './views/TimelineView'
+import { RulesView } from './views/RulesView'
+import { CassettesView } from './views/CassettesView'
+import { ExportView } from './views/ExportView'
+import { SettingsView } from './views/SettingsView'
+import type { ViewId } from './stores/navigation'
 
-const CLI_USAGE = 'npx mcp-rewind --url <upstream> --cache ./cache'
+/** One component per view; each view owns its files under views/. */
+const VIEW_COMPONENTS: Record<ViewId, () => JSX.Element> = {
+  timeline: TimelineView,
+  rules: RulesView,
+  cassettes: CassettesView,
+  export: ExportView,
+  settings: SettingsView,
+}
 
 function shellLabel(): string {
   const bridge = window.rewind
@@ -49,26 +61,15 @@ function Nav(): JSX.Element {
   )
 }
 
-function Placeholder(): JSX.Element {
-  return (
-    <section className="notice">
-      <h2>This view is under construction</h2>
-      <p>Until it lands, record and replay MCP traffic from the Timeline view or the command line:</p>
-      <pre>
-        <code>{CLI_USAGE}</code>
-      </pre>
-    </section>
-  )
-}
-
 function Main(): JSX.Element {
   const view = useNavigation((s) => s.view)
   const current = VIEWS.find((v) => v.id === view) ?? VIEWS[0]
+  const View = VIEW_COMPONENTS[current.id]
   return (
     <main className="panel">
       <h1>{current.label}</h1>
       <p className="summary">{current.summary}</p>
-      {current.id === 'timeline' ? <TimelineView /> : <Placeholder />}
+      <View />
     </main>
   )
 }

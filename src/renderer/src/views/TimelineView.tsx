@@ -2,6 +2,7 @@ import type { JSX } from 'react'
 import { useProxies } from '../stores/proxies.js'
 import { useTraffic } from '../stores/traffic.js'
 import { ProxiesPanel } from './ProxiesPanel.js'
+import { BreakpointsPanel } from './BreakpointsPanel.js'
 
 const RECENT = 50
 
@@ -77,6 +78,7 @@ export function TimelineView(): JSX.Element {
   return (
     <>
       <ProxiesPanel />
+      <BreakpointsPanel />
       <TrafficSummary />
     </>
   )
