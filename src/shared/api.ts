@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MODES } from './modes.js';
 import { RulesFileSchema } from './rules/schema.js';
 import type { ExchangeEvent } from './traffic.js';
+import { BreakpointRuleInputSchema, type BreakpointsState } from './breakpoints.js';
 
 /**
  * The ONE contract between the UI and the engine. Every command is declared once here: its input as a zod schema
@@ -53,8 +54,78 @@ export interface CassetteEntrySummary {
   hits: number;
 }
 
+/** Settings of the app, kept as JSON in `<user data folder>/settings.json` (src/main/api/settings-file.ts). */
+export const THEMES = ['system', 'light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+/** The desktop window's last normal (unmaximized) bounds, and whether it was maximized. */
+export const WindowStateSchema = z.strictObject({
+  x: z.number().int().min(-100_000).max(100_000),
+  y: z.number().int().min(-100_000).max(100_000),
+  width: z.number().int().min(100).max(100_000),
+  height: z.number().int().min(100).max(100_000),
+  maximized: z.boolean(),
+});
+export type WindowState = z.infer<typeof WindowStateSchema>;
+export const SettingsSchema = z.strictObject({
+  theme: z.enum(THEMES),
+  /** the cassette folder proposed for a new proxy */
+  defaultCacheDir: z.string().trim().min(1).max(4096),
+  /** how many exchanges the timeline keeps (applies at the next start) */
+  trafficCapacity: z.number().int().min(1_000).max(1_000_000),
+  /** the timeline follows new exchanges */
+  autoScroll: z.boolean(),
+  /** cassette folders opened lately, newest first */
+  recentFolders: z.array(z.string().min(1).max(4096)).max(10),
+  /** desktop app only */
+  window: WindowStateSchema.optional(),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+/** settings.set: any subset of the settings; `window: null` forgets the window state. */
+export const SettingsPatchSchema = SettingsSchema.partial().extend({ window: WindowStateSchema.nullable().optional() });
+export type SettingsPatch = z.input<typeof SettingsPatchSchema>;
+/** What settings.get / settings.set answer, and the payload of the 'settings' event. */
+export interface SettingsInfo {
+  settings: Settings;
+  /** the settings file */
+  file: string;
+  /** set when the file could not be read at start (defaults are used; the bad file is kept as settings.json.bad) */
+  problem?: string;
+}
+
 const Id = z.strictObject({ id: z.string().min(1) });
 const CassetteFile = z.strictObject({ dir: z.string().min(1), file: z.string().min(1) });
+
+/**
+ * Export of a cassette folder for CI: 'folder' = a copy holding only the replay files (`<n> <key>.json`), 'file' = a
+ * single-file cassette, 'har' = HAR 1.2. `out` is absolute or relative to the user's working directory, never inside
+ * the source folder; an existing non-empty folder (or file) is replaced only with `overwrite: true`.
+ */
+const ExportInput = z.strictObject({
+  dir: z.string().min(1),
+  format: z.enum(['folder', 'file', 'har']),
+  out: z.string().min(1),
+  overwrite: z.boolean().optional(),
+});
+export type ExportFormat = z.infer<typeof ExportInput>['format'];
+
+export interface ExportPreview {
+  /** the resolved output path */
+  out: string;
+  files: Array<{ path: string; bytes: number }>;
+  /** the exact CLI command that replays the export in CI (for HAR, which does not replay: the command that writes it) */
+  command: string;
+  /** values written as "[REDACTED]" */
+  redacted: number;
+  /** distilled files left out (not valid JSON) */
+  skipped: string[];
+}
+export interface ExportResult {
+  out: string;
+  written: string[];
+  command: string;
+  redacted: number;
+  skipped: string[];
+}
 
 export const commands = {
   'app.info': z.strictObject({}),
@@ -74,8 +145,24 @@ export const commands = {
   'cassettes.write': z.strictObject({ dir: z.string().min(1), file: z.string().min(1), text: z.string() }),
   'cassettes.delete': CassetteFile,
   'cassettes.duplicate': CassetteFile,
+  /** gives an entry a new key, keeping its sequence number (the key is made file-name safe; a taken name is refused) */
+  'cassettes.rename': z.strictObject({ dir: z.string().min(1), file: z.string().min(1), key: z.string().min(1) }),
+  /** what an export would write (nothing is written) */
+  'export.preview': ExportInput,
+  'export.run': ExportInput,
   /** a demo MCP server, a recording proxy in front of it, and a scripted agent run through it */
   'demo.start': z.strictObject({}),
+  /** every proxy's tools/call breakpoints and the calls paused now */
+  'breakpoints.list': z.strictObject({}),
+  /** replaces a proxy's breakpoints (kept across its restarts) */
+  'breakpoints.set': z.strictObject({ proxyId: z.string().min(1), rules: z.array(BreakpointRuleInputSchema).max(200) }),
+  /** continues a paused call; `arguments` (request stage) or `result` (response stage, a CallToolResult) replace the call's */
+  'breakpoints.resume': z.strictObject({ id: z.string().min(1), arguments: z.record(z.string(), z.unknown()).optional(), result: z.record(z.string(), z.unknown()).optional() }),
+  /** answers a paused call with a JSON-RPC error (-32006 "mcp-rewind: failed at a breakpoint: <message>") */
+  'breakpoints.fail': z.strictObject({ id: z.string().min(1), message: z.string().max(2000).optional() }),
+  'settings.get': z.strictObject({}),
+  /** partial update: only the fields given change */
+  'settings.set': SettingsPatchSchema,
 } as const;
 
 export type CommandName = keyof typeof commands;
@@ -98,7 +185,16 @@ export interface CommandOutputs {
   'cassettes.write': { entry: CassetteEntrySummary };
   'cassettes.delete': { deleted: string };
   'cassettes.duplicate': { entry: CassetteEntrySummary };
+  'cassettes.rename': { entry: CassetteEntrySummary; renamed: string };
+  'export.preview': ExportPreview;
+  'export.run': ExportResult;
   'demo.start': { proxy: ProxyInfo; upstreamUrl: string };
+  'breakpoints.list': BreakpointsState;
+  'breakpoints.set': BreakpointsState;
+  'breakpoints.resume': BreakpointsState;
+  'breakpoints.fail': BreakpointsState;
+  'settings.get': SettingsInfo;
+  'settings.set': SettingsInfo;
 }
 export type CommandOutput<C extends CommandName> = CommandOutputs[C];
 
@@ -106,6 +202,9 @@ export type CommandOutput<C extends CommandName> = CommandOutputs[C];
 export interface EventPayloads {
   traffic: TrafficEvent;
   proxies: ProxyInfo[];
+  /** breakpoints or paused calls changed (the whole state) */
+  breakpoints: BreakpointsState;
+  settings: SettingsInfo;
 }
 export type EventName = keyof EventPayloads;
 

@@ -4,6 +4,7 @@ import type { CommandOutputs, EventName, EventPayloads, ProxyConfig, ProxyInfo, 
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { CassetteStore } from '../engine/cassette/store.js';
 import { startProxy, type RunningProxy } from '../engine/proxy.js';
+import { BreakpointHub } from './breakpoints.js';
 import { Demo, type DemoHost } from './demo.js';
 import { applyRules, engineRules, mergedTools, type RulesFile } from './proxy-rules.js';
 import { TrafficBuffer } from './traffic-buffer.js';
@@ -41,6 +42,11 @@ export class AppController implements DemoHost {
   private readonly proxies = new Map<string, ManagedProxy>();
   private readonly traffic: TrafficBuffer;
   private readonly demo = new Demo(this);
+  /** tools/call breakpoints of every proxy, and the calls paused in them */
+  readonly breakpoints = new BreakpointHub(
+    (state) => this.emitter.emit('breakpoints', state),
+    (id) => this.proxies.has(id),
+  );
   private readonly logLine: (line: string, level: 'info' | 'warn') => void;
   private nextId = 1;
   private countsTimer?: NodeJS.Timeout;
@@ -104,6 +110,7 @@ export class AppController implements DemoHost {
     return this.serially(id, async (managed) => {
       await this.halt(managed, false);
       this.proxies.delete(id);
+      this.breakpoints.forget(id);
       this.emitProxies();
       return { removed: true as const };
     });
@@ -205,6 +212,7 @@ export class AppController implements DemoHost {
       managed.startedAt = Date.now();
       managed.lastPort = running.port;
       running.events.on('exchange', (event) => this.record(id, managed, event));
+      this.breakpoints.attach(id, running.endpoint.ctx.breakpoints);
       managed.info = { ...managed.info, state: 'running', url: running.url, error: undefined };
     } catch (error) {
       managed.info = { ...managed.info, state: 'failed', url: undefined, error: (error as Error).message };
@@ -221,6 +229,7 @@ export class AppController implements DemoHost {
     managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined };
     if (running) {
       running.events.removeAllListeners('exchange');
+      this.breakpoints.detach(managed.info.id); // paused calls go on, so the proxy can close
       await running.close();
     }
     if (announce) this.emitProxies();

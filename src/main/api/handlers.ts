@@ -4,6 +4,9 @@ import { describeZodError } from '../../shared/rules/schema.js';
 import { renderTemplate } from '../engine/rules/template.js';
 import type { AppController } from './app-controller.js';
 import { deleteEntry, duplicateEntry, listEntries, readEntry, storesSettled, writeEntry } from './cassette-files.js';
+import { renameEntry } from './cassette-rename.js';
+import { settingsFile, type SettingsFile } from './settings-file.js';
+import { previewExport, runExport } from './export-files.js';
 
 /** What the shell tells the API about itself (answered by `app.info`). */
 export interface ShellInfo {
@@ -32,7 +35,15 @@ export function toApiError(error: unknown): ApiError {
   return { message: String(error) };
 }
 
-export function createApiHandlers(controller: AppController, shellInfo: ShellInfo): ApiHandlers {
+/**
+ * `settings` defaults to the one SettingsFile of the controller's data folder (shared with the Electron shell's window
+ * state); tests pass their own to read a folder afresh.
+ */
+export function createApiHandlers(
+  controller: AppController,
+  shellInfo: ShellInfo,
+  settings: SettingsFile = settingsFile(controller.dataDir, (line) => controller.log(line, 'warn')),
+): ApiHandlers {
   const table: HandlerTable = {
     'app.info': () => ({ version: shellInfo.version, shell: shellInfo.shell, platform: process.platform }),
     'proxies.list': () => controller.list(),
@@ -62,7 +73,23 @@ export function createApiHandlers(controller: AppController, shellInfo: ShellInf
       await storesSettled(controller.storesOn(dir), parsed.file, parsed.key, parsed);
       return { entry };
     },
+    'cassettes.rename': async ({ dir, file, key }) => {
+      const { entry, parsed, oldKey } = await renameEntry(dir, file, key, controller.cassetteHits(dir));
+      if (parsed.file !== file) {
+        await storesSettled(controller.storesOn(dir), file, oldKey);
+        await storesSettled(controller.storesOn(dir), parsed.file, parsed.key, parsed);
+      }
+      return { entry, renamed: file };
+    },
+    'export.preview': (input) => previewExport({ ...input, version: shellInfo.version }),
+    'export.run': (input) => runExport({ ...input, version: shellInfo.version }),
     'demo.start': () => controller.startDemo(),
+    'breakpoints.list': () => controller.breakpoints.state(),
+    'breakpoints.set': ({ proxyId, rules }) => controller.breakpoints.set(proxyId, rules),
+    'breakpoints.resume': ({ id, arguments: args, result }) => controller.breakpoints.resume(id, { arguments: args, result }),
+    'breakpoints.fail': ({ id, message }) => controller.breakpoints.fail(id, message),
+    'settings.get': () => settings.get(),
+    'settings.set': (patch) => settings.set(patch),
   };
 
   return {
@@ -81,6 +108,7 @@ export function createApiHandlers(controller: AppController, shellInfo: ShellInf
       }
     },
     on(event, listener) {
+      if (event === 'settings') return settings.on(listener as (payload: EventPayloads['settings']) => void);
       return controller.on(event, listener);
     },
   };

@@ -7,7 +7,9 @@ import { app, BrowserWindow, ipcMain, Menu, type IpcMainInvokeEvent, type MenuIt
 import type { EventName } from '../../shared/api'
 import { AppController } from '../api/app-controller'
 import { createApiHandlers, toApiError } from '../api/handlers'
+import { settingsFile } from '../api/settings-file'
 import { userDataDir } from '../web/user-data'
+import { rememberWindowState, savedWindowOptions } from './window-state'
 
 const isMac = process.platform === 'darwin'
 const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL
@@ -25,16 +27,16 @@ function buildMenu(): Menu {
   return Menu.buildFromTemplate(template)
 }
 
-/** Only our own renderer may be shown in the window; everything else is refused. */
+/** Only our own renderer may be shown in the window; everything else is refused. The hash names a view (#/rules). */
 function isOwnPage(url: string): boolean {
-  return devServerUrl ? url.startsWith(devServerUrl) : url === pathToFileURL(rendererFile).href
+  return devServerUrl ? url.startsWith(devServerUrl) : url.replace(/#.*$/s, '') === pathToFileURL(rendererFile).href
 }
 
 function createWindow(): BrowserWindow {
+  const saved = savedWindowOptions(settings) // the last bounds, kept on a display that is attached now
   const win = new BrowserWindow({
     title: 'mcp-rewind',
-    width: 1200,
-    height: 800,
+    ...saved.options,
     minWidth: 720,
     minHeight: 480,
     show: false,
@@ -45,7 +47,12 @@ function createWindow(): BrowserWindow {
       nodeIntegration: false,
     },
   })
-  win.once('ready-to-show', () => win.show())
+  win.once('ready-to-show', () => {
+    if (saved.maximized) win.maximize()
+    win.show()
+  })
+  saveWindowStates.set(win, rememberWindowState(win, settings, warn))
+  win.on('closed', () => saveWindowStates.delete(win))
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }))
   win.webContents.on('will-navigate', (event, url) => {
     if (!isOwnPage(url)) event.preventDefault()
@@ -56,9 +63,14 @@ function createWindow(): BrowserWindow {
   return win
 }
 
-const controller = new AppController({ dataDir: userDataDir() })
-const handlers = createApiHandlers(controller, { shell: 'electron', version: app.getVersion() }) // package.json's version
-const EVENTS: EventName[] = ['traffic', 'proxies']
+const warn = (line: string): void => void process.stderr.write(`mcp-rewind: ${line}\n`)
+const dataDir = userDataDir()
+// settings.json of the user data folder (theme, window state, timeline capacity…); a bad file falls back to defaults
+const settings = settingsFile(dataDir, warn)
+const saveWindowStates = new Map<BrowserWindow, () => void>()
+const controller = new AppController({ dataDir, trafficCapacity: settings.get().settings.trafficCapacity })
+const handlers = createApiHandlers(controller, { shell: 'electron', version: app.getVersion() }, settings) // package.json's version
+const EVENTS: EventName[] = ['traffic', 'proxies', 'settings', 'breakpoints']
 
 /** Commands only from our own page; every failure becomes { ok: false, error } (as a WebSocket error frame). */
 ipcMain.handle('rewind:call', async (event: IpcMainInvokeEvent, command: unknown, input: unknown) => {
@@ -82,7 +94,8 @@ app.on('before-quit', (event) => {
   if (quitting) return
   quitting = true
   event.preventDefault() // stop the proxies first, then quit for real
-  void controller.close().finally(() => app.quit())
+  for (const save of saveWindowStates.values()) save() // before-quit comes before the windows' close (Cmd-Q)
+  void Promise.allSettled([controller.close(), settings.flush()]).finally(() => app.quit())
 })
 
 void app.whenReady().then(() => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { AppController } from '../api/app-controller.js';
 import { createApiHandlers } from '../api/handlers.js';
+import { settingsFile } from '../api/settings-file.js';
 import { rendererIndex, startWebShell, type WebShell } from '../web/web-shell.js';
 import { userDataDir } from '../web/user-data.js';
 import { UsageError } from './options.js';
@@ -43,7 +44,9 @@ export interface RunningUi {
 export async function startUi(options: UiOptions & { version: string; rendererDir?: string; onLog?: (line: string) => void }): Promise<RunningUi> {
   const rendererDir = options.rendererDir ?? RENDERER_DIR;
   if (!existsSync(rendererIndex(rendererDir))) throw new Error(`the UI is not built (${rendererDir} is missing): run npm run build`);
-  const controller = new AppController({ dataDir: options.dataDir }); // its warnings go to stderr
+  // the timeline's capacity is a setting (read at start; a bad settings file is reported and replaced by defaults)
+  const { trafficCapacity } = settingsFile(options.dataDir).get().settings;
+  const controller = new AppController({ dataDir: options.dataDir, trafficCapacity }); // its warnings go to stderr
   const handlers = createApiHandlers(controller, { shell: 'browser', version: options.version });
   const shell = await startWebShell({ host: options.host, port: options.port, rendererDir, handlers, onLog: options.onLog }).catch(async (error: Error) => {
     await controller.close();

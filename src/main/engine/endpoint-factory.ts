@@ -4,6 +4,7 @@ import type { Overlay } from '../../shared/rules/schema.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import { buildResultHasher } from './cassette/hash.js';
 import { CassetteStore } from './cassette/store.js';
+import { Breakpoints } from './pipeline/breakpoints.js';
 import { McpEndpoint } from './pipeline/mcp-endpoint.js';
 import { Recorder } from './pipeline/recorder.js';
 import { Replayer, type RepeatPolicy } from './pipeline/replayer.js';
@@ -58,6 +59,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     rules,
     ownSessions: mode === 'replay' || mode === 'hybrid' || rules !== undefined,
     serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
+    breakpoints: new Breakpoints(),
     recorder,
     replayer: store && readsCassette(mode) ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore }) : undefined,
     emit: (exchange) => {
@@ -76,6 +78,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
       await recorder?.flush();
     },
     async close() {
+      endpoint.ctx.breakpoints?.releaseAll();
       await recorder?.flush();
       const ending: Array<Promise<void>> = [];
       for (const session of endpoint.sessions.all()) {

@@ -61,6 +61,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     events: built.events,
     flush: built.flush,
     async close() {
+      built.endpoint.ctx.breakpoints?.releaseAll(); // paused calls go on: the server can then close
       await built.flush();
       await legacy?.close();
       await http.close();

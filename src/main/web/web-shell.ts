@@ -48,7 +48,7 @@ export interface WebShell {
 export const MAX_FRAME_BYTES = 1024 * 1024;
 /** a client that falls this far behind on events is dropped (it reconnects and takes a snapshot) */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
-const EVENTS: EventName[] = ['traffic', 'proxies'];
+const EVENTS: EventName[] = ['traffic', 'proxies', 'settings', 'breakpoints'];
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -1,6 +1,6 @@
-import type { JSX } from 'react'
+import { useEffect, useRef, useState, type JSX, type KeyboardEvent as ReactKeyboardEvent } from 'react'
 import { useConnection } from './stores/connection'
-import { VIEWS, useNavigation } from './stores/navigation'
+import { VIEWS, followHash, useNavigation } from './stores/navigation'
 import { TimelineView } from './views/TimelineView'
 import { RulesView } from './views/RulesView'
 import { CassettesView } from './views/CassettesView'
@@ -33,22 +33,91 @@ function ConnectionStatus(): JSX.Element {
   )
 }
 
+/** Ctrl+1…5 (Cmd on macOS) show the views in nav order; the digit keys by position, whatever the layout. */
+function shortcutView(event: KeyboardEvent): ViewId | undefined {
+  if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return undefined
+  const digit = /^Digit([1-9])$/.exec(event.code)?.[1] ?? (/^[1-9]$/.test(event.key) ? event.key : undefined)
+  return digit ? VIEWS[Number(digit) - 1]?.id : undefined
+}
+
+const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform)
+const MOD = isMac ? '⌘' : 'Ctrl+'
+
+/** Keyboard navigation: view shortcuts anywhere, and the view named by the URL hash (back/forward). */
+function useKeyboardNavigation(): void {
+  useEffect(() => followHash(), [])
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent): void => {
+      const view = shortcutView(event)
+      if (!view) return
+      event.preventDefault()
+      useNavigation.getState().select(view)
+      // focus the new view's title, so the next Tab starts in that view (the old focus may be gone with the old view)
+      requestAnimationFrame(() => document.getElementById('view-title')?.focus({ preventScroll: true }))
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [])
+}
+
+/**
+ * The views as a list with roving focus: one Tab stop (the current view), arrow keys / Home / End move between the
+ * items, Enter or Space shows the focused one.
+ */
 function Nav(): JSX.Element {
   const view = useNavigation((s) => s.view)
   const select = useNavigation((s) => s.select)
+  const items = useRef<Array<HTMLButtonElement | null>>([])
+  const [focused, setFocused] = useState<number | null>(null)
+  const current = Math.max(0, VIEWS.findIndex((v) => v.id === view))
+  const tabStop = focused ?? current
+
+  const onKeyDown = (event: ReactKeyboardEvent<HTMLUListElement>): void => {
+    const from = focused ?? current
+    const last = VIEWS.length - 1
+    const to =
+      event.key === 'ArrowDown' || event.key === 'ArrowRight'
+        ? (from + 1) % VIEWS.length
+        : event.key === 'ArrowUp' || event.key === 'ArrowLeft'
+          ? (from + last) % VIEWS.length
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? last
+              : undefined
+    if (to === undefined) return
+    event.preventDefault()
+    setFocused(to)
+    items.current[to]?.focus()
+  }
+
   return (
     <nav className="nav" aria-label="Views">
       <div className="brand">mcp-rewind</div>
-      <ul>
-        {VIEWS.map((v) => (
+      <ul
+        onKeyDown={onKeyDown}
+        onBlur={(event) => {
+          if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setFocused(null) // the Tab stop goes back to the current view
+        }}
+      >
+        {VIEWS.map((v, i) => (
           <li key={v.id}>
             <button
               type="button"
               className="nav-item"
+              ref={(el) => void (items.current[i] = el)}
+              tabIndex={i === tabStop ? 0 : -1}
               aria-current={v.id === view ? 'page' : undefined}
+              aria-keyshortcuts={`${isMac ? 'Meta' : 'Control'}+${i + 1}`}
+              title={`${v.label} (${MOD}${i + 1})`}
+              onFocus={() => setFocused(i)}
               onClick={() => select(v.id)}
             >
-              {v.label}
+              <span>{v.label}</span>
+              <kbd aria-hidden="true">
+                {MOD}
+                {i + 1}
+              </kbd>
             </button>
           </li>
         ))}
@@ -67,7 +136,9 @@ function Main(): JSX.Element {
   const View = VIEW_COMPONENTS[current.id]
   return (
     <main className="panel">
-      <h1>{current.label}</h1>
+      <h1 id="view-title" tabIndex={-1}>
+        {current.label}
+      </h1>
       <p className="summary">{current.summary}</p>
       <View />
     </main>
@@ -75,6 +146,7 @@ function Main(): JSX.Element {
 }
 
 export function App(): JSX.Element {
+  useKeyboardNavigation()
   return (
     <div className="layout">
       <Nav />

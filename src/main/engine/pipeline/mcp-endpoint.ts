@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isRequest, isResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { BREAKPOINT_FAILED_CODE } from '../../../shared/breakpoints.js';
+import { errorResponse, isRequest, isResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { Mode } from '../../../shared/modes.js';
 import { sendMessages } from '../http/sse.js';
 import type { RuleSet } from '../rules/rule-set.js';
 import type { HttpUpstream } from '../upstream/http-upstream.js';
+import type { Breakpoints } from './breakpoints.js';
 import { LiveExchange } from './exchange.js';
 import { initializeOwned, openUpstreamSession } from './owned-session.js';
 import { planExchange, type ToolsMemory } from './planner.js';
@@ -29,6 +31,8 @@ export interface EndpointContext {
   ownSessions: boolean;
   /** serverInfo of the initialize the proxy answers itself when there is no upstream and no cassette */
   serverInfo: { name: string; version: string };
+  /** tools/call breakpoints (pause before upstream / before the client gets the result); inactive without rules */
+  breakpoints?: Breakpoints;
   /** a finished exchange (turned into an ExchangeEvent only when someone listens) */
   emit: (exchange: LiveExchange) => void;
   /** is anyone watching exchanges? If not, and nothing is recorded, live traffic is piped without parsing */
@@ -78,13 +82,24 @@ export class McpEndpoint {
     const replies = session ? this.takeReplayReplies(session, messages) : 0;
     if (replies > 0 && replies === messages.length) return void res.writeHead(202).end();
 
+    // breakpoints (request stage): matching tools/calls wait here; edited arguments are written into the requests
+    const paused = this.ctx.breakpoints?.active ? await this.ctx.breakpoints.beforeRequests(requests, session?.id, res) : undefined;
     const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
     const local: Array<{ exchange: LiveExchange; delayMs: number }> = [];
     const forward: LiveExchange[] = [];
     const rewrites = new Map<JsonRpcId, Rewrite>();
     for (const exchange of exchanges) {
+      const failed = paused?.failed.get(exchange.request.id);
+      if (failed !== undefined) {
+        exchange.response = errorResponse(exchange.request.id, BREAKPOINT_FAILED_CODE, failed);
+        exchange.source = 'proxy';
+        exchange.flags.push('failed at a breakpoint');
+        local.push({ exchange, delayMs: 0 });
+        continue;
+      }
       const plan = planExchange(this.ctx, this.memory, exchange, session ?? this.sessions.get(undefined, null));
       if (plan.kind === 'stream' && exchanges.length === 1 && !Array.isArray(parsed) && (header(req, 'accept') ?? '').includes('text/event-stream')) {
+        if (this.ctx.breakpoints?.active) await this.ctx.breakpoints.holdResponse(exchange, res);
         await replayStream(this.ctx, session ?? this.sessions.get(undefined, null), exchange, plan.entry, exchange.response as JsonRpcResponse, res);
         return this.pushFollowUps(exchange);
       }
@@ -108,7 +123,7 @@ export class McpEndpoint {
     }
     const answeredHere = new Set(local.map((l) => l.exchange.request.id));
     const upstreamMessages = messages.filter((m) => !(isRequest(m) && answeredHere.has(m.id)));
-    const upstreamBody = answeredHere.size === 0 ? body : Buffer.from(JSON.stringify(Array.isArray(parsed) ? upstreamMessages : upstreamMessages[0]));
+    const upstreamBody = answeredHere.size === 0 && !paused?.edited ? body : Buffer.from(JSON.stringify(Array.isArray(parsed) ? upstreamMessages : upstreamMessages[0]));
     await relayPost(this.ctx, this.sessions, {
       req, res, parsed, session, init, rewrites,
       body: upstreamBody,
@@ -151,14 +166,16 @@ export class McpEndpoint {
   /** Answers a POST entirely from here (rules, cassette, no upstream); each answer waits for its rule's delay. */
   private async answerLocally(req: IncomingMessage, res: ServerResponse, parsed: JsonRpcMessage | JsonRpcMessage[], local: Array<{ exchange: LiveExchange; delayMs: number }>): Promise<void> {
     if (local.length === 0) return void res.writeHead(202).end(); // notifications and replies need no answer
-    const answers = await this.settle(local);
+    const answers = await this.settle(local, res);
     sendMessages(res, header(req, 'accept'), Array.isArray(parsed) ? answers : answers[0]);
   }
 
   /** Waits out simulated latency (override delay_s), emits the exchanges, and returns their answers in order. */
-  private async settle(local: Array<{ exchange: LiveExchange; delayMs: number }>): Promise<JsonRpcResponse[]> {
+  private async settle(local: Array<{ exchange: LiveExchange; delayMs: number }>, res?: ServerResponse): Promise<JsonRpcResponse[]> {
     const longest = Math.max(0, ...local.map((l) => l.delayMs));
     if (longest > 0) await delay(longest);
+    const breakpoints = this.ctx.breakpoints;
+    if (breakpoints?.active) await Promise.all(local.map((l) => breakpoints.holdResponse(l.exchange, res))); // response stage
     for (const { exchange } of local) {
       this.ctx.emit(exchange);
       if (exchange.cassette === 'hit') setImmediate(() => this.pushFollowUps(exchange)); // after the answer is out

@@ -77,7 +77,10 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
   const live = session as Session;
   const headers = downstreamHeaders(upRes, live);
   const record = writesCassette(ctx.mode);
-  const rewriting = local.length > 0 || rewrites.size > 0;
+  // breakpoints (response stage): a matching exchange's answer is held, so the relay goes message by message
+  const breaking = ctx.breakpoints?.active ? new Set(exchanges.filter((e) => ctx.breakpoints!.matches(e.request, 'response')).map((e) => e.request.id)) : undefined;
+  const held: Array<Promise<void>> = [];
+  const rewriting = local.length > 0 || rewrites.size > 0 || (breaking !== undefined && breaking.size > 0);
   if (!rewriting && (exchanges.length === 0 || (!record && !ctx.observed()))) {
     res.writeHead(upRes.statusCode ?? 502, headers);
     upRes.pipe(res); // nobody needs the messages: the cheapest faithful relay
@@ -102,6 +105,13 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
       const rewrite = rewrites.get(message.id);
       exchange.response = rewrite && 'result' in message ? { ...message, result: rewrite(message.result) } : message;
       if (exchange.request.method === 'initialize' && 'result' in message) live.protocolVersion = String(message.result.protocolVersion ?? '');
+      if (breaking?.has(message.id)) {
+        held.push(ctx.breakpoints!.holdResponse(exchange, res).then(() => {
+          delivery?.write(exchange.response as JsonRpcResponse);
+          void finish(exchange);
+        }));
+        return;
+      }
       delivery?.write(exchange.response);
       void finish(exchange);
       return;
@@ -129,9 +139,13 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
   if (!delivery) upRes.pipe(res, { end: false });
   upRes.on('end', () => {
     tap.end();
-    if (delivery) delivery.end(tap.rawBody, headers);
-    else res.end();
-    for (const exchange of pending.values()) void finish(exchange); // answered nothing: still on the timeline
+    const done = (): void => {
+      if (delivery) delivery.end(tap.rawBody, headers);
+      else res.end();
+      for (const exchange of pending.values()) void finish(exchange); // answered nothing: still on the timeline
+    };
+    if (held.length > 0) void Promise.all(held).then(done); // answers held at a breakpoint go out first
+    else done();
   });
   upRes.on('error', () => brokenStream(ctx, res, contentType, pending));
   upRes.on('aborted', () => brokenStream(ctx, res, contentType, pending));

@@ -2,6 +2,10 @@ import { create } from 'zustand'
 import type { ConnectionStatus, RewindClient } from '../api/client.js'
 import { attachProxies, syncProxies } from './proxies.js'
 import { attachTraffic, syncTraffic } from './traffic.js'
+import { attachSettings, syncSettings } from './settings.js'
+import { attachBreakpoints, syncBreakpoints } from './breakpoints.js'
+import { attachRules } from './rules.js'
+import { attachCassettes } from './cassettes.js'
 
 interface ConnectionState {
   transport?: RewindClient['transport']
@@ -21,10 +25,12 @@ export function connectStores(api: RewindClient): () => void {
     if (opened) {
       void syncProxies()
       void syncTraffic()
+      void syncSettings()
+      void syncBreakpoints()
     }
     opened = true
   })
-  const detach = [attachProxies(api), attachTraffic(api)]
+  const detach = [attachProxies(api), attachTraffic(api), attachSettings(api), attachBreakpoints(api), attachRules(api), attachCassettes(api)]
   return () => {
     offStatus()
     for (const off of detach) off()

@@ -75,6 +75,21 @@ function flush(): void {
   useTraffic.setState({ exchanges, dropped: state.dropped + cut })
 }
 
+/**
+ * Queues exchanges for the next batch, exactly as live `traffic` events are (the api listener calls this).
+ * Public so that the benchmark can inject synthetic traffic through the real path.
+ */
+export function ingestTraffic(events: TrafficEvent[]): void {
+  for (const event of events) incoming.push(event)
+  timer ??= setTimeout(flush, FLUSH_MS)
+}
+
+/** Runs the built-in demo (demo server + recording proxy + scripted agent); traffic follows as events. */
+export async function startDemo(): Promise<void> {
+  if (!api) throw new Error('mcp-rewind: not connected to the engine yet')
+  await api.call('demo.start', {})
+}
+
 /** Applies pending events now (tests; the UI waits for the batch timer). */
 export function flushTraffic(): void {
   clearTimeout(timer)
@@ -102,10 +117,7 @@ export async function syncTraffic(): Promise<void> {
 /** Feeds the store from the api: a snapshot now, then every traffic event. Returns the detach function. */
 export function attachTraffic(client: RewindApi): () => void {
   api = client
-  const off = client.on('traffic', (event) => {
-    incoming.push(event)
-    timer ??= setTimeout(flush, FLUSH_MS)
-  })
+  const off = client.on('traffic', (event) => ingestTraffic([event]))
   void syncTraffic()
   return () => {
     off()
@@ -114,5 +126,28 @@ export function attachTraffic(client: RewindApi): () => void {
     incoming = []
     heldBack = []
     if (api === client) api = undefined
+  }
+}
+
+/**
+ * Benchmark hook (bench/ui-timeline.ts): only when the page URL has `?bench` (e.g. `/?token=…&bench`),
+ * `window.__rewindDebug` exposes the store's public ingest path. Absent in normal use.
+ */
+export interface RewindDebug {
+  ingest(events: TrafficEvent[]): void
+  flush(): void
+  reset(): void
+  count(): number
+}
+if (typeof window !== 'undefined' && new URLSearchParams(window.location.search).has('bench')) {
+  ;(window as unknown as { __rewindDebug: RewindDebug }).__rewindDebug = {
+    ingest: ingestTraffic,
+    flush: flushTraffic,
+    reset: () => {
+      incoming = []
+      heldBack = []
+      useTraffic.setState({ exchanges: [], held: 0, dropped: 0 })
+    },
+    count: () => useTraffic.getState().exchanges.length,
   }
 }

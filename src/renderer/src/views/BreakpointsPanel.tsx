@@ -1,6 +1,203 @@
-import type { JSX } from 'react'
+import { useEffect, useMemo, useState, type FormEvent, type JSX } from 'react'
+import type { BreakpointStage, PausedCall } from '../../../shared/breakpoints.js'
+import { useBreakpoints } from '../stores/breakpoints.js'
+import { useProxies } from '../stores/proxies.js'
+import { JsonEditor } from './breakpoints/JsonEditor.js'
+import { checkEdit } from './breakpoints/validate.js'
+import './breakpoints/breakpoints.css'
 
-/** Breakpoints on tools/call (placeholder until it is built); shown in the Timeline view. */
+const STAGE_LABELS: Record<BreakpointStage, string> = { request: 'before request', response: 'before response' }
+
+/** Add a breakpoint to a proxy: a tool name (or * for every tool), before the request or before the response. */
+function AddBreakpoint(): JSX.Element {
+  const proxies = useProxies((s) => s.proxies)
+  const add = useBreakpoints((s) => s.add)
+  const [proxyId, setProxyId] = useState('')
+  const [tool, setTool] = useState('')
+  const [when, setWhen] = useState<BreakpointStage>('request')
+  const [error, setError] = useState<string>()
+  const target = proxies.some((p) => p.id === proxyId) ? proxyId : (proxies[0]?.id ?? '')
+
+  async function submit(event: FormEvent): Promise<void> {
+    event.preventDefault()
+    setError(undefined)
+    try {
+      await add(target, { tool: tool.trim(), when })
+      setTool('')
+    } catch (e) {
+      setError((e as Error).message)
+    }
+  }
+
+  return (
+    <form className="bp-add" aria-label="Add breakpoint" onSubmit={(e) => void submit(e)}>
+      <label>
+        Proxy
+        <select value={target} onChange={(e) => setProxyId(e.target.value)}>
+          {proxies.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Tool
+        <input value={tool} onChange={(e) => setTool(e.target.value)} placeholder="tool name, or * for all" spellCheck={false} />
+      </label>
+      <label>
+        When
+        <select value={when} onChange={(e) => setWhen(e.target.value as BreakpointStage)}>
+          <option value="request">{STAGE_LABELS.request}</option>
+          <option value="response">{STAGE_LABELS.response}</option>
+        </select>
+      </label>
+      <button type="submit" disabled={!target || tool.trim() === ''}>
+        Add breakpoint
+      </button>
+      {error && (
+        <span role="alert" className="error">
+          {error}
+        </span>
+      )}
+    </form>
+  )
+}
+
+/** The breakpoints of every proxy, each removable. */
+function RuleList({ names }: { names: Map<string, string> }): JSX.Element | null {
+  const rules = useBreakpoints((s) => s.rules)
+  const remove = useBreakpoints((s) => s.remove)
+  const entries = Object.entries(rules).filter(([, list]) => list.length > 0)
+  if (entries.length === 0) return <p className="muted small">No breakpoints. Add one to pause matching tools/call requests or results.</p>
+  return (
+    <ul className="bp-rules" aria-label="Breakpoint list">
+      {entries.flatMap(([proxyId, list]) =>
+        list.map((rule) => (
+          <li key={`${proxyId}:${rule.id}`} className="bp-rule">
+            <span className="bp-proxy">{names.get(proxyId) ?? proxyId}</span>
+            <code>{rule.tool === '*' ? '* (every tool)' : rule.tool}</code>
+            <span className="muted">{STAGE_LABELS[rule.when]}</span>
+            <button type="button" className="small" aria-label={`Remove breakpoint ${rule.tool} ${STAGE_LABELS[rule.when]}`} onClick={() => void remove(proxyId, rule.id)}>
+              Remove
+            </button>
+          </li>
+        )),
+      )}
+    </ul>
+  )
+}
+
+function useNow(): number {
+  const [now, setNow] = useState(Date.now())
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000)
+    return () => clearInterval(timer)
+  }, [])
+  return now
+}
+
+/** One paused call: its arguments or result in a JSON editor, Resume (with the edit) or Fail. */
+function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: string; now: number }): JSX.Element {
+  const resume = useBreakpoints((s) => s.resume)
+  const fail = useBreakpoints((s) => s.fail)
+  const original = useMemo(() => JSON.stringify(call.stage === 'request' ? (call.arguments ?? {}) : (call.result ?? {}), null, 2), [call])
+  const [text, setText] = useState(original)
+  const [message, setMessage] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string>()
+  const checked = checkEdit(text, call.stage)
+  const what = call.stage === 'request' ? 'arguments' : 'result'
+  const left = Math.max(0, Math.round((call.timeoutAt - now) / 1000))
+
+  async function run(action: () => Promise<void>): Promise<void> {
+    setBusy(true)
+    setError(undefined)
+    try {
+      await action()
+    } catch (e) {
+      setError((e as Error).message)
+      setBusy(false)
+    }
+  }
+
+  const onResume = (): Promise<void> =>
+    run(() => {
+      if (!checked.ok) throw new Error(checked.message)
+      const edited = text !== original
+      if (!edited) return resume(call.id)
+      return resume(call.id, call.stage === 'request' ? { arguments: checked.value } : { result: checked.value })
+    })
+
+  return (
+    <article className="bp-paused" aria-label={`Paused ${call.tool} ${STAGE_LABELS[call.stage]}`}>
+      <header>
+        <span className="bp-badge">{call.stage === 'request' ? 'request held' : 'result held'}</span>
+        <code className="bp-tool">{call.tool}</code>
+        <span className="muted">
+          {proxyName}
+          {call.sessionId ? ` · session ${call.sessionId.slice(0, 8)}` : ''} · paused {new Date(call.since).toLocaleTimeString()} · resumes unchanged in {left} s
+        </span>
+      </header>
+      <JsonEditor initial={original} onChange={setText} label={`${call.tool} ${what}`} />
+      <div className="bp-actions">
+        {checked.ok ? (
+          <span className="muted small">{text === original ? `${what} unchanged` : `edited ${what}: valid`}</span>
+        ) : (
+          <span className="error small" role="alert">
+            {checked.message}
+          </span>
+        )}
+        <span className="bp-spacer" />
+        <input aria-label="Failure message" className="bp-message" placeholder="failure message (optional)" value={message} onChange={(e) => setMessage(e.target.value)} />
+        <button type="button" disabled={busy} onClick={() => void run(() => fail(call.id, message.trim() || undefined))}>
+          Fail
+        </button>
+        <button type="button" className="primary" disabled={busy || !checked.ok} onClick={() => void onResume()}>
+          Resume
+        </button>
+      </div>
+      {error && (
+        <p role="alert" className="error small">
+          {error}
+        </p>
+      )}
+    </article>
+  )
+}
+
+/** Breakpoints on tools/call, shown in the Timeline view: per-proxy rules and the calls paused now. */
 export function BreakpointsPanel(): JSX.Element | null {
-  return null
+  const proxies = useProxies((s) => s.proxies)
+  const paused = useBreakpoints((s) => s.paused)
+  const error = useBreakpoints((s) => s.error)
+  const names = useMemo(() => new Map(proxies.map((p) => [p.id, p.name])), [proxies])
+  const now = useNow()
+  if (proxies.length === 0 && paused.length === 0) return null
+  return (
+    <section className="card bp-panel" aria-label="Breakpoints">
+      <div className="toolbar">
+        <h2>Breakpoints</h2>
+        {paused.length > 0 && (
+          <span className="bp-count" data-testid="paused-count">
+            {paused.length} paused
+          </span>
+        )}
+        {error && (
+          <span role="alert" className="error">
+            {error}
+          </span>
+        )}
+      </div>
+      <AddBreakpoint />
+      <RuleList names={names} />
+      {paused.length > 0 && (
+        <div className="bp-paused-list" aria-label="Paused calls">
+          {paused.map((call) => (
+            <PausedCard key={call.id} call={call} proxyName={names.get(call.proxyId ?? '') ?? call.proxyId ?? ''} now={now} />
+          ))}
+        </div>
+      )}
+    </section>
+  )
 }

@@ -1,6 +1,9 @@
 import { useState, type FormEvent, type JSX } from 'react'
 import { MODES, type Mode } from '../../../shared/modes.js'
 import { useProxies } from '../stores/proxies.js'
+import { startDemo } from '../stores/traffic.js'
+import { ClientConfig } from './timeline/ClientConfig.js'
+import './timeline/timeline.css'
 
 const MODE_HINTS: Record<Mode, string> = {
   record: 'forward to the upstream, store every answer',
@@ -124,7 +127,10 @@ function ProxyList(): JSX.Element {
                 </span>
                 {p.error && <div className="error small">{p.error}</div>}
               </td>
-              <td>{p.url ? <code>{p.url}</code> : <span className="muted">—</span>}</td>
+              <td>
+                {p.url ? <code>{p.url}</code> : <span className="muted">—</span>}
+                {p.state === 'running' && p.url && <ClientConfig proxy={p} />}
+              </td>
               <td className="num" data-testid="exchanges">
                 {p.exchanges}
               </td>
@@ -150,9 +156,36 @@ function ProxyList(): JSX.Element {
   )
 }
 
+/** "Run demo": the bundled demo server behind a recording proxy, and a scripted agent — live traffic within seconds. */
+function DemoButton(): JSX.Element {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string>()
+  const run = (): void => {
+    setBusy(true)
+    setError(undefined)
+    startDemo()
+      .catch((e: Error) => setError(e.message))
+      .finally(() => setBusy(false))
+  }
+  return (
+    <div className="actions demo">
+      <button type="button" className="primary" onClick={run} disabled={busy}>
+        {busy ? 'Starting demo…' : 'Run demo'}
+      </button>
+      <span className="hint">a demo MCP server, a recording proxy and a scripted agent: live traffic in seconds</span>
+      {error && (
+        <span role="alert" className="error">
+          {error}
+        </span>
+      )}
+    </div>
+  )
+}
+
 export function ProxiesPanel(): JSX.Element {
   return (
     <section className="proxies" aria-label="Proxies panel">
+      <DemoButton />
       <NewProxyForm />
       <ProxyList />
     </section>

@@ -1,7 +1,122 @@
 import type { JSX } from 'react'
-import { UnderConstruction } from './UnderConstruction'
+import { THEMES, type Theme } from '../../../shared/api.js'
+import { useSettings } from '../stores/settings'
+import { CommitInput } from './settings/CommitInput'
+import './settings/settings.css'
 
-/** The Settings view (placeholder until it is built). */
+const THEME_LABELS: Record<Theme, string> = { system: 'System', light: 'Light', dark: 'Dark' }
+
+/** Settings, saved as soon as they change, in settings.json of the user data folder (shared by both shells). */
 export function SettingsView(): JSX.Element {
-  return <UnderConstruction />
+  const settings = useSettings((s) => s.settings)
+  const file = useSettings((s) => s.file)
+  const problem = useSettings((s) => s.problem)
+  const error = useSettings((s) => s.error)
+  const saving = useSettings((s) => s.saving)
+  const update = useSettings((s) => s.update)
+
+  if (!settings) {
+    return <p className={error ? 'error' : 'muted'}>{error ? `Cannot load the settings: ${error}` : 'Loading settings…'}</p>
+  }
+  const save = (patch: Parameters<typeof update>[0]): void => void update(patch).catch(() => {}) // shown by the store's error
+  const inElectron = typeof window !== 'undefined' && !!window.rewind
+
+  return (
+    <div className="settings">
+      {problem && (
+        <section className="notice warning" role="note" aria-label="Settings file problem">
+          <h2>The settings file could not be used</h2>
+          <p className="small">{problem}</p>
+        </section>
+      )}
+
+      <section className="card">
+        <fieldset>
+          <legend>Theme</legend>
+          <div className="theme-choices" role="radiogroup" aria-label="Theme">
+            {THEMES.map((theme) => (
+              <label key={theme} className="theme-choice">
+                <input type="radio" name="theme" value={theme} checked={settings.theme === theme} onChange={() => save({ theme })} />
+                <span className={`swatch ${theme}`} aria-hidden="true" />
+                {THEME_LABELS[theme]}
+              </label>
+            ))}
+          </div>
+          <p className="hint">System follows your operating system's light or dark preference.</p>
+        </fieldset>
+      </section>
+
+      <section className="card" aria-labelledby="settings-proxies">
+        <h2 id="settings-proxies">Proxies and timeline</h2>
+        <CommitInput
+          label="Default cassette folder"
+          wide
+          value={settings.defaultCacheDir}
+          hint="Proposed for new proxies that record or replay."
+          onCommit={(text) => update({ defaultCacheDir: text })}
+        />
+        <CommitInput
+          label="Timeline capacity"
+          type="number"
+          min={1000}
+          max={1_000_000}
+          step={1000}
+          value={String(settings.trafficCapacity)}
+          hint="Exchanges kept in memory, 1,000 to 1,000,000 (the oldest are dropped). Applies at the next start."
+          onCommit={async (text) => {
+            if (!/^\s*\d+\s*$/.test(text)) throw new Error('trafficCapacity: a whole number between 1,000 and 1,000,000')
+            await update({ trafficCapacity: Number(text) })
+          }}
+        />
+        <label className="check">
+          <input type="checkbox" checked={settings.autoScroll} onChange={(e) => save({ autoScroll: e.target.checked })} />
+          Follow new exchanges in the timeline (auto-scroll)
+        </label>
+      </section>
+
+      <section className="card" aria-labelledby="settings-recent">
+        <h2 id="settings-recent">Recent cassette folders</h2>
+        {settings.recentFolders.length === 0 ? (
+          <p className="muted small">None yet: folders opened in the Cassettes view appear here.</p>
+        ) : (
+          <>
+            <ul className="recent" aria-label="Recent cassette folders">
+              {settings.recentFolders.map((dir) => (
+                <li key={dir}>
+                  <code>{dir}</code>
+                  <button type="button" aria-label={`Forget ${dir}`} onClick={() => save({ recentFolders: settings.recentFolders.filter((d) => d !== dir) })}>
+                    Forget
+                  </button>
+                </li>
+              ))}
+            </ul>
+            <button type="button" onClick={() => save({ recentFolders: [] })}>
+              Clear the list
+            </button>
+          </>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="settings-window">
+        <h2 id="settings-window">Window</h2>
+        {settings.window ? (
+          <p className="small">
+            The desktop window reopens at {settings.window.width}×{settings.window.height} ({settings.window.x}, {settings.window.y})
+            {settings.window.maximized ? ', maximized' : ''}.{' '}
+            <button type="button" onClick={() => save({ window: null })}>
+              Forget
+            </button>
+          </p>
+        ) : (
+          <p className="muted small">
+            {inElectron ? 'The window’s size and position are remembered when you move, resize or close it.' : 'The desktop app remembers its window’s size and position here.'}
+          </p>
+        )}
+      </section>
+
+      <div className="save-state" aria-live="polite">
+        {error ? <span className="error">Not saved: {error}</span> : saving > 0 ? 'Saving…' : <span className="muted">Saved to {file}</span>}
+      </div>
+    </div>
+  )
 }

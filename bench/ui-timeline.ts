@@ -1,0 +1,204 @@
+/**
+ * Timeline UI benchmark (not a test): is the Timeline smooth with 100,000 exchanges?
+ *
+ *   npm run build && node --import tsx bench/ui-timeline.ts
+ *
+ * Starts `mcp-rewind ui --no-open --port 0` (the built browser shell, a temp MCP_REWIND_DATA_DIR), opens it in
+ * Chromium (playwright-core; Debian's /usr/bin/chromium where present) at 1280×800 with `&bench` added to the URL.
+ * With `?bench` in the page URL, and only then, src/renderer/src/stores/traffic.ts installs `window.__rewindDebug`,
+ * whose `ingest(events)` is the store's public `ingestTraffic` — the same path live `traffic` events take. The
+ * synthetic TrafficEvents are generated inside the page (no 100k-object CDP transfer) and pushed through it.
+ *
+ * For 1,000 and then 100,000 rows it measures:
+ *   - ingest: from ingest() of all rows to the new count painted, and of one more live exchange on top of them;
+ *   - scroll: requestAnimationFrame deltas while the table is scrolled programmatically (600 px per frame) for 3 s;
+ *   - filter: from the Tool filter's change event to the "N of M" count painted; free text likewise (its 150 ms
+ *     debounce subtracted); both first time (search text cache cold) and again (warm).
+ * and prints median / p95 frame times side by side with the 100k / 1k ratio.
+ */
+import { chromium, type Page } from 'playwright-core';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SIZES = [1_000, 100_000];
+const SCROLL_MS = 3_000;
+const DEBOUNCE_MS = 150; // src/renderer/src/views/timeline/Filters.tsx
+
+async function startUi(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  for (const built of ['dist/main/cli.js', 'out/renderer/index.html']) {
+    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
+  }
+  const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', '0'], {
+    cwd: ROOT,
+    env: { ...process.env, MCP_REWIND_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL within 15 s:\n${out}`)), 15_000);
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const found = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`mcp-rewind ui exited (${code}):\n${out}`)));
+  });
+  return { url, child };
+}
+
+/** Generates `n` synthetic exchanges in the page and ingests them; resolves when the count is painted. */
+async function load(page: Page, n: number): Promise<number> {
+  return page.evaluate(async (n) => {
+    const debug = (window as unknown as { __rewindDebug: { ingest(e: unknown[]): void; flush(): void; reset(): void } }).__rewindDebug;
+    debug.reset();
+    await new Promise(requestAnimationFrame);
+    const sources = ['upstream', 'upstream', 'cache', 'proxy'];
+    const t0 = Date.now() - n * 20;
+    const events = Array.from({ length: n }, (_, i) => {
+      const tool = `tool-${i % 20}`;
+      const isError = i % 37 === 0;
+      return {
+        proxyId: `p${i % 3}`,
+        seq: i + 1,
+        method: i % 50 === 0 ? 'tools/list' : 'tools/call',
+        tool: i % 50 === 0 ? undefined : tool,
+        key: `tools_call_${tool}_${(i * 2654435761 >>> 0).toString(16)}`,
+        source: sources[i % 4],
+        cassette: 'recorded',
+        request: { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: tool, arguments: { query: `q${i}`, n: i } } },
+        stream: i % 10 === 0 ? [{ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: i, progress: 1, total: 1 } }] : [],
+        response: i % 997 === 0 ? undefined : { jsonrpc: '2.0', id: i + 1, result: { content: [{ type: 'text', text: `result ${i}` }], isError } },
+        flags: i % 211 === 0 ? ['client reply differed'] : undefined,
+        startedAt: t0 + i * 20,
+        durationMs: Math.exp(Math.random() * 7),
+      };
+    });
+    const start = performance.now();
+    debug.ingest(events);
+    debug.flush();
+    const want = `${n} exchanges`;
+    while (document.querySelector('[data-testid="traffic-count"]')?.textContent?.trim() !== want) await new Promise(requestAnimationFrame);
+    return performance.now() - start;
+  }, n);
+}
+
+/** one more live exchange on top of the loaded ones: ingest → painted (the steady-state cost of live traffic) */
+async function appendOne(page: Page, n: number): Promise<number> {
+  return page.evaluate(async (n) => {
+    const debug = (window as unknown as { __rewindDebug: { ingest(e: unknown[]): void; flush(): void; reset(): void } }).__rewindDebug;
+    const times: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const seq = 10_000_000 + k;
+      const start = performance.now();
+      debug.ingest([{ proxyId: 'p0', seq, method: 'tools/call', tool: 'tool-1', key: `live-${seq}`, source: 'upstream', cassette: 'none', request: { jsonrpc: '2.0', id: seq, method: 'tools/call' }, stream: [], response: { jsonrpc: '2.0', id: seq, result: {} }, startedAt: Date.now(), durationMs: 3 }]);
+      debug.flush();
+      const want = `${n + k + 1} exchanges`;
+      while (document.querySelector('[data-testid="traffic-count"]')?.textContent?.trim() !== want) await new Promise(requestAnimationFrame);
+      times.push(performance.now() - start);
+    }
+    return times.sort((a, b) => a - b)[2];
+  }, n);
+}
+
+async function scrollFrames(page: Page): Promise<number[]> {
+  return page.evaluate(async (ms) => {
+    const el = document.querySelector<HTMLElement>('[data-testid="timeline-scroll"]')!;
+    el.scrollTop = 0;
+    await new Promise(requestAnimationFrame);
+    const deltas: number[] = [];
+    return new Promise<number[]>((resolve) => {
+      const end = performance.now() + ms;
+      let last = performance.now();
+      const step = (now: number): void => {
+        deltas.push(now - last);
+        last = now;
+        el.scrollTop = el.scrollTop + 600 >= el.scrollHeight - el.clientHeight ? 0 : el.scrollTop + 600;
+        if (now < end) requestAnimationFrame(step);
+        else resolve(deltas.slice(1));
+      };
+      requestAnimationFrame(step);
+    });
+  }, SCROLL_MS);
+}
+
+/** time from a filter control's event to the "N of M" count painted (ms) */
+async function filterTime(page: Page, kind: 'tool' | 'text', value: string): Promise<number> {
+  return page.evaluate(
+    async ({ kind, value, debounce }) => {
+      const count = (): string => document.querySelector('[data-testid="filter-count"]')?.textContent ?? '';
+      const before = count();
+      const start = performance.now();
+      if (kind === 'tool') {
+        const select = document.querySelector<HTMLSelectElement>('select[aria-label="Tool"]')!;
+        Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value')!.set!.call(select, value);
+        select.dispatchEvent(new Event('change', { bubbles: true }));
+      } else {
+        const input = document.querySelector<HTMLInputElement>('input[aria-label="Search"]')!;
+        Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, value);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+      while (count() === before) await new Promise(requestAnimationFrame);
+      return performance.now() - start - (kind === 'text' ? debounce : 0);
+    },
+    { kind, value, debounce: DEBOUNCE_MS },
+  );
+}
+
+async function resetFilters(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Reset filters' }).click();
+  await page.getByTestId('filter-count').filter({ hasText: /^(\d+) of \1$/ }).waitFor();
+}
+
+const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'rewind-bench-ui-'));
+  const ui = await startUi(dataDir);
+  const executablePath = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // tsx (esbuild, keepNames) wraps the named functions of the page.evaluate callbacks in __name(): define it there
+    await page.addInitScript('globalThis.__name = (f) => f');
+    await page.goto(`${ui.url}&bench`);
+    await page.waitForFunction(() => '__rewindDebug' in window);
+    await page.getByRole('status').filter({ hasText: 'connected' }).waitFor();
+    const rows: Record<string, number[]> = {};
+    for (const n of SIZES) {
+      const ingest = await load(page, n);
+      const live = await appendOne(page, n);
+      await page.getByRole('region', { name: 'Traffic' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      const frames = await scrollFrames(page);
+      const toolCold = await filterTime(page, 'tool', 'tool-7');
+      await resetFilters(page);
+      const toolWarm = await filterTime(page, 'tool', 'tool-7');
+      await resetFilters(page);
+      const textCold = await filterTime(page, 'text', 'q4242');
+      await resetFilters(page);
+      const textWarm = await filterTime(page, 'text', 'q4243');
+      await resetFilters(page);
+      rows[n] = [ingest, live, pct(frames, 0.5), pct(frames, 0.95), Math.max(...frames), frames.length, toolCold, toolWarm, textCold, textWarm];
+      console.error(`${n} rows measured`);
+    }
+    const labels = ['ingest all → painted (ms)', 'one more live exchange → painted, median of 5 (ms)', 'scroll frame median (ms)', 'scroll frame p95 (ms)', 'scroll frame max (ms)', 'frames in 3 s', 'tool filter, first (ms)', 'tool filter, again (ms)', 'text filter, cold cache (ms)', 'text filter, warm (ms)'];
+    const [a, b] = SIZES;
+    console.log(`\nTimeline UI, Chromium ${browser.version()}, 1280×800\n`);
+    console.log(`| measure | ${a.toLocaleString('en')} rows | ${b.toLocaleString('en')} rows | ratio |`);
+    console.log('|---|---:|---:|---:|');
+    labels.forEach((label, i) => console.log(`| ${label} | ${rows[a][i].toFixed(1)} | ${rows[b][i].toFixed(1)} | ${(rows[b][i] / rows[a][i]).toFixed(2)}× |`));
+  } finally {
+    await browser.close();
+    ui.child.kill('SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,153 @@
+import { expect, test, type Page } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
+import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
+
+// Breakpoints from the browser shell as a user starts it (`mcp-rewind ui`, built by `npm run build`), in real
+// Chromium, with the real engine, a real SDK upstream and a real SDK client. No stubbed window APIs.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+async function startUi(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  for (const built of ['dist/main/cli.js', 'out/renderer/index.html']) {
+    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
+  }
+  const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', '0'], {
+    cwd: ROOT,
+    env: { ...process.env, MCP_REWIND_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`mcp-rewind ui printed no URL within 15 s:\n${out}`)), 15_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const found = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`mcp-rewind ui exited (${code}):\n${out}`));
+    });
+  });
+  return { url, child };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
+  return problems;
+}
+
+/** Replaces a CodeMirror editor's whole text (inserted as-is: no auto-closed brackets). */
+async function replaceEditorText(page: Page, label: string, text: string): Promise<void> {
+  const editor = page.getByLabel(label, { exact: true });
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.insertText(text);
+}
+
+let ui: { url: string; child: ChildProcess };
+let dataDir: string;
+
+test.beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'rewind-e2e-bp-'));
+  ui = await startUi(dataDir);
+});
+test.afterAll(async () => {
+  if (ui) await stop(ui.child);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('a breakpoint before request holds a real client call; the arguments edited in the UI reach the upstream', async ({ page }) => {
+  const problems = watchProblems(page);
+  const upstream: SdkServerHandle = await startSdkServer();
+  let mcp: ConnectedClient | undefined;
+  try {
+    await page.setViewportSize({ width: 1200, height: 900 });
+    await page.goto(ui.url);
+    const form = page.getByRole('form', { name: 'New proxy' });
+    await form.getByLabel('Mode').selectOption('proxy-only');
+    await form.getByLabel('Upstream URL').fill(upstream.url);
+    await form.getByLabel('Name').fill('bp-proxy');
+    await form.getByRole('button', { name: 'Create proxy' }).click();
+    const row = page.getByRole('table', { name: 'Proxies' }).getByRole('row').filter({ hasText: 'bp-proxy' });
+    await expect(row.getByText('running')).toBeVisible();
+    const endpoint = (await row.locator('code').textContent()) ?? '';
+
+    const panel = page.getByRole('region', { name: 'Breakpoints' });
+    const add = panel.getByRole('form', { name: 'Add breakpoint' });
+    await add.getByLabel('Proxy').selectOption({ label: 'bp-proxy' });
+    await add.getByLabel('Tool').fill('echo');
+    await add.getByLabel('When').selectOption('request');
+    await add.getByRole('button', { name: 'Add breakpoint' }).click();
+    await expect(panel.getByRole('list', { name: 'Breakpoint list' })).toContainText('echo');
+
+    mcp = await connectClient(endpoint);
+    let settled = false;
+    const pending = mcp.client.callTool({ name: 'echo', arguments: { text: 'from the client' } }).finally(() => (settled = true));
+    const card = panel.getByRole('article', { name: 'Paused echo before request' });
+    await expect(card).toBeVisible();
+    await expect(card.getByLabel('echo arguments', { exact: true })).toContainText('from the client');
+    expect(settled).toBe(false); // the call hangs at the breakpoint
+    expect(upstream.calls).toEqual([]);
+
+    await replaceEditorText(page, 'echo arguments', '{ "text": "oops" ');
+    await expect(card.getByRole('alert')).toContainText('not JSON');
+    await expect(card.getByRole('button', { name: 'Resume' })).toBeDisabled();
+    await replaceEditorText(page, 'echo arguments', '{ "text": "edited in the UI" }');
+    await expect(card).toContainText('edited arguments: valid');
+    await page.screenshot({ path: join(ROOT, 'docs/screenshots/breakpoints.png') });
+
+    await card.getByRole('button', { name: 'Resume' }).click();
+    const result = await pending;
+    expect(result.content).toEqual([{ type: 'text', text: 'echo: edited in the UI' }]);
+    expect(upstream.calls.map((c) => c.args)).toEqual([{ text: 'edited in the UI' }]);
+    await expect(card).toHaveCount(0);
+
+    // before response: a result that is not a CallToolResult cannot be resumed; Fail answers -32006
+    await add.getByLabel('Tool').fill('add');
+    await add.getByLabel('When').selectOption('response');
+    await add.getByRole('button', { name: 'Add breakpoint' }).click();
+    await expect(panel.getByRole('list', { name: 'Breakpoint list' }).getByRole('listitem')).toHaveCount(2);
+    const failing = mcp.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }).catch((e: unknown) => e);
+    const held = panel.getByRole('article', { name: 'Paused add before response' });
+    await expect(held.getByLabel('add result', { exact: true })).toContainText('"sum": 5');
+    await replaceEditorText(page, 'add result', '{ "content": "five" }');
+    await expect(held.getByRole('alert')).toContainText('not a CallToolResult');
+    await held.getByLabel('Failure message').fill('stopped in the e2e');
+    await held.getByRole('button', { name: 'Fail' }).click();
+    const error = await failing;
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(-32006);
+    expect((error as McpError).message).toContain('failed at a breakpoint: stopped in the e2e');
+
+    // removing the breakpoints lets calls through untouched
+    await panel.getByRole('button', { name: 'Remove breakpoint echo before request' }).click();
+    await panel.getByRole('button', { name: 'Remove breakpoint add before response' }).click();
+    await expect(panel.getByText('No breakpoints')).toBeVisible();
+    expect((await mcp.client.callTool({ name: 'echo', arguments: { text: 'free' } })).content).toEqual([{ type: 'text', text: 'echo: free' }]);
+    expect(problems).toEqual([]);
+  } finally {
+    await mcp?.close();
+    await upstream.close();
+  }
+});

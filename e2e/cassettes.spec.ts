@@ -1,0 +1,218 @@
+import { expect, test, type Page } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
+import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
+
+// The Cassettes and Export views against the real engine: `mcp-rewind ui` as a child process in real Chromium, a real
+// SDK upstream and real SDK clients; the export is replayed by the CLI itself. No stubbed window APIs.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'bin/mcp-rewind.js');
+
+interface Child {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** Spawns the CLI and waits until its output matches `ready`; answers the first group. */
+async function spawnCli(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<Child & { match: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const match = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`mcp-rewind ${args.join(' ')}: nothing matched ${ready} within 15 s:\n${out}`)), 15_000);
+    const look = (chunk: Buffer): void => {
+      out += chunk.toString();
+      const found = ready.exec(out);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', look);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`mcp-rewind ${args.join(' ')} exited (${code}):\n${out}`));
+    });
+  });
+  return { child, match, output: () => out };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
+  return problems;
+}
+
+const textOf = (result: unknown): string =>
+  ((result as { content?: Array<{ type: string; text?: string }> }).content ?? [])
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text)
+    .join('\n');
+
+let ui: Child & { match: string };
+let dataDir: string;
+let work: string;
+
+test.beforeAll(async () => {
+  for (const built of ['dist/main/cli.js', 'out/renderer/index.html']) {
+    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
+  }
+  dataDir = mkdtempSync(join(tmpdir(), 'rewind-e2e-data-'));
+  work = mkdtempSync(join(tmpdir(), 'rewind-e2e-cassettes-'));
+  ui = await spawnCli(['ui', '--no-open', '--port', '0'], /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/, { MCP_REWIND_DATA_DIR: dataDir });
+});
+test.afterAll(async () => {
+  if (ui) await stop(ui.child);
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function createProxy(page: Page, fields: { mode: string; name: string; cacheDir: string; upstreamUrl?: string }): Promise<string> {
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Timeline' }).click();
+  const form = page.getByRole('form', { name: 'New proxy' });
+  await form.getByLabel('Mode').selectOption(fields.mode);
+  if (fields.upstreamUrl) await form.getByLabel('Upstream URL').fill(fields.upstreamUrl);
+  await form.getByLabel('Cassette folder').fill(fields.cacheDir);
+  await form.getByLabel('Name').fill(fields.name);
+  await form.getByRole('button', { name: 'Create proxy' }).click();
+  const row = page.getByRole('table', { name: 'Proxies' }).getByRole('row').filter({ hasText: fields.name });
+  await expect(row.getByText('running')).toBeVisible();
+  return (await row.locator('code').first().textContent()) ?? '';
+}
+
+test('record, hand-edit an entry in the Cassettes view, replay the edit, export a single file and replay it with the CLI', async ({ page }) => {
+  test.setTimeout(90_000);
+  const problems = watchProblems(page);
+  const upstream: SdkServerHandle = await startSdkServer();
+  const cassette = join(work, 'recorded');
+  const clients: ConnectedClient[] = [];
+  let cli: Child | undefined;
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(ui.match);
+    const nav = page.getByRole('navigation', { name: 'Views' });
+
+    // record through a proxy created in the UI
+    const recorder = await createProxy(page, { mode: 'record', name: 'recorder', cacheDir: cassette, upstreamUrl: upstream.url });
+    const rec = await connectClient(recorder, { headers: { Authorization: 'Bearer e2e-secret-token' } });
+    clients.push(rec);
+    expect(textOf(await rec.client.callTool({ name: 'echo', arguments: { text: 'original' } }))).toBe('echo: original');
+    await rec.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+    await expect.poll(() => readdirSync(cassette).filter((f) => /^\d+ tools_call_/.test(f) && !/\.(req|res|res-head)\.json$/.test(f)).length).toBe(2);
+
+    // open its folder from the proxies' shortcuts
+    await nav.getByRole('button', { name: 'Cassettes' }).click();
+    await page.getByRole('list', { name: 'Proxy cassette folders' }).getByRole('button', { name: /recorder/ }).click();
+    const table = page.getByRole('table', { name: 'Cassette entries' });
+    const echoRow = table.getByRole('row').filter({ hasText: 'echo: original' });
+    await expect(echoRow).toHaveCount(1);
+    await expect(table.getByRole('row').filter({ hasText: 'initialize' })).toHaveCount(1);
+    await expect(page.getByRole('button', { name: /^Never matched \d+/ })).toBeVisible();
+
+    // the filter narrows the table
+    await page.getByLabel('Filter entries').fill('tools_call_add');
+    await expect(table.getByRole('row')).toHaveCount(2); // header + add
+    await page.getByLabel('Filter entries').fill('');
+
+    // select → edit in CodeMirror: invalid JSON is flagged as you type, the engine's validation answers on Save
+    await echoRow.click();
+    const editor = page.getByRole('region', { name: 'Entry editor' });
+    const content = editor.getByRole('textbox', { name: 'Entry JSON' });
+    await expect(content).toContainText('echo: original');
+    const file = readdirSync(cassette).find((f) => / tools_call_echo_[0-9a-f]+\.json$/.test(f)) as string;
+    const entry = JSON.parse(readFileSync(join(cassette, file), 'utf8')) as { result: { content: Array<{ text: string }> } };
+    const replace = async (text: string): Promise<void> => {
+      await content.click();
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.insertText(text);
+    };
+    await replace('{ "result": ');
+    await expect(editor.getByTestId('json-status')).toContainText('Invalid JSON');
+    await expect(editor.getByRole('button', { name: 'Save' })).toBeDisabled();
+    await replace(JSON.stringify({ ...entry, result: { content: 'not a list' } }, null, 2));
+    await expect(editor.getByTestId('json-status')).toHaveText('Valid JSON · unsaved changes');
+    await editor.getByRole('button', { name: 'Save' }).click();
+    await expect(editor.getByRole('alert')).toContainText('not a valid MCP tool result');
+    entry.result.content[0].text = 'edited in the Cassettes view';
+    await replace(JSON.stringify(entry, null, 2));
+    await editor.getByRole('button', { name: 'Save' }).click();
+    await expect(editor.getByTestId('entry-status')).toHaveText('Saved: the next replayed call gets it');
+    await expect(table.getByRole('row').filter({ hasText: 'edited in the Cassettes view' })).toHaveCount(1);
+    expect(JSON.parse(readFileSync(join(cassette, file), 'utf8'))).toEqual(entry);
+
+    // a replay proxy started from the UI on the folder serves the edit
+    const replayer = await createProxy(page, { mode: 'replay', name: 'replayer', cacheDir: cassette });
+    const rep = await connectClient(replayer);
+    clients.push(rep);
+    expect(textOf(await rep.client.callTool({ name: 'echo', arguments: { text: 'original' } }))).toBe('edited in the Cassettes view');
+    expect(upstream.calls.map((c) => c.tool)).toEqual(['echo', 'add']); // the upstream never saw the replay
+
+    // back in the Cassettes view: the entry the run used vs the ones it never matched
+    await nav.getByRole('button', { name: 'Cassettes' }).click();
+    await expect(page.getByRole('button', { name: /^Used by the last run [1-9]/ })).toBeVisible({ timeout: 10_000 });
+    await expect(table.getByRole('row').filter({ hasText: 'edited in the Cassettes view' }).getByRole('cell').last()).toHaveText('1');
+    await table.getByRole('row').filter({ hasText: 'edited in the Cassettes view' }).click();
+    await expect(content).toContainText('edited in the Cassettes view');
+    await page.screenshot({ path: join(ROOT, 'docs/screenshots/cassettes.png') });
+
+    // export a single-file cassette from the Export view (source: the folder open in Cassettes)
+    await nav.getByRole('button', { name: 'Export' }).click();
+    const form = page.getByRole('form', { name: 'Export cassette' });
+    await expect(form.getByLabel('Source folder')).toHaveValue(cassette);
+    await form.getByLabel('Single-file cassette').check();
+    await form.getByLabel('Output path').fill(join(cassette, 'inside.json'));
+    await expect(form.getByRole('alert')).toContainText('inside the source folder');
+    const exported = join(work, 'ci', 'cassette.json');
+    await form.getByLabel('Output path').fill(exported);
+    const preview = page.getByRole('region', { name: 'Export preview' });
+    await expect(preview.getByTestId('replay-command')).toHaveText(`npx mcp-rewind --replay --cache ${exported}`);
+    await expect(preview.getByTestId('preview-summary')).toContainText('1 file');
+    await expect(preview.getByRole('table', { name: 'Files to write' })).toContainText('cassette.json');
+    await page.screenshot({ path: join(ROOT, 'docs/screenshots/export.png') });
+    await form.getByRole('button', { name: 'Export' }).click();
+    await expect(page.getByTestId('export-result')).toContainText(`Wrote 1 file to ${exported}`);
+    expect(readFileSync(exported, 'utf8')).not.toContain('e2e-secret-token');
+
+    // replay the export with the CLI, as CI would
+    const started = await spawnCli(['--replay', '--cache', exported], /MCP endpoint\s+(http:\/\/\S+)/);
+    cli = started;
+    const ci = await connectClient(started.match);
+    clients.push(ci);
+    expect(textOf(await ci.client.callTool({ name: 'echo', arguments: { text: 'original' } }))).toBe('edited in the Cassettes view');
+    expect(textOf(await ci.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }))).toBe('3');
+
+    // duplicate, rename and delete (with confirmation) from the editor
+    await nav.getByRole('button', { name: 'Cassettes' }).click();
+    await table.getByRole('row').filter({ hasText: 'tools_call_add' }).click();
+    await editor.getByRole('button', { name: 'Duplicate' }).click();
+    await expect(editor.getByTestId('entry-status')).toContainText('Duplicated as');
+    await expect(table.getByRole('row').filter({ hasText: 'tools_call_add' })).toHaveCount(2);
+    await editor.getByLabel('Key').fill('renamed/by hand');
+    await editor.getByRole('button', { name: 'Rename' }).click();
+    await expect(editor.getByTestId('entry-status')).toContainText('renamed%2Fby%20hand.json');
+    await expect(table.getByRole('row').filter({ hasText: 'renamed%2Fby%20hand' })).toHaveCount(1);
+    await editor.getByRole('button', { name: 'Delete…' }).click();
+    await editor.getByRole('button', { name: 'Confirm delete' }).click();
+    await expect(table.getByRole('row').filter({ hasText: 'renamed%2Fby%20hand' })).toHaveCount(0);
+    expect(readdirSync(cassette).some((f) => f.includes('renamed'))).toBe(false);
+    expect(problems).toEqual([]);
+  } finally {
+    for (const c of clients) await c.close().catch(() => {});
+    if (cli) await stop(cli.child);
+    await upstream.close();
+  }
+});

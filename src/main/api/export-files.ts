@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { exportHar, exportSingleFile, redactDeep } from '../engine/cassette/export.js';
+import { REDACTED } from '../engine/cassette/redact.js';
+import type { ExportFormat, ExportPreview, ExportResult } from '../../shared/api.js';
+
+/**
+ * The Export view's `export.preview` / `export.run`: a cassette folder as a folder holding only the replay files
+ * (`<n> <key>.json`), as a single-file cassette, or as HAR 1.2 (the CLI's export.ts). Secrets stay redacted (every
+ * written JSON goes through redactDeep). Paths come from the UI, so the output is checked before anything is written:
+ * absolute or relative to the user's working directory, never inside (or around) the source folder, and an existing
+ * non-empty folder or an existing file is replaced only with `overwrite: true`.
+ */
+
+export interface ExportRequest {
+  dir: string;
+  format: ExportFormat;
+  out: string;
+  overwrite?: boolean;
+  /** the directory a relative `out` (and `dir`) is resolved against: the user's working directory */
+  cwd?: string;
+  /** the app's version, for HAR's creator */
+  version?: string;
+}
+
+const ENTRY_NAME = /^\d+ .+\.json$/;
+const DEBUG_SUFFIX = /\.(req|res|res-head)\.json$/;
+const NUMBERED = /^\d+[ .].*\.json$/;
+
+interface Planned {
+  out: string;
+  files: Array<{ path: string; content: string }>;
+  skipped: string[];
+  redacted: number;
+  /** folder format: remove the old cassette files of `out` first (overwrite) */
+  cleanFolder: boolean;
+}
+
+/** A word for a POSIX shell: left bare when it is plainly safe, else single-quoted. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_\/.:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function countRedacted(value: unknown): number {
+  if (value === REDACTED) return 1;
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + countRedacted(v), 0);
+  if (value !== null && typeof value === 'object') return Object.values(value).reduce((n: number, v) => n + countRedacted(v), 0);
+  return 0;
+}
+
+/** The real path of `path`, or of its nearest existing ancestor joined with the rest (symlinks resolved). */
+async function realish(path: string): Promise<string> {
+  const rest: string[] = [];
+  let at = path;
+  for (;;) {
+    try {
+      return join(await realpath(at), ...rest.reverse());
+    } catch {
+      const parent = dirname(at);
+      if (parent === at) return path;
+      rest.push(basename(at));
+      at = parent;
+    }
+  }
+}
+
+const within = (parent: string, child: string): boolean => {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.startsWith(sep));
+};
+
+async function checkPaths(req: ExportRequest): Promise<{ source: string; out: string; cleanFolder: boolean }> {
+  const source = resolve(req.cwd ?? process.cwd(), req.dir);
+  const info = await stat(source).catch(() => undefined);
+  if (!info) throw new Error(`dir: no such folder ${source}`);
+  if (!info.isDirectory()) throw new Error(`dir: ${source} is not a cassette folder`);
+  const typed = req.out.trim();
+  if (!typed) throw new Error('out: give an output path');
+  if (typed.includes('\0')) throw new Error('out: the path contains a NUL character');
+  const out = resolve(req.cwd ?? process.cwd(), typed);
+  const [realSource, realOut] = await Promise.all([realish(source), realish(out)]);
+  if (within(realSource, realOut)) throw new Error(`out: ${out} is inside the source folder ${source}; choose a path outside it`);
+  if (within(realOut, realSource)) throw new Error(`out: ${out} contains the source folder ${source}; choose a path outside it`);
+  const existing = await stat(out).catch(() => undefined);
+  let cleanFolder = false;
+  if (req.format === 'folder') {
+    if (existing && !existing.isDirectory()) throw new Error(`out: ${out} is a file; a folder export needs a folder path`);
+    if (existing && (await readdir(out)).length > 0) {
+      if (!req.overwrite) throw new Error(`out: the folder ${out} exists and is not empty; set overwrite to replace its cassette files`);
+      cleanFolder = true;
+    }
+  } else {
+    if (existing?.isDirectory()) throw new Error(`out: ${out} is a folder; a ${req.format === 'har' ? 'HAR' : 'single-file'} export needs a file path`);
+    if (existing && !req.overwrite) throw new Error(`out: the file ${out} exists; set overwrite to replace it`);
+  }
+  return { source, out, cleanFolder };
+}
+
+async function plan(req: ExportRequest): Promise<Planned> {
+  const { source, out, cleanFolder } = await checkPaths(req);
+  if (req.format === 'file') {
+    const cassette = await exportSingleFile(source);
+    return { out, files: [{ path: out, content: JSON.stringify(cassette, null, 2) + '\n' }], skipped: [], redacted: countRedacted(cassette.entries), cleanFolder };
+  }
+  if (req.format === 'har') {
+    const har = await exportHar(source, { creatorVersion: req.version });
+    return { out, files: [{ path: out, content: JSON.stringify(har, null, 2) + '\n' }], skipped: [], redacted: countRedacted(har), cleanFolder };
+  }
+  const names = (await readdir(source)).filter((n) => ENTRY_NAME.test(n) && !DEBUG_SUFFIX.test(n)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
+  const files: Planned['files'] = [];
+  const skipped: string[] = [];
+  let redacted = 0;
+  for (const name of names) {
+    const text = await readFile(join(source, name), 'utf8');
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      skipped.push(name);
+      continue;
+    }
+    const clean = redactDeep(data);
+    const count = countRedacted(clean);
+    redacted += count;
+    // verbatim unless something had to be redacted now
+    files.push({ path: join(out, name), content: JSON.stringify(clean) !== JSON.stringify(data) ? JSON.stringify(clean, null, 2) + '\n' : text });
+  }
+  return { out, files, skipped, redacted, cleanFolder };
+}
+
+function command(req: ExportRequest, out: string): string {
+  const typed = req.out.trim();
+  const shown = shellQuote(isAbsolute(typed) ? out : typed);
+  if (req.format === 'har') return `npx mcp-rewind export --cache ${shellQuote(req.dir.trim())} --har ${shown}`;
+  return `npx mcp-rewind --replay --cache ${shown}`;
+}
+
+export async function previewExport(req: ExportRequest): Promise<ExportPreview> {
+  const p = await plan(req);
+  return {
+    out: p.out,
+    files: p.files.map((f) => ({ path: f.path, bytes: Buffer.byteLength(f.content) })),
+    command: command(req, p.out),
+    redacted: p.redacted,
+    skipped: p.skipped,
+  };
+}
+
+async function writeAtomic(path: string, content: string): Promise<void> {
+  const temp = join(dirname(path), `.rewind-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    await writeFile(temp, content);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+}
+
+export async function runExport(req: ExportRequest): Promise<ExportResult> {
+  const p = await plan(req);
+  if (req.format === 'folder') {
+    await mkdir(p.out, { recursive: true });
+    if (p.cleanFolder) {
+      for (const name of await readdir(p.out)) if (NUMBERED.test(name)) await rm(join(p.out, name), { force: true });
+    }
+  } else {
+    await mkdir(dirname(p.out), { recursive: true });
+  }
+  for (const f of p.files) await writeAtomic(f.path, f.content);
+  return { out: p.out, written: p.files.map((f) => f.path), command: command(req, p.out), redacted: p.redacted, skipped: p.skipped };
+}

@@ -1,0 +1,203 @@
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import {
+  BREAKPOINT_FAILED_CODE, CallToolResultShapeSchema, ToolArgumentsSchema,
+  type BreakpointRule, type BreakpointRuleInput, type BreakpointStage, type PausedCall,
+} from '../../../shared/breakpoints.js';
+import { errorResponse, type JsonRpcId, type JsonRpcRequest } from '../../../shared/jsonrpc.js';
+import { describeZodError } from '../../../shared/rules/schema.js';
+import type { LiveExchange } from './exchange.js';
+
+/** how long a call stays paused before it resumes unchanged by itself */
+export const DEFAULT_PAUSE_MS = 5 * 60_000;
+
+export type Resolution =
+  | { action: 'resume'; arguments?: Record<string, unknown>; result?: Record<string, unknown> }
+  | { action: 'fail'; message?: string };
+
+interface Waiting {
+  call: PausedCall;
+  settle: (resolution: Resolution) => void;
+}
+
+/** What the request stage did to a POST's requests. */
+export interface RequestPauses {
+  /** some request's arguments were edited in place: the upstream body must be re-serialised */
+  edited: boolean;
+  /** requests failed at the breakpoint, with their JSON-RPC error message */
+  failed: Map<JsonRpcId, string>;
+}
+
+let nextPause = 1;
+let nextRule = 1;
+
+export const failedMessage = (message?: string): string => `mcp-rewind: failed at a breakpoint: ${message?.trim() || 'failed by the user'}`;
+
+/**
+ * The breakpoints of one endpoint. With no rule set, `active` is false and the pipeline never looks further
+ * (one property read per POST). A matching tools/call pauses: it is published (`change`), and waits for
+ * resume (maybe with edited arguments / result), fail, or the timeout (resumes unchanged).
+ */
+export class Breakpoints {
+  /** any rule at all: the only thing the hot path checks */
+  active = false;
+  private list: BreakpointRule[] = [];
+  private readonly tools: Record<BreakpointStage, Set<string>> = { request: new Set(), response: new Set() };
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly events = new EventEmitter<{ change: [] }>();
+
+  constructor(public timeoutMs = DEFAULT_PAUSE_MS) {}
+
+  /** Replaces the rules. Calls already paused stay paused. */
+  set(rules: ReadonlyArray<BreakpointRuleInput & { id?: string }>): BreakpointRule[] {
+    const seen = new Set<string>();
+    this.list = [];
+    for (const rule of rules) {
+      const dedup = `${rule.when}\0${rule.tool}`;
+      if (seen.has(dedup)) continue;
+      seen.add(dedup);
+      this.list.push({ id: rule.id ?? `r${nextRule++}`, tool: rule.tool, when: rule.when });
+    }
+    this.tools.request = new Set(this.list.filter((r) => r.when === 'request').map((r) => r.tool));
+    this.tools.response = new Set(this.list.filter((r) => r.when === 'response').map((r) => r.tool));
+    this.active = this.list.length > 0;
+    this.changed();
+    return this.rules();
+  }
+
+  rules(): BreakpointRule[] {
+    return this.list.map((r) => ({ ...r }));
+  }
+
+  paused(): PausedCall[] {
+    return [...this.waiting.values()].map((w) => ({ ...w.call }));
+  }
+
+  has(id: string): boolean {
+    return this.waiting.has(id);
+  }
+
+  /** rules or paused calls changed */
+  onChange(listener: () => void): () => void {
+    this.events.on('change', listener);
+    return () => void this.events.off('change', listener);
+  }
+
+  matches(request: JsonRpcRequest, stage: BreakpointStage): boolean {
+    if (!this.active || request.method !== 'tools/call') return false;
+    const tools = this.tools[stage];
+    return tools.size > 0 && (tools.has('*') || tools.has(String(request.params?.name ?? '')));
+  }
+
+  /**
+   * Request stage: every matching tools/call of a POST pauses (together) before it is planned, so edited arguments
+   * go through rules, cassette matching and the exchange key like the client's own. Edits are made in place.
+   */
+  async beforeRequests(requests: JsonRpcRequest[], sessionId: string | undefined, res?: ServerResponse): Promise<RequestPauses> {
+    const outcome: RequestPauses = { edited: false, failed: new Map() };
+    const matching = requests.filter((r) => this.matches(r, 'request'));
+    if (matching.length === 0) return outcome;
+    await Promise.all(
+      matching.map(async (request) => {
+        const args = request.params?.arguments;
+        const resolution = await this.pause(
+          { sessionId, tool: String(request.params?.name ?? ''), stage: 'request', arguments: args && typeof args === 'object' ? (args as Record<string, unknown>) : {} },
+          res,
+        );
+        if (resolution.action === 'fail') outcome.failed.set(request.id, failedMessage(resolution.message));
+        else if (resolution.arguments) {
+          request.params = { ...request.params, arguments: resolution.arguments };
+          outcome.edited = true;
+        }
+      }),
+    );
+    return outcome;
+  }
+
+  /** Response stage: holds a matching exchange's result (not a JSON-RPC error) and applies the edit or failure. */
+  async holdResponse(exchange: LiveExchange, res?: ServerResponse): Promise<void> {
+    const response = exchange.response;
+    if (!response || !('result' in response) || !this.matches(exchange.request, 'response')) return;
+    const resolution = await this.pause(
+      { sessionId: exchange.sessionId, tool: String(exchange.request.params?.name ?? ''), stage: 'response', result: response.result },
+      res,
+    );
+    if (resolution.action === 'fail') {
+      exchange.response = errorResponse(exchange.request.id, BREAKPOINT_FAILED_CODE, failedMessage(resolution.message));
+      exchange.flags.push('failed at a breakpoint');
+    } else if (resolution.result) {
+      exchange.response = { jsonrpc: '2.0', id: exchange.request.id, result: resolution.result };
+      exchange.flags.push('result edited at a breakpoint');
+    }
+  }
+
+  /** Continues a paused call, with edited arguments (request stage) or result (response stage). */
+  resume(id: string, edits: { arguments?: unknown; result?: unknown } = {}): void {
+    const waiting = this.take(id, false);
+    const { stage } = waiting.call;
+    if (edits.arguments !== undefined && stage !== 'request') throw new Error(`arguments: breakpoint ${id} holds a result, not a request`);
+    if (edits.result !== undefined && stage !== 'response') throw new Error(`result: breakpoint ${id} holds a request, not a result`);
+    let resolution: Resolution = { action: 'resume' };
+    if (edits.arguments !== undefined) {
+      const parsed = ToolArgumentsSchema.safeParse(edits.arguments);
+      if (!parsed.success) throw new Error(`arguments: must be a JSON object (${describeZodError(parsed.error)})`);
+      resolution = { action: 'resume', arguments: parsed.data };
+    }
+    if (edits.result !== undefined) {
+      const parsed = CallToolResultShapeSchema.safeParse(edits.result);
+      if (!parsed.success) throw new Error(`result: not a CallToolResult: ${describeZodError(parsed.error)}`);
+      resolution = { action: 'resume', result: edits.result as Record<string, unknown> };
+    }
+    this.take(id, true);
+    waiting.settle(resolution);
+  }
+
+  /** Answers a paused call with a JSON-RPC error (-32006). */
+  fail(id: string, message?: string): void {
+    const waiting = this.take(id, true);
+    waiting.settle({ action: 'fail', message });
+  }
+
+  /** Lets every paused call go on unchanged (the proxy is stopping). */
+  releaseAll(): void {
+    for (const id of [...this.waiting.keys()]) this.take(id, true).settle({ action: 'resume' });
+  }
+
+  private take(id: string, remove: boolean): Waiting {
+    const waiting = this.waiting.get(id);
+    if (!waiting) throw new Error(`id: no call paused at "${id}" (resumed, failed or timed out already?)`);
+    if (remove) {
+      this.waiting.delete(id);
+      this.changed();
+    }
+    return waiting;
+  }
+
+  private pause(call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>, res?: ServerResponse): Promise<Resolution> {
+    const id = `b${nextPause++}`;
+    const since = Date.now();
+    return new Promise<Resolution>((resolve) => {
+      const done = (resolution: Resolution): void => {
+        clearTimeout(timer);
+        res?.off('close', gone);
+        resolve(resolution);
+      };
+      const leave = (): void => {
+        if (!this.waiting.has(id)) return;
+        this.waiting.delete(id);
+        this.changed();
+        done({ action: 'resume' });
+      };
+      const timer = setTimeout(leave, this.timeoutMs);
+      timer.unref();
+      const gone = (): void => leave(); // the client went away: nothing to wait for
+      res?.once('close', gone);
+      this.waiting.set(id, { call: { ...call, id, since, timeoutAt: since + this.timeoutMs }, settle: done });
+      this.changed();
+    });
+  }
+
+  private changed(): void {
+    this.events.emit('change');
+  }
+}

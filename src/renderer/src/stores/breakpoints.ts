@@ -1,0 +1,70 @@
+import { create } from 'zustand'
+import type { RewindApi } from '../../../shared/api.js'
+import type { BreakpointRuleInput, BreakpointsState } from '../../../shared/breakpoints.js'
+
+interface BreakpointsStore extends BreakpointsState {
+  loaded: boolean
+  error?: string
+  /** replaces one proxy's breakpoints */
+  setRules(proxyId: string, rules: BreakpointRuleInput[]): Promise<void>
+  add(proxyId: string, rule: BreakpointRuleInput): Promise<void>
+  remove(proxyId: string, ruleId: string): Promise<void>
+  /** rejects with the engine's message (bad arguments / result, call gone) */
+  resume(id: string, edits?: { arguments?: Record<string, unknown>; result?: Record<string, unknown> }): Promise<void>
+  fail(id: string, message?: string): Promise<void>
+}
+
+let api: RewindApi | undefined
+
+function client(): RewindApi {
+  if (!api) throw new Error('mcp-rewind: not connected to the engine yet')
+  return api
+}
+
+export const useBreakpoints = create<BreakpointsStore>()((set, get) => {
+  const apply = (state: BreakpointsState): void => set({ rules: state.rules, paused: state.paused, loaded: true })
+  return {
+    rules: {},
+    paused: [],
+    loaded: false,
+    async setRules(proxyId, rules) {
+      apply(await client().call('breakpoints.set', { proxyId, rules }))
+    },
+    async add(proxyId, rule) {
+      const current = (get().rules[proxyId] ?? []).map(({ tool, when }) => ({ tool, when }))
+      if (current.some((r) => r.tool === rule.tool && r.when === rule.when)) return
+      await get().setRules(proxyId, [...current, rule])
+    },
+    async remove(proxyId, ruleId) {
+      const rest = (get().rules[proxyId] ?? []).filter((r) => r.id !== ruleId).map(({ tool, when }) => ({ tool, when }))
+      await get().setRules(proxyId, rest)
+    },
+    async resume(id, edits = {}) {
+      apply(await client().call('breakpoints.resume', { id, ...edits }))
+    },
+    async fail(id, message) {
+      apply(await client().call('breakpoints.fail', { id, ...(message ? { message } : {}) }))
+    },
+  }
+})
+
+/** Reloads the state from the engine (at start and after a reconnect). */
+export async function syncBreakpoints(): Promise<void> {
+  try {
+    const state = await client().call('breakpoints.list', {})
+    useBreakpoints.setState({ ...state, loaded: true, error: undefined })
+  } catch (error) {
+    useBreakpoints.setState({ error: (error as Error).message })
+  }
+}
+
+/** Feeds the store from the api: the state now, then every `breakpoints` event (the whole state). */
+export function attachBreakpoints(next: RewindApi): () => void {
+  api = next
+  const off = next.on('breakpoints', (state) => useBreakpoints.setState({ rules: state.rules, paused: state.paused, loaded: true }))
+  void syncBreakpoints()
+  return () => {
+    off()
+    if (api === next) api = undefined
+  }
+}

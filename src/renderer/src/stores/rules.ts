@@ -1,0 +1,112 @@
+import { create } from 'zustand'
+import type { CommandOutput, RewindApi } from '../../../shared/api.js'
+import { createApi } from '../api/client.js'
+import { emptyForm, ruleToForm, type RulesFile, type ToolForm } from '../views/rules/form.js'
+
+/** A tool of the proxy's merged list (upstream + overlay), as rules.get answers it. */
+export type MergedToolView = CommandOutput<'rules.get'>['tools'][number]
+
+interface RulesState {
+  proxyId?: string
+  /** the merged tool list under the applied rules */
+  tools: MergedToolView[]
+  /** every tool seen for this proxy, so that tools hidden by passthrough:false stay selectable */
+  seen: Record<string, MergedToolView>
+  /** the draft: one form per listed tool (in rules order), passthrough and instructions */
+  forms: ToolForm[]
+  passthrough: boolean
+  instructions?: string
+  selected?: string
+  /** the draft differs from what was loaded or applied */
+  dirty: boolean
+  loading: boolean
+  applying: boolean
+  error?: string
+  /** answer of the last apply: how many clients were sent tools/list_changed */
+  notified?: number
+  load(proxyId: string): Promise<void>
+  select(name: string | undefined): void
+  /** edits a tool's rule (creating it, from the upstream's defaults, when the tool had none) */
+  edit(name: string, patch: Partial<ToolForm>): void
+  /** adds a rule for a tool (a synthetic one when the upstream has no such tool) */
+  addRule(form: ToolForm): void
+  removeRule(name: string): void
+  setPassthrough(passthrough: boolean): void
+  apply(rules: RulesFile): Promise<void>
+}
+
+let api: RewindApi | undefined
+
+/** The api the stores were attached with; until connection.ts attaches this store, a client of its own. */
+export function rulesApi(): RewindApi {
+  api ??= createApi()
+  return api
+}
+
+/** Lets connectStores share its client with this store (see attachProxies / attachTraffic). */
+export function attachRules(next: RewindApi): () => void {
+  api = next
+  return () => {
+    if (api === next) api = undefined
+  }
+}
+
+function fromRules(rules: RulesFile | null): Pick<RulesState, 'forms' | 'passthrough' | 'instructions' | 'dirty'> {
+  return { forms: (rules?.tools ?? []).map(ruleToForm), passthrough: rules?.passthrough ?? true, instructions: rules?.instructions, dirty: false }
+}
+
+function remember(seen: Record<string, MergedToolView>, tools: MergedToolView[]): Record<string, MergedToolView> {
+  const next = { ...seen }
+  for (const tool of tools) next[tool.name] = tool
+  return next
+}
+
+export const useRules = create<RulesState>()((set, get) => ({
+  tools: [],
+  seen: {},
+  forms: [],
+  passthrough: true,
+  dirty: false,
+  loading: false,
+  applying: false,
+  async load(proxyId) {
+    const switching = proxyId !== get().proxyId
+    set({ proxyId, loading: true, error: undefined, ...(switching ? { tools: [], seen: {}, selected: undefined, notified: undefined, ...fromRules(null) } : {}) })
+    try {
+      const answer = await rulesApi().call('rules.get', { id: proxyId })
+      if (get().proxyId !== proxyId) return
+      // a reload keeps an unapplied draft; a fresh load (or a clean draft) takes the engine's rules
+      const keepDraft = !switching && get().dirty
+      set((s) => ({ tools: answer.tools, seen: remember(s.seen, answer.tools), loading: false, ...(keepDraft ? {} : fromRules(answer.rules)) }))
+    } catch (error) {
+      if (get().proxyId === proxyId) set({ loading: false, error: (error as Error).message })
+    }
+  },
+  select: (selected) => set({ selected }),
+  edit(name, patch) {
+    set((s) => {
+      const at = s.forms.findIndex((f) => f.name === name)
+      const forms = at < 0 ? [...s.forms, { ...emptyForm(name), ...patch }] : s.forms.map((f, i) => (i === at ? { ...f, ...patch } : f))
+      return { forms, dirty: true, notified: undefined }
+    })
+  },
+  addRule(form) {
+    set((s) => ({ forms: [...s.forms.filter((f) => f.name !== form.name), form], selected: form.name, dirty: true, notified: undefined }))
+  },
+  removeRule(name) {
+    set((s) => ({ forms: s.forms.filter((f) => f.name !== name), dirty: true, notified: undefined }))
+  },
+  setPassthrough: (passthrough) => set({ passthrough, dirty: true, notified: undefined }),
+  async apply(rules) {
+    const { proxyId } = get()
+    if (!proxyId) return
+    set({ applying: true, error: undefined })
+    try {
+      const answer = await rulesApi().call('rules.set', { id: proxyId, rules })
+      if (get().proxyId !== proxyId) return
+      set((s) => ({ tools: answer.tools, seen: remember(s.seen, answer.tools), notified: answer.notified, applying: false, ...fromRules(answer.rules) }))
+    } catch (error) {
+      set({ applying: false, error: (error as Error).message })
+    }
+  },
+}))

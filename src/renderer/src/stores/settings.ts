@@ -1,0 +1,131 @@
+import { create } from 'zustand'
+import type { RewindApi, Settings, SettingsInfo, SettingsPatch, Theme } from '../../../shared/api.js'
+
+/**
+ * The app's settings, as the engine keeps them (settings.json in the user data folder; never localStorage): loaded
+ * at start and after a reconnect, kept current by the 'settings' event (another window, or the Electron shell saving
+ * the window state). The theme is applied to <html data-theme="light|dark">.
+ */
+interface SettingsState {
+  settings?: Settings
+  file?: string
+  /** the settings file could not be read at start (the engine fell back to the defaults) */
+  problem?: string
+  loaded: boolean
+  /** the last failed load or save (the engine's message names the field) */
+  error?: string
+  saving: number
+  /** changes the given fields; rejects with the engine's message */
+  update(patch: SettingsPatch): Promise<void>
+}
+
+let api: RewindApi | undefined
+
+const fromInfo = (info: SettingsInfo): Pick<SettingsState, 'settings' | 'file' | 'problem' | 'loaded'> => ({
+  settings: info.settings,
+  file: info.file,
+  problem: info.problem,
+  loaded: true,
+})
+
+/** The settings with a patch applied, before the engine has validated it (only well-typed fields are taken). */
+function optimistic(settings: Settings, patch: SettingsPatch): Settings {
+  const next: Settings = { ...settings }
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === 'window') {
+      if (value === null) delete next.window
+      continue
+    }
+    if (key in settings && typeof value === typeof settings[key as keyof Settings]) Object.assign(next, { [key]: value })
+  }
+  return next
+}
+
+export const useSettings = create<SettingsState>()((set, get) => ({
+  loaded: false,
+  saving: 0,
+  async update(patch) {
+    if (!api) throw new Error('mcp-rewind: not connected to the engine yet')
+    // shown at once (a radio button or checkbox must not wait for the round trip); undone if the engine refuses it
+    const before = get().settings
+    if (before) set({ settings: optimistic(before, patch) })
+    set((s) => ({ saving: s.saving + 1 }))
+    try {
+      const info = await api.call('settings.set', patch)
+      set({ ...fromInfo(info), error: undefined })
+    } catch (error) {
+      set({ error: (error as Error).message })
+      void syncSettings(true)
+      throw error
+    } finally {
+      set((s) => ({ saving: s.saving - 1 }))
+    }
+  },
+}))
+
+/** Puts a folder first in the recent folders (at most 10, no duplicates). */
+export function rememberFolder(dir: string): Promise<void> {
+  const recent = useSettings.getState().settings?.recentFolders ?? []
+  const next = [dir, ...recent.filter((d) => d !== dir)].slice(0, 10)
+  return useSettings.getState().update({ recentFolders: next })
+}
+
+/** Reloads from the engine (at start and after a reconnect). */
+export async function syncSettings(keepError = false): Promise<void> {
+  if (!api) return
+  try {
+    const info = await api.call('settings.get', {})
+    useSettings.setState(keepError ? fromInfo(info) : { ...fromInfo(info), error: undefined })
+  } catch (error) {
+    useSettings.setState({ error: (error as Error).message })
+  }
+}
+
+// --- theme -------------------------------------------------------------------------------------------------------
+
+const darkQuery = (): MediaQueryList | undefined => (typeof window !== 'undefined' && window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : undefined)
+
+/** The theme shown for a setting: 'system' follows the OS (prefers-color-scheme). */
+export function resolveTheme(theme: Theme, prefersDark = darkQuery()?.matches ?? false): 'light' | 'dark' {
+  return theme === 'system' ? (prefersDark ? 'dark' : 'light') : theme
+}
+
+function applyTheme(theme: Theme): void {
+  if (typeof document === 'undefined') return
+  const root = document.documentElement
+  const shown = resolveTheme(theme)
+  root.dataset.theme = shown
+  root.dataset.themeSetting = theme
+  root.style.colorScheme = shown // native controls and scrollbars follow
+}
+
+/** Keeps <html data-theme> in step with the setting and, for 'system', with the OS. */
+function followTheme(): () => void {
+  const current = (): Theme => useSettings.getState().settings?.theme ?? 'system'
+  applyTheme(current())
+  const offStore = useSettings.subscribe((s, before) => {
+    if (s.settings?.theme !== before.settings?.theme) applyTheme(current())
+  })
+  const query = darkQuery()
+  const onOs = (): void => {
+    if (current() === 'system') applyTheme('system')
+  }
+  query?.addEventListener('change', onOs)
+  return () => {
+    offStore()
+    query?.removeEventListener('change', onOs)
+  }
+}
+
+/** Feeds the store from the api: the settings now, then every 'settings' event; applies the theme. */
+export function attachSettings(next: RewindApi): () => void {
+  api = next
+  const off = next.on('settings', (info) => useSettings.setState(fromInfo(info)))
+  const offTheme = followTheme()
+  void syncSettings()
+  return () => {
+    off()
+    offTheme()
+    if (api === next) api = undefined
+  }
+}

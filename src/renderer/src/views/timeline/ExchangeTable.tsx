@@ -1,0 +1,129 @@
+import { useEffect, useMemo, useRef, type JSX, type KeyboardEvent } from 'react'
+import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table'
+import { useVirtualizer } from '@tanstack/react-virtual'
+import type { TrafficEvent } from '../../../../shared/api.js'
+import { formatTime, rowKey, sourceLabel, statusKind, statusLabel } from './model.js'
+import { useTimelineUi } from './state.js'
+import './timeline.css'
+
+const ROW_HEIGHT = 28
+const col = createColumnHelper<TrafficEvent>()
+
+function columns(proxyName: (id: string) => string) {
+  return [
+    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 110 }),
+    col.accessor((e) => proxyName(e.proxyId), { id: 'proxy', header: 'Proxy', size: 110 }),
+    col.accessor('method', { header: 'Method', cell: (c) => <code>{c.getValue()}</code>, size: 190 }),
+    col.accessor((e) => e.tool ?? '', { id: 'tool', header: 'Tool', size: 140 }),
+    col.accessor(sourceLabel, { id: 'source', header: 'Source', cell: (c) => <span className={`src src-${c.row.original.source}`}>{c.getValue()}</span>, size: 130 }),
+    col.accessor(statusLabel, { id: 'status', header: 'Status', cell: (c) => <span className={`st st-${statusKind(c.row.original).replace(' ', '-')}`}>{c.getValue()}</span>, size: 110 }),
+    col.accessor('durationMs', { header: 'ms', cell: (c) => (c.row.original.response ? Math.round(c.getValue()) : ''), size: 70, meta: { num: true } }),
+    col.accessor((e) => (e.flags ?? []).join(', '), { id: 'flags', header: 'Flags', cell: (c) => (c.getValue() ? <span className="flag" title={c.getValue()}>⚑ {c.getValue()}</span> : ''), size: 160 }),
+  ]
+}
+
+interface Props {
+  rows: TrafficEvent[]
+  proxyName: (id: string) => string
+}
+
+/** The live exchange table: react-table for the model, react-virtual for the rows (only the visible ones are in the DOM). */
+export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
+  const { selected, select, closeDetail } = useTimelineUi()
+  const cols = useMemo(() => columns(proxyName), [proxyName])
+  const table = useReactTable({ data: rows, columns: cols, getCoreRowModel: getCoreRowModel(), getRowId: rowKey })
+  const model = table.getRowModel().rows
+  const scroller = useRef<HTMLDivElement>(null)
+  /** follow the newest row until the user scrolls up */
+  const stick = useRef(true)
+  const virtualizer = useVirtualizer({ count: model.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 })
+
+  useEffect(() => {
+    if (stick.current && model.length > 0) virtualizer.scrollToIndex(model.length - 1, { align: 'end' })
+  }, [model.length, virtualizer])
+
+  const selectedIndex = selected === undefined ? -1 : rows.findIndex((e) => rowKey(e) === selected)
+
+  function onScroll(): void {
+    const el = scroller.current
+    if (el) stick.current = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW_HEIGHT
+  }
+
+  function onKeyDown(event: KeyboardEvent): void {
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault()
+      if (rows.length === 0) return
+      const from = selectedIndex < 0 ? (event.key === 'ArrowDown' ? -1 : rows.length) : selectedIndex
+      const next = Math.min(rows.length - 1, Math.max(0, from + (event.key === 'ArrowDown' ? 1 : -1)))
+      select(rowKey(rows[next]))
+      virtualizer.scrollToIndex(next, { align: 'auto' })
+      stick.current = next === rows.length - 1
+    } else if (event.key === 'Enter' && selectedIndex >= 0) {
+      event.preventDefault()
+      select(rowKey(rows[selectedIndex]), true)
+    } else if (event.key === 'Escape') {
+      closeDetail()
+    }
+  }
+
+  const items = virtualizer.getVirtualItems()
+  const padTop = items.length ? items[0].start : 0
+  const padBottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1].end : 0
+  const widths = table.getFlatHeaders().map((h) => h.getSize())
+
+  return (
+    <div className="tl-scroll" ref={scroller} onScroll={onScroll} onKeyDown={onKeyDown} tabIndex={0} data-testid="timeline-scroll">
+      <table className="grid tl-table" aria-label="Recent exchanges" aria-rowcount={model.length + 1}>
+        <colgroup>
+          {widths.map((w, i) => (
+            <col key={i} style={{ width: w }} />
+          ))}
+        </colgroup>
+        <thead>
+          {table.getHeaderGroups().map((g) => (
+            <tr key={g.id}>
+              {g.headers.map((h) => (
+                <th key={h.id} className={(h.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}>
+                  {flexRender(h.column.columnDef.header, h.getContext())}
+                </th>
+              ))}
+            </tr>
+          ))}
+        </thead>
+        <tbody>
+          {padTop > 0 && (
+            <tr aria-hidden className="tl-pad">
+              <td colSpan={widths.length} style={{ height: padTop }} />
+            </tr>
+          )}
+          {items.map((v) => {
+            const row = model[v.index]
+            const isSelected = row.id === selected
+            return (
+              <tr
+                key={row.id}
+                data-index={v.index}
+                aria-rowindex={v.index + 2}
+                aria-selected={isSelected}
+                className={isSelected ? 'tl-row selected' : 'tl-row'}
+                style={{ height: ROW_HEIGHT }}
+                onClick={() => select(row.id, true)}
+              >
+                {row.getVisibleCells().map((cell) => (
+                  <td key={cell.id} className={(cell.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}>
+                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                  </td>
+                ))}
+              </tr>
+            )
+          })}
+          {padBottom > 0 && (
+            <tr aria-hidden className="tl-pad">
+              <td colSpan={widths.length} style={{ height: padBottom }} />
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  )
+}

@@ -1,0 +1,92 @@
+import { useEffect, useRef, useState, type JSX } from 'react'
+import type { ProxyInfo } from '../../../../shared/api.js'
+import { isFiltering, type TimelineFilter } from './model.js'
+import { useTimelineUi } from './state.js'
+
+const DEBOUNCE_MS = 150
+
+interface Props {
+  methods: string[]
+  tools: string[]
+  proxies: ProxyInfo[]
+  shown: number
+  total: number
+}
+
+/** Filter bar: method, tool, status, source, proxy, free text (debounced); "N of M"; `/` focuses the text. */
+export function Filters({ methods, tools, proxies, shown, total }: Props): JSX.Element {
+  const { filter, setFilter, resetFilter } = useTimelineUi()
+  const [text, setText] = useState(filter.text)
+  const input = useRef<HTMLInputElement>(null)
+
+  useEffect(() => {
+    if (text === filter.text) return
+    const t = setTimeout(() => setFilter({ text }), DEBOUNCE_MS)
+    return () => clearTimeout(t)
+  }, [text, filter.text, setFilter])
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      const target = e.target as HTMLElement | null
+      const typing = target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT' || target.isContentEditable)
+      if (e.key === '/' && !typing) {
+        e.preventDefault()
+        input.current?.focus()
+      }
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [])
+
+  const select = (name: keyof TimelineFilter, label: string, options: Array<[string, string]>): JSX.Element => (
+    <label>
+      {label}
+      <select aria-label={label} value={filter[name]} onChange={(e) => setFilter({ [name]: e.target.value })}>
+        <option value="">all</option>
+        {options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+
+  return (
+    <div className="tl-filters fields" role="search" aria-label="Filter exchanges">
+      {select('method', 'Method', methods.map((m) => [m, m]))}
+      {select('tool', 'Tool', tools.map((t) => [t, t]))}
+      {select('status', 'Status', [['ok', 'ok'], ['tool error', 'tool error'], ['error', 'JSON-RPC error'], ['pending', 'pending']])}
+      {select('source', 'Source', [['upstream', 'upstream'], ['cache', 'cache'], ['proxy', 'proxy'], ['rule', 'rule (override / inject)']])}
+      {select('proxy', 'Proxy', proxies.map((p) => [p.id, p.name]))}
+      <label className="wide">
+        Search
+        <input
+          ref={input}
+          aria-label="Search"
+          type="search"
+          placeholder="method, tool, key or JSON — press /"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') (e.target as HTMLInputElement).blur()
+          }}
+        />
+      </label>
+      <span className="tl-count muted" data-testid="filter-count">
+        {shown} of {total}
+      </span>
+      {(isFiltering(filter) || text) && (
+        <button
+          type="button"
+          onClick={() => {
+            setText('')
+            resetFilter()
+          }}
+        >
+          Reset filters
+        </button>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,149 @@
+import type { TrafficEvent } from '../../../../shared/api.js'
+
+/** Pure helpers of the Timeline view: labels, filtering, lanes and histogram buckets. No React, no I/O. */
+
+export type StatusKind = 'ok' | 'tool error' | 'error' | 'pending'
+
+export const rowKey = (e: TrafficEvent): string => `${e.proxyId}:${e.seq}`
+
+export function statusKind(e: TrafficEvent): StatusKind {
+  const r = e.response as { error?: { code: number }; result?: { isError?: boolean } } | undefined
+  if (!r) return 'pending'
+  if (r.error) return 'error'
+  return r.result?.isError ? 'tool error' : 'ok'
+}
+
+/** ok / tool error / error <JSON-RPC code> / pending */
+export function statusLabel(e: TrafficEvent): string {
+  const kind = statusKind(e)
+  if (kind !== 'error') return kind
+  return `error ${(e.response as { error: { code: number } }).error.code}`
+}
+
+/** upstream / cache / proxy, and the rule that changed the answer: "upstream · inject" */
+export function sourceLabel(e: TrafficEvent): string {
+  return e.behavior && e.behavior !== 'relay' ? `${e.source} · ${e.behavior}` : e.source
+}
+
+export interface TimelineFilter {
+  method: string
+  tool: string
+  status: '' | StatusKind
+  source: '' | TrafficEvent['source'] | 'rule'
+  proxy: string
+  text: string
+}
+
+export const EMPTY_FILTER: TimelineFilter = { method: '', tool: '', status: '', source: '', proxy: '', text: '' }
+
+/** request + response + stream as lower-case JSON, computed once per exchange (events are immutable) */
+const haystacks = new WeakMap<TrafficEvent, string>()
+function haystack(e: TrafficEvent): string {
+  let text = haystacks.get(e)
+  if (text === undefined) {
+    text = `${e.method}\n${e.tool ?? ''}\n${e.key}\n${JSON.stringify(e.request)}\n${JSON.stringify(e.response ?? null)}\n${JSON.stringify(e.stream)}`.toLowerCase()
+    haystacks.set(e, text)
+  }
+  return text
+}
+
+export function isFiltering(f: TimelineFilter): boolean {
+  return Boolean(f.method || f.tool || f.status || f.source || f.proxy || f.text.trim())
+}
+
+export function applyFilter(list: TrafficEvent[], f: TimelineFilter): TrafficEvent[] {
+  if (!isFiltering(f)) return list
+  const text = f.text.trim().toLowerCase()
+  return list.filter(
+    (e) =>
+      (!f.method || e.method === f.method) &&
+      (!f.tool || e.tool === f.tool) &&
+      (!f.proxy || e.proxyId === f.proxy) &&
+      (!f.status || statusKind(e) === f.status) &&
+      (!f.source || (f.source === 'rule' ? Boolean(e.behavior && e.behavior !== 'relay') : e.source === f.source)) &&
+      (!text || haystack(e).includes(text)),
+  )
+}
+
+/** the distinct methods and tools seen, for the filter menus */
+export function distinct(list: TrafficEvent[]): { methods: string[]; tools: string[] } {
+  const methods = new Set<string>()
+  const tools = new Set<string>()
+  for (const e of list) {
+    methods.add(e.method)
+    if (e.tool) tools.add(e.tool)
+  }
+  return { methods: [...methods].sort(), tools: [...tools].sort() }
+}
+
+export interface LaneBar {
+  event: TrafficEvent
+  lane: number
+  start: number
+  end: number
+}
+
+/** Greedy lane assignment: each exchange goes on the first lane free at its start (concurrency = lane count). */
+export function assignLanes(list: TrafficEvent[], now: number): { bars: LaneBar[]; lanes: number; t0: number; t1: number } {
+  const sorted = [...list].sort((a, b) => a.startedAt - b.startedAt)
+  const laneEnds: number[] = []
+  const bars: LaneBar[] = []
+  let t0 = Infinity
+  let t1 = -Infinity
+  for (const event of sorted) {
+    const start = event.startedAt
+    const end = event.response ? start + Math.max(0, event.durationMs) : Math.max(start, now)
+    let lane = laneEnds.findIndex((free) => free <= start)
+    if (lane < 0) lane = laneEnds.push(end) - 1
+    else laneEnds[lane] = end
+    bars.push({ event, lane, start, end })
+    t0 = Math.min(t0, start)
+    t1 = Math.max(t1, end)
+  }
+  return { bars, lanes: laneEnds.length, t0: Number.isFinite(t0) ? t0 : 0, t1: Number.isFinite(t1) ? t1 : 0 }
+}
+
+/** Log bucket edges in ms: 1-2-5 per decade, from 1 ms to 100 s; below 1 ms is the first bucket. */
+export const BUCKET_EDGES: number[] = (() => {
+  const edges: number[] = []
+  for (let decade = 1; decade <= 100_000; decade *= 10) for (const m of [1, 2, 5]) edges.push(m * decade)
+  return edges
+})()
+
+export interface Bucket {
+  /** inclusive lower edge (ms) */
+  from: number
+  /** exclusive upper edge (ms); Infinity for the last */
+  to: number
+  count: number
+}
+
+/** Latency histogram of the answered exchanges, trimmed to the range from the first to the last non-empty bucket. */
+export function histogram(list: TrafficEvent[]): Bucket[] {
+  const buckets: Bucket[] = [{ from: 0, to: BUCKET_EDGES[0], count: 0 }]
+  BUCKET_EDGES.forEach((from, i) => buckets.push({ from, to: BUCKET_EDGES[i + 1] ?? Infinity, count: 0 }))
+  for (const e of list) {
+    if (!e.response) continue
+    const d = Math.max(0, e.durationMs)
+    let i = 0
+    while (i < BUCKET_EDGES.length && d >= BUCKET_EDGES[i]) i++
+    buckets[i].count++
+  }
+  const first = buckets.findIndex((b) => b.count > 0)
+  if (first < 0) return []
+  let last = buckets.length - 1
+  while (buckets[last].count === 0) last--
+  return buckets.slice(first, last + 1)
+}
+
+export function formatMs(ms: number): string {
+  if (ms === Infinity) return '∞'
+  if (ms >= 1000) return `${ms / 1000} s`
+  return `${ms} ms`
+}
+
+export function formatTime(at: number): string {
+  const d = new Date(at)
+  const pad = (n: number, w = 2): string => String(n).padStart(w, '0')
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+/** Breakpoints on tools/call: pause before the request goes upstream, or before the result reaches the client. */
+export const BREAKPOINT_STAGES = ['request', 'response'] as const;
+export type BreakpointStage = (typeof BREAKPOINT_STAGES)[number];
+
+/** JSON-RPC error code of a call failed at a breakpoint */
+export const BREAKPOINT_FAILED_CODE = -32006;
+
+export const BreakpointRuleInputSchema = z.strictObject({
+  /** exact tool name, or '*' for every tool */
+  tool: z.string().min(1).max(200),
+  when: z.enum(BREAKPOINT_STAGES),
+});
+export type BreakpointRuleInput = z.infer<typeof BreakpointRuleInputSchema>;
+
+export interface BreakpointRule extends BreakpointRuleInput {
+  id: string;
+}
+
+/** A tools/call held at a breakpoint, waiting for resume or fail. */
+export interface PausedCall {
+  id: string;
+  /** the proxy it belongs to (set by the app, not by the engine) */
+  proxyId?: string;
+  sessionId?: string;
+  tool: string;
+  stage: BreakpointStage;
+  /** stage 'request': the call's arguments */
+  arguments?: Record<string, unknown>;
+  /** stage 'response': the result about to reach the client */
+  result?: Record<string, unknown>;
+  /** epoch ms when it paused */
+  since: number;
+  /** epoch ms when it resumes unchanged by itself */
+  timeoutAt: number;
+}
+
+/** The arguments of a tools/call as edited at a breakpoint. */
+export const ToolArgumentsSchema = z.record(z.string(), z.unknown());
+/** A tool result as edited at a breakpoint: at least the CallToolResult shape (a content array of typed blocks). */
+export const CallToolResultShapeSchema = z.looseObject({
+  content: z.array(z.looseObject({ type: z.string().min(1) })),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
+  isError: z.boolean().optional(),
+});
+
+/** What the UI sees: every proxy's breakpoints, and the calls paused now (oldest first). */
+export interface BreakpointsState {
+  rules: Record<string, BreakpointRule[]>;
+  paused: PausedCall[];
+}
