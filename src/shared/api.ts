@@ -14,8 +14,10 @@ import { BreakpointRuleInputSchema, type BreakpointsState } from './breakpoints.
 export const ProxyConfigSchema = z.strictObject({
   name: z.string().min(1).max(100).optional(),
   mode: z.enum(MODES),
-  /** upstream MCP server (Streamable HTTP); required unless mode is replay */
+  /** upstream MCP server (Streamable HTTP); required unless mode is replay (or upstreamCommand is given) */
   upstreamUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** an stdio MCP server to spawn as the upstream instead, e.g. `npx -y @modelcontextprotocol/server-everything` */
+  upstreamCommand: z.string().min(1).max(4000).optional(),
   /** cassette folder; unused in proxy-only */
   cacheDir: z.string().min(1).optional(),
   port: z.number().int().min(0).max(65535).default(0),

@@ -4,6 +4,8 @@ import type { CommandOutputs, EventName, EventPayloads, ProxyConfig, ProxyInfo, 
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { CassetteStore } from '../engine/cassette/store.js';
 import { startProxy, type RunningProxy } from '../engine/proxy.js';
+import { startUpstreamBridge, type UpstreamBridge } from '../engine/transports/upstream-bridge.js';
+import { splitShellWords } from '../engine/transports/shell-words.js';
 import { BreakpointHub } from './breakpoints.js';
 import { Demo, type DemoHost } from './demo.js';
 import { applyRules, engineRules, mergedTools, type RulesFile } from './proxy-rules.js';
@@ -20,6 +22,8 @@ export interface AppControllerOptions {
 interface ManagedProxy {
   info: ProxyInfo;
   running?: RunningProxy;
+  /** the stdio upstream's bridge while running */
+  bridge?: UpstreamBridge;
   /** when the running instance started (hits count from here) */
   startedAt?: number;
   /** the port the last run got, tried again on restart when the config asks for any port */
@@ -87,9 +91,10 @@ export class AppController implements DemoHost {
   async createProxy(config: ProxyConfig): Promise<ProxyInfo> {
     if (this.closed) throw new Error('the app is shutting down');
     if (CASSETTE_MODES.has(config.mode) && !config.cacheDir) throw new Error(`cacheDir: a cassette folder is required in ${config.mode} mode`);
-    if (config.mode !== 'replay' && !config.upstreamUrl) throw new Error(`upstreamUrl: an upstream server URL is required in ${config.mode} mode`);
+    if (config.mode !== 'replay' && !config.upstreamUrl && !config.upstreamCommand) throw new Error(`upstreamUrl: an upstream server URL (or upstreamCommand) is required in ${config.mode} mode`);
+    if (config.upstreamUrl && config.upstreamCommand) throw new Error('upstreamCommand: give either upstreamUrl or upstreamCommand, not both');
     const id = `p${this.nextId++}`;
-    const name = config.name ?? `${config.mode} ${config.upstreamUrl ? new URL(config.upstreamUrl).host : config.cacheDir}`;
+    const name = config.name ?? `${config.mode} ${config.upstreamUrl ? new URL(config.upstreamUrl).host : config.upstreamCommand ? splitShellWords(config.upstreamCommand)[0] : config.cacheDir}`;
     const managed: ManagedProxy = { info: { id, name, config, state: 'stopped', exchanges: 0 }, queue: Promise.resolve() };
     this.proxies.set(id, managed);
     return this.startProxy(id);
@@ -192,10 +197,16 @@ export class AppController implements DemoHost {
     if (managed.running) return { ...managed.info };
     if (this.closed) throw new Error('the app is shutting down');
     const { config, name } = managed.info;
+    // an stdio upstream is spawned behind a Streamable HTTP bridge, one child per client session
+    if (config.mode !== 'replay' && config.upstreamCommand && !managed.bridge) {
+      const [command, ...args] = splitShellWords(config.upstreamCommand);
+      managed.bridge = await startUpstreamBridge({ kind: 'stdio', command, args }, (line, level) => this.log(`[${name}] ${line}`, level ?? 'info'));
+    }
+    const upstreamUrl = config.mode === 'replay' ? undefined : (managed.bridge?.url ?? config.upstreamUrl); // replay never talks to a server
     const start = (port: number): Promise<RunningProxy> =>
       startProxy({
         mode: config.mode,
-        upstreamUrl: config.mode === 'replay' ? undefined : config.upstreamUrl, // replay never talks to a server
+        upstreamUrl,
         cacheDir: config.cacheDir === undefined ? undefined : resolve(config.cacheDir),
         port,
         // always with rules, so that they can be edited live
@@ -224,7 +235,9 @@ export class AppController implements DemoHost {
 
   private async halt(managed: ManagedProxy, announce = true): Promise<void> {
     const running = managed.running;
+    const bridge = managed.bridge;
     managed.running = undefined;
+    managed.bridge = undefined;
     managed.startedAt = undefined;
     managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined };
     if (running) {
@@ -232,6 +245,7 @@ export class AppController implements DemoHost {
       this.breakpoints.detach(managed.info.id); // paused calls go on, so the proxy can close
       await running.close();
     }
+    await bridge?.close();
     if (announce) this.emitProxies();
   }
 
