@@ -100,8 +100,10 @@ async function appendOne(page: Page, n: number): Promise<number> {
       const start = performance.now();
       debug.ingest([{ proxyId: 'p0', seq, method: 'tools/call', tool: 'tool-1', key: `live-${seq}`, source: 'upstream', cassette: 'none', request: { jsonrpc: '2.0', id: seq, method: 'tools/call' }, stream: [], response: { jsonrpc: '2.0', id: seq, result: {} }, startedAt: Date.now(), durationMs: 3 }]);
       debug.flush();
-      const want = `${n + k + 1} exchanges`;
-      while (document.querySelector('[data-testid="traffic-count"]')?.textContent?.trim() !== want) await new Promise(requestAnimationFrame);
+      // at the store's 100,000 cap the count stays and the oldest is dropped instead
+      const total = n + k + 1;
+      const want = total <= 100_000 ? `${total} exchanges` : `(${total - 100_000} oldest dropped)`;
+      while (!document.querySelector('.traffic .toolbar')?.textContent?.includes(want)) await new Promise(requestAnimationFrame);
       times.push(performance.now() - start);
     }
     return times.sort((a, b) => a - b)[2];

@@ -18,6 +18,7 @@ function NewProxyForm(): JSX.Element {
   const [mode, setMode] = useState<Mode>('record')
   const [name, setName] = useState('')
   const [upstreamUrl, setUpstreamUrl] = useState('')
+  const [upstreamCommand, setUpstreamCommand] = useState('')
   const [cacheDir, setCacheDir] = useState('')
   const [port, setPort] = useState('')
   const [busy, setBusy] = useState(false)
@@ -32,6 +33,7 @@ function NewProxyForm(): JSX.Element {
         mode,
         ...(name.trim() ? { name: name.trim() } : {}),
         ...(upstreamUrl.trim() && mode !== 'replay' ? { upstreamUrl: upstreamUrl.trim() } : {}),
+        ...(upstreamCommand.trim() && mode !== 'replay' ? { upstreamCommand: upstreamCommand.trim() } : {}),
         ...(cacheDir.trim() && mode !== 'proxy-only' ? { cacheDir: cacheDir.trim() } : {}),
         ...(port.trim() ? { port: Number(port) } : {}),
       })
@@ -60,6 +62,10 @@ function NewProxyForm(): JSX.Element {
         <label className="wide">
           Upstream URL
           <input type="url" placeholder="http://127.0.0.1:3000/mcp" value={upstreamUrl} disabled={mode === 'replay'} onChange={(e) => setUpstreamUrl(e.target.value)} />
+        </label>
+        <label className="wide">
+          or stdio command
+          <input placeholder="npx -y @modelcontextprotocol/server-everything" value={upstreamCommand} disabled={mode === 'replay'} onChange={(e) => setUpstreamCommand(e.target.value)} />
         </label>
         <label className="wide">
           Cassette folder
