@@ -96,6 +96,16 @@ async function record(server: SdkServerHandle) {
 const echoKey = keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
 
 describe('mcp-rewind verify', () => {
+  it('skips the server notifications filed after an exchange (nothing to send again)', async () => {
+    const server = await upstream();
+    const { cacheDir } = await record(server);
+    // what the recorder files when the server notifies on its GET stream after initialize
+    await writeFile(path.join(cacheDir, '999 after_initialize.json'), JSON.stringify({ $rewind: 1, method: 'notifications/tools/list_changed', params: {}, result: {} }));
+    const report = await verifyCassette({ dir: cacheDir, upstreamUrl: server.url });
+    expect(report.drift).toBe(false);
+    expect(report.results.find((r) => r.key === 'after_initialize')).toMatchObject({ status: 'skipped', method: 'notifications/tools/list_changed' });
+  });
+
   it('finds no drift against the recorded server, then DRIFT on the echo key once its results change (CLI, JUnit)', async () => {
     const server = await upstream();
     const { cacheDir } = await record(server);

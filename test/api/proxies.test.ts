@@ -132,7 +132,7 @@ describe('api: the dispatcher', () => {
     expect(await bad('proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:1/mcp', colour: 'red' })).toContain('colour');
     expect(await bad('proxies.create', { mode: 'record', upstreamUrl: 'http://127.0.0.1:1/mcp' })).toContain('cacheDir: a cassette folder is required in record mode');
     expect(await bad('proxies.create', { mode: 'replay' })).toContain('cacheDir: ');
-    expect(await bad('proxies.create', { mode: 'proxy-only' })).toContain('upstreamUrl: an upstream server URL is required in proxy-only mode');
+    expect(await bad('proxies.create', { mode: 'proxy-only' })).toContain('upstreamUrl: an upstream server URL (or upstreamCommand) is required in proxy-only mode');
     expect(await bad('proxies.create', null)).toContain('proxies.create: invalid input');
     expect(await bad('proxies.stop', {})).toContain('id: ');
     expect(await bad('proxies.stop', { id: 'nope' })).toBe('id: no proxy "nope"');

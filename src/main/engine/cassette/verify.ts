@@ -143,6 +143,11 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
         verdict('?', 'skipped', `cannot send again: ${request.unknown}`);
         continue;
       }
+      if (request.method.startsWith('notifications/')) {
+        // a server notification filed after an exchange (GET stream): nothing to send, the server sends it by itself
+        verdict(request.method, 'skipped', 'a server notification, not a request');
+        continue;
+      }
       if (request.method === 'initialize') {
         const change = describeInitChange(entries[entries.length - 1].result, session.initializeResult);
         verdict('initialize', change ? 'info' : 'ok', change);
