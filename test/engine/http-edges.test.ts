@@ -104,3 +104,33 @@ describe('server notifications outside requests', () => {
     await expect.poll(() => c.notifications, { timeout: 5000 }).toEqual([{ method: 'notifications/resources/updated', params: { uri: 'demo://a' } }]);
   });
 });
+
+describe('resumability in live modes', () => {
+  it('relays SSE event ids, retry and priming events byte for byte, and Last-Event-ID back to the upstream', async () => {
+    const http = await import('node:http');
+    const seen: Array<{ method?: string; lastEventId?: string | string[] }> = [];
+    const body = 'id: prime-1\nretry: 1500\ndata: \n\nid: ev-2\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+    const raw = http.createServer((req, res) => {
+      seen.push({ method: req.method, lastEventId: req.headers['last-event-id'] });
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'upstream-session' });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    open.push({ close: () => new Promise<void>((resolve) => raw.close(() => resolve())) });
+    const upstreamUrl = `http://127.0.0.1:${(raw.address() as { port: number }).port}/mcp`;
+    for (const mode of ['proxy-only', 'record'] as const) {
+      const proxy = await startProxy({ mode, upstreamUrl, cacheDir: await tempDir() });
+      open.push(proxy);
+      const post = await fetch(proxy.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'upstream-session' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(await post.text()).toBe(body);
+      const resume = await fetch(proxy.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'upstream-session', 'last-event-id': 'ev-2' } });
+      expect(await resume.text()).toBe(body);
+      expect(seen.at(-1)).toEqual({ method: 'GET', lastEventId: 'ev-2' });
+    }
+  });
+});
