@@ -71,7 +71,7 @@ export const useRules = create<RulesState>()((set, get) => ({
   applying: false,
   async load(proxyId) {
     const switching = proxyId !== get().proxyId
-    set({ proxyId, loading: true, error: undefined, ...(switching ? { tools: [], seen: {}, selected: undefined, notified: undefined, ...fromRules(null) } : {}) })
+    set({ proxyId, loading: true, error: undefined, ...(switching ? { tools: [], seen: {}, selected: undefined, notified: undefined, applying: false, ...fromRules(null) } : {}) })
     try {
       const answer = await rulesApi().call('rules.get', { id: proxyId })
       if (get().proxyId !== proxyId) return
@@ -103,7 +103,7 @@ export const useRules = create<RulesState>()((set, get) => ({
     set({ applying: true, error: undefined })
     try {
       const answer = await rulesApi().call('rules.set', { id: proxyId, rules })
-      if (get().proxyId !== proxyId) return
+      if (get().proxyId !== proxyId) return set({ applying: false }) // switched proxy meanwhile: drop the answer, not the flag
       set((s) => ({ tools: answer.tools, seen: remember(s.seen, answer.tools), notified: answer.notified, applying: false, ...fromRules(answer.rules) }))
     } catch (error) {
       set({ applying: false, error: (error as Error).message })
