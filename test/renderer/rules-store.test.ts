@@ -168,4 +168,14 @@ describe('rules store', () => {
     expect([...names()].sort()).toEqual(FIXTURE_TOOLS);
     expect(useRules.getState().seen['slow-tool']).toBeUndefined();
   });
+
+  it('switching proxy while an apply is in flight leaves Apply usable on the new proxy', async () => {
+    const { api, proxy } = await proxyOnUpstream();
+    const other = await api.call('proxies.create', { mode: 'proxy-only', upstreamUrl: await upstream() });
+    await useRules.getState().load(proxy.id);
+    const applying = useRules.getState().apply({ passthrough: true, tools: [] });
+    const switching = useRules.getState().load(other.id);
+    await Promise.all([applying, switching]);
+    expect(useRules.getState()).toMatchObject({ proxyId: other.id, applying: false });
+  });
 });
