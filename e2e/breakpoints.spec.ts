@@ -1,61 +1,12 @@
-import { expect, test, type Page } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type { Page } from '@playwright/test';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
+import { expect, ROOT, test } from './shell.js';
 
-// Breakpoints from the browser shell as a user starts it (`mcp-rewind ui`, built by `npm run build`), in real
-// Chromium, with the real engine, a real SDK upstream and a real SDK client. No stubbed window APIs.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-async function startUi(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  for (const built of ['dist/main/cli.js', 'out/renderer/index.html']) {
-    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
-  }
-  const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', '0'], {
-    cwd: ROOT,
-    env: { ...process.env, MCP_REWIND_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mcp-rewind ui printed no URL within 15 s:\n${out}`)), 15_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const found = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`mcp-rewind ui exited (${code}):\n${out}`));
-    });
-  });
-  return { url, child };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  return problems;
-}
+// Breakpoints from the app as a user starts it (e2e/shell.ts: `mcp-rewind ui` in real Chromium, or the Electron app),
+// with the real engine, a real SDK upstream and a real SDK client. No stubbed window APIs.
 
 /** Replaces a CodeMirror editor's whole text (inserted as-is: no auto-closed brackets). */
 async function replaceEditorText(page: Page, label: string, text: string): Promise<void> {
@@ -65,25 +16,13 @@ async function replaceEditorText(page: Page, label: string, text: string): Promi
   await page.keyboard.insertText(text);
 }
 
-let ui: { url: string; child: ChildProcess };
-let dataDir: string;
-
-test.beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'rewind-e2e-bp-'));
-  ui = await startUi(dataDir);
-});
-test.afterAll(async () => {
-  if (ui) await stop(ui.child);
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-test('a breakpoint before request holds a real client call; the arguments edited in the UI reach the upstream', async ({ page }) => {
-  const problems = watchProblems(page);
+test('a breakpoint before request holds a real client call; the arguments edited in the UI reach the upstream', async ({ app }) => {
+  const { page, problems } = app;
   const upstream: SdkServerHandle = await startSdkServer();
   let mcp: ConnectedClient | undefined;
   try {
     await page.setViewportSize({ width: 1200, height: 900 });
-    await page.goto(ui.url);
+    await app.open();
     const form = page.getByRole('form', { name: 'New proxy' });
     await form.getByLabel('Mode').selectOption('proxy-only');
     await form.getByLabel('Upstream URL').fill(upstream.url);
@@ -115,7 +54,7 @@ test('a breakpoint before request holds a real client call; the arguments edited
     await expect(card.getByRole('button', { name: 'Resume' })).toBeDisabled();
     await replaceEditorText(page, 'echo arguments', '{ "text": "edited in the UI" }');
     await expect(card).toContainText('edited arguments: valid');
-    await page.screenshot({ path: join(ROOT, 'docs/screenshots/breakpoints.png') });
+    await app.screenshot(join(ROOT, 'docs/screenshots/breakpoints.png'));
 
     await card.getByRole('button', { name: 'Resume' }).click();
     const result = await pending;

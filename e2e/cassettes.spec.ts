@@ -1,15 +1,15 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
+import { expect, ROOT, test } from './shell.js';
 
-// The Cassettes and Export views against the real engine: `mcp-rewind ui` as a child process in real Chromium, a real
-// SDK upstream and real SDK clients; the export is replayed by the CLI itself. No stubbed window APIs.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// The Cassettes and Export views against the real engine in the app (e2e/shell.ts: `mcp-rewind ui` in real Chromium,
+// or the Electron app), a real SDK upstream and real SDK clients; the export is replayed by the CLI itself. No stubbed
+// window APIs.
 const CLI = join(ROOT, 'bin/mcp-rewind.js');
 
 interface Child {
@@ -48,36 +48,18 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  return problems;
-}
-
 const textOf = (result: unknown): string =>
   ((result as { content?: Array<{ type: string; text?: string }> }).content ?? [])
     .filter((b) => b.type === 'text')
     .map((b) => b.text)
     .join('\n');
 
-let ui: Child & { match: string };
-let dataDir: string;
 let work: string;
 
 test.beforeAll(async () => {
-  for (const built of ['dist/main/cli.js', 'out/renderer/index.html']) {
-    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
-  }
-  dataDir = mkdtempSync(join(tmpdir(), 'rewind-e2e-data-'));
   work = mkdtempSync(join(tmpdir(), 'rewind-e2e-cassettes-'));
-  ui = await spawnCli(['ui', '--no-open', '--port', '0'], /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/, { MCP_REWIND_DATA_DIR: dataDir });
 });
 test.afterAll(async () => {
-  if (ui) await stop(ui.child);
-  rmSync(dataDir, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -94,16 +76,16 @@ async function createProxy(page: Page, fields: { mode: string; name: string; cac
   return (await row.locator('code').first().textContent()) ?? '';
 }
 
-test('record, hand-edit an entry in the Cassettes view, replay the edit, export a single file and replay it with the CLI', async ({ page }) => {
+test('record, hand-edit an entry in the Cassettes view, replay the edit, export a single file and replay it with the CLI', async ({ app }) => {
   test.setTimeout(90_000);
-  const problems = watchProblems(page);
+  const { page, problems } = app;
   const upstream: SdkServerHandle = await startSdkServer();
   const cassette = join(work, 'recorded');
   const clients: ConnectedClient[] = [];
   let cli: Child | undefined;
   try {
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(ui.match);
+    await app.open();
     const nav = page.getByRole('navigation', { name: 'Views' });
 
     // record through a proxy created in the UI
@@ -167,7 +149,7 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
     await expect(table.getByRole('row').filter({ hasText: 'edited in the Cassettes view' }).getByRole('cell').last()).toHaveText('1');
     await table.getByRole('row').filter({ hasText: 'edited in the Cassettes view' }).click();
     await expect(content).toContainText('edited in the Cassettes view');
-    await page.screenshot({ path: join(ROOT, 'docs/screenshots/cassettes.png') });
+    await app.screenshot(join(ROOT, 'docs/screenshots/cassettes.png'));
 
     // export a single-file cassette from the Export view (source: the folder open in Cassettes)
     await nav.getByRole('button', { name: 'Export' }).click();
@@ -182,7 +164,7 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
     await expect(preview.getByTestId('replay-command')).toHaveText(`npx mcp-rewind --replay --cache ${exported}`);
     await expect(preview.getByTestId('preview-summary')).toContainText('1 file');
     await expect(preview.getByRole('table', { name: 'Files to write' })).toContainText('cassette.json');
-    await page.screenshot({ path: join(ROOT, 'docs/screenshots/export.png') });
+    await app.screenshot(join(ROOT, 'docs/screenshots/export.png'));
     await form.getByRole('button', { name: 'Export' }).click();
     await expect(page.getByTestId('export-result')).toContainText(`Wrote 1 file to ${exported}`);
     expect(readFileSync(exported, 'utf8')).not.toContain('e2e-secret-token');

@@ -1,61 +1,10 @@
-import { expect, test, type Page } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
+import { expect, ROOT, test } from './shell.js';
 
-// The Rules view in the browser shell: `mcp-rewind ui` as a child process, real Chromium, the real engine, a real SDK
-// upstream and a real SDK client. No stubbed window APIs.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-async function startUi(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  for (const built of ['dist/main/cli.js', 'out/renderer/index.html']) {
-    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
-  }
-  const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', '0'], {
-    cwd: ROOT,
-    env: { ...process.env, MCP_REWIND_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mcp-rewind ui printed no URL within 15 s:\n${out}`)), 15_000);
-    const look = (chunk: Buffer): void => {
-      out += chunk.toString();
-      const found = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]);
-      }
-    };
-    child.stdout!.on('data', look);
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`mcp-rewind ui exited (${code}):\n${out}`));
-    });
-  });
-  return { url, child };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  return problems;
-}
+// The Rules view in the app (e2e/shell.ts: `mcp-rewind ui` in real Chromium, or the Electron app), the real engine, a
+// real SDK upstream and a real SDK client. No stubbed window APIs.
 
 const textOf = (result: unknown): string =>
   ((result as { content?: Array<{ type: string; text?: string }> }).content ?? [])
@@ -63,28 +12,22 @@ const textOf = (result: unknown): string =>
     .map((b) => b.text)
     .join('\n');
 
-let ui: { url: string; child: ChildProcess };
-let dataDir: string;
 let upstream: SdkServerHandle;
 let mcp: ConnectedClient | undefined;
 
 test.beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'rewind-e2e-rules-'));
-  ui = await startUi(dataDir);
   upstream = await startSdkServer();
 });
 test.afterAll(async () => {
   await mcp?.close();
   await upstream?.close();
-  if (ui) await stop(ui.child);
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('Rules view: override and inject rules, validated as you type, previewed on a recorded result, applied live', async ({ page }) => {
+test('Rules view: override and inject rules, validated as you type, previewed on a recorded result, applied live', async ({ app }) => {
   test.setTimeout(60_000);
-  const problems = watchProblems(page);
+  const { page, problems } = app;
   await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto(ui.url);
+  await app.open();
 
   // a proxy from the Timeline view's form, in front of the real SDK server
   const form = page.getByRole('form', { name: 'New proxy' });
@@ -157,8 +100,7 @@ test('Rules view: override and inject rules, validated as you type, previewed on
   await expect(tools.getByTestId('tool-echo')).toContainText('inject');
   await expect(tools.getByTestId('tool-add')).toContainText('override');
   await expect(page.getByTestId('inject-preview')).toHaveText('echo: hello [tampered hello]');
-  mkdirSync(join(ROOT, 'docs/screenshots'), { recursive: true });
-  await page.screenshot({ path: join(ROOT, 'docs/screenshots/rules.png') });
+  await app.screenshot(join(ROOT, 'docs/screenshots/rules.png'));
 
   // the client hears about it, and its next calls get the rules' answers
   await expect.poll(() => mcp!.notifications.some((n) => n.method === 'notifications/tools/list_changed'), { timeout: 10_000 }).toBe(true);

@@ -1,81 +1,36 @@
-import { expect, test, type Page } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type { Page } from '@playwright/test';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { expect, ROOT, test, type App } from './shell.js';
 
-// Settings, themes and keyboard navigation against the browser shell as a user starts it (`mcp-rewind ui`, built by
-// `npm run build`), in real Chromium, with the real engine and a temp user data folder. No stubbed window APIs.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// Settings, themes and keyboard navigation against the app as a user starts it (e2e/shell.ts: `mcp-rewind ui` in real
+// Chromium, or the Electron app), with the real engine and a temp user data folder. No stubbed window APIs.
 const SHOTS = join(ROOT, 'docs/screenshots');
-
-async function startUi(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  for (const built of ['dist/main/cli.js', 'out/renderer/index.html']) {
-    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
-  }
-  const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', '0'], {
-    cwd: ROOT,
-    env: { ...process.env, MCP_REWIND_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mcp-rewind ui printed no URL within 15 s:\n${out}`)), 15_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const found = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`mcp-rewind ui exited (${code}):\n${out}`));
-    });
-  });
-  return { url, child };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  return problems;
-}
 
 const heading = (page: Page) => page.getByRole('heading', { level: 1 });
 const background = (page: Page): Promise<string> => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
 const hashOf = (page: Page): string => new URL(page.url()).hash;
 
-let ui: { url: string; child: ChildProcess };
-let dataDir: string;
+/**
+ * The app opened directly at `hash` by a fresh page load: a new page of the browser context in the browser shell; in
+ * the Electron shell (one window) the window itself, its URL set without a hashchange and reloaded.
+ */
+async function loadFresh(app: App, hash: string): Promise<{ page: Page; done: () => Promise<void> }> {
+  if (app.shell === 'browser') {
+    const page = await app.page.context().newPage();
+    await page.goto(`${app.url.replace(/#.*$/, '')}${hash}`);
+    return { page, done: () => page.close() };
+  }
+  await app.page.evaluate((h) => history.replaceState(history.state, '', h), hash);
+  await app.page.reload();
+  return { page: app.page, done: async () => {} };
+}
 
-test.beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'rewind-e2e-settings-'));
-  ui = await startUi(dataDir);
-});
-test.afterAll(async () => {
-  if (ui) await stop(ui.child);
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-test('dark theme: applied at once, saved by the engine in settings.json, still dark after a reload', async ({ page }) => {
-  const problems = watchProblems(page);
+test('dark theme: applied at once, saved by the engine in settings.json, still dark after a reload', async ({ app }) => {
+  const { page, problems } = app;
   await page.emulateMedia({ colorScheme: 'light' }); // 'system' shows light here, so dark is a visible change
   await page.setViewportSize({ width: 1100, height: 760 });
-  await page.goto(ui.url);
+  await app.open();
   await expect(page.getByRole('status')).toHaveText('connected');
   await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Settings' }).click();
   await expect(heading(page)).toHaveText('Settings');
@@ -92,7 +47,7 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   // dark really is darker: the sum of the background's RGB channels
   const lum = (rgb: string): number => (rgb.match(/\d+/g) ?? []).slice(0, 3).reduce((sum, n) => sum + Number(n), 0);
   expect(lum(dark)).toBeLessThan(lum(light));
-  await expect.poll(() => (existsSync(join(dataDir, 'settings.json')) ? JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')).theme : undefined)).toBe('dark');
+  await expect.poll(() => (existsSync(join(app.dataDir, 'settings.json')) ? JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')).theme : undefined)).toBe('dark');
 
   // other settings: saved on change, an invalid value answered with the engine's message naming the field
   await page.getByRole('checkbox', { name: /auto-scroll/ }).uncheck();
@@ -103,7 +58,7 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   await capacity.fill('20000');
   await capacity.press('Enter');
   await expect(page.getByRole('alert')).toHaveCount(0);
-  await expect.poll(() => JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8'))).toMatchObject({ theme: 'dark', autoScroll: false, trafficCapacity: 20000 });
+  await expect.poll(() => JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8'))).toMatchObject({ theme: 'dark', autoScroll: false, trafficCapacity: 20000 });
 
   // persisted through the engine, not the browser: nothing in localStorage, a reload comes back dark
   expect(await page.evaluate(() => localStorage.length)).toBe(0);
@@ -115,8 +70,7 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   await expect(page.getByLabel('Timeline capacity')).toHaveValue('20000');
   await expect(page.getByRole('checkbox', { name: /auto-scroll/ })).not.toBeChecked();
 
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, 'settings.png') });
+  await app.screenshot(join(SHOTS, 'settings.png'));
   await page.keyboard.press('Control+1');
   await expect(heading(page)).toHaveText('Timeline');
   // the dark timeline with live traffic: the built-in demo (demo server, recording proxy, scripted agent)
@@ -126,7 +80,7 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   await page.waitForTimeout(1500); // let the scripted agent finish its run
   await page.setViewportSize({ width: 1100, height: 900 });
   await page.getByTestId('traffic-count').evaluate((el) => el.scrollIntoView({ block: 'start' }));
-  await page.screenshot({ path: join(SHOTS, 'timeline-dark.png') });
+  await app.screenshot(join(SHOTS, 'timeline-dark.png'));
 
   // back to System: follows the OS preference
   await page.keyboard.press('Control+5');
@@ -137,9 +91,9 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   expect(problems).toEqual([]);
 });
 
-test('views by name: Ctrl+3 opens Cassettes, the URL hash opens a view directly, back and forward work', async ({ page }) => {
-  const problems = watchProblems(page);
-  await page.goto(ui.url);
+test('views by name: Ctrl+3 opens Cassettes, the URL hash opens a view directly, back and forward work', async ({ app }) => {
+  const { page, problems } = app;
+  await app.open();
   await expect(heading(page)).toHaveText('Timeline');
   await expect.poll(() => hashOf(page)).toBe('#/timeline'); // a URL without a view names the one shown
 
@@ -157,8 +111,12 @@ test('views by name: Ctrl+3 opens Cassettes, the URL hash opens a view directly,
   await page.goForward();
   await expect(heading(page)).toHaveText('Cassettes');
 
+  // an unknown name: an open page stays where it is
+  await app.open('#/nowhere');
+  await expect(heading(page)).toHaveText('Cassettes');
+  await expect.poll(() => hashOf(page)).toBe('#/cassettes');
+
   // each view by its name, opened directly (a fresh page load)
-  const base = ui.url.replace(/#.*$/, '');
   for (const [hash, title] of [
     ['#/cassettes', 'Cassettes'],
     ['#/rules', 'Rules'],
@@ -166,26 +124,21 @@ test('views by name: Ctrl+3 opens Cassettes, the URL hash opens a view directly,
     ['#/settings', 'Settings'],
     ['#/timeline', 'Timeline'],
   ] as const) {
-    const page2 = await page.context().newPage();
-    await page2.goto(`${base}${hash}`);
-    await expect(heading(page2)).toHaveText(title);
-    await page2.close();
+    const page2 = await loadFresh(app, hash);
+    await expect(heading(page2.page)).toHaveText(title);
+    await page2.done();
   }
-  // an unknown name: a fresh page shows the timeline (and names it), an open page stays where it is
-  const fresh = await page.context().newPage();
-  await fresh.goto(`${base}#/nowhere`);
-  await expect(heading(fresh)).toHaveText('Timeline');
-  await expect.poll(() => hashOf(fresh)).toBe('#/timeline');
-  await fresh.close();
-  await page.goto(`${base}#/nowhere`);
-  await expect(heading(page)).toHaveText('Cassettes');
-  await expect.poll(() => hashOf(page)).toBe('#/cassettes');
+  // an unknown name: a fresh page shows the timeline (and names it)
+  const fresh = await loadFresh(app, '#/nowhere');
+  await expect(heading(fresh.page)).toHaveText('Timeline');
+  await expect.poll(() => hashOf(fresh.page)).toBe('#/timeline');
+  await fresh.done();
   expect(problems).toEqual([]);
 });
 
-test('keyboard only: one Tab stop in the nav, arrow keys move a visible focus, Enter opens the view', async ({ page }) => {
-  const problems = watchProblems(page);
-  await page.goto(ui.url);
+test('keyboard only: one Tab stop in the nav, arrow keys move a visible focus, Enter opens the view', async ({ app }) => {
+  const { page, problems } = app;
+  await app.open();
   await expect(page.getByRole('status')).toHaveText('connected');
   const nav = page.getByRole('navigation', { name: 'Views' });
   const item = (name: string) => nav.getByRole('button', { name });

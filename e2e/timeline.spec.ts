@@ -1,81 +1,25 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { Locator } from '@playwright/test';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
+import { expect, ROOT, test } from './shell.js';
 
-// The Timeline view against the browser shell as a user starts it (`mcp-rewind ui`, built by `npm run build`), in
-// real Chromium, with the real engine, a real SDK upstream and a real SDK client. No stubbed window APIs.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-async function startUi(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  for (const built of ['dist/main/cli.js', 'out/renderer/index.html']) {
-    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
-  }
-  const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', '0'], {
-    cwd: ROOT,
-    env: { ...process.env, MCP_REWIND_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mcp-rewind ui printed no URL within 15 s:\n${out}`)), 15_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const found = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`mcp-rewind ui exited (${code}):\n${out}`));
-    });
-  });
-  return { url, child };
-}
-
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  return problems;
-}
+// The Timeline view against the app as a user starts it (e2e/shell.ts: `mcp-rewind ui` in real Chromium, or the
+// Electron app), with the real engine, a real SDK upstream and a real SDK client. No stubbed window APIs.
 
 const count = async (locator: Locator): Promise<number> => Number(/^\d+/.exec((await locator.textContent()) ?? '')?.[0] ?? NaN);
 
-let ui: { url: string; child: ChildProcess };
-let dataDir: string;
-
-test.beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'rewind-e2e-timeline-'));
-  ui = await startUi(dataDir);
-});
-test.afterAll(async () => {
-  if (ui && ui.child.exitCode === null) {
-    const exited = new Promise((resolve) => ui.child.once('exit', resolve));
-    ui.child.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-test('live exchanges of a real SDK client: rows, filters, detail with streamed progress, waterfall and histogram', async ({ page }) => {
+test('live exchanges of a real SDK client: rows, filters, detail with streamed progress, waterfall and histogram', async ({ app }) => {
   test.setTimeout(60_000);
-  const problems = watchProblems(page);
+  const { page, problems } = app;
   const upstream: SdkServerHandle = await startSdkServer();
   const cassette = mkdtempSync(join(tmpdir(), 'rewind-e2e-timeline-cassette-'));
   let mcp: ConnectedClient | undefined;
   try {
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(ui.url);
+    await app.open();
     const form = page.getByRole('form', { name: 'New proxy' });
     await form.getByLabel('Mode').selectOption('record');
     await form.getByLabel('Upstream URL').fill(upstream.url);
@@ -147,7 +91,7 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
     await expect(detail.getByRole('region', { name: 'Response' })).toContainText('done 3');
     await expect(detail.locator('.cm-editor').first()).toBeVisible(); // CodeMirror, syntax-highlighted JSON
     await page.getByRole('region', { name: 'Traffic' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
-    await page.screenshot({ path: join(ROOT, 'docs/screenshots/timeline.png') });
+    await app.screenshot(join(ROOT, 'docs/screenshots/timeline.png'));
 
     // keyboard: ↑ moves the selection (the detail follows), Esc closes
     await page.keyboard.press('ArrowUp');
@@ -167,7 +111,7 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
     await expect(page.getByTestId('waterfall-bar')).toHaveCount(4);
     await filters.getByLabel('Method').selectOption('');
     await page.getByRole('region', { name: 'Traffic' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
-    await page.screenshot({ path: join(ROOT, 'docs/screenshots/waterfall.png') });
+    await app.screenshot(join(ROOT, 'docs/screenshots/waterfall.png'));
     await tabs.getByRole('tab', { name: 'Histogram' }).click();
     const buckets = page.getByTestId('histogram-bucket');
     await expect(buckets.first()).toBeVisible();
@@ -175,7 +119,7 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
     expect(counts.reduce((a, b) => a + b, 0)).toBe(total); // every exchange is answered by now (no pending one)
     expect(counts[0]).toBeGreaterThan(0);
     expect(counts[counts.length - 1]).toBeGreaterThan(0);
-    await page.screenshot({ path: join(ROOT, 'docs/screenshots/histogram.png') });
+    await app.screenshot(join(ROOT, 'docs/screenshots/histogram.png'));
     await tabs.getByRole('tab', { name: 'Table' }).click();
     expect(problems).toEqual([]);
   } finally {
@@ -185,9 +129,9 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
   }
 });
 
-test('Run demo: a newcomer sees live traffic within seconds', async ({ page }) => {
-  const problems = watchProblems(page);
-  await page.goto(ui.url);
+test('Run demo: a newcomer sees live traffic within seconds', async ({ app }) => {
+  const { page, problems } = app;
+  await app.open();
   await expect(page.getByRole('status')).toHaveText('connected');
   const before = await count(page.getByTestId('traffic-count'));
   await page.getByRole('button', { name: 'Run demo' }).click();
