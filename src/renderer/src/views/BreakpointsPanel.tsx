@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState, type FormEvent, type JSX } from 'react'
 import type { BreakpointStage, PausedCall } from '../../../shared/breakpoints.js'
 import { useBreakpoints } from '../stores/breakpoints.js'
 import { useProxies } from '../stores/proxies.js'
-import { JsonEditor } from './breakpoints/JsonEditor.js'
+import { JsonEditor } from '../components/JsonEditor.js'
 import { checkEdit } from './breakpoints/validate.js'
 import './breakpoints/breakpoints.css'
 
@@ -139,7 +139,7 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
           {call.sessionId ? ` · session ${call.sessionId.slice(0, 8)}` : ''} · paused {new Date(call.since).toLocaleTimeString()} · resumes unchanged in {left} s
         </span>
       </header>
-      <JsonEditor initial={original} onChange={setText} label={`${call.tool} ${what}`} />
+      <JsonEditor value={original} onChange={setText} label={`${call.tool} ${what}`} maxHeight="260px" className="bp-editor" />
       <div className="bp-actions">
         {checked.ok ? (
           <span className="muted small">{text === original ? `${what} unchanged` : `edited ${what}: valid`}</span>

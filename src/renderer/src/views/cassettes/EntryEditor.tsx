@@ -1,7 +1,7 @@
 import { useEffect, useState, type JSX } from 'react'
 import type { CassetteEntrySummary } from '../../../../shared/api.js'
 import { useCassettes } from '../../stores/cassettes.js'
-import { JsonEditor } from './JsonEditor'
+import { JsonEditor } from '../../components/JsonEditor.js'
 
 /** Where JSON.parse stopped, as "line L, column C: message" (V8 reports a character position). */
 export function jsonProblem(text: string): string | undefined {

@@ -3,8 +3,8 @@ import { basicSetup, EditorView } from 'codemirror'
 import { json } from '@codemirror/lang-json'
 import { EditorState } from '@codemirror/state'
 
-const theme = EditorView.theme({
-  '&': { backgroundColor: 'var(--code-bg)', color: 'var(--text)', fontSize: '12.5px', height: '100%' },
+const themeFor = (size: Record<string, string>) => EditorView.theme({
+  '&': { backgroundColor: 'var(--code-bg)', color: 'var(--text)', fontSize: '12.5px', ...size },
   '.cm-content': { caretColor: 'var(--text)', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' },
   '.cm-gutters': { backgroundColor: 'var(--panel)', color: 'var(--muted)', borderRight: '1px solid var(--border)' },
   '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'var(--accent-soft)' },
@@ -13,14 +13,17 @@ const theme = EditorView.theme({
 })
 
 interface Props {
-  /** the document; a new value (another entry, or the saved text) replaces the editor's content */
+  /** the document; a new value (another entry, the saved text) replaces the editor's content */
   value: string
   onChange(text: string): void
   label: string
+  /** grow up to this height (a card); without it the editor fills its container */
+  maxHeight?: string
+  className?: string
 }
 
-/** A CodeMirror 6 JSON editor (syntax highlighting, brackets, search, undo). */
-export function JsonEditor({ value, onChange, label }: Props): JSX.Element {
+/** A CodeMirror 6 JSON editor (syntax highlighting, brackets, search, undo), shared by the views that edit JSON. */
+export function JsonEditor({ value, onChange, label, maxHeight, className = 'cm-host' }: Props): JSX.Element {
   const host = useRef<HTMLDivElement>(null)
   const view = useRef<EditorView | undefined>(undefined)
   const changed = useRef(onChange)
@@ -34,7 +37,7 @@ export function JsonEditor({ value, onChange, label }: Props): JSX.Element {
         extensions: [
           basicSetup,
           json(),
-          theme,
+          themeFor(maxHeight ? { maxHeight } : { height: '100%' }),
           EditorView.lineWrapping,
           EditorView.contentAttributes.of({ 'aria-label': label }),
           EditorView.updateListener.of((update) => {
@@ -59,5 +62,5 @@ export function JsonEditor({ value, onChange, label }: Props): JSX.Element {
     }
   }, [value])
 
-  return <div className="cm-host" ref={host} />
+  return <div className={className} ref={host} />
 }
