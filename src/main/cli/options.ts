@@ -3,6 +3,7 @@ import type { Mode } from '../../shared/modes.js';
 import { readFileSync } from 'node:fs';
 import { describeZodError, RulesFileSchema } from '../../shared/rules/schema.js';
 import type { ProxyOptions } from '../engine/proxy.js';
+import { compileRedactions } from '../engine/cassette/redact.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 
 /** A usage error: printed as one line, exit status 2. */
@@ -29,6 +30,7 @@ export function buildProgram(version: string): Command {
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
     .addOption(new Option('--match-ignore <path>', 'replay: dot path into the request params ignored when matching (e.g. arguments.timestamp); repeatable').argParser(collect))
     .addOption(new Option('--repeat <policy>', 'replay: once a repeated request used every recorded answer').choices(['last', 'cycle', 'error']).default('last'))
+    .addOption(new Option('--redact <regex>', 'secret pattern written as [REDACTED] everywhere in the cassette (headers are redacted anyway); repeatable').argParser(collect))
     .option('--rules <file>', 'JSON file of per-tool rules ({ instructions?, tools: [...], passthrough? }), applied on top of any mode')
     .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
     .addOption(new Option('--allowed-origin <origin>', 'extra browser Origin to accept; repeatable').argParser(collect));
@@ -49,6 +51,7 @@ interface RawOptions {
   allowedOrigin?: string[];
   rules?: string;
   matchIgnore?: string[];
+  redact?: string[];
   repeat?: 'last' | 'cycle' | 'error';
   upstreamCommand?: string;
   stdio?: boolean;
@@ -94,6 +97,7 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     resultHashPath: raw.resultHashPath,
     resultHashIgnore: raw.resultHashIgnore,
     matchIgnore: raw.matchIgnore,
+    redact: checkedRedactions(raw.redact),
     repeat: raw.repeat,
     allowedHosts: raw.allowedHost,
     allowedOrigins: raw.allowedOrigin,
@@ -115,4 +119,14 @@ function readRules(file: string): ProxyOptions['rules'] {
   if (!parsed.success) throw new UsageError(`--rules ${file}: ${describeZodError(parsed.error)}`);
   const { instructions, ...overlay } = parsed.data;
   return { overlay, instructions };
+}
+
+function checkedRedactions(patterns: string[] | undefined): string[] | undefined {
+  if (!patterns) return undefined;
+  try {
+    compileRedactions(patterns);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return patterns;
 }

@@ -3,6 +3,7 @@ import { readsCassette, writesCassette, type Mode } from '../../shared/modes.js'
 import type { Overlay } from '../../shared/rules/schema.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import { buildResultHasher } from './cassette/hash.js';
+import { compileRedactions } from './cassette/redact.js';
 import { CassetteStore } from './cassette/store.js';
 import { Breakpoints } from './pipeline/breakpoints.js';
 import { McpEndpoint } from './pipeline/mcp-endpoint.js';
@@ -22,6 +23,8 @@ export interface EndpointOptions {
   clean?: boolean;
   resultHashPath?: string;
   resultHashIgnore?: string[];
+  /** regular expressions whose matches are written as "[REDACTED]" everywhere in the cassette (--redact) */
+  redact?: string[];
   /** replay: dot paths into params ignored when matching a request to an entry (e.g. arguments.timestamp) */
   matchIgnore?: string[];
   /** replay: after the recorded answers of a repeated request are used up: last (default), cycle or error */
@@ -50,7 +53,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     ? await CassetteStore.open(options.cacheDir ?? './cache', { clean: options.clean && mode === 'record', log: warn, looseKey: readsCassette(mode) ? Replayer.looseIndex(options.matchIgnore) : undefined })
     : undefined;
   const upstream = options.upstreamUrl ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, options.upstreamTimeoutMs) : undefined;
-  const recorder = store && writesCassette(mode) ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore })) : undefined;
+  const recorder = store && writesCassette(mode) ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? [])) : undefined;
   const events = new EventEmitter<{ exchange: [ExchangeEvent] }>();
   const rules = options.rules ? new RuleSet(options.rules.overlay, options.rules.instructions) : undefined;
   const endpoint = new McpEndpoint({

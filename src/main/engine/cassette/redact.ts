@@ -29,3 +29,26 @@ export function redactUrl(url: string | URL): string {
   for (const name of [...u.searchParams.keys()]) if (SECRET_PARAM.test(name)) u.searchParams.set(name, REDACTED);
   return u.href.replaceAll(encodeURIComponent(REDACTED), REDACTED);
 }
+
+/** User-configured secret patterns (--redact): compiled once, global. Throws with the bad pattern named. */
+export function compileRedactions(patterns: readonly string[]): RegExp[] {
+  return patterns.map((source) => {
+    try {
+      return new RegExp(source, 'g');
+    } catch (error) {
+      throw new Error(`--redact "${source}": ${(error as Error).message}`);
+    }
+  });
+}
+
+/** A copy of a JSON value (or string) with every match of the patterns, in every string, replaced by "[REDACTED]". */
+export function scrub<T>(value: T, patterns: readonly RegExp[]): T {
+  if (patterns.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return patterns.reduce((text, re) => text.replace(re, REDACTED), v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}

@@ -1,6 +1,7 @@
 import type { CassetteStore, DebugFiles } from '../cassette/store.js';
 import type { JsonRpcNotification } from '../../../shared/jsonrpc.js';
 import { canonicalJson, followUpKey } from '../cassette/keys.js';
+import { scrub } from '../cassette/redact.js';
 import type { LiveExchange } from './exchange.js';
 
 /**
@@ -14,6 +15,8 @@ export class Recorder {
   constructor(
     private readonly store: CassetteStore,
     private readonly hashResult: (result: unknown) => string,
+    /** user-configured secret patterns (--redact), applied to everything written; hashes use the real values */
+    private readonly redactions: readonly RegExp[] = [],
   ) {}
 
   private readonly writing = new Set<Promise<unknown>>();
@@ -34,7 +37,7 @@ export class Recorder {
     if (existing?.some((e) => canonicalJson({ method: e.method, params: e.params ?? {} }) === text) || this.inFlight.has(`${key}#${text}`)) return Promise.resolve('skipped');
     this.inFlight.add(`${key}#${text}`);
     const saving = this.store
-      .add(notification.method, key, { method: notification.method, params: notification.params ?? {}, result: {}, recordedAt: new Date().toISOString() })
+      .add(notification.method, key, scrub({ method: notification.method, params: notification.params ?? {}, result: {}, recordedAt: new Date().toISOString() }, this.redactions))
       .then(() => 'recorded' as const)
       .finally(() => this.inFlight.delete(`${key}#${text}`));
     this.writing.add(saving);
@@ -65,7 +68,7 @@ export class Recorder {
       await this.store.add(
         request.method,
         key,
-        {
+        scrub({
           result: response.result,
           resultHash,
           name: isToolCall ? String(request.params?.name ?? '') : undefined,
@@ -74,8 +77,8 @@ export class Recorder {
           params: isToolCall ? undefined : stripMeta(request.params),
           recordedAt: new Date(exchange.startedAt).toISOString(),
           stream: exchange.stream.length ? exchange.stream.map((m) => m as unknown as Record<string, unknown>) : undefined,
-        },
-        debug,
+        }, this.redactions),
+        debug && scrub(debug, this.redactions),
       );
       return 'recorded';
     } finally {
