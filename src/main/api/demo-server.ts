@@ -5,6 +5,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { requestUrl } from '../engine/http/url.js';
 
 /**
  * The bundled demo MCP server (official SDK, stateful Streamable HTTP on 127.0.0.1:<random>/mcp): one tool per kind
@@ -109,7 +110,7 @@ export async function startDemoServer(): Promise<DemoServer> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') return sendError(res, 404, 'Not found');
+    if (requestUrl(req).pathname !== '/mcp') return sendError(res, 404, 'Not found');
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId) {

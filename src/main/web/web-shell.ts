@@ -9,6 +9,7 @@ import type { EventName, ServerFrame } from '../../shared/api.js';
 import type { ApiHandlers } from '../api/handlers.js';
 import { listen } from '../engine/http/edge.js';
 import { createGuard } from '../engine/http/guard.js';
+import { safeDecode } from '../engine/http/url.js';
 
 /**
  * The browser shell: serves the built renderer and bridges the UI↔engine contract (src/shared/api.ts) over one
@@ -70,7 +71,7 @@ const sameToken = (given: string | undefined, token: string): boolean => given !
 function cookie(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) return safeDecode(part.slice(eq + 1).trim());
   }
   return undefined;
 }

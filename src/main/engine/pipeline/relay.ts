@@ -140,6 +140,8 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
   upRes.on('end', () => {
     tap.end();
     const done = (): void => {
+      // an SSE answer that ended without answering and without event ids cannot be resumed: say so, do not hang
+      if (pending.size > 0 && !tap.sawEventId && contentType?.includes('text/event-stream')) return brokenStream(ctx, res, contentType, pending, !delivery);
       if (delivery) delivery.end(tap.rawBody, headers);
       else res.end();
       for (const exchange of pending.values()) void finish(exchange); // answered nothing: still on the timeline
@@ -147,8 +149,9 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
     if (held.length > 0) void Promise.all(held).then(done); // answers held at a breakpoint go out first
     else done();
   });
-  upRes.on('error', () => brokenStream(ctx, res, contentType, pending));
-  upRes.on('aborted', () => brokenStream(ctx, res, contentType, pending));
+  // piped bytes (no delivery) may have stopped inside an event: brokenStream must close it before its own events
+  upRes.on('error', () => brokenStream(ctx, res, contentType, pending, !delivery));
+  upRes.on('aborted', () => brokenStream(ctx, res, contentType, pending, !delivery));
   res.on('close', () => {
     if (!upRes.complete) upRes.destroy(); // the client went away: so does the upstream stream
   });

@@ -12,6 +12,8 @@ export class ResponseTap {
   private readonly decoder = new TextDecoder();
   private jsonText = '';
   private raw: string[] | undefined;
+  /** an SSE event carried an id: the client can resume the stream (Last-Event-ID), so an early end is not final */
+  sawEventId = false;
 
   constructor(
     contentType: string | undefined,
@@ -20,7 +22,12 @@ export class ResponseTap {
   ) {
     if (keepRaw) this.raw = [];
     if (contentType?.includes('text/event-stream')) {
-      this.sse = createParser({ onEvent: (event) => this.emit(event.data) });
+      this.sse = createParser({
+        onEvent: (event) => {
+          if (event.id !== undefined) this.sawEventId = true;
+          this.emit(event.data);
+        },
+      });
     }
   }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CreateSessionSchema, describeZodError, PutToolsSchema } from '../../../shared/rules/schema.js';
 import { HttpError, parseJsonBody, readBody } from '../http/body.js';
 import { sendJson } from '../http/sse.js';
+import { safeDecode } from '../http/url.js';
 import type { SessionManager } from './session-manager.js';
 
 const MAX_REST_BODY = 1024 * 1024;
@@ -48,7 +49,7 @@ async function route(manager: SessionManager, req: IncomingMessage, res: ServerR
   }
   const m = /^\/api\/sessions\/([^/]+)(\/tools|\/calls)?$/.exec(path);
   if (!m) return fail(res, 404, 'not found', `no such API path: ${path}`);
-  const sid = decodeURIComponent(m[1]);
+  const sid = safeDecode(m[1]) ?? m[1]; // a malformed escape names no session: 404 below
   const session = manager.get(sid);
   if (!session) return fail(res, 404, 'not found', `unknown session "${sid}"`);
   switch (`${method} ${m[2] ?? ''}`) {

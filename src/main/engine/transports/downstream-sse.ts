@@ -15,6 +15,7 @@ import { ErrorCode, errorResponse } from '../../../shared/jsonrpc.js';
 import { HttpError, parseJsonBody, readBody } from '../http/body.js';
 import { sendJson } from '../http/sse.js';
 import { pipeToProxy, type HttpPipe } from './http-pipe.js';
+import { requestUrl } from '../http/url.js';
 
 export interface LegacySseEndpoint {
   /** Serves GET …/sse (without Mcp-Session-Id) and POST …/messages?sessionId=…; false for anything else. */
@@ -71,7 +72,7 @@ export function createLegacySseEndpoint(proxyUrl: string, log: (line: string) =>
 
   return {
     async handle(req, res) {
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      const url = requestUrl(req); // never throws, whatever the request target (`//`, `*`)
       const path = url.pathname;
       if (req.method === 'GET' && path.endsWith('/sse') && req.headers['mcp-session-id'] === undefined) {
         await open(req, res, path);
