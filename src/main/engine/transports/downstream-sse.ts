@@ -65,8 +65,11 @@ export function createLegacySseEndpoint(proxyUrl: string, log: (line: string) =>
       return sendJson(res, error.status, errorResponse(null, error.rpcCode ?? ErrorCode.InvalidRequest, error.message));
     }
     // the transport validates the message itself (400 "Invalid message") and answers 202
-    await connection.transport.handlePostMessage(req, res, parsed).catch(() => {
-      // the SSE stream closed meanwhile: the transport has answered 500 already
+    await connection.transport.handlePostMessage(req, res, parsed).catch((error: unknown) => {
+      // the SDK transport may throw before answering (a Host that new URL() rejects, a body it cannot format):
+      // answer, never leave the socket open; when it did answer (stream closed meanwhile: 500), end what is left
+      if (!res.headersSent) sendJson(res, 400, errorResponse(null, ErrorCode.InvalidRequest, `Invalid message: ${(error as Error).message}`));
+      else if (!res.writableEnded) res.end();
     });
   }
 
