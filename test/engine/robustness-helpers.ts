@@ -14,6 +14,7 @@ import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
 import { startCustomUpstream, type CustomUpstream } from '../helpers/custom-upstream.js';
+import { removeTempDirs, tempDir as sharedTempDir } from '../helpers/temp.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FOUR_MIB = 4 * 1024 * 1024;
@@ -151,14 +152,6 @@ export const isDistilled = (name: string): boolean => DISTILLED.test(name) && !/
 // ---------------------------------------------------------------------------------------------------------------
 // cleanup bookkeeping shared by all tests
 
-export const tempDirs: string[] = [];
-export async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'rewind-robust-'));
-  tempDirs.push(dir);
-  return dir;
-}
-
-/** Removes the temp dirs made by tempDir(); call from afterAll. */
-export async function removeRobustTempDirs(): Promise<void> {
-  await Promise.all(tempDirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-}
+/** A fresh temp folder for one test (removed by removeRobustTempDirs, in afterAll). */
+export const tempDir = (): Promise<string> => sharedTempDir('rewind-robust-');
+export const removeRobustTempDirs = removeTempDirs;

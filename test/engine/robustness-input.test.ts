@@ -18,7 +18,7 @@ import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
 import { startCustomUpstream, type CustomUpstream } from '../helpers/custom-upstream.js';
-import { ACCEPT, DISTILLED, FOUR_MIB, REPO, RawOptions, RawResponse, answerOf, healthcheck, isDistilled, jsonHeaders, listTree, messagesOf, rawRequest, rawSession, tempDir, tempDirs, textOf, until, within, removeRobustTempDirs } from './robustness-helpers.js';
+import { ACCEPT, DISTILLED, FOUR_MIB, REPO, RawOptions, RawResponse, answerOf, healthcheck, isDistilled, jsonHeaders, listTree, messagesOf, rawRequest, rawSession, tempDir, textOf, until, within, removeRobustTempDirs } from './robustness-helpers.js';
 
 afterAll(removeRobustTempDirs);
 

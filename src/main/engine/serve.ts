@@ -4,7 +4,7 @@ import type { ExchangeEvent } from '../../shared/traffic.js';
 import { listen } from './http/edge.js';
 import { serveMcp } from './http/mcp-http.js';
 import { sendJson } from './http/sse.js';
-import { safeDecode } from './http/url.js';
+import { header, safeDecode } from './http/url.js';
 import { handleRest } from './rest/router.js';
 import { bearerToken, SessionManager } from './rest/session-manager.js';
 
@@ -61,7 +61,7 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/api' || path.startsWith('/api/')) return handleRest(manager, req, res, path);
     const inPath = /^\/s\/([^/]+)(?:\/|$)/.exec(path);
-    const token = inPath ? safeDecode(inPath[1]) : (bearerToken(req) ?? headerValue(req, 'x-mimcp-session'));
+    const token = inPath ? safeDecode(inPath[1]) : (bearerToken(req) ?? header(req, 'x-mimcp-session'));
     const session = token ? manager.get(token) : undefined;
     if (!session) {
       res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind"');
@@ -87,9 +87,4 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
       await http.close();
     },
   };
-}
-
-function headerValue(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }

@@ -18,3 +18,9 @@ export function requestUrl(req: IncomingMessage): URL {
     return new URL('http://localhost/');
   }
 }
+
+/** The first value of a request header (Node gives an array for repeated headers). */
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -15,6 +15,7 @@ import type { Replayer } from './replayer.js';
 import { SessionRegistry, type Session } from './session.js';
 import { openOwnedStream, pushToStreams } from './owned-stream.js';
 import { replayStream } from './stream-replay.js';
+import { header } from '../http/url.js';
 
 export interface EndpointContext {
   mode: Mode;
@@ -43,10 +44,6 @@ export interface EndpointContext {
   warn: (line: string) => void;
 }
 
-const header = (req: IncomingMessage, name: string): string | undefined => {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -37,6 +37,7 @@ import {
 import { redactUrl } from '../cassette/redact.js';
 import { HttpError, parseJsonBody, readBody } from '../http/body.js';
 import { sendJson } from '../http/sse.js';
+import { header } from '../http/url.js';
 
 export type UpstreamSpec =
   | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
@@ -85,10 +86,6 @@ const START_TIMEOUT_MS = 10_000;
 
 const SESSION_NOT_FOUND = { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null };
 
-const header = (req: IncomingMessage, name: string): string | undefined => {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
 
 /** The upstream in log lines and errors: the command's program, or the URL without credentials. */
 function describe(spec: UpstreamSpec): string {
