@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RulesFileSchema, type ToolRule } from '../../src/shared/rules/schema.js';
-import { checkDraft, EMPTY_OBJECT_SCHEMA, emptyForm, formToCandidate, issuesAt, ruleToForm, syntheticForm, type ToolForm } from '../../src/renderer/src/views/rules/form.js';
+import { checkDraft, EMPTY_OBJECT_SCHEMA, emptyForm, formToCandidate, issuesAt, ruleToForm, syntheticForm, type ToolForm } from '../../src/renderer/src/models/rules-form.js';
 
 /** The Rules view's form model, validated with the engine's own RulesFileSchema (no engine needed: pure logic). */
 

@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync, renameSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { SettingsPatchSchema, SettingsSchema, type Settings, type SettingsInfo, type SettingsPatch, type WindowState } from '../../shared/api.js';
 import { describeZodError } from '../../shared/rules/schema.js';
+import { writeFileAtomic } from './atomic-file.js';
 
 /**
  * The app's settings: `<user data folder>/settings.json`, shared by the Electron shell and the browser shell (plain
@@ -21,6 +21,8 @@ export function defaultSettings(dataDir: string): Settings {
     trafficCapacity: 100_000,
     autoScroll: true,
     recentFolders: [],
+    restoreWorkspace: true,
+    timelineLayout: { split: 'side', side: 55, bottom: 60 },
   };
 }
 
@@ -86,17 +88,7 @@ export class SettingsFile {
 
   private write(settings: Settings): Promise<void> {
     const text = `${JSON.stringify(settings, null, 2)}\n`;
-    const run = this.writes.then(async () => {
-      await mkdir(this.dataDir, { recursive: true });
-      const temp = `${this.file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-      try {
-        await writeFile(temp, text, { encoding: 'utf8', mode: 0o600 });
-        await rename(temp, this.file);
-      } catch (error) {
-        await rm(temp, { force: true }).catch(() => {});
-        throw new Error(`cannot write ${this.file}: ${(error as Error).message}`);
-      }
-    });
+    const run = this.writes.then(() => writeFileAtomic(this.file, text));
     this.writes = run.catch(() => {});
     return run;
   }

@@ -37,6 +37,17 @@ export class TrafficBuffer {
     for (let i = 0; i < this.count; i++) visit(this.ring[(this.start + i) % this.capacity] as TrafficEvent);
   }
 
+  /** Drops the events that match; answers how many. */
+  remove(matches: (event: TrafficEvent) => boolean): number {
+    const kept: TrafficEvent[] = [];
+    this.forEach((event) => void (matches(event) ? undefined : kept.push(event)));
+    const dropped = this.count - kept.length;
+    if (dropped === 0) return 0;
+    this.clear();
+    for (const event of kept) this.push(event);
+    return dropped;
+  }
+
   /** Empties the buffer; answers how many events were dropped. */
   clear(): number {
     const dropped = this.count;

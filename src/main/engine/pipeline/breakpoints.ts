@@ -26,6 +26,8 @@ export interface RequestPauses {
   edited: boolean;
   /** requests failed at the breakpoint, with their JSON-RPC error message */
   failed: Map<JsonRpcId, string>;
+  /** requests whose arguments were edited: the client's request as it was */
+  originals: Map<JsonRpcId, JsonRpcRequest>;
 }
 
 let nextPause = 1;
@@ -94,7 +96,7 @@ export class Breakpoints {
    * go through rules, cassette matching and the exchange key like the client's own. Edits are made in place.
    */
   async beforeRequests(requests: JsonRpcRequest[], sessionId: string | undefined, res?: ServerResponse): Promise<RequestPauses> {
-    const outcome: RequestPauses = { edited: false, failed: new Map() };
+    const outcome: RequestPauses = { edited: false, failed: new Map(), originals: new Map() };
     const matching = requests.filter((r) => this.matches(r, 'request'));
     if (matching.length === 0) return outcome;
     await Promise.all(
@@ -106,6 +108,7 @@ export class Breakpoints {
         );
         if (resolution.action === 'fail') outcome.failed.set(request.id, failedMessage(resolution.message));
         else if (resolution.arguments) {
+          outcome.originals.set(request.id, { ...request, params: { ...request.params } });
           request.params = { ...request.params, arguments: resolution.arguments };
           outcome.edited = true;
         }
@@ -122,6 +125,7 @@ export class Breakpoints {
       { sessionId: exchange.sessionId, tool: String(exchange.request.params?.name ?? ''), stage: 'response', result: response.result },
       res,
     );
+    if (resolution.action === 'fail' || resolution.result) exchange.originalResponse ??= response;
     if (resolution.action === 'fail') {
       exchange.response = errorResponse(exchange.request.id, BREAKPOINT_FAILED_CODE, failedMessage(resolution.message));
       exchange.flags.push('failed at a breakpoint');

@@ -82,6 +82,15 @@ export class McpEndpoint {
     // breakpoints (request stage): matching tools/calls wait here; edited arguments are written into the requests
     const paused = this.ctx.breakpoints?.active ? await this.ctx.breakpoints.beforeRequests(requests, session?.id, res) : undefined;
     const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
+    const protocolVersion = header(req, 'mcp-protocol-version') ?? session?.protocolVersion;
+    for (const exchange of exchanges) {
+      exchange.protocolVersion = protocolVersion || undefined;
+      const original = paused?.originals.get(exchange.request.id);
+      if (original) {
+        exchange.originalRequest = original;
+        exchange.flags.push('arguments edited at a breakpoint');
+      }
+    }
     const local: Array<{ exchange: LiveExchange; delayMs: number }> = [];
     const forward: LiveExchange[] = [];
     const rewrites = new Map<JsonRpcId, Rewrite>();
@@ -210,7 +219,7 @@ export class McpEndpoint {
       if (!isResponse(m) || m.id === null) continue;
       const exchange = session.awaitingReplies.get(m.id);
       if (!exchange) continue;
-      exchange.stream.push(m);
+      exchange.addStreamed(m);
       session.awaitingReplies.delete(m.id);
     }
   }

@@ -52,6 +52,7 @@ export function planExchange(ctx: EndpointContext, memory: ToolsMemory, exchange
     if (entry) {
       exchange.source = 'cache';
       exchange.cassette = 'hit';
+      if (rewrite) exchange.originalResponse = { jsonrpc: '2.0', id: request.id, result: entry.result };
       answer(exchange, { jsonrpc: '2.0', id: request.id, result: rewrite ? rewrite(entry.result) : entry.result }, 0, 'cache');
       return entry.stream?.length ? { kind: 'stream', entry } : { kind: 'local', delayMs: 0 };
     }

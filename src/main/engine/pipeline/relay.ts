@@ -58,6 +58,7 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
   let upRes: IncomingMessage;
   try {
     if (!upstream) throw Object.assign(new Error('no upstream server'), { code: 'no upstream server' });
+    for (const e of exchanges) e.sentUpstreamMs = e.elapsed();
     upRes = await upstream.request('POST', requestHeaders, body, init ? undefined : session?.upstreamId);
     if (upRes.statusCode === 404 && session && relay.reconnect && session.upstreamId && session.upstreamId !== session.id) {
       upRes.resume(); // the upstream forgot our session (restarted): open a new one and send again, once
@@ -69,6 +70,11 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
     return answerUpstreamDown(ctx, res, exchanges, error, local);
   }
 
+  const head = { status: upRes.statusCode ?? 0, headers: redactHeaders(upRes.headers) }; // for the timeline
+  for (const e of exchanges) {
+    e.firstByteMs = e.elapsed();
+    e.http = head;
+  }
   if (init) {
     const sid = upRes.headers['mcp-session-id'];
     session = typeof sid === 'string' ? sessions.adopt(sid, sid) : sessions.get(undefined, null);
@@ -119,7 +125,7 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
     delivery?.write(message);
     const target = exchangeFor(message, exchanges, pending);
     if (!target) return;
-    target.stream.push(message);
+    target.addStreamed(message);
     if (isRequest(message)) live.awaitingReplies.set(message.id, target);
   }, record || delivery !== undefined);
 

@@ -1,13 +1,27 @@
 import { create } from 'zustand'
-import type { RewindApi, TrafficEvent } from '../../../shared/api.js'
+import type { CommandInput, TrafficEvent } from '../../../shared/api.js'
+import { api } from '../api/current.js'
 
-/** The timeline's exchanges, newest last, at most CAPACITY (the oldest are dropped, as in the engine's buffer). */
-export const TRAFFIC_CAPACITY = 100_000
+/** The engine's default timeline capacity; the one in effect comes from app.info (the Settings value at its start). */
+const DEFAULT_CAPACITY = 100_000
 /** events are applied in batches: one array copy per batch, not per event, keeps 100k rows cheap */
 const FLUSH_MS = 50
+/** how long a Clear can be undone before the engine forgets the exchanges too */
+export const UNDO_CLEAR_MS = 10_000
+
+/** What a Clear removes: the rows shown (a proxy, a filter) or everything; `label` says which, in the toolbar. */
+export interface ClearScope {
+  label: string
+  /** undefined: every exchange */
+  matches?: (event: TrafficEvent) => boolean
+  /** the scope is exactly one proxy's exchanges (the engine can clear them without a list) */
+  proxyId?: string
+}
 
 interface TrafficState {
   exchanges: TrafficEvent[]
+  /** the newest exchanges kept, as the engine keeps them (app.info) */
+  capacity: number
   /** paused: new exchanges are held back (not lost) until resume */
   paused: boolean
   /** how many exchanges arrived while paused */
@@ -15,15 +29,18 @@ interface TrafficState {
   /** exchanges dropped from the front because of the cap */
   dropped: number
   error?: string
+  /** the last Clear, undoable until `until` (epoch ms) */
+  cleared?: { count: number; label: string; until: number }
   pause(): void
   resume(): void
-  /** clears the engine's traffic buffer and the view */
-  clear(): Promise<void>
+  /** removes the exchanges in scope from the view now, and from the engine once the undo time is over */
+  clear(scope: ClearScope): void
+  /** puts back what the last Clear removed (while it can be undone) */
+  undoClear(): void
 }
 
 const key = (e: TrafficEvent): string => `${e.proxyId}\u0000${e.seq}`
 
-let api: RewindApi | undefined
 let incoming: TrafficEvent[] = []
 let heldBack: TrafficEvent[] = []
 let timer: ReturnType<typeof setTimeout> | undefined
@@ -32,12 +49,31 @@ let syncing = false
 
 function append(list: TrafficEvent[], more: TrafficEvent[]): { exchanges: TrafficEvent[]; cut: number } {
   const all = list.concat(more)
-  const cut = Math.max(0, all.length - TRAFFIC_CAPACITY)
+  const cut = Math.max(0, all.length - useTraffic.getState().capacity)
   return { exchanges: cut ? all.slice(cut) : all, cut }
+}
+
+/** a Clear waiting for its undo time to end: what it removed, and how to tell the engine */
+let pendingClear: { before: TrafficEvent[]; input: CommandInput<'traffic.clear'>; timer: ReturnType<typeof setTimeout> } | undefined
+
+/** Makes the last Clear final now: the engine forgets those exchanges too (no undo any more). */
+export function commitClear(): Promise<void> {
+  const pending = pendingClear
+  if (!pending) return Promise.resolve()
+  pendingClear = undefined
+  clearTimeout(pending.timer)
+  useTraffic.setState({ cleared: undefined })
+  return api()
+    .call('traffic.clear', pending.input)
+    .then(
+      () => undefined,
+      (error: Error) => useTraffic.setState({ error: error.message }),
+    )
 }
 
 export const useTraffic = create<TrafficState>()((set, get) => ({
   exchanges: [],
+  capacity: DEFAULT_CAPACITY,
   paused: false,
   held: 0,
   dropped: 0,
@@ -47,16 +83,27 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
     heldBack = []
     set((s) => ({ paused: false, held: 0, exchanges, dropped: s.dropped + cut }))
   },
-  async clear() {
-    incoming = []
-    heldBack = []
-    set({ exchanges: [], held: 0, dropped: 0 })
-    if (!api) return
-    try {
-      await api.call('traffic.clear', {})
-    } catch (error) {
-      set({ error: (error as Error).message })
-    }
+  clear(scope) {
+    void commitClear() // an earlier Clear is final now
+    flushTraffic()
+    const before = get().exchanges
+    const matches = scope.matches
+    const removed = matches ? before.filter(matches) : before
+    const input: CommandInput<'traffic.clear'> = !matches ? {} : scope.proxyId ? { proxyId: scope.proxyId } : { items: removed.map((e) => ({ proxyId: e.proxyId, seq: e.seq })) }
+    if (!matches) heldBack = []
+    const removedSet = new Set(removed)
+    set({ exchanges: matches ? before.filter((e) => !removedSet.has(e)) : [], held: heldBack.length, cleared: { count: removed.length, label: scope.label, until: Date.now() + UNDO_CLEAR_MS } })
+    pendingClear = { before, input, timer: setTimeout(() => void commitClear(), UNDO_CLEAR_MS) }
+  },
+  undoClear() {
+    const pending = pendingClear
+    if (!pending) return
+    pendingClear = undefined
+    clearTimeout(pending.timer)
+    const known = new Set(pending.before)
+    const arrived = get().exchanges.filter((e) => !known.has(e)) // exchanges that came in since the Clear
+    const { exchanges, cut } = append(pending.before, arrived)
+    set((s) => ({ exchanges, dropped: s.dropped + cut, cleared: undefined }))
   },
 }))
 
@@ -86,8 +133,7 @@ export function ingestTraffic(events: TrafficEvent[]): void {
 
 /** Runs the built-in demo (demo server + recording proxy + scripted agent); traffic follows as events. */
 export async function startDemo(): Promise<void> {
-  if (!api) throw new Error('mcp-rewind: not connected to the engine yet')
-  await api.call('demo.start', {})
+  await api().call('demo.start', {})
 }
 
 /** Applies pending events now (tests; the UI waits for the batch timer). */
@@ -98,10 +144,10 @@ export function flushTraffic(): void {
 
 /** Replaces the view with the engine's buffer, keeping the events that arrived during the call. */
 export async function syncTraffic(): Promise<void> {
-  if (!api) return
+  await commitClear() // the snapshot must not bring back what was cleared
   syncing = true
   try {
-    const snapshot = await api.call('traffic.snapshot', { limit: TRAFFIC_CAPACITY })
+    const snapshot = await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })
     const seen = new Set(snapshot.map(key))
     incoming = incoming.filter((e) => !seen.has(key(e)))
     heldBack = []
@@ -115,17 +161,20 @@ export async function syncTraffic(): Promise<void> {
 }
 
 /** Feeds the store from the api: a snapshot now, then every traffic event. Returns the detach function. */
-export function attachTraffic(client: RewindApi): () => void {
-  api = client
-  const off = client.on('traffic', (event) => ingestTraffic([event]))
-  void syncTraffic()
+export function attachTraffic(): () => void {
+  const off = api().on('traffic', (event) => ingestTraffic([event]))
+  void api()
+    .call('app.info', {})
+    .then((info) => useTraffic.setState({ capacity: info.trafficCapacity }))
+    .catch(() => {}) // an older engine: the default capacity
+    .finally(() => void syncTraffic())
   return () => {
     off()
+    void commitClear()
     clearTimeout(timer)
     timer = undefined
     incoming = []
     heldBack = []
-    if (api === client) api = undefined
   }
 }
 

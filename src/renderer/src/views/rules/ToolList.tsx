@@ -1,6 +1,6 @@
 import { useState, type FormEvent, type JSX } from 'react'
 import { useRules, type MergedToolView } from '../../stores/rules.js'
-import { syntheticForm, type Issue } from './form.js'
+import { syntheticForm, type Issue } from '../../models/rules-form.js'
 import './rules.css'
 
 interface Row {

@@ -29,7 +29,7 @@ function Toolbar(): JSX.Element {
       <button type="button" onClick={paused ? resume : pause} aria-pressed={paused}>
         {paused ? 'Resume' : 'Pause'}
       </button>
-      <button type="button" onClick={() => void clear()}>
+      <button type="button" onClick={() => clear({ label: 'every exchange' })}>
         Clear
       </button>
       {error && (

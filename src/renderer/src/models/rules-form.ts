@@ -1,4 +1,4 @@
-import { RulesFileSchema, describeZodError, type ToolRule } from '../../../../shared/rules/schema.js'
+import { RulesFileSchema, describeZodError, type ToolRule } from '../../../shared/rules/schema.js'
 import type { z } from 'zod'
 
 /**
