@@ -150,6 +150,9 @@ export interface ExportResult {
   skipped: string[];
 }
 
+/** how long a Clear of the timeline can be undone */
+export const UNDO_CLEAR_MS = 10_000;
+
 export const commands = {
   'app.info': z.strictObject({}),
   'proxies.list': z.strictObject({}),
@@ -160,6 +163,8 @@ export const commands = {
   'proxies.stop': Id,
   'proxies.remove': Id,
   'traffic.snapshot': z.strictObject({ limit: z.number().int().min(1).max(1_000_000).optional() }),
+  /** puts back what the last traffic.clear removed (its `undo` token; kept for UNDO_CLEAR_MS, until the next clear) */
+  'traffic.undoClear': z.strictObject({ undo: z.string().min(1) }),
   /** every exchange; or one proxy's; or the ones listed (what the Timeline shows under a filter) */
   'traffic.clear': z.strictObject({
     proxyId: z.string().min(1).optional(),
@@ -206,7 +211,9 @@ export interface CommandOutputs {
   'proxies.stop': ProxyInfo;
   'proxies.remove': { removed: true };
   'traffic.snapshot': TrafficEvent[];
-  'traffic.clear': { cleared: number };
+  /** `undo`: a token for traffic.undoClear, valid for UNDO_CLEAR_MS */
+  'traffic.clear': { cleared: number; undo?: string };
+  'traffic.undoClear': { restored: number };
   'rules.get': { rules: z.infer<typeof RulesFileSchema> | null; tools: Array<{ name: string; description?: string; behavior: string; origin: string }> };
   'rules.set': { rules: z.infer<typeof RulesFileSchema>; tools: Array<{ name: string; description?: string; behavior: string; origin: string }>; notified: number };
   'rules.preview': { text: string };

@@ -41,7 +41,7 @@ describe('api: proxies and traffic', () => {
     expect((await call(api, 'proxies.list', {}))[0].exchanges).toBe(traffic.length);
     await expect.poll(() => lists.at(-1)?.[0].exchanges, { timeout: 3000 }).toBe(traffic.length);
 
-    expect(await call(api, 'traffic.clear', {})).toEqual({ cleared: traffic.length });
+    expect(await call(api, 'traffic.clear', {})).toEqual({ cleared: traffic.length, undo: expect.any(String) });
     expect(await call(api, 'traffic.snapshot', {})).toEqual([]);
   });
 

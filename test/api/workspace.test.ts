@@ -94,6 +94,8 @@ describe('nothing lost on restart', () => {
     const c = await client(back.url!);
     expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('kept');
     expect((await c.client.listTools()).tools.map((t) => t.name)).not.toContain('add'); // hidden: one rule, one tool
+    const hiddenCall = await c.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }).catch((e: Error) => e);
+    expect(String(hiddenCall instanceof Error ? hiddenCall.message : textOf(hiddenCall))).toMatch(/Unknown tool: add/);
     const created = await call(second.api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url });
     expect(created.id).not.toBe(running.id);
   });
@@ -128,12 +130,18 @@ describe('timeline data', () => {
     }
     const all = await call(api, 'traffic.snapshot', {});
     const ofA = all.filter((e) => e.proxyId === a.id).length;
-    expect(await call(api, 'traffic.clear', { proxyId: a.id })).toEqual({ cleared: ofA });
+    const first = await call(api, 'traffic.clear', { proxyId: a.id });
+    expect(first).toEqual({ cleared: ofA, undo: expect.any(String) });
+    expect(await call(api, 'traffic.undoClear', { undo: first.undo! })).toEqual({ restored: ofA });
+    expect((await call(api, 'traffic.snapshot', {})).map((e) => e.seq)).toEqual(all.map((e) => e.seq)); // back in place
+    await call(api, 'traffic.clear', { proxyId: a.id });
     const echoOfB = all.filter((e) => e.proxyId === b.id && e.tool === 'echo');
-    expect(await call(api, 'traffic.clear', { items: echoOfB.map((e) => ({ proxyId: e.proxyId, seq: e.seq })) })).toEqual({ cleared: 1 });
+    const second = await call(api, 'traffic.clear', { items: echoOfB.map((e) => ({ proxyId: e.proxyId, seq: e.seq })) });
+    expect(second.cleared).toBe(1);
     const left = await call(api, 'traffic.snapshot', {});
     expect(left.every((e) => e.proxyId === b.id && e.tool !== 'echo')).toBe(true);
-    expect(await call(api, 'traffic.clear', {})).toEqual({ cleared: left.length });
+    expect((await call(api, 'traffic.clear', {})).cleared).toBe(left.length);
+    expect(await failure(call(api, 'traffic.undoClear', { undo: second.undo! }))).toContain('can no longer be undone'); // a later clear came
   });
 
   it('remembers opened cassette folders in the one list of the settings', async () => {

@@ -7,7 +7,7 @@ import { startUi, type RunningUi } from '../../src/main/cli/ui-command.js';
 import { startWebShell } from '../../src/main/web/web-shell.js';
 import { ApiCallError, createWebSocketApi, type RewindClient, type WebSocketLike } from '../../src/renderer/src/api/client.js';
 import { useProxies } from '../../src/renderer/src/stores/proxies.js';
-import { commitClear, flushTraffic, useTraffic } from '../../src/renderer/src/stores/traffic.js';
+import { flushTraffic, useTraffic } from '../../src/renderer/src/stores/traffic.js';
 import { connectStores } from '../../src/renderer/src/stores/connection.js';
 import { connectClient } from '../fixtures/client.js';
 import { startSdkServer } from '../fixtures/sdk-server.js';
@@ -170,19 +170,21 @@ describe('renderer stores over the browser shell', () => {
     expect(useTraffic.getState().exchanges.length).toBeGreaterThan(before);
     expect(useTraffic.getState().exchanges.at(-1)?.request).toMatchObject({ params: { arguments: { text: 'two' } } }); // newest last
 
-    const all = useTraffic.getState().exchanges
-    useTraffic.getState().clear({ label: 'every exchange' });
+    const seqs = (list: TrafficEvent[]): number[] => list.map((e) => e.seq);
+    const all = seqs(useTraffic.getState().exchanges);
+    await useTraffic.getState().clear({ label: 'every exchange' });
     expect(useTraffic.getState().exchanges).toEqual([]);
-    expect(useTraffic.getState().cleared).toMatchObject({ count: all.length, label: 'every exchange' });
-    useTraffic.getState().undoClear(); // the engine still has them until the undo time is over
-    expect(useTraffic.getState().exchanges).toEqual(all);
-    useTraffic.getState().clear({ label: 'echo', matches: (e) => e.tool === 'echo' });
+    expect(await api.call('traffic.snapshot', {})).toEqual([]); // the engine's buffer too
+    expect(useTraffic.getState().cleared).toMatchObject({ count: all.length, label: 'every exchange', undo: expect.any(String) });
+    await useTraffic.getState().undoClear(); // back in the engine and the view, in their order
+    expect(seqs(useTraffic.getState().exchanges)).toEqual(all);
+    expect(seqs(await api.call('traffic.snapshot', {}))).toEqual(all);
+    await useTraffic.getState().clear({ label: 'echo', matches: (e) => e.tool === 'echo' });
     expect(useTraffic.getState().exchanges.every((e) => e.tool !== 'echo')).toBe(true);
-    await commitClear();
-    expect((await api.call('traffic.snapshot', {})).map((e) => e.seq)).toEqual(useTraffic.getState().exchanges.map((e) => e.seq)); // the engine's buffer too
-    useTraffic.getState().clear({ label: 'every exchange' });
-    await commitClear();
+    expect(seqs(await api.call('traffic.snapshot', {}))).toEqual(seqs(useTraffic.getState().exchanges));
+    await useTraffic.getState().clear({ label: 'every exchange' });
     expect(await api.call('traffic.snapshot', {})).toEqual([]);
+    await expect(api.call('traffic.undoClear', { undo: 'stale' })).rejects.toThrow(/can no longer be undone/);
 
     await useProxies.getState().stop(proxy.id);
     expect(useProxies.getState().proxies[0]).toMatchObject({ state: 'stopped' });

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
-import type { CommandInput, CommandOutputs, EventName, EventPayloads, ProxyConfig, ProxyInfo, TrafficEvent } from '../../shared/api.js';
+import { UNDO_CLEAR_MS, type CommandInput, type CommandOutputs, type EventName, type EventPayloads, type ProxyConfig, type ProxyInfo, type TrafficEvent } from '../../shared/api.js';
 import { writesCassette } from '../../shared/modes.js';
 import { checkProxyConfig } from '../../shared/proxy-fields.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
@@ -65,6 +66,8 @@ export class AppController implements DemoHost {
   private readonly logLine: (line: string, level: 'info' | 'warn') => void;
   private nextId = 1;
   private countsTimer?: NodeJS.Timeout;
+  /** the last traffic clear, while it can be undone */
+  private lastClear?: { undo: string; events: TrafficEvent[]; timer: NodeJS.Timeout };
   private closed = false;
 
   constructor(options: AppControllerOptions) {
@@ -158,14 +161,25 @@ export class AppController implements DemoHost {
     return this.traffic.snapshot(limit);
   }
 
-  /** Every exchange, one proxy's, or the ones listed. */
-  clearTraffic(scope: CommandInput<'traffic.clear'> = {}): { cleared: number } {
-    if (scope.items) {
-      const listed = new Set(scope.items.map((i) => `${i.proxyId}\u0000${i.seq}`));
-      return { cleared: this.traffic.remove((e) => listed.has(`${e.proxyId}\u0000${e.seq}`)) };
-    }
-    if (scope.proxyId) return { cleared: this.traffic.remove((e) => e.proxyId === scope.proxyId) };
-    return { cleared: this.traffic.clear() };
+  /** Every exchange, one proxy's, or the ones listed; what was removed can be put back for a while (undoClear). */
+  clearTraffic(scope: CommandInput<'traffic.clear'> = {}): { cleared: number; undo?: string } {
+    const listed = scope.items && new Set(scope.items.map((i) => `${i.proxyId}\u0000${i.seq}`));
+    const removed = this.traffic.remove((e) => (listed ? listed.has(`${e.proxyId}\u0000${e.seq}`) : !scope.proxyId || e.proxyId === scope.proxyId));
+    clearTimeout(this.lastClear?.timer);
+    this.lastClear = undefined;
+    if (removed.length === 0) return { cleared: 0 };
+    const undo = randomUUID();
+    this.lastClear = { undo, events: removed, timer: setTimeout(() => (this.lastClear = undefined), UNDO_CLEAR_MS).unref() };
+    return { cleared: removed.length, undo };
+  }
+
+  undoClear(undo: string): { restored: number } {
+    const last = this.lastClear;
+    if (!last || last.undo !== undo) throw new Error('undo: this Clear can no longer be undone (too late, or another Clear came after it)');
+    clearTimeout(last.timer);
+    this.lastClear = undefined;
+    this.traffic.restore(last.events);
+    return { restored: last.events.length };
   }
 
   async getRules(id: string): Promise<CommandOutputs['rules.get']> {
@@ -214,6 +228,7 @@ export class AppController implements DemoHost {
     this.saveWorkspace(); // as it is now: the proxies that run are started again next time
     this.closed = true;
     clearTimeout(this.countsTimer);
+    clearTimeout(this.lastClear?.timer);
     await this.demo.stopAgents();
     await Promise.all([...this.proxies.values()].map((managed) => this.halt(managed, false).catch(() => {})));
     await this.demo.close();

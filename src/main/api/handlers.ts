@@ -61,6 +61,7 @@ export function createApiHandlers(
     'proxies.remove': ({ id }) => controller.removeProxy(id),
     'traffic.snapshot': ({ limit }) => controller.trafficSnapshot(limit),
     'traffic.clear': (scope) => controller.clearTraffic(scope),
+    'traffic.undoClear': ({ undo }) => controller.undoClear(undo),
     'rules.get': ({ id }) => controller.getRules(id),
     'rules.set': ({ id, rules }) => controller.setRules(id, rules),
     'rules.preview': ({ template, result, args }) => ({ text: renderTemplate(template, result, args) }),

@@ -1,13 +1,11 @@
 import { create } from 'zustand'
-import type { CommandInput, TrafficEvent } from '../../../shared/api.js'
+import { UNDO_CLEAR_MS, type CommandInput, type TrafficEvent } from '../../../shared/api.js'
 import { api } from '../api/current.js'
 
 /** The engine's default timeline capacity; the one in effect comes from app.info (the Settings value at its start). */
 const DEFAULT_CAPACITY = 100_000
 /** events are applied in batches: one array copy per batch, not per event, keeps 100k rows cheap */
 const FLUSH_MS = 50
-/** how long a Clear can be undone before the engine forgets the exchanges too */
-export const UNDO_CLEAR_MS = 10_000
 
 /** What a Clear removes: the rows shown (a proxy, a filter) or everything; `label` says which, in the toolbar. */
 export interface ClearScope {
@@ -29,14 +27,14 @@ interface TrafficState {
   /** exchanges dropped from the front because of the cap */
   dropped: number
   error?: string
-  /** the last Clear, undoable until `until` (epoch ms) */
-  cleared?: { count: number; label: string; until: number }
+  /** the last Clear, undoable (engine's token) until `until` (epoch ms) */
+  cleared?: { count: number; label: string; until: number; undo?: string }
   pause(): void
   resume(): void
-  /** removes the exchanges in scope from the view now, and from the engine once the undo time is over */
-  clear(scope: ClearScope): void
-  /** puts back what the last Clear removed (while it can be undone) */
-  undoClear(): void
+  /** removes the exchanges in scope, from the view and the engine; rejects with the engine's message */
+  clear(scope: ClearScope): Promise<void>
+  /** puts back what the last Clear removed (while the engine still can) */
+  undoClear(): Promise<void>
 }
 
 const key = (e: TrafficEvent): string => `${e.proxyId}\u0000${e.seq}`
@@ -53,23 +51,7 @@ function append(list: TrafficEvent[], more: TrafficEvent[]): { exchanges: Traffi
   return { exchanges: cut ? all.slice(cut) : all, cut }
 }
 
-/** a Clear waiting for its undo time to end: what it removed, and how to tell the engine */
-let pendingClear: { before: TrafficEvent[]; input: CommandInput<'traffic.clear'>; timer: ReturnType<typeof setTimeout> } | undefined
-
-/** Makes the last Clear final now: the engine forgets those exchanges too (no undo any more). */
-export function commitClear(): Promise<void> {
-  const pending = pendingClear
-  if (!pending) return Promise.resolve()
-  pendingClear = undefined
-  clearTimeout(pending.timer)
-  useTraffic.setState({ cleared: undefined })
-  return api()
-    .call('traffic.clear', pending.input)
-    .then(
-      () => undefined,
-      (error: Error) => useTraffic.setState({ error: error.message }),
-    )
-}
+let undoTimer: ReturnType<typeof setTimeout> | undefined
 
 export const useTraffic = create<TrafficState>()((set, get) => ({
   exchanges: [],
@@ -83,27 +65,33 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
     heldBack = []
     set((s) => ({ paused: false, held: 0, exchanges, dropped: s.dropped + cut }))
   },
-  clear(scope) {
-    void commitClear() // an earlier Clear is final now
+  async clear(scope) {
     flushTraffic()
-    const before = get().exchanges
     const matches = scope.matches
-    const removed = matches ? before.filter(matches) : before
-    const input: CommandInput<'traffic.clear'> = !matches ? {} : scope.proxyId ? { proxyId: scope.proxyId } : { items: removed.map((e) => ({ proxyId: e.proxyId, seq: e.seq })) }
+    const input: CommandInput<'traffic.clear'> = !matches ? {} : scope.proxyId ? { proxyId: scope.proxyId } : { items: get().exchanges.filter(matches).map((e) => ({ proxyId: e.proxyId, seq: e.seq })) }
+    set((s) => ({ exchanges: matches ? s.exchanges.filter((e) => !matches(e)) : [], ...(matches ? {} : { held: 0 }) }))
     if (!matches) heldBack = []
-    const removedSet = new Set(removed)
-    set({ exchanges: matches ? before.filter((e) => !removedSet.has(e)) : [], held: heldBack.length, cleared: { count: removed.length, label: scope.label, until: Date.now() + UNDO_CLEAR_MS } })
-    pendingClear = { before, input, timer: setTimeout(() => void commitClear(), UNDO_CLEAR_MS) }
+    try {
+      const answer = await api().call('traffic.clear', input)
+      clearTimeout(undoTimer)
+      set({ cleared: { count: answer.cleared, label: scope.label, until: Date.now() + UNDO_CLEAR_MS, undo: answer.undo }, error: undefined })
+      undoTimer = setTimeout(() => set({ cleared: undefined }), UNDO_CLEAR_MS)
+    } catch (error) {
+      set({ error: (error as Error).message })
+      void syncTraffic() // the view shows what the engine has
+    }
   },
-  undoClear() {
-    const pending = pendingClear
-    if (!pending) return
-    pendingClear = undefined
-    clearTimeout(pending.timer)
-    const known = new Set(pending.before)
-    const arrived = get().exchanges.filter((e) => !known.has(e)) // exchanges that came in since the Clear
-    const { exchanges, cut } = append(pending.before, arrived)
-    set((s) => ({ exchanges, dropped: s.dropped + cut, cleared: undefined }))
+  async undoClear() {
+    const undo = get().cleared?.undo
+    clearTimeout(undoTimer)
+    set({ cleared: undefined })
+    if (!undo) return
+    try {
+      await api().call('traffic.undoClear', { undo })
+    } catch (error) {
+      set({ error: (error as Error).message })
+    }
+    await syncTraffic()
   },
 }))
 
@@ -144,7 +132,6 @@ export function flushTraffic(): void {
 
 /** Replaces the view with the engine's buffer, keeping the events that arrived during the call. */
 export async function syncTraffic(): Promise<void> {
-  await commitClear() // the snapshot must not bring back what was cleared
   syncing = true
   try {
     const snapshot = await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })
@@ -170,7 +157,7 @@ export function attachTraffic(): () => void {
     .finally(() => void syncTraffic())
   return () => {
     off()
-    void commitClear()
+    clearTimeout(undoTimer)
     clearTimeout(timer)
     timer = undefined
     incoming = []

@@ -54,13 +54,13 @@ function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }): JSX.El
       <button type="button" onClick={paused ? resume : pause} aria-pressed={paused}>
         {paused ? 'Resume' : 'Pause'}
       </button>
-      <button type="button" onClick={() => clear(scope)} disabled={shown === 0} title={`Clears ${scope.label}; can be undone for 10 s`} aria-label={scope.matches ? `Clear ${shown} shown` : 'Clear all'}>
+      <button type="button" onClick={() => void clear(scope)} disabled={shown === 0} title={`Clears ${scope.label}; can be undone for 10 s`} aria-label={scope.matches ? `Clear ${shown} shown` : 'Clear all'}>
         {scope.matches ? `Clear ${shown} shown` : 'Clear all'}
       </button>
       {cleared && (
-        <span className="toast" role="status">
+        <span className="toast" aria-live="polite">
           Cleared {cleared.count} ({cleared.label})
-          <button type="button" onClick={undoClear}>
+          <button type="button" onClick={() => void undoClear()}>
             Undo
           </button>
         </span>
