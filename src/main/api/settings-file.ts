@@ -22,7 +22,7 @@ export function defaultSettings(dataDir: string): Settings {
     autoScroll: true,
     recentFolders: [],
     restoreWorkspace: true,
-    timelineLayout: { split: 'side', side: 55, bottom: 60 },
+    timelineLayout: { split: 'side', side: 60, bottom: 60 },
   };
 }
 

@@ -97,7 +97,7 @@ export function ToolList({ byTool }: { byTool: Record<string, Issue[]> }): JSX.E
       </ul>
       <label className="small" style={{ display: 'flex', gap: 6, alignItems: 'center', margin: '8px 0' }}>
         <input type="checkbox" checked={!passthrough} onChange={(e) => setPassthrough(!e.target.checked)} />
-        Hide every upstream tool without a rule (passthrough off)
+        Hide upstream tools without a rule (passthrough off)
       </label>
       <AddTool />
     </section>

@@ -76,13 +76,13 @@ function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }): JSX.El
 
 /** The split's sizes and orientation live in the settings, so both shells open as the user left them. */
 function useSplit(): { split: 'side' | 'bottom'; table: number; save: (layout: Layout) => void; toggle: () => void } {
-  const layout = useSettings((s) => s.settings?.timelineLayout) ?? { split: 'side' as const, side: 55, bottom: 60 }
+  const layout = useSettings((s) => s.settings?.timelineLayout) ?? { split: 'side' as const, side: 60, bottom: 60 }
   const update = useSettings((s) => s.update)
   return {
     split: layout.split,
     table: layout.split === 'side' ? layout.side : layout.bottom,
     save: (sizes) => {
-      const table = Math.round(Math.min(90, Math.max(10, sizes.table ?? 55)))
+      const table = Math.round(Math.min(90, Math.max(10, sizes.table ?? 60)))
       if (table !== (layout.split === 'side' ? layout.side : layout.bottom)) void update({ timelineLayout: { ...layout, [layout.split]: table } }).catch(() => {})
     },
     toggle: () => void update({ timelineLayout: { ...layout, split: layout.split === 'side' ? 'bottom' : 'side' } }).catch(() => {}),
@@ -134,31 +134,31 @@ export function Timeline(): JSX.Element {
           <p className="muted tl-empty">No traffic yet. Point an MCP client at a proxy&apos;s endpoint (Copy client config), or press “Run demo”.</p>
         ) : tab !== 'table' ? (
           <div className="tl-chart-pane">{tab === 'waterfall' ? <Waterfall rows={filtered} /> : <Histogram rows={filtered} />}</div>
-        ) : detail ? (
+        ) : (
+          // the table keeps its place (and its focus and scroll) whether the detail is open or not
           <Group
             key={split.split}
             className="tl-split"
             orientation={split.split === 'side' ? 'horizontal' : 'vertical'}
-            defaultLayout={{ table: split.table, detail: 100 - split.table }}
-            onLayoutChanged={(layout, meta) => meta.isUserInteraction && split.save(layout)}
+            onLayoutChanged={(layout, meta) => meta.isUserInteraction && detail !== undefined && split.save(layout)}
           >
-            <Panel id="table" minSize="15%" className="tl-pane">
+            <Panel id="table" minSize="15%" defaultSize={detail ? `${split.table}%` : '100%'} className="tl-pane">
               {table}
             </Panel>
-            <Separator className={`tl-separator ${split.split}`} aria-label="Resize the table and the detail" />
-            <Panel id="detail" minSize="15%" className="tl-pane">
-              <DetailPane
-                key={rowKey(detail.event)}
-                event={detail.event}
-                proxyName={proxyName(detail.event.proxyId)}
-                onClose={() => select(selected, false)}
-                filteredOut={detail.filteredOut}
-                onReveal={resetFilter}
-              />
-            </Panel>
+            {detail && <Separator className={`tl-separator ${split.split}`} aria-label="Resize the table and the detail" />}
+            {detail && (
+              <Panel id="detail" minSize="15%" defaultSize={`${100 - split.table}%`} className="tl-pane">
+                <DetailPane
+                  key={rowKey(detail.event)}
+                  event={detail.event}
+                  proxyName={proxyName(detail.event.proxyId)}
+                  onClose={() => select(selected, false)}
+                  filteredOut={detail.filteredOut}
+                  onReveal={resetFilter}
+                />
+              </Panel>
+            )}
           </Group>
-        ) : (
-          table
         )}
       </div>
       <div className="tl-foot small muted">
