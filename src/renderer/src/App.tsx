@@ -24,7 +24,7 @@ function shellLabel(): string {
   return bridge ? `Desktop · ${bridge.platform} · v${bridge.version}` : 'Browser'
 }
 
-const STATUS_LABELS: Record<string, string> = { connecting: 'connecting…', open: 'connected', reconnecting: 'reconnecting…', closed: 'disconnected' }
+const STATUS_LABELS: Record<string, string> = { connecting: 'connecting…', open: 'connected', reconnecting: 'reconnecting…', closed: 'disconnected', unauthorized: 'not signed in' }
 
 /** The connection as the client reports it (any status it has a label for is shown as the client words it). */
 function ConnectionStatus(): JSX.Element {
@@ -133,6 +133,17 @@ function Nav(): JSX.Element {
   )
 }
 
+/** The shell refused (or never got) this page's token: say what to do, in one line, instead of spinning forever. */
+function SignInNotice(): JSX.Element | null {
+  const status = useConnection((s) => s.status)
+  if (status !== 'unauthorized') return null
+  return (
+    <div className="signin-notice" role="alert" data-testid="signin-notice">
+      This page has no valid access token: open the URL that <code>mcp-rewind ui</code> printed (it ends in <code>?token=…</code>).
+    </div>
+  )
+}
+
 /**
  * The main column: the view's title bar, the paused-call banner (shown in every view), and the view, which fills the
  * rest of the window and scrolls inside its own panes (the page itself never scrolls).
@@ -143,6 +154,7 @@ function Main(): JSX.Element {
   const View = VIEW_COMPONENTS[current.id]
   return (
     <main className="panel" data-view={current.id}>
+      <SignInNotice />
       <header className="view-head">
         <h1 id="view-title" tabIndex={-1}>
           {current.label}
