@@ -214,8 +214,8 @@ export interface CommandOutputs {
   /** `undo`: a token for traffic.undoClear, valid for UNDO_CLEAR_MS */
   'traffic.clear': { cleared: number; undo?: string };
   'traffic.undoClear': { restored: number };
-  'rules.get': { rules: z.infer<typeof RulesFileSchema> | null; tools: Array<{ name: string; description?: string; behavior: string; origin: string }> };
-  'rules.set': { rules: z.infer<typeof RulesFileSchema>; tools: Array<{ name: string; description?: string; behavior: string; origin: string }>; notified: number };
+  'rules.get': { rules: z.infer<typeof RulesFileSchema> | null; tools: Array<{ name: string; description?: string; behavior: string; origin: string; inputSchema?: Record<string, unknown> }> };
+  'rules.set': { rules: z.infer<typeof RulesFileSchema>; tools: Array<{ name: string; description?: string; behavior: string; origin: string; inputSchema?: Record<string, unknown> }>; notified: number };
   'rules.preview': { text: string };
   'cassettes.list': { dir: string; entries: CassetteEntrySummary[] };
   'cassettes.read': { text: string };

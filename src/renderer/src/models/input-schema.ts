@@ -33,7 +33,11 @@ function typeMatches(value: unknown, wanted: string | string[]): boolean {
 }
 
 /** Problems of `args` under `schema`, one line each ("count: expected integer, got string"). */
-export function argumentProblems(args: Record<string, unknown>, schema: Schema | undefined): string[] {
+export function argumentProblems(args: Record<string, unknown>, schema: Schema | Record<string, unknown> | undefined): string[] {
+  return problemsUnder(args, schema as Schema | undefined)
+}
+
+function problemsUnder(args: Record<string, unknown>, schema: Schema | undefined): string[] {
   if (!schema || typeof schema !== 'object') return []
   const problems: string[] = []
   for (const name of schema.required ?? []) if (!(name in args)) problems.push(`${name}: required by the tool's input schema`)

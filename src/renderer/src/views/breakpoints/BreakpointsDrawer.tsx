@@ -4,6 +4,7 @@ import { useBreakpoints } from '../../stores/breakpoints.js'
 import { usePanels } from '../../stores/panels.js'
 import { useProxies } from '../../stores/proxies.js'
 import { useTraffic } from '../../stores/traffic.js'
+import { api } from '../../api/current.js'
 import { JsonEditor } from '../../components/JsonEditor.js'
 import { argumentProblems, toolInputSchema } from '../../models/input-schema.js'
 import { STAGE_LABELS, timeLeft, useNow } from './BreakpointBanner.js'
@@ -102,8 +103,20 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
   const checked = checkEdit(text, call.stage)
   const what = call.stage === 'request' ? 'arguments' : 'result'
   // arguments that break the tool's input schema (as its proxy listed it) are flagged; the server stays the judge
-  const schema = useTraffic((s) => (call.stage === 'request' ? toolInputSchema(s.exchanges, call.proxyId, call.tool) : undefined))
-  const schemaProblems = checked.ok && call.stage === 'request' ? argumentProblems(checked.value, schema) : []
+  const seen = useTraffic((s) => (call.stage === 'request' ? toolInputSchema(s.exchanges, call.proxyId, call.tool) : undefined))
+  const [listed, setListed] = useState<Record<string, unknown>>()
+  useEffect(() => {
+    if (seen || call.stage !== 'request' || !call.proxyId) return
+    let live = true // the client never listed the tools here: ask the proxy for its merged list
+    api()
+      .call('rules.get', { id: call.proxyId })
+      .then((answer) => live && setListed(answer.tools.find((t) => t.name === call.tool)?.inputSchema))
+      .catch(() => {})
+    return () => {
+      live = false
+    }
+  }, [seen, call.stage, call.proxyId, call.tool])
+  const schemaProblems = checked.ok && call.stage === 'request' ? argumentProblems(checked.value, seen ?? listed) : []
 
   async function run(action: () => Promise<void>): Promise<void> {
     setBusy(true)

@@ -53,7 +53,7 @@ export function statusKind(e: TimelineRow): StatusKind {
 /** ok / tool error / error <JSON-RPC code> / pending */
 export function statusLabel(e: TimelineRow): string {
   const kind = statusKind(e)
-  if (kind === 'held') return '⏸ held'
+  if (kind === 'held') return '‖ held'
   if (kind !== 'error') return kind
   return `error ${(e.response as { error: { code: number } }).error.code}`
 }

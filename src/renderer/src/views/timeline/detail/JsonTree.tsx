@@ -111,7 +111,7 @@ export function JsonTree({ value, label, maxHeight }: { value: unknown; label: s
           ↓
         </button>
         <span className="spacer" />
-        <button type="button" className="small" onClick={() => setExpanded(new Set([pathId([])]))}>
+        <button type="button" className="small" onClick={() => setExpanded(new Set())}>
           Collapse all
         </button>
         <button type="button" className="small" onClick={() => current && copyText(valueText(current), setStatus)} title="Copy the selected value (Ctrl+C)">

@@ -42,7 +42,7 @@ function ContentBlock({ block }: { block: Block }): JSX.Element {
     case 'resource_link':
       return (
         <p>
-          🔗 resource link <code>{block.uri}</code>
+          resource link <code>{block.uri}</code>
           {block.name ? ` — ${block.title ?? block.name}` : ''}
           {block.mimeType ? <span className="muted"> ({block.mimeType})</span> : null}
         </p>
@@ -51,7 +51,7 @@ function ContentBlock({ block }: { block: Block }): JSX.Element {
       return (
         <div>
           <p>
-            📄 embedded resource <code>{block.resource?.uri}</code>
+            embedded resource <code>{block.resource?.uri}</code>
             {block.resource?.mimeType ? <span className="muted"> ({block.resource.mimeType})</span> : null}
           </p>
           {block.resource?.text !== undefined ? <pre className="text-block">{block.resource.text}</pre> : <p className="muted small">binary ({(block.resource?.blob ?? '').length.toLocaleString('en')} base64 characters)</p>}
