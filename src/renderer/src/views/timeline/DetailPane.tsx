@@ -47,7 +47,7 @@ export function DetailPane({ event, proxyName, onClose, filteredOut, onReveal }:
           </button>
         ))}
       </div>
-      <div className="tl-detail-body" role="tabpanel" id="detail-panel" aria-labelledby={`detail-tab-${shown}`}>
+      <div className="tl-detail-body" role="tabpanel" tabIndex={0} id="detail-panel" aria-labelledby={`detail-tab-${shown}`}>
         {shown === 'overview' && <Overview event={event} proxyName={proxyName} />}
         {shown === 'request' && <JsonTree value={event.request} label="Request" />}
         {shown === 'response' && (event.response ? <JsonTree value={event.response} label="Response" /> : <p className="muted">Waiting for the response…</p>)}

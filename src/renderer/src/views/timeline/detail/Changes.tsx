@@ -4,6 +4,7 @@ import { EditorView, minimalSetup } from 'codemirror'
 import { EditorState } from '@codemirror/state'
 import { json } from '@codemirror/lang-json'
 import type { TrafficEvent } from '../../../../../shared/api.js'
+import { jsonHighlighting } from '../../../components/json-highlight.js'
 
 const pretty = (value: unknown): string => JSON.stringify(value, null, 2) ?? ''
 
@@ -11,10 +12,10 @@ const pretty = (value: unknown): string => JSON.stringify(value, null, 2) ?? ''
 function Diff({ original, changed, label }: { original: unknown; changed: unknown; label: string }): JSX.Element {
   const host = useRef<HTMLDivElement>(null)
   useEffect(() => {
-    const extensions = [minimalSetup, json(), EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping]
+    const extensions = [minimalSetup, json(), jsonHighlighting, EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping]
     const view = new MergeView({
-      a: { doc: pretty(original), extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: original` })] },
-      b: { doc: pretty(changed), extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: as the client got it` })] },
+      a: { doc: pretty(original), extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: original`, tabindex: '0' })] },
+      b: { doc: pretty(changed), extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: as the client got it`, tabindex: '0' })] },
       parent: host.current!,
       collapseUnchanged: { margin: 3, minSize: 6 },
       gutter: true,
