@@ -4,7 +4,7 @@ import { useBreakpoints } from '../../stores/breakpoints.js'
 import { useProxies } from '../../stores/proxies.js'
 import { useSettings } from '../../stores/settings.js'
 import { useTraffic, type ClearScope } from '../../stores/traffic.js'
-import { applyFilter, distinct, heldRows, indexOfKey, isFiltering, rowKey, type TimelineFilter, type TimelineRow } from './model.js'
+import { applyFilter, distinct, heldRows, indexOfKey, isFiltering, rowKey, warmSearch, type TimelineFilter, type TimelineRow } from './model.js'
 import { useTimelineUi, type TimelineTab } from './state.js'
 import { Filters } from './Filters.js'
 import { ExchangeTable } from './ExchangeTable.js'
@@ -105,6 +105,7 @@ export function Timeline(): JSX.Element {
   }, [filtered, paused, filter.proxy])
   const { methods, tools } = useMemo(() => distinct(exchanges), [exchanges])
   const split = useSplit()
+  useEffect(() => warmSearch(exchanges), [exchanges]) // the first search is as quick as the next
   const scope = clearScope(filter, proxyName)
 
   // the detail follows the selection; an exchange the filter hides says so (it does not vanish under the reader)
