@@ -1,6 +1,6 @@
 // `npm run icons`: renders resources/icon.svg (the app icon) to the PNGs electron-builder and the browser shell use,
-// in Chromium: resources/icon.png (1024 px: macOS and Windows, and the Electron window), resources/icons/<n>x<n>.png
-// (Linux), src/renderer/public/favicon.svg and favicon.png (32 px). Commit the results.
+// in Chromium: resources/icon.png (1024 px: macOS and Windows packages), resources/icons/<n>x<n>.png
+// (Linux packages; 256 px is the Electron window icon), src/renderer/public/favicon.svg and favicon.png (32 px). Commit the results.
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { chromium } from '@playwright/test';

@@ -16,7 +16,7 @@ const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_
 const rendererFile = join(import.meta.dirname, '../renderer/index.html')
 const preloadFile = join(import.meta.dirname, '../preload/index.cjs')
 /** the app icon (resources/, shipped in the npm package and the desktop builds); macOS takes the bundle's icon instead */
-const iconFile = join(import.meta.dirname, '../../resources/icon.png')
+const iconFile = join(import.meta.dirname, '../../resources/icons/256x256.png')
 
 function buildMenu(): Menu {
   const template: MenuItemConstructorOptions[] = [
