@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 
@@ -41,17 +41,28 @@ function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
  * `require('electron')` from Node returns the binary's path, or throws when the binary was never downloaded.
  */
 export function findElectron(root: string = PACKAGE_ROOT, env: NodeJS.ProcessEnv = process.env): ElectronLookup {
-  const require = createRequire(join(root, 'package.json'));
   let installer: string | undefined;
-  try {
-    installer = join(require.resolve('electron/package.json'), '..', 'install.js');
-    const binary: unknown = require('electron');
-    if (typeof binary === 'string' && existsSync(binary)) return { binary };
-  } catch {
-    // not installed, or installed without its binary
-  }
+  /** the binary of the electron package that `from` resolves, noting its installer when the binary is missing */
+  const fromPackage = (from: string): string | undefined => {
+    const require = createRequire(from);
+    try {
+      installer = join(require.resolve('electron/package.json'), '..', 'install.js');
+      const binary: unknown = require('electron');
+      return typeof binary === 'string' && existsSync(binary) ? binary : undefined;
+    } catch {
+      return undefined; // not installed, or installed without its binary (its index.js throws)
+    }
+  };
+  const local = fromPackage(join(root, 'package.json'));
+  if (local) return { binary: local };
   const global = onPath('electron', env);
-  if (global) return { binary: global };
+  if (global) {
+    // npm's `electron` command is the package's cli.js: usable only if that package has its binary
+    const real = realpathSync(global);
+    if (!real.endsWith(`${sep}electron${sep}cli.js`)) return { binary: global };
+    const binary = fromPackage(join(dirname(real), '..', 'package.json'));
+    if (binary) return { binary };
+  }
   if (installer) {
     return { problem: `Electron is installed but its binary is missing (its download failed or was skipped): run \`node ${installer}\` where GitHub is reachable; ${UI_INSTEAD}` };
   }
