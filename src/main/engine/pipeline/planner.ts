@@ -2,7 +2,7 @@ import { ErrorCode, errorResponse } from '../../../shared/jsonrpc.js';
 import { readsCassette } from '../../../shared/modes.js';
 import type { EndpointContext } from './mcp-endpoint.js';
 import type { LiveExchange } from './exchange.js';
-import type { Rewrite } from './relay.js';
+import { rewritten, type Rewrite } from './relay.js';
 import type { Session } from './session.js';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 
@@ -52,13 +52,13 @@ export function planExchange(ctx: EndpointContext, memory: ToolsMemory, exchange
     if (entry) {
       exchange.source = 'cache';
       exchange.cassette = 'hit';
-      answer(exchange, { jsonrpc: '2.0', id: request.id, result: rewrite ? rewrite(entry.result) : entry.result }, 0, 'cache');
+      answer(exchange, rewritten({ jsonrpc: '2.0', id: request.id, result: entry.result }, rewrite), 0, 'cache');
       return entry.stream?.length ? { kind: 'stream', entry } : { kind: 'local', delayMs: 0 };
     }
     if (ctx.mode === 'replay' || !ctx.upstream) {
       exchange.cassette = 'miss';
       const miss = ctx.replayer.miss(request, exchange.key);
-      return answer(exchange, rewrite && 'result' in miss ? { ...miss, result: rewrite(miss.result) } : miss);
+      return answer(exchange, rewritten(miss, rewrite));
     }
   }
   if (!ctx.upstream) {

@@ -16,6 +16,16 @@ import type { Session, SessionRegistry } from './session.js';
 
 export type Rewrite = (result: Record<string, unknown>) => Record<string, unknown>;
 
+/** A response with a rule's rewrite applied; a rewrite that fails (an inject template too large) answers an error. */
+export function rewritten(message: JsonRpcResponse, rewrite: Rewrite | undefined): JsonRpcResponse {
+  if (!rewrite || !('result' in message)) return message;
+  try {
+    return { ...message, result: rewrite(message.result) };
+  } catch (error) {
+    return errorResponse(message.id, ErrorCode.InternalError, error instanceof Error ? error.message : String(error));
+  }
+}
+
 export interface PostRelay {
   req: IncomingMessage;
   res: ServerResponse;
@@ -102,8 +112,7 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
       const exchange = pending.get(message.id) as LiveExchange;
       pending.delete(message.id);
       exchange.upstreamResponse = message;
-      const rewrite = rewrites.get(message.id);
-      exchange.response = rewrite && 'result' in message ? { ...message, result: rewrite(message.result) } : message;
+      exchange.response = rewritten(message, rewrites.get(message.id));
       if (exchange.request.method === 'initialize' && 'result' in message) live.protocolVersion = String(message.result.protocolVersion ?? '');
       if (breaking?.has(message.id)) {
         held.push(ctx.breakpoints!.holdResponse(exchange, res).then(() => {
