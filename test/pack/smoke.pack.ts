@@ -155,10 +155,12 @@ describe('npx mcp-rewind, from the installed tarball', () => {
   });
 
   it('serve: a REST session replaying the cassette answers an agent', async () => {
-    const serve = startNpx(['serve', '--port', '0']);
+    const serve = startNpx(['serve', '--port', '0', '--data-dir', join(work, 'serve-data')]);
     const base = (await serve.waitFor(/REST API\s+(http:\/\/127\.0\.0\.1:\d+)\/api\/sessions/))[1];
+    const token = (await serve.waitFor(/API token\s+(\S+)\s+\(new;/))[1]; // generated, kept in the data folder
     expect((await fetch(`${base}/api/healthz`)).status).toBe(200);
-    const created = await fetch(`${base}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'smoke', mode: 'replay', cassette: cache() }) });
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+    const created = await fetch(`${base}/api/sessions`, { method: 'POST', headers, body: JSON.stringify({ name: 'smoke', mode: 'replay', cassette: cache() }) });
     expect(created.status).toBe(201);
     const session = (await created.json()) as { mcp: { url: string; headers: Record<string, string> } };
     const agent = await connectClient(session.mcp.url, { headers: session.mcp.headers });
