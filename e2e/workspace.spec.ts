@@ -23,7 +23,7 @@ const count = async (locator: Locator): Promise<number> => Number(/^\d+/.exec((a
 async function rowsInView(page: Page): Promise<number> {
   return page.evaluate(() => {
     const h = window.innerHeight;
-    return [...document.querySelectorAll('tr.tl-row')].filter((tr) => {
+    return Array.from(document.querySelectorAll('tr.tl-row')).filter((tr) => {
       const r = tr.getBoundingClientRect();
       return r.top >= 0 && r.bottom <= h && r.height > 0;
     }).length;
