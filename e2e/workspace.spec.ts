@@ -140,6 +140,16 @@ test('honest states: an unreachable upstream and a missing replay folder fail wi
   const gone: SdkServerHandle = await startSdkServer();
   const port = Number(new URL(gone.url).port);
   await gone.close();
+  // the dialog says what is wrong beside the field, before anything is sent
+  await page.getByRole('button', { name: 'New proxy', exact: true }).click();
+  const form = page.getByRole('form', { name: 'New proxy' });
+  await form.getByLabel('Upstream URL').fill('127.0.0.1:3000/mcp');
+  await form.getByRole('button', { name: 'Create proxy' }).click();
+  await expect(form.getByLabel('Upstream URL')).toHaveAttribute('aria-invalid', 'true');
+  await expect(form.getByRole('alert')).toHaveText('not a URL (e.g. http://127.0.0.1:3000/mcp)');
+  await expect(form.getByText(/^empty: .*cassettes$/)).toBeVisible(); // the default folder from Settings
+  await app.screenshot(join(SHOTS, 'new-proxy.png'));
+  await form.getByRole('button', { name: 'Cancel' }).click();
   const down = await newProxy(page, { mode: 'proxy-only', name: 'down', upstreamUrl: `http://127.0.0.1:${port}/mcp` });
   await expect(down.getByText('upstream unreachable')).toBeVisible();
   await expect(down.getByRole('alert')).toContainText(`Upstream URL http://127.0.0.1:${port}/mcp did not answer an MCP initialize`);
@@ -207,6 +217,26 @@ test('a paused call: a banner on every view with a countdown, a pending row in t
     const result = await pending;
     expect(result.content).toEqual([{ type: 'text', text: '5' }]);
     await expect(banner).toHaveCount(0);
+
+    // an edit at the breakpoint: the row is flagged, and the detail shows the original beside what went upstream
+    const edited = mcp.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+    await banner.getByRole('button', { name: 'Open add' }).click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Timeline');
+    const again = page.getByRole('complementary', { name: 'Breakpoints' }).getByRole('article', { name: 'Paused add before request' });
+    await again.getByLabel('add arguments', { exact: true }).click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.insertText('{ "a": 20, "b": 3 }');
+    await again.getByRole('button', { name: 'Resume' }).click();
+    expect((await edited).content).toEqual([{ type: 'text', text: '23' }]);
+    await page.getByRole('button', { name: 'Close breakpoints' }).click();
+    const changed = page.getByRole('table', { name: 'Recent exchanges' }).getByRole('row').filter({ hasText: 'arguments edited at a breakpoint' });
+    await expect(changed).toContainText('✎ changed');
+    await changed.click();
+    const detail = page.getByRole('complementary', { name: 'Exchange detail' });
+    await detail.getByRole('tab', { name: 'Changes' }).click();
+    await expect(detail.getByLabel('Request: original', { exact: true })).toContainText('"a": 2,');
+    await expect(detail.getByLabel('Request: as the client got it', { exact: true })).toContainText('"a": 20,');
+    await app.screenshot(join(SHOTS, 'changes.png'));
     expect(problems).toEqual([]);
   } finally {
     await mcp?.close();

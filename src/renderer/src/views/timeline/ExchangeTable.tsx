@@ -12,9 +12,9 @@ const col = createColumnHelper<TimelineRow>()
 
 function columns(proxyName: (id: string) => string) {
   return [
-    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 124 }),
-    col.accessor((e) => proxyName(e.proxyId), { id: 'proxy', header: 'Proxy', size: 110 }),
-    col.accessor('method', { header: 'Method', cell: (c) => <code>{c.getValue()}</code>, size: 170 }),
+    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 160 }),
+    col.accessor((e) => proxyName(e.proxyId), { id: 'proxy', header: 'Proxy', size: 96 }),
+    col.accessor('method', { header: 'Method', cell: (c) => <code>{c.getValue()}</code>, size: 160 }),
     col.accessor((e) => e.tool ?? '', { id: 'tool', header: 'Tool', size: 140 }),
     col.accessor(sourceLabel, { id: 'source', header: 'Source', cell: (c) => <span className={`src src-${c.row.original.source}`}>{c.getValue()}</span>, size: 130 }),
     col.accessor(statusLabel, { id: 'status', header: 'Status', cell: (c) => <span className={`st st-${statusKind(c.row.original).replace(' ', '-')}`}>{c.getValue()}</span>, size: 110 }),
