@@ -44,6 +44,8 @@ export interface ProxyInfo {
   /** why it failed, in the words of the New proxy form ("Upstream URL …: connection refused") */
   error?: string;
   failure?: ProxyFailure;
+  /** running, but its upstream stopped answering: the last forwarded call got this error (cleared by the next answer) */
+  upstreamDown?: string;
   exchanges: number;
   /** the first-start demo's proxy (its upstream is the bundled demo server, started by Run demo) */
   demo?: boolean;

@@ -40,6 +40,24 @@ describe('honest proxy states', () => {
     expect(await call(api, 'proxies.start', { id: info.id })).toMatchObject({ state: 'running', error: undefined, failure: undefined });
   });
 
+  it('a running proxy whose upstream stops answering says so, until it answers again', async () => {
+    const { api } = await app();
+    const server = await upstream();
+    const port = Number(new URL(server.url).port);
+    const info = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url });
+    const c = await client(info.url!);
+    await c.client.callTool({ name: 'echo', arguments: { text: 'one' } });
+    await server.close();
+    await c.client.callTool({ name: 'echo', arguments: { text: 'two' } }).catch(() => undefined);
+    const down = (await call(api, 'proxies.list', {}))[0];
+    expect(down).toMatchObject({ state: 'running', upstreamDown: expect.stringContaining(`upstream ${server.url} unavailable`) });
+    await upstream({ port });
+    await expect.poll(async () => {
+      await c.client.callTool({ name: 'echo', arguments: { text: 'three' } }).catch(() => undefined);
+      return (await call(api, 'proxies.list', {}))[0].upstreamDown;
+    }, { timeout: 10_000 }).toBeUndefined();
+  });
+
   it('a stdio command that does not start fails naming the command, not the bridge', async () => {
     const { api } = await app();
     const info = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamCommand: 'mcp-rewind-no-such-command --flag' });

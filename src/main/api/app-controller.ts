@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { UNDO_CLEAR_MS, type CommandInput, type CommandOutputs, type EventName, type EventPayloads, type ProxyConfig, type ProxyInfo, type TrafficEvent } from '../../shared/api.js';
+import { ErrorCode } from '../../shared/jsonrpc.js';
 import { writesCassette } from '../../shared/modes.js';
 import { checkProxyConfig } from '../../shared/proxy-fields.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
@@ -254,7 +255,7 @@ export class AppController implements DemoHost {
     if (this.closed) throw new Error('the app is shutting down');
     const { config, name } = managed.info;
     const log = (line: string, level?: 'info' | 'warn'): void => this.log(`[${name}] ${line}`, level ?? 'info');
-    managed.info = { ...managed.info, state: 'starting', url: undefined, error: undefined, failure: undefined };
+    managed.info = { ...managed.info, state: 'starting', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined };
     this.emitProxies();
     const cacheDir = config.cacheDir === undefined ? undefined : resolve(config.cacheDir);
     const start = (port: number, upstreamUrl: string | undefined): Promise<RunningProxy> =>
@@ -305,7 +306,7 @@ export class AppController implements DemoHost {
     managed.running = undefined;
     managed.bridge = undefined;
     managed.startedAt = undefined;
-    managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined, failure: undefined };
+    managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined };
     if (running) {
       running.events.removeAllListeners('exchange');
       this.breakpoints.detach(managed.info.id); // paused calls go on, so the proxy can close
@@ -319,6 +320,14 @@ export class AppController implements DemoHost {
     const tagged: TrafficEvent = { ...event, proxyId: id };
     this.traffic.push(tagged);
     managed.info.exchanges++;
+    // a running proxy whose upstream stopped answering says so (and stops saying so once it answers again)
+    const error = event.response && 'error' in event.response ? event.response.error : undefined;
+    const down = error?.code === ErrorCode.UpstreamUnavailable ? error.message.replace(/^mcp-rewind: /, '') : undefined;
+    if (down !== undefined || (event.source === 'upstream' && managed.info.upstreamDown !== undefined)) {
+      const changed = managed.info.upstreamDown !== down;
+      managed.info = { ...managed.info, upstreamDown: down };
+      if (changed) this.emitter.emit('proxies', this.list());
+    }
     this.emitter.emit('traffic', tagged);
     this.countsTimer ??= setTimeout(() => {
       this.countsTimer = undefined;

@@ -15,6 +15,7 @@ function target(p: ProxyInfo): string {
 }
 
 function stateLabel(p: ProxyInfo): string {
+  if (p.state === 'running' && p.upstreamDown) return 'running · upstream unreachable'
   if (p.state !== 'failed') return STATE_LABELS[p.state]
   return p.failure === 'upstream' ? 'upstream unreachable' : p.failure === 'cassette' ? 'cassette missing' : p.failure === 'port' ? 'port in use' : 'failed'
 }
@@ -25,7 +26,7 @@ function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promis
   const p = proxy
   return (
     <li className={`proxy-row state-${p.state}`} data-proxy-id={p.id} aria-label={`Proxy ${p.name}`}>
-      <span className={`badge ${p.state}`} title={p.error}>
+      <span className={`badge ${p.state}${p.upstreamDown ? ' degraded' : ''}`} title={p.error ?? p.upstreamDown}>
         {stateLabel(p)}
       </span>
       <strong className="proxy-name" title={p.name}>
@@ -68,6 +69,11 @@ function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promis
       {p.state === 'failed' && p.error && (
         <p className="proxy-error error small" role="alert">
           {p.error}
+        </p>
+      )}
+      {p.state === 'running' && p.upstreamDown && (
+        <p className="proxy-error warning small" role="alert">
+          {p.upstreamDown}: calls are answered with an error until it is back (Stop and Start to check it now)
         </p>
       )}
     </li>
