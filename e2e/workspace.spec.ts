@@ -319,6 +319,12 @@ test('a 5 MB result opens in the detail: a tree to search, copy and collapse', a
     await expect(tree.locator('.jt-row.selected')).toContainText('"item 24999"');
     await expect(tree.locator('.jt-row.selected')).toBeInViewport();
     await app.screenshot(join(SHOTS, 'big-result.png'));
+    // copy the found value's path, and the value itself
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await detail.getByRole('button', { name: 'Copy path' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('result.structuredContent.items[24999].name');
+    await detail.getByRole('button', { name: 'Copy value' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('item 24999');
     await detail.getByRole('button', { name: 'Collapse all' }).click();
     await expect(tree.getByRole('treeitem')).toHaveCount(1);
     expect(problems).toEqual([]);
