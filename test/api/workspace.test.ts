@@ -62,7 +62,9 @@ describe('honest proxy states', () => {
     const { api } = await app();
     const info = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamCommand: 'mcp-rewind-no-such-command --flag' });
     expect(info).toMatchObject({ state: 'failed', failure: 'upstream' });
-    expect(info.error).toContain('stdio command "mcp-rewind-no-such-command --flag"');
+    expect(info.error).toBe('stdio command "mcp-rewind-no-such-command --flag" did not start: spawn mcp-rewind-no-such-command ENOENT');
+    const exits = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamCommand: `${JSON.stringify(process.execPath)} -e "process.exit(3)"` });
+    expect(exits.error).toMatch(/^stdio command ".*" did not answer an MCP initialize: upstream process \d+ \(".*"\) exited \(code 3\) before answering$/);
     expect(info.error).not.toMatch(/127\.0\.0\.1/);
   });
 

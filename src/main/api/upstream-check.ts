@@ -68,8 +68,12 @@ export async function openUpstream(config: ProxyConfig, log: (line: string, leve
     const problem = await probeUpstream(bridge.url, PROBE_TIMEOUT_MS);
     if (problem) {
       await bridge.close();
-      const detail = said.filter((l) => l.trim()).slice(-3).join(' / ');
-      throw new ProxyStartError(`stdio command "${config.upstreamCommand}" did not answer an MCP initialize${detail ? `: ${detail}` : ''} (${problem.replace(/https?:\/\/127\.0\.0\.1:\d+\/mcp/g, 'the bridge')})`, 'upstream');
+      const why = problem.replace(/^initialize failed: /, '').replace(/^mcp-rewind: /, '').replace(/ \(-32005\)$/, '').replace(/https?:\/\/127\.0\.0\.1:\d+\/mcp/g, 'the bridge');
+      const notStarted = /could not start the upstream command "[^"]*": (.*)$/.exec(why);
+      if (notStarted) throw new ProxyStartError(`stdio command "${config.upstreamCommand}" did not start: ${notStarted[1]}`, 'upstream');
+      // a server that says nothing in time: what it printed on stderr is the best clue
+      const printed = /no answer within/.test(why) ? said.filter((l) => l.trim() && !/^upstream process /.test(l)).slice(-3).join(' / ') : '';
+      throw new ProxyStartError(`stdio command "${config.upstreamCommand}" did not answer an MCP initialize: ${why}${printed ? ` (it printed: ${printed})` : ''}`, 'upstream');
     }
     return { url: bridge.url, bridge };
   }
