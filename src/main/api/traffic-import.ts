@@ -1,12 +1,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { createParser } from 'eventsource-parser';
 import type { SourceInfo } from '../../shared/api.js';
 import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../shared/jsonrpc.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import { keyFor } from '../engine/cassette/keys.js';
 import { entriesByKey, readDebugFiles, recordedRequest } from '../engine/cassette/recorded-request.js';
 import { REDACTED } from '../engine/cassette/redact.js';
+import { messagesOfBody } from '../engine/cassette/served-body.js';
 import { CassetteStore, SINGLE_FILE_FORMAT } from '../engine/cassette/store.js';
 
 /**
@@ -28,29 +28,6 @@ const MAX_FILE_BYTES = 256 * 1024 * 1024;
 const MAX_SKIPPED_LISTED = 20;
 
 type Headers = Record<string, string | string[]>;
-
-/** The JSON-RPC messages of an HTTP body: a JSON message or batch, or an SSE stream of them. */
-export function messagesOfBody(text: string, mimeType = ''): JsonRpcMessage[] {
-  const trimmed = text.trimStart();
-  if (mimeType.includes('text/event-stream') || /^(event|data|id|retry):/m.test(trimmed.slice(0, 200)) || trimmed.startsWith(':')) {
-    const out: JsonRpcMessage[] = [];
-    const parser = createParser({
-      onEvent: (event) => {
-        if (!event.data) return; // a priming event
-        try {
-          out.push(JSON.parse(event.data) as JsonRpcMessage);
-        } catch {
-          /* not a message */
-        }
-      },
-    });
-    parser.feed(text.endsWith('\n\n') ? text : `${text}\n\n`);
-    return out;
-  }
-  if (!trimmed) return [];
-  const parsed = JSON.parse(trimmed) as JsonRpcMessage | JsonRpcMessage[];
-  return Array.isArray(parsed) ? parsed : [parsed];
-}
 
 function exchangeOf(request: JsonRpcRequest, response: JsonRpcResponse | undefined, more: Partial<ExchangeEvent>): ExchangeEvent {
   return {

@@ -5,6 +5,7 @@ import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import { entriesByKey, readDebugFiles, recordedRequest, type RecordedDebug } from './recorded-request.js';
 import { REDACTED, redactHeaders, redactUrl } from './redact.js';
 import { readCassetteFile, UnsafeEntryError } from './safe-read.js';
+import { servedBody } from './served-body.js';
 import { CassetteStore, SINGLE_FILE_FORMAT } from './store.js';
 
 /**
@@ -85,7 +86,8 @@ export interface HarEntry {
   cache: Record<string, never>;
   timings: { send: number; wait: number; receive: number };
   comment?: string;
-  _mcpRewind: { n: number; key?: string; synthetic: boolean };
+  /** `edited`: the distilled entry was changed after recording, so the response is rebuilt from it (what replay serves) */
+  _mcpRewind: { n: number; key?: string; synthetic: boolean; edited?: boolean };
 }
 export interface Har {
   log: { version: '1.2'; creator: { name: string; version: string }; entries: HarEntry[]; comment?: string };
@@ -131,7 +133,8 @@ function harEntry(x: Exchange, fallbackUrl: string, now: Date): HarEntry {
   const url = absoluteUrl(req?.url, reqHeaders, fallbackUrl);
   const head = x.debug?.responseHead;
   const resHeaders = head ? harHeaders(head.headers) : [{ name: 'content-type', value: 'application/json' }];
-  const resText = x.debug?.responseBody ?? (x.entry ? JSON.stringify({ jsonrpc: '2.0', id: x.n, result: x.entry.result }) : '');
+  const served = servedBody(x.entry, x.debug?.responseBody, x.n);
+  const resText = served?.text ?? (x.entry ? JSON.stringify({ jsonrpc: '2.0', id: x.n, result: x.entry.result }) : '');
   const status = head?.status ?? 200;
   const size = Buffer.byteLength(resText);
   const synthetic = !req || x.debug?.responseBody === undefined;
@@ -164,7 +167,8 @@ function harEntry(x: Exchange, fallbackUrl: string, now: Date): HarEntry {
     cache: {},
     timings: { send: 0, wait: 0, receive: 0 },
     ...('unknown' in rebuilt && !req ? { comment: `request not recorded: ${rebuilt.unknown}` } : {}),
-    _mcpRewind: { n: x.n, key: x.key, synthetic },
+    ...(served?.rebuilt ? { comment: 'response rebuilt from the distilled entry, which was edited after recording (what replay serves)' } : {}),
+    _mcpRewind: { n: x.n, key: x.key, synthetic, ...(served?.rebuilt ? { edited: true } : {}) },
   };
 }
 
