@@ -5,6 +5,8 @@ import { exportHar, exportSingleFile, redactDeep } from '../engine/cassette/expo
 import { REDACTED } from '../engine/cassette/redact.js';
 import { readCassetteFile, UnsafeEntryError } from '../engine/cassette/safe-read.js';
 import type { ExportFormat, ExportPreview, ExportResult } from '../../shared/api.js';
+import { shellQuote } from '../../shared/shell-quote.js';
+
 
 /**
  * The Export view's `export.preview` / `export.run`: a cassette folder as a folder holding only the replay files
@@ -36,11 +38,6 @@ interface Planned {
   redacted: number;
   /** folder format: remove the old cassette files of `out` first (overwrite) */
   cleanFolder: boolean;
-}
-
-/** A word for a POSIX shell: left bare when it is plainly safe, else single-quoted. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_\/.:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 function countRedacted(value: unknown): number {
