@@ -75,7 +75,7 @@ const tsValue = (value: unknown): string => JSON.stringify(value, null, 2)
 /** The SDK call for a request: the Client's own method where one exists, else client.request with ResultSchema. */
 function sdkCall(request: CopyRequest): { call: string; imports: string[] } {
   const { _meta, ...params } = request.params ?? {}
-  const progress = _meta !== undefined && typeof _meta === 'object' && 'progressToken' in _meta
+  const progress = typeof _meta === 'object' && _meta !== null && 'progressToken' in _meta
   const options = progress ? ', undefined, { onprogress: (p) => console.error(\'progress\', p) }' : ''
   const arg = Object.keys(params).length ? tsValue(params) : ''
   const methods: Record<string, string> = {

@@ -83,11 +83,11 @@ function walk(delta: Delta, path: Path, out: Change[]): void {
   if (isModified(delta)) return void out.push(change(path, 'changed', delta[0], delta[1]))
   if (isDeleted(delta)) return void out.push(change(path, 'removed', delta[0], undefined))
   if (!isObject(delta)) return
-  if (delta._t === 'a') {
+  if ((delta as Record<string, unknown>)._t === 'a') {
     // removals carry the old index (`_3`), the rest the new one; listed in index order
     const keys = Object.keys(delta).filter((k) => k !== '_t')
     const index = (k: string): number => Number(k.startsWith('_') ? k.slice(1) : k)
-    for (const key of keys.sort((x, y) => index(x) - index(y) || (x.startsWith('_') ? -1 : 1))) walk(delta[key] as Delta, [...path, index(key)], out)
+    for (const key of keys.sort((x, y) => index(x) - index(y) || (x.startsWith('_') ? -1 : 1))) walk((delta as Record<string, unknown>)[key] as Delta, [...path, index(key)], out)
     return
   }
   for (const [key, inner] of Object.entries(delta)) walk(inner as Delta, [...path, key], out)
