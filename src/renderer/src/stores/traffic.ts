@@ -14,6 +14,8 @@ export interface ClearScope {
   matches?: (event: TrafficEvent) => boolean
   /** the scope is exactly one proxy's exchanges (the engine can clear them without a list) */
   proxyId?: string
+  /** exchanges Clear leaves (pinned or noted: the engine keeps them too) */
+  keeps?: (event: TrafficEvent) => boolean
 }
 
 interface TrafficState {
@@ -68,8 +70,9 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
   async clear(scope) {
     flushTraffic()
     const matches = scope.matches
-    const input: CommandInput<'traffic.clear'> = !matches ? {} : scope.proxyId ? { proxyId: scope.proxyId } : { items: get().exchanges.filter(matches).map((e) => ({ proxyId: e.proxyId, seq: e.seq })) }
-    set((s) => ({ exchanges: matches ? s.exchanges.filter((e) => !matches(e)) : [], ...(matches ? {} : { held: 0 }) }))
+    const keeps = scope.keeps ?? (() => false)
+    const input: CommandInput<'traffic.clear'> = !matches ? {} : scope.proxyId ? { proxyId: scope.proxyId } : { items: get().exchanges.filter((e) => matches(e) && !keeps(e)).map((e) => ({ proxyId: e.proxyId, seq: e.seq })) }
+    set((s) => ({ exchanges: s.exchanges.filter((e) => keeps(e) || (matches ? !matches(e) : false)), ...(matches ? {} : { held: 0 }) }))
     if (!matches) heldBack = []
     try {
       const answer = await api().call('traffic.clear', input)

@@ -23,14 +23,14 @@ function columns(proxyName: (id: string) => string, marks: Record<number, Annota
       id: 'seq',
       header: '#',
       cell: (c) => (c.row.original.pausedId ? '' : <span className={marks[c.getValue()]?.pinned ? 'pinned' : undefined} title={marks[c.getValue()]?.pinned ? 'pinned' : undefined}>{marks[c.getValue()]?.pinned ? '★' : ''}{c.getValue()}</span>),
-      size: 50,
+      size: 48,
       meta: { num: true },
     }),
-    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 150 }),
+    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 160 }),
     // the proxy, and the MCP session the exchange belongs to (the app's own sessions say so)
     col.accessor((e) => `${proxyName(e.proxyId)} ${e.sessionId ?? ''}`, {
       id: 'proxy',
-      header: 'Proxy · session',
+      header: 'Proxy',
       cell: (c) => {
         const e = c.row.original
         return (
@@ -39,18 +39,18 @@ function columns(proxyName: (id: string) => string, marks: Record<number, Annota
           </span>
         )
       },
-      size: 120,
+      size: 130,
     }),
-    col.accessor('method', { header: 'Method', cell: (c) => <code>{c.getValue()}</code>, size: 150 }),
-    col.accessor((e) => e.tool ?? '', { id: 'tool', header: 'Tool', size: 130 }),
-    col.accessor(sourceLabel, { id: 'source', header: 'Source', cell: (c) => <span className={`src src-${c.row.original.source}`}>{c.getValue()}</span>, size: 120 }),
-    col.accessor(statusLabel, { id: 'status', header: 'Status', cell: (c) => <span className={`st st-${statusKind(c.row.original).replace(' ', '-')}`}>{c.getValue()}</span>, size: 100 }),
-    col.accessor('durationMs', { header: 'ms', cell: (c) => (c.row.original.response ? Math.round(c.getValue()) : ''), size: 60, meta: { num: true } }),
+    col.accessor('method', { header: 'Method', cell: (c) => <code>{c.getValue()}</code>, size: 145 }),
+    col.accessor((e) => e.tool ?? '', { id: 'tool', header: 'Tool', size: 120 }),
+    col.accessor(sourceLabel, { id: 'source', header: 'Source', cell: (c) => <span className={`src src-${c.row.original.source}`}>{c.getValue()}</span>, size: 105 }),
+    col.accessor(statusLabel, { id: 'status', header: 'Status', cell: (c) => <span className={`st st-${statusKind(c.row.original).replace(' ', '-')}`}>{c.getValue()}</span>, size: 85 }),
+    col.accessor('durationMs', { header: 'ms', cell: (c) => (c.row.original.response ? Math.round(c.getValue()) : ''), size: 55, meta: { num: true } }),
     col.accessor((e) => flagsOf(e, marks[e.seq]), {
       id: 'flags',
       header: 'Flags',
       cell: (c) => (c.getValue() ? <span className={isChanged(c.row.original) ? 'flag changed' : c.row.original.sentBy ? 'flag sent' : 'flag'} title={c.getValue()}>{isChanged(c.row.original) ? '✎' : c.row.original.sentBy ? '' : '⚑'} {c.getValue()}</span> : ''),
-      size: 150,
+      size: 120,
     }),
   ]
 }

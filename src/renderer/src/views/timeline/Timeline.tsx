@@ -3,6 +3,7 @@ import { Group, Panel, Separator, type Layout } from 'react-resizable-panels'
 import { useBreakpoints } from '../../stores/breakpoints.js'
 import { useProxies } from '../../stores/proxies.js'
 import { useSettings } from '../../stores/settings.js'
+import type { TrafficEvent } from '../../../../shared/api.js'
 import { useTraffic, type ClearScope } from '../../stores/traffic.js'
 import { useVerbs } from '../../stores/verbs.js'
 import { usePanels } from '../../stores/panels.js'
@@ -26,7 +27,8 @@ const TABS: Array<[TimelineTab, string]> = [
 
 /** What Clear removes: the rows shown under the filter (and proxy), said in words, or everything. */
 function clearScope(filter: TimelineFilter, proxyName: (id: string) => string, marked: (seq: number) => boolean): ClearScope {
-  if (!isFiltering(filter)) return { label: 'every exchange' }
+  const keeps = (e: TrafficEvent): boolean => marked(e.seq)
+  if (!isFiltering(filter)) return { label: 'every exchange', keeps }
   const parts = [
     filter.proxy && `proxy ${proxyName(filter.proxy)}`,
     filter.session && `session ${filter.session.slice(0, 8)}`,
@@ -38,7 +40,7 @@ function clearScope(filter: TimelineFilter, proxyName: (id: string) => string, m
     filter.text.trim() && `“${filter.text.trim()}”`,
   ].filter(Boolean)
   const onlyProxy = filter.proxy && parts.length === 1
-  return { label: `the exchanges shown (${parts.join(', ')})`, matches: (e) => applyFilter([e], filter, marked).length === 1, ...(onlyProxy ? { proxyId: filter.proxy } : {}) }
+  return { label: `the exchanges shown (${parts.join(', ')})`, matches: (e) => applyFilter([e], filter, marked).length === 1, keeps, ...(onlyProxy ? { proxyId: filter.proxy } : {}) }
 }
 
 function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }): JSX.Element {

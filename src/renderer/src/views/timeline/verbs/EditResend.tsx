@@ -60,7 +60,7 @@ export function EditResend({ event }: { event: TrafficEvent }): JSX.Element {
       <SendTarget target={target} />
       {target.proxyId ? (
         <RequestEditor
-          key={`${event.proxyId}:${event.seq}:${target.proxyId}`}
+          key={`${event.proxyId}:${event.seq}:${target.proxyId}:${schema || form ? 'form' : 'raw'}`}
           proxyId={target.proxyId}
           method={event.method}
           params={params}
