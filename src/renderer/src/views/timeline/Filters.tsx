@@ -70,7 +70,7 @@ export function Filters({ methods, tools, proxies, sources, sessions, shown, tot
       )}
 
       <label className="wide">
-        Search
+        <span className="visually-hidden">Search</span>
         <input
           ref={input}
           aria-label="Search"
@@ -89,12 +89,14 @@ export function Filters({ methods, tools, proxies, sources, sessions, shown, tot
       {(isFiltering(filter) || text) && (
         <button
           type="button"
+          aria-label="Reset filters"
+          title="Reset filters"
           onClick={() => {
             setText('')
             resetFilter()
           }}
         >
-          Reset filters
+          ✕ Reset
         </button>
       )}
     </div>

@@ -110,7 +110,7 @@ export function QuestionDialog(): JSX.Element {
             {question.method === 'sampling/createMessage' ? 'Sampling request' : question.method === 'elicitation/create' ? 'Elicitation request' : question.method} from {proxy}
           </h2>
           <p className="muted small">
-            On the app&apos;s own session · refused by itself in {timeLeft(question, now)}
+            On the app&apos;s own session · refused by itself in {timeLeft(question, Math.max(now, question.since))}
             {questions.length > 1 ? ` · ${questions.length - 1} more waiting` : ''}
           </p>
           {question.method === 'sampling/createMessage' ? <Sampling key={question.id} question={question} busy={busy} answer={answer} /> : <Elicitation key={question.id} question={question} busy={busy} answer={answer} />}
