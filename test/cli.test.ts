@@ -89,7 +89,7 @@ async function startCli(args: string[]): Promise<RunningCli> {
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const closed = new Promise<Finished>((resolve) => child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
   const deadline = Date.now() + 15_000;
-  let match: RegExpMatchArray | null = null;
+  let match: RegExpMatchArray | null;
   while (!(match = /MCP endpoint\s+(http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(stdout))) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`CLI exited (${child.exitCode ?? child.signalCode}) before its banner:\n${stdout}\n${stderr}`);
     if (Date.now() > deadline) throw new Error(`CLI printed no banner within 15 s:\n${stdout}\n${stderr}`);

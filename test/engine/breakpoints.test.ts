@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { BreakpointsState, PausedCall } from '../../src/shared/breakpoints.js';
-import { Breakpoints } from '../../src/main/engine/pipeline/breakpoints.js';
+import { type Breakpoints } from '../../src/main/engine/pipeline/breakpoints.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle, type SdkServerOptions } from '../fixtures/sdk-server.js';

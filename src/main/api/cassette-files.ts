@@ -98,7 +98,7 @@ export function parseEntryText(file: string, text: string): CassetteEntry {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new Error(`text: not valid JSON: ${(error as Error).message}`);
+    throw new Error(`text: not valid JSON: ${(error as Error).message}`, { cause: error });
   }
   const { n, key } = keyOf(file);
   let entry: CassetteEntry;
@@ -107,7 +107,7 @@ export function parseEntryText(file: string, text: string): CassetteEntry {
   } catch (error) {
     const issues = (error as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues;
     const detail = issues ? issues.map((i) => `${i.path.length ? i.path.join('.') : '(entry)'}: ${i.message}`).join('; ') : (error as Error).message;
-    throw new Error(`text: not a cassette entry: ${detail}`);
+    throw new Error(`text: not a cassette entry: ${detail}`, { cause: error });
   }
   if (key.startsWith('tools_call_')) {
     const checked = CallToolResultSchema.safeParse(entry.result);

@@ -94,7 +94,7 @@ export class SettingsFile {
         await rename(temp, this.file);
       } catch (error) {
         await rm(temp, { force: true }).catch(() => {});
-        throw new Error(`cannot write ${this.file}: ${(error as Error).message}`);
+        throw new Error(`cannot write ${this.file}: ${(error as Error).message}`, { cause: error });
       }
     });
     this.writes = run.catch(() => {});

@@ -39,7 +39,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   if (isLive(mode) && !options.upstreamUrl) throw new Error(`${mode} mode needs an upstream URL`);
   const built = await createEndpoint(options);
   const warn = (line: string): void => options.onLog?.(line, 'warn');
-  let legacy: LegacySseEndpoint | undefined; // GET /sse + POST /messages for legacy HTTP+SSE clients
+  let legacy: LegacySseEndpoint | undefined; // eslint-disable-line prefer-const -- assigned once the server listens // GET /sse + POST /messages for legacy HTTP+SSE clients
   const http = await listen(
     { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
     async (req, res) => {

@@ -194,7 +194,7 @@ export class CassetteStore {
     try {
       data = JSON.parse(await readFile(this.dir, 'utf8')) as typeof data;
     } catch (error) {
-      throw new Error(`cassette ${this.dir}: not a readable JSON file: ${(error as Error).message}`);
+      throw new Error(`cassette ${this.dir}: not a readable JSON file: ${(error as Error).message}`, { cause: error });
     }
     if (data?.format !== SINGLE_FILE_FORMAT || data.version !== 1 || !Array.isArray(data.entries)) {
       throw new Error(`cassette ${this.dir}: not a single-file cassette (expected format "${SINGLE_FILE_FORMAT}", version 1)`);

@@ -45,7 +45,7 @@ export async function openHttpSession(url: string, options: { initializeParams?:
   } catch (error) {
     upstream.close();
     const e = error as NodeJS.ErrnoException;
-    throw new Error(e.code && !e.message.includes(e.code) ? `${e.code} ${e.message}` : e.message);
+    throw new Error(e.code && !e.message.includes(e.code) ? `${e.code} ${e.message}` : e.message, { cause: error });
   } finally {
     clearTimeout(timer);
   }

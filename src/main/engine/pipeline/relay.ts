@@ -9,7 +9,7 @@ import type { DebugFiles } from '../cassette/store.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { copyEndToEndHeaders } from '../upstream/http-upstream.js';
 import type { EndpointContext } from './mcp-endpoint.js';
-import { LiveExchange } from './exchange.js';
+import { type LiveExchange } from './exchange.js';
 import { ResponseTap } from './response-tap.js';
 import { RewritingDelivery } from './delivery.js';
 import type { Session, SessionRegistry } from './session.js';

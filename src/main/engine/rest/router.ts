@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { CreateSessionSchema, describeZodError, PutToolsSchema } from '../../../shared/rules/schema.js';
 import { HttpError, parseJsonBody, readBody } from '../http/body.js';
 import { sendJson } from '../http/sse.js';
