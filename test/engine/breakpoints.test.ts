@@ -20,7 +20,7 @@ const keep = <T extends { close(): Promise<void> }>(thing: T): T => (open.push(t
 const upstream = (options: SdkServerOptions = {}): Promise<SdkServerHandle> => startSdkServer(options).then(keep);
 const proxy = (options: ProxyOptions): Promise<RunningProxy> => startProxy(options).then(keep);
 const client = (url: string): Promise<ConnectedClient> => connectClient(url).then(keep);
-const registry = (p: RunningProxy): Breakpoints => p.endpoint.ctx.breakpoints!;
+const registry = (p: RunningProxy): Breakpoints => p.breakpoints;
 
 /** Waits until `count` calls are paused in the registry, and returns them. */
 async function pausedIn(bp: Breakpoints, count = 1): Promise<PausedCall[]> {

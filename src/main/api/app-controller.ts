@@ -223,7 +223,7 @@ export class AppController implements DemoHost {
       managed.startedAt = Date.now();
       managed.lastPort = running.port;
       running.events.on('exchange', (event) => this.record(id, managed, event));
-      this.breakpoints.attach(id, running.endpoint.ctx.breakpoints);
+      this.breakpoints.attach(id, running.breakpoints);
       managed.info = { ...managed.info, state: 'running', url: running.url, error: undefined };
     } catch (error) {
       managed.info = { ...managed.info, state: 'failed', url: undefined, error: (error as Error).message };

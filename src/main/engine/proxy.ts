@@ -2,7 +2,9 @@ import type { EventEmitter } from 'node:events';
 import { isLive, type Mode } from '../../shared/modes.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { CassetteStore } from './cassette/store.js';
-import type { McpEndpoint } from './pipeline/mcp-endpoint.js';
+import type { Breakpoints } from './pipeline/breakpoints.js';
+import type { McpEndpoint } from './pipeline/endpoint.js';
+import type { ToolsMemory } from './pipeline/rule-hook.js';
 import type { RuleSet } from './rules/rule-set.js';
 import { createEndpoint, type EndpointOptions } from './endpoint-factory.js';
 import { listen } from './http/edge.js';
@@ -26,6 +28,10 @@ export interface RunningProxy {
   /** the proxy's rules, when started with some: replace them live (then endpoint.notifyAll tools/list_changed) */
   readonly rules?: RuleSet;
   readonly endpoint: McpEndpoint;
+  /** the upstream's tool list as the rules last saw it */
+  readonly memory: ToolsMemory;
+  /** tools/call breakpoints (inactive without a rule) */
+  readonly breakpoints: Breakpoints;
   /** 'exchange' events (ExchangeEvent) for every finished exchange */
   readonly events: EventEmitter<{ exchange: [ExchangeEvent] }>;
   /** waits until every recording started so far is on disk */
@@ -39,7 +45,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   if (isLive(mode) && !options.upstreamUrl) throw new Error(`${mode} mode needs an upstream URL`);
   const built = await createEndpoint(options);
   const warn = (line: string): void => options.onLog?.(line, 'warn');
-  let legacy: LegacySseEndpoint | undefined; // eslint-disable-line prefer-const -- assigned once the server listens // GET /sse + POST /messages for legacy HTTP+SSE clients
+  let legacy: LegacySseEndpoint | undefined; // GET /sse + POST /messages, made once the server listens // GET /sse + POST /messages for legacy HTTP+SSE clients
   const http = await listen(
     { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
     async (req, res) => {
@@ -58,10 +64,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     store: built.store,
     rules: built.rules,
     endpoint: built.endpoint,
+    memory: built.memory,
+    breakpoints: built.breakpoints,
     events: built.events,
     flush: built.flush,
     async close() {
-      built.endpoint.ctx.breakpoints?.releaseAll(); // paused calls go on: the server can then close
+      built.breakpoints.releaseAll(); // paused calls go on: the server can then close
       await built.flush();
       await legacy?.close();
       await http.close();

@@ -1,5 +1,5 @@
 import type { JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import { ResponseTap } from '../pipeline/response-tap.js';
+import { ResponseTap } from '../http/response-tap.js';
 import { HttpUpstream } from '../upstream/http-upstream.js';
 
 /** verify's own MCP session on the live server: one request at a time, server→client requests answered. */

@@ -74,7 +74,7 @@ export class RestSession {
 
   /** The merged tool view (upstream tools as last seen + overlay). */
   tools(): Array<Record<string, unknown>> {
-    const upstreamTools = this.upstreamConfig ? this.endpoint.memory.upstreamTools : undefined;
+    const upstreamTools = this.upstreamConfig ? this.built.memory.upstreamTools : undefined;
     return this.built.rules!.merged(upstreamTools).map(describeTool);
   }
 
@@ -137,13 +137,13 @@ export class RestSession {
 
   private startSupervisor(): void {
     this.supervisor = undefined;
-    const upstream = this.endpoint.ctx.upstream;
+    const upstream = this.endpoint.upstream;
     if (!upstream) return;
-    this.supervisor = new UpstreamSupervisor(upstream, {
+    this.supervisor = new UpstreamSupervisor(upstream.url, upstream.displayUrl, this.upstreamConfig?.headers ?? {}, {
       connectTimeoutMs: this.settings.connectTimeoutMs,
       intervalMs: this.settings.supervisorIntervalMs,
       onTools: (tools) => {
-        this.endpoint.memory.upstreamTools = tools;
+        this.built.memory.upstreamTools = tools;
       },
       log: (line) => this.settings.log(`[${this.id}] ${line}`, 'info'),
     });

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { CreateSession, ToolRule } from '../../../shared/rules/schema.js';
-import { HttpError } from '../http/body.js';
+import { HttpError } from '../errors.js';
 import { RestSession, type SessionSettings } from './rest-session.js';
 import { newSessionId } from './session-id.js';
 

@@ -12,7 +12,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { ErrorCode, errorResponse } from '../../../shared/jsonrpc.js';
-import { HttpError, parseJsonBody, readBody } from '../http/body.js';
+import { HttpError } from '../errors.js';
+import { parseJsonBody, readBody } from '../http/body.js';
 import { sendJson } from '../http/sse.js';
 import { pipeToProxy, type HttpPipe } from './http-pipe.js';
 import { requestUrl } from '../http/url.js';
@@ -62,7 +63,7 @@ export function createLegacySseEndpoint(proxyUrl: string, log: (line: string) =>
       parsed = parseJsonBody(await readBody(req));
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      return sendJson(res, error.status, errorResponse(null, error.rpcCode ?? ErrorCode.InvalidRequest, error.message));
+      return sendJson(res, error.status, error.toResponse(null));
     }
     // the transport validates the message itself (400 "Invalid message") and answers 202
     await connection.transport.handlePostMessage(req, res, parsed).catch((error: unknown) => {

@@ -1,0 +1,73 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode, errorResponse, isRequest, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
+import { reasonOf, UpstreamUnavailableError } from '../errors.js';
+import { sendJson, sseEvent } from '../http/sse.js';
+import { header } from '../http/url.js';
+import { copyEndToEndHeaders } from '../upstream/headers.js';
+import type { Stage } from './contract.js';
+
+/**
+ * A POST that no hook wants to see, in an endpoint that hands the upstream's sessions through: piped to the upstream
+ * unread, the answer piped back — what a bare HTTP proxy does (the upstream judges the request). The body's bytes
+ * are kept (references to the chunks, no copy) only to answer each request with a JSON-RPC error should the
+ * upstream fail, as the relay does.
+ */
+export async function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const upstream = stage.upstream!;
+  const headers = copyEndToEndHeaders(req.headers);
+  const length = req.headers['content-length'];
+  if (length !== undefined) headers['content-length'] = length;
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  let upRes: IncomingMessage;
+  try {
+    upRes = await upstream.request('POST', headers, req, header(req, 'mcp-session-id')); // mirrored: the upstream's own id
+  } catch (error) {
+    await ended(req);
+    return upstreamDown(stage, res, requestIds(chunks), error);
+  }
+  const out = copyEndToEndHeaders(upRes.headers);
+  if (upRes.headers['content-length']) out['content-length'] = upRes.headers['content-length'];
+  res.writeHead(upRes.statusCode ?? 502, out);
+  upRes.pipe(res);
+  const broken = (): void => {
+    if (res.writableEnded) return;
+    if (!upRes.headers['content-type']?.includes('text/event-stream')) return void res.destroy();
+    res.write('\n\n'); // we may be inside an event: a blank line closes it
+    for (const id of requestIds(chunks)) res.write(sseEvent(new UpstreamUnavailableError('mcp-rewind: upstream closed the stream before answering').toResponse(id)));
+    res.end();
+  };
+  upRes.on('error', broken);
+  upRes.on('aborted', broken);
+  res.on('close', () => {
+    if (!upRes.complete) upRes.destroy();
+  });
+}
+
+function ended(req: IncomingMessage): Promise<void> {
+  if (req.readableEnded) return Promise.resolve();
+  return new Promise((resolve) => {
+    req.once('end', resolve);
+    req.once('error', resolve);
+    req.resume();
+  });
+}
+
+/** The ids of the requests in a JSON-RPC body (none when it is not JSON). */
+function requestIds(chunks: Buffer[]): Array<string | number> {
+  try {
+    const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcMessage | JsonRpcMessage[];
+    return (Array.isArray(parsed) ? parsed : [parsed]).filter((m) => typeof m === 'object' && m !== null && isRequest(m)).map((m) => (m as { id: string | number }).id);
+  } catch {
+    return [];
+  }
+}
+
+function upstreamDown(stage: Stage, res: ServerResponse, ids: Array<string | number>, error: unknown): void {
+  const reason = reasonOf(error);
+  const where = stage.upstream?.displayUrl;
+  stage.log(`upstream ${where} unavailable (${reason}): ${ids.length} request(s) answered with an error`, 'warn');
+  if (ids.length === 0) return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${reason}`));
+  const answers = ids.map((id) => new UpstreamUnavailableError(`mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(id));
+  sendJson(res, 200, answers.length === 1 ? answers[0] : answers);
+}

@@ -1,0 +1,76 @@
+import { redactUrl } from '../cassette/redact.js';
+import { describeError, UnreachableError } from '../errors.js';
+import type { Log } from '../log.js';
+import { detectUpstreamKind } from '../transports/detect.js';
+import { startUpstreamBridge, type UpstreamBridge } from '../transports/upstream-bridge.js';
+import { closeOwnClient, connectOwnClient } from './own-client.js';
+
+/** An upstream MCP server as the user names it: a URL (Streamable HTTP or legacy HTTP+SSE, detected) or a command. */
+export type UpstreamSpec =
+  | { url: string; headers?: Record<string, string> }
+  | { command: string; args: string[]; env?: Record<string, string>; cwd?: string };
+
+export interface OpenedUpstream {
+  /** the Streamable HTTP URL the pipeline talks to: the server's own, or the bridge's in front of it */
+  readonly url: string;
+  /** headers for every request to `url` (the server's credentials; none through a bridge, which adds them itself) */
+  readonly headers?: Record<string, string>;
+  readonly kind: 'streamable-http' | 'sse' | 'stdio';
+  /** for banners and logs: the URL without credentials, or the command */
+  readonly label: string;
+  /** the bridge of a stdio or legacy SSE upstream */
+  readonly bridge?: UpstreamBridge;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  log: Log;
+  /** check with an initialize of the proxy's own that the server answers MCP (default true) */
+  probe?: boolean;
+  timeoutMs?: number;
+}
+
+/**
+ * The one way to open an upstream — for the CLI, the app and `serve`: detect the transport of a URL, bridge a
+ * legacy SSE server or a command onto Streamable HTTP (transports/upstream-bridge.ts), then probe it. Throws an
+ * UnreachableError naming the upstream when it does not answer MCP; nothing is left running then.
+ */
+export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Promise<OpenedUpstream> {
+  const label = 'url' in spec ? redactUrl(spec.url) : `${[spec.command, ...spec.args].join(' ')} (stdio)`;
+  let bridge: UpstreamBridge | undefined;
+  let kind: OpenedUpstream['kind'] = 'stdio';
+  try {
+    if ('url' in spec) {
+      kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs });
+      if (kind === 'sse') bridge = await startUpstreamBridge({ kind: 'sse', url: spec.url, headers: spec.headers }, options.log);
+    } else {
+      bridge = await startUpstreamBridge({ kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd }, options.log);
+    }
+    const url = bridge?.url ?? (spec as { url: string }).url;
+    const headers = bridge ? undefined : (spec as { headers?: Record<string, string> }).headers;
+    if (options.probe !== false) {
+      const client = await connectOwnClient(url, { name: 'mcp-rewind-probe', headers, timeoutMs: options.timeoutMs });
+      await closeOwnClient(client);
+    }
+    const opened = bridge;
+    return {
+      url,
+      headers,
+      kind,
+      label: kind === 'sse' ? `${label} (legacy HTTP+SSE)` : label,
+      bridge,
+      close: async () => {
+        await opened?.close();
+      },
+    };
+  } catch (error) {
+    await bridge?.close();
+    throw new UnreachableError(`upstream ${label} did not answer an MCP initialize: ${describeError(causeOf(error))}`, { cause: error });
+  }
+}
+
+/** fetch failures hide the network error (ECONNREFUSED) in `cause` */
+function causeOf(error: unknown): Error {
+  const e = error as Error & { cause?: unknown };
+  return e.cause instanceof Error && (e.cause as NodeJS.ErrnoException).code ? e.cause : e;
+}
