@@ -39,6 +39,11 @@ export interface App {
   open(path?: string): Promise<void>;
   /** Screenshot for the README at `path` (browser project only; the electron project keeps it in its test output). */
   screenshot(path: string): Promise<void>;
+  /**
+   * Browser shell: stops `mcp-rewind ui` (SIGTERM) and starts it again on the same port with the same data folder,
+   * as a user restarting it would; the open page stays. Electron: not available (skips the test).
+   */
+  restart(): Promise<void>;
 }
 
 const ELECTRON_SKIP =
@@ -69,9 +74,9 @@ function watchProblems(page: Page): string[] {
 }
 
 /** `mcp-rewind ui --no-open --port 0` with its own data folder; answers the tokened URL it prints. */
-async function startUi(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+async function startUi(dataDir: string, port = 0): Promise<{ url: string; child: ChildProcess }> {
   requireBuilt(['dist/main/cli.js', 'out/renderer/index.html']);
-  const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', '0'], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', String(port)], {
     cwd: ROOT,
     env: { ...process.env, MCP_REWIND_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -149,6 +154,10 @@ export const test = base.extend<{ app: App }, ShellOptions & { shellBrowser: Bro
           problems: watchProblems(page),
           open: async (path = '') => void (await page.goto(url + path)),
           screenshot: (path) => shot(page, path),
+          restart: async () => {
+            await stop(ui!.child);
+            ui = await startUi(dataDir, Number(new URL(url).port));
+          },
         });
       } finally {
         await context.close();
@@ -189,6 +198,7 @@ export const test = base.extend<{ app: App }, ShellOptions & { shellBrowser: Bro
           if (path) await page.evaluate((hash) => void (location.hash = hash), path);
         },
         screenshot: (path) => shot(page, path),
+        restart: async () => testInfo.skip(true, 'restarting the shell process is a browser-shell test'),
       });
     } finally {
       await electronApp?.close();

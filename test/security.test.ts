@@ -7,6 +7,9 @@ import { startProxy } from '../src/main/engine/proxy.js';
 import { startServe } from '../src/main/engine/serve.js';
 import { startUi } from '../src/main/cli/ui-command.js';
 import { newSessionId } from '../src/main/engine/rest/session-id.js';
+import { newAgentToken } from '../src/main/engine/rest/session-manager.js';
+import { newToken } from '../src/main/cli/token-file.js';
+import { connectClient } from './fixtures/client.js';
 import { startSdkServer } from './fixtures/sdk-server.js';
 import { removeTempDirs, tempDir } from './helpers/temp.js';
 
@@ -29,9 +32,9 @@ function request(url: string, method: string, headers: Record<string, string>, b
   });
 }
 
-function upgrade(url: string, headers: Record<string, string>): Promise<number> {
+function upgrade(url: string, headers: Record<string, string>, protocols: string[] = []): Promise<number> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers });
+    const ws = new WebSocket(url, protocols, { headers });
     ws.on('open', () => {
       ws.close();
       resolve(101);
@@ -71,6 +74,11 @@ describe('Host and Origin validation on every surface', () => {
       expect(await request(s.url, s.method, { ...s.headers, host: `attacker.example:${port}` }, s.body), `${s.name}, Host`).toBe(403);
       expect(await request(s.url, s.method, { ...s.headers, origin: 'http://attacker.example' }, s.body), `${s.name}, Origin`).toBe(403);
       expect(await request(s.url, s.method, { ...s.headers, origin: `http://localhost:${port}` }, s.body), `${s.name}, loopback Origin`).not.toBe(403);
+      // parsed strictly: a loopback literal followed by anything but a port is not loopback
+      for (const host of ['[::1]evil.example', `[::1]evil.example:${port}`, `127.0.0.1.evil.example:${port}`, `localhost@evil.example:${port}`, `[::1]:${port}x`, `127.0.0.1:${port}:1`]) {
+        expect(await request(s.url, s.method, { ...s.headers, host }, s.body), `${s.name}, Host ${host}`).toBe(403);
+      }
+      expect(await request(s.url, s.method, { ...s.headers, host: `[::1]:${port}` }, s.body), `${s.name}, Host [::1]:port`).not.toBe(403);
     }
   });
 
@@ -79,20 +87,101 @@ describe('Host and Origin validation on every surface', () => {
     writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>ui</title>');
     const ui = await startUi({ host: '127.0.0.1', port: 0, open: false, dataDir: await tempDir('rewind-data-'), version: 'test', rendererDir });
     open.push(ui);
-    const ws = `ws://127.0.0.1:${ui.shell.port}/api?token=${ui.shell.token}`;
-    expect(await upgrade(ws, { origin: 'http://attacker.example' })).not.toBe(101);
-    expect(await upgrade(ws, { origin: ui.shell.origin })).toBe(101);
-    expect(await upgrade(`ws://127.0.0.1:${ui.shell.port}/api`, { origin: ui.shell.origin })).not.toBe(101);
+    const ws = `ws://127.0.0.1:${ui.shell.port}/api`;
+    const withToken = ['mcp-rewind.v1', `mcp-rewind.token.${ui.shell.token}`];
+    expect(await upgrade(ws, { origin: 'http://attacker.example' }, withToken)).not.toBe(101);
+    expect(await upgrade(ws, { origin: ui.shell.origin }, withToken)).toBe(101);
+    expect(await upgrade(ws, { origin: ui.shell.origin })).not.toBe(101);
   });
 });
 
-describe('session tokens', () => {
-  it('are drawn at random: 2,000 draws, no repeats, every part varies', () => {
-    const ids = Array.from({ length: 2000 }, () => newSessionId(() => false));
-    expect(new Set(ids).size).toBe(ids.length);
-    const parts = (i: number) => new Set(ids.map((id) => id.split('-')[i]));
-    expect(parts(0).size).toBeGreaterThan(30);
-    expect(parts(1).size).toBeGreaterThan(30);
-    expect(parts(2).size).toBeGreaterThan(1500);
+describe('credentials', () => {
+  // what must hold with overwhelming probability: 256-bit draws never repeat (a repeat in 10,000 draws has a
+  // probability of about 2^-230); a bound on a 26-bit readable id would be flaky by the birthday bound
+  it('agent and API tokens carry 256 random bits: 10,000 draws, all distinct, all 32 bytes', () => {
+    for (const draw of [newAgentToken, newToken]) {
+      const tokens = Array.from({ length: 10_000 }, draw);
+      expect(new Set(tokens).size).toBe(tokens.length);
+      for (const t of tokens.slice(0, 100)) expect(Buffer.from(t, 'base64url')).toHaveLength(32);
+    }
+  });
+
+  it('readable session ids are names, made unique by the in-use check (never a credential)', () => {
+    const inUse = new Set<string>();
+    for (let i = 0; i < 2000; i++) inUse.add(newSessionId((id) => inUse.has(id)));
+    expect(inUse.size).toBe(2000);
+    for (const id of inUse) expect(id).toMatch(/^[a-z]+-[a-z]+-[0-9a-f]{4}$/);
+  });
+});
+
+describe('serve: locked by default, bounded, backing off', () => {
+  const json = { 'content-type': 'application/json' };
+  const post = (url: string, body: unknown, headers: Record<string, string> = {}) => fetch(url, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
+
+  it('without a token of its own it makes one: the REST API answers 401 without it, and never lists agent tokens', async () => {
+    const serve = await startServe();
+    open.push(serve);
+    expect(serve.apiToken && Buffer.from(serve.apiToken, 'base64url')).toHaveLength(32);
+    expect((await fetch(`${serve.url}/api/sessions`)).status).toBe(401);
+    expect((await post(`${serve.url}/api/sessions`, { tools: [] })).status).toBe(401);
+    const auth = { authorization: `Bearer ${serve.apiToken}` };
+    const created = (await (await post(`${serve.url}/api/sessions`, { tools: [{ name: 't', input_schema: { type: 'object' } }] }, auth)).json()) as { session_id: string; mcp: { token: string } };
+    const listed = await (await fetch(`${serve.url}/api/sessions`, { headers: auth })).text();
+    const detail = await (await fetch(`${serve.url}/api/sessions/${created.session_id}`, { headers: auth })).text();
+    expect(listed).toContain(created.session_id);
+    expect(listed + detail).not.toContain(created.mcp.token);
+  });
+
+  it('--no-auth-style opt-out is explicit: noAuth serves the API without a token', async () => {
+    const serve = await startServe({ noAuth: true });
+    open.push(serve);
+    expect(serve.apiToken).toBeUndefined();
+    expect((await fetch(`${serve.url}/api/sessions`)).status).toBe(200);
+  });
+
+  it('limits sessions (429), rule sets and bodies (413); an inject template past its bound answers a JSON-RPC error', async () => {
+    const serve = await startServe({ maxSessions: 2 });
+    open.push(serve);
+    const auth = { authorization: `Bearer ${serve.apiToken}` };
+    const tool = { name: 'echo', input_schema: { type: 'object' }, behavior: { type: 'inject', template: '{args.x}'.repeat(30_000) } };
+    const upstream = await startSdkServer();
+    open.push(upstream);
+    const created = await post(`${serve.url}/api/sessions`, { upstream: { url: upstream.url }, tools: [tool] }, auth);
+    expect(created.status).toBe(201);
+    const { mcp } = (await created.json()) as { mcp: { url: string; token: string } };
+    expect((await post(`${serve.url}/api/sessions`, { tools: [] }, auth)).status).toBe(201);
+    const third = await post(`${serve.url}/api/sessions`, { tools: [] }, auth);
+    expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).toBeTruthy();
+    expect(((await third.json()) as { message: string }).message).toMatch(/at most 2/);
+
+    const big = await startServe();
+    open.push(big);
+    const bigAuth = { authorization: `Bearer ${big.apiToken}` };
+    const huge = await post(`${big.url}/api/sessions`, { tools: [{ ...tool, behavior: { type: 'inject', template: '{args.x}'.repeat(60_000) } }] }, bigAuth);
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as { message: string }).message).toMatch(/rule set is \d+ bytes/);
+    const body = await fetch(`${big.url}/api/sessions`, { method: 'POST', headers: { ...json, ...bigAuth }, body: `{"tools":[],"name":"${'x'.repeat(2 * 1024 * 1024)}"}` });
+    expect(body.status).toBe(413);
+
+    const c = await connectClient(mcp.url, { headers: { authorization: `Bearer ${mcp.token}` } });
+    open.push(c);
+    const answer = await c.client.callTool({ name: 'echo', arguments: { text: 'hi', x: 'y'.repeat(10_000) } }).then(
+      () => 'resolved',
+      (error: Error) => error.message,
+    );
+    expect(answer).toMatch(/inject template renders to more than 16 MiB/);
+  });
+
+  it('backs off wrong tokens: beyond a few free ones, answers are held back and then refused (429) unchecked', async () => {
+    const serve = await startServe();
+    open.push(serve);
+    const statuses = await Promise.all(Array.from({ length: 60 }, () => fetch(`${serve.url}/api/sessions`, { headers: { authorization: 'Bearer wrong' } }).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(10);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    // the MCP endpoint's session tokens too
+    const mcp = await Promise.all(Array.from({ length: 60 }, () => post(`${serve.url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'ping' }, { authorization: 'Bearer nope', accept: 'application/json, text/event-stream' }).then((r) => r.status)));
+    expect(mcp.filter((s) => s === 429).length).toBeGreaterThan(0);
   });
 });

@@ -5,6 +5,9 @@ import { buildServeProgram, toServeOptions } from './cli/serve-command.js';
 import { formatExchange } from './cli/format.js';
 import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';
 import { buildExportProgram, runExport, toExportOptions } from './cli/export-command.js';
+import { compileRedactions, redactUrl, scrub } from './engine/cassette/redact.js';
+import { guardStdStreams, stayUp, writeStderr } from './cli/process-guard.js';
+import { persistentToken } from './cli/token-file.js';
 import type { Log } from './engine/log.js';
 import { startProxy } from './engine/proxy.js';
 import { startServe } from './engine/serve.js';
@@ -14,7 +17,8 @@ import { openUpstream } from './engine/upstream/open.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const serverInfo = { name: 'mcp-rewind', version: pkg.version };
-const log = (line: string): void => void process.stderr.write(`${line}\n`);
+guardStdStreams();
+const log = writeStderr;
 
 function fail(status: number, message: string): never {
   process.stderr.write(`mcp-rewind: ${message}\n`);
@@ -37,17 +41,11 @@ function parse<T>(program: Command, argv: string[], convert: (opts: Record<strin
   }
 }
 
-function stayUp(close: () => Promise<void>): void {
-  const stop = (): void => void close().finally(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  // A proxy must outlive a bug in one exchange: report it and keep serving the others.
-  process.on('uncaughtException', (error) => log(`internal error: ${error.stack ?? error.message}`));
-  process.on('unhandledRejection', (reason) => log(`internal error: ${String((reason as Error)?.stack ?? reason)}`));
-}
-
 async function proxyCommand(argv: string[]): Promise<void> {
   const options = parse(buildProgram(pkg.version), argv, (opts) => toProxyOptions(opts as unknown as RawOptions));
+  // --redact patterns hold for what is printed as much as for what is written (a miss's arguments, verbose lines)
+  const redactions = compileRedactions(options.redact ?? []);
+  const log = (line: string): void => writeStderr(scrub(line, redactions));
   if (options.mode !== 'replay' && options.mode !== 'proxy-only' && statSync(options.cacheDir ?? '', { throwIfNoEntry: false })?.isFile()) {
     fail(1, `cannot start: --cache ${options.cacheDir} is a single-file cassette, which is read-only: ${options.mode} mode needs a folder`);
   }
@@ -73,13 +71,13 @@ async function proxyCommand(argv: string[]): Promise<void> {
   if (options.rules) lines.push(`  rules         ${options.rules.overlay.tools.length} tool rule(s), passthrough ${options.rules.overlay.passthrough}`);
   if (!options.stdio) {
     process.stdout.write(lines.join('\n') + '\n');
-    stayUp(close);
+    stayUp(close, log);
     return;
   }
   // --stdio: stdout carries MCP messages only; the banner goes to stderr, and the end of stdin ends the run
   lines.push('  MCP on stdio  (stdin/stdout)');
   log(lines.join('\n'));
-  stayUp(close);
+  stayUp(close, log);
   const stdio = await bridgeStdio(proxy.url, { stdin: process.stdin, stdout: process.stdout }, (line) => (options.verbose ? log(`stdio: ${line}`) : undefined));
   await stdio.done;
   await close().catch((error: Error) => log(`internal error on shutdown: ${error.stack ?? error.message}`));
@@ -88,6 +86,22 @@ async function proxyCommand(argv: string[]): Promise<void> {
 
 async function serveCommand(argv: string[]): Promise<void> {
   const options = parse(buildServeProgram(process.env), [argv[0], argv[1], ...argv.slice(3)], (opts) => toServeOptions(opts));
+  // authenticated by default: a token of our own, kept (0600) in the data folder, printed when it is made
+  let tokenLine: string;
+  if (options.noAuth) {
+    tokenLine = 'none (--no-auth: anyone who can reach this port can create sessions and read their calls)';
+    log('mcp-rewind: warning: --no-auth: the REST API needs no token');
+  } else if (options.apiToken) tokenLine = '--api-token / MIMCP_API_TOKEN';
+  else {
+    let kept: { token: string; created: boolean };
+    try {
+      kept = persistentToken(options.tokenFile);
+    } catch (error) {
+      return fail(1, `cannot keep the API token in ${options.tokenFile}: ${(error as Error).message} (give --api-token, or --data-dir)`);
+    }
+    options.apiToken = kept.token;
+    tokenLine = kept.created ? `${kept.token}  (new; kept in ${options.tokenFile})` : `in ${options.tokenFile}`;
+  }
   const running = await startServe({
     ...options,
     serverInfo,
@@ -97,8 +111,9 @@ async function serveCommand(argv: string[]): Promise<void> {
   process.stdout.write(
     [
       `mcp-rewind ${pkg.version} — serve`,
-      `  REST API      ${running.url}/api/sessions${options.apiToken ? ' (API token required)' : ''}`,
-      `  MCP endpoint  ${running.url}/mcp  (Authorization: Bearer <session_id>, or ${running.url}/s/<session_id>/mcp)`,
+      `  REST API      ${running.url}/api/sessions  (Authorization: Bearer <API token>)`,
+      `  API token     ${tokenLine}`,
+      `  MCP endpoint  ${running.url}/mcp  (Authorization: Bearer <session token>, or ${running.url}/s/<session token>/mcp)`,
     ].join('\n') + '\n',
   );
   stayUp(() => running.close());
@@ -113,7 +128,7 @@ async function verifyCommand(argv: string[]): Promise<void> {
 
 async function exportCommand(argv: string[]): Promise<void> {
   const options = parse(buildExportProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toExportOptions(opts));
-  process.stdout.write(await runExport(options, pkg.version).catch((error: Error) => fail(1, error.message)));
+  process.stdout.write(await runExport(options, pkg.version, log).catch((error: Error) => fail(1, error.message)));
 }
 
 const subcommands: Record<string, (argv: string[]) => Promise<void>> = { serve: serveCommand, verify: verifyCommand, export: exportCommand, ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)) };

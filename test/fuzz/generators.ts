@@ -678,7 +678,7 @@ export function restInput(r: Rng): FuzzInput {
 
 // ---- browser shell: page ------------------------------------------------------------------------------------
 
-const PAGE_PATHS = ['/', '/index.html', '/favicon.svg', '/assets/', '/assets/../index.html', '/%2e%2e/%2e%2e/etc/passwd', '/..%5c..%5cwin.ini', '/%00', '/%', '//', '/api', '/index.html/', '/does-not-exist.js', '/.env', '/assets/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd', '/\u00ff\u00fe', `/${'a'.repeat(3000)}`];
+const PAGE_PATHS = ['/', '/api/auth', '/index.html', '/favicon.svg', '/assets/', '/assets/../index.html', '/%2e%2e/%2e%2e/etc/passwd', '/..%5c..%5cwin.ini', '/%00', '/%', '//', '/api', '/index.html/', '/does-not-exist.js', '/.env', '/assets/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd', '/\u00ff\u00fe', `/${'a'.repeat(3000)}`];
 const TOKEN_QUERIES = ['?token={{TOKEN}}', '?token={{TOKEN}}', '?token={{TOKEN}}', '', '?token=', '?token=wrong', '?token=%', '?token={{TOKEN}}&token=x', '?token=x&token={{TOKEN}}', '?TOKEN={{TOKEN}}', '?token={{TOKEN}}%00', `?token=${'x'.repeat(5000)}`, '?token[]={{TOKEN}}'];
 
 export function pageInput(r: Rng): FuzzInput {
@@ -691,12 +691,25 @@ export function pageInput(r: Rng): FuzzInput {
     const upgrade = r.pick(['Upgrade: websocket\r\nConnection: Upgrade\r\n', 'Upgrade: websocket\r\n', 'Upgrade: h2c\r\nConnection: Upgrade\r\n', 'Upgrade: WebSocket\r\nConnection: keep-alive, Upgrade\r\n']);
     const method = r.pick(['GET', 'GET', 'POST']);
     const cookie = r.chance(0.3) ? `Cookie: ${r.pick(['mcp_rewind_token_{{PORT}}={{TOKEN}}', 'mcp_rewind_token_{{PORT}}=wrong', 'mcp_rewind_token_{{PORT}}=%', 'mcp_rewind_token_{{PORT}}=%E0%A4%A', ';;;=;'])}\r\n` : '';
+    // the credential as the page presents it (a subprotocol), as other clients may (Bearer), and broken forms
+    const credential = r.pick([
+      '',
+      'Sec-WebSocket-Protocol: mcp-rewind.v1, mcp-rewind.token.{{TOKEN}}\r\n',
+      'Sec-WebSocket-Protocol: mcp-rewind.v1, mcp-rewind.token.{{TOKEN}}\r\n',
+      'Sec-WebSocket-Protocol: mcp-rewind.token.{{TOKEN}}\r\n',
+      'Sec-WebSocket-Protocol: mcp-rewind.v1, mcp-rewind.token.wrong\r\n',
+      'Sec-WebSocket-Protocol: ,,, ,\r\n',
+      `Sec-WebSocket-Protocol: mcp-rewind.token.${'x'.repeat(5000)}\r\n`,
+      'Authorization: Bearer {{TOKEN}}\r\n',
+      'Authorization: Bearer wrong\r\n',
+    ]);
     // a valid handshake is closed by the runner right after the 101
-    return { type: 'raw', label: `upgrade ${method} ${target} v${version} key=${key.length}${cookie ? ' + cookie' : ''}`, bytes: `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:{{PORT}}\r\n${upgrade}Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: ${version}\r\n${origin}${cookie}\r\n` };
+    return { type: 'raw', label: `upgrade ${method} ${target} v${version} key=${key.length}${cookie ? ' + cookie' : ''}${credential ? ` + ${credential.split(':')[0]}` : ''}`, bytes: `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:{{PORT}}\r\n${upgrade}Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: ${version}\r\n${origin}${cookie}${credential}\r\n` };
   }
   if (r.chance(0.04)) return rawRequest(r, '/?token={{TOKEN}}');
   const path = r.pick(PAGE_PATHS) + r.pick(TOKEN_QUERIES);
   const headers: Record<string, string | string[]> = {};
+  if (r.chance(0.2)) headers.authorization = r.pick(['Bearer {{TOKEN}}', 'Bearer wrong', 'Bearer', `Bearer ${'x'.repeat(9000)}`, 'Basic {{TOKEN}}']);
   if (r.chance(0.2)) headers.cookie = r.pick(['mcp_rewind_token_{{PORT}}={{TOKEN}}', 'mcp_rewind_token_{{PORT}}=wrong', 'mcp_rewind_token={{TOKEN}}', 'mcp_rewind_token_{{PORT}}=%', `a=${'x'.repeat(8000)}`, ';;;=;', 'mcp_rewind_token_{{PORT}}', 'mcp_rewind_token_{{PORT}}=%E0%A4%A']);
   const method = r.chance(0.85) ? r.pick(['GET', 'GET', 'HEAD']) : r.pick(['POST', 'PUT', 'DELETE', ...ODD_METHODS]);
   const body = method === 'GET' || method === 'HEAD' ? undefined : r.chance(0.5) ? rpcBody(r).body : undefined;

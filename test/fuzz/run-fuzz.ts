@@ -161,8 +161,8 @@ interface Instances {
   replay: RunningProxy;
   serve: RunningServe;
   ui: RunningUi;
-  health: string;
-  victim: string;
+  health: { id: string; token: string };
+  victim: { id: string; token: string };
   /** open legacy SSE connections (sessionIds) */
   legacy: LegacyStream[];
   close(): Promise<void>;
@@ -180,10 +180,11 @@ async function restJson(url: string, method: string, body?: unknown): Promise<{ 
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-async function createSession(serve: RunningServe, body: unknown): Promise<string> {
+/** a serve session: its id (REST paths) and its agent token (the MCP endpoint) */
+async function createSession(serve: RunningServe, body: unknown): Promise<{ id: string; token: string }> {
   const { status, json } = await restJson(`${serve.url}/api/sessions`, 'POST', body);
   if (status !== 201) throw new Error(`cannot create a serve session: ${status} ${JSON.stringify(json)}`);
-  return json.session_id as string;
+  return { id: json.session_id as string, token: (json.mcp as { token: string }).token };
 }
 
 /** GET /sse on the record proxy, kept open and drained; resolves with the session id of its endpoint event */
@@ -249,7 +250,8 @@ export async function startInstances(targets: readonly TargetName[]): Promise<In
   // the folder the UI's cassette commands get (a copy: a fuzzed write or delete never touches the replay cassette)
   await cp(replayDir, path.join(sandbox, 'cassette'), { recursive: true });
   const replay = keep(await startProxy({ mode: 'replay', cacheDir: replayDir }));
-  const serve = keep(await startServe({ apiToken: API_TOKEN, supervisorIntervalMs: 2000, upstreamTimeoutS: 10 }));
+  // wrong tokens back off (auth-throttle.ts); the same gate here, with short delays so the run stays quick
+  const serve = keep(await startServe({ apiToken: API_TOKEN, supervisorIntervalMs: 2000, upstreamTimeoutS: 10, authThrottle: { baseDelayMs: 1, maxDelayMs: 20 } }));
   const health = await createSession(serve, { name: 'health', upstream: { url: upstream.url } });
   const victim = await createSession(serve, { name: 'victim', upstream: { url: upstream.url }, tools: [{ name: 'fixed', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'fixed' } } }] });
   const ui = await startUi({ host: '127.0.0.1', port: 0, open: false, dataDir: path.join(sandbox, 'data'), version: '0.0.0-fuzz', rendererDir: await rendererDir(sandbox), onLog: () => {} });
@@ -390,11 +392,14 @@ class Bridge {
   private ws?: WebSocket;
   private waiting?: (m: { frame?: { id?: unknown; ok?: boolean; error?: { message?: string } }; close?: number }) => void;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly token: string,
+  ) {}
 
   private async open(): Promise<WebSocket> {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) return this.ws;
-    const ws = new WebSocket(this.url);
+    const ws = new WebSocket(this.url, ['mcp-rewind.v1', `mcp-rewind.token.${this.token}`]);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
@@ -543,14 +548,14 @@ async function clientCheck(inst: Instances, target: TargetName): Promise<void> {
     case 'legacy-sse':
       return bounded(withClient(`http://127.0.0.1:${inst.record.port}/sse`, { transport: 'sse' }, 'legacy', 'echo: legacy'));
     case 'serve-mcp':
-      return bounded(withClient(`${inst.serve.url}/mcp`, { headers: { authorization: `Bearer ${inst.health}` } }, 'serve', 'echo: serve'));
+      return bounded(withClient(`${inst.serve.url}/mcp`, { headers: { authorization: `Bearer ${inst.health.token}` } }, 'serve', 'echo: serve'));
     case 'rest': {
-      const { status } = await restJson(`${inst.serve.url}/api/sessions/${inst.health}`, 'GET');
+      const { status } = await restJson(`${inst.serve.url}/api/sessions/${inst.health.id}`, 'GET');
       if (status !== 200) throw new Error(`GET /api/sessions/<health> → ${status}`);
-      return bounded(withClient(`${inst.serve.url}/s/${inst.health}/mcp`, {}, 'rest', 'echo: rest'));
+      return bounded(withClient(`${inst.serve.url}/s/${inst.health.token}/mcp`, {}, 'rest', 'echo: rest'));
     }
     default: {
-      const bridge = new Bridge(`ws://127.0.0.1:${inst.ui.shell.port}/api?token=${inst.ui.shell.token}`);
+      const bridge = new Bridge(`ws://127.0.0.1:${inst.ui.shell.port}/api`, inst.ui.shell.token);
       try {
         for (const [i, command] of ['app.info', 'proxies.list', 'settings.get'].entries()) {
           const answer = await bridge.send(JSON.stringify({ id: i + 1, command, input: {} }), false, 10_000);
@@ -597,14 +602,14 @@ async function runTarget(inst: Instances, target: TargetName, seed: number, coun
   const before = await settleMemory();
   const fig: TargetFigures = { target, inputs: 0, statuses: {}, s2xx: 0, s4xx: 0, s5xx: 0, other: 0, crashes: 0, hangs: 0, knownSkipped: 0, knownFailures: 0, clientChecks: 0, clientFailures: 0, rssBeforeMiB: mib(before.rss), rssAfterMiB: 0, heapBeforeMiB: mib(before.heap), heapAfterMiB: 0, seconds: 0 };
   const port = portOf(inst, target);
-  const serveAuth = { authorization: `Bearer ${inst.health}` };
+  const serveAuth = { authorization: `Bearer ${inst.health.token}` };
   const values: Record<string, string> = {
     SANDBOX: inst.sandbox,
     API: API_TOKEN,
-    HEALTH: inst.health,
-    VICTIM: inst.victim,
+    HEALTH: inst.health.id,
+    VICTIM: inst.victim.id,
     PORT: String(port),
-    TOKEN: target === 'serve-mcp' ? inst.health : inst.ui.shell.token,
+    TOKEN: target === 'serve-mcp' ? inst.health.token : inst.ui.shell.token,
     LEGACY: inst.legacy[0]?.sessionId ?? 'none',
     SID: 'none',
   };
@@ -616,7 +621,7 @@ async function runTarget(inst: Instances, target: TargetName, seed: number, coun
     values.SID = session?.['mcp-session-id'] ?? 'none';
   };
   await refreshSession();
-  const bridges = target === 'ui-ws' ? Array.from({ length: ctx.concurrency }, () => new Bridge(`ws://127.0.0.1:${port}/api?token=${inst.ui.shell.token}`)) : [];
+  const bridges = target === 'ui-ws' ? Array.from({ length: ctx.concurrency }, () => new Bridge(`ws://127.0.0.1:${port}/api`, inst.ui.shell.token)) : [];
 
   const count1 = (key: string, cls: 's2xx' | 's4xx' | 's5xx' | 'other'): void => {
     fig.statuses[key] = (fig.statuses[key] ?? 0) + 1;
@@ -758,7 +763,7 @@ async function runTarget(inst: Instances, target: TargetName, seed: number, coun
   if (target === 'rest') {
     const { json } = await restJson(`${inst.serve.url}/api/sessions`, 'GET').catch(() => ({ json: { sessions: [] } as Record<string, unknown> }));
     for (const s of (json.sessions as Array<{ session_id: string }>) ?? []) {
-      if (s.session_id !== inst.health && s.session_id !== inst.victim) await restJson(`${inst.serve.url}/api/sessions/${encodeURIComponent(s.session_id)}`, 'DELETE').catch(() => {});
+      if (s.session_id !== inst.health.id && s.session_id !== inst.victim.id) await restJson(`${inst.serve.url}/api/sessions/${encodeURIComponent(s.session_id)}`, 'DELETE').catch(() => {});
     }
     // the victim may have been deleted or rewritten: later targets do not use it
   }

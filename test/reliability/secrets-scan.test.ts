@@ -28,6 +28,32 @@ const API_KEY = 'APIKEYSECRET-0c0ffee';
 const URL_USER = 'urluser';
 const URL_PASSWORD = 'URLPASSSECRET-99x';
 const QUERY_KEY = 'QUERYSECRET-1234y';
+/**
+ * Credential headers that no fixed list caught (each seen verbatim in .req.json and HAR files before), and look-alikes:
+ * every header whose name says auth, key, token, secret, signature, password, session, cookie, credential or api.
+ */
+const CREDENTIAL_HEADERS: Record<string, string> = {
+  'Ocp-Apim-Subscription-Key': 'OCPAPIMSECRET-a1b2',
+  'X-Auth-Key': 'XAUTHKEYSECRET-c3d4',
+  Authentication: 'AUTHENTICATIONSECRET-e5f6',
+  'x-functions-key': 'FUNCTIONSKEYSECRET-g7h8',
+  'X-Auth': 'XAUTHSECRET-i9j0',
+  Signature: 'SIGNATURESECRET-k1l2',
+  'X-Goog-Api-Key': 'GOOGAPIKEYSECRET-m3',
+  'X-Amz-Security-Token': 'AMZSECTOKENSECRET-n4',
+  'Private-Token': 'PRIVATETOKENSECRET-o5',
+  'X-Vault-Token': 'VAULTTOKENSECRET-p6',
+  'DD-API-KEY': 'DDAPIKEYSECRET-q7',
+  'X-Client-Secret': 'CLIENTSECRETSECRET-r8',
+  'X-Hub-Signature-256': 'HUBSIGSECRET-s9',
+  'Proxy-Authorization': 'PROXYAUTHSECRET-t0',
+  Apikey: 'APIKEYHDRSECRET-u1',
+  'X-Db-Password': 'DBPASSWORDSECRET-v2',
+  'X-Session-Key': 'SESSIONKEYSECRET-w3',
+  'X-Upstream-Credential': 'CREDENTIALSECRET-x4',
+  'X-Api-Version-Token': 'APIVERSIONTOKENSECRET-y5',
+};
+
 /** a secret only the user's --redact pattern knows about: in tool arguments and in tool results */
 const CUSTOM_SECRET = 'INTERNAL-TOKEN-qwertyzz';
 const CUSTOM_PATTERN = 'INTERNAL-TOKEN-[a-z]+';
@@ -50,6 +76,7 @@ function needles(): Map<string, string> {
   add('URL user:password (Basic)', `${URL_USER}:${URL_PASSWORD}`);
   add('api_key query', QUERY_KEY);
   add('--redact secret', CUSTOM_SECRET);
+  for (const [name, value] of Object.entries(CREDENTIAL_HEADERS)) add(`${name} header`, value);
   return out;
 }
 
@@ -125,7 +152,7 @@ describe('secrets scan: nothing written or logged holds a secret', () => {
     upstreamUrl.username = URL_USER;
     upstreamUrl.password = URL_PASSWORD;
     upstreamUrl.searchParams.set('api_key', QUERY_KEY);
-    const headers = { Authorization: `Bearer ${AUTH_TOKEN}`, Cookie: `sid=${COOKIE_VALUE}; theme=dark`, 'X-Api-Key': API_KEY };
+    const headers = { Authorization: `Bearer ${AUTH_TOKEN}`, Cookie: `sid=${COOKIE_VALUE}; theme=dark`, 'X-Api-Key': API_KEY, ...CREDENTIAL_HEADERS };
 
     // 1. record through the CLI
     const recorder = await startCli(['--url', upstreamUrl.href, '--cache', cassette, '--redact', CUSTOM_PATTERN], env);
@@ -140,15 +167,18 @@ describe('secrets scan: nothing written or logged holds a secret', () => {
     expect(seen?.headers.authorization).toBe(`Bearer ${AUTH_TOKEN}`);
     expect(seen?.headers.cookie).toContain(COOKIE_VALUE);
     expect(seen?.url).toContain(QUERY_KEY);
+    for (const [name, value] of Object.entries(CREDENTIAL_HEADERS)) expect(seen?.headers[name.toLowerCase()], name).toBe(value);
     expect(upstream.requests.some((r) => r.headers.authorization === `Basic ${Buffer.from(`${URL_USER}:${URL_PASSWORD}`).toString('base64')}`)).toBe(true);
 
-    // 2. replay through the CLI (the client sends its secrets again)
-    const replayer = await startCli(['--replay', '--cache', cassette], env);
+    // 2. replay through the CLI (the client sends its secrets again); a miss logs its arguments: --redact holds there too
+    const replayer = await startCli(['--replay', '--cache', cassette, '--redact', CUSTOM_PATTERN], env);
     clis.push(replayer);
     const again = await connectClient(replayer.url, { headers });
     await again.client.listTools();
     const replayed = await again.client.callTool({ name: 'lookup', arguments: { q: 'alpha' } });
     expect(textOf(replayed)).toBe('result for alpha: [REDACTED]'); // the cassette holds the scrubbed answer
+    await again.client.callTool({ name: 'lookup', arguments: { q: `never recorded ${CUSTOM_SECRET}` } }).catch(() => undefined);
+    await until(() => /never recorded/.test(replayer.output()), 5_000, 'the miss in the verbose log');
     await again.close();
     await replayer.stop();
 

@@ -26,7 +26,11 @@ describe('serve: the MCP token gate', () => {
     const denied: Array<[string, string, Record<string, string>]> = [
       ['no token', `${serve.url}/mcp`, {}],
       ['unknown bearer', `${serve.url}/mcp`, { authorization: `Bearer ${UNKNOWN}` }],
-      ['the token without the Bearer scheme', `${serve.url}/mcp`, { authorization: s.session_id }],
+      ['the token without the Bearer scheme', `${serve.url}/mcp`, { authorization: s.mcp.token }],
+      // the readable session id is a name, never a credential
+      ['the session id as a bearer', `${serve.url}/mcp`, { authorization: `Bearer ${s.session_id}` }],
+      ['the session id as X-MiMCP-Session', `${serve.url}/mcp`, { 'x-mimcp-session': s.session_id }],
+      ['the session id in the path', `${serve.url}/s/${s.session_id}/mcp`, {}],
       ['unknown X-MiMCP-Session', `${serve.url}/mcp`, { 'x-mimcp-session': UNKNOWN }],
       ['unknown token in the path', `${serve.url}/s/${UNKNOWN}/mcp`, {}],
       ['empty token in the path', `${serve.url}/s//mcp`, {}],
@@ -43,7 +47,7 @@ describe('serve: the MCP token gate', () => {
     }
     for (const [what, url, headers] of [
       ['bearer', s.mcp.url, s.mcp.headers],
-      ['X-MiMCP-Session', s.mcp.url, { 'X-MiMCP-Session': s.session_id }],
+      ['X-MiMCP-Session', s.mcp.url, { 'X-MiMCP-Session': s.mcp.token }],
       ['path', s.mcp.path_url, {}],
     ] as const) {
       expect((await rawMcpPost(url, headers)).status, what).toBe(200);
@@ -88,7 +92,7 @@ describe('serve: the MCP token gate', () => {
     await api.remove(s.session_id);
     await expect(c.client.callTool({ name: 'one', arguments: {} })).rejects.toThrow();
     expect((await rawMcpPost(s.mcp.url, s.mcp.headers)).status).toBe(401);
-    expect((await rawMcpPost(s.mcp.url, { 'X-MiMCP-Session': s.session_id })).status).toBe(401);
+    expect((await rawMcpPost(s.mcp.url, { 'X-MiMCP-Session': s.mcp.token })).status).toBe(401);
     expect((await rawMcpPost(s.mcp.path_url)).status).toBe(401);
     await expect(agent(s, 'path')).rejects.toThrow();
   });
@@ -110,8 +114,8 @@ describe('serve: what reaches the upstream', () => {
       expect(req.headers.authorization, where).toBe('Bearer upstream-secret');
       expect(req.headers['x-upstream-key'], where).toBe('k1');
       expect(req.headers['x-mimcp-session'], where).toBeUndefined();
-      expect(JSON.stringify(req.headers), where).not.toContain(s.session_id);
-      expect(req.url, where).not.toContain(s.session_id);
+      expect(JSON.stringify(req.headers), where).not.toContain(s.mcp.token);
+      expect(req.url, where).not.toContain(s.mcp.token);
     }
   });
 
@@ -124,7 +128,7 @@ describe('serve: what reaches the upstream', () => {
     expect(up.requests.length).toBeGreaterThan(0);
     for (const req of up.requests) {
       expect(req.headers.authorization, `${req.method} ${req.url}`).toBeUndefined();
-      expect(JSON.stringify(req.headers)).not.toContain(s.session_id);
+      expect(JSON.stringify(req.headers)).not.toContain(s.mcp.token);
     }
   });
 

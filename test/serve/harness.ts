@@ -45,6 +45,8 @@ export interface McpAccess {
   url: string;
   headers: Record<string, string>;
   path_url: string;
+  /** the agent's token: in the creation answer only */
+  token: string;
 }
 
 export interface CreatedSession {
@@ -180,14 +182,13 @@ export interface Instance {
 /** A running `serve` (closed in cleanup) and a REST client for it (presenting options.apiToken when set). */
 export async function instance(options: ServeOptions = {}): Promise<Instance> {
   const serve = keep(await startServe(options));
-  return { serve, api: new Rest(serve.url, options.apiToken) };
+  return { serve, api: new Rest(serve.url, serve.apiToken) };
 }
 
 /** An agent: the official SDK client on a session's MCP endpoint, presenting the token the way `via` says. */
 export async function agent(session: CreatedSession, via: 'bearer' | 'x-header' | 'path' = 'bearer', opts: ConnectClientOptions = {}): Promise<ConnectedClient> {
-  const sid = session.session_id;
   const url = via === 'path' ? session.mcp.path_url : session.mcp.url;
-  const headers = via === 'bearer' ? session.mcp.headers : via === 'x-header' ? { 'X-MiMCP-Session': sid } : undefined;
+  const headers = via === 'bearer' ? session.mcp.headers : via === 'x-header' ? { 'X-MiMCP-Session': session.mcp.token } : undefined;
   return keep(await connectClient(url, { ...opts, headers: { ...(headers ?? {}), ...(opts.headers ?? {}) } }));
 }
 
@@ -316,7 +317,7 @@ export async function pair(create: Record<string, unknown> = {}, opts: { a?: Ser
   const b = await fakeUpstream(opts.bTools ?? B_TOOLS);
   const a = await instance(opts.a ?? {});
   const upstream = opts.viaHeader
-    ? { url: b.session.mcp.url, headers: { Authorization: `Bearer ${b.session.session_id}` } }
+    ? { url: b.session.mcp.url, headers: { Authorization: `Bearer ${b.session.mcp.token}` } }
     : { url: b.session.mcp.path_url };
   const session = await a.api.create({ upstream, ...create });
   const c = await agent(session);

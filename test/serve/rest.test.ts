@@ -15,7 +15,7 @@ describe('serve REST: sessions', () => {
     expect(answer.body).toEqual({ status: 'ok' });
   });
 
-  it('POST /api/sessions answers 201 with a human-readable token and exactly what to give the agent', async () => {
+  it('POST /api/sessions answers 201 with a human-readable id, a 256-bit agent token shown this once, and exactly what to give the agent', async () => {
     const { serve, api } = await instance();
     expect(serve.url).toBe(`http://127.0.0.1:${serve.port}`);
     const answer = await api.request('POST', '/api/sessions', { name: 'agent-under-test', tools: [SYNTH] });
@@ -29,21 +29,29 @@ describe('serve REST: sessions', () => {
       upstream: null,
       mcp: {
         url: `${serve.url}/mcp`,
-        headers: { Authorization: `Bearer ${created.session_id}` },
-        path_url: `${serve.url}/s/${created.session_id}/mcp`,
+        headers: { Authorization: `Bearer ${created.mcp.token}` },
+        path_url: `${serve.url}/s/${created.mcp.token}/mcp`,
       },
     });
+    expect(Buffer.from(created.mcp.token, 'base64url')).toHaveLength(32);
+    expect(created.mcp.token).not.toContain(created.session_id);
     expect(typeof created.mode).toBe('string');
     expect(created.tools).toEqual([
       expect.objectContaining({ name: 'ping', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'pong' } }, origin: 'synthetic' }),
     ]);
   });
 
-  it('gives every session its own token', async () => {
+  it('gives every session its own id and token', async () => {
     const { api } = await instance();
     const ids = new Set<string>();
-    for (let i = 0; i < 25; i++) ids.add((await api.create({ tools: [SYNTH] })).session_id);
+    const tokens = new Set<string>();
+    for (let i = 0; i < 25; i++) {
+      const s = await api.create({ tools: [SYNTH] });
+      ids.add(s.session_id);
+      tokens.add(s.mcp.token);
+    }
     expect(ids.size).toBe(25);
+    expect(tokens.size).toBe(25);
     for (const id of ids) expect(id).toMatch(SID);
   });
 
@@ -85,7 +93,8 @@ describe('serve REST: sessions', () => {
       instructions: 'Be nice.',
       passthrough: false,
       overlay: [{ name: 'search', description: 'patched' }],
-      mcp: created.mcp,
+      // the agent's token was shown once, at creation: masked from then on
+      mcp: { url: created.mcp.url, headers: { Authorization: 'Bearer [REDACTED]' }, path_url: created.mcp.path_url.replace(created.mcp.token, '[REDACTED]') },
       agents: 0,
       calls: 0,
       upstream: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: '[REDACTED]', 'X-Api-Key': '[REDACTED]' } },
@@ -94,6 +103,8 @@ describe('serve REST: sessions', () => {
     expect(Number.isNaN(Date.parse(detail.created_at))).toBe(false);
     expect(JSON.stringify(detail)).not.toMatch(/secret-123|secret-456/);
     expect(JSON.stringify(await api.list())).not.toMatch(/secret-123|secret-456/);
+    expect(JSON.stringify(detail)).not.toContain(created.mcp.token);
+    expect(JSON.stringify(await api.list())).not.toContain(created.mcp.token);
   });
 
   it('counts the agents connected to a session', async () => {
@@ -164,7 +175,7 @@ describe('serve REST: the API token', () => {
       const answer = await anonymous.request(method, path, method === 'PUT' ? { tools: [] } : undefined);
       expect(answer.status, `${method} ${path}`).toBe(401);
       // the session token is not an API token either
-      expect((await anonymous.request(method, path, method === 'PUT' ? { tools: [] } : undefined, { authorization: `Bearer ${s.session_id}` })).status, `${method} ${path} with the session token`).toBe(401);
+      expect((await anonymous.request(method, path, method === 'PUT' ? { tools: [] } : undefined, { authorization: `Bearer ${s.mcp.token}` })).status, `${method} ${path} with the session token`).toBe(401);
     }
     const detail: SessionDetail = await api.detail(s.session_id);
     expect(detail.overlay).toEqual([SYNTH]); // the rejected PUTs changed nothing

@@ -42,7 +42,7 @@ describe('serve: A in front of B (relay)', () => {
     if (viaHeader) {
       const detail = await a.api.detail(session.session_id);
       expect(detail.upstream?.headers).toEqual({ Authorization: '[REDACTED]' });
-      expect(JSON.stringify(detail)).not.toContain(b.session.session_id);
+      expect(JSON.stringify(detail)).not.toContain(b.session.mcp.token);
     }
     await expect.poll(async () => (await a.api.detail(session.session_id)).upstream?.state, { timeout: 5000 }).toBe('connected');
   });

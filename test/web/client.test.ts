@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiCallError, bridgeUrl, createApi, createIpcApi, type IpcBridge } from '../../src/renderer/src/api/client.js';
+import { ApiCallError, bridgeProtocols, bridgeUrl, createApi, pageToken, createIpcApi, type IpcBridge } from '../../src/renderer/src/api/client.js';
 import { toUiOptions } from '../../src/main/cli/ui-command.js';
 import { userDataDir } from '../../src/main/web/user-data.js';
 
@@ -59,11 +59,49 @@ describe('renderer client: Electron IPC adapter', () => {
   });
 });
 
-describe('renderer client: WebSocket URL', () => {
-  it('derives the bridge URL from the page location and passes the token on', () => {
-    expect(bridgeUrl({ protocol: 'http:', host: '127.0.0.1:5173', search: '?token=a-b_c' })).toBe('ws://127.0.0.1:5173/api?token=a-b_c');
-    expect(bridgeUrl({ protocol: 'http:', host: 'localhost:1', search: '' })).toBe('ws://localhost:1/api'); // the cookie carries it
-    expect(bridgeUrl({ protocol: 'https:', host: 'x:2', search: '?a=1&token=t%2Bu' })).toBe('wss://x:2/api?token=t%2Bu');
+describe('renderer client: WebSocket URL and token', () => {
+  it('derives the bridge URL from the page location, with no credential in it', () => {
+    expect(bridgeUrl({ protocol: 'http:', host: '127.0.0.1:5173' })).toBe('ws://127.0.0.1:5173/api');
+    expect(bridgeUrl({ protocol: 'https:', host: 'x:2' })).toBe('wss://x:2/api');
+    expect(bridgeProtocols('a-b_c')).toEqual(['mcp-rewind.v1', 'mcp-rewind.token.a-b_c']);
+  });
+
+  it('moves the token from the address bar into sessionStorage, and reads it from there after a reload', () => {
+    const stored = new Map<string, string>();
+    const storage = { getItem: (k: string) => stored.get(k) ?? null, setItem: (k: string, v: string) => void stored.set(k, v) };
+    const replaced: string[] = [];
+    const history = { replaceState: (_d: unknown, _t: string, url?: string | URL | null) => void replaced.push(String(url)) };
+    expect(pageToken({ search: '?a=1&token=t0k', pathname: '/', hash: '#/rules' }, storage, history)).toBe('t0k');
+    expect(replaced).toEqual(['/?a=1#/rules']);
+    expect(pageToken({ search: '', pathname: '/', hash: '' }, storage, history)).toBe('t0k');
+    expect(replaced).toHaveLength(1);
+    expect(pageToken({ search: '', pathname: '/', hash: '' }, { getItem: () => null, setItem: () => {} })).toBeUndefined();
+  });
+
+  it('ends in "unauthorized" when the shell refuses the token, and fails calls with a clear message', async () => {
+    const { createWebSocketApi } = await import('../../src/renderer/src/api/client.js');
+    // a socket that never opens: the handshake was refused
+    class Refused {
+      readyState = 3;
+      onopen = null;
+      onclose: ((e: unknown) => void) | null = null;
+      onerror = null;
+      onmessage = null;
+      constructor() {
+        setTimeout(() => this.onclose?.({}), 5);
+      }
+      send(): void {}
+      close(): void {}
+    }
+    let asked = 0;
+    const api = createWebSocketApi({ url: 'ws://x/api', protocols: ['p'], WebSocket: Refused, minDelayMs: 5, checkAuth: async () => (++asked, 'refused') });
+    const call = api.call('app.info', {});
+    await expect(call).rejects.toThrow(/no valid access token/);
+    expect(api.status()).toBe('unauthorized');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(asked).toBe(1); // no retry loop
+    await expect(api.call('proxies.list', {})).rejects.toThrow(/open the URL that `mcp-rewind ui` printed/);
+    api.close();
   });
 });
 

@@ -1,11 +1,11 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { ProxyInfo, ServerFrame, TrafficEvent } from '../../src/shared/api.js';
-import { startUi, type RunningUi } from '../../src/main/cli/ui-command.js';
+import { startUi, uiTokenFile, type RunningUi } from '../../src/main/cli/ui-command.js';
 import { startWebShell } from '../../src/main/web/web-shell.js';
-import { ApiCallError, createWebSocketApi, type RewindClient, type WebSocketLike } from '../../src/renderer/src/api/client.js';
+import { ApiCallError, bridgeProtocols, createWebSocketApi, type RewindClient, type WebSocketLike } from '../../src/renderer/src/api/client.js';
 import { attachProxies, useProxies } from '../../src/renderer/src/stores/proxies.js';
 import { attachTraffic, flushTraffic, useTraffic } from '../../src/renderer/src/stores/traffic.js';
 import { connectClient } from '../fixtures/client.js';
@@ -39,12 +39,13 @@ async function upstream(): Promise<string> {
 }
 
 /** the renderer's client, over the `ws` package (Node 20 has no global WebSocket) */
-function client(url: string, options: { minDelayMs?: number; queueTimeoutMs?: number } = {}): RewindClient {
-  const api = createWebSocketApi({ url, WebSocket: WebSocket as unknown as new (url: string) => WebSocketLike, ...options });
+function client(url: string, options: { token?: string; minDelayMs?: number; queueTimeoutMs?: number } = {}): RewindClient {
+  const { token, ...rest } = options;
+  const api = createWebSocketApi({ url, protocols: token ? bridgeProtocols(token) : undefined, WebSocket: WebSocket as unknown as new (url: string) => WebSocketLike, ...rest });
   closers.push(() => api.close());
   return api;
 }
-const wsUrl = (running: RunningUi): string => `ws://127.0.0.1:${running.shell.port}/api?token=${running.shell.token}`;
+const wsUrl = (running: RunningUi): string => `ws://127.0.0.1:${running.shell.port}/api`;
 
 async function eventually<T>(read: () => T | undefined | false, what: string, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -59,7 +60,7 @@ async function eventually<T>(read: () => T | undefined | false, what: string, ms
 describe('web shell over the real handler table', () => {
   it('answers app.info and proxies.list, and names the bad field of an invalid input', async () => {
     const running = await ui();
-    const api = client(wsUrl(running));
+    const api = client(wsUrl(running), { token: running.shell.token });
     expect(await api.call('app.info', {})).toEqual({ version: '9.9.9-test', shell: 'browser', platform: process.platform });
     expect(await api.call('proxies.list', {})).toEqual([]);
 
@@ -74,7 +75,7 @@ describe('web shell over the real handler table', () => {
   it('the raw frames: ok / error frames by id, and the proxies + traffic events of a real exchange', async () => {
     const running = await ui();
     const upstreamUrl = await upstream();
-    const ws = new WebSocket(wsUrl(running), { origin: running.shell.origin });
+    const ws = new WebSocket(wsUrl(running), bridgeProtocols(running.shell.token), { origin: running.shell.origin });
     closers.push(() => ws.terminate());
     const frames: ServerFrame[] = [];
     ws.on('message', (data) => frames.push(JSON.parse(data.toString()) as ServerFrame));
@@ -100,6 +101,43 @@ describe('web shell over the real handler table', () => {
   });
 });
 
+describe('the UI token across restarts', () => {
+  it('is kept in the data folder (0600) so a restarted shell accepts an open tab; --new-token replaces it', async () => {
+    const rendererDir = await tempDir('rewind-renderer-');
+    writeFileSync(join(rendererDir, 'index.html'), '');
+    const dataDir = await tempDir('rewind-data-');
+    const start = (newToken?: boolean) => startUi({ host: '127.0.0.1', port: 0, open: false, dataDir, version: 'test', rendererDir, newToken });
+    const first = await start();
+    const token = first.shell.token;
+    expect(Buffer.from(token, 'base64url')).toHaveLength(32);
+    expect(statSync(uiTokenFile(dataDir)).mode & 0o777).toBe(0o600);
+    await first.close();
+    const second = await start();
+    closers.push(() => second.close());
+    expect(second.shell.token).toBe(token);
+    const api = client(wsUrl(second), { token });
+    expect(await api.call('app.info', {})).toMatchObject({ shell: 'browser' });
+    await second.close();
+    const third = await start(true);
+    closers.push(() => third.close());
+    expect(third.shell.token).not.toBe(token);
+    // the old token is refused now: the page's client ends in 'unauthorized' (it asks /api/auth), not in a retry loop
+    const stale = createWebSocketApi({
+      url: wsUrl(third),
+      protocols: bridgeProtocols(token),
+      WebSocket: WebSocket as unknown as new (url: string) => WebSocketLike,
+      minDelayMs: 10,
+      checkAuth: async () => {
+        const res = await fetch(`http://127.0.0.1:${third.shell.port}/api/auth`, { headers: { authorization: `Bearer ${token}` } });
+        return res.status === 401 ? 'refused' : 'ok';
+      },
+    });
+    closers.push(async () => stale.close());
+    await expect(stale.call('app.info', {})).rejects.toThrow(/no valid access token/);
+    expect(stale.status()).toBe('unauthorized');
+  });
+});
+
 describe('renderer client (WebSocket adapter)', () => {
   it('rejects in-flight calls when the connection drops, reconnects with backoff, and queues calls meanwhile', async () => {
     const rendererDir = await tempDir('rewind-renderer-');
@@ -114,7 +152,7 @@ describe('renderer client (WebSocket adapter)', () => {
     };
     let shell = await startWebShell({ rendererDir, handlers });
     const { port, token } = shell;
-    const api = client(`ws://127.0.0.1:${port}/api?token=${token}`, { minDelayMs: 20 });
+    const api = client(`ws://127.0.0.1:${port}/api`, { token, minDelayMs: 20 });
     const statuses: string[] = [];
     api.onStatus((s) => statuses.push(s));
     expect(await api.call('app.info', {})).toEqual({ command: 'app.info' }); // queued until the first open
@@ -144,7 +182,7 @@ describe('renderer stores over the browser shell', () => {
   it('proxies store: loads the list, follows proxies events; traffic store: follows traffic, pauses, clears', async () => {
     const running = await ui();
     const upstreamUrl = await upstream();
-    const api = client(wsUrl(running));
+    const api = client(wsUrl(running), { token: running.shell.token });
     closers.push(attachProxies(api), attachTraffic(api));
     await eventually(() => useProxies.getState().loaded, 'the proxies list');
     expect(useProxies.getState().proxies).toEqual([]);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { EventName, EventPayloads, ProxyInfo, ServerFrame, TrafficEvent } from '../../src/shared/api.js';
-import { MAX_FRAME_BYTES, startWebShell, type ApiHandlerTable, type WebShell } from '../../src/main/web/web-shell.js';
+import { API_PROTOCOL, MAX_FRAME_BYTES, startWebShell, TOKEN_PROTOCOL_PREFIX, type ApiHandlerTable, type WebShell } from '../../src/main/web/web-shell.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
 
 /**
@@ -70,15 +70,25 @@ function get(shell: WebShell, path: string, headers: Record<string, string> = {}
   });
 }
 
-/** Opens a WebSocket to /api; rejects with the HTTP status of a refused upgrade. */
-function connect(shell: WebShell, options: { token?: string | null; origin?: string | null; cookie?: string; host?: string } = {}): Promise<WebSocket> {
+/**
+ * Opens a WebSocket to /api, presenting the token `via` a subprotocol (as the page does, the default), an
+ * Authorization header (non-browser clients), or — refused since the token left the URL and the cookie — the query
+ * or a cookie. Rejects with the HTTP status of a refused upgrade.
+ */
+function connect(
+  shell: WebShell,
+  options: { token?: string | null; via?: 'protocol' | 'bearer' | 'query' | 'cookie'; origin?: string | null; host?: string } = {},
+): Promise<WebSocket> {
   const token = options.token === undefined ? shell.token : options.token;
-  const url = `ws://127.0.0.1:${shell.port}/api${token === null ? '' : `?token=${encodeURIComponent(token)}`}`;
+  const via = options.via ?? 'protocol';
+  const url = `ws://127.0.0.1:${shell.port}/api${token !== null && via === 'query' ? `?token=${encodeURIComponent(token)}` : ''}`;
   const headers: Record<string, string> = {};
-  if (options.cookie) headers.cookie = options.cookie;
+  if (token !== null && via === 'cookie') headers.cookie = `mcp_rewind_token_${shell.port}=${token}`;
+  if (token !== null && via === 'bearer') headers.authorization = `Bearer ${token}`;
   if (options.host) headers.host = options.host;
   const origin = options.origin === undefined ? shell.origin : options.origin;
-  const ws = new WebSocket(url, { headers, ...(origin === null ? {} : { origin }) });
+  const protocols = token !== null && via === 'protocol' ? [API_PROTOCOL, `${TOKEN_PROTOCOL_PREFIX}${token}`] : [];
+  const ws = new WebSocket(url, protocols, { headers, ...(origin === null ? {} : { origin }) });
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => {
@@ -160,45 +170,44 @@ describe('web shell: pages', () => {
     await other.close();
   });
 
-  it('refuses the page without the token (401), serves it with the token and sets an HttpOnly SameSite=Strict cookie', async () => {
+  it('serves the page and its assets without any credential (they hold no secret), sets no cookie, and sends a strict CSP', async () => {
     const s = await start();
-    const none = await get(s, '/');
-    expect(none.status).toBe(401);
-    expect(none.body).toContain('access token required');
-    expect((await get(s, '/?token=wrong')).status).toBe(401);
-    expect((await get(s, `/?token=${s.token}x`)).status).toBe(401);
-    expect((await get(s, '/assets/app.js')).status).toBe(401);
-
-    const page = await get(s, `/?token=${s.token}`);
-    expect(page.status).toBe(200);
-    expect(page.headers['content-type']).toMatch(/^text\/html/);
-    expect(page.headers['referrer-policy']).toBe('no-referrer');
-    expect(page.body).toContain('<title>fixture</title>');
-    const setCookie = page.headers['set-cookie']?.[0] ?? '';
-    expect(setCookie).toMatch(/HttpOnly/);
-    expect(setCookie).toMatch(/SameSite=Strict/);
-    const cookie = setCookie.split(';')[0];
-    expect(cookie).toBe(`mcp_rewind_token_${s.port}=${s.token}`);
-
-    const asset = await get(s, '/assets/app.js', { cookie });
+    for (const path of ['/', `/?token=${s.token}`, '/?token=wrong']) {
+      const page = await get(s, path);
+      expect(page.status, path).toBe(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.headers['referrer-policy']).toBe('no-referrer');
+      expect(page.headers['set-cookie'], `${path}: a cookie would reach every other server on this host`).toBeUndefined();
+      expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
+      expect(page.body).toContain('<title>fixture</title>');
+      expect(page.body).not.toContain(s.token);
+    }
+    const asset = await get(s, '/assets/app.js');
     expect(asset.status).toBe(200);
     expect(asset.headers['content-type']).toMatch(/^text\/javascript/);
     expect(asset.body).toBe('console.log("app")');
-    expect((await get(s, '/', { cookie: `mcp_rewind_token_${s.port}=nope` })).status).toBe(401);
+  });
+
+  it('/api/auth tells a page whether its token is good: 204 with it, 401 without or wrong, 403 from another origin', async () => {
+    const s = await start();
+    expect((await get(s, '/api/auth', { authorization: `Bearer ${s.token}` })).status).toBe(204);
+    expect((await get(s, '/api/auth', { authorization: `Bearer ${s.token}x` })).status).toBe(401);
+    expect((await get(s, '/api/auth')).status).toBe(401);
+    expect((await get(s, `/api/auth?token=${s.token}`)).status).toBe(401);
+    expect((await get(s, '/api/auth', { authorization: `Bearer ${s.token}`, origin: 'http://127.0.0.1:1' })).status).toBe(403);
   });
 
   it('serves nothing outside the renderer folder, and 404s unknown files', async () => {
     const s = await start();
-    const cookie = `mcp_rewind_token_${s.port}=${s.token}`;
-    expect((await get(s, '/../../../../etc/passwd', { cookie })).status).toBe(404);
-    expect((await get(s, '/..%2f..%2f..%2f..%2fetc%2fpasswd', { cookie })).status).toBe(404);
-    expect((await get(s, '/%2e%2e/%2e%2e/package.json', { cookie })).status).toBe(404);
-    expect((await get(s, '/nope.js', { cookie })).status).toBe(404);
-    expect((await get(s, '/%E0%A4%A', { cookie })).status).toBe(400);
-    expect((await get(s, '//etc/passwd', { cookie })).status).toBe(404);
-    expect((await get(s, '//', { cookie })).status).toBe(200); // the index, not a 500
+    expect((await get(s, '/../../../../etc/passwd')).status).toBe(404);
+    expect((await get(s, '/..%2f..%2f..%2f..%2fetc%2fpasswd')).status).toBe(404);
+    expect((await get(s, '/%2e%2e/%2e%2e/package.json')).status).toBe(404);
+    expect((await get(s, '/nope.js')).status).toBe(404);
+    expect((await get(s, '/%E0%A4%A')).status).toBe(400);
+    expect((await get(s, '//etc/passwd')).status).toBe(404);
+    expect((await get(s, '//')).status).toBe(200); // the index, not a 500
     const post = await new Promise<number>((resolve, reject) =>
-      http.request({ host: '127.0.0.1', port: s.port, path: '/', method: 'POST', headers: { cookie } }, (res) => resolve(res.statusCode ?? 0)).on('error', reject).end(),
+      http.request({ host: '127.0.0.1', port: s.port, path: '/', method: 'POST', headers: {} }, (res) => resolve(res.statusCode ?? 0)).on('error', reject).end(),
     );
     expect(post).toBe(405);
   });
@@ -210,18 +219,23 @@ describe('web shell: pages', () => {
 });
 
 describe('web shell: WebSocket upgrade', () => {
-  it('refuses the upgrade without the token or with a wrong one (401)', async () => {
+  it('refuses the upgrade without the token, with a wrong one, and with the right one in the query or a cookie (401)', async () => {
     const s = await start();
     await expect(connect(s, { token: null })).rejects.toMatchObject({ status: 401 });
     await expect(connect(s, { token: 'wrong' })).rejects.toMatchObject({ status: 401 });
-    await expect(connect(s, { token: null, cookie: `mcp_rewind_token_${s.port}=wrong` })).rejects.toMatchObject({ status: 401 });
+    await expect(connect(s, { token: 'wrong', via: 'bearer' })).rejects.toMatchObject({ status: 401 });
+    // ambient or URL-borne credentials are what leaked: another local page could send them
+    await expect(connect(s, { via: 'query' })).rejects.toMatchObject({ status: 401 });
+    await expect(connect(s, { via: 'cookie' })).rejects.toMatchObject({ status: 401 });
+    await expect(connect(s, { via: 'cookie', origin: null })).rejects.toMatchObject({ status: 401 });
     expect(s.clients()).toBe(0);
   });
 
-  it('accepts the token in the query or in the cookie', async () => {
+  it('accepts the token as a subprotocol (answering mcp-rewind.v1, never echoing the token) or as Authorization: Bearer', async () => {
     const s = await start();
-    await open(s);
-    await open(s, { token: null, cookie: `other=1; mcp_rewind_token_${s.port}=${s.token}` });
+    const page = await open(s);
+    expect(page.protocol).toBe(API_PROTOCOL);
+    await open(s, { via: 'bearer', origin: null });
     expect(s.clients()).toBe(2);
   });
 
@@ -240,7 +254,7 @@ describe('web shell: WebSocket upgrade', () => {
 
   it('refuses upgrades on other paths', async () => {
     const s = await start();
-    const ws = new WebSocket(`ws://127.0.0.1:${s.port}/other?token=${s.token}`, { origin: s.origin });
+    const ws = new WebSocket(`ws://127.0.0.1:${s.port}/other`, [API_PROTOCOL, `${TOKEN_PROTOCOL_PREFIX}${s.token}`], { origin: s.origin });
     ws.on('error', () => {});
     const status = await new Promise<number>((resolve) => ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
     ws.terminate();
@@ -317,7 +331,7 @@ describe('web shell: events', () => {
     const handlers = fakeHandlers();
     const s = await start(handlers);
     const a = frames(await open(s));
-    const b = frames(await open(s, { token: null, cookie: `mcp_rewind_token_${s.port}=${s.token}` }));
+    const b = frames(await open(s, { via: 'bearer', origin: null }));
     const proxies: ProxyInfo[] = [{ id: 'p1', name: 'demo', config: { mode: 'record', port: 0 }, state: 'running', url: 'http://127.0.0.1:1/mcp', exchanges: 0 }];
     const traffic = { seq: 1, proxyId: 'p1', method: 'tools/list', key: 'tools_list', source: 'upstream', cassette: 'recorded', request: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, stream: [], startedAt: 1, durationMs: 2 } as TrafficEvent;
     handlers.emit('proxies', proxies);

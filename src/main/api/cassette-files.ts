@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CassetteEntrySummary } from '../../shared/api.js';
 import { parseDistilled, type CassetteEntry } from '../../shared/cassette/entry.js';
 import type { CassetteStore } from '../engine/cassette/store.js';
 import { requestOfEntry, toolNameFromKey } from '../engine/cassette/keys.js';
+import { readCassetteFile } from '../engine/cassette/safe-read.js';
 
 /**
  * The Cassettes view's file operations on a folder in mcp-rewind's layout. Every `file` comes from the UI, so it is
@@ -133,10 +134,12 @@ async function writeAtomic(full: string, content: string): Promise<void> {
 }
 
 async function readEntryFile(full: string, file: string): Promise<string> {
-  const info = await lstat(full).catch(() => undefined);
-  if (!info) throw new Error(`file: no entry "${file}" in this folder`);
-  if (!info.isFile()) throw new Error(`file: "${file}" is not a regular file`);
-  return readFile(full, 'utf8');
+  try {
+    return await readCassetteFile(dirname(full), file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`file: no entry "${file}" in this folder`);
+    throw new Error(`file: ${(error as Error).message}`);
+  }
 }
 
 export async function listEntries(dir: string, hits: HitCounts): Promise<{ dir: string; entries: CassetteEntrySummary[] }> {
@@ -149,7 +152,7 @@ export async function listEntries(dir: string, hits: HitCounts): Promise<{ dir: 
       const file = files[next++];
       const { n, key } = keyOf(file);
       try {
-        entries.push(summarize(parseEntryText(file, await readFile(join(folder, file), 'utf8')), hits));
+        entries.push(summarize(parseEntryText(file, await readCassetteFile(folder, file)), hits));
       } catch (error) {
         // a broken file stays visible, so it can be opened and fixed
         entries.push({ file, n, key, preview: `(invalid entry) ${(error as Error).message}`.slice(0, PREVIEW_LENGTH), hits: hits.get(key) ?? 0 });
@@ -180,7 +183,10 @@ export async function writeEntry(dir: string, file: string, text: string, hits: 
 export async function deleteEntry(dir: string, file: string): Promise<{ deleted: string }> {
   const full = entryPath(dir, file);
   await assertFolder(dir);
-  await readEntryFile(full, file).then(() => undefined); // exists and is a regular file
+  // a regular file, or a symbolic link planted in the folder (deleting the link never touches its target)
+  const info = await lstat(full).catch(() => undefined);
+  if (!info) throw new Error(`file: no entry "${file}" in this folder`);
+  if (!info.isFile() && !info.isSymbolicLink()) throw new Error(`file: "${file}" is not a regular file`);
   await rm(full);
   if (!DEBUG_SUFFIX.test(file)) {
     const stem = full.slice(0, -'.json'.length);

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { exportHar, exportSingleFile, redactDeep } from '../engine/cassette/export.js';
 import { REDACTED } from '../engine/cassette/redact.js';
+import { readCassetteFile, UnsafeEntryError } from '../engine/cassette/safe-read.js';
 import type { ExportFormat, ExportPreview, ExportResult } from '../../shared/api.js';
 
 /**
@@ -99,20 +100,29 @@ async function checkPaths(req: ExportRequest): Promise<{ source: string; out: st
 
 async function plan(req: ExportRequest): Promise<Planned> {
   const { source, out, cleanFolder } = await checkPaths(req);
+  // entries refused on the way (symbolic links out of the folder…) are reported as skipped, with the reason
+  const skipped: string[] = [];
+  const log = (line: string): void => void skipped.push(line.replace(/^cassette: /, ''));
   if (req.format === 'file') {
-    const cassette = await exportSingleFile(source);
-    return { out, files: [{ path: out, content: JSON.stringify(cassette, null, 2) + '\n' }], skipped: [], redacted: countRedacted(cassette.entries), cleanFolder };
+    const cassette = await exportSingleFile(source, { log });
+    return { out, files: [{ path: out, content: JSON.stringify(cassette, null, 2) + '\n' }], skipped, redacted: countRedacted(cassette.entries), cleanFolder };
   }
   if (req.format === 'har') {
-    const har = await exportHar(source, { creatorVersion: req.version });
-    return { out, files: [{ path: out, content: JSON.stringify(har, null, 2) + '\n' }], skipped: [], redacted: countRedacted(har), cleanFolder };
+    const har = await exportHar(source, { creatorVersion: req.version, log });
+    return { out, files: [{ path: out, content: JSON.stringify(har, null, 2) + '\n' }], skipped, redacted: countRedacted(har), cleanFolder };
   }
   const names = (await readdir(source)).filter((n) => ENTRY_NAME.test(n) && !DEBUG_SUFFIX.test(n)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
   const files: Planned['files'] = [];
-  const skipped: string[] = [];
   let redacted = 0;
   for (const name of names) {
-    const text = await readFile(join(source, name), 'utf8');
+    let text: string;
+    try {
+      text = await readCassetteFile(source, name);
+    } catch (error) {
+      if (!(error instanceof UnsafeEntryError)) throw error;
+      log(error.message);
+      continue;
+    }
     let data: unknown;
     try {
       data = JSON.parse(text);

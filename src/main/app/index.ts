@@ -10,6 +10,7 @@ import { createApiHandlers, toApiError } from '../api/handlers'
 import { settingsFile } from '../api/settings-file'
 import { userDataDir } from '../web/user-data'
 import { rememberWindowState, savedWindowOptions } from './window-state'
+import { guardStdStreams, writeStderr } from '../cli/process-guard'
 
 const isMac = process.platform === 'darwin'
 const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL
@@ -63,7 +64,8 @@ function createWindow(): BrowserWindow {
   return win
 }
 
-const warn = (line: string): void => void process.stderr.write(`mcp-rewind: ${line}\n`)
+guardStdStreams() // started from a terminal that is then closed: writes to stderr must not crash the app
+const warn = (line: string): void => writeStderr(`mcp-rewind: ${line}`)
 const dataDir = userDataDir()
 // settings.json of the user data folder (theme, window state, timeline capacity…); a bad file falls back to defaults
 const settings = settingsFile(dataDir, warn)

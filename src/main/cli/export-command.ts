@@ -30,15 +30,15 @@ export function toExportOptions(raw: Record<string, unknown>): ExportCliOptions 
 }
 
 /** Writes the exports; resolves with the lines to print. */
-export async function runExport(options: ExportCliOptions, creatorVersion: string): Promise<string> {
+export async function runExport(options: ExportCliOptions, creatorVersion: string, log?: (line: string) => void): Promise<string> {
   const lines: string[] = [];
   if (options.out) {
-    const cassette = await exportSingleFile(options.cache);
+    const cassette = await exportSingleFile(options.cache, { log });
     await writeFile(options.out, JSON.stringify(cassette, null, 2) + '\n');
     lines.push(`exported ${cassette.entries.length} entries of ${options.cache} to ${options.out} (single-file cassette)`);
   }
   if (options.har) {
-    const har = await exportHar(options.cache, { creatorVersion });
+    const har = await exportHar(options.cache, { creatorVersion, log });
     await writeFile(options.har, JSON.stringify(har, null, 2) + '\n');
     const synthetic = har.log.entries.filter((e) => e._mcpRewind.synthetic).length;
     lines.push(`exported ${har.log.entries.length} exchanges of ${options.cache} to ${options.har} (HAR 1.2${synthetic ? `, ${synthetic} rebuilt from distilled entries` : ''})`);

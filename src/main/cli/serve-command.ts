@@ -1,5 +1,7 @@
 import { Command, Option } from 'commander';
+import { join } from 'node:path';
 import type { ServeOptions } from '../engine/serve.js';
+import { userDataDir } from '../web/user-data.js';
 import { UsageError } from './options.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -15,7 +17,11 @@ export function buildServeProgram(env: NodeJS.ProcessEnv): Command {
     .option('--connect-timeout <seconds>', 'upstream handshake timeout [MIMCP_UPSTREAM_CONNECT_TIMEOUT_S]', env.MIMCP_UPSTREAM_CONNECT_TIMEOUT_S ?? '15')
     .option('--max-recorded-calls <n>', 'calls kept per session, oldest dropped [MIMCP_MAX_RECORDED_CALLS]', env.MIMCP_MAX_RECORDED_CALLS ?? '1000')
     // no default from the environment here: --help would print the secret
-    .option('--api-token <token>', 'bearer token required on /api/* [MIMCP_API_TOKEN; prefer the variable: flags show in ps]')
+    .option('--api-token <token>', 'bearer token required on /api/* [MIMCP_API_TOKEN; prefer the variable: flags show in ps]; default: a random token kept in the data folder')
+    .option('--no-auth', 'serve the REST API without a token (anyone who can reach the port can create sessions): not recommended')
+    .option('--data-dir <dir>', 'where the generated API token is kept [MCP_REWIND_DATA_DIR]')
+    .option('--max-sessions <n>', 'sessions held at once; more get 429 [MIMCP_MAX_SESSIONS]', env.MIMCP_MAX_SESSIONS ?? '200')
+    .option('--max-rules-bytes <n>', "bytes of one session's rules (tools + instructions as JSON); more get 413", '262144')
     .option('--instructions <text>', 'default instructions for sessions that give none [MIMCP_INSTRUCTIONS]', env.MIMCP_INSTRUCTIONS)
     .option('-v, --verbose', 'log sessions, upstream connections and every exchange', false)
     .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
@@ -30,14 +36,20 @@ function number(name: string, value: string, min: number, max: number, integer =
   return n;
 }
 
-export function toServeOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): ServeOptions & { verbose: boolean } {
+export function toServeOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): ServeOptions & { verbose: boolean; tokenFile: string } {
+  const apiToken = (raw.apiToken as string | undefined) || env.MIMCP_API_TOKEN || undefined;
+  if (apiToken !== undefined && raw.auth === false) throw new UsageError('--no-auth and an API token (--api-token / MIMCP_API_TOKEN) contradict each other');
   return {
     host: String(raw.host),
     port: number('--port', String(raw.port), 0, 65535, true),
     upstreamTimeoutS: number('--upstream-timeout', String(raw.upstreamTimeout), 0.001, 86_400),
     connectTimeoutS: number('--connect-timeout', String(raw.connectTimeout), 0.001, 3_600),
     maxRecordedCalls: number('--max-recorded-calls', String(raw.maxRecordedCalls), 1, 10_000_000, true),
-    apiToken: (raw.apiToken as string | undefined) || env.MIMCP_API_TOKEN || undefined,
+    apiToken,
+    noAuth: raw.auth === false,
+    tokenFile: join((raw.dataDir as string | undefined) || userDataDir(env), 'serve-api-token'),
+    maxSessions: number('--max-sessions', String(raw.maxSessions), 1, 100_000, true),
+    maxRuleSetBytes: number('--max-rules-bytes', String(raw.maxRulesBytes), 1024, 64 * 1024 * 1024, true),
     instructions: raw.instructions as string | undefined,
     allowedHosts: raw.allowedHost as string[] | undefined,
     allowedOrigins: raw.allowedOrigin as string[] | undefined,

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { AppController } from '../api/app-controller.js';
@@ -8,6 +9,8 @@ import { settingsFile } from '../api/settings-file.js';
 import { rendererIndex, startWebShell, type WebShell } from '../web/web-shell.js';
 import { userDataDir } from '../web/user-data.js';
 import { UsageError } from './options.js';
+import { guardStdStreams, stayUp, writeStderr } from './process-guard.js';
+import { persistentToken } from './token-file.js';
 
 /** `mcp-rewind ui`: the desktop UI in the default browser, served on loopback with an access token. */
 export function buildUiProgram(): Command {
@@ -17,7 +20,8 @@ export function buildUiProgram(): Command {
     .option('-p, --port <port>', 'port to listen on (0 = random)', '0')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data-dir <dir>', 'user data folder (settings, saved proxies) [MCP_REWIND_DATA_DIR]')
-    .option('--no-open', 'print the URL only; do not open a browser');
+    .option('--no-open', 'print the URL only; do not open a browser')
+    .option('--new-token', 'replace the access token kept in the data folder (open tabs must then use the new URL)', false);
 }
 
 export interface UiOptions {
@@ -25,12 +29,13 @@ export interface UiOptions {
   port: number;
   dataDir: string;
   open: boolean;
+  newToken?: boolean;
 }
 
 export function toUiOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): UiOptions {
   const port = String(raw.port);
   if (!/^\d+$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${port}"`);
-  return { host: String(raw.host), port: Number(port), dataDir: (raw.dataDir as string | undefined) || userDataDir(env), open: raw.open !== false };
+  return { host: String(raw.host), port: Number(port), dataDir: (raw.dataDir as string | undefined) || userDataDir(env), open: raw.open !== false, ...(raw.newToken ? { newToken: true } : {}) };
 }
 
 /** out/renderer of this package (npm run build), from dist/main/cli or src/main/cli alike */
@@ -41,14 +46,19 @@ export interface RunningUi {
   close(): Promise<void>;
 }
 
+/** Where the UI's access token is kept (0600), so a restarted `mcp-rewind ui` keeps it and open tabs reconnect. */
+export const uiTokenFile = (dataDir: string): string => join(dataDir, 'ui-token');
+
 export async function startUi(options: UiOptions & { version: string; rendererDir?: string; onLog?: (line: string) => void }): Promise<RunningUi> {
   const rendererDir = options.rendererDir ?? RENDERER_DIR;
   if (!existsSync(rendererIndex(rendererDir))) throw new Error(`the UI is not built (${rendererDir} is missing): run npm run build`);
+  if (options.newToken) rmSync(uiTokenFile(options.dataDir), { force: true });
+  const { token } = persistentToken(uiTokenFile(options.dataDir));
   // the timeline's capacity is a setting (read at start; a bad settings file is reported and replaced by defaults)
   const { trafficCapacity } = settingsFile(options.dataDir).get().settings;
   const controller = new AppController({ dataDir: options.dataDir, trafficCapacity }); // its warnings go to stderr
   const handlers = createApiHandlers(controller, { shell: 'browser', version: options.version });
-  const shell = await startWebShell({ host: options.host, port: options.port, rendererDir, handlers, onLog: options.onLog }).catch(async (error: Error) => {
+  const shell = await startWebShell({ host: options.host, port: options.port, rendererDir, handlers, token, onLog: options.onLog }).catch(async (error: Error) => {
     await controller.close();
     throw error;
   });
@@ -76,6 +86,7 @@ export function openBrowser(url: string): void {
 
 /** The whole `mcp-rewind ui` run (argv as process.argv, "ui" at index 2): prints the URL and serves until a signal. */
 export async function uiCommand(argv: string[], version: string): Promise<void> {
+  guardStdStreams();
   const fail = (status: number, message: string): never => {
     process.stderr.write(`mcp-rewind: ${message}\n`);
     process.exit(status);
@@ -93,13 +104,9 @@ export async function uiCommand(argv: string[], version: string): Promise<void> 
     if (error instanceof UsageError) return fail(2, error.message);
     throw error;
   }
-  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const log = writeStderr;
   const ui = await startUi({ ...options, version, onLog: log }).catch((error: Error) => fail(1, `cannot start the UI: ${error.message}`));
   process.stdout.write([`mcp-rewind ${version} — browser UI`, `  open  ${ui.shell.url}`, `  data  ${options.dataDir}`, '  (Ctrl-C to stop)'].join('\n') + '\n');
   if (options.open) openBrowser(ui.shell.url);
-  const stop = (): void => void ui.close().finally(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  process.on('uncaughtException', (error) => log(`internal error: ${error.stack ?? error.message}`));
-  process.on('unhandledRejection', (reason) => log(`internal error: ${String((reason as Error)?.stack ?? reason)}`));
+  stayUp(() => ui.close(), log);
 }

@@ -114,7 +114,7 @@ export async function runVerify(options: VerifyCliOptions, out: (text: string) =
     bridge = await startUpstreamBridge({ kind: 'stdio', command, args }, (line, level) => (level === 'info' ? undefined : log(line)));
   }
   const label = bridge ? `${options.upstreamCommand} (stdio)` : undefined;
-  const report = await verifyCassette({ ...options.engine, ...(bridge ? { upstreamUrl: bridge.url, upstreamLabel: label } : {}), ...engine }).finally(() => bridge?.close());
+  const report = await verifyCassette({ log, ...options.engine, ...(bridge ? { upstreamUrl: bridge.url, upstreamLabel: label } : {}), ...engine }).finally(() => bridge?.close());
   out(formatVerifyReport(report, options.cache));
   if (options.junit) await writeFile(options.junit, junitXml(report));
   return report.drift ? 1 : 0;

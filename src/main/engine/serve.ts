@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse } from '../../shared/jsonrpc.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
@@ -6,13 +7,25 @@ import { serveMcp } from './http/mcp-http.js';
 import { sendJson } from './http/sse.js';
 import { header, safeDecode } from './http/url.js';
 import { handleRest } from './rest/router.js';
-import { bearerToken, SessionManager } from './rest/session-manager.js';
+import { AuthThrottle, type ThrottleOptions } from './http/auth-throttle.js';
+import { bearerToken, DEFAULT_LIMITS, SessionManager } from './rest/session-manager.js';
 
 export interface ServeOptions {
   host?: string;
   port?: number;
-  /** guards /api/* (except /api/healthz) with `Authorization: Bearer <apiToken>` */
+  /**
+   * guards /api/* (except /api/healthz) with `Authorization: Bearer <apiToken>`; without one, a random token is
+   * made (RunningServe.apiToken) unless `noAuth` is set
+   */
   apiToken?: string;
+  /** an explicit opt-out: the REST API answers anyone who can reach the port */
+  noAuth?: boolean;
+  /** sessions held at once (429 beyond) */
+  maxSessions?: number;
+  /** bytes of one session's rules, tools and instructions as JSON (413 beyond) */
+  maxRuleSetBytes?: number;
+  /** back-off for wrong API and session tokens */
+  authThrottle?: ThrottleOptions;
   upstreamTimeoutS?: number;
   connectTimeoutS?: number;
   maxRecordedCalls?: number;
@@ -28,6 +41,8 @@ export interface ServeOptions {
 }
 
 export interface RunningServe {
+  /** the API token in force (undefined with noAuth) */
+  apiToken?: string;
   port: number;
   /** http://127.0.0.1:<port> */
   url: string;
@@ -41,6 +56,8 @@ export interface RunningServe {
  */
 export async function startServe(options: ServeOptions = {}): Promise<RunningServe> {
   const log = options.onLog ?? (() => {});
+  const apiToken = options.noAuth ? undefined : options.apiToken || randomBytes(32).toString('base64url');
+  const throttle = new AuthThrottle(options.authThrottle);
   let base = '';
   const manager = new SessionManager(
     {
@@ -53,19 +70,26 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
       log,
       onExchange: options.onExchange,
     },
-    options.apiToken,
+    apiToken,
     () => base,
+    { maxSessions: options.maxSessions ?? DEFAULT_LIMITS.maxSessions, maxRuleSetBytes: options.maxRuleSetBytes ?? DEFAULT_LIMITS.maxRuleSetBytes },
   );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/api' || path.startsWith('/api/')) return handleRest(manager, req, res, path);
+    if (path === '/api' || path.startsWith('/api/')) return handleRest(manager, req, res, path, throttle);
+    const wait = throttle.refused(req);
+    if (wait !== undefined) {
+      res.setHeader('retry-after', String(wait));
+      return sendJson(res, 429, errorResponse(null, ErrorCode.InvalidRequest, `mcp-rewind: too many wrong session tokens from this address; retry in ${wait} s`));
+    }
     const inPath = /^\/s\/([^/]+)(?:\/|$)/.exec(path);
     const token = inPath ? safeDecode(inPath[1]) : (bearerToken(req) ?? header(req, 'x-mimcp-session'));
-    const session = token ? manager.get(token) : undefined;
+    const session = token ? manager.byAgentToken(token) : undefined;
     if (!session) {
+      if (token) await throttle.failed(req);
       res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind"');
-      return sendJson(res, 401, errorResponse(null, ErrorCode.InvalidRequest, token ? 'mcp-rewind: unknown session token' : 'mcp-rewind: missing session token (Authorization: Bearer <session_id>, X-MiMCP-Session, or /s/<session_id>/mcp)'));
+      return sendJson(res, 401, errorResponse(null, ErrorCode.InvalidRequest, token ? 'mcp-rewind: unknown session token' : 'mcp-rewind: missing session token (Authorization: Bearer <token>, X-MiMCP-Session, or /s/<token>/mcp; the token is in the mcp object of the session\'s creation answer)'));
     }
     // the session token is ours: it never reaches the upstream (its own credentials come from upstream.headers)
     if (!inPath && bearerToken(req) === token) delete req.headers.authorization;
@@ -80,6 +104,7 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
   );
   base = http.url('');
   return {
+    apiToken,
     port: http.port,
     url: base,
     async close() {

@@ -9,15 +9,17 @@ import type { EventName, ServerFrame } from '../../shared/api.js';
 import type { ApiHandlers } from '../api/handlers.js';
 import { listen } from '../engine/http/edge.js';
 import { createGuard } from '../engine/http/guard.js';
-import { safeDecode } from '../engine/http/url.js';
 
 /**
  * The browser shell: serves the built renderer and bridges the UI↔engine contract (src/shared/api.ts) over one
  * WebSocket at /api. Plain Node (no electron). The twin of the Electron IPC adapter in src/main/app.
  *
- * Access: a random token is printed with the URL. A page request needs `?token=` (or the cookie it then sets), the
- * WebSocket upgrade the cookie or `?token=` and, from a browser, this shell's own Origin. Host and Origin are also
- * checked against loopback by the shared edge guard (DNS rebinding).
+ * Access: the page and its assets are public (they hold no secret). The token printed with the URL (`?token=`) is
+ * read by the page, kept in its sessionStorage (scoped to this origin, port included) and removed from the address
+ * bar; the page presents it explicitly on the WebSocket handshake, as a subprotocol `mcp-rewind.token.<token>`
+ * (non-browser clients may send `Authorization: Bearer <token>` instead). No cookie: cookies are scoped by host, not
+ * port, so any other server on 127.0.0.1 would receive one. A browser's handshake must carry this shell's own Origin;
+ * Host and Origin are also checked against loopback by the shared edge guard (DNS rebinding).
  */
 
 /** The handler table as the transports see it: createApiHandlers (src/main/api/handlers.ts) or a stand-in. */
@@ -47,6 +49,9 @@ export interface WebShell {
 }
 
 export const MAX_FRAME_BYTES = 1024 * 1024;
+/** the subprotocol the page asks for (and gets); the token rides beside it as `mcp-rewind.token.<token>` */
+export const API_PROTOCOL = 'mcp-rewind.v1';
+export const TOKEN_PROTOCOL_PREFIX = 'mcp-rewind.token.';
 /** a client that falls this far behind on events is dropped (it reconnects and takes a snapshot) */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 const EVENTS: EventName[] = ['traffic', 'proxies', 'settings', 'breakpoints'];
@@ -68,23 +73,31 @@ const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 /** constant time whatever the lengths: both sides are hashed first */
 const sameToken = (given: string | undefined, token: string): boolean => given !== undefined && timingSafeEqual(digest(given), digest(token));
 
-function cookie(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return safeDecode(part.slice(eq + 1).trim());
+/** The credential a request presents explicitly: a `mcp-rewind.token.*` subprotocol, or `Authorization: Bearer`. */
+function presentedToken(req: IncomingMessage): string | undefined {
+  for (const protocol of String(req.headers['sec-websocket-protocol'] ?? '').split(',')) {
+    const p = protocol.trim();
+    if (p.startsWith(TOKEN_PROTOCOL_PREFIX)) return p.slice(TOKEN_PROTOCOL_PREFIX.length);
   }
-  return undefined;
+  const m = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? '').trim());
+  return m?.[1];
 }
+
+/** A browser's Origin must be this shell itself (same Host, http); no Origin: not a browser. */
+function foreignOrigin(req: IncomingMessage): string | undefined {
+  const origin = req.headers.origin;
+  return origin !== undefined && origin.toLowerCase() !== `http://${req.headers.host ?? ''}`.toLowerCase() ? origin : undefined;
+}
+
+/** no inline scripts, no foreign connections; data:/blob: images and audio for rendered tool results */
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** the handler table rejects with ApiError objects `{ message }`; anything else thrown is reported by its message too */
 function messageOf(error: unknown): string {
   if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') return (error as { message: string }).message;
   return String(error);
 }
-
-const UNAUTHORIZED_PAGE = `<!doctype html><meta charset="utf-8"><title>mcp-rewind</title>
-<h1>401 — access token required</h1>
-<p>Open the address printed by <code>mcp-rewind ui</code> (it ends in <code>?token=…</code>).</p>`;
 
 /** the request target as a URL (path + query), or undefined when it cannot be one (e.g. "//") */
 function parseUrl(target: string | undefined): URL | undefined {
@@ -109,17 +122,17 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
   const root = resolve(options.rendererDir);
   const log = options.onLog ?? (() => {});
   const guard = createGuard({ host });
-  let cookieName = 'mcp_rewind_token';
 
-  const authorized = (req: IncomingMessage, url: URL): boolean => sameToken(url.searchParams.get('token') ?? undefined, token) || sameToken(cookie(req, cookieName), token);
+  const authorized = (req: IncomingMessage): boolean => sameToken(presentedToken(req), token);
 
   const serveFile = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = parseUrl(req.url);
     if (!url) return void res.writeHead(400).end();
-    const security = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' };
-    if (!authorized(req, url)) {
-      res.writeHead(401, { ...security, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(UNAUTHORIZED_PAGE);
-      return;
+    const security = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY', 'content-security-policy': CONTENT_SECURITY_POLICY };
+    if (url.pathname === '/api/auth') {
+      // lets a page tell "my token was refused" (the shell restarted with another one) from "the shell is down"
+      if (foreignOrigin(req)) return void res.writeHead(403, security).end();
+      return void res.writeHead(authorized(req) ? 204 : 401, { ...security, 'cache-control': 'no-store' }).end();
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...security, allow: 'GET, HEAD' }).end();
@@ -139,8 +152,6 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
       return;
     }
     const headers: Record<string, string | number> = { ...security, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': info.size };
-    // the token came in the query: keep it as a cookie, so that assets (and a reload without the query) load
-    if (url.searchParams.has('token')) headers['set-cookie'] = `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict`;
     headers['cache-control'] = extname(file) === '.html' ? 'no-store' : 'no-cache';
     res.writeHead(200, headers);
     if (req.method === 'HEAD') return void res.end();
@@ -156,11 +167,14 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
   };
 
   const edge = await listen({ host, port: options.port ?? 0 }, serveFile, log);
-  // cookies are per host, not per port: two shells on one machine must not overwrite each other's cookie
-  cookieName = `mcp_rewind_token_${edge.port}`;
   const origin = edge.url('');
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_FRAME_BYTES,
+    // the page asks for [API_PROTOCOL, token protocol]: answer with the first (never echo the token back)
+    handleProtocols: (protocols) => (protocols.has(API_PROTOCOL) ? API_PROTOCOL : false),
+  });
   const clients = new Set<WebSocket>();
 
   edge.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -171,11 +185,9 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     const refused = guard(req);
     if (refused) return refuseUpgrade(socket, 403, `forbidden: ${refused}`);
     // a browser always sends Origin on a WebSocket handshake: it must be this page's own origin (same Host, http)
-    const requestOrigin = req.headers.origin;
-    if (requestOrigin !== undefined && requestOrigin.toLowerCase() !== `http://${req.headers.host ?? ''}`.toLowerCase()) {
-      return refuseUpgrade(socket, 403, `forbidden: Origin "${requestOrigin}" is not this shell`);
-    }
-    if (!authorized(req, url)) return refuseUpgrade(socket, 401, 'access token required: open the URL printed by mcp-rewind ui');
+    const foreign = foreignOrigin(req);
+    if (foreign !== undefined) return refuseUpgrade(socket, 403, `forbidden: Origin "${foreign}" is not this shell`);
+    if (!authorized(req)) return refuseUpgrade(socket, 401, 'access token required (subprotocol mcp-rewind.token.<token> or Authorization: Bearer): open the URL printed by mcp-rewind ui');
     wss.handleUpgrade(req, socket, head, (ws) => connected(ws));
   });
 

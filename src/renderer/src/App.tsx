@@ -22,7 +22,7 @@ function shellLabel(): string {
   return bridge ? `Desktop · ${bridge.platform} · v${bridge.version}` : 'Browser'
 }
 
-const STATUS_LABELS = { connecting: 'connecting…', open: 'connected', reconnecting: 'reconnecting…', closed: 'disconnected' } as const
+const STATUS_LABELS = { connecting: 'connecting…', open: 'connected', reconnecting: 'reconnecting…', closed: 'disconnected', unauthorized: 'not signed in' } as const
 
 function ConnectionStatus(): JSX.Element {
   const status = useConnection((s) => s.status)
@@ -130,12 +130,24 @@ function Nav(): JSX.Element {
   )
 }
 
+/** The shell refused (or never got) this page's token: say what to do, in one line, instead of spinning forever. */
+function SignInNotice(): JSX.Element | null {
+  const status = useConnection((s) => s.status)
+  if (status !== 'unauthorized') return null
+  return (
+    <div className="signin-notice" role="alert" data-testid="signin-notice">
+      This page has no valid access token: open the URL that <code>mcp-rewind ui</code> printed (it ends in <code>?token=…</code>).
+    </div>
+  )
+}
+
 function Main(): JSX.Element {
   const view = useNavigation((s) => s.view)
   const current = VIEWS.find((v) => v.id === view) ?? VIEWS[0]
   const View = VIEW_COMPONENTS[current.id]
   return (
     <main className="panel">
+      <SignInNotice />
       <h1 id="view-title" tabIndex={-1}>
         {current.label}
       </h1>

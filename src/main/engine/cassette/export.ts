@@ -1,9 +1,10 @@
 import { STATUS_CODES } from 'node:http';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import { entriesByKey, readDebugFiles, recordedRequest, type RecordedDebug } from './recorded-request.js';
 import { REDACTED, redactHeaders, redactUrl } from './redact.js';
+import { readCassetteFile, UnsafeEntryError } from './safe-read.js';
 import { CassetteStore, SINGLE_FILE_FORMAT } from './store.js';
 
 /**
@@ -37,18 +38,32 @@ export function redactDeep(value: unknown): unknown {
 
 const isFile = (path: string): Promise<boolean> => stat(path).then((s) => s.isFile(), () => false);
 
+export interface ExportOptions {
+  now?: Date;
+  /** warnings: entries refused (symbolic links, unreadable files) */
+  log?: (line: string) => void;
+}
+
 /** The single-file form of a cassette folder (a single file given instead is re-stamped and redacted again). */
-export async function exportSingleFile(path: string, now = new Date()): Promise<SingleFileCassette> {
+export async function exportSingleFile(path: string, options: ExportOptions = {}): Promise<SingleFileCassette> {
+  const now = options.now ?? new Date();
   let entries: SingleFileCassette['entries'];
   if (await isFile(path)) {
-    await CassetteStore.open(path, { watch: false }).then((s) => s.close()); // validates the format
+    await CassetteStore.open(path, { watch: false, log: options.log }).then((s) => s.close()); // validates the format
     entries = (JSON.parse(await readFile(path, 'utf8')) as SingleFileCassette).entries;
   } else {
-    const store = await CassetteStore.open(path, { watch: false });
+    const store = await CassetteStore.open(path, { watch: false, log: options.log });
     store.close();
     entries = [];
     for (const [key, list] of entriesByKey(store)) {
-      for (const e of list) entries.push({ n: e.n, key, entry: JSON.parse(await readFile(join(path, e.file), 'utf8')) as unknown });
+      for (const e of list) {
+        try {
+          entries.push({ n: e.n, key, entry: JSON.parse(await readCassetteFile(path, e.file)) as unknown });
+        } catch (error) {
+          if (!(error instanceof UnsafeEntryError)) throw error;
+          options.log?.(`cassette: ${error.message}`); // replaced by a link since the store read it
+        }
+      }
     }
   }
   entries.sort((a, b) => a.n - b.n);
@@ -156,9 +171,9 @@ function harEntry(x: Exchange, fallbackUrl: string, now: Date): HarEntry {
 const DEBUG_FILE = /^(\d+)(?: (.+?))?(\.req|\.res|\.res-head)\.json$/;
 
 /** HAR 1.2 of a cassette: one entry per recorded exchange, in recorded order. */
-export async function exportHar(path: string, options: { creatorVersion?: string; now?: Date } = {}): Promise<Har> {
+export async function exportHar(path: string, options: ExportOptions & { creatorVersion?: string } = {}): Promise<Har> {
   const now = options.now ?? new Date();
-  const store = await CassetteStore.open(path, { watch: false });
+  const store = await CassetteStore.open(path, { watch: false, log: options.log });
   store.close();
   const exchanges = new Map<string, Exchange>();
   for (const [key, list] of entriesByKey(store)) for (const entry of list) exchanges.set(`${entry.n} ${key}`, { n: entry.n, key, entry });
@@ -171,8 +186,8 @@ export async function exportHar(path: string, options: { creatorVersion?: string
       if (!exchanges.has(stem)) exchanges.set(stem, { n: Number(m[1]), key: m[2] });
     }
     for (const [stem, x] of exchanges) {
-      x.debug = await readDebugFiles(path, stem);
-      x.mtime = await stat(join(path, x.entry?.file ?? `${stem}.req.json`)).then((s) => s.mtime, () => undefined);
+      x.debug = await readDebugFiles(path, stem, options.log);
+      x.mtime = await lstat(join(path, x.entry?.file ?? `${stem}.req.json`)).then((s) => s.mtime, () => undefined);
     }
   }
   const sorted = [...exchanges.values()].filter((x) => x.entry || x.debug?.request).sort((a, b) => a.n - b.n);

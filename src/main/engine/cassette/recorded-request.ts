@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import { toolNameFromKey } from './keys.js';
+import { readCassetteFile, UnsafeEntryError } from './safe-read.js';
 
 /**
  * What was asked, for a recorded entry: `verify` sends it again and `export --har` rebuilds a request from it when
@@ -33,10 +32,11 @@ export interface RecordedDebug {
   responseHead?: { status?: number; headers?: Record<string, string | string[]> };
 }
 
-async function readIf(path: string): Promise<string | undefined> {
+async function readIf(dir: string, name: string, log?: (line: string) => void): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
-  } catch {
+    return await readCassetteFile(dir, name);
+  } catch (error) {
+    if (error instanceof UnsafeEntryError) log?.(`cassette: ${error.message}`);
     return undefined; // missing (debug files are optional), or the cassette is a single file
   }
 }
@@ -51,8 +51,8 @@ function parseJson(text: string | undefined): unknown {
 }
 
 /** Reads the debug files `<stem>.req.json`, `.res.json`, `.res-head.json` of an exchange; undefined when none exists. */
-export async function readDebugFiles(dir: string, stem: string): Promise<RecordedDebug | undefined> {
-  const [req, res, head] = await Promise.all(['.req.json', '.res.json', '.res-head.json'].map((ext) => readIf(join(dir, stem + ext))));
+export async function readDebugFiles(dir: string, stem: string, log?: (line: string) => void): Promise<RecordedDebug | undefined> {
+  const [req, res, head] = await Promise.all(['.req.json', '.res.json', '.res-head.json'].map((ext) => readIf(dir, stem + ext, log)));
   if (req === undefined && res === undefined && head === undefined) return undefined;
   const request = parseJson(req);
   const responseHead = parseJson(head);

@@ -1,8 +1,25 @@
 export const REDACTED = '[REDACTED]';
 
-const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|apikey|x-auth-token|x-access-token|x-mimcp-session|mcp-session-id)$|(secret|token|password|passwd|api[-_]?key|session-key|credential)/i;
+/**
+ * A header is a secret when its name looks like one: a fixed list misses vendors' own (Ocp-Apim-Subscription-Key,
+ * X-Auth-Key, x-functions-key, Signature…), so any name containing one of these words is redacted …
+ */
+const SECRET_WORD = /auth|key|token|secret|signature|password|passwd|session|cookie|credential|api/i;
+/**
+ * … except names known to carry no secret that the words above would catch. Mcp-Session-Id stays redacted: some
+ * servers use the session id as a bearer credential (MiMCP does).
+ */
+const HARMLESS = new Set([
+  'content-type',
+  'accept',
+  'mcp-protocol-version',
+  'last-event-id',
+  'www-authenticate', // a challenge naming the authorization server, needed to debug OAuth; never a credential
+  'access-control-allow-credentials',
+  'sec-websocket-key',
+]);
 
-export const isSecretHeader = (name: string): boolean => SECRET_HEADER.test(name);
+export const isSecretHeader = (name: string): boolean => !HARMLESS.has(name.toLowerCase()) && SECRET_WORD.test(name);
 
 /** A copy of the headers with every credential-like value replaced by "[REDACTED]" (before anything touches disk). */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {

@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseDistilled, distilledFor, type CassetteEntry } from '../../../shared/cassette/entry.js';
+import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from './safe-read.js';
 
 /**
  * `<n> <key>.json` and its debug siblings `.req.json`, `.res.json`, `.res-head.json`. mcp-rewind also writes
@@ -172,10 +173,13 @@ export class CassetteStore {
     const key = m[2];
     let text: string;
     try {
-      text = await readFile(join(this.dir, name), 'utf8');
+      text = await readCassetteFile(this.dir, name);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') this.remove(name, key); // deleted
-      else this.log(`cassette: cannot read ${name}: ${(error as Error).message}`); // keep what we had
+      else if (error instanceof UnsafeEntryError) {
+        this.remove(name, key); // e.g. replaced by a symbolic link after it was loaded
+        this.log(`cassette: ${error.message}`);
+      } else this.log(`cassette: cannot read ${name}: ${(error as Error).message}`); // keep what we had
       return;
     }
     try {
@@ -183,7 +187,7 @@ export class CassetteStore {
       if (n >= this.nextN) this.nextN = n + 1;
     } catch (error) {
       this.remove(name, key);
-      this.log(`cassette: ignoring ${name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      this.log(`cassette: ignoring ${name}: ${jsonErrorMessage(error)}`);
     }
   }
 

@@ -45,6 +45,8 @@ export interface VerifyOptions {
   /** dot paths into the request params (e.g. `arguments.timestamp`) that do not tell recorded requests apart */
   matchIgnore?: string[];
   timeoutMs?: number;
+  /** warnings (entries refused on load, e.g. symbolic links) */
+  log?: (line: string) => void;
   /** a live session of another kind (e.g. stdio); overrides upstreamUrl */
   openSession?: (initializeParams: Record<string, unknown> | undefined) => Promise<LiveSession>;
 }
@@ -86,7 +88,7 @@ function describeInitChange(recorded: Record<string, unknown>, live: Record<stri
 }
 
 export async function verifyCassette(options: VerifyOptions): Promise<VerifyReport> {
-  const store = options.store ?? (await CassetteStore.open(options.dir ?? './cache', { watch: false }));
+  const store = options.store ?? (await CassetteStore.open(options.dir ?? './cache', { watch: false, log: options.log }));
   try {
     return await run(store, options);
   } finally {
@@ -102,7 +104,7 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
   let initializeParams: Record<string, unknown> | undefined;
   for (const [key, entries] of groups) {
     const first = entries[0];
-    const debug = await readDebugFiles(store.dir, `${first.n} ${first.key}`);
+    const debug = await readDebugFiles(store.dir, `${first.n} ${first.key}`, options.log);
     requests.set(key, recordedRequest(first, debug?.request?.body));
     streams.set(key, entries.flatMap((e) => e.stream ?? []));
     if (key === 'initialize') initializeParams = requestInBody(debug?.request?.body, 'initialize')?.params;

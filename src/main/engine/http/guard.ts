@@ -12,11 +12,13 @@ export interface GuardOptions {
   allowedOrigins?: string[];
 }
 
-function hostnameOf(hostHeader: string): string {
-  // "[::1]:8080" → "[::1]", "localhost:80" → "localhost"
-  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
-  const colon = hostHeader.indexOf(':');
-  return (colon >= 0 ? hostHeader.slice(0, colon) : hostHeader).toLowerCase();
+/** RFC 9110 Host: uri-host [ ":" port ], where uri-host is an IP literal in brackets or a name/IPv4 without ':' */
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9._~!$&'()*+,;=%-]+)(?::\d{0,5})?$/i;
+
+/** "[::1]:8080" → "[::1]", "localhost:80" → "localhost"; undefined for anything malformed ("[::1]evil.example") */
+function hostnameOf(hostHeader: string): string | undefined {
+  const m = HOST_HEADER.exec(hostHeader);
+  return m ? m[1].toLowerCase() : undefined;
 }
 
 /**
@@ -33,7 +35,9 @@ export function createGuard(options: GuardOptions): (req: IncomingMessage) => st
   return (req) => {
     const host = req.headers.host;
     if (!host) return 'missing Host header';
-    if (!anyHost && !hosts.has(hostnameOf(host))) return `Host "${host}" is not allowed`;
+    const name = hostnameOf(host);
+    if (name === undefined) return `Host "${host}" is malformed`;
+    if (!anyHost && !hosts.has(name)) return `Host "${host}" is not allowed`;
     const origin = req.headers.origin;
     if (origin === undefined) return null; // not a browser request
     if (origins.has(origin.toLowerCase())) return null;

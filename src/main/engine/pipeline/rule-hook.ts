@@ -1,4 +1,5 @@
-import { UnknownToolError } from '../errors.js';
+import { ErrorCode } from '../../../shared/jsonrpc.js';
+import { RewindError, UnknownToolError } from '../errors.js';
 import type { RuleSet } from '../rules/rule-set.js';
 import type { Hook, Need, RuleOffer } from './contract.js';
 import type { LiveExchange } from './exchange.js';
@@ -67,6 +68,11 @@ export class RuleHook implements Hook {
   onResponse(exchange: LiveExchange): void {
     const response = exchange.response;
     if (!exchange.rewrite || !response || !('result' in response)) return;
-    exchange.response = { ...response, result: exchange.rewrite(response.result) };
+    try {
+      exchange.response = { ...response, result: exchange.rewrite(response.result) };
+    } catch (error) {
+      // a rewrite that fails (an inject template rendering too large) answers an error, never a broken result
+      exchange.response = new RewindError(error instanceof Error ? error.message : String(error), ErrorCode.InternalError).toResponse(response.id);
+    }
   }
 }

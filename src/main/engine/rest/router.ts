@@ -5,6 +5,7 @@ import { HttpError } from '../errors.js';
 import { parseJsonBody, readBody } from '../http/body.js';
 import { sendJson } from '../http/sse.js';
 import { safeDecode } from '../http/url.js';
+import type { AuthThrottle } from '../http/auth-throttle.js';
 import type { SessionManager } from './session-manager.js';
 
 const MAX_REST_BODY = 1024 * 1024;
@@ -23,28 +24,35 @@ async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<
 }
 
 /** MiMCP's REST API: /api/healthz and /api/sessions[/{sid}[/tools|/calls]]. */
-export async function handleRest(manager: SessionManager, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+export async function handleRest(manager: SessionManager, req: IncomingMessage, res: ServerResponse, path: string, throttle: AuthThrottle): Promise<void> {
   try {
-    await route(manager, req, res, path);
+    await route(manager, req, res, path, throttle);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     if (error.status === 413) req.resume();
-    fail(res, error.status, error.status === 400 ? 'invalid request' : 'request refused', error.message);
+    if (error.status === 429) res.setHeader('retry-after', '10');
+    fail(res, error.status, error.status === 400 ? 'invalid request' : error.status === 429 ? 'too many sessions' : 'request refused', error.message);
   }
 }
 
-async function route(manager: SessionManager, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+async function route(manager: SessionManager, req: IncomingMessage, res: ServerResponse, path: string, throttle: AuthThrottle): Promise<void> {
   const method = req.method ?? 'GET';
   if (path === '/api/healthz' && method === 'GET') return sendJson(res, 200, { status: 'ok' });
+  const wait = throttle.refused(req);
+  if (wait !== undefined) {
+    res.setHeader('retry-after', String(wait));
+    return fail(res, 429, 'too many failed attempts', `too many wrong API tokens from this address; retry in ${wait} s`);
+  }
   if (!manager.authorizedForApi(req)) {
+    await throttle.failed(req);
     res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind api"');
-    return fail(res, 401, 'unauthorized', 'missing or wrong API token (Authorization: Bearer <MIMCP_API_TOKEN>)');
+    return fail(res, 401, 'unauthorized', 'missing or wrong API token (Authorization: Bearer <token>: printed by mcp-rewind serve at its first start and kept in its data folder, or set with --api-token / MIMCP_API_TOKEN)');
   }
   if (path === '/api/sessions') {
     if (method === 'GET') return sendJson(res, 200, { sessions: manager.list().map((s) => s.summary()) });
     if (method === 'POST') {
-      const session = await manager.create(await readJson(req, CreateSessionSchema));
-      return sendJson(res, 201, { ...session.summary(), mcp: manager.mcpAccess(session.id), tools: session.tools() });
+      const { session, token } = await manager.create(await readJson(req, CreateSessionSchema));
+      return sendJson(res, 201, { ...session.summary(), mcp: manager.mcpAccess(token), tools: session.tools() });
     }
     return notAllowed(res, 'GET, POST');
   }
@@ -55,7 +63,7 @@ async function route(manager: SessionManager, req: IncomingMessage, res: ServerR
   if (!session) return fail(res, 404, 'not found', `unknown session "${sid}"`);
   switch (`${method} ${m[2] ?? ''}`) {
     case 'GET ':
-      return sendJson(res, 200, session.detail(manager.mcpAccess(sid)));
+      return sendJson(res, 200, session.detail(manager.mcpAccess()));
     case 'DELETE ':
       await manager.delete(sid);
       res.writeHead(204).end();
@@ -64,6 +72,7 @@ async function route(manager: SessionManager, req: IncomingMessage, res: ServerR
       return sendJson(res, 200, { tools: session.tools(), passthrough: session.passthrough });
     case 'PUT /tools': {
       const put = await readJson(req, PutToolsSchema);
+      manager.checkRuleSetSize(put.tools, session.config.instructions);
       const hasUpstream = put.upstream === undefined ? session.endpoint.upstream !== undefined : put.upstream !== null;
       manager.checkSyntheticTools(put.tools, hasUpstream || session.config.cassette !== undefined, 'tools');
       const notified = session.replaceTools(put);

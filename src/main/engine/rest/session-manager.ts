@@ -1,11 +1,22 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { CreateSession, ToolRule } from '../../../shared/rules/schema.js';
 import { HttpError } from '../errors.js';
+import { REDACTED } from '../cassette/redact.js';
 import { RestSession, type SessionSettings } from './rest-session.js';
 import { newSessionId } from './session-id.js';
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+/** What one `serve` holds at most: sessions and the size of one session's rules (tools + instructions, as JSON). */
+export interface SessionLimits {
+  maxSessions: number;
+  maxRuleSetBytes: number;
+}
+export const DEFAULT_LIMITS: SessionLimits = { maxSessions: 200, maxRuleSetBytes: 256 * 1024 };
+
+/** An agent's credential: 256 random bits (the readable session id is a name, never a credential). */
+export const newAgentToken = (): string => randomBytes(32).toString('base64url');
 
 /** Constant-time comparison of two secrets (hashing first makes the lengths equal). */
 export function sameSecret(given: string, expected: string): boolean {
@@ -21,11 +32,15 @@ export function bearerToken(req: IncomingMessage): string | undefined {
 /** The `serve` sessions, created over REST before the agent connects. */
 export class SessionManager {
   private readonly sessions = new Map<string, RestSession>();
+  /** sha256(agent token) → session; the token itself is kept nowhere */
+  private readonly byToken = new Map<string, RestSession>();
+  private readonly tokenDigest = new Map<string, string>();
 
   constructor(
     private readonly settings: SessionSettings,
     private readonly apiToken: string | undefined,
     private readonly baseUrl: () => string,
+    private readonly limits: SessionLimits = DEFAULT_LIMITS,
   ) {}
 
   get size(): number {
@@ -38,16 +53,34 @@ export class SessionManager {
     return given !== undefined && sameSecret(given, this.apiToken);
   }
 
-  /** Finds a session by the token an agent presents (constant-time per candidate is not needed: ids are lookups). */
+  /** A session by its id (REST paths). */
   get(id: string): RestSession | undefined {
     return this.sessions.get(id);
+  }
+
+  /** The session an agent's token opens (looked up by its digest: no comparison of the secret itself). */
+  byAgentToken(token: string): RestSession | undefined {
+    return this.byToken.get(digest(token).toString('hex'));
+  }
+
+  /** Refuses a rule set over the size limit (413). */
+  checkRuleSetSize(tools: unknown, instructions?: string | null): void {
+    const bytes = Buffer.byteLength(JSON.stringify(tools ?? [])) + Buffer.byteLength(instructions ?? '');
+    if (bytes > this.limits.maxRuleSetBytes) {
+      throw new HttpError(413, `tools: the rule set is ${bytes} bytes; a session's rules (tools and instructions) may take at most ${this.limits.maxRuleSetBytes} bytes`);
+    }
   }
 
   list(): RestSession[] {
     return [...this.sessions.values()];
   }
 
-  async create(config: CreateSession): Promise<RestSession> {
+  /** Creates a session; resolves with it and its agent token (shown this once). */
+  async create(config: CreateSession): Promise<{ session: RestSession; token: string }> {
+    if (this.sessions.size >= this.limits.maxSessions) {
+      throw new HttpError(429, `too many sessions: this server holds at most ${this.limits.maxSessions}; delete finished ones (DELETE /api/sessions/{sid})`);
+    }
+    this.checkRuleSetSize(config.tools, config.instructions);
     const mode = config.mode ?? (config.upstream ? 'proxy-only' : 'replay');
     if ((mode === 'record' || mode === 'hybrid' || mode === 'proxy-only') && !config.upstream) throw new HttpError(400, `upstream: required in ${mode} mode`);
     if ((mode === 'record' || mode === 'hybrid') && !config.cassette) throw new HttpError(400, `cassette: required in ${mode} mode`);
@@ -55,8 +88,16 @@ export class SessionManager {
     this.checkSyntheticTools(config.tools, Boolean(config.upstream) || Boolean(config.cassette), 'tools');
     const id = newSessionId((candidate) => this.sessions.has(candidate));
     const session = await RestSession.create(id, config, this.settings);
+    if (this.sessions.size >= this.limits.maxSessions) {
+      await session.close(); // others were created while this one opened
+      throw new HttpError(429, `too many sessions: this server holds at most ${this.limits.maxSessions}`);
+    }
+    const token = newAgentToken();
+    const hex = digest(token).toString('hex');
     this.sessions.set(id, session);
-    return session;
+    this.byToken.set(hex, session);
+    this.tokenDigest.set(id, hex);
+    return { session, token };
   }
 
   /** Without an upstream or a cassette every tool is synthetic and must say what it takes. */
@@ -69,12 +110,24 @@ export class SessionManager {
   async delete(id: string): Promise<void> {
     const session = this.sessions.get(id);
     this.sessions.delete(id);
+    const hex = this.tokenDigest.get(id);
+    this.tokenDigest.delete(id);
+    if (hex) this.byToken.delete(hex);
     await session?.close();
   }
 
-  /** What to give the agent: URL + headers, or a URL with the token in its path for clients that take only a URL. */
-  mcpAccess(id: string): Record<string, unknown> {
-    return { url: `${this.baseUrl()}/mcp`, headers: { Authorization: `Bearer ${id}` }, path_url: `${this.baseUrl()}/s/${encodeURIComponent(id)}/mcp` };
+  /**
+   * What to give the agent: URL + headers, or a URL with the token in its path for clients that take only a URL.
+   * The token is shown once, when the session is created; later views of the session mask it.
+   */
+  mcpAccess(token?: string): Record<string, unknown> {
+    const shown = token ?? REDACTED;
+    return {
+      url: `${this.baseUrl()}/mcp`,
+      headers: { Authorization: `Bearer ${shown}` },
+      path_url: `${this.baseUrl()}/s/${token ? encodeURIComponent(token) : REDACTED}/mcp`,
+      ...(token ? { token } : {}),
+    };
   }
 
   async closeAll(): Promise<void> {

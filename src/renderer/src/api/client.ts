@@ -6,7 +6,8 @@ import type { ApiError, EventName, EventPayloads, RewindApi, ServerFrame } from 
  * - browser: a WebSocket to the web shell's /api (src/main/web/web-shell.ts), reconnecting with backoff.
  */
 
-export type ConnectionStatus = 'connecting' | 'open' | 'reconnecting' | 'closed'
+/** 'unauthorized': the shell refused this page's token (it restarted with another one): open the newly printed URL */
+export type ConnectionStatus = 'connecting' | 'open' | 'reconnecting' | 'closed' | 'unauthorized'
 
 export interface RewindClient extends RewindApi {
   readonly transport: 'ipc' | 'websocket'
@@ -82,9 +83,16 @@ export interface WebSocketLike {
   onmessage: ((event: { data: unknown }) => void) | null
 }
 
+/** What the shell says of this page's token: accepted, refused, or nothing (the shell is not reachable). */
+export type AuthVerdict = 'ok' | 'refused' | 'unreachable'
+
 export interface WebSocketApiOptions {
   url: string
-  WebSocket?: new (url: string) => WebSocketLike
+  /** subprotocols of the handshake; the web shell takes the token as one (see bridgeProtocols) */
+  protocols?: string[]
+  /** asked when a connection closes before it opened: a refused token ends the retries ('unauthorized') */
+  checkAuth?: () => Promise<AuthVerdict>
+  WebSocket?: new (url: string, protocols?: string[]) => WebSocketLike
   /** first reconnect delay; doubles up to maxDelayMs (with jitter) */
   minDelayMs?: number
   maxDelayMs?: number
@@ -105,7 +113,7 @@ interface Queued extends Pending {
 
 /** The browser adapter: JSON frames over one WebSocket (ClientFrame → ServerFrame), events pushed by the shell. */
 export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
-  const Ctor = options.WebSocket ?? (globalThis.WebSocket as unknown as new (url: string) => WebSocketLike)
+  const Ctor = options.WebSocket ?? (globalThis.WebSocket as unknown as new (url: string, protocols?: string[]) => WebSocketLike)
   const minDelay = options.minDelayMs ?? 250
   const maxDelay = options.maxDelayMs ?? 5_000
   const queueTimeout = options.queueTimeoutMs ?? 15_000
@@ -144,10 +152,20 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
     else call.reject(new ApiCallError(call.command, frame.error.message))
   }
 
+  const refuse = (): void => {
+    setStatus('unauthorized')
+    for (const queued of queue.splice(0)) {
+      clearTimeout(queued.timer)
+      queued.reject(new ApiCallError(queued.command, UNAUTHORIZED_MESSAGE))
+    }
+  }
+
   const connect = (): void => {
-    const ws = new Ctor(options.url)
+    const ws = new Ctor(options.url, options.protocols)
     socket = ws
+    let opened = false
     ws.onopen = () => {
+      opened = true
       attempts = 0
       setStatus('open')
       for (const queued of queue.splice(0)) {
@@ -165,19 +183,26 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
         pending.delete(id)
         call.reject(new ApiCallError(call.command, `the connection to mcp-rewind was lost before "${call.command}" was answered (it may or may not have run)`))
       }
-      if (status === 'closed') return
+      if (status === 'closed' || status === 'unauthorized') return
       setStatus('reconnecting')
       const delay = Math.min(maxDelay, minDelay * 2 ** attempts++) * (0.75 + Math.random() / 2)
-      retry = setTimeout(connect, delay)
+      const again = (): void => {
+        if (status === 'reconnecting') retry = setTimeout(connect, delay)
+      }
+      // refused before it opened: a wrong token (a browser cannot see the handshake's 401), or the shell is down
+      if (opened || !options.checkAuth) return again()
+      void options.checkAuth().then((verdict) => (verdict === 'refused' ? refuse() : again()), again)
     }
   }
-  connect()
+  if (options.protocols === undefined && options.checkAuth) refuse() // no token at all
+  else connect()
 
   return {
     transport: 'websocket',
     call(command, input) {
       return new Promise((resolve, reject) => {
         if (status === 'closed') return reject(new ApiCallError(command, `the mcp-rewind client is closed ("${command}" not sent)`))
+        if (status === 'unauthorized') return reject(new ApiCallError(command, UNAUTHORIZED_MESSAGE))
         const id = nextId++
         const frame = JSON.stringify({ id, command, input })
         const call = { command, resolve: resolve as (output: unknown) => void, reject }
@@ -214,15 +239,55 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
   }
 }
 
-/** ws:// URL of the shell's bridge, from the page's own location; `?token=` is passed on (else the cookie is sent). */
-export function bridgeUrl(location: { protocol: string; host: string; search: string }): string {
-  const token = new URLSearchParams(location.search).get('token')
-  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api${token ? `?token=${encodeURIComponent(token)}` : ''}`
+export const UNAUTHORIZED_MESSAGE = 'this page has no valid access token for mcp-rewind: open the URL that `mcp-rewind ui` printed (it ends in ?token=…)'
+
+/** ws:// URL of the shell's bridge, from the page's own location (no credential in it). */
+export function bridgeUrl(location: { protocol: string; host: string }): string {
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api`
+}
+
+/** The handshake's subprotocols: the API's, then the token (src/main/web/web-shell.ts reads it there). */
+export function bridgeProtocols(token: string): string[] {
+  return ['mcp-rewind.v1', `mcp-rewind.token.${token}`]
+}
+
+const TOKEN_KEY = 'mcp-rewind-token'
+
+/**
+ * This page's access token. The printed URL carries it once (`?token=`): it moves into sessionStorage (this origin
+ * only, port included: no other local server can read it, unlike a cookie) and out of the address bar and history.
+ */
+export function pageToken(location: Pick<Location, 'search' | 'pathname' | 'hash'>, storage: Pick<Storage, 'getItem' | 'setItem'>, history?: Pick<History, 'replaceState'>): string | undefined {
+  const query = new URLSearchParams(location.search)
+  const fromUrl = query.get('token')
+  if (fromUrl) {
+    storage.setItem(TOKEN_KEY, fromUrl)
+    query.delete('token')
+    const rest = query.toString()
+    history?.replaceState(null, '', `${location.pathname}${rest ? `?${rest}` : ''}${location.hash}`)
+    return fromUrl
+  }
+  return storage.getItem(TOKEN_KEY) ?? undefined
+}
+
+/** Asks the shell whether a token is (still) good: GET /api/auth with it, 204 or 401. */
+async function checkToken(token: string): Promise<AuthVerdict> {
+  try {
+    const res = await fetch('/api/auth', { headers: { authorization: `Bearer ${token}` }, cache: 'no-store' })
+    return res.status === 204 ? 'ok' : res.status === 401 ? 'refused' : 'unreachable'
+  } catch {
+    return 'unreachable'
+  }
 }
 
 /** The client for this page: Electron IPC when the preload bridge is there, else the web shell's WebSocket. */
 export function createApi(): RewindClient {
   const bridge = (globalThis as { rewind?: Partial<IpcBridge> }).rewind
   if (bridge && typeof bridge.call === 'function' && typeof bridge.on === 'function') return createIpcApi(bridge as IpcBridge)
-  return createWebSocketApi({ url: bridgeUrl(globalThis.location) })
+  const token = pageToken(globalThis.location, globalThis.sessionStorage, globalThis.history)
+  return createWebSocketApi({
+    url: bridgeUrl(globalThis.location),
+    protocols: token ? bridgeProtocols(token) : undefined,
+    checkAuth: token ? () => checkToken(token) : async () => 'refused',
+  })
 }
