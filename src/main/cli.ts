@@ -5,7 +5,7 @@ import { buildServeProgram, toServeOptions } from './cli/serve-command.js';
 import { formatExchange } from './cli/format.js';
 import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';
 import { buildExportProgram, runExport, toExportOptions } from './cli/export-command.js';
-import { compileRedactions, redactUrl, scrub } from './engine/cassette/redact.js';
+import { compileRedactions, scrub } from './engine/cassette/redact.js';
 import { guardStdStreams, stayUp, writeStderr } from './cli/process-guard.js';
 import { persistentToken } from './cli/token-file.js';
 import type { Log } from './engine/log.js';

@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { lstat, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+
+import { lstat, readdir, rm, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { writeAtomic } from '../engine/fs/atomic-write.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CassetteEntrySummary } from '../../shared/api.js';
 import { parseDistilled, type CassetteEntry } from '../../shared/cassette/entry.js';
@@ -21,7 +22,6 @@ const DEBUG_SUFFIX = /\.(req|res|res-head)\.json$/;
 /** any file that counts for the numbering (as in the store): `<n>.req.json`, `<n> <key>.json`, … */
 const NUMBERED = /^(\d+)[ .]/;
 /** the store's temp prefix: its watcher and loader ignore (and clean up) these */
-const TEMP_PREFIX = '.rewind-tmp-';
 const PREVIEW_LENGTH = 120;
 const READ_CONCURRENCY = 32;
 /** how long a change waits for the running proxies on the folder to pick it up */
@@ -121,24 +121,12 @@ export function parseEntryText(file: string, text: string): CassetteEntry {
   return entry;
 }
 
-/** Writes a file the way the store does: temp file in the same folder, then rename. */
-async function writeAtomic(full: string, content: string): Promise<void> {
-  const temp = join(dirname(full), `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
-  try {
-    await writeFile(temp, content);
-    await rename(temp, full);
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => {});
-    throw error;
-  }
-}
-
 async function readEntryFile(full: string, file: string): Promise<string> {
   try {
     return await readCassetteFile(dirname(full), file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`file: no entry "${file}" in this folder`);
-    throw new Error(`file: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`file: no entry "${file}" in this folder`, { cause: error });
+    throw new Error(`file: ${(error as Error).message}`, { cause: error });
   }
 }
 

@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+
+import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { writeAtomic } from '../engine/fs/atomic-write.js';
 import { exportHar, exportSingleFile, redactDeep } from '../engine/cassette/export.js';
 import { REDACTED } from '../engine/cassette/redact.js';
 import { readCassetteFile, UnsafeEntryError } from '../engine/cassette/safe-read.js';
@@ -155,17 +156,6 @@ export async function previewExport(req: ExportRequest): Promise<ExportPreview> 
     redacted: p.redacted,
     skipped: p.skipped,
   };
-}
-
-async function writeAtomic(path: string, content: string): Promise<void> {
-  const temp = join(dirname(path), `.rewind-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-  try {
-    await writeFile(temp, content);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => {});
-    throw error;
-  }
 }
 
 export async function runExport(req: ExportRequest): Promise<ExportResult> {

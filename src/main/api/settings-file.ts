@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync, renameSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { writeAtomic } from '../engine/fs/atomic-write.js';
 import { join, resolve } from 'node:path';
 import { SettingsPatchSchema, SettingsSchema, type Settings, type SettingsInfo, type SettingsPatch, type WindowState } from '../../shared/api.js';
 import { describeZodError } from '../../shared/rules/schema.js';
@@ -88,14 +89,9 @@ export class SettingsFile {
     const text = `${JSON.stringify(settings, null, 2)}\n`;
     const run = this.writes.then(async () => {
       await mkdir(this.dataDir, { recursive: true });
-      const temp = `${this.file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-      try {
-        await writeFile(temp, text, { encoding: 'utf8', mode: 0o600 });
-        await rename(temp, this.file);
-      } catch (error) {
-        await rm(temp, { force: true }).catch(() => {});
-        throw new Error(`cannot write ${this.file}: ${(error as Error).message}`, { cause: error });
-      }
+      await writeAtomic(this.file, text, { mode: 0o600 }).catch((error: Error) => {
+        throw new Error(`cannot write ${this.file}: ${error.message}`, { cause: error });
+      });
     });
     this.writes = run.catch(() => {});
     return run;

@@ -76,11 +76,11 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   const memory: ToolsMemory = {};
   const breakpoints = new Breakpoints();
   const events = new EventHook();
-  let endpoint: McpEndpoint | undefined;
+  const live: { endpoint?: McpEndpoint } = {}; // the rules ask whether an upstream is there now (serve switches it)
   const ruleHook =
     rules &&
     new RuleHook(rules, memory, {
-      hasSource: () => endpoint?.upstream !== undefined || replayer !== undefined,
+      hasSource: () => live.endpoint?.upstream !== undefined || replayer !== undefined,
       recordedTools: () => {
         const tools = replayer?.peek('tools_list')?.result.tools;
         return Array.isArray(tools) ? (tools as Array<Record<string, unknown>>) : undefined;
@@ -88,7 +88,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     });
   // in onResponse order: rules rewrite, a breakpoint holds, then what observes the final answer
   const hooks: Hook[] = [ruleHook, breakpoints, replayer, recorder, events].filter((h): h is NonNullable<typeof h> => h !== undefined);
-  endpoint = new McpEndpoint({
+  const endpoint = new McpEndpoint({
     upstream,
     hooks: new HookChain(hooks, log),
     // the cassette may answer initialize, and rules may outlive (or switch) the upstream: the proxy owns the sessions
@@ -97,6 +97,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
     log,
   });
+  live.endpoint = endpoint;
   const built = endpoint;
   return {
     endpoint: built,

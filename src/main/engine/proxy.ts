@@ -45,18 +45,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   if (isLive(mode) && !options.upstreamUrl) throw new Error(`${mode} mode needs an upstream URL`);
   const built = await createEndpoint(options);
   const warn = (line: string): void => options.onLog?.(line, 'warn');
-  let legacy: LegacySseEndpoint | undefined; // GET /sse + POST /messages, made once the server listens // GET /sse + POST /messages for legacy HTTP+SSE clients
+  const legacy: { sse?: LegacySseEndpoint } = {}; // GET /sse + POST /messages for legacy HTTP+SSE clients, made once the server listens
   const http = await listen(
     { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
     async (req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/healthcheck' && req.method === 'GET') return sendJson(res, 200, { status: 'ok', mode });
-      if (legacy && (await legacy.handle(req, res))) return;
+      if (legacy.sse && (await legacy.sse.handle(req, res))) return;
       return serveMcp(built.endpoint, req, res);
     },
     warn,
   );
-  legacy = createLegacySseEndpoint(http.url('/mcp'), (line) => options.onLog?.(line, 'info'));
+  legacy.sse = createLegacySseEndpoint(http.url('/mcp'), (line) => options.onLog?.(line, 'info'));
   return {
     mode,
     port: http.port,
@@ -71,7 +71,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     async close() {
       built.breakpoints.releaseAll(); // paused calls go on: the server can then close
       await built.flush();
-      await legacy?.close();
+      await legacy.sse?.close();
       await http.close();
       await built.close();
     },

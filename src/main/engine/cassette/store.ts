@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { TEMP_PREFIX, writeAtomic, writerIsGone } from '../fs/atomic-write.js';
 import { parseDistilled, distilledFor, type CassetteEntry } from '../../../shared/cassette/entry.js';
 import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from './safe-read.js';
 
@@ -10,24 +10,10 @@ import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from './safe-rea
  * key-less debug files (`<n>.req.json`) for requests it does not cache; they only count for the numbering.
  */
 const CASSETTE_FILE = /^(\d+)(?: (.+?))?(\.req|\.res|\.res-head)?\.json$/;
-/** `.rewind-tmp-<pid>-<random>`: the pid tells a crashed writer's leftovers from another live process's write. */
-const TEMP_PREFIX = '.rewind-tmp-';
 const LOAD_CONCURRENCY = 32;
 /** the `format` of a single-file cassette (`mcp-rewind export --out`), which `--cache FILE` replays read-only */
 export const SINGLE_FILE_FORMAT = 'mcp-rewind-cassette';
 const READ_ONLY_MESSAGE = 'a single-file cassette is read-only: record into a folder';
-
-function writerIsGone(tempName: string): boolean {
-  const pid = Number(tempName.slice(TEMP_PREFIX.length).split('-')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return true;
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
 
 export interface DebugFiles {
   request: { method: string; url: string; headers: Record<string, string | string[]>; body: unknown };
@@ -109,11 +95,11 @@ export class CassetteStore {
     const stem = `${n} ${key}`;
     const file = `${stem}.json`;
     if (debug) {
-      await this.writeAtomic(`${stem}.req.json`, JSON.stringify(debug.request, null, 2));
-      await this.writeAtomic(`${stem}.res.json`, debug.responseBody);
-      await this.writeAtomic(`${stem}.res-head.json`, JSON.stringify(debug.responseHead, null, 2));
+      await writeAtomic(join(this.dir, `${stem}.req.json`), JSON.stringify(debug.request, null, 2));
+      await writeAtomic(join(this.dir, `${stem}.res.json`), debug.responseBody);
+      await writeAtomic(join(this.dir, `${stem}.res-head.json`), JSON.stringify(debug.responseHead, null, 2));
     }
-    await this.writeAtomic(file, JSON.stringify(distilledFor(method, entry), null, 2));
+    await writeAtomic(join(this.dir, file), JSON.stringify(distilledFor(method, entry), null, 2));
     const stored: CassetteEntry = { ...entry, n, key, file };
     this.insert(stored);
     return stored;
@@ -123,17 +109,6 @@ export class CassetteStore {
     this.watcher?.close();
     for (const timer of this.pendingReloads.values()) clearTimeout(timer);
     this.pendingReloads.clear();
-  }
-
-  private async writeAtomic(name: string, content: string): Promise<void> {
-    const temp = join(this.dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
-    try {
-      await writeFile(temp, content);
-      await rename(temp, join(this.dir, name));
-    } catch (error) {
-      await rm(temp, { force: true }).catch(() => {});
-      throw error;
-    }
   }
 
   private async clean(): Promise<void> {
