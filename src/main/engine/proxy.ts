@@ -51,7 +51,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     async (req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/healthcheck' && req.method === 'GET') return sendJson(res, 200, { status: 'ok', mode });
-      if (legacy.sse && (await legacy.sse.handle(req, res))) return;
+      // the legacy SSE paths parse the URL: only for requests that may be theirs (the hot path stays a string check)
+      if (legacy.sse && (path.includes('/sse') || path.includes('/messages')) && (await legacy.sse.handle(req, res))) return;
       return serveMcp(built.endpoint, req, res);
     },
     warn,

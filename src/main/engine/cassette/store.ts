@@ -10,6 +10,8 @@ import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from './safe-rea
  * key-less debug files (`<n>.req.json`) for requests it does not cache; they only count for the numbering.
  */
 const CASSETTE_FILE = /^(\d+)(?: (.+?))?(\.req|\.res|\.res-head)?\.json$/;
+/** keys of server notifications filed after an exchange (keys.ts followUpKey) */
+const FOLLOW_UP_PREFIX = 'after_';
 const LOAD_CONCURRENCY = 32;
 /** the `format` of a single-file cassette (`mcp-rewind export --out`), which `--cache FILE` replays read-only */
 export const SINGLE_FILE_FORMAT = 'mcp-rewind-cassette';
@@ -42,6 +44,7 @@ export class CassetteStore {
   private readonly loose = new Map<string, CassetteEntry[]>();
   private readonly looseKey?: (entry: CassetteEntry) => string | undefined;
   private nextN = 1;
+  private followUps = 0;
   private watcher?: FSWatcher;
   private readonly pendingReloads = new Map<string, NodeJS.Timeout>();
   private readonly log: (line: string) => void;
@@ -194,8 +197,14 @@ export class CassetteStore {
     }
   }
 
+  /** how many keys hold server notifications filed after an exchange (`after_<key>`): replay offers a server stream */
+  get followUpKeys(): number {
+    return this.followUps;
+  }
+
   private insert(entry: CassetteEntry): void {
     this.remove(entry.file, entry.key);
+    if (entry.key.startsWith(FOLLOW_UP_PREFIX) && !this.index.has(entry.key)) this.followUps++;
     insertSorted(this.index, entry.key, entry);
     const loose = this.looseKey?.(entry);
     if (loose !== undefined) insertSorted(this.loose, loose, entry);
@@ -206,7 +215,10 @@ export class CassetteStore {
     const i = list ? list.findIndex((e) => e.file === file) : -1;
     if (!list || i < 0) return;
     const [gone] = list.splice(i, 1);
-    if (list.length === 0) this.index.delete(key);
+    if (list.length === 0) {
+      this.index.delete(key);
+      if (key.startsWith(FOLLOW_UP_PREFIX)) this.followUps--;
+    }
     const loose = this.looseKey?.(gone);
     const looseList = loose !== undefined ? this.loose.get(loose) : undefined;
     if (!looseList) return;

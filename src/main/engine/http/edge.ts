@@ -7,6 +7,9 @@ import { sendJson } from './sse.js';
 const CORS_ALLOW_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, x-mimcp-session';
 const CORS_EXPOSE_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate';
 
+/** how long an idle client connection is kept open */
+const KEEP_ALIVE_MS = 60_000;
+
 export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /**
@@ -15,7 +18,8 @@ export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<voi
  */
 export async function listen(options: GuardOptions & { port?: number }, handler: Handler, warn: (line: string) => void): Promise<{ server: Server; port: number; url: (path: string) => string; close(): Promise<void> }> {
   const guard = createGuard(options);
-  const server = http.createServer((req, res) => {
+  // an agent calls tools seconds apart: its connection stays open between calls (Node's default drops it after 5 s)
+  const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, (req, res) => {
     const refused = guard(req);
     if (refused) return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${refused}`));
     const origin = req.headers.origin;

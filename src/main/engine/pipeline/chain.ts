@@ -9,6 +9,7 @@ const RANK: Record<Need, number> = { none: 0, observe: 1, hold: 2 };
 /** The hooks a mode installs, called in order. Errors of one hook are logged and never break the exchange. */
 export class HookChain implements Hooks {
   private readonly withActive: Hook[];
+  private readonly onRequest: Hook[];
   private readonly withNeed: Hook[];
   private readonly streamObservers: Hook[];
   private readonly pushers: Hook[];
@@ -18,6 +19,7 @@ export class HookChain implements Hooks {
     private readonly log: Log,
   ) {
     this.withActive = hooks.filter((h) => h.wantsRequests);
+    this.onRequest = hooks.filter((h) => h.onRequest);
     this.withNeed = hooks.filter((h) => h.need);
     this.streamObservers = hooks.filter((h) => h.onServerMessage);
     this.pushers = hooks.filter((h) => h.pushes);
@@ -30,8 +32,14 @@ export class HookChain implements Hooks {
     return false;
   }
 
+  /** Does any hook want to see requests before they are planned (a breakpoint is set)? */
+  intercepts(): boolean {
+    for (const hook of this.onRequest) if (!hook.wantsRequests || hook.wantsRequests()) return true;
+    return false;
+  }
+
   async request(exchange: LiveExchange, session: Session | undefined, signal: Closable): Promise<void> {
-    for (const hook of this.hooks) if (hook.onRequest) await hook.onRequest(exchange, session, signal);
+    for (const hook of this.onRequest) await hook.onRequest!(exchange, session, signal);
   }
 
   offers(exchange: LiveExchange, session: Session): { rule?: RuleOffer; cassette?: CassetteOffer } {

@@ -104,7 +104,7 @@ export class McpEndpoint implements Stage {
 
     const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
     // hooks before the plan (a breakpoint pauses, edits or fails a call): every request of the POST at once
-    if (this.hooks.active()) await Promise.all(exchanges.map((e) => this.hooks.request(e, session, res)));
+    if (this.hooks.intercepts()) await Promise.all(exchanges.map((e) => this.hooks.request(e, session, res)));
     const planSession = session ?? this.sessions.get(undefined, null);
     const streamable = exchanges.length === 1 && !Array.isArray(parsed) && (header(req, 'accept') ?? '').includes('text/event-stream');
     const local: LocalAnswer[] = [];
@@ -223,9 +223,14 @@ export class McpEndpoint implements Stage {
 
   /** Waits out simulated latency (override delay_s) and the holding hooks; returns the answers in order. */
   private async settle(local: LocalAnswer[], session: Session | undefined, res: ServerResponse): Promise<JsonRpcResponse[]> {
-    const longest = Math.max(0, ...local.map((l) => l.delayMs));
+    let longest = 0;
+    let holding = false;
+    for (const l of local) {
+      if (l.delayMs > longest) longest = l.delayMs;
+      if (l.exchange.need === 'hold') holding = true;
+    }
     if (longest > 0) await delay(longest);
-    await Promise.all(local.map((l) => this.hooks.respond(l.exchange, session, res)));
+    if (holding) await Promise.all(local.map((l) => this.hooks.respond(l.exchange, session, res)));
     return local.map((l) => l.exchange.response as JsonRpcResponse);
   }
 

@@ -7,49 +7,42 @@ import { copyEndToEndHeaders } from '../upstream/headers.js';
 import type { Stage } from './contract.js';
 
 /**
- * A POST that no hook wants to see, in an endpoint that hands the upstream's sessions through: piped to the upstream
- * unread, the answer piped back — what a bare HTTP proxy does (the upstream judges the request). The body's bytes
- * are kept (references to the chunks, no copy) only to answer each request with a JSON-RPC error should the
- * upstream fail, as the relay does.
+ * A POST that no hook wants to see, in an endpoint that hands the upstream's sessions through: passed to the upstream
+ * unparsed, the answer piped back — what a bare HTTP proxy does (the upstream judges the request). The body's bytes
+ * are parsed only should the upstream fail, to answer each request with a JSON-RPC error as the relay does.
  */
-export async function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const upstream = stage.upstream!;
   const headers = copyEndToEndHeaders(req.headers);
-  const length = req.headers['content-length'];
-  if (length !== undefined) headers['content-length'] = length;
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  let upRes: IncomingMessage;
-  try {
-    upRes = await upstream.request('POST', headers, req, header(req, 'mcp-session-id')); // mirrored: the upstream's own id
-  } catch (error) {
-    await ended(req);
-    return upstreamDown(stage, res, requestIds(chunks), error);
-  }
+  // small JSON-RPC bodies: one write upstream (headers and body together) costs less than piping
+  req.once('end', () => {
+    const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    upstream.request('POST', headers, body, header(req, 'mcp-session-id')).then(
+      (upRes) => relayAnswer(upRes, res, chunks),
+      (error: unknown) => upstreamDown(stage, res, requestIds(chunks), error),
+    );
+  });
+  return Promise.resolve();
+}
+
+/** The upstream's answer piped back; a stream that breaks before its end gets an error event per request. */
+function relayAnswer(upRes: IncomingMessage, res: ServerResponse, chunks: Buffer[]): void {
   const out = copyEndToEndHeaders(upRes.headers);
   if (upRes.headers['content-length']) out['content-length'] = upRes.headers['content-length'];
   res.writeHead(upRes.statusCode ?? 502, out);
   upRes.pipe(res);
-  const broken = (): void => {
-    if (res.writableEnded) return;
+  upRes.once('close', () => {
+    if (upRes.complete || res.writableEnded) return;
     if (!upRes.headers['content-type']?.includes('text/event-stream')) return void res.destroy();
     res.write('\n\n'); // we may be inside an event: a blank line closes it
     for (const id of requestIds(chunks)) res.write(sseEvent(new UpstreamUnavailableError('mcp-rewind: upstream closed the stream before answering').toResponse(id)));
     res.end();
-  };
-  upRes.on('error', broken);
-  upRes.on('aborted', broken);
-  res.on('close', () => {
-    if (!upRes.complete) upRes.destroy();
   });
-}
-
-function ended(req: IncomingMessage): Promise<void> {
-  if (req.readableEnded) return Promise.resolve();
-  return new Promise((resolve) => {
-    req.once('end', resolve);
-    req.once('error', resolve);
-    req.resume();
+  upRes.on('error', () => {}); // reported by 'close' above
+  res.once('close', () => {
+    if (!upRes.complete) upRes.destroy();
   });
 }
 

@@ -43,8 +43,7 @@ export class Replayer implements Hook {
 
   /** Does the cassette hold any server notification to push? (decides whether replay offers a GET stream) */
   hasFollowUps(): boolean {
-    for (const key of this.store.keys()) if (key.startsWith('after_')) return true;
-    return false;
+    return this.store.followUpKeys > 0;
   }
 
   /** The first entry of a key, without moving the replay cursor. */
@@ -91,7 +90,7 @@ export class Replayer implements Hook {
   }
 
   need(exchange: LiveExchange): Need {
-    return exchange.cassette === 'hit' && this.store.lookup(followUpKey(exchange.key)) ? 'observe' : 'none';
+    return exchange.cassette === 'hit' && this.store.followUpKeys > 0 && this.store.lookup(followUpKey(exchange.key)) ? 'observe' : 'none';
   }
 
   /** Replay: the server notifications recorded after this exchange go out on the client's server stream, after the answer. */

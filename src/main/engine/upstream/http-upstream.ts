@@ -1,10 +1,16 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { redactUrl } from '../cassette/redact.js';
 import { collectMessages } from '../http/response-tap.js';
 import type { Upstream } from '../pipeline/contract.js';
+
+/** A request body piped through as it arrives; `chunks` fills with its bytes as they pass (the caller collects them). */
+export interface PipedBody {
+  stream: Readable;
+  chunks: Buffer[];
+}
 
 export const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
 
@@ -40,35 +46,32 @@ export class HttpUpstream implements Upstream {
 
   /**
    * Sends a request upstream; resolves with the response head as soon as it arrives (the body streams on). `body` is
-   * a buffer, or the client's request piped through as it arrives (its bytes are kept to send it again, once, should
-   * a kept-alive socket turn out closed).
+   * a buffer, or the client's request piped through as it arrives (the caller keeps its chunks: they are sent again,
+   * once, should a kept-alive socket turn out closed).
    */
-  request(method: string, headers: Record<string, string | string[]>, body?: Buffer | Readable, sessionId?: string | null, target: URL = this.url): Promise<IncomingMessage> {
+  request(method: string, headers: Record<string, string | string[]>, body?: Buffer | PipedBody, sessionId?: string | null, target: URL = this.url): Promise<IncomingMessage> {
     const out: Record<string, string | string[]> = { ...headers };
     for (const name in this.headers) out[name.toLowerCase()] = this.headers[name];
     delete out['mcp-session-id'];
     if (sessionId) out['mcp-session-id'] = sessionId;
     if (body instanceof Buffer) out['content-length'] = String(body.length);
     const where = target === this.url ? this.target : urlToOptions(target);
-    const send = (payload: Buffer | Readable | undefined, retried: boolean): Promise<IncomingMessage> =>
+    const send = (payload: Buffer | PipedBody | undefined, retried: boolean): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
         const signal = method === 'POST' && this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined;
         const req = this.transport.request({ ...where, method, headers: out, agent: this.agent, signal }, resolve);
-        const sent: Buffer[] | undefined = payload instanceof Readable ? [] : undefined;
         req.on('error', (error: NodeJS.ErrnoException) => {
           // a kept-alive socket the server closed meanwhile (it restarted): Node's documented retry-once pattern
           if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
-            if (!sent) return resolve(send(payload, true));
-            const stream = payload as Readable;
-            const again = (): void => resolve(send(Buffer.concat(sent), true));
+            if (!(payload && 'stream' in payload)) return resolve(send(payload, true));
+            const { stream, chunks } = payload;
+            const again = (): void => resolve(send(Buffer.concat(chunks), true));
             if (stream.readableEnded) again();
             else stream.once('end', again).resume();
           } else reject(error);
         });
-        if (payload instanceof Readable) {
-          payload.on('data', (chunk: Buffer) => sent!.push(chunk));
-          payload.pipe(req);
-        } else req.end(payload);
+        if (payload && 'stream' in payload) payload.stream.pipe(req);
+        else req.end(payload);
       });
     return send(body, false);
   }
