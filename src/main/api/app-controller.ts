@@ -2,7 +2,6 @@ import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import type { CommandOutputs, EventName, EventPayloads, ProxyConfig, ProxyInfo, TrafficEvent } from '../../shared/api.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
-import type { CassetteStore } from '../engine/cassette/store.js';
 import { startProxy, type RunningProxy } from '../engine/proxy.js';
 import { startUpstreamBridge, type UpstreamBridge } from '../engine/transports/upstream-bridge.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
@@ -157,12 +156,6 @@ export class AppController implements DemoHost {
       if (event.cassette === 'hit' && from !== undefined && event.startedAt >= from) hits.set(event.key, (hits.get(event.key) ?? 0) + 1);
     });
     return hits;
-  }
-
-  /** The cassette stores of the running proxies on a folder (they follow its files through a watcher). */
-  storesOn(dir: string): CassetteStore[] {
-    const folder = resolve(dir);
-    return [...this.proxies.values()].flatMap((p) => (p.running?.store?.dir === folder ? [p.running.store] : []));
   }
 
   startDemo(): Promise<CommandOutputs['demo.start']> {

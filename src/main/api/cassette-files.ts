@@ -1,31 +1,22 @@
-
 import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { writeAtomic } from '../engine/fs/atomic-write.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CassetteEntrySummary } from '../../shared/api.js';
 import { parseDistilled, type CassetteEntry } from '../../shared/cassette/entry.js';
-import type { CassetteStore } from '../engine/cassette/store.js';
 import { requestOfEntry, toolNameFromKey } from '../engine/cassette/keys.js';
+import { entryFileName, isEntryFile, parseCassetteName } from '../engine/cassette/names.js';
+import { folderPersister } from '../engine/cassette/persist/folder.js';
 import { readCassetteFile } from '../engine/cassette/safe-read.js';
 
 /**
- * The Cassettes view's file operations on a folder in mcp-rewind's layout. Every `file` comes from the UI, so it is
- * checked to be a plain distilled-entry name inside `dir` before anything touches the disk. A running proxy on the
- * same folder sees the changes through its store's folder watcher.
+ * The Cassettes view's operations on a folder in mcp-rewind's layout, through the folder's persister: every store of
+ * a running proxy on the folder indexes a change as it is made (the next replayed call gets the new text; nothing
+ * waits for a watcher). Every `file` comes from the UI, so it is checked to be a plain entry name inside `dir`
+ * before anything touches the disk.
  */
 
-/** `<n> <key>.json`, as accepted from the UI */
-const ENTRY_NAME = /^\d+ .+\.json$/;
-/** the debug siblings of an entry: never listed, edited or duplicated as entries */
-const DEBUG_SUFFIX = /\.(req|res|res-head)\.json$/;
-/** any file that counts for the numbering (as in the store): `<n>.req.json`, `<n> <key>.json`, … */
-const NUMBERED = /^(\d+)[ .]/;
-/** the store's temp prefix: its watcher and loader ignore (and clean up) these */
 const PREVIEW_LENGTH = 120;
 const READ_CONCURRENCY = 32;
-/** how long a change waits for the running proxies on the folder to pick it up */
-const STORE_SETTLE_MS = 2_000;
 
 /** Times each key was served from this folder's cache (computed by the controller from the traffic). */
 export type HitCounts = ReadonlyMap<string, number>;
@@ -35,7 +26,7 @@ export function entryPath(dir: string, file: string): string {
   if (file.includes('/') || file.includes('\\') || file.includes('\0') || file === '..' || file === '.') {
     throw new Error(`file: "${file}" must be a plain file name inside the cassette folder (no path separators)`);
   }
-  if (!ENTRY_NAME.test(file)) throw new Error(`file: "${file}" is not a cassette entry name ("<n> <key>.json")`);
+  if (parseCassetteName(file)?.key === undefined) throw new Error(`file: "${file}" is not a cassette entry name ("<n> <key>.json")`);
   const folder = resolve(dir);
   const full = resolve(folder, file);
   if (dirname(full) !== folder) throw new Error(`file: "${file}" resolves outside the cassette folder`);
@@ -44,7 +35,7 @@ export function entryPath(dir: string, file: string): string {
 
 function distilledPath(dir: string, file: string): string {
   const full = entryPath(dir, file);
-  if (DEBUG_SUFFIX.test(file)) throw new Error(`file: "${file}" is a debug file, not a distilled entry`);
+  if (!isEntryFile(file)) throw new Error(`file: "${file}" is a debug file, not a distilled entry`);
   return full;
 }
 
@@ -57,8 +48,8 @@ async function assertFolder(dir: string): Promise<string> {
 }
 
 const keyOf = (file: string): { n: number; key: string } => {
-  const m = /^(\d+) (.+)\.json$/.exec(file) as RegExpExecArray;
-  return { n: Number(m[1]), key: m[2] };
+  const { n, key } = parseCassetteName(file) as { n: number; key: string };
+  return { n, key };
 };
 
 /** First text of a result; otherwise a short description of what it holds (image block, server info, a list). */
@@ -132,7 +123,7 @@ async function readEntryFile(full: string, file: string): Promise<string> {
 
 export async function listEntries(dir: string, hits: HitCounts): Promise<{ dir: string; entries: CassetteEntrySummary[] }> {
   const folder = await assertFolder(dir);
-  const files = (await readdir(folder)).filter((name) => ENTRY_NAME.test(name) && !DEBUG_SUFFIX.test(name));
+  const files = (await readdir(folder)).filter(isEntryFile);
   const entries: CassetteEntrySummary[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -163,7 +154,7 @@ export async function writeEntry(dir: string, file: string, text: string, hits: 
   const full = distilledPath(dir, file);
   await assertFolder(dir);
   const parsed = parseEntryText(file, text);
-  await writeAtomic(full, text);
+  await folderPersister(dirname(full)).writeText(file, text, parsed);
   return { entry: summarize(parsed, hits), parsed };
 }
 
@@ -175,11 +166,8 @@ export async function deleteEntry(dir: string, file: string): Promise<{ deleted:
   const info = await lstat(full).catch(() => undefined);
   if (!info) throw new Error(`file: no entry "${file}" in this folder`);
   if (!info.isFile() && !info.isSymbolicLink()) throw new Error(`file: "${file}" is not a regular file`);
-  await rm(full);
-  if (!DEBUG_SUFFIX.test(file)) {
-    const stem = full.slice(0, -'.json'.length);
-    await Promise.all(['.req.json', '.res.json', '.res-head.json'].map((suffix) => rm(stem + suffix, { force: true })));
-  }
+  if (isEntryFile(file)) await folderPersister(dirname(full)).delete(file); // and its debug siblings
+  else await rm(full);
   return { deleted: file };
 }
 
@@ -188,27 +176,9 @@ export async function duplicateEntry(dir: string, file: string, hits: HitCounts)
   const full = distilledPath(dir, file);
   const folder = await assertFolder(dir);
   const text = await readEntryFile(full, file);
-  let max = 0;
-  for (const name of await readdir(folder)) {
-    const m = NUMBERED.exec(name);
-    if (m) max = Math.max(max, Number(m[1]));
-  }
-  const copy = `${max + 1} ${keyOf(file).key}.json`;
+  const persister = folderPersister(folder);
+  const copy = entryFileName(await persister.freshN(), keyOf(file).key);
   const parsed = parseEntryText(copy, text);
-  await writeAtomic(entryPath(folder, copy), text);
+  await persister.writeText(copy, text, parsed);
   return { entry: summarize(parsed, hits), parsed };
-}
-
-/**
- * Waits (briefly) until the given stores (running proxies on the folder) have picked up a changed file through their
- * watcher, so that the next call is served from the new text. `entry` undefined: the file was deleted.
- */
-export async function storesSettled(stores: CassetteStore[], file: string, key: string, entry?: CassetteEntry): Promise<void> {
-  const expected = entry && JSON.stringify(entry.result);
-  const current = (): boolean =>
-    stores.every((store) => {
-      const found = store.lookup(key)?.find((e) => e.file === file);
-      return entry ? found !== undefined && JSON.stringify(found.result) === expected : found === undefined;
-    });
-  for (const deadline = Date.now() + STORE_SETTLE_MS; !current() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
 }

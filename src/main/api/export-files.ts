@@ -3,6 +3,7 @@ import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { writeAtomic } from '../engine/fs/atomic-write.js';
 import { exportHar, exportSingleFile, redactDeep } from '../engine/cassette/export.js';
+import { isEntryFile, parseCassetteName } from '../engine/cassette/names.js';
 import { REDACTED } from '../engine/cassette/redact.js';
 import { readCassetteFile, UnsafeEntryError } from '../engine/cassette/safe-read.js';
 import type { ExportFormat, ExportPreview, ExportResult } from '../../shared/api.js';
@@ -25,10 +26,6 @@ export interface ExportRequest {
   /** the app's version, for HAR's creator */
   version?: string;
 }
-
-const ENTRY_NAME = /^\d+ .+\.json$/;
-const DEBUG_SUFFIX = /\.(req|res|res-head)\.json$/;
-const NUMBERED = /^\d+[ .].*\.json$/;
 
 interface Planned {
   out: string;
@@ -112,7 +109,7 @@ async function plan(req: ExportRequest): Promise<Planned> {
     const har = await exportHar(source, { creatorVersion: req.version, log });
     return { out, files: [{ path: out, content: JSON.stringify(har, null, 2) + '\n' }], skipped, redacted: countRedacted(har), cleanFolder };
   }
-  const names = (await readdir(source)).filter((n) => ENTRY_NAME.test(n) && !DEBUG_SUFFIX.test(n)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
+  const names = (await readdir(source)).filter(isEntryFile).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
   const files: Planned['files'] = [];
   let redacted = 0;
   for (const name of names) {
@@ -163,7 +160,7 @@ export async function runExport(req: ExportRequest): Promise<ExportResult> {
   if (req.format === 'folder') {
     await mkdir(p.out, { recursive: true });
     if (p.cleanFolder) {
-      for (const name of await readdir(p.out)) if (NUMBERED.test(name)) await rm(join(p.out, name), { force: true });
+      for (const name of await readdir(p.out)) if (parseCassetteName(name)) await rm(join(p.out, name), { force: true });
     }
   } else {
     await mkdir(dirname(p.out), { recursive: true });

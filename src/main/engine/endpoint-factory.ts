@@ -66,7 +66,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   const installs = MODE_HOOKS[options.mode];
   const usesCassette = (installs.replay || installs.record) && (options.cacheDir !== undefined || !installs.replay || !options.rules);
   const store = usesCassette
-    ? await CassetteStore.open(options.cacheDir ?? './cache', { clean: options.clean && !installs.replay, log: (line) => log(line, 'warn'), looseKey: installs.replay ? Replayer.looseIndex(options.matchIgnore) : undefined })
+    ? await CassetteStore.open(options.cacheDir ?? './cache', { clean: options.clean && !installs.replay, log, looseKey: installs.replay ? Replayer.looseIndex(options.matchIgnore) : undefined })
     : undefined;
   // replay never talks to a server, whatever it is given
   const upstream = options.upstreamUrl && options.mode !== 'replay' ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, options.upstreamTimeoutMs) : undefined;

@@ -1,5 +1,6 @@
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import { toolNameFromKey } from './keys.js';
+import { debugFileNames } from './names.js';
 import { readCassetteFile, UnsafeEntryError } from './safe-read.js';
 
 /**
@@ -52,7 +53,7 @@ function parseJson(text: string | undefined): unknown {
 
 /** Reads the debug files `<stem>.req.json`, `.res.json`, `.res-head.json` of an exchange; undefined when none exists. */
 export async function readDebugFiles(dir: string, stem: string, log?: (line: string) => void): Promise<RecordedDebug | undefined> {
-  const [req, res, head] = await Promise.all(['.req.json', '.res.json', '.res-head.json'].map((ext) => readIf(dir, stem + ext, log)));
+  const [req, res, head] = await Promise.all(debugFileNames(stem).map((name) => readIf(dir, name, log)));
   if (req === undefined && res === undefined && head === undefined) return undefined;
   const request = parseJson(req);
   const responseHead = parseJson(head);

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
-import type { DebugFiles } from '../cassette/store.js';
+import type { DebugFiles } from '../cassette/persist/persister.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
 import type { LiveExchange, Need, Rewrite } from './exchange.js';

@@ -1,4 +1,5 @@
-import type { CassetteStore, DebugFiles } from '../cassette/store.js';
+import type { DebugFiles } from '../cassette/persist/persister.js';
+import type { CassetteStore } from '../cassette/store.js';
 import type { JsonRpcNotification } from '../../../shared/jsonrpc.js';
 import { canonicalJson, followUpKey } from '../cassette/keys.js';
 import { redactHeaders, scrub } from '../cassette/redact.js';
