@@ -17,6 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { keyFor } from '../src/main/engine/cassette/keys.js';
 import { connectClient, type ConnectedClient } from './fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from './fixtures/sdk-server.js';
+import { closedPort } from './helpers/ports.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(REPO, 'bin/mcp-rewind.js');
@@ -121,15 +122,6 @@ function get(url: string): Promise<{ status: number; body: string }> {
     req.setTimeout(10_000, () => req.destroy(new Error('no answer within 10 s')));
     req.on('error', reject);
   });
-}
-
-/** A port nobody listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 const lines = (text: string): string[] => text.split('\n').filter((l) => l.length > 0);

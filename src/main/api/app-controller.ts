@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import type { CommandOutputs, EventName, EventPayloads, ProxyConfig, ProxyInfo, TrafficEvent } from '../../shared/api.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import { startProxy, type RunningProxy } from '../engine/proxy.js';
-import { startUpstreamBridge, type UpstreamBridge } from '../engine/transports/upstream-bridge.js';
+import { commandSpec } from '../engine/upstream/command.js';
+import { openUpstream, type OpenedUpstream } from '../engine/upstream/open.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 import { BreakpointHub } from './breakpoints.js';
 import { Demo, type DemoHost } from './demo.js';
@@ -21,8 +22,8 @@ export interface AppControllerOptions {
 interface ManagedProxy {
   info: ProxyInfo;
   running?: RunningProxy;
-  /** the stdio upstream's bridge while running */
-  bridge?: UpstreamBridge;
+  /** the upstream while running: detected, bridged (stdio, legacy SSE) and probed as the CLI does */
+  upstream?: OpenedUpstream;
   /** when the running instance started (hits count from here) */
   startedAt?: number;
   /** the port the last run got, tried again on restart when the config asks for any port */
@@ -190,12 +191,20 @@ export class AppController implements DemoHost {
     if (managed.running) return { ...managed.info };
     if (this.closed) throw new Error('the app is shutting down');
     const { config, name } = managed.info;
-    // an stdio upstream is spawned behind a Streamable HTTP bridge, one child per client session
-    if (config.mode !== 'replay' && config.upstreamCommand && !managed.bridge) {
-      const [command, ...args] = splitShellWords(config.upstreamCommand);
-      managed.bridge = await startUpstreamBridge({ kind: 'stdio', command, args }, (line, level) => this.log(`[${name}] ${line}`, level ?? 'info'));
+    // the upstream is opened as the CLI opens it (detect, bridge a stdio or legacy SSE server, probe); replay never
+    // talks to a server
+    if (config.mode !== 'replay' && !managed.upstream && (config.upstreamCommand || config.upstreamUrl)) {
+      const spec = config.upstreamCommand ? commandSpec(config.upstreamCommand) : { url: config.upstreamUrl as string };
+      try {
+        managed.upstream = await openUpstream(spec, { log: (line, level) => this.log(`[${name}] ${line}`, level) });
+      } catch (error) {
+        managed.info = { ...managed.info, state: 'failed', url: undefined, error: (error as Error).message };
+        this.log(`[${name}] cannot start: ${(error as Error).message}`, 'warn');
+        this.emitProxies();
+        return { ...managed.info };
+      }
     }
-    const upstreamUrl = config.mode === 'replay' ? undefined : (managed.bridge?.url ?? config.upstreamUrl); // replay never talks to a server
+    const upstreamUrl = config.mode === 'replay' ? undefined : managed.upstream?.url;
     const start = (port: number): Promise<RunningProxy> =>
       startProxy({
         mode: config.mode,
@@ -228,9 +237,9 @@ export class AppController implements DemoHost {
 
   private async halt(managed: ManagedProxy, announce = true): Promise<void> {
     const running = managed.running;
-    const bridge = managed.bridge;
+    const upstream = managed.upstream;
     managed.running = undefined;
-    managed.bridge = undefined;
+    managed.upstream = undefined;
     managed.startedAt = undefined;
     managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined };
     if (running) {
@@ -238,7 +247,7 @@ export class AppController implements DemoHost {
       this.breakpoints.detach(managed.info.id); // paused calls go on, so the proxy can close
       await running.close();
     }
-    await bridge?.close();
+    await upstream?.close();
     if (announce) this.emitProxies();
   }
 

@@ -72,10 +72,11 @@ async function route(manager: SessionManager, req: IncomingMessage, res: ServerR
       return sendJson(res, 200, { tools: session.tools(), passthrough: session.passthrough });
     case 'PUT /tools': {
       const put = await readJson(req, PutToolsSchema);
+      manager.checkCommand(put.upstream);
       manager.checkRuleSetSize(put.tools, session.config.instructions);
       const hasUpstream = put.upstream === undefined ? session.endpoint.upstream !== undefined : put.upstream !== null;
       manager.checkSyntheticTools(put.tools, hasUpstream || session.config.cassette !== undefined, 'tools');
-      const notified = session.replaceTools(put);
+      const notified = await session.replaceTools(put);
       return sendJson(res, 200, { tools: session.tools(), passthrough: session.passthrough, notified });
     }
     case 'GET /calls':

@@ -27,6 +27,11 @@ export interface OpenOptions {
   log: Log;
   /** check with an initialize of the proxy's own that the server answers MCP (default true) */
   probe?: boolean;
+  /**
+   * a URL whose server cannot be reached yet is taken as Streamable HTTP instead of refused (`serve`: its supervisor
+   * keeps retrying); a server that answers but speaks neither transport is still refused
+   */
+  lenient?: boolean;
   timeoutMs?: number;
 }
 
@@ -41,7 +46,10 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
   let kind: OpenedUpstream['kind'] = 'stdio';
   try {
     if ('url' in spec) {
-      kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs });
+      kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs }).catch((error: NodeJS.ErrnoException) => {
+        if (options.lenient && error.code !== undefined) return 'streamable-http' as const; // not reachable yet
+        throw error;
+      });
       if (kind === 'sse') bridge = await startUpstreamBridge({ kind: 'sse', url: spec.url, headers: spec.headers }, options.log);
     } else {
       bridge = await startUpstreamBridge({ kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd }, options.log);
