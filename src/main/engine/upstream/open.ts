@@ -1,7 +1,7 @@
 import { redactUrl } from '../cassette/redact.js';
 import { describeError, UnreachableError } from '../errors.js';
 import type { Log } from '../log.js';
-import { detectUpstreamKind } from '../transports/detect.js';
+import { detectUpstreamKind, NotMcpError } from '../transports/detect.js';
 import { startUpstreamBridge, type UpstreamBridge } from '../transports/upstream-bridge.js';
 import { closeOwnClient, connectOwnClient } from './own-client.js';
 
@@ -46,8 +46,8 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
   let kind: OpenedUpstream['kind'] = 'stdio';
   try {
     if ('url' in spec) {
-      kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs }).catch((error: NodeJS.ErrnoException) => {
-        if (options.lenient && error.code !== undefined) return 'streamable-http' as const; // not reachable yet
+      kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs }).catch((error: Error) => {
+        if (options.lenient && !(error instanceof NotMcpError)) return 'streamable-http' as const; // not reachable yet
         throw error;
       });
       if (kind === 'sse') bridge = await startUpstreamBridge({ kind: 'sse', url: spec.url, headers: spec.headers }, options.log);
@@ -56,7 +56,8 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
     }
     const url = bridge?.url ?? (spec as { url: string }).url;
     const headers = bridge ? undefined : (spec as { headers?: Record<string, string> }).headers;
-    if (options.probe !== false) {
+    // a Streamable HTTP server found by detection has answered a full handshake already
+    if (options.probe !== false && (kind !== 'streamable-http' || !('url' in spec) || options.lenient)) {
       const client = await connectOwnClient(url, { name: 'mcp-rewind-probe', headers, timeoutMs: options.timeoutMs });
       await closeOwnClient(client);
     }

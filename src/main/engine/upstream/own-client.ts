@@ -6,7 +6,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 export interface OwnClientOptions {
@@ -20,6 +21,17 @@ export interface OwnClientOptions {
   capabilities?: Record<string, unknown>;
   /** legacy HTTP+SSE instead of Streamable HTTP */
   legacySse?: boolean;
+  /** the initialize params to send instead of the SDK's own (verify sends the recorded client's, protocol version included) */
+  initializeParams?: Record<string, unknown>;
+  /** answers server→client requests (sampling, elicitation, roots…) that have no handler of the SDK's */
+  answer?: (request: JSONRPCRequest) => Promise<Record<string, unknown>>;
+}
+
+/** A client of the proxy's own, with the server's raw initialize result. */
+export interface OwnClient {
+  client: Client;
+  /** the server's initialize result, as it sent it */
+  initializeResult: Record<string, unknown>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -29,23 +41,97 @@ export const RawResult = z.looseObject({});
 
 /** An MCP session of the proxy's own on `url`: connected (initialize done) or rejected with the reason. */
 export async function connectOwnClient(url: string | URL, options: OwnClientOptions): Promise<Client> {
+  return (await openOwnClient(url, options)).client;
+}
+
+/** connectOwnClient, with the server's raw initialize result. */
+export async function openOwnClient(url: string | URL, options: OwnClientOptions): Promise<OwnClient> {
+  try {
+    return await openOnce(url, options);
+  } catch (error) {
+    // a pooled keep-alive connection the server closed meanwhile (it restarted): once more, on a new connection
+    if (((error as { cause?: { code?: string } }).cause?.code ?? '') !== 'UND_ERR_SOCKET') throw error;
+    return openOnce(url, options);
+  }
+}
+
+async function openOnce(url: string | URL, options: OwnClientOptions): Promise<OwnClient> {
   const { target, headers } = withoutCredentials(new URL(url), options.headers ?? {});
   const requestInit = { headers };
-  const transport: Transport = options.legacySse ? new SSEClientTransport(target, { requestInit, eventSourceInit: { fetch: withHeaders(headers) } }) : new StreamableHTTPClientTransport(target, { requestInit });
-  const client = new Client({ name: options.name, version: '1' }, { capabilities: options.capabilities ?? {} });
+  const inner: Transport = options.legacySse ? new SSEClientTransport(target, { requestInit, eventSourceInit: { fetch: withHeaders(headers) } }) : new StreamableHTTPClientTransport(target, { requestInit });
+  const transport = new InitializeAs(inner, options.initializeParams);
+  const info = options.initializeParams?.clientInfo as { name?: string; version?: string } | undefined;
+  const capabilities = (options.initializeParams?.capabilities as Record<string, unknown> | undefined) ?? options.capabilities ?? {};
+  const client = new Client({ name: info?.name ?? options.name, version: info?.version ?? '1' }, { capabilities });
+  if (options.answer) client.fallbackRequestHandler = (request) => options.answer!(request) as never;
   try {
     await client.connect(transport, { signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS), timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
   } catch (error) {
     await client.close().catch(() => {});
     throw error;
   }
-  return client;
+  return { client, initializeResult: transport.initializeResult ?? {} };
+}
+
+/**
+ * A transport that sends given initialize params instead of the Client's (which always asks for the SDK's latest
+ * protocol version) and keeps the server's raw initialize result; everything else passes through.
+ */
+class InitializeAs implements Transport {
+  initializeResult?: Record<string, unknown>;
+  private initId?: string | number;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly params?: Record<string, unknown>,
+  ) {
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message, extra) => {
+      const m = message as { id?: unknown; result?: Record<string, unknown> };
+      if (this.initId !== undefined && m.id === this.initId && m.result) this.initializeResult = m.result;
+      this.onmessage?.(message, extra);
+    };
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const m = message as { method?: string; id?: string | number };
+    if (m.method === 'initialize' && m.id !== undefined) {
+      this.initId = m.id;
+      if (this.params) message = { ...message, params: this.params } as JSONRPCMessage;
+    }
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  /** the Streamable HTTP transport inside, to end its session */
+  get streamable(): StreamableHTTPClientTransport | undefined {
+    return this.inner instanceof StreamableHTTPClientTransport ? this.inner : undefined;
+  }
 }
 
 /** Ends the session politely (DELETE on Streamable HTTP), then closes. */
 export async function closeOwnClient(client: Client): Promise<void> {
-  const transport = client.transport;
-  if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) await transport.terminateSession().catch(() => {});
+  const transport = client.transport instanceof InitializeAs ? client.transport.streamable : undefined;
+  if (transport?.sessionId) await transport.terminateSession().catch(() => {});
   await client.close().catch(() => {});
 }
 
