@@ -10,11 +10,12 @@ import { BreakpointHub } from './breakpoints.js';
 import { Demo, type DemoHost } from './demo.js';
 import { applyRules, engineRules, mergedTools, type RulesFile } from './proxy-rules.js';
 import { TrafficBuffer } from './traffic-buffer.js';
+import type { Log, LogLevel } from '../engine/log.js';
 
 export interface AppControllerOptions {
   /** the app's own data folder (the demo's cassette lives in `<dataDir>/demo-cassette`) */
   dataDir: string;
-  log?: (line: string, level: 'info' | 'warn') => void;
+  log?: Log;
   /** how many exchanges the timeline keeps (default 100,000; the oldest are dropped) */
   trafficCapacity?: number;
 }
@@ -51,7 +52,7 @@ export class AppController implements DemoHost {
     (state) => this.emitter.emit('breakpoints', state),
     (id) => this.proxies.has(id),
   );
-  private readonly logLine: (line: string, level: 'info' | 'warn') => void;
+  private readonly logLine: Log;
   private nextId = 1;
   private countsTimer?: NodeJS.Timeout;
   private closed = false;
@@ -74,7 +75,7 @@ export class AppController implements DemoHost {
     return () => void this.emitter.off(event, safe as never);
   }
 
-  log(line: string, level: 'info' | 'warn'): void {
+  log(line: string, level: LogLevel): void {
     this.logLine(line, level);
   }
 

@@ -11,6 +11,7 @@ import { listen } from './http/edge.js';
 import { serveMcp } from './http/mcp-http.js';
 import { sendJson } from './http/sse.js';
 import { createLegacySseEndpoint, type LegacySseEndpoint } from './transports/downstream-sse.js';
+import { silent } from './log.js';
 
 export interface ProxyOptions extends EndpointOptions {
   host?: string;
@@ -44,7 +45,6 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const { mode } = options;
   if (isLive(mode) && !options.upstreamUrl) throw new Error(`${mode} mode needs an upstream URL`);
   const built = await createEndpoint(options);
-  const warn = (line: string): void => options.onLog?.(line, 'warn');
   const legacy: { sse?: LegacySseEndpoint } = {}; // GET /sse + POST /messages for legacy HTTP+SSE clients, made once the server listens
   const http = await listen(
     { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
@@ -55,9 +55,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       if (legacy.sse && (path.includes('/sse') || path.includes('/messages')) && (await legacy.sse.handle(req, res))) return;
       return serveMcp(built.endpoint, req, res);
     },
-    warn,
+    options.onLog ?? silent,
   );
-  legacy.sse = createLegacySseEndpoint(http.url('/mcp'), (line) => options.onLog?.(line, 'info'));
+  legacy.sse = createLegacySseEndpoint(http.url('/mcp'), options.onLog);
   return {
     mode,
     port: http.port,

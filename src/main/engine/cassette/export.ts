@@ -1,6 +1,6 @@
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Log } from '../log.js';
+import { silent, type Log } from '../log.js';
 import { debugFileNames, parseCassetteName } from './names.js';
 import { HarPersister, type Har } from './persist/har.js';
 import type { PersistedExchange, Persister } from './persist/persister.js';
@@ -38,7 +38,7 @@ const isFile = (path: string): Promise<boolean> => stat(path).then((s) => s.isFi
 export interface ExportOptions {
   now?: Date;
   /** warnings: entries refused (symbolic links, unreadable files) */
-  log?: (line: string) => void;
+  log?: Log;
 }
 
 /**
@@ -47,7 +47,7 @@ export interface ExportOptions {
  * exchanges too, for the formats that keep them (HAR).
  */
 async function copyInto(path: string, sink: Persister, options: ExportOptions & { debug: boolean }): Promise<void> {
-  const log: Log = (line) => options.log?.(line);
+  const log: Log = options.log ?? silent;
   const store = await CassetteStore.open(path, { watch: false, log });
   store.close();
   const folder = !(await isFile(path));

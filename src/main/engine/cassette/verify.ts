@@ -5,6 +5,7 @@ import { entriesByKey, readDebugFiles, recordedRequest, requestInBody, type Reco
 import { redactUrl } from './redact.js';
 import { CassetteStore } from './store.js';
 import { openHttpSession, type LiveSession } from './verify-session.js';
+import type { Log } from '../log.js';
 
 /**
  * `mcp-rewind verify`: sends every recorded request again to the live server, on a session of its own, and reports
@@ -46,7 +47,7 @@ export interface VerifyOptions {
   matchIgnore?: string[];
   timeoutMs?: number;
   /** warnings (entries refused on load, e.g. symbolic links) */
-  log?: (line: string) => void;
+  log?: Log;
   /** a live session of another kind (e.g. stdio); overrides upstreamUrl */
   openSession?: (initializeParams: Record<string, unknown> | undefined) => Promise<LiveSession>;
 }

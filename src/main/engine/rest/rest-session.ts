@@ -8,6 +8,7 @@ import { commandSpec } from '../upstream/command.js';
 import { HttpUpstream } from '../upstream/http-upstream.js';
 import { openUpstream, type OpenedUpstream } from '../upstream/open.js';
 import { UpstreamSupervisor } from './supervisor.js';
+import { prefixed, type Log } from '../log.js';
 
 export interface SessionSettings {
   upstreamTimeoutMs: number;
@@ -16,7 +17,7 @@ export interface SessionSettings {
   defaultInstructions?: string;
   supervisorIntervalMs: number;
   serverInfo: { name: string; version: string };
-  log: (line: string, level: 'info' | 'warn') => void;
+  log: Log;
   onExchange?: (sessionId: string, event: ExchangeEvent) => void;
 }
 
@@ -158,7 +159,7 @@ export class RestSession {
       onTools: (tools) => {
         this.built.memory.upstreamTools = tools;
       },
-      log: (line) => this.settings.log(`[${this.id}] ${line}`, 'info'),
+      log: prefixed(this.settings.log, `[${this.id}] `),
     });
   }
 

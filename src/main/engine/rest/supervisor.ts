@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { reasonOf } from '../errors.js';
 import { closeOwnClient, connectOwnClient, listAllTools, ping } from '../upstream/own-client.js';
+import type { Log } from '../log.js';
 
 export type UpstreamState = 'connecting' | 'connected' | 'disconnected';
 
@@ -9,7 +10,7 @@ export interface SupervisorOptions {
   /** how often a connected upstream is checked (ping) */
   intervalMs: number;
   onTools: (tools: Array<Record<string, unknown>>) => void;
-  log: (line: string) => void;
+  log: Log;
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -55,7 +56,7 @@ export class UpstreamSupervisor {
       this.state = 'connected';
       this.connectedAt = new Date().toISOString();
       this.lastError = null;
-      this.options.log(`upstream ${this.displayUrl} connected`);
+      this.options.log(`upstream ${this.displayUrl} connected`, 'info');
       this.schedule(this.options.intervalMs, () => this.check());
     } catch (error) {
       this.fail(error);
@@ -91,7 +92,7 @@ export class UpstreamSupervisor {
     this.lastError = reasonOf(error);
     if (wasConnected) this.attempts = 0;
     const backoff = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.attempts, 10));
-    this.options.log(`upstream ${this.displayUrl} unavailable (${this.lastError}); retrying in ${backoff} ms`);
+    this.options.log(`upstream ${this.displayUrl} unavailable (${this.lastError}); retrying in ${backoff} ms`, 'info');
     this.schedule(backoff, () => this.connect());
   }
 
