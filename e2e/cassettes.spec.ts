@@ -161,7 +161,9 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
     const exported = join(work, 'ci', 'cassette.json');
     await form.getByLabel('Output path').fill(exported);
     const preview = page.getByRole('region', { name: 'Export preview' });
-    await expect(preview.getByTestId('replay-command')).toHaveText(`npx mcp-rewind --replay --cache ${exported}`);
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    await expect(preview.getByTestId('replay-command')).toHaveText(`npx mcp-rewind@${version} --replay --cache ${exported}`); // runs in any folder
+    await expect(preview.getByTestId('command-note')).toContainText('npm pack');
     await expect(preview.getByTestId('preview-summary')).toContainText('1 file');
     await expect(preview.getByRole('table', { name: 'Files to write' })).toContainText('cassette.json');
     await app.screenshot(join(ROOT, 'docs/screenshots/export.png'));

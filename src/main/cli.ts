@@ -131,5 +131,11 @@ async function exportCommand(argv: string[]): Promise<void> {
   process.stdout.write(await runExport(options, pkg.version, log).catch((error: Error) => fail(1, error.message)));
 }
 
-const subcommands: Record<string, (argv: string[]) => Promise<void>> = { serve: serveCommand, verify: verifyCommand, export: exportCommand, ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)) };
+const subcommands: Record<string, (argv: string[]) => Promise<void>> = {
+  serve: serveCommand,
+  verify: verifyCommand,
+  export: exportCommand,
+  ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)),
+  app: (argv) => import('./cli/app-command.js').then((m) => m.appCommand(argv)),
+};
 void (Object.hasOwn(subcommands, process.argv[2] ?? '') ? subcommands[process.argv[2]] : proxyCommand)(process.argv);

@@ -51,7 +51,7 @@ describe('api: export', () => {
     const distilled = await distilledFiles(dir);
     expect(preview.files.map((f) => relative(out, f.path))).toEqual(distilled);
     for (const f of preview.files) expect(f.bytes).toBe((await stat(join(dir, relative(out, f.path)))).size); // copied verbatim
-    expect(preview.command).toBe(`npx mcp-rewind --replay --cache ${out}`);
+    expect(preview.command).toBe(`npx mcp-rewind@0.0.0-test --replay --cache ${out}`);
     expect(preview.out).toBe(out);
     await expect(stat(out)).rejects.toThrow(); // a preview writes nothing
 
@@ -70,7 +70,7 @@ describe('api: export', () => {
     const file = join(outDir, 'cassette.json');
     const preview = await call(t.api, 'export.preview', { dir, format: 'file', out: file });
     expect(preview.files).toEqual([{ path: file, bytes: expect.any(Number) }]);
-    expect(preview.command).toBe(`npx mcp-rewind --replay --cache ${file}`);
+    expect(preview.command).toBe(`npx mcp-rewind@0.0.0-test --replay --cache ${file}`);
     const run = await call(t.api, 'export.run', { dir, format: 'file', out: file });
     expect(run.written).toEqual([file]);
     expect((await stat(file)).size).toBe(preview.files[0].bytes);
@@ -82,7 +82,7 @@ describe('api: export', () => {
     const har = join(outDir, 'traffic.har');
     const harPreview = await call(t.api, 'export.preview', { dir, format: 'har', out: har });
     expect(harPreview.redacted).toBeGreaterThanOrEqual(2); // Authorization (and Mcp-Session-Id) on the recorded requests
-    expect(harPreview.command).toBe(`npx mcp-rewind export --cache ${dir} --har ${har}`);
+    expect(harPreview.command).toBe(`npx mcp-rewind@0.0.0-test export --cache ${dir} --har ${har}`);
     await call(t.api, 'export.run', { dir, format: 'har', out: har });
     const log = (JSON.parse(await readFile(har, 'utf8')) as { log: { version: string; entries: Array<{ request: { headers: Array<{ name: string; value: string }> } }> } }).log;
     expect(log.version).toBe('1.2');
@@ -137,7 +137,7 @@ describe('api: export', () => {
     const rel = relative(process.cwd(), join(await tempDir('rewind-export-rel-'), 'rel cassette.json'));
     const relPreview = await call(t.api, 'export.preview', { dir, format: 'file', out: rel });
     expect(relPreview.out).toBe(join(process.cwd(), rel));
-    expect(relPreview.command).toBe(`npx mcp-rewind --replay --cache '${rel}'`);
+    expect(relPreview.command).toBe(`npx mcp-rewind@0.0.0-test --replay --cache '${rel}'`);
   });
 });
 

@@ -23,7 +23,7 @@ export interface ExportRequest {
   overwrite?: boolean;
   /** the directory a relative `out` (and `dir`) is resolved against: the user's working directory */
   cwd?: string;
-  /** the app's version, for HAR's creator */
+  /** the app's version: HAR's creator, and the package version the printed command pins */
   version?: string;
 }
 
@@ -137,11 +137,13 @@ async function plan(req: ExportRequest): Promise<Planned> {
   return { out, files, skipped, redacted, cleanFolder };
 }
 
+/** The command for a CI job in any folder: the published package pinned to this app's version. */
 function command(req: ExportRequest, out: string): string {
   const typed = req.out.trim();
   const shown = shellQuote(isAbsolute(typed) ? out : typed);
-  if (req.format === 'har') return `npx mcp-rewind export --cache ${shellQuote(req.dir.trim())} --har ${shown}`;
-  return `npx mcp-rewind --replay --cache ${shown}`;
+  const cli = req.version ? `npx mcp-rewind@${req.version}` : 'npx mcp-rewind';
+  if (req.format === 'har') return `${cli} export --cache ${shellQuote(req.dir.trim())} --har ${shown}`;
+  return `${cli} --replay --cache ${shown}`;
 }
 
 export async function previewExport(req: ExportRequest): Promise<ExportPreview> {

@@ -16,6 +16,8 @@ const isMac = process.platform === 'darwin'
 const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL
 const rendererFile = join(import.meta.dirname, '../renderer/index.html')
 const preloadFile = join(import.meta.dirname, '../preload/index.cjs')
+/** the app icon (resources/, shipped in the npm package and the desktop builds); macOS takes the bundle's icon instead */
+const iconFile = join(import.meta.dirname, '../../resources/icons/256x256.png')
 
 function buildMenu(): Menu {
   const template: MenuItemConstructorOptions[] = [
@@ -37,6 +39,7 @@ function createWindow(): BrowserWindow {
   const saved = savedWindowOptions(settings) // the last bounds, kept on a display that is attached now
   const win = new BrowserWindow({
     title: 'mcp-rewind',
+    icon: iconFile,
     ...saved.options,
     minWidth: 720,
     minHeight: 480,

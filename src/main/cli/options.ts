@@ -33,8 +33,17 @@ export function buildProgram(version: string): Command {
     .addOption(new Option('--redact <regex>', 'secret pattern written as [REDACTED] everywhere in the cassette (headers are redacted anyway); repeatable').argParser(collect))
     .option('--rules <file>', 'JSON file of per-tool rules ({ instructions?, tools: [...], passthrough? }), applied on top of any mode')
     .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
-    .addOption(new Option('--allowed-origin <origin>', 'extra browser Origin to accept; repeatable').argParser(collect));
+    .addOption(new Option('--allowed-origin <origin>', 'extra browser Origin to accept; repeatable').argParser(collect))
+    .addHelpText('after', SUBCOMMANDS_HELP);
 }
+
+const SUBCOMMANDS_HELP = `
+Commands (mcp-rewind <command> --help for each):
+  serve    sessions configured over a REST API (MiMCP-compatible), per-tool rules
+  verify   send a cassette's requests to the live server and report drift (JUnit with --junit)
+  export   a cassette as one file (--out) or as HAR 1.2 (--har)
+  ui       the app's UI in your browser (127.0.0.1, access token in the printed URL)
+  app      the desktop app (needs Electron: npm install electron)`;
 
 interface RawOptions {
   port: string;

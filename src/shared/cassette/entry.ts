@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CASSETTE_ENTRY_SCHEMA_URL } from '../schema-urls.js';
 
 /**
  * The distilled file `<n> <key>.json` — what replay needs.
@@ -10,7 +11,8 @@ import { z } from 'zod';
  *   caches — are the bare JSON-RPC `result`, unless they carry a stream.
  * - every other entry is `{ "$rewind": 1, method, params, result, recordedAt, stream? }`: the request's params are
  *   kept so `verify` can send it again.
- * Extensions are extra fields, so old readers ignore them.
+ * Extensions are extra fields, so old readers ignore them. `$schema` (an editor hint naming the JSON Schema) is one
+ * of them, written only where the file is not the bare result: a bare result is sent to the client as it is.
  */
 export const StreamedMessageSchema = z.looseObject({ jsonrpc: z.literal('2.0') });
 
@@ -35,6 +37,19 @@ export const WrappedEntrySchema = z.looseObject({
 });
 
 export const BareResultSchema = z.record(z.string(), z.unknown());
+
+/** `$schema`: which JSON Schema an editor should validate the file against; never part of what is replayed. */
+const SchemaRefSchema = z.string().optional();
+
+/**
+ * Any distilled file, as the published JSON Schema describes it (schemas/cassette-entry.schema.json): a `$rewind`
+ * entry, a tools/call entry (its `result` is what is replayed), or a bare result (which then has neither).
+ */
+export const CassetteEntryFileSchema = z.union([
+  WrappedEntrySchema.extend({ $schema: SchemaRefSchema }),
+  ToolCallEntrySchema.extend({ $schema: SchemaRefSchema, $rewind: z.never().optional() }),
+  z.looseObject({ $schema: SchemaRefSchema, $rewind: z.never().optional(), result: z.never().optional(), resultHash: z.never().optional() }),
+]);
 
 /** What the engine keeps in memory for one distilled file. */
 export interface CassetteEntry {
@@ -66,7 +81,10 @@ export function parseDistilled(n: number, key: string, file: string, data: unkno
     const e = ToolCallEntrySchema.parse(data);
     return { ...base, method: 'tools/call', result: e.result, resultHash: e.resultHash, name: e.name, arguments: e.arguments, stream: e.stream, recordedAt: e.recordedAt };
   }
-  return { ...base, result: BareResultSchema.parse(data) };
+  const result = BareResultSchema.parse(data);
+  if (typeof result.$schema !== 'string') return { ...base, result };
+  const { $schema: _editorHint, ...rest } = result; // a `$schema` added by hand is not part of the replayed result
+  return { ...base, result: rest };
 }
 
 /** The inverse of parseDistilled: what is written to disk for a newly recorded exchange. */
@@ -74,10 +92,11 @@ const MCP_REWIND_BARE = new Set(['initialize', 'tools/list', 'resources/list', '
 
 export function distilledFor(method: string, entry: Omit<CassetteEntry, 'n' | 'key' | 'file'>): unknown {
   const stream = entry.stream?.length ? { stream: entry.stream } : {};
+  const $schema = CASSETTE_ENTRY_SCHEMA_URL;
   if (method === 'tools/call') {
     const { name, arguments: args, result, resultHash, recordedAt } = entry;
-    return { name, arguments: args ?? {}, result, resultHash, recordedAt, ...stream };
+    return { $schema, name, arguments: args ?? {}, result, resultHash, recordedAt, ...stream };
   }
   if (MCP_REWIND_BARE.has(method) && entry.params?.cursor === undefined && !entry.stream?.length) return entry.result;
-  return { $rewind: 1, method, params: entry.params ?? {}, result: entry.result, recordedAt: entry.recordedAt, ...stream };
+  return { $schema, $rewind: 1, method, params: entry.params ?? {}, result: entry.result, recordedAt: entry.recordedAt, ...stream };
 }

@@ -54,8 +54,9 @@ export const OverlaySchema = z.strictObject({
   passthrough: z.boolean().default(true),
 });
 
-/** The CLI's --rules file: an overlay plus optional instructions. */
+/** The CLI's --rules file: an overlay plus optional instructions (`$schema`: an editor hint, ignored). */
 export const RulesFileSchema = z.strictObject({
+  $schema: z.string().optional(),
   instructions: z.string().optional(),
   tools: ToolRulesSchema.default([]),
   passthrough: z.boolean().default(true),

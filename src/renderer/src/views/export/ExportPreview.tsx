@@ -67,6 +67,10 @@ export function ExportPreview({ preview, har }: { preview: Preview; har: boolean
       </div>
       <h3>{har ? 'Command that writes this HAR (HAR is for inspection; it does not replay)' : 'Replay it in CI'}</h3>
       <CommandLine command={preview.command} />
+      <p className="small muted" data-testid="command-note">
+        It runs this version of mcp-rewind from npm, in any folder. A version that is not published (a checkout): <code>npm pack</code> in the
+        checkout and <code>npm install ./mcp-rewind-&lt;version&gt;.tgz</code> in the CI job first; the same command then runs that install.
+      </p>
     </section>
   )
 }
