@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
-import { buildProgram, toProxyOptions, UsageError, type RawOptions } from './cli/options.js';
+import { buildProgram, toProxyOptions, type RawOptions } from './cli/options.js';
+import { UsageError } from './engine/errors.js';
 import { buildServeProgram, toServeOptions } from './cli/serve-command.js';
 import { formatExchange } from './cli/format.js';
 import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';

@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { verifyCassette, type KeyVerdict, type VerifyOptions, type VerifyReport } from '../engine/cassette/verify.js';
 import { commandSpec } from '../engine/upstream/command.js';
 import { openUpstream } from '../engine/upstream/open.js';
-import { UsageError } from './options.js';
+import { UsageError } from '../engine/errors.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

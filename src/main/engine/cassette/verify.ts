@@ -6,6 +6,7 @@ import { redactUrl } from './redact.js';
 import { CassetteStore } from './store.js';
 import { openHttpSession, type LiveSession } from './verify-session.js';
 import type { Log } from '../log.js';
+import { UnreachableError } from '../errors.js';
 
 /**
  * `mcp-rewind verify`: sends every recorded request again to the live server, on a session of its own, and reports
@@ -52,10 +53,6 @@ export interface VerifyOptions {
   openSession?: (initializeParams: Record<string, unknown> | undefined) => Promise<LiveSession>;
 }
 
-/** The live server did not answer the opening initialize. */
-export class UnreachableError extends Error {
-  override name = 'UnreachableError';
-}
 
 type Tool = { name: string; description?: unknown; inputSchema?: unknown; outputSchema?: unknown };
 

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { JsonRpcNotification, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
 import type { LiveExchange, Need, Rewrite } from './exchange.js';
 import type { Session } from './session.js';
@@ -140,6 +140,3 @@ export interface Stage {
   readonly hooks: Hooks;
   readonly log: Log;
 }
-
-/** A message for the client's server streams (list_changed, replayed notifications). */
-export type Push = (session: Session, message: JsonRpcMessage, queueIfNone?: boolean) => number;
