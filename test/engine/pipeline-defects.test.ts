@@ -11,13 +11,11 @@ import { mkdir, readdir } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListResourcesRequestSchema, ReadResourceRequestSchema, SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { startUpstreamBridge } from '../../src/main/engine/transports/upstream-bridge.js';
 import { connectClient } from '../fixtures/client.js';
 import { startSdkServer } from '../fixtures/sdk-server.js';
-import { startCustomUpstream } from '../helpers/custom-upstream.js';
+import { startSubscriber } from '../helpers/subscriber.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -35,18 +33,7 @@ const ACCEPT = 'application/json, text/event-stream';
 
 /** An upstream that sends resources/updated on the GET stream shortly after a subscribe. */
 async function subscriber() {
-  return keep(
-    await startCustomUpstream(() => {
-      const server = new Server({ name: 'subscriber', version: '1' }, { capabilities: { resources: { subscribe: true } } });
-      server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [{ uri: 'demo://a', name: 'a' }] }));
-      server.setRequestHandler(ReadResourceRequestSchema, () => ({ contents: [{ uri: 'demo://a', text: 'v1' }] }));
-      server.setRequestHandler(SubscribeRequestSchema, (req) => {
-        setTimeout(() => void server.sendResourceUpdated({ uri: req.params.uri }), 20); // on the GET stream, later
-        return {};
-      });
-      return server;
-    }),
-  );
+  return keep(await startSubscriber());
 }
 
 /** Records a subscribe and the notification that followed it; answers the cassette's follow-up file names. */
