@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { silent, type Log } from '../log.js';
-import { debugFileNames, parseCassetteName } from './names.js';
+import { debugFileNames, parseCassetteName, stemOf } from './names.js';
 import { HarPersister, type Har } from './persist/har.js';
 import type { PersistedExchange, Persister } from './persist/persister.js';
 import { SingleFilePersister, type SingleFileCassette } from './persist/single-file.js';
@@ -64,7 +64,7 @@ async function copyInto(path: string, sink: Persister, options: ExportOptions & 
           continue;
         }
       }
-      exchanges.set(`${entry.n} ${key}`, { n: entry.n, key, entry, distilled });
+      exchanges.set(stemOf(entry.n, key), { n: entry.n, key, entry, distilled });
     }
   }
   if (folder) {
@@ -82,7 +82,7 @@ async function copyInto(path: string, sink: Persister, options: ExportOptions & 
     // a single file given instead: its entries verbatim
     const data = JSON.parse(await readFile(path, 'utf8')) as SingleFileCassette;
     for (const item of data.entries) {
-      const x = exchanges.get(`${item.n} ${item.key}`);
+      const x = exchanges.get(stemOf(item.n, item.key));
       if (x) x.distilled = item.entry as Record<string, unknown>;
     }
   }

@@ -29,8 +29,11 @@ export function parseCassetteName(name: string): CassetteFileName | undefined {
   return { n, key: m[2], kind, stem: m[2] === undefined ? m[1] : `${m[1]} ${m[2]}` };
 }
 
+/** The stem shared by an exchange's files, `<n> <key>`. */
+export const stemOf = (n: number, key: string): string => `${n} ${key}`;
+
 /** A distilled entry's name, `<n> <key>.json`. */
-export const entryFileName = (n: number, key: string): string => `${n} ${key}.json`;
+export const entryFileName = (n: number, key: string): string => `${stemOf(n, key)}.json`;
 
 /** The stem of an entry file (`<n> <key>`). */
 export const stemOfEntry = (file: string): string => file.slice(0, -'.json'.length);

@@ -2,7 +2,7 @@ import type { FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { distilledFor, type CassetteEntry } from '../../../shared/cassette/entry.js';
 import type { Log } from '../log.js';
-import { parseCassetteName } from './names.js';
+import { entryFileName, parseCassetteName } from './names.js';
 import { folderPersister, type FolderChange, type FolderPersister } from './persist/folder.js';
 import type { DebugFiles } from './persist/persister.js';
 import { READ_ONLY_MESSAGE, SingleFilePersister } from './persist/single-file.js';
@@ -93,7 +93,7 @@ export class CassetteStore {
   async add(method: string, key: string, entry: NewEntry, debug?: DebugFiles): Promise<CassetteEntry> {
     if (!(this.persister.writable && 'take' in this.persister)) throw new Error(READ_ONLY_MESSAGE);
     const n = this.persister.take();
-    const stored: CassetteEntry = { ...entry, n, key, file: `${n} ${key}.json` };
+    const stored: CassetteEntry = { ...entry, n, key, file: entryFileName(n, key) };
     await this.persister.append({ n, key, distilled: distilledFor(method, entry) as Record<string, unknown>, entry: stored, debug });
     this.insert(stored);
     return stored;

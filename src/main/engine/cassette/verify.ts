@@ -7,6 +7,7 @@ import { CassetteStore } from './store.js';
 import { openHttpSession, type LiveSession } from './verify-session.js';
 import type { Log } from '../log.js';
 import { UnreachableError } from '../errors.js';
+import { stemOf } from './names.js';
 
 /**
  * `mcp-rewind verify`: sends every recorded request again to the live server, on a session of its own, and reports
@@ -102,7 +103,7 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
   let initializeParams: Record<string, unknown> | undefined;
   for (const [key, entries] of groups) {
     const first = entries[0];
-    const debug = await readDebugFiles(store.dir, `${first.n} ${first.key}`, options.log);
+    const debug = await readDebugFiles(store.dir, stemOf(first.n, first.key), options.log);
     requests.set(key, recordedRequest(first, debug?.request?.body));
     streams.set(key, entries.flatMap((e) => e.stream ?? []));
     if (key === 'initialize') initializeParams = requestInBody(debug?.request?.body, 'initialize')?.params;

@@ -114,15 +114,14 @@ export class FolderPersister implements Persister {
   }
 
   async append(exchange: PersistedExchange): Promise<void> {
-    const stem = `${exchange.n} ${exchange.key}`;
+    const file = entryFileName(exchange.n, exchange.key as string);
     const debug = exchange.debug;
     if (debug) {
-      const [req, res, head] = debugFileNames(stem);
+      const [req, res, head] = debugFileNames(stemOfEntry(file));
       await writeAtomic(join(this.location, req), JSON.stringify(debug.request, null, 2));
       await writeAtomic(join(this.location, res), debug.responseBody ?? '');
       await writeAtomic(join(this.location, head), JSON.stringify(debug.responseHead, null, 2));
     }
-    const file = entryFileName(exchange.n, exchange.key as string);
     await writeAtomic(join(this.location, file), JSON.stringify(exchange.distilled, null, 2));
     if (exchange.entry) this.changed({ file, key: exchange.key as string, entry: exchange.entry });
   }
