@@ -70,6 +70,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     session.initParams = init.request.params;
   }
   const live = session as Session;
+  if (owned && (upRes.statusCode ?? 500) >= 300) sessions.delete(live.id as string); // refused: no session came of it
   const headers = downstreamHeaders(upRes, live, owned);
   // a hook holds an answer, or the proxy answered part of the POST: the relay goes message by message
   const rewriting = local.length > 0 || exchanges.some((e) => e.need === 'hold');
