@@ -19,10 +19,17 @@ export function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse
   // small JSON-RPC bodies: one write upstream (headers and body together) costs less than piping
   req.once('end', () => {
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-    upstream.request('POST', headers, body, header(req, 'mcp-session-id')).then(
-      (upRes) => relayAnswer(upRes, res, chunks),
-      (error: unknown) => upstreamDown(stage, res, requestIds(chunks), error),
-    );
+    upstream
+      .request('POST', headers, body, header(req, 'mcp-session-id'))
+      .then(
+        (upRes) => relayAnswer(upRes, res, chunks),
+        (error: unknown) => upstreamDown(stage, res, requestIds(chunks), error),
+      )
+      .catch((error: Error) => {
+        stage.log(`internal error relaying a POST: ${error.stack ?? error.message}`, 'warn');
+        if (!res.headersSent) sendJson(res, 500, new RewindError('mcp-rewind: internal error', ErrorCode.InternalError).toResponse(null));
+        else res.destroy();
+      });
   });
   return Promise.resolve();
 }
