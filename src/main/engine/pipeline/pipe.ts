@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse, isRequest, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
-import { reasonOf, UpstreamUnavailableError } from '../errors.js';
+import { HttpError, reasonOf, RewindError, UpstreamUnavailableError } from '../errors.js';
+import { MAX_BODY_BYTES } from '../http/body.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { header } from '../http/url.js';
 import { copyEndToEndHeaders } from '../upstream/headers.js';
@@ -15,9 +16,14 @@ export function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse
   const upstream = stage.upstream!;
   const headers = copyEndToEndHeaders(req.headers);
   const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  let size = 0;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk); // beyond: drained, not kept
+  });
   // small JSON-RPC bodies: one write upstream (headers and body together) costs less than piping
   req.once('end', () => {
+    if (size > MAX_BODY_BYTES) return sendJson(res, 413, new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`).toResponse(null), { connection: 'close' });
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     upstream
       .request('POST', headers, body, header(req, 'mcp-session-id'))
