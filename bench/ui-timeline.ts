@@ -13,8 +13,13 @@
  *   - ingest: from ingest() of all rows to the new count painted, and of one more live exchange on top of them;
  *   - scroll: requestAnimationFrame deltas while the table is scrolled programmatically (600 px per frame) for 3 s;
  *   - filter: from the Tool filter's change event to the "N of M" count painted; free text likewise (its 150 ms
- *     debounce subtracted); both first time (search text cache cold) and again (warm).
- * and prints median / p95 frame times side by side with the 100k / 1k ratio.
+ *     debounce subtracted); both first time (search text cache cold) and again (warm);
+ *   - open detail: from a click on a row (detail closed) to the detail pane painted (median of 5);
+ *   - ArrowDown: from the keydown on the table to the next row selected and painted, detail open (median, p95 of 30);
+ *   - live ingest: 1,000 exchanges/s for 10 s (50 every 50 ms through the store's batching), detail open: long tasks
+ *     (PerformanceObserver 'longtask', > 50 ms) counted and the longest;
+ *   - a 5 MB response: from the click on its row (Response tab open) to its JSON tree painted.
+ * and prints them side by side with the 100k / 1k ratio and the issue's target.
  */
 import { chromium, type Page } from 'playwright-core';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -154,6 +159,118 @@ async function filterTime(page: Page, kind: 'tool' | 'text', value: string): Pro
   );
 }
 
+/*
+ * "work" = from the event to the new DOM laid out (React's synchronous update for a click or a key, then a forced
+ * style + layout): what must fit in one frame. "to paint" adds the wait for the next frame (quantised by vsync).
+ */
+
+/** click on a visible row (detail closed) → the detail laid out (work) and painted; medians of 5 (ms) */
+async function openDetail(page: Page): Promise<{ work: number; paint: number }> {
+  return page.evaluate(async () => {
+    const frame = (): Promise<number> => new Promise(requestAnimationFrame);
+    const work: number[] = [];
+    const paint: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      document.querySelector<HTMLButtonElement>('button[aria-label="Close detail"]')?.click();
+      while (document.querySelector('.tl-detail')) await frame();
+      await frame();
+      const row = document.querySelectorAll<HTMLElement>('tr.tl-row')[3 + k];
+      const start = performance.now();
+      row.click();
+      await Promise.resolve();
+      while (!document.querySelector('.tl-detail-title')) await new Promise((r) => setTimeout(r, 0));
+      document.querySelector('.tl-detail')!.getBoundingClientRect();
+      work.push(performance.now() - start);
+      await frame();
+      paint.push(performance.now() - start);
+    }
+    const mid = (xs: number[]): number => xs.sort((a, b) => a - b)[2];
+    return { work: mid(work), paint: mid(paint) };
+  });
+}
+
+/** ArrowDown on the table with the detail open: keydown → next row selected and laid out (work), painted; 30 presses */
+async function arrowDown(page: Page): Promise<{ work: number[]; paint: number[] }> {
+  return page.evaluate(async () => {
+    const frame = (): Promise<number> => new Promise(requestAnimationFrame);
+    const scroller = document.querySelector<HTMLElement>('[data-testid="timeline-scroll"]')!;
+    scroller.focus();
+    const work: number[] = [];
+    const paint: number[] = [];
+    for (let k = 0; k < 30; k++) {
+      const before = document.querySelector('tr[aria-selected="true"]')?.getAttribute('data-index');
+      const start = performance.now();
+      scroller.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));
+      await Promise.resolve();
+      while (document.querySelector('tr[aria-selected="true"]')?.getAttribute('data-index') === before) await new Promise((r) => setTimeout(r, 0));
+      document.querySelector('.tl-detail')!.getBoundingClientRect();
+      work.push(performance.now() - start);
+      await frame();
+      paint.push(performance.now() - start);
+      await frame();
+    }
+    return { work, paint };
+  });
+}
+
+/** 1,000 exchanges/s for `ms` through the store's public ingest path; long tasks (> 50 ms) seen meanwhile */
+async function liveIngest(page: Page, ms: number): Promise<{ longTasks: number; longest: number; ingested: number }> {
+  return page.evaluate(async (ms) => {
+    const debug = (window as unknown as { __rewindDebug: { ingest(e: unknown[]): void } }).__rewindDebug;
+    const tasks: number[] = [];
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) tasks.push(entry.duration);
+    });
+    observer.observe({ type: 'longtask', buffered: false });
+    let seq = 20_000_000;
+    let ingested = 0;
+    const end = performance.now() + ms;
+    await new Promise<void>((done) => {
+      const tick = (): void => {
+        const batch = Array.from({ length: 50 }, () => {
+          seq++;
+          return { proxyId: 'p1', seq, method: 'tools/call', tool: `tool-${seq % 20}`, key: `live-${seq}`, source: 'upstream', cassette: 'none', request: { jsonrpc: '2.0', id: seq, method: 'tools/call', params: { name: `tool-${seq % 20}`, arguments: { q: seq } } }, stream: [], response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: `live ${seq}` }] } }, startedAt: Date.now(), durationMs: 2 };
+        });
+        debug.ingest(batch);
+        ingested += batch.length;
+        if (performance.now() < end) setTimeout(tick, 50);
+        else setTimeout(done, 200);
+      };
+      tick();
+    });
+    observer.disconnect();
+    return { longTasks: tasks.filter((t) => t > 50).length, longest: Math.max(0, ...tasks), ingested };
+  }, ms);
+}
+
+/** a 5 MB response: ingested, then its row clicked with the Response tab open → the JSON tree painted (ms) */
+async function bigResponse(page: Page): Promise<number> {
+  await page.getByRole('complementary', { name: 'Exchange detail' }).getByRole('tab', { name: 'Response' }).click();
+  return page.evaluate(async () => {
+    const frame = (): Promise<number> => new Promise(requestAnimationFrame);
+    const debug = (window as unknown as { __rewindDebug: { ingest(e: unknown[]): void; flush(): void } }).__rewindDebug;
+    const items = Array.from({ length: 25_000 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['alpha', 'beta'], payload: 'x'.repeat(150) }));
+    const seq = 30_000_000;
+    debug.ingest([{ proxyId: 'p1', seq, method: 'tools/call', tool: 'big-result', key: 'big', source: 'upstream', cassette: 'none', request: { jsonrpc: '2.0', id: seq, method: 'tools/call', params: { name: 'big-result' } }, stream: [], response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: 'big' }], structuredContent: { items } } }, startedAt: Date.now(), durationMs: 40 }]);
+    debug.flush();
+    const scroller = document.querySelector<HTMLElement>('[data-testid="timeline-scroll"]')!;
+    let row: HTMLElement | undefined;
+    while (!row) {
+      scroller.scrollTop = scroller.scrollHeight;
+      await frame();
+      row = Array.from(document.querySelectorAll<HTMLElement>('tr.tl-row')).find((tr) => tr.textContent?.includes('big-result'));
+    }
+    const start = performance.now();
+    row.click();
+    while (!Array.from(document.querySelectorAll('.json-rows [role="treeitem"]')).some((el) => el.textContent?.includes('25000 items'))) {
+      await frame();
+      document.querySelector<HTMLButtonElement>('#detail-tab-response')?.click();
+    }
+    await frame();
+    return performance.now() - start;
+  });
+}
+
 async function resetFilters(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Reset filters' }).click();
   await page.getByTestId('filter-count').filter({ hasText: /^(\d+) of \1$/ }).waitFor();
@@ -187,15 +304,39 @@ async function main(): Promise<void> {
       await resetFilters(page);
       const textWarm = await filterTime(page, 'text', 'q4243');
       await resetFilters(page);
-      rows[n] = [ingest, live, pct(frames, 0.5), pct(frames, 0.95), Math.max(...frames), frames.length, toolCold, toolWarm, textCold, textWarm];
+      const detail = await openDetail(page);
+      const keys = await arrowDown(page);
+      const live10 = await liveIngest(page, 10_000);
+      const big = await bigResponse(page);
+      await page.getByRole('button', { name: 'Close detail' }).click();
+      rows[n] = [ingest, live, pct(frames, 0.5), pct(frames, 0.95), Math.max(...frames), frames.length, toolCold, toolWarm, textCold, textWarm, detail.work, detail.paint, pct(keys.work, 0.5), pct(keys.work, 0.95), pct(keys.paint, 0.5), live10.longTasks, live10.longest, big];
       console.error(`${n} rows measured`);
     }
-    const labels = ['ingest all → painted (ms)', 'one more live exchange → painted, median of 5 (ms)', 'scroll frame median (ms)', 'scroll frame p95 (ms)', 'scroll frame max (ms)', 'frames in 3 s', 'tool filter, first (ms)', 'tool filter, again (ms)', 'text filter, cold cache (ms)', 'text filter, warm (ms)'];
+    const labels: Array<[string, string]> = [
+      ['ingest all → painted (ms)', ''],
+      ['one more live exchange → painted, median of 5 (ms)', ''],
+      ['scroll frame median (ms)', ''],
+      ['scroll frame p95 (ms)', '≤ one frame'],
+      ['scroll frame max (ms)', ''],
+      ['frames in 3 s', ''],
+      ['tool filter, first (ms)', '< 100'],
+      ['tool filter, again (ms)', '< 100'],
+      ['text search, cold cache (ms)', '< 100'],
+      ['text search, warm (ms)', '< 100'],
+      ['open an exchange’s detail: work, median of 5 (ms)', '< 50'],
+      ['open an exchange’s detail: to paint (ms)', ''],
+      ['ArrowDown to the next row, detail open: work, median (ms)', '< 16'],
+      ['ArrowDown: work, p95 of 30 (ms)', '< 16'],
+      ['ArrowDown: to paint, median (ms)', ''],
+      ['live 1,000/s for 10 s: long tasks > 50 ms', '0'],
+      ['live 1,000/s for 10 s: longest long task (ms; 0 = none over 50)', '< 50'],
+      ['a 5 MB response: click → JSON tree painted (ms)', '< 300'],
+    ];
     const [a, b] = SIZES;
     console.log(`\nTimeline UI, Chromium ${browser.version()}, 1280×800\n`);
-    console.log(`| measure | ${a.toLocaleString('en')} rows | ${b.toLocaleString('en')} rows | ratio |`);
-    console.log('|---|---:|---:|---:|');
-    labels.forEach((label, i) => console.log(`| ${label} | ${rows[a][i].toFixed(1)} | ${rows[b][i].toFixed(1)} | ${(rows[b][i] / rows[a][i]).toFixed(2)}× |`));
+    console.log(`| measure | ${a.toLocaleString('en')} rows | ${b.toLocaleString('en')} rows | ratio | target |`);
+    console.log('|---|---:|---:|---:|---:|');
+    labels.forEach(([label, target], i) => console.log(`| ${label} | ${rows[a][i].toFixed(1)} | ${rows[b][i].toFixed(1)} | ${rows[a][i] ? `${(rows[b][i] / rows[a][i]).toFixed(2)}×` : '—'} | ${target} |`));
   } finally {
     await browser.close();
     ui.child.kill('SIGTERM');

@@ -23,16 +23,18 @@ test('a breakpoint before request holds a real client call; the arguments edited
   try {
     await page.setViewportSize({ width: 1200, height: 900 });
     await app.open();
+    await page.getByRole('button', { name: 'New proxy', exact: true }).click(); // the New proxy dialog
     const form = page.getByRole('form', { name: 'New proxy' });
     await form.getByLabel('Mode').selectOption('proxy-only');
     await form.getByLabel('Upstream URL').fill(upstream.url);
     await form.getByLabel('Name').fill('bp-proxy');
     await form.getByRole('button', { name: 'Create proxy' }).click();
-    const row = page.getByRole('table', { name: 'Proxies' }).getByRole('row').filter({ hasText: 'bp-proxy' });
+    const row = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: 'bp-proxy' });
     await expect(row.getByText('running')).toBeVisible();
     const endpoint = (await row.locator('code').textContent()) ?? '';
 
-    const panel = page.getByRole('region', { name: 'Breakpoints' });
+    await page.getByRole('button', { name: /^Breakpoints/ }).click(); // the Breakpoints drawer
+    const panel = page.getByRole('complementary', { name: 'Breakpoints' });
     const add = panel.getByRole('form', { name: 'Add breakpoint' });
     await add.getByLabel('Proxy').selectOption({ label: 'bp-proxy' });
     await add.getByLabel('Tool').fill('echo');

@@ -65,13 +65,14 @@ test.afterAll(async () => {
 
 async function createProxy(page: Page, fields: { mode: string; name: string; cacheDir: string; upstreamUrl?: string }): Promise<string> {
   await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Timeline' }).click();
+  await page.getByRole('button', { name: 'New proxy', exact: true }).click(); // the New proxy dialog
   const form = page.getByRole('form', { name: 'New proxy' });
   await form.getByLabel('Mode').selectOption(fields.mode);
   if (fields.upstreamUrl) await form.getByLabel('Upstream URL').fill(fields.upstreamUrl);
   await form.getByLabel('Cassette folder').fill(fields.cacheDir);
   await form.getByLabel('Name').fill(fields.name);
   await form.getByRole('button', { name: 'Create proxy' }).click();
-  const row = page.getByRole('table', { name: 'Proxies' }).getByRole('row').filter({ hasText: fields.name });
+  const row = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: fields.name });
   await expect(row.getByText('running')).toBeVisible();
   return (await row.locator('code').first().textContent()) ?? '';
 }
@@ -125,10 +126,16 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
     await replace('{ "result": ');
     await expect(editor.getByTestId('json-status')).toContainText('Invalid JSON');
     await expect(editor.getByRole('button', { name: 'Save' })).toBeDisabled();
+    // an entry that is not an MCP result is flagged at once, above the editor (Save stays off) …
     await replace(JSON.stringify({ ...entry, result: { content: 'not a list' } }, null, 2));
-    await expect(editor.getByTestId('json-status')).toHaveText('Valid JSON · unsaved changes');
+    await expect(editor.getByTestId('json-status')).toContainText('Not an MCP tool result — result.content');
+    await expect(editor.getByRole('button', { name: 'Save' })).toBeDisabled();
+    // … and what only the engine's full schema catches (a text block without text) is its answer on Save, in view
+    await replace(JSON.stringify({ ...entry, result: { content: [{ type: 'text' }] } }, null, 2));
+    await expect(editor.getByTestId('json-status')).toHaveText('Valid entry · unsaved changes');
     await editor.getByRole('button', { name: 'Save' }).click();
     await expect(editor.getByRole('alert')).toContainText('not a valid MCP tool result');
+    await expect(editor.getByRole('alert')).toBeInViewport();
     entry.result.content[0].text = 'edited in the Cassettes view';
     await replace(JSON.stringify(entry, null, 2));
     await editor.getByRole('button', { name: 'Save' }).click();

@@ -30,12 +30,13 @@ test('Rules view: override and inject rules, validated as you type, previewed on
   await app.open();
 
   // a proxy from the Timeline view's form, in front of the real SDK server
+  await page.getByRole('button', { name: 'New proxy', exact: true }).click(); // the New proxy dialog
   const form = page.getByRole('form', { name: 'New proxy' });
   await form.getByLabel('Mode').selectOption('proxy-only');
   await form.getByLabel('Upstream URL').fill(upstream.url);
   await form.getByLabel('Name').fill('rules-e2e');
   await form.getByRole('button', { name: 'Create proxy' }).click();
-  const row = page.getByRole('table', { name: 'Proxies' }).getByRole('row').filter({ hasText: 'rules-e2e' });
+  const row = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: 'rules-e2e' });
   await expect(row.getByText('running')).toBeVisible();
   const endpoint = (await row.locator('code').textContent()) ?? '';
 

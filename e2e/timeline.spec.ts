@@ -20,13 +20,14 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
   try {
     await page.setViewportSize({ width: 1280, height: 800 });
     await app.open();
+    await page.getByRole('button', { name: 'New proxy', exact: true }).click(); // the New proxy dialog
     const form = page.getByRole('form', { name: 'New proxy' });
     await form.getByLabel('Mode').selectOption('record');
     await form.getByLabel('Upstream URL').fill(upstream.url);
     await form.getByLabel('Cassette folder').fill(cassette);
     await form.getByLabel('Name').fill('fixture');
     await form.getByRole('button', { name: 'Create proxy' }).click();
-    const proxyRow = page.getByRole('table', { name: 'Proxies' }).getByRole('row').filter({ hasText: 'fixture' });
+    const proxyRow = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: 'fixture' });
     await expect(proxyRow.getByText('running')).toBeVisible();
     const endpoint = (await proxyRow.locator('code').textContent()) ?? '';
 
@@ -80,23 +81,33 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
     await filters.getByRole('button', { name: 'Reset filters' }).click();
     await expect(filterCount).toHaveText(`${total} of ${total}`);
 
-    // open the progress call: request arguments and the streamed messages, in order
+    // open the progress call: request arguments and the streamed messages, in order (the detail's tabs)
     await row('progress').click();
     const detail = page.getByRole('complementary', { name: 'Exchange detail' });
-    await expect(detail.getByRole('region', { name: 'Request' })).toContainText('"steps": 3');
-    const streamed = detail.getByRole('region', { name: 'Streamed messages' });
-    await expect(streamed).toContainText('(4)');
-    for (let i = 1; i <= 3; i++) await expect(streamed.getByRole('region', { name: `#${i} notifications/progress` })).toContainText(`step ${i}/3`);
-    await expect(streamed.getByRole('region', { name: '#4 notifications/message' })).toContainText('progress finished 3 steps');
-    await expect(detail.getByRole('region', { name: 'Response' })).toContainText('done 3');
-    await expect(detail.locator('.cm-editor').first()).toBeVisible(); // CodeMirror, syntax-highlighted JSON
-    await page.getByRole('region', { name: 'Traffic' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    const tab = (name: RegExp | string): Locator => detail.getByRole('tab', { name });
+    await tab('Request').click();
+    const requestTree = detail.getByRole('tree', { name: 'Request tree' });
+    await expect(requestTree.getByRole('treeitem').filter({ hasText: /^▸?▾?steps: 3$/ })).toHaveCount(1); // a JSON tree
+    await expect(tab(/^Stream \(4\)$/)).toBeVisible();
+    await tab(/^Stream/).click();
+    const streamed = detail.getByRole('list', { name: 'Streamed messages' });
+    for (let i = 1; i <= 3; i++) await expect(streamed.getByRole('listitem', { name: `#${i} notifications/progress` })).toContainText(`step ${i}/3`);
+    await expect(streamed.getByRole('listitem', { name: '#4 notifications/message' })).toContainText('progress finished 3 steps');
+    await expect(streamed.getByRole('listitem').first()).toContainText(/\+\d+(\.\d)? ms/); // its time from the request
+    await tab('Content').click();
+    await expect(detail.getByRole('tabpanel')).toContainText('done 3');
+    await tab('Overview').click();
+    await expect(detail.getByRole('table', { name: 'Timing' })).toContainText('first byte from upstream');
+    await expect(detail.getByRole('tabpanel')).toContainText('HTTP 200');
     await app.screenshot(join(ROOT, 'docs/screenshots/timeline.png'));
 
     // keyboard: ↑ moves the selection (the detail follows), Esc closes
+    await page.getByTestId('timeline-scroll').focus();
     await page.keyboard.press('ArrowUp');
     await expect(table.locator('tr[aria-selected="true"]')).toContainText('add');
-    await expect(detail.getByRole('region', { name: 'Request' })).toContainText('"a": 2');
+    await tab('Request').click();
+    await expect(detail.getByRole('tree', { name: 'Request tree' }).getByRole('treeitem').filter({ hasText: /^a: 2$/ })).toHaveCount(1);
+    await page.getByTestId('timeline-scroll').focus();
     await page.keyboard.press('Escape');
     await expect(detail).toHaveCount(0);
     await page.keyboard.press('Enter');
@@ -110,7 +121,6 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
     await filters.getByLabel('Method').selectOption('tools/call');
     await expect(page.getByTestId('waterfall-bar')).toHaveCount(4);
     await filters.getByLabel('Method').selectOption('');
-    await page.getByRole('region', { name: 'Traffic' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
     await app.screenshot(join(ROOT, 'docs/screenshots/waterfall.png'));
     await tabs.getByRole('tab', { name: 'Histogram' }).click();
     const buckets = page.getByTestId('histogram-bucket');
@@ -135,7 +145,7 @@ test('Run demo: a newcomer sees live traffic within seconds', async ({ app }) =>
   await expect(page.getByRole('status')).toHaveText('connected');
   const before = await count(page.getByTestId('traffic-count'));
   await page.getByRole('button', { name: 'Run demo' }).click();
-  const proxyRow = page.getByRole('table', { name: 'Proxies' }).getByRole('row').filter({ hasText: 'demo' });
+  const proxyRow = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: 'demo' });
   await expect(proxyRow.getByText('running')).toBeVisible({ timeout: 10_000 });
   await expect.poll(() => count(page.getByTestId('traffic-count')), { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 5);
   const table = page.getByRole('table', { name: 'Recent exchanges' });

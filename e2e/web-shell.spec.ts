@@ -118,6 +118,7 @@ test('a proxy created from the UI in front of a real SDK server counts the traff
   let mcp: ConnectedClient | undefined;
   try {
     await app.open();
+    await page.getByRole('button', { name: 'New proxy', exact: true }).click(); // the New proxy dialog
     const form = page.getByRole('form', { name: 'New proxy' });
     await form.getByLabel('Mode').selectOption('record');
     await form.getByLabel('Upstream URL').fill(upstream.url);
@@ -125,17 +126,26 @@ test('a proxy created from the UI in front of a real SDK server counts the traff
     await form.getByLabel('Name').fill('fixture');
     await form.getByRole('button', { name: 'Create proxy' }).click();
 
-    const row = page.getByRole('table', { name: 'Proxies' }).getByRole('row').filter({ hasText: 'fixture' });
+    const row = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: 'fixture' });
     await expect(row.getByText('running')).toBeVisible();
     await expect(row.getByTestId('exchanges')).toHaveText('0');
     const endpoint = (await row.locator('code').textContent()) ?? '';
     expect(endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
 
-    // a bad input is answered with the engine's message, naming the field
-    await form.getByLabel('Mode').selectOption('replay');
-    await form.getByLabel('Cassette folder').fill('');
+    // a bad input is said beside its field, before anything is sent; the engine's refusal lands beside the field it names
+    await page.getByRole('button', { name: 'New proxy', exact: true }).click();
+    await form.getByLabel('Mode').selectOption('record');
+    await form.getByLabel('Upstream URL').fill('localhost:3000');
     await form.getByRole('button', { name: 'Create proxy' }).click();
-    await expect(form.getByRole('alert')).toContainText('cacheDir');
+    await expect(form.getByLabel('Upstream URL')).toHaveAttribute('aria-invalid', 'true');
+    await expect(form.getByRole('alert')).toHaveText(/^must start with http:\/\/ or https:\/\//);
+    await form.getByLabel('Upstream URL').fill(upstream.url);
+    await form.getByLabel('Name').fill('fixture');
+    await form.getByRole('button', { name: 'Create proxy' }).click();
+    await expect(form.getByLabel('Name')).toHaveAttribute('aria-invalid', 'true');
+    await expect(form.getByRole('alert')).toHaveText('a proxy named "fixture" exists already; choose another name');
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await expect(form).toBeHidden();
 
     mcp = await connectClient(endpoint);
     await mcp.client.callTool({ name: 'echo', arguments: { text: 'from the e2e' } });
@@ -156,14 +166,15 @@ test('a proxy created from the UI in front of a real SDK server counts the traff
     await expect(page.getByTestId('traffic-count')).toContainText('held while paused');
     await page.getByRole('button', { name: 'Resume' }).click();
     await expect(recent.getByRole('row').filter({ hasText: 'echo' })).toHaveCount(2);
-    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByRole('button', { name: 'Clear all' }).click();
     await expect(page.getByTestId('traffic-count')).toHaveText('0 exchanges');
     await page.reload();
     await expect(page.getByTestId('traffic-count')).toHaveText('0 exchanges'); // cleared in the engine, not only the view
 
     await row.getByRole('button', { name: 'Stop' }).click();
     await expect(row.getByText('stopped')).toBeVisible();
-    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.getByRole('button', { name: 'Remove fixture…' }).click();
+    await row.getByRole('button', { name: 'Remove fixture', exact: true }).click(); // asks first
     await expect(page.getByText('No proxy yet')).toBeVisible();
     expect(problems).toEqual([]);
   } finally {

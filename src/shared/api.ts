@@ -25,15 +25,30 @@ export const ProxyConfigSchema = z.strictObject({
 });
 export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;
 
+/**
+ * starting: checking its upstream (live modes: it must answer initialize) or its cassette (replay: it must exist);
+ * running: it can serve; failed: it cannot (`error` says why, `failure` what failed); stopped: by the user.
+ */
+export const PROXY_STATES = ['starting', 'running', 'stopped', 'failed'] as const;
+export type ProxyState = (typeof PROXY_STATES)[number];
+/** what made a proxy fail: its upstream (unreachable, not MCP, a command that does not start), its cassette, its port */
+export type ProxyFailure = 'upstream' | 'cassette' | 'port' | 'other';
+
 export interface ProxyInfo {
   id: string;
   name: string;
   config: ProxyConfig;
-  state: 'running' | 'stopped' | 'failed';
+  state: ProxyState;
   /** the local MCP endpoint while running */
   url?: string;
+  /** why it failed, in the words of the New proxy form ("Upstream URL …: connection refused") */
   error?: string;
+  failure?: ProxyFailure;
+  /** running, but its upstream stopped answering: the last forwarded call got this error (cleared by the next answer) */
+  upstreamDown?: string;
   exchanges: number;
+  /** the first-start demo's proxy (its upstream is the bundled demo server, started by Run demo) */
+  demo?: boolean;
 }
 
 /** An exchange on the timeline: the engine's ExchangeEvent, tagged with the proxy that saw it. */
@@ -76,8 +91,16 @@ export const SettingsSchema = z.strictObject({
   trafficCapacity: z.number().int().min(1_000).max(1_000_000),
   /** the timeline follows new exchanges */
   autoScroll: z.boolean(),
-  /** cassette folders opened lately, newest first */
+  /** cassette folders opened lately, newest first (the one list: the Cassettes, Export and Settings views show it) */
   recentFolders: z.array(z.string().min(1).max(4096)).max(10),
+  /** proxies (their configuration, rules and breakpoints) come back at the next start, running ones started again */
+  restoreWorkspace: z.boolean(),
+  /** the Timeline's split: the detail beside the table or below it, and the table's share of each (percent) */
+  timelineLayout: z.strictObject({
+    split: z.enum(['side', 'bottom']),
+    side: z.number().min(10).max(90),
+    bottom: z.number().min(10).max(90),
+  }),
   /** desktop app only */
   window: WindowStateSchema.optional(),
 });
@@ -129,20 +152,31 @@ export interface ExportResult {
   skipped: string[];
 }
 
+/** how long a Clear of the timeline can be undone */
+export const UNDO_CLEAR_MS = 10_000;
+
 export const commands = {
   'app.info': z.strictObject({}),
   'proxies.list': z.strictObject({}),
   /** creates and starts a proxy */
   'proxies.create': ProxyConfigSchema,
+  /** starts a stopped proxy, or tries a failed one again */
   'proxies.start': Id,
   'proxies.stop': Id,
   'proxies.remove': Id,
   'traffic.snapshot': z.strictObject({ limit: z.number().int().min(1).max(1_000_000).optional() }),
-  'traffic.clear': z.strictObject({}),
+  /** puts back what the last traffic.clear removed (its `undo` token; kept for UNDO_CLEAR_MS, until the next clear) */
+  'traffic.undoClear': z.strictObject({ undo: z.string().min(1) }),
+  /** every exchange; or one proxy's; or the ones listed (what the Timeline shows under a filter) */
+  'traffic.clear': z.strictObject({
+    proxyId: z.string().min(1).optional(),
+    items: z.array(z.strictObject({ proxyId: z.string().min(1), seq: z.number().int() })).max(1_000_000).optional(),
+  }),
   'rules.get': Id,
   'rules.set': z.strictObject({ id: z.string().min(1), rules: RulesFileSchema }),
   'rules.preview': z.strictObject({ template: z.string(), result: z.record(z.string(), z.unknown()), args: z.record(z.string(), z.unknown()).optional() }),
-  'cassettes.list': z.strictObject({ dir: z.string().min(1) }),
+  /** `remember`: the user opened it, so it goes first in the settings' recent folders */
+  'cassettes.list': z.strictObject({ dir: z.string().min(1), remember: z.boolean().optional() }),
   'cassettes.read': CassetteFile,
   'cassettes.write': z.strictObject({ dir: z.string().min(1), file: z.string().min(1), text: z.string() }),
   'cassettes.delete': CassetteFile,
@@ -171,16 +205,19 @@ export type CommandName = keyof typeof commands;
 export type CommandInput<C extends CommandName> = z.input<(typeof commands)[C]>;
 
 export interface CommandOutputs {
-  'app.info': { version: string; shell: 'electron' | 'browser'; platform: string };
+  /** trafficCapacity: the exchanges the timeline keeps in this run (the setting as it was at start) */
+  'app.info': { version: string; shell: 'electron' | 'browser'; platform: string; trafficCapacity: number };
   'proxies.list': ProxyInfo[];
   'proxies.create': ProxyInfo;
   'proxies.start': ProxyInfo;
   'proxies.stop': ProxyInfo;
   'proxies.remove': { removed: true };
   'traffic.snapshot': TrafficEvent[];
-  'traffic.clear': { cleared: number };
-  'rules.get': { rules: z.infer<typeof RulesFileSchema> | null; tools: Array<{ name: string; description?: string; behavior: string; origin: string }> };
-  'rules.set': { rules: z.infer<typeof RulesFileSchema>; tools: Array<{ name: string; description?: string; behavior: string; origin: string }>; notified: number };
+  /** `undo`: a token for traffic.undoClear, valid for UNDO_CLEAR_MS */
+  'traffic.clear': { cleared: number; undo?: string };
+  'traffic.undoClear': { restored: number };
+  'rules.get': { rules: z.infer<typeof RulesFileSchema> | null; tools: Array<{ name: string; description?: string; behavior: string; origin: string; inputSchema?: Record<string, unknown> }> };
+  'rules.set': { rules: z.infer<typeof RulesFileSchema>; tools: Array<{ name: string; description?: string; behavior: string; origin: string; inputSchema?: Record<string, unknown> }>; notified: number };
   'rules.preview': { text: string };
   'cassettes.list': { dir: string; entries: CassetteEntrySummary[] };
   'cassettes.read': { text: string };

@@ -26,4 +26,24 @@ export interface ExchangeEvent {
   flags?: string[];
   startedAt: number;
   durationMs: number;
+  /**
+   * What the client sent, or what the source (upstream or cassette) answered, before a breakpoint edit or a rule
+   * (inject, the merged tools/list…) changed it; present only when something was changed.
+   */
+  original?: { request?: JsonRpcRequest; response?: JsonRpcResponse };
+  /** when things happened, in ms from `startedAt` (absent where they did not happen: no upstream, no stream) */
+  timing?: ExchangeTiming;
+  /** the upstream's HTTP answer (status, headers with secrets redacted), for exchanges that went upstream */
+  http?: { status: number; headers: Record<string, string | string[]> };
+  /** MCP protocol version of the session (its MCP-Protocol-Version header, or what initialize agreed) */
+  protocolVersion?: string;
+}
+
+export interface ExchangeTiming {
+  /** the request went upstream */
+  sentUpstream?: number;
+  /** the upstream's answer began (status and headers) */
+  firstByte?: number;
+  /** per message of `stream`, in order: when it arrived */
+  stream?: number[];
 }

@@ -41,7 +41,7 @@ describe('api: proxies and traffic', () => {
     expect((await call(api, 'proxies.list', {}))[0].exchanges).toBe(traffic.length);
     await expect.poll(() => lists.at(-1)?.[0].exchanges, { timeout: 3000 }).toBe(traffic.length);
 
-    expect(await call(api, 'traffic.clear', {})).toEqual({ cleared: traffic.length });
+    expect(await call(api, 'traffic.clear', {})).toEqual({ cleared: traffic.length, undo: expect.any(String) });
     expect(await call(api, 'traffic.snapshot', {})).toEqual([]);
   });
 
@@ -117,7 +117,7 @@ describe('api: proxies and traffic', () => {
 describe('api: the dispatcher', () => {
   it('answers app.info and refuses unknown commands', async () => {
     const { api } = await app();
-    expect(await call(api, 'app.info', {})).toEqual({ version: '0.0.0-test', shell: 'browser', platform: process.platform });
+    expect(await call(api, 'app.info', {})).toEqual({ version: '0.0.0-test', shell: 'browser', platform: process.platform, trafficCapacity: 100_000 });
     expect(await failure(api.call('proxies.explode', {}))).toBe('unknown command proxies.explode');
     expect(await failure(api.call('toString', {}))).toBe('unknown command toString');
     expect(await failure(api.call('__proto__', {}))).toBe('unknown command __proto__');
@@ -126,13 +126,17 @@ describe('api: the dispatcher', () => {
   it('rejects invalid input with a message naming the field', async () => {
     const { api } = await app();
     const bad = (command: string, input: unknown): Promise<string> => failure(api.call(command, input));
-    expect(await bad('proxies.create', { mode: 'rewind' })).toMatch(/^proxies\.create: invalid input: mode: /);
-    expect(await bad('proxies.create', { mode: 'record', upstreamUrl: 'ftp://x' })).toContain('upstreamUrl: ');
-    expect(await bad('proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:1/mcp', port: 70000 })).toContain('port: ');
+    // a new proxy's problems are named after the New proxy form's fields, never the API's (upstreamUrl, cacheDir)
+    expect(await bad('proxies.create', { mode: 'rewind' })).toBe('Mode: record, replay, hybrid or proxy-only');
+    expect(await bad('proxies.create', { mode: 'record', upstreamUrl: 'ftp://x' })).toBe('Upstream URL: must start with http:// or https:// (not ftp://)');
+    expect(await bad('proxies.create', { mode: 'record', upstreamUrl: 'localhost 3000' })).toBe('Upstream URL: not a URL (e.g. http://127.0.0.1:3000/mcp)');
+    expect(await bad('proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:1/mcp', port: 70000 })).toBe('Port: a whole number from 0 to 65535 (empty or 0: any free port)');
     expect(await bad('proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:1/mcp', colour: 'red' })).toContain('colour');
-    expect(await bad('proxies.create', { mode: 'record', upstreamUrl: 'http://127.0.0.1:1/mcp' })).toContain('cacheDir: a cassette folder is required in record mode');
-    expect(await bad('proxies.create', { mode: 'replay' })).toContain('cacheDir: ');
-    expect(await bad('proxies.create', { mode: 'proxy-only' })).toContain('upstreamUrl: an upstream server URL (or upstreamCommand) is required in proxy-only mode');
+    expect(await bad('proxies.create', { mode: 'proxy-only' })).toBe('Upstream URL: give the upstream server’s URL, or a stdio command, in proxy-only mode');
+    expect(await bad('proxies.create', { mode: 'record' })).toBe('Upstream URL: give the upstream server’s URL, or a stdio command, in record mode');
+    for (const message of await Promise.all([bad('proxies.create', { mode: 'record', upstreamUrl: 'x' }), bad('proxies.create', { mode: 'replay', cacheDir: '' })])) {
+      expect(message).not.toMatch(/upstreamUrl|cacheDir|upstreamCommand/);
+    }
     expect(await bad('proxies.create', null)).toContain('proxies.create: invalid input');
     expect(await bad('proxies.stop', {})).toContain('id: ');
     expect(await bad('proxies.stop', { id: 'nope' })).toBe('id: no proxy "nope"');

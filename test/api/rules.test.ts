@@ -31,7 +31,14 @@ describe('api: live rules', () => {
     const before = await call(api, 'rules.get', { id: info.id });
     expect(before.rules).toBeNull();
     expect(before.tools.map((t) => t.name).sort()).toEqual(FIXTURE_TOOLS);
-    expect(before.tools.find((t) => t.name === 'echo')).toEqual({ name: 'echo', description: 'Echo the text back with a prefix', behavior: 'relay', origin: 'upstream' });
+    expect(before.tools.find((t) => t.name === 'echo')).toEqual({
+      name: 'echo',
+      description: 'Echo the text back with a prefix',
+      behavior: 'relay',
+      origin: 'upstream',
+      // the input schema too: the breakpoint editor checks held arguments against it
+      inputSchema: expect.objectContaining({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }),
+    });
 
     const c = await client(info.url as string);
     expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('echo: x');
@@ -40,7 +47,7 @@ describe('api: live rules', () => {
     const set = await setUntilNotified(api, { id: info.id, rules });
     expect(set.notified).toBe(1);
     expect(set.rules).toEqual({ ...rules, passthrough: true }); // defaults filled in by the schema
-    expect(set.tools.find((t) => t.name === 'echo')).toEqual({ name: 'echo', description: 'patched echo', behavior: 'override', origin: 'overlay' });
+    expect(set.tools.find((t) => t.name === 'echo')).toEqual({ name: 'echo', description: 'patched echo', behavior: 'override', origin: 'overlay', inputSchema: expect.objectContaining({ required: ['text'] }) });
 
     await expect.poll(() => listChanged(c), { timeout: 5000 }).toBeGreaterThan(0);
     expect((await c.client.listTools()).tools.find((t) => t.name === 'echo')?.description).toBe('patched echo');

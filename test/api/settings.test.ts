@@ -19,7 +19,7 @@ describe('api: settings', () => {
   it('answers the defaults when there is no settings file, without writing one', async () => {
     const { api, dataDir } = await app();
     const info = await call(api, 'settings.get', {});
-    expect(info.settings).toEqual({ theme: 'system', defaultCacheDir: join(dataDir, 'cassettes'), trafficCapacity: 100_000, autoScroll: true, recentFolders: [] });
+    expect(info.settings).toEqual({ theme: 'system', defaultCacheDir: join(dataDir, 'cassettes'), trafficCapacity: 100_000, autoScroll: true, recentFolders: [], restoreWorkspace: true, timelineLayout: { split: 'side', side: 60, bottom: 60 } });
     expect(info.settings).toEqual(defaultSettings(dataDir));
     expect(info.file).toBe(join(dataDir, 'settings.json'));
     expect(info.problem).toBeUndefined();

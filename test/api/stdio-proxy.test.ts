@@ -33,6 +33,6 @@ describe('a UI proxy in front of an stdio server', () => {
   it('refuses a URL and a command together, naming the field', async () => {
     const { api } = await app();
     const message = await failure(call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:9/mcp', upstreamCommand: 'node x.js' }));
-    expect(message).toContain('upstreamCommand');
+    expect(message).toBe('stdio command: give either an Upstream URL or a stdio command, not both'); // the form's labels
   });
 });

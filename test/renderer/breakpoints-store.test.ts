@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { attachBreakpoints, syncBreakpoints, useBreakpoints } from '../../src/renderer/src/stores/breakpoints.js';
+import { syncBreakpoints, useBreakpoints } from '../../src/renderer/src/stores/breakpoints.js';
+import { connectStores } from '../../src/renderer/src/stores/connection.js';
 import { tempDir } from '../helpers/temp.js';
 import { browserShell, closeAll, closers, eventually, mcpClient, textOf, upstream } from './shell.js';
 
@@ -26,7 +27,7 @@ describe('breakpoints store', () => {
 
   it('loads the state, adds rules once each, removes them, and follows changes made by another window', async () => {
     const { api, proxy } = await recordingProxy();
-    closers.push(attachBreakpoints(api));
+    closers.push(connectStores(api));
     await eventually(() => state().loaded, 'the first load');
     expect(state()).toMatchObject({ rules: {}, paused: [], error: undefined });
 
@@ -57,7 +58,7 @@ describe('breakpoints store', () => {
 
   it('shows a paused call, resumes it with edited arguments, fails another with a message', async () => {
     const { api, proxy } = await recordingProxy();
-    closers.push(attachBreakpoints(api));
+    closers.push(connectStores(api));
     await eventually(() => state().loaded, 'the first load');
     await state().setRules(proxy.id, [
       { tool: 'echo', when: 'request' },
@@ -89,7 +90,7 @@ describe('breakpoints store', () => {
 
   it('stops following events once detached', async () => {
     const { api, proxy } = await recordingProxy();
-    const detach = attachBreakpoints(api);
+    const detach = connectStores(api);
     await eventually(() => state().loaded, 'the first load');
     detach();
     await api.call('breakpoints.set', { proxyId: proxy.id, rules: [{ tool: 'echo', when: 'request' }] });

@@ -4,24 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type * as CassettesModule from '../../src/renderer/src/stores/cassettes.js';
 import { copyOf } from '../helpers/temp.js';
-import { browserShell, closeAll, closers, mcpClient, textOf } from './shell.js';
+import { connectStores } from '../../src/renderer/src/stores/connection.js';
+import { useSettings } from '../../src/renderer/src/stores/settings.js';
+import { browserShell, closeAll, closers, eventually, mcpClient, textOf } from './shell.js';
 
 /**
  * The Cassettes store over the browser shell (startUi: AppController + the real handler table) on a copy of a
  * committed cassette folder.
- *
- * Test setup for the node environment: the store remembers recent folders in localStorage, which Node 20 lacks. A
- * Map-backed Storage stands in (same getItem/setItem semantics); it is on globalThis before the store is imported,
- * because the store reads the list once when it is created.
+ * The recent folders are the settings' one list (settings.json), kept by the engine when a folder is opened.
  */
-const storage = new Map<string, string>();
-const localStorage = {
-  getItem: (key: string): string | null => storage.get(key) ?? null,
-  setItem: (key: string, value: string): void => void storage.set(key, String(value)),
-  removeItem: (key: string): void => void storage.delete(key),
-  clear: (): void => storage.clear(),
-};
-const RECENT_KEY = 'mcp-rewind.cassettes.recent';
 const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-rewind-cache', import.meta.url));
 const ECHO = '5 tools_call_echo_cbbbdcd27692344d.json';
 
@@ -29,25 +20,21 @@ let store: typeof CassettesModule;
 const state = () => store.useCassettes.getState();
 
 beforeAll(async () => {
-  storage.set(RECENT_KEY, JSON.stringify(['/r/0', 7, '/r/1', '/r/2', '/r/3', '/r/4', '/r/5', '/r/6', '/r/7', '/r/8']));
-  (globalThis as { localStorage?: unknown }).localStorage = localStorage;
   store = await import('../../src/renderer/src/stores/cassettes.js');
 });
+const recent = (): string[] | undefined => useSettings.getState().settings?.recentFolders;
 const initial = () => store.useCassettes.getInitialState();
 beforeEach(() => store.useCassettes.setState(initial(), true));
 afterEach(closeAll);
 
 async function attached(): Promise<{ dir: string; api: Awaited<ReturnType<typeof browserShell>>['api'] }> {
   const { api } = await browserShell();
-  closers.push(store.attachCassettes(api));
+  closers.push(connectStores(api));
+  await api.call('settings.set', { recentFolders: ['/r/0', '/r/1', '/r/2', '/r/3', '/r/4', '/r/5', '/r/6', '/r/7', '/r/8'] });
   return { dir: await copyOf(FIXTURE), api };
 }
 
 describe('cassettes store', () => {
-  it('reads the recent folders from localStorage once: strings only, at most 8', () => {
-    expect(initial().recent).toEqual(['/r/0', '/r/1', '/r/2', '/r/3', '/r/4', '/r/5', '/r/6', '/r/7']);
-  });
-
   it('refuses entry commands before a folder is open, and a blank folder', async () => {
     await attached();
     await expect(state().duplicate(ECHO)).rejects.toThrow('open a cassette folder first');
@@ -57,7 +44,7 @@ describe('cassettes store', () => {
     expect(state()).toMatchObject({ entries: [], loading: false });
   });
 
-  it('opens a folder (remembered first, no duplicates, at most 8), shows the engine refusing a missing one', async () => {
+  it('opens a folder (remembered first in the settings, no duplicates, at most 10), shows the engine refusing a missing one', async () => {
     const { dir } = await attached();
     await expect(state().open(join(dir, 'nope'))).rejects.toThrow(/dir: no such folder/);
     expect(state()).toMatchObject({ loading: false, error: expect.stringMatching(/dir: no such folder/) });
@@ -66,13 +53,16 @@ describe('cassettes store', () => {
     expect(state()).toMatchObject({ dir, loading: false, error: undefined });
     expect(state().entries.map((e) => e.file)).toEqual(['1 initialize.json', '3 tools_list.json', '4 resources_list.json', ECHO, '6 tools_call_add_206f7b5543e6f2ef.json']);
     expect(state().entries.find((e) => e.file === ECHO)).toMatchObject({ n: 5, tool: 'echo', arguments: { text: 'hello' }, preview: 'hello from mcp-rewind', hits: 0 });
-    expect(state().recent).toEqual([dir, '/r/0', '/r/1', '/r/2', '/r/3', '/r/4', '/r/5', '/r/6']);
-    expect(JSON.parse(storage.get(RECENT_KEY)!)).toEqual(state().recent);
+    await eventually(() => recent()?.[0] === dir, 'the settings event');
+    expect(recent()).toEqual([dir, '/r/0', '/r/1', '/r/2', '/r/3', '/r/4', '/r/5', '/r/6', '/r/7', '/r/8']);
 
     await state().open('/r/3').catch(() => {}); // a failed open is not remembered
     await state().open(dir);
-    expect(state().recent.filter((d) => d === dir)).toHaveLength(1);
-    expect(state().recent[0]).toBe(dir);
+    expect(recent()?.filter((d) => d === dir)).toHaveLength(1);
+    expect(recent()?.[0]).toBe(dir);
+    await state().open(await copyOf(FIXTURE));
+    await eventually(() => recent()?.[1] === dir, 'the next open');
+    expect(recent()).toHaveLength(10); // the oldest went
   });
 
   it('selects and saves an entry (the engine validates), keeps the selection when the same folder is reopened', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RulesFileSchema, type ToolRule } from '../../src/shared/rules/schema.js';
-import { checkDraft, EMPTY_OBJECT_SCHEMA, emptyForm, formToCandidate, issuesAt, ruleToForm, syntheticForm, type ToolForm } from '../../src/renderer/src/views/rules/form.js';
+import { checkDraft, EMPTY_OBJECT_SCHEMA, emptyForm, formToCandidate, issuesAt, ruleToForm, syntheticForm, type ToolForm } from '../../src/renderer/src/models/rules-form.js';
 
 /** The Rules view's form model, validated with the engine's own RulesFileSchema (no engine needed: pure logic). */
 
@@ -19,6 +19,7 @@ describe('rules form: rule → form', () => {
       delay: '',
       description: null,
       inputSchemaJson: null,
+      hidden: false,
     });
     const synthetic = syntheticForm('made-up');
     expect(synthetic).toMatchObject({ name: 'made-up', behavior: 'override', text: 'made-up: not implemented', description: '', inputSchemaJson: EMPTY_OBJECT_SCHEMA });
@@ -31,6 +32,13 @@ describe('rules form: rule → form', () => {
       input_schema: { type: 'object', properties: {} },
       behavior: { type: 'override', response: { text: 'made-up: not implemented' } },
     });
+  });
+
+  it('hides one tool with one rule: { name, hidden: true } (the behavior stays a relay)', () => {
+    const hidden = { ...emptyForm('secret'), hidden: true };
+    expect(checkDraft(draft([hidden])).rules?.tools[0]).toEqual({ name: 'secret', hidden: true, behavior: { type: 'relay' } });
+    expect(ruleToForm({ name: 'secret', hidden: true })).toEqual(hidden);
+    expect(checkDraft(draft([emptyForm('shown')])).rules?.tools[0]).not.toHaveProperty('hidden');
   });
 
   it('turns each behavior into form strings (JSON pretty-printed, delay in seconds)', () => {

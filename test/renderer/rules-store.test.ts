@@ -2,9 +2,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCustomUpstream } from '../helpers/custom-upstream.js';
-import type { RulesFile } from '../../src/renderer/src/views/rules/form.js';
-import { attachRules, rulesApi, useRules } from '../../src/renderer/src/stores/rules.js';
-import { checkDraft, emptyForm, syntheticForm } from '../../src/renderer/src/views/rules/form.js';
+import type { RulesFile } from '../../src/renderer/src/models/rules-form.js';
+import { api as currentApi, NOT_CONNECTED, provideApi } from '../../src/renderer/src/api/current.js';
+import { useRules } from '../../src/renderer/src/stores/rules.js';
+import { connectStores } from '../../src/renderer/src/stores/connection.js';
+import { checkDraft, emptyForm, syntheticForm } from '../../src/renderer/src/models/rules-form.js';
 import { browserShell, closeAll, closers, eventually, mcpClient, textOf, upstream } from './shell.js';
 
 /** The Rules store over the browser shell (startUi: AppController + the real handler table) and a real SDK upstream. */
@@ -21,20 +23,24 @@ const draftOf = () => {
 
 async function proxyOnUpstream() {
   const { api } = await browserShell();
-  closers.push(attachRules(api));
+  closers.push(connectStores(api));
   const proxy = await api.call('proxies.create', { mode: 'proxy-only', upstreamUrl: await upstream() });
   return { api, proxy };
 }
 
 describe('rules store', () => {
-  it('uses the api it was attached with; detaching an older attachment keeps the newer one', async () => {
+  it('uses the one injected api; taking back an older injection keeps the newer one; without one, calls fail alike', async () => {
     const { api } = await browserShell();
-    const older = attachRules({ call: api.call, on: api.on });
-    const detach = attachRules(api);
-    expect(rulesApi()).toBe(api);
+    await expect(currentApi().call('proxies.list', {})).rejects.toThrow(NOT_CONNECTED);
+    await useRules.getState().load('p1');
+    expect(useRules.getState().error).toBe(NOT_CONNECTED);
+    const older = provideApi({ call: api.call, on: api.on });
+    const detach = provideApi(api);
+    expect(currentApi()).toBe(api);
     older();
-    expect(rulesApi()).toBe(api);
-    closers.push(detach);
+    expect(currentApi()).toBe(api);
+    detach();
+    await expect(currentApi().call('proxies.list', {})).rejects.toThrow(NOT_CONNECTED);
   });
 
   it('loads the merged tool list, edits a draft, keeps it across a reload, applies it live', async () => {
@@ -143,7 +149,7 @@ describe('rules store', () => {
 
   it('a slow answer for a proxy no longer shown is dropped', async () => {
     const { api } = await browserShell();
-    closers.push(attachRules(api));
+    closers.push(connectStores(api));
     // an upstream whose tools/list waits until the test lets it answer
     const held: Array<() => void> = [];
     const slow = await startCustomUpstream(() => {

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { attachSettings, rememberFolder, resolveTheme, syncSettings, useSettings } from '../../src/renderer/src/stores/settings.js';
+import { resolveTheme, syncSettings, useSettings } from '../../src/renderer/src/stores/settings.js';
+import { connectStores } from '../../src/renderer/src/stores/connection.js';
 import { browserShell, closeAll, closers, eventually } from './shell.js';
 
 /**
@@ -47,7 +48,7 @@ const state = () => useSettings.getState();
 
 async function attached() {
   const shell = await browserShell();
-  closers.push(attachSettings(shell.api));
+  closers.push(connectStores(shell.api));
   await eventually(() => state().loaded, 'the settings');
   return shell;
 }
@@ -65,7 +66,7 @@ describe('settings store: theme', () => {
 
   it('applies the setting to <html>, follows the OS only for "system", and lets go when detached', async () => {
     const { api } = await browserShell();
-    const detach = attachSettings(api);
+    const detach = connectStores(api);
     expect(html.dataset).toMatchObject({ theme: 'light', themeSetting: 'system' }); // before the first answer: system
     await eventually(() => state().loaded, 'the settings');
     setOsDark(true);
@@ -96,7 +97,7 @@ describe('settings store', () => {
   it('loads the defaults, shows an update at once, saves it to the settings file', async () => {
     const { dataDir } = await attached();
     expect(state()).toMatchObject({ saving: 0, file: join(dataDir, 'settings.json'), problem: undefined, error: undefined });
-    expect(state().settings).toEqual({ theme: 'system', defaultCacheDir: join(dataDir, 'cassettes'), trafficCapacity: 100_000, autoScroll: true, recentFolders: [] });
+    expect(state().settings).toEqual({ theme: 'system', defaultCacheDir: join(dataDir, 'cassettes'), trafficCapacity: 100_000, autoScroll: true, recentFolders: [], restoreWorkspace: true, timelineLayout: { split: 'side', side: 60, bottom: 60 } });
 
     const saving = state().update({ theme: 'dark', autoScroll: false });
     expect(state().settings).toMatchObject({ theme: 'dark', autoScroll: false }); // before the round trip
@@ -134,15 +135,6 @@ describe('settings store', () => {
     expect(state().settings).not.toHaveProperty('window');
     await forgetting;
     expect(state().settings).not.toHaveProperty('window');
-  });
-
-  it('rememberFolder puts a folder first, once, keeping at most 10', async () => {
-    await attached();
-    for (let i = 0; i < 12; i++) await rememberFolder(`/f/${i}`);
-    expect(state().settings?.recentFolders).toEqual(['/f/11', '/f/10', '/f/9', '/f/8', '/f/7', '/f/6', '/f/5', '/f/4', '/f/3', '/f/2']);
-    await rememberFolder('/f/5');
-    expect(state().settings?.recentFolders?.slice(0, 3)).toEqual(['/f/5', '/f/11', '/f/10']);
-    expect(state().settings?.recentFolders).toHaveLength(10);
   });
 
   it('follows the settings event (another window saving) and reloads on demand', async () => {

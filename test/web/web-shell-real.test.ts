@@ -6,8 +6,9 @@ import type { ProxyInfo, ServerFrame, TrafficEvent } from '../../src/shared/api.
 import { startUi, uiTokenFile, type RunningUi } from '../../src/main/cli/ui-command.js';
 import { startWebShell } from '../../src/main/web/web-shell.js';
 import { ApiCallError, bridgeProtocols, createWebSocketApi, type RewindClient, type WebSocketLike } from '../../src/renderer/src/api/client.js';
-import { attachProxies, useProxies } from '../../src/renderer/src/stores/proxies.js';
-import { attachTraffic, flushTraffic, useTraffic } from '../../src/renderer/src/stores/traffic.js';
+import { useProxies } from '../../src/renderer/src/stores/proxies.js';
+import { flushTraffic, useTraffic } from '../../src/renderer/src/stores/traffic.js';
+import { connectStores } from '../../src/renderer/src/stores/connection.js';
 import { connectClient } from '../fixtures/client.js';
 import { startSdkServer } from '../fixtures/sdk-server.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
@@ -61,12 +62,12 @@ describe('web shell over the real handler table', () => {
   it('answers app.info and proxies.list, and names the bad field of an invalid input', async () => {
     const running = await ui();
     const api = client(wsUrl(running), { token: running.shell.token });
-    expect(await api.call('app.info', {})).toEqual({ version: '9.9.9-test', shell: 'browser', platform: process.platform });
+    expect(await api.call('app.info', {})).toEqual({ version: '9.9.9-test', shell: 'browser', platform: process.platform, trafficCapacity: 100_000 });
     expect(await api.call('proxies.list', {})).toEqual([]);
 
     const bad = await api.call('proxies.create', { mode: 'bogus' as 'record' }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(ApiCallError);
-    expect((bad as Error).message).toMatch(/^proxies\.create: invalid input: .*mode/);
+    expect((bad as Error).message).toBe('Mode: record, replay, hybrid or proxy-only'); // the New proxy form's label
     await expect(api.call('traffic.snapshot', { limit: -1 })).rejects.toThrow(/limit/);
     await expect(api.call('proxies.start', { id: 'nope' })).rejects.toThrow(/no proxy "nope"/);
     await expect(api.call('nope' as 'app.info', {})).rejects.toThrow(/unknown command nope/);
@@ -87,7 +88,7 @@ describe('web shell over the real handler table', () => {
     const created = await eventually(() => frames.find((f): f is Extract<ServerFrame, { ok: true }> => 'id' in f && f.id === 1 && f.ok), 'proxies.create');
     const proxy = created.output as ProxyInfo;
     expect(proxy).toMatchObject({ state: 'running', exchanges: 0, config: { mode: 'record', upstreamUrl } });
-    expect(frames.find((f) => 'id' in f && f.id === 2)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/upstreamUrl/) } });
+    expect(frames.find((f) => 'id' in f && f.id === 2)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/^Upstream URL: /) } });
     expect(await eventually(() => frames.find((f) => 'id' in f && f.id === -1), 'the garbage reply')).toMatchObject({ ok: false, error: { message: 'malformed frame: not JSON' } });
     await eventually(() => frames.some((f) => 'event' in f && f.event === 'proxies' && (f.payload as ProxyInfo[]).some((p) => p.id === proxy.id)), 'a proxies event');
 
@@ -183,13 +184,13 @@ describe('renderer stores over the browser shell', () => {
     const running = await ui();
     const upstreamUrl = await upstream();
     const api = client(wsUrl(running), { token: running.shell.token });
-    closers.push(attachProxies(api), attachTraffic(api));
+    closers.push(connectStores(api));
     await eventually(() => useProxies.getState().loaded, 'the proxies list');
     expect(useProxies.getState().proxies).toEqual([]);
 
     const proxy = await useProxies.getState().create({ mode: 'hybrid', upstreamUrl, cacheDir: await tempDir('rewind-cassette-') });
     expect(useProxies.getState().proxies.map((p) => p.id)).toEqual([proxy.id]);
-    await expect(useProxies.getState().create({ mode: 'replay' })).rejects.toThrow(/cacheDir/);
+    await expect(useProxies.getState().create({ mode: 'record' })).rejects.toThrow(/^Upstream URL: /);
 
     const mcp = await connectClient(proxy.url!);
     closers.push(() => mcp.close());
@@ -207,9 +208,21 @@ describe('renderer stores over the browser shell', () => {
     expect(useTraffic.getState().exchanges.length).toBeGreaterThan(before);
     expect(useTraffic.getState().exchanges.at(-1)?.request).toMatchObject({ params: { arguments: { text: 'two' } } }); // newest last
 
-    await useTraffic.getState().clear();
+    const seqs = (list: TrafficEvent[]): number[] => list.map((e) => e.seq);
+    const all = seqs(useTraffic.getState().exchanges);
+    await useTraffic.getState().clear({ label: 'every exchange' });
     expect(useTraffic.getState().exchanges).toEqual([]);
     expect(await api.call('traffic.snapshot', {})).toEqual([]); // the engine's buffer too
+    expect(useTraffic.getState().cleared).toMatchObject({ count: all.length, label: 'every exchange', undo: expect.any(String) });
+    await useTraffic.getState().undoClear(); // back in the engine and the view, in their order
+    expect(seqs(useTraffic.getState().exchanges)).toEqual(all);
+    expect(seqs(await api.call('traffic.snapshot', {}))).toEqual(all);
+    await useTraffic.getState().clear({ label: 'echo', matches: (e) => e.tool === 'echo' });
+    expect(useTraffic.getState().exchanges.every((e) => e.tool !== 'echo')).toBe(true);
+    expect(seqs(await api.call('traffic.snapshot', {}))).toEqual(seqs(useTraffic.getState().exchanges));
+    await useTraffic.getState().clear({ label: 'every exchange' });
+    expect(await api.call('traffic.snapshot', {})).toEqual([]);
+    await expect(api.call('traffic.undoClear', { undo: 'stale' })).rejects.toThrow(/can no longer be undone/);
 
     await useProxies.getState().stop(proxy.id);
     expect(useProxies.getState().proxies[0]).toMatchObject({ state: 'stopped' });

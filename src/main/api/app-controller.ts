@@ -1,16 +1,22 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
-import type { CommandOutputs, EventName, EventPayloads, ProxyConfig, ProxyInfo, TrafficEvent } from '../../shared/api.js';
+import { UNDO_CLEAR_MS, type CommandInput, type CommandOutputs, type EventName, type EventPayloads, type ProxyConfig, type ProxyInfo, type TrafficEvent } from '../../shared/api.js';
+import { ErrorCode } from '../../shared/jsonrpc.js';
+import { writesCassette } from '../../shared/modes.js';
+import { checkProxyConfig } from '../../shared/proxy-fields.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import { startProxy, type RunningProxy } from '../engine/proxy.js';
-import { commandSpec } from '../engine/upstream/command.js';
-import { openUpstream, type OpenedUpstream } from '../engine/upstream/open.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 import { BreakpointHub } from './breakpoints.js';
 import { Demo, type DemoHost } from './demo.js';
 import { applyRules, engineRules, mergedTools, type RulesFile } from './proxy-rules.js';
+import { settingsFile, type SettingsFile } from './settings-file.js';
 import { TrafficBuffer } from './traffic-buffer.js';
 import type { Log, LogLevel } from '../engine/log.js';
+import type { OpenedUpstream } from '../engine/upstream/open.js';
+import { checkCassette, openUpstream, ProxyStartError } from './upstream-check.js';
+import { WorkspaceFile, type SavedProxy } from './workspace-file.js';
 
 export interface AppControllerOptions {
   /** the app's own data folder (the demo's cassette lives in `<dataDir>/demo-cassette`) */
@@ -18,6 +24,8 @@ export interface AppControllerOptions {
   log?: Log;
   /** how many exchanges the timeline keeps (default 100,000; the oldest are dropped) */
   trafficCapacity?: number;
+  /** the settings (default cassette folder, restore at start); default: the data folder's one settings file */
+  settings?: SettingsFile;
 }
 
 interface ManagedProxy {
@@ -33,7 +41,6 @@ interface ManagedProxy {
   queue: Promise<unknown>;
 }
 
-const CASSETTE_MODES = new Set(['record', 'replay', 'hybrid']);
 /** how often, at most, exchange counts alone cause a 'proxies' event */
 const COUNTS_EVENT_MS = 500;
 
@@ -47,20 +54,34 @@ export class AppController implements DemoHost {
   private readonly proxies = new Map<string, ManagedProxy>();
   private readonly traffic: TrafficBuffer;
   private readonly demo = new Demo(this);
+  private readonly settings: SettingsFile;
+  private readonly workspace: WorkspaceFile;
   /** tools/call breakpoints of every proxy, and the calls paused in them */
   readonly breakpoints = new BreakpointHub(
-    (state) => this.emitter.emit('breakpoints', state),
+    (state) => {
+      this.emitter.emit('breakpoints', state);
+      this.saveWorkspace();
+    },
     (id) => this.proxies.has(id),
   );
   private readonly logLine: Log;
   private nextId = 1;
   private countsTimer?: NodeJS.Timeout;
+  /** the last traffic clear, while it can be undone */
+  private lastClear?: { undo: string; events: TrafficEvent[]; timer: NodeJS.Timeout };
   private closed = false;
 
   constructor(options: AppControllerOptions) {
     this.dataDir = resolve(options.dataDir);
     this.traffic = new TrafficBuffer(options.trafficCapacity);
     this.logLine = options.log ?? ((line, level) => level === 'warn' && process.stderr.write(`mcp-rewind: ${line}\n`));
+    this.settings = options.settings ?? settingsFile(this.dataDir, (line) => this.log(line, 'warn'));
+    this.workspace = new WorkspaceFile(this.dataDir, (line) => this.log(line, 'warn'));
+    if (this.settings.get().settings.restoreWorkspace) this.restore(this.workspace.load());
+  }
+
+  get trafficCapacity(): number {
+    return this.traffic.capacity;
   }
 
   on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void {
@@ -89,16 +110,31 @@ export class AppController implements DemoHost {
   }
 
   /** Adds a proxy and starts it. A proxy that cannot start is still listed, with state 'failed' and the reason. */
-  async createProxy(config: ProxyConfig): Promise<ProxyInfo> {
+  /**
+   * Adds a proxy and starts it. Problems with the settings themselves are refused, naming the form's fields; a
+   * proxy that cannot start (upstream unreachable, cassette missing, port taken) is listed as failed, with the reason.
+   * An empty cassette folder means the default one (Settings); a name is unique (a generated one gets a number).
+   */
+  async createProxy(input: ProxyConfig, options: { demo?: boolean } = {}): Promise<ProxyInfo> {
     if (this.closed) throw new Error('the app is shutting down');
-    if (CASSETTE_MODES.has(config.mode) && !config.cacheDir) throw new Error(`cacheDir: a cassette folder is required in ${config.mode} mode`);
-    if (config.mode !== 'replay' && !config.upstreamUrl && !config.upstreamCommand) throw new Error(`upstreamUrl: an upstream server URL (or upstreamCommand) is required in ${config.mode} mode`);
-    if (config.upstreamUrl && config.upstreamCommand) throw new Error('upstreamCommand: give either upstreamUrl or upstreamCommand, not both');
+    let config = checkProxyConfig(input);
+    if (config.mode !== 'proxy-only' && !config.cacheDir) config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
+    const taken = (name: string): boolean => [...this.proxies.values()].some((p) => p.info.name.toLowerCase() === name.toLowerCase());
+    const name = config.name?.trim() || this.uniqueName(defaultName(config), taken);
+    if (config.name && taken(name)) throw new Error(`Name: a proxy named "${name}" exists already; choose another name`);
     const id = `p${this.nextId++}`;
-    const name = config.name ?? `${config.mode} ${config.upstreamUrl ? new URL(config.upstreamUrl).host : config.upstreamCommand ? splitShellWords(config.upstreamCommand)[0] : config.cacheDir}`;
-    const managed: ManagedProxy = { info: { id, name, config, state: 'stopped', exchanges: 0 }, queue: Promise.resolve() };
+    const managed: ManagedProxy = { info: { id, name, config, state: 'stopped', exchanges: 0, ...(options.demo ? { demo: true } : {}) }, queue: Promise.resolve() };
     this.proxies.set(id, managed);
     return this.startProxy(id);
+  }
+
+  /** The demo's proxy follows the demo server, whose port changes with each run of the app. */
+  async setUpstreamUrl(id: string, upstreamUrl: string): Promise<void> {
+    const managed = this.managed(id);
+    if (managed.info.config.upstreamUrl === upstreamUrl) return;
+    await this.stopProxy(id);
+    managed.info = { ...managed.info, config: { ...managed.info.config, upstreamUrl } };
+    this.emitProxies();
   }
 
   startProxy(id: string): Promise<ProxyInfo> {
@@ -126,8 +162,25 @@ export class AppController implements DemoHost {
     return this.traffic.snapshot(limit);
   }
 
-  clearTraffic(): { cleared: number } {
-    return { cleared: this.traffic.clear() };
+  /** Every exchange, one proxy's, or the ones listed; what was removed can be put back for a while (undoClear). */
+  clearTraffic(scope: CommandInput<'traffic.clear'> = {}): { cleared: number; undo?: string } {
+    const listed = scope.items && new Set(scope.items.map((i) => `${i.proxyId}\u0000${i.seq}`));
+    const removed = this.traffic.remove((e) => (listed ? listed.has(`${e.proxyId}\u0000${e.seq}`) : !scope.proxyId || e.proxyId === scope.proxyId));
+    clearTimeout(this.lastClear?.timer);
+    this.lastClear = undefined;
+    if (removed.length === 0) return { cleared: 0 };
+    const undo = randomUUID();
+    this.lastClear = { undo, events: removed, timer: setTimeout(() => (this.lastClear = undefined), UNDO_CLEAR_MS).unref() };
+    return { cleared: removed.length, undo };
+  }
+
+  undoClear(undo: string): { restored: number } {
+    const last = this.lastClear;
+    if (!last || last.undo !== undo) throw new Error('undo: this Clear can no longer be undone (too late, or another Clear came after it)');
+    clearTimeout(last.timer);
+    this.lastClear = undefined;
+    this.traffic.restore(last.events);
+    return { restored: last.events.length };
   }
 
   async getRules(id: string): Promise<CommandOutputs['rules.get']> {
@@ -167,11 +220,14 @@ export class AppController implements DemoHost {
   /** Stops the demo agent, every proxy and the demo server. */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.saveWorkspace(); // as it is now: the proxies that run are started again next time
     this.closed = true;
     clearTimeout(this.countsTimer);
+    clearTimeout(this.lastClear?.timer);
     await this.demo.stopAgents();
     await Promise.all([...this.proxies.values()].map((managed) => this.halt(managed, false).catch(() => {})));
     await this.demo.close();
+    await this.workspace.flush();
     this.emitter.removeAllListeners();
   }
 
@@ -192,34 +248,31 @@ export class AppController implements DemoHost {
     if (managed.running) return { ...managed.info };
     if (this.closed) throw new Error('the app is shutting down');
     const { config, name } = managed.info;
-    // the upstream is opened as the CLI opens it (detect, bridge a stdio or legacy SSE server, probe); replay never
-    // talks to a server
-    if (config.mode !== 'replay' && !managed.upstream && (config.upstreamCommand || config.upstreamUrl)) {
-      const spec = config.upstreamCommand ? commandSpec(config.upstreamCommand) : { url: config.upstreamUrl as string };
-      try {
-        managed.upstream = await openUpstream(spec, { log: (line, level) => this.log(`[${name}] ${line}`, level) });
-      } catch (error) {
-        managed.info = { ...managed.info, state: 'failed', url: undefined, error: (error as Error).message };
-        this.log(`[${name}] cannot start: ${(error as Error).message}`, 'warn');
-        this.emitProxies();
-        return { ...managed.info };
-      }
-    }
-    const upstreamUrl = config.mode === 'replay' ? undefined : managed.upstream?.url;
-    const start = (port: number): Promise<RunningProxy> =>
+    const log: Log = (line, level) => this.log(`[${name}] ${line}`, level);
+    managed.info = { ...managed.info, state: 'starting', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined };
+    this.emitProxies();
+    const cacheDir = config.cacheDir === undefined ? undefined : resolve(config.cacheDir);
+    const start = (port: number, upstreamUrl: string | undefined): Promise<RunningProxy> =>
       startProxy({
         mode: config.mode,
         upstreamUrl,
-        cacheDir: config.cacheDir === undefined ? undefined : resolve(config.cacheDir),
+        cacheDir,
         port,
         // always with rules, so that they can be edited live
         rules: engineRules(config.rules),
-        onLog: (line, level) => this.log(`[${name}] ${line}`, level),
+        onLog: (line, level) => log(line, level),
       });
     try {
+      // running means it can serve: the upstream answered initialize (live modes), the cassette exists (replay)
+      await checkCassette(config, cacheDir);
+      const upstream = await openUpstream(config, log);
+      managed.upstream = upstream;
+      if (this.closed || managed.info.state !== 'starting') throw new Error('stopped while starting');
       const wanted = config.port === 0 && managed.lastPort ? managed.lastPort : config.port;
-      const running = await start(wanted).catch((error: NodeJS.ErrnoException) => {
-        if (wanted !== config.port && error.code === 'EADDRINUSE') return start(config.port); // the old port is taken
+      const running = await start(wanted, upstream?.url).catch((error: NodeJS.ErrnoException) => {
+        if (wanted !== config.port && error.code === 'EADDRINUSE') return start(config.port, upstream?.url); // the old port is taken
+        if (error.code === 'EADDRINUSE') throw new ProxyStartError(`Port ${wanted} is in use (EADDRINUSE): choose another port, or leave it empty for any free one`, 'port');
+        if (cacheDir && writesCassette(config.mode) && /EACCES|EROFS|ENOTDIR|EEXIST/.test(error.code ?? '')) throw new ProxyStartError(`Cassette folder ${cacheDir} cannot be used: ${error.message}`, 'cassette');
         throw error;
       });
       managed.running = running;
@@ -227,10 +280,15 @@ export class AppController implements DemoHost {
       managed.lastPort = running.port;
       running.events.on('exchange', (event) => this.record(id, managed, event));
       this.breakpoints.attach(id, running.breakpoints);
-      managed.info = { ...managed.info, state: 'running', url: running.url, error: undefined };
+      managed.info = { ...managed.info, state: 'running', url: running.url, error: undefined, failure: undefined };
     } catch (error) {
-      managed.info = { ...managed.info, state: 'failed', url: undefined, error: (error as Error).message };
-      this.log(`[${name}] cannot start: ${(error as Error).message}`, 'warn');
+      await managed.upstream?.close();
+      managed.upstream = undefined;
+      if (managed.info.state === 'starting') {
+        const failure = error instanceof ProxyStartError ? error.failure : 'other';
+        managed.info = { ...managed.info, state: 'failed', url: undefined, error: (error as Error).message, failure };
+        this.log(`[${name}] cannot start: ${(error as Error).message}`, 'warn');
+      }
     }
     this.emitProxies();
     return { ...managed.info };
@@ -242,7 +300,7 @@ export class AppController implements DemoHost {
     managed.running = undefined;
     managed.upstream = undefined;
     managed.startedAt = undefined;
-    managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined };
+    managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined };
     if (running) {
       running.events.removeAllListeners('exchange');
       this.breakpoints.detach(managed.info.id); // paused calls go on, so the proxy can close
@@ -256,14 +314,65 @@ export class AppController implements DemoHost {
     const tagged: TrafficEvent = { ...event, proxyId: id };
     this.traffic.push(tagged);
     managed.info.exchanges++;
+    // a running proxy whose upstream stopped answering says so (and stops saying so once it answers again)
+    const error = event.response && 'error' in event.response ? event.response.error : undefined;
+    const down = error?.code === ErrorCode.UpstreamUnavailable ? error.message.replace(/^mcp-rewind: /, '') : undefined;
+    if (down !== undefined || (event.source === 'upstream' && managed.info.upstreamDown !== undefined)) {
+      const changed = managed.info.upstreamDown !== down;
+      managed.info = { ...managed.info, upstreamDown: down };
+      if (changed) this.emitter.emit('proxies', this.list());
+    }
     this.emitter.emit('traffic', tagged);
     this.countsTimer ??= setTimeout(() => {
       this.countsTimer = undefined;
-      if (!this.closed) this.emitProxies();
+      if (!this.closed) this.emitter.emit('proxies', this.list()); // counts are not saved: no workspace write
     }, COUNTS_EVENT_MS).unref();
   }
 
   private emitProxies(): void {
     this.emitter.emit('proxies', this.list());
+    this.saveWorkspace();
   }
+
+  private uniqueName(base: string, taken: (name: string) => boolean): string {
+    let name = base;
+    for (let n = 2; taken(name); n++) name = `${base} ${n}`;
+    return name;
+  }
+
+  /** Proxies of the last run: listed at once, and those that ran are started again (each on its old port if free). */
+  private restore(saved: SavedProxy[]): void {
+    for (const p of saved) {
+      if (this.proxies.has(p.id)) continue;
+      const managed: ManagedProxy = { info: { id: p.id, name: p.name, config: p.config, state: 'stopped', exchanges: 0, ...(p.demo ? { demo: true } : {}) }, lastPort: p.lastPort, queue: Promise.resolve() };
+      this.proxies.set(p.id, managed);
+      if (p.breakpoints.length) this.breakpoints.set(p.id, p.breakpoints);
+      const n = /^p(\d+)$/.exec(p.id)?.[1];
+      if (n) this.nextId = Math.max(this.nextId, Number(n) + 1);
+    }
+    // the demo's server is not running yet: its proxy starts with the next Run demo
+    for (const p of saved) if (p.running && !p.demo) void this.startProxy(p.id).catch(() => {});
+  }
+
+  private saveWorkspace(): void {
+    if (this.closed) return;
+    const rules = this.breakpoints.state().rules;
+    this.workspace.save(
+      [...this.proxies.values()].map(({ info, lastPort }) => ({
+        id: info.id,
+        name: info.name,
+        config: info.config,
+        running: info.state !== 'stopped',
+        ...(lastPort ? { lastPort } : {}),
+        ...(info.demo ? { demo: true } : {}),
+        breakpoints: (rules[info.id] ?? []).map(({ tool, when }) => ({ tool, when })),
+      })),
+    );
+  }
+}
+
+/** "record 127.0.0.1:3000", "proxy-only npx", "replay cassettes" */
+function defaultName(config: ProxyConfig): string {
+  const where = config.upstreamUrl ? new URL(config.upstreamUrl).host : config.upstreamCommand ? splitShellWords(config.upstreamCommand)[0] : (config.cacheDir ?? '').split(/[\\/]/).filter(Boolean).pop();
+  return `${config.mode} ${where ?? ''}`.trim().slice(0, 100);
 }

@@ -8,9 +8,10 @@ import { startDemoServer, type DemoServer } from './demo-server.js';
 /** What the demo needs from the controller. */
 export interface DemoHost {
   readonly dataDir: string;
-  createProxy(config: ProxyConfig): Promise<ProxyInfo>;
+  createProxy(config: ProxyConfig, options: { demo: true }): Promise<ProxyInfo>;
   startProxy(id: string): Promise<ProxyInfo>;
-  find(id: string): ProxyInfo | undefined;
+  setUpstreamUrl(id: string, url: string): Promise<void>;
+  list(): ProxyInfo[];
   log(line: string, level: 'info' | 'warn'): void;
 }
 
@@ -24,7 +25,6 @@ const CANNED_SUMMARY = 'A calm, sunny day — nothing to worry about.';
  */
 export class Demo {
   private server?: Promise<DemoServer>;
-  private proxyId?: string;
   private readonly agents = new Set<Client>();
   private readonly runs = new Set<Promise<void>>();
   private closed = false;
@@ -38,11 +38,12 @@ export class Demo {
       throw error;
     });
     const server = await this.server;
-    let proxy = this.proxyId ? this.host.find(this.proxyId) : undefined;
+    // the demo's proxy of this run, or of an earlier one (restored with its rules and breakpoints)
+    let proxy = this.host.list().find((p) => p.demo);
     if (!proxy) {
-      proxy = await this.host.createProxy({ name: DEMO_PROXY_NAME, mode: 'record', upstreamUrl: server.url, cacheDir: join(this.host.dataDir, 'demo-cassette'), port: 0 });
-      this.proxyId = proxy.id;
-    } else if (proxy.state !== 'running') {
+      proxy = await this.host.createProxy({ name: DEMO_PROXY_NAME, mode: 'record', upstreamUrl: server.url, cacheDir: join(this.host.dataDir, 'demo-cassette'), port: 0 }, { demo: true });
+    } else if (proxy.state !== 'running' || proxy.config.upstreamUrl !== server.url) {
+      await this.host.setUpstreamUrl(proxy.id, server.url);
       proxy = await this.host.startProxy(proxy.id);
     }
     if (proxy.state !== 'running' || !proxy.url) throw new Error(`the demo proxy did not start: ${proxy.error ?? proxy.state}`);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { commands, type ApiError, type CommandName, type CommandOutputs, type EventName, type EventPayloads } from '../../shared/api.js';
+import { describeProxyIssues, proxyConfigIssues } from '../../shared/proxy-fields.js';
 import { describeZodError } from '../../shared/rules/schema.js';
 import { renderTemplate } from '../engine/rules/template.js';
 import type { AppController } from './app-controller.js';
@@ -28,6 +29,13 @@ export interface ApiHandlers {
 type Input<C extends CommandName> = z.output<(typeof commands)[C]>;
 type HandlerTable = { [C in CommandName]: (input: Input<C>) => Promise<CommandOutputs[C]> | CommandOutputs[C] };
 
+/** The one list of recent cassette folders (settings.json): a folder the user opened goes first. */
+async function rememberFolder(settings: SettingsFile, dir: string): Promise<void> {
+  const recent = settings.get().settings.recentFolders;
+  if (recent[0] === dir) return;
+  await settings.set({ recentFolders: [dir, ...recent.filter((d) => d !== dir)].slice(0, 10) });
+}
+
 /** An ApiError from anything thrown: its message only. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof Error) return { message: error.message || error.name };
@@ -45,18 +53,23 @@ export function createApiHandlers(
   settings: SettingsFile = settingsFile(controller.dataDir, (line) => controller.log(line, 'warn')),
 ): ApiHandlers {
   const table: HandlerTable = {
-    'app.info': () => ({ version: shellInfo.version, shell: shellInfo.shell, platform: process.platform }),
+    'app.info': () => ({ version: shellInfo.version, shell: shellInfo.shell, platform: process.platform, trafficCapacity: controller.trafficCapacity }),
     'proxies.list': () => controller.list(),
     'proxies.create': (config) => controller.createProxy(config),
     'proxies.start': ({ id }) => controller.startProxy(id),
     'proxies.stop': ({ id }) => controller.stopProxy(id),
     'proxies.remove': ({ id }) => controller.removeProxy(id),
     'traffic.snapshot': ({ limit }) => controller.trafficSnapshot(limit),
-    'traffic.clear': () => controller.clearTraffic(),
+    'traffic.clear': (scope) => controller.clearTraffic(scope),
+    'traffic.undoClear': ({ undo }) => controller.undoClear(undo),
     'rules.get': ({ id }) => controller.getRules(id),
     'rules.set': ({ id, rules }) => controller.setRules(id, rules),
     'rules.preview': ({ template, result, args }) => ({ text: renderTemplate(template, result, args) }),
-    'cassettes.list': ({ dir }) => listEntries(dir, controller.cassetteHits(dir)),
+    'cassettes.list': async ({ dir, remember }) => {
+      const listed = await listEntries(dir, controller.cassetteHits(dir));
+      if (remember) await rememberFolder(settings, listed.dir);
+      return listed;
+    },
     'cassettes.read': ({ dir, file }) => readEntry(dir, file),
     // through the folder's persister: the running proxies on the folder serve the change from the next call on
     'cassettes.write': async ({ dir, file, text }) => ({ entry: (await writeEntry(dir, file, text, controller.cassetteHits(dir))).entry }),
@@ -80,6 +93,11 @@ export function createApiHandlers(
         throw { message: `unknown command ${String(command)}` } satisfies ApiError;
       }
       const name = command as CommandName;
+      // a new proxy's problems are named after the form's fields ("Upstream URL: not a URL"), not the API's
+      if (name === 'proxies.create' && typeof input === 'object' && input !== null) {
+        const issues = proxyConfigIssues(input ?? {});
+        if (Object.keys(issues).length > 0) throw { message: describeProxyIssues(issues) } satisfies ApiError;
+      }
       const parsed = commands[name].safeParse(input ?? {});
       if (!parsed.success) throw { message: `${name}: invalid input: ${describeZodError(parsed.error)}` } satisfies ApiError;
       try {

@@ -11,6 +11,7 @@ export interface ToolView {
   description?: string;
   behavior: string;
   origin: string;
+  inputSchema?: Record<string, unknown>;
 }
 
 const DISCOVERY_TIMEOUT_MS = 5_000;
@@ -53,6 +54,7 @@ export async function mergedTools(proxy: RunningProxy): Promise<ToolView[]> {
     ...(tool.description !== undefined ? { description: tool.description } : {}),
     behavior: tool.behavior.type,
     origin: tool.origin,
+    inputSchema: tool.inputSchema,
   }));
 }
 

@@ -1,10 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync, renameSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { writeAtomic } from '../engine/fs/atomic-write.js';
 import { join, resolve } from 'node:path';
 import { SettingsPatchSchema, SettingsSchema, type Settings, type SettingsInfo, type SettingsPatch, type WindowState } from '../../shared/api.js';
 import { describeZodError } from '../../shared/rules/schema.js';
+import { writeFileAtomic } from './atomic-file.js';
 
 /**
  * The app's settings: `<user data folder>/settings.json`, shared by the Electron shell and the browser shell (plain
@@ -22,6 +21,8 @@ export function defaultSettings(dataDir: string): Settings {
     trafficCapacity: 100_000,
     autoScroll: true,
     recentFolders: [],
+    restoreWorkspace: true,
+    timelineLayout: { split: 'side', side: 60, bottom: 60 },
   };
 }
 
@@ -87,12 +88,7 @@ export class SettingsFile {
 
   private write(settings: Settings): Promise<void> {
     const text = `${JSON.stringify(settings, null, 2)}\n`;
-    const run = this.writes.then(async () => {
-      await mkdir(this.dataDir, { recursive: true });
-      await writeAtomic(this.file, text, { mode: 0o600 }).catch((error: Error) => {
-        throw new Error(`cannot write ${this.file}: ${error.message}`, { cause: error });
-      });
-    });
+    const run = this.writes.then(() => writeFileAtomic(this.file, text));
     this.writes = run.catch(() => {});
     return run;
   }

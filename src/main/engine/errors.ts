@@ -69,7 +69,12 @@ export class MethodNotFoundError extends RewindError {
 
 /** A live server that did not answer an MCP initialize (start-up probe, verify). */
 export class UnreachableError extends RewindError {
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(
+    message: string,
+    options?: ErrorOptions,
+    /** why, in a few words (ECONNREFUSED …, what the bridge said), for callers that word the message their way */
+    readonly reason: string = message,
+  ) {
     super(message, ErrorCode.UpstreamUnavailable, undefined, options);
   }
 }

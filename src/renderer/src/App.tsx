@@ -6,7 +6,9 @@ import { RulesView } from './views/RulesView'
 import { CassettesView } from './views/CassettesView'
 import { ExportView } from './views/ExportView'
 import { SettingsView } from './views/SettingsView'
+import { BreakpointBanner } from './views/breakpoints/BreakpointBanner'
 import type { ViewId } from './stores/navigation'
+import './workspace.css'
 
 /** One component per view; each view owns its files under views/. */
 const VIEW_COMPONENTS: Record<ViewId, () => JSX.Element> = {
@@ -22,13 +24,14 @@ function shellLabel(): string {
   return bridge ? `Desktop · ${bridge.platform} · v${bridge.version}` : 'Browser'
 }
 
-const STATUS_LABELS = { connecting: 'connecting…', open: 'connected', reconnecting: 'reconnecting…', closed: 'disconnected', unauthorized: 'not signed in' } as const
+const STATUS_LABELS: Record<string, string> = { connecting: 'connecting…', open: 'connected', reconnecting: 'reconnecting…', closed: 'disconnected', unauthorized: 'not signed in' }
 
+/** The connection as the client reports it (any status it has a label for is shown as the client words it). */
 function ConnectionStatus(): JSX.Element {
   const status = useConnection((s) => s.status)
   return (
     <div className={`connection ${status}`} role="status">
-      {STATUS_LABELS[status]}
+      {STATUS_LABELS[status] ?? status}
     </div>
   )
 }
@@ -141,18 +144,27 @@ function SignInNotice(): JSX.Element | null {
   )
 }
 
+/**
+ * The main column: the view's title bar, the paused-call banner (shown in every view), and the view, which fills the
+ * rest of the window and scrolls inside its own panes (the page itself never scrolls).
+ */
 function Main(): JSX.Element {
   const view = useNavigation((s) => s.view)
   const current = VIEWS.find((v) => v.id === view) ?? VIEWS[0]
   const View = VIEW_COMPONENTS[current.id]
   return (
-    <main className="panel">
+    <main className="panel" data-view={current.id}>
       <SignInNotice />
-      <h1 id="view-title" tabIndex={-1}>
-        {current.label}
-      </h1>
-      <p className="summary">{current.summary}</p>
-      <View />
+      <header className="view-head">
+        <h1 id="view-title" tabIndex={-1}>
+          {current.label}
+        </h1>
+        <p className="summary">{current.summary}</p>
+      </header>
+      <BreakpointBanner />
+      <div className={`view-body view-${current.id}`}>
+        <View />
+      </div>
     </main>
   )
 }

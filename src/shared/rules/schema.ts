@@ -36,6 +36,8 @@ export const ToolRuleSchema = z.strictObject({
   description: z.string().nullable().optional(),
   input_schema: InputSchemaSchema.nullable().optional(),
   behavior: BehaviorSchema.nullable().optional(),
+  /** beyond MiMCP: the tool is left out of tools/list and a call to it is refused as unknown (one tool hidden) */
+  hidden: z.boolean().optional(),
 });
 
 const uniqueNames = (tools: Array<{ name: string }>, ctx: z.RefinementCtx): void => {

@@ -101,6 +101,8 @@ export class Breakpoints implements Hook {
       exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(request.id);
       exchange.flags.push('failed at a breakpoint');
     } else if (resolution.arguments) {
+      exchange.originalRequest = { ...request, params: { ...request.params } }; // for the timeline
+      exchange.flags.push('arguments edited at a breakpoint');
       request.params = { ...request.params, arguments: resolution.arguments };
       exchange.edited = true;
     }
@@ -118,6 +120,7 @@ export class Breakpoints implements Hook {
       { sessionId: exchange.sessionId, tool: String(exchange.request.params?.name ?? ''), stage: 'response', result: response.result },
       res,
     );
+    if (resolution.action === 'fail' || resolution.result) exchange.originalResponse ??= response;
     if (resolution.action === 'fail') {
       exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(exchange.request.id);
       exchange.flags.push('failed at a breakpoint');

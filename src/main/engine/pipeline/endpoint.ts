@@ -103,6 +103,8 @@ export class McpEndpoint implements Stage {
     }
 
     const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
+    const protocolVersion = header(req, 'mcp-protocol-version') ?? session?.protocolVersion;
+    if (protocolVersion) for (const exchange of exchanges) exchange.protocolVersion = protocolVersion; // for the timeline
     // hooks before the plan (a breakpoint pauses, edits or fails a call): every request of the POST at once
     if (this.hooks.intercepts()) await Promise.all(exchanges.map((e) => this.hooks.request(e, session, res)));
     const planSession = session ?? this.sessions.get(undefined, null);
@@ -256,7 +258,7 @@ export class McpEndpoint implements Stage {
       if (!isResponse(m) || m.id === null) continue;
       const exchange = session.awaitingReplies.get(m.id);
       if (!exchange) continue;
-      exchange.stream.push(m);
+      exchange.addStreamed(m);
       session.awaitingReplies.delete(m.id);
     }
   }

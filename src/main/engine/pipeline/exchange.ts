@@ -32,6 +32,18 @@ export class LiveExchange {
   /** things worth a look (a replayed exchange whose client reply differed from the recording, …) */
   readonly flags: string[] = [];
   cassette: CassetteOutcome = 'none';
+  // what the timeline shows beside the messages (set where they are known; the pipeline never reads them)
+  /** the client's request before a breakpoint edited its arguments */
+  originalRequest?: JsonRpcRequest;
+  /** the source's answer before a breakpoint edit or a rule changed it (forwarded exchanges: upstreamResponse) */
+  originalResponse?: JsonRpcResponse;
+  /** ms from the start: request sent upstream, upstream's answer began */
+  sentUpstreamMs?: number;
+  firstByteMs?: number;
+  /** ms from the start at which each message of `stream` arrived */
+  readonly streamMs: number[] = [];
+  http?: ExchangeEvent['http'];
+  protocolVersion?: string;
   /** a hook changed the request (edited arguments at a breakpoint): what goes upstream is re-serialised */
   edited = false;
   /** the rules' change to the answer, applied by the rule hook whichever source answers */
@@ -49,6 +61,17 @@ export class LiveExchange {
   /** the cache key — computed on first use: proxy-only never needs it */
   get key(): string {
     return (this.cachedKey ??= keyFor(this.request));
+  }
+
+  /** ms since the exchange began */
+  elapsed(): number {
+    return Math.round((performance.now() - this.t0) * 1000) / 1000;
+  }
+
+  /** a message streamed before the answer (a notification, a server→client request or the client's reply) */
+  addStreamed(message: JsonRpcMessage): void {
+    this.stream.push(message);
+    this.streamMs.push(this.elapsed());
   }
 
   get progressToken(): unknown {
@@ -72,7 +95,19 @@ export class LiveExchange {
       behavior: this.behavior,
       flags: this.flags.length ? this.flags : undefined,
       startedAt: this.startedAt,
-      durationMs: Math.round((performance.now() - this.t0) * 1000) / 1000,
+      durationMs: this.elapsed(),
+      original: this.original(),
+      timing: this.sentUpstreamMs === undefined && this.streamMs.length === 0 ? undefined : { sentUpstream: this.sentUpstreamMs, firstByte: this.firstByteMs, stream: this.streamMs.length ? this.streamMs : undefined },
+      http: this.http,
+      protocolVersion: this.protocolVersion,
     };
+  }
+
+  /** the original request / answer, where a breakpoint or a rule changed what the client got (compared as JSON) */
+  private original(): ExchangeEvent['original'] {
+    const response = this.originalResponse ?? this.upstreamResponse;
+    const changedResponse = response !== undefined && response !== this.response && JSON.stringify(response) !== JSON.stringify(this.response);
+    if (!this.originalRequest && !changedResponse) return undefined;
+    return { ...(this.originalRequest ? { request: this.originalRequest } : {}), ...(changedResponse ? { response } : {}) };
   }
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse, isNotification, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { redactHeaders } from '../cassette/redact.js';
 import { reasonOf, UpstreamUnavailableError } from '../errors.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { copyEndToEndHeaders } from '../upstream/headers.js';
@@ -50,6 +51,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   let upRes: IncomingMessage;
   try {
     if (!upstream) throw new UpstreamUnavailableError('no upstream server');
+    for (const e of exchanges) e.sentUpstreamMs = e.elapsed();
     upRes = await upstream.request('POST', requestHeaders, body, init ? undefined : session?.upstreamId);
     if (upRes.statusCode === 404 && session && relay.reconnect && session.upstreamId && session.upstreamId !== session.id) {
       upRes.resume(); // the upstream forgot our session (restarted): open a new one and send again, once
@@ -62,6 +64,13 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     return answerUpstreamDown(stage, res, exchanges, session, error, local);
   }
 
+  if (exchanges.length > 0) {
+    const head = { status: upRes.statusCode ?? 0, headers: redactHeaders(upRes.headers) }; // for the timeline
+    for (const e of exchanges) {
+      e.firstByteMs = e.elapsed();
+      e.http = head;
+    }
+  }
   if (init) {
     const sid = upRes.headers['mcp-session-id'];
     const upstreamId = typeof sid === 'string' ? sid : null;
@@ -121,7 +130,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       delivery?.write(message);
       const target = exchangeFor(message, exchanges, pending);
       if (!target) return;
-      target.stream.push(message);
+      target.addStreamed(message);
       if (isRequest(message)) live.awaitingReplies.set(message.id, target);
     },
     keepDetail,

@@ -68,6 +68,7 @@ export class RuleHook implements Hook {
   onResponse(exchange: LiveExchange): void {
     const response = exchange.response;
     if (!exchange.rewrite || !response || !('result' in response)) return;
+    exchange.originalResponse ??= response; // what the source answered, for the timeline
     try {
       exchange.response = { ...response, result: exchange.rewrite(response.result) };
     } catch (error) {

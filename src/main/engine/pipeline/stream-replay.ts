@@ -30,17 +30,17 @@ export async function replayStream(stage: Stage, session: Session, exchange: Liv
       if (params && 'progressToken' in params) {
         if (liveToken === undefined) continue; // this client did not ask for progress
         const rewritten = { ...message, params: { ...params, progressToken: liveToken } };
-        exchange.stream.push(rewritten);
+        exchange.addStreamed(rewritten);
         res.write(sseEvent(rewritten));
       } else {
-        exchange.stream.push(message);
+        exchange.addStreamed(message);
         res.write(sseEvent(message));
       }
       continue;
     }
     const id = `rewind-${session.nextServerRequestId++}`;
     const outgoing = { ...message, id };
-    exchange.stream.push(outgoing);
+    exchange.addStreamed(outgoing);
     const reply = waitForReply(session, id);
     res.write(sseEvent(outgoing));
     const got = await reply;
@@ -49,7 +49,7 @@ export async function replayStream(stage: Stage, session: Session, exchange: Liv
       exchange.flags.push(`no reply to ${message.method} within ${REPLY_TIMEOUT_MS / 1000} s`);
       continue;
     }
-    exchange.stream.push(got);
+    exchange.addStreamed(got);
     const strip = (r: JsonRpcResponse | undefined): unknown => (r ? ('result' in r ? r.result : r.error) : undefined);
     if (recorded && canonical(strip(got)) !== canonical(strip(recorded))) {
       const flag = `client reply to ${message.method} differs from the recorded one`;

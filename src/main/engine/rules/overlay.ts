@@ -14,7 +14,7 @@ export function mergeTools(upstreamTools: Array<Record<string, unknown>> | undef
   for (const tool of upstreamTools ?? []) {
     const name = String(tool.name);
     const rule = rules.get(name);
-    if (!rule && !overlay.passthrough) continue;
+    if ((!rule && !overlay.passthrough) || rule?.hidden) continue;
     seen.add(name);
     merged.push({
       name,
@@ -26,7 +26,7 @@ export function mergeTools(upstreamTools: Array<Record<string, unknown>> | undef
     });
   }
   for (const rule of overlay.tools) {
-    if (seen.has(rule.name)) continue;
+    if (seen.has(rule.name) || rule.hidden) continue;
     merged.push({
       name: rule.name,
       description: rule.description ?? undefined,

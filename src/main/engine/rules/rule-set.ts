@@ -72,6 +72,7 @@ export class RuleSet {
     const { byName } = this.index(upstreamTools);
     const tool = byName.get(name);
     const rule = this.overlay.tools.find((t) => t.name === name);
+    if (rule?.hidden) return { kind: 'unknown-tool' };
     if (!tool) {
       // not listed: hidden by passthrough:false, or a tool we simply do not know yet (upstream list not fetched)
       if (!this.overlay.passthrough && upstreamTools !== undefined) return { kind: 'unknown-tool' };

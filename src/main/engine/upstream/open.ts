@@ -74,7 +74,9 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
     };
   } catch (error) {
     await bridge?.close();
-    throw new UnreachableError(`upstream ${label} did not answer an MCP initialize: ${describeError(causeOf(error))}`, { cause: error });
+    // the SDK client words a JSON-RPC error answer "MCP error <code>: …"; the bridge's own answers start "mcp-rewind: "
+    const reason = describeError(causeOf(error)).replace(/^MCP error -?\d+: /, '').replace(/^mcp-rewind: /, '');
+    throw new UnreachableError(`upstream ${label} did not answer an MCP initialize: ${reason}`, { cause: error }, reason);
   }
 }
 

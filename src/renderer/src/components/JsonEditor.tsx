@@ -2,6 +2,7 @@ import { useEffect, useRef, type JSX } from 'react'
 import { basicSetup, EditorView } from 'codemirror'
 import { json } from '@codemirror/lang-json'
 import { EditorState } from '@codemirror/state'
+import { jsonHighlighting } from './json-highlight.js'
 
 const themeFor = (size: Record<string, string>) => EditorView.theme({
   '&': { backgroundColor: 'var(--code-bg)', color: 'var(--text)', fontSize: '12.5px', ...size },
@@ -37,9 +38,10 @@ export function JsonEditor({ value, onChange, label, maxHeight, className = 'cm-
         extensions: [
           basicSetup,
           json(),
+          jsonHighlighting,
           themeFor(maxHeight ? { maxHeight } : { height: '100%' }),
           EditorView.lineWrapping,
-          EditorView.contentAttributes.of({ 'aria-label': label }),
+          EditorView.contentAttributes.of({ 'aria-label': label, tabindex: '0' }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) changed.current(update.state.doc.toString())
           }),

@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import type { RewindApi } from '../../../shared/api.js'
+import { api } from '../api/current.js'
 import type { BreakpointRuleInput, BreakpointsState } from '../../../shared/breakpoints.js'
 
 interface BreakpointsStore extends BreakpointsState {
@@ -14,13 +14,6 @@ interface BreakpointsStore extends BreakpointsState {
   fail(id: string, message?: string): Promise<void>
 }
 
-let api: RewindApi | undefined
-
-function client(): RewindApi {
-  if (!api) throw new Error('mcp-rewind: not connected to the engine yet')
-  return api
-}
-
 export const useBreakpoints = create<BreakpointsStore>()((set, get) => {
   const apply = (state: BreakpointsState): void => set({ rules: state.rules, paused: state.paused, loaded: true })
   return {
@@ -28,7 +21,7 @@ export const useBreakpoints = create<BreakpointsStore>()((set, get) => {
     paused: [],
     loaded: false,
     async setRules(proxyId, rules) {
-      apply(await client().call('breakpoints.set', { proxyId, rules }))
+      apply(await api().call('breakpoints.set', { proxyId, rules }))
     },
     async add(proxyId, rule) {
       const current = (get().rules[proxyId] ?? []).map(({ tool, when }) => ({ tool, when }))
@@ -40,10 +33,10 @@ export const useBreakpoints = create<BreakpointsStore>()((set, get) => {
       await get().setRules(proxyId, rest)
     },
     async resume(id, edits = {}) {
-      apply(await client().call('breakpoints.resume', { id, ...edits }))
+      apply(await api().call('breakpoints.resume', { id, ...edits }))
     },
     async fail(id, message) {
-      apply(await client().call('breakpoints.fail', { id, ...(message ? { message } : {}) }))
+      apply(await api().call('breakpoints.fail', { id, ...(message ? { message } : {}) }))
     },
   }
 })
@@ -51,7 +44,7 @@ export const useBreakpoints = create<BreakpointsStore>()((set, get) => {
 /** Reloads the state from the engine (at start and after a reconnect). */
 export async function syncBreakpoints(): Promise<void> {
   try {
-    const state = await client().call('breakpoints.list', {})
+    const state = await api().call('breakpoints.list', {})
     useBreakpoints.setState({ ...state, loaded: true, error: undefined })
   } catch (error) {
     useBreakpoints.setState({ error: (error as Error).message })
@@ -59,12 +52,8 @@ export async function syncBreakpoints(): Promise<void> {
 }
 
 /** Feeds the store from the api: the state now, then every `breakpoints` event (the whole state). */
-export function attachBreakpoints(next: RewindApi): () => void {
-  api = next
-  const off = next.on('breakpoints', (state) => useBreakpoints.setState({ rules: state.rules, paused: state.paused, loaded: true }))
+export function attachBreakpoints(): () => void {
+  const off = api().on('breakpoints', (state) => useBreakpoints.setState({ rules: state.rules, paused: state.paused, loaded: true }))
   void syncBreakpoints()
-  return () => {
-    off()
-    if (api === next) api = undefined
-  }
+  return off
 }

@@ -1,11 +1,10 @@
 import { create } from 'zustand'
 import type { ConnectionStatus, RewindClient } from '../api/client.js'
+import { provideApi } from '../api/current.js'
 import { attachProxies, syncProxies } from './proxies.js'
 import { attachTraffic, syncTraffic } from './traffic.js'
 import { attachSettings, syncSettings } from './settings.js'
 import { attachBreakpoints, syncBreakpoints } from './breakpoints.js'
-import { attachRules } from './rules.js'
-import { attachCassettes } from './cassettes.js'
 
 interface ConnectionState {
   transport?: RewindClient['transport']
@@ -14,12 +13,16 @@ interface ConnectionState {
 
 export const useConnection = create<ConnectionState>()(() => ({ status: 'connecting' }))
 
-/** Wires every store to the api; after a reconnect the stores reload (events were missed meanwhile). */
-export function connectStores(api: RewindClient): () => void {
-  useConnection.setState({ transport: api.transport, status: api.status() })
+/**
+ * Injects the one client (api/current.ts) and wires every store to it; after a reconnect the stores reload (events
+ * were missed meanwhile). Answers the function that undoes all of it.
+ */
+export function connectStores(client: RewindClient): () => void {
+  const takeBack = provideApi(client)
+  useConnection.setState({ transport: client.transport, status: client.status() })
   // the first load is queued by attach* until the connection opens; every later 'open' is a reconnect
-  let opened = api.status() === 'open'
-  const offStatus = api.onStatus((status) => {
+  let opened = client.status() === 'open'
+  const offStatus = client.onStatus((status) => {
     useConnection.setState({ status })
     if (status !== 'open') return
     if (opened) {
@@ -30,9 +33,10 @@ export function connectStores(api: RewindClient): () => void {
     }
     opened = true
   })
-  const detach = [attachProxies(api), attachTraffic(api), attachSettings(api), attachBreakpoints(api), attachRules(api), attachCassettes(api)]
+  const detach = [attachProxies(), attachTraffic(), attachSettings(), attachBreakpoints()]
   return () => {
     offStatus()
     for (const off of detach) off()
+    takeBack()
   }
 }

@@ -1,5 +1,6 @@
 import { create } from 'zustand'
-import type { CommandInput, ProxyInfo, RewindApi } from '../../../shared/api.js'
+import type { CommandInput, ProxyInfo } from '../../../shared/api.js'
+import { api } from '../api/current.js'
 
 interface ProxiesState {
   proxies: ProxyInfo[]
@@ -12,13 +13,6 @@ interface ProxiesState {
   remove(id: string): Promise<void>
 }
 
-let api: RewindApi | undefined
-
-function client(): RewindApi {
-  if (!api) throw new Error('mcp-rewind: not connected to the engine yet')
-  return api
-}
-
 function upsert(list: ProxyInfo[], proxy: ProxyInfo): ProxyInfo[] {
   const at = list.findIndex((p) => p.id === proxy.id)
   return at < 0 ? [...list, proxy] : list.map((p, i) => (i === at ? proxy : p))
@@ -27,21 +21,21 @@ function upsert(list: ProxyInfo[], proxy: ProxyInfo): ProxyInfo[] {
 export const useProxies = create<ProxiesState>()((set) => {
   /** runs a command whose answer is the proxy's new state */
   const update = async (command: 'proxies.start' | 'proxies.stop', id: string): Promise<void> => {
-    const proxy = await client().call(command, { id })
+    const proxy = await api().call(command, { id })
     set((s) => ({ proxies: upsert(s.proxies, proxy) }))
   }
   return {
     proxies: [],
     loaded: false,
     async create(config) {
-      const proxy = await client().call('proxies.create', config)
+      const proxy = await api().call('proxies.create', config)
       set((s) => ({ proxies: upsert(s.proxies, proxy) }))
       return proxy
     },
     start: (id) => update('proxies.start', id),
     stop: (id) => update('proxies.stop', id),
     async remove(id) {
-      await client().call('proxies.remove', { id })
+      await api().call('proxies.remove', { id })
       set((s) => ({ proxies: s.proxies.filter((p) => p.id !== id) }))
     },
   }
@@ -50,7 +44,7 @@ export const useProxies = create<ProxiesState>()((set) => {
 /** Reloads the list from the engine (at start and after a reconnect). */
 export async function syncProxies(): Promise<void> {
   try {
-    const proxies = await client().call('proxies.list', {})
+    const proxies = await api().call('proxies.list', {})
     useProxies.setState({ proxies, loaded: true, error: undefined })
   } catch (error) {
     useProxies.setState({ error: (error as Error).message })
@@ -58,12 +52,8 @@ export async function syncProxies(): Promise<void> {
 }
 
 /** Feeds the store from the api: the list now, then every `proxies` event (the whole list). */
-export function attachProxies(next: RewindApi): () => void {
-  api = next
-  const off = next.on('proxies', (proxies) => useProxies.setState({ proxies, loaded: true }))
+export function attachProxies(): () => void {
+  const off = api().on('proxies', (proxies) => useProxies.setState({ proxies, loaded: true }))
   void syncProxies()
-  return () => {
-    off()
-    if (api === next) api = undefined
-  }
+  return off
 }

@@ -1,7 +1,7 @@
 import { create } from 'zustand'
-import type { CommandOutput, RewindApi } from '../../../shared/api.js'
-import { createApi } from '../api/client.js'
-import { emptyForm, ruleToForm, type RulesFile, type ToolForm } from '../views/rules/form.js'
+import type { CommandOutput } from '../../../shared/api.js'
+import { api } from '../api/current.js'
+import { emptyForm, ruleToForm, type RulesFile, type ToolForm } from '../models/rules-form.js'
 
 /** A tool of the proxy's merged list (upstream + overlay), as rules.get answers it. */
 export type MergedToolView = CommandOutput<'rules.get'>['tools'][number]
@@ -35,22 +35,6 @@ interface RulesState {
   apply(rules: RulesFile): Promise<void>
 }
 
-let api: RewindApi | undefined
-
-/** The api the stores were attached with; until connection.ts attaches this store, a client of its own. */
-export function rulesApi(): RewindApi {
-  api ??= createApi()
-  return api
-}
-
-/** Lets connectStores share its client with this store (see attachProxies / attachTraffic). */
-export function attachRules(next: RewindApi): () => void {
-  api = next
-  return () => {
-    if (api === next) api = undefined
-  }
-}
-
 function fromRules(rules: RulesFile | null): Pick<RulesState, 'forms' | 'passthrough' | 'instructions' | 'dirty'> {
   return { forms: (rules?.tools ?? []).map(ruleToForm), passthrough: rules?.passthrough ?? true, instructions: rules?.instructions, dirty: false }
 }
@@ -73,7 +57,7 @@ export const useRules = create<RulesState>()((set, get) => ({
     const switching = proxyId !== get().proxyId
     set({ proxyId, loading: true, error: undefined, ...(switching ? { tools: [], seen: {}, selected: undefined, notified: undefined, applying: false, ...fromRules(null) } : {}) })
     try {
-      const answer = await rulesApi().call('rules.get', { id: proxyId })
+      const answer = await api().call('rules.get', { id: proxyId })
       if (get().proxyId !== proxyId) return
       // a reload keeps an unapplied draft; a fresh load (or a clean draft) takes the engine's rules
       const keepDraft = !switching && get().dirty
@@ -102,7 +86,7 @@ export const useRules = create<RulesState>()((set, get) => ({
     if (!proxyId) return
     set({ applying: true, error: undefined })
     try {
-      const answer = await rulesApi().call('rules.set', { id: proxyId, rules })
+      const answer = await api().call('rules.set', { id: proxyId, rules })
       if (get().proxyId !== proxyId) return set({ applying: false }) // switched proxy meanwhile: drop the answer, not the flag
       set((s) => ({ tools: answer.tools, seen: remember(s.seen, answer.tools), notified: answer.notified, applying: false, ...fromRules(answer.rules) }))
     } catch (error) {

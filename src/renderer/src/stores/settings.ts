@@ -1,5 +1,6 @@
 import { create } from 'zustand'
-import type { RewindApi, Settings, SettingsInfo, SettingsPatch, Theme } from '../../../shared/api.js'
+import type { Settings, SettingsInfo, SettingsPatch, Theme } from '../../../shared/api.js'
+import { api } from '../api/current.js'
 
 /**
  * The app's settings, as the engine keeps them (settings.json in the user data folder; never localStorage): loaded
@@ -18,8 +19,6 @@ interface SettingsState {
   /** changes the given fields; rejects with the engine's message */
   update(patch: SettingsPatch): Promise<void>
 }
-
-let api: RewindApi | undefined
 
 const fromInfo = (info: SettingsInfo): Pick<SettingsState, 'settings' | 'file' | 'problem' | 'loaded'> => ({
   settings: info.settings,
@@ -45,13 +44,12 @@ export const useSettings = create<SettingsState>()((set, get) => ({
   loaded: false,
   saving: 0,
   async update(patch) {
-    if (!api) throw new Error('mcp-rewind: not connected to the engine yet')
     // shown at once (a radio button or checkbox must not wait for the round trip); undone if the engine refuses it
     const before = get().settings
     if (before) set({ settings: optimistic(before, patch) })
     set((s) => ({ saving: s.saving + 1 }))
     try {
-      const info = await api.call('settings.set', patch)
+      const info = await api().call('settings.set', patch)
       set({ ...fromInfo(info), error: undefined })
     } catch (error) {
       set({ error: (error as Error).message })
@@ -63,18 +61,10 @@ export const useSettings = create<SettingsState>()((set, get) => ({
   },
 }))
 
-/** Puts a folder first in the recent folders (at most 10, no duplicates). */
-export function rememberFolder(dir: string): Promise<void> {
-  const recent = useSettings.getState().settings?.recentFolders ?? []
-  const next = [dir, ...recent.filter((d) => d !== dir)].slice(0, 10)
-  return useSettings.getState().update({ recentFolders: next })
-}
-
 /** Reloads from the engine (at start and after a reconnect). */
 export async function syncSettings(keepError = false): Promise<void> {
-  if (!api) return
   try {
-    const info = await api.call('settings.get', {})
+    const info = await api().call('settings.get', {})
     useSettings.setState(keepError ? fromInfo(info) : { ...fromInfo(info), error: undefined })
   } catch (error) {
     useSettings.setState({ error: (error as Error).message })
@@ -118,14 +108,12 @@ function followTheme(): () => void {
 }
 
 /** Feeds the store from the api: the settings now, then every 'settings' event; applies the theme. */
-export function attachSettings(next: RewindApi): () => void {
-  api = next
-  const off = next.on('settings', (info) => useSettings.setState(fromInfo(info)))
+export function attachSettings(): () => void {
+  const off = api().on('settings', (info) => useSettings.setState(fromInfo(info)))
   const offTheme = followTheme()
   void syncSettings()
   return () => {
     off()
     offTheme()
-    if (api === next) api = undefined
   }
 }

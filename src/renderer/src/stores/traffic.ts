@@ -1,13 +1,25 @@
 import { create } from 'zustand'
-import type { RewindApi, TrafficEvent } from '../../../shared/api.js'
+import { UNDO_CLEAR_MS, type CommandInput, type TrafficEvent } from '../../../shared/api.js'
+import { api } from '../api/current.js'
 
-/** The timeline's exchanges, newest last, at most CAPACITY (the oldest are dropped, as in the engine's buffer). */
-export const TRAFFIC_CAPACITY = 100_000
+/** The engine's default timeline capacity; the one in effect comes from app.info (the Settings value at its start). */
+const DEFAULT_CAPACITY = 100_000
 /** events are applied in batches: one array copy per batch, not per event, keeps 100k rows cheap */
 const FLUSH_MS = 50
 
+/** What a Clear removes: the rows shown (a proxy, a filter) or everything; `label` says which, in the toolbar. */
+export interface ClearScope {
+  label: string
+  /** undefined: every exchange */
+  matches?: (event: TrafficEvent) => boolean
+  /** the scope is exactly one proxy's exchanges (the engine can clear them without a list) */
+  proxyId?: string
+}
+
 interface TrafficState {
   exchanges: TrafficEvent[]
+  /** the newest exchanges kept, as the engine keeps them (app.info) */
+  capacity: number
   /** paused: new exchanges are held back (not lost) until resume */
   paused: boolean
   /** how many exchanges arrived while paused */
@@ -15,15 +27,18 @@ interface TrafficState {
   /** exchanges dropped from the front because of the cap */
   dropped: number
   error?: string
+  /** the last Clear, undoable (engine's token) until `until` (epoch ms) */
+  cleared?: { count: number; label: string; until: number; undo?: string }
   pause(): void
   resume(): void
-  /** clears the engine's traffic buffer and the view */
-  clear(): Promise<void>
+  /** removes the exchanges in scope, from the view and the engine; rejects with the engine's message */
+  clear(scope: ClearScope): Promise<void>
+  /** puts back what the last Clear removed (while the engine still can) */
+  undoClear(): Promise<void>
 }
 
 const key = (e: TrafficEvent): string => `${e.proxyId}\u0000${e.seq}`
 
-let api: RewindApi | undefined
 let incoming: TrafficEvent[] = []
 let heldBack: TrafficEvent[] = []
 let timer: ReturnType<typeof setTimeout> | undefined
@@ -32,12 +47,15 @@ let syncing = false
 
 function append(list: TrafficEvent[], more: TrafficEvent[]): { exchanges: TrafficEvent[]; cut: number } {
   const all = list.concat(more)
-  const cut = Math.max(0, all.length - TRAFFIC_CAPACITY)
+  const cut = Math.max(0, all.length - useTraffic.getState().capacity)
   return { exchanges: cut ? all.slice(cut) : all, cut }
 }
 
+let undoTimer: ReturnType<typeof setTimeout> | undefined
+
 export const useTraffic = create<TrafficState>()((set, get) => ({
   exchanges: [],
+  capacity: DEFAULT_CAPACITY,
   paused: false,
   held: 0,
   dropped: 0,
@@ -47,16 +65,33 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
     heldBack = []
     set((s) => ({ paused: false, held: 0, exchanges, dropped: s.dropped + cut }))
   },
-  async clear() {
-    incoming = []
-    heldBack = []
-    set({ exchanges: [], held: 0, dropped: 0 })
-    if (!api) return
+  async clear(scope) {
+    flushTraffic()
+    const matches = scope.matches
+    const input: CommandInput<'traffic.clear'> = !matches ? {} : scope.proxyId ? { proxyId: scope.proxyId } : { items: get().exchanges.filter(matches).map((e) => ({ proxyId: e.proxyId, seq: e.seq })) }
+    set((s) => ({ exchanges: matches ? s.exchanges.filter((e) => !matches(e)) : [], ...(matches ? {} : { held: 0 }) }))
+    if (!matches) heldBack = []
     try {
-      await api.call('traffic.clear', {})
+      const answer = await api().call('traffic.clear', input)
+      clearTimeout(undoTimer)
+      set({ cleared: { count: answer.cleared, label: scope.label, until: Date.now() + UNDO_CLEAR_MS, undo: answer.undo }, error: undefined })
+      undoTimer = setTimeout(() => set({ cleared: undefined }), UNDO_CLEAR_MS)
+    } catch (error) {
+      set({ error: (error as Error).message })
+      void syncTraffic() // the view shows what the engine has
+    }
+  },
+  async undoClear() {
+    const undo = get().cleared?.undo
+    clearTimeout(undoTimer)
+    set({ cleared: undefined })
+    if (!undo) return
+    try {
+      await api().call('traffic.undoClear', { undo })
     } catch (error) {
       set({ error: (error as Error).message })
     }
+    await syncTraffic()
   },
 }))
 
@@ -86,8 +121,7 @@ export function ingestTraffic(events: TrafficEvent[]): void {
 
 /** Runs the built-in demo (demo server + recording proxy + scripted agent); traffic follows as events. */
 export async function startDemo(): Promise<void> {
-  if (!api) throw new Error('mcp-rewind: not connected to the engine yet')
-  await api.call('demo.start', {})
+  await api().call('demo.start', {})
 }
 
 /** Applies pending events now (tests; the UI waits for the batch timer). */
@@ -98,10 +132,9 @@ export function flushTraffic(): void {
 
 /** Replaces the view with the engine's buffer, keeping the events that arrived during the call. */
 export async function syncTraffic(): Promise<void> {
-  if (!api) return
   syncing = true
   try {
-    const snapshot = await api.call('traffic.snapshot', { limit: TRAFFIC_CAPACITY })
+    const snapshot = await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })
     const seen = new Set(snapshot.map(key))
     incoming = incoming.filter((e) => !seen.has(key(e)))
     heldBack = []
@@ -115,17 +148,20 @@ export async function syncTraffic(): Promise<void> {
 }
 
 /** Feeds the store from the api: a snapshot now, then every traffic event. Returns the detach function. */
-export function attachTraffic(client: RewindApi): () => void {
-  api = client
-  const off = client.on('traffic', (event) => ingestTraffic([event]))
-  void syncTraffic()
+export function attachTraffic(): () => void {
+  const off = api().on('traffic', (event) => ingestTraffic([event]))
+  void api()
+    .call('app.info', {})
+    .then((info) => useTraffic.setState({ capacity: info.trafficCapacity }))
+    .catch(() => {}) // an older engine: the default capacity
+    .finally(() => void syncTraffic())
   return () => {
     off()
+    clearTimeout(undoTimer)
     clearTimeout(timer)
     timer = undefined
     incoming = []
     heldBack = []
-    if (api === client) api = undefined
   }
 }
 

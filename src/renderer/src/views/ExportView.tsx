@@ -1,6 +1,8 @@
 import { useEffect, useState, type JSX } from 'react'
 import type { ExportFormat, ExportPreview as Preview, ExportResult } from '../../../shared/api.js'
-import { cassettesApi, useCassettes } from '../stores/cassettes.js'
+import { api } from '../api/current.js'
+import { useCassettes } from '../stores/cassettes.js'
+import { useSettings } from '../stores/settings.js'
 import { useProxyFolders } from './cassettes/FolderPicker'
 import { CommandLine, ExportPreview } from './export/ExportPreview'
 import './export/export.css'
@@ -15,7 +17,7 @@ const PREVIEW_DELAY_MS = 250
 /** The Export view: a cassette for CI, previewed (files, sizes, redactions, replay command), then written. */
 export function ExportView(): JSX.Element {
   const open = useCassettes((s) => s.dir)
-  const recent = useCassettes((s) => s.recent)
+  const recent = useSettings((s) => s.settings?.recentFolders) ?? []
   const proxyFolders = useProxyFolders()
   const [dir, setDir] = useState(open ?? proxyFolders[0]?.dir ?? '')
   const [format, setFormat] = useState<ExportFormat>('file')
@@ -34,7 +36,7 @@ export function ExportView(): JSX.Element {
     if (!dir.trim() || !out.trim()) return
     let current = true
     const timer = setTimeout(() => {
-      cassettesApi()
+      api()
         .call('export.preview', { dir: dir.trim(), format, out: out.trim(), overwrite })
         .then(
           (p) => current && setPreview(p),
@@ -51,7 +53,7 @@ export function ExportView(): JSX.Element {
     setBusy(true)
     setProblem(undefined)
     try {
-      setResult(await cassettesApi().call('export.run', { dir: dir.trim(), format, out: out.trim(), overwrite }))
+      setResult(await api().call('export.run', { dir: dir.trim(), format, out: out.trim(), overwrite }))
     } catch (e) {
       setProblem((e as Error).message)
     } finally {

@@ -72,12 +72,16 @@ export function SettingsView(): JSX.Element {
           <input type="checkbox" checked={settings.autoScroll} onChange={(e) => save({ autoScroll: e.target.checked })} />
           Follow new exchanges in the timeline (auto-scroll)
         </label>
+        <label className="check">
+          <input type="checkbox" checked={settings.restoreWorkspace} onChange={(e) => save({ restoreWorkspace: e.target.checked })} />
+          Restore proxies, rules and breakpoints at start (running proxies start again, on the same ports when free)
+        </label>
       </section>
 
       <section className="card" aria-labelledby="settings-recent">
         <h2 id="settings-recent">Recent cassette folders</h2>
         {settings.recentFolders.length === 0 ? (
-          <p className="muted small">None yet: folders opened in the Cassettes view appear here.</p>
+          <p className="muted small">None yet: folders opened in the Cassettes view appear here (the same list the Cassettes and Export views offer).</p>
         ) : (
           <>
             <ul className="recent" aria-label="Recent cassette folders">

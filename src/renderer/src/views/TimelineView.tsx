@@ -1,14 +1,17 @@
 import type { JSX } from 'react'
-import { ProxiesPanel } from './ProxiesPanel.js'
-import { BreakpointsPanel } from './BreakpointsPanel.js'
+import { BreakpointsDrawer } from './breakpoints/BreakpointsDrawer.js'
+import { NewProxyDialog } from './timeline/NewProxyDialog.js'
+import { ProxiesBar } from './timeline/ProxiesBar.js'
 import { Timeline } from './timeline/Timeline.js'
 
+/** The workspace: proxies as a compact bar, the traffic filling the rest, breakpoints in a drawer, New proxy in a dialog. */
 export function TimelineView(): JSX.Element {
   return (
-    <>
-      <ProxiesPanel />
-      <BreakpointsPanel />
+    <div className="workspace">
+      <ProxiesBar />
       <Timeline />
-    </>
+      <BreakpointsDrawer />
+      <NewProxyDialog />
+    </div>
   )
 }

@@ -2,20 +2,7 @@ import { useEffect, useState, type JSX } from 'react'
 import type { CassetteEntrySummary } from '../../../../shared/api.js'
 import { useCassettes } from '../../stores/cassettes.js'
 import { JsonEditor } from '../../components/JsonEditor.js'
-
-/** Where JSON.parse stopped, as "line L, column C: message" (V8 reports a character position). */
-export function jsonProblem(text: string): string | undefined {
-  try {
-    JSON.parse(text)
-    return undefined
-  } catch (error) {
-    const message = (error as Error).message
-    const at = /position (\d+)/.exec(message)
-    if (!at) return message
-    const before = text.slice(0, Number(at[1])).split('\n')
-    return `line ${before.length}, column ${before[before.length - 1].length + 1}: ${message}`
-  }
-}
+import { entryProblem } from '../../models/entry-check.js'
 
 /** The selected entry: its distilled JSON in an editor (validated as you type), Save, Duplicate, Rename, Delete. */
 export function EntryEditor({ entry }: { entry: CassetteEntrySummary }): JSX.Element {
@@ -38,7 +25,7 @@ export function EntryEditor({ entry }: { entry: CassetteEntrySummary }): JSX.Ele
     setStatus(undefined)
   }, [entry.file, entry.key])
 
-  const problem = text === undefined ? undefined : jsonProblem(draft)
+  const problem = text === undefined ? undefined : entryProblem(entry.file, entry.key, draft)
   const dirty = text !== undefined && draft !== text
 
   async function run(label: string, action: () => Promise<string | undefined>): Promise<void> {
@@ -65,10 +52,15 @@ export function EntryEditor({ entry }: { entry: CassetteEntrySummary }): JSX.Ele
           ×
         </button>
       </div>
-      <div className="editor-frame">{text === undefined ? <p className="muted">Loading…</p> : <JsonEditor label="Entry JSON" value={text} onChange={setDraft} />}</div>
       <p className={problem ? 'error small' : 'muted small'} role={problem ? 'alert' : undefined} data-testid="json-status">
-        {problem ? `Invalid JSON — ${problem}` : dirty ? 'Valid JSON · unsaved changes' : 'Valid JSON'}
+        {problem ?? (dirty ? 'Valid entry · unsaved changes' : 'Valid entry')}
       </p>
+      {error && (
+        <p role="alert" className="error small">
+          {error}
+        </p>
+      )}
+      <div className="editor-frame">{text === undefined ? <p className="muted">Loading…</p> : <JsonEditor label="Entry JSON" value={text} onChange={setDraft} />}</div>
       <div className="actions">
         <button type="button" className="primary" disabled={busy || !dirty || problem !== undefined} onClick={() => void run('Save', async () => (await save(draft), 'Saved: the next replayed call gets it'))}>
           Save
@@ -111,11 +103,6 @@ export function EntryEditor({ entry }: { entry: CassetteEntrySummary }): JSX.Ele
         </button>
         <span className="hint">keeps #{entry.n}; the key decides which request it answers</span>
       </form>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
       {status && (
         <p aria-live="polite" className="muted small" data-testid="entry-status">
           {status}

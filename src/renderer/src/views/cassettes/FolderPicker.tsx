@@ -1,6 +1,7 @@
 import { useState, type FormEvent, type JSX } from 'react'
 import { useCassettes } from '../../stores/cassettes.js'
 import { useProxies } from '../../stores/proxies.js'
+import { useSettings } from '../../stores/settings.js'
 
 /** The cassette folders the proxies use (unique, in proxy order). */
 export function useProxyFolders(): Array<{ dir: string; proxy: string }> {
@@ -18,7 +19,8 @@ export function useProxyFolders(): Array<{ dir: string; proxy: string }> {
 
 /** Open any folder in mcp-rewind's layout: typed, from the recent list, or a proxy's cassette folder. */
 export function FolderPicker(): JSX.Element {
-  const { dir, recent, loading, open } = useCassettes()
+  const { dir, loading, open } = useCassettes()
+  const recent = useSettings((s) => s.settings?.recentFolders) ?? []
   const folders = useProxyFolders()
   const [typed, setTyped] = useState(dir ?? '')
   const [error, setError] = useState<string>()

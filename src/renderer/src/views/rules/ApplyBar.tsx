@@ -1,6 +1,6 @@
 import type { JSX } from 'react'
 import { useRules } from '../../stores/rules.js'
-import type { DraftCheck } from './form.js'
+import type { DraftCheck } from '../../models/rules-form.js'
 import './rules.css'
 
 /** Apply sends the draft (only when valid) with rules.set; the engine answers how many clients it notified. */

@@ -1,6 +1,6 @@
 import { useId, useRef, type JSX } from 'react'
 import { FieldErrors, TextField } from './fields.js'
-import { issuesAt, type Issue, type ToolForm } from './form.js'
+import { issuesAt, type Issue, type ToolForm } from '../../models/rules-form.js'
 import { InjectPreview, useRecordedCalls } from './InjectPreview.js'
 import './rules.css'
 

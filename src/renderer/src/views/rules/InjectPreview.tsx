@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type JSX } from 'react'
 import type { TrafficEvent } from '../../../../shared/api.js'
-import { rulesApi } from '../../stores/rules.js'
+import { api } from '../../api/current.js'
 import { useTraffic } from '../../stores/traffic.js'
 import './rules.css'
 
@@ -50,7 +50,7 @@ export function InjectPreview({ proxyId, tool, template }: { proxyId: string; to
     if (!call) return
     let live = true
     const timer = setTimeout(() => {
-      rulesApi()
+      api()
         .call('rules.preview', { template, result: call.result, ...(call.args ? { args: call.args } : {}) })
         .then((answer) => live && setRendered({ text: answer.text }))
         .catch((error: Error) => live && setRendered({ error: error.message }))

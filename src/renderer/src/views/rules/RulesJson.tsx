@@ -3,6 +3,7 @@ import { minimalSetup } from 'codemirror'
 import { json } from '@codemirror/lang-json'
 import { EditorState } from '@codemirror/state'
 import { EditorView } from '@codemirror/view'
+import { jsonHighlighting } from '../../components/json-highlight.js'
 import './rules.css'
 
 /** The whole rules file as JSON (read-only CodeMirror), ready to paste into a `--rules` file. */
@@ -18,7 +19,7 @@ export function RulesJson({ value, valid }: { value: unknown; valid: boolean }):
       parent: host.current,
       state: EditorState.create({
         doc: '',
-        extensions: [minimalSetup, json(), EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': 'Rules JSON' })],
+        extensions: [minimalSetup, json(), jsonHighlighting, EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': 'Rules JSON', tabindex: '0' })],
       }),
     })
     view.current = editor

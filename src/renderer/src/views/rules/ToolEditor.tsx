@@ -2,7 +2,7 @@ import type { JSX } from 'react'
 import { useRules } from '../../stores/rules.js'
 import { InjectFields, OverrideFields } from './BehaviorFields.js'
 import { FieldErrors, KeepableField } from './fields.js'
-import { EMPTY_OBJECT_SCHEMA, emptyForm, issuesAt, type BehaviorKind, type Issue, type ToolForm } from './form.js'
+import { EMPTY_OBJECT_SCHEMA, emptyForm, issuesAt, type BehaviorKind, type Issue, type ToolForm } from '../../models/rules-form.js'
 import './rules.css'
 
 const BEHAVIORS: Array<{ kind: BehaviorKind; hint: string }> = [

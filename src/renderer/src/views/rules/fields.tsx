@@ -1,5 +1,5 @@
 import { useId, type JSX, type ReactNode } from 'react'
-import type { Issue } from './form.js'
+import type { Issue } from '../../models/rules-form.js'
 import './rules.css'
 
 /** The errors of one field, each naming its path, as the engine would report it. */

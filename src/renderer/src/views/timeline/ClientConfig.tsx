@@ -7,7 +7,7 @@ function serverName(proxy: ProxyInfo): string {
 }
 
 /** The snippets a client needs to talk to a running proxy: the URL, and ready JSON for Cursor, VS Code, Claude Desktop. */
-export function clientConfigs(proxy: ProxyInfo): Array<{ id: string; label: string; text: string }> {
+function clientConfigs(proxy: ProxyInfo): Array<{ id: string; label: string; text: string }> {
   const url = proxy.url ?? ''
   const name = serverName(proxy)
   const pretty = (value: unknown): string => JSON.stringify(value, null, 2)
@@ -31,6 +31,7 @@ export function ClientConfig({ proxy }: { proxy: ProxyInfo }): JSX.Element {
   return (
     <details className="client-config">
       <summary>Copy client config</summary>
+      <div className="cfg-pop">
       {clientConfigs(proxy).map((c) => (
         <div key={c.id} className="cfg" data-config={c.id}>
           <header>
@@ -43,6 +44,7 @@ export function ClientConfig({ proxy }: { proxy: ProxyInfo }): JSX.Element {
           <pre>{c.text}</pre>
         </div>
       ))}
+      </div>
     </details>
   )
 }

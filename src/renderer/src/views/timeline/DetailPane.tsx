@@ -1,45 +1,59 @@
 import type { JSX } from 'react'
 import type { TrafficEvent } from '../../../../shared/api.js'
-import { formatTime, sourceLabel, statusLabel } from './model.js'
-import { JsonView } from './JsonView.js'
+import { isChanged, statusKind, statusLabel } from './model.js'
+import { useTimelineUi, type DetailTab } from './state.js'
+import { Changes } from './detail/Changes.js'
+import { JsonTree } from './detail/JsonTree.js'
+import { Overview } from './detail/Overview.js'
+import { RenderedContent } from './detail/RenderedContent.js'
+import { StreamList } from './detail/StreamList.js'
 
-function messageLabel(message: unknown, i: number): string {
-  const m = message as { method?: string; id?: unknown; result?: unknown; error?: unknown }
-  if (m.method) return `#${i + 1} ${m.method}${m.id !== undefined ? ' (request)' : ''}`
-  return `#${i + 1} reply${m.error ? ' (error)' : ''}`
-}
+const TAB_LABELS: Record<DetailTab, string> = { overview: 'Overview', request: 'Request', response: 'Response', stream: 'Stream', content: 'Content', changes: 'Changes' }
 
-/** One exchange in full: the request, the streamed messages in order, the response. */
-export function DetailPane({ event, proxyName, onClose }: { event: TrafficEvent; proxyName: string; onClose: () => void }): JSX.Element {
+/** The selected exchange, beside (or below) the table: one tab at a time, each scrolling inside the pane. */
+export function DetailPane({ event, proxyName, onClose, filteredOut, onReveal }: { event: TrafficEvent; proxyName: string; onClose: () => void; filteredOut: boolean; onReveal: () => void }): JSX.Element {
+  const tab = useTimelineUi((s) => s.detailTab)
+  const setTab = useTimelineUi((s) => s.setDetailTab)
+  const tabs: DetailTab[] = ['overview', 'request', 'response', 'stream', 'content', ...(isChanged(event) ? (['changes'] as const) : [])]
+  const shown = tabs.includes(tab) ? tab : 'overview'
+  const label = (t: DetailTab): string => (t === 'stream' ? `Stream (${event.stream.length})` : TAB_LABELS[t])
   return (
     <aside className="tl-detail" aria-label="Exchange detail">
       <header className="tl-detail-head">
-        <div>
+        <div className="tl-detail-title">
           <strong>
             <code>{event.method}</code> {event.tool && <span>{event.tool}</span>}
           </strong>
-          <div className="muted small">
-            {formatTime(event.startedAt)} · {proxyName} · {sourceLabel(event)} · {event.cassette} · {statusLabel(event)}
-            {event.response ? ` · ${Math.round(event.durationMs)} ms` : ''} · key <code>{event.key}</code>
-          </div>
-          {event.flags && event.flags.length > 0 && <div className="flag small">⚑ {event.flags.join(', ')}</div>}
+          <span className={`st st-${statusKind(event).replace(' ', '-')}`}>{statusLabel(event)}</span>
+          {event.response && <span className="muted small">{Math.round(event.durationMs)} ms</span>}
+          {isChanged(event) && <span className="changed-flag">✎ changed</span>}
         </div>
         <button type="button" onClick={onClose} aria-label="Close detail" title="Close (Esc)">
           ✕
         </button>
       </header>
-      <div className="tl-detail-body">
-        <JsonView label="Request" value={event.request} />
-        <section aria-label="Streamed messages">
-          <h4>
-            Streamed messages <span className="muted">({event.stream.length})</span>
-          </h4>
-          {event.stream.length === 0 && <p className="muted small">none</p>}
-          {event.stream.map((m, i) => (
-            <JsonView key={i} label={messageLabel(m, i)} value={m} />
-          ))}
-        </section>
-        {event.response ? <JsonView label="Response" value={event.response} /> : <p className="muted">Waiting for the response…</p>}
+      {filteredOut && (
+        <p className="filtered-out small" role="note">
+          This exchange is filtered out of the table.{' '}
+          <button type="button" className="link" onClick={onReveal}>
+            Reset filters
+          </button>
+        </p>
+      )}
+      <div className="tl-detail-tabs" role="tablist" aria-label="Exchange detail sections">
+        {tabs.map((t) => (
+          <button key={t} type="button" role="tab" id={`detail-tab-${t}`} aria-selected={t === shown} aria-controls="detail-panel" className={t === shown ? 'active' : undefined} onClick={() => setTab(t)}>
+            {label(t)}
+          </button>
+        ))}
+      </div>
+      <div className="tl-detail-body" role="tabpanel" tabIndex={0} id="detail-panel" aria-labelledby={`detail-tab-${shown}`}>
+        {shown === 'overview' && <Overview event={event} proxyName={proxyName} />}
+        {shown === 'request' && <JsonTree value={event.request} label="Request" />}
+        {shown === 'response' && (event.response ? <JsonTree value={event.response} label="Response" /> : <p className="muted">Waiting for the response…</p>)}
+        {shown === 'stream' && <StreamList event={event} />}
+        {shown === 'content' && <RenderedContent event={event} />}
+        {shown === 'changes' && <Changes event={event} />}
       </div>
     </aside>
   )

@@ -1,39 +1,49 @@
 import { useEffect, useMemo, useRef, type JSX, type KeyboardEvent } from 'react'
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import type { TrafficEvent } from '../../../../shared/api.js'
-import { formatTime, rowKey, sourceLabel, statusKind, statusLabel } from './model.js'
+import { usePanels } from '../../stores/panels.js'
+import { useSettings } from '../../stores/settings.js'
+import { formatTime, indexOfKey, isChanged, rowKey, sourceLabel, statusKind, statusLabel, type TimelineRow } from './model.js'
 import { useTimelineUi } from './state.js'
 import './timeline.css'
 
-const ROW_HEIGHT = 28
-const col = createColumnHelper<TrafficEvent>()
+const ROW_HEIGHT = 26
+const col = createColumnHelper<TimelineRow>()
 
 function columns(proxyName: (id: string) => string) {
   return [
-    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 110 }),
-    col.accessor((e) => proxyName(e.proxyId), { id: 'proxy', header: 'Proxy', size: 110 }),
-    col.accessor('method', { header: 'Method', cell: (c) => <code>{c.getValue()}</code>, size: 190 }),
+    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 160 }),
+    col.accessor((e) => proxyName(e.proxyId), { id: 'proxy', header: 'Proxy', size: 96 }),
+    col.accessor('method', { header: 'Method', cell: (c) => <code>{c.getValue()}</code>, size: 160 }),
     col.accessor((e) => e.tool ?? '', { id: 'tool', header: 'Tool', size: 140 }),
     col.accessor(sourceLabel, { id: 'source', header: 'Source', cell: (c) => <span className={`src src-${c.row.original.source}`}>{c.getValue()}</span>, size: 130 }),
     col.accessor(statusLabel, { id: 'status', header: 'Status', cell: (c) => <span className={`st st-${statusKind(c.row.original).replace(' ', '-')}`}>{c.getValue()}</span>, size: 110 }),
     col.accessor('durationMs', { header: 'ms', cell: (c) => (c.row.original.response ? Math.round(c.getValue()) : ''), size: 70, meta: { num: true } }),
-    col.accessor((e) => (e.flags ?? []).join(', '), { id: 'flags', header: 'Flags', cell: (c) => (c.getValue() ? <span className="flag" title={c.getValue()}>⚑ {c.getValue()}</span> : ''), size: 160 }),
+    col.accessor((e) => [...(isChanged(e) ? ['changed'] : []), ...(e.flags ?? [])].join(', '), {
+      id: 'flags',
+      header: 'Flags',
+      cell: (c) => (c.getValue() ? <span className={isChanged(c.row.original) ? 'flag changed' : 'flag'} title={c.getValue()}>{isChanged(c.row.original) ? '✎' : '⚑'} {c.getValue()}</span> : ''),
+      size: 150,
+    }),
   ]
 }
 
 interface Props {
-  rows: TrafficEvent[]
+  rows: TimelineRow[]
   proxyName: (id: string) => string
 }
 
 /** The live exchange table: react-table for the model, react-virtual for the rows (only the visible ones are in the DOM). */
 export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
-  const { selected, select, closeDetail } = useTimelineUi()
+  const { selected, select, closeDetail, detailOpen } = useTimelineUi()
   const cols = useMemo(() => columns(proxyName), [proxyName])
   const scroller = useRef<HTMLDivElement>(null)
-  /** follow the newest row until the user scrolls up */
-  const stick = useRef(true)
+  /** follow the newest row until the user scrolls up (the Settings' auto-scroll) */
+  const autoScroll = useSettings((s) => s.settings?.autoScroll ?? true)
+  const stick = useRef(autoScroll)
+  useEffect(() => {
+    stick.current = autoScroll
+  }, [autoScroll])
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 })
   const items = virtualizer.getVirtualItems()
   // react-table gets only the rows in (and around) the viewport: building its row model for 100,000 rows on every
@@ -47,7 +57,20 @@ export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
     if (stick.current && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: 'end' })
   }, [rows.length, virtualizer])
 
-  const selectedIndex = selected === undefined ? -1 : rows.findIndex((e) => rowKey(e) === selected)
+  const selectedIndex = useMemo(() => indexOfKey(rows, selected), [rows, selected])
+
+  // the selected row stays in view when the detail opens, closes or moves (the table's height changes)
+  useEffect(() => {
+    if (selectedIndex < 0) return
+    const frame = requestAnimationFrame(() => virtualizer.scrollToIndex(selectedIndex, { align: 'auto' }))
+    return () => cancelAnimationFrame(frame)
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the layout changes, not on every new row
+  }, [detailOpen])
+
+  const open = (row: TimelineRow): void => {
+    if (row.pausedId) usePanels.getState().openBreakpoints(row.pausedId)
+    select(rowKey(row), true)
+  }
 
   function onScroll(): void {
     const el = scroller.current
@@ -65,7 +88,7 @@ export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
       stick.current = next === rows.length - 1
     } else if (event.key === 'Enter' && selectedIndex >= 0) {
       event.preventDefault()
-      select(rowKey(rows[selectedIndex]), true)
+      open(rows[selectedIndex])
     } else if (event.key === 'Escape') {
       closeDetail()
     }
@@ -73,7 +96,10 @@ export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
 
   const padTop = items.length ? items[0].start : 0
   const padBottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1].end : 0
-  const widths = table.getFlatHeaders().map((h) => h.getSize())
+  // column widths as shares of the whole: the table fits its pane (cells cut with an ellipsis) at any split size
+  const sizes = table.getFlatHeaders().map((h) => h.getSize())
+  const total = sizes.reduce((a, b) => a + b, 0)
+  const widths = sizes.map((w) => `${((w / total) * 100).toFixed(2)}%`)
 
   return (
     <div className="tl-scroll" ref={scroller} onScroll={onScroll} onKeyDown={onKeyDown} tabIndex={0} data-testid="timeline-scroll">
@@ -110,9 +136,9 @@ export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
                 data-index={v.index}
                 aria-rowindex={v.index + 2}
                 aria-selected={isSelected}
-                className={isSelected ? 'tl-row selected' : 'tl-row'}
+                className={`tl-row${isSelected ? ' selected' : ''}${row.original.pausedId ? ' held' : ''}`}
                 style={{ height: ROW_HEIGHT }}
-                onClick={() => select(row.id, true)}
+                onClick={() => open(row.original)}
               >
                 {row.getVisibleCells().map((cell) => (
                   <td key={cell.id} className={(cell.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}>

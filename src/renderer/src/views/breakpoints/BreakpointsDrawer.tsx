@@ -1,12 +1,15 @@
-import { useEffect, useMemo, useState, type FormEvent, type JSX } from 'react'
-import type { BreakpointStage, PausedCall } from '../../../shared/breakpoints.js'
-import { useBreakpoints } from '../stores/breakpoints.js'
-import { useProxies } from '../stores/proxies.js'
-import { JsonEditor } from '../components/JsonEditor.js'
-import { checkEdit } from './breakpoints/validate.js'
-import './breakpoints/breakpoints.css'
-
-const STAGE_LABELS: Record<BreakpointStage, string> = { request: 'before request', response: 'before response' }
+import { useEffect, useMemo, useRef, useState, type FormEvent, type JSX } from 'react'
+import type { BreakpointStage, PausedCall } from '../../../../shared/breakpoints.js'
+import { useBreakpoints } from '../../stores/breakpoints.js'
+import { usePanels } from '../../stores/panels.js'
+import { useProxies } from '../../stores/proxies.js'
+import { useTraffic } from '../../stores/traffic.js'
+import { api } from '../../api/current.js'
+import { JsonEditor } from '../../components/JsonEditor.js'
+import { argumentProblems, toolInputSchema } from '../../models/input-schema.js'
+import { STAGE_LABELS, timeLeft, useNow } from './BreakpointBanner.js'
+import { checkEdit } from './validate.js'
+import './breakpoints.css'
 
 /** Add a breakpoint to a proxy: a tool name (or * for every tool), before the request or before the response. */
 function AddBreakpoint(): JSX.Element {
@@ -88,15 +91,6 @@ function RuleList({ names }: { names: Map<string, string> }): JSX.Element | null
   )
 }
 
-function useNow(): number {
-  const [now, setNow] = useState(Date.now())
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000)
-    return () => clearInterval(timer)
-  }, [])
-  return now
-}
-
 /** One paused call: its arguments or result in a JSON editor, Resume (with the edit) or Fail. */
 function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: string; now: number }): JSX.Element {
   const resume = useBreakpoints((s) => s.resume)
@@ -108,7 +102,21 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
   const [error, setError] = useState<string>()
   const checked = checkEdit(text, call.stage)
   const what = call.stage === 'request' ? 'arguments' : 'result'
-  const left = Math.max(0, Math.round((call.timeoutAt - now) / 1000))
+  // arguments that break the tool's input schema (as its proxy listed it) are flagged; the server stays the judge
+  const seen = useTraffic((s) => (call.stage === 'request' ? toolInputSchema(s.exchanges, call.proxyId, call.tool) : undefined))
+  const [listed, setListed] = useState<Record<string, unknown>>()
+  useEffect(() => {
+    if (seen || call.stage !== 'request' || !call.proxyId) return
+    let live = true // the client never listed the tools here: ask the proxy for its merged list
+    api()
+      .call('rules.get', { id: call.proxyId })
+      .then((answer) => live && setListed(answer.tools.find((t) => t.name === call.tool)?.inputSchema))
+      .catch(() => {})
+    return () => {
+      live = false
+    }
+  }, [seen, call.stage, call.proxyId, call.tool])
+  const schemaProblems = checked.ok && call.stage === 'request' ? argumentProblems(checked.value, seen ?? listed) : []
 
   async function run(action: () => Promise<void>): Promise<void> {
     setBusy(true)
@@ -130,18 +138,22 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
     })
 
   return (
-    <article className="bp-paused" aria-label={`Paused ${call.tool} ${STAGE_LABELS[call.stage]}`}>
+    <article className="bp-paused" aria-label={`Paused ${call.tool} ${STAGE_LABELS[call.stage]}`} data-paused-id={call.id}>
       <header>
         <span className="bp-badge">{call.stage === 'request' ? 'request held' : 'result held'}</span>
         <code className="bp-tool">{call.tool}</code>
         <span className="muted">
           {proxyName}
-          {call.sessionId ? ` · session ${call.sessionId.slice(0, 8)}` : ''} · paused {new Date(call.since).toLocaleTimeString()} · resumes unchanged in {left} s
+          {call.sessionId ? ` · session ${call.sessionId.slice(0, 8)}` : ''} · paused {new Date(call.since).toLocaleTimeString()} · resumes unchanged in {timeLeft(call, now)}
         </span>
       </header>
       <JsonEditor value={original} onChange={setText} label={`${call.tool} ${what}`} maxHeight="260px" className="bp-editor" />
       <div className="bp-actions">
-        {checked.ok ? (
+        {checked.ok && schemaProblems.length > 0 ? (
+          <span className="warning small" role="alert">
+            against the tool&apos;s input schema: {schemaProblems.join('; ')}
+          </span>
+        ) : checked.ok ? (
           <span className="muted small">{text === original ? `${what} unchanged` : `edited ${what}: valid`}</span>
         ) : (
           <span className="error small" role="alert">
@@ -166,38 +178,69 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
   )
 }
 
-/** Breakpoints on tools/call, shown in the Timeline view: per-proxy rules and the calls paused now. */
-export function BreakpointsPanel(): JSX.Element | null {
+/**
+ * The Breakpoints drawer beside the traffic: add and remove tools/call breakpoints per proxy, and edit, resume or
+ * fail the calls paused now (the one opened from the banner first).
+ */
+export function BreakpointsDrawer(): JSX.Element | null {
+  const open = usePanels((s) => s.breakpoints)
+  const focus = usePanels((s) => s.focusPaused)
+  const close = usePanels((s) => s.closeBreakpoints)
   const proxies = useProxies((s) => s.proxies)
   const paused = useBreakpoints((s) => s.paused)
   const error = useBreakpoints((s) => s.error)
   const names = useMemo(() => new Map(proxies.map((p) => [p.id, p.name])), [proxies])
-  const now = useNow()
-  if (proxies.length === 0 && paused.length === 0) return null
+  const now = useNow(open && paused.length > 0)
+  const body = useRef<HTMLDivElement>(null)
+
+  useEffect(() => {
+    if (!open) return
+    const target = focus ? body.current?.querySelector<HTMLElement>(`[data-paused-id="${CSS.escape(focus)}"]`) : undefined
+    ;(target ?? body.current?.querySelector<HTMLElement>('input, select, button'))?.focus({ preventScroll: false })
+    target?.scrollIntoView({ block: 'nearest' })
+  }, [open, focus])
+
+  if (!open) return null
+  const ordered = focus ? [...paused.filter((c) => c.id === focus), ...paused.filter((c) => c.id !== focus)] : paused
   return (
-    <section className="card bp-panel" aria-label="Breakpoints">
-      <div className="toolbar">
+    <aside
+      className="drawer bp-panel"
+      aria-label="Breakpoints"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && !(e.target as HTMLElement).closest('.cm-editor')) {
+          e.stopPropagation()
+          close()
+        }
+      }}
+    >
+      <header>
         <h2>Breakpoints</h2>
         {paused.length > 0 && (
           <span className="bp-count" data-testid="paused-count">
             {paused.length} paused
           </span>
         )}
+        <span className="spacer" />
+        <button type="button" onClick={close} aria-label="Close breakpoints" title="Close (Esc)">
+          ✕
+        </button>
+      </header>
+      <div className="drawer-body" ref={body}>
         {error && (
-          <span role="alert" className="error">
+          <p role="alert" className="error">
             {error}
-          </span>
+          </p>
+        )}
+        {proxies.length === 0 ? <p className="muted small">Create a proxy first: breakpoints belong to a proxy.</p> : <AddBreakpoint />}
+        <RuleList names={names} />
+        {ordered.length > 0 && (
+          <div className="bp-paused-list" aria-label="Paused calls">
+            {ordered.map((call) => (
+              <PausedCard key={call.id} call={call} proxyName={names.get(call.proxyId ?? '') ?? call.proxyId ?? ''} now={now} />
+            ))}
+          </div>
         )}
       </div>
-      <AddBreakpoint />
-      <RuleList names={names} />
-      {paused.length > 0 && (
-        <div className="bp-paused-list" aria-label="Paused calls">
-          {paused.map((call) => (
-            <PausedCard key={call.id} call={call} proxyName={names.get(call.proxyId ?? '') ?? call.proxyId ?? ''} now={now} />
-          ))}
-        </div>
-      )}
-    </section>
+    </aside>
   )
 }

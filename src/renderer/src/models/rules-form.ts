@@ -1,4 +1,4 @@
-import { RulesFileSchema, describeZodError, type ToolRule } from '../../../../shared/rules/schema.js'
+import { RulesFileSchema, describeZodError, type ToolRule } from '../../../shared/rules/schema.js'
 import type { z } from 'zod'
 
 /**
@@ -28,6 +28,8 @@ export interface ToolForm {
   description: string | null
   /** null: keep the upstream's (JSON text otherwise) */
   inputSchemaJson: string | null
+  /** left out of tools/list; a call to it is refused as unknown */
+  hidden: boolean
 }
 
 /** One problem, with its path inside the tool's rule (`behavior.response.text`) or the file (`passthrough`). */
@@ -41,7 +43,7 @@ export const EMPTY_OBJECT_SCHEMA = '{\n  "type": "object",\n  "properties": {}\n
 const pretty = (value: unknown): string => JSON.stringify(value, null, 2)
 
 export function emptyForm(name: string): ToolForm {
-  return { name, behavior: 'relay', template: '{original_text}', text: '', contentJson: '', structuredJson: '', isError: false, delay: '', description: null, inputSchemaJson: null }
+  return { name, behavior: 'relay', template: '{original_text}', text: '', contentJson: '', structuredJson: '', isError: false, delay: '', description: null, inputSchemaJson: null, hidden: false }
 }
 
 /** A synthetic tool: it has no upstream counterpart, so it needs its own input schema (and answers by itself). */
@@ -53,6 +55,7 @@ export function ruleToForm(rule: ToolRule): ToolForm {
   const form = emptyForm(rule.name)
   form.description = rule.description ?? null
   form.inputSchemaJson = rule.input_schema ? pretty(rule.input_schema) : null
+  form.hidden = rule.hidden === true
   const behavior = rule.behavior
   if (behavior?.type === 'inject') return { ...form, behavior: 'inject', template: behavior.template }
   if (behavior?.type === 'override') {
@@ -84,6 +87,7 @@ function parseJson(text: string, path: string, issues: Issue[]): unknown {
 export function formToCandidate(form: ToolForm): { rule: Record<string, unknown>; issues: Issue[] } {
   const issues: Issue[] = []
   const rule: Record<string, unknown> = { name: form.name }
+  if (form.hidden) rule.hidden = true
   if (form.description !== null) rule.description = form.description
   if (form.inputSchemaJson !== null) {
     const schema = parseJson(form.inputSchemaJson, 'input_schema', issues)

@@ -1,0 +1,73 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { join } from 'node:path';
+import { expect, test } from './shell.js';
+
+// Accessibility of every view with axe-core (the maintained engine behind Lighthouse's and DevTools' audits), in
+// real Chromium against the real engine: no serious or critical violation, in the light and the dark theme.
+
+interface Found {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: string[];
+}
+
+async function audit(page: Page, where: string): Promise<Found[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: `${where}: ${v.id}`, impact: v.impact ?? '', help: v.help, nodes: v.nodes.slice(0, 12).map((n) => `${n.target.join(' ')} ${(n.any[0]?.message ?? '').slice(0, 120)}`) }));
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`no serious or critical axe violation on any view (${theme} theme)`, async ({ app }) => {
+    test.setTimeout(90_000);
+    const { page } = app;
+    await page.emulateMedia({ colorScheme: theme });
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await app.open();
+    await expect(page.getByRole('status')).toHaveText('connected');
+    const found: Found[] = [];
+    const nav = page.getByRole('navigation', { name: 'Views' });
+
+    found.push(...(await audit(page, 'timeline (empty)')));
+    await page.getByRole('button', { name: 'Run demo' }).click();
+    const table = page.getByRole('table', { name: 'Recent exchanges' });
+    await expect(table.getByRole('row').filter({ hasText: 'summarize' })).toHaveCount(1, { timeout: 20_000 });
+    await table.getByRole('row').filter({ hasText: 'long-task' }).click();
+    const detail = page.getByRole('complementary', { name: 'Exchange detail' });
+    for (const tab of ['Overview', 'Request', 'Response', 'Stream', 'Content']) {
+      await detail.getByRole('tab', { name: new RegExp(`^${tab}`) }).click();
+      found.push(...(await audit(page, `timeline detail ${tab}`)));
+    }
+    await page.getByRole('tab', { name: 'Waterfall' }).click();
+    found.push(...(await audit(page, 'waterfall')));
+    await page.getByRole('tab', { name: 'Histogram' }).click();
+    found.push(...(await audit(page, 'histogram')));
+    await page.getByRole('tab', { name: 'Table' }).click();
+
+    await page.getByRole('button', { name: 'New proxy', exact: true }).click();
+    const form = page.getByRole('form', { name: 'New proxy' });
+    await form.getByRole('button', { name: 'Create proxy' }).click(); // field errors shown
+    found.push(...(await audit(page, 'new proxy dialog')));
+    await form.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.getByRole('button', { name: /^Breakpoints/ }).click();
+    found.push(...(await audit(page, 'breakpoints drawer')));
+    await page.getByRole('button', { name: 'Close breakpoints' }).click();
+
+    for (const view of ['Rules', 'Cassettes', 'Export', 'Settings']) {
+      await nav.getByRole('button', { name: view }).click();
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(view);
+      if (view === 'Rules') await page.getByRole('region', { name: 'Tools' }).getByTestId('tool-weather').click();
+      if (view === 'Cassettes') {
+        await page.getByRole('list', { name: 'Proxy cassette folders' }).getByRole('button').first().click();
+        await page.getByRole('table', { name: 'Cassette entries' }).getByRole('row').filter({ hasText: 'weather' }).first().click();
+      }
+      found.push(...(await audit(page, view.toLowerCase())));
+    }
+    if (found.length) console.log(JSON.stringify(found, null, 2));
+    expect(found).toEqual([]);
+  });
+}

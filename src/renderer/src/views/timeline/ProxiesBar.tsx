@@ -1,0 +1,136 @@
+import { useState, type JSX } from 'react'
+import type { ProxyInfo } from '../../../../shared/api.js'
+import { useBreakpoints } from '../../stores/breakpoints.js'
+import { usePanels } from '../../stores/panels.js'
+import { useProxies } from '../../stores/proxies.js'
+import { startDemo } from '../../stores/traffic.js'
+import { ClientConfig } from './ClientConfig.js'
+
+const STATE_LABELS: Record<string, string> = { starting: 'starting…', running: 'running', stopped: 'stopped', failed: 'failed' }
+
+/** What a proxy stands in front of: the upstream URL or command, or (replay) its cassette folder. */
+function target(p: ProxyInfo): string {
+  if (p.config.mode === 'replay') return p.config.cacheDir ?? ''
+  return p.config.upstreamUrl ?? (p.config.upstreamCommand ? `$ ${p.config.upstreamCommand}` : '')
+}
+
+function stateLabel(p: ProxyInfo): string {
+  if (p.state === 'running' && p.upstreamDown) return 'running · upstream unreachable'
+  if (p.state !== 'failed') return STATE_LABELS[p.state]
+  return p.failure === 'upstream' ? 'upstream unreachable' : p.failure === 'cassette' ? 'cassette missing' : p.failure === 'port' ? 'port in use' : 'failed'
+}
+
+function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promise<void>) => void }): JSX.Element {
+  const { start, stop, remove } = useProxies.getState()
+  const [confirming, setConfirming] = useState(false)
+  const p = proxy
+  return (
+    <li className={`proxy-row state-${p.state}`} data-proxy-id={p.id} aria-label={`Proxy ${p.name}`}>
+      <span className={`badge ${p.state}${p.upstreamDown ? ' degraded' : ''}`} title={p.error ?? p.upstreamDown}>
+        {stateLabel(p)}
+      </span>
+      <strong className="proxy-name" title={p.name}>
+        {p.name}
+      </strong>
+      <span className="chip">{p.config.mode}</span>
+      <span className="proxy-target muted" title={target(p)}>
+        {target(p)}
+      </span>
+      {p.url ? <code className="proxy-endpoint">{p.url}</code> : <span className="proxy-endpoint muted">—</span>}
+      <span className="proxy-count muted" data-testid="exchanges" title="exchanges">
+        {p.exchanges}
+      </span>
+      <span className="row-actions">
+        {p.state === 'running' && p.url && <ClientConfig proxy={p} />}
+        {p.state === 'running' || p.state === 'starting' ? (
+          <button type="button" disabled={p.state === 'starting'} onClick={() => run(() => stop(p.id))}>
+            Stop
+          </button>
+        ) : (
+          <button type="button" onClick={() => run(() => start(p.id))}>
+            {p.state === 'failed' ? 'Retry' : 'Start'}
+          </button>
+        )}
+        {confirming ? (
+          <>
+            <button type="button" className="danger" onClick={() => run(() => remove(p.id))}>
+              Remove {p.name}
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <button type="button" onClick={() => setConfirming(true)} aria-label={`Remove ${p.name}…`}>
+            Remove…
+          </button>
+        )}
+      </span>
+      {p.state === 'failed' && p.error && (
+        <p className="proxy-error error small" role="alert">
+          {p.error}
+        </p>
+      )}
+      {p.state === 'running' && p.upstreamDown && (
+        <p className="proxy-error warning small" role="alert">
+          {p.upstreamDown}: calls are answered with an error until it is back (Stop and Start to check it now)
+        </p>
+      )}
+    </li>
+  )
+}
+
+/**
+ * The proxies as one compact bar above the traffic: a line per proxy (state, name, mode, what it stands in front of,
+ * endpoint, exchanges, client config, start/stop/retry), and the workspace's actions: New proxy (a dialog), Run demo,
+ * Breakpoints (a drawer). It never grows past a few lines: more proxies scroll inside it.
+ */
+export function ProxiesBar(): JSX.Element {
+  const { proxies, loaded, error } = useProxies()
+  const paused = useBreakpoints((s) => s.paused.length)
+  const ruleCount = useBreakpoints((s) => Object.values(s.rules).reduce((n, list) => n + list.length, 0))
+  const { setNewProxy, openBreakpoints } = usePanels.getState()
+  const [actionError, setActionError] = useState<string>()
+  const [demoBusy, setDemoBusy] = useState(false)
+  const run = (action: () => Promise<void>): void => {
+    setActionError(undefined)
+    action().catch((e: Error) => setActionError(e.message))
+  }
+  const demo = (): void => {
+    setDemoBusy(true)
+    run(() => startDemo().finally(() => setDemoBusy(false)))
+  }
+  return (
+    <section className="proxies-bar" aria-label="Proxies">
+      <div className="proxies-head">
+        <h2>Proxies</h2>
+        <button type="button" className="primary" onClick={() => setNewProxy(true)}>
+          New proxy
+        </button>
+        <button type="button" onClick={demo} disabled={demoBusy} title="a demo MCP server, a recording proxy and a scripted agent: live traffic in seconds">
+          {demoBusy ? 'Starting demo…' : 'Run demo'}
+        </button>
+        <button type="button" onClick={() => openBreakpoints()} aria-haspopup="dialog">
+          Breakpoints{ruleCount > 0 ? ` (${ruleCount})` : ''}
+          {paused > 0 && <span className="bp-count">{paused} paused</span>}
+        </button>
+        {(actionError ?? error) && (
+          <span role="alert" className="error small">
+            {actionError ?? error}
+          </span>
+        )}
+      </div>
+      {!loaded ? (
+        <p className="muted small">{error ?? 'Loading proxies…'}</p>
+      ) : proxies.length === 0 ? (
+        <p className="muted small proxies-empty">No proxy yet: New proxy puts one in front of your MCP server; Run demo shows one at work.</p>
+      ) : (
+        <ul className="proxy-list" aria-label="Proxy list">
+          {proxies.map((p) => (
+            <ProxyRow key={p.id} proxy={p} run={run} />
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}

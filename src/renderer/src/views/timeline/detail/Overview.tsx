@@ -1,0 +1,109 @@
+import type { JSX } from 'react'
+import type { TrafficEvent } from '../../../../../shared/api.js'
+import { formatTime, sourceKind, statusLabel } from '../model.js'
+
+const ms = (n: number | undefined): string => (n === undefined ? '—' : `${n < 10 ? n.toFixed(1) : Math.round(n)} ms`)
+
+/** A one-line summary of a streamed message: its method and what it says (progress, a log line…). */
+export function messageSummary(message: unknown): string {
+  const m = message as { method?: string; id?: unknown; params?: Record<string, unknown>; result?: unknown; error?: { message?: string } }
+  if (!m.method) return m.error ? `reply (error: ${m.error.message ?? ''})` : 'reply'
+  const p = m.params ?? {}
+  if (m.method === 'notifications/progress') return `progress ${String(p.progress)}${p.total !== undefined ? `/${String(p.total)}` : ''}${p.message ? ` · ${String(p.message)}` : ''}`
+  if (m.method === 'notifications/message') return `${String(p.level ?? 'log')}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`
+  return `${m.method}${m.id !== undefined ? ' (request)' : ''}`
+}
+
+/** The exchange at a glance: who, what, where from, and when each step happened. */
+export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName: string }): JSX.Element {
+  const t = event.timing
+  const steps: Array<[string, number | undefined]> = [
+    ['received from the client', 0],
+    ['sent upstream', t?.sentUpstream],
+    ['first byte from upstream', t?.firstByte],
+    ['answered', event.response ? event.durationMs : undefined],
+  ]
+  const span = Math.max(event.durationMs, 1)
+  return (
+    <div className="overview">
+      <dl className="kv">
+        <dt>Method</dt>
+        <dd>
+          <code>{event.method}</code>
+        </dd>
+        {event.tool && (
+          <>
+            <dt>Tool</dt>
+            <dd>
+              <code>{event.tool}</code>
+            </dd>
+          </>
+        )}
+        <dt>Status</dt>
+        <dd>{statusLabel(event)}</dd>
+        <dt>Source</dt>
+        <dd>
+          {sourceKind(event)}
+          {event.cassette !== 'none' ? ` · cassette ${event.cassette}` : ''}
+        </dd>
+        <dt>Proxy</dt>
+        <dd>{proxyName}</dd>
+        <dt>Session</dt>
+        <dd>{event.sessionId ? <code>{event.sessionId}</code> : '—'}</dd>
+        <dt>Protocol version</dt>
+        <dd>{event.protocolVersion ?? '—'}</dd>
+        <dt>Key</dt>
+        <dd>
+          <code>{event.key}</code>
+        </dd>
+        <dt>Started</dt>
+        <dd>{formatTime(event.startedAt)}</dd>
+        {event.flags && event.flags.length > 0 && (
+          <>
+            <dt>Flags</dt>
+            <dd className="flag">⚑ {event.flags.join(', ')}</dd>
+          </>
+        )}
+      </dl>
+      <h4>Timing</h4>
+      <table className="grid timing" aria-label="Timing">
+        <tbody>
+          {steps.map(([name, at]) => (
+            <tr key={name}>
+              <th scope="row">{name}</th>
+              <td className="num">{ms(at)}</td>
+              <td className="bar-cell">{at !== undefined && <span className="tbar" style={{ width: `${Math.max(1, (at / span) * 100)}%` }} />}</td>
+            </tr>
+          ))}
+          {event.stream.map((m, i) => (
+            <tr key={`s${i}`} className="muted">
+              <th scope="row">↳ {messageSummary(m)}</th>
+              <td className="num">{ms(t?.stream?.[i])}</td>
+              <td className="bar-cell">{t?.stream?.[i] !== undefined && <span className="tbar stream" style={{ width: `${Math.max(1, (t.stream[i] / span) * 100)}%` }} />}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h4>HTTP</h4>
+      {event.http ? (
+        <>
+          <p className="small">
+            upstream answered <strong>HTTP {event.http.status}</strong>
+          </p>
+          <dl className="kv headers" aria-label="Response headers">
+            {Object.entries(event.http.headers).map(([name, value]) => (
+              <div key={name} className="kv-row">
+                <dt>{name}</dt>
+                <dd>
+                  <code>{Array.isArray(value) ? value.join(', ') : value}</code>
+                </dd>
+              </div>
+            ))}
+          </dl>
+        </>
+      ) : (
+        <p className="muted small">No upstream HTTP exchange: answered by the {event.source === 'cache' ? 'cassette' : 'proxy (a rule, a breakpoint, or no upstream)'}.</p>
+      )}
+    </div>
+  )
+}
