@@ -8,7 +8,7 @@ import type { ToolsMemory } from './pipeline/rule-hook.js';
 import type { RuleSet } from './rules/rule-set.js';
 import { createEndpoint, type EndpointOptions } from './endpoint-factory.js';
 import { listen } from './http/edge.js';
-import { serveMcp } from './http/mcp-http.js';
+import { pathOf, serveMcp } from './http/mcp-http.js';
 import { sendJson } from './http/sse.js';
 import { createLegacySseEndpoint, type LegacySseEndpoint } from './transports/downstream-sse.js';
 import { silent } from './log.js';
@@ -48,12 +48,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const legacy: { sse?: LegacySseEndpoint } = {}; // GET /sse + POST /messages for legacy HTTP+SSE clients, made once the server listens
   const http = await listen(
     { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
-    async (req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      if (path === '/healthcheck' && req.method === 'GET') return sendJson(res, 200, { status: 'ok', mode });
+    (req, res) => {
+      const path = pathOf(req);
+      if (path === '/healthcheck' && req.method === 'GET') {
+        sendJson(res, 200, { status: 'ok', mode });
+        return Promise.resolve();
+      }
       // the legacy SSE paths parse the URL: only for requests that may be theirs (the hot path stays a string check)
-      if (legacy.sse && (path.includes('/sse') || path.includes('/messages')) && (await legacy.sse.handle(req, res))) return;
-      return serveMcp(built.endpoint, req, res);
+      const sse = legacy.sse;
+      if (sse && (path.includes('/sse') || path.includes('/messages'))) return sse.handle(req, res).then((handled) => (handled ? undefined : serveMcp(built.endpoint, req, res, path)));
+      return serveMcp(built.endpoint, req, res, path);
     },
     options.onLog ?? silent,
   );

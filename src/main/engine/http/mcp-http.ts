@@ -7,11 +7,19 @@ import { copyEndToEndHeaders } from '../upstream/headers.js';
 import { parseJsonBody, readBody } from './body.js';
 import { sendJson } from './sse.js';
 
-/** Streamable HTTP in front of an endpoint: POST (validated JSON-RPC), GET (server stream), DELETE. */
-export async function serveMcp(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0];
+const DONE = Promise.resolve();
+
+/** The path of a request target, without its query. */
+export function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
+/** Streamable HTTP in front of an endpoint: POST (validated JSON-RPC, or piped when no hook wants it), GET (server stream), DELETE. */
+export function serveMcp(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse, path = pathOf(req)): Promise<void> {
   const upstream = endpoint.upstream;
-  if (path.includes('/.well-known/') && upstream && req.method === 'GET') return relayWellKnown(req, res, upstream, path.slice(path.indexOf('/.well-known/')));
+  if (req.method === 'GET' && upstream && path.includes('/.well-known/')) return relayWellKnown(req, res, upstream, path.slice(path.indexOf('/.well-known/')));
   switch (req.method) {
     case 'POST':
       return endpoint.pipes ? endpoint.pipe(req, res) : post(endpoint, req, res);
@@ -21,6 +29,7 @@ export async function serveMcp(endpoint: McpEndpoint, req: IncomingMessage, res:
       return endpoint.delete(req, res);
     default:
       res.writeHead(405, { allow: 'GET, POST, DELETE, OPTIONS' }).end();
+      return DONE;
   }
 }
 

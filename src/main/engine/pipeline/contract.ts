@@ -19,7 +19,7 @@ export interface Upstream {
   readonly url: URL;
   /** the URL without credentials, for logs and errors */
   readonly displayUrl: string;
-  request(method: string, headers: Record<string, string | string[]>, body?: Buffer | { stream: Readable; chunks: Buffer[] }, sessionId?: string | null, target?: URL): Promise<IncomingMessage>;
+  request(method: string, headers: Record<string, string | string[]>, body?: Buffer | { stream: Readable; chunks: Buffer[] }, sessionId?: string | null, target?: URL, owned?: boolean): Promise<IncomingMessage>;
   /** opens an upstream session with the client's own initialize params (owned sessions) */
   initialize(params: Record<string, unknown>): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }>;
   endSession(sessionId: string, protocolVersion?: string): Promise<void>;

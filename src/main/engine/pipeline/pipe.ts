@@ -26,7 +26,7 @@ export function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse
     if (size > MAX_BODY_BYTES) return sendJson(res, 413, new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`).toResponse(null), { connection: 'close' });
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     upstream
-      .request('POST', headers, body, header(req, 'mcp-session-id'))
+      .request('POST', headers, body, header(req, 'mcp-session-id'), undefined, true)
       .then(
         (upRes) => relayAnswer(upRes, res, chunks),
         (error: unknown) => upstreamDown(stage, res, requestIds(chunks), error),

@@ -47,10 +47,10 @@ export class HttpUpstream implements Upstream {
   /**
    * Sends a request upstream; resolves with the response head as soon as it arrives (the body streams on). `body` is
    * a buffer, or the client's request piped through as it arrives (the caller keeps its chunks: they are sent again,
-   * once, should a kept-alive socket turn out closed).
+   * once, should a kept-alive socket turn out closed). `owned`: `headers` is the caller's to give away (not copied).
    */
-  request(method: string, headers: Record<string, string | string[]>, body?: Buffer | PipedBody, sessionId?: string | null, target: URL = this.url): Promise<IncomingMessage> {
-    const out: Record<string, string | string[]> = { ...headers };
+  request(method: string, headers: Record<string, string | string[]>, body?: Buffer | PipedBody, sessionId?: string | null, target: URL = this.url, owned = false): Promise<IncomingMessage> {
+    const out: Record<string, string | string[]> = owned ? headers : { ...headers };
     for (const name in this.headers) out[name.toLowerCase()] = this.headers[name];
     delete out['mcp-session-id'];
     if (sessionId) out['mcp-session-id'] = sessionId;
@@ -58,20 +58,23 @@ export class HttpUpstream implements Upstream {
     const where = target === this.url ? this.target : urlToOptions(target);
     const send = (payload: Buffer | PipedBody | undefined, retried: boolean): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
-        const signal = method === 'POST' && this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined;
-        const req = this.transport.request({ ...where, method, headers: out, agent: this.agent, signal }, resolve);
+        // options built field by field: this runs for every relayed request
+        const options: http.RequestOptions = { protocol: where.protocol, hostname: where.hostname, port: where.port, path: where.path, method, headers: out, agent: this.agent };
+        if (where.auth) options.auth = where.auth;
+        if (method === 'POST' && this.timeoutMs) options.signal = AbortSignal.timeout(this.timeoutMs);
+        const req = this.transport.request(options, resolve);
+        const piped = payload !== undefined && !(payload instanceof Buffer) ? (payload as PipedBody) : undefined;
         req.on('error', (error: NodeJS.ErrnoException) => {
           // a kept-alive socket the server closed meanwhile (it restarted): Node's documented retry-once pattern
           if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
-            if (!(payload && 'stream' in payload)) return resolve(send(payload, true));
-            const { stream, chunks } = payload;
-            const again = (): void => resolve(send(Buffer.concat(chunks), true));
-            if (stream.readableEnded) again();
-            else stream.once('end', again).resume();
+            if (!piped) return resolve(send(payload, true));
+            const again = (): void => resolve(send(Buffer.concat(piped.chunks), true));
+            if (piped.stream.readableEnded) again();
+            else piped.stream.once('end', again).resume();
           } else reject(error);
         });
-        if (payload && 'stream' in payload) payload.stream.pipe(req);
-        else req.end(payload);
+        if (piped) piped.stream.pipe(req);
+        else req.end(payload as Buffer | undefined);
       });
     return send(body, false);
   }
