@@ -8,15 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startProxy } from '../../src/main/engine/proxy.js';
 import { connectClient } from '../fixtures/client.js';
 import { startSdkServer } from '../fixtures/sdk-server.js';
+import { keeper } from '../helpers/keep.js';
 
-const open: Array<{ close(): Promise<void> }> = [];
-const keep = <T extends { close(): Promise<void> }>(thing: T): T => {
-  open.push(thing);
-  return thing;
-};
-afterEach(async () => {
-  for (const thing of open.splice(0).reverse()) await thing.close().catch(() => {});
-});
+const { keep, closeAll } = keeper();
+afterEach(closeAll);
 
 const ACCEPT = 'application/json, text/event-stream';
 

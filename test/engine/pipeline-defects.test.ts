@@ -15,16 +15,13 @@ import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/main
 import { startUpstreamBridge } from '../../src/main/engine/transports/upstream-bridge.js';
 import { connectClient } from '../fixtures/client.js';
 import { startSdkServer } from '../fixtures/sdk-server.js';
+import { keeper } from '../helpers/keep.js';
 import { startSubscriber } from '../helpers/subscriber.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
 
-const open: Array<{ close(): Promise<void> }> = [];
-const keep = <T extends { close(): Promise<void> }>(thing: T): T => {
-  open.push(thing);
-  return thing;
-};
+const { keep, closeAll } = keeper();
 afterEach(async () => {
-  for (const thing of open.splice(0).reverse()) await thing.close().catch(() => {});
+  await closeAll();
   await removeTempDirs();
 });
 
