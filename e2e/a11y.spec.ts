@@ -1,6 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { join } from 'node:path';
 import { expect, test } from './shell.js';
 
 // Accessibility of every view with axe-core (the maintained engine behind Lighthouse's and DevTools' audits), in

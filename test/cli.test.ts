@@ -17,6 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { keyFor } from '../src/main/engine/cassette/keys.js';
 import { connectClient, type ConnectedClient } from './fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from './fixtures/sdk-server.js';
+import { closedPort } from './helpers/ports.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(REPO, 'bin/mcp-rewind.js');
@@ -89,7 +90,7 @@ async function startCli(args: string[]): Promise<RunningCli> {
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const closed = new Promise<Finished>((resolve) => child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
   const deadline = Date.now() + 15_000;
-  let match: RegExpMatchArray | null = null;
+  let match: RegExpMatchArray | null;
   while (!(match = /MCP endpoint\s+(http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(stdout))) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`CLI exited (${child.exitCode ?? child.signalCode}) before its banner:\n${stdout}\n${stderr}`);
     if (Date.now() > deadline) throw new Error(`CLI printed no banner within 15 s:\n${stdout}\n${stderr}`);
@@ -121,15 +122,6 @@ function get(url: string): Promise<{ status: number; body: string }> {
     req.setTimeout(10_000, () => req.destroy(new Error('no answer within 10 s')));
     req.on('error', reject);
   });
-}
-
-/** A port nobody listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 const lines = (text: string): string[] => text.split('\n').filter((l) => l.length > 0);

@@ -5,6 +5,7 @@
  * BENCH_ENGINE=dist (what `npm run bench` builds first, and what the CLI ships) loads the tsc output from dist/;
  * BENCH_ENGINE=src runs src/ through tsx, whose esbuild transform adds per-closure `__name` calls: a few % slower.
  */
+import type * as Engine from '../../src/main/engine/proxy.js';
 import { engineProxyUrl } from '../engine.js';
 import { announce } from './serve.js';
 
@@ -14,7 +15,7 @@ if ((mode !== 'replay' && mode !== 'proxy-only') || !target) {
   process.exit(2);
 }
 
-const { startProxy } = (await import(engineProxyUrl().href)) as typeof import('../../src/main/engine/proxy.js');
+const { startProxy } = (await import(engineProxyUrl().href)) as typeof Engine;
 const proxy = await startProxy(mode === 'replay' ? { mode, cacheDir: target } : { mode, upstreamUrl: target });
 if (proxy.store) process.stderr.write(`  replay proxy: ${proxy.store.size} cassette entries loaded\n`);
 announce(proxy.url, () => proxy.close());

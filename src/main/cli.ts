@@ -1,20 +1,20 @@
 import { readFileSync, statSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
-import { buildProgram, toProxyOptions, UsageError, type RawOptions } from './cli/options.js';
+import { buildProgram, toProxyOptions, type RawOptions } from './cli/options.js';
+import { UsageError } from './engine/errors.js';
 import { buildServeProgram, toServeOptions } from './cli/serve-command.js';
 import { formatExchange } from './cli/format.js';
 import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';
 import { buildExportProgram, runExport, toExportOptions } from './cli/export-command.js';
-import { compileRedactions, redactUrl, scrub } from './engine/cassette/redact.js';
+import { compileRedactions, scrub } from './engine/cassette/redact.js';
 import { guardStdStreams, stayUp, writeStderr } from './cli/process-guard.js';
 import { persistentToken } from './cli/token-file.js';
+import type { Log } from './engine/log.js';
 import { startProxy } from './engine/proxy.js';
 import { startServe } from './engine/serve.js';
-import { probeUpstream } from './engine/upstream/http-upstream.js';
-import { detectUpstreamKind } from './engine/transports/detect.js';
 import { bridgeStdio } from './engine/transports/downstream-stdio.js';
-import { splitShellWords } from './engine/transports/shell-words.js';
-import { startUpstreamBridge, type UpstreamBridge } from './engine/transports/upstream-bridge.js';
+import { commandSpec } from './engine/upstream/command.js';
+import { openUpstream } from './engine/upstream/open.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const serverInfo = { name: 'mcp-rewind', version: pkg.version };
@@ -50,38 +50,20 @@ async function proxyCommand(argv: string[]): Promise<void> {
   if (options.mode !== 'replay' && options.mode !== 'proxy-only' && statSync(options.cacheDir ?? '', { throwIfNoEntry: false })?.isFile()) {
     fail(1, `cannot start: --cache ${options.cacheDir} is a single-file cassette, which is read-only: ${options.mode} mode needs a folder`);
   }
-  // a stdio or legacy HTTP+SSE upstream is bridged onto Streamable HTTP; the pipeline only ever sees the bridge's URL
-  let bridge: UpstreamBridge | undefined;
-  let upstreamLabel = options.upstreamUrl ? redactUrl(options.upstreamUrl) : undefined;
-  const bridgeLog = (line: string, level?: 'info' | 'warn'): void => (options.verbose || level !== 'info' ? log(line) : undefined);
-  const failClosing = async (status: number, message: string): Promise<never> => {
-    await bridge?.close();
-    return fail(status, message);
-  };
-  if (options.upstreamCommand) {
-    const [command, ...args] = splitShellWords(options.upstreamCommand);
-    upstreamLabel = `${options.upstreamCommand} (stdio)`;
-    bridge = await startUpstreamBridge({ kind: 'stdio', command, args }, bridgeLog).catch((error: Error) => fail(1, `cannot start: ${error.message}`));
-  } else if (options.upstreamUrl) {
-    const kind = await detectUpstreamKind(options.upstreamUrl).catch((error: NodeJS.ErrnoException) =>
-      fail(1, `upstream ${upstreamLabel} did not answer an MCP initialize: ${error.code && !error.message.includes(error.code) ? `${error.code} ${error.message}` : error.message}`),
-    );
-    if (kind === 'sse') {
-      upstreamLabel += ' (legacy HTTP+SSE)';
-      bridge = await startUpstreamBridge({ kind: 'sse', url: options.upstreamUrl }, bridgeLog).catch((error: Error) => fail(1, `cannot start: ${error.message}`));
-    }
-  }
-  const upstreamUrl = bridge?.url ?? options.upstreamUrl;
-  if (upstreamUrl) {
-    const reason = await probeUpstream(upstreamUrl);
-    if (reason) await failClosing(1, `upstream ${upstreamLabel} did not answer an MCP initialize: ${reason}`);
-  }
-  const proxy = await startProxy({ ...options, upstreamUrl, serverInfo, onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined) }).catch((error: Error) =>
-    failClosing(1, `cannot start: ${error.message}`),
+  // a stdio or legacy HTTP+SSE upstream is bridged onto Streamable HTTP; the pipeline only ever sees Streamable HTTP
+  const bridgeLog: Log = (line, level) => (options.verbose || level !== 'info' ? log(line) : undefined);
+  const spec = options.upstreamCommand ? commandSpec(options.upstreamCommand) : options.upstreamUrl ? { url: options.upstreamUrl } : undefined;
+  const upstream = spec ? await openUpstream(spec, { log: bridgeLog }).catch((error: Error) => fail(1, error.message)) : undefined;
+  const upstreamLabel = options.upstreamCommand ? `${options.upstreamCommand} (stdio)` : upstream?.label;
+  const proxy = await startProxy({ ...options, upstreamUrl: upstream?.url, serverInfo, onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined) }).catch(
+    async (error: Error) => {
+      await upstream?.close();
+      return fail(1, `cannot start: ${error.message}`);
+    },
   );
   const close = async (): Promise<void> => {
     await proxy.close();
-    await bridge?.close();
+    await upstream?.close();
   };
   if (options.verbose) proxy.events.on('exchange', (event) => log(formatExchange(event)));
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { ErrorCode } from './jsonrpc.js';
 
 /** Breakpoints on tools/call: pause before the request goes upstream, or before the result reaches the client. */
 export const BREAKPOINT_STAGES = ['request', 'response'] as const;
 export type BreakpointStage = (typeof BREAKPOINT_STAGES)[number];
 
 /** JSON-RPC error code of a call failed at a breakpoint */
-export const BREAKPOINT_FAILED_CODE = -32006;
+export const BREAKPOINT_FAILED_CODE = ErrorCode.BreakpointFailed;
 
 export const BreakpointRuleInputSchema = z.strictObject({
   /** exact tool name, or '*' for every tool */

@@ -60,14 +60,23 @@ export function errorResponse(id: JsonRpcId | null, code: number, message: strin
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
-/** Error codes: JSON-RPC's own, plus the ones mcp-rewind answers with (documented in the README). */
+/**
+ * The one table of error codes: JSON-RPC's own, plus the ones mcp-rewind answers with (documented in the README).
+ * Engine errors carry one of these (src/main/engine/errors.ts).
+ */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
   MethodNotFound: -32601,
+  /** an unknown or hidden tool (what MCP servers answer for a tool they do not have) */
+  InvalidParams: -32602,
   InternalError: -32603,
+  /** the MCP session the request names is not known (HTTP 404) */
+  SessionNotFound: -32001,
   /** replay: no recorded entry for this request */
   ReplayMiss: -32004,
   /** live: the upstream server could not be reached or broke the stream */
   UpstreamUnavailable: -32005,
+  /** a tools/call failed by the user at a breakpoint */
+  BreakpointFailed: -32006,
 } as const;

@@ -107,7 +107,7 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
 
 describe('api: pins and notes, the timeline numbering, across restarts', () => {
   it('pins an exchange with a note; Clear keeps it; a restarted app has it (same number) and numbers on from there', async () => {
-    const { api, controller, dataDir, agent, find } = await setup();
+    const { api, controller, dataDir, agent, find, server } = await setup();
     await agent.client.callTool({ name: 'echo', arguments: { text: 'keep me' } });
     const kept = await find((e) => e.tool === 'echo');
     const marks = await call(api, 'traffic.annotate', { seq: kept.seq, pinned: true, note: 'the odd one' });
@@ -123,6 +123,11 @@ describe('api: pins and notes, the timeline numbering, across restarts', () => {
     expect(restored).toHaveLength(1);
     expect(restored[0]).toMatchObject({ seq: kept.seq, tool: 'echo', request: kept.request, response: kept.response });
     expect(await call(api2, 'traffic.annotations', {})).toEqual({ [kept.seq]: { pinned: true, note: 'the odd one' } });
+    // new exchanges number on past every number the timeline gave before
+    const watch = await call(api2, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url });
+    await (await client(watch.url as string)).client.callTool({ name: 'echo', arguments: { text: 'later' } });
+    await expect.poll(async () => (await call(api2, 'traffic.snapshot', {})).length).toBeGreaterThan(2);
+    for (const e of (await call(api2, 'traffic.snapshot', {})).slice(1)) expect(e.seq).toBeGreaterThan(kept.seq);
     // unpinned and without a note: forgotten
     await call(api2, 'traffic.annotate', { seq: kept.seq, pinned: false, note: '' });
     expect(await call(api2, 'traffic.annotations', {})).toEqual({});

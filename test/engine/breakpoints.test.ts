@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { BreakpointsState, PausedCall } from '../../src/shared/breakpoints.js';
-import { Breakpoints } from '../../src/main/engine/pipeline/breakpoints.js';
+import { type Breakpoints } from '../../src/main/engine/pipeline/breakpoints.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle, type SdkServerOptions } from '../fixtures/sdk-server.js';
@@ -20,7 +20,7 @@ const keep = <T extends { close(): Promise<void> }>(thing: T): T => (open.push(t
 const upstream = (options: SdkServerOptions = {}): Promise<SdkServerHandle> => startSdkServer(options).then(keep);
 const proxy = (options: ProxyOptions): Promise<RunningProxy> => startProxy(options).then(keep);
 const client = (url: string): Promise<ConnectedClient> => connectClient(url).then(keep);
-const registry = (p: RunningProxy): Breakpoints => p.endpoint.ctx.breakpoints!;
+const registry = (p: RunningProxy): Breakpoints => p.breakpoints;
 
 /** Waits until `count` calls are paused in the registry, and returns them. */
 async function pausedIn(bp: Breakpoints, count = 1): Promise<PausedCall[]> {

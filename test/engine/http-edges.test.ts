@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { startCustomUpstream, type CustomUpstream } from '../helpers/custom-upstream.js';
+import { startSubscriber } from '../helpers/subscriber.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -72,18 +73,8 @@ describe('the standalone GET stream', () => {
 
 describe('server notifications outside requests', () => {
   it('are recorded after the exchange they followed and replayed on the server stream after it', async () => {
-    const { ListResourcesRequestSchema, SubscribeRequestSchema, ReadResourceRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
     const { connectClient } = await import('../fixtures/client.js');
-    const upstream = await startCustomUpstream(() => {
-      const server = new Server({ name: 'subscriber', version: '1' }, { capabilities: { resources: { subscribe: true } } });
-      server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [{ uri: 'demo://a', name: 'a' }] }));
-      server.setRequestHandler(ReadResourceRequestSchema, () => ({ contents: [{ uri: 'demo://a', text: 'v1' }] }));
-      server.setRequestHandler(SubscribeRequestSchema, (req) => {
-        setTimeout(() => void server.sendResourceUpdated({ uri: req.params.uri }), 20); // on the GET stream, later
-        return {};
-      });
-      return server;
-    });
+    const upstream = await startSubscriber();
     open.push(upstream);
     const cacheDir = await tempDir();
     const recording = await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir });

@@ -2,22 +2,15 @@
  * Robustness against hostile content: tool names that try to leave the cassette folder or break file names, and
  * secrets (headers, URL credentials) that must never reach the disk.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import http, { type IncomingHttpHeaders } from 'node:http';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { keyFor } from '../../src/main/engine/cassette/keys.js';
 import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
-import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
 import { startCustomUpstream, type CustomUpstream } from '../helpers/custom-upstream.js';
-import { ACCEPT, DISTILLED, FOUR_MIB, REPO, RawOptions, RawResponse, answerOf, healthcheck, isDistilled, jsonHeaders, listTree, messagesOf, rawRequest, rawSession, tempDir, textOf, until, within, removeRobustTempDirs } from './robustness-helpers.js';
+import { isDistilled, listTree, tempDir, textOf, removeRobustTempDirs } from './robustness-helpers.js';
 
 afterAll(removeRobustTempDirs);
 
@@ -76,6 +69,7 @@ describe('hostile tool names', () => {
       expect(path.dirname(file)).toBe(dir);
       const name = path.basename(file);
       expect(Buffer.byteLength(name), name).toBeLessThanOrEqual(255);
+      // eslint-disable-next-line no-control-regex -- control characters are what the file names must not hold
       expect(name, JSON.stringify(name)).not.toMatch(/[/\\\u0000-\u001f\u007f]/);
       expect(name).not.toMatch(/^\.\.?$/);
       expect(name.startsWith('.rewind-tmp-'), name).toBe(false);

@@ -3,21 +3,18 @@
  * recording process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import http, { type IncomingHttpHeaders } from 'node:http';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { keyFor } from '../../src/main/engine/cassette/keys.js';
 import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
 import { startCustomUpstream, type CustomUpstream } from '../helpers/custom-upstream.js';
-import { ACCEPT, DISTILLED, FOUR_MIB, REPO, RawOptions, RawResponse, answerOf, healthcheck, isDistilled, jsonHeaders, listTree, messagesOf, rawRequest, rawSession, tempDir, textOf, until, within, removeRobustTempDirs } from './robustness-helpers.js';
+import { REPO, answerOf, healthcheck, isDistilled, jsonHeaders, rawRequest, rawSession, tempDir, textOf, until, within, removeRobustTempDirs } from './robustness-helpers.js';
 
 afterAll(removeRobustTempDirs);
 

@@ -1,19 +1,11 @@
 /** Shared helpers of the robustness suites: raw HTTP where no client library would send such input, waits, temp dirs. */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import http, { type IncomingHttpHeaders } from 'node:http';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { keyFor } from '../../src/main/engine/cassette/keys.js';
-import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
-import { connectClient, type ConnectedClient } from '../fixtures/client.js';
-import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
-import { startCustomUpstream, type CustomUpstream } from '../helpers/custom-upstream.js';
+import { expect } from 'vitest';
+import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type RunningProxy } from '../../src/main/engine/proxy.js';
 import { removeTempDirs, tempDir as sharedTempDir } from '../helpers/temp.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type McpError } from '@modelcontextprotocol/sdk/types.js';
 import { OverlaySchema, RulesFileSchema, describeZodError } from '../../src/shared/rules/schema.js';
 import { mergeTools, overrideResult } from '../../src/main/engine/rules/overlay.js';
 import { renderTemplate } from '../../src/main/engine/rules/template.js';

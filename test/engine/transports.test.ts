@@ -8,7 +8,7 @@
  * Every stdio server child gets a marker argument (ignored by server-everything), so the last test can check
  * with `ps` that none outlived its test.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -80,7 +80,7 @@ async function stdioCli(args: string[]): Promise<McpSession & { pid: number; std
   await client.connect(transport).catch((error: Error) => {
     throw new Error(`${error.message}\nCLI stderr:\n${stderr}`);
   });
-  const child = (transport as unknown as { _process: import('node:child_process').ChildProcess })._process;
+  const child = (transport as unknown as { _process: ChildProcess })._process;
   const exited = new Promise<number | null>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
     else child.once('exit', (code) => resolve(code));

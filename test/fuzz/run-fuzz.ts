@@ -28,7 +28,7 @@ import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { startServe, type RunningServe } from '../../src/main/engine/serve.js';
 import { connectClient, type ConnectClientOptions } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
-import { ACCEPT, generate, rngFor, type EndpointKind, type FuzzInput, type HttpInput, type RawInput, type Rng, type WsInput } from './generators.js';
+import { ACCEPT, generate, rngFor, type EndpointKind, type FuzzInput, type HttpInput, type Rng, type WsInput } from './generators.js';
 
 export const TARGETS = ['mcp-record', 'mcp-replay', 'legacy-sse', 'rest', 'serve-mcp', 'ui-page', 'ui-ws'] as const;
 export type TargetName = (typeof TARGETS)[number];
@@ -144,16 +144,6 @@ export interface KnownIssue {
  * - browser shell: token cookie with a malformed %-escape → 500 on the page, and on the /api upgrade an uncaught
  *   URIError thrown from the 'upgrade' listener (no answer; kills a process without an uncaughtException handler)
  */
-const hostRejectedByUrl = (host: string | string[] | undefined): boolean => {
-  if (typeof host !== 'string') return false;
-  try {
-    new URL(`http://${host}`);
-    return false;
-  } catch {
-    return true;
-  }
-};
-
 /** Inputs of issues found and not fixed yet (sent by the bench, skipped by the test suite). Empty: every finding so far is fixed. */
 export const KNOWN_ISSUES: KnownIssue[] = [];
 
@@ -494,7 +484,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   process.on('uncaughtException', onUncaught);
   process.on('unhandledRejection', onUncaught);
   const inst = await startInstances(targets);
-  let finalClientOk = false;
+  let finalClientOk: boolean;
   try {
     for (const target of targets) {
       current = target;

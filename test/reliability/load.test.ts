@@ -114,7 +114,7 @@ describe(`load: ${CLIENTS} concurrent sessions × ${CALLS} tool calls through on
       figures.push(`| distilled files / distinct keys / duplicates | ${names.length} / ${perKey.size} / ${duplicates.length} |`);
 
       // a second wave of already-recorded calls (same keys: skipped) must not grow the heap: no per-exchange state
-      const wave = await Promise.all(Array.from({ length: 20 }, (_, c) => connectClient(recorder!.url)));
+      const wave = await Promise.all(Array.from({ length: 20 }, () => connectClient(recorder!.url)));
       await Promise.all(wave.map(async (client, c) => {
         for (let i = 0; i < CALLS; i++) await client.client.callTool({ name: 'echo', arguments: { text: textFor(c, i) } }, undefined, { timeout: CALL_TIMEOUT_MS });
       }));

@@ -25,6 +25,7 @@ class SessionHistoryWindow extends EventTarget {
     setTimeout(() => this.dispatchEvent(Object.assign(new Event('hashchange'), { oldURL, newURL })), 0);
   }
   readonly location = (() => {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below run with another `this`
     const win = this;
     return {
       get hash() {
@@ -51,6 +52,7 @@ class SessionHistoryWindow extends EventTarget {
     };
   })();
   readonly history = (() => {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below run with another `this`
     const win = this;
     return {
       get length() {

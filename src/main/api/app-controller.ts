@@ -6,9 +6,7 @@ import { ErrorCode } from '../../shared/jsonrpc.js';
 import { writesCassette } from '../../shared/modes.js';
 import { checkProxyConfig } from '../../shared/proxy-fields.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
-import type { CassetteStore } from '../engine/cassette/store.js';
 import { startProxy, type RunningProxy } from '../engine/proxy.js';
-import type { UpstreamBridge } from '../engine/transports/upstream-bridge.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 import { BreakpointHub } from './breakpoints.js';
 import { Demo, type DemoHost } from './demo.js';
@@ -16,13 +14,15 @@ import { InspectorVerbs } from './inspector-verbs.js';
 import { applyRules, engineRules, mergedTools, type RulesFile } from './proxy-rules.js';
 import { settingsFile, type SettingsFile } from './settings-file.js';
 import { TrafficBuffer } from './traffic-buffer.js';
+import type { Log, LogLevel } from '../engine/log.js';
+import type { OpenedUpstream } from '../engine/upstream/open.js';
 import { checkCassette, openUpstream, ProxyStartError } from './upstream-check.js';
 import { WorkspaceFile, type SavedProxy } from './workspace-file.js';
 
 export interface AppControllerOptions {
   /** the app's own data folder (the demo's cassette lives in `<dataDir>/demo-cassette`) */
   dataDir: string;
-  log?: (line: string, level: 'info' | 'warn') => void;
+  log?: Log;
   /** how many exchanges the timeline keeps (default 100,000; the oldest are dropped) */
   trafficCapacity?: number;
   /** the settings (default cassette folder, restore at start); default: the data folder's one settings file */
@@ -34,8 +34,8 @@ export interface AppControllerOptions {
 interface ManagedProxy {
   info: ProxyInfo;
   running?: RunningProxy;
-  /** the stdio upstream's bridge while running */
-  bridge?: UpstreamBridge;
+  /** the upstream while running: detected, bridged (stdio, legacy SSE) and probed as the CLI does */
+  upstream?: OpenedUpstream;
   /** when the running instance started (hits count from here) */
   startedAt?: number;
   /** the port the last run got, tried again on restart when the config asks for any port */
@@ -67,7 +67,7 @@ export class AppController implements DemoHost {
     },
     (id) => this.proxies.has(id),
   );
-  private readonly logLine: (line: string, level: 'info' | 'warn') => void;
+  private readonly logLine: Log;
   /** resend, compose, pins and notes, files opened into the timeline, saving it */
   readonly verbs: InspectorVerbs;
   private nextId = 1;
@@ -124,7 +124,7 @@ export class AppController implements DemoHost {
     return () => void this.emitter.off(event, safe as never);
   }
 
-  log(line: string, level: 'info' | 'warn'): void {
+  log(line: string, level: LogLevel): void {
     this.logLine(line, level);
   }
 
@@ -244,12 +244,6 @@ export class AppController implements DemoHost {
     return hits;
   }
 
-  /** The cassette stores of the running proxies on a folder (they follow its files through a watcher). */
-  storesOn(dir: string): CassetteStore[] {
-    const folder = resolve(dir);
-    return [...this.proxies.values()].flatMap((p) => (p.running?.store?.dir === folder ? [p.running.store] : []));
-  }
-
   startDemo(): Promise<CommandOutputs['demo.start']> {
     return this.demo.start();
   }
@@ -286,7 +280,7 @@ export class AppController implements DemoHost {
     if (managed.running) return { ...managed.info };
     if (this.closed) throw new Error('the app is shutting down');
     const { config, name } = managed.info;
-    const log = (line: string, level?: 'info' | 'warn'): void => this.log(`[${name}] ${line}`, level ?? 'info');
+    const log: Log = (line, level) => this.log(`[${name}] ${line}`, level);
     managed.info = { ...managed.info, state: 'starting', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined };
     this.emitProxies();
     const cacheDir = config.cacheDir === undefined ? undefined : resolve(config.cacheDir);
@@ -304,11 +298,11 @@ export class AppController implements DemoHost {
       // running means it can serve: the upstream answered initialize (live modes), the cassette exists (replay)
       await checkCassette(config, cacheDir);
       const upstream = await openUpstream(config, log);
-      managed.bridge = upstream.bridge;
+      managed.upstream = upstream;
       if (this.closed || managed.info.state !== 'starting') throw new Error('stopped while starting');
       const wanted = config.port === 0 && managed.lastPort ? managed.lastPort : config.port;
-      const running = await start(wanted, upstream.url).catch((error: NodeJS.ErrnoException) => {
-        if (wanted !== config.port && error.code === 'EADDRINUSE') return start(config.port, upstream.url); // the old port is taken
+      const running = await start(wanted, upstream?.url).catch((error: NodeJS.ErrnoException) => {
+        if (wanted !== config.port && error.code === 'EADDRINUSE') return start(config.port, upstream?.url); // the old port is taken
         if (error.code === 'EADDRINUSE') throw new ProxyStartError(`Port ${wanted} is in use (EADDRINUSE): choose another port, or leave it empty for any free one`, 'port');
         if (cacheDir && writesCassette(config.mode) && /EACCES|EROFS|ENOTDIR|EEXIST/.test(error.code ?? '')) throw new ProxyStartError(`Cassette folder ${cacheDir} cannot be used: ${error.message}`, 'cassette');
         throw error;
@@ -317,11 +311,11 @@ export class AppController implements DemoHost {
       managed.startedAt = Date.now();
       managed.lastPort = running.port;
       running.events.on('exchange', (event) => this.record(id, managed, event));
-      this.breakpoints.attach(id, running.endpoint.ctx.breakpoints);
+      this.breakpoints.attach(id, running.breakpoints);
       managed.info = { ...managed.info, state: 'running', url: running.url, error: undefined, failure: undefined };
     } catch (error) {
-      await managed.bridge?.close();
-      managed.bridge = undefined;
+      await managed.upstream?.close();
+      managed.upstream = undefined;
       if (managed.info.state === 'starting') {
         const failure = error instanceof ProxyStartError ? error.failure : 'other';
         managed.info = { ...managed.info, state: 'failed', url: undefined, error: (error as Error).message, failure };
@@ -334,9 +328,9 @@ export class AppController implements DemoHost {
 
   private async halt(managed: ManagedProxy, announce = true): Promise<void> {
     const running = managed.running;
-    const bridge = managed.bridge;
+    const upstream = managed.upstream;
     managed.running = undefined;
-    managed.bridge = undefined;
+    managed.upstream = undefined;
     managed.startedAt = undefined;
     managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined };
     this.verbs.sessions.drop(managed.info.id);
@@ -345,12 +339,12 @@ export class AppController implements DemoHost {
       this.breakpoints.detach(managed.info.id); // paused calls go on, so the proxy can close
       await running.close();
     }
-    await bridge?.close();
+    await upstream?.close();
     if (announce) this.emitProxies();
   }
 
   private record(id: string, managed: ManagedProxy, event: ExchangeEvent): void {
-    const tagged: TrafficEvent = { ...event, seq: this.verbs.timeline.next(), proxyId: id }; // the timeline's own numbering
+    const tagged: TrafficEvent = { ...event, seq: this.verbs.timeline.numberOf(event.seq), proxyId: id }; // never reused across restarts
     this.verbs.sessions.tag(tagged); // the app's own session: what it sent, and from which exchange
     this.traffic.push(tagged);
     managed.info.exchanges++;

@@ -5,7 +5,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
 import { z } from 'zod';
 import type { ProxyCatalog, SentBy, TrafficEvent } from '../../shared/api.js';
 import type { JsonRpcResponse } from '../../shared/jsonrpc.js';
-import { ServerRequestDesk } from './server-request-desk.js';
+import type { ServerRequestDesk } from './server-request-desk.js';
 
 /**
  * The app's own MCP client of each proxy: Resend, Edit & resend and Compose go through the proxy's own endpoint, so
@@ -93,14 +93,13 @@ export class AppSessions {
     const expected: Expected = { sentBy: request.sentBy, seen: (e) => ((event = e), arrived()) };
     const attempt = async (): Promise<{ id?: string | number; outcome: { result: Record<string, unknown> } | { error: McpError } }> => {
       const connection = await this.connect(proxyId);
-      let id: string | number | undefined;
       this.tagging = expected;
       const sending = connection.client.request({ method: request.method, params }, AnyResult, {
         timeout: REQUEST_TIMEOUT_MS,
         resetTimeoutOnProgress: true,
         ...(progress ? { onprogress: () => {} } : {}),
       });
-      id = this.lastId;
+      const id = this.lastId;
       this.tagging = undefined;
       try {
         return { id, outcome: { result: await sending } };

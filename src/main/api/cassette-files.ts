@@ -1,31 +1,22 @@
-import { randomBytes } from 'node:crypto';
-import { lstat, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { lstat, readdir, rm, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CassetteEntrySummary } from '../../shared/api.js';
 import { parseDistilled, type CassetteEntry } from '../../shared/cassette/entry.js';
-import type { CassetteStore } from '../engine/cassette/store.js';
 import { requestOfEntry, toolNameFromKey } from '../engine/cassette/keys.js';
+import { entryFileName, isEntryFile, parseCassetteName } from '../engine/cassette/names.js';
+import { folderPersister } from '../engine/cassette/persist/folder.js';
 import { readCassetteFile } from '../engine/cassette/safe-read.js';
 
 /**
- * The Cassettes view's file operations on a folder in mcp-rewind's layout. Every `file` comes from the UI, so it is
- * checked to be a plain distilled-entry name inside `dir` before anything touches the disk. A running proxy on the
- * same folder sees the changes through its store's folder watcher.
+ * The Cassettes view's operations on a folder in mcp-rewind's layout, through the folder's persister: every store of
+ * a running proxy on the folder indexes a change as it is made (the next replayed call gets the new text; nothing
+ * waits for a watcher). Every `file` comes from the UI, so it is checked to be a plain entry name inside `dir`
+ * before anything touches the disk.
  */
 
-/** `<n> <key>.json`, as accepted from the UI */
-const ENTRY_NAME = /^\d+ .+\.json$/;
-/** the debug siblings of an entry: never listed, edited or duplicated as entries */
-const DEBUG_SUFFIX = /\.(req|res|res-head)\.json$/;
-/** any file that counts for the numbering (as in the store): `<n>.req.json`, `<n> <key>.json`, … */
-const NUMBERED = /^(\d+)[ .]/;
-/** the store's temp prefix: its watcher and loader ignore (and clean up) these */
-const TEMP_PREFIX = '.rewind-tmp-';
 const PREVIEW_LENGTH = 120;
 const READ_CONCURRENCY = 32;
-/** how long a change waits for the running proxies on the folder to pick it up */
-const STORE_SETTLE_MS = 2_000;
 
 /** Times each key was served from this folder's cache (computed by the controller from the traffic). */
 export type HitCounts = ReadonlyMap<string, number>;
@@ -35,7 +26,7 @@ export function entryPath(dir: string, file: string): string {
   if (file.includes('/') || file.includes('\\') || file.includes('\0') || file === '..' || file === '.') {
     throw new Error(`file: "${file}" must be a plain file name inside the cassette folder (no path separators)`);
   }
-  if (!ENTRY_NAME.test(file)) throw new Error(`file: "${file}" is not a cassette entry name ("<n> <key>.json")`);
+  if (parseCassetteName(file)?.key === undefined) throw new Error(`file: "${file}" is not a cassette entry name ("<n> <key>.json")`);
   const folder = resolve(dir);
   const full = resolve(folder, file);
   if (dirname(full) !== folder) throw new Error(`file: "${file}" resolves outside the cassette folder`);
@@ -44,7 +35,7 @@ export function entryPath(dir: string, file: string): string {
 
 function distilledPath(dir: string, file: string): string {
   const full = entryPath(dir, file);
-  if (DEBUG_SUFFIX.test(file)) throw new Error(`file: "${file}" is a debug file, not a distilled entry`);
+  if (!isEntryFile(file)) throw new Error(`file: "${file}" is a debug file, not a distilled entry`);
   return full;
 }
 
@@ -57,8 +48,8 @@ async function assertFolder(dir: string): Promise<string> {
 }
 
 const keyOf = (file: string): { n: number; key: string } => {
-  const m = /^(\d+) (.+)\.json$/.exec(file) as RegExpExecArray;
-  return { n: Number(m[1]), key: m[2] };
+  const { n, key } = parseCassetteName(file) as { n: number; key: string };
+  return { n, key };
 };
 
 /** First text of a result; otherwise a short description of what it holds (image block, server info, a list). */
@@ -99,7 +90,7 @@ export function parseEntryText(file: string, text: string): CassetteEntry {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new Error(`text: not valid JSON: ${(error as Error).message}`);
+    throw new Error(`text: not valid JSON: ${(error as Error).message}`, { cause: error });
   }
   const { n, key } = keyOf(file);
   let entry: CassetteEntry;
@@ -108,7 +99,7 @@ export function parseEntryText(file: string, text: string): CassetteEntry {
   } catch (error) {
     const issues = (error as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues;
     const detail = issues ? issues.map((i) => `${i.path.length ? i.path.join('.') : '(entry)'}: ${i.message}`).join('; ') : (error as Error).message;
-    throw new Error(`text: not a cassette entry: ${detail}`);
+    throw new Error(`text: not a cassette entry: ${detail}`, { cause: error });
   }
   if (key.startsWith('tools_call_')) {
     const checked = CallToolResultSchema.safeParse(entry.result);
@@ -121,30 +112,18 @@ export function parseEntryText(file: string, text: string): CassetteEntry {
   return entry;
 }
 
-/** Writes a file the way the store does: temp file in the same folder, then rename. */
-async function writeAtomic(full: string, content: string): Promise<void> {
-  const temp = join(dirname(full), `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
-  try {
-    await writeFile(temp, content);
-    await rename(temp, full);
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => {});
-    throw error;
-  }
-}
-
 async function readEntryFile(full: string, file: string): Promise<string> {
   try {
     return await readCassetteFile(dirname(full), file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`file: no entry "${file}" in this folder`);
-    throw new Error(`file: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`file: no entry "${file}" in this folder`, { cause: error });
+    throw new Error(`file: ${(error as Error).message}`, { cause: error });
   }
 }
 
 export async function listEntries(dir: string, hits: HitCounts): Promise<{ dir: string; entries: CassetteEntrySummary[] }> {
   const folder = await assertFolder(dir);
-  const files = (await readdir(folder)).filter((name) => ENTRY_NAME.test(name) && !DEBUG_SUFFIX.test(name));
+  const files = (await readdir(folder)).filter(isEntryFile);
   const entries: CassetteEntrySummary[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -175,7 +154,7 @@ export async function writeEntry(dir: string, file: string, text: string, hits: 
   const full = distilledPath(dir, file);
   await assertFolder(dir);
   const parsed = parseEntryText(file, text);
-  await writeAtomic(full, text);
+  await folderPersister(dirname(full)).writeText(file, text, parsed);
   return { entry: summarize(parsed, hits), parsed };
 }
 
@@ -187,11 +166,8 @@ export async function deleteEntry(dir: string, file: string): Promise<{ deleted:
   const info = await lstat(full).catch(() => undefined);
   if (!info) throw new Error(`file: no entry "${file}" in this folder`);
   if (!info.isFile() && !info.isSymbolicLink()) throw new Error(`file: "${file}" is not a regular file`);
-  await rm(full);
-  if (!DEBUG_SUFFIX.test(file)) {
-    const stem = full.slice(0, -'.json'.length);
-    await Promise.all(['.req.json', '.res.json', '.res-head.json'].map((suffix) => rm(stem + suffix, { force: true })));
-  }
+  if (isEntryFile(file)) await folderPersister(dirname(full)).delete(file); // and its debug siblings
+  else await rm(full);
   return { deleted: file };
 }
 
@@ -200,27 +176,9 @@ export async function duplicateEntry(dir: string, file: string, hits: HitCounts)
   const full = distilledPath(dir, file);
   const folder = await assertFolder(dir);
   const text = await readEntryFile(full, file);
-  let max = 0;
-  for (const name of await readdir(folder)) {
-    const m = NUMBERED.exec(name);
-    if (m) max = Math.max(max, Number(m[1]));
-  }
-  const copy = `${max + 1} ${keyOf(file).key}.json`;
+  const persister = folderPersister(folder);
+  const copy = entryFileName(await persister.freshN(), keyOf(file).key);
   const parsed = parseEntryText(copy, text);
-  await writeAtomic(entryPath(folder, copy), text);
+  await persister.writeText(copy, text, parsed);
   return { entry: summarize(parsed, hits), parsed };
-}
-
-/**
- * Waits (briefly) until the given stores (running proxies on the folder) have picked up a changed file through their
- * watcher, so that the next call is served from the new text. `entry` undefined: the file was deleted.
- */
-export async function storesSettled(stores: CassetteStore[], file: string, key: string, entry?: CassetteEntry): Promise<void> {
-  const expected = entry && JSON.stringify(entry.result);
-  const current = (): boolean =>
-    stores.every((store) => {
-      const found = store.lookup(key)?.find((e) => e.file === file);
-      return entry ? found !== undefined && JSON.stringify(found.result) === expected : found === undefined;
-    });
-  for (const deadline = Date.now() + STORE_SETTLE_MS; !current() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
 }

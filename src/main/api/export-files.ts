@@ -1,7 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+
+import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { writeAtomic } from '../engine/fs/atomic-write.js';
 import { exportHar, exportSingleFile, redactDeep } from '../engine/cassette/export.js';
+import { isEntryFile, parseCassetteName } from '../engine/cassette/names.js';
 import { REDACTED } from '../engine/cassette/redact.js';
 import { readCassetteFile, UnsafeEntryError } from '../engine/cassette/safe-read.js';
 import type { ExportFormat, ExportPreview, ExportResult } from '../../shared/api.js';
@@ -26,10 +28,6 @@ export interface ExportRequest {
   /** the app's version: HAR's creator, and the package version the printed command pins */
   version?: string;
 }
-
-const ENTRY_NAME = /^\d+ .+\.json$/;
-const DEBUG_SUFFIX = /\.(req|res|res-head)\.json$/;
-const NUMBERED = /^\d+[ .].*\.json$/;
 
 interface Planned {
   out: string;
@@ -108,7 +106,7 @@ async function plan(req: ExportRequest): Promise<Planned> {
     const har = await exportHar(source, { creatorVersion: req.version, log });
     return { out, files: [{ path: out, content: JSON.stringify(har, null, 2) + '\n' }], skipped, redacted: countRedacted(har), cleanFolder };
   }
-  const names = (await readdir(source)).filter((n) => ENTRY_NAME.test(n) && !DEBUG_SUFFIX.test(n)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
+  const names = (await readdir(source)).filter(isEntryFile).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
   const files: Planned['files'] = [];
   let redacted = 0;
   for (const name of names) {
@@ -156,23 +154,12 @@ export async function previewExport(req: ExportRequest): Promise<ExportPreview> 
   };
 }
 
-async function writeAtomic(path: string, content: string): Promise<void> {
-  const temp = join(dirname(path), `.rewind-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-  try {
-    await writeFile(temp, content);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => {});
-    throw error;
-  }
-}
-
 export async function runExport(req: ExportRequest): Promise<ExportResult> {
   const p = await plan(req);
   if (req.format === 'folder') {
     await mkdir(p.out, { recursive: true });
     if (p.cleanFolder) {
-      for (const name of await readdir(p.out)) if (NUMBERED.test(name)) await rm(join(p.out, name), { force: true });
+      for (const name of await readdir(p.out)) if (parseCassetteName(name)) await rm(join(p.out, name), { force: true });
     }
   } else {
     await mkdir(dirname(p.out), { recursive: true });

@@ -4,7 +4,7 @@ import { describeProxyIssues, proxyConfigIssues } from '../../shared/proxy-field
 import { describeZodError } from '../../shared/rules/schema.js';
 import { renderTemplate } from '../engine/rules/template.js';
 import type { AppController } from './app-controller.js';
-import { deleteEntry, duplicateEntry, listEntries, readEntry, storesSettled, writeEntry } from './cassette-files.js';
+import { deleteEntry, duplicateEntry, listEntries, readEntry, writeEntry } from './cassette-files.js';
 import { renameEntry } from './cassette-rename.js';
 import { settingsFile, type SettingsFile } from './settings-file.js';
 import { previewExport, runExport } from './export-files.js';
@@ -72,29 +72,11 @@ export function createApiHandlers(
       return listed;
     },
     'cassettes.read': ({ dir, file }) => readEntry(dir, file),
-    'cassettes.write': async ({ dir, file, text }) => {
-      const { entry, parsed } = await writeEntry(dir, file, text, controller.cassetteHits(dir));
-      await storesSettled(controller.storesOn(dir), parsed.file, parsed.key, parsed); // the next replayed call gets the new text
-      return { entry };
-    },
-    'cassettes.delete': async ({ dir, file }) => {
-      const out = await deleteEntry(dir, file);
-      await storesSettled(controller.storesOn(dir), file, file.replace(/^\d+ /, '').replace(/\.json$/, ''));
-      return out;
-    },
-    'cassettes.duplicate': async ({ dir, file }) => {
-      const { entry, parsed } = await duplicateEntry(dir, file, controller.cassetteHits(dir));
-      await storesSettled(controller.storesOn(dir), parsed.file, parsed.key, parsed);
-      return { entry };
-    },
-    'cassettes.rename': async ({ dir, file, key }) => {
-      const { entry, parsed, oldKey } = await renameEntry(dir, file, key, controller.cassetteHits(dir));
-      if (parsed.file !== file) {
-        await storesSettled(controller.storesOn(dir), file, oldKey);
-        await storesSettled(controller.storesOn(dir), parsed.file, parsed.key, parsed);
-      }
-      return { entry, renamed: file };
-    },
+    // through the folder's persister: the running proxies on the folder serve the change from the next call on
+    'cassettes.write': async ({ dir, file, text }) => ({ entry: (await writeEntry(dir, file, text, controller.cassetteHits(dir))).entry }),
+    'cassettes.delete': ({ dir, file }) => deleteEntry(dir, file),
+    'cassettes.duplicate': async ({ dir, file }) => ({ entry: (await duplicateEntry(dir, file, controller.cassetteHits(dir))).entry }),
+    'cassettes.rename': async ({ dir, file, key }) => ({ entry: (await renameEntry(dir, file, key, controller.cassetteHits(dir))).entry, renamed: file }),
     'export.preview': (input) => previewExport({ ...input, version: shellInfo.version }),
     'export.run': (input) => runExport({ ...input, version: shellInfo.version }),
     'demo.start': () => controller.startDemo(),

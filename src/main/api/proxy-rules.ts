@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { RulesFileSchema } from '../../shared/rules/schema.js';
 import type { RunningProxy } from '../engine/proxy.js';
-import type { HttpUpstream } from '../engine/upstream/http-upstream.js';
+import { closeOwnClient, connectOwnClient, listAllTools } from '../engine/upstream/own-client.js';
 
 export type RulesFile = z.output<typeof RulesFileSchema>;
 
@@ -29,12 +29,12 @@ export function engineRules(rules: RulesFile | undefined): { overlay: { tools: R
  * no way to know.
  */
 export async function knownUpstreamTools(proxy: RunningProxy): Promise<Array<Record<string, unknown>> | undefined> {
-  const memory = proxy.endpoint.memory;
+  const memory = proxy.memory;
   if (memory.upstreamTools) return memory.upstreamTools;
-  const upstream = proxy.endpoint.ctx.upstream;
+  const upstream = proxy.endpoint.upstream;
   if (upstream) {
     try {
-      memory.upstreamTools ??= await withTimeout(discoverTools(upstream), DISCOVERY_TIMEOUT_MS);
+      memory.upstreamTools ??= await discoverTools(upstream.url, undefined);
       return memory.upstreamTools;
     } catch {
       /* unreachable upstream: fall back on the cassette */
@@ -65,35 +65,12 @@ export function applyRules(proxy: RunningProxy, rules: RulesFile): number {
   return proxy.endpoint.notifyAll('notifications/tools/list_changed');
 }
 
-async function discoverTools(upstream: HttpUpstream): Promise<Array<Record<string, unknown>>> {
-  const init = await upstream.initialize(
-    { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-rewind-ui', version: '1' } },
-    'mcp-rewind-ui-init',
-  );
+/** The upstream's tools, asked by a session of the proxy's own (SDK Client), ended at once; nothing is recorded. */
+async function discoverTools(url: URL, headers: Record<string, string> | undefined): Promise<Array<Record<string, unknown>>> {
+  const client = await connectOwnClient(url, { name: 'mcp-rewind-ui', headers, timeoutMs: DISCOVERY_TIMEOUT_MS });
   try {
-    const tools: Array<Record<string, unknown>> = [];
-    let cursor: unknown;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const id = `mcp-rewind-ui-tools-${page}`;
-      const { status, messages } = await upstream.call({ jsonrpc: '2.0', id, method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, init.sessionId, init.protocolVersion);
-      const answer = messages.find((m) => 'id' in m && m.id === id && !('method' in m));
-      if (!answer || !('result' in answer)) throw new Error(`tools/list failed (HTTP ${status})`);
-      tools.push(...((answer.result.tools as Array<Record<string, unknown>>) ?? []));
-      cursor = answer.result.nextCursor;
-      if (cursor === undefined || cursor === null) break;
-    }
-    return tools;
+    return await listAllTools(client, DISCOVERY_TIMEOUT_MS, MAX_PAGES);
   } finally {
-    if (init.sessionId) void upstream.endSession(init.sessionId, init.protocolVersion);
+    void closeOwnClient(client);
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

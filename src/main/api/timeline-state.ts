@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Annotation, SourceInfo, TrafficEvent } from '../../shared/api.js';
+import { reserveSeqs } from '../engine/pipeline/exchange.js';
 import { StateFile } from './state-file.js';
 import { importTraffic } from './traffic-import.js';
 
@@ -49,7 +50,11 @@ export interface TimelineRing {
 
 export class TimelineState {
   private readonly file: StateFile<typeof TimelineSchema>;
-  private seq = 1;
+  /**
+   * Timeline numbers are the engine's exchange numbers (request order) shifted past every number of earlier runs, so
+   * #123 is never reused, across restarts; a file's exchanges reserve engine numbers.
+   */
+  private base = 0;
   private readonly marks = new Map<number, Annotation>();
   /** annotated exchanges of live proxies, as they were */
   private readonly keptEvents = new Map<number, TrafficEvent>();
@@ -72,7 +77,7 @@ export class TimelineState {
   restore(): Promise<void> {
     const saved = this.file.load();
     if (!saved) return this.ready;
-    this.seq = saved.nextSeq;
+    this.base = Math.max(0, saved.nextSeq - reserveSeqs(0));
     const live = saved.kept.filter((k) => k.event).sort((a, b) => a.seq - b.seq);
     for (const k of live) {
       this.marks.set(k.seq, { pinned: k.pinned, ...(k.note ? { note: k.note } : {}) });
@@ -89,9 +94,9 @@ export class TimelineState {
     return this.ready;
   }
 
-  /** The next timeline number. */
-  next(): number {
-    return this.seq++;
+  /** The timeline number of a live exchange (from the engine's own number: the order requests came in). */
+  numberOf(engineSeq: number): number {
+    return this.base + engineSeq;
   }
 
   annotations(): Record<number, Annotation> {
@@ -162,9 +167,10 @@ export class TimelineState {
     const already = [...this.sources.values()].find((s) => s.path === found.path);
     if (already) throw new Error(`path: ${found.path} is open already (${already.name})`);
     const sourceId = id ?? this.freeSourceId();
+    const first = this.base + reserveSeqs(found.events.length);
     const events = found.events.map((event, index): TrafficEvent => {
       const mark = marks.get(index);
-      const seq = mark ? mark.seq : this.next();
+      const seq = mark ? mark.seq : first + index;
       this.fromSource.set(seq, { id: sourceId, index });
       if (mark) this.marks.set(seq, { pinned: mark.pinned, ...(mark.note ? { note: mark.note } : {}) });
       return { ...event, seq, proxyId: sourceId };
@@ -189,6 +195,6 @@ export class TimelineState {
       if (!source && !event) continue;
       kept.push({ seq, pinned: mark.pinned, ...(mark.note ? { note: mark.note } : {}), ...(source ? { source } : { event: event as unknown as z.output<typeof EventSchema> }) });
     }
-    this.file.save({ version: 1, nextSeq: this.seq, kept, sources: this.listSources().map(({ id, path }) => ({ id, path })) });
+    this.file.save({ version: 1, nextSeq: this.base + reserveSeqs(0), kept, sources: this.listSources().map(({ id, path }) => ({ id, path })) });
   }
 }

@@ -7,7 +7,8 @@ import { keyFor } from '../engine/cassette/keys.js';
 import { entriesByKey, readDebugFiles, recordedRequest } from '../engine/cassette/recorded-request.js';
 import { REDACTED } from '../engine/cassette/redact.js';
 import { messagesOfBody } from '../engine/cassette/served-body.js';
-import { CassetteStore, SINGLE_FILE_FORMAT } from '../engine/cassette/store.js';
+import { SINGLE_FILE_FORMAT } from '../engine/cassette/persist/single-file.js';
+import { CassetteStore } from '../engine/cassette/store.js';
 
 /**
  * Opens a HAR file, a single-file cassette or a cassette folder as timeline exchanges (a read-only source: offline
@@ -164,7 +165,7 @@ export async function importTraffic(path: string, cwd = process.cwd()): Promise<
   try {
     data = JSON.parse(await readFile(full, 'utf8'));
   } catch (error) {
-    throw new Error(`path: ${full} is not JSON (${(error as Error).message}); open a HAR file, a single-file cassette or a cassette folder`);
+    throw new Error(`path: ${full} is not JSON (${(error as Error).message}); open a HAR file, a single-file cassette or a cassette folder`, { cause: error });
   }
   if ((data as { format?: unknown })?.format === SINGLE_FILE_FORMAT) return { kind: 'file', name, path: full, ...limit(await eventsOfCassette(full, false)) };
   if (Array.isArray((data as { log?: { entries?: unknown } })?.log?.entries)) return { kind: 'har', name, path: full, ...limit(eventsOfHar(data)) };

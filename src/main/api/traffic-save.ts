@@ -1,14 +1,17 @@
-import { mkdir, readdir, rm, stat, writeFile, rename } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { SaveResult, TrafficEvent } from '../../shared/api.js';
 import type { JsonRpcResponse } from '../../shared/jsonrpc.js';
-import { exportSingleFile, redactDeep, type Har, type HarEntry, type HarHeader } from '../engine/cassette/export.js';
+import { exportSingleFile, redactDeep } from '../engine/cassette/export.js';
+import type { Har, HarEntry, HarHeader } from '../engine/cassette/persist/har.js';
+import type { DebugFiles } from '../engine/cassette/persist/persister.js';
 import { buildResultHasher } from '../engine/cassette/hash.js';
 import { canonicalJson } from '../engine/cassette/keys.js';
 import { redactHeaders, redactUrl, REDACTED } from '../engine/cassette/redact.js';
-import { CassetteStore, type DebugFiles, type NewEntry } from '../engine/cassette/store.js';
+import { CassetteStore, type NewEntry } from '../engine/cassette/store.js';
+import { writeAtomic } from '../engine/fs/atomic-write.js';
 import { sseEvent } from '../engine/http/sse.js';
 
 /**
@@ -159,24 +162,13 @@ function cassetteOf(events: TrafficEvent[], req: SaveRequest): { kept: Distilled
   return { kept, skipped };
 }
 
-async function writeAtomic(path: string, content: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.rewind-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-  try {
-    await writeFile(temp, content);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => {});
-    throw error;
-  }
-}
-
 export async function saveTraffic(events: TrafficEvent[], req: SaveRequest): Promise<SaveResult> {
   const out = await checkOut(req);
   const ordered = [...events].sort((a, b) => a.startedAt - b.startedAt || a.seq - b.seq);
   if (req.format === 'har') {
     const answered = ordered.filter((e) => e.response);
     const har: Har = { log: { version: '1.2', creator: { name: 'mcp-rewind', version: req.version ?? '0' }, entries: answered.map((e) => redactDeep(harEntry(e, req)) as HarEntry) } };
+    await mkdir(dirname(out), { recursive: true });
     await writeAtomic(out, `${JSON.stringify(har, null, 2)}\n`);
     const skipped = ordered.filter((e) => !e.response).map((e) => `#${e.seq} ${e.method}: no answer yet`);
     return { out, written: [out], exchanges: answered.length, skipped, redacted: countRedacted(har) };
@@ -201,7 +193,8 @@ export async function saveTraffic(events: TrafficEvent[], req: SaveRequest): Pro
     return { out, written, exchanges: kept.length, skipped, redacted };
   }
   // a single file: the folder form written to a temporary folder, then exported by the engine's own export
-  const temp = join(dirname(out), `.rewind-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  await mkdir(dirname(out), { recursive: true });
+  const temp = join(dirname(out), `.rewind-save-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     const store = await CassetteStore.open(temp, { watch: false });
     for (const d of kept) await store.add(d.method, d.key, redactDeep(d.entry) as NewEntry);

@@ -1,16 +1,15 @@
 import { stat } from 'node:fs/promises';
 import { redactUrl } from '../engine/cassette/redact.js';
-import { detectUpstreamKind } from '../engine/transports/detect.js';
-import { splitShellWords } from '../engine/transports/shell-words.js';
-import { startUpstreamBridge, type UpstreamBridge } from '../engine/transports/upstream-bridge.js';
-import { probeUpstream } from '../engine/upstream/http-upstream.js';
+import { UnreachableError } from '../engine/errors.js';
+import type { Log } from '../engine/log.js';
+import { commandSpec } from '../engine/upstream/command.js';
+import { openUpstream as openEngineUpstream, type OpenedUpstream } from '../engine/upstream/open.js';
 import type { ProxyConfig, ProxyFailure } from '../../shared/api.js';
 
 /**
  * What a UI proxy needs before it may say "running": its upstream answers an MCP initialize (live modes), or its
  * cassette exists (replay: never created here). Built from the engine's own start-up pieces, the way the CLI opens
- * an upstream (detect legacy HTTP+SSE, bridge stdio and legacy SSE, probe with initialize). When the engine gets one
- * `openUpstream(spec)` for the CLI, the app and `serve`, this file becomes a call to it.
+ * an upstream: the engine's openUpstream (detect legacy HTTP+SSE, bridge stdio and legacy SSE, probe with initialize).
  */
 
 /** A start that cannot work: `message` names the form's field; `failure` says what failed. */
@@ -22,12 +21,6 @@ export class ProxyStartError extends Error {
     super(message);
     this.name = 'ProxyStartError';
   }
-}
-
-export interface OpenedUpstream {
-  /** what the pipeline talks to: the upstream's own URL, or a bridge's */
-  url?: string;
-  bridge?: UpstreamBridge;
 }
 
 const PROBE_TIMEOUT_MS = 10_000;
@@ -50,46 +43,33 @@ export async function checkCassette(config: ProxyConfig, dir: string | undefined
 }
 
 /**
- * Opens a live mode's upstream: a stdio command behind a bridge, or a URL (legacy HTTP+SSE behind a bridge), and
- * checks it with an MCP initialize. Throws a ProxyStartError naming the URL or the command (never the bridge's
- * internal loopback address). `log` gets the bridge's lines (a stdio server's stderr).
+ * Opens a live mode's upstream with the engine's openUpstream (as the CLI and `serve` do: detect, bridge a stdio or
+ * legacy HTTP+SSE server, probe with an MCP initialize), worded for the form: a ProxyStartError naming the URL or the
+ * command (never the bridge's internal loopback address). `log` gets the bridge's lines (a stdio server's stderr).
  */
-export async function openUpstream(config: ProxyConfig, log: (line: string, level?: 'info' | 'warn') => void): Promise<OpenedUpstream> {
-  if (config.mode === 'replay') return {};
-  if (config.upstreamCommand) {
-    const [command, ...args] = splitShellWords(config.upstreamCommand);
-    const said: string[] = []; // what the child printed on stderr: the reason a command fails is usually there
-    const bridge = await startUpstreamBridge({ kind: 'stdio', command, args }, (line, level) => {
-      if (said.length < 20) said.push(line.replace(/^upstream [^:]*: /, ''));
-      log(line, level);
-    }).catch((error: unknown) => {
-      throw new ProxyStartError(`stdio command "${config.upstreamCommand}" did not start: ${reason(error)}`, 'upstream');
-    });
-    const problem = await probeUpstream(bridge.url, PROBE_TIMEOUT_MS);
-    if (problem) {
-      await bridge.close();
-      const why = problem.replace(/^initialize failed: /, '').replace(/^mcp-rewind: /, '').replace(/ \(-32005\)$/, '').replace(/https?:\/\/127\.0\.0\.1:\d+\/mcp/g, 'the bridge');
-      const notStarted = /could not start the upstream command "[^"]*": (.*)$/.exec(why);
-      if (notStarted) throw new ProxyStartError(`stdio command "${config.upstreamCommand}" did not start: ${notStarted[1]}`, 'upstream');
-      // a server that says nothing in time: what it printed on stderr is the best clue
-      const printed = /no answer within/.test(why) ? said.filter((l) => l.trim() && !/^upstream process /.test(l)).slice(-3).join(' / ') : '';
-      throw new ProxyStartError(`stdio command "${config.upstreamCommand}" did not answer an MCP initialize: ${why}${printed ? ` (it printed: ${printed})` : ''}`, 'upstream');
-    }
-    return { url: bridge.url, bridge };
-  }
-  const url = config.upstreamUrl as string;
-  const label = redactUrl(url);
-  let bridge: UpstreamBridge | undefined;
+export async function openUpstream(config: ProxyConfig, log: Log): Promise<OpenedUpstream | undefined> {
+  if (config.mode === 'replay') return undefined;
+  const command = config.upstreamCommand;
+  const said: string[] = []; // what a child printed on stderr: the reason a command fails is usually there
+  const listen: Log = (line, level) => {
+    if (command && said.length < 20) said.push(line.replace(/^upstream [^:]*: /, ''));
+    log(line, level);
+  };
+  let spec;
   try {
-    const kind = await detectUpstreamKind(url, { timeoutMs: PROBE_TIMEOUT_MS });
-    if (kind === 'sse') bridge = await startUpstreamBridge({ kind: 'sse', url }, log);
+    spec = command ? commandSpec(command) : { url: config.upstreamUrl as string };
   } catch (error) {
-    throw new ProxyStartError(`Upstream URL ${label} did not answer an MCP initialize: ${reason(error)}`, 'upstream');
+    throw new ProxyStartError(`stdio command "${command}" cannot be split into words: ${(error as Error).message}`, 'upstream');
   }
-  const problem = await probeUpstream(bridge?.url ?? url, PROBE_TIMEOUT_MS);
-  if (problem) {
-    await bridge?.close();
-    throw new ProxyStartError(`Upstream URL ${label} did not answer an MCP initialize: ${problem}`, 'upstream');
+  try {
+    return await openEngineUpstream(spec, { log: listen, timeoutMs: PROBE_TIMEOUT_MS });
+  } catch (error) {
+    const why = (error instanceof UnreachableError ? error.reason : reason(error)).replace(/https?:\/\/127\.0\.0\.1:\d+\/mcp/g, 'the bridge');
+    if (!command) throw new ProxyStartError(`Upstream URL ${redactUrl(config.upstreamUrl as string)} did not answer an MCP initialize: ${why}`, 'upstream');
+    const notStarted = /could not start the upstream command "[^"]*": (.*)$/.exec(why);
+    if (notStarted) throw new ProxyStartError(`stdio command "${command}" did not start: ${notStarted[1]}`, 'upstream');
+    // a server that says nothing in time: what it printed on stderr is the best clue
+    const printed = /no answer within|timed out/i.test(why) ? said.filter((l) => l.trim() && !/^upstream process /.test(l)).slice(-3).join(' / ') : '';
+    throw new ProxyStartError(`stdio command "${command}" did not answer an MCP initialize: ${why}${printed ? ` (it printed: ${printed})` : ''}`, 'upstream');
   }
-  return { url: bridge?.url ?? url, bridge };
 }

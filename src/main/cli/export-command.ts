@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { exportHar, exportSingleFile } from '../engine/cassette/export.js';
-import { UsageError } from './options.js';
+import { UsageError } from '../engine/errors.js';
 
 /** `mcp-rewind export`: a single-file cassette (`--out`) and/or HAR 1.2 (`--har`). */
 export function buildExportProgram(): Command {

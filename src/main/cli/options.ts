@@ -5,9 +5,8 @@ import { describeZodError, RulesFileSchema } from '../../shared/rules/schema.js'
 import type { ProxyOptions } from '../engine/proxy.js';
 import { compileRedactions } from '../engine/cassette/redact.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
+import { UsageError } from '../engine/errors.js';
 
-/** A usage error: printed as one line, exit status 2. */
-export class UsageError extends Error {}
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { join } from 'node:path';
 import type { ServeOptions } from '../engine/serve.js';
 import { userDataDir } from '../web/user-data.js';
-import { UsageError } from './options.js';
+import { UsageError } from '../engine/errors.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

@@ -8,7 +8,7 @@ import { createApiHandlers } from '../api/handlers.js';
 import { settingsFile } from '../api/settings-file.js';
 import { rendererIndex, startWebShell, type WebShell } from '../web/web-shell.js';
 import { userDataDir } from '../web/user-data.js';
-import { UsageError } from './options.js';
+import { UsageError } from '../engine/errors.js';
 import { guardStdStreams, stayUp, writeStderr } from './process-guard.js';
 import { persistentToken } from './token-file.js';
 

@@ -2,9 +2,9 @@ import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { verifyCassette, type KeyVerdict, type VerifyOptions, type VerifyReport } from '../engine/cassette/verify.js';
-import { splitShellWords } from '../engine/transports/shell-words.js';
-import { startUpstreamBridge, type UpstreamBridge } from '../engine/transports/upstream-bridge.js';
-import { UsageError } from './options.js';
+import { commandSpec } from '../engine/upstream/command.js';
+import { openUpstream } from '../engine/upstream/open.js';
+import { UsageError } from '../engine/errors.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -107,14 +107,10 @@ export function junitXml(report: VerifyReport, timestamp = new Date()): string {
 
 /** Runs verify, prints the report (and writes --junit); resolves with the exit status: 0 no drift, 1 drift. */
 export async function runVerify(options: VerifyCliOptions, out: (text: string) => void, engine: Partial<VerifyOptions> = {}, log: (line: string) => void = () => {}): Promise<number> {
-  let bridge: UpstreamBridge | undefined;
-  if (options.upstreamCommand) {
-    // a stdio server is bridged onto Streamable HTTP, as the proxy does (src/main/engine/transports/)
-    const [command, ...args] = splitShellWords(options.upstreamCommand);
-    bridge = await startUpstreamBridge({ kind: 'stdio', command, args }, (line, level) => (level === 'info' ? undefined : log(line)));
-  }
-  const label = bridge ? `${options.upstreamCommand} (stdio)` : undefined;
-  const report = await verifyCassette({ log, ...options.engine, ...(bridge ? { upstreamUrl: bridge.url, upstreamLabel: label } : {}), ...engine }).finally(() => bridge?.close());
+  // a stdio server is opened as the proxy opens one (bridged onto Streamable HTTP); verify's own session is the probe
+  const upstream = options.upstreamCommand ? await openUpstream(commandSpec(options.upstreamCommand), { log: (line, level) => (level === 'info' ? undefined : log(line)), probe: false }) : undefined;
+  const label = upstream ? `${options.upstreamCommand} (stdio)` : undefined;
+  const report = await verifyCassette({ log, ...options.engine, ...(upstream ? { upstreamUrl: upstream.url, upstreamLabel: label } : {}), ...engine }).finally(() => upstream?.close());
   out(formatVerifyReport(report, options.cache));
   if (options.junit) await writeFile(options.junit, junitXml(report));
   return report.drift ? 1 : 0;

@@ -1,14 +1,17 @@
-import { EventEmitter } from 'node:events';
-import { readsCassette, writesCassette, type Mode } from '../../shared/modes.js';
+import type { Mode } from '../../shared/modes.js';
 import type { Overlay } from '../../shared/rules/schema.js';
-import type { ExchangeEvent } from '../../shared/traffic.js';
 import { buildResultHasher } from './cassette/hash.js';
 import { compileRedactions } from './cassette/redact.js';
 import { CassetteStore } from './cassette/store.js';
+import { silent, type Log } from './log.js';
 import { Breakpoints } from './pipeline/breakpoints.js';
-import { McpEndpoint } from './pipeline/mcp-endpoint.js';
+import { HookChain } from './pipeline/chain.js';
+import type { Hook } from './pipeline/contract.js';
+import { McpEndpoint } from './pipeline/endpoint.js';
+import { EventHook } from './pipeline/events.js';
 import { Recorder } from './pipeline/recorder.js';
 import { Replayer, type RepeatPolicy } from './pipeline/replayer.js';
+import { RuleHook, type ToolsMemory } from './pipeline/rule-hook.js';
 import { RuleSet } from './rules/rule-set.js';
 import { HttpUpstream } from './upstream/http-upstream.js';
 
@@ -31,66 +34,85 @@ export interface EndpointOptions {
   repeat?: RepeatPolicy;
   rules?: { overlay: Overlay; instructions?: string };
   serverInfo?: { name: string; version: string };
-  onLog?: (line: string, level: 'info' | 'warn') => void;
+  onLog?: Log;
 }
+
+/**
+ * The hooks each mode installs — the one place that knows what a mode is. Rules, breakpoints and events come with
+ * every mode (rules when given); nothing downstream asks which mode it is in.
+ */
+const MODE_HOOKS: Record<Mode, { replay: boolean; record: boolean }> = {
+  record: { replay: false, record: true },
+  replay: { replay: true, record: false },
+  hybrid: { replay: true, record: true },
+  'proxy-only': { replay: false, record: false },
+};
 
 export interface BuiltEndpoint {
   endpoint: McpEndpoint;
   store?: CassetteStore;
   rules?: RuleSet;
-  events: EventEmitter<{ exchange: [ExchangeEvent] }>;
+  /** the upstream's tool list as the rules last saw it */
+  memory: ToolsMemory;
+  breakpoints: Breakpoints;
+  events: EventHook['emitter'];
   flush(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** One MCP endpoint with its sources (upstream, cassette) and rules — a CLI proxy, or one `serve` session. */
+/** One MCP endpoint with its sources (upstream, cassette) and the hooks of its mode — a CLI proxy, or one `serve` session. */
 export async function createEndpoint(options: EndpointOptions): Promise<BuiltEndpoint> {
-  const { mode } = options;
-  const log = (line: string): void => options.onLog?.(line, 'info');
-  const warn = (line: string): void => options.onLog?.(line, 'warn');
-  const usesCassette = mode !== 'proxy-only' && (options.cacheDir !== undefined || mode !== 'replay' || !options.rules);
+  const log = options.onLog ?? silent;
+  const installs = MODE_HOOKS[options.mode];
+  const usesCassette = (installs.replay || installs.record) && (options.cacheDir !== undefined || !installs.replay || !options.rules);
   const store = usesCassette
-    ? await CassetteStore.open(options.cacheDir ?? './cache', { clean: options.clean && mode === 'record', log: warn, looseKey: readsCassette(mode) ? Replayer.looseIndex(options.matchIgnore) : undefined })
+    ? await CassetteStore.open(options.cacheDir ?? './cache', { clean: options.clean && !installs.replay, log, looseKey: installs.replay ? Replayer.looseIndex(options.matchIgnore) : undefined })
     : undefined;
-  const upstream = options.upstreamUrl ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, options.upstreamTimeoutMs) : undefined;
-  const recorder = store && writesCassette(mode) ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? [])) : undefined;
-  const events = new EventEmitter<{ exchange: [ExchangeEvent] }>();
+  // replay never talks to a server, whatever it is given
+  const upstream = options.upstreamUrl && options.mode !== 'replay' ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, options.upstreamTimeoutMs) : undefined;
+  const replayer = store && installs.replay ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore }) : undefined;
+  const recorder = store && installs.record ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log) : undefined;
   const rules = options.rules ? new RuleSet(options.rules.overlay, options.rules.instructions) : undefined;
+  const memory: ToolsMemory = {};
+  const breakpoints = new Breakpoints();
+  const events = new EventHook();
+  const live: { endpoint?: McpEndpoint } = {}; // the rules ask whether an upstream is there now (serve switches it)
+  const ruleHook =
+    rules &&
+    new RuleHook(rules, memory, {
+      hasSource: () => live.endpoint?.upstream !== undefined || replayer !== undefined,
+      recordedTools: () => {
+        const tools = replayer?.peek('tools_list')?.result.tools;
+        return Array.isArray(tools) ? (tools as Array<Record<string, unknown>>) : undefined;
+      },
+    });
+  // in onResponse order: rules rewrite, a breakpoint holds, then what observes the final answer
+  const hooks: Hook[] = [ruleHook, breakpoints, replayer, recorder, events].filter((h): h is NonNullable<typeof h> => h !== undefined);
   const endpoint = new McpEndpoint({
-    mode,
     upstream,
-    rules,
-    ownSessions: mode === 'replay' || mode === 'hybrid' || rules !== undefined,
+    hooks: new HookChain(hooks, log),
+    // the cassette may answer initialize, and rules may outlive (or switch) the upstream: the proxy owns the sessions
+    ownSessions: replayer !== undefined || rules !== undefined || upstream === undefined,
+    synthesize: rules !== undefined,
     serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
-    breakpoints: new Breakpoints(),
-    recorder,
-    replayer: store && readsCassette(mode) ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore }) : undefined,
-    emit: (exchange) => {
-      if (events.listenerCount('exchange') > 0) events.emit('exchange', exchange.toEvent());
-    },
-    observed: () => events.listenerCount('exchange') > 0,
     log,
-    warn,
   });
+  live.endpoint = endpoint;
+  const built = endpoint;
   return {
-    endpoint,
+    endpoint: built,
     store,
     rules,
-    events,
+    memory,
+    breakpoints,
+    events: events.emitter,
     flush: async () => {
       await recorder?.flush();
     },
     async close() {
-      endpoint.ctx.breakpoints?.releaseAll();
+      breakpoints.releaseAll();
       await recorder?.flush();
-      const ending: Array<Promise<void>> = [];
-      for (const session of endpoint.sessions.all()) {
-        for (const stream of session.streams) stream.end();
-        // upstream sessions the proxy opened itself end with it (mirrored ones belong to their clients)
-        if (endpoint.ctx.ownSessions && session.upstreamId) ending.push(endpoint.ctx.upstream?.endSession(session.upstreamId, session.protocolVersion) ?? Promise.resolve());
-      }
-      await Promise.all(ending);
-      endpoint.ctx.upstream?.close();
+      await built.close();
       store?.close();
     },
   };

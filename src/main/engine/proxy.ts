@@ -2,13 +2,16 @@ import type { EventEmitter } from 'node:events';
 import { isLive, type Mode } from '../../shared/modes.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { CassetteStore } from './cassette/store.js';
-import type { McpEndpoint } from './pipeline/mcp-endpoint.js';
+import type { Breakpoints } from './pipeline/breakpoints.js';
+import type { McpEndpoint } from './pipeline/endpoint.js';
+import type { ToolsMemory } from './pipeline/rule-hook.js';
 import type { RuleSet } from './rules/rule-set.js';
 import { createEndpoint, type EndpointOptions } from './endpoint-factory.js';
 import { listen } from './http/edge.js';
-import { serveMcp } from './http/mcp-http.js';
+import { pathOf, serveMcp } from './http/mcp-http.js';
 import { sendJson } from './http/sse.js';
 import { createLegacySseEndpoint, type LegacySseEndpoint } from './transports/downstream-sse.js';
+import { silent } from './log.js';
 
 export interface ProxyOptions extends EndpointOptions {
   host?: string;
@@ -26,6 +29,10 @@ export interface RunningProxy {
   /** the proxy's rules, when started with some: replace them live (then endpoint.notifyAll tools/list_changed) */
   readonly rules?: RuleSet;
   readonly endpoint: McpEndpoint;
+  /** the upstream's tool list as the rules last saw it */
+  readonly memory: ToolsMemory;
+  /** tools/call breakpoints (inactive without a rule) */
+  readonly breakpoints: Breakpoints;
   /** 'exchange' events (ExchangeEvent) for every finished exchange */
   readonly events: EventEmitter<{ exchange: [ExchangeEvent] }>;
   /** waits until every recording started so far is on disk */
@@ -38,19 +45,23 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const { mode } = options;
   if (isLive(mode) && !options.upstreamUrl) throw new Error(`${mode} mode needs an upstream URL`);
   const built = await createEndpoint(options);
-  const warn = (line: string): void => options.onLog?.(line, 'warn');
-  let legacy: LegacySseEndpoint | undefined; // GET /sse + POST /messages for legacy HTTP+SSE clients
+  const legacy: { sse?: LegacySseEndpoint } = {}; // GET /sse + POST /messages for legacy HTTP+SSE clients, made once the server listens
   const http = await listen(
     { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
-    async (req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      if (path === '/healthcheck' && req.method === 'GET') return sendJson(res, 200, { status: 'ok', mode });
-      if (legacy && (await legacy.handle(req, res))) return;
-      return serveMcp(built.endpoint, req, res);
+    (req, res) => {
+      const path = pathOf(req);
+      if (path === '/healthcheck' && req.method === 'GET') {
+        sendJson(res, 200, { status: 'ok', mode });
+        return Promise.resolve();
+      }
+      // the legacy SSE paths parse the URL: only for requests that may be theirs (the hot path stays a string check)
+      const sse = legacy.sse;
+      if (sse && (path.includes('/sse') || path.includes('/messages'))) return sse.handle(req, res).then((handled) => (handled ? undefined : serveMcp(built.endpoint, req, res, path)));
+      return serveMcp(built.endpoint, req, res, path);
     },
-    warn,
+    options.onLog ?? silent,
   );
-  legacy = createLegacySseEndpoint(http.url('/mcp'), (line) => options.onLog?.(line, 'info'));
+  legacy.sse = createLegacySseEndpoint(http.url('/mcp'), options.onLog);
   return {
     mode,
     port: http.port,
@@ -58,12 +69,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     store: built.store,
     rules: built.rules,
     endpoint: built.endpoint,
+    memory: built.memory,
+    breakpoints: built.breakpoints,
     events: built.events,
     flush: built.flush,
     async close() {
-      built.endpoint.ctx.breakpoints?.releaseAll(); // paused calls go on: the server can then close
+      built.breakpoints.releaseAll(); // paused calls go on: the server can then close
       await built.flush();
-      await legacy?.close();
+      await legacy.sse?.close();
       await http.close();
       await built.close();
     },

@@ -9,6 +9,7 @@ import { header, safeDecode } from './http/url.js';
 import { handleRest } from './rest/router.js';
 import { AuthThrottle, type ThrottleOptions } from './http/auth-throttle.js';
 import { bearerToken, DEFAULT_LIMITS, SessionManager } from './rest/session-manager.js';
+import type { Log } from './log.js';
 
 export interface ServeOptions {
   host?: string;
@@ -35,7 +36,7 @@ export interface ServeOptions {
   allowedHosts?: string[];
   allowedOrigins?: string[];
   serverInfo?: { name: string; version: string };
-  onLog?: (line: string, level: 'info' | 'warn') => void;
+  onLog?: Log;
   /** every finished exchange of every session (verbose logging, timeline) */
   onExchange?: (sessionId: string, event: ExchangeEvent) => void;
 }
@@ -100,7 +101,7 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
   const http = await listen(
     { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
     handle,
-    (line) => log(line, 'warn'),
+    log,
   );
   base = http.url('');
   return {

@@ -64,10 +64,15 @@ export const RulesFileSchema = z.strictObject({
   passthrough: z.boolean().default(true),
 });
 
-export const UpstreamConfigSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/ }),
-  headers: z.record(z.string(), z.string()).default({}),
-});
+export const UpstreamConfigSchema = z
+  .strictObject({
+    /** Streamable HTTP or legacy HTTP+SSE (detected) */
+    url: z.url({ protocol: /^https?$/ }).optional(),
+    /** beyond MiMCP: a stdio server, one child per agent session (words split like sh, no shell) */
+    command: z.string().min(1).max(4096).optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+  })
+  .refine((u) => (u.url === undefined) !== (u.command === undefined), { message: 'give either url or command', path: ['url'] });
 
 export const CreateSessionSchema = z.strictObject({
   name: z.string().max(200).optional(),

@@ -1,25 +1,21 @@
-import { STATUS_CODES } from 'node:http';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CassetteEntry } from '../../../shared/cassette/entry.js';
-import { entriesByKey, readDebugFiles, recordedRequest, type RecordedDebug } from './recorded-request.js';
-import { REDACTED, redactHeaders, redactUrl } from './redact.js';
+import { silent, type Log } from '../log.js';
+import { debugFileNames, parseCassetteName, stemOf } from './names.js';
+import { HarPersister, type Har } from './persist/har.js';
+import type { PersistedExchange, Persister } from './persist/persister.js';
+import { SingleFilePersister, type SingleFileCassette } from './persist/single-file.js';
+import { entriesByKey, readDebugFiles } from './recorded-request.js';
+import { REDACTED, redactHeaders } from './redact.js';
 import { readCassetteFile, UnsafeEntryError } from './safe-read.js';
-import { servedBody } from './served-body.js';
-import { CassetteStore, SINGLE_FILE_FORMAT } from './store.js';
+import { CassetteStore } from './store.js';
+
+export type { Har } from './persist/har.js';
 
 /**
  * `mcp-rewind export`: a cassette folder as one JSON file (which `--cache FILE` replays read-only), or as HAR 1.2
  * built from the debug files. Secrets were redacted at record time; both exports redact again, defensively.
  */
-
-export interface SingleFileCassette {
-  format: typeof SINGLE_FILE_FORMAT;
-  version: 1;
-  exportedAt: string;
-  /** each distilled file, verbatim, with its sequence number and key */
-  entries: Array<{ n: number; key: string; entry: unknown }>;
-}
 
 /** Header-like keys redacted wherever they appear in an exported entry (distilled files should hold none). */
 const SECRET_KEY = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-access-token|mcp-session-id|x-mimcp-session)$/i;
@@ -42,166 +38,68 @@ const isFile = (path: string): Promise<boolean> => stat(path).then((s) => s.isFi
 export interface ExportOptions {
   now?: Date;
   /** warnings: entries refused (symbolic links, unreadable files) */
-  log?: (line: string) => void;
+  log?: Log;
+}
+
+/**
+ * Every recorded exchange of a cassette (a folder or a single file), in recorded order, into `sink` — the export of
+ * one persister into another. A folder's key-less debug files (mcp-rewind's notifications, uncached requests) are
+ * exchanges too, for the formats that keep them (HAR).
+ */
+async function copyInto(path: string, sink: Persister, options: ExportOptions & { debug: boolean }): Promise<void> {
+  const log: Log = options.log ?? silent;
+  const store = await CassetteStore.open(path, { watch: false, log });
+  store.close();
+  const folder = !(await isFile(path));
+  const exchanges = new Map<string, PersistedExchange>();
+  for (const [key, list] of entriesByKey(store)) {
+    for (const entry of list) {
+      let distilled: Record<string, unknown> | undefined;
+      if (folder) {
+        try {
+          distilled = JSON.parse(await readCassetteFile(path, entry.file)) as Record<string, unknown>; // verbatim
+        } catch (error) {
+          if (!(error instanceof UnsafeEntryError)) throw error;
+          log(`cassette: ${error.message}`, 'warn'); // replaced by a link since the store read it
+          continue;
+        }
+      }
+      exchanges.set(stemOf(entry.n, key), { n: entry.n, key, entry, distilled });
+    }
+  }
+  if (folder) {
+    if (options.debug) {
+      for (const name of await readdir(path)) {
+        const parsed = parseCassetteName(name);
+        if (parsed && parsed.kind !== 'entry' && !exchanges.has(parsed.stem)) exchanges.set(parsed.stem, { n: parsed.n, key: parsed.key });
+      }
+      for (const [stem, x] of exchanges) {
+        x.debug = await readDebugFiles(path, stem, options.log);
+        x.mtime = await lstat(join(path, x.entry?.file ?? debugFileNames(stem)[0])).then((s) => s.mtime, () => undefined);
+      }
+    }
+  } else {
+    // a single file given instead: its entries verbatim
+    const data = JSON.parse(await readFile(path, 'utf8')) as SingleFileCassette;
+    for (const item of data.entries) {
+      const x = exchanges.get(stemOf(item.n, item.key));
+      if (x) x.distilled = item.entry as Record<string, unknown>;
+    }
+  }
+  for (const x of [...exchanges.values()].sort((a, b) => a.n - b.n)) await sink.append(x);
 }
 
 /** The single-file form of a cassette folder (a single file given instead is re-stamped and redacted again). */
 export async function exportSingleFile(path: string, options: ExportOptions = {}): Promise<SingleFileCassette> {
-  const now = options.now ?? new Date();
-  let entries: SingleFileCassette['entries'];
-  if (await isFile(path)) {
-    await CassetteStore.open(path, { watch: false, log: options.log }).then((s) => s.close()); // validates the format
-    entries = (JSON.parse(await readFile(path, 'utf8')) as SingleFileCassette).entries;
-  } else {
-    const store = await CassetteStore.open(path, { watch: false, log: options.log });
-    store.close();
-    entries = [];
-    for (const [key, list] of entriesByKey(store)) {
-      for (const e of list) {
-        try {
-          entries.push({ n: e.n, key, entry: JSON.parse(await readCassetteFile(path, e.file)) as unknown });
-        } catch (error) {
-          if (!(error instanceof UnsafeEntryError)) throw error;
-          options.log?.(`cassette: ${error.message}`); // replaced by a link since the store read it
-        }
-      }
-    }
-  }
-  entries.sort((a, b) => a.n - b.n);
-  return { format: SINGLE_FILE_FORMAT, version: 1, exportedAt: now.toISOString(), entries: entries.map((e) => ({ ...e, entry: redactDeep(e.entry) })) };
+  const sink = new SingleFilePersister('(export)');
+  await copyInto(path, sink, { ...options, debug: false });
+  const document = sink.document(options.now ?? new Date());
+  return { ...document, entries: document.entries.map((e) => ({ ...e, entry: redactDeep(e.entry) })) };
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/)
-
-export interface HarHeader {
-  name: string;
-  value: string;
-}
-export interface HarEntry {
-  startedDateTime: string;
-  time: number;
-  request: { method: string; url: string; httpVersion: string; headers: HarHeader[]; queryString: HarHeader[]; cookies: []; headersSize: number; bodySize: number; postData?: { mimeType: string; text: string } };
-  response: { status: number; statusText: string; httpVersion: string; headers: HarHeader[]; cookies: []; content: { size: number; mimeType: string; text: string }; redirectURL: string; headersSize: number; bodySize: number };
-  cache: Record<string, never>;
-  timings: { send: number; wait: number; receive: number };
-  comment?: string;
-  /** `edited`: the distilled entry was changed after recording, so the response is rebuilt from it (what replay serves) */
-  _mcpRewind: { n: number; key?: string; synthetic: boolean; edited?: boolean };
-}
-export interface Har {
-  log: { version: '1.2'; creator: { name: string; version: string }; entries: HarEntry[]; comment?: string };
-}
-
-function harHeaders(headers: Record<string, string | string[]> | undefined): HarHeader[] {
-  const out: HarHeader[] = [];
-  for (const [name, value] of Object.entries(redactHeaders(headers ?? {}))) for (const v of Array.isArray(value) ? value : [value]) out.push({ name, value: String(v) });
-  return out;
-}
-
-const header = (headers: HarHeader[], name: string): string | undefined => headers.find((h) => h.name.toLowerCase() === name)?.value;
-
-/** An absolute URL for a recorded one: mcp-rewind wrote the path only (with the Host header beside it). */
-function absoluteUrl(url: string | undefined, headers: HarHeader[], fallback: string): string {
-  if (!url) return fallback;
-  try {
-    return redactUrl(new URL(url).href);
-  } catch {
-    return redactUrl(new URL(url, `http://${header(headers, 'host') ?? 'localhost'}`).href);
-  }
-}
-
-function body(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value ?? null);
-}
-
-interface Exchange {
-  n: number;
-  key?: string;
-  entry?: CassetteEntry;
-  debug?: RecordedDebug;
-  mtime?: Date;
-}
-
-/** One HAR entry: from the debug files where they exist, else rebuilt from the distilled entry (`_mcpRewind.synthetic`). */
-function harEntry(x: Exchange, fallbackUrl: string, now: Date): HarEntry {
-  const rebuilt = x.entry ? recordedRequest(x.entry, x.debug?.request?.body) : { unknown: 'no distilled entry' };
-  const rpc = 'unknown' in rebuilt ? { jsonrpc: '2.0', id: x.n, method: x.entry?.method ?? '?' } : { jsonrpc: '2.0', id: x.n, ...rebuilt };
-  const req = x.debug?.request;
-  const reqHeaders = req ? harHeaders(req.headers) : [{ name: 'content-type', value: 'application/json' }, { name: 'accept', value: 'application/json, text/event-stream' }];
-  const reqText = req ? body(req.body) : JSON.stringify(rpc);
-  const url = absoluteUrl(req?.url, reqHeaders, fallbackUrl);
-  const head = x.debug?.responseHead;
-  const resHeaders = head ? harHeaders(head.headers) : [{ name: 'content-type', value: 'application/json' }];
-  const served = servedBody(x.entry, x.debug?.responseBody, x.n);
-  const resText = served?.text ?? (x.entry ? JSON.stringify({ jsonrpc: '2.0', id: x.n, result: x.entry.result }) : '');
-  const status = head?.status ?? 200;
-  const size = Buffer.byteLength(resText);
-  const synthetic = !req || x.debug?.responseBody === undefined;
-  const method = req?.method ?? req?.verb ?? 'POST';
-  return {
-    startedDateTime: new Date(x.entry?.recordedAt ?? x.mtime ?? now).toISOString(),
-    time: 0,
-    request: {
-      method,
-      url,
-      httpVersion: 'HTTP/1.1',
-      headers: reqHeaders,
-      queryString: [...new URL(url).searchParams].map(([name, value]) => ({ name, value })),
-      cookies: [],
-      headersSize: -1,
-      bodySize: method === 'GET' || method === 'DELETE' ? 0 : Buffer.byteLength(reqText),
-      ...(method === 'GET' || method === 'DELETE' ? {} : { postData: { mimeType: header(reqHeaders, 'content-type') ?? 'application/json', text: reqText } }),
-    },
-    response: {
-      status,
-      statusText: STATUS_CODES[status] ?? '',
-      httpVersion: 'HTTP/1.1',
-      headers: resHeaders,
-      cookies: [],
-      content: { size, mimeType: header(resHeaders, 'content-type') ?? 'application/json', text: resText },
-      redirectURL: '',
-      headersSize: -1,
-      bodySize: size,
-    },
-    cache: {},
-    timings: { send: 0, wait: 0, receive: 0 },
-    ...('unknown' in rebuilt && !req ? { comment: `request not recorded: ${rebuilt.unknown}` } : {}),
-    ...(served?.rebuilt ? { comment: 'response rebuilt from the distilled entry, which was edited after recording (what replay serves)' } : {}),
-    _mcpRewind: { n: x.n, key: x.key, synthetic, ...(served?.rebuilt ? { edited: true } : {}) },
-  };
-}
-
-const DEBUG_FILE = /^(\d+)(?: (.+?))?(\.req|\.res|\.res-head)\.json$/;
 
 /** HAR 1.2 of a cassette: one entry per recorded exchange, in recorded order. */
 export async function exportHar(path: string, options: ExportOptions & { creatorVersion?: string } = {}): Promise<Har> {
-  const now = options.now ?? new Date();
-  const store = await CassetteStore.open(path, { watch: false, log: options.log });
-  store.close();
-  const exchanges = new Map<string, Exchange>();
-  for (const [key, list] of entriesByKey(store)) for (const entry of list) exchanges.set(`${entry.n} ${key}`, { n: entry.n, key, entry });
-  if (!(await isFile(path))) {
-    // key-less debug files (mcp-rewind's notifications, uncached requests) are exchanges too
-    for (const name of await readdir(path)) {
-      const m = DEBUG_FILE.exec(name);
-      if (!m) continue;
-      const stem = m[2] ? `${m[1]} ${m[2]}` : m[1];
-      if (!exchanges.has(stem)) exchanges.set(stem, { n: Number(m[1]), key: m[2] });
-    }
-    for (const [stem, x] of exchanges) {
-      x.debug = await readDebugFiles(path, stem, options.log);
-      x.mtime = await lstat(join(path, x.entry?.file ?? `${stem}.req.json`)).then((s) => s.mtime, () => undefined);
-    }
-  }
-  const sorted = [...exchanges.values()].filter((x) => x.entry || x.debug?.request).sort((a, b) => a.n - b.n);
-  const firstUrl = sorted.map((x) => x.debug?.request?.url).find((u) => u !== undefined && URL.canParse(u));
-  const fallbackUrl = firstUrl ? redactUrl(firstUrl) : 'http://localhost/mcp';
-  return {
-    log: {
-      version: '1.2',
-      creator: { name: 'mcp-rewind', version: options.creatorVersion ?? '0' },
-      entries: sorted.map((x) => harEntry(x, fallbackUrl, now)),
-    },
-  };
+  const sink = new HarPersister('(export)');
+  await copyInto(path, sink, { ...options, debug: true });
+  return sink.document({ creatorVersion: options.creatorVersion, now: options.now });
 }

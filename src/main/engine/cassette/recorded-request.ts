@@ -1,6 +1,8 @@
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import { toolNameFromKey } from './keys.js';
+import { debugFileNames } from './names.js';
 import { readCassetteFile, UnsafeEntryError } from './safe-read.js';
+import type { Log } from '../log.js';
 
 /**
  * What was asked, for a recorded entry: `verify` sends it again and `export --har` rebuilds a request from it when
@@ -32,11 +34,11 @@ export interface RecordedDebug {
   responseHead?: { status?: number; headers?: Record<string, string | string[]> };
 }
 
-async function readIf(dir: string, name: string, log?: (line: string) => void): Promise<string | undefined> {
+async function readIf(dir: string, name: string, log?: Log): Promise<string | undefined> {
   try {
     return await readCassetteFile(dir, name);
   } catch (error) {
-    if (error instanceof UnsafeEntryError) log?.(`cassette: ${error.message}`);
+    if (error instanceof UnsafeEntryError) log?.(`cassette: ${error.message}`, 'warn');
     return undefined; // missing (debug files are optional), or the cassette is a single file
   }
 }
@@ -51,8 +53,8 @@ function parseJson(text: string | undefined): unknown {
 }
 
 /** Reads the debug files `<stem>.req.json`, `.res.json`, `.res-head.json` of an exchange; undefined when none exists. */
-export async function readDebugFiles(dir: string, stem: string, log?: (line: string) => void): Promise<RecordedDebug | undefined> {
-  const [req, res, head] = await Promise.all(['.req.json', '.res.json', '.res-head.json'].map((ext) => readIf(dir, stem + ext, log)));
+export async function readDebugFiles(dir: string, stem: string, log?: Log): Promise<RecordedDebug | undefined> {
+  const [req, res, head] = await Promise.all(debugFileNames(stem).map((name) => readIf(dir, name, log)));
   if (req === undefined && res === undefined && head === undefined) return undefined;
   const request = parseJson(req);
   const responseHead = parseJson(head);

@@ -53,7 +53,7 @@ export function compileRedactions(patterns: readonly string[]): RegExp[] {
     try {
       return new RegExp(source, 'g');
     } catch (error) {
-      throw new Error(`--redact "${source}": ${(error as Error).message}`);
+      throw new Error(`--redact "${source}": ${(error as Error).message}`, { cause: error });
     }
   });
 }

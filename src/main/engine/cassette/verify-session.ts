@@ -1,6 +1,7 @@
-import type { JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import { ResponseTap } from '../pipeline/response-tap.js';
-import { HttpUpstream } from '../upstream/http-upstream.js';
+import { ErrorCode, McpError, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { describeError } from '../errors.js';
+import { closeOwnClient, openOwnClient, RawResult } from '../upstream/own-client.js';
 
 /** verify's own MCP session on the live server: one request at a time, server→client requests answered. */
 export interface LiveSession {
@@ -31,82 +32,54 @@ function recordedReplies(stream: ReadonlyArray<Record<string, unknown>>, method:
   return replies;
 }
 
-/** Opens a session over Streamable HTTP (initialize + notifications/initialized). Throws when the server does not answer. */
+/**
+ * Opens verify's session over Streamable HTTP with the SDK's Client (the recorded client's initialize params, its
+ * protocol version included). Throws when the server does not answer.
+ */
 export async function openHttpSession(url: string, options: { initializeParams?: Record<string, unknown>; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<LiveSession> {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const upstream = new HttpUpstream(url, options.headers ?? {}, timeoutMs);
-  let init: Awaited<ReturnType<HttpUpstream['initialize']>>;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
-    });
-    init = await Promise.race([upstream.initialize(options.initializeParams ?? DEFAULT_CLIENT_PARAMS, 'mcp-rewind-verify-init'), timeout]);
-  } catch (error) {
-    upstream.close();
-    const e = error as NodeJS.ErrnoException;
-    throw new Error(e.code && !e.message.includes(e.code) ? `${e.code} ${e.message}` : e.message);
-  } finally {
-    clearTimeout(timer);
-  }
-  const { sessionId, protocolVersion } = init;
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocolVersion };
-  let nextId = 1;
-
-  const post = async (message: JsonRpcMessage, onMessage?: (m: JsonRpcMessage) => void): Promise<{ status: number; done: Promise<void> }> => {
-    const res = await upstream.request('POST', headers, Buffer.from(JSON.stringify(message)), sessionId);
-    if (!onMessage) {
-      res.resume();
-      return { status: res.statusCode ?? 0, done: Promise.resolve() };
+  /** the request being verified: server→client requests met meanwhile get its recorded replies, in order */
+  let current: { stream: ReadonlyArray<Record<string, unknown>>; used: Map<string, number> } = { stream: [], used: new Map() };
+  const answer = async (request: JSONRPCRequest): Promise<Record<string, unknown>> => {
+    const k = current.used.get(request.method) ?? 0;
+    current.used.set(request.method, k + 1);
+    const recorded = recordedReplies(current.stream, request.method)[k];
+    if (recorded && 'result' in recorded) return recorded.result as Record<string, unknown>;
+    if (recorded && 'error' in recorded) {
+      const error = recorded.error as { code: number; message: string; data?: unknown };
+      throw new McpError(error.code, error.message, error.data);
     }
-    const tap = new ResponseTap(res.headers['content-type'], onMessage, false);
-    const done = new Promise<void>((resolve, reject) => {
-      res.on('data', (chunk: Buffer) => tap.push(chunk));
-      res.on('end', () => {
-        tap.end();
-        resolve();
-      });
-      res.on('error', reject);
-      res.on('close', () => (res.complete ? resolve() : reject(new Error('the answer was cut off'))));
-    });
-    return { status: res.statusCode ?? 0, done };
+    throw new McpError(ErrorCode.MethodNotFound, `mcp-rewind verify has no recorded reply to ${request.method}`);
   };
-
+  let own;
+  try {
+    own = await openOwnClient(url, { name: 'mcp-rewind-verify', headers: options.headers, timeoutMs, initializeParams: options.initializeParams ?? DEFAULT_CLIENT_PARAMS, answer });
+  } catch (error) {
+    throw new Error(describeError(causeOf(error)), { cause: error });
+  }
+  const { client, initializeResult } = own;
+  let nextId = 1;
   return {
-    initializeResult: init.result,
+    initializeResult,
     async send(method, params, recordedStream = []) {
+      current = { stream: recordedStream, used: new Map() };
       const id = `mcp-rewind-verify-${nextId++}`;
-      const used = new Map<string, number>();
-      let answer: JsonRpcResponse | undefined;
-      const replies: Array<Promise<unknown>> = [];
-      const onMessage = (m: JsonRpcMessage): void => {
-        if (!('method' in m)) {
-          if (m.id === id) answer = m;
-          return;
+      try {
+        const result = await client.request({ method, ...(params ? { params } : {}) } as never, RawResult, { timeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+        return { jsonrpc: '2.0', id, result };
+      } catch (error) {
+        if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed) {
+          return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message.replace(/^MCP error -?\d+: /, ''), ...(error.data !== undefined ? { data: error.data } : {}) } };
         }
-        if (!('id' in m)) return; // a notification: nothing to answer
-        const k = used.get(m.method) ?? 0;
-        used.set(m.method, k + 1);
-        const recorded = recordedReplies(recordedStream, m.method)[k];
-        const reply: JsonRpcMessage =
-          m.method === 'ping'
-            ? { jsonrpc: '2.0', id: m.id, result: {} }
-            : recorded && 'result' in recorded
-              ? { jsonrpc: '2.0', id: m.id, result: recorded.result as Record<string, unknown> }
-              : recorded && 'error' in recorded
-                ? { jsonrpc: '2.0', id: m.id, error: recorded.error as { code: number; message: string } }
-                : { jsonrpc: '2.0', id: m.id, error: { code: -32601, message: `mcp-rewind verify has no recorded reply to ${m.method}` } };
-        replies.push(post(reply).catch(() => undefined));
-      };
-      const { status, done } = await post({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, onMessage);
-      await done;
-      await Promise.all(replies);
-      if (answer) return answer;
-      throw new Error(status >= 200 && status < 300 ? 'no answer to the request' : `HTTP ${status}`);
+        throw error;
+      }
     },
-    async close() {
-      if (sessionId) await upstream.endSession(sessionId, protocolVersion);
-      upstream.close();
-    },
+    close: () => closeOwnClient(client),
   };
+}
+
+/** fetch failures hide the network error (ECONNREFUSED) in `cause` */
+function causeOf(error: unknown): Error {
+  const e = error as Error & { cause?: unknown };
+  return e.cause instanceof Error && (e.cause as NodeJS.ErrnoException).code ? e.cause : e;
 }

@@ -5,6 +5,9 @@ import { entriesByKey, readDebugFiles, recordedRequest, requestInBody, type Reco
 import { redactUrl } from './redact.js';
 import { CassetteStore } from './store.js';
 import { openHttpSession, type LiveSession } from './verify-session.js';
+import type { Log } from '../log.js';
+import { UnreachableError } from '../errors.js';
+import { stemOf } from './names.js';
 
 /**
  * `mcp-rewind verify`: sends every recorded request again to the live server, on a session of its own, and reports
@@ -46,15 +49,11 @@ export interface VerifyOptions {
   matchIgnore?: string[];
   timeoutMs?: number;
   /** warnings (entries refused on load, e.g. symbolic links) */
-  log?: (line: string) => void;
+  log?: Log;
   /** a live session of another kind (e.g. stdio); overrides upstreamUrl */
   openSession?: (initializeParams: Record<string, unknown> | undefined) => Promise<LiveSession>;
 }
 
-/** The live server did not answer the opening initialize. */
-export class UnreachableError extends Error {
-  override name = 'UnreachableError';
-}
 
 type Tool = { name: string; description?: unknown; inputSchema?: unknown; outputSchema?: unknown };
 
@@ -104,7 +103,7 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
   let initializeParams: Record<string, unknown> | undefined;
   for (const [key, entries] of groups) {
     const first = entries[0];
-    const debug = await readDebugFiles(store.dir, `${first.n} ${first.key}`, options.log);
+    const debug = await readDebugFiles(store.dir, stemOf(first.n, first.key), options.log);
     requests.set(key, recordedRequest(first, debug?.request?.body));
     streams.set(key, entries.flatMap((e) => e.stream ?? []));
     if (key === 'initialize') initializeParams = requestInBody(debug?.request?.body, 'initialize')?.params;

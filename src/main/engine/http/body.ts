@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import { ErrorCode } from '../../../shared/jsonrpc.js';
+import { HttpError } from '../errors.js';
 
 /** The SDK server transport's default limit; bigger bodies get 413. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -7,16 +9,6 @@ export const MAX_JSON_DEPTH = 128;
 
 /** one decoder for every body: decode() without { stream } keeps no state between calls */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly rpcCode?: number,
-  ) {
-    super(message);
-  }
-}
 
 export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -57,18 +49,18 @@ export function jsonDepth(text: string): number {
   return max;
 }
 
-/** Decodes a body as UTF-8 JSON; malformed input becomes an HttpError (400, -32700). */
+/** Decodes a body as UTF-8 JSON; malformed input becomes an HttpError (400, ErrorCode.ParseError). */
 export function parseJsonBody(body: Buffer): unknown {
   let text: string;
   try {
     text = UTF8.decode(body);
   } catch {
-    throw new HttpError(400, 'Parse error: body is not valid UTF-8', -32700);
+    throw new HttpError(400, 'Parse error: body is not valid UTF-8', ErrorCode.ParseError);
   }
-  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new HttpError(400, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH}`, -32700);
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new HttpError(400, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH}`, ErrorCode.ParseError);
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new HttpError(400, `Parse error: ${(error as Error).message}`, -32700);
+    throw new HttpError(400, `Parse error: ${(error as Error).message}`, ErrorCode.ParseError);
   }
 }

@@ -3,9 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { ErrorCode, errorResponse } from '../../../shared/jsonrpc.js';
 import { createGuard, type GuardOptions } from './guard.js';
 import { sendJson } from './sse.js';
+import type { Log } from '../log.js';
 
 const CORS_ALLOW_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, x-mimcp-session';
 const CORS_EXPOSE_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate';
+
+/** how long an idle client connection is kept open */
+const KEEP_ALIVE_MS = 60_000;
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -13,9 +17,10 @@ export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<voi
  * An HTTP server with the edge rules every mcp-rewind endpoint shares: Host/Origin validation (DNS rebinding),
  * CORS for allowed browser origins, preflight answers, and no crash on a handler error or a malformed request.
  */
-export async function listen(options: GuardOptions & { port?: number }, handler: Handler, warn: (line: string) => void): Promise<{ server: Server; port: number; url: (path: string) => string; close(): Promise<void> }> {
+export async function listen(options: GuardOptions & { port?: number }, handler: Handler, log: Log): Promise<{ server: Server; port: number; url: (path: string) => string; close(): Promise<void> }> {
   const guard = createGuard(options);
-  const server = http.createServer((req, res) => {
+  // an agent calls tools seconds apart: its connection stays open between calls (Node's default drops it after 5 s)
+  const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, (req, res) => {
     const refused = guard(req);
     if (refused) return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${refused}`));
     const origin = req.headers.origin;
@@ -29,7 +34,7 @@ export async function listen(options: GuardOptions & { port?: number }, handler:
       return;
     }
     handler(req, res).catch((error: unknown) => {
-      warn(`internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
+      log(`internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`, 'warn');
       if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'mcp-rewind: internal error'));
       else res.destroy();
     });

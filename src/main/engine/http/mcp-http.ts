@@ -1,24 +1,35 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, errorResponse, invalidMessageReason, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
-import type { McpEndpoint } from '../pipeline/mcp-endpoint.js';
-import { copyEndToEndHeaders, type HttpUpstream } from '../upstream/http-upstream.js';
-import { HttpError, parseJsonBody, readBody } from './body.js';
+import { ErrorCode, invalidMessageReason, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
+import { HttpError } from '../errors.js';
+import type { Upstream } from '../pipeline/contract.js';
+import type { McpEndpoint } from '../pipeline/endpoint.js';
+import { copyEndToEndHeaders } from '../upstream/headers.js';
+import { parseJsonBody, readBody } from './body.js';
 import { sendJson } from './sse.js';
 
-/** Streamable HTTP in front of an endpoint: POST (validated JSON-RPC), GET (server stream), DELETE. */
-export async function serveMcp(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0];
-  const upstream = endpoint.ctx.upstream;
-  if (path.includes('/.well-known/') && upstream && req.method === 'GET') return relayWellKnown(req, res, upstream, path.slice(path.indexOf('/.well-known/')));
+const DONE = Promise.resolve();
+
+/** The path of a request target, without its query. */
+export function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
+/** Streamable HTTP in front of an endpoint: POST (validated JSON-RPC, or piped when no hook wants it), GET (server stream), DELETE. */
+export function serveMcp(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse, path = pathOf(req)): Promise<void> {
+  const upstream = endpoint.upstream;
+  if (req.method === 'GET' && upstream && path.includes('/.well-known/')) return relayWellKnown(req, res, upstream, path.slice(path.indexOf('/.well-known/')));
   switch (req.method) {
     case 'POST':
-      return post(endpoint, req, res);
+      return endpoint.pipes ? endpoint.pipe(req, res) : post(endpoint, req, res);
     case 'GET':
       return endpoint.get(req, res);
     case 'DELETE':
       return endpoint.delete(req, res);
     default:
       res.writeHead(405, { allow: 'GET, POST, DELETE, OPTIONS' }).end();
+      return DONE;
   }
 }
 
@@ -41,13 +52,13 @@ async function post(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResp
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     if (error.status === 413) req.resume();
-    return sendJson(res, error.status, errorResponse(null, error.rpcCode ?? ErrorCode.InvalidRequest, error.message), error.status === 413 ? { connection: 'close' } : {});
+    return sendJson(res, error.status, error.toResponse(null), error.status === 413 ? { connection: 'close' } : {});
   }
   await endpoint.post(req, res, body, parsed as JsonRpcMessage | JsonRpcMessage[]);
 }
 
 /** OAuth discovery documents (protected-resource / authorization-server metadata) come from the upstream's origin. */
-async function relayWellKnown(req: IncomingMessage, res: ServerResponse, upstream: HttpUpstream, path: string): Promise<void> {
+async function relayWellKnown(req: IncomingMessage, res: ServerResponse, upstream: Upstream, path: string): Promise<void> {
   let upRes: IncomingMessage;
   try {
     upRes = await upstream.request('GET', copyEndToEndHeaders(req.headers), undefined, undefined, new URL(path, upstream.url));

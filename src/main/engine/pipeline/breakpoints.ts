@@ -1,11 +1,12 @@
 import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
 import {
-  BREAKPOINT_FAILED_CODE, CallToolResultShapeSchema, ToolArgumentsSchema,
+  CallToolResultShapeSchema, ToolArgumentsSchema,
   type BreakpointRule, type BreakpointRuleInput, type BreakpointStage, type PausedCall,
 } from '../../../shared/breakpoints.js';
-import { errorResponse, type JsonRpcId, type JsonRpcRequest } from '../../../shared/jsonrpc.js';
+import type { JsonRpcRequest } from '../../../shared/jsonrpc.js';
 import { describeZodError } from '../../../shared/rules/schema.js';
+import { BreakpointFailedError } from '../errors.js';
+import type { Closable, Hook, Need } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 
 /** how long a call stays paused before it resumes unchanged by itself */
@@ -20,16 +21,6 @@ interface Waiting {
   settle: (resolution: Resolution) => void;
 }
 
-/** What the request stage did to a POST's requests. */
-export interface RequestPauses {
-  /** some request's arguments were edited in place: the upstream body must be re-serialised */
-  edited: boolean;
-  /** requests failed at the breakpoint, with their JSON-RPC error message */
-  failed: Map<JsonRpcId, string>;
-  /** requests whose arguments were edited: the client's request as it was */
-  originals: Map<JsonRpcId, JsonRpcRequest>;
-}
-
 let nextPause = 1;
 let nextRule = 1;
 
@@ -40,7 +31,8 @@ export const failedMessage = (message?: string): string => `mcp-rewind: failed a
  * (one property read per POST). A matching tools/call pauses: it is published (`change`), and waits for
  * resume (maybe with edited arguments / result), fail, or the timeout (resumes unchanged).
  */
-export class Breakpoints {
+export class Breakpoints implements Hook {
+  readonly name = 'breakpoints';
   /** any rule at all: the only thing the hot path checks */
   active = false;
   private list: BreakpointRule[] = [];
@@ -91,34 +83,37 @@ export class Breakpoints {
     return tools.size > 0 && (tools.has('*') || tools.has(String(request.params?.name ?? '')));
   }
 
+  readonly wantsRequests = (): boolean => this.active;
+
   /**
-   * Request stage: every matching tools/call of a POST pauses (together) before it is planned, so edited arguments
-   * go through rules, cassette matching and the exchange key like the client's own. Edits are made in place.
+   * Request stage: a matching tools/call pauses before it is planned, so edited arguments go through rules, cassette
+   * matching and the exchange key like the client's own. Edits are made in place; a failed call is answered here.
    */
-  async beforeRequests(requests: JsonRpcRequest[], sessionId: string | undefined, res?: ServerResponse): Promise<RequestPauses> {
-    const outcome: RequestPauses = { edited: false, failed: new Map(), originals: new Map() };
-    const matching = requests.filter((r) => this.matches(r, 'request'));
-    if (matching.length === 0) return outcome;
-    await Promise.all(
-      matching.map(async (request) => {
-        const args = request.params?.arguments;
-        const resolution = await this.pause(
-          { sessionId, tool: String(request.params?.name ?? ''), stage: 'request', arguments: args && typeof args === 'object' ? (args as Record<string, unknown>) : {} },
-          res,
-        );
-        if (resolution.action === 'fail') outcome.failed.set(request.id, failedMessage(resolution.message));
-        else if (resolution.arguments) {
-          outcome.originals.set(request.id, { ...request, params: { ...request.params } });
-          request.params = { ...request.params, arguments: resolution.arguments };
-          outcome.edited = true;
-        }
-      }),
+  async onRequest(exchange: LiveExchange, _session: unknown, res: Closable): Promise<void> {
+    const { request } = exchange;
+    if (!this.matches(request, 'request')) return;
+    const args = request.params?.arguments;
+    const resolution = await this.pause(
+      { sessionId: exchange.sessionId, tool: String(request.params?.name ?? ''), stage: 'request', arguments: args && typeof args === 'object' ? (args as Record<string, unknown>) : {} },
+      res,
     );
-    return outcome;
+    if (resolution.action === 'fail') {
+      exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(request.id);
+      exchange.flags.push('failed at a breakpoint');
+    } else if (resolution.arguments) {
+      exchange.originalRequest = { ...request, params: { ...request.params } }; // for the timeline
+      exchange.flags.push('arguments edited at a breakpoint');
+      request.params = { ...request.params, arguments: resolution.arguments };
+      exchange.edited = true;
+    }
+  }
+
+  need(exchange: LiveExchange): Need {
+    return this.matches(exchange.request, 'response') ? 'hold' : 'none';
   }
 
   /** Response stage: holds a matching exchange's result (not a JSON-RPC error) and applies the edit or failure. */
-  async holdResponse(exchange: LiveExchange, res?: ServerResponse): Promise<void> {
+  async onResponse(exchange: LiveExchange, _session: unknown, _detail: unknown, res: Closable): Promise<void> {
     const response = exchange.response;
     if (!response || !('result' in response) || !this.matches(exchange.request, 'response')) return;
     const resolution = await this.pause(
@@ -127,7 +122,7 @@ export class Breakpoints {
     );
     if (resolution.action === 'fail' || resolution.result) exchange.originalResponse ??= response;
     if (resolution.action === 'fail') {
-      exchange.response = errorResponse(exchange.request.id, BREAKPOINT_FAILED_CODE, failedMessage(resolution.message));
+      exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(exchange.request.id);
       exchange.flags.push('failed at a breakpoint');
     } else if (resolution.result) {
       exchange.response = { jsonrpc: '2.0', id: exchange.request.id, result: resolution.result };
@@ -177,7 +172,7 @@ export class Breakpoints {
     return waiting;
   }
 
-  private pause(call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>, res?: ServerResponse): Promise<Resolution> {
+  private pause(call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>, res?: Closable): Promise<Resolution> {
     const id = `b${nextPause++}`;
     const since = Date.now();
     return new Promise<Resolution>((resolve) => {

@@ -2,7 +2,28 @@ import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../s
 import type { CassetteOutcome, ExchangeEvent, ExchangeSource } from '../../../shared/traffic.js';
 import { keyFor } from '../cassette/keys.js';
 
+/** A rule's change to a result before the client sees it (inject, the merged tools/list, initialize). */
+export type Rewrite = (result: Record<string, unknown>) => Record<string, unknown>;
+
+/**
+ * What a hook needs of an exchange, asked once the plan is made:
+ * - 'none': nothing (a hook that wants nothing costs nothing: the relay pipes bytes unparsed);
+ * - 'observe': its messages, after the client got the answer (onResponse runs after release);
+ * - 'hold': the answer may not reach the client before this hook's onResponse resolved (it may change it).
+ */
+export type Need = 'none' | 'observe' | 'hold';
+
 let nextSeq = 1;
+
+/**
+ * Takes `count` exchange numbers for exchanges that come from elsewhere (the app's timeline opening a HAR file or a
+ * cassette), so that they never share a number with a live exchange; answers the first (`count` 0: the next free).
+ */
+export function reserveSeqs(count: number): number {
+  const first = nextSeq;
+  nextSeq += count;
+  return first;
+}
 
 /** An exchange in flight: the request, then what streams back, then the answer. */
 export class LiveExchange {
@@ -33,6 +54,14 @@ export class LiveExchange {
   readonly streamMs: number[] = [];
   http?: ExchangeEvent['http'];
   protocolVersion?: string;
+  /** a hook changed the request (edited arguments at a breakpoint): what goes upstream is re-serialised */
+  edited = false;
+  /** the rules' change to the answer, applied by the rule hook whichever source answers */
+  rewrite?: Rewrite;
+  /** per installed hook, what it needs of this exchange (set once the plan is made) */
+  needs: readonly Need[] = [];
+  /** the strongest need of any hook */
+  need: Need = 'none';
 
   constructor(
     readonly request: JsonRpcRequest,

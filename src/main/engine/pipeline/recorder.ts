@@ -1,14 +1,23 @@
-import type { CassetteStore, DebugFiles } from '../cassette/store.js';
+import type { DebugFiles } from '../cassette/persist/persister.js';
+import type { CassetteStore } from '../cassette/store.js';
 import type { JsonRpcNotification } from '../../../shared/jsonrpc.js';
 import { canonicalJson, followUpKey } from '../cassette/keys.js';
-import { scrub } from '../cassette/redact.js';
+import { redactHeaders, scrub } from '../cassette/redact.js';
+import type { Log } from '../log.js';
+import type { ExchangeDetail, Hook, Need } from './contract.js';
 import type { LiveExchange } from './exchange.js';
+import type { Session } from './session.js';
 
 /**
  * Decides what a finished live exchange adds to the cassette, mcp-rewind's way: a key already cached is skipped,
  * except that a tools/call whose result hash is new for its key is added as a further entry (replayed in order).
+ * As a hook it observes what the upstream answered (never what the proxy or the cassette answered) and the server
+ * notifications of GET streams, filed after the exchange the session finished last. A failed write is logged, in
+ * this one place, and the client keeps its answer.
  */
-export class Recorder {
+export class Recorder implements Hook {
+  readonly name = 'recorder';
+  readonly wantsDetail = true;
   /** key#resultHash of saves in flight, so two concurrent identical calls record once */
   private readonly inFlight = new Set<string>();
 
@@ -17,7 +26,26 @@ export class Recorder {
     private readonly hashResult: (result: unknown) => string,
     /** user-configured secret patterns (--redact), applied to everything written; hashes use the real values */
     private readonly redactions: readonly RegExp[] = [],
+    private readonly log: Log = () => {},
   ) {}
+
+  need(exchange: LiveExchange): Need {
+    return exchange.source === 'upstream' ? 'observe' : 'none';
+  }
+
+  async onResponse(exchange: LiveExchange, session: Session | undefined, detail: ExchangeDetail | undefined): Promise<void> {
+    if (exchange.source !== 'upstream') return; // the upstream did not answer after all (it was down)
+    if (session) session.lastKey = exchange.key;
+    try {
+      exchange.cassette = await this.save(exchange, detail && { ...detail, request: { ...detail.request, headers: redactHeaders(detail.request.headers) }, responseHead: { ...detail.responseHead, headers: redactHeaders(detail.responseHead.headers) } });
+    } catch (error) {
+      this.log(`cassette: could not record ${exchange.key}: ${(error as Error).message}`, 'warn');
+    }
+  }
+
+  onServerMessage(message: JsonRpcNotification, session: Session): void {
+    this.saveFollowUp(session.lastKey ?? 'initialize', message).catch((error: Error) => this.log(`cassette: could not record ${message.method}: ${error.message}`, 'warn'));
+  }
 
   private readonly writing = new Set<Promise<unknown>>();
 

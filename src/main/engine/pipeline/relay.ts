@@ -1,30 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  ErrorCode, errorResponse, isRequest, isResponse,
-  type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse,
-} from '../../../shared/jsonrpc.js';
-import { writesCassette } from '../../../shared/modes.js';
+import { ErrorCode, errorResponse, isNotification, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { redactHeaders } from '../cassette/redact.js';
-import type { DebugFiles } from '../cassette/store.js';
+import { reasonOf, UpstreamUnavailableError } from '../errors.js';
 import { sendJson, sseEvent } from '../http/sse.js';
-import { copyEndToEndHeaders } from '../upstream/http-upstream.js';
-import type { EndpointContext } from './mcp-endpoint.js';
-import { LiveExchange } from './exchange.js';
-import { ResponseTap } from './response-tap.js';
+import { copyEndToEndHeaders } from '../upstream/headers.js';
+import type { ExchangeDetail, Stage } from './contract.js';
 import { RewritingDelivery } from './delivery.js';
+import type { LiveExchange } from './exchange.js';
+import { ResponseTap } from '../http/response-tap.js';
 import type { Session, SessionRegistry } from './session.js';
-
-export type Rewrite = (result: Record<string, unknown>) => Record<string, unknown>;
-
-/** A response with a rule's rewrite applied; a rewrite that fails (an inject template too large) answers an error. */
-export function rewritten(message: JsonRpcResponse, rewrite: Rewrite | undefined): JsonRpcResponse {
-  if (!rewrite || !('result' in message)) return message;
-  try {
-    return { ...message, result: rewrite(message.result) };
-  } catch (error) {
-    return errorResponse(message.id, ErrorCode.InternalError, error instanceof Error ? error.message : String(error));
-  }
-}
 
 export interface PostRelay {
   req: IncomingMessage;
@@ -34,40 +18,39 @@ export interface PostRelay {
   parsed: JsonRpcMessage | JsonRpcMessage[];
   /** the requests forwarded upstream */
   exchanges: LiveExchange[];
-  /** undefined for an initialize: the session is born from the upstream's answer */
+  /** the client's session; for an initialize: the proxy's new session (owned), or undefined (born from the answer) */
   session: Session | undefined;
-  init: JsonRpcRequest | undefined;
+  init: LiveExchange | undefined;
   /** answers the proxy made itself for other requests of the same POST (rules, cassette hits) */
   local?: JsonRpcResponse[];
-  /** per request id: a rule's rewrite of the upstream result before the client sees it */
-  rewrites?: Map<JsonRpcId, Rewrite>;
   /** the session's upstream id went stale (upstream restarted): reconnect, so the request can be sent again */
   reconnect?: (session: Session) => Promise<void>;
 }
 
 /** Response headers relayed to the client: all end-to-end headers, the session id mapped to the client's. */
-function downstreamHeaders(upRes: IncomingMessage, session: Session | undefined): Record<string, string | string[]> {
+function downstreamHeaders(upRes: IncomingMessage, session: Session | undefined, owned: boolean): Record<string, string | string[]> {
   const headers = copyEndToEndHeaders(upRes.headers);
   if (upRes.headers['content-length']) headers['content-length'] = upRes.headers['content-length'];
-  if (session?.id && headers['mcp-session-id']) headers['mcp-session-id'] = session.id;
+  if (session?.id && (headers['mcp-session-id'] || (owned && (upRes.statusCode ?? 500) < 300))) headers['mcp-session-id'] = session.id;
   return headers;
 }
 
 /**
- * Forwards one POST upstream and relays the answer — byte for byte (JSON or SSE) unless a rule rewrites it —
- * while reading the messages out of it: streamed notifications and server→client requests join their exchange,
- * the final answer completes it, and completed exchanges are recorded when the mode writes the cassette.
+ * Forwards one POST upstream and relays the answer — byte for byte (JSON or SSE) unless a hook holds an answer
+ * (rules rewrite it, a breakpoint pauses it) or the proxy answered part of the POST itself — while reading the
+ * messages out of it when a hook observes: streamed notifications and server→client requests join their exchange,
+ * the final answer completes it and goes through the hooks (recorder, events).
  */
-export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry, relay: PostRelay): Promise<void> {
+export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: PostRelay): Promise<void> {
   const { req, res, body, exchanges, init } = relay;
   const local = relay.local ?? [];
-  const rewrites = relay.rewrites ?? new Map<JsonRpcId, Rewrite>();
   let session = relay.session;
+  const owned = init !== undefined && session !== undefined;
   const requestHeaders = copyEndToEndHeaders(req.headers);
-  const upstream = ctx.upstream;
+  const upstream = stage.upstream;
   let upRes: IncomingMessage;
   try {
-    if (!upstream) throw Object.assign(new Error('no upstream server'), { code: 'no upstream server' });
+    if (!upstream) throw new UpstreamUnavailableError('no upstream server');
     for (const e of exchanges) e.sentUpstreamMs = e.elapsed();
     upRes = await upstream.request('POST', requestHeaders, body, init ? undefined : session?.upstreamId);
     if (upRes.statusCode === 404 && session && relay.reconnect && session.upstreamId && session.upstreamId !== session.id) {
@@ -76,31 +59,35 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
       upRes = await upstream.request('POST', requestHeaders, body, session.upstreamId);
     }
   } catch (error) {
+    if (owned) sessions.delete(session!.id as string);
     if (exchanges.length === 0) return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
-    return answerUpstreamDown(ctx, res, exchanges, error, local);
+    return answerUpstreamDown(stage, res, exchanges, session, error, local);
   }
 
-  const head = { status: upRes.statusCode ?? 0, headers: redactHeaders(upRes.headers) }; // for the timeline
-  for (const e of exchanges) {
-    e.firstByteMs = e.elapsed();
-    e.http = head;
+  if (exchanges.length > 0) {
+    const head = { status: upRes.statusCode ?? 0, headers: redactHeaders(upRes.headers) }; // for the timeline
+    for (const e of exchanges) {
+      e.firstByteMs = e.elapsed();
+      e.http = head;
+    }
   }
   if (init) {
     const sid = upRes.headers['mcp-session-id'];
-    session = typeof sid === 'string' ? sessions.adopt(sid, sid) : sessions.get(undefined, null);
-    session.initParams = init.params;
+    const upstreamId = typeof sid === 'string' ? sid : null;
+    if (session) session.upstreamId = upstreamId; // the proxy's own session, now backed by the upstream's
+    else session = upstreamId ? sessions.adopt(upstreamId, upstreamId) : sessions.get(undefined, null);
+    session.initParams = init.request.params;
   }
   const live = session as Session;
-  const headers = downstreamHeaders(upRes, live);
-  const record = writesCassette(ctx.mode);
-  // breakpoints (response stage): a matching exchange's answer is held, so the relay goes message by message
-  const breaking = ctx.breakpoints?.active ? new Set(exchanges.filter((e) => ctx.breakpoints!.matches(e.request, 'response')).map((e) => e.request.id)) : undefined;
-  const held: Array<Promise<void>> = [];
-  const rewriting = local.length > 0 || rewrites.size > 0 || (breaking !== undefined && breaking.size > 0);
-  if (!rewriting && (exchanges.length === 0 || (!record && !ctx.observed()))) {
+  if (owned && (upRes.statusCode ?? 500) >= 300) sessions.delete(live.id as string); // refused: no session came of it
+  const headers = downstreamHeaders(upRes, live, owned);
+  // a hook holds an answer, or the proxy answered part of the POST: the relay goes message by message
+  const rewriting = local.length > 0 || exchanges.some((e) => e.need === 'hold');
+  const tapped = rewriting || init !== undefined || exchanges.some((e) => e.need !== 'none');
+  if (!tapped || exchanges.length === 0) {
     res.writeHead(upRes.statusCode ?? 502, headers);
     upRes.pipe(res); // nobody needs the messages: the cheapest faithful relay
-    const broken = (): void => brokenStream(ctx, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), true);
+    const broken = (): void => brokenStream(stage, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), live, true);
     upRes.on('error', broken);
     upRes.on('aborted', broken);
     res.on('close', () => {
@@ -112,43 +99,44 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
   const delivery = rewriting ? new RewritingDelivery(res, upRes, headers, Array.isArray(relay.parsed), local) : undefined;
   if (!delivery) res.writeHead(upRes.statusCode ?? 502, headers);
   const pending = new Map(exchanges.map((e) => [e.request.id, e]));
+  const held: Array<Promise<void>> = [];
   const contentType = upRes.headers['content-type'];
-  const tap = new ResponseTap(contentType, (message) => {
-    if (isResponse(message) && message.id !== null && pending.has(message.id)) {
-      const exchange = pending.get(message.id) as LiveExchange;
-      pending.delete(message.id);
-      exchange.upstreamResponse = message;
-      exchange.response = rewritten(message, rewrites.get(message.id));
-      if (exchange.request.method === 'initialize' && 'result' in message) live.protocolVersion = String(message.result.protocolVersion ?? '');
-      if (breaking?.has(message.id)) {
-        held.push(ctx.breakpoints!.holdResponse(exchange, res).then(() => {
-          delivery?.write(exchange.response as JsonRpcResponse);
-          void finish(exchange);
-        }));
+  const keepDetail = stage.hooks.wantsDetail();
+  const tap = new ResponseTap(
+    contentType,
+    (message) => {
+      if (isResponse(message) && message.id !== null && pending.has(message.id)) {
+        const exchange = pending.get(message.id) as LiveExchange;
+        pending.delete(message.id);
+        exchange.upstreamResponse = message;
+        exchange.response = message;
+        if (exchange === init) {
+          if ('result' in message) live.protocolVersion = String(message.result.protocolVersion ?? '');
+          else if (owned) sessions.delete(live.id as string); // no session came of it
+        }
+        if (exchange.need === 'hold') {
+          held.push(
+            stage.hooks.respond(exchange, live, res).then(() => {
+              delivery?.write(exchange.response as JsonRpcResponse);
+              void finish(exchange);
+            }),
+          );
+          return;
+        }
+        delivery?.write(message);
+        void finish(exchange);
         return;
       }
-      delivery?.write(exchange.response);
-      void finish(exchange);
-      return;
-    }
-    delivery?.write(message);
-    const target = exchangeFor(message, exchanges, pending);
-    if (!target) return;
-    target.addStreamed(message);
-    if (isRequest(message)) live.awaitingReplies.set(message.id, target);
-  }, record || delivery !== undefined);
+      delivery?.write(message);
+      const target = exchangeFor(message, exchanges, pending);
+      if (!target) return;
+      target.addStreamed(message);
+      if (isRequest(message)) live.awaitingReplies.set(message.id, target);
+    },
+    keepDetail,
+  );
 
-  const finish = async (exchange: LiveExchange): Promise<void> => {
-    live.lastKey = exchange.key;
-    if (record && ctx.recorder) {
-      try {
-        exchange.cassette = await ctx.recorder.save(exchange, debugFiles(ctx, req, requestHeaders, relay.parsed, upRes, tap));
-      } catch (error) {
-        ctx.warn(`cassette: could not record ${exchange.key}: ${(error as Error).message}`);
-      }
-    }
-    ctx.emit(exchange);
-  };
+  const finish = (exchange: LiveExchange): Promise<void> => stage.hooks.finish(exchange, live, keepDetail ? detail(stage, req, requestHeaders, relay.parsed, upRes, tap) : undefined);
 
   upRes.on('data', (chunk: Buffer) => tap.push(chunk));
   if (!delivery) upRes.pipe(res, { end: false });
@@ -156,43 +144,47 @@ export async function relayPost(ctx: EndpointContext, sessions: SessionRegistry,
     tap.end();
     const done = (): void => {
       // an SSE answer that ended without answering and without event ids cannot be resumed: say so, do not hang
-      if (pending.size > 0 && !tap.sawEventId && contentType?.includes('text/event-stream')) return brokenStream(ctx, res, contentType, pending, !delivery);
+      if (pending.size > 0 && !tap.sawEventId && contentType?.includes('text/event-stream')) return brokenStream(stage, res, contentType, pending, live, !delivery);
       if (delivery) delivery.end(tap.rawBody, headers);
       else res.end();
       for (const exchange of pending.values()) void finish(exchange); // answered nothing: still on the timeline
     };
-    if (held.length > 0) void Promise.all(held).then(done); // answers held at a breakpoint go out first
+    if (held.length > 0) void Promise.all(held).then(done); // answers held by a hook go out first
     else done();
   });
   // piped bytes (no delivery) may have stopped inside an event: brokenStream must close it before its own events
-  upRes.on('error', () => brokenStream(ctx, res, contentType, pending, !delivery));
-  upRes.on('aborted', () => brokenStream(ctx, res, contentType, pending, !delivery));
+  upRes.on('error', () => brokenStream(stage, res, contentType, pending, live, !delivery));
+  upRes.on('aborted', () => brokenStream(stage, res, contentType, pending, live, !delivery));
   res.on('close', () => {
     if (!upRes.complete) upRes.destroy(); // the client went away: so does the upstream stream
   });
 }
 
-/** Relays a GET (server-initiated SSE stream) or DELETE for a session whose upstream is live. */
-export async function relayStream(ctx: EndpointContext, req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE', session: Session): Promise<void> {
+/**
+ * Relays a GET (server-initiated SSE stream) or DELETE for a session whose upstream is live, byte for byte; with
+ * `tap`, the hooks see the stream's notifications on the way (the recorder files them after the last exchange).
+ */
+export async function relayStream(stage: Stage, req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE', session: Session, tap = false): Promise<void> {
   let upRes: IncomingMessage;
   try {
-    upRes = await ctx.upstream!.request(method, copyEndToEndHeaders(req.headers), undefined, session.upstreamId);
+    upRes = await stage.upstream!.request(method, copyEndToEndHeaders(req.headers), undefined, session.upstreamId);
   } catch (error) {
     sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
     return;
   }
-  res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, session));
+  res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, session, false));
   res.flushHeaders();
   upRes.pipe(res);
   upRes.on('error', () => res.destroy());
-  const recorder = ctx.recorder;
-  if (method === 'GET' && recorder && writesCassette(ctx.mode) && upRes.statusCode === 200) {
-    // server notifications outside any request (resources/updated after a subscribe…) replay after the same exchange
-    const tap = new ResponseTap(upRes.headers['content-type'], (message) => {
-      if (!('method' in message) || 'id' in message) return;
-      void recorder.saveFollowUp(session.lastKey ?? 'initialize', message).catch((error: Error) => ctx.warn(`cassette: could not record ${message.method}: ${error.message}`));
-    }, false);
-    upRes.on('data', (chunk: Buffer) => tap.push(chunk));
+  if (tap && method === 'GET' && upRes.statusCode === 200) {
+    const reader = new ResponseTap(
+      upRes.headers['content-type'],
+      (message) => {
+        if (isNotification(message)) stage.hooks.serverMessage(message, session);
+      },
+      false,
+    );
+    upRes.on('data', (chunk: Buffer) => reader.push(chunk));
   }
   res.on('close', () => {
     if (!upRes.complete) upRes.destroy();
@@ -200,14 +192,14 @@ export async function relayStream(ctx: EndpointContext, req: IncomingMessage, re
 }
 
 /** Every request of a POST the upstream could not take gets a JSON-RPC error; the proxy serves on. */
-export function answerUpstreamDown(ctx: EndpointContext, res: ServerResponse, exchanges: LiveExchange[], error: unknown, local: JsonRpcResponse[] = []): void {
-  const e = error as NodeJS.ErrnoException;
-  const reason = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'no answer within the upstream timeout' : (e.code ?? e.message);
-  ctx.warn(`upstream ${ctx.upstream?.displayUrl} unavailable (${reason}): ${exchanges.length} request(s) answered with an error`);
+export function answerUpstreamDown(stage: Stage, res: ServerResponse, exchanges: LiveExchange[], session: Session | undefined, error: unknown, local: JsonRpcResponse[] = []): void {
+  const reason = reasonOf(error);
+  const where = stage.upstream?.displayUrl;
+  stage.log(`upstream ${where} unavailable (${reason}): ${exchanges.length} request(s) answered with an error`, 'warn');
   const answers = exchanges.map((exchange) => {
     exchange.source = 'proxy';
-    exchange.response = errorResponse(exchange.request.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${ctx.upstream?.displayUrl} unavailable: ${reason}`);
-    ctx.emit(exchange);
+    exchange.response = new UpstreamUnavailableError(`mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(exchange.request.id);
+    void stage.hooks.finish(exchange, session);
     return exchange.response;
   });
   const all = [...local, ...answers];
@@ -215,15 +207,15 @@ export function answerUpstreamDown(ctx: EndpointContext, res: ServerResponse, ex
 }
 
 /** The upstream stream broke before answering: SSE clients get an error event per unanswered request. */
-function brokenStream(ctx: EndpointContext, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>, midEvent = false): void {
+function brokenStream(stage: Stage, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>, session: Session | undefined, midEvent = false): void {
   if (res.writableEnded) return;
   if (contentType?.includes('text/event-stream')) {
     // untapped relay: we may be inside an event; a blank line closes it (clients ignore answers to ids already done)
     if (midEvent) res.write('\n\n');
     for (const exchange of pending.values()) {
-      exchange.response = errorResponse(exchange.request.id, ErrorCode.UpstreamUnavailable, 'mcp-rewind: upstream closed the stream before answering');
+      exchange.response = new UpstreamUnavailableError('mcp-rewind: upstream closed the stream before answering').toResponse(exchange.request.id);
       res.write(sseEvent(exchange.response));
-      ctx.emit(exchange);
+      void stage.hooks.finish(exchange, session);
     }
     pending.clear();
     res.end();
@@ -242,10 +234,10 @@ function exchangeFor(message: JsonRpcMessage, exchanges: LiveExchange[], pending
   return pending.values().next().value ?? exchanges[exchanges.length - 1];
 }
 
-function debugFiles(ctx: EndpointContext, req: IncomingMessage, headers: Record<string, string | string[]>, body: unknown, upRes: IncomingMessage, tap: ResponseTap): DebugFiles {
+function detail(stage: Stage, req: IncomingMessage, headers: Record<string, string | string[]>, body: unknown, upRes: IncomingMessage, tap: ResponseTap): ExchangeDetail {
   return {
-    request: { method: req.method ?? 'POST', url: ctx.upstream!.displayUrl, headers: redactHeaders(headers), body },
+    request: { method: req.method ?? 'POST', url: stage.upstream!.displayUrl, headers, body },
     responseBody: tap.rawBody,
-    responseHead: { status: upRes.statusCode ?? 0, headers: redactHeaders(upRes.headers) },
+    responseHead: { status: upRes.statusCode ?? 0, headers: upRes.headers as Record<string, string | string[]> },
   };
 }

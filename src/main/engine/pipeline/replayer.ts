@@ -1,8 +1,12 @@
-import { ErrorCode, errorResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import type { CassetteStore } from '../cassette/store.js';
 import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor, requestOfEntry } from '../cassette/keys.js';
 import { safeKey } from '../cassette/safe-name.js';
+import { ReplayMissError } from '../errors.js';
+import type { CassetteOffer, Hook, Need, Plan } from './contract.js';
+import type { LiveExchange } from './exchange.js';
+import { pushToStreams } from './server-stream.js';
 import type { Session } from './session.js';
 
 /** What replay does once repeated identical requests have used every recorded answer. */
@@ -14,8 +18,13 @@ export interface ReplayOptions {
   matchIgnore?: string[];
 }
 
-/** Answers requests from the cassette. */
-export class Replayer {
+/**
+ * Answers requests from the cassette — as a hook: it offers the recorded entry (or what replay answers without one)
+ * to the plan, moves its per-session cursor once the plan took the entry, and pushes the server notifications
+ * recorded after an exchange on the client's server stream once that exchange is answered again.
+ */
+export class Replayer implements Hook {
+  readonly name = 'replayer';
   private readonly repeat: RepeatPolicy;
   private readonly matchIgnore: string[];
 
@@ -34,8 +43,7 @@ export class Replayer {
 
   /** Does the cassette hold any server notification to push? (decides whether replay offers a GET stream) */
   hasFollowUps(): boolean {
-    for (const key of this.store.keys()) if (key.startsWith('after_')) return true;
-    return false;
+    return this.store.followUpKeys > 0;
   }
 
   /** The first entry of a key, without moving the replay cursor. */
@@ -52,19 +60,46 @@ export class Replayer {
   }
 
   /**
-   * The recorded entry for a request, or undefined. Repeated identical requests walk the recorded entries in order;
-   * then, by policy, keep answering with the last (default), start over (cycle), or miss (error).
+   * The recorded entry for a request, or undefined — without moving the cursor. Repeated identical requests walk the
+   * recorded entries in order; then, by policy, keep answering with the last (default), start over (cycle), or miss.
    */
-  hit(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string, session: Session): CassetteEntry | undefined {
+  pick(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string, session: Session): CassetteEntry | undefined {
     const entries = this.find(request, key);
     if (!entries?.length) return undefined;
-    const cursor = entries[0].key;
-    const served = session.replayCursor.get(cursor) ?? 0;
-    session.replayCursor.set(cursor, served + 1);
+    const served = session.replayCursor.get(entries[0].key) ?? 0;
     if (served < entries.length) return entries[served];
     if (this.repeat === 'cycle') return entries[served % entries.length];
     if (this.repeat === 'error') return undefined;
     return entries[entries.length - 1];
+  }
+
+  private advance(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string, session: Session): void {
+    const cursor = this.find(request, key)?.[0]?.key;
+    if (cursor !== undefined) session.replayCursor.set(cursor, (session.replayCursor.get(cursor) ?? 0) + 1);
+  }
+
+  readonly pushes = (): boolean => this.hasFollowUps();
+
+  offerCassette(exchange: LiveExchange, session: Session): CassetteOffer {
+    const entry = this.pick(exchange.request, exchange.key, session);
+    return entry ? { entry } : { miss: () => this.miss(exchange.request, exchange.key) };
+  }
+
+  onPlanned(exchange: LiveExchange, plan: Plan, session: Session): void {
+    if (plan.answer === 'cassette') this.advance(exchange.request, exchange.key, session);
+  }
+
+  need(exchange: LiveExchange): Need {
+    return exchange.cassette === 'hit' && this.store.followUpKeys > 0 && this.store.lookup(followUpKey(exchange.key)) ? 'observe' : 'none';
+  }
+
+  /** Replay: the server notifications recorded after this exchange go out on the client's server stream, after the answer. */
+  onResponse(exchange: LiveExchange, session: Session | undefined): void {
+    const followUps = this.followUps(exchange.key);
+    if (!followUps.length || !session) return;
+    setImmediate(() => {
+      for (const message of followUps) pushToStreams(session, message, true);
+    });
   }
 
   /** the loose-key function the store indexes entries with (must match find()) */
@@ -83,11 +118,11 @@ export class Replayer {
     const recorded = this.find(request, key);
     if (recorded?.length) {
       const message = `mcp-rewind: all ${recorded.length} recorded answer(s) for ${what} were already used (key ${key}; --repeat error)`;
-      return errorResponse(request.id, ErrorCode.ReplayMiss, message, { key, method: request.method, exhausted: recorded.length });
+      return new ReplayMissError(message, { key, method: request.method, exhausted: recorded.length }).toResponse(request.id);
     }
     const nearest = this.nearest(request, key);
     const hint = nearest.length ? `; recorded for this ${request.method === 'tools/call' ? 'tool' : 'method'}: ${nearest.join(', ')}` : '';
-    return errorResponse(request.id, ErrorCode.ReplayMiss, `mcp-rewind: no recorded answer for ${what} (key ${key})${hint}`, { key, method: request.method, nearest });
+    return new ReplayMissError(`mcp-rewind: no recorded answer for ${what} (key ${key})${hint}`, { key, method: request.method, nearest }).toResponse(request.id);
   }
 
   /** Keys recorded for the same tool (or method), to say what was there instead. Scans only on a miss. */

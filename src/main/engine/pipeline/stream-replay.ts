@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import { sseEvent } from '../http/sse.js';
-import type { EndpointContext } from './mcp-endpoint.js';
+import type { Stage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 import type { Session } from './session.js';
 
@@ -17,7 +17,8 @@ const canonical = (value: unknown): string => JSON.stringify(value, (_k, v: unkn
  * reply is awaited (a reply that differs from the recorded one is logged and flagged, and the exchange goes on),
  * then the final answer.
  */
-export async function replayStream(ctx: EndpointContext, session: Session, exchange: LiveExchange, entry: CassetteEntry, response: JsonRpcResponse, res: ServerResponse, headers: Record<string, string> = {}): Promise<void> {
+export async function replayStream(stage: Stage, session: Session, exchange: LiveExchange, entry: CassetteEntry, res: ServerResponse, headers: Record<string, string> = {}): Promise<void> {
+  const response = exchange.response as JsonRpcResponse; // the recorded answer, as the rules and breakpoints left it
   res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const liveToken = (exchange.request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
   const stream = (entry.stream ?? []) as unknown as JsonRpcMessage[];
@@ -53,12 +54,11 @@ export async function replayStream(ctx: EndpointContext, session: Session, excha
     if (recorded && canonical(strip(got)) !== canonical(strip(recorded))) {
       const flag = `client reply to ${message.method} differs from the recorded one`;
       exchange.flags.push(flag);
-      ctx.warn(`replay: ${exchange.key}: ${flag}: got ${JSON.stringify(strip(got)).slice(0, 200)}, recorded ${JSON.stringify(strip(recorded)).slice(0, 200)}`);
+      stage.log(`replay: ${exchange.key}: ${flag}: got ${JSON.stringify(strip(got)).slice(0, 200)}, recorded ${JSON.stringify(strip(recorded)).slice(0, 200)}`, 'warn');
     }
   }
-  exchange.response = response;
   if (!res.destroyed) res.end(sseEvent(response));
-  ctx.emit(exchange);
+  await stage.hooks.finish(exchange, session);
 }
 
 function waitForReply(session: Session, id: string): Promise<JsonRpcResponse | undefined> {

@@ -3,8 +3,12 @@ import type { CreateSession, MergedTool, PutTools, ToolRule, UpstreamConfig } fr
 import type { ExchangeEvent } from '../../../shared/traffic.js';
 import { REDACTED } from '../cassette/redact.js';
 import { createEndpoint, type BuiltEndpoint } from '../endpoint-factory.js';
+import { HttpError } from '../errors.js';
+import { commandSpec } from '../upstream/command.js';
 import { HttpUpstream } from '../upstream/http-upstream.js';
+import { openUpstream, type OpenedUpstream } from '../upstream/open.js';
 import { UpstreamSupervisor } from './supervisor.js';
+import { prefixed, type Log } from '../log.js';
 
 export interface SessionSettings {
   upstreamTimeoutMs: number;
@@ -13,7 +17,7 @@ export interface SessionSettings {
   defaultInstructions?: string;
   supervisorIntervalMs: number;
   serverInfo: { name: string; version: string };
-  log: (line: string, level: 'info' | 'warn') => void;
+  log: Log;
   onExchange?: (sessionId: string, event: ExchangeEvent) => void;
 }
 
@@ -35,6 +39,8 @@ export class RestSession {
   agentsConnected = false;
   private upstreamConfig: UpstreamConfig | null;
   private supervisor?: UpstreamSupervisor;
+  /** the session's upstream, opened as the CLI opens one (a legacy SSE server or a command is bridged) */
+  private opened?: OpenedUpstream;
   private overlayTools: ToolRule[];
 
   private constructor(
@@ -42,7 +48,9 @@ export class RestSession {
     readonly config: CreateSession & { mode: Mode },
     readonly built: BuiltEndpoint,
     private readonly settings: SessionSettings,
+    opened: OpenedUpstream | undefined,
   ) {
+    this.opened = opened;
     this.upstreamConfig = config.upstream ?? null;
     this.overlayTools = config.tools;
     built.events.on('exchange', (event) => this.observe(event));
@@ -51,17 +59,18 @@ export class RestSession {
 
   static async create(id: string, config: CreateSession, settings: SessionSettings): Promise<RestSession> {
     const mode: Mode = config.mode ?? (config.upstream ? 'proxy-only' : 'replay');
+    const opened = config.upstream ? await openSessionUpstream(config.upstream, id, settings) : undefined;
     const built = await createEndpoint({
       mode,
-      upstreamUrl: config.upstream?.url,
-      upstreamHeaders: config.upstream?.headers,
+      upstreamUrl: opened?.url,
+      upstreamHeaders: opened?.headers,
       upstreamTimeoutMs: settings.upstreamTimeoutMs,
       cacheDir: config.cassette,
       rules: { overlay: { tools: config.tools, passthrough: config.passthrough }, instructions: config.instructions ?? settings.defaultInstructions },
       serverInfo: settings.serverInfo,
       onLog: (line, level) => settings.log(`[${id}] ${line}`, level),
     });
-    return new RestSession(id, { ...config, mode }, built, settings);
+    return new RestSession(id, { ...config, mode }, built, settings, opened);
   }
 
   get endpoint() {
@@ -74,7 +83,7 @@ export class RestSession {
 
   /** The merged tool view (upstream tools as last seen + overlay). */
   tools(): Array<Record<string, unknown>> {
-    const upstreamTools = this.upstreamConfig ? this.endpoint.memory.upstreamTools : undefined;
+    const upstreamTools = this.upstreamConfig ? this.built.memory.upstreamTools : undefined;
     return this.built.rules!.merged(upstreamTools).map(describeTool);
   }
 
@@ -83,13 +92,17 @@ export class RestSession {
   }
 
   /** Replaces the overlay (and maybe the upstream); connected agents get notifications/tools/list_changed. */
-  replaceTools(put: PutTools): number {
+  async replaceTools(put: PutTools): Promise<number> {
+    const opened = put.upstream ? await openSessionUpstream(put.upstream, this.id, this.settings) : undefined;
     this.overlayTools = put.tools;
     this.built.rules!.replace({ tools: put.tools, passthrough: put.passthrough });
     if (put.upstream !== undefined) {
       this.upstreamConfig = put.upstream;
       this.supervisor?.stop();
-      this.endpoint.setUpstream(put.upstream ? new HttpUpstream(put.upstream.url, put.upstream.headers, this.settings.upstreamTimeoutMs) : undefined);
+      const previous = this.opened;
+      this.opened = opened;
+      this.endpoint.setUpstream(opened ? new HttpUpstream(opened.url, opened.headers, this.settings.upstreamTimeoutMs) : undefined);
+      void previous?.close();
       this.startSupervisor();
     }
     return this.endpoint.notifyAll('notifications/tools/list_changed');
@@ -102,7 +115,7 @@ export class RestSession {
       status: this.status,
       mode: this.config.mode,
       created_at: this.createdAt,
-      upstream: this.upstreamConfig ? { url: this.upstreamConfig.url, state: this.supervisor?.state ?? 'connecting' } : null,
+      upstream: this.upstreamConfig ? { ...upstreamName(this.upstreamConfig), state: this.supervisor?.state ?? 'connecting' } : null,
       calls: this.calls.length,
     };
   }
@@ -119,7 +132,7 @@ export class RestSession {
       agents: this.endpoint.sessions.size,
       upstream: this.upstreamConfig
         ? {
-            url: this.upstreamConfig.url,
+            ...upstreamName(this.upstreamConfig),
             headers: Object.fromEntries(Object.keys(this.upstreamConfig.headers).map((name) => [name, REDACTED])),
             state: s?.state ?? 'connecting',
             last_error: s?.lastError ?? null,
@@ -133,19 +146,20 @@ export class RestSession {
   async close(): Promise<void> {
     this.supervisor?.stop();
     await this.built.close();
+    await this.opened?.close();
   }
 
   private startSupervisor(): void {
     this.supervisor = undefined;
-    const upstream = this.endpoint.ctx.upstream;
+    const upstream = this.endpoint.upstream;
     if (!upstream) return;
-    this.supervisor = new UpstreamSupervisor(upstream, {
+    this.supervisor = new UpstreamSupervisor(upstream.url, this.opened?.label ?? upstream.displayUrl, this.opened?.headers ?? {}, {
       connectTimeoutMs: this.settings.connectTimeoutMs,
       intervalMs: this.settings.supervisorIntervalMs,
       onTools: (tools) => {
-        this.endpoint.memory.upstreamTools = tools;
+        this.built.memory.upstreamTools = tools;
       },
-      log: (line) => this.settings.log(`[${this.id}] ${line}`, 'info'),
+      log: prefixed(this.settings.log, `[${this.id}] `),
     });
   }
 
@@ -164,6 +178,26 @@ export class RestSession {
       at: new Date(event.startedAt).toISOString(),
     });
     if (this.calls.length > this.settings.maxRecordedCalls) this.calls.splice(0, this.calls.length - this.settings.maxRecordedCalls);
+  }
+}
+
+/** How a session names its upstream: the URL, or the command (beyond MiMCP). */
+function upstreamName(config: UpstreamConfig): { url: string } | { command: string } {
+  return config.url !== undefined ? { url: config.url } : { command: config.command as string };
+}
+
+/** Opens a session's upstream: detected and bridged as the CLI does; one not reachable yet is retried by the supervisor. */
+async function openSessionUpstream(config: UpstreamConfig, id: string, settings: SessionSettings): Promise<OpenedUpstream> {
+  let spec;
+  try {
+    spec = config.command !== undefined ? commandSpec(config.command) : { url: config.url as string, headers: config.headers };
+  } catch (error) {
+    throw new HttpError(400, `upstream.command: ${(error as Error).message}`);
+  }
+  try {
+    return await openUpstream(spec, { log: (line, level) => settings.log(`[${id}] ${line}`, level), probe: false, lenient: true, timeoutMs: settings.connectTimeoutMs });
+  } catch (error) {
+    throw new HttpError(400, `upstream: ${(error as Error).message}`);
   }
 }
 

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { CreateSessionSchema, describeZodError, PutToolsSchema } from '../../../shared/rules/schema.js';
-import { HttpError, parseJsonBody, readBody } from '../http/body.js';
+import { HttpError } from '../errors.js';
+import { parseJsonBody, readBody } from '../http/body.js';
 import { sendJson } from '../http/sse.js';
 import { safeDecode } from '../http/url.js';
 import type { AuthThrottle } from '../http/auth-throttle.js';
@@ -71,10 +72,11 @@ async function route(manager: SessionManager, req: IncomingMessage, res: ServerR
       return sendJson(res, 200, { tools: session.tools(), passthrough: session.passthrough });
     case 'PUT /tools': {
       const put = await readJson(req, PutToolsSchema);
+      manager.checkCommand(put.upstream);
       manager.checkRuleSetSize(put.tools, session.config.instructions);
-      const hasUpstream = put.upstream === undefined ? session.endpoint.ctx.upstream !== undefined : put.upstream !== null;
+      const hasUpstream = put.upstream === undefined ? session.endpoint.upstream !== undefined : put.upstream !== null;
       manager.checkSyntheticTools(put.tools, hasUpstream || session.config.cassette !== undefined, 'tools');
-      const notified = session.replaceTools(put);
+      const notified = await session.replaceTools(put);
       return sendJson(res, 200, { tools: session.tools(), passthrough: session.passthrough, notified });
     }
     case 'GET /calls':

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { CreateSession, ToolRule } from '../../../shared/rules/schema.js';
-import { HttpError } from '../http/body.js';
+import { HttpError } from '../errors.js';
 import { REDACTED } from '../cassette/redact.js';
 import { RestSession, type SessionSettings } from './rest-session.js';
 import { newSessionId } from './session-id.js';
@@ -81,6 +81,7 @@ export class SessionManager {
       throw new HttpError(429, `too many sessions: this server holds at most ${this.limits.maxSessions}; delete finished ones (DELETE /api/sessions/{sid})`);
     }
     this.checkRuleSetSize(config.tools, config.instructions);
+    this.checkCommand(config.upstream);
     const mode = config.mode ?? (config.upstream ? 'proxy-only' : 'replay');
     if ((mode === 'record' || mode === 'hybrid' || mode === 'proxy-only') && !config.upstream) throw new HttpError(400, `upstream: required in ${mode} mode`);
     if ((mode === 'record' || mode === 'hybrid') && !config.cassette) throw new HttpError(400, `cassette: required in ${mode} mode`);
@@ -98,6 +99,11 @@ export class SessionManager {
     this.byToken.set(hex, session);
     this.tokenDigest.set(id, hex);
     return { session, token };
+  }
+
+  /** A command upstream runs with this server's rights: only for a REST API that asks for its token. */
+  checkCommand(upstream: { command?: string } | null | undefined): void {
+    if (upstream?.command !== undefined && !this.apiToken) throw new HttpError(403, 'upstream.command: a stdio upstream needs the REST API token (serve was started with --no-auth)');
   }
 
   /** Without an upstream or a cassette every tool is synthetic and must say what it takes. */

@@ -32,6 +32,11 @@ export class RuleSet {
     return this.overlay;
   }
 
+  /** no tool rule, every upstream tool passed through and no instructions: the rules change nothing */
+  get isEmpty(): boolean {
+    return this.overlay.tools.length === 0 && this.overlay.passthrough && this.instructions === undefined;
+  }
+
   replace(overlay: Overlay): void {
     this.overlay = overlay;
     this.version++;

@@ -12,10 +12,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { ErrorCode, errorResponse } from '../../../shared/jsonrpc.js';
-import { HttpError, parseJsonBody, readBody } from '../http/body.js';
+import { HttpError } from '../errors.js';
+import { parseJsonBody, readBody } from '../http/body.js';
 import { sendJson } from '../http/sse.js';
 import { pipeToProxy, type HttpPipe } from './http-pipe.js';
 import { requestUrl } from '../http/url.js';
+import { prefixed, silent, type Log } from '../log.js';
 
 export interface LegacySseEndpoint {
   /** Serves GET …/sse (without Mcp-Session-Id) and POST …/messages?sessionId=…; false for anything else. */
@@ -29,7 +31,7 @@ interface Connection {
   pipe: HttpPipe;
 }
 
-export function createLegacySseEndpoint(proxyUrl: string, log: (line: string) => void = () => {}): LegacySseEndpoint {
+export function createLegacySseEndpoint(proxyUrl: string, log: Log = silent): LegacySseEndpoint {
   const connections = new Map<string, Connection>();
 
   async function open(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -37,7 +39,7 @@ export function createLegacySseEndpoint(proxyUrl: string, log: (line: string) =>
     const id = transport.sessionId;
     let pipe: HttpPipe;
     try {
-      pipe = await pipeToProxy(transport, proxyUrl, (line) => log(`legacy SSE session ${id}: ${line}`));
+      pipe = await pipeToProxy(transport, proxyUrl, prefixed(log, `legacy SSE session ${id}: `));
     } catch (error) {
       if (!res.headersSent) sendJson(res, 502, { error: `mcp-rewind: ${(error as Error).message}` });
       return;
@@ -62,7 +64,7 @@ export function createLegacySseEndpoint(proxyUrl: string, log: (line: string) =>
       parsed = parseJsonBody(await readBody(req));
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      return sendJson(res, error.status, errorResponse(null, error.rpcCode ?? ErrorCode.InvalidRequest, error.message));
+      return sendJson(res, error.status, error.toResponse(null));
     }
     // the transport validates the message itself (400 "Invalid message") and answers 202
     await connection.transport.handlePostMessage(req, res, parsed).catch((error: unknown) => {

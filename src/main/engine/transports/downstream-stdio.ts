@@ -9,6 +9,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { pipeToProxy } from './http-pipe.js';
+import { silent, type Log } from '../log.js';
 
 export interface StdioBridge {
   /** resolves when stdin has ended (or stdout broke) and the pipe is closed */
@@ -19,7 +20,7 @@ export interface StdioBridge {
 /** How long answers to requests already sent may still arrive after stdin ended. */
 const DRAIN_MS = 5_000;
 
-export async function bridgeStdio(proxyUrl: string, io: { stdin: Readable; stdout: Writable }, log: (line: string) => void = () => {}): Promise<StdioBridge> {
+export async function bridgeStdio(proxyUrl: string, io: { stdin: Readable; stdout: Writable }, log: Log = silent): Promise<StdioBridge> {
   const transport = new StdioServerTransport(io.stdin, io.stdout);
   const pipe = await pipeToProxy(transport, proxyUrl, log);
   const finish = async (): Promise<void> => {

@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, errorResponse, isRequest, isResponse, type JsonRpcId, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
+import type { Log } from '../log.js';
 
 export interface HttpPipe {
   /** resolves once every request received so far has been answered (or after `timeoutMs`) */
@@ -29,7 +30,7 @@ const REINIT_PREFIX = 'mcp-rewind-reinit-';
  * Pipes `downstream` to the Streamable HTTP endpoint at `proxyUrl`, then starts both transports (the downstream's
  * start() may already talk, e.g. an SSE endpoint event). `log` gets transport errors worth a line.
  */
-export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: (line: string) => void): Promise<HttpPipe> {
+export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: Log): Promise<HttpPipe> {
   let upstream = new StreamableHTTPClientTransport(new URL(proxyUrl));
   /** downstream requests not answered yet */
   const pending = new Set<JsonRpcId>();
@@ -55,7 +56,7 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
       answered(message.id);
       if (message.id === initId && 'result' in message && typeof message.result.protocolVersion === 'string') upstream.setProtocolVersion(message.result.protocolVersion);
     }
-    downstream.send(message as JSONRPCMessage).catch((error: Error) => log(`could not write to the client: ${error.message}`));
+    downstream.send(message as JSONRPCMessage).catch((error: Error) => log(`could not write to the client: ${error.message}`, 'warn'));
   };
 
   const wire = (transport: StreamableHTTPClientTransport): void => {
@@ -63,7 +64,7 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
       if (transport === upstream) toDownstream(message as unknown as JsonRpcMessage);
     };
     transport.onerror = (error) => {
-      if (transport === upstream && !isClosed && !(error.name === 'AbortError' || /aborted/i.test(error.message))) log(`proxy connection: ${error.message}`);
+      if (transport === upstream && !isClosed && !(error.name === 'AbortError' || /aborted/i.test(error.message))) log(`proxy connection: ${error.message}`, 'info');
     };
   };
 
@@ -83,7 +84,7 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
         if (!('result' in reply)) throw new Error(`initialize failed: ${'error' in reply ? reply.error.message : 'no result'}`);
         if (typeof reply.result.protocolVersion === 'string') upstream.setProtocolVersion(reply.result.protocolVersion);
         await upstream.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
-        log('proxy session lost (404): opened a new one with the client\'s initialize');
+        log('proxy session lost (404): opened a new one with the client\'s initialize', 'info');
       } finally {
         internal.delete(id);
       }
@@ -116,12 +117,12 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
       }
     }
     forward(message).catch((error: Error) => {
-      if (!isRequest(message) || !pending.has(message.id)) return log(`could not relay ${'method' in message ? message.method : 'a reply'} to the proxy: ${error.message}`);
+      if (!isRequest(message) || !pending.has(message.id)) return log(`could not relay ${'method' in message ? message.method : 'a reply'} to the proxy: ${error.message}`, 'warn');
       toDownstream(errorResponse(message.id, ErrorCode.InternalError, `mcp-rewind: ${error.message}`));
     });
   };
   downstream.onclose = () => void close();
-  downstream.onerror = (error) => log(`client connection: ${error.message}`);
+  downstream.onerror = (error) => log(`client connection: ${error.message}`, 'info');
   wire(upstream);
 
   async function close(): Promise<void> {

@@ -35,11 +35,14 @@ import {
   type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest,
 } from '../../../shared/jsonrpc.js';
 import { redactUrl } from '../cassette/redact.js';
-import { HttpError, parseJsonBody, readBody } from '../http/body.js';
+import { HttpError } from '../errors.js';
+import { parseJsonBody, readBody } from '../http/body.js';
+import { createGuard } from '../http/guard.js';
 import { sendJson } from '../http/sse.js';
 import { header } from '../http/url.js';
+import type { Log } from '../log.js';
 
-export type UpstreamSpec =
+export type BridgeSpec =
   | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
   | { kind: 'sse'; url: string; headers?: Record<string, string> };
 
@@ -88,7 +91,7 @@ const SESSION_NOT_FOUND = { jsonrpc: '2.0', error: { code: -32001, message: 'Ses
 
 
 /** The upstream in log lines and errors: the command's program, or the URL without credentials. */
-function describe(spec: UpstreamSpec): string {
+function describe(spec: BridgeSpec): string {
   return spec.kind === 'stdio' ? `process "${spec.command}"` : redactUrl(spec.url);
 }
 
@@ -96,7 +99,7 @@ function describe(spec: UpstreamSpec): string {
  * Credentials in a legacy SSE URL (user:password@) cannot go through fetch/EventSource: they become a Basic
  * Authorization header on every request instead.
  */
-function sseTarget(spec: Extract<UpstreamSpec, { kind: 'sse' }>): { url: URL; headers: Record<string, string> } {
+function sseTarget(spec: Extract<BridgeSpec, { kind: 'sse' }>): { url: URL; headers: Record<string, string> } {
   const url = new URL(spec.url);
   const headers: Record<string, string> = { ...spec.headers };
   if (url.username || url.password) {
@@ -119,7 +122,7 @@ function fullEnvironment(extra: Record<string, string> | undefined): Record<stri
  * Starts the bridge. `log` gets the child's stderr line by line and the sessions' fate ('warn': worth showing
  * without --verbose; 'info': a child started).
  */
-export async function startUpstreamBridge(spec: UpstreamSpec, log: (line: string, level?: 'info' | 'warn') => void): Promise<UpstreamBridge> {
+export async function startUpstreamBridge(spec: BridgeSpec, log: Log): Promise<UpstreamBridge> {
   /** initialized sessions by their Mcp-Session-Id */
   const sessions = new Map<string, BridgeSession>();
   /** every session not yet closed, initialized or still starting */
@@ -195,7 +198,7 @@ export async function startUpstreamBridge(spec: UpstreamSpec, log: (line: string
         }
       }
       client.send(raw).catch((error: Error) => {
-        if (!isRequest(message) || !session.inFlight.includes(message.id)) return log(`upstream ${label}: could not deliver ${'method' in message ? message.method : 'a reply'}: ${error.message}`);
+        if (!isRequest(message) || !session.inFlight.includes(message.id)) return log(`upstream ${label}: could not deliver ${'method' in message ? message.method : 'a reply'}: ${error.message}`, 'warn');
         forget(message.id);
         void server.send(errorResponse(message.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${label} unavailable: ${error.message}`) as JSONRPCMessage).catch(() => {});
       });
@@ -206,28 +209,28 @@ export async function startUpstreamBridge(spec: UpstreamSpec, log: (line: string
       const message = raw as unknown as JsonRpcMessage;
       if (isResponse(message)) {
         if (message.id !== null) forget(message.id);
-        server.send(raw).catch((error: Error) => log(`upstream ${label}: answer to request ${String(message.id)} not delivered: ${error.message}`));
+        server.send(raw).catch((error: Error) => log(`upstream ${label}: answer to request ${String(message.id)} not delivered: ${error.message}`, 'warn'));
         return;
       }
       const related = relatedRequest(message, session);
-      server.send(raw, related !== undefined ? { relatedRequestId: related } : undefined).catch((error: Error) => log(`upstream ${label}: ${message.method} not delivered: ${error.message}`));
+      server.send(raw, related !== undefined ? { relatedRequestId: related } : undefined).catch((error: Error) => log(`upstream ${label}: ${message.method} not delivered: ${error.message}`, 'warn'));
     };
 
     // before start() resolved, a failure is reported by its rejection
     client.onclose = () => {
       if (session.closing || closed || !started) return;
-      log(`upstream ${label} ${exit ?? 'closed the connection'}; its session ends (the next initialize ${spec.kind === 'stdio' ? 'starts it again' : 'reconnects'})`);
+      log(`upstream ${label} ${exit ?? 'closed the connection'}; its session ends (the next initialize ${spec.kind === 'stdio' ? 'starts it again' : 'reconnects'})`, 'warn');
       void session.close(exit ?? 'closed the connection');
     };
     client.onerror = (error) => {
       if (session.closing || closed || !started) return;
       // EventSource reconnects by itself — to a new legacy session the server never saw initialized: end ours
       if (spec.kind === 'sse' && error.message.startsWith('SSE error')) {
-        log(`upstream ${label}: SSE stream broken (${error.message}); its session ends`);
+        log(`upstream ${label}: SSE stream broken (${error.message}); its session ends`, 'warn');
         void session.close('broke the SSE stream');
         return;
       }
-      log(`upstream ${label}: transport error: ${error.message}`);
+      log(`upstream ${label}: transport error: ${error.message}`, 'warn');
     };
     server.onclose = () => {
       if (!session.closing) void session.close();
@@ -244,7 +247,7 @@ export async function startUpstreamBridge(spec: UpstreamSpec, log: (line: string
     } catch (error) {
       void session.close();
       const reason = spec.kind === 'stdio' ? `could not start the upstream command "${spec.command}": ${(error as Error).message}` : `could not connect to upstream ${label}: ${(error as Error).message}`;
-      log(reason);
+      log(reason, 'warn');
       return sendJson(res, 200, errorResponse(init.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: ${reason}`));
     } finally {
       clearTimeout(timer);
@@ -265,9 +268,16 @@ export async function startUpstreamBridge(spec: UpstreamSpec, log: (line: string
     await server.handleRequest(req, res, parsed);
   }
 
+  // the bridge listens on loopback like every endpoint of ours: a page in a browser must not reach it (DNS rebinding)
+  const guard = createGuard({ host: '127.0.0.1' });
   const httpServer = http.createServer((req, res) => {
+    const refused = guard(req);
+    if (refused) {
+      req.resume();
+      return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${refused}`));
+    }
     handle(req, res).catch((error: Error) => {
-      log(`bridge: internal error on ${req.method}: ${error.stack ?? error.message}`);
+      log(`bridge: internal error on ${req.method}: ${error.stack ?? error.message}`, 'warn');
       if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'mcp-rewind bridge: internal error'));
       else res.destroy();
     });
@@ -287,12 +297,22 @@ export async function startUpstreamBridge(spec: UpstreamSpec, log: (line: string
       req.resume();
       return sendJson(res, req.method === 'GET' || req.method === 'DELETE' ? 400 : 405, errorResponse(null, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required'));
     }
+    // everything the server transport would refuse is refused before a child is spawned for it
+    if (!(req.headers['content-type'] ?? '').includes('application/json')) {
+      req.resume();
+      return sendJson(res, 415, errorResponse(null, ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json'));
+    }
+    const accept = req.headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      req.resume();
+      return sendJson(res, 406, errorResponse(null, ErrorCode.InvalidRequest, 'Not Acceptable: Client must accept both application/json and text/event-stream'));
+    }
     let parsed: unknown;
     try {
       parsed = parseJsonBody(await readBody(req));
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      return sendJson(res, error.status, errorResponse(null, error.rpcCode ?? ErrorCode.InvalidRequest, error.message));
+      return sendJson(res, error.status, error.toResponse(null));
     }
     const messages = Array.isArray(parsed) ? parsed : [parsed];
     const init = messages.find((m): m is JsonRpcRequest => typeof m === 'object' && m !== null && (m as JsonRpcRequest).method === 'initialize' && 'id' in m);

@@ -1,18 +1,15 @@
-import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { Readable } from 'node:stream';
 import type { JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import { collectMessages } from '../pipeline/response-tap.js';
 import { redactUrl } from '../cassette/redact.js';
+import { collectMessages } from '../http/response-tap.js';
+import type { Upstream } from '../pipeline/contract.js';
 
-/** Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus the ones we recompute. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length', 'accept-encoding']);
-
-export function copyEndToEndHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
-  }
-  return out;
+/** A request body piped through as it arrives; `chunks` fills with its bytes as they pass (the caller collects them). */
+export interface PipedBody {
+  stream: Readable;
+  chunks: Buffer[];
 }
 
 export const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
@@ -21,7 +18,7 @@ export const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
  * One upstream MCP server reached over Streamable HTTP. Requests are relayed at the HTTP level, byte for byte,
  * so status codes, SSE event ids, `retry` fields and session headers reach the client as the server sent them.
  */
-export class HttpUpstream {
+export class HttpUpstream implements Upstream {
   readonly url: URL;
   /** the URL without credentials, for logs, errors and the cassette */
   readonly displayUrl: string;
@@ -47,30 +44,43 @@ export class HttpUpstream {
     this.agent = new (secure ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: 256 });
   }
 
-  /** Sends a request upstream; resolves with the response head as soon as it arrives (the body streams on). */
-  request(method: string, headers: Record<string, string | string[]>, body?: Buffer, sessionId?: string | null, target: URL = this.url): Promise<IncomingMessage> {
-    const out: Record<string, string | string[]> = { ...headers };
-    for (const [name, value] of Object.entries(this.headers)) out[name.toLowerCase()] = value;
+  /**
+   * Sends a request upstream; resolves with the response head as soon as it arrives (the body streams on). `body` is
+   * a buffer, or the client's request piped through as it arrives (the caller keeps its chunks: they are sent again,
+   * once, should a kept-alive socket turn out closed). `owned`: `headers` is the caller's to give away (not copied).
+   */
+  request(method: string, headers: Record<string, string | string[]>, body?: Buffer | PipedBody, sessionId?: string | null, target: URL = this.url, owned = false): Promise<IncomingMessage> {
+    const out: Record<string, string | string[]> = owned ? headers : { ...headers };
+    for (const name in this.headers) out[name.toLowerCase()] = this.headers[name];
     delete out['mcp-session-id'];
     if (sessionId) out['mcp-session-id'] = sessionId;
-    if (body) out['content-length'] = String(body.length);
-    const send = (retried: boolean): Promise<IncomingMessage> =>
+    if (body instanceof Buffer) out['content-length'] = String(body.length);
+    const where = target === this.url ? this.target : urlToOptions(target);
+    const send = (payload: Buffer | PipedBody | undefined, retried: boolean): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
-        const signal = method === 'POST' && this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined;
-        const where = target === this.url ? this.target : urlToOptions(target);
-        const req = this.transport.request({ ...where, method, headers: out, agent: this.agent, signal }, resolve);
+        // options built field by field: this runs for every relayed request
+        const options: http.RequestOptions = { protocol: where.protocol, hostname: where.hostname, port: where.port, path: where.path, method, headers: out, agent: this.agent };
+        if (where.auth) options.auth = where.auth;
+        if (method === 'POST' && this.timeoutMs) options.signal = AbortSignal.timeout(this.timeoutMs);
+        const req = this.transport.request(options, resolve);
+        const piped = payload !== undefined && !(payload instanceof Buffer) ? (payload as PipedBody) : undefined;
         req.on('error', (error: NodeJS.ErrnoException) => {
           // a kept-alive socket the server closed meanwhile (it restarted): Node's documented retry-once pattern
-          if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) resolve(send(true));
-          else reject(error);
+          if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+            if (!piped) return resolve(send(payload, true));
+            const again = (): void => resolve(send(Buffer.concat(piped.chunks), true));
+            if (piped.stream.readableEnded) again();
+            else piped.stream.once('end', again).resume();
+          } else reject(error);
         });
-        req.end(body);
+        if (piped) piped.stream.pipe(req);
+        else req.end(payload as Buffer | undefined);
       });
-    return send(false);
+    return send(body, false);
   }
 
-  /** Sends one JSON-RPC message and reads every message of the answer (JSON or SSE). For the proxy's own calls. */
-  async call(message: JsonRpcMessage, sessionId: string | null | undefined, protocolVersion?: string): Promise<{ status: number; sessionId?: string; messages: JsonRpcMessage[] }> {
+  /** Sends one JSON-RPC message and reads every message of the answer (JSON or SSE). */
+  private async call(message: JsonRpcMessage, sessionId: string | null | undefined, protocolVersion?: string): Promise<{ status: number; sessionId?: string; messages: JsonRpcMessage[] }> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     if (protocolVersion) headers['mcp-protocol-version'] = protocolVersion;
     const res = await this.request('POST', headers, Buffer.from(JSON.stringify(message)), sessionId);
@@ -79,7 +89,7 @@ export class HttpUpstream {
     return { status: res.statusCode ?? 0, sessionId: typeof sid === 'string' ? sid : undefined, messages };
   }
 
-  /** The proxy's own initialize handshake (hybrid mode, start-up probe). */
+  /** An initialize handshake with the client's own params, for an upstream session the proxy owns (hybrid, restarts). */
   async initialize(params: Record<string, unknown>, requestId: string | number = 'mcp-rewind-init'): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }> {
     const { status, sessionId, messages } = await this.call({ jsonrpc: '2.0', id: requestId, method: 'initialize', params }, undefined);
     const answer = messages.find((m): m is JsonRpcResponse => !('method' in m) && m.id === requestId);
@@ -101,27 +111,6 @@ export class HttpUpstream {
 
   close(): void {
     this.agent.destroy();
-  }
-}
-
-/** Start-up check of `--url`: a live initialize. Resolves with a one-line reason on failure, null when it is an MCP server. */
-export async function probeUpstream(url: string, timeoutMs = 10_000): Promise<string | null> {
-  const upstream = new HttpUpstream(url);
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const params = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-rewind-probe', version: '1' } };
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
-    });
-    const { sessionId, protocolVersion } = await Promise.race([upstream.initialize(params), timeout]);
-    if (sessionId) await upstream.endSession(sessionId, protocolVersion);
-    return null;
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    return e.code && !e.message.includes(e.code) ? `${e.code} ${e.message}` : e.message;
-  } finally {
-    clearTimeout(timer);
-    upstream.close();
   }
 }
 

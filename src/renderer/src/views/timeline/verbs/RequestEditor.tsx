@@ -60,7 +60,7 @@ export function RequestEditor({ proxyId, method, params, schema, form: givenForm
   const args = current.arguments
   const checkedSchema = givenForm ? undefined : schema
   useEffect(() => {
-    if (!checkedSchema || !hasArguments) return setProblems([])
+    if (!checkedSchema || !hasArguments) return
     let live = true
     const timer = setTimeout(() => {
       checkSchema(checkedSchema, args ?? {})
@@ -74,7 +74,7 @@ export function RequestEditor({ proxyId, method, params, schema, form: givenForm
   }, [checkedSchema, args, hasArguments])
   // a prompt's required arguments, checked here (they are all strings)
   const missing = givenForm && hasArguments ? (givenForm.fields ?? []).filter((f) => f.required && !((args as Record<string, unknown> | undefined)?.[f.name] ?? '')).map((f) => ({ path: f.name, message: 'required' })) : []
-  const allProblems = [...problems, ...missing]
+  const allProblems = [...(checkedSchema && hasArguments ? problems : []), ...missing]
   const byPath = problemsByPath(touched ? allProblems : [])
 
   function switchTo(next: 'form' | 'json'): void {

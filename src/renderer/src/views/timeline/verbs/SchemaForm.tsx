@@ -1,4 +1,4 @@
-import { useEffect, useState, type JSX } from 'react'
+import { useState, type JSX } from 'react'
 import { addItem, getAt, itemAt, numberFrom, optionKey, optionOf, pathText, removeItem, setAt, type Field } from '../../../models/schema-form.js'
 
 interface Props {
@@ -15,11 +15,9 @@ const idOf = (field: Field): string => `sf-${pathText(field.path).replace(/[^A-Z
 
 /** A number input that keeps what is typed (e.g. "1.") while the value holds what it means. */
 function NumberInput({ field, value, set, invalid }: { field: Field; value: unknown; set: (v: unknown) => void; invalid: boolean }): JSX.Element {
-  const [text, setText] = useState(value === undefined ? '' : String(value))
-  useEffect(() => {
-    if (numberFrom(text, field.kind === 'integer') !== value) setText(value === undefined ? '' : String(value))
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- follows the value from outside only
-  }, [value])
+  const [typed, setText] = useState(value === undefined ? '' : String(value))
+  // what was typed while it still means the value (e.g. "1."), else the value as it changed from outside
+  const text = numberFrom(typed, field.kind === 'integer') === value ? typed : value === undefined ? '' : String(value)
   return (
     <input
       id={idOf(field)}
@@ -48,7 +46,11 @@ function JsonInput({ field, value, set, invalid }: { field: Field; value: unknow
       placeholder="JSON"
       onChange={(e) => {
         setText(e.target.value)
-        if (e.target.value.trim() === '') return set(undefined), setBad(false)
+        if (e.target.value.trim() === '') {
+          set(undefined)
+          setBad(false)
+          return
+        }
         try {
           set(JSON.parse(e.target.value))
           setBad(false)

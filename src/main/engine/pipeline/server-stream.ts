@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
+import { isNotification, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import { sseEvent } from '../http/sse.js';
-import { copyEndToEndHeaders } from '../upstream/http-upstream.js';
-import type { McpEndpoint } from './mcp-endpoint.js';
-import { ResponseTap } from './response-tap.js';
+import { copyEndToEndHeaders } from '../upstream/headers.js';
+import type { Stage } from './contract.js';
+import { ResponseTap } from '../http/response-tap.js';
 import type { Session } from './session.js';
 
 /** Writes a message to every server stream the client holds; returns how many streams got it. */
@@ -15,21 +15,21 @@ export function pushToStreams(session: Session, message: JsonRpcMessage, queueIf
 
 /**
  * A server stream (GET) that the proxy owns, so it can push its own notifications (tools/list_changed after a rule
- * change) between the upstream's. Upstream server notifications, when a live upstream session exists, are read
- * event by event and re-sent on it.
+ * change, replayed notifications) between the upstream's. The upstream's own stream, when a live upstream session
+ * exists, is read event by event, shown to the hooks (the recorder files its notifications) and re-sent.
  */
-export async function openOwnedStream(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse, session: Session): Promise<void> {
+export async function openOwnedStream(stage: Stage, req: IncomingMessage, res: ServerResponse, session: Session, withUpstream: boolean): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
   session.streams.add(res);
   for (const message of session.pendingPush.splice(0)) res.write(sseEvent(message)); // replayed while no stream was open
-  const { upstream } = endpoint.ctx;
+  const { upstream } = stage;
   let upRes: IncomingMessage | undefined;
   res.on('close', () => {
     session.streams.delete(res);
     upRes?.destroy();
   });
-  if (!upstream || session.upstreamId === undefined) return;
+  if (!upstream || !withUpstream) return;
   try {
     const headers = copyEndToEndHeaders(req.headers);
     delete headers['last-event-id']; // event ids on this stream are not the upstream's
@@ -41,7 +41,14 @@ export async function openOwnedStream(endpoint: McpEndpoint, req: IncomingMessag
     upRes.resume();
     return;
   }
-  const tap = new ResponseTap(upRes.headers['content-type'], (message) => res.write(sseEvent(message)), false);
+  const tap = new ResponseTap(
+    upRes.headers['content-type'],
+    (message) => {
+      res.write(sseEvent(message));
+      if (isNotification(message)) stage.hooks.serverMessage(message, session);
+    },
+    false,
+  );
   upRes.on('data', (chunk: Buffer) => tap.push(chunk));
   upRes.on('error', () => {});
 }

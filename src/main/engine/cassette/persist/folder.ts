@@ -1,0 +1,199 @@
+import { EventEmitter } from 'node:events';
+import { watch, type FSWatcher } from 'node:fs';
+import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseDistilled, type CassetteEntry } from '../../../../shared/cassette/entry.js';
+import { TEMP_PREFIX, writeAtomic, writerIsGone } from '../../fs/atomic-write.js';
+import type { Log } from '../../log.js';
+import { debugFileNames, entryFileName, parseCassetteName, stemOfEntry } from '../names.js';
+import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from '../safe-read.js';
+import type { PersistedExchange, Persister } from './persister.js';
+
+const LOAD_CONCURRENCY = 32;
+
+/** A change made through this process (a recording, a hand edit in the app): `entry` undefined when the file is gone. */
+export interface FolderChange {
+  file: string;
+  key: string;
+  entry?: CassetteEntry;
+}
+
+const folders = new Map<string, FolderPersister>();
+
+/** The one persister of a folder in this process: every store on it hears of every change made through it. */
+export function folderPersister(dir: string): FolderPersister {
+  const path = resolve(dir);
+  let folder = folders.get(path);
+  if (!folder) folders.set(path, (folder = new FolderPersister(path)));
+  return folder;
+}
+
+/**
+ * A cassette folder in mcp-rewind's layout. Owns the numbering (`<n>` after the highest in the folder), writes every
+ * file atomically, and tells every store of this process on the folder about a change as it is made — no store
+ * needs to wait for its folder watcher to see what the app just wrote. Hand edits from outside arrive through
+ * `watch`.
+ */
+export class FolderPersister implements Persister {
+  readonly format = 'folder' as const;
+  readonly writable = true;
+  private nextN = 1;
+  private readonly events = new EventEmitter<{ change: [FolderChange] }>();
+
+  constructor(readonly location: string) {}
+
+  /** Stores follow the changes made through this persister (returns the unsubscribe function). */
+  onChange(listener: (change: FolderChange) => void): () => void {
+    this.events.on('change', listener);
+    return () => void this.events.off('change', listener);
+  }
+
+  /** Makes the folder; `clean` deletes the cassette files first (only files that look like ours: `--clean --cache ~` must never wipe a home folder). */
+  async prepare(options: { clean?: boolean } = {}): Promise<void> {
+    await mkdir(this.location, { recursive: true });
+    if (!options.clean) return;
+    for (const name of await readdir(this.location)) {
+      if (parseCassetteName(name) || name.startsWith(TEMP_PREFIX)) await rm(join(this.location, name), { force: true });
+    }
+  }
+
+  async load(log: Log): Promise<CassetteEntry[]> {
+    const distilled: string[] = [];
+    for (const name of await readdir(this.location)) {
+      if (name.startsWith(TEMP_PREFIX)) {
+        if (writerIsGone(name)) await rm(join(this.location, name), { force: true }); // left by a killed process
+        continue;
+      }
+      const parsed = parseCassetteName(name);
+      if (!parsed) continue;
+      this.count(parsed.n);
+      if (parsed.kind === 'entry') distilled.push(name);
+    }
+    // a bounded number of files open at once: a 10,000-entry cassette must load under `ulimit -n 256`
+    const entries: CassetteEntry[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < distilled.length) {
+        const entry = await this.read(distilled[next++], log);
+        if (entry && entry !== 'gone') entries.push(entry);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LOAD_CONCURRENCY, distilled.length) }, worker));
+    return entries;
+  }
+
+  /** (Re)reads one distilled file: the entry, 'gone' (deleted, or unsafe now), or undefined (unreadable: keep what you had). */
+  async read(name: string, log: Log): Promise<CassetteEntry | 'gone' | undefined> {
+    const parsed = parseCassetteName(name);
+    if (!parsed || parsed.kind !== 'entry') return undefined;
+    let text: string;
+    try {
+      text = await readCassetteFile(this.location, name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
+      if (error instanceof UnsafeEntryError) {
+        log(`cassette: ${error.message}`, 'warn'); // e.g. replaced by a symbolic link after it was loaded
+        return 'gone';
+      }
+      log(`cassette: cannot read ${name}: ${(error as Error).message}`, 'warn');
+      return undefined;
+    }
+    try {
+      const entry = parseDistilled(parsed.n, parsed.key as string, name, JSON.parse(text));
+      this.count(parsed.n);
+      return entry;
+    } catch (error) {
+      log(`cassette: ignoring ${name}: ${jsonErrorMessage(error)}`, 'warn');
+      return 'gone';
+    }
+  }
+
+  /** The sequence number of the next new entry (and takes it). */
+  take(): number {
+    return this.nextN++;
+  }
+
+  async append(exchange: PersistedExchange): Promise<void> {
+    const file = entryFileName(exchange.n, exchange.key as string);
+    const debug = exchange.debug;
+    if (debug) {
+      const [req, res, head] = debugFileNames(stemOfEntry(file));
+      await writeAtomic(join(this.location, req), JSON.stringify(debug.request, null, 2));
+      await writeAtomic(join(this.location, res), debug.responseBody ?? '');
+      await writeAtomic(join(this.location, head), JSON.stringify(debug.responseHead, null, 2));
+    }
+    await writeAtomic(join(this.location, file), JSON.stringify(exchange.distilled, null, 2));
+    if (exchange.entry) this.changed({ file, key: exchange.key as string, entry: exchange.entry });
+  }
+
+  /** Follows hand edits made outside this process; `onName` gets each changed entry file's name. */
+  watch(onName: (name: string) => void, log: Log): FSWatcher | undefined {
+    try {
+      const watcher = watch(this.location, (_event, name) => {
+        if (!name || name.startsWith('.') || parseCassetteName(name)?.kind !== 'entry') return;
+        onName(name);
+      });
+      watcher.on('error', (error) => log(`cassette: watcher stopped: ${error.message}`, 'warn'));
+      return watcher;
+    } catch (error) {
+      log(`cassette: cannot watch ${this.location}: ${(error as Error).message}`, 'warn');
+      return undefined;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Hand edits (the app's Cassettes view): names are checked by the caller to be plain entry names of the folder.
+
+  /** The text of an entry file, refusing links and non-regular files. */
+  readText(file: string): Promise<string> {
+    return readCassetteFile(this.location, file);
+  }
+
+  /** Writes an entry's text as given (validated by the caller, who parsed it into `entry`). */
+  async writeText(file: string, text: string, entry: CassetteEntry): Promise<void> {
+    await writeAtomic(join(this.location, file), text);
+    this.count(entry.n);
+    this.changed({ file, key: entry.key, entry });
+  }
+
+  /** Deletes an entry and its debug siblings. */
+  async delete(file: string): Promise<void> {
+    await rm(join(this.location, file));
+    await Promise.all(debugFileNames(stemOfEntry(file)).map((name) => rm(join(this.location, name), { force: true })));
+    const parsed = parseCassetteName(file);
+    if (parsed?.key !== undefined) this.changed({ file, key: parsed.key });
+  }
+
+  /** The number after the highest of the folder as it is now (a copy goes there). */
+  async freshN(): Promise<number> {
+    for (const name of await readdir(this.location)) {
+      const parsed = parseCassetteName(name);
+      if (parsed) this.count(parsed.n);
+    }
+    return this.take();
+  }
+
+  /**
+   * Gives an entry (and its debug files) a new name, keeping its number: debug files first, the distilled file last
+   * (as recording writes), so a watcher never sees a half-renamed entry. Refuses a name already taken.
+   */
+  async rename(file: string, target: string, entry: CassetteEntry): Promise<void> {
+    const taken = async (name: string): Promise<boolean> => (await lstat(join(this.location, name)).catch(() => undefined)) !== undefined;
+    const from = debugFileNames(stemOfEntry(file));
+    const to = debugFileNames(stemOfEntry(target));
+    for (const name of [target, ...to]) if (await taken(name)) throw new Error(`key: "${entry.key}" is taken: ${join(this.location, name)} exists`);
+    for (let i = 0; i < from.length; i++) if (await taken(from[i])) await rename(join(this.location, from[i]), join(this.location, to[i]));
+    await rename(join(this.location, file), join(this.location, target));
+    const old = parseCassetteName(file);
+    if (old?.key !== undefined) this.changed({ file, key: old.key });
+    this.changed({ file: target, key: entry.key, entry });
+  }
+
+  private count(n: number): void {
+    if (n >= this.nextN) this.nextN = n + 1;
+  }
+
+  private changed(change: FolderChange): void {
+    this.events.emit('change', change);
+  }
+}

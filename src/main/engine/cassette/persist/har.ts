@@ -1,0 +1,129 @@
+import { STATUS_CODES } from 'node:http';
+import type { CassetteEntry } from '../../../../shared/cassette/entry.js';
+import { recordedRequest, type RecordedDebug } from '../recorded-request.js';
+import { redactHeaders, redactUrl } from '../redact.js';
+import { servedBody } from '../served-body.js';
+import type { PersistedExchange, Persister } from './persister.js';
+
+// ---------------------------------------------------------------------------------------------------------------
+// HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/)
+
+export interface HarHeader {
+  name: string;
+  value: string;
+}
+export interface HarEntry {
+  startedDateTime: string;
+  time: number;
+  request: { method: string; url: string; httpVersion: string; headers: HarHeader[]; queryString: HarHeader[]; cookies: []; headersSize: number; bodySize: number; postData?: { mimeType: string; text: string } };
+  response: { status: number; statusText: string; httpVersion: string; headers: HarHeader[]; cookies: []; content: { size: number; mimeType: string; text: string }; redirectURL: string; headersSize: number; bodySize: number };
+  cache: Record<string, never>;
+  timings: { send: number; wait: number; receive: number };
+  comment?: string;
+  /** `edited`: the distilled entry was changed after recording, so the response is rebuilt from it (what replay serves) */
+  _mcpRewind: { n: number; key?: string; synthetic: boolean; edited?: boolean };
+}
+export interface Har {
+  log: { version: '1.2'; creator: { name: string; version: string }; entries: HarEntry[]; comment?: string };
+}
+
+function harHeaders(headers: Record<string, string | string[]> | undefined): HarHeader[] {
+  const out: HarHeader[] = [];
+  for (const [name, value] of Object.entries(redactHeaders(headers ?? {}))) for (const v of Array.isArray(value) ? value : [value]) out.push({ name, value: String(v) });
+  return out;
+}
+
+const header = (headers: HarHeader[], name: string): string | undefined => headers.find((h) => h.name.toLowerCase() === name)?.value;
+
+/** An absolute URL for a recorded one: mcp-rewind wrote the path only (with the Host header beside it). */
+function absoluteUrl(url: string | undefined, headers: HarHeader[], fallback: string): string {
+  if (!url) return fallback;
+  try {
+    return redactUrl(new URL(url).href);
+  } catch {
+    return redactUrl(new URL(url, `http://${header(headers, 'host') ?? 'localhost'}`).href);
+  }
+}
+
+function body(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+}
+
+
+/** One HAR entry: from the debug files where they exist, else rebuilt from the distilled entry (`_mcpRewind.synthetic`). */
+function harEntry(x: PersistedExchange & { debug?: RecordedDebug }, fallbackUrl: string, now: Date): HarEntry {
+  const rebuilt = x.entry ? recordedRequest(x.entry, x.debug?.request?.body) : { unknown: 'no distilled entry' };
+  const rpc = 'unknown' in rebuilt ? { jsonrpc: '2.0', id: x.n, method: x.entry?.method ?? '?' } : { jsonrpc: '2.0', id: x.n, ...rebuilt };
+  const req = x.debug?.request;
+  const reqHeaders = req ? harHeaders(req.headers) : [{ name: 'content-type', value: 'application/json' }, { name: 'accept', value: 'application/json, text/event-stream' }];
+  const reqText = req ? body(req.body) : JSON.stringify(rpc);
+  const url = absoluteUrl(req?.url, reqHeaders, fallbackUrl);
+  const head = x.debug?.responseHead;
+  const resHeaders = head ? harHeaders(head.headers) : [{ name: 'content-type', value: 'application/json' }];
+  const served = servedBody(x.entry, x.debug?.responseBody, x.n);
+  const resText = served?.text ?? (x.entry ? JSON.stringify({ jsonrpc: '2.0', id: x.n, result: x.entry.result }) : '');
+  const status = head?.status ?? 200;
+  const size = Buffer.byteLength(resText);
+  const synthetic = !req || x.debug?.responseBody === undefined;
+  const method = req?.method ?? req?.verb ?? 'POST';
+  return {
+    startedDateTime: new Date(x.entry?.recordedAt ?? x.mtime ?? now).toISOString(),
+    time: 0,
+    request: {
+      method,
+      url,
+      httpVersion: 'HTTP/1.1',
+      headers: reqHeaders,
+      queryString: [...new URL(url).searchParams].map(([name, value]) => ({ name, value })),
+      cookies: [],
+      headersSize: -1,
+      bodySize: method === 'GET' || method === 'DELETE' ? 0 : Buffer.byteLength(reqText),
+      ...(method === 'GET' || method === 'DELETE' ? {} : { postData: { mimeType: header(reqHeaders, 'content-type') ?? 'application/json', text: reqText } }),
+    },
+    response: {
+      status,
+      statusText: STATUS_CODES[status] ?? '',
+      httpVersion: 'HTTP/1.1',
+      headers: resHeaders,
+      cookies: [],
+      content: { size, mimeType: header(resHeaders, 'content-type') ?? 'application/json', text: resText },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: size,
+    },
+    cache: {},
+    timings: { send: 0, wait: 0, receive: 0 },
+    ...('unknown' in rebuilt && !req ? { comment: `request not recorded: ${rebuilt.unknown}` } : {}),
+    ...(served?.rebuilt ? { comment: 'response rebuilt from the distilled entry, which was edited after recording (what replay serves)' } : {}),
+    _mcpRewind: { n: x.n, key: x.key, synthetic, ...(served?.rebuilt ? { edited: true } : {}) },
+  };
+}
+
+/**
+ * HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) as a persister: export appends every recorded exchange,
+ * then takes the document — one HAR entry per exchange, from its debug files where they exist, else rebuilt from the
+ * distilled entry (`_mcpRewind.synthetic`). Headers are redacted again, defensively. A HAR is not read back.
+ */
+export class HarPersister implements Persister {
+  readonly format = 'har' as const;
+  readonly writable = true;
+  private readonly appended: Array<PersistedExchange & { debug?: RecordedDebug }> = [];
+
+  constructor(readonly location: string) {}
+
+  async load(): Promise<CassetteEntry[]> {
+    throw new Error(`${this.location}: a HAR file is an export; replay a cassette folder or a single-file cassette`);
+  }
+
+  async append(exchange: PersistedExchange): Promise<void> {
+    if (exchange.entry || exchange.debug?.request) this.appended.push(exchange as PersistedExchange & { debug?: RecordedDebug });
+  }
+
+  document(options: { creatorVersion?: string; now?: Date } = {}): Har {
+    const now = options.now ?? new Date();
+    const sorted = [...this.appended].sort((a, b) => a.n - b.n);
+    const firstUrl = sorted.map((x) => x.debug?.request?.url).find((u) => u !== undefined && URL.canParse(u));
+    const fallbackUrl = firstUrl ? redactUrl(firstUrl) : 'http://localhost/mcp';
+    return { log: { version: '1.2', creator: { name: 'mcp-rewind', version: options.creatorVersion ?? '0' }, entries: sorted.map((x) => harEntry(x, fallbackUrl, now)) } };
+  }
+}

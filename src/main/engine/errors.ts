@@ -1,0 +1,98 @@
+import { ErrorCode, errorResponse, type JsonRpcError, type JsonRpcId } from '../../shared/jsonrpc.js';
+
+/**
+ * The engine's error vocabulary: every error the proxy answers a client with is one of these, carrying its JSON-RPC
+ * code (src/shared/jsonrpc.ts's ErrorCode, the one table) and, at the HTTP edge, its status.
+ */
+export class RewindError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly data?: unknown,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+
+  /** The JSON-RPC error answer to request `id`. */
+  toResponse(id: JsonRpcId | null): JsonRpcError {
+    return errorResponse(id, this.code, this.message, this.data);
+  }
+}
+
+/** A request refused at the HTTP edge: the status code, and the JSON-RPC error that goes with it. */
+export class HttpError extends RewindError {
+  constructor(
+    readonly status: number,
+    message: string,
+    code: number = ErrorCode.InvalidRequest,
+  ) {
+    super(message, code);
+  }
+}
+
+/** The upstream could not be reached, did not answer in time, or broke the stream. */
+export class UpstreamUnavailableError extends RewindError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, ErrorCode.UpstreamUnavailable, undefined, options);
+  }
+}
+
+/** Replay has no recorded answer (or has used them all). */
+export class ReplayMissError extends RewindError {
+  constructor(message: string, data: { key: string; method: string; nearest?: string[]; exhausted?: number }) {
+    super(message, ErrorCode.ReplayMiss, data);
+  }
+}
+
+/** A tools/call failed by the user at a breakpoint. */
+export class BreakpointFailedError extends RewindError {
+  constructor(message: string) {
+    super(message, ErrorCode.BreakpointFailed);
+  }
+}
+
+/** A tool the session does not have (unknown, or hidden by the rules). */
+export class UnknownToolError extends RewindError {
+  constructor(name: string) {
+    super(`Unknown tool: ${name}`, ErrorCode.InvalidParams);
+  }
+}
+
+/** A method nobody can answer here (no upstream behind the session). */
+export class MethodNotFoundError extends RewindError {
+  constructor(message: string) {
+    super(message, ErrorCode.MethodNotFound);
+  }
+}
+
+/** A live server that did not answer an MCP initialize (start-up probe, verify). */
+export class UnreachableError extends RewindError {
+  constructor(
+    message: string,
+    options?: ErrorOptions,
+    /** why, in a few words (ECONNREFUSED …, what the bridge said), for callers that word the message their way */
+    readonly reason: string = message,
+  ) {
+    super(message, ErrorCode.UpstreamUnavailable, undefined, options);
+  }
+}
+
+/** A bad command line: printed as one line, exit status 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** A short reason for a network or timeout failure: the error code (ECONNREFUSED) or the message. */
+export function reasonOf(error: unknown): string {
+  const e = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'no answer within the upstream timeout';
+  return e?.code ?? e?.cause?.code ?? e?.message ?? String(error); // fetch hides the network error in `cause`
+}
+
+/** `ECONNREFUSED connect ECONNREFUSED …` style: the code first when the message does not already say it. */
+export function describeError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e.code && !e.message.includes(e.code) ? `${e.code} ${e.message}` : e.message;
+}

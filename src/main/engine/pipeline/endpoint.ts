@@ -1,0 +1,286 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { sendMessages } from '../http/sse.js';
+import { header } from '../http/url.js';
+import type { Log } from '../log.js';
+import type { HookChain } from './chain.js';
+import type { Plan, RuleOffer, Stage, Upstream } from './contract.js';
+import { LiveExchange } from './exchange.js';
+import { localAnswer, planRequest, planStream } from './plan.js';
+import { pipePost } from './pipe.js';
+import { answerUpstreamDown, relayPost, relayStream } from './relay.js';
+import { openOwnedStream, pushToStreams } from './server-stream.js';
+import { SessionRegistry, type Session } from './session.js';
+import { replayStream } from './stream-replay.js';
+import { openUpstreamSession } from './upstream-session.js';
+
+export interface EndpointOptions {
+  /** the upstream server; undefined in replay and for a session without one (may change: setUpstream) */
+  upstream?: Upstream;
+  /** the hooks of the mode, in order (endpoint-factory.ts) */
+  hooks: HookChain;
+  /**
+   * true: the proxy issues the client's Mcp-Session-Id and maps it onto upstream sessions (cassette-answered
+   * initialize, sessions that survive upstream restarts). false: the upstream's id is handed through.
+   */
+  ownSessions: boolean;
+  /** rules are installed: with no other source the proxy answers initialize, ping and tools/list itself */
+  synthesize: boolean;
+  /** serverInfo of the initialize the proxy answers itself */
+  serverInfo: { name: string; version: string };
+  log: Log;
+}
+
+interface LocalAnswer {
+  exchange: LiveExchange;
+  delayMs: number;
+}
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The MCP endpoint (Streamable HTTP) in front of the upstream and/or the cassette, for one proxy or session: it asks
+ * the plan who answers each request (plan.ts), then does it — answers here, relays upstream (relay.ts), replays a
+ * recorded stream (stream-replay.ts) — with the mode's hooks called along the way (chain.ts).
+ */
+export class McpEndpoint implements Stage {
+  readonly sessions = new SessionRegistry();
+  readonly hooks: HookChain;
+  readonly log: Log;
+  private currentUpstream?: Upstream;
+
+  constructor(private readonly options: EndpointOptions) {
+    this.hooks = options.hooks;
+    this.log = options.log;
+    this.currentUpstream = options.upstream;
+  }
+
+  get upstream(): Upstream | undefined {
+    return this.currentUpstream;
+  }
+
+  get ownSessions(): boolean {
+    return this.options.ownSessions;
+  }
+
+  /** Switches (or detaches) the upstream: every session reconnects lazily to the new one. */
+  setUpstream(upstream: Upstream | undefined): void {
+    this.currentUpstream?.close();
+    this.currentUpstream = upstream;
+    for (const session of this.sessions.all()) session.upstreamId = undefined;
+  }
+
+  /** Sends a notification to every client holding a server stream (GET) — e.g. tools/list_changed. */
+  notifyAll(method: string, params?: Record<string, unknown>): number {
+    let reached = 0;
+    for (const session of this.sessions.all()) reached += pushToStreams(session, { jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+    return reached;
+  }
+
+  /** No hook wants anything and the upstream's sessions are handed through: a POST can be piped unread. */
+  get pipes(): boolean {
+    return this.currentUpstream !== undefined && !this.options.ownSessions && !this.hooks.active();
+  }
+
+  pipe(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    return pipePost(this, req, res);
+  }
+
+  async post(req: IncomingMessage, res: ServerResponse, body: Buffer, parsed: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    const requests = messages.filter(isRequest);
+    const initRequest = requests.find((r) => r.method === 'initialize');
+    let session: Session | undefined;
+    if (initRequest) {
+      // an owned session is the proxy's from the start; a mirrored one is born from the upstream's answer
+      if (this.options.ownSessions) session = this.sessions.create(undefined);
+      if (session) session.initParams = initRequest.params;
+    } else {
+      session = this.sessionFor(req);
+      this.noteReplies(session, messages);
+      const replies = this.takeReplayReplies(session, messages);
+      if (replies > 0 && replies === messages.length) return void res.writeHead(202).end();
+    }
+
+    const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
+    const protocolVersion = header(req, 'mcp-protocol-version') ?? session?.protocolVersion;
+    if (protocolVersion) for (const exchange of exchanges) exchange.protocolVersion = protocolVersion; // for the timeline
+    // hooks before the plan (a breakpoint pauses, edits or fails a call): every request of the POST at once
+    if (this.hooks.intercepts()) await Promise.all(exchanges.map((e) => this.hooks.request(e, session, res)));
+    const planSession = session ?? this.sessions.get(undefined, null);
+    const streamable = exchanges.length === 1 && !Array.isArray(parsed) && (header(req, 'accept') ?? '').includes('text/event-stream');
+    const local: LocalAnswer[] = [];
+    const forward: LiveExchange[] = [];
+    for (const exchange of exchanges) {
+      const offers = this.hooks.offers(exchange, planSession);
+      const plan = planRequest({
+        method: exchange.request.method,
+        answered: exchange.response,
+        rule: offers.rule,
+        cassette: offers.cassette,
+        upstream: this.currentUpstream !== undefined,
+        synthesize: this.options.synthesize,
+        streamable,
+        local: () => localAnswer(exchange.request, this.options.serverInfo),
+      });
+      apply(exchange, plan, offers.rule);
+      this.hooks.planned(exchange, plan, planSession);
+      if (plan.answer === 'cassette' && plan.replayStream) {
+        await this.hooks.respond(exchange, planSession, res);
+        const sessionHeader: Record<string, string> = exchange === exchanges[0] && initRequest && session?.id ? { 'mcp-session-id': session.id } : {};
+        return replayStream(this, planSession, exchange, plan.entry, res, sessionHeader);
+      }
+      if (plan.answer === 'upstream') forward.push(exchange);
+      else local.push({ exchange, delayMs: plan.answer === 'rule' ? plan.delayMs : 0 });
+    }
+    const init = initRequest ? exchanges.find((e) => e.request === initRequest) : undefined;
+
+    // notifications and replies go upstream only where an upstream session exists to receive them
+    const relayOnly = requests.length === 0 && this.currentUpstream !== undefined && session !== undefined && session.upstreamId !== undefined;
+    if (forward.length === 0 && !relayOnly) return this.answerLocally(req, res, parsed, local, session, init);
+
+    if (session && !init && session.upstreamId === undefined && this.options.ownSessions) {
+      try {
+        await openUpstreamSession(this, session, header(req, 'mcp-protocol-version'));
+      } catch (error) {
+        return answerUpstreamDown(this, res, forward, session, error, await this.settle(local, session, res));
+      }
+    }
+    const answeredHere = local.length > 0;
+    const edited = exchanges.some((e) => e.edited);
+    const upstreamMessages = answeredHere ? messages.filter((m) => !(isRequest(m) && local.some((l) => l.exchange.request.id === m.id))) : messages;
+    const upstreamBody = !answeredHere && !edited ? body : Buffer.from(JSON.stringify(Array.isArray(parsed) ? upstreamMessages : upstreamMessages[0]));
+    const answers = await this.settle(local, session, res);
+    await relayPost(this, this.sessions, {
+      req,
+      res,
+      parsed,
+      session,
+      init: init && forward.includes(init) ? init : undefined,
+      body: upstreamBody,
+      exchanges: forward,
+      local: answers,
+      reconnect: this.options.ownSessions ? (s) => openUpstreamSession(this, s, undefined, true).then(() => undefined) : undefined,
+    });
+    for (const { exchange } of local) void this.hooks.finish(exchange, session);
+  }
+
+  async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const session = this.sessionFor(req);
+    const plan = planStream({
+      upstreamSession: this.currentUpstream !== undefined && session.upstreamId !== undefined,
+      pushes: this.hooks.pushes(),
+      observed: this.hooks.observesStreams(),
+    });
+    if (plan.kind === 'own') return openOwnedStream(this, req, res, session, plan.upstream);
+    if (plan.kind === 'relay') return relayStream(this, req, res, 'GET', session, plan.tap);
+    res.writeHead(405, { allow: 'POST, DELETE' }).end();
+  }
+
+  async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const id = header(req, 'mcp-session-id');
+    const session = this.sessionFor(req);
+    if (id) this.sessions.delete(id);
+    for (const stream of session.streams) stream.end();
+    if (this.options.ownSessions || !this.currentUpstream) {
+      if (session.upstreamId) void this.currentUpstream?.endSession(session.upstreamId, session.protocolVersion);
+      res.writeHead(200).end();
+      return;
+    }
+    await relayStream(this, req, res, 'DELETE', session);
+  }
+
+  sessionFor(req: IncomingMessage): Session {
+    const id = header(req, 'mcp-session-id');
+    return this.sessions.get(id, this.options.ownSessions ? undefined : (id ?? null));
+  }
+
+  /** Upstream sessions the proxy opened itself end with it (mirrored ones belong to their clients). */
+  async close(): Promise<void> {
+    const ending: Array<Promise<void>> = [];
+    for (const session of this.sessions.all()) {
+      for (const stream of session.streams) stream.end();
+      if (this.options.ownSessions && session.upstreamId) ending.push(this.currentUpstream?.endSession(session.upstreamId, session.protocolVersion) ?? Promise.resolve());
+    }
+    await Promise.all(ending);
+    this.currentUpstream?.close();
+    await this.hooks.close();
+  }
+
+  /** Answers a POST entirely from here (rules, cassette, the proxy itself); each answer waits for its rule's delay. */
+  private async answerLocally(req: IncomingMessage, res: ServerResponse, parsed: JsonRpcMessage | JsonRpcMessage[], local: LocalAnswer[], session: Session | undefined, init: LiveExchange | undefined): Promise<void> {
+    if (local.length === 0) return void res.writeHead(202).end(); // notifications and replies need no answer
+    const answers = await this.settle(local, session, res);
+    let headers: Record<string, string> = {};
+    if (init && session?.id) {
+      const result = init.response && 'result' in init.response ? init.response.result : undefined;
+      if (result) {
+        session.protocolVersion = String(result.protocolVersion ?? '');
+        headers = { 'mcp-session-id': session.id };
+      } else this.sessions.delete(session.id); // no session came of it
+    }
+    sendMessages(res, header(req, 'accept'), Array.isArray(parsed) ? answers : answers[0], headers);
+    for (const { exchange } of local) void this.hooks.finish(exchange, session);
+  }
+
+  /** Waits out simulated latency (override delay_s) and the holding hooks; returns the answers in order. */
+  private async settle(local: LocalAnswer[], session: Session | undefined, res: ServerResponse): Promise<JsonRpcResponse[]> {
+    let longest = 0;
+    let holding = false;
+    for (const l of local) {
+      if (l.delayMs > longest) longest = l.delayMs;
+      if (l.exchange.need === 'hold') holding = true;
+    }
+    if (longest > 0) await delay(longest);
+    if (holding) await Promise.all(local.map((l) => this.hooks.respond(l.exchange, session, res)));
+    return local.map((l) => l.exchange.response as JsonRpcResponse);
+  }
+
+  /** Replies to server→client requests the proxy replayed itself: handed to the waiting replay, never forwarded. */
+  private takeReplayReplies(session: Session, messages: JsonRpcMessage[]): number {
+    if (session.pendingReplies.size === 0) return 0;
+    let taken = 0;
+    for (const m of messages) {
+      if (!isResponse(m) || m.id === null) continue;
+      const resolve = session.pendingReplies.get(m.id);
+      if (!resolve) continue;
+      session.pendingReplies.delete(m.id);
+      resolve(m);
+      taken++;
+    }
+    return taken;
+  }
+
+  /** Client replies to server→client requests become part of the exchange that caused them. */
+  private noteReplies(session: Session, messages: JsonRpcMessage[]): void {
+    if (session.awaitingReplies.size === 0) return;
+    for (const m of messages) {
+      if (!isResponse(m) || m.id === null) continue;
+      const exchange = session.awaitingReplies.get(m.id);
+      if (!exchange) continue;
+      exchange.addStreamed(m);
+      session.awaitingReplies.delete(m.id);
+    }
+  }
+}
+
+/** Carries a plan's choice into the exchange (what the timeline and the hooks read). */
+function apply(exchange: LiveExchange, plan: Plan, rule: RuleOffer | undefined): void {
+  exchange.behavior = rule?.behavior;
+  exchange.rewrite = rule?.rewrite;
+  switch (plan.answer) {
+    case 'cassette':
+      exchange.source = 'cache';
+      exchange.cassette = 'hit';
+      exchange.response = { jsonrpc: '2.0', id: exchange.request.id, result: plan.entry.result };
+      return;
+    case 'rule':
+    case 'local':
+      exchange.source = 'proxy';
+      exchange.response = plan.response;
+      if (plan.answer === 'local' && plan.miss) exchange.cassette = 'miss';
+      return;
+    case 'upstream':
+      return;
+  }
+}

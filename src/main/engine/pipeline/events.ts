@@ -1,0 +1,20 @@
+import { EventEmitter } from 'node:events';
+import type { ExchangeEvent } from '../../../shared/traffic.js';
+import type { Hook, Need } from './contract.js';
+import type { LiveExchange } from './exchange.js';
+
+/** Event emission as a hook: finished exchanges become ExchangeEvents — only while someone listens. */
+export class EventHook implements Hook {
+  readonly name = 'events';
+  readonly emitter = new EventEmitter<{ exchange: [ExchangeEvent] }>();
+
+  readonly wantsRequests = (): boolean => this.emitter.listenerCount('exchange') > 0;
+
+  need(): Need {
+    return this.wantsRequests() ? 'observe' : 'none';
+  }
+
+  onResponse(exchange: LiveExchange): void {
+    if (this.emitter.listenerCount('exchange') > 0) this.emitter.emit('exchange', exchange.toEvent());
+  }
+}

@@ -1,0 +1,51 @@
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { MethodNotFoundError, UnknownToolError } from '../errors.js';
+import type { Plan, PlanInput, StreamPlan } from './contract.js';
+
+/**
+ * Who answers a request — pure: the same facts always give the same plan, and nothing is changed. In order:
+ * a hook that already answered (a failed breakpoint), the rules (override, hidden tool), the cassette (a hit),
+ * the upstream, the cassette again (a miss, when there is no upstream), and last the proxy itself.
+ * `initialize` is planned like any other request.
+ */
+export function planRequest(input: PlanInput): Plan {
+  if (input.answered) return { answer: 'local', response: input.answered };
+  if (input.rule?.answer) return { answer: 'rule', response: input.rule.answer.response, delayMs: input.rule.answer.delayMs };
+  const cassette = input.cassette;
+  if (cassette && 'entry' in cassette) return { answer: 'cassette', entry: cassette.entry, replayStream: input.streamable && (cassette.entry.stream?.length ?? 0) > 0 };
+  if (input.upstream) return { answer: 'upstream' };
+  // nothing live behind the endpoint: rules make up a session of their own; else the cassette's miss answer
+  if (cassette && !(input.synthesize && input.method === 'initialize')) return { answer: 'local', response: cassette.miss(), miss: true };
+  return { answer: 'local', response: input.local() };
+}
+
+/** What the client's server stream (GET) is made of — pure, like planRequest. */
+export function planStream(facts: { upstreamSession: boolean; pushes: boolean; observed: boolean }): StreamPlan {
+  if (facts.pushes) return { kind: 'own', upstream: facts.upstreamSession };
+  if (!facts.upstreamSession) return { kind: 'none' }; // no live server behind the session: clients treat 405 as "not offered"
+  return { kind: 'relay', tap: facts.observed };
+}
+
+/**
+ * The proxy's own answer when no upstream and no cassette can give one: a session made up by the proxy
+ * (initialize), ping, an empty tool list (the rules add theirs), and errors for the rest.
+ */
+export function localAnswer(request: JsonRpcRequest, serverInfo: { name: string; version: string }): JsonRpcResponse {
+  const ok = (result: Record<string, unknown>): JsonRpcResponse => ({ jsonrpc: '2.0', id: request.id, result });
+  switch (request.method) {
+    case 'initialize': {
+      const requested = request.params?.protocolVersion;
+      const version = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+      return ok({ protocolVersion: version, capabilities: { tools: { listChanged: true } }, serverInfo });
+    }
+    case 'ping':
+      return ok({});
+    case 'tools/list':
+      return ok({ tools: [] });
+    case 'tools/call':
+      return new UnknownToolError(String(request.params?.name ?? '')).toResponse(request.id);
+    default:
+      return new MethodNotFoundError(`mcp-rewind: ${request.method} is not available: this session has no upstream server`).toResponse(request.id);
+  }
+}

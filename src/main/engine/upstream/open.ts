@@ -1,0 +1,87 @@
+import { redactUrl } from '../cassette/redact.js';
+import { describeError, UnreachableError } from '../errors.js';
+import type { Log } from '../log.js';
+import { detectUpstreamKind, NotMcpError } from '../transports/detect.js';
+import { startUpstreamBridge, type UpstreamBridge } from '../transports/upstream-bridge.js';
+import { closeOwnClient, connectOwnClient } from './own-client.js';
+
+/** An upstream MCP server as the user names it: a URL (Streamable HTTP or legacy HTTP+SSE, detected) or a command. */
+export type UpstreamSpec =
+  | { url: string; headers?: Record<string, string> }
+  | { command: string; args: string[]; env?: Record<string, string>; cwd?: string };
+
+export interface OpenedUpstream {
+  /** the Streamable HTTP URL the pipeline talks to: the server's own, or the bridge's in front of it */
+  readonly url: string;
+  /** headers for every request to `url` (the server's credentials; none through a bridge, which adds them itself) */
+  readonly headers?: Record<string, string>;
+  readonly kind: 'streamable-http' | 'sse' | 'stdio';
+  /** for banners and logs: the URL without credentials, or the command */
+  readonly label: string;
+  /** the bridge of a stdio or legacy SSE upstream */
+  readonly bridge?: UpstreamBridge;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  log: Log;
+  /** check with an initialize of the proxy's own that the server answers MCP (default true) */
+  probe?: boolean;
+  /**
+   * a URL whose server cannot be reached yet is taken as Streamable HTTP instead of refused (`serve`: its supervisor
+   * keeps retrying); a server that answers but speaks neither transport is still refused
+   */
+  lenient?: boolean;
+  timeoutMs?: number;
+}
+
+/**
+ * The one way to open an upstream — for the CLI, the app and `serve`: detect the transport of a URL, bridge a
+ * legacy SSE server or a command onto Streamable HTTP (transports/upstream-bridge.ts), then probe it. Throws an
+ * UnreachableError naming the upstream when it does not answer MCP; nothing is left running then.
+ */
+export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Promise<OpenedUpstream> {
+  const label = 'url' in spec ? redactUrl(spec.url) : `${[spec.command, ...spec.args].join(' ')} (stdio)`;
+  let bridge: UpstreamBridge | undefined;
+  let kind: OpenedUpstream['kind'] = 'stdio';
+  try {
+    if ('url' in spec) {
+      kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs }).catch((error: Error) => {
+        if (options.lenient && !(error instanceof NotMcpError)) return 'streamable-http' as const; // not reachable yet
+        throw error;
+      });
+      if (kind === 'sse') bridge = await startUpstreamBridge({ kind: 'sse', url: spec.url, headers: spec.headers }, options.log);
+    } else {
+      bridge = await startUpstreamBridge({ kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd }, options.log);
+    }
+    const url = bridge?.url ?? (spec as { url: string }).url;
+    const headers = bridge ? undefined : (spec as { headers?: Record<string, string> }).headers;
+    // a Streamable HTTP server found by detection has answered a full handshake already
+    if (options.probe !== false && (kind !== 'streamable-http' || !('url' in spec) || options.lenient)) {
+      const client = await connectOwnClient(url, { name: 'mcp-rewind-probe', headers, timeoutMs: options.timeoutMs });
+      await closeOwnClient(client);
+    }
+    const opened = bridge;
+    return {
+      url,
+      headers,
+      kind,
+      label: kind === 'sse' ? `${label} (legacy HTTP+SSE)` : label,
+      bridge,
+      close: async () => {
+        await opened?.close();
+      },
+    };
+  } catch (error) {
+    await bridge?.close();
+    // the SDK client words a JSON-RPC error answer "MCP error <code>: …"; the bridge's own answers start "mcp-rewind: "
+    const reason = describeError(causeOf(error)).replace(/^MCP error -?\d+: /, '').replace(/^mcp-rewind: /, '');
+    throw new UnreachableError(`upstream ${label} did not answer an MCP initialize: ${reason}`, { cause: error }, reason);
+  }
+}
+
+/** fetch failures hide the network error (ECONNREFUSED) in `cause` */
+function causeOf(error: unknown): Error {
+  const e = error as Error & { cause?: unknown };
+  return e.cause instanceof Error && (e.cause as NodeJS.ErrnoException).code ? e.cause : e;
+}
