@@ -47,8 +47,26 @@ let timer: ReturnType<typeof setTimeout> | undefined
 /** while a snapshot is in flight, events are kept aside and merged after it */
 let syncing = false
 
+/**
+ * The list with `more` in request order (timeline numbers follow the order requests came in; an exchange is published
+ * when it ends, so a slow one arrives after a quicker later one). Almost always a plain append; the few that arrive
+ * late are moved back among the newest.
+ */
+function inOrder(list: TrafficEvent[], more: TrafficEvent[]): TrafficEvent[] {
+  if (more.length === 0) return list
+  const batch = more.length > 1 ? [...more].sort((a, b) => a.seq - b.seq) : more
+  if (list.length === 0 || batch[0].seq > list[list.length - 1].seq) return list.concat(batch)
+  const out = list.slice()
+  for (const event of batch) {
+    let at = out.length
+    while (at > 0 && out[at - 1].seq > event.seq) at--
+    out.splice(at, 0, event)
+  }
+  return out
+}
+
 function append(list: TrafficEvent[], more: TrafficEvent[]): { exchanges: TrafficEvent[]; cut: number } {
-  const all = list.concat(more)
+  const all = inOrder(list, more)
   const cut = Math.max(0, all.length - useTraffic.getState().capacity)
   return { exchanges: cut ? all.slice(cut) : all, cut }
 }
@@ -137,7 +155,7 @@ export function flushTraffic(): void {
 export async function syncTraffic(): Promise<void> {
   syncing = true
   try {
-    const snapshot = await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })
+    const snapshot = (await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })).sort((a, b) => a.seq - b.seq)
     const seen = new Set(snapshot.map(key))
     incoming = incoming.filter((e) => !seen.has(key(e)))
     heldBack = []
