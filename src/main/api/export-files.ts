@@ -38,7 +38,8 @@ interface Planned {
   cleanFolder: boolean;
 }
 
-function countRedacted(value: unknown): number {
+/** How many values of a document are "[REDACTED]". */
+export function countRedacted(value: unknown): number {
   if (value === REDACTED) return 1;
   if (Array.isArray(value)) return value.reduce((n: number, v) => n + countRedacted(v), 0);
   if (value !== null && typeof value === 'object') return Object.values(value).reduce((n: number, v) => n + countRedacted(v), 0);

@@ -12,6 +12,7 @@ import { canonicalJson } from '../engine/cassette/keys.js';
 import { redactHeaders, redactUrl, REDACTED } from '../engine/cassette/redact.js';
 import { CassetteStore, type NewEntry } from '../engine/cassette/store.js';
 import { writeAtomic } from '../engine/fs/atomic-write.js';
+import { countRedacted } from './export-files.js';
 import { sseEvent } from '../engine/http/sse.js';
 
 /**
@@ -36,13 +37,6 @@ export interface SaveRequest {
 
 const NUMBERED = /^\d+[ .].*\.json$/;
 const hashResult = buildResultHasher();
-
-function countRedacted(value: unknown): number {
-  if (value === REDACTED) return 1;
-  if (Array.isArray(value)) return value.reduce((n: number, v) => n + countRedacted(v), 0);
-  if (value !== null && typeof value === 'object') return Object.values(value).reduce((n: number, v) => n + countRedacted(v), 0);
-  return 0;
-}
 
 async function checkOut(req: SaveRequest): Promise<string> {
   const typed = req.out.trim();
