@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppServerRequest, TrafficEvent } from '../../src/shared/api.js';
 import { AppController } from '../../src/main/api/app-controller.js';
@@ -73,6 +74,14 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
     await call(api, 'appRequests.answer', { id: (asked.at(-1) as AppServerRequest[])[0].id, error: 'not now' });
     const answer = (await refused).response;
     expect(JSON.stringify(answer)).toMatch(/refused by the user: not now/);
+
+    // elicitation: the user fills the requested form
+    const eliciting = call(api, 'exchange.send', { proxyId: proxy.id, method: 'tools/call', params: { name: 'elicit', arguments: {} }, kind: 'compose' });
+    await expect.poll(() => asked.at(-1)?.length).toBe(1);
+    const form = (asked.at(-1) as AppServerRequest[])[0];
+    expect(form).toMatchObject({ method: 'elicitation/create', params: { message: 'What is your name?', requestedSchema: { required: ['name'] } } });
+    await call(api, 'appRequests.answer', { id: form.id, result: { action: 'accept', content: { name: 'Ada' } } });
+    expect((await eliciting).response).toMatchObject({ result: { content: [{ text: 'elicited: accept Ada' }] } });
   });
 
   it('lists what the proxy offers, and says why a send cannot go', async () => {
@@ -146,6 +155,8 @@ describe('api: save the timeline, open it again', () => {
     const har = await call(api, 'traffic.save', { format: 'har', out: `${dir}/t.har` });
     expect(har.exchanges).toBe((await call(api, 'traffic.snapshot', {})).length); // initialize, echo, progress
     expect(har.redacted).toBeGreaterThan(0); // session ids
+    const sessionId = (await find((e) => e.tool === 'echo')).sessionId as string;
+    expect(await readFile(har.out, 'utf8')).not.toContain(sessionId);
     const folder = await call(api, 'traffic.save', { format: 'folder', out: `${dir}/cassette`, seqs: [echo.seq, progress.seq] });
     expect(folder.exchanges).toBe(2);
     const file = await call(api, 'traffic.save', { format: 'file', out: `${dir}/c.json` });
