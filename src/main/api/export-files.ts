@@ -1,8 +1,9 @@
 
 import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { writeAtomic } from '../engine/fs/atomic-write.js';
-import { exportHar, exportSingleFile, redactDeep } from '../engine/cassette/export.js';
+import { syncFolder, writeAtomic } from '../engine/fs/atomic-write.js';
+import { exportHarTo, exportSingleFileTo, redactDeep, writeHarExport, writeSingleFileExport } from '../engine/cassette/export.js';
+import { CountingSink } from '../engine/cassette/persist/json-stream.js';
 import { isEntryFile, parseCassetteName } from '../engine/cassette/names.js';
 import { REDACTED } from '../engine/cassette/redact.js';
 import { readCassetteFile, UnsafeEntryError } from '../engine/cassette/safe-read.js';
@@ -29,13 +30,12 @@ export interface ExportRequest {
   version?: string;
 }
 
-interface Planned {
+/** What an export wrote (run) or would write (preview). */
+interface Outcome {
   out: string;
-  files: Array<{ path: string; content: string }>;
+  files: Array<{ path: string; bytes: number }>;
   skipped: string[];
   redacted: number;
-  /** folder format: remove the old cassette files of `out` first (overwrite) */
-  cleanFolder: boolean;
 }
 
 /** How many values of a document are "[REDACTED]". */
@@ -94,22 +94,37 @@ async function checkPaths(req: ExportRequest): Promise<{ source: string; out: st
   return { source, out, cleanFolder };
 }
 
-async function plan(req: ExportRequest): Promise<Planned> {
+/**
+ * Exports, or (`write` false) goes through the same steps without writing, to tell sizes, redactions and refusals.
+ * One entry at a time: a single file or HAR is streamed to its file, a folder copied file by file, so memory does not
+ * grow with the cassette.
+ */
+async function exportAs(req: ExportRequest, write: boolean): Promise<Outcome> {
   const { source, out, cleanFolder } = await checkPaths(req);
   // entries refused on the way (symbolic links out of the folder…) are reported as skipped, with the reason
   const skipped: string[] = [];
   const log = (line: string): void => void skipped.push(line.replace(/^cassette: /, ''));
-  if (req.format === 'file') {
-    const cassette = await exportSingleFile(source, { log });
-    return { out, files: [{ path: out, content: JSON.stringify(cassette, null, 2) + '\n' }], skipped, redacted: countRedacted(cassette.entries), cleanFolder };
+  let redacted = 0;
+  const inspect = (item: unknown): void => void (redacted += countRedacted(item));
+  if (req.format === 'file' || req.format === 'har') {
+    const options = { creatorVersion: req.version, log, inspect };
+    let bytes: number;
+    if (write) {
+      await mkdir(dirname(out), { recursive: true });
+      bytes = (await (req.format === 'file' ? writeSingleFileExport(source, out, options) : writeHarExport(source, out, options))).bytes;
+    } else {
+      const counting = new CountingSink();
+      await (req.format === 'file' ? exportSingleFileTo(source, counting, options) : exportHarTo(source, counting, options));
+      bytes = counting.bytes;
+    }
+    return { out, files: [{ path: out, bytes }], skipped, redacted };
   }
-  if (req.format === 'har') {
-    const har = await exportHar(source, { creatorVersion: req.version, log });
-    return { out, files: [{ path: out, content: JSON.stringify(har, null, 2) + '\n' }], skipped, redacted: countRedacted(har), cleanFolder };
+  if (write) {
+    await mkdir(out, { recursive: true });
+    if (cleanFolder) for (const name of await readdir(out)) if (parseCassetteName(name)) await rm(join(out, name), { force: true });
   }
   const names = (await readdir(source)).filter(isEntryFile).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
-  const files: Planned['files'] = [];
-  let redacted = 0;
+  const files: Outcome['files'] = [];
   for (const name of names) {
     let text: string;
     try {
@@ -127,12 +142,14 @@ async function plan(req: ExportRequest): Promise<Planned> {
       continue;
     }
     const clean = redactDeep(data);
-    const count = countRedacted(clean);
-    redacted += count;
+    redacted += countRedacted(clean);
     // verbatim unless something had to be redacted now
-    files.push({ path: join(out, name), content: JSON.stringify(clean) !== JSON.stringify(data) ? JSON.stringify(clean, null, 2) + '\n' : text });
+    const content = JSON.stringify(clean) !== JSON.stringify(data) ? JSON.stringify(clean, null, 2) + '\n' : text;
+    if (write) await writeAtomic(join(out, name), content, { durable: false }); // one copy of many: the folder is synced once, below
+    files.push({ path: join(out, name), bytes: Buffer.byteLength(content) });
   }
-  return { out, files, skipped, redacted, cleanFolder };
+  if (write) await syncFolder(out);
+  return { out, files, skipped, redacted };
 }
 
 /** The command for a CI job in any folder: the published package pinned to this app's version. */
@@ -145,26 +162,11 @@ function command(req: ExportRequest, out: string): string {
 }
 
 export async function previewExport(req: ExportRequest): Promise<ExportPreview> {
-  const p = await plan(req);
-  return {
-    out: p.out,
-    files: p.files.map((f) => ({ path: f.path, bytes: Buffer.byteLength(f.content) })),
-    command: command(req, p.out),
-    redacted: p.redacted,
-    skipped: p.skipped,
-  };
+  const p = await exportAs(req, false);
+  return { out: p.out, files: p.files, command: command(req, p.out), redacted: p.redacted, skipped: p.skipped };
 }
 
 export async function runExport(req: ExportRequest): Promise<ExportResult> {
-  const p = await plan(req);
-  if (req.format === 'folder') {
-    await mkdir(p.out, { recursive: true });
-    if (p.cleanFolder) {
-      for (const name of await readdir(p.out)) if (parseCassetteName(name)) await rm(join(p.out, name), { force: true });
-    }
-  } else {
-    await mkdir(dirname(p.out), { recursive: true });
-  }
-  for (const f of p.files) await writeAtomic(f.path, f.content);
+  const p = await exportAs(req, true);
   return { out: p.out, written: p.files.map((f) => f.path), command: command(req, p.out), redacted: p.redacted, skipped: p.skipped };
 }

@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { exportHar, exportSingleFile } from '../engine/cassette/export.js';
+import { writeHarExport, writeSingleFileExport } from '../engine/cassette/export.js';
 import { UsageError } from '../engine/errors.js';
 
 /** `mcp-rewind export`: a single-file cassette (`--out`) and/or HAR 1.2 (`--har`). */
@@ -29,19 +28,16 @@ export function toExportOptions(raw: Record<string, unknown>): ExportCliOptions 
   return { cache, out, har };
 }
 
-/** Writes the exports; resolves with the lines to print. */
+/** Writes the exports (streamed: memory does not grow with the cassette); resolves with the lines to print. */
 export async function runExport(options: ExportCliOptions, creatorVersion: string, log?: (line: string) => void): Promise<string> {
   const lines: string[] = [];
   if (options.out) {
-    const cassette = await exportSingleFile(options.cache, { log });
-    await writeFile(options.out, JSON.stringify(cassette, null, 2) + '\n');
-    lines.push(`exported ${cassette.entries.length} entries of ${options.cache} to ${options.out} (single-file cassette)`);
+    const { entries } = await writeSingleFileExport(options.cache, options.out, { log });
+    lines.push(`exported ${entries} entries of ${options.cache} to ${options.out} (single-file cassette)`);
   }
   if (options.har) {
-    const har = await exportHar(options.cache, { creatorVersion, log });
-    await writeFile(options.har, JSON.stringify(har, null, 2) + '\n');
-    const synthetic = har.log.entries.filter((e) => e._mcpRewind.synthetic).length;
-    lines.push(`exported ${har.log.entries.length} exchanges of ${options.cache} to ${options.har} (HAR 1.2${synthetic ? `, ${synthetic} rebuilt from distilled entries` : ''})`);
+    const { entries, synthetic } = await writeHarExport(options.cache, options.har, { creatorVersion, log });
+    lines.push(`exported ${entries} exchanges of ${options.cache} to ${options.har} (HAR 1.2${synthetic ? `, ${synthetic} rebuilt from distilled entries` : ''})`);
   }
   return lines.join('\n') + '\n';
 }

@@ -28,6 +28,11 @@ export interface EndpointOptions {
   resultHashIgnore?: string[];
   /** regular expressions whose matches are written as "[REDACTED]" everywhere in the cassette (--redact) */
   redact?: string[];
+  /**
+   * record, hybrid: the client's answer is released once its entry is on disk, fsynced (default true); false: the
+   * answer goes out first and the entry is written after it (faster; an answered call can be lost in a crash)
+   */
+  durable?: boolean;
   /** replay: dot paths into params ignored when matching a request to an entry (e.g. arguments.timestamp) */
   matchIgnore?: string[];
   /** replay: after the recorded answers of a repeated request are used up: last (default), cycle or error */
@@ -66,7 +71,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   const installs = MODE_HOOKS[options.mode];
   const usesCassette = (installs.replay || installs.record) && (options.cacheDir !== undefined || !installs.replay || !options.rules);
   const store = usesCassette
-    ? await CassetteStore.open(options.cacheDir ?? './cache', { clean: options.clean && !installs.replay, log, looseKey: installs.replay ? Replayer.looseIndex(options.matchIgnore) : undefined })
+    ? await CassetteStore.start(options.cacheDir ?? './cache', { clean: options.clean && !installs.replay, log, loose: installs.replay ? { ignore: options.matchIgnore ?? [] } : undefined, durable: options.durable })
     : undefined;
   // replay never talks to a server, whatever it is given
   const upstream = options.upstreamUrl && options.mode !== 'replay' ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, options.upstreamTimeoutMs) : undefined;

@@ -35,6 +35,8 @@ export interface RunningProxy {
   readonly breakpoints: Breakpoints;
   /** 'exchange' events (ExchangeEvent) for every finished exchange */
   readonly events: EventEmitter<{ exchange: [ExchangeEvent] }>;
+  /** resolves once the cassette is fully indexed (replay's loose keys too); the name index is ready at start */
+  readonly indexed: Promise<void>;
   /** waits until every recording started so far is on disk */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -51,7 +53,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     (req, res) => {
       const path = pathOf(req);
       if (path === '/healthcheck' && req.method === 'GET') {
-        sendJson(res, 200, { status: 'ok', mode });
+        const store = built.store;
+        sendJson(res, 200, { status: 'ok', mode, ...(store ? { cassette: { entries: store.size, ready: store.isReady, indexed: store.isIndexed } } : {}) });
         return Promise.resolve();
       }
       // the legacy SSE paths parse the URL: only for requests that may be theirs (the hot path stays a string check)
@@ -62,11 +65,23 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     options.onLog ?? silent,
   );
   legacy.sse = createLegacySseEndpoint(http.url('/mcp'), options.onLog);
+  // the port answers from here on (requests wait for the index); the caller gets the proxy once its cassette is
+  // indexed by name — about a second for 300,000 entries — and replay's loose keys follow in the background
+  const store = built.store;
+  void store?.indexed.then(() => options.onLog?.(`cassette: ${store.size} entries of ${store.dir} indexed in ${((store.indexedMs ?? 0) / 1000).toFixed(2)} s`, 'info'), () => {});
+  try {
+    await store?.ready;
+  } catch (error) {
+    await http.close();
+    await built.close();
+    throw error;
+  }
   return {
     mode,
     port: http.port,
     url: http.url('/mcp'),
     store: built.store,
+    indexed: built.store?.indexed ?? Promise.resolve(),
     rules: built.rules,
     endpoint: built.endpoint,
     memory: built.memory,

@@ -87,6 +87,18 @@ export function parseDistilled(n: number, key: string, file: string, data: unkno
   return { ...base, result: rest };
 }
 
+/** What a distilled file says about its request, read without checking the rest of it (the cassette index's pass). */
+export type EntryRequestFields = Pick<CassetteEntry, 'key' | 'method' | 'params' | 'name' | 'arguments'>;
+
+/** The request fields parseDistilled would give a file, without validating it (a full parse follows on first use). */
+export function requestFieldsOf(key: string, data: unknown): EntryRequestFields {
+  if (typeof data !== 'object' || data === null) return { key };
+  const d = data as Record<string, unknown>;
+  if ('$rewind' in d) return { key, method: typeof d.method === 'string' ? d.method : undefined, params: d.params as Record<string, unknown> | undefined };
+  if (key.startsWith('tools_call_') && 'result' in d) return { key, method: 'tools/call', name: typeof d.name === 'string' ? d.name : undefined, arguments: d.arguments };
+  return { key };
+}
+
 /** The inverse of parseDistilled: what is written to disk for a newly recorded exchange. */
 const MCP_REWIND_BARE = new Set(['initialize', 'tools/list', 'resources/list', 'resources/templates/list']);
 

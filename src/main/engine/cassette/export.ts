@@ -1,20 +1,24 @@
-import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseDistilled } from '../../../shared/cassette/entry.js';
+import { openAtomicStream } from '../fs/atomic-write.js';
 import { silent, type Log } from '../log.js';
-import { debugFileNames, parseCassetteName, stemOf } from './names.js';
+import { debugFileNames, parseCassetteName } from './names.js';
 import { HarPersister, type Har } from './persist/har.js';
-import type { PersistedExchange, Persister } from './persist/persister.js';
+import { StringSink } from './persist/json-stream.js';
+import type { PersistedExchange, Sink } from './persist/persister.js';
 import { SingleFilePersister, type SingleFileCassette } from './persist/single-file.js';
-import { entriesByKey, readDebugFiles } from './recorded-request.js';
-import { REDACTED, redactHeaders } from './redact.js';
-import { readCassetteFile, UnsafeEntryError } from './safe-read.js';
-import { CassetteStore } from './store.js';
+import { readDebugFiles } from './recorded-request.js';
+import { REDACTED, redactHeaders, redactUrl } from './redact.js';
+import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from './safe-read.js';
 
 export type { Har } from './persist/har.js';
 
 /**
  * `mcp-rewind export`: a cassette folder as one JSON file (which `--cache FILE` replays read-only), or as HAR 1.2
- * built from the debug files. Secrets were redacted at record time; both exports redact again, defensively.
+ * built from the debug files. Secrets were redacted at record time; both exports redact again, defensively. Exports
+ * stream: one exchange is read, converted and written at a time, so memory does not grow with the cassette (a
+ * 300,000-entry cassette, a 512 MB HAR).
  */
 
 /** Header-like keys redacted wherever they appear in an exported entry (distilled files should hold none). */
@@ -39,67 +43,138 @@ export interface ExportOptions {
   now?: Date;
   /** warnings: entries refused (symbolic links, unreadable files) */
   log?: Log;
+  /** sees each exported item as written (the single file's redacted entry, the HAR entry): the app counts redactions */
+  inspect?: (item: unknown) => void;
+}
+
+/** One exchange of a folder, as listed: its number, its distilled file if any, whether debug files exist. */
+interface Listed {
+  n: number;
+  stem: string;
+  key?: string;
+  entryFile?: string;
+  hasRequest: boolean;
+}
+
+/** The folder's exchanges by name, in recorded order (names only: a few dozen bytes each). */
+async function listFolder(path: string, debug: boolean): Promise<Listed[]> {
+  const byStem = new Map<string, Listed>();
+  for (const name of await readdir(path)) {
+    const parsed = parseCassetteName(name);
+    if (!parsed || (!debug && parsed.kind !== 'entry')) continue;
+    let listed = byStem.get(parsed.stem);
+    if (!listed) byStem.set(parsed.stem, (listed = { n: parsed.n, stem: parsed.stem, key: parsed.key, hasRequest: false }));
+    if (parsed.kind === 'entry') listed.entryFile = name;
+    if (parsed.kind === 'req') listed.hasRequest = true;
+  }
+  return [...byStem.values()].sort((a, b) => a.n - b.n || (a.stem < b.stem ? -1 : a.stem > b.stem ? 1 : 0));
 }
 
 /**
- * Every recorded exchange of a cassette (a folder or a single file), in recorded order, into `sink` — the export of
+ * Every recorded exchange of a cassette (a folder or a single file), in recorded order, one at a time — the export of
  * one persister into another. A folder's key-less debug files (mcp-rewind's notifications, uncached requests) are
- * exchanges too, for the formats that keep them (HAR).
+ * exchanges too, for the formats that keep them (`debug`: HAR). Entries that are links or broken are reported and
+ * left out (a refused entry's debug files still count, as debug files).
  */
-async function copyInto(path: string, sink: Persister, options: ExportOptions & { debug: boolean }): Promise<void> {
-  const log: Log = options.log ?? silent;
-  const store = await CassetteStore.open(path, { watch: false, log });
-  store.close();
-  const folder = !(await isFile(path));
-  const exchanges = new Map<string, PersistedExchange>();
-  for (const [key, list] of entriesByKey(store)) {
-    for (const entry of list) {
-      let distilled: Record<string, unknown> | undefined;
-      if (folder) {
-        try {
-          distilled = JSON.parse(await readCassetteFile(path, entry.file)) as Record<string, unknown>; // verbatim
-        } catch (error) {
-          if (!(error instanceof UnsafeEntryError)) throw error;
-          log(`cassette: ${error.message}`, 'warn'); // replaced by a link since the store read it
-          continue;
-        }
+async function* exchangesOf(path: string, options: { debug: boolean; log: Log }): AsyncGenerator<PersistedExchange> {
+  const { log } = options;
+  if (await isFile(path)) {
+    const file = new SingleFilePersister(path);
+    for (const name of (await file.scan(log)).sort((a, b) => a.n - b.n)) {
+      const read = file.read(name.file);
+      if (read === 'gone') continue;
+      try {
+        const entry = parseDistilled(name.n, name.key, name.file, read.data);
+        yield { n: name.n, key: name.key, entry, distilled: read.data as Record<string, unknown> };
+      } catch (error) {
+        log(`cassette: ignoring ${name.key} of ${path}: ${jsonErrorMessage(error)}`, 'warn');
       }
-      exchanges.set(stemOf(entry.n, key), { n: entry.n, key, entry, distilled });
     }
+    return;
   }
-  if (folder) {
+  for (const listed of await listFolder(path, options.debug)) {
+    const x: PersistedExchange = { n: listed.n, key: listed.key };
+    if (listed.entryFile) {
+      try {
+        const distilled = JSON.parse(await readCassetteFile(path, listed.entryFile)) as Record<string, unknown>; // verbatim
+        x.entry = parseDistilled(listed.n, listed.key as string, listed.entryFile, distilled);
+        x.distilled = distilled;
+      } catch (error) {
+        if (error instanceof UnsafeEntryError) log(`cassette: ${error.message}`, 'warn');
+        else if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log(`cassette: ignoring ${listed.entryFile}: ${jsonErrorMessage(error)}`, 'warn');
+        if (!options.debug) continue;
+      }
+    }
     if (options.debug) {
-      for (const name of await readdir(path)) {
-        const parsed = parseCassetteName(name);
-        if (parsed && parsed.kind !== 'entry' && !exchanges.has(parsed.stem)) exchanges.set(parsed.stem, { n: parsed.n, key: parsed.key });
-      }
-      for (const [stem, x] of exchanges) {
-        x.debug = await readDebugFiles(path, stem, options.log);
-        x.mtime = await lstat(join(path, x.entry?.file ?? debugFileNames(stem)[0])).then((s) => s.mtime, () => undefined);
-      }
+      x.debug = await readDebugFiles(path, listed.stem, log);
+      if (!x.entry && !x.debug) continue;
+      x.mtime = await lstat(join(path, x.entry?.file ?? debugFileNames(listed.stem)[0])).then((s) => s.mtime, () => undefined);
     }
-  } else {
-    // a single file given instead: its entries verbatim
-    const data = JSON.parse(await readFile(path, 'utf8')) as SingleFileCassette;
-    for (const item of data.entries) {
-      const x = exchanges.get(stemOf(item.n, item.key));
-      if (x) x.distilled = item.entry as Record<string, unknown>;
+    yield x;
+  }
+}
+
+/** The URL of the first recorded request that has an absolute one: where the HAR's rebuilt requests were sent. */
+async function firstRecordedUrl(path: string): Promise<string> {
+  if (!(await isFile(path))) {
+    for (const listed of await listFolder(path, true)) {
+      if (!listed.hasRequest) continue;
+      const url = (await readDebugFiles(path, listed.stem, silent))?.request?.url;
+      if (url !== undefined && URL.canParse(url)) return redactUrl(url);
     }
   }
-  for (const x of [...exchanges.values()].sort((a, b) => a.n - b.n)) await sink.append(x);
+  return 'http://localhost/mcp';
 }
 
-/** The single-file form of a cassette folder (a single file given instead is re-stamped and redacted again). */
+/** The single-file form of a cassette, written into a sink piece by piece (a single file given instead is re-stamped and redacted again). */
+export async function exportSingleFileTo(path: string, sink: Sink, options: ExportOptions = {}): Promise<{ entries: number }> {
+  const out = new SingleFilePersister('(export)', sink);
+  await out.begin(options.now ?? new Date());
+  for await (const x of exchangesOf(path, { debug: false, log: options.log ?? silent })) {
+    const distilled = redactDeep(x.distilled) as Record<string, unknown>;
+    options.inspect?.(distilled);
+    await out.append({ ...x, distilled });
+  }
+  return { entries: await out.end() };
+}
+
+/** HAR 1.2 of a cassette, written into a sink piece by piece: one entry per recorded exchange, in recorded order. */
+export async function exportHarTo(path: string, sink: Sink, options: ExportOptions & { creatorVersion?: string } = {}): Promise<{ entries: number; synthetic: number }> {
+  const log = options.log ?? silent;
+  const out = new HarPersister('(export)', sink, { creatorVersion: options.creatorVersion, now: options.now, fallbackUrl: await firstRecordedUrl(path), inspect: options.inspect });
+  await out.begin();
+  for await (const x of exchangesOf(path, { debug: true, log })) await out.append(x);
+  return out.end();
+}
+
+/** Writes an export to `file` as a stream, replacing it atomically once complete; answers its size in bytes. */
+async function toFile<T>(file: string, write: (sink: Sink) => Promise<T>): Promise<T & { bytes: number }> {
+  const stream = openAtomicStream(file);
+  try {
+    const result = await write(stream);
+    await stream.commit();
+    return { ...result, bytes: stream.bytes };
+  } catch (error) {
+    await stream.abort();
+    throw error;
+  }
+}
+
+export const writeSingleFileExport = (path: string, file: string, options: ExportOptions = {}): Promise<{ entries: number; bytes: number }> => toFile(file, (sink) => exportSingleFileTo(path, sink, options));
+
+export const writeHarExport = (path: string, file: string, options: ExportOptions & { creatorVersion?: string } = {}): Promise<{ entries: number; synthetic: number; bytes: number }> =>
+  toFile(file, (sink) => exportHarTo(path, sink, options));
+
+/** The single-file form of a cassette, in memory (small cassettes; files are written with writeSingleFileExport). */
 export async function exportSingleFile(path: string, options: ExportOptions = {}): Promise<SingleFileCassette> {
-  const sink = new SingleFilePersister('(export)');
-  await copyInto(path, sink, { ...options, debug: false });
-  const document = sink.document(options.now ?? new Date());
-  return { ...document, entries: document.entries.map((e) => ({ ...e, entry: redactDeep(e.entry) })) };
+  const sink = new StringSink();
+  await exportSingleFileTo(path, sink, options);
+  return JSON.parse(sink.text) as SingleFileCassette;
 }
 
-/** HAR 1.2 of a cassette: one entry per recorded exchange, in recorded order. */
+/** HAR 1.2 of a cassette, in memory (small cassettes; files are written with writeHarExport). */
 export async function exportHar(path: string, options: ExportOptions & { creatorVersion?: string } = {}): Promise<Har> {
-  const sink = new HarPersister('(export)');
-  await copyInto(path, sink, { ...options, debug: true });
-  return sink.document({ creatorVersion: options.creatorVersion, now: options.now });
+  const sink = new StringSink();
+  await exportHarTo(path, sink, options);
+  return JSON.parse(sink.text) as Har;
 }

@@ -1,14 +1,16 @@
 import type { FSWatcher } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { distilledFor, type CassetteEntry } from '../../../shared/cassette/entry.js';
+import { access, constants, stat } from 'node:fs/promises';
+import { distilledFor, parseDistilled, requestFieldsOf, type CassetteEntry } from '../../../shared/cassette/entry.js';
 import type { Log } from '../log.js';
+import { looseKeysInWorkers, WORKER_THRESHOLD } from './content-index.js';
+import { EntryCache } from './entry-cache.js';
+import { KeyIndex, type EntryRef } from './key-index.js';
+import { looseKeyOfEntry } from './keys.js';
 import { entryFileName, parseCassetteName } from './names.js';
-import { folderPersister, type FolderChange, type FolderPersister } from './persist/folder.js';
-import type { DebugFiles } from './persist/persister.js';
+import { folderPersister, FolderPersister, type FolderChange } from './persist/folder.js';
+import type { DebugFiles, EntryName, ReadEntry } from './persist/persister.js';
 import { READ_ONLY_MESSAGE, SingleFilePersister } from './persist/single-file.js';
-
-/** keys of server notifications filed after an exchange (keys.ts followUpKey) */
-const FOLLOW_UP_PREFIX = 'after_';
+import { jsonErrorMessage } from './safe-read.js';
 
 export type NewEntry = Omit<CassetteEntry, 'n' | 'key' | 'file'>;
 
@@ -17,26 +19,48 @@ export interface StoreOptions {
   clean?: boolean;
   /** follow hand edits of the folder (default true) */
   watch?: boolean;
-  /** a second, looser key per entry (key order and --match-ignore paths ignored), tried when the exact key misses */
-  looseKey?: (entry: CassetteEntry) => string | undefined;
+  /** index each entry by a second, looser key too (keys.ts looseKeyOfEntry: key order and these --match-ignore paths ignored), tried when the exact key misses */
+  loose?: { ignore: readonly string[] };
   log?: Log;
+  /** an added entry is fsynced (file and folder) before `add` resolves (default true); false: atomic writes only */
+  durable?: boolean;
+  /** how much parsed content to keep in memory, in bytes of their files (default 64 MiB) */
+  cacheBytes?: number;
 }
 
+const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+/** indexing runs in slices this long, so the port keeps answering while a large cassette is indexed */
+const SLICE_MS = 8;
+const yieldToRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /**
- * A cassette indexed once in memory (key → entries in recorded order) over its persister (persist/): a folder in
- * mcp-rewind's layout, or a single-file cassette (read-only). Kept current: changes made through the folder's
- * persister in this process (recordings, the app's hand edits) update the index as they are made; hand edits from
- * outside arrive through a folder watcher.
+ * A cassette indexed in memory over its persister (persist/): a folder in mcp-rewind's layout, or a single-file
+ * cassette (read-only). Indexing is by name, in the background of a running proxy: `ready` resolves once every entry
+ * is indexed by its file name (exact keys; about 1 s for 300,000 entries), `indexed` once the loose keys are known too
+ * (replay: a pass reading each file once). An entry's content is read on first use and kept in a cache bounded by
+ * bytes, so memory stays a few hundred bytes per entry whatever the cassette's size. Kept current: changes made
+ * through the folder's persister in this process (recordings, the app's hand edits) update the index as they are
+ * made; hand edits from outside arrive through a folder watcher.
  */
 export class CassetteStore {
-  private readonly index = new Map<string, CassetteEntry[]>();
-  private readonly loose = new Map<string, CassetteEntry[]>();
-  private readonly looseKey?: (entry: CassetteEntry) => string | undefined;
-  private followUps = 0;
+  private readonly index = new KeyIndex();
+  private readonly cache: EntryCache<EntryRef, CassetteEntry>;
+  /** the loose keys' --match-ignore paths; undefined: no loose index */
+  private readonly loose?: readonly string[];
+  private readonly stopping = { stopped: false };
+  private readonly durable: boolean;
+  private readonly log: Log;
   private watcher?: FSWatcher;
   private unsubscribe?: () => void;
   private readonly pendingReloads = new Map<string, NodeJS.Timeout>();
-  private readonly log: Log;
+  /** resolves once every entry is indexed by name: exact keys, follow-ups, numbering */
+  ready!: Promise<void>;
+  /** resolves once the loose keys are indexed too (at once after `ready` when none are asked for) */
+  indexed!: Promise<void>;
+  private readyNow = false;
+  private indexedNow = false;
+  /** how long indexing took, once done */
+  indexedMs?: number;
 
   private constructor(
     readonly dir: string,
@@ -44,72 +68,233 @@ export class CassetteStore {
     options: StoreOptions,
   ) {
     this.log = options.log ?? (() => {});
-    this.looseKey = options.looseKey;
+    this.loose = options.loose?.ignore;
+    this.durable = options.durable !== false;
+    this.cache = new EntryCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
   }
 
+  /** Opens a cassette and waits until it is fully indexed (verify, export, tests). */
   static async open(dir: string, options: StoreOptions = {}): Promise<CassetteStore> {
+    const store = await CassetteStore.start(dir, options);
+    await store.indexed;
+    return store;
+  }
+
+  /**
+   * Opens a cassette and indexes it in the background (a proxy: its port answers meanwhile, requests wait for
+   * `ready`). What makes it unusable — a folder that cannot be read, a single file that is not a cassette — is
+   * thrown here, at once.
+   */
+  static async start(dir: string, options: StoreOptions = {}): Promise<CassetteStore> {
     if (await stat(dir).then((s) => s.isFile(), () => false)) {
       if (options.clean) throw new Error(READ_ONLY_MESSAGE);
-      const store = new CassetteStore(dir, new SingleFilePersister(dir), options);
-      for (const entry of await store.persister.load(store.log)) store.insert(entry);
+      const file = new SingleFilePersister(dir);
+      const store = new CassetteStore(dir, file, options);
+      store.begin(await file.scan(store.log));
       return store;
     }
     const folder = folderPersister(dir);
-    const store = new CassetteStore(dir, folder, options);
     await folder.prepare({ clean: options.clean });
-    for (const entry of await folder.load(store.log)) store.insert(entry);
+    await access(folder.location, constants.R_OK | constants.X_OK);
+    const store = new CassetteStore(dir, folder, options);
     store.unsubscribe = folder.onChange((change) => store.apply(change));
     if (options.watch !== false) store.watcher = folder.watch((name) => store.reloadSoon(folder, name), store.log);
+    store.begin(folder.scan(store.log));
     return store;
+  }
+
+  private begin(names: EntryName[] | Promise<EntryName[]>): void {
+    const t0 = performance.now();
+    this.ready = this.indexNames(names);
+    this.indexed = this.loose ? this.ready.then(() => this.indexContent()) : this.ready;
+    this.indexed.then(
+      () => (this.indexedMs = performance.now() - t0),
+      (error: Error) => this.log(`cassette: cannot index ${this.dir}: ${error.message}`, 'warn'),
+    );
+  }
+
+  /** Is the name index complete (requests need not wait)? */
+  get isReady(): boolean {
+    return this.readyNow;
+  }
+
+  /** Are the loose keys indexed too (a miss of the exact key is then a miss)? */
+  get isIndexed(): boolean {
+    return this.indexedNow;
   }
 
   /** number of distilled entries */
   get size(): number {
-    let n = 0;
-    for (const list of this.index.values()) n += list.length;
-    return n;
+    return this.index.size;
   }
 
   keys(): IterableIterator<string> {
     return this.index.keys();
   }
 
-  /** Entries whose loose key (see StoreOptions.looseKey) matches, oldest first. */
-  lookupLoose(looseKey: string): readonly CassetteEntry[] | undefined {
-    return this.loose.get(looseKey);
+  /** Entries recorded for a key, oldest first (read from disk on first use). */
+  lookup(key: string): readonly CassetteEntry[] | undefined {
+    const refs = this.index.refs(key);
+    return refs && this.entriesOf(refs);
   }
 
-  /** Entries recorded for a key, oldest first. */
-  lookup(key: string): readonly CassetteEntry[] | undefined {
-    return this.index.get(key);
+  /** Entries whose loose key (see StoreOptions.loose) matches, oldest first. */
+  lookupLoose(looseKey: string): readonly CassetteEntry[] | undefined {
+    const refs = this.index.looseRefs(looseKey);
+    return refs && this.entriesOf(refs);
+  }
+
+  /** Is anything recorded under this key? (nothing is read) */
+  has(key: string): boolean {
+    return this.index.refs(key) !== undefined;
+  }
+
+  /** Up to `limit` keys recorded for a tool or method (key-index.ts keyGroup), other than `except`. */
+  nearKeys(group: string, except: string, limit: number): string[] {
+    return this.index.near(group, except, limit);
   }
 
   /** how many keys hold server notifications filed after an exchange (`after_<key>`): replay offers a server stream */
   get followUpKeys(): number {
-    return this.followUps;
+    return this.index.followUpKeys;
   }
 
-  /** Writes a new entry through the persister (debug files first, the distilled file last, each atomically) and indexes it. */
+  /**
+   * Writes a new entry through the persister and indexes it; resolves once it is committed (durably, unless the
+   * store was opened with `durable: false`). Its debug files follow (see flush).
+   */
   async add(method: string, key: string, entry: NewEntry, debug?: DebugFiles): Promise<CassetteEntry> {
-    if (!(this.persister.writable && 'take' in this.persister)) throw new Error(READ_ONLY_MESSAGE);
+    if (!(this.persister instanceof FolderPersister)) throw new Error(READ_ONLY_MESSAGE);
+    if (!this.readyNow) await this.ready; // the numbering continues after the folder's highest
     const n = this.persister.take();
     const stored: CassetteEntry = { ...entry, n, key, file: entryFileName(n, key) };
-    await this.persister.append({ n, key, distilled: distilledFor(method, entry) as Record<string, unknown>, entry: stored, debug });
-    this.insert(stored);
+    // the persister tells every store on the folder, this one included, as soon as the entry is written
+    await this.persister.append({ n, key, distilled: distilledFor(method, entry) as Record<string, unknown>, entry: stored, debug }, { durable: this.durable });
     return stored;
   }
 
+  /** Resolves when the debug files of every entry added so far are written too. */
+  async flush(): Promise<void> {
+    if (this.persister instanceof FolderPersister) await this.persister.flush();
+  }
+
   close(): void {
+    this.stopping.stopped = true;
     this.watcher?.close();
     this.unsubscribe?.();
     for (const timer of this.pendingReloads.values()) clearTimeout(timer);
     this.pendingReloads.clear();
+    this.cache.clear();
+  }
+
+  private async indexNames(listing: EntryName[] | Promise<EntryName[]>): Promise<void> {
+    const names = await listing;
+    let slice = performance.now();
+    for (let i = 0; i < names.length; i++) {
+      this.index.add(names[i]); // the listing's objects are the index's entries: nothing is copied
+      if ((i & 1023) === 1023 && performance.now() - slice > SLICE_MS) {
+        await yieldToRequests();
+        slice = performance.now();
+      }
+    }
+    this.readyNow = true;
+  }
+
+  /**
+   * Reads every entry once to index its loose key: only its request is read out (a full parse waits for its first
+   * use). A large folder is read by worker threads, one per core, while this thread keeps serving; a small one, or
+   * where threads fail, here, in slices, hits being served in between.
+   */
+  private async indexContent(): Promise<void> {
+    const refs = this.index.all().filter((ref) => ref.loose === undefined);
+    let left = refs;
+    if (this.persister instanceof FolderPersister && refs.length >= WORKER_THRESHOLD) {
+      const done = new Set<EntryRef[]>();
+      try {
+        await looseKeysInWorkers(this.persister.location, (this.loose as readonly string[]), refs, (batch, result) => {
+          done.add(batch);
+          for (const line of result.warnings) this.log(line, 'warn');
+          for (const i of result.gone) this.drop(batch[i]);
+          for (let i = 0; i < batch.length; i++) {
+            const loose = result.loose[i];
+            if (loose !== null && batch[i].loose === undefined && this.index.holds(batch[i])) this.index.setLoose(batch[i], loose);
+          }
+        }, this.stopping);
+        left = [];
+      } catch (error) {
+        this.log(`cassette: indexing on worker threads failed (${(error as Error).message}); indexing here`, 'warn');
+        left = refs.filter((ref) => ref.loose === undefined);
+      }
+    }
+    let slice = performance.now();
+    for (let i = 0; i < left.length && !this.stopping.stopped; i++) {
+      if ((i & 127) === 127 && performance.now() - slice > SLICE_MS) {
+        await yieldToRequests();
+        slice = performance.now();
+      }
+      const ref = left[i];
+      if (ref.loose !== undefined || !this.index.holds(ref)) continue; // read meanwhile, or replaced
+      const read = this.persister.read(ref.file, this.log);
+      if (read === 'gone') this.drop(ref);
+      else if (read) this.index.setLoose(ref, looseKeyOfEntry(requestFieldsOf(ref.key, read.data), (this.loose as readonly string[])));
+    }
+    this.indexedNow = true;
+  }
+
+  private entriesOf(refs: readonly EntryRef[]): CassetteEntry[] | undefined {
+    if (refs.length === 1) {
+      const entry = this.entryOf(refs[0]);
+      return entry && [entry];
+    }
+    const entries: CassetteEntry[] = [];
+    for (const ref of [...refs]) {
+      const entry = this.entryOf(ref);
+      if (entry) entries.push(entry);
+    }
+    return entries.length ? entries : undefined;
+  }
+
+  /** An entry's content: from the cache, else read (a file refused or broken now is dropped, with a warning). */
+  private entryOf(ref: EntryRef): CassetteEntry | undefined {
+    const cached = this.cache.get(ref);
+    if (cached) return cached;
+    const read = this.persister.read(ref.file, this.log);
+    if (read === 'gone') this.drop(ref);
+    return read && read !== 'gone' ? this.keep(ref, read) : undefined;
+  }
+
+  /** Parses what was read, keeps it in the cache and files its loose key. */
+  private keep(ref: EntryRef, read: ReadEntry): CassetteEntry | undefined {
+    let entry: CassetteEntry;
+    try {
+      entry = parseDistilled(ref.n, ref.key, ref.file, read.data);
+    } catch (error) {
+      this.log(`cassette: ignoring ${ref.file}: ${jsonErrorMessage(error)}`, 'warn');
+      this.drop(ref);
+      return undefined;
+    }
+    this.cache.set(ref, entry, read.bytes);
+    if (this.loose && ref.loose === undefined) this.index.setLoose(ref, looseKeyOfEntry(entry, this.loose));
+    return entry;
+  }
+
+  private drop(ref: EntryRef): void {
+    if (this.index.holds(ref)) this.index.remove(ref.file, ref.key);
+    this.cache.delete(ref);
+  }
+
+  private insert(entry: CassetteEntry, bytes: number): void {
+    const ref: EntryRef = { n: entry.n, key: entry.key, file: entry.file, loose: this.loose && looseKeyOfEntry(entry, this.loose) };
+    const old = this.index.remove(entry.file, entry.key);
+    if (old) this.cache.delete(old);
+    this.index.add(ref);
+    this.cache.set(ref, entry, bytes);
   }
 
   /** A change made through the folder's persister in this process: indexed at once. */
   private apply(change: FolderChange): void {
-    if (change.entry) this.insert(change.entry);
-    else this.remove(change.file, change.key);
+    if (change.entry) this.insert(change.entry, change.bytes ?? 0);
+    else this.removeFile(change.file);
   }
 
   /** A hand edit seen by the watcher: re-read shortly (editors write in several steps). */
@@ -119,53 +304,23 @@ export class CassetteStore {
       name,
       setTimeout(() => {
         this.pendingReloads.delete(name);
-        void folder.read(name, this.log).then((entry) => {
-          if (entry === 'gone') this.removeFile(name);
-          else if (entry) this.insert(entry); // replaces the old version in place
-        });
+        const parsed = parseCassetteName(name);
+        const read = folder.read(name, this.log);
+        if (read === 'gone') return this.removeFile(name);
+        if (!read || parsed?.key === undefined) return; // unreadable now: keep what we had
+        try {
+          this.insert(parseDistilled(parsed.n, parsed.key, name, read.data), read.bytes); // replaces the old version
+        } catch (error) {
+          this.log(`cassette: ignoring ${name}: ${jsonErrorMessage(error)}`, 'warn');
+          this.removeFile(name);
+        }
       }, 30),
     );
   }
 
   private removeFile(name: string): void {
     const key = parseCassetteName(name)?.key;
-    if (key !== undefined) this.remove(name, key);
+    const gone = key !== undefined ? this.index.remove(name, key) : undefined;
+    if (gone) this.cache.delete(gone);
   }
-
-  private insert(entry: CassetteEntry): void {
-    this.remove(entry.file, entry.key);
-    if (entry.key.startsWith(FOLLOW_UP_PREFIX) && !this.index.has(entry.key)) this.followUps++;
-    insertSorted(this.index, entry.key, entry);
-    const loose = this.looseKey?.(entry);
-    if (loose !== undefined) insertSorted(this.loose, loose, entry);
-  }
-
-  private remove(file: string, key: string): void {
-    const list = this.index.get(key);
-    const i = list ? list.findIndex((e) => e.file === file) : -1;
-    if (!list || i < 0) return;
-    const [gone] = list.splice(i, 1);
-    if (list.length === 0) {
-      this.index.delete(key);
-      if (key.startsWith(FOLLOW_UP_PREFIX)) this.followUps--;
-    }
-    const loose = this.looseKey?.(gone);
-    const looseList = loose !== undefined ? this.loose.get(loose) : undefined;
-    if (!looseList) return;
-    const j = looseList.indexOf(gone);
-    if (j >= 0) looseList.splice(j, 1);
-    if (looseList.length === 0) this.loose.delete(loose as string);
-  }
-}
-
-/** Adds an entry to a key's list, kept in sequence-number order. */
-function insertSorted(index: Map<string, CassetteEntry[]>, key: string, entry: CassetteEntry): void {
-  const list = index.get(key);
-  if (!list) {
-    index.set(key, [entry]);
-    return;
-  }
-  let i = list.length;
-  while (i > 0 && list[i - 1].n > entry.n) i--;
-  list.splice(i, 0, entry);
 }

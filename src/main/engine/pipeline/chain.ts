@@ -13,6 +13,7 @@ export class HookChain implements Hooks {
   private readonly withNeed: Hook[];
   private readonly streamObservers: Hook[];
   private readonly pushers: Hook[];
+  private readonly preparers: Hook[];
 
   constructor(
     readonly hooks: readonly Hook[],
@@ -23,6 +24,22 @@ export class HookChain implements Hooks {
     this.withNeed = hooks.filter((h) => h.need);
     this.streamObservers = hooks.filter((h) => h.onServerMessage);
     this.pushers = hooks.filter((h) => h.pushes);
+    this.preparers = hooks.filter((h) => h.prepare);
+  }
+
+  prepare(exchanges: readonly LiveExchange[]): Promise<unknown> | undefined {
+    let waits: Array<Promise<void>> | undefined;
+    for (const hook of this.preparers) {
+      if (exchanges.length === 0) {
+        const wait = hook.prepare!(undefined);
+        if (wait) (waits ??= []).push(wait);
+      }
+      for (const exchange of exchanges) {
+        const wait = hook.prepare!(exchange);
+        if (wait) (waits ??= []).push(wait);
+      }
+    }
+    return waits && Promise.all(waits);
   }
 
   /** Any hook wants anything of requests now (a hook without `active` always does). */

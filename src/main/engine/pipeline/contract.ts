@@ -90,6 +90,8 @@ export interface Hook {
   readonly name: string;
   /** does this hook want anything of the requests at all right now? false for every hook: POSTs are piped raw */
   readonly wantsRequests?: () => boolean;
+  /** not ready to make its offer yet (the cassette is being indexed): says when it will be; exchange undefined for a GET */
+  prepare?(exchange: LiveExchange | undefined): Promise<void> | undefined;
   /** before planning: may edit the request (`exchange.edited`) or answer it (`exchange.response`) */
   onRequest?(exchange: LiveExchange, session: Session | undefined, signal: Closable): void | Promise<void>;
   /** offers for the plan (at most one hook offers each kind) */
@@ -120,6 +122,8 @@ export interface Closable {
 export interface Hooks {
   /** any hook active (else POSTs are piped raw) */
   active(): boolean;
+  /** resolves once every hook can make its offers for these exchanges (undefined: at once) */
+  prepare(exchanges: readonly LiveExchange[]): Promise<unknown> | undefined;
   /** runs onResponse of the hooks that hold the exchange (before the client gets the answer) */
   respond(exchange: LiveExchange, session: Session | undefined, signal: Closable): Promise<void>;
   /** runs onResponse of the hooks that observe the exchange (after the client got it); never throws */

@@ -103,6 +103,8 @@ export class McpEndpoint implements Stage {
     }
 
     const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
+    const preparing = this.hooks.prepare(exchanges); // the cassette is still being indexed
+    if (preparing) await preparing;
     const protocolVersion = header(req, 'mcp-protocol-version') ?? session?.protocolVersion;
     if (protocolVersion) for (const exchange of exchanges) exchange.protocolVersion = protocolVersion; // for the timeline
     // hooks before the plan (a breakpoint pauses, edits or fails a call): every request of the POST at once
@@ -166,6 +168,8 @@ export class McpEndpoint implements Stage {
   }
 
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const preparing = this.hooks.prepare([]);
+    if (preparing) await preparing;
     const session = this.sessionFor(req);
     const plan = planStream({
       upstreamSession: this.currentUpstream !== undefined && session.upstreamId !== undefined,

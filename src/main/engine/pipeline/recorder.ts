@@ -49,9 +49,10 @@ export class Recorder implements Hook {
 
   private readonly writing = new Set<Promise<unknown>>();
 
-  /** Resolves when every save started so far is on disk. */
+  /** Resolves when every save started so far is on disk, debug files included. */
   async flush(): Promise<void> {
     await Promise.allSettled([...this.writing]);
+    await this.store.flush().catch((error: Error) => this.log(`cassette: could not write debug files: ${error.message}`, 'warn'));
   }
 
   /**
@@ -85,6 +86,7 @@ export class Recorder implements Hook {
     const response = exchange.upstreamResponse ?? exchange.response;
     if (!response || !('result' in response)) return 'none'; // errors are not replayed
     if (request.params?.task !== undefined || 'task' in response.result) return 'none'; // a CreateTaskResult is not the answer
+    if (!this.store.isReady) await this.store.ready; // what is recorded already: the whole folder, indexed by name
     const isToolCall = request.method === 'tools/call';
     const resultHash = isToolCall ? this.hashResult(response.result) : undefined;
     const existing = this.store.lookup(key);

@@ -1,7 +1,7 @@
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import type { CassetteStore } from '../cassette/store.js';
-import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor, requestOfEntry } from '../cassette/keys.js';
+import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor } from '../cassette/keys.js';
 import { safeKey } from '../cassette/safe-name.js';
 import { ReplayMissError } from '../errors.js';
 import type { CassetteOffer, Hook, Need, Plan } from './contract.js';
@@ -53,7 +53,7 @@ export class Replayer implements Hook {
 
   /**
    * The recorded entries answering a request: by its exact (mcp-rewind) key, else by its loose key (argument key
-   * order and --match-ignore paths ignored).
+   * order and --match-ignore paths ignored; the store indexes entries by keys.ts looseKeyOfEntry with the same paths).
    */
   find(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string): readonly CassetteEntry[] | undefined {
     return this.store.lookup(key) ?? this.store.lookupLoose(looseKeyFor(request.method, request.params, this.matchIgnore));
@@ -80,6 +80,16 @@ export class Replayer implements Hook {
 
   readonly pushes = (): boolean => this.hasFollowUps();
 
+  /**
+   * While the cassette is being indexed (a proxy answers at once, also on a large cassette): every request waits for
+   * the name index, and one whose exact key is not recorded waits for the loose keys too, before it is called a miss.
+   */
+  prepare(exchange: LiveExchange | undefined): Promise<void> | undefined {
+    if (!this.store.isReady) return this.store.ready;
+    if (!exchange || this.store.isIndexed || this.store.has(exchange.key)) return undefined;
+    return this.store.indexed;
+  }
+
   offerCassette(exchange: LiveExchange, session: Session): CassetteOffer {
     const entry = this.pick(exchange.request, exchange.key, session);
     return entry ? { entry } : { miss: () => this.miss(exchange.request, exchange.key) };
@@ -102,14 +112,6 @@ export class Replayer implements Hook {
     });
   }
 
-  /** the loose-key function the store indexes entries with (must match find()) */
-  static looseIndex(matchIgnore: readonly string[] = []): (entry: CassetteEntry) => string | undefined {
-    return (entry) => {
-      const request = requestOfEntry(entry);
-      return request ? looseKeyFor(request.method, request.params, matchIgnore) : undefined;
-    };
-  }
-
   /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */
   miss(request: JsonRpcRequest, key: string): JsonRpcResponse {
     const empty = EMPTY_LIST_RESULTS[request.method] ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
@@ -125,14 +127,10 @@ export class Replayer implements Hook {
     return new ReplayMissError(`mcp-rewind: no recorded answer for ${what} (key ${key})${hint}`, { key, method: request.method, nearest }).toResponse(request.id);
   }
 
-  /** Keys recorded for the same tool (or method), to say what was there instead. Scans only on a miss. */
+  /** Keys recorded for the same tool (or method), to say what was there instead: from the store's index, never a scan. */
   private nearest(request: JsonRpcRequest, key: string): string[] {
-    const prefix = request.method === 'tools/call' ? `tools_call_${safeKey(String(request.params?.name ?? ''))}_` : request.method.replaceAll('/', '_');
-    const found: string[] = [];
-    for (const k of this.store.keys()) {
-      if (k !== key && k.startsWith(prefix)) found.push(k);
-      if (found.length >= 5) break;
-    }
-    return found;
+    const group = request.method === 'tools/call' ? `tools_call_${safeKey(String(request.params?.name ?? ''))}` : request.method.replaceAll('/', '_');
+    return this.store.nearKeys(group, key, 5);
   }
+
 }

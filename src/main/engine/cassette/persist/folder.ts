@@ -2,20 +2,20 @@ import { EventEmitter } from 'node:events';
 import { watch, type FSWatcher } from 'node:fs';
 import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parseDistilled, type CassetteEntry } from '../../../../shared/cassette/entry.js';
+import type { CassetteEntry } from '../../../../shared/cassette/entry.js';
 import { TEMP_PREFIX, writeAtomic, writerIsGone } from '../../fs/atomic-write.js';
 import type { Log } from '../../log.js';
 import { debugFileNames, entryFileName, parseCassetteName, stemOfEntry } from '../names.js';
-import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from '../safe-read.js';
-import type { PersistedExchange, Persister } from './persister.js';
-
-const LOAD_CONCURRENCY = 32;
+import { jsonErrorMessage, readCassetteFile, readCassetteFileSync, UnsafeEntryError, unsafeListing } from '../safe-read.js';
+import type { AppendOptions, EntryName, PersistedExchange, Persister, ReadEntry } from './persister.js';
 
 /** A change made through this process (a recording, a hand edit in the app): `entry` undefined when the file is gone. */
 export interface FolderChange {
   file: string;
   key: string;
   entry?: CassetteEntry;
+  /** the size of the written file */
+  bytes?: number;
 }
 
 const folders = new Map<string, FolderPersister>();
@@ -38,6 +38,8 @@ export class FolderPersister implements Persister {
   readonly format = 'folder' as const;
   readonly writable = true;
   private nextN = 1;
+  /** debug-file writes still running after their entry was committed */
+  private readonly trailing = new Set<Promise<void>>();
   private readonly events = new EventEmitter<{ change: [FolderChange] }>();
 
   constructor(readonly location: string) {}
@@ -57,9 +59,15 @@ export class FolderPersister implements Persister {
     }
   }
 
-  async load(log: Log): Promise<CassetteEntry[]> {
-    const distilled: string[] = [];
-    for (const name of await readdir(this.location)) {
+  /**
+   * The folder's entries by name (the index; nothing is opened): temp files of dead writers are removed, the
+   * numbering continues after the highest `<n>`, and entries the listing shows to be links or not regular files are
+   * refused with a warning naming them (reading refuses them again: they may be swapped in later).
+   */
+  async scan(log: Log): Promise<EntryName[]> {
+    const names: EntryName[] = [];
+    for (const dirent of await readdir(this.location, { withFileTypes: true })) {
+      const name = dirent.name;
       if (name.startsWith(TEMP_PREFIX)) {
         if (writerIsGone(name)) await rm(join(this.location, name), { force: true }); // left by a killed process
         continue;
@@ -67,41 +75,33 @@ export class FolderPersister implements Persister {
       const parsed = parseCassetteName(name);
       if (!parsed) continue;
       this.count(parsed.n);
-      if (parsed.kind === 'entry') distilled.push(name);
+      if (parsed.kind !== 'entry') continue;
+      const unsafe = unsafeListing(dirent);
+      if (unsafe) log(`cassette: ${unsafe.message}`, 'warn');
+      else names.push({ n: parsed.n, key: parsed.key as string, file: name, loose: undefined }); // the index's entry, its shape final
     }
-    // a bounded number of files open at once: a 10,000-entry cassette must load under `ulimit -n 256`
-    const entries: CassetteEntry[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < distilled.length) {
-        const entry = await this.read(distilled[next++], log);
-        if (entry && entry !== 'gone') entries.push(entry);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(LOAD_CONCURRENCY, distilled.length) }, worker));
-    return entries;
+    return names;
   }
 
-  /** (Re)reads one distilled file: the entry, 'gone' (deleted, or unsafe now), or undefined (unreadable: keep what you had). */
-  async read(name: string, log: Log): Promise<CassetteEntry | 'gone' | undefined> {
-    const parsed = parseCassetteName(name);
-    if (!parsed || parsed.kind !== 'entry') return undefined;
+  /** Reads one distilled file (links and non-regular files refused): its JSON, 'gone', or undefined (unreadable now). */
+  read(name: string, log: Log): ReadEntry | 'gone' | undefined {
     let text: string;
     try {
-      text = await readCassetteFile(this.location, name);
+      text = readCassetteFileSync(this.location, name);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
       if (error instanceof UnsafeEntryError) {
-        log(`cassette: ${error.message}`, 'warn'); // e.g. replaced by a symbolic link after it was loaded
+        log(`cassette: ${error.message}`, 'warn'); // e.g. replaced by a symbolic link after it was listed
         return 'gone';
       }
       log(`cassette: cannot read ${name}: ${(error as Error).message}`, 'warn');
       return undefined;
     }
     try {
-      const entry = parseDistilled(parsed.n, parsed.key as string, name, JSON.parse(text));
-      this.count(parsed.n);
-      return entry;
+      const data: unknown = JSON.parse(text);
+      const parsed = parseCassetteName(name);
+      if (parsed) this.count(parsed.n); // a file added by hand: the numbering continues after it
+      return { data, bytes: text.length };
     } catch (error) {
       log(`cassette: ignoring ${name}: ${jsonErrorMessage(error)}`, 'warn');
       return 'gone';
@@ -113,17 +113,33 @@ export class FolderPersister implements Persister {
     return this.nextN++;
   }
 
-  async append(exchange: PersistedExchange): Promise<void> {
+  /**
+   * Adds an exchange. The distilled entry is the commit point and is written first (durably unless told not to):
+   * when the promise resolves, replay finds the exchange, also after a kill -9 or a power loss. Its debug files
+   * follow in the background (see `flush`); a crash in between leaves an entry without debug files (they are
+   * optional), never debug files without their entry, and no temp file survives the next scan.
+   */
+  async append(exchange: PersistedExchange, options: AppendOptions = {}): Promise<void> {
     const file = entryFileName(exchange.n, exchange.key as string);
+    const text = JSON.stringify(exchange.distilled, null, 2);
+    await writeAtomic(join(this.location, file), text, { durable: options.durable });
+    if (exchange.entry) this.changed({ file, key: exchange.key as string, entry: exchange.entry, bytes: text.length });
     const debug = exchange.debug;
-    if (debug) {
-      const [req, res, head] = debugFileNames(stemOfEntry(file));
-      await writeAtomic(join(this.location, req), JSON.stringify(debug.request, null, 2));
-      await writeAtomic(join(this.location, res), debug.responseBody ?? '');
-      await writeAtomic(join(this.location, head), JSON.stringify(debug.responseHead, null, 2));
-    }
-    await writeAtomic(join(this.location, file), JSON.stringify(exchange.distilled, null, 2));
-    if (exchange.entry) this.changed({ file, key: exchange.key as string, entry: exchange.entry });
+    if (!debug) return;
+    const [req, res, head] = debugFileNames(stemOfEntry(file));
+    const writing = Promise.all([
+      writeAtomic(join(this.location, req), JSON.stringify(debug.request, null, 2), options),
+      writeAtomic(join(this.location, res), debug.responseBody ?? '', options),
+      writeAtomic(join(this.location, head), JSON.stringify(debug.responseHead, null, 2), options),
+    ]).then(() => undefined);
+    this.trailing.add(writing);
+    void writing.finally(() => this.trailing.delete(writing)).catch(() => {});
+  }
+
+  /** Resolves when the debug files of every append so far are written; rejects with the first failure. */
+  async flush(): Promise<void> {
+    const failures = (await Promise.allSettled([...this.trailing])).filter((r) => r.status === 'rejected');
+    if (failures.length) throw (failures[0] as PromiseRejectedResult).reason;
   }
 
   /** Follows hand edits made outside this process; `onName` gets each changed entry file's name. */
@@ -153,7 +169,7 @@ export class FolderPersister implements Persister {
   async writeText(file: string, text: string, entry: CassetteEntry): Promise<void> {
     await writeAtomic(join(this.location, file), text);
     this.count(entry.n);
-    this.changed({ file, key: entry.key, entry });
+    this.changed({ file, key: entry.key, entry, bytes: text.length });
   }
 
   /** Deletes an entry and its debug siblings. */

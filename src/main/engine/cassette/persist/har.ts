@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
-import type { CassetteEntry } from '../../../../shared/cassette/entry.js';
 import { recordedRequest, type RecordedDebug } from '../recorded-request.js';
 import { redactHeaders, redactUrl } from '../redact.js';
 import { servedBody } from '../served-body.js';
-import type { PersistedExchange, Persister } from './persister.js';
+import { jsonItem } from './json-stream.js';
+import type { EntryName, PersistedExchange, Persister, Sink } from './persister.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/)
@@ -100,30 +100,48 @@ function harEntry(x: PersistedExchange & { debug?: RecordedDebug }, fallbackUrl:
 }
 
 /**
- * HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) as a persister: export appends every recorded exchange,
- * then takes the document — one HAR entry per exchange, from its debug files where they exist, else rebuilt from the
- * distilled entry (`_mcpRewind.synthetic`). Headers are redacted again, defensively. A HAR is not read back.
+ * HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) as a persister: export appends every recorded exchange in
+ * recorded order and each becomes one HAR entry written to the sink at once — from its debug files where they exist,
+ * else rebuilt from the distilled entry (`_mcpRewind.synthetic`). Headers are redacted again, defensively. The text
+ * is what `JSON.stringify(har, null, 2)` prints, written piece by piece. A HAR is not read back.
  */
 export class HarPersister implements Persister {
   readonly format = 'har' as const;
   readonly writable = true;
-  private readonly appended: Array<PersistedExchange & { debug?: RecordedDebug }> = [];
+  private written = 0;
+  private synthetic = 0;
 
-  constructor(readonly location: string) {}
+  /** `fallbackUrl`: the URL of entries rebuilt without a recorded request (the first recorded absolute URL) */
+  constructor(
+    readonly location: string,
+    private readonly sink: Sink,
+    private readonly options: { creatorVersion?: string; now?: Date; fallbackUrl?: string; inspect?: (entry: HarEntry) => void } = {},
+  ) {}
 
-  async load(): Promise<CassetteEntry[]> {
+  async scan(): Promise<EntryName[]> {
     throw new Error(`${this.location}: a HAR file is an export; replay a cassette folder or a single-file cassette`);
   }
 
-  async append(exchange: PersistedExchange): Promise<void> {
-    if (exchange.entry || exchange.debug?.request) this.appended.push(exchange as PersistedExchange & { debug?: RecordedDebug });
+  read(): undefined {
+    return undefined;
   }
 
-  document(options: { creatorVersion?: string; now?: Date } = {}): Har {
-    const now = options.now ?? new Date();
-    const sorted = [...this.appended].sort((a, b) => a.n - b.n);
-    const firstUrl = sorted.map((x) => x.debug?.request?.url).find((u) => u !== undefined && URL.canParse(u));
-    const fallbackUrl = firstUrl ? redactUrl(firstUrl) : 'http://localhost/mcp';
-    return { log: { version: '1.2', creator: { name: 'mcp-rewind', version: options.creatorVersion ?? '0' }, entries: sorted.map((x) => harEntry(x, fallbackUrl, now)) } };
+  async begin(): Promise<void> {
+    const creator = JSON.stringify({ name: 'mcp-rewind', version: this.options.creatorVersion ?? '0' }, null, 2).replaceAll('\n', '\n    ');
+    await this.sink.write(`{\n  "log": {\n    "version": "1.2",\n    "creator": ${creator},\n    "entries": [`);
+  }
+
+  async append(exchange: PersistedExchange): Promise<void> {
+    if (!exchange.entry && !exchange.debug?.request) return;
+    const entry = harEntry(exchange as PersistedExchange & { debug?: RecordedDebug }, this.options.fallbackUrl ?? 'http://localhost/mcp', this.options.now ?? new Date());
+    if (entry._mcpRewind.synthetic) this.synthetic++;
+    this.options.inspect?.(entry);
+    await this.sink.write(jsonItem(this.written++ === 0, 3, entry));
+  }
+
+  /** Closes the document; answers how many entries it holds, and how many were rebuilt from distilled entries. */
+  async end(): Promise<{ entries: number; synthetic: number }> {
+    await this.sink.write(this.written ? '\n    ]\n  }\n}\n' : ']\n  }\n}\n');
+    return { entries: this.written, synthetic: this.synthetic };
   }
 }

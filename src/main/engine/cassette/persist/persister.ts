@@ -23,10 +23,38 @@ export interface PersistedExchange {
   mtime?: Date;
 }
 
+/** An entry as the index knows it before reading it: its name. */
+export interface EntryName {
+  n: number;
+  key: string;
+  /** `<n> <key>.json` */
+  file: string;
+  /** room for the index's loose key (present from the start: an object whose shape never changes stays small) */
+  loose?: string;
+}
+
+/** An entry's content as read: the distilled JSON as parsed (not yet checked) and its size on disk. */
+export interface ReadEntry {
+  data: unknown;
+  bytes: number;
+}
+
+/** Where an appended exchange's write stands. */
+export interface AppendOptions {
+  /** fsync before resolving (default true): a resolved append survives a power loss */
+  durable?: boolean;
+}
+
+/** Where pieces of an export go, in order (a file written as a stream, or a string collected in memory). */
+export interface Sink {
+  write(piece: string): Promise<void>;
+}
+
 /**
  * Where a cassette lives, in the spirit of Polly.js's persisters: a folder in mcp-rewind's layout (read and
  * written, watched for hand edits), a single JSON file (read, and written by export) or HAR 1.2 (written by export).
- * The store indexes what a persister loads; recording appends through it.
+ * Reading is in two steps, so that a cassette of any size is indexed in seconds: `scan` lists the entries by name,
+ * `read` reads one when it is first used. Recording and export append through `append`.
  */
 export interface Persister {
   readonly format: 'folder' | 'single-file' | 'har';
@@ -34,8 +62,10 @@ export interface Persister {
   readonly location: string;
   /** can recording append to it? */
   readonly writable: boolean;
-  /** every distilled entry; a broken one is logged and left out, never fatal */
-  load(log: Log): Promise<CassetteEntry[]>;
-  /** adds an exchange: debug files first, the distilled entry last (the commit point), each written atomically */
-  append(exchange: PersistedExchange): Promise<void>;
+  /** every distilled entry by name; a refused one (a symbolic link…) is logged and left out, never fatal */
+  scan(log: Log): Promise<EntryName[]>;
+  /** one entry's content: 'gone' (deleted, refused, unparsable: logged; drop it) or undefined (unreadable now) */
+  read(file: string, log: Log): ReadEntry | 'gone' | undefined;
+  /** adds an exchange; resolves once its distilled entry — the commit point — is written */
+  append(exchange: PersistedExchange, options?: AppendOptions): Promise<void>;
 }

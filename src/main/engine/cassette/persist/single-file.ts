@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { parseDistilled, type CassetteEntry } from '../../../../shared/cassette/entry.js';
 import type { Log } from '../../log.js';
 import { entryFileName } from '../names.js';
-import type { PersistedExchange, Persister } from './persister.js';
+import { jsonItem } from './json-stream.js';
+import type { EntryName, PersistedExchange, Persister, ReadEntry, Sink } from './persister.js';
 
 /** the `format` of a single-file cassette (`mcp-rewind export --out`), which `--cache FILE` replays read-only */
 export const SINGLE_FILE_FORMAT = 'mcp-rewind-cassette';
@@ -18,16 +18,22 @@ export interface SingleFileCassette {
 
 /**
  * A cassette as one JSON file: `{ format: "mcp-rewind-cassette", version: 1, entries: [{ n, key, entry }] }`. Read
- * (replay: `--cache FILE`), and written by export, which appends every exchange and then takes the document.
+ * (replay: `--cache FILE`; the file is parsed once, its entries kept as parsed), and written by export as a stream
+ * into a sink: `append` writes each exchange's item as it comes, `end` closes the document — the same text as
+ * `JSON.stringify(document, null, 2)`, without ever holding it.
  */
 export class SingleFilePersister implements Persister {
   readonly format = 'single-file' as const;
   readonly writable = false;
-  private readonly appended: SingleFileCassette['entries'] = [];
+  private readonly entries = new Map<string, unknown>();
+  private written = 0;
 
-  constructor(readonly location: string) {}
+  constructor(
+    readonly location: string,
+    private readonly sink?: Sink,
+  ) {}
 
-  async load(log: Log): Promise<CassetteEntry[]> {
+  async scan(log: Log): Promise<EntryName[]> {
     let data: { format?: unknown; version?: unknown; entries?: unknown };
     try {
       data = JSON.parse(await readFile(this.location, 'utf8')) as typeof data;
@@ -37,7 +43,7 @@ export class SingleFilePersister implements Persister {
     if (data?.format !== SINGLE_FILE_FORMAT || data.version !== 1 || !Array.isArray(data.entries)) {
       throw new Error(`cassette ${this.location}: not a single-file cassette (expected format "${SINGLE_FILE_FORMAT}", version 1)`);
     }
-    const entries: CassetteEntry[] = [];
+    const names: EntryName[] = [];
     for (const [i, item] of (data.entries as Array<{ n?: unknown; key?: unknown; entry?: unknown }>).entries()) {
       const n = Number(item?.n);
       const key = item?.key;
@@ -45,24 +51,32 @@ export class SingleFilePersister implements Persister {
         log(`cassette: ignoring entries[${i}] of ${this.location}: needs a positive integer n and a key`, 'warn');
         continue;
       }
-      try {
-        entries.push(parseDistilled(n, key, entryFileName(n, key), item.entry));
-      } catch (error) {
-        log(`cassette: ignoring entries[${i}] (${key}) of ${this.location}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, 'warn');
-      }
+      const file = entryFileName(n, key);
+      this.entries.set(file, item.entry);
+      names.push({ n, key, file, loose: undefined });
     }
-    return entries;
+    return names;
   }
 
-  /** Export: collects an exchange's distilled entry (debug files have no place in this format). */
+  read(file: string): ReadEntry | 'gone' {
+    return this.entries.has(file) ? { data: this.entries.get(file), bytes: 0 } : 'gone';
+  }
+
+  /** Export: writes an exchange's distilled entry (debug files have no place in this format); in recorded order. */
   async append(exchange: PersistedExchange): Promise<void> {
     if (exchange.key === undefined || exchange.distilled === undefined) return;
-    this.appended.push({ n: exchange.n, key: exchange.key, entry: exchange.distilled });
+    if (!this.sink) throw new Error(READ_ONLY_MESSAGE);
+    await this.sink.write(jsonItem(this.written++ === 0, 2, { n: exchange.n, key: exchange.key, entry: exchange.distilled }));
   }
 
-  /** The document of everything appended, in recorded order. */
-  document(now: Date): SingleFileCassette {
-    const entries = [...this.appended].sort((a, b) => a.n - b.n);
-    return { format: SINGLE_FILE_FORMAT, version: 1, exportedAt: now.toISOString(), entries };
+  /** Export: the document's head, written before the first append. */
+  async begin(now: Date): Promise<void> {
+    await this.sink?.write(`{\n  "format": ${JSON.stringify(SINGLE_FILE_FORMAT)},\n  "version": 1,\n  "exportedAt": ${JSON.stringify(now.toISOString())},\n  "entries": [`);
+  }
+
+  /** Export: closes the document; answers how many entries it holds. */
+  async end(): Promise<number> {
+    await this.sink?.write(this.written ? '\n  ]\n}\n' : ']\n}\n');
+    return this.written;
   }
 }
