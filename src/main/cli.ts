@@ -53,7 +53,7 @@ async function proxyCommand(argv: string[]): Promise<void> {
   // a stdio or legacy HTTP+SSE upstream is bridged onto Streamable HTTP; the pipeline only ever sees Streamable HTTP
   const bridgeLog: Log = (line, level) => (options.verbose || level !== 'info' ? log(line) : undefined);
   const spec = options.upstreamCommand ? commandSpec(options.upstreamCommand) : options.upstreamUrl ? { url: options.upstreamUrl } : undefined;
-  const upstream = spec ? await openUpstream(spec, { log: bridgeLog }).catch((error: Error) => fail(1, error.message)) : undefined;
+  const upstream = spec ? await openUpstream(spec, { log: bridgeLog, idleMs: options.sessionIdleMs }).catch((error: Error) => fail(1, error.message)) : undefined;
   const upstreamLabel = options.upstreamCommand ? `${options.upstreamCommand} (stdio)` : upstream?.label;
   const proxy = await startProxy({ ...options, upstreamUrl: upstream?.url, serverInfo, onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined) }).catch(
     async (error: Error) => {

@@ -24,6 +24,8 @@ export function buildProgram(version: string): Command {
     .option('-r, --replay', 'replay from the cache; with --url: hybrid', false)
     .option('--proxy-only', 'forward without reading or writing the cache', false)
     .option('--clean', 'wipe the cassette files of the cache folder at startup (record mode only)', false)
+    .option('--no-fsync', 'record, hybrid: answer before the entry is flushed to disk (faster; an answered call can be lost if the proxy or the machine crashes)')
+    .option('--session-idle <seconds>', 'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never)', '600')
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
@@ -63,6 +65,8 @@ interface RawOptions {
   repeat?: 'last' | 'cycle' | 'error';
   upstreamCommand?: string;
   stdio?: boolean;
+  fsync?: boolean;
+  sessionIdle?: string;
 }
 
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
@@ -81,6 +85,8 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     }
     if (words.length === 0) throw new UsageError('--upstream-command must name a command');
   }
+  const idle = raw.sessionIdle ?? '600';
+  if (!/^\d+(\.\d+)?$/.test(idle)) throw new UsageError(`--session-idle must be a number of seconds, got "${idle}"`);
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
   const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (live ? 'hybrid' : 'replay') : 'record';
   if (mode !== 'replay' && raw.upstreamCommand === undefined) {
@@ -111,6 +117,8 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     allowedOrigins: raw.allowedOrigin,
     upstreamCommand: raw.upstreamCommand,
     stdio: raw.stdio,
+    durable: raw.fsync !== false,
+    sessionIdleMs: Math.round(Number(idle) * 1000),
   };
 }
 

@@ -8,6 +8,7 @@ import { Breakpoints } from './pipeline/breakpoints.js';
 import { HookChain } from './pipeline/chain.js';
 import type { Hook } from './pipeline/contract.js';
 import { McpEndpoint } from './pipeline/endpoint.js';
+import { DEFAULT_SESSION_IDLE_MS } from './pipeline/session.js';
 import { EventHook } from './pipeline/events.js';
 import { Recorder } from './pipeline/recorder.js';
 import { Replayer, type RepeatPolicy } from './pipeline/replayer.js';
@@ -38,6 +39,10 @@ export interface EndpointOptions {
   /** replay: after the recorded answers of a repeated request are used up: last (default), cycle or error */
   repeat?: RepeatPolicy;
   rules?: { overlay: Overlay; instructions?: string };
+  /** client sessions that sent nothing this long are ended, with their upstream session (default 10 min; 0: never) */
+  sessionIdleMs?: number;
+  /** client sessions held at once (default 10,000): beyond, the least recently used one is ended */
+  maxSessions?: number;
   serverInfo?: { name: string; version: string };
   onLog?: Log;
 }
@@ -100,6 +105,8 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     ownSessions: replayer !== undefined || rules !== undefined || upstream === undefined,
     synthesize: rules !== undefined,
     serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
+    sessionIdleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    maxSessions: options.maxSessions,
     log,
   });
   live.endpoint = endpoint;

@@ -7,7 +7,7 @@ import type { McpEndpoint } from './pipeline/endpoint.js';
 import type { ToolsMemory } from './pipeline/rule-hook.js';
 import type { RuleSet } from './rules/rule-set.js';
 import { createEndpoint, type EndpointOptions } from './endpoint-factory.js';
-import { listen } from './http/edge.js';
+import { listen, type EdgeLimits } from './http/edge.js';
 import { pathOf, serveMcp } from './http/mcp-http.js';
 import { sendJson } from './http/sse.js';
 import { createLegacySseEndpoint, type LegacySseEndpoint } from './transports/downstream-sse.js';
@@ -18,6 +18,8 @@ export interface ProxyOptions extends EndpointOptions {
   port?: number;
   allowedHosts?: string[];
   allowedOrigins?: string[];
+  /** connection limits of the HTTP edge (http/edge.ts EDGE_LIMITS) */
+  limits?: Partial<EdgeLimits>;
 }
 
 export interface RunningProxy {
@@ -49,7 +51,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const built = await createEndpoint(options);
   const legacy: { sse?: LegacySseEndpoint } = {}; // GET /sse + POST /messages for legacy HTTP+SSE clients, made once the server listens
   const http = await listen(
-    { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
+    { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins, limits: options.limits },
     (req, res) => {
       const path = pathOf(req);
       if (path === '/healthcheck' && req.method === 'GET') {

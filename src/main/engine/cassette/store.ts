@@ -48,7 +48,8 @@ export class CassetteStore {
   /** the loose keys' --match-ignore paths; undefined: no loose index */
   private readonly loose?: readonly string[];
   private readonly stopping = { stopped: false };
-  private readonly durable: boolean;
+  /** added entries are fsynced before `add` resolves (recording then releases an answer only once it is on disk) */
+  readonly durable: boolean;
   private readonly log: Log;
   private watcher?: FSWatcher;
   private unsubscribe?: () => void;

@@ -1,5 +1,5 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { ErrorCode, errorResponse } from '../../../shared/jsonrpc.js';
 import { createGuard, type GuardOptions } from './guard.js';
 import { sendJson } from './sse.js';
@@ -8,8 +8,19 @@ import type { Log } from '../log.js';
 const CORS_ALLOW_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, x-mimcp-session';
 const CORS_EXPOSE_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate';
 
-/** how long an idle client connection is kept open */
-const KEEP_ALIVE_MS = 60_000;
+/**
+ * How long a connection may take, so that none is held forever (each holds a file descriptor): an idle kept-alive
+ * connection is closed after `keepAliveMs`; a request must have sent its headers within `headersMs` and all of its
+ * body within `requestMs` (answers may take as long as they take: an SSE stream stays open); checked every `checkMs`.
+ */
+export interface EdgeLimits {
+  keepAliveMs: number;
+  headersMs: number;
+  requestMs: number;
+  checkMs: number;
+}
+
+export const EDGE_LIMITS: EdgeLimits = { keepAliveMs: 60_000, headersMs: 10_000, requestMs: 60_000, checkMs: 1_000 };
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -17,10 +28,11 @@ export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<voi
  * An HTTP server with the edge rules every mcp-rewind endpoint shares: Host/Origin validation (DNS rebinding),
  * CORS for allowed browser origins, preflight answers, and no crash on a handler error or a malformed request.
  */
-export async function listen(options: GuardOptions & { port?: number }, handler: Handler, log: Log): Promise<{ server: Server; port: number; url: (path: string) => string; close(): Promise<void> }> {
+export async function listen(options: GuardOptions & { port?: number; limits?: Partial<EdgeLimits> }, handler: Handler, log: Log): Promise<{ server: Server; port: number; url: (path: string) => string; close(): Promise<void> }> {
   const guard = createGuard(options);
+  const limits = { ...EDGE_LIMITS, ...options.limits };
   // an agent calls tools seconds apart: its connection stays open between calls (Node's default drops it after 5 s)
-  const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, (req, res) => {
+  const server = http.createServer({ keepAliveTimeout: limits.keepAliveMs, headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, connectionsCheckingInterval: limits.checkMs }, (req, res) => {
     const refused = guard(req);
     if (refused) return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${refused}`));
     const origin = req.headers.origin;
@@ -46,9 +58,14 @@ export async function listen(options: GuardOptions & { port?: number }, handler:
       resolve();
     });
   });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
+  // a malformed or too slow request: answered when nothing was sent on the connection yet, then the socket is
+  // destroyed — ending it would leave it half open for as long as the client keeps its side (a descriptor each)
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (socket.writable && (socket as Socket).bytesWritten === 0 && error.code !== 'ECONNRESET') {
+      const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+      socket.write(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    }
+    socket.destroy();
   });
   const port = (server.address() as AddressInfo).port;
   const host = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;

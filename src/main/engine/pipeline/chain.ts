@@ -1,10 +1,10 @@
 import type { JsonRpcNotification } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
 import type { CassetteOffer, Closable, ExchangeDetail, Hook, Hooks, Need, Plan, RuleOffer } from './contract.js';
-import type { LiveExchange } from './exchange.js';
+import { waits, type LiveExchange } from './exchange.js';
 import type { Session } from './session.js';
 
-const RANK: Record<Need, number> = { none: 0, observe: 1, hold: 2 };
+const RANK: Record<Need, number> = { none: 0, observe: 1, commit: 2, hold: 3 };
 
 /** The hooks a mode installs, called in order. Errors of one hook are logged and never break the exchange. */
 export class HookChain implements Hooks {
@@ -80,10 +80,10 @@ export class HookChain implements Hooks {
     exchange.need = top;
   }
 
-  async respond(exchange: LiveExchange, session: Session | undefined, signal: Closable): Promise<void> {
-    if (exchange.need !== 'hold') return;
+  async respond(exchange: LiveExchange, session: Session | undefined, signal: Closable, detail?: ExchangeDetail): Promise<void> {
+    if (!waits(exchange.need)) return;
     for (let i = 0; i < this.hooks.length; i++) {
-      if (exchange.needs[i] === 'hold') await this.hooks[i].onResponse?.(exchange, session, undefined, signal);
+      if (waits(exchange.needs[i])) await this.hooks[i].onResponse?.(exchange, session, detail, signal);
     }
   }
 

@@ -103,7 +103,7 @@ export interface Hook {
   need?(exchange: LiveExchange): Need;
   /** a server message outside any request (the GET stream) */
   onServerMessage?(message: JsonRpcNotification, session: Session): void;
-  /** the final answer is known (exchange.response): before release when need was 'hold', else after */
+  /** the final answer is known (exchange.response): before release when need was 'commit' or 'hold', else after */
   onResponse?(exchange: LiveExchange, session: Session | undefined, detail: ExchangeDetail | undefined, signal: Closable): void | Promise<void>;
   /** does onResponse want the HTTP detail of upstream answers (raw body, headers: the cassette's debug files)? */
   readonly wantsDetail?: boolean;
@@ -124,8 +124,8 @@ export interface Hooks {
   active(): boolean;
   /** resolves once every hook can make its offers for these exchanges (undefined: at once) */
   prepare(exchanges: readonly LiveExchange[]): Promise<unknown> | undefined;
-  /** runs onResponse of the hooks that hold the exchange (before the client gets the answer) */
-  respond(exchange: LiveExchange, session: Session | undefined, signal: Closable): Promise<void>;
+  /** runs onResponse of the hooks that hold or commit the exchange (before the client gets the answer) */
+  respond(exchange: LiveExchange, session: Session | undefined, signal: Closable, detail?: ExchangeDetail): Promise<void>;
   /** runs onResponse of the hooks that observe the exchange (after the client got it); never throws */
   finish(exchange: LiveExchange, session: Session | undefined, detail?: ExchangeDetail): Promise<void>;
   /** a server notification outside any request */

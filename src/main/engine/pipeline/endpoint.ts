@@ -5,7 +5,7 @@ import { header } from '../http/url.js';
 import type { Log } from '../log.js';
 import type { HookChain } from './chain.js';
 import type { Plan, RuleOffer, Stage, Upstream } from './contract.js';
-import { LiveExchange } from './exchange.js';
+import { LiveExchange, waits } from './exchange.js';
 import { localAnswer, planRequest, planStream } from './plan.js';
 import { pipePost } from './pipe.js';
 import { answerUpstreamDown, relayPost, relayStream } from './relay.js';
@@ -28,6 +28,10 @@ export interface EndpointOptions {
   synthesize: boolean;
   /** serverInfo of the initialize the proxy answers itself */
   serverInfo: { name: string; version: string };
+  /** client sessions idle this long (nothing sent, nothing open) are ended, upstream too; 0 or undefined: never */
+  sessionIdleMs?: number;
+  /** client sessions held at once (default MAX_SESSIONS); beyond, the least recently used one is ended */
+  maxSessions?: number;
   log: Log;
 }
 
@@ -44,15 +48,30 @@ const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * recorded stream (stream-replay.ts) — with the mode's hooks called along the way (chain.ts).
  */
 export class McpEndpoint implements Stage {
-  readonly sessions = new SessionRegistry();
+  readonly sessions: SessionRegistry;
   readonly hooks: HookChain;
   readonly log: Log;
   private currentUpstream?: Upstream;
+  private readonly reaper?: NodeJS.Timeout;
 
   constructor(private readonly options: EndpointOptions) {
     this.hooks = options.hooks;
     this.log = options.log;
     this.currentUpstream = options.upstream;
+    this.sessions = new SessionRegistry((session, why) => this.endSession(session, why), options.maxSessions);
+    const idle = options.sessionIdleMs;
+    if (idle) this.reaper = setInterval(() => this.sessions.reapIdle(idle), Math.max(50, Math.min(idle / 4, 60_000))).unref();
+  }
+
+  /**
+   * A session ended by the proxy (idle, or evicted at the cap): its server streams end and its upstream session is
+   * closed (DELETE), which ends a stdio upstream's child. A client that comes back gets 404 and initializes again.
+   */
+  private endSession(session: Session, why: 'idle' | 'evicted'): void {
+    for (const stream of session.streams) stream.end();
+    const upstreamId = session.upstreamId;
+    this.log(`session ${session.id} ${why === 'idle' ? 'idle' : 'evicted (too many sessions)'}: ended${upstreamId ? ', upstream session closed' : ''}`, 'info');
+    if (upstreamId) void this.currentUpstream?.endSession(upstreamId, session.protocolVersion);
   }
 
   get upstream(): Upstream | undefined {
@@ -97,6 +116,7 @@ export class McpEndpoint implements Stage {
       if (session) session.initParams = initRequest.params;
     } else {
       session = this.sessionFor(req);
+      this.sessions.hold(session, res);
       this.noteReplies(session, messages);
       const replies = this.takeReplayReplies(session, messages);
       if (replies > 0 && replies === messages.length) return void res.writeHead(202).end();
@@ -171,6 +191,7 @@ export class McpEndpoint implements Stage {
     const preparing = this.hooks.prepare([]);
     if (preparing) await preparing;
     const session = this.sessionFor(req);
+    this.sessions.hold(session, res);
     const plan = planStream({
       upstreamSession: this.currentUpstream !== undefined && session.upstreamId !== undefined,
       pushes: this.hooks.pushes(),
@@ -201,6 +222,7 @@ export class McpEndpoint implements Stage {
 
   /** Upstream sessions the proxy opened itself end with it (mirrored ones belong to their clients). */
   async close(): Promise<void> {
+    clearInterval(this.reaper);
     const ending: Array<Promise<void>> = [];
     for (const session of this.sessions.all()) {
       for (const stream of session.streams) stream.end();
@@ -233,7 +255,7 @@ export class McpEndpoint implements Stage {
     let holding = false;
     for (const l of local) {
       if (l.delayMs > longest) longest = l.delayMs;
-      if (l.exchange.need === 'hold') holding = true;
+      if (waits(l.exchange.need)) holding = true;
     }
     if (longest > 0) await delay(longest);
     if (holding) await Promise.all(local.map((l) => this.hooks.respond(l.exchange, session, res)));

@@ -9,9 +9,14 @@ export type Rewrite = (result: Record<string, unknown>) => Record<string, unknow
  * What a hook needs of an exchange, asked once the plan is made:
  * - 'none': nothing (a hook that wants nothing costs nothing: the relay pipes bytes unparsed);
  * - 'observe': its messages, after the client got the answer (onResponse runs after release);
+ * - 'commit': the answer may not reach the client before this hook's onResponse resolved, and the hook does not
+ *   change it (the recorder, writing the entry durably): its bytes still travel unchanged, held back, then released;
  * - 'hold': the answer may not reach the client before this hook's onResponse resolved (it may change it).
  */
-export type Need = 'none' | 'observe' | 'hold';
+export type Need = 'none' | 'observe' | 'commit' | 'hold';
+
+/** Does the answer wait for a hook before it reaches the client? */
+export const waits = (need: Need): boolean => need === 'commit' || need === 'hold';
 
 let nextSeq = 1;
 

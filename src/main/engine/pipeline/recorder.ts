@@ -13,7 +13,7 @@ import type { Session } from './session.js';
  * except that a tools/call whose result hash is new for its key is added as a further entry (replayed in order).
  * As a hook it observes what the upstream answered (never what the proxy or the cassette answered) and the server
  * notifications of GET streams, filed after the exchange the session finished last. A failed write is logged, in
- * this one place, and the client keeps its answer.
+ * this one place, and the client gets its answer all the same.
  */
 export class Recorder implements Hook {
   readonly name = 'recorder';
@@ -29,8 +29,14 @@ export class Recorder implements Hook {
     private readonly log: Log = () => {},
   ) {}
 
+  /**
+   * What the upstream answered is recorded before the client gets it ('commit': its bytes wait, unchanged, until the
+   * entry is on disk), so every answer a client saw survives a crash; with a store that does not fsync
+   * (`--no-fsync`) the answer goes first and the entry is written after it.
+   */
   need(exchange: LiveExchange): Need {
-    return exchange.source === 'upstream' ? 'observe' : 'none';
+    if (exchange.source !== 'upstream') return 'none';
+    return this.store.durable ? 'commit' : 'observe';
   }
 
   async onResponse(exchange: LiveExchange, session: Session | undefined, detail: ExchangeDetail | undefined): Promise<void> {

@@ -6,7 +6,8 @@ import { sendJson, sseEvent } from '../http/sse.js';
 import { copyEndToEndHeaders } from '../upstream/headers.js';
 import type { ExchangeDetail, Stage } from './contract.js';
 import { RewritingDelivery } from './delivery.js';
-import type { LiveExchange } from './exchange.js';
+import { waits, type LiveExchange } from './exchange.js';
+import { CommitGate } from './commit-gate.js';
 import { ResponseTap } from '../http/response-tap.js';
 import type { Session, SessionRegistry } from './session.js';
 
@@ -97,10 +98,13 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   }
 
   const delivery = rewriting ? new RewritingDelivery(res, upRes, headers, Array.isArray(relay.parsed), local) : undefined;
+  const contentType = upRes.headers['content-type'];
+  const sse = contentType?.includes('text/event-stream') ?? false;
+  // no rewrite, but an answer is committed before the client gets it: the bytes wait for it, unchanged
+  const gate = !delivery && exchanges.some((e) => e.need === 'commit') ? new CommitGate(res, upRes, !sse) : undefined;
   if (!delivery) res.writeHead(upRes.statusCode ?? 502, headers);
   const pending = new Map(exchanges.map((e) => [e.request.id, e]));
   const held: Array<Promise<void>> = [];
-  const contentType = upRes.headers['content-type'];
   const keepDetail = stage.hooks.wantsDetail();
   const tap = new ResponseTap(
     contentType,
@@ -114,13 +118,18 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
           if ('result' in message) live.protocolVersion = String(message.result.protocolVersion ?? '');
           else if (owned) sessions.delete(live.id as string); // no session came of it
         }
-        if (exchange.need === 'hold') {
-          held.push(
-            stage.hooks.respond(exchange, live, res).then(() => {
-              delivery?.write(exchange.response as JsonRpcResponse);
-              void finish(exchange);
-            }),
-          );
+        if (waits(exchange.need)) {
+          const responded = stage.hooks.respond(exchange, live, res, keepDetail ? detail(stage, req, requestHeaders, relay.parsed, upRes, tap) : undefined);
+          if (gate) {
+            gate.hold(responded);
+            void responded.then(() => finish(exchange));
+          } else
+            held.push(
+              responded.then(() => {
+                delivery?.write(exchange.response as JsonRpcResponse);
+                void finish(exchange);
+              }),
+            );
           return;
         }
         delivery?.write(message);
@@ -138,23 +147,32 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
 
   const finish = (exchange: LiveExchange): Promise<void> => stage.hooks.finish(exchange, live, keepDetail ? detail(stage, req, requestHeaders, relay.parsed, upRes, tap) : undefined);
 
-  upRes.on('data', (chunk: Buffer) => tap.push(chunk));
-  if (!delivery) upRes.pipe(res, { end: false });
+  upRes.on('data', (chunk: Buffer) => {
+    tap.push(chunk); // first: a commit the chunk completes holds the chunk back
+    gate?.write(chunk);
+  });
+  if (!delivery && !gate) upRes.pipe(res, { end: false });
   upRes.on('end', () => {
     tap.end();
     const done = (): void => {
       // an SSE answer that ended without answering and without event ids cannot be resumed: say so, do not hang
-      if (pending.size > 0 && !tap.sawEventId && contentType?.includes('text/event-stream')) return brokenStream(stage, res, contentType, pending, live, !delivery);
+      if (pending.size > 0 && !tap.sawEventId && sse) return brokenStream(stage, res, contentType, pending, live, !delivery);
       if (delivery) delivery.end(tap.rawBody, headers);
+      else if (gate) gate.end();
       else res.end();
       for (const exchange of pending.values()) void finish(exchange); // answered nothing: still on the timeline
     };
     if (held.length > 0) void Promise.all(held).then(done); // answers held by a hook go out first
+    else if (gate && pending.size > 0 && sse) void gate.settled().then(done); // committed answers before the error events
     else done();
   });
   // piped bytes (no delivery) may have stopped inside an event: brokenStream must close it before its own events
-  upRes.on('error', () => brokenStream(stage, res, contentType, pending, live, !delivery));
-  upRes.on('aborted', () => brokenStream(stage, res, contentType, pending, live, !delivery));
+  const broken = (): void => {
+    if (gate && sse) void gate.settled().then(() => brokenStream(stage, res, contentType, pending, live, !delivery));
+    else brokenStream(stage, res, contentType, pending, live, !delivery);
+  };
+  upRes.on('error', broken);
+  upRes.on('aborted', broken);
   res.on('close', () => {
     if (!upRes.complete) upRes.destroy(); // the client went away: so does the upstream stream
   });

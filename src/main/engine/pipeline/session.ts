@@ -27,14 +27,32 @@ export interface Session {
   lastKey?: string;
   /** replay: server notifications waiting for a server stream (GET) to be opened */
   readonly pendingPush: JsonRpcMessage[];
+  /** when the client last sent anything on this session (ms since the epoch) */
+  lastActive: number;
+  /** requests and server streams of this session still open: a busy session is never idle */
+  busy: number;
 }
 
 /** Clients that vanish without DELETE (or send random ids) must not grow memory without bound. */
 export const MAX_SESSIONS = 10_000;
+/** how long a client session may stay silent before the proxy ends it (and its upstream session, its stdio child) */
+export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
+/** a session used within this long is not moved to the back of the eviction order again (hot sessions cost nothing) */
+const TOUCH_MS = 1000;
 
+/**
+ * The client sessions of an endpoint, in least-recently-used order. Bounded: beyond MAX_SESSIONS the least recently
+ * used one is ended, and `reapIdle` ends those idle longer than a period — `onEnd` ends what a session holds (its
+ * upstream session, hence a stdio child; its server streams).
+ */
 export class SessionRegistry {
   private readonly sessions = new Map<string, Session>();
   private readonly stateless: Session = newSession(undefined, null);
+
+  constructor(
+    private readonly onEnd: (session: Session, why: 'idle' | 'evicted') => void = () => {},
+    private readonly max = MAX_SESSIONS,
+  ) {}
 
   /** The session for a request's Mcp-Session-Id; an id we have not seen (e.g. after a proxy restart) gets one. */
   get(id: string | undefined, upstreamIdIfNew: string | null | undefined): Session {
@@ -43,8 +61,39 @@ export class SessionRegistry {
     if (!session) {
       session = newSession(id, upstreamIdIfNew);
       this.add(session);
-    }
+    } else this.touch(session);
     return session;
+  }
+
+  /** The session is in use now: it moves to the back of the eviction order. */
+  private touch(session: Session): void {
+    const now = Date.now();
+    if (now - session.lastActive < TOUCH_MS) return;
+    session.lastActive = now;
+    this.sessions.delete(session.id as string);
+    this.sessions.set(session.id as string, session);
+  }
+
+  /** Counts a request or stream of the session as open until `res` closes (a busy session is never reaped). */
+  hold(session: Session, res: { once(event: 'close', listener: () => void): unknown }): void {
+    if (session.id === undefined) return;
+    session.busy++;
+    res.once('close', () => {
+      session.busy--;
+      session.lastActive = Date.now();
+    });
+  }
+
+  /** Ends the sessions nobody used for `idleMs` and that have nothing open; answers how many. */
+  reapIdle(idleMs: number, now = Date.now()): number {
+    let reaped = 0;
+    for (const session of [...this.sessions.values()]) {
+      if (now - session.lastActive < idleMs || session.busy > 0 || session.streams.size > 0) continue;
+      this.sessions.delete(session.id as string);
+      this.onEnd(session, 'idle');
+      reaped++;
+    }
+    return reaped;
   }
 
   /** A new session with an id of the proxy's own (replay and hybrid answer initialize themselves). */
@@ -61,10 +110,13 @@ export class SessionRegistry {
     return session;
   }
 
-  /** Inserts a session, dropping the oldest one beyond MAX_SESSIONS (Map keeps insertion order). */
+  /** Inserts a session, ending the least recently used one beyond the cap (the Map's first). */
   private add(session: Session): void {
     this.sessions.set(session.id as string, session);
-    if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
+    if (this.sessions.size <= this.max) return;
+    const oldest = this.sessions.values().next().value as Session;
+    this.sessions.delete(oldest.id as string);
+    this.onEnd(oldest, 'evicted');
   }
 
   /** every session, the shared stateless one included */
@@ -83,5 +135,5 @@ export class SessionRegistry {
 }
 
 function newSession(id: string | undefined, upstreamId: string | null | undefined): Session {
-  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0, pendingPush: [] };
+  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0, pendingPush: [], lastActive: Date.now(), busy: 0 };
 }

@@ -41,6 +41,7 @@ import { createGuard } from '../http/guard.js';
 import { sendJson } from '../http/sse.js';
 import { header } from '../http/url.js';
 import type { Log } from '../log.js';
+import { DEFAULT_SESSION_IDLE_MS } from '../pipeline/session.js';
 
 export type BridgeSpec =
   | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
@@ -65,6 +66,9 @@ interface BridgeSession {
   /** progress token → the downstream request that carries it */
   tokens: Map<unknown, JsonRpcId>;
   closing: boolean;
+  /** when the pipeline last sent anything on this session, and how many of its requests and streams are open */
+  lastActive: number;
+  open: number;
   close(reason?: string): Promise<void>;
 }
 
@@ -122,7 +126,7 @@ function fullEnvironment(extra: Record<string, string> | undefined): Record<stri
  * Starts the bridge. `log` gets the child's stderr line by line and the sessions' fate ('warn': worth showing
  * without --verbose; 'info': a child started).
  */
-export async function startUpstreamBridge(spec: BridgeSpec, log: Log): Promise<UpstreamBridge> {
+export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: { idleMs?: number } = {}): Promise<UpstreamBridge> {
   /** initialized sessions by their Mcp-Session-Id */
   const sessions = new Map<string, BridgeSession>();
   /** every session not yet closed, initialized or still starting */
@@ -158,6 +162,8 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log): Promise<U
       inFlight: [],
       tokens: new Map(),
       closing: false,
+      lastActive: Date.now(),
+      open: 0,
       async close(reason) {
         if (session.closing) return;
         session.closing = true;
@@ -291,6 +297,12 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log): Promise<U
         req.resume();
         return sendJson(res, 404, SESSION_NOT_FOUND);
       }
+      session.lastActive = Date.now();
+      session.open++;
+      res.once('close', () => {
+        session.open--;
+        session.lastActive = Date.now();
+      });
       return session.server.handleRequest(req, res);
     }
     if (req.method !== 'POST') {
@@ -329,6 +341,17 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log): Promise<U
   });
   const port = (httpServer.address() as AddressInfo).port;
 
+  // sessions nobody uses end (a stdio child each): the proxy ends its own idle sessions, this catches the rest
+  const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const reaper = idleMs > 0 ? setInterval(() => {
+    const now = Date.now();
+    for (const session of live) {
+      if (!session.id || session.closing || session.open > 0 || session.inFlight.length > 0 || now - session.lastActive < idleMs) continue;
+      log(`upstream ${describe(spec)}: session idle for ${Math.round(idleMs / 1000)} s, ended`, 'info');
+      void session.close();
+    }
+  }, Math.max(50, Math.min(idleMs / 4, 60_000))).unref() : undefined;
+
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     pids: () =>
@@ -339,6 +362,7 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log): Promise<U
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(reaper);
       await Promise.all([...live].map((s) => s.close()));
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());

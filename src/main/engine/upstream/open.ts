@@ -33,6 +33,8 @@ export interface OpenOptions {
    */
   lenient?: boolean;
   timeoutMs?: number;
+  /** a bridged upstream's sessions nobody used this long end, with their stdio child (default 10 min; 0: never) */
+  idleMs?: number;
 }
 
 /**
@@ -50,9 +52,9 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
         if (options.lenient && !(error instanceof NotMcpError)) return 'streamable-http' as const; // not reachable yet
         throw error;
       });
-      if (kind === 'sse') bridge = await startUpstreamBridge({ kind: 'sse', url: spec.url, headers: spec.headers }, options.log);
+      if (kind === 'sse') bridge = await startUpstreamBridge({ kind: 'sse', url: spec.url, headers: spec.headers }, options.log, { idleMs: options.idleMs });
     } else {
-      bridge = await startUpstreamBridge({ kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd }, options.log);
+      bridge = await startUpstreamBridge({ kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd }, options.log, { idleMs: options.idleMs });
     }
     const url = bridge?.url ?? (spec as { url: string }).url;
     const headers = bridge ? undefined : (spec as { headers?: Record<string, string> }).headers;
