@@ -22,12 +22,14 @@ const BATCH = 2048;
 export const WORKER_THRESHOLD = 8192;
 
 /**
- * The worker's module: next to this one. Built (dist/), it is JavaScript; run from src/ (tests, `tsx`), TypeScript,
- * which the worker loads through tsx like its parent.
+ * Starts a worker on the module next to this one. Built (dist/), it is JavaScript; run from src/ (tests, `tsx`), it is
+ * TypeScript, which the worker loads after registering tsx (a development dependency, resolved from the working
+ * directory: the repository's) itself: a worker does not inherit its parent's loader.
  */
-function workerModule(): { url: URL; execArgv?: string[] } {
-  const ts = import.meta.url.endsWith('.ts');
-  return { url: new URL(`./loose-worker.${ts ? 'ts' : 'js'}`, import.meta.url), execArgv: ts ? ['--import', 'tsx'] : undefined };
+function startWorker(workerData: unknown): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./loose-worker.js', import.meta.url), { workerData });
+  const entry = new URL('./loose-worker.ts', import.meta.url).href;
+  return new Worker(`import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData });
 }
 
 /**
@@ -36,7 +38,6 @@ function workerModule(): { url: URL; execArgv?: string[] } {
  * the caller then reads them itself. `signal`: stops early (the store was closed).
  */
 export async function looseKeysInWorkers(dir: string, ignore: readonly string[], refs: EntryRef[], onBatch: (refs: EntryRef[], result: LooseResult) => void, signal: { stopped: boolean }): Promise<void> {
-  const { url, execArgv } = workerModule();
   const count = Math.max(1, Math.min(4, availableParallelism()));
   const batches: EntryRef[][] = [];
   for (let i = 0; i < refs.length; i += BATCH) batches.push(refs.slice(i, i + BATCH));
@@ -45,7 +46,7 @@ export async function looseKeysInWorkers(dir: string, ignore: readonly string[],
   try {
     await Promise.all(
       Array.from({ length: Math.min(count, batches.length) }, () => {
-        const worker = new Worker(url, { workerData: { dir, ignore: [...ignore] }, execArgv });
+        const worker = startWorker({ dir, ignore: [...ignore] });
         workers.push(worker);
         return new Promise<void>((resolve, reject) => {
           const sendNext = (): void => {
