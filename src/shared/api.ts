@@ -61,6 +61,13 @@ export interface TrafficEvent extends ExchangeEvent {
   proxyId: string;
   /** sent by the app itself on its own session of the proxy (Resend, Edit & resend, Compose, or that session's setup) */
   sentBy?: SentBy;
+  /** what the event weighs on the timeline (its JSON, about): the engine and the view cap their memory by it */
+  bytes?: number;
+  /**
+   * parts cut to keep the timeline small (a payload over 256 kB became `{ "$truncated": { bytes, preview } }`, a long
+   * stream kept its first messages), with their full sizes: `traffic.body` answers the full exchange while it is held
+   */
+  truncated?: { request?: number; response?: number; stream?: number; original?: number };
 }
 
 /** What the app sent, and from which exchange (`from`: its timeline number) for a resend. */
@@ -229,6 +236,8 @@ export const commands = {
   'proxies.stop': Id,
   'proxies.remove': Id,
   'traffic.snapshot': z.strictObject({ limit: z.number().int().min(1).max(1_000_000).optional() }),
+  /** an exchange whose bodies the timeline truncated, in full, while the engine still holds it */
+  'traffic.body': z.strictObject({ proxyId: z.string().min(1), seq: z.number().int() }),
   /** puts back what the last traffic.clear removed (its `undo` token; kept for UNDO_CLEAR_MS, until the next clear) */
   'traffic.undoClear': z.strictObject({ undo: z.string().min(1) }),
   /** every exchange; or one proxy's; or the ones listed (what the Timeline shows under a filter) */
@@ -300,13 +309,15 @@ export type CommandInput<C extends CommandName> = z.input<(typeof commands)[C]>;
 
 export interface CommandOutputs {
   /** trafficCapacity: the exchanges the timeline keeps in this run (the setting as it was at start) */
-  'app.info': { version: string; shell: 'electron' | 'browser'; platform: string; trafficCapacity: number };
+  'app.info': { version: string; shell: 'electron' | 'browser'; platform: string; trafficCapacity: number; trafficBytes?: number };
   'proxies.list': ProxyInfo[];
   'proxies.create': ProxyInfo;
   'proxies.start': ProxyInfo;
   'proxies.stop': ProxyInfo;
   'proxies.remove': { removed: true };
   'traffic.snapshot': TrafficEvent[];
+  /** `held: false`: the full bodies were let go (the engine keeps the newest few dozen MB of them) */
+  'traffic.body': { held: true; event: TrafficEvent } | { held: false; reason: string };
   /** `undo`: a token for traffic.undoClear, valid for UNDO_CLEAR_MS */
   'traffic.clear': { cleared: number; undo?: string };
   'traffic.undoClear': { restored: number };

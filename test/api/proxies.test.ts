@@ -117,7 +117,7 @@ describe('api: proxies and traffic', () => {
 describe('api: the dispatcher', () => {
   it('answers app.info and refuses unknown commands', async () => {
     const { api } = await app();
-    expect(await call(api, 'app.info', {})).toEqual({ version: '0.0.0-test', shell: 'browser', platform: process.platform, trafficCapacity: 100_000 });
+    expect(await call(api, 'app.info', {})).toEqual({ version: '0.0.0-test', shell: 'browser', platform: process.platform, trafficCapacity: 100_000, trafficBytes: 256 * 1024 * 1024 });
     expect(await failure(api.call('proxies.explode', {}))).toBe('unknown command proxies.explode');
     expect(await failure(api.call('toString', {}))).toBe('unknown command toString');
     expect(await failure(api.call('__proto__', {}))).toBe('unknown command __proto__');

@@ -62,7 +62,7 @@ describe('web shell over the real handler table', () => {
   it('answers app.info and proxies.list, and names the bad field of an invalid input', async () => {
     const running = await ui();
     const api = client(wsUrl(running), { token: running.shell.token });
-    expect(await api.call('app.info', {})).toEqual({ version: '9.9.9-test', shell: 'browser', platform: process.platform, trafficCapacity: 100_000 });
+    expect(await api.call('app.info', {})).toEqual({ version: '9.9.9-test', shell: 'browser', platform: process.platform, trafficCapacity: 100_000, trafficBytes: 256 * 1024 * 1024 });
     expect(await api.call('proxies.list', {})).toEqual([]);
 
     const bad = await api.call('proxies.create', { mode: 'bogus' as 'record' }).catch((e: unknown) => e);

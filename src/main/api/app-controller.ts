@@ -13,7 +13,7 @@ import { Demo, type DemoHost } from './demo.js';
 import { InspectorVerbs } from './inspector-verbs.js';
 import { applyRules, engineRules, mergedTools, type RulesFile } from './proxy-rules.js';
 import { settingsFile, type SettingsFile } from './settings-file.js';
-import { TrafficBuffer } from './traffic-buffer.js';
+import { FULL_BODIES_BYTES, TrafficBuffer } from './traffic-buffer.js';
 import type { Log, LogLevel } from '../engine/log.js';
 import type { OpenedUpstream } from '../engine/upstream/open.js';
 import { checkCassette, openUpstream, ProxyStartError } from './upstream-check.js';
@@ -86,10 +86,15 @@ export class AppController implements DemoHost {
       dataDir: this.dataDir,
       version: options.version ?? '0',
       ring: {
-        add: (events, announce) => events.forEach((e) => (this.traffic.push(e), announce && this.emitter.emit('traffic', e))),
+        add: (events, announce) =>
+          events.forEach((e) => {
+            const kept = this.traffic.push(e);
+            if (announce) this.emitter.emit('traffic', kept);
+          }),
         remove: (matches) => this.traffic.remove(matches),
         find: (seq) => this.traffic.find(seq),
-        snapshot: () => this.traffic.snapshot(),
+        // in full where the timeline truncated a body and still holds it (a save writes what was exchanged)
+        snapshot: () => this.traffic.snapshot().map((e) => (e.truncated && this.traffic.fullOf(e.proxyId, e.seq)) || e),
       },
       proxyUrl: (id) => this.proxies.get(id)?.running?.url,
       cassetteOf: (id) => {
@@ -188,6 +193,20 @@ export class AppController implements DemoHost {
 
   trafficSnapshot(limit?: number): TrafficEvent[] {
     return this.traffic.snapshot(limit);
+  }
+
+  /** the bytes the timeline keeps (events with large bodies truncated) */
+  get trafficBytes(): number {
+    return this.traffic.maxBytes;
+  }
+
+  /** An exchange whose bodies the timeline truncated, in full, while the engine holds it ("Load full body"). */
+  fullExchange(proxyId: string, seq: number): CommandOutputs['traffic.body'] {
+    const full = this.traffic.fullOf(proxyId, seq);
+    if (full) return { held: true, event: full };
+    const kept = this.traffic.find(seq);
+    if (kept && kept.proxyId === proxyId && !kept.truncated) return { held: true, event: kept };
+    return { held: false, reason: kept ? `the full body is no longer held: the engine keeps the newest ${FULL_BODIES_BYTES / 1024 / 1024} MB of truncated bodies` : `no exchange #${seq} on the timeline any more` };
   }
 
   /**
@@ -346,7 +365,7 @@ export class AppController implements DemoHost {
   private record(id: string, managed: ManagedProxy, event: ExchangeEvent): void {
     const tagged: TrafficEvent = { ...event, seq: this.verbs.timeline.numberOf(event.seq), proxyId: id }; // never reused across restarts
     this.verbs.sessions.tag(tagged); // the app's own session: what it sent, and from which exchange
-    this.traffic.push(tagged);
+    const kept = this.traffic.push(tagged); // large bodies truncated: what the view gets
     managed.info.exchanges++;
     // a running proxy whose upstream stopped answering says so (and stops saying so once it answers again)
     const error = event.response && 'error' in event.response ? event.response.error : undefined;
@@ -356,7 +375,7 @@ export class AppController implements DemoHost {
       managed.info = { ...managed.info, upstreamDown: down };
       if (changed) this.emitter.emit('proxies', this.list());
     }
-    this.emitter.emit('traffic', tagged);
+    this.emitter.emit('traffic', kept);
     this.countsTimer ??= setTimeout(() => {
       this.countsTimer = undefined;
       if (!this.closed) this.emitter.emit('proxies', this.list()); // counts are not saved: no workspace write

@@ -54,13 +54,14 @@ export function createApiHandlers(
   settings: SettingsFile = settingsFile(controller.dataDir, (line) => controller.log(line, 'warn')),
 ): ApiHandlers {
   const table: HandlerTable = {
-    'app.info': () => ({ version: shellInfo.version, shell: shellInfo.shell, platform: process.platform, trafficCapacity: controller.trafficCapacity }),
+    'app.info': () => ({ version: shellInfo.version, shell: shellInfo.shell, platform: process.platform, trafficCapacity: controller.trafficCapacity, trafficBytes: controller.trafficBytes }),
     'proxies.list': () => controller.list(),
     'proxies.create': (config) => controller.createProxy(config),
     'proxies.start': ({ id }) => controller.startProxy(id),
     'proxies.stop': ({ id }) => controller.stopProxy(id),
     'proxies.remove': ({ id }) => controller.removeProxy(id),
     'traffic.snapshot': ({ limit }) => controller.trafficSnapshot(limit),
+    'traffic.body': ({ proxyId, seq }) => controller.fullExchange(proxyId, seq),
     'traffic.clear': (scope) => controller.clearTraffic(scope),
     'traffic.undoClear': ({ undo }) => controller.undoClear(undo),
     'rules.get': ({ id }) => controller.getRules(id),

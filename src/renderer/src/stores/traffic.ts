@@ -4,6 +4,10 @@ import { api } from '../api/current.js'
 
 /** The engine's default timeline capacity; the one in effect comes from app.info (the Settings value at its start). */
 const DEFAULT_CAPACITY = 100_000
+/** The engine's default timeline bytes (events with large bodies truncated); the one in effect comes from app.info. */
+const DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+/** what an event without its size (an older engine) is taken to weigh */
+const UNSIZED_BYTES = 4096
 /** events are applied in batches: one array copy per batch, not per event, keeps 100k rows cheap */
 const FLUSH_MS = 50
 
@@ -22,6 +26,10 @@ interface TrafficState {
   exchanges: TrafficEvent[]
   /** the newest exchanges kept, as the engine keeps them (app.info) */
   capacity: number
+  /** …and within these bytes (each event says what it weighs) */
+  maxBytes: number
+  /** an exchange whose truncated bodies were asked for: loading, in full, or gone (only one is held at a time) */
+  full?: { key: string; event?: TrafficEvent; gone?: string }
   /** paused: new exchanges are held back (not lost) until resume */
   paused: boolean
   /** how many exchanges arrived while paused */
@@ -37,9 +45,12 @@ interface TrafficState {
   clear(scope: ClearScope): Promise<void>
   /** puts back what the last Clear removed (while the engine still can) */
   undoClear(): Promise<void>
+  /** asks the engine for an exchange's bodies the timeline truncated ("Load full body") */
+  loadFullBody(event: TrafficEvent): Promise<void>
 }
 
 const key = (e: TrafficEvent): string => `${e.proxyId}\u0000${e.seq}`
+export const fullBodyKey = key
 
 let incoming: TrafficEvent[] = []
 let heldBack: TrafficEvent[] = []
@@ -65,9 +76,14 @@ function inOrder(list: TrafficEvent[], more: TrafficEvent[]): TrafficEvent[] {
   return out
 }
 
+/** The list with `more` added, the oldest cut beyond the capacity and the bytes. */
 function append(list: TrafficEvent[], more: TrafficEvent[]): { exchanges: TrafficEvent[]; cut: number } {
   const all = inOrder(list, more)
-  const cut = Math.max(0, all.length - useTraffic.getState().capacity)
+  const { capacity, maxBytes } = useTraffic.getState()
+  let cut = Math.max(0, all.length - capacity)
+  let bytes = 0
+  for (let i = cut; i < all.length; i++) bytes += all[i].bytes ?? UNSIZED_BYTES
+  while (bytes > maxBytes && cut < all.length - 1) bytes -= all[cut++].bytes ?? UNSIZED_BYTES
   return { exchanges: cut ? all.slice(cut) : all, cut }
 }
 
@@ -76,6 +92,7 @@ let undoTimer: ReturnType<typeof setTimeout> | undefined
 export const useTraffic = create<TrafficState>()((set, get) => ({
   exchanges: [],
   capacity: DEFAULT_CAPACITY,
+  maxBytes: DEFAULT_MAX_BYTES,
   paused: false,
   held: 0,
   dropped: 0,
@@ -100,6 +117,17 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
     } catch (error) {
       set({ error: (error as Error).message })
       void syncTraffic() // the view shows what the engine has
+    }
+  },
+  async loadFullBody(event) {
+    const wanted = key(event)
+    set({ full: { key: wanted } })
+    try {
+      const answer = await api().call('traffic.body', { proxyId: event.proxyId, seq: event.seq })
+      if (get().full?.key !== wanted) return // another one was asked for meanwhile
+      set({ full: answer.held ? { key: wanted, event: answer.event } : { key: wanted, gone: answer.reason } })
+    } catch (error) {
+      if (get().full?.key === wanted) set({ full: { key: wanted, gone: (error as Error).message } })
     }
   },
   async undoClear() {
@@ -173,7 +201,7 @@ export function attachTraffic(): () => void {
   const off = api().on('traffic', (event) => ingestTraffic([event]))
   void api()
     .call('app.info', {})
-    .then((info) => useTraffic.setState({ capacity: info.trafficCapacity }))
+    .then((info) => useTraffic.setState({ capacity: info.trafficCapacity, maxBytes: info.trafficBytes ?? DEFAULT_MAX_BYTES }))
     .catch(() => {}) // an older engine: the default capacity
     .finally(() => void syncTraffic())
   return () => {

@@ -11,6 +11,7 @@ import { JsonTree } from './detail/JsonTree.js'
 import { Overview } from './detail/Overview.js'
 import { RenderedContent } from './detail/RenderedContent.js'
 import { StreamList } from './detail/StreamList.js'
+import { TruncatedNote, useFullExchange } from './detail/TruncatedNote.js'
 
 const TAB_LABELS: Record<DetailTab, string> = { overview: 'Overview', request: 'Request', response: 'Response', stream: 'Stream', content: 'Content', changes: 'Changes', edit: 'Edit', diff: 'Diff' }
 
@@ -26,7 +27,9 @@ function useOther(event: TrafficEvent, proxyName: (id: string) => string): Other
 }
 
 /** The selected exchange, beside (or below) the table: one tab at a time, each scrolling inside the pane. */
-export function DetailPane({ event, proxyName, nameOf, onClose, filteredOut, onReveal }: { event: TrafficEvent & { pausedId?: string }; proxyName: string; nameOf: (id: string) => string; onClose: () => void; filteredOut: boolean; onReveal: () => void }): JSX.Element {
+export function DetailPane({ event: kept, proxyName, nameOf, onClose, filteredOut, onReveal }: { event: TrafficEvent & { pausedId?: string }; proxyName: string; nameOf: (id: string) => string; onClose: () => void; filteredOut: boolean; onReveal: () => void }): JSX.Element {
+  const full = useFullExchange(kept)
+  const event: TrafficEvent & { pausedId?: string } = full === kept ? kept : { ...full, pausedId: kept.pausedId }
   const tab = useTimelineUi((s) => s.detailTab)
   const setTab = useTimelineUi((s) => s.setDetailTab)
   const compareWith = useTimelineUi((s) => s.compareWith)
@@ -67,6 +70,7 @@ export function DetailPane({ event, proxyName, nameOf, onClose, filteredOut, onR
           </button>
         </p>
       )}
+      <TruncatedNote event={kept} />
       {!held && <DetailActions event={event} proxyName={proxyName} />}
       <div className="tl-detail-tabs" role="tablist" aria-label="Exchange detail sections">
         {tabs.map((t) => (
