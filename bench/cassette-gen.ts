@@ -14,9 +14,9 @@ export const argumentsFor = (i: number): Record<string, unknown> => ({ query: `q
 
 const FILLER = 'Revenue grew 12% quarter over quarter, driven by subscriptions; churn fell to 2.1%. '.repeat(4);
 
-/** A realistic tools/call result (~450 bytes of JSON); `i` makes each recorded answer distinct. */
-export const toolResult = (i: number): Record<string, unknown> => ({
-  content: [{ type: 'text', text: `Result ${i}: ${FILLER}` }],
+/** A realistic tools/call result (~450 bytes of JSON, or about `bytes`); `i` makes each recorded answer distinct. */
+export const toolResult = (i: number, bytes = 0): Record<string, unknown> => ({
+  content: [{ type: 'text', text: `Result ${i}: ${bytes > FILLER.length ? FILLER.repeat(Math.ceil(bytes / FILLER.length)).slice(0, bytes) : FILLER}` }],
 });
 
 /** What a real server answers to initialize (what `1 initialize.json` holds). */
@@ -34,8 +34,8 @@ export const callRequest = (i: number, id: number) => ({
   params: { name: TOOL, arguments: argumentsFor(i) },
 });
 
-/** Writes `1 initialize.json` and `count` files `<n> tools_call_search_<hash>.json` (calls 0..count-1). */
-export async function generateCassette(dir: string, count: number): Promise<void> {
+/** Writes `1 initialize.json` and `count` files `<n> tools_call_search_<hash>.json` (calls 0..count-1), each result about `resultBytes` long. */
+export async function generateCassette(dir: string, count: number, resultBytes = 0): Promise<void> {
   await mkdir(dir, { recursive: true });
   const hashResult = buildResultHasher();
   await writeFile(join(dir, '1 initialize.json'), JSON.stringify(INITIALIZE_RESULT, null, 2));
@@ -45,7 +45,7 @@ export async function generateCassette(dir: string, count: number): Promise<void
     for (let i = start; i < Math.min(count, start + BATCH); i++) {
       const request = callRequest(i, i);
       const key = keyFor(request);
-      const result = toolResult(i);
+      const result = toolResult(i, resultBytes);
       const entry = { arguments: request.params.arguments, result, resultHash: hashResult(result), recordedAt: '2025-01-01T00:00:00.000Z' };
       writes.push(writeFile(join(dir, `${i + 2} ${key}.json`), JSON.stringify(entry, null, 2)));
     }

@@ -75,10 +75,10 @@ export function summary(config: string, throughput: ThroughputRow[], latency: La
   return lines.join('\n') + '\n';
 }
 
-export async function save(markdown: string): Promise<string> {
+export async function save(markdown: string, name = 'latest.md'): Promise<string> {
   const dir = new URL('./results/', import.meta.url);
   await mkdir(dir, { recursive: true });
-  const file = new URL('latest.md', dir);
+  const file = new URL(name, dir);
   await writeFile(file, markdown);
   return file.pathname;
 }

@@ -8,9 +8,9 @@ import { HarPersister, type Har } from './persist/har.js';
 import { StringSink } from './persist/json-stream.js';
 import type { PersistedExchange, Sink } from './persist/persister.js';
 import { SingleFilePersister, type SingleFileCassette } from './persist/single-file.js';
-import { readDebugFiles } from './recorded-request.js';
+import { readDebugFilesSync } from './recorded-request.js';
 import { REDACTED, redactHeaders, redactUrl } from './redact.js';
-import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from './safe-read.js';
+import { jsonErrorMessage, readCassetteFileSync, UnsafeEntryError } from './safe-read.js';
 
 export type { Har } from './persist/har.js';
 
@@ -47,14 +47,17 @@ export interface ExportOptions {
   inspect?: (item: unknown) => void;
 }
 
-/** One exchange of a folder, as listed: its number, its distilled file if any, whether debug files exist. */
+/** One exchange of a folder, as listed: its number, its distilled file if any, which debug files exist. */
 interface Listed {
   n: number;
   stem: string;
   key?: string;
   entryFile?: string;
-  hasRequest: boolean;
+  debug: Set<string>;
 }
+
+/** exports read files synchronously (faster by far), yielding this often so that a running app keeps serving */
+const SLICE_MS = 20;
 
 /** The folder's exchanges by name, in recorded order (names only: a few dozen bytes each). */
 async function listFolder(path: string, debug: boolean): Promise<Listed[]> {
@@ -63,9 +66,9 @@ async function listFolder(path: string, debug: boolean): Promise<Listed[]> {
     const parsed = parseCassetteName(name);
     if (!parsed || (!debug && parsed.kind !== 'entry')) continue;
     let listed = byStem.get(parsed.stem);
-    if (!listed) byStem.set(parsed.stem, (listed = { n: parsed.n, stem: parsed.stem, key: parsed.key, hasRequest: false }));
+    if (!listed) byStem.set(parsed.stem, (listed = { n: parsed.n, stem: parsed.stem, key: parsed.key, debug: new Set() }));
     if (parsed.kind === 'entry') listed.entryFile = name;
-    if (parsed.kind === 'req') listed.hasRequest = true;
+    else listed.debug.add(parsed.kind);
   }
   return [...byStem.values()].sort((a, b) => a.n - b.n || (a.stem < b.stem ? -1 : a.stem > b.stem ? 1 : 0));
 }
@@ -92,11 +95,16 @@ async function* exchangesOf(path: string, options: { debug: boolean; log: Log })
     }
     return;
   }
+  let slice = performance.now();
   for (const listed of await listFolder(path, options.debug)) {
+    if (performance.now() - slice > SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
     const x: PersistedExchange = { n: listed.n, key: listed.key };
     if (listed.entryFile) {
       try {
-        const distilled = JSON.parse(await readCassetteFile(path, listed.entryFile)) as Record<string, unknown>; // verbatim
+        const distilled = JSON.parse(readCassetteFileSync(path, listed.entryFile)) as Record<string, unknown>; // verbatim
         x.entry = parseDistilled(listed.n, listed.key as string, listed.entryFile, distilled);
         x.distilled = distilled;
       } catch (error) {
@@ -106,20 +114,23 @@ async function* exchangesOf(path: string, options: { debug: boolean; log: Log })
       }
     }
     if (options.debug) {
-      x.debug = await readDebugFiles(path, listed.stem, log);
+      x.debug = readDebugFilesSync(path, listed.stem, listed.debug, log);
       if (!x.entry && !x.debug) continue;
-      x.mtime = await lstat(join(path, x.entry?.file ?? debugFileNames(listed.stem)[0])).then((s) => s.mtime, () => undefined);
+      // a date for the HAR entry where the distilled entry holds none
+      if (!x.entry?.recordedAt) x.mtime = await lstat(join(path, x.entry?.file ?? debugFileNames(listed.stem)[0])).then((s) => s.mtime, () => undefined);
     }
     yield x;
   }
 }
 
+const REQUEST_ONLY = new Set(['req']);
+
 /** The URL of the first recorded request that has an absolute one: where the HAR's rebuilt requests were sent. */
 async function firstRecordedUrl(path: string): Promise<string> {
   if (!(await isFile(path))) {
     for (const listed of await listFolder(path, true)) {
-      if (!listed.hasRequest) continue;
-      const url = (await readDebugFiles(path, listed.stem, silent))?.request?.url;
+      if (!listed.debug.has('req')) continue;
+      const url = readDebugFilesSync(path, listed.stem, REQUEST_ONLY, silent)?.request?.url;
       if (url !== undefined && URL.canParse(url)) return redactUrl(url);
     }
   }

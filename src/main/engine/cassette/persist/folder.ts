@@ -116,8 +116,8 @@ export class FolderPersister implements Persister {
   /**
    * Adds an exchange. The distilled entry is the commit point and is written first (durably unless told not to):
    * when the promise resolves, replay finds the exchange, also after a kill -9 or a power loss. Its debug files
-   * follow in the background (see `flush`); a crash in between leaves an entry without debug files (they are
-   * optional), never debug files without their entry, and no temp file survives the next scan.
+   * follow in the background (see `flush`), atomically but not fsynced; a crash in between leaves an entry without
+   * debug files (they are optional), never debug files without their entry, and no temp file survives the next scan.
    */
   async append(exchange: PersistedExchange, options: AppendOptions = {}): Promise<void> {
     const file = entryFileName(exchange.n, exchange.key as string);
@@ -127,10 +127,11 @@ export class FolderPersister implements Persister {
     const debug = exchange.debug;
     if (!debug) return;
     const [req, res, head] = debugFileNames(stemOfEntry(file));
+    // atomic, not fsynced: replay does not need them, and the answer does not wait for them
     const writing = Promise.all([
-      writeAtomic(join(this.location, req), JSON.stringify(debug.request, null, 2), options),
-      writeAtomic(join(this.location, res), debug.responseBody ?? '', options),
-      writeAtomic(join(this.location, head), JSON.stringify(debug.responseHead, null, 2), options),
+      writeAtomic(join(this.location, req), JSON.stringify(debug.request, null, 2), { durable: false }),
+      writeAtomic(join(this.location, res), debug.responseBody ?? '', { durable: false }),
+      writeAtomic(join(this.location, head), JSON.stringify(debug.responseHead, null, 2), { durable: false }),
     ]).then(() => undefined);
     this.trailing.add(writing);
     void writing.finally(() => this.trailing.delete(writing)).catch(() => {});
