@@ -12,8 +12,8 @@ export class EntryCache<K, V> {
   get(key: K): V | undefined {
     const item = this.items.get(key);
     if (!item) return undefined;
-    // most recently used last (a Map keeps insertion order)
-    if (this.items.size > 1) {
+    // most recently used last (a Map keeps insertion order); while the cache is far from full, order does not matter
+    if (this.used > this.maxBytes / 2 && this.items.size > 1) {
       this.items.delete(key);
       this.items.set(key, item);
     }

@@ -17,13 +17,19 @@ const HASH_SUFFIX = /_[0-9a-f]{16}$/;
 export const keyGroup = (key: string): string => (HASH_SUFFIX.test(key) ? key.slice(0, -17) : key);
 
 /**
+ * The entries under one key: almost always one, kept as is (an array each would triple the index's memory: V8 gives
+ * a one-element array room for seventeen), else a list in sequence-number order.
+ */
+export type Refs = EntryRef | EntryRef[];
+
+/**
  * The in-memory indexes of a cassette, every lookup O(1) whatever its size: entries by exact key (recorded order),
  * by loose key, keys by tool/method (what a miss names instead), and the count of follow-up keys (whether replay
  * offers a server stream). Holds names only: about 0.3 kB per entry.
  */
 export class KeyIndex {
-  private readonly byKey = new Map<string, EntryRef[]>();
-  private readonly byLoose = new Map<string, EntryRef[]>();
+  private readonly byKey = new Map<string, Refs>();
+  private readonly byLoose = new Map<string, Refs>();
   private readonly groups = new Map<string, Set<string>>();
   private followUps = 0;
   private count = 0;
@@ -42,39 +48,42 @@ export class KeyIndex {
     return this.byKey.keys();
   }
 
-  refs(key: string): readonly EntryRef[] | undefined {
+  refs(key: string): Refs | undefined {
     return this.byKey.get(key);
   }
 
-  looseRefs(loose: string): readonly EntryRef[] | undefined {
+  looseRefs(loose: string): Refs | undefined {
     return this.byLoose.get(loose);
   }
 
   /** every entry, in no particular order (a snapshot) */
   all(): EntryRef[] {
     const out: EntryRef[] = [];
-    for (const list of this.byKey.values()) for (const ref of list) out.push(ref);
+    for (const refs of this.byKey.values()) {
+      if (Array.isArray(refs)) out.push(...refs);
+      else out.push(refs);
+    }
     return out;
   }
 
   /** Is this entry still indexed (not replaced or removed since)? */
   holds(ref: EntryRef): boolean {
-    return this.byKey.get(ref.key)?.includes(ref) ?? false;
+    const refs = this.byKey.get(ref.key);
+    return refs === ref || (Array.isArray(refs) && refs.includes(ref));
   }
 
   /** Indexes an entry, replacing the one of the same file. */
   add(ref: EntryRef): void {
-    this.remove(ref.file, ref.key);
-    let list = this.byKey.get(ref.key);
-    if (!list) {
-      this.byKey.set(ref.key, (list = []));
+    if (this.byKey.has(ref.key)) this.remove(ref.file, ref.key); // the file's earlier version
+    const refs = this.byKey.get(ref.key);
+    if (refs === undefined) {
+      this.byKey.set(ref.key, ref);
       if (ref.key.startsWith(FOLLOW_UP_PREFIX)) this.followUps++;
       const group = keyGroup(ref.key);
       let keys = this.groups.get(group);
       if (!keys) this.groups.set(group, (keys = new Set()));
       keys.add(ref.key);
-    }
-    insertSorted(list, ref);
+    } else this.byKey.set(ref.key, withRef(refs, ref));
     this.count++;
     if (ref.loose !== undefined) this.addLoose(ref, ref.loose);
   }
@@ -89,12 +98,13 @@ export class KeyIndex {
 
   /** Removes the entry of a file; answers it. */
   remove(file: string, key: string): EntryRef | undefined {
-    const list = this.byKey.get(key);
-    const i = list ? list.findIndex((e) => e.file === file) : -1;
-    if (!list || i < 0) return undefined;
-    const [gone] = list.splice(i, 1);
+    const refs = this.byKey.get(key);
+    const gone = refs === undefined ? undefined : Array.isArray(refs) ? refs.find((e) => e.file === file) : refs.file === file ? refs : undefined;
+    if (!refs || !gone) return undefined;
+    const left = withoutRef(refs, gone);
     this.count--;
-    if (list.length === 0) {
+    if (left !== undefined) this.byKey.set(key, left);
+    else {
       this.byKey.delete(key);
       if (key.startsWith(FOLLOW_UP_PREFIX)) this.followUps--;
       const group = keyGroup(key);
@@ -117,24 +127,32 @@ export class KeyIndex {
   }
 
   private addLoose(ref: EntryRef, loose: string): void {
-    const list = this.byLoose.get(loose);
-    if (list) insertSorted(list, ref);
-    else this.byLoose.set(loose, [ref]);
+    const refs = this.byLoose.get(loose);
+    this.byLoose.set(loose, refs === undefined ? ref : withRef(refs, ref));
   }
 
   private removeLoose(ref: EntryRef): void {
     const loose = ref.loose as string;
-    const list = this.byLoose.get(loose);
-    const i = list ? list.indexOf(ref) : -1;
-    if (!list || i < 0) return;
-    list.splice(i, 1);
-    if (list.length === 0) this.byLoose.delete(loose);
+    const refs = this.byLoose.get(loose);
+    if (refs === undefined || (refs !== ref && !(Array.isArray(refs) && refs.includes(ref)))) return;
+    const left = withoutRef(refs, ref);
+    if (left === undefined) this.byLoose.delete(loose);
+    else this.byLoose.set(loose, left);
   }
 }
 
-/** Adds an entry to a list kept in sequence-number order (recorded order). */
-function insertSorted(list: EntryRef[], ref: EntryRef): void {
+/** The entries with one more, in sequence-number order (recorded order). */
+function withRef(refs: Refs, ref: EntryRef): Refs {
+  const list = Array.isArray(refs) ? refs : [refs];
   let i = list.length;
   while (i > 0 && list[i - 1].n > ref.n) i--;
   list.splice(i, 0, ref);
+  return list;
+}
+
+/** The entries without one: undefined when none is left, the entry itself when one is. */
+function withoutRef(refs: Refs, ref: EntryRef): Refs | undefined {
+  if (!Array.isArray(refs)) return refs === ref ? undefined : refs;
+  const left = refs.filter((r) => r !== ref);
+  return left.length === 0 ? undefined : left.length === 1 ? left[0] : left;
 }

@@ -4,7 +4,7 @@ import { distilledFor, parseDistilled, requestFieldsOf, type CassetteEntry } fro
 import type { Log } from '../log.js';
 import { looseKeysInWorkers, WORKER_THRESHOLD } from './content-index.js';
 import { EntryCache } from './entry-cache.js';
-import { KeyIndex, type EntryRef } from './key-index.js';
+import { KeyIndex, type EntryRef, type Refs } from './key-index.js';
 import { looseKeyOfEntry } from './keys.js';
 import { entryFileName, parseCassetteName } from './names.js';
 import { folderPersister, FolderPersister, type FolderChange } from './persist/folder.js';
@@ -242,9 +242,9 @@ export class CassetteStore {
     this.indexedNow = true;
   }
 
-  private entriesOf(refs: readonly EntryRef[]): CassetteEntry[] | undefined {
-    if (refs.length === 1) {
-      const entry = this.entryOf(refs[0]);
+  private entriesOf(refs: Refs): CassetteEntry[] | undefined {
+    if (!Array.isArray(refs)) {
+      const entry = this.entryOf(refs);
       return entry && [entry];
     }
     const entries: CassetteEntry[] = [];
