@@ -1,4 +1,5 @@
 import type { Mode } from '../../shared/modes.js';
+import { replaySpeed } from '../../shared/replay-timing.js';
 import type { Overlay } from '../../shared/rules/schema.js';
 import { buildResultHasher } from './cassette/hash.js';
 import { compileRedactions } from './cassette/redact.js';
@@ -32,6 +33,8 @@ export interface EndpointOptions {
   matchIgnore?: string[];
   /** replay: after the recorded answers of a repeated request are used up: last (default), cycle or error */
   repeat?: RepeatPolicy;
+  /** replay: how long replayed answers take (src/shared/replay-timing.ts): none (default), recorded, x<speed> */
+  replayTiming?: string;
   rules?: { overlay: Overlay; instructions?: string };
   serverInfo?: { name: string; version: string };
   onLog?: Log;
@@ -70,7 +73,8 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     : undefined;
   // replay never talks to a server, whatever it is given
   const upstream = options.upstreamUrl && options.mode !== 'replay' ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, options.upstreamTimeoutMs) : undefined;
-  const replayer = store && installs.replay ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore }) : undefined;
+  const speed = replaySpeed(options.replayTiming);
+  const replayer = store && installs.replay ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed }) : undefined;
   const recorder = store && installs.record ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log) : undefined;
   const rules = options.rules ? new RuleSet(options.rules.overlay, options.rules.instructions) : undefined;
   const memory: ToolsMemory = {};
@@ -95,6 +99,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     ownSessions: replayer !== undefined || rules !== undefined || upstream === undefined,
     synthesize: rules !== undefined,
     serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
+    replaySpeed: speed,
     log,
   });
   live.endpoint = endpoint;

@@ -1,7 +1,9 @@
-import type { JsonRpcNotification } from '../../../shared/jsonrpc.js';
+import type { RefusalKind } from '../../../shared/cassette/entry.js';
+import type { JsonRpcError, JsonRpcNotification } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
-import type { CassetteOffer, Closable, ExchangeDetail, Hook, Hooks, Need, Plan, RuleOffer } from './contract.js';
-import type { LiveExchange } from './exchange.js';
+import type { CassetteOffer, Closable, ExchangeDetail, Hook, Hooks, Need, Plan, Refused, RuleOffer } from './contract.js';
+import type { LiveExchange, RequestHeaders } from './exchange.js';
+import { refusalFor } from './replay-protocol.js';
 import type { Session } from './session.js';
 
 const RANK: Record<Need, number> = { none: 0, observe: 1, hold: 2 };
@@ -88,6 +90,32 @@ export class HookChain implements Hooks {
         hook.onServerMessage!(message, session);
       } catch (error) {
         this.log(`${hook.name}: ${message.method}: ${(error as Error).message}`, 'warn');
+      }
+    }
+  }
+
+  refusal(kind: RefusalKind, detail?: string): Refused {
+    for (const hook of this.hooks) {
+      const offered = hook.offerRefusal?.(kind, detail);
+      if (offered) return offered;
+    }
+    return refusalFor(kind, undefined, undefined, detail);
+  }
+
+  refusesHead(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined {
+    for (const hook of this.hooks) {
+      const refused = hook.refusesHead?.(headers);
+      if (refused) return refused;
+    }
+    return undefined;
+  }
+
+  refused(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void {
+    for (const hook of this.hooks) {
+      try {
+        hook.onRefusal?.(kind, refusal);
+      } catch (error) {
+        this.log(`${hook.name}: ${kind}: ${(error as Error).message}`, 'warn');
       }
     }
   }

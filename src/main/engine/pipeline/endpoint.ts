@@ -1,17 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import { sendMessages } from '../http/sse.js';
+import type { RefusalKind } from '../../../shared/cassette/entry.js';
+import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { metaVersion } from '../../../shared/mcp-protocol.js';
+import { sendJson, sendMessages } from '../http/sse.js';
 import { header } from '../http/url.js';
 import type { Log } from '../log.js';
 import type { HookChain } from './chain.js';
-import type { Plan, RuleOffer, Stage, Upstream } from './contract.js';
-import { LiveExchange } from './exchange.js';
-import { localAnswer, planRequest, planStream } from './plan.js';
-import { pipePost } from './pipe.js';
+import type { Plan, Refused, RuleOffer, Stage, Upstream } from './contract.js';
+import { LiveExchange, type RequestHeaders } from './exchange.js';
+import { localAnswer, planRequest, planSession, planStream } from './plan.js';
+import { passRaw, pipePost } from './pipe.js';
 import { answerUpstreamDown, relayPost, relayStream } from './relay.js';
 import { openOwnedStream, pushToStreams } from './server-stream.js';
 import { SessionRegistry, type Session } from './session.js';
-import { replayStream } from './stream-replay.js';
+import { replayAnswer, type ReplaySpeed } from './replay-delivery.js';
 import { openUpstreamSession } from './upstream-session.js';
 
 export interface EndpointOptions {
@@ -28,12 +30,16 @@ export interface EndpointOptions {
   synthesize: boolean;
   /** serverInfo of the initialize the proxy answers itself */
   serverInfo: { name: string; version: string };
+  /** --replay-timing: recorded answers wait out the recorded delays ÷ this speed (undefined: at once) */
+  replaySpeed?: ReplaySpeed;
   log: Log;
 }
 
 interface LocalAnswer {
   exchange: LiveExchange;
   delayMs: number;
+  /** the HTTP status of a protocol-level answer (a refusal), when not 200 */
+  status?: number;
 }
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -86,29 +92,59 @@ export class McpEndpoint implements Stage {
     return pipePost(this, req, res);
   }
 
+  /**
+   * A POST that is not valid JSON-RPC (`kind`; `message` is the proxy's own words for it): with a live upstream it is
+   * passed on unparsed and the server judges it (its refusal is filed by the recorder); with none, replay refuses it
+   * the way the recorded server did.
+   */
+  async invalid(req: IncomingMessage, res: ServerResponse, body: Buffer, kind: RefusalKind, message: string): Promise<void> {
+    if (!this.currentUpstream) {
+      const refused = this.hooks.refusal(kind, message);
+      return sendJson(res, refused.status, refused.response);
+    }
+    const id = header(req, 'mcp-session-id');
+    const upstreamId = id === undefined ? undefined : this.options.ownSessions ? this.sessions.find(id)?.upstreamId : id;
+    await passRaw(this, req, res, body, upstreamId, (status, text) => {
+      if (status < 400) return;
+      try {
+        const answer = JSON.parse(text) as JsonRpcMessage;
+        if (isResponse(answer) && 'error' in answer) this.hooks.refused(kind, { status, error: answer });
+      } catch {
+        // not a JSON-RPC answer: nothing to file
+      }
+    });
+  }
+
   async post(req: IncomingMessage, res: ServerResponse, body: Buffer, parsed: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     const messages = Array.isArray(parsed) ? parsed : [parsed];
     const requests = messages.filter(isRequest);
     const initRequest = requests.find((r) => r.method === 'initialize');
+    // a 2026-07-28 request carries its revision in _meta and has no session (an Mcp-Session-Id is ignored)
+    const modern = requests.length > 0 && requests.every((r) => metaVersion(r.params) !== undefined);
     let session: Session | undefined;
     if (initRequest) {
       // an owned session is the proxy's from the start; a mirrored one is born from the upstream's answer
       if (this.options.ownSessions) session = this.sessions.create(undefined);
       if (session) session.initParams = initRequest.params;
     } else {
-      session = this.sessionFor(req);
+      const refused = this.gate(req, modern);
+      if (refused) return sendJson(res, refused.status, refused.response);
+      session = modern ? this.sessions.get(undefined, null) : this.sessionFor(req);
       this.noteReplies(session, messages);
       const replies = this.takeReplayReplies(session, messages);
       if (replies > 0 && replies === messages.length) return void res.writeHead(202).end();
     }
 
     const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
-    const protocolVersion = header(req, 'mcp-protocol-version') ?? session?.protocolVersion;
-    if (protocolVersion) for (const exchange of exchanges) exchange.protocolVersion = protocolVersion; // for the timeline
+    const headers = requestHeaders(req);
+    for (const exchange of exchanges) {
+      exchange.headers = headers;
+      exchange.protocolVersion = metaVersion(exchange.request.params) ?? session?.protocolVersion ?? headers.protocolVersion; // for the timeline and the cassette
+    }
     // hooks before the plan (a breakpoint pauses, edits or fails a call): every request of the POST at once
     if (this.hooks.intercepts()) await Promise.all(exchanges.map((e) => this.hooks.request(e, session, res)));
     const planSession = session ?? this.sessions.get(undefined, null);
-    const streamable = exchanges.length === 1 && !Array.isArray(parsed) && (header(req, 'accept') ?? '').includes('text/event-stream');
+    const single = exchanges.length === 1 && !Array.isArray(parsed);
     const local: LocalAnswer[] = [];
     const forward: LiveExchange[] = [];
     for (const exchange of exchanges) {
@@ -120,18 +156,18 @@ export class McpEndpoint implements Stage {
         cassette: offers.cassette,
         upstream: this.currentUpstream !== undefined,
         synthesize: this.options.synthesize,
-        streamable,
+        single,
         local: () => localAnswer(exchange.request, this.options.serverInfo),
       });
       apply(exchange, plan, offers.rule);
       this.hooks.planned(exchange, plan, planSession);
-      if (plan.answer === 'cassette' && plan.replayStream) {
+      if (plan.answer === 'cassette' && plan.single) {
         await this.hooks.respond(exchange, planSession, res);
-        const sessionHeader: Record<string, string> = exchange === exchanges[0] && initRequest && session?.id ? { 'mcp-session-id': session.id } : {};
-        return replayStream(this, planSession, exchange, plan.entry, res, sessionHeader);
+        const sessionHeader = exchange.request === initRequest ? this.replayedInit(exchange, session, plan.entry.stateless === true) : {};
+        return replayAnswer({ stage: this, session: planSession, exchange, entry: plan.entry, res, accept: header(req, 'accept'), headers: sessionHeader, speed: this.options.replaySpeed });
       }
       if (plan.answer === 'upstream') forward.push(exchange);
-      else local.push({ exchange, delayMs: plan.answer === 'rule' ? plan.delayMs : 0 });
+      else local.push({ exchange, delayMs: plan.answer === 'rule' ? plan.delayMs : 0, status: plan.answer === 'local' ? plan.status : undefined });
     }
     const init = initRequest ? exchanges.find((e) => e.request === initRequest) : undefined;
 
@@ -166,7 +202,18 @@ export class McpEndpoint implements Stage {
   }
 
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refused = this.gate(req, false);
+    if (refused) return sendJson(res, refused.status, refused.response);
     const session = this.sessionFor(req);
+    const lastEventId = header(req, 'last-event-id');
+    const resuming = lastEventId !== undefined ? session.resumable.get(lastEventId) : undefined;
+    if (resuming?.replay) {
+      // a replayed POST stream closed early, resumed: the rest of the recording plays here
+      session.resumable.delete(lastEventId as string);
+      clearTimeout(resuming.timer);
+      return resuming.replay(res);
+    }
+    if (resuming && this.currentUpstream) return relayStream(this, req, res, 'GET', session, true);
     const plan = planStream({
       upstreamSession: this.currentUpstream !== undefined && session.upstreamId !== undefined,
       pushes: this.hooks.pushes(),
@@ -178,9 +225,11 @@ export class McpEndpoint implements Stage {
   }
 
   async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refused = this.gate(req, false);
+    if (refused) return sendJson(res, refused.status, refused.response);
     const id = header(req, 'mcp-session-id');
     const session = this.sessionFor(req);
-    if (id) this.sessions.delete(id);
+    if (id) this.sessions.end(id);
     for (const stream of session.streams) stream.end();
     if (this.options.ownSessions || !this.currentUpstream) {
       if (session.upstreamId) void this.currentUpstream?.endSession(session.upstreamId, session.protocolVersion);
@@ -188,6 +237,40 @@ export class McpEndpoint implements Stage {
       return;
     }
     await relayStream(this, req, res, 'DELETE', session);
+  }
+
+  /**
+   * The refusal of a whole 2025-era request before anything else (planSession): a session the client ended, or one
+   * replay never issued, gets 404; with no server behind, an MCP-Protocol-Version the recorded server did not accept
+   * gets 400 — in the recorded server's words when the cassette holds them.
+   */
+  private gate(req: IncomingMessage, modern: boolean): Refused | undefined {
+    const id = header(req, 'mcp-session-id');
+    const verdict = planSession({
+      sessionId: id,
+      modern,
+      ended: id !== undefined && this.sessions.wasEnded(id),
+      known: id !== undefined && this.sessions.find(id) !== undefined,
+      ownSessions: this.options.ownSessions,
+      upstream: this.currentUpstream !== undefined,
+    });
+    if (verdict === 'not-found') return this.hooks.refusal('session-not-found');
+    if (modern || this.currentUpstream) return undefined;
+    const head = this.hooks.refusesHead({ protocolVersion: header(req, 'mcp-protocol-version') });
+    return head ? this.hooks.refusal(head.kind, head.detail) : undefined;
+  }
+
+  /** A replayed initialize: its session takes the negotiated revision; a recorded server without sessions issues no id. */
+  private replayedInit(exchange: LiveExchange, session: Session | undefined, stateless: boolean): Record<string, string> {
+    const result = exchange.response && 'result' in exchange.response ? exchange.response.result : undefined;
+    if (!session?.id) return {};
+    if (!result || stateless) {
+      this.sessions.delete(session.id); // no session came of it
+      return {};
+    }
+    session.protocolVersion = String(result.protocolVersion ?? '');
+    exchange.protocolVersion = session.protocolVersion;
+    return { 'mcp-session-id': session.id };
   }
 
   sessionFor(req: IncomingMessage): Session {
@@ -216,10 +299,13 @@ export class McpEndpoint implements Stage {
       const result = init.response && 'result' in init.response ? init.response.result : undefined;
       if (result) {
         session.protocolVersion = String(result.protocolVersion ?? '');
+        init.protocolVersion = session.protocolVersion;
         headers = { 'mcp-session-id': session.id };
       } else this.sessions.delete(session.id); // no session came of it
     }
-    sendMessages(res, header(req, 'accept'), Array.isArray(parsed) ? answers : answers[0], headers);
+    const status = local.length === 1 && !Array.isArray(parsed) ? local[0].status : undefined;
+    if (status !== undefined && status !== 200) sendJson(res, status, answers[0], headers);
+    else sendMessages(res, header(req, 'accept'), Array.isArray(parsed) ? answers : answers[0], headers);
     for (const { exchange } of local) void this.hooks.finish(exchange, session);
   }
 
@@ -269,11 +355,13 @@ function apply(exchange: LiveExchange, plan: Plan, rule: RuleOffer | undefined):
   exchange.behavior = rule?.behavior;
   exchange.rewrite = rule?.rewrite;
   switch (plan.answer) {
-    case 'cassette':
+    case 'cassette': {
       exchange.source = 'cache';
       exchange.cassette = 'hit';
-      exchange.response = { jsonrpc: '2.0', id: exchange.request.id, result: plan.entry.result };
+      const { error } = plan.entry;
+      exchange.response = error ? errorResponse(exchange.request.id, error.code, error.message, error.data) : { jsonrpc: '2.0', id: exchange.request.id, result: plan.entry.result };
       return;
+    }
     case 'rule':
     case 'local':
       exchange.source = 'proxy';
@@ -283,4 +371,17 @@ function apply(exchange: LiveExchange, plan: Plan, rule: RuleOffer | undefined):
     case 'upstream':
       return;
   }
+}
+
+/** The standard MCP headers of a POST (what replay checks a 2026-07-28 request against, what the recorder classifies by). */
+function requestHeaders(req: IncomingMessage): RequestHeaders {
+  const h: RequestHeaders = {};
+  const version = header(req, 'mcp-protocol-version');
+  if (version !== undefined) h.protocolVersion = version;
+  const method = header(req, 'mcp-method');
+  if (method !== undefined) h.method = method;
+  const name = header(req, 'mcp-name');
+  if (name !== undefined) h.name = name;
+  if (req.headers['mcp-session-id'] !== undefined) h.session = true;
+  return h;
 }

@@ -1,4 +1,5 @@
-import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { Framing } from '../../../shared/cassette/entry.js';
+import type { JsonRpcError, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { CassetteOutcome, ExchangeEvent, ExchangeSource } from '../../../shared/traffic.js';
 import { keyFor } from '../cassette/keys.js';
 
@@ -14,6 +15,18 @@ export type Rewrite = (result: Record<string, unknown>) => Record<string, unknow
 export type Need = 'none' | 'observe' | 'hold';
 
 let nextSeq = 1;
+
+/** The standard MCP request headers (names lower-cased as node gives them). */
+export interface RequestHeaders {
+  /** MCP-Protocol-Version */
+  protocolVersion?: string;
+  /** Mcp-Method, Mcp-Name (2026-07-28) */
+  method?: string;
+  name?: string;
+  /** an Mcp-Session-Id was sent */
+  session?: boolean;
+}
+const NO_HEADERS: RequestHeaders = {};
 
 /** An exchange in flight: the request, then what streams back, then the answer. */
 export class LiveExchange {
@@ -46,6 +59,16 @@ export class LiveExchange {
   protocolVersion?: string;
   /** a hook changed the request (edited arguments at a breakpoint): what goes upstream is re-serialised */
   edited = false;
+  /** the request's standard MCP headers, for the protocol checks of replay and the recorder's refusal filing */
+  headers: RequestHeaders = NO_HEADERS;
+  /** how the upstream's answer travelled (JSON, or SSE with ids, retry, priming, an early close) — the cassette keeps it */
+  framing?: Framing;
+  /** ms from the start at which the answer arrived */
+  answeredMs?: number;
+  /** the upstream refused the POST at the HTTP level (an error with `id: null`) instead of answering the request */
+  refusal?: { status: number; error: JsonRpcError };
+  /** the client went away before the answer (not the upstream's doing) */
+  clientGone = false;
   /** the rules' change to the answer, applied by the rule hook whichever source answers */
   rewrite?: Rewrite;
   /** per installed hook, what it needs of this exchange (set once the plan is made) */

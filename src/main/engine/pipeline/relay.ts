@@ -8,7 +8,11 @@ import type { ExchangeDetail, Stage } from './contract.js';
 import { RewritingDelivery } from './delivery.js';
 import type { LiveExchange } from './exchange.js';
 import { ResponseTap } from '../http/response-tap.js';
-import type { Session, SessionRegistry } from './session.js';
+import type { Resumable, Session, SessionRegistry } from './session.js';
+import { header } from '../http/url.js';
+
+/** How long a POST stream the server closed early waits for its client to resume it before its exchanges end unanswered. */
+export const RESUME_WAIT_MS = 5 * 60_000;
 
 export interface PostRelay {
   req: IncomingMessage;
@@ -87,11 +91,13 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   if (!tapped || exchanges.length === 0) {
     res.writeHead(upRes.statusCode ?? 502, headers);
     upRes.pipe(res); // nobody needs the messages: the cheapest faithful relay
-    const broken = (): void => brokenStream(stage, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), live, true);
+    const broken = (error?: Error): void => brokenStream(stage, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), live, true, error);
     upRes.on('error', broken);
-    upRes.on('aborted', broken);
+    upRes.on('aborted', () => broken());
     res.on('close', () => {
-      if (!upRes.complete) upRes.destroy();
+      if (upRes.complete) return;
+      for (const exchange of exchanges) exchange.clientGone = true;
+      upRes.destroy();
     });
     return;
   }
@@ -110,8 +116,10 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
         pending.delete(message.id);
         exchange.upstreamResponse = message;
         exchange.response = message;
+        exchange.answeredMs = exchange.elapsed();
+        exchange.framing = tap.framing();
         if (exchange === init) {
-          if ('result' in message) live.protocolVersion = String(message.result.protocolVersion ?? '');
+          if ('result' in message) live.protocolVersion = exchange.protocolVersion = String(message.result.protocolVersion ?? '');
           else if (owned) sessions.delete(live.id as string); // no session came of it
         }
         if (exchange.need === 'hold') {
@@ -128,6 +136,11 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
         return;
       }
       delivery?.write(message);
+      if (isResponse(message)) {
+        // an error with id null: the server refused the POST itself (a bad session, a bad header): the recorder files it
+        if (message.id === null && 'error' in message && exchanges.length === 1) exchanges[0].refusal = { status: upRes.statusCode ?? 0, error: message };
+        return;
+      }
       const target = exchangeFor(message, exchanges, pending);
       if (!target) return;
       target.addStreamed(message);
@@ -143,32 +156,67 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   upRes.on('end', () => {
     tap.end();
     const done = (): void => {
+      const sse = contentType?.includes('text/event-stream') === true;
       // an SSE answer that ended without answering and without event ids cannot be resumed: say so, do not hang
-      if (pending.size > 0 && !tap.sawEventId && contentType?.includes('text/event-stream')) return brokenStream(stage, res, contentType, pending, live, !delivery);
+      if (pending.size > 0 && !tap.sawEventId && sse) return brokenStream(stage, res, contentType, pending, live, !delivery);
       if (delivery) delivery.end(tap.rawBody, headers);
       else res.end();
-      for (const exchange of pending.values()) void finish(exchange); // answered nothing: still on the timeline
+      // closed early with event ids (SSE polling): the client resumes with Last-Event-ID, the answers come there
+      if (pending.size > 0 && sse && tap.lastEventId !== undefined) return awaitResume(live, tap, [...pending.values()], finish);
+      for (const exchange of pending.values()) {
+        exchange.framing ??= tap.framing();
+        void finish(exchange); // answered nothing (or refused the POST): still on the timeline
+      }
     };
     if (held.length > 0) void Promise.all(held).then(done); // answers held by a hook go out first
     else done();
   });
   // piped bytes (no delivery) may have stopped inside an event: brokenStream must close it before its own events
-  upRes.on('error', () => brokenStream(stage, res, contentType, pending, live, !delivery));
+  upRes.on('error', (error) => brokenStream(stage, res, contentType, pending, live, !delivery, error));
   upRes.on('aborted', () => brokenStream(stage, res, contentType, pending, live, !delivery));
   res.on('close', () => {
-    if (!upRes.complete) upRes.destroy(); // the client went away: so does the upstream stream
+    if (upRes.complete) return;
+    for (const exchange of pending.values()) {
+      exchange.clientGone = true; // the client went away: so does the upstream stream
+      exchange.framing ??= tap.framing();
+    }
+    upRes.destroy();
   });
+}
+
+/** Keeps the exchanges of a POST stream the server closed early until the client resumes it (relayStream), or gives up. */
+function awaitResume(session: Session, tap: ResponseTap, exchanges: LiveExchange[], finish: (exchange: LiveExchange) => Promise<void>): void {
+  for (const exchange of exchanges) exchange.framing = { ...tap.framing(), resumedAfter: exchange.stream.length };
+  const id = tap.lastEventId as string;
+  const resumable: Resumable = {
+    exchanges,
+    finish,
+    timer: setTimeout(() => {
+      session.resumable.delete(id);
+      for (const exchange of exchanges) void finish(exchange);
+    }, RESUME_WAIT_MS).unref(),
+  };
+  session.resumable.set(id, resumable);
 }
 
 /**
  * Relays a GET (server-initiated SSE stream) or DELETE for a session whose upstream is live, byte for byte; with
- * `tap`, the hooks see the stream's notifications on the way (the recorder files them after the last exchange).
+ * `tap`, the hooks see the stream's notifications on the way (the recorder files them after the last exchange). A GET
+ * resuming a POST stream the server closed early (Last-Event-ID) completes that stream's exchanges: its messages and
+ * answers are theirs.
  */
 export async function relayStream(stage: Stage, req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE', session: Session, tap = false): Promise<void> {
+  const lastEventId = method === 'GET' ? header(req, 'last-event-id') : undefined;
+  const resuming = lastEventId !== undefined ? session.resumable.get(lastEventId) : undefined;
+  if (resuming) {
+    session.resumable.delete(lastEventId as string);
+    clearTimeout(resuming.timer);
+  }
   let upRes: IncomingMessage;
   try {
     upRes = await stage.upstream!.request(method, copyEndToEndHeaders(req.headers), undefined, session.upstreamId);
   } catch (error) {
+    if (resuming) for (const exchange of resuming.exchanges) void resuming.finish(exchange);
     sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
     return;
   }
@@ -176,7 +224,8 @@ export async function relayStream(stage: Stage, req: IncomingMessage, res: Serve
   res.flushHeaders();
   upRes.pipe(res);
   upRes.on('error', () => res.destroy());
-  if (tap && method === 'GET' && upRes.statusCode === 200) {
+  if (resuming) resumeExchanges(session, upRes, resuming);
+  else if (tap && method === 'GET' && upRes.statusCode === 200) {
     const reader = new ResponseTap(
       upRes.headers['content-type'],
       (message) => {
@@ -189,6 +238,50 @@ export async function relayStream(stage: Stage, req: IncomingMessage, res: Serve
   res.on('close', () => {
     if (!upRes.complete) upRes.destroy();
   });
+}
+
+/** Reads a resumed stream into the exchanges it continues; closed early again, it waits for the next resumption. */
+function resumeExchanges(session: Session, upRes: IncomingMessage, resuming: Resumable): void {
+  const pending = new Map(resuming.exchanges.map((e) => [e.request.id, e]));
+  const reader = new ResponseTap(
+    upRes.headers['content-type'],
+    (message) => {
+      if (isResponse(message)) {
+        const exchange = message.id !== null ? pending.get(message.id) : undefined;
+        if (!exchange) return;
+        pending.delete(exchange.request.id);
+        exchange.upstreamResponse = message;
+        exchange.response = message;
+        exchange.answeredMs = exchange.elapsed();
+        void resuming.finish(exchange);
+        return;
+      }
+      const target = exchangeFor(message, resuming.exchanges, pending);
+      if (!target) return;
+      target.addStreamed(message);
+      if (isRequest(message)) session.awaitingReplies.set(message.id, target);
+    },
+    false,
+  );
+  upRes.on('data', (chunk: Buffer) => reader.push(chunk));
+  const ended = (): void => {
+    if (pending.size === 0) return;
+    const rest = [...pending.values()];
+    if (reader.lastEventId !== undefined && upRes.complete) {
+      const id = reader.lastEventId;
+      session.resumable.set(id, { ...resuming, exchanges: rest, timer: setTimeout(() => {
+        session.resumable.delete(id);
+        for (const exchange of rest) void resuming.finish(exchange);
+      }, RESUME_WAIT_MS).unref() });
+      return;
+    }
+    for (const exchange of rest) void resuming.finish(exchange);
+  };
+  upRes.on('end', () => {
+    reader.end();
+    ended();
+  });
+  upRes.on('aborted', ended);
 }
 
 /** Every request of a POST the upstream could not take gets a JSON-RPC error; the proxy serves on. */
@@ -206,14 +299,30 @@ export function answerUpstreamDown(stage: Stage, res: ServerResponse, exchanges:
   sendJson(res, 200, all.length === 1 ? all[0] : all);
 }
 
-/** The upstream stream broke before answering: SSE clients get an error event per unanswered request. */
-function brokenStream(stage: Stage, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>, session: Session | undefined, midEvent = false): void {
-  if (res.writableEnded) return;
+/**
+ * The stream ended before answering: the client went away (its exchanges end unanswered, logged as such), or the
+ * upstream broke it — SSE clients then get an error event per unanswered request, saying why when the upstream
+ * connector knows (a timeout).
+ */
+function brokenStream(stage: Stage, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>, session: Session | undefined, midEvent = false, error?: Error): void {
+  const gone = [...pending.values()].filter((e) => e.clientGone);
+  if (gone.length > 0) {
+    for (const exchange of gone) {
+      pending.delete(exchange.request.id);
+      const listen = exchange.request.method === 'subscriptions/listen';
+      exchange.flags.push(listen ? 'the client closed the subscription stream' : 'client disconnected before the answer');
+      if (!listen) stage.log(`client disconnected before the answer to ${exchange.request.method} (id ${String(exchange.request.id)})`, 'info');
+      void stage.hooks.finish(exchange, session);
+    }
+  }
+  if (res.writableEnded || res.destroyed) return;
   if (contentType?.includes('text/event-stream')) {
     // untapped relay: we may be inside an event; a blank line closes it (clients ignore answers to ids already done)
     if (midEvent) res.write('\n\n');
+    const why = error && error.name === 'UpstreamTimeoutError' ? error.message : 'mcp-rewind: upstream closed the stream before answering';
     for (const exchange of pending.values()) {
-      exchange.response = new UpstreamUnavailableError('mcp-rewind: upstream closed the stream before answering').toResponse(exchange.request.id);
+      exchange.source = 'proxy'; // the proxy's words, not the server's answer: never recorded
+      exchange.response = new UpstreamUnavailableError(why).toResponse(exchange.request.id);
       res.write(sseEvent(exchange.response));
       void stage.hooks.finish(exchange, session);
     }

@@ -27,6 +27,23 @@ export interface Session {
   lastKey?: string;
   /** replay: server notifications waiting for a server stream (GET) to be opened */
   readonly pendingPush: JsonRpcMessage[];
+  /**
+   * POST streams the server closed early (SSE polling, 2025-11-25), by the id of their last event: the client resumes
+   * with GET + Last-Event-ID and the rest of the exchange (more notifications, the answer) arrives there.
+   */
+  readonly resumable: Map<string, Resumable>;
+}
+
+/** A stream closed before its answer, waiting for the client to resume it. */
+export interface Resumable {
+  /** the exchanges answered on the resumed stream */
+  exchanges: LiveExchange[];
+  /** hands a finished exchange to the hooks (with the HTTP detail of the stream it began on) */
+  finish: (exchange: LiveExchange) => Promise<void>;
+  /** replay: plays the rest of the recorded stream on the resumed one */
+  replay?: (res: ServerResponse) => Promise<void>;
+  /** gives up waiting (the exchanges finish unanswered) */
+  timer: NodeJS.Timeout;
 }
 
 /** Clients that vanish without DELETE (or send random ids) must not grow memory without bound. */
@@ -35,6 +52,18 @@ export const MAX_SESSIONS = 10_000;
 export class SessionRegistry {
   private readonly sessions = new Map<string, Session>();
   private readonly stateless: Session = newSession(undefined, null);
+  /** ids the client ended (DELETE): a server answers them 404 from then on */
+  private readonly ended = new Set<string>();
+
+  /** The session of an id, if the registry holds it (no session is made up). */
+  find(id: string): Session | undefined {
+    return this.sessions.get(id);
+  }
+
+  /** Was this id ended by its client (DELETE)? */
+  wasEnded(id: string): boolean {
+    return this.ended.has(id);
+  }
 
   /** The session for a request's Mcp-Session-Id; an id we have not seen (e.g. after a proxy restart) gets one. */
   get(id: string | undefined, upstreamIdIfNew: string | null | undefined): Session {
@@ -77,11 +106,20 @@ export class SessionRegistry {
     this.sessions.delete(id);
   }
 
+  /** The client ended the session (DELETE): it is dropped, and its id remembered as ended. */
+  end(id: string): void {
+    const session = this.sessions.get(id);
+    if (session) for (const r of session.resumable.values()) clearTimeout(r.timer);
+    this.sessions.delete(id);
+    this.ended.add(id);
+    if (this.ended.size > MAX_SESSIONS) this.ended.delete(this.ended.values().next().value as string);
+  }
+
   get size(): number {
     return this.sessions.size;
   }
 }
 
 function newSession(id: string | undefined, upstreamId: string | null | undefined): Session {
-  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0, pendingPush: [] };
+  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0, pendingPush: [], resumable: new Map() };
 }
