@@ -164,7 +164,7 @@ function exchangeFields(e: { error?: RecordedError; status?: number; protocolVer
 function answerOf(e: { result?: Record<string, unknown>; error?: RecordedError; unanswered?: true }): Record<string, unknown> {
   if (e.result !== undefined) return e.result;
   if (e.error !== undefined || e.unanswered) return {};
-  throw new Error('entry has neither a result nor an error');
+  throw new Error('result: missing (an entry answers with a result or an error)');
 }
 
 /** Turns the parsed content of a distilled file into an entry; throws with a readable message when it is not one. */

@@ -33,6 +33,7 @@ export class CassetteStore {
   private readonly loose = new Map<string, CassetteEntry[]>();
   private readonly looseKey?: (entry: CassetteEntry) => string | undefined;
   private followUps = 0;
+  private changes = 0;
   private watcher?: FSWatcher;
   private unsubscribe?: () => void;
   private readonly pendingReloads = new Map<string, NodeJS.Timeout>();
@@ -68,6 +69,11 @@ export class CassetteStore {
     let n = 0;
     for (const list of this.index.values()) n += list.length;
     return n;
+  }
+
+  /** grows with every change to the index: what was derived from the entries is stale when it moved (O(1), unlike size) */
+  get revision(): number {
+    return this.changes;
   }
 
   keys(): IterableIterator<string> {
@@ -133,6 +139,7 @@ export class CassetteStore {
   }
 
   private insert(entry: CassetteEntry): void {
+    this.changes++;
     this.remove(entry.file, entry.key);
     if (entry.key.startsWith(FOLLOW_UP_PREFIX) && !this.index.has(entry.key)) this.followUps++;
     insertSorted(this.index, entry.key, entry);
@@ -145,6 +152,7 @@ export class CassetteStore {
     const i = list ? list.findIndex((e) => e.file === file) : -1;
     if (!list || i < 0) return;
     const [gone] = list.splice(i, 1);
+    this.changes++;
     if (list.length === 0) {
       this.index.delete(key);
       if (key.startsWith(FOLLOW_UP_PREFIX)) this.followUps--;

@@ -102,6 +102,15 @@ export class HookChain implements Hooks {
     return refusalFor(kind, undefined, undefined, detail);
   }
 
+  /** how the cassette's answers usually travelled (for entries that kept no framing) */
+  usualFraming(): 'json' | 'sse' | undefined {
+    for (const hook of this.hooks) {
+      const framing = hook.usualFraming?.();
+      if (framing) return framing;
+    }
+    return undefined;
+  }
+
   refusesHead(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined {
     for (const hook of this.hooks) {
       const refused = hook.refusesHead?.(headers);

@@ -113,6 +113,8 @@ export interface Hook {
   onServerMessage?(message: JsonRpcNotification, session: Session): void;
   /** how the server refuses a whole POST of this kind (replayer: as recorded, or as the SDK words it) */
   offerRefusal?(kind: RefusalKind, detail?: string): Refused | undefined;
+  /** how the recorded answers usually travelled, for entries that kept no framing (replayer) */
+  usualFraming?(): 'json' | 'sse' | undefined;
   /** with no server behind: would the recorded server refuse a request with these headers as a whole? */
   refusesHead?(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined;
   /** the upstream refused a whole POST of this kind (recorder: files it) */

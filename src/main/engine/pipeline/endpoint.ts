@@ -164,7 +164,7 @@ export class McpEndpoint implements Stage {
       if (plan.answer === 'cassette' && plan.single) {
         await this.hooks.respond(exchange, planSession, res);
         const sessionHeader = exchange.request === initRequest ? this.replayedInit(exchange, session, plan.entry.stateless === true) : {};
-        return replayAnswer({ stage: this, session: planSession, exchange, entry: plan.entry, res, accept: header(req, 'accept'), headers: sessionHeader, speed: this.options.replaySpeed });
+        return replayAnswer({ stage: this, session: planSession, exchange, entry: plan.entry, res, accept: header(req, 'accept'), headers: sessionHeader, speed: this.options.replaySpeed, usualFraming: this.hooks.usualFraming() });
       }
       if (plan.answer === 'upstream') forward.push(exchange);
       else local.push({ exchange, delayMs: plan.answer === 'rule' ? plan.delayMs : 0, status: plan.answer === 'local' ? plan.status : undefined });

@@ -29,14 +29,16 @@ export interface ReplayAnswer {
   /** headers of the answer (the Mcp-Session-Id of a replayed initialize) */
   headers: Record<string, string>;
   speed: ReplaySpeed;
+  /** the framing of an entry that kept none (mcp-rewind's bare results): how the cassette's other answers travelled */
+  usualFraming?: 'json' | 'sse';
 }
 
-/** JSON or SSE: as recorded when the client accepts it (old entries: SSE when something streamed). */
-export function framingFor(entry: CassetteEntry, accept: string | undefined): 'json' | 'sse' {
+/** JSON or SSE: as recorded when the client accepts it (entries that kept no framing: as the others, SSE when something streamed). */
+export function framingFor(entry: CassetteEntry, accept: string | undefined, usual?: 'json' | 'sse'): 'json' | 'sse' {
   const a = accept ?? '';
   const sse = a.includes('text/event-stream');
   const json = a.includes('application/json') || a.includes('*/*') || !sse;
-  const recorded = entry.framing?.type ?? (entry.stream?.length || entry.unanswered ? 'sse' : 'json');
+  const recorded = entry.framing?.type ?? (entry.stream?.length || entry.unanswered ? 'sse' : (usual ?? 'json'));
   if (recorded === 'sse' && sse) return 'sse';
   if (recorded === 'json' && json) return 'json';
   return json && !entry.stream?.length ? 'json' : 'sse';
@@ -55,7 +57,7 @@ export async function replayAnswer(a: ReplayAnswer): Promise<void> {
   const { exchange, entry, res, speed } = a;
   const status = entry.status ?? 200;
   const timing = speed === undefined ? undefined : entry.timing;
-  if (framingFor(entry, a.accept) === 'json') {
+  if (framingFor(entry, a.accept, a.usualFraming) === 'json') {
     await wait((timing?.answerMs ?? 0) / (speed ?? 1));
     if (!res.destroyed) sendJson(res, status, exchange.response, a.headers);
     await a.stage.hooks.finish(exchange, a.session);

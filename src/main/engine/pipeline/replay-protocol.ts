@@ -20,6 +20,11 @@ export interface ServerProfile {
   declared?: string[];
   /** it issued no Mcp-Session-Id */
   stateless: boolean;
+  /**
+   * how its answers usually travelled (JSON or SSE): for mcp-rewind's bare entries (initialize, the lists), which keep
+   * no framing of their own — read from the first entries that do
+   */
+  framing?: 'json' | 'sse';
 }
 
 /** The key of `server/discover` (its params are only `_meta`). */
@@ -43,7 +48,18 @@ export function profileOf(store: CassetteStore): ServerProfile {
     }
     if (typeof e.protocolVersion === 'string' && isModernRevision(e.protocolVersion)) modern.add(e.protocolVersion);
   }
-  return { legacy: [...legacy].sort(), modern: [...modern].sort(), declared, stateless };
+  return { legacy: [...legacy].sort(), modern: [...modern].sort(), declared, stateless, framing: usualFraming(store) };
+}
+
+/** The framing of the first recorded entries that kept theirs (a bounded look: the server answers alike). */
+function usualFraming(store: CassetteStore): 'json' | 'sse' | undefined {
+  let looked = 0;
+  for (const key of store.keys()) {
+    const framing = store.lookup(key)?.find((e) => e.framing && !e.refusal)?.framing;
+    if (framing) return framing.type;
+    if (++looked >= 64) return undefined;
+  }
+  return undefined;
 }
 
 /** The revision and capabilities a live request is made in (the `_meta` of 2026-07-28, else its session's). */
@@ -159,8 +175,8 @@ export function refusalFor(kind: RefusalKind, store: CassetteStore | undefined, 
 }
 
 /** Is the MCP-Protocol-Version header of a 2025-era request one the recorded server would refuse? */
-export function unsupportedHeader(version: string | undefined, profile: ServerProfile): boolean {
-  if (version === undefined) return false;
+export function unsupportedHeader(version: string | undefined, profile: () => ServerProfile): boolean {
+  if (version === undefined || (LEGACY_REVISIONS as readonly string[]).includes(version)) return false;
   if (isModernRevision(version)) return false; // a 2026-07-28 request: its own checks
-  return !(LEGACY_REVISIONS as readonly string[]).includes(version) && !profile.legacy.includes(version);
+  return !profile().legacy.includes(version);
 }

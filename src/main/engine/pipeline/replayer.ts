@@ -38,8 +38,8 @@ export class Replayer implements Hook {
   readonly speed: ReplaySpeed;
   /** the cursor key each planned exchange advances (entries of one key, per revision) */
   private readonly cursors = new WeakMap<LiveExchange, string>();
-  private cachedProfile?: { size: number; profile: ServerProfile };
-  private cachedStates?: { size: number; states: Set<string> };
+  private cachedProfile?: { revision: number; profile: ServerProfile };
+  private cachedStates?: { revision: number; states: Set<string> };
 
   constructor(
     private readonly store: CassetteStore,
@@ -52,8 +52,8 @@ export class Replayer implements Hook {
 
   /** What the cassette says of the recorded server (recomputed when the cassette changed; a few key lookups). */
   profile(): ServerProfile {
-    const size = this.store.size;
-    if (this.cachedProfile?.size !== size) this.cachedProfile = { size, profile: profileOf(this.store) };
+    const revision = this.store.revision;
+    if (this.cachedProfile?.revision !== revision) this.cachedProfile = { revision, profile: profileOf(this.store) };
     return this.cachedProfile.profile;
   }
 
@@ -138,13 +138,17 @@ export class Replayer implements Hook {
     });
   }
 
+  usualFraming(): 'json' | 'sse' | undefined {
+    return this.profile().framing;
+  }
+
   offerRefusal(kind: RefusalKind, detail?: string): Refused {
     return refusalFor(kind, this.store, this.profile(), detail);
   }
 
   /** A 2025-era request whose MCP-Protocol-Version the recorded server would refuse (400). */
   refusesHead(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined {
-    return unsupportedHeader(headers.protocolVersion, this.profile()) ? { kind: 'unsupported-protocol-version', detail: headers.protocolVersion } : undefined;
+    return unsupportedHeader(headers.protocolVersion, () => this.profile()) ? { kind: 'unsupported-protocol-version', detail: headers.protocolVersion } : undefined;
   }
 
   /** the loose-key function the store indexes entries with (must match find()) */
@@ -238,13 +242,13 @@ export class Replayer implements Hook {
 
   /** Every requestState a recorded input_required answer issued (scanned on a miss, again when the cassette changed). */
   private issuedStates(): Set<string> {
-    const size = this.store.size;
-    if (this.cachedStates?.size === size) return this.cachedStates.states;
+    const revision = this.store.revision;
+    if (this.cachedStates?.revision === revision) return this.cachedStates.states;
     const states = new Set<string>();
     for (const k of this.store.keys()) {
       for (const e of this.store.lookup(k) ?? []) if (typeof e.result.requestState === 'string') states.add(e.result.requestState);
     }
-    this.cachedStates = { size, states };
+    this.cachedStates = { revision, states };
     return states;
   }
 
