@@ -56,7 +56,7 @@ describe.each([
               await outcome(c.client.readResource({ uri: 'fixture://hello' })),
               await outcome(c.client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } })),
               await outcome(c.client.listTools()),
-              await outcome(c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { onprogress: (p) => progress.push(p.progress) })),
+              await outcome(c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, { onprogress: (p) => progress.push(p.progress) })),
             ],
             progress,
           };
@@ -67,6 +67,7 @@ describe.each([
     );
     expect(direct.era).toBe('modern');
     expect(direct.answers[3]).toMatchObject({ error: { code: -32602, data: { uri: 'fixture://nope' } } });
+    expect(direct.progress).toEqual(options.responseMode === 'json' ? [] : [1, 2]); // JSON answers drop the stream
     expect(recorded).toEqual(direct);
     expect(replayed).toEqual(direct);
     // the cassette and the timeline say which revision each exchange was made in
