@@ -21,8 +21,10 @@ export interface EndpointOptions {
   upstreamUrl?: string;
   /** extra headers sent upstream on every request (e.g. the upstream's own Authorization) */
   upstreamHeaders?: Record<string, string>;
-  /** abort an upstream call that has not finished after this long */
+  /** abort an upstream call after this long without an answer or a progress notification (progress restarts it) */
   upstreamTimeoutMs?: number;
+  /** abort an upstream call after this long in all, progress or not */
+  upstreamMaxTimeMs?: number;
   cacheDir?: string;
   clean?: boolean;
   resultHashPath?: string;
@@ -72,7 +74,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     ? await CassetteStore.open(options.cacheDir ?? './cache', { clean: options.clean && !installs.replay, log, looseKey: installs.replay ? Replayer.looseIndex(options.matchIgnore) : undefined })
     : undefined;
   // replay never talks to a server, whatever it is given
-  const upstream = options.upstreamUrl && options.mode !== 'replay' ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, options.upstreamTimeoutMs) : undefined;
+  const upstream = options.upstreamUrl && options.mode !== 'replay' ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs }) : undefined;
   const speed = replaySpeed(options.replayTiming);
   const replayer = store && installs.replay ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed }) : undefined;
   const recorder = store && installs.record ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log) : undefined;

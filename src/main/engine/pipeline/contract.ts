@@ -23,6 +23,10 @@ export interface Upstream {
   /** opens an upstream session with the client's own initialize params (owned sessions) */
   initialize(params: Record<string, unknown>): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }>;
   endSession(sessionId: string, protocolVersion?: string): Promise<void>;
+  /** a progress notification of this answer went by (a per-call timeout starts over) */
+  progressed?(res: IncomingMessage): void;
+  /** the limit that cut this answer short (a timeout), if one did */
+  cutBy?(res: IncomingMessage): Error | undefined;
   close(): void;
 }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse, isNotification, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { redactHeaders } from '../cassette/redact.js';
-import { reasonOf, UpstreamUnavailableError } from '../errors.js';
+import { reasonOf, timeoutOf, UpstreamUnavailableError } from '../errors.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { copyEndToEndHeaders } from '../upstream/headers.js';
 import type { ExchangeDetail, Stage } from './contract.js';
@@ -91,7 +91,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   if (!tapped || exchanges.length === 0) {
     res.writeHead(upRes.statusCode ?? 502, headers);
     upRes.pipe(res); // nobody needs the messages: the cheapest faithful relay
-    const broken = (error?: Error): void => brokenStream(stage, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), live, true, error);
+    const broken = (error?: Error): void => brokenStream(stage, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), live, true, error ?? upstream.cutBy?.(upRes));
     upRes.on('error', broken);
     upRes.on('aborted', () => broken());
     res.on('close', () => {
@@ -141,6 +141,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
         if (message.id === null && 'error' in message && exchanges.length === 1) exchanges[0].refusal = { status: upRes.statusCode ?? 0, error: message };
         return;
       }
+      if (message.method === 'notifications/progress') upstream.progressed?.(upRes);
       const target = exchangeFor(message, exchanges, pending);
       if (!target) return;
       target.addStreamed(message);
@@ -158,7 +159,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     const done = (): void => {
       const sse = contentType?.includes('text/event-stream') === true;
       // an SSE answer that ended without answering and without event ids cannot be resumed: say so, do not hang
-      if (pending.size > 0 && !tap.sawEventId && sse) return brokenStream(stage, res, contentType, pending, live, !delivery);
+      if (pending.size > 0 && !tap.sawEventId && sse) return brokenStream(stage, res, contentType, pending, live, !delivery, upstream.cutBy?.(upRes));
       if (delivery) delivery.end(tap.rawBody, headers);
       else res.end();
       // closed early with event ids (SSE polling): the client resumes with Last-Event-ID, the answers come there
@@ -173,7 +174,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   });
   // piped bytes (no delivery) may have stopped inside an event: brokenStream must close it before its own events
   upRes.on('error', (error) => brokenStream(stage, res, contentType, pending, live, !delivery, error));
-  upRes.on('aborted', () => brokenStream(stage, res, contentType, pending, live, !delivery));
+  upRes.on('aborted', () => brokenStream(stage, res, contentType, pending, live, !delivery, upstream.cutBy?.(upRes)));
   res.on('close', () => {
     if (upRes.complete) return;
     for (const exchange of pending.values()) {
@@ -319,7 +320,7 @@ function brokenStream(stage: Stage, res: ServerResponse, contentType: string | u
   if (contentType?.includes('text/event-stream')) {
     // untapped relay: we may be inside an event; a blank line closes it (clients ignore answers to ids already done)
     if (midEvent) res.write('\n\n');
-    const why = error && error.name === 'UpstreamTimeoutError' ? error.message : 'mcp-rewind: upstream closed the stream before answering';
+    const why = timeoutOf(error)?.message ?? 'mcp-rewind: upstream closed the stream before answering';
     for (const exchange of pending.values()) {
       exchange.source = 'proxy'; // the proxy's words, not the server's answer: never recorded
       exchange.response = new UpstreamUnavailableError(why).toResponse(exchange.request.id);
