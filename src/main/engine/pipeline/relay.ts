@@ -67,6 +67,12 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     if (exchanges.length === 0) return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
     return answerUpstreamDown(stage, res, exchanges, session, error, local);
   }
+  if (res.destroyed && exchanges.length > 0) {
+    // the client went away while the upstream had not begun to answer: so does the upstream request
+    upRes.destroy();
+    for (const exchange of exchanges) exchange.clientGone = true;
+    return brokenStream(stage, res, undefined, new Map(exchanges.map((e) => [e.request.id, e])), session);
+  }
 
   if (exchanges.length > 0) {
     const head = { status: upRes.statusCode ?? 0, headers: redactHeaders(upRes.headers) }; // for the timeline
