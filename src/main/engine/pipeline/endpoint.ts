@@ -6,13 +6,15 @@ import { sendJson, sendMessages } from '../http/sse.js';
 import { header } from '../http/url.js';
 import type { Log } from '../log.js';
 import type { HookChain } from './chain.js';
-import type { Plan, Refused, RuleOffer, Stage, Upstream } from './contract.js';
-import { LiveExchange, type RequestHeaders } from './exchange.js';
-import { localAnswer, planRequest, planSession, planStream } from './plan.js';
+import type { Plan, RuleOffer, Stage, Upstream } from './contract.js';
+import { LiveExchange } from './exchange.js';
+import { localAnswer, planRequest, planStream } from './plan.js';
 import { passRaw, pipePost } from './pipe.js';
-import { answerUpstreamDown, relayPost, relayStream } from './relay.js';
+import { answerUpstreamDown, relayPost } from './relay.js';
+import { relayStream } from './stream-relay.js';
 import { openOwnedStream, pushToStreams } from './server-stream.js';
-import { SessionRegistry, type Session } from './session.js';
+import { noteReplies, SessionRegistry, takeReplayReplies, type Session } from './session.js';
+import { refuseWhole, replayedInit, requestHeaders, type GateFacts } from './gate.js';
 import { replayAnswer, type ReplaySpeed } from './replay-delivery.js';
 import { openUpstreamSession } from './upstream-session.js';
 
@@ -127,11 +129,11 @@ export class McpEndpoint implements Stage {
       if (this.options.ownSessions) session = this.sessions.create(undefined);
       if (session) session.initParams = initRequest.params;
     } else {
-      const refused = this.gate(req, modern);
+      const refused = refuseWhole(req, modern, this.gateFacts());
       if (refused) return sendJson(res, refused.status, refused.response);
       session = modern ? this.sessions.get(undefined, null) : this.sessionFor(req);
-      this.noteReplies(session, messages);
-      const replies = this.takeReplayReplies(session, messages);
+      noteReplies(session, messages);
+      const replies = takeReplayReplies(session, messages);
       if (replies > 0 && replies === messages.length) return void res.writeHead(202).end();
     }
 
@@ -163,7 +165,7 @@ export class McpEndpoint implements Stage {
       this.hooks.planned(exchange, plan, planSession);
       if (plan.answer === 'cassette' && plan.single) {
         await this.hooks.respond(exchange, planSession, res);
-        const sessionHeader = exchange.request === initRequest ? this.replayedInit(exchange, session, plan.entry.stateless === true) : {};
+        const sessionHeader = exchange.request === initRequest ? replayedInit(this.sessions, exchange, session, plan.entry.stateless === true) : {};
         return replayAnswer({ stage: this, session: planSession, exchange, entry: plan.entry, res, accept: header(req, 'accept'), headers: sessionHeader, speed: this.options.replaySpeed, usualFraming: this.hooks.usualFraming() });
       }
       if (plan.answer === 'upstream') forward.push(exchange);
@@ -202,7 +204,7 @@ export class McpEndpoint implements Stage {
   }
 
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = this.gate(req, false);
+    const refused = refuseWhole(req, false, this.gateFacts());
     if (refused) return sendJson(res, refused.status, refused.response);
     const session = this.sessionFor(req);
     const lastEventId = header(req, 'last-event-id');
@@ -225,7 +227,7 @@ export class McpEndpoint implements Stage {
   }
 
   async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = this.gate(req, false);
+    const refused = refuseWhole(req, false, this.gateFacts());
     if (refused) return sendJson(res, refused.status, refused.response);
     const id = header(req, 'mcp-session-id');
     const session = this.sessionFor(req);
@@ -239,38 +241,8 @@ export class McpEndpoint implements Stage {
     await relayStream(this, req, res, 'DELETE', session);
   }
 
-  /**
-   * The refusal of a whole 2025-era request before anything else (planSession): a session the client ended, or one
-   * replay never issued, gets 404; with no server behind, an MCP-Protocol-Version the recorded server did not accept
-   * gets 400 — in the recorded server's words when the cassette holds them.
-   */
-  private gate(req: IncomingMessage, modern: boolean): Refused | undefined {
-    const id = header(req, 'mcp-session-id');
-    const verdict = planSession({
-      sessionId: id,
-      modern,
-      ended: id !== undefined && this.sessions.wasEnded(id),
-      known: id !== undefined && this.sessions.find(id) !== undefined,
-      ownSessions: this.options.ownSessions,
-      upstream: this.currentUpstream !== undefined,
-    });
-    if (verdict === 'not-found') return this.hooks.refusal('session-not-found');
-    if (modern || this.currentUpstream) return undefined;
-    const head = this.hooks.refusesHead({ protocolVersion: header(req, 'mcp-protocol-version') });
-    return head ? this.hooks.refusal(head.kind, head.detail) : undefined;
-  }
-
-  /** A replayed initialize: its session takes the negotiated revision; a recorded server without sessions issues no id. */
-  private replayedInit(exchange: LiveExchange, session: Session | undefined, stateless: boolean): Record<string, string> {
-    const result = exchange.response && 'result' in exchange.response ? exchange.response.result : undefined;
-    if (!session?.id) return {};
-    if (!result || stateless) {
-      this.sessions.delete(session.id); // no session came of it
-      return {};
-    }
-    session.protocolVersion = String(result.protocolVersion ?? '');
-    exchange.protocolVersion = session.protocolVersion;
-    return { 'mcp-session-id': session.id };
+  private gateFacts(): GateFacts {
+    return { sessions: this.sessions, hooks: this.hooks, ownSessions: this.options.ownSessions, upstream: this.currentUpstream !== undefined };
   }
 
   sessionFor(req: IncomingMessage): Session {
@@ -322,32 +294,6 @@ export class McpEndpoint implements Stage {
     return local.map((l) => l.exchange.response as JsonRpcResponse);
   }
 
-  /** Replies to server→client requests the proxy replayed itself: handed to the waiting replay, never forwarded. */
-  private takeReplayReplies(session: Session, messages: JsonRpcMessage[]): number {
-    if (session.pendingReplies.size === 0) return 0;
-    let taken = 0;
-    for (const m of messages) {
-      if (!isResponse(m) || m.id === null) continue;
-      const resolve = session.pendingReplies.get(m.id);
-      if (!resolve) continue;
-      session.pendingReplies.delete(m.id);
-      resolve(m);
-      taken++;
-    }
-    return taken;
-  }
-
-  /** Client replies to server→client requests become part of the exchange that caused them. */
-  private noteReplies(session: Session, messages: JsonRpcMessage[]): void {
-    if (session.awaitingReplies.size === 0) return;
-    for (const m of messages) {
-      if (!isResponse(m) || m.id === null) continue;
-      const exchange = session.awaitingReplies.get(m.id);
-      if (!exchange) continue;
-      exchange.addStreamed(m);
-      session.awaitingReplies.delete(m.id);
-    }
-  }
 }
 
 /** Carries a plan's choice into the exchange (what the timeline and the hooks read). */
@@ -373,15 +319,3 @@ function apply(exchange: LiveExchange, plan: Plan, rule: RuleOffer | undefined):
   }
 }
 
-/** The standard MCP headers of a POST (what replay checks a 2026-07-28 request against, what the recorder classifies by). */
-function requestHeaders(req: IncomingMessage): RequestHeaders {
-  const h: RequestHeaders = {};
-  const version = header(req, 'mcp-protocol-version');
-  if (version !== undefined) h.protocolVersion = version;
-  const method = header(req, 'mcp-method');
-  if (method !== undefined) h.method = method;
-  const name = header(req, 'mcp-name');
-  if (name !== undefined) h.name = name;
-  if (req.headers['mcp-session-id'] !== undefined) h.session = true;
-  return h;
-}

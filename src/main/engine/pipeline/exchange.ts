@@ -134,3 +134,13 @@ export class LiveExchange {
     return { ...(this.originalRequest ? { request: this.originalRequest } : {}), ...(changedResponse ? { response } : {}) };
   }
 }
+
+/** Which in-flight exchange a streamed message belongs to: its progress token's, else the oldest pending one. */
+export function exchangeFor(message: JsonRpcMessage, exchanges: LiveExchange[], pending: Map<unknown, LiveExchange>): LiveExchange | undefined {
+  const token = 'method' in message ? (message.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
+  if (token !== undefined) {
+    const owner = exchanges.find((e) => e.progressToken === token);
+    if (owner) return owner;
+  }
+  return pending.values().next().value ?? exchanges[exchanges.length - 1];
+}

@@ -1,18 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, errorResponse, isNotification, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { ErrorCode, errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { redactHeaders } from '../cassette/redact.js';
 import { reasonOf, timeoutOf, UpstreamUnavailableError } from '../errors.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { copyEndToEndHeaders } from '../upstream/headers.js';
 import type { ExchangeDetail, Stage } from './contract.js';
 import { RewritingDelivery } from './delivery.js';
-import type { LiveExchange } from './exchange.js';
+import { exchangeFor, type LiveExchange } from './exchange.js';
 import { ResponseTap } from '../http/response-tap.js';
-import type { Resumable, Session, SessionRegistry } from './session.js';
-import { header } from '../http/url.js';
-
-/** How long a POST stream the server closed early waits for its client to resume it before its exchanges end unanswered. */
-export const RESUME_WAIT_MS = 5 * 60_000;
+import { RESUME_WAIT_MS, type Resumable, type Session, type SessionRegistry } from './session.js';
 
 export interface PostRelay {
   req: IncomingMessage;
@@ -32,7 +28,7 @@ export interface PostRelay {
 }
 
 /** Response headers relayed to the client: all end-to-end headers, the session id mapped to the client's. */
-function downstreamHeaders(upRes: IncomingMessage, session: Session | undefined, owned: boolean): Record<string, string | string[]> {
+export function downstreamHeaders(upRes: IncomingMessage, session: Session | undefined, owned: boolean): Record<string, string | string[]> {
   const headers = copyEndToEndHeaders(upRes.headers);
   if (upRes.headers['content-length']) headers['content-length'] = upRes.headers['content-length'];
   if (session?.id && (headers['mcp-session-id'] || (owned && (upRes.statusCode ?? 500) < 300))) headers['mcp-session-id'] = session.id;
@@ -206,91 +202,6 @@ function awaitResume(session: Session, tap: ResponseTap, exchanges: LiveExchange
   session.resumable.set(id, resumable);
 }
 
-/**
- * Relays a GET (server-initiated SSE stream) or DELETE for a session whose upstream is live, byte for byte; with
- * `tap`, the hooks see the stream's notifications on the way (the recorder files them after the last exchange). A GET
- * resuming a POST stream the server closed early (Last-Event-ID) completes that stream's exchanges: its messages and
- * answers are theirs.
- */
-export async function relayStream(stage: Stage, req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE', session: Session, tap = false): Promise<void> {
-  const lastEventId = method === 'GET' ? header(req, 'last-event-id') : undefined;
-  const resuming = lastEventId !== undefined ? session.resumable.get(lastEventId) : undefined;
-  if (resuming) {
-    session.resumable.delete(lastEventId as string);
-    clearTimeout(resuming.timer);
-  }
-  let upRes: IncomingMessage;
-  try {
-    upRes = await stage.upstream!.request(method, copyEndToEndHeaders(req.headers), undefined, session.upstreamId);
-  } catch (error) {
-    if (resuming) for (const exchange of resuming.exchanges) void resuming.finish(exchange);
-    sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
-    return;
-  }
-  res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, session, false));
-  res.flushHeaders();
-  upRes.pipe(res);
-  upRes.on('error', () => res.destroy());
-  if (resuming) resumeExchanges(session, upRes, resuming);
-  else if (tap && method === 'GET' && upRes.statusCode === 200) {
-    const reader = new ResponseTap(
-      upRes.headers['content-type'],
-      (message) => {
-        if (isNotification(message)) stage.hooks.serverMessage(message, session);
-      },
-      false,
-    );
-    upRes.on('data', (chunk: Buffer) => reader.push(chunk));
-  }
-  res.on('close', () => {
-    if (!upRes.complete) upRes.destroy();
-  });
-}
-
-/** Reads a resumed stream into the exchanges it continues; closed early again, it waits for the next resumption. */
-function resumeExchanges(session: Session, upRes: IncomingMessage, resuming: Resumable): void {
-  const pending = new Map(resuming.exchanges.map((e) => [e.request.id, e]));
-  const reader = new ResponseTap(
-    upRes.headers['content-type'],
-    (message) => {
-      if (isResponse(message)) {
-        const exchange = message.id !== null ? pending.get(message.id) : undefined;
-        if (!exchange) return;
-        pending.delete(exchange.request.id);
-        exchange.upstreamResponse = message;
-        exchange.response = message;
-        exchange.answeredMs = exchange.elapsed();
-        void resuming.finish(exchange);
-        return;
-      }
-      const target = exchangeFor(message, resuming.exchanges, pending);
-      if (!target) return;
-      target.addStreamed(message);
-      if (isRequest(message)) session.awaitingReplies.set(message.id, target);
-    },
-    false,
-  );
-  upRes.on('data', (chunk: Buffer) => reader.push(chunk));
-  const ended = (): void => {
-    if (pending.size === 0) return;
-    const rest = [...pending.values()];
-    if (reader.lastEventId !== undefined && upRes.complete) {
-      const id = reader.lastEventId;
-      session.resumable.set(id, { ...resuming, exchanges: rest, timer: setTimeout(() => {
-        session.resumable.delete(id);
-        for (const exchange of rest) void resuming.finish(exchange);
-      }, RESUME_WAIT_MS).unref() });
-      return;
-    }
-    for (const exchange of rest) void resuming.finish(exchange);
-  };
-  upRes.on('end', () => {
-    reader.end();
-    ended();
-  });
-  upRes.on('aborted', ended);
-}
-
 /** Every request of a POST the upstream could not take gets a JSON-RPC error; the proxy serves on. */
 export function answerUpstreamDown(stage: Stage, res: ServerResponse, exchanges: LiveExchange[], session: Session | undefined, error: unknown, local: JsonRpcResponse[] = []): void {
   const reason = reasonOf(error);
@@ -311,7 +222,7 @@ export function answerUpstreamDown(stage: Stage, res: ServerResponse, exchanges:
  * upstream broke it — SSE clients then get an error event per unanswered request, saying why when the upstream
  * connector knows (a timeout).
  */
-function brokenStream(stage: Stage, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>, session: Session | undefined, midEvent = false, error?: Error): void {
+export function brokenStream(stage: Stage, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>, session: Session | undefined, midEvent = false, error?: Error): void {
   const gone = [...pending.values()].filter((e) => e.clientGone);
   if (gone.length > 0) {
     for (const exchange of gone) {
@@ -338,16 +249,6 @@ function brokenStream(stage: Stage, res: ServerResponse, contentType: string | u
   } else {
     res.destroy();
   }
-}
-
-/** Which in-flight exchange a streamed message belongs to: its progress token's, else the oldest pending one. */
-function exchangeFor(message: JsonRpcMessage, exchanges: LiveExchange[], pending: Map<unknown, LiveExchange>): LiveExchange | undefined {
-  const token = 'method' in message ? (message.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
-  if (token !== undefined) {
-    const owner = exchanges.find((e) => e.progressToken === token);
-    if (owner) return owner;
-  }
-  return pending.values().next().value ?? exchanges[exchanges.length - 1];
 }
 
 function detail(stage: Stage, req: IncomingMessage, headers: Record<string, string | string[]>, body: unknown, upRes: IncomingMessage, tap: ResponseTap): ExchangeDetail {

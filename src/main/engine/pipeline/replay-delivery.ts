@@ -6,8 +6,7 @@ import { META } from '../../../shared/mcp-protocol.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import type { Stage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
-import { RESUME_WAIT_MS } from './relay.js';
-import type { Session } from './session.js';
+import { RESUME_WAIT_MS, type Session } from './session.js';
 
 /** How long a replayed server→client request waits for the client's reply before the exchange goes on. */
 export const REPLY_TIMEOUT_MS = 60_000;

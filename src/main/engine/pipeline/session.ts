@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { isResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { LiveExchange } from './exchange.js';
 
 /** A downstream client session and the upstream session that serves it. */
@@ -33,6 +33,9 @@ export interface Session {
    */
   readonly resumable: Map<string, Resumable>;
 }
+
+/** How long a POST stream the server closed early waits for its client to resume it before its exchanges end unanswered. */
+export const RESUME_WAIT_MS = 5 * 60_000;
 
 /** A stream closed before its answer, waiting for the client to resume it. */
 export interface Resumable {
@@ -122,4 +125,31 @@ export class SessionRegistry {
 
 function newSession(id: string | undefined, upstreamId: string | null | undefined): Session {
   return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0, pendingPush: [], resumable: new Map() };
+}
+
+/** Replies to server→client requests the proxy replayed itself: handed to the waiting replay, never forwarded. */
+export function takeReplayReplies(session: Session, messages: JsonRpcMessage[]): number {
+  if (session.pendingReplies.size === 0) return 0;
+  let taken = 0;
+  for (const m of messages) {
+    if (!isResponse(m) || m.id === null) continue;
+    const resolve = session.pendingReplies.get(m.id);
+    if (!resolve) continue;
+    session.pendingReplies.delete(m.id);
+    resolve(m);
+    taken++;
+  }
+  return taken;
+}
+
+/** Client replies to server→client requests become part of the exchange that caused them. */
+export function noteReplies(session: Session, messages: JsonRpcMessage[]): void {
+  if (session.awaitingReplies.size === 0) return;
+  for (const m of messages) {
+    if (!isResponse(m) || m.id === null) continue;
+    const exchange = session.awaitingReplies.get(m.id);
+    if (!exchange) continue;
+    exchange.addStreamed(m);
+    session.awaitingReplies.delete(m.id);
+  }
 }
