@@ -40,6 +40,39 @@ for (const theme of ['light', 'dark'] as const) {
       await detail.getByRole('tab', { name: new RegExp(`^${tab}`) }).click();
       found.push(...(await audit(page, `timeline detail ${tab}`)));
     }
+    // the verbs: Edit (a form from the schema), Diff (changes, side by side), the Copy as menu, a note
+    await detail.getByRole('button', { name: '↻ Resend' }).click();
+    await expect(detail.getByTestId('diff-summary')).toBeVisible();
+    found.push(...(await audit(page, 'timeline detail Diff')));
+    await detail.getByRole('button', { name: 'Copy as ▾' }).click();
+    found.push(...(await audit(page, 'copy as menu')));
+    await detail.getByRole('button', { name: 'Copy as ▾' }).click();
+    await table.getByRole('row').filter({ hasText: 'weather' }).first().click();
+    await detail.getByRole('button', { name: '✎ Edit & resend' }).click();
+    await expect(detail.getByRole('group', { name: 'Arguments of weather' })).toBeVisible();
+    found.push(...(await audit(page, 'timeline detail Edit')));
+    await detail.getByRole('button', { name: 'Note…' }).click();
+    found.push(...(await audit(page, 'note')));
+    await detail.getByLabel('Note').press('Escape');
+    await page.getByRole('button', { name: 'Group by session' }).click();
+    found.push(...(await audit(page, 'grouped by session')));
+    await page.getByRole('button', { name: 'Group by session' }).click();
+
+    await page.getByRole('button', { name: 'Compose a call through demo' }).click();
+    const compose = page.getByRole('complementary', { name: 'Compose' });
+    await compose.getByLabel('Tool').selectOption('schedule');
+    await compose.getByRole('button', { name: 'Call schedule' }).click(); // problems beside their fields
+    found.push(...(await audit(page, 'compose (tools)')));
+    await compose.getByRole('tab', { name: /^Resources/ }).click();
+    found.push(...(await audit(page, 'compose (resources)')));
+    await compose.getByRole('button', { name: 'Close compose' }).click();
+    await page.getByRole('button', { name: 'Save…' }).click();
+    found.push(...(await audit(page, 'save dialog')));
+    await page.getByRole('form', { name: 'Save exchanges' }).getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Open…' }).click();
+    found.push(...(await audit(page, 'open dialog')));
+    await page.getByRole('form', { name: 'Open into the timeline' }).getByRole('button', { name: 'Cancel' }).click();
+
     await page.getByRole('tab', { name: 'Waterfall' }).click();
     found.push(...(await audit(page, 'waterfall')));
     await page.getByRole('tab', { name: 'Histogram' }).click();

@@ -52,12 +52,13 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
     const row = (tool: string): Locator => calls.filter({ has: page.getByRole('cell', { name: tool, exact: true }) });
     for (const tool of ['echo', 'add', 'progress']) {
       await expect(row(tool)).toHaveCount(1);
-      await expect(row(tool).getByRole('cell').nth(5)).toHaveText('ok');
-      await expect(row(tool).getByRole('cell').nth(1)).toHaveText('fixture');
-      await expect(row(tool).getByRole('cell').nth(4)).toHaveText('upstream');
+      // cells: #, time, proxy and session, method, tool, source, status, …
+      await expect(row(tool).getByRole('cell').nth(6)).toHaveText('ok');
+      await expect(row(tool).getByRole('cell').nth(2)).toHaveText(/^fixture [0-9a-f-]{4}$/); // the proxy, then its session
+      await expect(row(tool).getByRole('cell').nth(5)).toHaveText('upstream');
     }
     // an unknown tool: the SDK server answers with a tool error (isError) or a JSON-RPC error, depending on its version
-    const unknownStatus = (await row('no-such-tool').getByRole('cell').nth(5).textContent()) ?? '';
+    const unknownStatus = (await row('no-such-tool').getByRole('cell').nth(6).textContent()) ?? '';
     expect(unknownStatus).toMatch(unknown instanceof Error ? /^error -32\d{3}$/ : /^tool error$/);
     await expect(table.getByRole('row').filter({ hasText: 'initialize' })).toHaveCount(1);
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MODES } from './modes.js';
 import { isReplayTiming, REPLAY_TIMING_HINT } from './replay-timing.js';
 import { RulesFileSchema } from './rules/schema.js';
+import type { JsonRpcResponse } from './jsonrpc.js';
 import type { ExchangeEvent } from './traffic.js';
 import { BreakpointRuleInputSchema, type BreakpointsState } from './breakpoints.js';
 
@@ -54,9 +55,60 @@ export interface ProxyInfo {
   demo?: boolean;
 }
 
-/** An exchange on the timeline: the engine's ExchangeEvent, tagged with the proxy that saw it. */
+/**
+ * An exchange on the timeline: the engine's ExchangeEvent, tagged with the proxy that saw it (or the read-only source
+ * it was opened from: a HAR file or a cassette). `seq` is the timeline's own number (#123), unique across proxies,
+ * sources and restarts.
+ */
 export interface TrafficEvent extends ExchangeEvent {
   proxyId: string;
+  /** sent by the app itself on its own session of the proxy (Resend, Edit & resend, Compose, or that session's setup) */
+  sentBy?: SentBy;
+}
+
+/** What the app sent, and from which exchange (`from`: its timeline number) for a resend. */
+export interface SentBy {
+  kind: 'resend' | 'edit' | 'compose' | 'app';
+  from?: number;
+}
+
+/** A pin and a short note on an exchange (kept with the exchange across restarts). */
+export interface Annotation {
+  pinned: boolean;
+  note?: string;
+}
+
+/** A file or folder opened into the timeline as a read-only source of exchanges. */
+export interface SourceInfo {
+  id: string;
+  name: string;
+  kind: 'har' | 'folder' | 'file';
+  path: string;
+  exchanges: number;
+  /** what could not be read as an MCP exchange, with why (first few) */
+  skipped: string[];
+}
+
+/** A server→client request made to the app's own session (during a Resend or Compose), waiting for the user. */
+export interface AppServerRequest {
+  id: string;
+  proxyId: string;
+  method: string;
+  params: Record<string, unknown>;
+  /** epoch ms */
+  since: number;
+  /** epoch ms when it is refused by itself */
+  timeoutAt: number;
+}
+
+/** What the proxy offers a client: its merged tool list, prompts, resources and resource templates. */
+export interface ProxyCatalog {
+  tools: Array<{ name: string; title?: string; description?: string; inputSchema?: Record<string, unknown> }>;
+  prompts: Array<{ name: string; title?: string; description?: string; arguments?: Array<{ name: string; description?: string; required?: boolean }> }>;
+  resources: Array<{ uri: string; name?: string; description?: string; mimeType?: string }>;
+  resourceTemplates: Array<{ uriTemplate: string; name?: string; description?: string; mimeType?: string }>;
+  /** lists the server does not offer or that failed ("prompts: not offered by the server") */
+  problems: string[];
 }
 
 /** One distilled entry of a cassette folder, for the Cassettes view. */
@@ -155,6 +207,18 @@ export interface ExportResult {
   skipped: string[];
 }
 
+/** Saving timeline exchanges to a file or folder: HAR 1.2, a cassette folder, or a single-file cassette. */
+export const SAVE_FORMATS = ['har', 'folder', 'file'] as const;
+export interface SaveResult {
+  out: string;
+  written: string[];
+  /** exchanges saved */
+  exchanges: number;
+  /** exchanges left out, with why (errors are not replayed; held or unanswered calls) */
+  skipped: string[];
+  redacted: number;
+}
+
 /** how long a Clear of the timeline can be undone */
 export const UNDO_CLEAR_MS = 10_000;
 
@@ -202,6 +266,36 @@ export const commands = {
   'settings.get': z.strictObject({}),
   /** partial update: only the fields given change */
   'settings.set': SettingsPatchSchema,
+  /**
+   * Sends a request through a running proxy's full pipeline (rules, breakpoints, recording, cassette) on the app's own
+   * MCP session of that proxy, with a fresh id: Resend (`from`: the original's timeline number), Edit & resend, Compose.
+   * Answers the new exchange's timeline number and the response.
+   */
+  'exchange.send': z.strictObject({
+    proxyId: z.string().min(1),
+    method: z.string().min(1).max(200).refine((m) => m !== 'initialize' && !m.startsWith('notifications/'), 'send a request (not initialize, not a notification)'),
+    params: z.record(z.string(), z.unknown()).optional(),
+    kind: z.enum(['resend', 'edit', 'compose']),
+    from: z.number().int().optional(),
+  }),
+  /** the proxy's tools (merged with its rules), prompts, resources and templates, listed through the app's session */
+  'exchange.catalog': z.strictObject({ proxyId: z.string().min(1) }),
+  /** checks a value against a JSON Schema (ajv): each problem with its path */
+  'schema.check': z.strictObject({ schema: z.record(z.string(), z.unknown()), value: z.unknown() }),
+  /** answers a server→client request made to the app's session: `result`, or refuses with `error` */
+  'appRequests.answer': z.strictObject({ id: z.string().min(1), result: z.record(z.string(), z.unknown()).optional(), error: z.string().max(2000).optional() }),
+  'appRequests.list': z.strictObject({}),
+  'traffic.annotations': z.strictObject({}),
+  /** pins or unpins an exchange and sets its note (an empty note removes it) */
+  'traffic.annotate': z.strictObject({ seq: z.number().int(), pinned: z.boolean().optional(), note: z.string().max(500).optional() }),
+  /** the exchanges given (timeline numbers; all when absent) as HAR, a cassette folder or a single-file cassette, secrets redacted */
+  'traffic.save': z.strictObject({ format: z.enum(SAVE_FORMATS), out: z.string().min(1), overwrite: z.boolean().optional(), seqs: z.array(z.number().int()).max(1_000_000).optional() }),
+  /** opens a HAR file, a single-file cassette or a cassette folder into the timeline, read-only */
+  'sources.open': z.strictObject({ path: z.string().min(1).max(4096) }),
+  'sources.close': Id,
+  'sources.list': z.strictObject({}),
+  /** the recorded answers of a key in a proxy's cassette (to compare an exchange with what the cassette holds) */
+  'cassettes.lookup': z.strictObject({ proxyId: z.string().min(1), key: z.string().min(1) }),
 } as const;
 
 export type CommandName = keyof typeof commands;
@@ -237,6 +331,19 @@ export interface CommandOutputs {
   'breakpoints.fail': BreakpointsState;
   'settings.get': SettingsInfo;
   'settings.set': SettingsInfo;
+  /** `seq`: the new exchange's timeline number (absent if the exchange never reached the timeline) */
+  'exchange.send': { seq?: number; response: JsonRpcResponse };
+  'exchange.catalog': ProxyCatalog;
+  'schema.check': { problems: Array<{ path: string; message: string }> };
+  'appRequests.answer': AppServerRequest[];
+  'appRequests.list': AppServerRequest[];
+  'traffic.annotations': Record<number, Annotation>;
+  'traffic.annotate': Record<number, Annotation>;
+  'traffic.save': SaveResult;
+  'sources.open': SourceInfo;
+  'sources.close': { closed: true };
+  'sources.list': SourceInfo[];
+  'cassettes.lookup': { dir: string; entries: Array<{ file: string; n: number; result: Record<string, unknown>; stream?: Array<Record<string, unknown>>; recordedAt?: string }> };
 }
 export type CommandOutput<C extends CommandName> = CommandOutputs[C];
 
@@ -247,8 +354,17 @@ export interface EventPayloads {
   /** breakpoints or paused calls changed (the whole state) */
   breakpoints: BreakpointsState;
   settings: SettingsInfo;
+  /** pins and notes changed (all of them) */
+  annotations: Record<number, Annotation>;
+  /** read-only sources opened or closed (all of them) */
+  sources: SourceInfo[];
+  /** server→client requests to the app's session waiting for the user (all of them) */
+  appRequests: AppServerRequest[];
 }
 export type EventName = keyof EventPayloads;
+/** Every event, for the shells that forward them all (a name missing here fails to compile) */
+const EVENT_SET: Record<EventName, true> = { traffic: true, proxies: true, breakpoints: true, settings: true, annotations: true, sources: true, appRequests: true };
+export const EVENT_NAMES = Object.keys(EVENT_SET) as EventName[];
 
 /** The API as the UI sees it, whatever the transport. */
 export interface RewindApi {

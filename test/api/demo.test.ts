@@ -7,6 +7,7 @@ import { app, call, cleanup, client, textOf } from './harness.js';
 
 afterEach(cleanup);
 
+/** the tools the demo agent calls; the server also lists `schedule` (for Compose), which the agent leaves alone */
 const TOOLS = ['weather', 'logo', 'stats', 'long-task', 'summarize'];
 const result = (event: TrafficEvent | undefined): Record<string, unknown> => (event?.response as { result: Record<string, unknown> }).result;
 
@@ -64,7 +65,10 @@ describe('api: demo', () => {
     const { api } = await app();
     const demo = await call(api, 'demo.start', {});
     const c = await client(demo.upstreamUrl);
-    expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(TOOLS);
+    expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual([...TOOLS, 'schedule']);
+    expect(textOf(await c.client.callTool({ name: 'schedule', arguments: { title: 'Review', when: { date: '2026-03-02' }, attendees: [{ name: 'Ada' }] } }))).toBe('Booked “Review” on 2026-03-02 for 30 min with Ada (normal priority)');
+    expect((await c.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['brief']);
+    expect((await c.client.readResource({ uri: 'demo://city/Porto' })).contents[0]).toMatchObject({ text: 'Porto: sunny, 21 °C' });
     const progress: number[] = [];
     await c.client.callTool({ name: 'long-task', arguments: {} }, undefined, { onprogress: (p) => void progress.push(p.progress) });
     expect(progress).toEqual([1, 2, 3, 4, 5]);

@@ -108,6 +108,33 @@ describe('api: export', () => {
     }
   });
 
+  it('HAR and single-file exports carry what replay serves: a hand-edited entry, not the stale debug file', async () => {
+    const t = await app();
+    const dir = await recorded();
+    const echo = (await call(t.api, 'cassettes.list', { dir })).entries.find((e) => e.tool === 'echo')!;
+    const entry = JSON.parse((await call(t.api, 'cassettes.read', { dir, file: echo.file })).text) as { result: { content: Array<{ text: string }> } };
+    entry.result.content[0].text = 'edited by hand';
+    await call(t.api, 'cassettes.write', { dir, file: echo.file, text: JSON.stringify(entry, null, 2) });
+    expect(await readFile(join(dir, echo.file.replace(/\.json$/, '.res.json')), 'utf8')).toContain('echo: exported'); // the debug file is stale
+
+    const out = await tempDir('rewind-export-out-');
+    await call(t.api, 'export.run', { dir, format: 'har', out: join(out, 'x.har') });
+    const entries = (JSON.parse(await readFile(join(out, 'x.har'), 'utf8')) as { log: { entries: Array<{ request: { postData?: { text: string } }; response: { content: { text: string; mimeType: string } }; _mcpRewind: { edited?: boolean } }> } }).log.entries;
+    const echoHar = entries.find((e) => e.request.postData?.text.includes('"echo"'))!;
+    expect(echoHar.response.content.text).toContain('edited by hand');
+    expect(echoHar.response.content.text).not.toContain('echo: exported');
+    expect(echoHar._mcpRewind.edited).toBe(true);
+    // the body keeps its recorded format (SSE or JSON): what the client would read
+    expect(echoHar.response.content.text.startsWith('event:') || echoHar.response.content.text.startsWith('data:')).toBe(echoHar.response.content.mimeType.includes('event-stream'));
+    const addHar = entries.find((e) => e.request.postData?.text.includes('"add"'))!;
+    expect(addHar._mcpRewind.edited).toBeUndefined(); // untouched entries keep the recorded body
+    expect(addHar.response.content.text).toContain('"sum":42');
+
+    await call(t.api, 'export.run', { dir, format: 'file', out: join(out, 'x.json') });
+    expect(await readFile(join(out, 'x.json'), 'utf8')).toContain('edited by hand');
+    expect(await replayed(join(out, 'x.json'))).toEqual(['edited by hand', '42']);
+  });
+
   it('refuses unsafe output paths, naming the problem, and writes nothing', async () => {
     const t = await app();
     const dir = await recorded();

@@ -10,6 +10,7 @@ import { startProxy, type RunningProxy } from '../engine/proxy.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 import { BreakpointHub } from './breakpoints.js';
 import { Demo, type DemoHost } from './demo.js';
+import { InspectorVerbs } from './inspector-verbs.js';
 import { applyRules, engineRules, mergedTools, type RulesFile } from './proxy-rules.js';
 import { settingsFile, type SettingsFile } from './settings-file.js';
 import { TrafficBuffer } from './traffic-buffer.js';
@@ -26,6 +27,8 @@ export interface AppControllerOptions {
   trafficCapacity?: number;
   /** the settings (default cassette folder, restore at start); default: the data folder's one settings file */
   settings?: SettingsFile;
+  /** the app's version (the clientInfo of its own MCP sessions, HAR's creator) */
+  version?: string;
 }
 
 interface ManagedProxy {
@@ -65,6 +68,8 @@ export class AppController implements DemoHost {
     (id) => this.proxies.has(id),
   );
   private readonly logLine: Log;
+  /** resend, compose, pins and notes, files opened into the timeline, saving it */
+  readonly verbs: InspectorVerbs;
   private nextId = 1;
   private countsTimer?: NodeJS.Timeout;
   /** the last traffic clear, while it can be undone */
@@ -77,6 +82,29 @@ export class AppController implements DemoHost {
     this.logLine = options.log ?? ((line, level) => level === 'warn' && process.stderr.write(`mcp-rewind: ${line}\n`));
     this.settings = options.settings ?? settingsFile(this.dataDir, (line) => this.log(line, 'warn'));
     this.workspace = new WorkspaceFile(this.dataDir, (line) => this.log(line, 'warn'));
+    this.verbs = new InspectorVerbs({
+      dataDir: this.dataDir,
+      version: options.version ?? '0',
+      ring: {
+        add: (events, announce) => events.forEach((e) => (this.traffic.push(e), announce && this.emitter.emit('traffic', e))),
+        remove: (matches) => this.traffic.remove(matches),
+        find: (seq) => this.traffic.find(seq),
+        snapshot: () => this.traffic.snapshot(),
+      },
+      proxyUrl: (id) => this.proxies.get(id)?.running?.url,
+      cassetteOf: (id) => {
+        const managed = this.proxies.get(id);
+        if (!managed) throw new Error(`proxyId: no proxy "${id}"`);
+        return managed.info.config.mode === 'proxy-only' ? undefined : { store: managed.running?.store, dir: managed.info.config.cacheDir };
+      },
+      emit: {
+        annotations: (all) => this.emitter.emit('annotations', all),
+        sources: (all) => this.emitter.emit('sources', all),
+        appRequests: (all) => this.emitter.emit('appRequests', all),
+      },
+      log: (line, level) => this.log(line, level),
+    });
+    void this.verbs.timeline.restore();
     if (this.settings.get().settings.restoreWorkspace) this.restore(this.workspace.load());
   }
 
@@ -162,10 +190,13 @@ export class AppController implements DemoHost {
     return this.traffic.snapshot(limit);
   }
 
-  /** Every exchange, one proxy's, or the ones listed; what was removed can be put back for a while (undoClear). */
+  /**
+   * Every exchange, one proxy's, or the ones listed; what was removed can be put back for a while (undoClear). Pinned
+   * and noted exchanges stay.
+   */
   clearTraffic(scope: CommandInput<'traffic.clear'> = {}): { cleared: number; undo?: string } {
     const listed = scope.items && new Set(scope.items.map((i) => `${i.proxyId}\u0000${i.seq}`));
-    const removed = this.traffic.remove((e) => (listed ? listed.has(`${e.proxyId}\u0000${e.seq}`) : !scope.proxyId || e.proxyId === scope.proxyId));
+    const removed = this.traffic.remove((e) => !this.verbs.timeline.keeps(e.seq) && (listed ? listed.has(`${e.proxyId}\u0000${e.seq}`) : !scope.proxyId || e.proxyId === scope.proxyId));
     clearTimeout(this.lastClear?.timer);
     this.lastClear = undefined;
     if (removed.length === 0) return { cleared: 0 };
@@ -227,6 +258,7 @@ export class AppController implements DemoHost {
     await this.demo.stopAgents();
     await Promise.all([...this.proxies.values()].map((managed) => this.halt(managed, false).catch(() => {})));
     await this.demo.close();
+    await this.verbs.close();
     await this.workspace.flush();
     this.emitter.removeAllListeners();
   }
@@ -302,6 +334,7 @@ export class AppController implements DemoHost {
     managed.upstream = undefined;
     managed.startedAt = undefined;
     managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined };
+    this.verbs.sessions.drop(managed.info.id);
     if (running) {
       running.events.removeAllListeners('exchange');
       this.breakpoints.detach(managed.info.id); // paused calls go on, so the proxy can close
@@ -312,7 +345,8 @@ export class AppController implements DemoHost {
   }
 
   private record(id: string, managed: ManagedProxy, event: ExchangeEvent): void {
-    const tagged: TrafficEvent = { ...event, proxyId: id };
+    const tagged: TrafficEvent = { ...event, seq: this.verbs.timeline.numberOf(event.seq), proxyId: id }; // never reused across restarts
+    this.verbs.sessions.tag(tagged); // the app's own session: what it sent, and from which exchange
     this.traffic.push(tagged);
     managed.info.exchanges++;
     // a running proxy whose upstream stopped answering says so (and stops saying so once it answers again)

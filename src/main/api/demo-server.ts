@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32, deflateSync } from 'node:zlib';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { requestUrl } from '../engine/http/url.js';
@@ -97,6 +97,35 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
     const summary = block?.type === 'text' ? block.text : JSON.stringify(answer.content);
     return { content: [{ type: 'text', text: `Summary: ${summary}` }] };
   });
+
+  // not called by the demo agent: for Compose (a nested input schema), prompts and resources to try
+  server.registerTool(
+    'schedule',
+    {
+      description: 'Books a meeting (a nested input schema: try it from Compose)',
+      inputSchema: {
+        title: z.string().describe('What the meeting is about'),
+        when: z.object({ date: z.string().describe('YYYY-MM-DD'), time: z.string().optional(), durationMin: z.number().int().min(5).default(30) }),
+        attendees: z.array(z.object({ name: z.string(), email: z.string().email().optional() })).optional(),
+        priority: z.enum(['low', 'normal', 'high']).default('normal'),
+        online: z.boolean().optional(),
+      },
+    },
+    async ({ title, when, attendees, priority, online }) => {
+      stats.calls++;
+      const who = attendees?.length ? ` with ${attendees.map((a) => a.name).join(', ')}` : '';
+      return { content: [{ type: 'text', text: `Booked “${title}” on ${when.date}${when.time ? ` at ${when.time}` : ''} for ${when.durationMin} min${who} (${priority} priority${online ? ', online' : ''})` }] };
+    },
+  );
+  server.registerPrompt('brief', { description: 'A one-paragraph brief on a topic', argsSchema: { topic: z.string().describe('What the brief is about'), tone: z.string().optional() } }, ({ topic, tone }) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `Write a one-paragraph brief on ${topic}${tone ? `, in a ${tone} tone` : ''}.` } }],
+  }));
+  server.registerResource('readme', 'demo://readme', { description: 'What the demo server is', mimeType: 'text/markdown' }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: 'text/markdown', text: '# mcp-rewind demo\nA small MCP server: weather, logo, stats, long-task, summarize and schedule.' }],
+  }));
+  server.registerResource('city', new ResourceTemplate('demo://city/{name}', { list: undefined }), { description: 'A city sheet' }, async (uri, { name }) => ({
+    contents: [{ uri: uri.href, mimeType: 'text/plain', text: `${String(name)}: sunny, 21 °C` }],
+  }));
   return server;
 }
 

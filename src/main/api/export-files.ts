@@ -7,6 +7,8 @@ import { isEntryFile, parseCassetteName } from '../engine/cassette/names.js';
 import { REDACTED } from '../engine/cassette/redact.js';
 import { readCassetteFile, UnsafeEntryError } from '../engine/cassette/safe-read.js';
 import type { ExportFormat, ExportPreview, ExportResult } from '../../shared/api.js';
+import { shellQuote } from '../../shared/shell-quote.js';
+
 
 /**
  * The Export view's `export.preview` / `export.run`: a cassette folder as a folder holding only the replay files
@@ -36,12 +38,8 @@ interface Planned {
   cleanFolder: boolean;
 }
 
-/** A word for a POSIX shell: left bare when it is plainly safe, else single-quoted. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_/.:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-function countRedacted(value: unknown): number {
+/** How many values of a document are "[REDACTED]". */
+export function countRedacted(value: unknown): number {
   if (value === REDACTED) return 1;
   if (Array.isArray(value)) return value.reduce((n: number, v) => n + countRedacted(v), 0);
   if (value !== null && typeof value === 'object') return Object.values(value).reduce((n: number, v) => n + countRedacted(v), 0);

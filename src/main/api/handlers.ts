@@ -8,6 +8,7 @@ import { deleteEntry, duplicateEntry, listEntries, readEntry, writeEntry } from 
 import { renameEntry } from './cassette-rename.js';
 import { settingsFile, type SettingsFile } from './settings-file.js';
 import { previewExport, runExport } from './export-files.js';
+import { checkAgainstSchema } from './schema-check.js';
 
 /** What the shell tells the API about itself (answered by `app.info`). */
 export interface ShellInfo {
@@ -85,6 +86,18 @@ export function createApiHandlers(
     'breakpoints.fail': ({ id, message }) => controller.breakpoints.fail(id, message),
     'settings.get': () => settings.get(),
     'settings.set': (patch) => settings.set(patch),
+    'exchange.send': (input) => controller.verbs.send(input),
+    'exchange.catalog': ({ proxyId }) => (controller.find(proxyId) ? controller.verbs.sessions.catalog(proxyId) : Promise.reject(new Error(`proxyId: no proxy "${proxyId}"`))),
+    'schema.check': ({ schema, value }) => ({ problems: checkAgainstSchema(schema, value) }),
+    'appRequests.answer': ({ id, result, error }) => controller.verbs.desk.answer(id, { result, error }),
+    'appRequests.list': () => controller.verbs.desk.list(),
+    'traffic.annotations': () => controller.verbs.timeline.annotations(),
+    'traffic.annotate': ({ seq, pinned, note }) => controller.verbs.timeline.annotate(seq, { pinned, note }),
+    'traffic.save': (input) => controller.verbs.save(input),
+    'sources.open': ({ path }) => controller.verbs.timeline.openSource(path),
+    'sources.close': ({ id }) => (controller.verbs.timeline.closeSource(id), { closed: true as const }),
+    'sources.list': () => controller.verbs.timeline.listSources(),
+    'cassettes.lookup': ({ proxyId, key }) => controller.verbs.recorded(proxyId, key),
   };
 
   return {

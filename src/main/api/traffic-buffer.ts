@@ -37,6 +37,15 @@ export class TrafficBuffer {
     return out;
   }
 
+  /** The event with this timeline number (the newest first: recent ones are looked up most). */
+  find(seq: number): TrafficEvent | undefined {
+    for (let i = this.count - 1; i >= 0; i--) {
+      const event = this.ring[(this.start + i) % this.capacity] as TrafficEvent;
+      if (event.seq === seq) return event;
+    }
+    return undefined;
+  }
+
   forEach(visit: (event: TrafficEvent) => void): void {
     for (let i = 0; i < this.count; i++) visit(this.ring[(this.start + i) % this.capacity] as TrafficEvent);
   }

@@ -1,10 +1,8 @@
-import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ProxyConfigSchema } from '../../shared/api.js';
 import { BreakpointRuleInputSchema } from '../../shared/breakpoints.js';
-import { describeZodError } from '../../shared/rules/schema.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { StateFile } from './state-file.js';
 
 /**
  * The workspace: `<data folder>/workspace.json` — every proxy's configuration (rules included), whether it should
@@ -32,61 +30,28 @@ const WorkspaceSchema = z.strictObject({
 });
 
 export class WorkspaceFile {
-  readonly file: string;
-  private writes: Promise<unknown> = Promise.resolve();
-  private queued?: SavedProxy[];
-  private timer?: NodeJS.Timeout;
+  private readonly state: StateFile<typeof WorkspaceSchema>;
 
-  constructor(
-    dataDir: string,
-    private readonly log: (line: string) => void,
-  ) {
-    this.file = join(dataDir, WORKSPACE_FILE);
+  constructor(dataDir: string, log: (line: string) => void) {
+    this.state = new StateFile(join(dataDir, WORKSPACE_FILE), WorkspaceSchema, 'no proxies restored', log);
+  }
+
+  get file(): string {
+    return this.state.file;
   }
 
   /** The saved proxies ([] when there is no file, or it is unusable: then it is moved aside and reported). */
   load(): SavedProxy[] {
-    let text: string;
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.log(`cannot read ${this.file}: ${(error as Error).message}; no proxies restored`);
-      return [];
-    }
-    let why: string;
-    try {
-      const parsed = WorkspaceSchema.safeParse(JSON.parse(text));
-      if (parsed.success) return parsed.data.proxies;
-      why = describeZodError(parsed.error);
-    } catch (error) {
-      why = `not JSON (${(error as Error).message})`;
-    }
-    try {
-      renameSync(this.file, `${this.file}.bad`);
-      why += `; it was kept as ${WORKSPACE_FILE}.bad`;
-    } catch {
-      /* left where it is */
-    }
-    this.log(`${this.file} was not usable: ${why}; no proxies restored`);
-    return [];
+    return this.state.load()?.proxies ?? [];
   }
 
   /** Saves soon (changes in one burst make one write). */
   save(proxies: SavedProxy[]): void {
-    this.queued = proxies;
-    this.timer ??= setTimeout(() => void this.flush(), 50);
+    this.state.save({ version: 1, proxies });
   }
 
   /** Writes what is queued now; resolves when every write so far is on disk. */
-  async flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const proxies = this.queued;
-    this.queued = undefined;
-    if (proxies) {
-      const text = `${JSON.stringify({ version: 1, proxies }, null, 2)}\n`;
-      this.writes = this.writes.then(() => writeFileAtomic(this.file, text)).catch((error: Error) => this.log(error.message));
-    }
-    await this.writes;
+  flush(): Promise<void> {
+    return this.state.flush();
   }
 }

@@ -4,7 +4,7 @@
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { app, BrowserWindow, ipcMain, Menu, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron'
-import type { EventName } from '../../shared/api'
+import { EVENT_NAMES, type EventName } from '../../shared/api'
 import { AppController } from '../api/app-controller'
 import { createApiHandlers, toApiError } from '../api/handlers'
 import { settingsFile } from '../api/settings-file'
@@ -73,9 +73,9 @@ const dataDir = userDataDir()
 // settings.json of the user data folder (theme, window state, timeline capacity…); a bad file falls back to defaults
 const settings = settingsFile(dataDir, warn)
 const saveWindowStates = new Map<BrowserWindow, () => void>()
-const controller = new AppController({ dataDir, trafficCapacity: settings.get().settings.trafficCapacity })
+const controller = new AppController({ dataDir, trafficCapacity: settings.get().settings.trafficCapacity, version: app.getVersion() })
 const handlers = createApiHandlers(controller, { shell: 'electron', version: app.getVersion() }, settings) // package.json's version
-const EVENTS: EventName[] = ['traffic', 'proxies', 'settings', 'breakpoints']
+const EVENTS: EventName[] = EVENT_NAMES
 
 /** Commands only from our own page; every failure becomes { ok: false, error } (as a WebSocket error frame). */
 ipcMain.handle('rewind:call', async (event: IpcMainInvokeEvent, command: unknown, input: unknown) => {

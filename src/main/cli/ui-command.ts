@@ -56,7 +56,7 @@ export async function startUi(options: UiOptions & { version: string; rendererDi
   const { token } = persistentToken(uiTokenFile(options.dataDir));
   // the timeline's capacity is a setting (read at start; a bad settings file is reported and replaced by defaults)
   const { trafficCapacity } = settingsFile(options.dataDir).get().settings;
-  const controller = new AppController({ dataDir: options.dataDir, trafficCapacity }); // its warnings go to stderr
+  const controller = new AppController({ dataDir: options.dataDir, trafficCapacity, version: options.version }); // its warnings go to stderr
   const handlers = createApiHandlers(controller, { shell: 'browser', version: options.version });
   const shell = await startWebShell({ host: options.host, port: options.port, rendererDir, handlers, token, onLog: options.onLog }).catch(async (error: Error) => {
     await controller.close();

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { EventName, ServerFrame } from '../../shared/api.js';
+import { EVENT_NAMES, type EventName, type ServerFrame } from '../../shared/api.js';
 import type { ApiHandlers } from '../api/handlers.js';
 import { listen } from '../engine/http/edge.js';
 import { createGuard } from '../engine/http/guard.js';
@@ -54,7 +54,7 @@ export const API_PROTOCOL = 'mcp-rewind.v1';
 export const TOKEN_PROTOCOL_PREFIX = 'mcp-rewind.token.';
 /** a client that falls this far behind on events is dropped (it reconnects and takes a snapshot) */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
-const EVENTS: EventName[] = ['traffic', 'proxies', 'settings', 'breakpoints'];
+const EVENTS: EventName[] = EVENT_NAMES;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

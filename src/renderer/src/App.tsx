@@ -7,6 +7,7 @@ import { CassettesView } from './views/CassettesView'
 import { ExportView } from './views/ExportView'
 import { SettingsView } from './views/SettingsView'
 import { BreakpointBanner } from './views/breakpoints/BreakpointBanner'
+import { QuestionDialog } from './views/timeline/verbs/QuestionDialog'
 import type { ViewId } from './stores/navigation'
 import './workspace.css'
 
@@ -175,6 +176,7 @@ export function App(): JSX.Element {
     <div className="layout">
       <Nav />
       <Main />
+      <QuestionDialog />
     </div>
   )
 }

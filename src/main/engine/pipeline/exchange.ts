@@ -16,6 +16,16 @@ export type Need = 'none' | 'observe' | 'hold';
 
 let nextSeq = 1;
 
+/**
+ * Takes `count` exchange numbers for exchanges that come from elsewhere (the app's timeline opening a HAR file or a
+ * cassette), so that they never share a number with a live exchange; answers the first (`count` 0: the next free).
+ */
+export function reserveSeqs(count: number): number {
+  const first = nextSeq;
+  nextSeq += count;
+  return first;
+}
+
 /** The standard MCP request headers (names lower-cased as node gives them). */
 export interface RequestHeaders {
   /** MCP-Protocol-Version */

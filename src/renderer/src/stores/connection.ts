@@ -5,6 +5,7 @@ import { attachProxies, syncProxies } from './proxies.js'
 import { attachTraffic, syncTraffic } from './traffic.js'
 import { attachSettings, syncSettings } from './settings.js'
 import { attachBreakpoints, syncBreakpoints } from './breakpoints.js'
+import { attachVerbs, syncVerbs } from './verbs.js'
 
 interface ConnectionState {
   transport?: RewindClient['transport']
@@ -30,10 +31,11 @@ export function connectStores(client: RewindClient): () => void {
       void syncTraffic()
       void syncSettings()
       void syncBreakpoints()
+      void syncVerbs()
     }
     opened = true
   })
-  const detach = [attachProxies(), attachTraffic(), attachSettings(), attachBreakpoints()]
+  const detach = [attachProxies(), attachTraffic(), attachSettings(), attachBreakpoints(), attachVerbs()]
   return () => {
     offStatus()
     for (const off of detach) off()

@@ -8,15 +8,33 @@ interface PanelsState {
   focusPaused?: string
   /** the New proxy dialog */
   newProxy: boolean
+  /** the Compose drawer, and the proxy it opened for */
+  compose: boolean
+  composeProxy?: string
+  /** the Open… (a file into the timeline) and Save… dialogs */
+  openFile: boolean
+  save: boolean
   openBreakpoints(focusPaused?: string): void
   closeBreakpoints(): void
   setNewProxy(open: boolean): void
+  openCompose(proxyId?: string): void
+  closeCompose(): void
+  setOpenFile(open: boolean): void
+  setSave(open: boolean): void
 }
 
 export const usePanels = create<PanelsState>()((set) => ({
   breakpoints: false,
   newProxy: false,
-  openBreakpoints: (focusPaused) => set({ breakpoints: true, focusPaused }),
+  compose: false,
+  openFile: false,
+  save: false,
+  // one drawer at a time: they take the same place beside the traffic
+  openBreakpoints: (focusPaused) => set({ breakpoints: true, focusPaused, compose: false }),
   closeBreakpoints: () => set({ breakpoints: false, focusPaused: undefined }),
   setNewProxy: (newProxy) => set({ newProxy }),
+  openCompose: (composeProxy) => set({ compose: true, composeProxy, breakpoints: false }),
+  closeCompose: () => set({ compose: false }),
+  setOpenFile: (openFile) => set({ openFile }),
+  setSave: (save) => set({ save }),
 }))

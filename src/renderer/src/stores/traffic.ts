@@ -14,6 +14,8 @@ export interface ClearScope {
   matches?: (event: TrafficEvent) => boolean
   /** the scope is exactly one proxy's exchanges (the engine can clear them without a list) */
   proxyId?: string
+  /** exchanges Clear leaves (pinned or noted: the engine keeps them too) */
+  keeps?: (event: TrafficEvent) => boolean
 }
 
 interface TrafficState {
@@ -45,8 +47,26 @@ let timer: ReturnType<typeof setTimeout> | undefined
 /** while a snapshot is in flight, events are kept aside and merged after it */
 let syncing = false
 
+/**
+ * The list with `more` in request order (timeline numbers follow the order requests came in; an exchange is published
+ * when it ends, so a slow one arrives after a quicker later one). Almost always a plain append; the few that arrive
+ * late are moved back among the newest.
+ */
+function inOrder(list: TrafficEvent[], more: TrafficEvent[]): TrafficEvent[] {
+  if (more.length === 0) return list
+  const batch = more.length > 1 ? [...more].sort((a, b) => a.seq - b.seq) : more
+  if (list.length === 0 || batch[0].seq > list[list.length - 1].seq) return list.concat(batch)
+  const out = list.slice()
+  for (const event of batch) {
+    let at = out.length
+    while (at > 0 && out[at - 1].seq > event.seq) at--
+    out.splice(at, 0, event)
+  }
+  return out
+}
+
 function append(list: TrafficEvent[], more: TrafficEvent[]): { exchanges: TrafficEvent[]; cut: number } {
-  const all = list.concat(more)
+  const all = inOrder(list, more)
   const cut = Math.max(0, all.length - useTraffic.getState().capacity)
   return { exchanges: cut ? all.slice(cut) : all, cut }
 }
@@ -68,8 +88,9 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
   async clear(scope) {
     flushTraffic()
     const matches = scope.matches
-    const input: CommandInput<'traffic.clear'> = !matches ? {} : scope.proxyId ? { proxyId: scope.proxyId } : { items: get().exchanges.filter(matches).map((e) => ({ proxyId: e.proxyId, seq: e.seq })) }
-    set((s) => ({ exchanges: matches ? s.exchanges.filter((e) => !matches(e)) : [], ...(matches ? {} : { held: 0 }) }))
+    const keeps = scope.keeps ?? (() => false)
+    const input: CommandInput<'traffic.clear'> = !matches ? {} : scope.proxyId ? { proxyId: scope.proxyId } : { items: get().exchanges.filter((e) => matches(e) && !keeps(e)).map((e) => ({ proxyId: e.proxyId, seq: e.seq })) }
+    set((s) => ({ exchanges: s.exchanges.filter((e) => keeps(e) || (matches ? !matches(e) : false)), ...(matches ? {} : { held: 0 }) }))
     if (!matches) heldBack = []
     try {
       const answer = await api().call('traffic.clear', input)
@@ -134,7 +155,7 @@ export function flushTraffic(): void {
 export async function syncTraffic(): Promise<void> {
   syncing = true
   try {
-    const snapshot = await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })
+    const snapshot = (await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })).sort((a, b) => a.seq - b.seq)
     const seen = new Set(snapshot.map(key))
     incoming = incoming.filter((e) => !seen.has(key(e)))
     heldBack = []

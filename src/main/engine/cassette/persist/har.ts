@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { CassetteEntry } from '../../../../shared/cassette/entry.js';
 import { recordedRequest, type RecordedDebug } from '../recorded-request.js';
 import { redactHeaders, redactUrl } from '../redact.js';
+import { servedBody } from '../served-body.js';
 import type { PersistedExchange, Persister } from './persister.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -19,7 +20,8 @@ export interface HarEntry {
   cache: Record<string, never>;
   timings: { send: number; wait: number; receive: number };
   comment?: string;
-  _mcpRewind: { n: number; key?: string; synthetic: boolean };
+  /** `edited`: the distilled entry was changed after recording, so the response is rebuilt from it (what replay serves) */
+  _mcpRewind: { n: number; key?: string; synthetic: boolean; edited?: boolean };
 }
 export interface Har {
   log: { version: '1.2'; creator: { name: string; version: string }; entries: HarEntry[]; comment?: string };
@@ -58,8 +60,9 @@ function harEntry(x: PersistedExchange & { debug?: RecordedDebug }, fallbackUrl:
   const url = absoluteUrl(req?.url, reqHeaders, fallbackUrl);
   const head = x.debug?.responseHead;
   const resHeaders = head ? harHeaders(head.headers) : [{ name: 'content-type', value: 'application/json' }];
+  const served = servedBody(x.entry, x.debug?.responseBody, x.n);
   const answer = x.entry?.error ? { error: x.entry.error } : { result: x.entry?.result };
-  const resText = x.debug?.responseBody ?? (x.entry ? JSON.stringify({ jsonrpc: '2.0', id: x.entry.refusal ? null : x.n, ...answer }) : '');
+  const resText = served?.text ?? (x.entry ? JSON.stringify({ jsonrpc: '2.0', id: x.entry.refusal ? null : x.n, ...answer }) : '');
   const status = head?.status ?? x.entry?.status ?? 200;
   const size = Buffer.byteLength(resText);
   const synthetic = !req || x.debug?.responseBody === undefined;
@@ -92,7 +95,8 @@ function harEntry(x: PersistedExchange & { debug?: RecordedDebug }, fallbackUrl:
     cache: {},
     timings: { send: 0, wait: 0, receive: 0 },
     ...('unknown' in rebuilt && !req ? { comment: `request not recorded: ${rebuilt.unknown}` } : {}),
-    _mcpRewind: { n: x.n, key: x.key, synthetic },
+    ...(served?.rebuilt ? { comment: 'response rebuilt from the distilled entry, which was edited after recording (what replay serves)' } : {}),
+    _mcpRewind: { n: x.n, key: x.key, synthetic, ...(served?.rebuilt ? { edited: true } : {}) },
   };
 }
 

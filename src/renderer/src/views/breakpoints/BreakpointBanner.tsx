@@ -19,7 +19,7 @@ export function useNow(active = true): number {
 }
 
 /** "4:05": the time left before a paused call resumes by itself. */
-export function timeLeft(call: PausedCall, now: number): string {
+export function timeLeft(call: Pick<PausedCall, 'timeoutAt'>, now: number): string {
   const s = Math.max(0, Math.round((call.timeoutAt - now) / 1000))
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`
 }

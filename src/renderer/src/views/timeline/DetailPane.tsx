@@ -1,20 +1,47 @@
-import type { JSX } from 'react'
+import { useMemo, type JSX } from 'react'
 import type { TrafficEvent } from '../../../../shared/api.js'
-import { isChanged, statusKind, statusLabel } from './model.js'
+import { useTraffic } from '../../stores/traffic.js'
+import { indexOfKey, isChanged, statusKind, statusLabel } from './model.js'
 import { useTimelineUi, type DetailTab } from './state.js'
+import { DetailActions, canResend } from './verbs/DetailActions.js'
+import { DiffTab, type Other } from './verbs/DiffTab.js'
+import { EditResend } from './verbs/EditResend.js'
 import { Changes } from './detail/Changes.js'
 import { JsonTree } from './detail/JsonTree.js'
 import { Overview } from './detail/Overview.js'
 import { RenderedContent } from './detail/RenderedContent.js'
 import { StreamList } from './detail/StreamList.js'
 
-const TAB_LABELS: Record<DetailTab, string> = { overview: 'Overview', request: 'Request', response: 'Response', stream: 'Stream', content: 'Content', changes: 'Changes' }
+const TAB_LABELS: Record<DetailTab, string> = { overview: 'Overview', request: 'Request', response: 'Response', stream: 'Stream', content: 'Content', changes: 'Changes', edit: 'Edit', diff: 'Diff' }
+
+/** What the Diff tab compares with: the exchange picked, else the original of a resent one. */
+function useOther(event: TrafficEvent, proxyName: (id: string) => string): Other | undefined {
+  const compareWith = useTimelineUi((s) => s.compareWith)
+  const found = useTraffic((s) => {
+    if (compareWith?.kind === 'exchange') return s.exchanges[indexOfKey(s.exchanges, compareWith.key)]
+    if (compareWith === undefined && event.sentBy?.from !== undefined) return s.exchanges.find((e) => e.seq === event.sentBy?.from)
+    return undefined
+  })
+  return useMemo(() => found && { label: `#${found.seq} ${found.method}${found.tool ? ` ${found.tool}` : ''} (${proxyName(found.proxyId)})`, request: found.request, response: found.response, stream: found.stream }, [found, proxyName])
+}
 
 /** The selected exchange, beside (or below) the table: one tab at a time, each scrolling inside the pane. */
-export function DetailPane({ event, proxyName, onClose, filteredOut, onReveal }: { event: TrafficEvent; proxyName: string; onClose: () => void; filteredOut: boolean; onReveal: () => void }): JSX.Element {
+export function DetailPane({ event, proxyName, nameOf, onClose, filteredOut, onReveal }: { event: TrafficEvent & { pausedId?: string }; proxyName: string; nameOf: (id: string) => string; onClose: () => void; filteredOut: boolean; onReveal: () => void }): JSX.Element {
   const tab = useTimelineUi((s) => s.detailTab)
   const setTab = useTimelineUi((s) => s.setDetailTab)
-  const tabs: DetailTab[] = ['overview', 'request', 'response', 'stream', 'content', ...(isChanged(event) ? (['changes'] as const) : [])]
+  const compareWith = useTimelineUi((s) => s.compareWith)
+  const other = useOther(event, nameOf)
+  const held = event.pausedId !== undefined
+  const tabs: DetailTab[] = [
+    'overview',
+    'request',
+    'response',
+    'stream',
+    'content',
+    ...(isChanged(event) ? (['changes'] as const) : []),
+    ...(!held && canResend(event) ? (['edit'] as const) : []),
+    ...(!held ? (['diff'] as const) : []),
+  ]
   const shown = tabs.includes(tab) ? tab : 'overview'
   const label = (t: DetailTab): string => (t === 'stream' ? `Stream (${event.stream.length})` : TAB_LABELS[t])
   return (
@@ -40,6 +67,7 @@ export function DetailPane({ event, proxyName, onClose, filteredOut, onReveal }:
           </button>
         </p>
       )}
+      {!held && <DetailActions event={event} proxyName={proxyName} />}
       <div className="tl-detail-tabs" role="tablist" aria-label="Exchange detail sections">
         {tabs.map((t) => (
           <button key={t} type="button" role="tab" id={`detail-tab-${t}`} aria-selected={t === shown} aria-controls="detail-panel" className={t === shown ? 'active' : undefined} onClick={() => setTab(t)}>
@@ -54,6 +82,8 @@ export function DetailPane({ event, proxyName, onClose, filteredOut, onReveal }:
         {shown === 'stream' && <StreamList event={event} />}
         {shown === 'content' && <RenderedContent event={event} />}
         {shown === 'changes' && <Changes event={event} />}
+        {shown === 'edit' && <EditResend event={event} />}
+        {shown === 'diff' && <DiffTab event={event} compareWith={compareWith} other={other} originalSeq={event.sentBy?.from} />}
       </div>
     </aside>
   )

@@ -3,27 +3,54 @@ import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { usePanels } from '../../stores/panels.js'
 import { useSettings } from '../../stores/settings.js'
+import type { Annotation } from '../../../../shared/api.js'
 import { formatTime, indexOfKey, isChanged, rowKey, sourceLabel, statusKind, statusLabel, type TimelineRow } from './model.js'
+import { sentByLabel, sessionLabel, shortSession, type SessionInfo } from './sessions.js'
 import { useTimelineUi } from './state.js'
 import './timeline.css'
 
 const ROW_HEIGHT = 26
 const col = createColumnHelper<TimelineRow>()
 
-function columns(proxyName: (id: string) => string) {
+/** the flags of a row, in words: changed by a rule or breakpoint, sent by the app, the engine's flags, the note */
+function flagsOf(e: TimelineRow, mark: Annotation | undefined): string {
+  return [...(isChanged(e) ? ['changed'] : []), ...(sentByLabel(e.sentBy) ? [sentByLabel(e.sentBy)] : []), ...(e.flags ?? []), ...(mark?.note ? [`“${mark.note}”`] : [])].join(', ')
+}
+
+function columns(proxyName: (id: string) => string, marks: Record<number, Annotation>, sessions: Map<string, SessionInfo>) {
   return [
+    col.accessor('seq', {
+      id: 'seq',
+      header: '#',
+      cell: (c) => (c.row.original.pausedId ? '' : <span className={marks[c.getValue()]?.pinned ? 'pinned' : undefined} title={marks[c.getValue()]?.pinned ? 'pinned' : undefined}>{marks[c.getValue()]?.pinned ? '★' : ''}{c.getValue()}</span>),
+      size: 48,
+      meta: { num: true },
+    }),
     col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 160 }),
-    col.accessor((e) => proxyName(e.proxyId), { id: 'proxy', header: 'Proxy', size: 96 }),
-    col.accessor('method', { header: 'Method', cell: (c) => <code>{c.getValue()}</code>, size: 160 }),
-    col.accessor((e) => e.tool ?? '', { id: 'tool', header: 'Tool', size: 140 }),
-    col.accessor(sourceLabel, { id: 'source', header: 'Source', cell: (c) => <span className={`src src-${c.row.original.source}`}>{c.getValue()}</span>, size: 130 }),
-    col.accessor(statusLabel, { id: 'status', header: 'Status', cell: (c) => <span className={`st st-${statusKind(c.row.original).replace(' ', '-')}`}>{c.getValue()}</span>, size: 110 }),
-    col.accessor('durationMs', { header: 'ms', cell: (c) => (c.row.original.response ? Math.round(c.getValue()) : ''), size: 70, meta: { num: true } }),
-    col.accessor((e) => [...(isChanged(e) ? ['changed'] : []), ...(e.flags ?? [])].join(', '), {
+    // the proxy, and the MCP session the exchange belongs to (the app's own sessions say so)
+    col.accessor((e) => `${proxyName(e.proxyId)} ${e.sessionId ?? ''}`, {
+      id: 'proxy',
+      header: 'Proxy',
+      cell: (c) => {
+        const e = c.row.original
+        return (
+          <span title={`${proxyName(e.proxyId)} · session ${sessionLabel(sessions.get(e.sessionId ?? ''), e.sessionId)}${e.sentBy ? ' (the app’s own)' : ''}`}>
+            {proxyName(e.proxyId)} <span className={e.sentBy ? 'session app' : 'session'}>{e.sentBy ? 'app' : shortSession(e.sessionId).slice(0, 4)}</span>
+          </span>
+        )
+      },
+      size: 130,
+    }),
+    col.accessor('method', { header: 'Method', cell: (c) => <code>{c.getValue()}</code>, size: 145 }),
+    col.accessor((e) => e.tool ?? '', { id: 'tool', header: 'Tool', size: 120 }),
+    col.accessor(sourceLabel, { id: 'source', header: 'Source', cell: (c) => <span className={`src src-${c.row.original.source}`}>{c.getValue()}</span>, size: 105 }),
+    col.accessor(statusLabel, { id: 'status', header: 'Status', cell: (c) => <span className={`st st-${statusKind(c.row.original).replace(' ', '-')}`}>{c.getValue()}</span>, size: 85 }),
+    col.accessor('durationMs', { header: 'ms', cell: (c) => (c.row.original.response ? Math.round(c.getValue()) : ''), size: 55, meta: { num: true } }),
+    col.accessor((e) => flagsOf(e, marks[e.seq]), {
       id: 'flags',
       header: 'Flags',
-      cell: (c) => (c.getValue() ? <span className={isChanged(c.row.original) ? 'flag changed' : 'flag'} title={c.getValue()}>{isChanged(c.row.original) ? '✎' : '⚑'} {c.getValue()}</span> : ''),
-      size: 150,
+      cell: (c) => (c.getValue() ? <span className={isChanged(c.row.original) ? 'flag changed' : c.row.original.sentBy ? 'flag sent' : 'flag'} title={c.getValue()}>{isChanged(c.row.original) ? '✎' : c.row.original.sentBy ? '' : '⚑'} {c.getValue()}</span> : ''),
+      size: 120,
     }),
   ]
 }
@@ -31,12 +58,14 @@ function columns(proxyName: (id: string) => string) {
 interface Props {
   rows: TimelineRow[]
   proxyName: (id: string) => string
+  marks: Record<number, Annotation>
+  sessions: Map<string, SessionInfo>
 }
 
 /** The live exchange table: react-table for the model, react-virtual for the rows (only the visible ones are in the DOM). */
-export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
-  const { selected, select, closeDetail, detailOpen } = useTimelineUi()
-  const cols = useMemo(() => columns(proxyName), [proxyName])
+export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.Element {
+  const { selected, select, closeDetail, detailOpen, picking, compare, setPicking } = useTimelineUi()
+  const cols = useMemo(() => columns(proxyName, marks, sessions), [proxyName, marks, sessions])
   const scroller = useRef<HTMLDivElement>(null)
   /** follow the newest row until the user scrolls up (the Settings' auto-scroll) */
   const autoScroll = useSettings((s) => s.settings?.autoScroll ?? true)
@@ -68,6 +97,12 @@ export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
   }, [detailOpen])
 
   const open = (row: TimelineRow): void => {
+    if (row.group) return
+    if (picking) {
+      // picking the exchange to compare the selected one with
+      if (!row.pausedId && rowKey(row) !== selected) compare({ kind: 'exchange', key: rowKey(row) })
+      return
+    }
     if (row.pausedId) usePanels.getState().openBreakpoints(row.pausedId)
     select(rowKey(row), true)
   }
@@ -82,7 +117,10 @@ export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
       event.preventDefault()
       if (rows.length === 0) return
       const from = selectedIndex < 0 ? (event.key === 'ArrowDown' ? -1 : rows.length) : selectedIndex
-      const next = Math.min(rows.length - 1, Math.max(0, from + (event.key === 'ArrowDown' ? 1 : -1)))
+      const step = event.key === 'ArrowDown' ? 1 : -1
+      let next = Math.min(rows.length - 1, Math.max(0, from + step))
+      while (rows[next]?.group && next + step >= 0 && next + step < rows.length) next += step // group heads are not exchanges
+      if (rows[next]?.group) return
       select(rowKey(rows[next]))
       virtualizer.scrollToIndex(next, { align: 'auto' })
       stick.current = next === rows.length - 1
@@ -90,7 +128,8 @@ export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
       event.preventDefault()
       open(rows[selectedIndex])
     } else if (event.key === 'Escape') {
-      closeDetail()
+      if (picking) setPicking(false)
+      else closeDetail()
     }
   }
 
@@ -102,7 +141,7 @@ export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
   const widths = sizes.map((w) => `${((w / total) * 100).toFixed(2)}%`)
 
   return (
-    <div className="tl-scroll" ref={scroller} onScroll={onScroll} onKeyDown={onKeyDown} tabIndex={0} data-testid="timeline-scroll">
+    <div className={`tl-scroll${picking ? ' picking' : ''}`} ref={scroller} onScroll={onScroll} onKeyDown={onKeyDown} tabIndex={0} data-testid="timeline-scroll">
       <table className="grid tl-table" aria-label="Recent exchanges" aria-rowcount={rows.length + 1}>
         <colgroup>
           {widths.map((w, i) => (
@@ -129,6 +168,16 @@ export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
           {items.map((v) => {
             const row = model[v.index - first]
             if (!row) return null
+            const group = row.original.group
+            if (group) {
+              return (
+                <tr key={row.id} data-index={v.index} aria-rowindex={v.index + 2} className="tl-group" style={{ height: ROW_HEIGHT }}>
+                  <td colSpan={widths.length}>
+                    <strong>{group.label}</strong> <span className="muted">· {proxyName(row.original.proxyId)} · {group.count} exchange{group.count === 1 ? '' : 's'}</span>
+                  </td>
+                </tr>
+              )
+            }
             const isSelected = row.id === selected
             return (
               <tr
@@ -136,7 +185,7 @@ export function ExchangeTable({ rows, proxyName }: Props): JSX.Element {
                 data-index={v.index}
                 aria-rowindex={v.index + 2}
                 aria-selected={isSelected}
-                className={`tl-row${isSelected ? ' selected' : ''}${row.original.pausedId ? ' held' : ''}`}
+                className={`tl-row${isSelected ? ' selected' : ''}${row.original.pausedId ? ' held' : ''}${marks[row.original.seq]?.pinned && !row.original.pausedId ? ' pinned' : ''}`}
                 style={{ height: ROW_HEIGHT }}
                 onClick={() => open(row.original)}
               >

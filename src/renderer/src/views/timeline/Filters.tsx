@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type JSX } from 'react'
-import type { ProxyInfo } from '../../../../shared/api.js'
+import type { ProxyInfo, SourceInfo } from '../../../../shared/api.js'
 import { isFiltering, type TimelineFilter } from './model.js'
+import { sessionLabel, type SessionInfo } from './sessions.js'
 import { useTimelineUi } from './state.js'
 
 const DEBOUNCE_MS = 150
@@ -9,12 +10,15 @@ interface Props {
   methods: string[]
   tools: string[]
   proxies: ProxyInfo[]
+  /** files opened into the timeline (a proxy filter value too) */
+  sources: SourceInfo[]
+  sessions: Map<string, SessionInfo>
   shown: number
   total: number
 }
 
 /** Filter bar: method, tool, status, source, proxy, free text (debounced); "N of M"; `/` focuses the text. */
-export function Filters({ methods, tools, proxies, shown, total }: Props): JSX.Element {
+export function Filters({ methods, tools, proxies, sources, sessions, shown, total }: Props): JSX.Element {
   const { filter, setFilter, resetFilter } = useTimelineUi()
   const [text, setText] = useState(filter.text)
   const input = useRef<HTMLInputElement>(null)
@@ -38,7 +42,7 @@ export function Filters({ methods, tools, proxies, shown, total }: Props): JSX.E
     return () => window.removeEventListener('keydown', onKey)
   }, [])
 
-  const select = (name: keyof TimelineFilter, label: string, options: Array<[string, string]>): JSX.Element => (
+  const select = (name: Exclude<keyof TimelineFilter, 'pinned'>, label: string, options: Array<[string, string]>): JSX.Element => (
     <label>
       {label}
       <select aria-label={label} value={filter[name]} onChange={(e) => setFilter({ [name]: e.target.value })}>
@@ -58,9 +62,15 @@ export function Filters({ methods, tools, proxies, shown, total }: Props): JSX.E
       {select('tool', 'Tool', tools.map((t) => [t, t]))}
       {select('status', 'Status', [['ok', 'ok'], ['tool error', 'tool error'], ['error', 'JSON-RPC error'], ['pending', 'pending']])}
       {select('source', 'Source', [['upstream', 'upstream'], ['cache', 'cache'], ['proxy', 'proxy'], ['rule', 'rule (override / inject)']])}
-      {select('proxy', 'Proxy', proxies.map((p) => [p.id, p.name]))}
+      {select('proxy', 'Proxy', [...proxies.map((p): [string, string] => [p.id, p.name]), ...sources.map((s): [string, string] => [s.id, `${s.name} (file)`])])}
+      {select(
+        'session',
+        'Session',
+        [...sessions.values()].filter((info) => !filter.proxy || info.proxyId === filter.proxy).map((info) => [info.id, `${sessionLabel(info, info.id)}${info.app ? ' (app)' : ''} · ${info.count}`]),
+      )}
+
       <label className="wide">
-        Search
+        <span className="visually-hidden">Search</span>
         <input
           ref={input}
           aria-label="Search"
@@ -79,12 +89,14 @@ export function Filters({ methods, tools, proxies, shown, total }: Props): JSX.E
       {(isFiltering(filter) || text) && (
         <button
           type="button"
+          aria-label="Reset filters"
+          title="Reset filters"
           onClick={() => {
             setText('')
             resetFilter()
           }}
         >
-          Reset filters
+          ✕ Reset
         </button>
       )}
     </div>

@@ -1,9 +1,10 @@
 import { useState, type JSX } from 'react'
-import type { ProxyInfo } from '../../../../shared/api.js'
+import type { ProxyInfo, SourceInfo } from '../../../../shared/api.js'
 import { useBreakpoints } from '../../stores/breakpoints.js'
 import { usePanels } from '../../stores/panels.js'
 import { useProxies } from '../../stores/proxies.js'
 import { startDemo } from '../../stores/traffic.js'
+import { closeSource, useVerbs } from '../../stores/verbs.js'
 import { ClientConfig } from './ClientConfig.js'
 
 const STATE_LABELS: Record<string, string> = { starting: 'starting…', running: 'running', stopped: 'stopped', failed: 'failed' }
@@ -41,6 +42,11 @@ function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promis
         {p.exchanges}
       </span>
       <span className="row-actions">
+        {p.state === 'running' && (
+          <button type="button" onClick={() => usePanels.getState().openCompose(p.id)} aria-label={`Compose a call through ${p.name}`} title="Call any tool, prompt or resource through this proxy">
+            Compose
+          </button>
+        )}
         {p.state === 'running' && p.url && <ClientConfig proxy={p} />}
         {p.state === 'running' || p.state === 'starting' ? (
           <button type="button" disabled={p.state === 'starting'} onClick={() => run(() => stop(p.id))}>
@@ -85,8 +91,38 @@ function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promis
  * endpoint, exchanges, client config, start/stop/retry), and the workspace's actions: New proxy (a dialog), Run demo,
  * Breakpoints (a drawer). It never grows past a few lines: more proxies scroll inside it.
  */
+const KIND_LABELS = { har: 'HAR', folder: 'cassette folder', file: 'single-file cassette' } as const
+
+/** A file opened into the timeline: read-only, its exchange count, what was skipped, Close. */
+function SourceRow({ source, run }: { source: SourceInfo; run: (action: () => Promise<void>) => void }): JSX.Element {
+  return (
+    <li className="proxy-row source-row" aria-label={`File ${source.name}`}>
+      <span className="badge stopped">read-only</span>
+      <strong className="proxy-name" title={source.name}>
+        {source.name}
+      </strong>
+      <span className="chip">{KIND_LABELS[source.kind]}</span>
+      <span className="proxy-target muted" title={source.path}>
+        {source.path}
+      </span>
+      <span className="proxy-endpoint muted" title={source.skipped.join('\n')}>
+        {source.skipped.length ? `${source.skipped.length} skipped` : ''}
+      </span>
+      <span className="proxy-count muted" title="exchanges">
+        {source.exchanges}
+      </span>
+      <span className="row-actions">
+        <button type="button" onClick={() => run(() => closeSource(source.id))} aria-label={`Close ${source.name}`}>
+          Close
+        </button>
+      </span>
+    </li>
+  )
+}
+
 export function ProxiesBar(): JSX.Element {
   const { proxies, loaded, error } = useProxies()
+  const sources = useVerbs((s) => s.sources)
   const paused = useBreakpoints((s) => s.paused.length)
   const ruleCount = useBreakpoints((s) => Object.values(s.rules).reduce((n, list) => n + list.length, 0))
   const { setNewProxy, openBreakpoints } = usePanels.getState()
@@ -122,12 +158,15 @@ export function ProxiesBar(): JSX.Element {
       </div>
       {!loaded ? (
         <p className="muted small">{error ?? 'Loading proxies…'}</p>
-      ) : proxies.length === 0 ? (
+      ) : proxies.length === 0 && sources.length === 0 ? (
         <p className="muted small proxies-empty">No proxy yet: New proxy puts one in front of your MCP server; Run demo shows one at work.</p>
       ) : (
         <ul className="proxy-list" aria-label="Proxy list">
           {proxies.map((p) => (
             <ProxyRow key={p.id} proxy={p} run={run} />
+          ))}
+          {sources.map((s) => (
+            <SourceRow key={s.id} source={s} run={run} />
           ))}
         </ul>
       )}

@@ -3,8 +3,13 @@ import { Group, Panel, Separator, type Layout } from 'react-resizable-panels'
 import { useBreakpoints } from '../../stores/breakpoints.js'
 import { useProxies } from '../../stores/proxies.js'
 import { useSettings } from '../../stores/settings.js'
+import type { TrafficEvent } from '../../../../shared/api.js'
 import { useTraffic, type ClearScope } from '../../stores/traffic.js'
+import { useVerbs } from '../../stores/verbs.js'
+import { usePanels } from '../../stores/panels.js'
 import { applyFilter, distinct, heldRows, indexOfKey, isFiltering, rowKey, warmSearch, type TimelineFilter, type TimelineRow } from './model.js'
+import { groupBySession, sessionLabel, sessionsOf } from './sessions.js'
+import { SaveDialog } from './verbs/FileDialogs.js'
 import { useTimelineUi, type TimelineTab } from './state.js'
 import { Filters } from './Filters.js'
 import { ExchangeTable } from './ExchangeTable.js'
@@ -12,6 +17,7 @@ import { DetailPane } from './DetailPane.js'
 import { Waterfall } from './Waterfall.js'
 import { Histogram } from './Histogram.js'
 import './timeline.css'
+import './verbs/verbs.css'
 
 const TABS: Array<[TimelineTab, string]> = [
   ['table', 'Table'],
@@ -20,10 +26,13 @@ const TABS: Array<[TimelineTab, string]> = [
 ]
 
 /** What Clear removes: the rows shown under the filter (and proxy), said in words, or everything. */
-function clearScope(filter: TimelineFilter, proxyName: (id: string) => string): ClearScope {
-  if (!isFiltering(filter)) return { label: 'every exchange' }
+function clearScope(filter: TimelineFilter, proxyName: (id: string) => string, marked: (seq: number) => boolean): ClearScope {
+  const keeps = (e: TrafficEvent): boolean => marked(e.seq)
+  if (!isFiltering(filter)) return { label: 'every exchange', keeps }
   const parts = [
     filter.proxy && `proxy ${proxyName(filter.proxy)}`,
+    filter.session && `session ${filter.session.slice(0, 8)}`,
+    filter.pinned && 'pinned',
     filter.method && `method ${filter.method}`,
     filter.tool && `tool ${filter.tool}`,
     filter.status && `status ${filter.status}`,
@@ -31,12 +40,13 @@ function clearScope(filter: TimelineFilter, proxyName: (id: string) => string): 
     filter.text.trim() && `“${filter.text.trim()}”`,
   ].filter(Boolean)
   const onlyProxy = filter.proxy && parts.length === 1
-  return { label: `the exchanges shown (${parts.join(', ')})`, matches: (e) => applyFilter([e], filter).length === 1, ...(onlyProxy ? { proxyId: filter.proxy } : {}) }
+  return { label: `the exchanges shown (${parts.join(', ')})`, matches: (e) => applyFilter([e], filter, marked).length === 1, keeps, ...(onlyProxy ? { proxyId: filter.proxy } : {}) }
 }
 
 function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }): JSX.Element {
   const { exchanges, paused, held, dropped, pause, resume, clear, undoClear, cleared, error } = useTraffic()
-  const { tab, setTab } = useTimelineUi()
+  const { tab, setTab, filter, setFilter, grouped, setGrouped } = useTimelineUi()
+  const { setOpenFile, setSave, openCompose } = usePanels()
   return (
     <div className="toolbar tl-toolbar">
       <div className="tl-tabs" role="tablist" aria-label="Timeline views">
@@ -54,8 +64,24 @@ function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }): JSX.El
       <button type="button" onClick={paused ? resume : pause} aria-pressed={paused}>
         {paused ? 'Resume' : 'Pause'}
       </button>
-      <button type="button" onClick={() => void clear(scope)} disabled={shown === 0} title={`Clears ${scope.label}; can be undone for 10 s`} aria-label={scope.matches ? `Clear ${shown} shown` : 'Clear all'}>
+      <button type="button" onClick={() => void clear(scope)} disabled={shown === 0} title={`Clears ${scope.label} (pinned exchanges stay); can be undone for 10 s`} aria-label={scope.matches ? `Clear ${shown} shown` : 'Clear all'}>
         {scope.matches ? `Clear ${shown} shown` : 'Clear all'}
+      </button>
+      <button type="button" className={filter.pinned ? 'toggle on' : 'toggle'} aria-pressed={filter.pinned} onClick={() => setFilter({ pinned: !filter.pinned })} title="Only pinned or noted exchanges">
+        ★ Pinned only
+      </button>
+      <button type="button" className={grouped ? 'toggle on' : 'toggle'} aria-pressed={grouped} onClick={() => setGrouped(!grouped)} title="The table grouped by MCP session">
+        Group by session
+      </button>
+      <span className="spacer" />
+      <button type="button" onClick={() => openCompose()} title="Call any tool, prompt or resource of a proxy from a form">
+        ✉ Compose
+      </button>
+      <button type="button" onClick={() => setOpenFile(true)} title="Open a HAR file, a single-file cassette or a cassette folder into the timeline (read-only)">
+        Open…
+      </button>
+      <button type="button" onClick={() => setSave(true)} disabled={exchanges.length === 0} title="Save exchanges as HAR or as a cassette, secrets redacted">
+        Save…
       </button>
       {cleared && (
         <span className="toast" aria-live="polite">
@@ -94,19 +120,24 @@ export function Timeline(): JSX.Element {
   const exchanges = useTraffic((s) => s.exchanges)
   const paused = useBreakpoints((s) => s.paused)
   const proxies = useProxies((s) => s.proxies)
-  const { filter, tab, selected, detailOpen, select, closeDetail, resetFilter } = useTimelineUi()
-  const names = useMemo(() => new Map(proxies.map((p) => [p.id, p.name])), [proxies])
+  const sources = useVerbs((s) => s.sources)
+  const marks = useVerbs((s) => s.marks)
+  const { filter, tab, selected, detailOpen, select, closeDetail, resetFilter, grouped, picking, setPicking } = useTimelineUi()
+  const names = useMemo(() => new Map([...proxies.map((p): [string, string] => [p.id, p.name]), ...sources.map((s): [string, string] => [s.id, `file ${s.name}`])]), [proxies, sources])
   const proxyName = useCallback((id: string) => names.get(id) ?? id, [names])
-  const filtered = useMemo(() => applyFilter(exchanges, filter), [exchanges, filter])
+  const marked = useCallback((seq: number) => marks[seq] !== undefined, [marks])
+  const filtered = useMemo(() => applyFilter(exchanges, filter, marked), [exchanges, filter, marked])
+  const sessions = useMemo(() => sessionsOf(exchanges), [exchanges])
   // calls held at a breakpoint are pending rows at the end (of their proxy, when the filter names one)
   const rows: TimelineRow[] = useMemo(() => {
     const held = heldRows(paused).filter((r) => !filter.proxy || r.proxyId === filter.proxy)
-    return held.length ? [...filtered, ...held] : filtered
-  }, [filtered, paused, filter.proxy])
+    const all = held.length ? [...filtered, ...held] : filtered
+    return grouped ? groupBySession(all, sessions) : all
+  }, [filtered, paused, filter.proxy, grouped, sessions])
   const { methods, tools } = useMemo(() => distinct(exchanges), [exchanges])
   const split = useSplit()
   useEffect(() => warmSearch(exchanges), [exchanges]) // the first search is as quick as the next
-  const scope = clearScope(filter, proxyName)
+  const scope = clearScope(filter, proxyName, marked)
 
   // the detail follows the selection; an exchange the filter hides says so (it does not vanish under the reader)
   const detail = useMemo(() => {
@@ -125,11 +156,20 @@ export function Timeline(): JSX.Element {
     return () => window.removeEventListener('keydown', onKey)
   }, [closeDetail])
 
-  const table = <ExchangeTable rows={rows} proxyName={proxyName} />
+  const table = <ExchangeTable rows={rows} proxyName={proxyName} marks={marks} sessions={sessions} />
+  const base = picking && detail ? detail.event : undefined
   return (
     <section className="traffic" aria-label="Traffic">
       <Toolbar shown={scope.matches ? filtered.length : exchanges.length} scope={scope} />
-      <Filters methods={methods} tools={tools} proxies={proxies} shown={filtered.length} total={exchanges.length} />
+      <Filters methods={methods} tools={tools} proxies={proxies} sources={sources} sessions={sessions} shown={filtered.length} total={exchanges.length} />
+      {base && (
+        <p className="picking-banner small" role="status">
+          Click the exchange to compare with <strong>#{base.seq}</strong> {base.method} {base.tool ?? ''} ({sessionLabel(sessions.get(base.sessionId ?? ''), base.sessionId)})
+          <button type="button" className="small" onClick={() => setPicking(false)}>
+            Cancel (Esc)
+          </button>
+        </p>
+      )}
       <div className="tl-main">
         {exchanges.length === 0 && rows.length === 0 ? (
           <p className="muted tl-empty">No traffic yet. Point an MCP client at a proxy&apos;s endpoint (Copy client config), or press “Run demo”.</p>
@@ -153,6 +193,7 @@ export function Timeline(): JSX.Element {
                   key={rowKey(detail.event)}
                   event={detail.event}
                   proxyName={proxyName(detail.event.proxyId)}
+                  nameOf={proxyName}
                   onClose={() => select(selected, false)}
                   filteredOut={detail.filteredOut}
                   onReveal={resetFilter}
@@ -162,6 +203,7 @@ export function Timeline(): JSX.Element {
           </Group>
         )}
       </div>
+      <SaveDialog all={exchanges} shown={filtered} selected={detail && !detail.event.pausedId ? detail.event : undefined} />
       <div className="tl-foot small muted">
         <span>↑/↓ select · Enter open · Esc close · / search</span>
         <span className="spacer" />

@@ -5,20 +5,24 @@ import type { PausedCall } from '../../../../shared/breakpoints.js'
 
 export type StatusKind = 'ok' | 'tool error' | 'error' | 'pending' | 'held'
 
-/** A row of the table: an exchange, or a call held at a breakpoint (not an exchange yet: it has no answer). */
-export type TimelineRow = TrafficEvent & { pausedId?: string }
+/**
+ * A row of the table: an exchange, a call held at a breakpoint (not an exchange yet: it has no answer), or the head
+ * of a session's group (when grouped by session).
+ */
+export type TimelineRow = TrafficEvent & { pausedId?: string; group?: { sessionId: string; label: string; count: number } }
 
-export const rowKey = (e: TimelineRow): string => (e.pausedId ? `${e.proxyId}:held:${e.pausedId}` : `${e.proxyId}:${e.seq}`)
+export const rowKey = (e: TimelineRow): string => (e.group ? `${e.proxyId}:group:${e.group.sessionId}` : e.pausedId ? `${e.proxyId}:held:${e.pausedId}` : `${e.proxyId}:${e.seq}`)
 
 /** The index of the row with this key (numbers compared, no key strings built: cheap on 100,000 rows), or -1. */
 export function indexOfKey(rows: TimelineRow[], key: string | undefined): number {
   if (key === undefined) return -1
   const held = /^(.*):held:(.+)$/.exec(key)
   if (held) return rows.findIndex((r) => r.pausedId === held[2] && r.proxyId === held[1])
+  if (key.includes(':group:')) return rows.findIndex((r) => r.group !== undefined && rowKey(r) === key)
   const at = key.lastIndexOf(':')
   const proxyId = key.slice(0, at)
   const seq = Number(key.slice(at + 1))
-  for (let i = rows.length - 1; i >= 0; i--) if (rows[i].seq === seq && rows[i].proxyId === proxyId && !rows[i].pausedId) return i
+  for (let i = rows.length - 1; i >= 0; i--) if (rows[i].seq === seq && rows[i].proxyId === proxyId && !rows[i].pausedId && !rows[i].group) return i
   return -1
 }
 
@@ -81,10 +85,14 @@ export interface TimelineFilter {
   status: '' | StatusKind
   source: '' | TrafficEvent['source'] | 'rule'
   proxy: string
+  /** an MCP session id ('' for every session) */
+  session: string
+  /** only pinned or noted exchanges */
+  pinned: boolean
   text: string
 }
 
-export const EMPTY_FILTER: TimelineFilter = { method: '', tool: '', status: '', source: '', proxy: '', text: '' }
+export const EMPTY_FILTER: TimelineFilter = { method: '', tool: '', status: '', source: '', proxy: '', session: '', pinned: false, text: '' }
 
 /** request + response + stream as lower-case JSON, computed once per exchange (events are immutable) */
 const haystacks = new WeakMap<TrafficEvent, string>()
@@ -122,15 +130,18 @@ export function warmSearch(list: TrafficEvent[]): void {
 }
 
 export function isFiltering(f: TimelineFilter): boolean {
-  return Boolean(f.method || f.tool || f.status || f.source || f.proxy || f.text.trim())
+  return Boolean(f.method || f.tool || f.status || f.source || f.proxy || f.session || f.pinned || f.text.trim())
 }
 
-export function applyFilter(list: TrafficEvent[], f: TimelineFilter): TrafficEvent[] {
+/** The exchanges the filter lets through; `marked` tells a pinned or noted exchange (for the Pinned filter). */
+export function applyFilter(list: TrafficEvent[], f: TimelineFilter, marked: (seq: number) => boolean = () => false): TrafficEvent[] {
   if (!isFiltering(f)) return list
   const text = f.text.trim().toLowerCase()
   return list.filter(
     (e) =>
       (!f.method || e.method === f.method) &&
+      (!f.session || e.sessionId === f.session) &&
+      (!f.pinned || marked(e.seq)) &&
       (!f.tool || e.tool === f.tool) &&
       (!f.proxy || e.proxyId === f.proxy) &&
       (!f.status || statusKind(e) === f.status) &&

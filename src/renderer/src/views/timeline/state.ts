@@ -2,7 +2,10 @@ import { create } from 'zustand'
 import { EMPTY_FILTER, type TimelineFilter } from './model.js'
 
 export type TimelineTab = 'table' | 'waterfall' | 'histogram'
-export type DetailTab = 'overview' | 'request' | 'response' | 'stream' | 'content' | 'changes'
+export type DetailTab = 'overview' | 'request' | 'response' | 'stream' | 'content' | 'changes' | 'edit' | 'diff'
+
+/** What the Diff tab compares the selected exchange with: another exchange (its row key), or the cassette's entry. */
+export type CompareWith = { kind: 'exchange'; key: string } | { kind: 'cassette' }
 
 /** The Timeline view's own UI state: filter, selection, detail pane and tab (the exchanges live in stores/traffic). */
 interface TimelineUiState {
@@ -12,12 +15,22 @@ interface TimelineUiState {
   detailOpen: boolean
   detailTab: DetailTab
   tab: TimelineTab
+  /** the table grouped by MCP session */
+  grouped: boolean
+  /** picking the exchange to compare the selected one with (a click on a row picks it) */
+  picking: boolean
+  compareWith?: CompareWith
   setFilter(patch: Partial<TimelineFilter>): void
   resetFilter(): void
   select(key: string | undefined, open?: boolean): void
   closeDetail(): void
   setDetailTab(tab: DetailTab): void
   setTab(tab: TimelineTab): void
+  setGrouped(grouped: boolean): void
+  /** starts (or cancels) picking an exchange to compare with */
+  setPicking(picking: boolean): void
+  /** compares the selected exchange with this (opens the Diff tab); undefined: no comparison */
+  compare(target: CompareWith | undefined): void
 }
 
 export const useTimelineUi = create<TimelineUiState>()((set) => ({
@@ -25,10 +38,15 @@ export const useTimelineUi = create<TimelineUiState>()((set) => ({
   detailOpen: false,
   detailTab: 'overview',
   tab: 'table',
+  grouped: false,
+  picking: false,
   setFilter: (patch) => set((s) => ({ filter: { ...s.filter, ...patch } })),
   resetFilter: () => set({ filter: EMPTY_FILTER }),
-  select: (selected, open) => set((s) => ({ selected, detailOpen: open ?? s.detailOpen })),
+  select: (selected, open) => set((s) => (s.selected === selected ? { detailOpen: open ?? s.detailOpen } : { selected, detailOpen: open ?? s.detailOpen, compareWith: undefined, ...(s.detailTab === 'diff' || s.detailTab === 'edit' ? { detailTab: 'overview' as const } : {}) })),
   closeDetail: () => set({ detailOpen: false }),
   setDetailTab: (detailTab) => set({ detailTab }),
   setTab: (tab) => set({ tab }),
+  setGrouped: (grouped) => set({ grouped }),
+  setPicking: (picking) => set({ picking }),
+  compare: (compareWith) => set({ compareWith, picking: false, ...(compareWith ? { detailTab: 'diff' as const, detailOpen: true } : {}) }),
 }))

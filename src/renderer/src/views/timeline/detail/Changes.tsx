@@ -8,25 +8,28 @@ import { jsonHighlighting } from '../../../components/json-highlight.js'
 
 const pretty = (value: unknown): string => JSON.stringify(value, null, 2) ?? ''
 
-/** Original and rewritten side by side (CodeMirror's merge view: changed lines and words marked, unchanged folded). */
-function Diff({ original, changed, label }: { original: unknown; changed: unknown; label: string }): JSX.Element {
+/**
+ * Two values side by side (CodeMirror's merge view: changed lines and words marked, unchanged folded): an original and
+ * its rewrite, or any two exchanges (`sides` names them).
+ */
+export function Diff({ original, changed, label, sides }: { original: unknown; changed: unknown; label: string; sides?: [string, string] }): JSX.Element {
   const host = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const extensions = [minimalSetup, json(), jsonHighlighting, EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping]
     const view = new MergeView({
-      a: { doc: pretty(original), extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: original`, tabindex: '0' })] },
-      b: { doc: pretty(changed), extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: as the client got it`, tabindex: '0' })] },
+      a: { doc: pretty(original), extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: ${sides?.[0] ?? 'original'}`, tabindex: '0' })] },
+      b: { doc: pretty(changed), extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: ${sides?.[1] ?? 'as the client got it'}`, tabindex: '0' })] },
       parent: host.current!,
       collapseUnchanged: { margin: 3, minSize: 6 },
       gutter: true,
     })
     return () => view.destroy()
-  }, [original, changed, label])
+  }, [original, changed, label, sides])
   return (
     <section className="diff" aria-label={label}>
       <div className="diff-heads small muted">
-        <span>original</span>
-        <span>as the client {label.startsWith('Request') ? 'sent it upstream' : 'got it'}</span>
+        <span>{sides?.[0] ?? 'original'}</span>
+        <span>{sides?.[1] ?? `as the client ${label.startsWith('Request') ? 'sent it upstream' : 'got it'}`}</span>
       </div>
       <div ref={host} className="diff-host" />
     </section>

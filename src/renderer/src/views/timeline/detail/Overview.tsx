@@ -1,6 +1,10 @@
 import type { JSX } from 'react'
 import type { TrafficEvent } from '../../../../../shared/api.js'
+import { useTraffic } from '../../../stores/traffic.js'
+import { useVerbs } from '../../../stores/verbs.js'
 import { formatTime, sourceKind, statusLabel } from '../model.js'
+import { sentByLabel } from '../sessions.js'
+import { useTimelineUi } from '../state.js'
 
 const ms = (n: number | undefined): string => (n === undefined ? '—' : `${n < 10 ? n.toFixed(1) : Math.round(n)} ms`)
 
@@ -17,6 +21,13 @@ export function messageSummary(message: unknown): string {
 /** The exchange at a glance: who, what, where from, and when each step happened. */
 export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName: string }): JSX.Element {
   const t = event.timing
+  const note = useVerbs((s) => s.marks[event.seq]?.note)
+  const { select, compare, setDetailTab } = useTimelineUi()
+  const original = event.sentBy?.from
+  const openOriginal = (seq: number): void => {
+    const found = useTraffic.getState().exchanges.find((e) => e.seq === seq)
+    if (found) select(`${found.proxyId}:${seq}`, true)
+  }
   const steps: Array<[string, number | undefined]> = [
     ['received from the client', 0],
     ['sent upstream', t?.sentUpstream],
@@ -58,6 +69,31 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
         </dd>
         <dt>Started</dt>
         <dd>{formatTime(event.startedAt)}</dd>
+        {event.sentBy && (
+          <>
+            <dt>Sent by</dt>
+            <dd>
+              the app, on its own session: {sentByLabel(event.sentBy)}{' '}
+              {original !== undefined && (
+                <>
+                  <button type="button" className="link" onClick={() => (compare(undefined), setDetailTab('diff'))} title="The original and this one, side by side">
+                    compare with #{original}
+                  </button>{' '}
+                  ·{' '}
+                  <button type="button" className="link" onClick={() => openOriginal(original)}>
+                    open #{original}
+                  </button>
+                </>
+              )}
+            </dd>
+          </>
+        )}
+        {note && (
+          <>
+            <dt>Note</dt>
+            <dd className="note">{note}</dd>
+          </>
+        )}
         {event.flags && event.flags.length > 0 && (
           <>
             <dt>Flags</dt>

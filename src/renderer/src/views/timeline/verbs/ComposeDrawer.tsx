@@ -1,0 +1,225 @@
+import { useEffect, useMemo, useState, type JSX } from 'react'
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
+import type { ProxyCatalog } from '../../../../../shared/api.js'
+import { formOf, initialValue, promptForm } from '../../../models/schema-form.js'
+import { usePanels } from '../../../stores/panels.js'
+import { useProxies } from '../../../stores/proxies.js'
+import { flushTraffic } from '../../../stores/traffic.js'
+import { loadCatalog, useVerbs } from '../../../stores/verbs.js'
+import { useTimelineUi } from '../state.js'
+import { answerLine, RequestEditor, type Sent } from './RequestEditor.js'
+
+type Kind = 'tools' | 'prompts' | 'resources'
+
+function ToolComposer({ proxyId, tools, onSent }: { proxyId: string; tools: ProxyCatalog['tools']; onSent(sent: Sent): void }): JSX.Element {
+  const [name, setName] = useState(tools[0]?.name ?? '')
+  const tool = tools.find((t) => t.name === name) ?? tools[0]
+  const schema = tool?.inputSchema
+  const params = useMemo(() => ({ name: tool?.name ?? '', arguments: initialValue(formOf(schema)) ?? {} }), [tool, schema])
+  if (!tool) return <p className="muted small">This proxy lists no tools.</p>
+  return (
+    <>
+      <label className="compose-pick">
+        Tool
+        <select aria-label="Tool" value={tool.name} onChange={(e) => setName(e.target.value)}>
+          {tools.map((t) => (
+            <option key={t.name} value={t.name}>
+              {t.title ? `${t.name} — ${t.title}` : t.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {tool.description && <p className="muted small compose-description">{tool.description}</p>}
+      <RequestEditor key={`${proxyId}:${tool.name}`} proxyId={proxyId} method="tools/call" params={params} schema={schema ?? { type: 'object' }} kind="compose" sendLabel={`Call ${tool.name}`} label={`Arguments of ${tool.name}`} onSent={onSent} />
+    </>
+  )
+}
+
+function PromptComposer({ proxyId, prompts, onSent }: { proxyId: string; prompts: ProxyCatalog['prompts']; onSent(sent: Sent): void }): JSX.Element {
+  const [name, setName] = useState(prompts[0]?.name ?? '')
+  const prompt = prompts.find((p) => p.name === name) ?? prompts[0]
+  const form = useMemo(() => promptForm(prompt?.arguments), [prompt])
+  const params = useMemo(() => ({ name: prompt?.name ?? '', arguments: {} }), [prompt])
+  if (!prompt) return <p className="muted small">This proxy lists no prompts.</p>
+  return (
+    <>
+      <label className="compose-pick">
+        Prompt
+        <select aria-label="Prompt" value={prompt.name} onChange={(e) => setName(e.target.value)}>
+          {prompts.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {prompt.description && <p className="muted small compose-description">{prompt.description}</p>}
+      <RequestEditor key={`${proxyId}:${prompt.name}`} proxyId={proxyId} method="prompts/get" params={params} form={form} kind="compose" sendLabel={`Get ${prompt.name}`} label={`Arguments of ${prompt.name}`} onSent={onSent} />
+    </>
+  )
+}
+
+/** resources/read of a listed resource, of a template filled in (RFC 6570, the SDK's UriTemplate), or of any URI. */
+function ResourceComposer({ proxyId, catalog, onSent }: { proxyId: string; catalog: ProxyCatalog; onSent(sent: Sent): void }): JSX.Element {
+  const [from, setFrom] = useState<'list' | 'template'>(catalog.resources.length || !catalog.resourceTemplates.length ? 'list' : 'template')
+  const [uri, setUri] = useState(catalog.resources[0]?.uri ?? '')
+  const [templateIndex, setTemplateIndex] = useState(0)
+  const [vars, setVars] = useState<Record<string, string>>({})
+  const template = catalog.resourceTemplates[templateIndex]
+  const parsed = useMemo(() => {
+    if (!template) return undefined
+    try {
+      return new UriTemplate(template.uriTemplate)
+    } catch {
+      return undefined
+    }
+  }, [template])
+  const expanded = from === 'template' && parsed ? parsed.expand(vars) : uri
+  const params = useMemo(() => ({ uri: expanded }), [expanded])
+  return (
+    <>
+      <div className="segmented" role="radiogroup" aria-label="Resource from">
+        <label>
+          <input type="radio" name="resource-from" checked={from === 'list'} onChange={() => setFrom('list')} /> URI
+        </label>
+        <label>
+          <input type="radio" name="resource-from" checked={from === 'template'} disabled={!catalog.resourceTemplates.length} onChange={() => setFrom('template')} /> Template ({catalog.resourceTemplates.length})
+        </label>
+      </div>
+      {from === 'list' ? (
+        <label className="compose-pick">
+          URI
+          <input aria-label="Resource URI" list="compose-resources" value={uri} onChange={(e) => setUri(e.target.value)} placeholder="scheme://path" spellCheck={false} />
+          <datalist id="compose-resources">
+            {catalog.resources.map((r) => (
+              <option key={r.uri} value={r.uri}>
+                {r.name ?? r.uri}
+              </option>
+            ))}
+          </datalist>
+        </label>
+      ) : (
+        <>
+          <label className="compose-pick">
+            Template
+            <select aria-label="Resource template" value={templateIndex} onChange={(e) => (setTemplateIndex(Number(e.target.value)), setVars({}))}>
+              {catalog.resourceTemplates.map((t, i) => (
+                <option key={t.uriTemplate} value={i}>
+                  {t.name ? `${t.name} — ${t.uriTemplate}` : t.uriTemplate}
+                </option>
+              ))}
+            </select>
+          </label>
+          {template?.description && <p className="muted small compose-description">{template.description}</p>}
+          {parsed?.variableNames.map((name) => (
+            <label key={name} className="compose-pick">
+              {name}
+              <input aria-label={`Template variable ${name}`} value={vars[name] ?? ''} onChange={(e) => setVars({ ...vars, [name]: e.target.value })} />
+            </label>
+          ))}
+          <p className="small">
+            URI: <code>{expanded}</code>
+          </p>
+        </>
+      )}
+      <RequestEditor key={`${proxyId}:${expanded}`} proxyId={proxyId} method="resources/read" params={params} kind="compose" sendLabel="Read resource" label="Resource" onSent={onSent} />
+    </>
+  )
+}
+
+/**
+ * Compose: call any tool, prompt or resource of a running proxy from a form generated from its schema, through the
+ * proxy's whole pipeline on the app's own session. What the proxy offers is listed through that session (so rules'
+ * hidden and synthetic tools show as an agent sees them).
+ */
+export function ComposeDrawer(): JSX.Element | null {
+  const { compose: open, composeProxy, closeCompose } = usePanels()
+  const proxies = useProxies((s) => s.proxies).filter((p) => p.state === 'running')
+  const [picked, setPicked] = useState<string>()
+  const proxyId = proxies.some((p) => p.id === (picked ?? composeProxy)) ? ((picked ?? composeProxy) as string) : (proxies[0]?.id ?? '')
+  const entry = useVerbs((s) => s.catalogs[proxyId])
+  const [kind, setKind] = useState<Kind>('tools')
+  const [sent, setSent] = useState<Sent>()
+  const select = useTimelineUi((s) => s.select)
+  useEffect(() => {
+    if (open && proxyId) void loadCatalog(proxyId)
+  }, [open, proxyId])
+  if (!open) return null
+  const catalog = entry?.catalog
+  const counts: Record<Kind, number> = { tools: catalog?.tools.length ?? 0, prompts: catalog?.prompts.length ?? 0, resources: (catalog?.resources.length ?? 0) + (catalog?.resourceTemplates.length ?? 0) }
+  const onSent = (s: Sent): void => setSent(s)
+  return (
+    <aside
+      className="drawer compose-panel"
+      aria-label="Compose"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && !(e.target as HTMLElement).closest('.cm-editor, select, .copy-menu')) {
+          e.stopPropagation()
+          closeCompose()
+        }
+      }}
+    >
+      <header>
+        <h2>Compose</h2>
+        <select aria-label="Proxy to call through" value={proxyId} onChange={(e) => (setPicked(e.target.value), setSent(undefined))}>
+          {proxies.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+        <button type="button" className="small" disabled={!proxyId || entry?.loading} onClick={() => void loadCatalog(proxyId, true)} title="List the proxy's tools, prompts and resources again">
+          ↻
+        </button>
+        <span className="spacer" />
+        <button type="button" onClick={closeCompose} aria-label="Close compose" title="Close (Esc)">
+          ✕
+        </button>
+      </header>
+      <div className="drawer-body">
+        {!proxyId ? (
+          <p className="muted small">No proxy is running: start one (or Run demo) to call its tools.</p>
+        ) : entry?.error ? (
+          <p className="error small" role="alert">
+            {entry.error}
+          </p>
+        ) : !catalog ? (
+          <p className="muted small">Listing what the proxy offers…</p>
+        ) : (
+          <>
+            <div className="tl-detail-tabs" role="tablist" aria-label="What to call">
+              {(['tools', 'prompts', 'resources'] as const).map((k) => (
+                <button key={k} type="button" role="tab" aria-selected={k === kind} className={k === kind ? 'active' : undefined} onClick={() => (setKind(k), setSent(undefined))}>
+                  {k[0].toUpperCase() + k.slice(1)} ({counts[k]})
+                </button>
+              ))}
+            </div>
+            {catalog.problems.length > 0 && <p className="muted small">{catalog.problems.join(' · ')}</p>}
+            {kind === 'tools' && <ToolComposer key={proxyId} proxyId={proxyId} tools={catalog.tools} onSent={onSent} />}
+            {kind === 'prompts' && <PromptComposer key={proxyId} proxyId={proxyId} prompts={catalog.prompts} onSent={onSent} />}
+            {kind === 'resources' && <ResourceComposer key={proxyId} proxyId={proxyId} catalog={catalog} onSent={onSent} />}
+            {sent && (
+              <p className="re-sent small" role="status" aria-label="Answer">
+                {sent.seq !== undefined ? `#${sent.seq} ` : ''}
+                {answerLine(sent.response)}{' '}
+                {sent.seq !== undefined && (
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => {
+                      flushTraffic()
+                      select(`${proxyId}:${sent.seq}`, true)
+                      closeCompose()
+                    }}
+                  >
+                    Open #{sent.seq} in the timeline
+                  </button>
+                )}
+              </p>
+            )}
+          </>
+        )}
+      </div>
+    </aside>
+  )
+}

@@ -1,0 +1,148 @@
+import { useEffect, useMemo, useState, type JSX } from 'react'
+import type { CommandOutput, TrafficEvent } from '../../../../../shared/api.js'
+import { api } from '../../../api/current.js'
+import { brief, diffValues, summary, type Change } from '../../../models/exchange-diff.js'
+import { Diff } from '../detail/Changes.js'
+import { useTimelineUi, type CompareWith } from '../state.js'
+
+type Part = 'response' | 'request' | 'stream'
+const PART_LABELS: Record<Part, string> = { response: 'Response', request: 'Request', stream: 'Stream' }
+
+/** What the selected exchange is compared with: another exchange, or an answer its proxy's cassette holds. */
+export interface Other {
+  label: string
+  response?: unknown
+  request?: unknown
+  stream?: unknown
+}
+
+const partOf = (x: { response?: unknown; request?: unknown; stream?: unknown }, part: Part): unknown => (part === 'response' ? x.response : part === 'request' ? x.request : x.stream)
+/** what differs by nature between two sends of the same request: the JSON-RPC id */
+const withoutId = (value: unknown): unknown => (value && typeof value === 'object' && !Array.isArray(value) && 'id' in value ? { ...(value as Record<string, unknown>), id: '(id)' } : value)
+
+function ChangeRow({ change }: { change: Change }): JSX.Element {
+  return (
+    <li className={`diff-change ${change.kind}`}>
+      <span className={`diff-kind ${change.kind}`}>{change.kind}</span>
+      <code className="diff-path">{change.at}</code>
+      {change.lines ? (
+        <pre className="diff-lines" aria-label={`Lines of ${change.at}`}>
+          {change.lines.map((line, i) => (
+            <span key={i} className={`line ${line.kind}`}>
+              {line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  '}
+              {line.text}
+              {'\n'}
+            </span>
+          ))}
+        </pre>
+      ) : (
+        <span className="diff-values">
+          {change.kind !== 'added' && <span className="before">{brief(change.before)}</span>}
+          {change.kind === 'changed' && <span className="arrow"> → </span>}
+          {change.kind !== 'removed' && <span className="after">{brief(change.after)}</span>}
+        </span>
+      )}
+    </li>
+  )
+}
+
+/** The cassette's recorded answers for this exchange's key (through the engine), as things to compare with. */
+function useCassetteAnswers(event: TrafficEvent, wanted: boolean): { entries?: CommandOutput<'cassettes.lookup'>['entries']; error?: string } {
+  const [state, setState] = useState<{ entries?: CommandOutput<'cassettes.lookup'>['entries']; error?: string }>({})
+  useEffect(() => {
+    if (!wanted) return
+    let live = true
+    api()
+      .call('cassettes.lookup', { proxyId: event.proxyId, key: event.key })
+      .then((found) => live && setState({ entries: found.entries }))
+      .catch((e: Error) => live && setState({ error: e.message }))
+    return () => {
+      live = false
+    }
+  }, [event.proxyId, event.key, wanted])
+  return state
+}
+
+/** Diff of the selected exchange with another (or with the cassette's answer): the changes with their paths, then side by side. */
+export function DiffTab({ event, compareWith, other, originalSeq }: { event: TrafficEvent; compareWith: CompareWith | undefined; other?: Other; originalSeq?: number }): JSX.Element {
+  const { compare, setPicking, picking } = useTimelineUi()
+  const [part, setPart] = useState<Part>('response')
+  const [sideBySide, setSideBySide] = useState(true)
+  const [entryIndex, setEntryIndex] = useState(0)
+  const cassette = useCassetteAnswers(event, compareWith?.kind === 'cassette')
+  const entry = cassette.entries?.[Math.min(entryIndex, (cassette.entries?.length ?? 1) - 1)]
+  const fromCassette = compareWith?.kind === 'cassette'
+  const against = useMemo(
+    (): Other | undefined => (fromCassette ? entry && { label: `cassette entry ${entry.file}`, response: { jsonrpc: '2.0', id: event.request.id, result: entry.result }, stream: entry.stream ?? [] } : other),
+    [fromCassette, entry, other, event.request.id],
+  )
+  const parts: Part[] = fromCassette ? ['response', 'stream'] : ['response', 'request', 'stream']
+  const shown = parts.includes(part) ? part : 'response'
+  const [left, right] = useMemo(() => [against && withoutId(partOf(against, shown)), withoutId(partOf(event, shown))], [against, event, shown])
+  const changes = useMemo(() => (against ? diffValues(left, right) : []), [against, left, right])
+  const sides = useMemo((): [string, string] => [against?.label ?? '', `#${event.seq} (this exchange)`], [against?.label, event.seq])
+
+  return (
+    <div className="diff-tab">
+      <div className="diff-head">
+        <span className="small">
+          Compare <strong>#{event.seq}</strong> with
+        </span>
+        {originalSeq !== undefined && (
+          <button type="button" className={compareWith === undefined ? 'toggle on small' : 'toggle small'} onClick={() => compare(undefined)}>
+            the original #{originalSeq}
+          </button>
+        )}
+        <button type="button" className={compareWith?.kind === 'cassette' ? 'toggle on small' : 'toggle small'} onClick={() => compare({ kind: 'cassette' })} title="The answers this proxy's cassette holds for the same key">
+          the cassette&apos;s answer
+        </button>
+        <button type="button" className={picking ? 'toggle on small' : 'toggle small'} onClick={() => setPicking(!picking)}>
+          {picking ? 'Click an exchange in the table… (Esc)' : 'Another exchange…'}
+        </button>
+      </div>
+      {compareWith?.kind === 'cassette' && cassette.error && <p className="error small">{cassette.error}</p>}
+      {compareWith?.kind === 'cassette' && cassette.entries?.length === 0 && <p className="muted small">The cassette holds no answer for this exchange&apos;s key ({event.key}).</p>}
+      {compareWith?.kind === 'cassette' && (cassette.entries?.length ?? 0) > 1 && (
+        <label className="small">
+          Recorded answer{' '}
+          <select value={entryIndex} onChange={(e) => setEntryIndex(Number(e.target.value))}>
+            {cassette.entries!.map((e, i) => (
+              <option key={e.file} value={i}>
+                {i + 1} of {cassette.entries!.length} ({e.file})
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      {!against ? (
+        compareWith?.kind !== 'cassette' && <p className="muted small">Pick what to compare this exchange with: another exchange (click it in the table), or the cassette&apos;s answer.</p>
+      ) : (
+        <>
+          <div className="diff-parts">
+            <div className="tl-detail-tabs" role="tablist" aria-label="Part to compare">
+              {parts.map((p) => (
+                <button key={p} type="button" role="tab" aria-selected={p === shown} className={p === shown ? 'active' : undefined} onClick={() => setPart(p)}>
+                  {PART_LABELS[p]}
+                </button>
+              ))}
+            </div>
+            <span className="small" data-testid="diff-summary">
+              {against.label} → #{event.seq}: <strong>{summary(changes)}</strong>
+            </span>
+          </div>
+          {changes.length > 0 && (
+            <ul className="diff-changes" aria-label="Changes">
+              {changes.map((c) => (
+                <ChangeRow key={`${c.at}:${c.kind}`} change={c} />
+              ))}
+            </ul>
+          )}
+          <button type="button" className="small diff-toggle" aria-expanded={sideBySide} onClick={() => setSideBySide(!sideBySide)}>
+            {sideBySide ? 'Hide side by side' : 'Side by side'}
+          </button>
+          {sideBySide && <Diff original={left} changed={right} label={PART_LABELS[shown]} sides={sides} />}
+        </>
+      )}
+    </div>
+  )
+}
