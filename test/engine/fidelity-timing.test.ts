@@ -104,3 +104,33 @@ describe('--replay-timing', () => {
     await expect(startProxy({ mode: 'replay', cacheDir, replayTiming: 'slowly' })).rejects.toThrow(/replay timing must be none, recorded, or x<speed>/);
   });
 });
+
+describe('the flags', () => {
+  const parse = async (args: string[]) => {
+    const { buildProgram, toProxyOptions } = await import('../../src/main/cli/options.js');
+    const program = buildProgram('0').exitOverride();
+    program.parse(['node', 'mcp-rewind', ...args]);
+    return toProxyOptions(program.opts());
+  };
+
+  it('--replay-timing takes none, recorded or x<speed>, in replay (and hybrid) only', async () => {
+    expect((await parse(['--replay', '--replay-timing', 'recorded'])).replayTiming).toBe('recorded');
+    expect((await parse(['--replay', '--replay-timing', 'x2.5'])).replayTiming).toBe('x2.5');
+    await expect(parse(['--replay', '--replay-timing', 'fast'])).rejects.toThrow(/--replay-timing must be none, recorded, or x<speed>/);
+    await expect(parse(['--replay', '--replay-timing', 'x0'])).rejects.toThrow(/--replay-timing must be/);
+    await expect(parse(['--url', 'http://127.0.0.1:1/mcp', '--replay-timing', 'recorded'])).rejects.toThrow(/applies to replay/);
+  });
+
+  it('serve: --upstream-max-time and MIMCP_UPSTREAM_MAX_TIME_S set the maximum total time of a call', async () => {
+    const { buildServeProgram, toServeOptions } = await import('../../src/main/cli/serve-command.js');
+    const fromFlag = buildServeProgram({}).exitOverride();
+    fromFlag.parse(['node', 'serve', '--upstream-max-time', '120']);
+    expect(toServeOptions(fromFlag.opts(), {}).upstreamMaxTimeS).toBe(120);
+    const fromEnv = buildServeProgram({ MIMCP_UPSTREAM_MAX_TIME_S: '90' }).exitOverride();
+    fromEnv.parse(['node', 'serve']);
+    expect(toServeOptions(fromEnv.opts(), {}).upstreamMaxTimeS).toBe(90);
+    const byDefault = buildServeProgram({}).exitOverride();
+    byDefault.parse(['node', 'serve']);
+    expect(toServeOptions(byDefault.opts(), {}).upstreamMaxTimeS).toBe(600);
+  });
+});
