@@ -20,7 +20,7 @@ export const LEGACY_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025
 export const FIRST_MODERN_REVISION = '2026-07-28';
 
 /** A revision carried in `_meta` per request (2026-07-28 and later): revisions are dates, compared as strings. */
-export const isModernRevision = (version: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= FIRST_MODERN_REVISION;
+export const isModernRevision = (version: string): boolean => version >= FIRST_MODERN_REVISION && /^\d{4}-\d{2}-\d{2}$/.test(version);
 /** Something that looks like a revision (YYYY-MM-DD). */
 export const isRevisionShaped = (version: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(version);
 
@@ -123,6 +123,7 @@ export function firstInputRequest(result: Record<string, unknown>, capability: s
 
 /** Decodes a `=?base64?…?=` header value (2026-07-28 Value Encoding); other values are returned as they are. */
 export function decodeHeaderValue(value: string): string {
+  if (!value.startsWith('=?base64?')) return value;
   const m = /^=\?base64\?(.*)\?=$/.exec(value);
   if (!m) return value;
   try {

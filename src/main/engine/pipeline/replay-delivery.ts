@@ -57,10 +57,9 @@ export async function replayAnswer(a: ReplayAnswer): Promise<void> {
   const status = entry.status ?? 200;
   const timing = speed === undefined ? undefined : entry.timing;
   if (framingFor(entry, a.accept, a.usualFraming) === 'json') {
-    await wait((timing?.answerMs ?? 0) / (speed ?? 1));
+    if (timing?.answerMs) await wait(timing.answerMs / (speed ?? 1));
     if (!res.destroyed) sendJson(res, status, exchange.response, a.headers);
-    await a.stage.hooks.finish(exchange, a.session);
-    return;
+    return a.stage.hooks.finish(exchange, a.session);
   }
   res.writeHead(status, { ...a.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const ids = entry.framing?.eventIds ? new EventIds() : undefined;

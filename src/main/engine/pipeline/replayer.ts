@@ -1,6 +1,6 @@
 import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
 import { errorResponse, ErrorCode, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import { firstInputRequest, isKnownMethod, isModernRevision, metaVersion, missingInputCapabilities, PROTOCOL_ERROR, REMOVED_IN_MODERN } from '../../../shared/mcp-protocol.js';
+import { conditionOf, firstInputRequest, isKnownMethod, isModernRevision, metaVersion, missingInputCapabilities, PROTOCOL_ERROR, REMOVED_IN_MODERN } from '../../../shared/mcp-protocol.js';
 import type { CassetteStore } from '../cassette/store.js';
 import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor, requestOfEntry } from '../cassette/keys.js';
 import { safeKey } from '../cassette/safe-name.js';
@@ -11,6 +11,12 @@ import type { ReplaySpeed } from './replay-delivery.js';
 import { applicable, contextOf, modernRefusal, profileOf, refusalFor, refuse, unsupportedHeader, type RequestContext, type ServerProfile } from './replay-protocol.js';
 import { pushToStreams } from './server-stream.js';
 import type { Session } from './session.js';
+
+/** The entries of a key that may answer requests of one revision, and the replay cursor that walks them. */
+interface Partition {
+  entries: readonly CassetteEntry[];
+  cursor: string;
+}
 
 /** What replay does once repeated identical requests have used every recorded answer. */
 export type RepeatPolicy = 'last' | 'cycle' | 'error';
@@ -39,6 +45,9 @@ export class Replayer implements Hook {
   /** the cursor key each planned exchange advances (entries of one key, per revision) */
   private readonly cursors = new WeakMap<LiveExchange, string>();
   private cachedProfile?: { revision: number; profile: ServerProfile };
+  /** the applicable entries of a key's list, per revision (lists of one entry need none), until the cassette changes */
+  private partitions = new WeakMap<readonly CassetteEntry[], Map<string, Partition>>();
+  private partitionsRevision = -1;
   private cachedStates?: { revision: number; states: Set<string> };
 
   constructor(
@@ -88,15 +97,37 @@ export class Replayer implements Hook {
   pick(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string, session: Session, ctx: RequestContext = { era: 'legacy' }, exchange?: LiveExchange): CassetteEntry | undefined {
     const all = this.find(request, key);
     if (!all?.length) return undefined;
-    const entries = applicable(all, ctx);
+    const { entries, cursor } = this.partition(all, ctx);
     if (!entries.length) return undefined;
-    const cursor = entries === all ? all[0].key : `${all[0].key}#${ctx.version ?? ctx.era}`;
     if (exchange) this.cursors.set(exchange, cursor);
     const served = session.replayCursor.get(cursor) ?? 0;
     if (served < entries.length) return entries[served];
     if (this.repeat === 'cycle') return entries[served % entries.length];
     if (this.repeat === 'error') return undefined;
     return entries[entries.length - 1];
+  }
+
+  /** The entries of a key's list that fit a request's revision (applicable()), and the cursor that walks them. */
+  private partition(all: readonly CassetteEntry[], ctx: RequestContext): Partition {
+    if (all.length === 1) {
+      const entries = applicable(all, ctx);
+      return { entries, cursor: all[0].key };
+    }
+    if (this.partitionsRevision !== this.store.revision) {
+      this.partitions = new WeakMap();
+      this.partitionsRevision = this.store.revision;
+    }
+    const slot = ctx.version ?? ctx.era;
+    let bySlot = this.partitions.get(all);
+    const known = bySlot?.get(slot);
+    if (known) return known;
+    const entries = applicable(all, ctx);
+    const partition = { entries, cursor: entries === all ? all[0].key : `${all[0].key}#${slot}` };
+    // a missing-capability error fits by the client's capabilities, which a revision does not say: not kept
+    if (all.some((e) => conditionOf(e.error) === 'capability')) return partition;
+    if (!bySlot) this.partitions.set(all, (bySlot = new Map()));
+    bySlot.set(slot, partition);
+    return partition;
   }
 
   readonly pushes = (): boolean => this.hasFollowUps();
