@@ -12,7 +12,11 @@ import { startSdkServer } from '../fixtures/sdk-server.js';
 import { connectV2Client } from '../fixtures/v2-client.js';
 import { startV2Server } from '../fixtures/v2-server.js';
 import { removeTempDirs } from '../helpers/temp.js';
-import { outcome, rawPost, threeWays, withoutSession } from '../helpers/three-ways.js';
+import { outcome, rawPost, threeWays, withoutSession, type Upstream } from '../helpers/three-ways.js';
+import { startCustomUpstream } from '../helpers/custom-upstream.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 afterEach(removeTempDirs);
 
@@ -146,5 +150,64 @@ describe('protocol versions (2025 revisions)', () => {
       expect(inits.map((e) => e.protocolVersion)).toEqual(['2025-06-18', '2025-11-25', '2025-11-25']);
       expect(events.find((e) => e.method === 'tools/list')?.protocolVersion).toBe('2025-11-25');
     }
+  });
+});
+
+describe('a stream the client drops and resumes (Last-Event-ID)', () => {
+  /** A tool that sends a progress notification, works 300 ms, sends another, then answers; the server keeps events. */
+  function startDroppable(): Promise<Upstream> {
+    return startCustomUpstream(
+      () => {
+        const server = new Server({ name: 'droppable', version: '1.0.0' }, { capabilities: { tools: {} } });
+        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'work', inputSchema: { type: 'object' } }] }));
+        server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+          const token = request.params._meta?.progressToken as string | number;
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 2, total: 2 } });
+          return { content: [{ type: 'text', text: 'worked' }] };
+        });
+        return server;
+      },
+      { eventStore: new InMemoryEventStore() },
+    );
+  }
+
+  it('what followed the last event it saw arrives on the resumed stream, the same three ways (and is recorded)', async () => {
+    const { direct, recorded, replayed } = await threeWays(startDroppable, async (url) => {
+      const init = await rawPost(url, INIT('2025-11-25'));
+      const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': init.sessionId as string, 'mcp-protocol-version': '2025-11-25' };
+      // read the POST's stream up to its first message with an event id, then drop it
+      const abort = new AbortController();
+      const res = await fetch(url, { method: 'POST', headers: h, signal: abort.signal, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'work', arguments: {}, _meta: { progressToken: 'p' } } }) });
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      let text = '';
+      let lastId: string | undefined;
+      while (lastId === undefined) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+        const event = /id: (\S+)\ndata: \{/.exec(text.replace(/event: message\n/g, ''));
+        if (event) lastId = event[1];
+      }
+      abort.abort();
+      await reader.cancel().catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 200)); // a client waits before it resumes (the server's retry)
+      const resumed = await fetch(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': h['mcp-session-id'], 'mcp-protocol-version': '2025-11-25', 'last-event-id': lastId as string } });
+      const rest = (await resumed.text())
+        .split('\n\n')
+        .map((e) => /data: (\{.*\})/.exec(e)?.[1])
+        .filter((d): d is string => d !== undefined)
+        .map((d) => JSON.parse(d) as Record<string, unknown>)
+        // the SDK's event store may redeliver a priming event it stored as `{}` (a race inside the server): no message
+        .filter((m) => Object.keys(m).length > 0);
+      return { first: /data: (\{.*\})/.exec(text)?.[1] && JSON.parse(/data: (\{.*\})/.exec(text)![1]), resumedStatus: resumed.status, rest };
+    });
+    expect(direct.rest).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 2, total: 2 } },
+      { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'worked' }] } },
+    ]);
+    expect(recorded).toEqual(direct);
+    expect(replayed).toEqual(direct);
   });
 });

@@ -11,11 +11,11 @@ import { LiveExchange } from './exchange.js';
 import { localAnswer, planRequest, planStream } from './plan.js';
 import { passRaw, pipePost } from './pipe.js';
 import { answerUpstreamDown, relayPost } from './relay.js';
-import { relayStream } from './stream-relay.js';
+import { relayStream, resumableFor } from './stream-relay.js';
 import { openOwnedStream, pushToStreams } from './server-stream.js';
 import { noteReplies, SessionRegistry, takeReplayReplies, type Session } from './session.js';
 import { refuseWhole, replayedInit, requestHeaders, type GateFacts } from './gate.js';
-import { replayAnswer, type ReplaySpeed } from './replay-delivery.js';
+import { parseReplayEventId, replayAnswer, type ReplaySpeed } from './replay-delivery.js';
 import { openUpstreamSession } from './upstream-session.js';
 
 export interface EndpointOptions {
@@ -208,14 +208,16 @@ export class McpEndpoint implements Stage {
     if (refused) return sendJson(res, refused.status, refused.response);
     const session = this.sessionFor(req);
     const lastEventId = header(req, 'last-event-id');
-    const resuming = lastEventId !== undefined ? session.resumable.get(lastEventId) : undefined;
-    if (resuming?.replay) {
+    if (lastEventId !== undefined && session.resumable.size > 0) {
+      const resuming = resumableFor(session, lastEventId, true);
       // a replayed POST stream closed early, resumed: the rest of the recording plays here
-      session.resumable.delete(lastEventId as string);
-      clearTimeout(resuming.timer);
-      return resuming.replay(res);
+      if (resuming?.replay) return resumableFor(session, lastEventId)!.replay!(res);
+      if (resuming && this.currentUpstream) return relayStream(this, req, res, 'GET', session, true); // relayed, it completes the live stream's exchanges
     }
-    if (resuming && this.currentUpstream) return relayStream(this, req, res, 'GET', session, true);
+    // a replayed stream the client dropped: what followed its last event comes again
+    const replayed = lastEventId !== undefined ? parseReplayEventId(lastEventId) : undefined;
+    const stream = replayed && session.replayed.get(replayed.stream);
+    if (replayed && stream) return stream.resume(replayed.event, res);
     const plan = planStream({
       upstreamSession: this.currentUpstream !== undefined && session.upstreamId !== undefined,
       pushes: this.hooks.pushes(),

@@ -179,6 +179,12 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   upRes.on('aborted', () => brokenStream(stage, res, contentType, pending, live, !delivery, upstream.cutBy?.(upRes)));
   res.on('close', () => {
     if (upRes.complete) return;
+    if (pending.size > 0 && tap.lastEventId !== undefined && contentType?.includes('text/event-stream')) {
+      // a resumable stream: the client may come back with Last-Event-ID (the server keeps the events for that)
+      const waiting = [...pending.values()];
+      pending.clear();
+      awaitResume(live, tap, waiting, finish, 'client');
+    }
     for (const exchange of pending.values()) {
       exchange.clientGone = true; // the client went away: so does the upstream stream
       exchange.framing ??= tap.framing();
@@ -187,16 +193,26 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   });
 }
 
-/** Keeps the exchanges of a POST stream the server closed early until the client resumes it (relayStream), or gives up. */
-function awaitResume(session: Session, tap: ResponseTap, exchanges: LiveExchange[], finish: (exchange: LiveExchange) => Promise<void>): void {
-  for (const exchange of exchanges) exchange.framing = { ...tap.framing(), resumedAfter: exchange.stream.length };
+/**
+ * Keeps the exchanges of a POST stream that ended early — the server closed it (SSE polling), or the client dropped
+ * it — until the client resumes it with Last-Event-ID (stream-relay.ts), or gives up. Only the server's early close
+ * is part of the recording (`resumedAfter`): replay closes where the server did, never where a client dropped.
+ */
+function awaitResume(session: Session, tap: ResponseTap, exchanges: LiveExchange[], finish: (exchange: LiveExchange) => Promise<void>, closedBy: 'server' | 'client' = 'server'): void {
+  for (const exchange of exchanges) exchange.framing = closedBy === 'server' ? { ...tap.framing(), resumedAfter: exchange.stream.length } : tap.framing();
   const id = tap.lastEventId as string;
   const resumable: Resumable = {
     exchanges,
     finish,
     timer: setTimeout(() => {
       session.resumable.delete(id);
-      for (const exchange of exchanges) void finish(exchange);
+      for (const exchange of exchanges) {
+        if (closedBy === 'client') {
+          exchange.clientGone = true;
+          exchange.flags.push('client disconnected before the answer');
+        }
+        void finish(exchange);
+      }
     }, RESUME_WAIT_MS).unref(),
   };
   session.resumable.set(id, resumable);

@@ -6,7 +6,7 @@ import { META } from '../../../shared/mcp-protocol.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import type { Stage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
-import { RESUME_WAIT_MS, type Session } from './session.js';
+import { REPLAYED_STREAMS_KEPT, RESUME_WAIT_MS, type Session } from './session.js';
 
 /** How long a replayed server→client request waits for the client's reply before the exchange goes on. */
 export const REPLY_TIMEOUT_MS = 60_000;
@@ -68,18 +68,28 @@ export async function replayAnswer(a: ReplayAnswer): Promise<void> {
   else if (retry !== undefined) res.write(`retry: ${retry}\n\n`);
   else res.flushHeaders();
   const play = new Playback(a, ids);
+  play.keep();
   await play.from(0, res);
 }
 
-/** Per-session-unique SSE event ids for a replayed stream. */
+/** Per-session-unique SSE event ids for a replayed stream: `<stream id>_<n>`. */
 class EventIds {
-  private readonly stream = randomUUID();
+  readonly stream = randomUUID();
   private n = 0;
   last?: string;
-  next(): string {
+  /** per event number, the index in the recorded stream of what it carried (-1: the priming event) */
+  readonly carried: number[] = [];
+  next(index = -1): string {
+    this.carried[this.n] = index;
     this.last = `${this.stream}_${this.n++}`;
     return this.last;
   }
+}
+
+/** A replay event id's stream and event number. */
+export function parseReplayEventId(id: string): { stream: string; event: number } | undefined {
+  const m = /^([0-9a-f-]{36})_(\d+)$/.exec(id);
+  return m ? { stream: m[1], event: Number(m[2]) } : undefined;
 }
 
 /** The messages of one recorded stream, played from an index onto a response (the POST's, or a resumed GET's). */
@@ -96,8 +106,8 @@ class Playback {
     this.liveToken = (a.exchange.request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
   }
 
-  private write(res: ServerResponse, message: unknown): void {
-    res.write(sseEvent(message, this.ids?.next()));
+  private write(res: ServerResponse, message: unknown, index: number): void {
+    res.write(sseEvent(message, this.ids?.next(index)));
   }
 
   /** the recorded gap before message i (or the answer, i = stream length), at the chosen speed */
@@ -124,7 +134,7 @@ class Playback {
         const live = this.live(message);
         if (live === undefined) continue; // progress this client did not ask for
         exchange.addStreamed(live);
-        this.write(res, live);
+        this.write(res, live, i);
         continue;
       }
       await this.ask(res, message, i);
@@ -137,8 +147,34 @@ class Playback {
       res.once('close', () => void stage.hooks.finish(exchange, session));
       return;
     }
-    if (!res.destroyed) res.end(sseEvent(this.liveAnswer(), this.ids?.next()));
+    if (!res.destroyed) res.end(sseEvent(this.liveAnswer(), this.ids?.next(this.stream.length)));
     await stage.hooks.finish(exchange, session);
+  }
+
+  /**
+   * Kept on the session: a client that dropped this stream and resumes it with Last-Event-ID gets what followed that
+   * event — the notifications and the answer, as a server with an event store redelivers them (requests to the
+   * client are not asked again).
+   */
+  keep(): void {
+    if (!this.ids) return;
+    const { replayed } = this.a.session;
+    replayed.set(this.ids.stream, { resume: (after, res) => this.redeliver(after, res) });
+    if (replayed.size > REPLAYED_STREAMS_KEPT) replayed.delete(replayed.keys().next().value as string);
+  }
+
+  private redeliver(after: number, res: ServerResponse): void {
+    const ids = this.ids as EventIds;
+    const from = (ids.carried[after] ?? -1) + 1;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    for (let i = from; i < this.stream.length; i++) {
+      const message = this.stream[i];
+      if (isResponse(message) || isRequest(message)) continue;
+      const live = this.live(message);
+      if (live !== undefined) this.write(res, live, i);
+    }
+    if (from <= this.stream.length && !this.a.entry.unanswered) res.write(sseEvent(this.liveAnswer(), ids.next(this.stream.length)));
+    res.end();
   }
 
   /** the server closed its POST stream here in the recording: so does replay; the client resumes with Last-Event-ID */
@@ -195,7 +231,7 @@ class Playback {
     const outgoing = { ...message, id };
     exchange.addStreamed(outgoing);
     const reply = waitForReply(session, id);
-    this.write(res, outgoing);
+    this.write(res, outgoing, i);
     const got = await reply;
     const recorded = this.stream.slice(i + 1).find((m) => isResponse(m) && m.id === message.id) as JsonRpcResponse | undefined;
     if (!got) {

@@ -32,7 +32,17 @@ export interface Session {
    * with GET + Last-Event-ID and the rest of the exchange (more notifications, the answer) arrives there.
    */
   readonly resumable: Map<string, Resumable>;
+  /** replay: the SSE streams replayed lately, by stream id, so a client that dropped one can resume it (Last-Event-ID) */
+  readonly replayed: Map<string, ReplayedStream>;
 }
+
+/** A replayed SSE stream, kept for a while: a client that dropped it gets what followed an event id again. */
+export interface ReplayedStream {
+  resume(afterEvent: number, res: ServerResponse): void;
+}
+
+/** How many replayed streams a session keeps for resumption. */
+export const REPLAYED_STREAMS_KEPT = 32;
 
 /** How long a POST stream the server closed early waits for its client to resume it before its exchanges end unanswered. */
 export const RESUME_WAIT_MS = 5 * 60_000;
@@ -124,7 +134,7 @@ export class SessionRegistry {
 }
 
 function newSession(id: string | undefined, upstreamId: string | null | undefined): Session {
-  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0, pendingPush: [], resumable: new Map() };
+  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0, pendingPush: [], resumable: new Map(), replayed: new Map() };
 }
 
 /** Replies to server→client requests the proxy replayed itself: handed to the waiting replay, never forwarded. */

@@ -17,11 +17,7 @@ import { RESUME_WAIT_MS, type Resumable, type Session } from './session.js';
  */
 export async function relayStream(stage: Stage, req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE', session: Session, tap = false): Promise<void> {
   const lastEventId = method === 'GET' ? header(req, 'last-event-id') : undefined;
-  const resuming = lastEventId !== undefined ? session.resumable.get(lastEventId) : undefined;
-  if (resuming) {
-    session.resumable.delete(lastEventId as string);
-    clearTimeout(resuming.timer);
-  }
+  const resuming = lastEventId !== undefined ? resumableFor(session, lastEventId) : undefined;
   let upRes: IncomingMessage;
   try {
     upRes = await stage.upstream!.request(method, copyEndToEndHeaders(req.headers), undefined, session.upstreamId);
@@ -48,6 +44,22 @@ export async function relayStream(stage: Stage, req: IncomingMessage, res: Serve
   res.on('close', () => {
     if (!upRes.complete) upRes.destroy();
   });
+}
+
+/**
+ * The stream a Last-Event-ID resumes: the one whose last event it names, else — when the client saw fewer events than
+ * went by (it dropped the stream itself) — the only stream of the session waiting to be resumed. Taken off the list
+ * (unless only peeked at).
+ */
+export function resumableFor(session: Session, lastEventId: string, peek = false): Resumable | undefined {
+  let id: string | undefined = session.resumable.has(lastEventId) ? lastEventId : undefined;
+  if (id === undefined && session.resumable.size === 1) id = session.resumable.keys().next().value;
+  const resuming = id !== undefined ? session.resumable.get(id) : undefined;
+  if (resuming && !peek) {
+    session.resumable.delete(id as string);
+    clearTimeout(resuming.timer);
+  }
+  return resuming;
 }
 
 /** Reads a resumed stream into the exchanges it continues; closed early again, it waits for the next resumption. */
