@@ -18,6 +18,14 @@ export interface LoadResult {
 
 type Headers = Record<string, string | number>;
 
+/** A request with headers of its own (a 2026-07-28 request's standard headers), and the answer it expects. */
+export interface Payload {
+  body: Buffer;
+  headers?: Headers;
+  /** what the answer must hold: a JSON-RPC result (default) or error */
+  expect?: 'result' | 'error';
+}
+
 /** One MCP client endpoint: its keep-alive agent (sockets stay warm between rounds) and its session headers. */
 export class LoadClient {
   private readonly url: URL;
@@ -52,10 +60,9 @@ export class LoadClient {
 
   /**
    * Sends `bodies` round-robin for `durationMs` (or until `maxRequests`) over `concurrency` connections.
-   * Requests in flight at the deadline are finished and counted (elapsed time includes them). `misses`: a JSON-RPC
-   * error answer counts as completed (replay misses).
+   * Requests in flight at the deadline are finished and counted (elapsed time includes them).
    */
-  async run(bodies: Buffer[], concurrency: number, durationMs: number, maxRequests = Infinity, options: { misses?: boolean } = {}): Promise<LoadResult> {
+  async run(bodies: Array<Buffer | Payload>, concurrency: number, durationMs: number, maxRequests = Infinity): Promise<LoadResult> {
     const latencies: number[] = [];
     let next = 0;
     let errors = 0;
@@ -66,9 +73,8 @@ export class LoadClient {
         const body = bodies[next++ % bodies.length];
         const start = performance.now();
         try {
-          const { status, ok } = await this.send(body);
-          // a replay miss is a JSON-RPC error, and what `misses` measures
-          if (status === 200 && (ok || options.misses)) latencies.push(performance.now() - start);
+          const { status, ok } = Buffer.isBuffer(body) ? await this.send(body) : await this.send((body as Payload).body, (body as Payload).headers, (body as Payload).expect);
+          if (status === 200 && ok) latencies.push(performance.now() - start);
           else errors++;
         } catch {
           errors++;
@@ -86,8 +92,8 @@ export class LoadClient {
     this.agent.destroy();
   }
 
-  /** One POST; resolves once the whole answer body has been read. `ok`: the body holds a JSON-RPC result. */
-  private send(body: Buffer): Promise<{ status: number; ok: boolean; sessionId?: string }> {
+  /** One POST; resolves once the whole answer body has been read. `ok`: the body holds a JSON-RPC result (or error). */
+  private send(body: Buffer, extra?: Headers, expect: 'result' | 'error' = 'result'): Promise<{ status: number; ok: boolean; sessionId?: string }> {
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -96,14 +102,14 @@ export class LoadClient {
           path: this.url.pathname,
           method: 'POST',
           agent: this.agent,
-          headers: { ...this.headers, 'content-length': body.length },
+          headers: extra ? { ...this.headers, ...extra, 'content-length': body.length } : { ...this.headers, 'content-length': body.length },
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () => {
             const sid = res.headers['mcp-session-id'];
-            const ok = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).includes('"result"');
+            const ok = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).includes(expect === 'result' ? '"result"' : '"error"');
             resolve({ status: res.statusCode ?? 0, ok, sessionId: typeof sid === 'string' ? sid : undefined });
           });
           res.on('error', reject);

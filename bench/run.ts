@@ -17,10 +17,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type Child } from './children.js';
-import { callRequest, generateCassette } from './cassette-gen.js';
+import { callRequest, generateCassette, generateMixedCassette, isErrorCall, MODERN_HEADERS, modernCallRequest } from './cassette-gen.js';
 import { CpuMeter } from './cpu.js';
 import { engineKind, engineLabel } from './engine.js';
-import { LoadClient } from './load.js';
+import { LoadClient, type Payload } from './load.js';
 import { cpuPerRequest, median, save, summary, type LatencyRow, type TargetRow, type ThroughputRow } from './report.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -33,10 +33,18 @@ const profileDir = process.env.BENCH_PROFILE === '1' ? new URL('./results/profil
 
 const bodiesFor = (count: number): Buffer[] => Array.from({ length: count }, (_, i) => Buffer.from(JSON.stringify(callRequest(i, i + 1))));
 
+/** The mixed cassette's traffic: each call by a 2025 client and by a 2026-07-28 client, in turn; every tenth an error. */
+const mixedPayloads = (calls: number): Payload[] =>
+  Array.from({ length: calls * 2 }, (_, n) => {
+    const i = n >> 1;
+    const expect = isErrorCall(i) ? ('error' as const) : ('result' as const);
+    return n % 2 === 0 ? { body: Buffer.from(JSON.stringify(callRequest(i, n + 1))), expect } : { body: Buffer.from(JSON.stringify(modernCallRequest(i, n + 1))), headers: MODERN_HEADERS, expect };
+  });
+
 interface Target {
   name: string;
   client: LoadClient;
-  bodies: Buffer[];
+  bodies: Array<Buffer | Payload>;
   meter: CpuMeter;
   row: ThroughputRow;
   lat: LatencyRow;
@@ -55,6 +63,7 @@ async function main(): Promise<void> {
     log(`bench: ${QUICK ? 'QUICK' : 'full'} run, ${cfg.rounds} rounds × ${cfg.loadMs} ms at concurrency ${CONCURRENCY}; cassettes in ${tmp}`);
     await generateCassette(join(tmp, 'one'), 1);
     await generateCassette(join(tmp, 'tenk'), CASSETTE_SIZE);
+    await generateMixedCassette(join(tmp, 'mixed'), CASSETTE_SIZE / 2);
     log(`bench: cassettes written (${((performance.now() - started) / 1000).toFixed(1)} s)`);
 
     const start = async (name: string, args: string[] = [], profile = false): Promise<Child> => {
@@ -62,11 +71,12 @@ async function main(): Promise<void> {
       children.push(child);
       return child;
     };
-    const [canned, sdk, replay1, replay10k] = await Promise.all([
+    const [canned, sdk, replay1, replay10k, replayMixed] = await Promise.all([
       start('canned'),
       start('sdk'),
       start('proxy', ['replay', join(tmp, 'one')], true),
       start('proxy', ['replay', join(tmp, 'tenk')], true),
+      start('proxy', ['replay', join(tmp, 'mixed')], true),
     ]);
     const [proxyCanned, proxySdk, bareProxy] = await Promise.all([
       start('proxy', ['proxy-only', canned.url], true),
@@ -77,7 +87,7 @@ async function main(): Promise<void> {
     const one = bodiesFor(1);
     const many = bodiesFor(64);
     /** `processes`: the server-side processes whose CPU time this target costs (the loader's is always counted) */
-    const add = (name: string, url: string, bodies: Buffer[], processes: Record<string, Child>): Target => {
+    const add = (name: string, url: string, bodies: Array<Buffer | Payload>, processes: Record<string, Child>): Target => {
       const meter = new CpuMeter([{ label: 'loader', pid: process.pid }, ...Object.entries(processes).map(([label, c]) => ({ label, pid: c.pid }))]);
       const row = { name, rps: [], p50Ms: [], p99Ms: [], errors: 0, cpuMs: meter.totals, requests: 0 };
       const target = { name, client: new LoadClient(url, CONCURRENCY), bodies, meter, row, lat: { name, p50Ms: [], p99Ms: [] } };
@@ -87,6 +97,7 @@ async function main(): Promise<void> {
     const ceiling = add('ceiling: bare node:http, canned answer', canned.url, one, { server: canned });
     const r1 = add('replay, 1-entry cassette', replay1.url, one, { server: replay1 });
     const r10k = add(`replay, ${CASSETTE_SIZE}-entry cassette (rotating keys)`, replay10k.url, bodiesFor(CASSETTE_SIZE), { server: replay10k });
+    const rMixed = add(`replay, ${CASSETTE_SIZE}-entry cassette of both revisions, 10% errors (2025 and 2026-07-28 clients in turn)`, replayMixed.url, mixedPayloads(CASSETTE_SIZE / 2), { server: replayMixed });
     const cannedDirect = add('minimal upstream (node:http), direct', canned.url, many, { upstream: canned });
     const cannedProxied = add('minimal upstream, through proxy-only', proxyCanned.url, many, { proxy: proxyCanned, upstream: canned });
     const cannedBare = add('minimal upstream, through a bare node:http proxy (reference)', bareProxy.url, many, { proxy: bareProxy, upstream: canned });
@@ -98,7 +109,7 @@ async function main(): Promise<void> {
     for (const t of targets) await t.client.run(t.bodies, CONCURRENCY, cfg.warmMs);
 
     // Compared servers are measured back to back, in ABC order on even rounds and CBA on odd ones.
-    const groups = [[ceiling, r1, r10k], [cannedDirect, cannedProxied, cannedBare], [sdkDirect, sdkProxied]];
+    const groups = [[ceiling, r1, r10k, rMixed], [cannedDirect, cannedProxied, cannedBare], [sdkDirect, sdkProxied]];
     const inOrder = (group: Target[], round: number): Target[] => (round % 2 ? [...group].reverse() : group);
     for (let round = 0; round < cfg.rounds; round++) {
       for (const t of groups.flatMap((g) => inOrder(g, round))) {
@@ -130,12 +141,14 @@ async function main(): Promise<void> {
     const goals: TargetRow[] = [
       { metric: 'replay-1 / ceiling (throughput)', values: ratio(r1, ceiling), target: 0.5, kind: 'min', unit: 'x' },
       { metric: 'replay-10k / replay-1 (throughput)', values: ratio(r10k, r1), target: 0.9, kind: 'min', unit: 'x' },
+      { metric: 'replay-10k both revisions + errors / replay-10k (throughput)', values: ratio(rMixed, r10k), target: 0.9, kind: 'min', unit: 'x' },
       { metric: 'proxy-only / direct, minimal upstream (throughput)', values: ratio(cannedProxied, cannedDirect), target: 0.95, kind: 'min', unit: 'x' },
       { metric: 'proxy-only / direct, SDK upstream (throughput)', values: ratio(sdkProxied, sdkDirect), target: 0.95, kind: 'min', unit: 'x' },
       { metric: 'proxy-only added p50, minimal upstream (1 conn)', values: added(cannedProxied, cannedDirect), target: 0.3, kind: 'max', unit: 'ms' },
       { metric: 'proxy-only added p50, SDK upstream (1 conn)', values: added(sdkProxied, sdkDirect), target: 0.3, kind: 'max', unit: 'ms' },
       { metric: 'server CPU/request: replay-1 ÷ ceiling', values: cpuRatio(r1, ceiling), kind: 'max', unit: 'x' },
       { metric: 'server CPU/request: replay-10k ÷ replay-1', values: cpuRatio(r10k, r1), kind: 'max', unit: 'x' },
+      { metric: 'server CPU/request: replay-10k both revisions + errors ÷ replay-10k', values: cpuRatio(rMixed, r10k), kind: 'max', unit: 'x' },
       { metric: 'reference: bare node:http proxy / direct (throughput)', values: ratio(cannedBare, cannedDirect), kind: 'min', unit: 'x' },
       { metric: 'reference: bare node:http proxy added p50 (1 conn)', values: added(cannedBare, cannedDirect), kind: 'max', unit: 'ms' },
       { metric: 'proxy-only / bare node:http proxy (throughput)', values: ratio(cannedProxied, cannedBare), target: 0.95, kind: 'min', unit: 'x' },

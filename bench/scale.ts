@@ -135,8 +135,9 @@ async function measureSize(dir: string, size: number): Promise<SizeRow> {
     await client.run(hits.slice(0, 64), 8, 60_000, 2000); // the loader's own warm-up (JIT), on 64 keys
     const cold = await client.run(hits, 32, 60_000, hits.length); // each key once: read from disk on first use
     const warm = await client.run(hits, 32, PHASE_MS);
-    const missBodies = Array.from({ length: 4096 }, (_, i) => Buffer.from(JSON.stringify(callRequest(size + 10 + i, i + 1))));
-    const misses = await client.run(missBodies, 32, PHASE_MS, Infinity, { misses: true });
+    // a replay miss is a JSON-RPC error answer: what a miss body expects
+    const missBodies = Array.from({ length: 4096 }, (_, i) => ({ body: Buffer.from(JSON.stringify(callRequest(size + 10 + i, i + 1))), expect: 'error' as const }));
+    const misses = await client.run(missBodies, 32, PHASE_MS);
     const getRps = await getRate(proxy.url, 32, PHASE_MS);
     const alone = await client.run(hits, 1, PHASE_MS);
     const storm = await Promise.all(
@@ -148,7 +149,7 @@ async function measureSize(dir: string, size: number): Promise<SizeRow> {
     );
     // the same load of hits instead, for comparison: a miss must cost no more than a hit
     const [underHits] = await Promise.all([client.run(hits, 1, PHASE_MS), ...storm.map((c) => c.run(hits, 8, PHASE_MS))]);
-    const [underStorm, ...stormRuns] = await Promise.all([client.run(hits, 1, PHASE_MS), ...storm.map((c) => c.run(missBodies, 8, PHASE_MS, Infinity, { misses: true }))]);
+    const [underStorm, ...stormRuns] = await Promise.all([client.run(hits, 1, PHASE_MS), ...storm.map((c) => c.run(missBodies, 8, PHASE_MS))]);
     for (const c of [client, ...storm]) c.close();
     return {
       size,

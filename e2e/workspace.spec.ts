@@ -149,6 +149,16 @@ test('honest states: an unreachable upstream and a missing replay folder fail wi
   await expect(form.getByRole('alert')).toHaveText('not a URL (e.g. http://127.0.0.1:3000/mcp)');
   await expect(form.getByText(/^empty: .*cassettes$/)).toBeVisible(); // the default folder from Settings
   await app.screenshot(join(SHOTS, 'new-proxy.png'));
+  // replay (and hybrid) proxies take a replay timing: none, recorded, or a speed; anything else is said beside it
+  await form.getByLabel('Mode').selectOption('replay');
+  await expect(form.getByText('none: at once; recorded: the recorded latency and spacing of streamed messages; x2 / x0.5: twice / half as fast')).toBeVisible();
+  await form.getByLabel('Replay timing').fill('slowly');
+  await form.getByRole('button', { name: 'Create proxy' }).click();
+  await expect(form.getByLabel('Replay timing')).toHaveAttribute('aria-invalid', 'true');
+  await expect(form.getByRole('alert').filter({ hasText: 'none, recorded, or x<speed>' })).toBeVisible();
+  await app.screenshot(join(SHOTS, 'new-proxy-replay-timing.png'));
+  await form.getByLabel('Mode').selectOption('record');
+  await expect(form.getByLabel('Replay timing')).toHaveCount(0);
   await form.getByRole('button', { name: 'Cancel' }).click();
   const down = await newProxy(page, { mode: 'proxy-only', name: 'down', upstreamUrl: `http://127.0.0.1:${port}/mcp` });
   await expect(down.getByText('upstream unreachable')).toBeVisible();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MODES } from './modes.js';
+import { isReplayTiming, REPLAY_TIMING_HINT } from './replay-timing.js';
 import { RulesFileSchema } from './rules/schema.js';
 import type { JsonRpcResponse } from './jsonrpc.js';
 import type { ExchangeEvent } from './traffic.js';
@@ -23,6 +24,8 @@ export const ProxyConfigSchema = z.strictObject({
   cacheDir: z.string().min(1).optional(),
   port: z.number().int().min(0).max(65535).default(0),
   rules: RulesFileSchema.optional(),
+  /** replay and hybrid: how long replayed answers take (none, recorded, x<speed>), as --replay-timing */
+  replayTiming: z.string().refine(isReplayTiming, { message: `replay timing: ${REPLAY_TIMING_HINT}` }).optional(),
 });
 export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ProxyConfigSchema, type ProxyConfig } from './api.js';
 import { isLive } from './modes.js';
+import { REPLAY_TIMING_HINT } from './replay-timing.js';
 
 /**
  * A proxy's configuration in the words of the New proxy form: every problem is reported under the form's own field
@@ -15,6 +16,7 @@ export const PROXY_FIELD_LABELS = {
   cacheDir: 'Cassette folder',
   port: 'Port',
   rules: 'Rules',
+  replayTiming: 'Replay timing',
 } as const;
 export type ProxyField = keyof typeof PROXY_FIELD_LABELS;
 
@@ -46,6 +48,8 @@ function fieldMessage(field: ProxyField, issue: z.core.$ZodIssue, input: Record<
       return 'a command line of at most 4,000 characters';
     case 'cacheDir':
       return 'give a folder, or leave it empty for the default one';
+    case 'replayTiming':
+      return REPLAY_TIMING_HINT;
     default:
       return issue.message;
   }

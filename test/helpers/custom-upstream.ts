@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 export interface SeenRequest {
   method: string;
@@ -33,7 +33,8 @@ export interface CustomUpstream {
   close(): Promise<void>;
 }
 
-export async function startCustomUpstream(build: () => Server): Promise<CustomUpstream> {
+/** `eventStore`: resumable streams (event ids; a client that drops a stream resumes it with Last-Event-ID). */
+export async function startCustomUpstream(build: () => Server, options: { eventStore?: EventStore } = {}): Promise<CustomUpstream> {
   const requests: SeenRequest[] = [];
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
   const live = new Set<{ transport: StreamableHTTPServerTransport; server: Server }>();
@@ -55,6 +56,7 @@ export async function startCustomUpstream(build: () => Server): Promise<CustomUp
       const server = build();
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        eventStore: options.eventStore,
         onsessioninitialized: (id) => void sessions.set(id, pair),
         onsessionclosed: (id) => void sessions.delete(id),
       });

@@ -311,6 +311,7 @@ export class AppController implements DemoHost {
         port,
         // always with rules, so that they can be edited live
         rules: engineRules(config.rules),
+        replayTiming: config.replayTiming,
         onLog: (line, level) => log(line, level),
       });
     try {

@@ -6,6 +6,7 @@ import type { ProxyOptions } from '../engine/proxy.js';
 import { compileRedactions } from '../engine/cassette/redact.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 import { UsageError } from '../engine/errors.js';
+import { isReplayTiming, REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
 
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -31,6 +32,7 @@ export function buildProgram(version: string): Command {
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
     .addOption(new Option('--match-ignore <path>', 'replay: dot path into the request params ignored when matching (e.g. arguments.timestamp); repeatable').argParser(collect))
     .addOption(new Option('--repeat <policy>', 'replay: once a repeated request used every recorded answer').choices(['last', 'cycle', 'error']).default('last'))
+    .option('--replay-timing <timing>', `replay: how long answers take: ${REPLAY_TIMING_HINT}`, 'none')
     .addOption(new Option('--redact <regex>', 'secret pattern written as [REDACTED] everywhere in the cassette (headers are redacted anyway); repeatable').argParser(collect))
     .option('--rules <file>', 'JSON file of per-tool rules ({ instructions?, tools: [...], passthrough? }), applied on top of any mode')
     .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
@@ -63,6 +65,7 @@ interface RawOptions {
   matchIgnore?: string[];
   redact?: string[];
   repeat?: 'last' | 'cycle' | 'error';
+  replayTiming?: string;
   upstreamCommand?: string;
   stdio?: boolean;
   fsync?: boolean;
@@ -89,6 +92,8 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
   if (!/^\d+(\.\d+)?$/.test(idle)) throw new UsageError(`--session-idle must be a number of seconds, got "${idle}"`);
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
   const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (live ? 'hybrid' : 'replay') : 'record';
+  if (raw.replayTiming !== undefined && !isReplayTiming(raw.replayTiming)) throw new UsageError(`--replay-timing must be ${REPLAY_TIMING_HINT}, got "${raw.replayTiming}"`);
+  if (raw.replayTiming !== undefined && raw.replayTiming !== 'none' && !raw.replay) throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
   if (mode !== 'replay' && raw.upstreamCommand === undefined) {
     if (!raw.url) throw new UsageError(`--url (or --upstream-command) is required in ${mode} mode (replay needs --replay)`);
     let url: URL;
@@ -113,6 +118,7 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     matchIgnore: raw.matchIgnore,
     redact: checkedRedactions(raw.redact),
     repeat: raw.repeat,
+    replayTiming: raw.replayTiming,
     allowedHosts: raw.allowedHost,
     allowedOrigins: raw.allowedOrigin,
     upstreamCommand: raw.upstreamCommand,

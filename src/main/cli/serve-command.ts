@@ -13,7 +13,8 @@ export function buildServeProgram(env: NodeJS.ProcessEnv): Command {
     .helpOption('-h, --help', 'show this help')
     .option('--host <host>', 'address to listen on [MIMCP_HOST]', env.MIMCP_HOST ?? '127.0.0.1')
     .option('-p, --port <port>', 'port to listen on [MIMCP_PORT]', env.MIMCP_PORT ?? '8000')
-    .option('--upstream-timeout <seconds>', 'per-call upstream timeout [MIMCP_UPSTREAM_TIMEOUT_S]', env.MIMCP_UPSTREAM_TIMEOUT_S ?? '60')
+    .option('--upstream-timeout <seconds>', 'per-call upstream timeout, restarted by each progress notification [MIMCP_UPSTREAM_TIMEOUT_S]', env.MIMCP_UPSTREAM_TIMEOUT_S ?? '60')
+    .option('--upstream-max-time <seconds>', 'maximum total time of one upstream call, progress or not [MIMCP_UPSTREAM_MAX_TIME_S]', env.MIMCP_UPSTREAM_MAX_TIME_S ?? '600')
     .option('--connect-timeout <seconds>', 'upstream handshake timeout [MIMCP_UPSTREAM_CONNECT_TIMEOUT_S]', env.MIMCP_UPSTREAM_CONNECT_TIMEOUT_S ?? '15')
     .option('--max-recorded-calls <n>', 'calls kept per session, oldest dropped [MIMCP_MAX_RECORDED_CALLS]', env.MIMCP_MAX_RECORDED_CALLS ?? '1000')
     // no default from the environment here: --help would print the secret
@@ -43,6 +44,7 @@ export function toServeOptions(raw: Record<string, unknown>, env: NodeJS.Process
     host: String(raw.host),
     port: number('--port', String(raw.port), 0, 65535, true),
     upstreamTimeoutS: number('--upstream-timeout', String(raw.upstreamTimeout), 0.001, 86_400),
+    upstreamMaxTimeS: number('--upstream-max-time', String(raw.upstreamMaxTime), 0.001, 7 * 86_400),
     connectTimeoutS: number('--connect-timeout', String(raw.connectTimeout), 0.001, 3_600),
     maxRecordedCalls: number('--max-recorded-calls', String(raw.maxRecordedCalls), 1, 10_000_000, true),
     apiToken,

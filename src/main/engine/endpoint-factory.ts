@@ -1,4 +1,5 @@
 import type { Mode } from '../../shared/modes.js';
+import { replaySpeed } from '../../shared/replay-timing.js';
 import type { Overlay } from '../../shared/rules/schema.js';
 import { buildResultHasher } from './cassette/hash.js';
 import { compileRedactions } from './cassette/redact.js';
@@ -21,8 +22,10 @@ export interface EndpointOptions {
   upstreamUrl?: string;
   /** extra headers sent upstream on every request (e.g. the upstream's own Authorization) */
   upstreamHeaders?: Record<string, string>;
-  /** abort an upstream call that has not finished after this long */
+  /** abort an upstream call after this long without an answer or a progress notification (progress restarts it) */
   upstreamTimeoutMs?: number;
+  /** abort an upstream call after this long in all, progress or not */
+  upstreamMaxTimeMs?: number;
   cacheDir?: string;
   clean?: boolean;
   resultHashPath?: string;
@@ -38,6 +41,8 @@ export interface EndpointOptions {
   matchIgnore?: string[];
   /** replay: after the recorded answers of a repeated request are used up: last (default), cycle or error */
   repeat?: RepeatPolicy;
+  /** replay: how long replayed answers take (src/shared/replay-timing.ts): none (default), recorded, x<speed> */
+  replayTiming?: string;
   rules?: { overlay: Overlay; instructions?: string };
   /** client sessions that sent nothing this long are ended, with their upstream session (default 10 min; 0: never) */
   sessionIdleMs?: number;
@@ -79,8 +84,9 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     ? await CassetteStore.start(options.cacheDir ?? './cache', { clean: options.clean && !installs.replay, log, loose: installs.replay ? { ignore: options.matchIgnore ?? [] } : undefined, durable: options.durable })
     : undefined;
   // replay never talks to a server, whatever it is given
-  const upstream = options.upstreamUrl && options.mode !== 'replay' ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, options.upstreamTimeoutMs) : undefined;
-  const replayer = store && installs.replay ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore }) : undefined;
+  const upstream = options.upstreamUrl && options.mode !== 'replay' ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs }) : undefined;
+  const speed = replaySpeed(options.replayTiming);
+  const replayer = store && installs.replay ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed }) : undefined;
   const recorder = store && installs.record ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log) : undefined;
   const rules = options.rules ? new RuleSet(options.rules.overlay, options.rules.instructions) : undefined;
   const memory: ToolsMemory = {};
@@ -105,6 +111,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     ownSessions: replayer !== undefined || rules !== undefined || upstream === undefined,
     synthesize: rules !== undefined,
     serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
+    replaySpeed: speed,
     sessionIdleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
     maxSessions: options.maxSessions,
     log,

@@ -39,6 +39,24 @@ export class UpstreamUnavailableError extends RewindError {
   }
 }
 
+/**
+ * An upstream call cut by one of its limits: `call` — no answer and no progress within the per-call timeout (each
+ * progress notification restarts it, as the spec allows); `total` — the call outlived the maximum total time,
+ * progress or not.
+ */
+export class UpstreamTimeoutError extends UpstreamUnavailableError {
+  constructor(
+    readonly limit: 'call' | 'total',
+    readonly seconds: number,
+  ) {
+    super(
+      limit === 'call'
+        ? `mcp-rewind: the upstream sent no answer and no progress within the per-call timeout (${seconds} s)`
+        : `mcp-rewind: the upstream call exceeded the maximum total time (${seconds} s), progress notwithstanding`,
+    );
+  }
+}
+
 /** Replay has no recorded answer (or has used them all). */
 export class ReplayMissError extends RewindError {
   constructor(message: string, data: { key: string; method: string; nearest?: string[]; exhausted?: number }) {
@@ -86,6 +104,8 @@ export class UsageError extends Error {
 
 /** A short reason for a network or timeout failure: the error code (ECONNREFUSED) or the message. */
 export function reasonOf(error: unknown): string {
+  const limit = timeoutOf(error);
+  if (limit) return limit.limit === 'call' ? `no answer and no progress within the per-call timeout (${limit.seconds} s)` : `the call exceeded the maximum total time (${limit.seconds} s)`;
   const e = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'no answer within the upstream timeout';
   return e?.code ?? e?.cause?.code ?? e?.message ?? String(error); // fetch hides the network error in `cause`
@@ -95,4 +115,11 @@ export function reasonOf(error: unknown): string {
 export function describeError(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
   return e.code && !e.message.includes(e.code) ? `${e.code} ${e.message}` : e.message;
+}
+
+/** The limit that cut an upstream call, when a timeout did (the abort error carries it as its cause). */
+export function timeoutOf(error: unknown): UpstreamTimeoutError | undefined {
+  if (error instanceof UpstreamTimeoutError) return error;
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  return cause instanceof UpstreamTimeoutError ? cause : undefined;
 }

@@ -27,7 +27,10 @@ export interface ServeOptions {
   maxRuleSetBytes?: number;
   /** back-off for wrong API and session tokens */
   authThrottle?: ThrottleOptions;
+  /** per call: seconds without an answer or a progress notification (each progress restarts it) */
   upstreamTimeoutS?: number;
+  /** per call: seconds in all, progress or not */
+  upstreamMaxTimeS?: number;
   connectTimeoutS?: number;
   maxRecordedCalls?: number;
   /** instructions for sessions that give none */
@@ -63,6 +66,7 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
   const manager = new SessionManager(
     {
       upstreamTimeoutMs: (options.upstreamTimeoutS ?? 60) * 1000,
+      upstreamMaxTimeMs: (options.upstreamMaxTimeS ?? 600) * 1000,
       connectTimeoutMs: (options.connectTimeoutS ?? 15) * 1000,
       maxRecordedCalls: options.maxRecordedCalls ?? 1000,
       defaultInstructions: options.instructions,

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { EntryMarks } from '../../../shared/cassette/entry.js';
 import type { EntryRef } from './key-index.js';
 
 /** One batch of entries for a worker: their file names and keys. */
@@ -9,10 +10,11 @@ export interface LooseBatch {
   keys: string[];
 }
 
-/** A worker's answer: per entry its loose key (null: none, or unreadable now), the entries gone, warnings to log. */
+/** A worker's answer: per entry its loose key (null: none, or unreadable now), the marks by index, the entries gone, warnings to log. */
 export interface LooseResult {
   id: number;
   loose: Array<string | null>;
+  marks: Array<[number, EntryMarks]>;
   gone: number[];
   warnings: string[];
 }

@@ -1,20 +1,23 @@
+import type { EntryMarks } from '../../../shared/cassette/entry.js';
 import type { EntryName } from './persist/persister.js';
 
 /** One indexed entry: its name, and its loose match key once known. Its content is read on first use (store.ts). */
 export interface EntryRef extends EntryName {
   /** the loose match key (key order and --match-ignore paths ignored); undefined until the content pass read it */
   loose?: string;
+  /** what a miss asks of it (its error's code, a requestState it issued): set on the few entries that have any */
+  marks?: EntryMarks;
 }
 
 /** keys of server notifications filed after an exchange (keys.ts followUpKey) */
 const FOLLOW_UP_PREFIX = 'after_';
-const HASH_SUFFIX = /_[0-9a-f]{16}$/;
+const HASH_SUFFIX = /_[0-9a-f]{16}(?:_r[0-9a-f]{16})?$/;
 
 /**
- * The tool or method a key belongs to — `tools_call_<tool>`, `resources_read`, `tools_list` — its argument hash cut
- * off. Replay names the keys recorded for the same tool when a call misses (replayer.ts).
+ * The tool or method a key belongs to — `tools_call_<tool>`, `resources_read`, `tools_list` — its argument hash (and
+ * a later round's `_r<hash>`) cut off. Replay names the keys recorded for the same tool when a call misses (replayer.ts).
  */
-export const keyGroup = (key: string): string => (HASH_SUFFIX.test(key) ? key.slice(0, -17) : key);
+export const keyGroup = (key: string): string => key.replace(HASH_SUFFIX, '');
 
 /**
  * The entries under one key: almost always one, kept as is (an array each would triple the index's memory: V8 gives
@@ -33,6 +36,15 @@ export class KeyIndex {
   private readonly groups = new Map<string, Set<string>>();
   private followUps = 0;
   private count = 0;
+  private changes = 0;
+  /** keys by the error code of an entry of theirs, and the requestStates issued (how many entries issued each) */
+  private readonly errors = new Map<number, Set<string>>();
+  private readonly states = new Map<string, number>();
+
+  /** grows with every change (an entry added, removed, or its loose key learnt) */
+  get revision(): number {
+    return this.changes;
+  }
 
   /** number of entries */
   get size(): number {
@@ -85,12 +97,19 @@ export class KeyIndex {
       keys.add(ref.key);
     } else this.byKey.set(ref.key, withRef(refs, ref));
     this.count++;
+    this.changes++;
     if (ref.loose !== undefined) this.addLoose(ref, ref.loose);
+    if (ref.marks) {
+      const marks = ref.marks;
+      ref.marks = undefined;
+      this.setMarks(ref, marks);
+    }
   }
 
   /** Files an entry under its loose key (once the content pass knows it). */
   setLoose(ref: EntryRef, loose: string | undefined): void {
     if (ref.loose === loose) return;
+    this.changes++;
     if (ref.loose !== undefined) this.removeLoose(ref);
     ref.loose = loose;
     if (loose !== undefined) this.addLoose(ref, loose);
@@ -103,6 +122,7 @@ export class KeyIndex {
     if (!refs || !gone) return undefined;
     const left = withoutRef(refs, gone);
     this.count--;
+    this.changes++;
     if (left !== undefined) this.byKey.set(key, left);
     else {
       this.byKey.delete(key);
@@ -113,7 +133,47 @@ export class KeyIndex {
       if (keys?.size === 0) this.groups.delete(group);
     }
     if (gone.loose !== undefined) this.removeLoose(gone);
+    if (gone.marks) this.unmark(gone);
     return gone;
+  }
+
+  /** Files what a miss asks of an entry (entry.ts entryMarksOf: its error's code, a requestState it issued). */
+  setMarks(ref: EntryRef, marks: EntryMarks | undefined): void {
+    if (ref.marks === marks || (ref.marks === undefined && marks === undefined)) return;
+    if (ref.marks) this.unmark(ref);
+    ref.marks = marks;
+    if (marks?.errorCode !== undefined) {
+      let keys = this.errors.get(marks.errorCode);
+      if (!keys) this.errors.set(marks.errorCode, (keys = new Set()));
+      keys.add(ref.key);
+    }
+    if (marks?.issuedState !== undefined) this.states.set(marks.issuedState, (this.states.get(marks.issuedState) ?? 0) + 1);
+    this.changes++;
+  }
+
+  /** Keys with an entry that answered this error code. */
+  errorKeys(code: number): ReadonlySet<string> {
+    return this.errors.get(code) ?? EMPTY;
+  }
+
+  /** Is this requestState one a recorded answer issued? */
+  issued(state: string): boolean {
+    return this.states.has(state);
+  }
+
+  private unmark(ref: EntryRef): void {
+    const { errorCode, issuedState } = ref.marks as EntryMarks;
+    if (errorCode !== undefined) {
+      const keys = this.errors.get(errorCode);
+      const stillThere = Array.isArray(this.byKey.get(ref.key)) && (this.byKey.get(ref.key) as EntryRef[]).some((r) => r !== ref && r.marks?.errorCode === errorCode);
+      if (!stillThere) keys?.delete(ref.key);
+      if (keys?.size === 0) this.errors.delete(errorCode);
+    }
+    if (issuedState !== undefined) {
+      const left = (this.states.get(issuedState) ?? 1) - 1;
+      if (left > 0) this.states.set(issuedState, left);
+      else this.states.delete(issuedState);
+    }
   }
 
   /** Up to `limit` keys of a tool or method (keyGroup), other than `except`. */
@@ -140,6 +200,8 @@ export class KeyIndex {
     else this.byLoose.set(loose, left);
   }
 }
+
+const EMPTY: ReadonlySet<string> = new Set();
 
 /** The entries with one more, in sequence-number order (recorded order). */
 function withRef(refs: Refs, ref: EntryRef): Refs {

@@ -1,3 +1,4 @@
+import type { RefusalKind } from '../../../shared/cassette/entry.js';
 import type { JsonRpcRequest } from '../../../shared/jsonrpc.js';
 import { hash16 } from './hash.js';
 import { safeKey } from './safe-name.js';
@@ -22,6 +23,9 @@ function withoutMeta(params: Record<string, unknown> | undefined): Record<string
  * - tools/call → `tools_call_<name>_<argumentsHash>` (mcp-rewind)
  * - list methods → `tools_list`, … ; with a cursor `tools_list_<hash(cursor)>`
  * - prompts/get → `prompts_get_<name>_<argumentsHash>`
+ * - a later round of a multi-round tools/call or prompts/get (2026-07-28 input_required: the request carries the
+ *   client's `inputResponses` and/or the server's `requestState`) → that key + `_r<hash({inputResponses, requestState})>`,
+ *   so each round is its own entry and one user's answers never replay another's
  * - any other method → `<method with / as _>_<hash(params without _meta)>`
  * `_meta` (progress tokens, trace ids) never takes part.
  */
@@ -29,10 +33,16 @@ export function rawKeyFor(request: Pick<JsonRpcRequest, 'method' | 'params'>): s
   const { method, params } = request;
   const base = method.replaceAll('/', '_');
   if (PARAMLESS.has(method)) return base;
-  if (method === 'tools/call') return `tools_call_${String(params?.name ?? '')}_${argumentsHash(params?.arguments)}`;
-  if (method === 'prompts/get') return `prompts_get_${String(params?.name ?? '')}_${argumentsHash(params?.arguments)}`;
+  if (method === 'tools/call') return `tools_call_${String(params?.name ?? '')}_${argumentsHash(params?.arguments)}${roundSuffix(params)}`;
+  if (method === 'prompts/get') return `prompts_get_${String(params?.name ?? '')}_${argumentsHash(params?.arguments)}${roundSuffix(params)}`;
   if (LIST_METHODS.has(method)) return params?.cursor === undefined ? base : `${base}_${hash16(JSON.stringify(params.cursor))}`;
   return `${base}_${hash16(JSON.stringify(withoutMeta(params)))}`;
+}
+
+/** `_r<hash>` for a retry carrying input responses or request state (MRTR); empty for a first round. */
+function roundSuffix(params: Record<string, unknown> | undefined): string {
+  if (params?.inputResponses === undefined && params?.requestState === undefined) return '';
+  return `_r${hash16(JSON.stringify({ inputResponses: params.inputResponses, requestState: params.requestState }))}`;
 }
 
 /** The key as it appears in file names (see safe-name.ts). */
@@ -95,7 +105,7 @@ export function looseKeyFor(method: string, params: Record<string, unknown> | un
 
 /** The tool name inside a tools/call key written by safeKey (undefined when it was too long and got hashed). */
 export function toolNameFromKey(key: string): string | undefined {
-  const m = /^tools_call_(.*)_[0-9a-f]{16}$/.exec(key);
+  const m = /^tools_call_(.*)_[0-9a-f]{16}(?:_r[0-9a-f]{16})?$/.exec(key);
   if (!m || m[1].includes('~')) return undefined;
   try {
     return decodeURIComponent(m[1].replace(/%u([0-9A-F]{4})/g, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16))));
@@ -107,11 +117,14 @@ export function toolNameFromKey(key: string): string | undefined {
 const BARE_METHODS: Record<string, string> = { initialize: 'initialize', ping: 'ping', tools_list: 'tools/list', resources_list: 'resources/list', resources_templates_list: 'resources/templates/list', prompts_list: 'prompts/list' };
 
 /** The request a cassette entry answers (method + params), where the entry or its key says it. */
-export function requestOfEntry(entry: { key: string; method?: string; params?: Record<string, unknown>; name?: string; arguments?: unknown }): { method: string; params: Record<string, unknown> } | undefined {
+export function requestOfEntry(entry: { key: string; method?: string; params?: Record<string, unknown>; name?: string; arguments?: unknown; inputResponses?: Record<string, unknown>; requestState?: string }): { method: string; params: Record<string, unknown> } | undefined {
   if (entry.key.startsWith('tools_call_')) {
     const name = entry.name ?? toolNameFromKey(entry.key);
     if (name === undefined || entry.arguments === undefined) return undefined;
-    return { method: 'tools/call', params: { name, arguments: entry.arguments } };
+    const round: Record<string, unknown> = {};
+    if (entry.inputResponses !== undefined) round.inputResponses = entry.inputResponses;
+    if (entry.requestState !== undefined) round.requestState = entry.requestState;
+    return { method: 'tools/call', params: { name, arguments: entry.arguments, ...round } };
   }
   if (entry.method) return { method: entry.method, params: entry.params ?? {} };
   const method = BARE_METHODS[entry.key];
@@ -126,3 +139,6 @@ export function looseKeyOfEntry(entry: { key: string; method?: string; params?: 
 
 /** Server notifications that arrived on the GET stream after the exchange `key` are filed under this key. */
 export const followUpKey = (key: string): string => safeKey(`after_${key}`);
+
+/** Where the recorded refusal of a kind is filed (src/shared/cassette/entry.ts REFUSAL_KINDS). */
+export const refusalKey = (kind: RefusalKind): string => `refusal_${kind.replaceAll('-', '_')}`;

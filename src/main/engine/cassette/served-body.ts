@@ -49,9 +49,11 @@ export function servedBody(entry: CassetteEntry | undefined, raw: string | undef
   const streamed = messages.filter((m) => m !== final);
   // the entry's stream also holds the client's replies to server requests, which the server's body never carries
   const fromServer = (entry.stream ?? []).filter((m) => 'method' in m);
-  const same = final !== undefined && 'result' in final && canonicalJson(final.result) === canonicalJson(entry.result) && canonicalJson(streamed) === canonicalJson(fromServer);
+  const answer = entry.error ? { error: entry.error } : { result: entry.result };
+  const sameAnswer = final !== undefined && (entry.error ? 'error' in final && canonicalJson((final as { error?: unknown }).error) === canonicalJson(entry.error) : 'result' in final && canonicalJson(final.result) === canonicalJson(entry.result));
+  const same = sameAnswer && canonicalJson(streamed) === canonicalJson(fromServer);
   if (same) return { text: raw, rebuilt: false };
-  const response = { jsonrpc: '2.0', id: final?.id ?? fallbackId, result: entry.result };
+  const response = { jsonrpc: '2.0', id: final?.id ?? fallbackId, ...answer };
   if (!looksLikeSse(raw)) return { text: JSON.stringify(response), rebuilt: true };
   return { text: [...fromServer, response].map((m) => sseEvent(m)).join(''), rebuilt: true };
 }

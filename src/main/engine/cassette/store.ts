@@ -1,6 +1,6 @@
 import type { FSWatcher } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
-import { distilledFor, parseDistilled, requestFieldsOf, type CassetteEntry } from '../../../shared/cassette/entry.js';
+import { distilledFor, entryMarksOf, parseDistilled, requestFieldsOf, type CassetteEntry } from '../../../shared/cassette/entry.js';
 import type { Log } from '../log.js';
 import { looseKeysInWorkers, WORKER_THRESHOLD } from './content-index.js';
 import { EntryCache } from './entry-cache.js';
@@ -129,6 +129,11 @@ export class CassetteStore {
     return this.index.size;
   }
 
+  /** grows with every change to the index: what was derived from the entries is stale when it moved (O(1), unlike size) */
+  get revision(): number {
+    return this.index.revision;
+  }
+
   keys(): IterableIterator<string> {
     return this.index.keys();
   }
@@ -153,6 +158,16 @@ export class CassetteStore {
   /** Up to `limit` keys recorded for a tool or method (key-index.ts keyGroup), other than `except`. */
   nearKeys(group: string, except: string, limit: number): string[] {
     return this.index.near(group, except, limit);
+  }
+
+  /** Keys with an entry that answered this JSON-RPC error code (replay: a method the server did not have). Complete once `indexed`. */
+  errorKeys(code: number): ReadonlySet<string> {
+    return this.index.errorKeys(code);
+  }
+
+  /** Did a recorded answer issue this requestState (2026-07-28 multi-round calls)? Complete once `indexed`. */
+  issuedState(state: string): boolean {
+    return this.index.issued(state);
   }
 
   /** how many keys hold server notifications filed after an exchange (`after_<key>`): replay offers a server stream */
@@ -220,6 +235,7 @@ export class CassetteStore {
             const loose = result.loose[i];
             if (loose !== null && batch[i].loose === undefined && this.index.holds(batch[i])) this.index.setLoose(batch[i], loose);
           }
+          for (const [i, marks] of result.marks) if (this.index.holds(batch[i])) this.index.setMarks(batch[i], marks);
         }, this.stopping);
         left = [];
       } catch (error) {
@@ -237,7 +253,9 @@ export class CassetteStore {
       if (ref.loose !== undefined || !this.index.holds(ref)) continue; // read meanwhile, or replaced
       const read = this.persister.read(ref.file, this.log);
       if (read === 'gone') this.drop(ref);
-      else if (read) this.index.setLoose(ref, looseKeyOfEntry(requestFieldsOf(ref.key, read.data), (this.loose as readonly string[])));
+      if (!read || read === 'gone') continue;
+      this.index.setLoose(ref, looseKeyOfEntry(requestFieldsOf(ref.key, read.data), this.loose as readonly string[]));
+      this.index.setMarks(ref, entryMarksOf(ref.key, read.data));
     }
     this.indexedNow = true;
   }
@@ -276,6 +294,7 @@ export class CassetteStore {
     }
     this.cache.set(ref, entry, read.bytes);
     if (this.loose && ref.loose === undefined) this.index.setLoose(ref, looseKeyOfEntry(entry, this.loose));
+    this.index.setMarks(ref, entryMarksOf(entry));
     return entry;
   }
 
@@ -285,7 +304,7 @@ export class CassetteStore {
   }
 
   private insert(entry: CassetteEntry, bytes: number): void {
-    const ref: EntryRef = { n: entry.n, key: entry.key, file: entry.file, loose: this.loose && looseKeyOfEntry(entry, this.loose) };
+    const ref: EntryRef = { n: entry.n, key: entry.key, file: entry.file, loose: this.loose && looseKeyOfEntry(entry, this.loose), marks: entryMarksOf(entry) };
     const old = this.index.remove(entry.file, entry.key);
     if (old) this.cache.delete(old);
     this.index.add(ref);

@@ -8,6 +8,7 @@ import { openHttpSession, type LiveSession } from './verify-session.js';
 import type { Log } from '../log.js';
 import { UnreachableError } from '../errors.js';
 import { stemOf } from './names.js';
+import { conditionOf, isModernRevision } from '../../../shared/mcp-protocol.js';
 
 /**
  * `mcp-rewind verify`: sends every recorded request again to the live server, on a session of its own, and reports
@@ -117,6 +118,7 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
     if (!request || 'unknown' in request) continue;
     const set = resultHashes.get(matchKey(request)) ?? new Set<string>();
     for (const e of entries) {
+      if (e.error) continue;
       set.add(hasher(e.result));
       if (e.resultHash) set.add(e.resultHash);
     }
@@ -140,6 +142,11 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
       const request = requests.get(key) as RecordedRequest | { unknown: string };
       const verdict = (method: string, status: VerifyStatus, reason?: string): void =>
         void results.push({ key, method, status, reason, durationMs: performance.now() - started });
+      const unsent = notSentAgain(entries);
+      if (unsent) {
+        verdict(entries[0].method ?? '?', 'skipped', unsent);
+        continue;
+      }
       if ('unknown' in request) {
         verdict('?', 'skipped', `cannot send again: ${request.unknown}`);
         continue;
@@ -162,7 +169,13 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
         continue;
       }
       if ('error' in answer) {
-        verdict(request.method, 'drift', `the server answered error ${answer.error.code}: ${answer.error.message}`);
+        // a recorded error answered again alike is no drift (code and message)
+        const same = entries.some((e) => e.error && e.error.code === answer.error.code && e.error.message === answer.error.message);
+        verdict(request.method, same ? 'ok' : 'drift', same ? undefined : `the server answered error ${answer.error.code}: ${answer.error.message}`);
+        continue;
+      }
+      if (entries.every((e) => e.error)) {
+        verdict(request.method, 'drift', `the server answers a result where it answered error ${entries[0].error?.code}: ${entries[0].error?.message}`);
         continue;
       }
       verdict(request.method, ...compare(request, entries, answer.result, resultHashes.get(matchKey(request)), hasher));
@@ -173,6 +186,21 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
   const counts: Record<VerifyStatus, number> = { ok: 0, drift: 0, info: 0, skipped: 0 };
   for (const r of results) counts[r.status]++;
   return { upstream: display, results, counts, drift: counts.drift > 0 };
+}
+
+/**
+ * Why some entries are not sent again on verify's own 2025-era session: a refusal of a whole POST, an exchange of
+ * 2026-07-28 (its answer depends on that revision), an answer that depended on the request's headers or envelope, a
+ * later round of a multi-round call (its state was the server's, for one user), a subscription stream.
+ */
+function notSentAgain(entries: readonly CassetteEntry[]): string | undefined {
+  const e = entries[0];
+  if (e.refusal) return 'a refusal of a whole request (HTTP level), not a request';
+  if (e.protocolVersion !== undefined && isModernRevision(e.protocolVersion)) return `a ${e.protocolVersion} exchange: verify speaks the 2025 revisions`;
+  if (entries.every((x) => conditionOf(x.error) !== undefined)) return 'an answer that depended on the request\'s headers, revision or capabilities';
+  if (e.requestState !== undefined || e.inputResponses !== undefined) return 'a later round of a multi-round call';
+  if (e.method === 'subscriptions/listen') return 'a subscription stream';
+  return undefined;
 }
 
 function compare(request: RecordedRequest, entries: readonly CassetteEntry[], live: Record<string, unknown>, hashes: Set<string> | undefined, hasher: (r: unknown) => string): [VerifyStatus, string?] {

@@ -34,7 +34,7 @@ export function serveMcp(endpoint: McpEndpoint, req: IncomingMessage, res: Serve
 }
 
 async function post(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  let body: Buffer;
+  let body: Buffer | undefined;
   let parsed: unknown;
   try {
     if (!(req.headers['content-type'] ?? '').includes('application/json')) {
@@ -52,6 +52,8 @@ async function post(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResp
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     if (error.status === 413) req.resume();
+    // not JSON-RPC: the server behind judges it (live), or replay refuses it the way the recorded server did
+    if (body !== undefined && error.status === 400) return endpoint.invalid(req, res, body, error.code === ErrorCode.ParseError ? 'parse-error' : 'invalid-message', error.message);
     return sendJson(res, error.status, error.toResponse(null), error.status === 413 ? { connection: 'close' } : {});
   }
   await endpoint.post(req, res, body, parsed as JsonRpcMessage | JsonRpcMessage[]);

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
+import type { Framing } from '../../../shared/cassette/entry.js';
 import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
 
 /**
@@ -14,6 +15,14 @@ export class ResponseTap {
   private raw: string[] | undefined;
   /** an SSE event carried an id: the client can resume the stream (Last-Event-ID), so an early end is not final */
   sawEventId = false;
+  /** the id of the last SSE event: what a client resuming this stream sends as Last-Event-ID */
+  lastEventId?: string;
+  /** the server's `retry:` hint (ms) */
+  retryMs?: number;
+  /** the stream opened with a priming event (an id, empty data) before any message */
+  primed = false;
+  /** JSON-RPC messages read so far */
+  messages = 0;
 
   constructor(
     contentType: string | undefined,
@@ -24,8 +33,15 @@ export class ResponseTap {
     if (contentType?.includes('text/event-stream')) {
       this.sse = createParser({
         onEvent: (event) => {
-          if (event.id !== undefined) this.sawEventId = true;
+          if (event.id !== undefined) {
+            this.sawEventId = true;
+            this.lastEventId = event.id;
+            if (!event.data && this.messages === 0) this.primed = true;
+          }
           this.emit(event.data);
+        },
+        onRetry: (ms) => {
+          this.retryMs = ms;
         },
       });
     }
@@ -57,8 +73,21 @@ export class ResponseTap {
       return; // not ours to judge: the bytes were relayed as they came
     }
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-      if (typeof message === 'object' && message !== null) this.onMessage(message as JsonRpcMessage);
+      if (typeof message === 'object' && message !== null) {
+        this.messages++;
+        this.onMessage(message as JsonRpcMessage);
+      }
     }
+  }
+
+  /** How the answer travelled so far (for the cassette: replay answers in the same framing). */
+  framing(): Framing {
+    if (!this.sse) return { type: 'json' };
+    const framing: Framing = { type: 'sse' };
+    if (this.sawEventId) framing.eventIds = true;
+    if (this.retryMs !== undefined) framing.retryMs = this.retryMs;
+    if (this.primed) framing.priming = true;
+    return framing;
   }
 }
 

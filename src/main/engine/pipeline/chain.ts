@@ -1,7 +1,9 @@
-import type { JsonRpcNotification } from '../../../shared/jsonrpc.js';
+import type { RefusalKind } from '../../../shared/cassette/entry.js';
+import type { JsonRpcError, JsonRpcNotification } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
-import type { CassetteOffer, Closable, ExchangeDetail, Hook, Hooks, Need, Plan, RuleOffer } from './contract.js';
-import { waits, type LiveExchange } from './exchange.js';
+import type { CassetteOffer, Closable, ExchangeDetail, Hook, Hooks, Need, Plan, Refused, RuleOffer } from './contract.js';
+import { waits, type LiveExchange, type RequestHeaders } from './exchange.js';
+import { refusalFor } from './replay-protocol.js';
 import type { Session } from './session.js';
 
 const RANK: Record<Need, number> = { none: 0, observe: 1, commit: 2, hold: 3 };
@@ -82,15 +84,17 @@ export class HookChain implements Hooks {
 
   async respond(exchange: LiveExchange, session: Session | undefined, signal: Closable, detail?: ExchangeDetail): Promise<void> {
     if (!waits(exchange.need)) return;
+    exchange.committed = true;
     for (let i = 0; i < this.hooks.length; i++) {
       if (waits(exchange.needs[i])) await this.hooks[i].onResponse?.(exchange, session, detail, signal);
     }
   }
 
+  /** …and the committing hooks whose answer went out without them (answered on a stream the client resumed). */
   async finish(exchange: LiveExchange, session: Session | undefined, detail?: ExchangeDetail): Promise<void> {
     if (exchange.need === 'none') return;
     for (let i = 0; i < this.hooks.length; i++) {
-      if (exchange.needs[i] !== 'observe') continue;
+      if (exchange.needs[i] !== 'observe' && (exchange.needs[i] !== 'commit' || exchange.committed)) continue;
       try {
         await this.hooks[i].onResponse?.(exchange, session, detail, NEVER_CLOSES);
       } catch (error) {
@@ -105,6 +109,41 @@ export class HookChain implements Hooks {
         hook.onServerMessage!(message, session);
       } catch (error) {
         this.log(`${hook.name}: ${message.method}: ${(error as Error).message}`, 'warn');
+      }
+    }
+  }
+
+  refusal(kind: RefusalKind, detail?: string): Refused {
+    for (const hook of this.hooks) {
+      const offered = hook.offerRefusal?.(kind, detail);
+      if (offered) return offered;
+    }
+    return refusalFor(kind, undefined, undefined, detail);
+  }
+
+  /** how the cassette's answers usually travelled (for entries that kept no framing) */
+  usualFraming(): 'json' | 'sse' | undefined {
+    for (const hook of this.hooks) {
+      const framing = hook.usualFraming?.();
+      if (framing) return framing;
+    }
+    return undefined;
+  }
+
+  refusesHead(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined {
+    for (const hook of this.hooks) {
+      const refused = hook.refusesHead?.(headers);
+      if (refused) return refused;
+    }
+    return undefined;
+  }
+
+  refused(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void {
+    for (const hook of this.hooks) {
+      try {
+        hook.onRefusal?.(kind, refusal);
+      } catch (error) {
+        this.log(`${hook.name}: ${kind}: ${(error as Error).message}`, 'warn');
       }
     }
   }

@@ -5,11 +5,11 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { CassetteEntry } from '../../../shared/cassette/entry.js';
+import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
-import type { JsonRpcNotification, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { JsonRpcError, JsonRpcNotification, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
-import type { LiveExchange, Need, Rewrite } from './exchange.js';
+import type { LiveExchange, Need, RequestHeaders, Rewrite } from './exchange.js';
 import type { Session } from './session.js';
 
 export type { Need, Rewrite } from './exchange.js';
@@ -23,6 +23,10 @@ export interface Upstream {
   /** opens an upstream session with the client's own initialize params (owned sessions) */
   initialize(params: Record<string, unknown>): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }>;
   endSession(sessionId: string, protocolVersion?: string): Promise<void>;
+  /** a progress notification of this answer went by (a per-call timeout starts over) */
+  progressed?(res: IncomingMessage): void;
+  /** the limit that cut this answer short (a timeout), if one did */
+  cutBy?(res: IncomingMessage): Error | undefined;
   close(): void;
 }
 
@@ -38,8 +42,18 @@ export interface RuleOffer {
   rewrite?: Rewrite;
 }
 
-/** What the cassette offers: the recorded entry, or what replay answers without one. */
-export type CassetteOffer = { entry: CassetteEntry } | { miss: () => JsonRpcResponse };
+/** A protocol-level answer (a refused request or POST): the HTTP status and the JSON-RPC error. */
+export interface Refused {
+  status: number;
+  response: JsonRpcError;
+}
+
+/**
+ * What the cassette offers: the recorded entry; a refusal the recorded server would give (a header that disagrees
+ * with the body, an unsupported revision: the upstream judges those when there is one); or what replay answers
+ * without an entry.
+ */
+export type CassetteOffer = { entry: CassetteEntry } | { refuse: Refused } | { miss: () => { response: JsonRpcResponse; status?: number } };
 
 /** The facts a plan is made from: all known before anything is done. */
 export interface PlanInput {
@@ -53,8 +67,8 @@ export interface PlanInput {
   upstream: boolean;
   /** rules are installed: the proxy answers what only it knows when there is no other source */
   synthesize: boolean;
-  /** the client takes an SSE answer for this request alone (not a batch): a recorded stream can be replayed */
-  streamable: boolean;
+  /** the request is alone in its POST (not a batch): a recorded exchange is played back as it travelled */
+  single: boolean;
   /** what the proxy answers itself when no one else can (initialize, ping, tools/list, errors) */
   local: () => JsonRpcResponse;
 }
@@ -62,9 +76,9 @@ export interface PlanInput {
 /** Who answers a request, and how. Made by plan.ts (pure); carried out by the endpoint and the relay. */
 export type Plan =
   | { answer: 'upstream' }
-  | { answer: 'cassette'; entry: CassetteEntry; replayStream: boolean }
+  | { answer: 'cassette'; entry: CassetteEntry; single: boolean }
   | { answer: 'rule'; response: JsonRpcResponse; delayMs: number }
-  | { answer: 'local'; response: JsonRpcResponse; miss?: boolean };
+  | { answer: 'local'; response: JsonRpcResponse; miss?: boolean; status?: number };
 
 /** What the client's server stream (GET) is made of. */
 export type StreamPlan =
@@ -103,6 +117,14 @@ export interface Hook {
   need?(exchange: LiveExchange): Need;
   /** a server message outside any request (the GET stream) */
   onServerMessage?(message: JsonRpcNotification, session: Session): void;
+  /** how the server refuses a whole POST of this kind (replayer: as recorded, or as the SDK words it) */
+  offerRefusal?(kind: RefusalKind, detail?: string): Refused | undefined;
+  /** how the recorded answers usually travelled, for entries that kept no framing (replayer) */
+  usualFraming?(): 'json' | 'sse' | undefined;
+  /** with no server behind: would the recorded server refuse a request with these headers as a whole? */
+  refusesHead?(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined;
+  /** the upstream refused a whole POST of this kind (recorder: files it) */
+  onRefusal?(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void;
   /** the final answer is known (exchange.response): before release when need was 'commit' or 'hold', else after */
   onResponse?(exchange: LiveExchange, session: Session | undefined, detail: ExchangeDetail | undefined, signal: Closable): void | Promise<void>;
   /** does onResponse want the HTTP detail of upstream answers (raw body, headers: the cassette's debug files)? */
@@ -130,6 +152,10 @@ export interface Hooks {
   finish(exchange: LiveExchange, session: Session | undefined, detail?: ExchangeDetail): Promise<void>;
   /** a server notification outside any request */
   serverMessage(message: JsonRpcNotification, session: Session): void;
+  /** how a POST of this kind is refused (a hook's recorded refusal, else the TypeScript SDK's words) */
+  refusal(kind: RefusalKind, detail?: string): Refused;
+  /** the upstream refused a POST of this kind: hooks that keep refusals get it */
+  refused(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void;
   /** some hook pushes messages of its own on server streams */
   pushes(): boolean;
   /** some hook wants the HTTP detail of upstream answers */

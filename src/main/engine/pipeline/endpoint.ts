@@ -1,17 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import { sendMessages } from '../http/sse.js';
+import type { RefusalKind } from '../../../shared/cassette/entry.js';
+import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { metaVersion } from '../../../shared/mcp-protocol.js';
+import { sendJson, sendMessages } from '../http/sse.js';
 import { header } from '../http/url.js';
 import type { Log } from '../log.js';
 import type { HookChain } from './chain.js';
 import type { Plan, RuleOffer, Stage, Upstream } from './contract.js';
 import { LiveExchange, waits } from './exchange.js';
 import { localAnswer, planRequest, planStream } from './plan.js';
-import { pipePost } from './pipe.js';
-import { answerUpstreamDown, relayPost, relayStream } from './relay.js';
+import { passRaw, pipePost } from './pipe.js';
+import { answerUpstreamDown, relayPost } from './relay.js';
+import { relayStream, resumableFor } from './stream-relay.js';
 import { openOwnedStream, pushToStreams } from './server-stream.js';
-import { SessionRegistry, type Session } from './session.js';
-import { replayStream } from './stream-replay.js';
+import { noteReplies, SessionRegistry, takeReplayReplies, type Session } from './session.js';
+import { refuseWhole, replayedInit, requestHeaders, type GateFacts } from './gate.js';
+import { parseReplayEventId, replayAnswer, type ReplaySpeed } from './replay-delivery.js';
 import { openUpstreamSession } from './upstream-session.js';
 
 export interface EndpointOptions {
@@ -28,6 +32,8 @@ export interface EndpointOptions {
   synthesize: boolean;
   /** serverInfo of the initialize the proxy answers itself */
   serverInfo: { name: string; version: string };
+  /** --replay-timing: recorded answers wait out the recorded delays ÷ this speed (undefined: at once) */
+  replaySpeed?: ReplaySpeed;
   /** client sessions idle this long (nothing sent, nothing open) are ended, upstream too; 0 or undefined: never */
   sessionIdleMs?: number;
   /** client sessions held at once (default MAX_SESSIONS); beyond, the least recently used one is ended */
@@ -38,6 +44,8 @@ export interface EndpointOptions {
 interface LocalAnswer {
   exchange: LiveExchange;
   delayMs: number;
+  /** the HTTP status of a protocol-level answer (a refusal), when not 200 */
+  status?: number;
 }
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -105,32 +113,66 @@ export class McpEndpoint implements Stage {
     return pipePost(this, req, res);
   }
 
+  /**
+   * A POST that is not valid JSON-RPC (`kind`; `message` is the proxy's own words for it): with a live upstream it is
+   * passed on unparsed and the server judges it (its refusal is filed by the recorder); with none, replay refuses it
+   * the way the recorded server did.
+   */
+  async invalid(req: IncomingMessage, res: ServerResponse, body: Buffer, kind: RefusalKind, message: string): Promise<void> {
+    const indexing = this.hooks.prepare([]);
+    if (indexing) await indexing;
+    if (!this.currentUpstream) {
+      const refused = this.hooks.refusal(kind, message);
+      return sendJson(res, refused.status, refused.response);
+    }
+    const id = header(req, 'mcp-session-id');
+    const upstreamId = id === undefined ? undefined : this.options.ownSessions ? this.sessions.find(id)?.upstreamId : id;
+    await passRaw(this, req, res, body, upstreamId, (status, text) => {
+      if (status < 400) return;
+      try {
+        const answer = JSON.parse(text) as JsonRpcMessage;
+        if (isResponse(answer) && 'error' in answer) this.hooks.refused(kind, { status, error: answer });
+      } catch {
+        // not a JSON-RPC answer: nothing to file
+      }
+    });
+  }
+
   async post(req: IncomingMessage, res: ServerResponse, body: Buffer, parsed: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    const indexing = this.hooks.prepare([]); // the cassette is still being indexed: what it holds decides from here on
+    if (indexing) await indexing;
     const messages = Array.isArray(parsed) ? parsed : [parsed];
     const requests = messages.filter(isRequest);
     const initRequest = requests.find((r) => r.method === 'initialize');
+    // a 2026-07-28 request carries its revision in _meta and has no session (an Mcp-Session-Id is ignored)
+    const modern = requests.length > 0 && requests.every((r) => metaVersion(r.params) !== undefined);
     let session: Session | undefined;
     if (initRequest) {
       // an owned session is the proxy's from the start; a mirrored one is born from the upstream's answer
       if (this.options.ownSessions) session = this.sessions.create(undefined);
       if (session) session.initParams = initRequest.params;
     } else {
-      session = this.sessionFor(req);
+      const refused = refuseWhole(req, modern, this.gateFacts());
+      if (refused) return sendJson(res, refused.status, refused.response);
+      session = modern ? this.sessions.get(undefined, null) : this.sessionFor(req);
       this.sessions.hold(session, res);
-      this.noteReplies(session, messages);
-      const replies = this.takeReplayReplies(session, messages);
+      noteReplies(session, messages);
+      const replies = takeReplayReplies(session, messages);
       if (replies > 0 && replies === messages.length) return void res.writeHead(202).end();
     }
 
     const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
-    const preparing = this.hooks.prepare(exchanges); // the cassette is still being indexed
+    const preparing = this.hooks.prepare(exchanges); // the cassette's loose keys are still being indexed
     if (preparing) await preparing;
-    const protocolVersion = header(req, 'mcp-protocol-version') ?? session?.protocolVersion;
-    if (protocolVersion) for (const exchange of exchanges) exchange.protocolVersion = protocolVersion; // for the timeline
+    const headers = requestHeaders(req);
+    for (const exchange of exchanges) {
+      exchange.headers = headers;
+      exchange.protocolVersion = metaVersion(exchange.request.params) ?? session?.protocolVersion ?? headers.protocolVersion; // for the timeline and the cassette
+    }
     // hooks before the plan (a breakpoint pauses, edits or fails a call): every request of the POST at once
     if (this.hooks.intercepts()) await Promise.all(exchanges.map((e) => this.hooks.request(e, session, res)));
     const planSession = session ?? this.sessions.get(undefined, null);
-    const streamable = exchanges.length === 1 && !Array.isArray(parsed) && (header(req, 'accept') ?? '').includes('text/event-stream');
+    const single = exchanges.length === 1 && !Array.isArray(parsed);
     const local: LocalAnswer[] = [];
     const forward: LiveExchange[] = [];
     for (const exchange of exchanges) {
@@ -142,18 +184,18 @@ export class McpEndpoint implements Stage {
         cassette: offers.cassette,
         upstream: this.currentUpstream !== undefined,
         synthesize: this.options.synthesize,
-        streamable,
+        single,
         local: () => localAnswer(exchange.request, this.options.serverInfo),
       });
       apply(exchange, plan, offers.rule);
       this.hooks.planned(exchange, plan, planSession);
-      if (plan.answer === 'cassette' && plan.replayStream) {
+      if (plan.answer === 'cassette' && plan.single) {
         await this.hooks.respond(exchange, planSession, res);
-        const sessionHeader: Record<string, string> = exchange === exchanges[0] && initRequest && session?.id ? { 'mcp-session-id': session.id } : {};
-        return replayStream(this, planSession, exchange, plan.entry, res, sessionHeader);
+        const sessionHeader = exchange.request === initRequest ? replayedInit(this.sessions, exchange, session, plan.entry.stateless === true) : {};
+        return replayAnswer({ stage: this, session: planSession, exchange, entry: plan.entry, res, accept: header(req, 'accept'), headers: sessionHeader, speed: this.options.replaySpeed, usualFraming: this.hooks.usualFraming() });
       }
       if (plan.answer === 'upstream') forward.push(exchange);
-      else local.push({ exchange, delayMs: plan.answer === 'rule' ? plan.delayMs : 0 });
+      else local.push({ exchange, delayMs: plan.answer === 'rule' ? plan.delayMs : 0, status: plan.answer === 'local' ? plan.status : undefined });
     }
     const init = initRequest ? exchanges.find((e) => e.request === initRequest) : undefined;
 
@@ -188,10 +230,23 @@ export class McpEndpoint implements Stage {
   }
 
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const preparing = this.hooks.prepare([]);
-    if (preparing) await preparing;
+    const indexing = this.hooks.prepare([]); // the cassette is still being indexed
+    if (indexing) await indexing;
+    const refused = refuseWhole(req, false, this.gateFacts());
+    if (refused) return sendJson(res, refused.status, refused.response);
     const session = this.sessionFor(req);
     this.sessions.hold(session, res);
+    const lastEventId = header(req, 'last-event-id');
+    if (lastEventId !== undefined && session.resumable.size > 0) {
+      const resuming = resumableFor(session, lastEventId, true);
+      // a replayed POST stream closed early, resumed: the rest of the recording plays here
+      if (resuming?.replay) return resumableFor(session, lastEventId)!.replay!(res);
+      if (resuming && this.currentUpstream) return relayStream(this, req, res, 'GET', session, true); // relayed, it completes the live stream's exchanges
+    }
+    // a replayed stream the client dropped: what followed its last event comes again
+    const replayed = lastEventId !== undefined ? parseReplayEventId(lastEventId) : undefined;
+    const stream = replayed && session.replayed.get(replayed.stream);
+    if (replayed && stream) return stream.resume(replayed.event, res);
     const plan = planStream({
       upstreamSession: this.currentUpstream !== undefined && session.upstreamId !== undefined,
       pushes: this.hooks.pushes(),
@@ -203,9 +258,13 @@ export class McpEndpoint implements Stage {
   }
 
   async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const indexing = this.hooks.prepare([]);
+    if (indexing) await indexing;
+    const refused = refuseWhole(req, false, this.gateFacts());
+    if (refused) return sendJson(res, refused.status, refused.response);
     const id = header(req, 'mcp-session-id');
     const session = this.sessionFor(req);
-    if (id) this.sessions.delete(id);
+    if (id) this.sessions.end(id);
     for (const stream of session.streams) stream.end();
     if (this.options.ownSessions || !this.currentUpstream) {
       if (session.upstreamId) void this.currentUpstream?.endSession(session.upstreamId, session.protocolVersion);
@@ -213,6 +272,10 @@ export class McpEndpoint implements Stage {
       return;
     }
     await relayStream(this, req, res, 'DELETE', session);
+  }
+
+  private gateFacts(): GateFacts {
+    return { sessions: this.sessions, hooks: this.hooks, ownSessions: this.options.ownSessions, upstream: this.currentUpstream !== undefined };
   }
 
   sessionFor(req: IncomingMessage): Session {
@@ -242,10 +305,13 @@ export class McpEndpoint implements Stage {
       const result = init.response && 'result' in init.response ? init.response.result : undefined;
       if (result) {
         session.protocolVersion = String(result.protocolVersion ?? '');
+        init.protocolVersion = session.protocolVersion;
         headers = { 'mcp-session-id': session.id };
       } else this.sessions.delete(session.id); // no session came of it
     }
-    sendMessages(res, header(req, 'accept'), Array.isArray(parsed) ? answers : answers[0], headers);
+    const status = local.length === 1 && !Array.isArray(parsed) ? local[0].status : undefined;
+    if (status !== undefined && status !== 200) sendJson(res, status, answers[0], headers);
+    else sendMessages(res, header(req, 'accept'), Array.isArray(parsed) ? answers : answers[0], headers);
     for (const { exchange } of local) void this.hooks.finish(exchange, session);
   }
 
@@ -262,32 +328,6 @@ export class McpEndpoint implements Stage {
     return local.map((l) => l.exchange.response as JsonRpcResponse);
   }
 
-  /** Replies to server→client requests the proxy replayed itself: handed to the waiting replay, never forwarded. */
-  private takeReplayReplies(session: Session, messages: JsonRpcMessage[]): number {
-    if (session.pendingReplies.size === 0) return 0;
-    let taken = 0;
-    for (const m of messages) {
-      if (!isResponse(m) || m.id === null) continue;
-      const resolve = session.pendingReplies.get(m.id);
-      if (!resolve) continue;
-      session.pendingReplies.delete(m.id);
-      resolve(m);
-      taken++;
-    }
-    return taken;
-  }
-
-  /** Client replies to server→client requests become part of the exchange that caused them. */
-  private noteReplies(session: Session, messages: JsonRpcMessage[]): void {
-    if (session.awaitingReplies.size === 0) return;
-    for (const m of messages) {
-      if (!isResponse(m) || m.id === null) continue;
-      const exchange = session.awaitingReplies.get(m.id);
-      if (!exchange) continue;
-      exchange.addStreamed(m);
-      session.awaitingReplies.delete(m.id);
-    }
-  }
 }
 
 /** Carries a plan's choice into the exchange (what the timeline and the hooks read). */
@@ -295,11 +335,13 @@ function apply(exchange: LiveExchange, plan: Plan, rule: RuleOffer | undefined):
   exchange.behavior = rule?.behavior;
   exchange.rewrite = rule?.rewrite;
   switch (plan.answer) {
-    case 'cassette':
+    case 'cassette': {
       exchange.source = 'cache';
       exchange.cassette = 'hit';
-      exchange.response = { jsonrpc: '2.0', id: exchange.request.id, result: plan.entry.result };
+      const { error } = plan.entry;
+      exchange.response = error ? errorResponse(exchange.request.id, error.code, error.message, error.data) : { jsonrpc: '2.0', id: exchange.request.id, result: plan.entry.result };
       return;
+    }
     case 'rule':
     case 'local':
       exchange.source = 'proxy';
@@ -310,3 +352,4 @@ function apply(exchange: LiveExchange, plan: Plan, rule: RuleOffer | undefined):
       return;
   }
 }
+

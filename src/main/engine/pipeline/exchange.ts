@@ -1,4 +1,5 @@
-import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { Framing } from '../../../shared/cassette/entry.js';
+import type { JsonRpcError, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { CassetteOutcome, ExchangeEvent, ExchangeSource } from '../../../shared/traffic.js';
 import { keyFor } from '../cassette/keys.js';
 
@@ -29,6 +30,18 @@ export function reserveSeqs(count: number): number {
   nextSeq += count;
   return first;
 }
+
+/** The standard MCP request headers (names lower-cased as node gives them). */
+export interface RequestHeaders {
+  /** MCP-Protocol-Version */
+  protocolVersion?: string;
+  /** Mcp-Method, Mcp-Name (2026-07-28) */
+  method?: string;
+  name?: string;
+  /** an Mcp-Session-Id was sent */
+  session?: boolean;
+}
+const NO_HEADERS: RequestHeaders = {};
 
 /** An exchange in flight: the request, then what streams back, then the answer. */
 export class LiveExchange {
@@ -61,6 +74,18 @@ export class LiveExchange {
   protocolVersion?: string;
   /** a hook changed the request (edited arguments at a breakpoint): what goes upstream is re-serialised */
   edited = false;
+  /** the request's standard MCP headers, for the protocol checks of replay and the recorder's refusal filing */
+  headers: RequestHeaders = NO_HEADERS;
+  /** how the upstream's answer travelled (JSON, or SSE with ids, retry, priming, an early close) — the cassette keeps it */
+  framing?: Framing;
+  /** ms from the start at which the answer arrived */
+  answeredMs?: number;
+  /** the upstream refused the POST at the HTTP level (an error with `id: null`) instead of answering the request */
+  refusal?: { status: number; error: JsonRpcError };
+  /** the client went away before the answer (not the upstream's doing) */
+  clientGone = false;
+  /** the hooks that commit its answer ran before it went out (chain.ts respond); else they run when it finishes */
+  committed = false;
   /** the rules' change to the answer, applied by the rule hook whichever source answers */
   rewrite?: Rewrite;
   /** per installed hook, what it needs of this exchange (set once the plan is made) */
@@ -125,4 +150,14 @@ export class LiveExchange {
     if (!this.originalRequest && !changedResponse) return undefined;
     return { ...(this.originalRequest ? { request: this.originalRequest } : {}), ...(changedResponse ? { response } : {}) };
   }
+}
+
+/** Which in-flight exchange a streamed message belongs to: its progress token's, else the oldest pending one. */
+export function exchangeFor(message: JsonRpcMessage, exchanges: LiveExchange[], pending: Map<unknown, LiveExchange>): LiveExchange | undefined {
+  const token = 'method' in message ? (message.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
+  if (token !== undefined) {
+    const owner = exchanges.find((e) => e.progressToken === token);
+    if (owner) return owner;
+  }
+  return pending.values().next().value ?? exchanges[exchanges.length - 1];
 }

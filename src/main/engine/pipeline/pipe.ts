@@ -77,3 +77,28 @@ function upstreamDown(stage: Stage, res: ServerResponse, ids: Array<string | num
   const answers = ids.map((id) => new UpstreamUnavailableError(`mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(id));
   sendJson(res, 200, answers.length === 1 ? answers[0] : answers);
 }
+
+/**
+ * A POST the proxy would refuse itself (not JSON-RPC, an invalid id, unparsable): passed to the upstream as it is,
+ * so the server judges it as it would without the proxy. The answer is relayed unchanged and handed to `onAnswer`
+ * (the recorder files the server's refusal, for replay to refuse the same way).
+ */
+export async function passRaw(stage: Stage, req: IncomingMessage, res: ServerResponse, body: Buffer, sessionId: string | null | undefined, onAnswer: (status: number, body: string) => void): Promise<void> {
+  let upRes: IncomingMessage;
+  try {
+    upRes = await stage.upstream!.request('POST', copyEndToEndHeaders(req.headers), body, sessionId);
+  } catch (error) {
+    return upstreamDown(stage, res, [], error);
+  }
+  const chunks: Buffer[] = [];
+  upRes.on('data', (chunk: Buffer) => chunks.push(chunk));
+  await new Promise<void>((resolve) => {
+    upRes.once('end', resolve);
+    upRes.once('error', () => resolve());
+  });
+  const text = Buffer.concat(chunks);
+  const out = copyEndToEndHeaders(upRes.headers);
+  out['content-length'] = String(text.length);
+  res.writeHead(upRes.statusCode ?? 502, out).end(text);
+  onAnswer(upRes.statusCode ?? 502, text.toString('utf8'));
+}

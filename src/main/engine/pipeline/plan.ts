@@ -5,18 +5,24 @@ import type { Plan, PlanInput, StreamPlan } from './contract.js';
 
 /**
  * Who answers a request — pure: the same facts always give the same plan, and nothing is changed. In order:
- * a hook that already answered (a failed breakpoint), the rules (override, hidden tool), the cassette (a hit),
- * the upstream, the cassette again (a miss, when there is no upstream), and last the proxy itself.
+ * a hook that already answered (a failed breakpoint), the rules (override, hidden tool), the cassette (a hit, or the
+ * refusal the recorded server would give when no live server can judge), the upstream, the cassette again (a miss,
+ * when there is no upstream), and last the proxy itself.
  * `initialize` is planned like any other request.
  */
 export function planRequest(input: PlanInput): Plan {
   if (input.answered) return { answer: 'local', response: input.answered };
   if (input.rule?.answer) return { answer: 'rule', response: input.rule.answer.response, delayMs: input.rule.answer.delayMs };
   const cassette = input.cassette;
-  if (cassette && 'entry' in cassette) return { answer: 'cassette', entry: cassette.entry, replayStream: input.streamable && (cassette.entry.stream?.length ?? 0) > 0 };
+  if (cassette && 'entry' in cassette) return { answer: 'cassette', entry: cassette.entry, single: input.single };
+  // a request the recorded server would refuse (headers, revision): a live server judges it itself
+  if (cassette && 'refuse' in cassette && !input.upstream) return { answer: 'local', response: cassette.refuse.response, status: cassette.refuse.status };
   if (input.upstream) return { answer: 'upstream' };
   // nothing live behind the endpoint: rules make up a session of their own; else the cassette's miss answer
-  if (cassette && !(input.synthesize && input.method === 'initialize')) return { answer: 'local', response: cassette.miss(), miss: true };
+  if (cassette && 'miss' in cassette && !(input.synthesize && input.method === 'initialize')) {
+    const { response, status } = cassette.miss();
+    return { answer: 'local', response, miss: true, status };
+  }
   return { answer: 'local', response: input.local() };
 }
 
@@ -48,4 +54,17 @@ export function localAnswer(request: JsonRpcRequest, serverInfo: { name: string;
     default:
       return new MethodNotFoundError(`mcp-rewind: ${request.method} is not available: this session has no upstream server`).toResponse(request.id);
   }
+}
+
+/**
+ * Is a 2025-era POST's session refused as a whole (404)? A session the client ended (DELETE) always is; an id the
+ * proxy never issued is when the proxy issues the ids and no live server stands behind them (replay: the recorded
+ * server would not know it either). With an upstream, an unknown id is adopted (the upstream judges it). 2026-07-28
+ * requests have no sessions: their Mcp-Session-Id is ignored.
+ */
+export function planSession(facts: { sessionId: string | undefined; modern: boolean; ended: boolean; known: boolean; ownSessions: boolean; upstream: boolean }): 'ok' | 'not-found' {
+  if (facts.modern || facts.sessionId === undefined) return 'ok';
+  if (facts.ownSessions && facts.ended) return 'not-found';
+  if (facts.ownSessions && !facts.upstream && !facts.known) return 'not-found';
+  return 'ok';
 }

@@ -1,7 +1,9 @@
+import type { CassetteEntry, RefusalKind, Timing } from '../../../shared/cassette/entry.js';
+import type { JsonRpcError, JsonRpcNotification } from '../../../shared/jsonrpc.js';
+import { conditionOf, eraOf, LEGACY_REVISIONS, metaVersion } from '../../../shared/mcp-protocol.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
 import type { CassetteStore } from '../cassette/store.js';
-import type { JsonRpcNotification } from '../../../shared/jsonrpc.js';
-import { canonicalJson, followUpKey } from '../cassette/keys.js';
+import { canonicalJson, followUpKey, refusalKey } from '../cassette/keys.js';
 import { redactHeaders, scrub } from '../cassette/redact.js';
 import type { Log } from '../log.js';
 import type { ExchangeDetail, Hook, Need } from './contract.js';
@@ -11,6 +13,9 @@ import type { Session } from './session.js';
 /**
  * Decides what a finished live exchange adds to the cassette, mcp-rewind's way: a key already cached is skipped,
  * except that a tools/call whose result hash is new for its key is added as a further entry (replayed in order).
+ * Every answer counts: results and JSON-RPC errors (kept exactly), with the revision the exchange was made in (a key
+ * recorded in another revision gets an entry of its own), how the answer travelled (framing) and when (timing). A
+ * refusal of the whole POST (an error with `id: null`: unknown session, bad header) is filed once per kind.
  * As a hook it observes what the upstream answered (never what the proxy or the cassette answered) and the server
  * notifications of GET streams, filed after the exchange the session finished last. A failed write is logged, in
  * this one place, and the client gets its answer all the same.
@@ -53,6 +58,7 @@ export class Recorder implements Hook {
     this.saveFollowUp(session.lastKey ?? 'initialize', message).catch((error: Error) => this.log(`cassette: could not record ${message.method}: ${error.message}`, 'warn'));
   }
 
+
   private readonly writing = new Set<Promise<unknown>>();
 
   /** Resolves when every save started so far is on disk, debug files included. */
@@ -75,45 +81,87 @@ export class Recorder implements Hook {
       .add(notification.method, key, scrub({ method: notification.method, params: notification.params ?? {}, result: {}, recordedAt: new Date().toISOString() }, this.redactions))
       .then(() => 'recorded' as const)
       .finally(() => this.inFlight.delete(`${key}#${text}`));
-    this.writing.add(saving);
-    void saving.finally(() => this.writing.delete(saving)).catch(() => {});
+    this.track(saving);
     return saving;
   }
 
   save(exchange: LiveExchange, debug: DebugFiles | undefined): Promise<'recorded' | 'skipped' | 'none'> {
     const saving = this.trySave(exchange, debug);
+    this.track(saving);
+    return saving;
+  }
+
+  /** Files the server's refusal of a request at the HTTP level (once per kind: the first one recorded stays). */
+  onRefusal(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void {
+    const key = refusalKey(kind);
+    if (this.store.lookup(key) || this.inFlight.has(key)) return;
+    this.inFlight.add(key);
+    const saving = this.store
+      .add(kind, key, scrub({ result: {}, refusal: kind, error: refusal.error.error, status: refusal.status, recordedAt: new Date().toISOString() }, this.redactions))
+      .finally(() => this.inFlight.delete(key));
+    this.track(saving);
+    saving.catch((error: Error) => this.log(`cassette: could not record the ${kind} refusal: ${error.message}`, 'warn'));
+  }
+
+  private track(saving: Promise<unknown>): void {
     this.writing.add(saving);
     void saving.finally(() => this.writing.delete(saving)).catch(() => {});
-    return saving;
   }
 
   private async trySave(exchange: LiveExchange, debug: DebugFiles | undefined): Promise<'recorded' | 'skipped' | 'none'> {
     const { request, key } = exchange;
     const response = exchange.upstreamResponse ?? exchange.response;
-    if (!response || !('result' in response)) return 'none'; // errors are not replayed
-    if (request.params?.task !== undefined || 'task' in response.result) return 'none'; // a CreateTaskResult is not the answer
+    if (exchange.refusal) {
+      const kind = refusalKindOf(exchange);
+      if (kind) this.onRefusal(kind, exchange.refusal);
+      return 'none';
+    }
+    // a subscriptions/listen stream ends when the client closes it: its notifications are the answer
+    const unanswered = !response && request.method === 'subscriptions/listen' && exchange.stream.length > 0;
+    if (!response && !unanswered) return 'none';
+    if (request.params?.task !== undefined || (response && 'result' in response && 'task' in response.result)) return 'none'; // a CreateTaskResult is not the answer
+    const error = response && 'error' in response ? response.error : undefined;
+    const result = response && 'result' in response ? response.result : {};
     if (!this.store.isReady) await this.store.ready; // what is recorded already: the whole folder, indexed by name
     const isToolCall = request.method === 'tools/call';
-    const resultHash = isToolCall ? this.hashResult(response.result) : undefined;
+    const resultHash = isToolCall && !error ? this.hashResult(result) : undefined;
+    const version = exchange.protocolVersion;
+    const condition = conditionOf(error);
+    const answer = error ? canonicalJson(error) : undefined;
     const existing = this.store.lookup(key);
-    const duplicate = isToolCall ? existing?.some((e) => (e.resultHash ?? this.hashResult(e.result)) === resultHash) : existing !== undefined;
-    const flightKey = `${key}#${resultHash ?? ''}`;
+    const duplicate = existing?.some((e) => {
+      if (!sameRevision(e, version, request.method) || conditionOf(e.error) !== condition) return false;
+      if (!isToolCall || condition !== undefined) return true; // one answer per key (and per condition), as mcp-rewind records
+      return e.error ? canonicalJson(e.error) === answer : !error && (e.resultHash ?? this.hashResult(e.result)) === resultHash;
+    });
+    const flightKey = `${key}#${version ?? ''}#${condition ?? ''}#${resultHash ?? answer ?? ''}`;
     if (duplicate || this.inFlight.has(flightKey)) return 'skipped';
     this.inFlight.add(flightKey);
     try {
       await this.store.add(
         request.method,
         key,
-        scrub({
-          result: response.result,
-          resultHash,
-          name: isToolCall ? String(request.params?.name ?? '') : undefined,
-          arguments: isToolCall ? (request.params?.arguments ?? {}) : undefined,
-          method: request.method,
-          params: isToolCall ? undefined : stripMeta(request.params),
-          recordedAt: new Date(exchange.startedAt).toISOString(),
-          stream: exchange.stream.length ? exchange.stream.map((m) => m as unknown as Record<string, unknown>) : undefined,
-        }, this.redactions),
+        scrub(
+          {
+            result,
+            ...(error ? { error } : {}),
+            ...(unanswered ? { unanswered: true } : {}),
+            resultHash,
+            name: isToolCall ? String(request.params?.name ?? '') : undefined,
+            arguments: isToolCall ? (request.params?.arguments ?? {}) : undefined,
+            ...(isToolCall ? roundOf(request.params) : {}),
+            method: request.method,
+            params: isToolCall ? undefined : stripMeta(request.params),
+            protocolVersion: version,
+            status: exchange.http && exchange.http.status !== 200 ? exchange.http.status : undefined,
+            framing: exchange.framing,
+            timing: timingOf(exchange),
+            stateless: request.method === 'initialize' && exchange.http !== undefined && exchange.http.headers['mcp-session-id'] === undefined ? true : undefined,
+            recordedAt: new Date(exchange.startedAt).toISOString(),
+            stream: exchange.stream.length ? exchange.stream.map((m) => m as unknown as Record<string, unknown>) : undefined,
+          },
+          this.redactions,
+        ),
         debug && scrub(debug, this.redactions),
       );
       return 'recorded';
@@ -121,6 +169,46 @@ export class Recorder implements Hook {
       this.inFlight.delete(flightKey);
     }
   }
+}
+
+/** Is an entry of the same revision as a live exchange (initialize: the same negotiated version)? */
+function sameRevision(entry: CassetteEntry, version: string | undefined, method: string): boolean {
+  if (method === 'initialize') return entry.result.protocolVersion === version || (entry.error !== undefined && entry.protocolVersion === version);
+  if (entry.protocolVersion === version) return true;
+  // entries without a revision (mcp-rewind's, or recorded before revisions were kept) are 2025-era ones
+  return (entry.protocolVersion === undefined && eraOf(version) !== 'modern') || (version === undefined && eraOf(entry.protocolVersion) !== 'modern');
+}
+
+/** The later round of a multi-round call: the client's answers and the server's state, kept beside the arguments. */
+function roundOf(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const round: Record<string, unknown> = {};
+  if (params?.inputResponses !== undefined) round.inputResponses = params.inputResponses;
+  if (typeof params?.requestState === 'string') round.requestState = params.requestState;
+  return round;
+}
+
+/** When the answer and each streamed message arrived (ms from the request), for --replay-timing. */
+function timingOf(exchange: LiveExchange): Timing | undefined {
+  if (exchange.answeredMs === undefined && exchange.streamMs.length === 0) return undefined;
+  const timing: Timing = {};
+  if (exchange.answeredMs !== undefined) timing.answerMs = Math.round(exchange.answeredMs);
+  if (exchange.streamMs.length) timing.streamMs = exchange.streamMs.map((ms) => Math.round(ms));
+  return timing;
+}
+
+/**
+ * Which refusal a POST got, when the upstream answered it at the HTTP level (an error with `id: null`): the same
+ * situations replay recognises (unknown session, an unsupported protocol-version header, no session yet).
+ */
+function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
+  const { status } = exchange.refusal as { status: number };
+  const headers = exchange.headers;
+  if (status === 404 && headers.session) return 'session-not-found';
+  if (status !== 400) return undefined;
+  const modern = metaVersion(exchange.request.params) !== undefined;
+  if (!modern && headers.protocolVersion !== undefined && headers.session && !LEGACY_REVISIONS.includes(headers.protocolVersion as never)) return 'unsupported-protocol-version';
+  if (!headers.session && exchange.request.method !== 'initialize') return 'not-initialized';
+  return undefined;
 }
 
 /** params without _meta (progress tokens and trace ids are per-call noise) */

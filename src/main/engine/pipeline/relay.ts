@@ -1,15 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, errorResponse, isNotification, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { ErrorCode, errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { redactHeaders } from '../cassette/redact.js';
-import { reasonOf, UpstreamUnavailableError } from '../errors.js';
+import { reasonOf, timeoutOf, UpstreamUnavailableError } from '../errors.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { copyEndToEndHeaders } from '../upstream/headers.js';
 import type { ExchangeDetail, Stage } from './contract.js';
 import { RewritingDelivery } from './delivery.js';
-import { waits, type LiveExchange } from './exchange.js';
+import { exchangeFor, waits, type LiveExchange } from './exchange.js';
 import { CommitGate } from './commit-gate.js';
 import { ResponseTap } from '../http/response-tap.js';
-import type { Session, SessionRegistry } from './session.js';
+import { RESUME_WAIT_MS, type Resumable, type Session, type SessionRegistry } from './session.js';
 
 export interface PostRelay {
   req: IncomingMessage;
@@ -29,7 +29,7 @@ export interface PostRelay {
 }
 
 /** Response headers relayed to the client: all end-to-end headers, the session id mapped to the client's. */
-function downstreamHeaders(upRes: IncomingMessage, session: Session | undefined, owned: boolean): Record<string, string | string[]> {
+export function downstreamHeaders(upRes: IncomingMessage, session: Session | undefined, owned: boolean): Record<string, string | string[]> {
   const headers = copyEndToEndHeaders(upRes.headers);
   if (upRes.headers['content-length']) headers['content-length'] = upRes.headers['content-length'];
   if (session?.id && (headers['mcp-session-id'] || (owned && (upRes.statusCode ?? 500) < 300))) headers['mcp-session-id'] = session.id;
@@ -64,6 +64,12 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     if (exchanges.length === 0) return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
     return answerUpstreamDown(stage, res, exchanges, session, error, local);
   }
+  if (res.destroyed && exchanges.length > 0) {
+    // the client went away while the upstream had not begun to answer: so does the upstream request
+    upRes.destroy();
+    for (const exchange of exchanges) exchange.clientGone = true;
+    return brokenStream(stage, res, undefined, new Map(exchanges.map((e) => [e.request.id, e])), session);
+  }
 
   if (exchanges.length > 0) {
     const head = { status: upRes.statusCode ?? 0, headers: redactHeaders(upRes.headers) }; // for the timeline
@@ -88,11 +94,13 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   if (!tapped || exchanges.length === 0) {
     res.writeHead(upRes.statusCode ?? 502, headers);
     upRes.pipe(res); // nobody needs the messages: the cheapest faithful relay
-    const broken = (): void => brokenStream(stage, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), live, true);
+    const broken = (error?: Error): void => brokenStream(stage, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), live, true, error ?? upstream.cutBy?.(upRes));
     upRes.on('error', broken);
-    upRes.on('aborted', broken);
+    upRes.on('aborted', () => broken());
     res.on('close', () => {
-      if (!upRes.complete) upRes.destroy();
+      if (upRes.complete) return;
+      for (const exchange of exchanges) exchange.clientGone = true;
+      upRes.destroy();
     });
     return;
   }
@@ -114,8 +122,10 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
         pending.delete(message.id);
         exchange.upstreamResponse = message;
         exchange.response = message;
+        exchange.answeredMs = exchange.elapsed();
+        exchange.framing = tap.framing();
         if (exchange === init) {
-          if ('result' in message) live.protocolVersion = String(message.result.protocolVersion ?? '');
+          if ('result' in message) live.protocolVersion = exchange.protocolVersion = String(message.result.protocolVersion ?? '');
           else if (owned) sessions.delete(live.id as string); // no session came of it
         }
         if (waits(exchange.need)) {
@@ -137,6 +147,12 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
         return;
       }
       delivery?.write(message);
+      if (isResponse(message)) {
+        // an error with id null: the server refused the POST itself (a bad session, a bad header): the recorder files it
+        if (message.id === null && 'error' in message && exchanges.length === 1) exchanges[0].refusal = { status: upRes.statusCode ?? 0, error: message };
+        return;
+      }
+      if (message.method === 'notifications/progress') upstream.progressed?.(upRes);
       const target = exchangeFor(message, exchanges, pending);
       if (!target) return;
       target.addStreamed(message);
@@ -156,57 +172,68 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     tap.end();
     const done = (): void => {
       // an SSE answer that ended without answering and without event ids cannot be resumed: say so, do not hang
-      if (pending.size > 0 && !tap.sawEventId && sse) return brokenStream(stage, res, contentType, pending, live, !delivery);
+      if (pending.size > 0 && !tap.sawEventId && sse) return brokenStream(stage, res, contentType, pending, live, !delivery, upstream.cutBy?.(upRes));
       if (delivery) delivery.end(tap.rawBody, headers);
       else if (gate) gate.end();
       else res.end();
-      for (const exchange of pending.values()) void finish(exchange); // answered nothing: still on the timeline
+      // closed early with event ids (SSE polling): the client resumes with Last-Event-ID, the answers come there
+      if (pending.size > 0 && sse && tap.lastEventId !== undefined) return awaitResume(live, tap, [...pending.values()], finish);
+      for (const exchange of pending.values()) {
+        exchange.framing ??= tap.framing();
+        void finish(exchange); // answered nothing (or refused the POST): still on the timeline
+      }
     };
     if (held.length > 0) void Promise.all(held).then(done); // answers held by a hook go out first
     else if (gate && pending.size > 0 && sse) void gate.settled().then(done); // committed answers before the error events
     else done();
   });
   // piped bytes (no delivery) may have stopped inside an event: brokenStream must close it before its own events
-  const broken = (): void => {
-    if (gate && sse) void gate.settled().then(() => brokenStream(stage, res, contentType, pending, live, !delivery));
-    else brokenStream(stage, res, contentType, pending, live, !delivery);
+  // committed answers go out before the error events that follow them
+  const broken = (cause: Error | undefined): void => {
+    if (gate && sse) void gate.settled().then(() => brokenStream(stage, res, contentType, pending, live, !delivery, cause));
+    else brokenStream(stage, res, contentType, pending, live, !delivery, cause);
   };
-  upRes.on('error', broken);
-  upRes.on('aborted', broken);
+  upRes.on('error', (error) => broken(error));
+  upRes.on('aborted', () => broken(upstream.cutBy?.(upRes)));
   res.on('close', () => {
-    if (!upRes.complete) upRes.destroy(); // the client went away: so does the upstream stream
+    if (upRes.complete) return;
+    if (pending.size > 0 && tap.lastEventId !== undefined && contentType?.includes('text/event-stream')) {
+      // a resumable stream: the client may come back with Last-Event-ID (the server keeps the events for that)
+      const waiting = [...pending.values()];
+      pending.clear();
+      awaitResume(live, tap, waiting, finish, 'client');
+    }
+    for (const exchange of pending.values()) {
+      exchange.clientGone = true; // the client went away: so does the upstream stream
+      exchange.framing ??= tap.framing();
+    }
+    upRes.destroy();
   });
 }
 
 /**
- * Relays a GET (server-initiated SSE stream) or DELETE for a session whose upstream is live, byte for byte; with
- * `tap`, the hooks see the stream's notifications on the way (the recorder files them after the last exchange).
+ * Keeps the exchanges of a POST stream that ended early — the server closed it (SSE polling), or the client dropped
+ * it — until the client resumes it with Last-Event-ID (stream-relay.ts), or gives up. Only the server's early close
+ * is part of the recording (`resumedAfter`): replay closes where the server did, never where a client dropped.
  */
-export async function relayStream(stage: Stage, req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE', session: Session, tap = false): Promise<void> {
-  let upRes: IncomingMessage;
-  try {
-    upRes = await stage.upstream!.request(method, copyEndToEndHeaders(req.headers), undefined, session.upstreamId);
-  } catch (error) {
-    sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
-    return;
-  }
-  res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, session, false));
-  res.flushHeaders();
-  upRes.pipe(res);
-  upRes.on('error', () => res.destroy());
-  if (tap && method === 'GET' && upRes.statusCode === 200) {
-    const reader = new ResponseTap(
-      upRes.headers['content-type'],
-      (message) => {
-        if (isNotification(message)) stage.hooks.serverMessage(message, session);
-      },
-      false,
-    );
-    upRes.on('data', (chunk: Buffer) => reader.push(chunk));
-  }
-  res.on('close', () => {
-    if (!upRes.complete) upRes.destroy();
-  });
+function awaitResume(session: Session, tap: ResponseTap, exchanges: LiveExchange[], finish: (exchange: LiveExchange) => Promise<void>, closedBy: 'server' | 'client' = 'server'): void {
+  for (const exchange of exchanges) exchange.framing = closedBy === 'server' ? { ...tap.framing(), resumedAfter: exchange.stream.length } : tap.framing();
+  const id = tap.lastEventId as string;
+  const resumable: Resumable = {
+    exchanges,
+    finish,
+    timer: setTimeout(() => {
+      session.resumable.delete(id);
+      for (const exchange of exchanges) {
+        if (closedBy === 'client') {
+          exchange.clientGone = true;
+          exchange.flags.push('client disconnected before the answer');
+        }
+        void finish(exchange);
+      }
+    }, RESUME_WAIT_MS).unref(),
+  };
+  session.resumable.set(id, resumable);
 }
 
 /** Every request of a POST the upstream could not take gets a JSON-RPC error; the proxy serves on. */
@@ -224,14 +251,30 @@ export function answerUpstreamDown(stage: Stage, res: ServerResponse, exchanges:
   sendJson(res, 200, all.length === 1 ? all[0] : all);
 }
 
-/** The upstream stream broke before answering: SSE clients get an error event per unanswered request. */
-function brokenStream(stage: Stage, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>, session: Session | undefined, midEvent = false): void {
-  if (res.writableEnded) return;
+/**
+ * The stream ended before answering: the client went away (its exchanges end unanswered, logged as such), or the
+ * upstream broke it — SSE clients then get an error event per unanswered request, saying why when the upstream
+ * connector knows (a timeout).
+ */
+export function brokenStream(stage: Stage, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>, session: Session | undefined, midEvent = false, error?: Error): void {
+  const gone = [...pending.values()].filter((e) => e.clientGone);
+  if (gone.length > 0) {
+    for (const exchange of gone) {
+      pending.delete(exchange.request.id);
+      const listen = exchange.request.method === 'subscriptions/listen';
+      exchange.flags.push(listen ? 'the client closed the subscription stream' : 'client disconnected before the answer');
+      if (!listen) stage.log(`client disconnected before the answer to ${exchange.request.method} (id ${String(exchange.request.id)})`, 'info');
+      void stage.hooks.finish(exchange, session);
+    }
+  }
+  if (res.writableEnded || res.destroyed) return;
   if (contentType?.includes('text/event-stream')) {
     // untapped relay: we may be inside an event; a blank line closes it (clients ignore answers to ids already done)
     if (midEvent) res.write('\n\n');
+    const why = timeoutOf(error)?.message ?? 'mcp-rewind: upstream closed the stream before answering';
     for (const exchange of pending.values()) {
-      exchange.response = new UpstreamUnavailableError('mcp-rewind: upstream closed the stream before answering').toResponse(exchange.request.id);
+      exchange.source = 'proxy'; // the proxy's words, not the server's answer: never recorded
+      exchange.response = new UpstreamUnavailableError(why).toResponse(exchange.request.id);
       res.write(sseEvent(exchange.response));
       void stage.hooks.finish(exchange, session);
     }
@@ -240,16 +283,6 @@ function brokenStream(stage: Stage, res: ServerResponse, contentType: string | u
   } else {
     res.destroy();
   }
-}
-
-/** Which in-flight exchange a streamed message belongs to: its progress token's, else the oldest pending one. */
-function exchangeFor(message: JsonRpcMessage, exchanges: LiveExchange[], pending: Map<unknown, LiveExchange>): LiveExchange | undefined {
-  const token = 'method' in message ? (message.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
-  if (token !== undefined) {
-    const owner = exchanges.find((e) => e.progressToken === token);
-    if (owner) return owner;
-  }
-  return pending.values().next().value ?? exchanges[exchanges.length - 1];
 }
 
 function detail(stage: Stage, req: IncomingMessage, headers: Record<string, string | string[]>, body: unknown, upRes: IncomingMessage, tap: ResponseTap): ExchangeDetail {

@@ -1,13 +1,22 @@
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import type { CassetteEntry } from '../../../shared/cassette/entry.js';
+import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
+import { errorResponse, ErrorCode, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { conditionOf, firstInputRequest, isKnownMethod, isModernRevision, metaVersion, missingInputCapabilities, PROTOCOL_ERROR, REMOVED_IN_MODERN } from '../../../shared/mcp-protocol.js';
 import type { CassetteStore } from '../cassette/store.js';
 import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor } from '../cassette/keys.js';
 import { safeKey } from '../cassette/safe-name.js';
 import { ReplayMissError } from '../errors.js';
-import type { CassetteOffer, Hook, Need, Plan } from './contract.js';
-import type { LiveExchange } from './exchange.js';
+import type { CassetteOffer, Hook, Need, Plan, Refused } from './contract.js';
+import type { LiveExchange, RequestHeaders } from './exchange.js';
+import type { ReplaySpeed } from './replay-delivery.js';
+import { applicable, contextOf, modernRefusal, profileOf, refusalFor, refuse, unsupportedHeader, type RequestContext, type ServerProfile } from './replay-protocol.js';
 import { pushToStreams } from './server-stream.js';
 import type { Session } from './session.js';
+
+/** The entries of a key that may answer requests of one revision, and the replay cursor that walks them. */
+interface Partition {
+  entries: readonly CassetteEntry[];
+  cursor: string;
+}
 
 /** What replay does once repeated identical requests have used every recorded answer. */
 export type RepeatPolicy = 'last' | 'cycle' | 'error';
@@ -16,17 +25,29 @@ export interface ReplayOptions {
   repeat?: RepeatPolicy;
   /** dot paths into params ignored when matching (e.g. arguments.timestamp) */
   matchIgnore?: string[];
+  /** --replay-timing: undefined (none) answers at once; a speed waits out the recorded delays ÷ speed */
+  speed?: ReplaySpeed;
 }
 
 /**
- * Answers requests from the cassette — as a hook: it offers the recorded entry (or what replay answers without one)
- * to the plan, moves its per-session cursor once the plan took the entry, and pushes the server notifications
- * recorded after an exchange on the client's server stream once that exchange is answered again.
+ * Answers requests from the cassette — as a hook: it offers the recorded entry (or what replay answers without one,
+ * or the refusal the recorded server would give) to the plan, moves its per-session cursor once the plan took the
+ * entry, and pushes the server notifications recorded after an exchange on the client's server stream once that
+ * exchange is answered again. It behaves like the recorded server at the protocol level: the revision of the request
+ * picks the entries (never an answer of the other era), `initialize` negotiates against the revisions the cassette
+ * holds, a 2026-07-28 request passes the checks of its revision, unknown methods get the server's answer.
  */
 export class Replayer implements Hook {
   readonly name = 'replayer';
   private readonly repeat: RepeatPolicy;
   private readonly matchIgnore: string[];
+  readonly speed: ReplaySpeed;
+  /** the cursor key each planned exchange advances (entries of one key, per revision) */
+  private readonly cursors = new WeakMap<LiveExchange, string>();
+  private cachedProfile?: { revision: number; profile: ServerProfile };
+  /** the applicable entries of a key's list, per revision (lists of one entry need none), until the cassette changes */
+  private partitions = new WeakMap<readonly CassetteEntry[], Map<string, Partition>>();
+  private partitionsRevision = -1;
 
   constructor(
     private readonly store: CassetteStore,
@@ -34,6 +55,14 @@ export class Replayer implements Hook {
   ) {
     this.repeat = options.repeat ?? 'last';
     this.matchIgnore = options.matchIgnore ?? [];
+    this.speed = options.speed;
+  }
+
+  /** What the cassette says of the recorded server (recomputed when the cassette changed; a few key lookups). */
+  profile(): ServerProfile {
+    const revision = this.store.revision;
+    if (this.cachedProfile?.revision !== revision) this.cachedProfile = { revision, profile: profileOf(this.store) };
+    return this.cachedProfile.profile;
   }
 
   /** Server notifications recorded on the GET stream after the exchange `key`, in order. */
@@ -60,22 +89,44 @@ export class Replayer implements Hook {
   }
 
   /**
-   * The recorded entry for a request, or undefined — without moving the cursor. Repeated identical requests walk the
-   * recorded entries in order; then, by policy, keep answering with the last (default), start over (cycle), or miss.
+   * The recorded entry for a request, or undefined — without moving the cursor. Only entries of the request's
+   * revision (else era) count; repeated identical requests walk them in order, then, by policy, keep answering with
+   * the last (default), start over (cycle), or miss.
    */
-  pick(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string, session: Session): CassetteEntry | undefined {
-    const entries = this.find(request, key);
-    if (!entries?.length) return undefined;
-    const served = session.replayCursor.get(entries[0].key) ?? 0;
+  pick(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string, session: Session, ctx: RequestContext = { era: 'legacy' }, exchange?: LiveExchange): CassetteEntry | undefined {
+    const all = this.find(request, key);
+    if (!all?.length) return undefined;
+    const { entries, cursor } = this.partition(all, ctx);
+    if (!entries.length) return undefined;
+    if (exchange) this.cursors.set(exchange, cursor);
+    const served = session.replayCursor.get(cursor) ?? 0;
     if (served < entries.length) return entries[served];
     if (this.repeat === 'cycle') return entries[served % entries.length];
     if (this.repeat === 'error') return undefined;
     return entries[entries.length - 1];
   }
 
-  private advance(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string, session: Session): void {
-    const cursor = this.find(request, key)?.[0]?.key;
-    if (cursor !== undefined) session.replayCursor.set(cursor, (session.replayCursor.get(cursor) ?? 0) + 1);
+  /** The entries of a key's list that fit a request's revision (applicable()), and the cursor that walks them. */
+  private partition(all: readonly CassetteEntry[], ctx: RequestContext): Partition {
+    if (all.length === 1) {
+      const entries = applicable(all, ctx);
+      return { entries, cursor: all[0].key };
+    }
+    if (this.partitionsRevision !== this.store.revision) {
+      this.partitions = new WeakMap();
+      this.partitionsRevision = this.store.revision;
+    }
+    const slot = ctx.version ?? ctx.era;
+    let bySlot = this.partitions.get(all);
+    const known = bySlot?.get(slot);
+    if (known) return known;
+    const entries = applicable(all, ctx);
+    const partition = { entries, cursor: entries === all ? all[0].key : `${all[0].key}#${slot}` };
+    // a missing-capability error fits by the client's capabilities, which a revision does not say: not kept
+    if (all.some((e) => conditionOf(e.error) === 'capability')) return partition;
+    if (!bySlot) this.partitions.set(all, (bySlot = new Map()));
+    bySlot.set(slot, partition);
+    return partition;
   }
 
   readonly pushes = (): boolean => this.hasFollowUps();
@@ -91,12 +142,27 @@ export class Replayer implements Hook {
   }
 
   offerCassette(exchange: LiveExchange, session: Session): CassetteOffer {
-    const entry = this.pick(exchange.request, exchange.key, session);
-    return entry ? { entry } : { miss: () => this.miss(exchange.request, exchange.key) };
+    const { request, key } = exchange;
+    const modern = metaVersion(request.params) !== undefined || isModernRevision(exchange.headers.protocolVersion ?? '');
+    if (modern) {
+      const refused = this.modernChecks(exchange);
+      if (refused) return { refuse: refused };
+    }
+    if (request.method === 'initialize') return this.negotiate(exchange);
+    const ctx = contextOf(request, session.protocolVersion ?? exchange.headers.protocolVersion, session.initParams?.capabilities as Record<string, unknown> | undefined);
+    const entry = this.pick(request, key, session, ctx, exchange);
+    if (entry) {
+      const lacking = entry.error ? undefined : missingInputCapabilities(entry.result, ctx.capabilities);
+      if (lacking) return { refuse: missingCapability(request, entry.result, lacking) };
+      return { entry };
+    }
+    return { miss: () => this.missFor(exchange, ctx) };
   }
 
   onPlanned(exchange: LiveExchange, plan: Plan, session: Session): void {
-    if (plan.answer === 'cassette') this.advance(exchange.request, exchange.key, session);
+    if (plan.answer !== 'cassette') return;
+    const cursor = this.cursors.get(exchange);
+    if (cursor !== undefined) session.replayCursor.set(cursor, (session.replayCursor.get(cursor) ?? 0) + 1);
   }
 
   need(exchange: LiveExchange): Need {
@@ -110,6 +176,74 @@ export class Replayer implements Hook {
     setImmediate(() => {
       for (const message of followUps) pushToStreams(session, message, true);
     });
+  }
+
+  usualFraming(): 'json' | 'sse' | undefined {
+    return this.profile().framing;
+  }
+
+  offerRefusal(kind: RefusalKind, detail?: string): Refused {
+    return refusalFor(kind, this.store, this.profile(), detail);
+  }
+
+  /** A 2025-era request whose MCP-Protocol-Version the recorded server would refuse (400). */
+  refusesHead(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined {
+    return unsupportedHeader(headers.protocolVersion, () => this.profile()) ? { kind: 'unsupported-protocol-version', detail: headers.protocolVersion } : undefined;
+  }
+
+  /**
+   * initialize: the recorded answer for the version the client asks, when the cassette holds one; else the latest
+   * version the recorded server negotiated (the spec: a server answers a version it does not support with another one
+   * it supports, SHOULD be its latest). A server that refused initialize (a 2026-only server) refuses it again.
+   */
+  private negotiate(exchange: LiveExchange): CassetteOffer {
+    const entries = this.store.lookup('initialize');
+    if (!entries?.length) return { miss: () => ({ response: this.miss(exchange.request, exchange.key) }) };
+    const requested = exchange.request.params?.protocolVersion;
+    const answers = entries.filter((e) => !e.error);
+    if (!answers.length) return { entry: entries[0] };
+    const same = answers.find((e) => e.result.protocolVersion === requested);
+    if (same) return { entry: same };
+    let latest = answers[0];
+    for (const e of answers) if (String(e.result.protocolVersion ?? '') > String(latest.result.protocolVersion ?? '')) latest = e;
+    return { entry: latest };
+  }
+
+  /** The checks of a 2026-07-28 request, and a method that revision does not have (404 + -32601). */
+  private modernChecks(exchange: LiveExchange): Refused | undefined {
+    const { request, key } = exchange;
+    const recorded = this.store.lookup(key);
+    const refused = modernRefusal(request, exchange.headers, this.profile(), recorded);
+    if (refused) return refused;
+    if (REMOVED_IN_MODERN.has(request.method) || (!isKnownMethod(request.method, 'modern') && !recorded)) {
+      const own = this.methodNotFound(request);
+      return own ?? refuse(404, request.id, ErrorCode.MethodNotFound, 'Method not found');
+    }
+    return undefined;
+  }
+
+  /**
+   * No entry: a 2026-07-28 request to a cassette of a 2025-only server gets that server's refusal (so a negotiating
+   * client falls back to initialize, as it did live); a request carrying a requestState no recorded answer issued is
+   * refused as forged; a method the server did not have gets its -32601; else mcp-rewind's miss answers.
+   */
+  private missFor(exchange: LiveExchange, ctx: RequestContext): { response: JsonRpcResponse; status?: number } {
+    const { request, key } = exchange;
+    const profile = this.profile();
+    if (ctx.era === 'modern' && profile.modern.length === 0 && profile.legacy.length > 0) {
+      const refused = refusalFor('not-initialized', this.store, profile);
+      return { response: refused.response, status: refused.status };
+    }
+    const state = request.params?.requestState;
+    if (typeof state === 'string' && !this.store.issuedState(state)) {
+      return { response: errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' }) };
+    }
+    const notFound = this.methodNotFound(request);
+    if (notFound) return { response: notFound.response, status: notFound.status === 200 ? undefined : notFound.status };
+    if (!isKnownMethod(request.method, ctx.era) && !EMPTY_LIST_RESULTS[request.method]) {
+      return { response: errorResponse(request.id, ErrorCode.MethodNotFound, 'Method not found'), status: ctx.era === 'modern' ? 404 : undefined };
+    }
+    return { response: this.miss(request, key) };
   }
 
   /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */
@@ -127,10 +261,31 @@ export class Replayer implements Hook {
     return new ReplayMissError(`mcp-rewind: no recorded answer for ${what} (key ${key})${hint}`, { key, method: request.method, nearest }).toResponse(request.id);
   }
 
+  /** The server's -32601 for this method, when the cassette recorded one (any params): from the store's index of error keys. */
+  private methodNotFound(request: JsonRpcRequest): Refused | undefined {
+    const prefix = request.method.replaceAll('/', '_');
+    for (const k of this.store.errorKeys(ErrorCode.MethodNotFound)) {
+      if (k !== prefix && !k.startsWith(`${prefix}_`)) continue;
+      const e = this.store.lookup(k)?.find((x) => x.error?.code === ErrorCode.MethodNotFound);
+      if (e?.error) return { status: e.status ?? 200, response: errorResponse(request.id, e.error.code, e.error.message, e.error.data) };
+    }
+    return undefined;
+  }
+
   /** Keys recorded for the same tool (or method), to say what was there instead: from the store's index, never a scan. */
   private nearest(request: JsonRpcRequest, key: string): string[] {
     const group = request.method === 'tools/call' ? `tools_call_${safeKey(String(request.params?.name ?? ''))}` : request.method.replaceAll('/', '_');
     return this.store.nearKeys(group, key, 5);
   }
 
+}
+
+/** An input_required answer asking what this client did not declare: the server answers -32021 instead (MRTR). */
+function missingCapability(request: JsonRpcRequest, result: Record<string, unknown>, lacking: Record<string, unknown>): Refused {
+  const capability = Object.keys(lacking)[0];
+  const input = firstInputRequest(result, capability);
+  const message = input
+    ? `Cannot request input '${input.key}' (${input.method}): the request's client capabilities do not declare the required capability`
+    : `the request's client capabilities do not declare ${capability}`;
+  return refuse(400, request.id, PROTOCOL_ERROR.MissingRequiredClientCapability, message, { requiredCapabilities: lacking });
 }

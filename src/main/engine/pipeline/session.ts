@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { isResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { LiveExchange } from './exchange.js';
 
 /** A downstream client session and the upstream session that serves it. */
@@ -31,6 +31,36 @@ export interface Session {
   lastActive: number;
   /** requests and server streams of this session still open: a busy session is never idle */
   busy: number;
+  /**
+   * POST streams the server closed early (SSE polling, 2025-11-25), by the id of their last event: the client resumes
+   * with GET + Last-Event-ID and the rest of the exchange (more notifications, the answer) arrives there.
+   */
+  readonly resumable: Map<string, Resumable>;
+  /** replay: the SSE streams replayed lately, by stream id, so a client that dropped one can resume it (Last-Event-ID) */
+  readonly replayed: Map<string, ReplayedStream>;
+}
+
+/** A replayed SSE stream, kept for a while: a client that dropped it gets what followed an event id again. */
+export interface ReplayedStream {
+  resume(afterEvent: number, res: ServerResponse): void;
+}
+
+/** How many replayed streams a session keeps for resumption. */
+export const REPLAYED_STREAMS_KEPT = 32;
+
+/** How long a POST stream the server closed early waits for its client to resume it before its exchanges end unanswered. */
+export const RESUME_WAIT_MS = 5 * 60_000;
+
+/** A stream closed before its answer, waiting for the client to resume it. */
+export interface Resumable {
+  /** the exchanges answered on the resumed stream */
+  exchanges: LiveExchange[];
+  /** hands a finished exchange to the hooks (with the HTTP detail of the stream it began on) */
+  finish: (exchange: LiveExchange) => Promise<void>;
+  /** replay: plays the rest of the recorded stream on the resumed one */
+  replay?: (res: ServerResponse) => Promise<void>;
+  /** gives up waiting (the exchanges finish unanswered) */
+  timer: NodeJS.Timeout;
 }
 
 /** Clients that vanish without DELETE (or send random ids) must not grow memory without bound. */
@@ -48,6 +78,18 @@ const TOUCH_MS = 1000;
 export class SessionRegistry {
   private readonly sessions = new Map<string, Session>();
   private readonly stateless: Session = newSession(undefined, null);
+  /** ids the client ended (DELETE): a server answers them 404 from then on */
+  private readonly ended = new Set<string>();
+
+  /** The session of an id, if the registry holds it (no session is made up). */
+  find(id: string): Session | undefined {
+    return this.sessions.get(id);
+  }
+
+  /** Was this id ended by its client (DELETE)? */
+  wasEnded(id: string): boolean {
+    return this.ended.has(id);
+  }
 
   constructor(
     private readonly onEnd: (session: Session, why: 'idle' | 'evicted') => void = () => {},
@@ -89,7 +131,7 @@ export class SessionRegistry {
     let reaped = 0;
     for (const session of [...this.sessions.values()]) {
       if (now - session.lastActive < idleMs || session.busy > 0 || session.streams.size > 0) continue;
-      this.sessions.delete(session.id as string);
+      this.end(session.id as string);
       this.onEnd(session, 'idle');
       reaped++;
     }
@@ -115,7 +157,7 @@ export class SessionRegistry {
     this.sessions.set(session.id as string, session);
     if (this.sessions.size <= this.max) return;
     const oldest = this.sessions.values().next().value as Session;
-    this.sessions.delete(oldest.id as string);
+    this.end(oldest.id as string);
     this.onEnd(oldest, 'evicted');
   }
 
@@ -129,11 +171,47 @@ export class SessionRegistry {
     this.sessions.delete(id);
   }
 
+  /** The client ended the session (DELETE), or the proxy did (idle, evicted): it is dropped, and its id remembered as ended (404 from then on, as a server answers a session it ended). */
+  end(id: string): void {
+    const session = this.sessions.get(id);
+    if (session) for (const r of session.resumable.values()) clearTimeout(r.timer);
+    this.sessions.delete(id);
+    this.ended.add(id);
+    if (this.ended.size > MAX_SESSIONS) this.ended.delete(this.ended.values().next().value as string);
+  }
+
   get size(): number {
     return this.sessions.size;
   }
 }
 
 function newSession(id: string | undefined, upstreamId: string | null | undefined): Session {
-  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0, pendingPush: [], lastActive: Date.now(), busy: 0 };
+  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0, pendingPush: [], resumable: new Map(), replayed: new Map(), lastActive: Date.now(), busy: 0 };
+}
+
+/** Replies to server→client requests the proxy replayed itself: handed to the waiting replay, never forwarded. */
+export function takeReplayReplies(session: Session, messages: JsonRpcMessage[]): number {
+  if (session.pendingReplies.size === 0) return 0;
+  let taken = 0;
+  for (const m of messages) {
+    if (!isResponse(m) || m.id === null) continue;
+    const resolve = session.pendingReplies.get(m.id);
+    if (!resolve) continue;
+    session.pendingReplies.delete(m.id);
+    resolve(m);
+    taken++;
+  }
+  return taken;
+}
+
+/** Client replies to server→client requests become part of the exchange that caused them. */
+export function noteReplies(session: Session, messages: JsonRpcMessage[]): void {
+  if (session.awaitingReplies.size === 0) return;
+  for (const m of messages) {
+    if (!isResponse(m) || m.id === null) continue;
+    const exchange = session.awaitingReplies.get(m.id);
+    if (!exchange) continue;
+    exchange.addStreamed(m);
+    session.awaitingReplies.delete(m.id);
+  }
 }

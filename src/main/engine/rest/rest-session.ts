@@ -12,6 +12,8 @@ import { prefixed, type Log } from '../log.js';
 
 export interface SessionSettings {
   upstreamTimeoutMs: number;
+  /** the maximum total time of one upstream call, progress or not */
+  upstreamMaxTimeMs?: number;
   connectTimeoutMs: number;
   maxRecordedCalls: number;
   defaultInstructions?: string;
@@ -65,6 +67,7 @@ export class RestSession {
       upstreamUrl: opened?.url,
       upstreamHeaders: opened?.headers,
       upstreamTimeoutMs: settings.upstreamTimeoutMs,
+      upstreamMaxTimeMs: settings.upstreamMaxTimeMs,
       cacheDir: config.cassette,
       rules: { overlay: { tools: config.tools, passthrough: config.passthrough }, instructions: config.instructions ?? settings.defaultInstructions },
       serverInfo: settings.serverInfo,
@@ -101,7 +104,7 @@ export class RestSession {
       this.supervisor?.stop();
       const previous = this.opened;
       this.opened = opened;
-      this.endpoint.setUpstream(opened ? new HttpUpstream(opened.url, opened.headers, this.settings.upstreamTimeoutMs) : undefined);
+      this.endpoint.setUpstream(opened ? new HttpUpstream(opened.url, opened.headers, { callMs: this.settings.upstreamTimeoutMs, totalMs: this.settings.upstreamMaxTimeMs }) : undefined);
       void previous?.close();
       this.startSupervisor();
     }

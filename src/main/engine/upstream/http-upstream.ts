@@ -5,6 +5,49 @@ import type { JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js
 import { redactUrl } from '../cassette/redact.js';
 import { collectMessages } from '../http/response-tap.js';
 import type { Upstream } from '../pipeline/contract.js';
+import { UpstreamTimeoutError } from '../errors.js';
+
+/**
+ * Limits of one upstream call (a POST and its answer stream): `callMs` without an answer or a progress notification
+ * (progress restarts it), `totalMs` in all.
+ */
+export interface CallLimits {
+  callMs?: number;
+  totalMs?: number;
+}
+
+/** The running limits of one call: restarted by progress, cleared when its answer ends. */
+class Deadline {
+  /** the limit that cut the call, once one did */
+  fired?: UpstreamTimeoutError;
+  private idle?: NodeJS.Timeout;
+  private readonly total?: NodeJS.Timeout;
+
+  constructor(
+    private readonly limits: CallLimits,
+    private readonly abort: (error: UpstreamTimeoutError) => void,
+  ) {
+    this.restart();
+    if (limits.totalMs) this.total = setTimeout(() => this.cut(new UpstreamTimeoutError('total', limits.totalMs! / 1000)), limits.totalMs).unref();
+  }
+
+  restart(): void {
+    if (!this.limits.callMs || this.fired) return;
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => this.cut(new UpstreamTimeoutError('call', this.limits.callMs! / 1000)), this.limits.callMs).unref();
+  }
+
+  clear(): void {
+    clearTimeout(this.idle);
+    clearTimeout(this.total);
+  }
+
+  private cut(error: UpstreamTimeoutError): void {
+    this.fired = error;
+    this.clear();
+    this.abort(error);
+  }
+}
 
 /** A request body piped through as it arrives; `chunks` fills with its bytes as they pass (the caller collects them). */
 export interface PipedBody {
@@ -26,16 +69,21 @@ export class HttpUpstream implements Upstream {
   private readonly target: http.RequestOptions;
   private readonly agent: http.Agent;
   private readonly transport: typeof http | typeof https;
+  private readonly limits?: CallLimits;
+  /** the running limits of each answer in flight, for progress to restart */
+  private readonly deadlines = new WeakMap<IncomingMessage, Deadline>();
 
   /**
    * @param headers sent on every request, over the client's (the upstream's own credentials in a `serve` session)
-   * @param timeoutMs a POST (one call and its stream) still running after this long is aborted
+   * @param limits a POST (one call and its stream) is aborted after `callMs` without an answer or progress, or after
+   *   `totalMs` in all (a number: `callMs`)
    */
   constructor(
     url: string | URL,
     private readonly headers: Record<string, string> = {},
-    private readonly timeoutMs?: number,
+    limits?: number | CallLimits,
   ) {
+    this.limits = typeof limits === 'number' ? { callMs: limits } : limits?.callMs || limits?.totalMs ? limits : undefined;
     this.url = new URL(url);
     this.target = urlToOptions(this.url);
     this.displayUrl = redactUrl(this.url);
@@ -61,8 +109,20 @@ export class HttpUpstream implements Upstream {
         // options built field by field: this runs for every relayed request
         const options: http.RequestOptions = { protocol: where.protocol, hostname: where.hostname, port: where.port, path: where.path, method, headers: out, agent: this.agent };
         if (where.auth) options.auth = where.auth;
-        if (method === 'POST' && this.timeoutMs) options.signal = AbortSignal.timeout(this.timeoutMs);
-        const req = this.transport.request(options, resolve);
+        let deadline: Deadline | undefined;
+        if (method === 'POST' && this.limits) {
+          const controller = new AbortController();
+          options.signal = controller.signal;
+          deadline = new Deadline(this.limits, (error) => controller.abort(error));
+        }
+        const req = this.transport.request(options, (res) => {
+          if (deadline) {
+            this.deadlines.set(res, deadline);
+            res.once('close', () => deadline.clear());
+          }
+          resolve(res);
+        });
+        req.once('error', () => deadline?.clear());
         const piped = payload !== undefined && !(payload instanceof Buffer) ? (payload as PipedBody) : undefined;
         req.on('error', (error: NodeJS.ErrnoException) => {
           // a kept-alive socket the server closed meanwhile (it restarted): Node's documented retry-once pattern
@@ -77,6 +137,16 @@ export class HttpUpstream implements Upstream {
         else req.end(payload as Buffer | undefined);
       });
     return send(body, false);
+  }
+
+  /** The limit that cut this answer short, if one did (the stream then ends as any broken stream does). */
+  cutBy(res: IncomingMessage): UpstreamTimeoutError | undefined {
+    return this.deadlines.get(res)?.fired;
+  }
+
+  /** A progress notification of this answer went by: its per-call timeout starts over. */
+  progressed(res: IncomingMessage): void {
+    this.deadlines.get(res)?.restart();
   }
 
   /** Sends one JSON-RPC message and reads every message of the answer (JSON or SSE). */

@@ -61,8 +61,9 @@ function harEntry(x: PersistedExchange & { debug?: RecordedDebug }, fallbackUrl:
   const head = x.debug?.responseHead;
   const resHeaders = head ? harHeaders(head.headers) : [{ name: 'content-type', value: 'application/json' }];
   const served = servedBody(x.entry, x.debug?.responseBody, x.n);
-  const resText = served?.text ?? (x.entry ? JSON.stringify({ jsonrpc: '2.0', id: x.n, result: x.entry.result }) : '');
-  const status = head?.status ?? 200;
+  const answer = x.entry?.error ? { error: x.entry.error } : { result: x.entry?.result };
+  const resText = served?.text ?? (x.entry ? JSON.stringify({ jsonrpc: '2.0', id: x.entry.refusal ? null : x.n, ...answer }) : '');
+  const status = head?.status ?? x.entry?.status ?? 200;
   const size = Buffer.byteLength(resText);
   const synthetic = !req || x.debug?.responseBody === undefined;
   const method = req?.method ?? req?.verb ?? 'POST';

@@ -21,9 +21,10 @@ interface Draft {
   upstreamCommand: string
   cacheDir: string
   port: string
+  replayTiming: string
 }
 
-const EMPTY: Draft = { name: '', mode: 'record', source: 'url', upstreamUrl: '', upstreamCommand: '', cacheDir: '', port: '' }
+const EMPTY: Draft = { name: '', mode: 'record', source: 'url', upstreamUrl: '', upstreamCommand: '', cacheDir: '', port: '', replayTiming: 'none' }
 
 /** The draft as proxies.create input, plus problems the conversion itself finds (a port that is not a number). */
 function toConfig(d: Draft): { config: CommandInput<'proxies.create'>; issues: ProxyIssues } {
@@ -38,6 +39,7 @@ function toConfig(d: Draft): { config: CommandInput<'proxies.create'>; issues: P
     ...(live && d.source === 'command' && d.upstreamCommand.trim() ? { upstreamCommand: d.upstreamCommand.trim() } : {}),
     ...(d.mode !== 'proxy-only' && d.cacheDir.trim() ? { cacheDir: d.cacheDir.trim() } : {}),
     ...(port && !issues.port ? { port: Number(port) } : {}),
+    ...((d.mode === 'replay' || d.mode === 'hybrid') && d.replayTiming.trim() && d.replayTiming.trim() !== 'none' ? { replayTiming: d.replayTiming.trim() } : {}),
   }
   const found = { ...proxyConfigIssues(config), ...issues }
   // the form has one source field at a time: a missing upstream is reported under the one shown
@@ -192,6 +194,19 @@ export function NewProxyDialog(): JSX.Element {
               'cacheDir',
               <input {...aria('cacheDir')} placeholder={defaultDir ?? './cache'} value={draft.cacheDir} spellCheck={false} onChange={(e) => set({ cacheDir: e.target.value })} />,
               draft.mode === 'replay' ? 'must exist: replay never creates a cassette' : `empty: ${defaultDir ?? 'the default folder (Settings)'}`,
+            )}
+          {(draft.mode === 'replay' || draft.mode === 'hybrid') &&
+            field(
+              'replayTiming',
+              <>
+                <input {...aria('replayTiming')} list="np-replay-timings" placeholder="none" value={draft.replayTiming} spellCheck={false} onChange={(e) => set({ replayTiming: e.target.value })} />
+                <datalist id="np-replay-timings">
+                  {['none', 'recorded', 'x2', 'x0.5', 'x10'].map((t) => (
+                    <option key={t} value={t} />
+                  ))}
+                </datalist>
+              </>,
+              'none: at once; recorded: the recorded latency and spacing of streamed messages; x2 / x0.5: twice / half as fast',
             )}
           {field('name', <input {...aria('name')} placeholder="optional: made from the mode and upstream" value={draft.name} onChange={(e) => set({ name: e.target.value })} />)}
           {field('port', <input {...aria('port')} inputMode="numeric" placeholder="any free port" value={draft.port} onChange={(e) => set({ port: e.target.value })} />)}

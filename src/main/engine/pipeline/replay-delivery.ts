@@ -1,0 +1,263 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { CassetteEntry } from '../../../shared/cassette/entry.js';
+import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { META } from '../../../shared/mcp-protocol.js';
+import { sendJson, sseEvent } from '../http/sse.js';
+import type { Stage } from './contract.js';
+import type { LiveExchange } from './exchange.js';
+import { REPLAYED_STREAMS_KEPT, RESUME_WAIT_MS, type Session } from './session.js';
+
+/** How long a replayed server→client request waits for the client's reply before the exchange goes on. */
+export const REPLY_TIMEOUT_MS = 60_000;
+
+/** --replay-timing: undefined plays at once; a speed (1 = as recorded, 2 = twice as fast) waits the recorded delays ÷ speed. */
+export type ReplaySpeed = number | undefined;
+
+const canonical = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+const wait = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+
+export interface ReplayAnswer {
+  stage: Stage;
+  session: Session;
+  exchange: LiveExchange;
+  entry: CassetteEntry;
+  res: ServerResponse;
+  /** the client's Accept header */
+  accept: string | undefined;
+  /** headers of the answer (the Mcp-Session-Id of a replayed initialize) */
+  headers: Record<string, string>;
+  speed: ReplaySpeed;
+  /** the framing of an entry that kept none (mcp-rewind's bare results): how the cassette's other answers travelled */
+  usualFraming?: 'json' | 'sse';
+}
+
+/** JSON or SSE: as recorded when the client accepts it (entries that kept no framing: as the others, SSE when something streamed). */
+export function framingFor(entry: CassetteEntry, accept: string | undefined, usual?: 'json' | 'sse'): 'json' | 'sse' {
+  const a = accept ?? '';
+  const sse = a.includes('text/event-stream');
+  const json = a.includes('application/json') || a.includes('*/*') || !sse;
+  const recorded = entry.framing?.type ?? (entry.stream?.length || entry.unanswered ? 'sse' : (usual ?? 'json'));
+  if (recorded === 'sse' && sse) return 'sse';
+  if (recorded === 'json' && json) return 'json';
+  return json && !entry.stream?.length ? 'json' : 'sse';
+}
+
+/**
+ * Plays a recorded exchange back, as it travelled: one JSON body, or an SSE stream with the recorded framing (event
+ * ids, `retry`, a priming event) carrying, in recorded order, the notifications (progress tokens and subscription ids
+ * rewritten to the live request's), the server→client requests (sent with ids of this session; the client's reply is
+ * awaited — one that differs from the recorded reply is logged and flagged, and the exchange goes on), then the
+ * answer. A stream the server closed early ends here too; the client resumes it (GET + Last-Event-ID) and the rest
+ * comes there. With a speed, the recorded delays are waited out. A subscriptions/listen stream the client closed in
+ * the recording stays open until this client closes it.
+ */
+export async function replayAnswer(a: ReplayAnswer): Promise<void> {
+  const { exchange, entry, res, speed } = a;
+  const status = entry.status ?? 200;
+  const timing = speed === undefined ? undefined : entry.timing;
+  if (framingFor(entry, a.accept, a.usualFraming) === 'json') {
+    if (timing?.answerMs) await wait(timing.answerMs / (speed ?? 1));
+    if (!res.destroyed) sendJson(res, status, exchange.response, a.headers);
+    return a.stage.hooks.finish(exchange, a.session);
+  }
+  res.writeHead(status, { ...a.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const ids = entry.framing?.eventIds ? new EventIds() : undefined;
+  const retry = entry.framing?.retryMs;
+  if (entry.framing?.priming) res.write(`id: ${ids?.next() ?? randomUUID()}\n${retry !== undefined ? `retry: ${retry}\n` : ''}data: \n\n`);
+  else if (retry !== undefined) res.write(`retry: ${retry}\n\n`);
+  else res.flushHeaders();
+  const play = new Playback(a, ids);
+  play.keep();
+  await play.from(0, res);
+}
+
+/** Per-session-unique SSE event ids for a replayed stream: `<stream id>_<n>`. */
+class EventIds {
+  readonly stream = randomUUID();
+  private n = 0;
+  last?: string;
+  /** per event number, the index in the recorded stream of what it carried (-1: the priming event) */
+  readonly carried: number[] = [];
+  next(index = -1): string {
+    this.carried[this.n] = index;
+    this.last = `${this.stream}_${this.n++}`;
+    return this.last;
+  }
+}
+
+/** A replay event id's stream and event number. */
+export function parseReplayEventId(id: string): { stream: string; event: number } | undefined {
+  const m = /^([0-9a-f-]{36})_(\d+)$/.exec(id);
+  return m ? { stream: m[1], event: Number(m[2]) } : undefined;
+}
+
+/** The messages of one recorded stream, played from an index onto a response (the POST's, or a resumed GET's). */
+class Playback {
+  private readonly stream: JsonRpcMessage[];
+  private readonly liveToken: unknown;
+  private elapsed = 0;
+
+  constructor(
+    private readonly a: ReplayAnswer,
+    private readonly ids: EventIds | undefined,
+  ) {
+    this.stream = (a.entry.stream ?? []) as unknown as JsonRpcMessage[];
+    this.liveToken = (a.exchange.request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  }
+
+  private write(res: ServerResponse, message: unknown, index: number): void {
+    res.write(sseEvent(message, this.ids?.next(index)));
+  }
+
+  /** the recorded gap before message i (or the answer, i = stream length), at the chosen speed */
+  private async gap(i: number): Promise<void> {
+    const { speed } = this.a;
+    const timing = this.a.entry.timing;
+    if (speed === undefined || !timing) return;
+    const at = i < this.stream.length ? timing.streamMs?.[i] : timing.answerMs;
+    if (at === undefined) return;
+    await wait((at - this.elapsed) / speed);
+    this.elapsed = Math.max(this.elapsed, at);
+  }
+
+  async from(start: number, res: ServerResponse): Promise<void> {
+    const { exchange, entry, stage, session } = this.a;
+    // where the server closed its POST stream in the recording (only a stream with event ids can be resumed)
+    const resumeAt = start === 0 && this.ids ? entry.framing?.resumedAfter : undefined;
+    for (let i = start; i < this.stream.length && !res.destroyed; i++) {
+      if (i === resumeAt && this.ids?.last !== undefined) return this.closeEarly(res, i);
+      const message = this.stream[i];
+      if (isResponse(message)) continue; // a recorded client reply: compared below, never sent
+      await this.gap(i);
+      if (!isRequest(message)) {
+        const live = this.live(message);
+        if (live === undefined) continue; // progress this client did not ask for
+        exchange.addStreamed(live);
+        this.write(res, live, i);
+        continue;
+      }
+      await this.ask(res, message, i);
+    }
+    if (res.destroyed) return void (await stage.hooks.finish(exchange, session));
+    if (resumeAt !== undefined && resumeAt >= this.stream.length && this.ids?.last !== undefined && !entry.unanswered) return this.closeEarly(res, this.stream.length);
+    await this.gap(this.stream.length);
+    if (entry.unanswered) {
+      // a subscription the client ended in the recording: open until this client ends it
+      res.once('close', () => void stage.hooks.finish(exchange, session));
+      return;
+    }
+    if (!res.destroyed) res.end(sseEvent(this.liveAnswer(), this.ids?.next(this.stream.length)));
+    await stage.hooks.finish(exchange, session);
+  }
+
+  /**
+   * Kept on the session: a client that dropped this stream and resumes it with Last-Event-ID gets what followed that
+   * event — the notifications and the answer, as a server with an event store redelivers them (requests to the
+   * client are not asked again).
+   */
+  keep(): void {
+    if (!this.ids) return;
+    const { replayed } = this.a.session;
+    replayed.set(this.ids.stream, { resume: (after, res) => this.redeliver(after, res) });
+    if (replayed.size > REPLAYED_STREAMS_KEPT) replayed.delete(replayed.keys().next().value as string);
+  }
+
+  private redeliver(after: number, res: ServerResponse): void {
+    const ids = this.ids as EventIds;
+    const from = (ids.carried[after] ?? -1) + 1;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    for (let i = from; i < this.stream.length; i++) {
+      const message = this.stream[i];
+      if (isResponse(message) || isRequest(message)) continue;
+      const live = this.live(message);
+      if (live !== undefined) this.write(res, live, i);
+    }
+    if (from <= this.stream.length && !this.a.entry.unanswered) res.write(sseEvent(this.liveAnswer(), ids.next(this.stream.length)));
+    res.end();
+  }
+
+  /** the server closed its POST stream here in the recording: so does replay; the client resumes with Last-Event-ID */
+  private closeEarly(res: ServerResponse, at: number): void {
+    const { session, exchange, stage } = this.a;
+    const id = this.ids?.last as string;
+    const finish = (): Promise<void> => stage.hooks.finish(exchange, session);
+    session.resumable.set(id, {
+      exchanges: [exchange],
+      finish: () => finish(),
+      replay: async (getRes) => {
+        getRes.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        getRes.flushHeaders();
+        await this.from(at, getRes);
+      },
+      timer: setTimeout(() => {
+        session.resumable.delete(id);
+        void finish();
+      }, RESUME_WAIT_MS).unref(),
+    });
+    res.end();
+  }
+
+  /** the final answer, its subscription id the live request's (a listen stream closed by the server) */
+  private liveAnswer(): JsonRpcResponse {
+    const response = this.a.exchange.response as JsonRpcResponse;
+    if (!('result' in response)) return response;
+    const meta = response.result._meta as Record<string, unknown> | undefined;
+    if (!meta || !(META.subscriptionId in meta)) return response;
+    return { ...response, result: { ...response.result, _meta: { ...meta, [META.subscriptionId]: this.a.exchange.request.id } } };
+  }
+
+  /** a recorded notification as this client gets it: its progress token and subscription id are the live request's */
+  private live(message: JsonRpcMessage): JsonRpcMessage | undefined {
+    const params = (message as { params?: Record<string, unknown> }).params;
+    if (!params) return message;
+    let out = message;
+    if ('progressToken' in params) {
+      if (this.liveToken === undefined) return undefined;
+      out = { ...message, params: { ...params, progressToken: this.liveToken } } as JsonRpcMessage;
+    }
+    const meta = params._meta as Record<string, unknown> | undefined;
+    if (meta && META.subscriptionId in meta) {
+      const p = (out as { params: Record<string, unknown> }).params;
+      out = { ...out, params: { ...p, _meta: { ...meta, [META.subscriptionId]: this.a.exchange.request.id } } } as JsonRpcMessage;
+    }
+    return out;
+  }
+
+  /** a recorded server→client request, asked again of this client; its reply is compared with the recorded one */
+  private async ask(res: ServerResponse, message: JsonRpcMessage & { id: string | number; method: string }, i: number): Promise<void> {
+    const { session, exchange, stage } = this.a;
+    const id = `rewind-${session.nextServerRequestId++}`;
+    const outgoing = { ...message, id };
+    exchange.addStreamed(outgoing);
+    const reply = waitForReply(session, id);
+    this.write(res, outgoing, i);
+    const got = await reply;
+    const recorded = this.stream.slice(i + 1).find((m) => isResponse(m) && m.id === message.id) as JsonRpcResponse | undefined;
+    if (!got) {
+      exchange.flags.push(`no reply to ${message.method} within ${REPLY_TIMEOUT_MS / 1000} s`);
+      return;
+    }
+    exchange.addStreamed(got);
+    const strip = (r: JsonRpcResponse | undefined): unknown => (r ? ('result' in r ? r.result : r.error) : undefined);
+    if (recorded && canonical(strip(got)) !== canonical(strip(recorded))) {
+      const flag = `client reply to ${message.method} differs from the recorded one`;
+      exchange.flags.push(flag);
+      stage.log(`replay: ${exchange.key}: ${flag}: got ${JSON.stringify(strip(got)).slice(0, 200)}, recorded ${JSON.stringify(strip(recorded)).slice(0, 200)}`, 'warn');
+    }
+  }
+}
+
+function waitForReply(session: Session, id: string): Promise<JsonRpcResponse | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      session.pendingReplies.delete(id);
+      resolve(undefined);
+    }, REPLY_TIMEOUT_MS);
+    timer.unref();
+    session.pendingReplies.set(id, (reply) => {
+      clearTimeout(timer);
+      resolve(reply);
+    });
+  });
+}

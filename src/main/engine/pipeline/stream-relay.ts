@@ -1,0 +1,108 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode, errorResponse, isNotification, isRequest, isResponse } from '../../../shared/jsonrpc.js';
+import { ResponseTap } from '../http/response-tap.js';
+import { sendJson } from '../http/sse.js';
+import { header } from '../http/url.js';
+import { copyEndToEndHeaders } from '../upstream/headers.js';
+import type { Stage } from './contract.js';
+import { exchangeFor } from './exchange.js';
+import { downstreamHeaders } from './relay.js';
+import { RESUME_WAIT_MS, type Resumable, type Session } from './session.js';
+
+/**
+ * Relays a GET (server-initiated SSE stream) or DELETE for a session whose upstream is live, byte for byte; with
+ * `tap`, the hooks see the stream's notifications on the way (the recorder files them after the last exchange). A GET
+ * resuming a POST stream the server closed early (Last-Event-ID) completes that stream's exchanges: its messages and
+ * answers are theirs.
+ */
+export async function relayStream(stage: Stage, req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE', session: Session, tap = false): Promise<void> {
+  const lastEventId = method === 'GET' ? header(req, 'last-event-id') : undefined;
+  const resuming = lastEventId !== undefined ? resumableFor(session, lastEventId) : undefined;
+  let upRes: IncomingMessage;
+  try {
+    upRes = await stage.upstream!.request(method, copyEndToEndHeaders(req.headers), undefined, session.upstreamId);
+  } catch (error) {
+    if (resuming) for (const exchange of resuming.exchanges) void resuming.finish(exchange);
+    sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
+    return;
+  }
+  res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, session, false));
+  res.flushHeaders();
+  upRes.pipe(res);
+  upRes.on('error', () => res.destroy());
+  if (resuming) resumeExchanges(session, upRes, resuming);
+  else if (tap && method === 'GET' && upRes.statusCode === 200) {
+    const reader = new ResponseTap(
+      upRes.headers['content-type'],
+      (message) => {
+        if (isNotification(message)) stage.hooks.serverMessage(message, session);
+      },
+      false,
+    );
+    upRes.on('data', (chunk: Buffer) => reader.push(chunk));
+  }
+  res.on('close', () => {
+    if (!upRes.complete) upRes.destroy();
+  });
+}
+
+/**
+ * The stream a Last-Event-ID resumes: the one whose last event it names, else — when the client saw fewer events than
+ * went by (it dropped the stream itself) — the only stream of the session waiting to be resumed. Taken off the list
+ * (unless only peeked at).
+ */
+export function resumableFor(session: Session, lastEventId: string, peek = false): Resumable | undefined {
+  let id: string | undefined = session.resumable.has(lastEventId) ? lastEventId : undefined;
+  if (id === undefined && session.resumable.size === 1) id = session.resumable.keys().next().value;
+  const resuming = id !== undefined ? session.resumable.get(id) : undefined;
+  if (resuming && !peek) {
+    session.resumable.delete(id as string);
+    clearTimeout(resuming.timer);
+  }
+  return resuming;
+}
+
+/** Reads a resumed stream into the exchanges it continues; closed early again, it waits for the next resumption. */
+function resumeExchanges(session: Session, upRes: IncomingMessage, resuming: Resumable): void {
+  const pending = new Map(resuming.exchanges.map((e) => [e.request.id, e]));
+  const reader = new ResponseTap(
+    upRes.headers['content-type'],
+    (message) => {
+      if (isResponse(message)) {
+        const exchange = message.id !== null ? pending.get(message.id) : undefined;
+        if (!exchange) return;
+        pending.delete(exchange.request.id);
+        exchange.upstreamResponse = message;
+        exchange.response = message;
+        exchange.answeredMs = exchange.elapsed();
+        void resuming.finish(exchange);
+        return;
+      }
+      const target = exchangeFor(message, resuming.exchanges, pending);
+      if (!target) return;
+      target.addStreamed(message);
+      if (isRequest(message)) session.awaitingReplies.set(message.id, target);
+    },
+    false,
+  );
+  upRes.on('data', (chunk: Buffer) => reader.push(chunk));
+  const ended = (): void => {
+    if (pending.size === 0) return;
+    const rest = [...pending.values()];
+    if (reader.lastEventId !== undefined && upRes.complete) {
+      const id = reader.lastEventId;
+      session.resumable.set(id, { ...resuming, exchanges: rest, timer: setTimeout(() => {
+        session.resumable.delete(id);
+        for (const exchange of rest) void resuming.finish(exchange);
+      }, RESUME_WAIT_MS).unref() });
+      return;
+    }
+    for (const exchange of rest) void resuming.finish(exchange);
+  };
+  upRes.on('end', () => {
+    reader.end();
+    ended();
+  });
+  upRes.on('aborted', ended);
+}
+
