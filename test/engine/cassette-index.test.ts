@@ -1,6 +1,6 @@
 /**
  * The cassette at scale: indexed by name and read on first use, replay's loose keys read by worker threads (a folder
- * big enough for them), entries that are links or broken refused there too, misses named from a per-tool index, a
+ * big enough for them; the built engine in dist/: `npm run build:cli` first), entries that are links or broken refused there too, misses named from a per-tool index, a
  * bounded cache, exports streamed as the same text as the whole document, and answers released only once recorded.
  */
 import { existsSync, symlinkSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WORKER_THRESHOLD } from '../../src/main/engine/cassette/content-index.js';
+import type * as StoreModule from '../../src/main/engine/cassette/store.js';
 import { exportHar, exportSingleFile, writeHarExport, writeSingleFileExport } from '../../src/main/engine/cassette/export.js';
 import { keyFor, looseKeyFor } from '../../src/main/engine/cassette/keys.js';
 import { CassetteStore } from '../../src/main/engine/cassette/store.js';
@@ -51,15 +52,24 @@ describe('a cassette large enough for the worker threads', () => {
     symlinkSync(join(outside, 'secret.json'), join(dir, linked));
     const broken = `${count + 3} ${keyFor(call('search', { q: 'broken' }))}.json`;
     await writeFile(join(dir, broken), '{"name": "search", "argu');
+    // what a miss asks of the index: a method the server did not have, a requestState an answer issued
+    const notFound = keyFor({ method: 'resources/read', params: { uri: 'x://y' } });
+    await writeFile(join(dir, `${count + 4} ${notFound}.json`), JSON.stringify({ $rewind: 1, method: 'resources/read', params: { uri: 'x://y' }, error: { code: -32601, message: 'Method not found' } }));
+    await writeFile(join(dir, `${count + 5} ${keyFor(call('ask', {}))}.json`), JSON.stringify({ name: 'ask', arguments: {}, result: { resultType: 'input_required', requestState: 'state-1' } }));
     const lines: string[] = [];
-    const store = await CassetteStore.open(dir, { watch: false, log: (l) => lines.push(l), loose: { ignore: [] } });
+    // the worker threads run the built engine (dist/, as shipped): run from the sources, the store reads the files itself
+    const built = (await import(new URL('../../dist/main/engine/cassette/store.js', import.meta.url).href)) as typeof StoreModule;
+    const store = await built.CassetteStore.open(dir, { watch: false, log: (l) => lines.push(l), loose: { ignore: [] } });
     keep({ close: async () => store.close() });
     expect(store.isIndexed).toBe(true);
     expect(lines.join('\n')).toContain(`refusing ${linked}: it is a symbolic link`);
     expect(lines.join('\n')).toContain(`ignoring ${broken}: not valid JSON`);
     expect(lines.join('\n')).not.toContain('SECRET');
     expect(lines.join('\n')).not.toContain('worker threads failed'); // read by the threads, not by the fallback
-    expect(store.size).toBe(count + 1); // the broken file is dropped once read; the link was never indexed
+    expect(store.size).toBe(count + 3); // the broken file is dropped once read; the link was never indexed
+    expect([...store.errorKeys(-32601)]).toEqual([notFound]);
+    expect(store.issuedState('state-1')).toBe(true);
+    expect(store.issuedState('forged')).toBe(false);
     // a loose hit: the same arguments in another key order (the exact key differs)
     for (const i of [0, 4321, count - 1]) {
       const reordered = { page: i % 7, q: `query ${i}` };

@@ -24,15 +24,10 @@ const BATCH = 2048;
 export const WORKER_THRESHOLD = 8192;
 
 /**
- * Starts a worker on the module next to this one. Built (dist/), it is JavaScript; run from src/ (tests, `tsx`), it is
- * TypeScript, which the worker loads after registering tsx (a development dependency, resolved from the working
- * directory: the repository's) itself: a worker does not inherit its parent's loader.
+ * Worker threads run the built module next to this one (dist/). Run from the TypeScript sources (tests through tsx or
+ * vitest, `BENCH_ENGINE=src`), there is no JavaScript to start a worker on: the store reads the files itself.
  */
-function startWorker(workerData: unknown): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./loose-worker.js', import.meta.url), { workerData });
-  const entry = new URL('./loose-worker.ts', import.meta.url).href;
-  return new Worker(`import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData });
-}
+export const workersAvailable = (): boolean => !import.meta.url.endsWith('.ts');
 
 /**
  * Reads the loose keys of many entries of a folder on worker threads (one per core, at most 4), in batches;
@@ -48,7 +43,7 @@ export async function looseKeysInWorkers(dir: string, ignore: readonly string[],
   try {
     await Promise.all(
       Array.from({ length: Math.min(count, batches.length) }, () => {
-        const worker = startWorker({ dir, ignore: [...ignore] });
+        const worker = new Worker(new URL('./loose-worker.js', import.meta.url), { workerData: { dir, ignore: [...ignore] } });
         workers.push(worker);
         return new Promise<void>((resolve, reject) => {
           const sendNext = (): void => {

@@ -2,7 +2,7 @@ import type { FSWatcher } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
 import { distilledFor, entryMarksOf, parseDistilled, requestFieldsOf, type CassetteEntry } from '../../../shared/cassette/entry.js';
 import type { Log } from '../log.js';
-import { looseKeysInWorkers, WORKER_THRESHOLD } from './content-index.js';
+import { looseKeysInWorkers, WORKER_THRESHOLD, workersAvailable } from './content-index.js';
 import { EntryCache } from './entry-cache.js';
 import { KeyIndex, type EntryRef, type Refs } from './key-index.js';
 import { looseKeyOfEntry } from './keys.js';
@@ -224,7 +224,7 @@ export class CassetteStore {
   private async indexContent(): Promise<void> {
     const refs = this.index.all().filter((ref) => ref.loose === undefined);
     let left = refs;
-    if (this.persister instanceof FolderPersister && refs.length >= WORKER_THRESHOLD) {
+    if (this.persister instanceof FolderPersister && refs.length >= WORKER_THRESHOLD && workersAvailable()) {
       const done = new Set<EntryRef[]>();
       try {
         await looseKeysInWorkers(this.persister.location, (this.loose as readonly string[]), refs, (batch, result) => {
