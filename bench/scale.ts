@@ -26,6 +26,8 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const SIZES = QUICK ? [1_000, 10_000] : [1_000, 10_000, 100_000, 300_000];
 const PHASE_MS = QUICK ? 500 : 1500;
 const SAMPLE = 20_000; // keys a run rotates over, spread across the whole cassette
+/** an export must also complete with V8's heap this small: its memory does not grow with the cassette */
+const EXPORT_HEAP_MB = 128;
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
@@ -172,12 +174,16 @@ async function measureSize(dir: string, size: number): Promise<SizeRow> {
 }
 
 
-/** `mcp-rewind export --out --har` of a cassette (the built CLI), timed, its peak RSS read from /proc while it runs. */
-async function measureExport(what: string, dir: string, out: string): Promise<ExportRow> {
+/**
+ * `mcp-rewind export --out --har` of a cassette (the built CLI), timed, its peak RSS read from /proc while it runs;
+ * `heapMb`: with V8's heap limited to that (left alone, V8 lets a busy heap grow long before it collects).
+ */
+async function measureExport(what: string, dir: string, out: string, heapMb?: number): Promise<ExportRow> {
   const json = join(out, `${what.replace(/\W+/g, '-')}.json`);
   const har = `${json.slice(0, -5)}.har`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(REPO, 'bin/mcp-rewind.js'), 'export', '--cache', dir, '--out', json, '--har', har], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const heap = heapMb ? [`--max-old-space-size=${heapMb}`] : [];
+  const child = spawn(process.execPath, [...heap, join(REPO, 'bin/mcp-rewind.js'), 'export', '--cache', dir, '--out', json, '--har', har], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -191,7 +197,7 @@ async function measureExport(what: string, dir: string, out: string): Promise<Ex
   const seconds = (performance.now() - t0) / 1000;
   if (code !== 0) log(`bench: export of ${what} failed (${code}): ${stderr.trim().split('\n').pop()}`);
   const size = async (file: string): Promise<number> => ((await stat(file).catch(() => undefined))?.size ?? NaN) / 1024 / 1024;
-  const row = { what, seconds, peakRssMb: peak, jsonMb: await size(json), harMb: await size(har), ok: code === 0 };
+  const row = { what, heapMb, seconds, peakRssMb: peak, jsonMb: await size(json), harMb: await size(har), ok: code === 0 };
   await rm(json, { force: true });
   await rm(har, { force: true });
   return row;
@@ -259,11 +265,15 @@ async function main(): Promise<void> {
     const out = join(tmp, 'exports');
     await mkdir(out, { recursive: true });
     const big = SIZES.filter((s) => s >= 100_000);
-    for (const size of QUICK ? [10_000] : big.slice(0, process.env.BENCH_FULL === '1' ? 2 : 1)) exports.push(await measureExport(`${size} entries`, dirs.get(size) as string, out));
+    const both = async (what: string, dir: string): Promise<void> => {
+      exports.push(await measureExport(what, dir, out));
+      exports.push(await measureExport(what, dir, out, EXPORT_HEAP_MB));
+    };
+    for (const size of QUICK ? [10_000] : big.slice(0, process.env.BENCH_FULL === '1' ? 2 : 1)) await both(`${size.toLocaleString('en')} entries`, dirs.get(size) as string);
     if (!QUICK) {
       const tenKb = join(tmp, 'c60k-10kB');
       await generateCassette(tenKb, 60_000, 10_000);
-      exports.push(await measureExport('60,000 × 10 kB', tenKb, out));
+      await both('60,000 × 10 kB', tenKb);
       await rm(tenKb, { recursive: true, force: true });
     }
     for (const e of exports) log(`bench scale: export ${e.what}: ${e.seconds.toFixed(1)} s, peak RSS ${e.peakRssMb.toFixed(0)} MB`);

@@ -50,25 +50,29 @@ export interface ExportOptions {
 /** One exchange of a folder, as listed: its number, its distilled file if any, which debug files exist. */
 interface Listed {
   n: number;
+  /** `<n> <key>` (or `<n>`) */
   stem: string;
-  key?: string;
-  entryFile?: string;
-  debug: Set<string>;
+  /** which of its files exist: ENTRY, and the debug files' bits (DEBUG_BITS) */
+  files: number;
 }
+
+const ENTRY = 1;
+const DEBUG_BITS: Record<string, number> = { req: 2, res: 4, 'res-head': 8 };
+/** the debug files a listing showed, as readDebugFilesSync takes them */
+const debugPresent = (files: number): Set<string> => new Set(Object.keys(DEBUG_BITS).filter((kind) => files & DEBUG_BITS[kind]));
 
 /** exports read files synchronously (faster by far), yielding this often so that a running app keeps serving */
 const SLICE_MS = 20;
 
-/** The folder's exchanges by name, in recorded order (names only: a few dozen bytes each). */
+/** The folder's exchanges by name, in recorded order (names only: about 200 bytes each, what an export holds). */
 async function listFolder(path: string, debug: boolean): Promise<Listed[]> {
   const byStem = new Map<string, Listed>();
   for (const name of await readdir(path)) {
     const parsed = parseCassetteName(name);
     if (!parsed || (!debug && parsed.kind !== 'entry')) continue;
     let listed = byStem.get(parsed.stem);
-    if (!listed) byStem.set(parsed.stem, (listed = { n: parsed.n, stem: parsed.stem, key: parsed.key, debug: new Set() }));
-    if (parsed.kind === 'entry') listed.entryFile = name;
-    else listed.debug.add(parsed.kind);
+    if (!listed) byStem.set(parsed.stem, (listed = { n: parsed.n, stem: parsed.stem, files: 0 }));
+    listed.files |= parsed.kind === 'entry' ? ENTRY : DEBUG_BITS[parsed.kind];
   }
   return [...byStem.values()].sort((a, b) => a.n - b.n || (a.stem < b.stem ? -1 : a.stem > b.stem ? 1 : 0));
 }
@@ -101,20 +105,22 @@ async function* exchangesOf(path: string, options: { debug: boolean; log: Log })
       await new Promise((resolve) => setImmediate(resolve));
       slice = performance.now();
     }
-    const x: PersistedExchange = { n: listed.n, key: listed.key };
-    if (listed.entryFile) {
+    const key = parseCassetteName(`${listed.stem}.req.json`)?.key;
+    const x: PersistedExchange = { n: listed.n, key };
+    if (listed.files & ENTRY) {
+      const entryFile = `${listed.stem}.json`;
       try {
-        const distilled = JSON.parse(readCassetteFileSync(path, listed.entryFile)) as Record<string, unknown>; // verbatim
-        x.entry = parseDistilled(listed.n, listed.key as string, listed.entryFile, distilled);
+        const distilled = JSON.parse(readCassetteFileSync(path, entryFile)) as Record<string, unknown>; // verbatim
+        x.entry = parseDistilled(listed.n, key as string, entryFile, distilled);
         x.distilled = distilled;
       } catch (error) {
         if (error instanceof UnsafeEntryError) log(`cassette: ${error.message}`, 'warn');
-        else if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log(`cassette: ignoring ${listed.entryFile}: ${jsonErrorMessage(error)}`, 'warn');
+        else if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log(`cassette: ignoring ${entryFile}: ${jsonErrorMessage(error)}`, 'warn');
         if (!options.debug) continue;
       }
     }
     if (options.debug) {
-      x.debug = readDebugFilesSync(path, listed.stem, listed.debug, log);
+      x.debug = listed.files & ~ENTRY ? readDebugFilesSync(path, listed.stem, debugPresent(listed.files), log) : undefined;
       if (!x.entry && !x.debug) continue;
       // a date for the HAR entry where the distilled entry holds none
       if (!x.entry?.recordedAt) x.mtime = await lstat(join(path, x.entry?.file ?? debugFileNames(listed.stem)[0])).then((s) => s.mtime, () => undefined);
@@ -129,7 +135,7 @@ const REQUEST_ONLY = new Set(['req']);
 async function firstRecordedUrl(path: string): Promise<string> {
   if (!(await isFile(path))) {
     for (const listed of await listFolder(path, true)) {
-      if (!listed.debug.has('req')) continue;
+      if (!(listed.files & DEBUG_BITS.req)) continue;
       const url = readDebugFilesSync(path, listed.stem, REQUEST_ONLY, silent)?.request?.url;
       if (url !== undefined && URL.canParse(url)) return redactUrl(url);
     }
