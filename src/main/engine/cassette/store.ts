@@ -1,8 +1,8 @@
 import type { FSWatcher } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
-import { distilledFor, entryMarksOf, parseDistilled, requestFieldsOf, type CassetteEntry } from '../../../shared/cassette/entry.js';
+import { distilledFor, entryMarksOf, parseDistilled, type CassetteEntry } from '../../../shared/cassette/entry.js';
 import type { Log } from '../log.js';
-import { looseKeysInWorkers, WORKER_THRESHOLD, workersAvailable } from './content-index.js';
+import { indexContent, SLICE_MS, yieldToRequests } from './content-index.js';
 import { EntryCache } from './entry-cache.js';
 import { KeyIndex, type EntryRef, type Refs } from './key-index.js';
 import { looseKeyOfEntry } from './keys.js';
@@ -29,9 +29,6 @@ export interface StoreOptions {
 }
 
 const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
-/** indexing runs in slices this long, so the port keeps answering while a large cassette is indexed */
-const SLICE_MS = 8;
-const yieldToRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * A cassette indexed in memory over its persister (persist/): a folder in mcp-rewind's layout, or a single-file
@@ -216,47 +213,17 @@ export class CassetteStore {
     this.readyNow = true;
   }
 
-  /**
-   * Reads every entry once to index its loose key: only its request is read out (a full parse waits for its first
-   * use). A large folder is read by worker threads, one per core, while this thread keeps serving; a small one, or
-   * where threads fail, here, in slices, hits being served in between.
-   */
+  /** The content pass (content-index.ts): replay's loose keys and the marks a miss asks about. */
   private async indexContent(): Promise<void> {
-    const refs = this.index.all().filter((ref) => ref.loose === undefined);
-    let left = refs;
-    if (this.persister instanceof FolderPersister && refs.length >= WORKER_THRESHOLD && workersAvailable()) {
-      const done = new Set<EntryRef[]>();
-      try {
-        await looseKeysInWorkers(this.persister.location, (this.loose as readonly string[]), refs, (batch, result) => {
-          done.add(batch);
-          for (const line of result.warnings) this.log(line, 'warn');
-          for (const i of result.gone) this.drop(batch[i]);
-          for (let i = 0; i < batch.length; i++) {
-            const loose = result.loose[i];
-            if (loose !== null && batch[i].loose === undefined && this.index.holds(batch[i])) this.index.setLoose(batch[i], loose);
-          }
-          for (const [i, marks] of result.marks) if (this.index.holds(batch[i])) this.index.setMarks(batch[i], marks);
-        }, this.stopping);
-        left = [];
-      } catch (error) {
-        this.log(`cassette: indexing on worker threads failed (${(error as Error).message}); indexing here`, 'warn');
-        left = refs.filter((ref) => ref.loose === undefined);
-      }
-    }
-    let slice = performance.now();
-    for (let i = 0; i < left.length && !this.stopping.stopped; i++) {
-      if ((i & 127) === 127 && performance.now() - slice > SLICE_MS) {
-        await yieldToRequests();
-        slice = performance.now();
-      }
-      const ref = left[i];
-      if (ref.loose !== undefined || !this.index.holds(ref)) continue; // read meanwhile, or replaced
-      const read = this.persister.read(ref.file, this.log);
-      if (read === 'gone') this.drop(ref);
-      if (!read || read === 'gone') continue;
-      this.index.setLoose(ref, looseKeyOfEntry(requestFieldsOf(ref.key, read.data), this.loose as readonly string[]));
-      this.index.setMarks(ref, entryMarksOf(ref.key, read.data));
-    }
+    await indexContent({
+      index: this.index,
+      persister: this.persister,
+      folder: this.persister instanceof FolderPersister ? this.persister.location : undefined,
+      ignore: this.loose as readonly string[],
+      log: this.log,
+      drop: (ref) => this.drop(ref),
+      stopping: this.stopping,
+    });
     this.indexedNow = true;
   }
 

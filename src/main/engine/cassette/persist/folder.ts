@@ -7,6 +7,7 @@ import { TEMP_PREFIX, writeAtomic, writerIsGone } from '../../fs/atomic-write.js
 import type { Log } from '../../log.js';
 import { debugFileNames, entryFileName, parseCassetteName, stemOfEntry } from '../names.js';
 import { jsonErrorMessage, readCassetteFile, readCassetteFileSync, UnsafeEntryError, unsafeListing } from '../safe-read.js';
+import { DebugWriter } from './debug-writer.js';
 import type { AppendOptions, EntryName, PersistedExchange, Persister, ReadEntry } from './persister.js';
 
 /** A change made through this process (a recording, a hand edit in the app): `entry` undefined when the file is gone. */
@@ -38,8 +39,8 @@ export class FolderPersister implements Persister {
   readonly format = 'folder' as const;
   readonly writable = true;
   private nextN = 1;
-  /** debug-file writes still running after their entry was committed */
-  private readonly trailing = new Set<Promise<void>>();
+  /** the debug files of committed entries, written after them */
+  private readonly debugFiles = new DebugWriter();
   private readonly events = new EventEmitter<{ change: [FolderChange] }>();
 
   constructor(readonly location: string) {}
@@ -122,25 +123,16 @@ export class FolderPersister implements Persister {
   async append(exchange: PersistedExchange, options: AppendOptions = {}): Promise<void> {
     const file = entryFileName(exchange.n, exchange.key as string);
     const text = JSON.stringify(exchange.distilled, null, 2);
+    const room = this.debugFiles.hasRoom(); // a backlog of debug files: wait for it before adding to it
+    if (room) await room;
     await writeAtomic(join(this.location, file), text, { durable: options.durable });
     if (exchange.entry) this.changed({ file, key: exchange.key as string, entry: exchange.entry, bytes: text.length });
-    const debug = exchange.debug;
-    if (!debug) return;
-    const [req, res, head] = debugFileNames(stemOfEntry(file));
-    // atomic, not fsynced: replay does not need them, and the answer does not wait for them
-    const writing = Promise.all([
-      writeAtomic(join(this.location, req), JSON.stringify(debug.request, null, 2), { durable: false }),
-      writeAtomic(join(this.location, res), debug.responseBody ?? '', { durable: false }),
-      writeAtomic(join(this.location, head), JSON.stringify(debug.responseHead, null, 2), { durable: false }),
-    ]).then(() => undefined);
-    this.trailing.add(writing);
-    void writing.finally(() => this.trailing.delete(writing)).catch(() => {});
+    if (exchange.debug) this.debugFiles.add(this.location, stemOfEntry(file), exchange.debug);
   }
 
   /** Resolves when the debug files of every append so far are written; rejects with the first failure. */
-  async flush(): Promise<void> {
-    const failures = (await Promise.allSettled([...this.trailing])).filter((r) => r.status === 'rejected');
-    if (failures.length) throw (failures[0] as PromiseRejectedResult).reason;
+  flush(): Promise<void> {
+    return this.debugFiles.flush();
   }
 
   /** Follows hand edits made outside this process; `onName` gets each changed entry file's name. */
