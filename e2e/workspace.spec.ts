@@ -298,7 +298,7 @@ test('restart the UI process: proxies, rules and breakpoints come back', async (
   }
 });
 
-test('a 5 MB result opens in the detail: a tree to search, copy and collapse', async ({ app }) => {
+test('a 5 MB result opens in the detail (loaded in full from the engine): a tree to search, copy and collapse', async ({ app }) => {
   const { page, problems } = app;
   await page.setViewportSize({ width: 1440, height: 900 });
   const items = Array.from({ length: 25_000 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['alpha', 'beta'], payload: 'x'.repeat(150) }));
@@ -318,6 +318,9 @@ test('a 5 MB result opens in the detail: a tree to search, copy and collapse', a
     const table = page.getByRole('table', { name: 'Recent exchanges' });
     await table.getByRole('row').filter({ hasText: 'big' }).filter({ hasText: 'tools/call' }).click();
     const detail = page.getByRole('complementary', { name: 'Exchange detail' });
+    // the timeline keeps bodies over 256 kB truncated (its memory is capped by bytes): the detail loads it in full
+    await detail.getByRole('note').filter({ hasText: 'Large body truncated' }).getByRole('button', { name: 'Load full body' }).click();
+    await expect(detail.getByRole('note').filter({ hasText: 'Showing the full exchange' })).toBeVisible();
     await detail.getByRole('tab', { name: 'Response' }).click();
     const tree = detail.getByRole('tree', { name: 'Response tree' });
     await expect(tree.getByRole('treeitem').filter({ hasText: /items: \[ 25000 items \]$/ })).toBeVisible();
