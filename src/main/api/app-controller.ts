@@ -1,22 +1,20 @@
-import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
-import { UNDO_CLEAR_MS, type CommandInput, type CommandOutputs, type EventName, type EventPayloads, type ProxyConfig, type ProxyInfo, type TrafficEvent } from '../../shared/api.js';
+import { type CommandOutputs, type EventName, type EventPayloads, type ProxyConfig, type ProxyInfo, type TrafficEvent } from '../../shared/api.js';
 import { ErrorCode } from '../../shared/jsonrpc.js';
-import { writesCassette } from '../../shared/modes.js';
 import { checkProxyConfig } from '../../shared/proxy-fields.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
-import { startProxy, type RunningProxy } from '../engine/proxy.js';
-import { splitShellWords } from '../engine/transports/shell-words.js';
+import type { RunningProxy } from '../engine/proxy.js';
 import { BreakpointHub } from './breakpoints.js';
 import { Demo, type DemoHost } from './demo.js';
 import { InspectorVerbs } from './inspector-verbs.js';
-import { applyRules, engineRules, mergedTools, type RulesFile } from './proxy-rules.js';
+import { AppTraffic } from './app-traffic.js';
+import { applyRules, mergedTools, type RulesFile } from './proxy-rules.js';
 import { settingsFile, type SettingsFile } from './settings-file.js';
-import { FULL_BODIES_BYTES, TrafficBuffer } from './traffic-buffer.js';
 import type { Log, LogLevel } from '../engine/log.js';
 import type { OpenedUpstream } from '../engine/upstream/open.js';
-import { checkCassette, openUpstream, ProxyStartError } from './upstream-check.js';
+import { ProxyStartError } from './upstream-check.js';
+import { defaultProxyName, launchProxy } from './proxy-launch.js';
 import { WorkspaceFile, type SavedProxy } from './workspace-file.js';
 
 export interface AppControllerOptions {
@@ -55,7 +53,8 @@ export class AppController implements DemoHost {
   readonly dataDir: string;
   private readonly emitter = new EventEmitter<{ [E in EventName]: [EventPayloads[E]] }>();
   private readonly proxies = new Map<string, ManagedProxy>();
-  private readonly traffic: TrafficBuffer;
+  /** the timeline's exchanges (the UI API's traffic.* commands) */
+  readonly traffic: AppTraffic;
   private readonly demo = new Demo(this);
   private readonly settings: SettingsFile;
   private readonly workspace: WorkspaceFile;
@@ -72,13 +71,11 @@ export class AppController implements DemoHost {
   readonly verbs: InspectorVerbs;
   private nextId = 1;
   private countsTimer?: NodeJS.Timeout;
-  /** the last traffic clear, while it can be undone */
-  private lastClear?: { undo: string; events: TrafficEvent[]; timer: NodeJS.Timeout };
   private closed = false;
 
   constructor(options: AppControllerOptions) {
     this.dataDir = resolve(options.dataDir);
-    this.traffic = new TrafficBuffer(options.trafficCapacity);
+    this.traffic = new AppTraffic(options.trafficCapacity, (seq) => this.verbs.timeline.keeps(seq));
     this.logLine = options.log ?? ((line, level) => level === 'warn' && process.stderr.write(`mcp-rewind: ${line}\n`));
     this.settings = options.settings ?? settingsFile(this.dataDir, (line) => this.log(line, 'warn'));
     this.workspace = new WorkspaceFile(this.dataDir, (line) => this.log(line, 'warn'));
@@ -88,13 +85,13 @@ export class AppController implements DemoHost {
       ring: {
         add: (events, announce) =>
           events.forEach((e) => {
-            const kept = this.traffic.push(e);
+            const kept = this.traffic.buffer.push(e);
             if (announce) this.emitter.emit('traffic', kept);
           }),
-        remove: (matches) => this.traffic.remove(matches),
-        find: (seq) => this.traffic.find(seq),
+        remove: (matches) => this.traffic.buffer.remove(matches),
+        find: (seq) => this.traffic.buffer.find(seq),
         // in full where the timeline truncated a body and still holds it (a save writes what was exchanged)
-        snapshot: () => this.traffic.snapshot().map((e) => (e.truncated && this.traffic.fullOf(e.proxyId, e.seq)) || e),
+        snapshot: () => this.traffic.snapshot().map((e) => (e.truncated && this.traffic.buffer.fullOf(e.proxyId, e.seq)) || e),
       },
       proxyUrl: (id) => this.proxies.get(id)?.running?.url,
       cassetteOf: (id) => {
@@ -111,10 +108,6 @@ export class AppController implements DemoHost {
     });
     void this.verbs.timeline.restore();
     if (this.settings.get().settings.restoreWorkspace) this.restore(this.workspace.load());
-  }
-
-  get trafficCapacity(): number {
-    return this.traffic.capacity;
   }
 
   on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void {
@@ -142,7 +135,6 @@ export class AppController implements DemoHost {
     return managed && { ...managed.info };
   }
 
-  /** Adds a proxy and starts it. A proxy that cannot start is still listed, with state 'failed' and the reason. */
   /**
    * Adds a proxy and starts it. Problems with the settings themselves are refused, naming the form's fields; a
    * proxy that cannot start (upstream unreachable, cassette missing, port taken) is listed as failed, with the reason.
@@ -153,7 +145,7 @@ export class AppController implements DemoHost {
     let config = checkProxyConfig(input);
     if (config.mode !== 'proxy-only' && !config.cacheDir) config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
     const taken = (name: string): boolean => [...this.proxies.values()].some((p) => p.info.name.toLowerCase() === name.toLowerCase());
-    const name = config.name?.trim() || this.uniqueName(defaultName(config), taken);
+    const name = config.name?.trim() || this.uniqueName(defaultProxyName(config), taken);
     if (config.name && taken(name)) throw new Error(`Name: a proxy named "${name}" exists already; choose another name`);
     const id = `p${this.nextId++}`;
     const managed: ManagedProxy = { info: { id, name, config, state: 'stopped', exchanges: 0, ...(options.demo ? { demo: true } : {}) }, queue: Promise.resolve() };
@@ -191,48 +183,6 @@ export class AppController implements DemoHost {
     });
   }
 
-  trafficSnapshot(limit?: number): TrafficEvent[] {
-    return this.traffic.snapshot(limit);
-  }
-
-  /** the bytes the timeline keeps (events with large bodies truncated) */
-  get trafficBytes(): number {
-    return this.traffic.maxBytes;
-  }
-
-  /** An exchange whose bodies the timeline truncated, in full, while the engine holds it ("Load full body"). */
-  fullExchange(proxyId: string, seq: number): CommandOutputs['traffic.body'] {
-    const full = this.traffic.fullOf(proxyId, seq);
-    if (full) return { held: true, event: full };
-    const kept = this.traffic.find(seq);
-    if (kept && kept.proxyId === proxyId && !kept.truncated) return { held: true, event: kept };
-    return { held: false, reason: kept ? `the full body is no longer held: the engine keeps the newest ${FULL_BODIES_BYTES / 1024 / 1024} MB of truncated bodies` : `no exchange #${seq} on the timeline any more` };
-  }
-
-  /**
-   * Every exchange, one proxy's, or the ones listed; what was removed can be put back for a while (undoClear). Pinned
-   * and noted exchanges stay.
-   */
-  clearTraffic(scope: CommandInput<'traffic.clear'> = {}): { cleared: number; undo?: string } {
-    const listed = scope.items && new Set(scope.items.map((i) => `${i.proxyId}\u0000${i.seq}`));
-    const removed = this.traffic.remove((e) => !this.verbs.timeline.keeps(e.seq) && (listed ? listed.has(`${e.proxyId}\u0000${e.seq}`) : !scope.proxyId || e.proxyId === scope.proxyId));
-    clearTimeout(this.lastClear?.timer);
-    this.lastClear = undefined;
-    if (removed.length === 0) return { cleared: 0 };
-    const undo = randomUUID();
-    this.lastClear = { undo, events: removed, timer: setTimeout(() => (this.lastClear = undefined), UNDO_CLEAR_MS).unref() };
-    return { cleared: removed.length, undo };
-  }
-
-  undoClear(undo: string): { restored: number } {
-    const last = this.lastClear;
-    if (!last || last.undo !== undo) throw new Error('undo: this Clear can no longer be undone (too late, or another Clear came after it)');
-    clearTimeout(last.timer);
-    this.lastClear = undefined;
-    this.traffic.restore(last.events);
-    return { restored: last.events.length };
-  }
-
   async getRules(id: string): Promise<CommandOutputs['rules.get']> {
     const managed = this.managed(id);
     return { rules: managed.info.config.rules ?? null, tools: managed.running ? await mergedTools(managed.running) : [] };
@@ -254,13 +204,7 @@ export class AppController implements DemoHost {
     const folder = resolve(dir);
     const since = new Map<string, number>();
     for (const [id, p] of this.proxies) if (p.running?.store?.dir === folder && p.startedAt !== undefined) since.set(id, p.startedAt);
-    const hits = new Map<string, number>();
-    if (since.size === 0) return hits;
-    this.traffic.forEach((event) => {
-      const from = since.get(event.proxyId);
-      if (event.cassette === 'hit' && from !== undefined && event.startedAt >= from) hits.set(event.key, (hits.get(event.key) ?? 0) + 1);
-    });
-    return hits;
+    return this.traffic.hits(since);
   }
 
   startDemo(): Promise<CommandOutputs['demo.start']> {
@@ -273,7 +217,7 @@ export class AppController implements DemoHost {
     this.saveWorkspace(); // as it is now: the proxies that run are started again next time
     this.closed = true;
     clearTimeout(this.countsTimer);
-    clearTimeout(this.lastClear?.timer);
+    this.traffic.forgetClear();
     await this.demo.stopAgents();
     await Promise.all([...this.proxies.values()].map((managed) => this.halt(managed, false).catch(() => {})));
     await this.demo.close();
@@ -302,40 +246,17 @@ export class AppController implements DemoHost {
     const log: Log = (line, level) => this.log(`[${name}] ${line}`, level);
     managed.info = { ...managed.info, state: 'starting', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined };
     this.emitProxies();
-    const cacheDir = config.cacheDir === undefined ? undefined : resolve(config.cacheDir);
-    const start = (port: number, upstreamUrl: string | undefined): Promise<RunningProxy> =>
-      startProxy({
-        mode: config.mode,
-        upstreamUrl,
-        cacheDir,
-        port,
-        // always with rules, so that they can be edited live
-        rules: engineRules(config.rules),
-        replayTiming: config.replayTiming,
-        onLog: (line, level) => log(line, level),
-      });
     try {
       // running means it can serve: the upstream answered initialize (live modes), the cassette exists (replay)
-      await checkCassette(config, cacheDir);
-      const upstream = await openUpstream(config, log);
-      managed.upstream = upstream;
-      if (this.closed || managed.info.state !== 'starting') throw new Error('stopped while starting');
-      const wanted = config.port === 0 && managed.lastPort ? managed.lastPort : config.port;
-      const running = await start(wanted, upstream?.url).catch((error: NodeJS.ErrnoException) => {
-        if (wanted !== config.port && error.code === 'EADDRINUSE') return start(config.port, upstream?.url); // the old port is taken
-        if (error.code === 'EADDRINUSE') throw new ProxyStartError(`Port ${wanted} is in use (EADDRINUSE): choose another port, or leave it empty for any free one`, 'port');
-        if (cacheDir && writesCassette(config.mode) && /EACCES|EROFS|ENOTDIR|EEXIST/.test(error.code ?? '')) throw new ProxyStartError(`Cassette folder ${cacheDir} cannot be used: ${error.message}`, 'cassette');
-        throw error;
-      });
+      const { running, upstream } = await launchProxy(config, managed.lastPort, log, () => !this.closed && managed.info.state === 'starting');
       managed.running = running;
+      managed.upstream = upstream;
       managed.startedAt = Date.now();
       managed.lastPort = running.port;
       running.events.on('exchange', (event) => this.record(id, managed, event));
       this.breakpoints.attach(id, running.breakpoints);
       managed.info = { ...managed.info, state: 'running', url: running.url, error: undefined, failure: undefined };
     } catch (error) {
-      await managed.upstream?.close();
-      managed.upstream = undefined;
       if (managed.info.state === 'starting') {
         const failure = error instanceof ProxyStartError ? error.failure : 'other';
         managed.info = { ...managed.info, state: 'failed', url: undefined, error: (error as Error).message, failure };
@@ -366,7 +287,7 @@ export class AppController implements DemoHost {
   private record(id: string, managed: ManagedProxy, event: ExchangeEvent): void {
     const tagged: TrafficEvent = { ...event, seq: this.verbs.timeline.numberOf(event.seq), proxyId: id }; // never reused across restarts
     this.verbs.sessions.tag(tagged); // the app's own session: what it sent, and from which exchange
-    const kept = this.traffic.push(tagged); // large bodies truncated: what the view gets
+    const kept = this.traffic.buffer.push(tagged); // large bodies truncated: what the view gets
     managed.info.exchanges++;
     // a running proxy whose upstream stopped answering says so (and stops saying so once it answers again)
     const error = event.response && 'error' in event.response ? event.response.error : undefined;
@@ -423,10 +344,4 @@ export class AppController implements DemoHost {
       })),
     );
   }
-}
-
-/** "record 127.0.0.1:3000", "proxy-only npx", "replay cassettes" */
-function defaultName(config: ProxyConfig): string {
-  const where = config.upstreamUrl ? new URL(config.upstreamUrl).host : config.upstreamCommand ? splitShellWords(config.upstreamCommand)[0] : (config.cacheDir ?? '').split(/[\\/]/).filter(Boolean).pop();
-  return `${config.mode} ${where ?? ''}`.trim().slice(0, 100);
 }
