@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { defineConfig } from 'electron-vite'
-import react from '@vitejs/plugin-react'
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
 
-const root = import.meta.dirname
-const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string }
+const root = import.meta.dirname;
+const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string };
 
 // Output layout (package.json "main" points at out/main/index.js):
 //   out/main/index.js       Electron main process, ESM (package.json has "type": "module")
@@ -38,4 +38,4 @@ export default defineConfig({
       },
     },
   },
-})
+});

@@ -16,7 +16,15 @@ export default defineConfig<ShellOptions>({
     headless: true,
     launchOptions: {
       executablePath: systemChromium,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
     },
   },
   // The same specs against both shells through the `app` fixture of e2e/shell.ts: 'browser' runs `mcp-rewind ui` in

@@ -55,7 +55,11 @@ export async function generateCassette(dir: string, count: number, resultBytes =
 
 /** The 2026-07-28 revision: protocol fields in every request's `_meta`, and the standard headers that mirror them. */
 export const MODERN_VERSION = '2026-07-28';
-const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientInfo': { name: 'mcp-rewind-bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+  'io.modelcontextprotocol/clientInfo': { name: 'mcp-rewind-bench', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 export const MODERN_HEADERS = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': TOOL };
 
 /** Call #i as a 2026-07-28 client sends it (no session: the revision and the client ride in `_meta`). */
@@ -80,7 +84,13 @@ export async function generateMixedCassette(dir: string, calls: number): Promise
   await mkdir(dir, { recursive: true });
   const hashResult = buildResultHasher();
   await writeFile(join(dir, '1 initialize.json'), JSON.stringify(INITIALIZE_RESULT, null, 2));
-  const discover = { $rewind: 1, method: 'server/discover', params: {}, result: { supportedVersions: [MODERN_VERSION], capabilities: INITIALIZE_RESULT.capabilities, resultType: 'complete' }, protocolVersion: MODERN_VERSION };
+  const discover = {
+    $rewind: 1,
+    method: 'server/discover',
+    params: {},
+    result: { supportedVersions: [MODERN_VERSION], capabilities: INITIALIZE_RESULT.capabilities, resultType: 'complete' },
+    protocolVersion: MODERN_VERSION,
+  };
   await writeFile(join(dir, `2 ${keyFor({ method: 'server/discover', params: {} })}.json`), JSON.stringify(discover, null, 2));
   const serverInfo = { 'io.modelcontextprotocol/serverInfo': INITIALIZE_RESULT.serverInfo };
   const BATCH = 256;
@@ -92,8 +102,22 @@ export async function generateMixedCassette(dir: string, calls: number): Promise
       const legacyResult = toolResult(i);
       const modernResult = { ...toolResult(i), resultType: 'complete', _meta: serverInfo };
       const answer = (result: Record<string, unknown>) => (isErrorCall(i) ? { error: errorOf(i) } : { result, resultHash: hashResult(result) });
-      const legacy = { name: TOOL, arguments: request.params.arguments, ...answer(legacyResult), protocolVersion: PROTOCOL_VERSION, framing: { type: 'json' }, recordedAt: '2025-01-01T00:00:00.000Z' };
-      const modern = { name: TOOL, arguments: request.params.arguments, ...answer(modernResult), protocolVersion: MODERN_VERSION, framing: { type: 'json' }, recordedAt: '2026-08-01T00:00:00.000Z' };
+      const legacy = {
+        name: TOOL,
+        arguments: request.params.arguments,
+        ...answer(legacyResult),
+        protocolVersion: PROTOCOL_VERSION,
+        framing: { type: 'json' },
+        recordedAt: '2025-01-01T00:00:00.000Z',
+      };
+      const modern = {
+        name: TOOL,
+        arguments: request.params.arguments,
+        ...answer(modernResult),
+        protocolVersion: MODERN_VERSION,
+        framing: { type: 'json' },
+        recordedAt: '2026-08-01T00:00:00.000Z',
+      };
       writes.push(writeFile(join(dir, `${3 + 2 * i} ${key}.json`), JSON.stringify(legacy, null, 2)));
       writes.push(writeFile(join(dir, `${4 + 2 * i} ${key}.json`), JSON.stringify(modern, null, 2)));
     }

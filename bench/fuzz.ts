@@ -30,13 +30,16 @@ async function main(): Promise<void> {
   const known = process.argv.includes('--skip-known') ? 'skip' : 'send';
   const report = await runFuzz({ seed, count, targets, timeoutMs: 5000, clientEvery: 250, concurrency: 4, known, log });
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
-  const line = (f: Finding): string => `- ${f.kind} on ${f.target}, seed ${f.seed}, input #${f.index} (${f.label}): ${f.detail.split('\n').slice(0, 3).join(' ')}${f.preview ? `\n  \`${f.preview.replace(/`/g, "'")}\`` : ''}`;
+  const line = (f: Finding): string =>
+    `- ${f.kind} on ${f.target}, seed ${f.seed}, input #${f.index} (${f.label}): ${f.detail.split('\n').slice(0, 3).join(' ')}${f.preview ? `\n  \`${f.preview.replace(/`/g, "'")}\`` : ''}`;
   const unknown = report.findings.filter((f) => !f.known);
   const findings = unknown.slice(0, 50).map(line);
   if (unknown.length > 50) findings.push(`- … and ${unknown.length - 50} more`);
   const knownLines = KNOWN_ISSUES.map((k) => {
     const hits = report.findings.filter((f) => f.known === k.id);
-    const byKind = Object.entries(hits.reduce<Record<string, number>>((a, f) => ({ ...a, [`${f.kind} on ${f.target}`]: (a[`${f.kind} on ${f.target}`] ?? 0) + 1 }), {}))
+    const byKind = Object.entries(
+      hits.reduce<Record<string, number>>((a, f) => ({ ...a, [`${f.kind} on ${f.target}`]: (a[`${f.kind} on ${f.target}`] ?? 0) + 1 }), {}),
+    )
       .map(([what, n]) => `${n}× ${what}`)
       .join(', ');
     const first = hits.find((f) => f.index >= 0);
@@ -58,11 +61,13 @@ async function main(): Promise<void> {
     '',
     '## Known issues (found by fuzzing, not fixed yet)',
     '',
-    known === 'skip' ? 'Inputs of these issues were not sent (--skip-known).' : 'Their inputs were sent; what they caused is counted in the table (5xx, crashes, hangs) and here.',
+    known === 'skip'
+      ? 'Inputs of these issues were not sent (--skip-known).'
+      : 'Their inputs were sent; what they caused is counted in the table (5xx, crashes, hangs) and here.',
     '',
     ...knownLines,
     '',
-    'Found by this fuzzer and fixed since (regression-checked by every run): malformed %-escapes in serve\'s /s/<token>/ path, in /api/sessions/<sid> and in the UI\'s token cookie (500s, and an uncaught URIError on the UI\'s WebSocket upgrade), and the request target "//" on the proxy (500).',
+    "Found by this fuzzer and fixed since (regression-checked by every run): malformed %-escapes in serve's /s/<token>/ path, in /api/sessions/<sid> and in the UI's token cookie (500s, and an uncaught URIError on the UI's WebSocket upgrade), and the request target \"//\" on the proxy (500).",
     '',
     '## Other findings',
     '',

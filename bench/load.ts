@@ -73,7 +73,9 @@ export class LoadClient {
         const body = bodies[next++ % bodies.length];
         const start = performance.now();
         try {
-          const { status, ok } = Buffer.isBuffer(body) ? await this.send(body) : await this.send((body as Payload).body, (body as Payload).headers, (body as Payload).expect);
+          const { status, ok } = Buffer.isBuffer(body)
+            ? await this.send(body)
+            : await this.send((body as Payload).body, (body as Payload).headers, (body as Payload).expect);
           if (status === 200 && ok) latencies.push(performance.now() - start);
           else errors++;
         } catch {

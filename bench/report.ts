@@ -57,18 +57,29 @@ export function summary(config: string, throughput: ThroughputRow[], latency: La
       continue;
     }
     const met = Number.isFinite(value) && (t.kind === 'min' ? value >= t.target : value <= t.target);
-    lines.push(`| ${t.metric} | ${fmt(value, digits)} ${t.unit} | ${range} | ${t.kind === 'min' ? '>=' : '<='} ${t.target} ${t.unit} | ${met ? 'yes' : '**NO**'} |`);
+    lines.push(
+      `| ${t.metric} | ${fmt(value, digits)} ${t.unit} | ${range} | ${t.kind === 'min' ? '>=' : '<='} ${t.target} ${t.unit} | ${met ? 'yes' : '**NO**'} |`,
+    );
   }
-  lines.push('', 'Throughput ratios near 1 mean the load generator (one process, one core) was the limit, not the server: then the server CPU/request rows are the better comparison.');
+  lines.push(
+    '',
+    'Throughput ratios near 1 mean the load generator (one process, one core) was the limit, not the server: then the server CPU/request rows are the better comparison.',
+  );
   const failed = throughput.reduce((n, r) => n + r.errors, 0);
-  if (failed) lines.push('', `**WARNING: ${failed} requests failed (HTTP error, transport error or JSON-RPC error such as a replay miss); see the errors column.**`);
+  if (failed)
+    lines.push('', `**WARNING: ${failed} requests failed (HTTP error, transport error or JSON-RPC error such as a replay miss); see the errors column.**`);
   lines.push('', '## Throughput (closed loop, fixed concurrency; medians over rounds)', '');
   lines.push('| server | req/s | min–max req/s | p50 ms | p99 ms | errors | CPU µs/request |', '|---|---:|---:|---:|---:|---:|---|');
   for (const r of throughput) {
     const cpu = [...r.cpuMs.keys()].map((label) => `${label} ${fmt(cpuPerRequest(r, label))}`).join(', ');
-    lines.push(`| ${r.name} | ${fmt(median(r.rps))} | ${fmt(Math.min(...r.rps))}–${fmt(Math.max(...r.rps))} | ${fmt(median(r.p50Ms), 2)} | ${fmt(median(r.p99Ms), 2)} | ${r.errors} | ${cpu} |`);
+    lines.push(
+      `| ${r.name} | ${fmt(median(r.rps))} | ${fmt(Math.min(...r.rps))}–${fmt(Math.max(...r.rps))} | ${fmt(median(r.p50Ms), 2)} | ${fmt(median(r.p99Ms), 2)} | ${r.errors} | ${cpu} |`,
+    );
   }
-  lines.push('', 'CPU µs/request: user+system CPU time of each process (all threads) over all throughput rounds ÷ requests completed. With 2 cores the loader can be the bottleneck, so the server-side CPU cost is the steadier comparison.');
+  lines.push(
+    '',
+    'CPU µs/request: user+system CPU time of each process (all threads) over all throughput rounds ÷ requests completed. With 2 cores the loader can be the bottleneck, so the server-side CPU cost is the steadier comparison.',
+  );
   lines.push('', '## Latency (1 connection, sequential requests; medians over rounds)', '');
   lines.push('| server | p50 ms | p99 ms |', '|---|---:|---:|');
   for (const r of latency) lines.push(`| ${r.name} | ${fmt(median(r.p50Ms), 3)} | ${fmt(median(r.p99Ms), 3)} |`);

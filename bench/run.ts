@@ -26,9 +26,7 @@ import { cpuPerRequest, median, save, summary, type LatencyRow, type TargetRow, 
 const QUICK = process.env.BENCH_QUICK === '1';
 const CONCURRENCY = 32;
 const CASSETTE_SIZE = 10_000;
-const cfg = QUICK
-  ? { rounds: 3, loadMs: 400, warmMs: 300, latMs: 200, latRounds: 3 }
-  : { rounds: 10, loadMs: 1200, warmMs: 1500, latMs: 600, latRounds: 8 };
+const cfg = QUICK ? { rounds: 3, loadMs: 400, warmMs: 300, latMs: 200, latRounds: 3 } : { rounds: 10, loadMs: 1200, warmMs: 1500, latMs: 600, latRounds: 8 };
 const profileDir = process.env.BENCH_PROFILE === '1' ? new URL('./results/profiles/', import.meta.url).pathname : undefined;
 
 const bodiesFor = (count: number): Buffer[] => Array.from({ length: count }, (_, i) => Buffer.from(JSON.stringify(callRequest(i, i + 1))));
@@ -38,7 +36,9 @@ const mixedPayloads = (calls: number): Payload[] =>
   Array.from({ length: calls * 2 }, (_, n) => {
     const i = n >> 1;
     const expect = isErrorCall(i) ? ('error' as const) : ('result' as const);
-    return n % 2 === 0 ? { body: Buffer.from(JSON.stringify(callRequest(i, n + 1))), expect } : { body: Buffer.from(JSON.stringify(modernCallRequest(i, n + 1))), headers: MODERN_HEADERS, expect };
+    return n % 2 === 0
+      ? { body: Buffer.from(JSON.stringify(callRequest(i, n + 1))), expect }
+      : { body: Buffer.from(JSON.stringify(modernCallRequest(i, n + 1))), headers: MODERN_HEADERS, expect };
   });
 
 interface Target {
@@ -97,7 +97,12 @@ async function main(): Promise<void> {
     const ceiling = add('ceiling: bare node:http, canned answer', canned.url, one, { server: canned });
     const r1 = add('replay, 1-entry cassette', replay1.url, one, { server: replay1 });
     const r10k = add(`replay, ${CASSETTE_SIZE}-entry cassette (rotating keys)`, replay10k.url, bodiesFor(CASSETTE_SIZE), { server: replay10k });
-    const rMixed = add(`replay, ${CASSETTE_SIZE}-entry cassette of both revisions, 10% errors (2025 and 2026-07-28 clients in turn)`, replayMixed.url, mixedPayloads(CASSETTE_SIZE / 2), { server: replayMixed });
+    const rMixed = add(
+      `replay, ${CASSETTE_SIZE}-entry cassette of both revisions, 10% errors (2025 and 2026-07-28 clients in turn)`,
+      replayMixed.url,
+      mixedPayloads(CASSETTE_SIZE / 2),
+      { server: replayMixed },
+    );
     const cannedDirect = add('minimal upstream (node:http), direct', canned.url, many, { upstream: canned });
     const cannedProxied = add('minimal upstream, through proxy-only', proxyCanned.url, many, { proxy: proxyCanned, upstream: canned });
     const cannedBare = add('minimal upstream, through a bare node:http proxy (reference)', bareProxy.url, many, { proxy: bareProxy, upstream: canned });
@@ -109,7 +114,11 @@ async function main(): Promise<void> {
     for (const t of targets) await t.client.run(t.bodies, CONCURRENCY, cfg.warmMs);
 
     // Compared servers are measured back to back, in ABC order on even rounds and CBA on odd ones.
-    const groups = [[ceiling, r1, r10k, rMixed], [cannedDirect, cannedProxied, cannedBare], [sdkDirect, sdkProxied]];
+    const groups = [
+      [ceiling, r1, r10k, rMixed],
+      [cannedDirect, cannedProxied, cannedBare],
+      [sdkDirect, sdkProxied],
+    ];
     const inOrder = (group: Target[], round: number): Target[] => (round % 2 ? [...group].reverse() : group);
     for (let round = 0; round < cfg.rounds; round++) {
       for (const t of groups.flatMap((g) => inOrder(g, round))) {
@@ -123,7 +132,11 @@ async function main(): Promise<void> {
       log(`bench: throughput round ${round + 1}/${cfg.rounds}: ${targets.map((t) => `${t.row.rps.at(-1)?.toFixed(0)}`).join(' / ')} req/s`);
     }
 
-    const latencyGroups = [[ceiling, r1], [cannedDirect, cannedProxied, cannedBare], [sdkDirect, sdkProxied]];
+    const latencyGroups = [
+      [ceiling, r1],
+      [cannedDirect, cannedProxied, cannedBare],
+      [sdkDirect, sdkProxied],
+    ];
     const latencyTargets = latencyGroups.flat();
     for (let round = 0; round < cfg.latRounds; round++) {
       for (const t of latencyGroups.flatMap((g) => inOrder(g, round))) {
@@ -155,7 +168,12 @@ async function main(): Promise<void> {
       { metric: 'proxy CPU/request: proxy-only ÷ bare node:http proxy', values: cpuRatio(cannedProxied, cannedBare, 'proxy'), kind: 'max', unit: 'x' },
     ];
     const config = `${QUICK ? 'BENCH_QUICK' : 'full'}: ${cfg.rounds} interleaved rounds × ${cfg.loadMs} ms at ${CONCURRENCY} connections; latency ${cfg.latRounds} rounds × ${cfg.latMs} ms at 1 connection; total ${((performance.now() - started) / 1000).toFixed(0)} s; ${engineLabel()}`;
-    const markdown = summary(config, targets.map((t) => t.row), latencyTargets.map((t) => t.lat), goals);
+    const markdown = summary(
+      config,
+      targets.map((t) => t.row),
+      latencyTargets.map((t) => t.lat),
+      goals,
+    );
     process.stdout.write(`\n${markdown}`);
     log(`bench: summary written to ${await save(markdown)}`);
     if (median(ratio(r1, ceiling)) < 0.5) log('bench: replay is far from the ceiling: profile it with BENCH_PROFILE=1');

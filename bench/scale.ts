@@ -74,7 +74,10 @@ async function startReplay(dir: string): Promise<StartedReplay> {
   const port = await freePort();
   const script = join(REPO, 'bench/servers/proxy.ts');
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', script, 'replay', dir], { stdio: ['pipe', 'ignore', 'inherit'], env: { ...process.env, BENCH_PORT: String(port) } });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, 'replay', dir], {
+    stdio: ['pipe', 'ignore', 'inherit'],
+    env: { ...process.env, BENCH_PORT: String(port) },
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const health = `http://127.0.0.1:${port}/healthcheck`;
   let portMs = NaN;
@@ -107,10 +110,19 @@ async function getRate(url: string, concurrency: number, durationMs: number): Pr
   const worker = async (): Promise<void> => {
     while (performance.now() < deadline) {
       await new Promise<void>((resolve) => {
-        const req = http.get({ host: target.hostname, port: target.port, path: target.pathname, agent, headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve());
-        });
+        const req = http.get(
+          {
+            host: target.hostname,
+            port: target.port,
+            path: target.pathname,
+            agent,
+            headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve());
+          },
+        );
         req.on('error', () => resolve());
       });
       done++;
@@ -126,7 +138,6 @@ const sample = (size: number, count: number, offset = 0): Buffer[] => {
   return Array.from({ length: n }, (_, k) => Buffer.from(JSON.stringify(callRequest(offset + Math.floor((k * size) / n), k + 1))));
 };
 
-
 async function measureSize(dir: string, size: number): Promise<SizeRow> {
   const proxy = await startReplay(dir);
   try {
@@ -138,7 +149,10 @@ async function measureSize(dir: string, size: number): Promise<SizeRow> {
     const cold = await client.run(hits, 32, 60_000, hits.length); // each key once: read from disk on first use
     const warm = await client.run(hits, 32, PHASE_MS);
     // a replay miss is a JSON-RPC error answer: what a miss body expects
-    const missBodies = Array.from({ length: 4096 }, (_, i) => ({ body: Buffer.from(JSON.stringify(callRequest(size + 10 + i, i + 1))), expect: 'error' as const }));
+    const missBodies = Array.from({ length: 4096 }, (_, i) => ({
+      body: Buffer.from(JSON.stringify(callRequest(size + 10 + i, i + 1))),
+      expect: 'error' as const,
+    }));
     const misses = await client.run(missBodies, 32, PHASE_MS);
     const getRps = await getRate(proxy.url, 32, PHASE_MS);
     const alone = await client.run(hits, 1, PHASE_MS);
@@ -173,7 +187,6 @@ async function measureSize(dir: string, size: number): Promise<SizeRow> {
   }
 }
 
-
 /**
  * `mcp-rewind export --out --har` of a cassette (the built CLI), timed, its peak RSS read from /proc while it runs;
  * `heapMb`: with V8's heap limited to that (left alone, V8 lets a busy heap grow long before it collects).
@@ -183,7 +196,9 @@ async function measureExport(what: string, dir: string, out: string, heapMb?: nu
   const har = `${json.slice(0, -5)}.har`;
   const t0 = performance.now();
   const heap = heapMb ? [`--max-old-space-size=${heapMb}`] : [];
-  const child = spawn(process.execPath, [...heap, join(REPO, 'bin/mcp-rewind.js'), 'export', '--cache', dir, '--out', json, '--har', har], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...heap, join(REPO, 'bin/mcp-rewind.js'), 'export', '--cache', dir, '--out', json, '--har', har], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -203,7 +218,6 @@ async function measureExport(what: string, dir: string, out: string, heapMb?: nu
   return row;
 }
 
-
 /** Record p50 (1 connection, every call a new key, so every call writes an entry) and throughput, fsync on and off. */
 async function measureRecord(tmp: string): Promise<RecordRow[]> {
   const canned = await startServer('canned');
@@ -211,15 +225,22 @@ async function measureRecord(tmp: string): Promise<RecordRow[]> {
   const proxies: Child[] = [];
   try {
     for (const durable of [true, false]) {
-      const proxy = await startServer('proxy', ['record', canned.url, join(tmp, `record-${durable ? 'fsync' : 'nofsync'}`), ...(durable ? [] : ['--no-fsync'])]);
+      const proxy = await startServer('proxy', [
+        'record',
+        canned.url,
+        join(tmp, `record-${durable ? 'fsync' : 'nofsync'}`),
+        ...(durable ? [] : ['--no-fsync']),
+      ]);
       proxies.push(proxy);
       rows.push({ durable, p50: [], p99: [], rps: [] });
     }
-    const clients = await Promise.all(proxies.map(async (p) => {
-      const c = new LoadClient(p.url, 32);
-      await c.handshake();
-      return c;
-    }));
+    const clients = await Promise.all(
+      proxies.map(async (p) => {
+        const c = new LoadClient(p.url, 32);
+        await c.handshake();
+        return c;
+      }),
+    );
     const rounds = QUICK ? 2 : 6;
     const perRound = QUICK ? 200 : 400;
     let next = 0;
@@ -258,7 +279,9 @@ async function main(): Promise<void> {
     for (const size of SIZES) {
       rows.push(await measureSize(dirs.get(size) as string, size));
       const r = rows.at(-1) as SizeRow;
-      log(`bench scale: ${size}: port ${r.portMs.toFixed(0)} ms, indexed ${r.indexedMs.toFixed(0)} ms, RSS ${r.rssMb.toFixed(0)} MB, hits ${r.hitRps.toFixed(0)}/s, misses ${r.missRps.toFixed(0)}/s, GET ${r.getRps.toFixed(0)}/s, hit p50 ${r.hitP50.toFixed(2)} → ${r.hitP50Storm.toFixed(2)} ms under misses`);
+      log(
+        `bench scale: ${size}: port ${r.portMs.toFixed(0)} ms, indexed ${r.indexedMs.toFixed(0)} ms, RSS ${r.rssMb.toFixed(0)} MB, hits ${r.hitRps.toFixed(0)}/s, misses ${r.missRps.toFixed(0)}/s, GET ${r.getRps.toFixed(0)}/s, hit p50 ${r.hitP50.toFixed(2)} → ${r.hitP50Storm.toFixed(2)} ms under misses`,
+      );
     }
 
     const exports: ExportRow[] = [];
@@ -269,7 +292,8 @@ async function main(): Promise<void> {
       exports.push(await measureExport(what, dir, out));
       exports.push(await measureExport(what, dir, out, EXPORT_HEAP_MB));
     };
-    for (const size of QUICK ? [10_000] : big.slice(0, process.env.BENCH_FULL === '1' ? 2 : 1)) await both(`${size.toLocaleString('en')} entries`, dirs.get(size) as string);
+    for (const size of QUICK ? [10_000] : big.slice(0, process.env.BENCH_FULL === '1' ? 2 : 1))
+      await both(`${size.toLocaleString('en')} entries`, dirs.get(size) as string);
     if (!QUICK) {
       const tenKb = join(tmp, 'c60k-10kB');
       await generateCassette(tenKb, 60_000, 10_000);

@@ -66,9 +66,11 @@ async function child(upstreamUrl: string, dir: string): Promise<void> {
     process.stdout.write(`STATS ${JSON.stringify(s)}\n`);
   };
   // on request (a line on stdin) and at the end of stdin: exit
-  createInterface({ input: process.stdin }).on('line', sample).on('close', () => {
-    void Promise.all([recorder.close(), replay.close()]).finally(() => process.exit(0));
-  });
+  createInterface({ input: process.stdin })
+    .on('line', sample)
+    .on('close', () => {
+      void Promise.all([recorder.close(), replay.close()]).finally(() => process.exit(0));
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -90,7 +92,9 @@ async function main(minutes: number): Promise<void> {
   const tmp = await mkdtemp(join(tmpdir(), 'mcp-rewind-soak-'));
   const dir = join(tmp, 'cassette');
   const upstream = await startSdkServer({ json: true });
-  const proc = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', upstream.url, dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', upstream.url, dir], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const samples: Array<ChildSample & { calls: number; errors: number; recordCalls: number; replayCalls: number }> = [];
   let waitingSample: ((s: ChildSample) => void) | undefined;
   let urls: [string, string] | undefined;
@@ -161,7 +165,8 @@ async function main(minutes: number): Promise<void> {
       ...Array.from({ length: 4 }, () => loop(replayUrl, 10, replayPick, true)),
     ];
 
-    const header = '| t (s) | RSS (MB) | heap after GC (MB) | handles | calls/s | record calls/s | replay calls/s | errors | entries (rec / replay) | sessions (rec / replay) |';
+    const header =
+      '| t (s) | RSS (MB) | heap after GC (MB) | handles | calls/s | record calls/s | replay calls/s | errors | entries (rec / replay) | sessions (rec / replay) |';
     const rule = '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
     process.stdout.write(`${header}\n${rule}\n`);
     const rows: string[] = [];

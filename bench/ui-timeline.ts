@@ -75,7 +75,7 @@ async function load(page: Page, n: number): Promise<number> {
         seq: i + 1,
         method: i % 50 === 0 ? 'tools/list' : 'tools/call',
         tool: i % 50 === 0 ? undefined : tool,
-        key: `tools_call_${tool}_${(i * 2654435761 >>> 0).toString(16)}`,
+        key: `tools_call_${tool}_${((i * 2654435761) >>> 0).toString(16)}`,
         source: sources[i % 4],
         cassette: 'recorded',
         request: { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: tool, arguments: { query: `q${i}`, n: i } } },
@@ -103,7 +103,22 @@ async function appendOne(page: Page, n: number): Promise<number> {
     for (let k = 0; k < 5; k++) {
       const seq = 10_000_000 + k;
       const start = performance.now();
-      debug.ingest([{ proxyId: 'p0', seq, method: 'tools/call', tool: 'tool-1', key: `live-${seq}`, source: 'upstream', cassette: 'none', request: { jsonrpc: '2.0', id: seq, method: 'tools/call' }, stream: [], response: { jsonrpc: '2.0', id: seq, result: {} }, startedAt: Date.now(), durationMs: 3 }]);
+      debug.ingest([
+        {
+          proxyId: 'p0',
+          seq,
+          method: 'tools/call',
+          tool: 'tool-1',
+          key: `live-${seq}`,
+          source: 'upstream',
+          cassette: 'none',
+          request: { jsonrpc: '2.0', id: seq, method: 'tools/call' },
+          stream: [],
+          response: { jsonrpc: '2.0', id: seq, result: {} },
+          startedAt: Date.now(),
+          durationMs: 3,
+        },
+      ]);
       debug.flush();
       // at the store's 100,000 cap the count stays and the oldest is dropped instead
       const total = n + k + 1;
@@ -229,7 +244,20 @@ async function liveIngest(page: Page, ms: number): Promise<{ longTasks: number; 
       const tick = (): void => {
         const batch = Array.from({ length: 50 }, () => {
           seq++;
-          return { proxyId: 'p1', seq, method: 'tools/call', tool: `tool-${seq % 20}`, key: `live-${seq}`, source: 'upstream', cassette: 'none', request: { jsonrpc: '2.0', id: seq, method: 'tools/call', params: { name: `tool-${seq % 20}`, arguments: { q: seq } } }, stream: [], response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: `live ${seq}` }] } }, startedAt: Date.now(), durationMs: 2 };
+          return {
+            proxyId: 'p1',
+            seq,
+            method: 'tools/call',
+            tool: `tool-${seq % 20}`,
+            key: `live-${seq}`,
+            source: 'upstream',
+            cassette: 'none',
+            request: { jsonrpc: '2.0', id: seq, method: 'tools/call', params: { name: `tool-${seq % 20}`, arguments: { q: seq } } },
+            stream: [],
+            response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: `live ${seq}` }] } },
+            startedAt: Date.now(),
+            durationMs: 2,
+          };
         });
         debug.ingest(batch);
         ingested += batch.length;
@@ -251,7 +279,22 @@ async function bigResponse(page: Page): Promise<number> {
     const debug = (window as unknown as { __rewindDebug: { ingest(e: unknown[]): void; flush(): void } }).__rewindDebug;
     const items = Array.from({ length: 25_000 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['alpha', 'beta'], payload: 'x'.repeat(150) }));
     const seq = 30_000_000;
-    debug.ingest([{ proxyId: 'p1', seq, method: 'tools/call', tool: 'big-result', key: 'big', source: 'upstream', cassette: 'none', request: { jsonrpc: '2.0', id: seq, method: 'tools/call', params: { name: 'big-result' } }, stream: [], response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: 'big' }], structuredContent: { items } } }, startedAt: Date.now(), durationMs: 40 }]);
+    debug.ingest([
+      {
+        proxyId: 'p1',
+        seq,
+        method: 'tools/call',
+        tool: 'big-result',
+        key: 'big',
+        source: 'upstream',
+        cassette: 'none',
+        request: { jsonrpc: '2.0', id: seq, method: 'tools/call', params: { name: 'big-result' } },
+        stream: [],
+        response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: 'big' }], structuredContent: { items } } },
+        startedAt: Date.now(),
+        durationMs: 40,
+      },
+    ]);
     debug.flush();
     const scroller = document.querySelector<HTMLElement>('[data-testid="timeline-scroll"]')!;
     let row: HTMLElement | undefined;
@@ -273,7 +316,10 @@ async function bigResponse(page: Page): Promise<number> {
 
 async function resetFilters(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Reset filters' }).click();
-  await page.getByTestId('filter-count').filter({ hasText: /^(\d+) of \1$/ }).waitFor();
+  await page
+    .getByTestId('filter-count')
+    .filter({ hasText: /^(\d+) of \1$/ })
+    .waitFor();
 }
 
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
@@ -309,7 +355,26 @@ async function main(): Promise<void> {
       const live10 = await liveIngest(page, 10_000);
       const big = await bigResponse(page);
       await page.getByRole('button', { name: 'Close detail' }).click();
-      rows[n] = [ingest, live, pct(frames, 0.5), pct(frames, 0.95), Math.max(...frames), frames.length, toolCold, toolWarm, textCold, textWarm, detail.work, detail.paint, pct(keys.work, 0.5), pct(keys.work, 0.95), pct(keys.paint, 0.5), live10.longTasks, live10.longest, big];
+      rows[n] = [
+        ingest,
+        live,
+        pct(frames, 0.5),
+        pct(frames, 0.95),
+        Math.max(...frames),
+        frames.length,
+        toolCold,
+        toolWarm,
+        textCold,
+        textWarm,
+        detail.work,
+        detail.paint,
+        pct(keys.work, 0.5),
+        pct(keys.work, 0.95),
+        pct(keys.paint, 0.5),
+        live10.longTasks,
+        live10.longest,
+        big,
+      ];
       console.error(`${n} rows measured`);
     }
     const labels: Array<[string, string]> = [
@@ -336,7 +401,11 @@ async function main(): Promise<void> {
     console.log(`\nTimeline UI, Chromium ${browser.version()}, 1280×800\n`);
     console.log(`| measure | ${a.toLocaleString('en')} rows | ${b.toLocaleString('en')} rows | ratio | target |`);
     console.log('|---|---:|---:|---:|---:|');
-    labels.forEach(([label, target], i) => console.log(`| ${label} | ${rows[a][i].toFixed(1)} | ${rows[b][i].toFixed(1)} | ${rows[a][i] ? `${(rows[b][i] / rows[a][i]).toFixed(2)}×` : '—'} | ${target} |`));
+    labels.forEach(([label, target], i) =>
+      console.log(
+        `| ${label} | ${rows[a][i].toFixed(1)} | ${rows[b][i].toFixed(1)} | ${rows[a][i] ? `${(rows[b][i] / rows[a][i]).toFixed(2)}×` : '—'} | ${target} |`,
+      ),
+    );
   } finally {
     await browser.close();
     ui.child.kill('SIGTERM');

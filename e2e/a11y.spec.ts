@@ -16,7 +16,12 @@ async function audit(page: Page, where: string): Promise<Found[]> {
   const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: `${where}: ${v.id}`, impact: v.impact ?? '', help: v.help, nodes: v.nodes.slice(0, 12).map((n) => `${n.target.join(' ')} ${(n.any[0]?.message ?? '').slice(0, 120)}`) }));
+    .map((v) => ({
+      id: `${where}: ${v.id}`,
+      impact: v.impact ?? '',
+      help: v.help,
+      nodes: v.nodes.slice(0, 12).map((n) => `${n.target.join(' ')} ${(n.any[0]?.message ?? '').slice(0, 120)}`),
+    }));
 }
 
 for (const theme of ['light', 'dark'] as const) {

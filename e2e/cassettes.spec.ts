@@ -99,7 +99,10 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
 
     // open its folder from the proxies' shortcuts
     await nav.getByRole('button', { name: 'Cassettes' }).click();
-    await page.getByRole('list', { name: 'Proxy cassette folders' }).getByRole('button', { name: /recorder/ }).click();
+    await page
+      .getByRole('list', { name: 'Proxy cassette folders' })
+      .getByRole('button', { name: /recorder/ })
+      .click();
     const table = page.getByRole('table', { name: 'Cassette entries' });
     const echoRow = table.getByRole('row').filter({ hasText: 'echo: original' });
     await expect(echoRow).toHaveCount(1);

@@ -47,7 +47,9 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   // dark really is darker: the sum of the background's RGB channels
   const lum = (rgb: string): number => (rgb.match(/\d+/g) ?? []).slice(0, 3).reduce((sum, n) => sum + Number(n), 0);
   expect(lum(dark)).toBeLessThan(lum(light));
-  await expect.poll(() => (existsSync(join(app.dataDir, 'settings.json')) ? JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')).theme : undefined)).toBe('dark');
+  await expect
+    .poll(() => (existsSync(join(app.dataDir, 'settings.json')) ? JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')).theme : undefined))
+    .toBe('dark');
 
   // other settings: saved on change, an invalid value answered with the engine's message naming the field
   await page.getByRole('checkbox', { name: /auto-scroll/ }).uncheck();
@@ -58,7 +60,9 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   await capacity.fill('20000');
   await capacity.press('Enter');
   await expect(page.getByRole('alert')).toHaveCount(0);
-  await expect.poll(() => JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8'))).toMatchObject({ theme: 'dark', autoScroll: false, trafficCapacity: 20000 });
+  await expect
+    .poll(() => JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')))
+    .toMatchObject({ theme: 'dark', autoScroll: false, trafficCapacity: 20000 });
 
   // persisted through the engine, not the browser: nothing in localStorage, a reload comes back dark
   expect(await page.evaluate(() => localStorage.length)).toBe(0);

@@ -107,7 +107,12 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
     await page.keyboard.press('ArrowUp');
     await expect(table.locator('tr[aria-selected="true"]')).toContainText('add');
     await tab('Request').click();
-    await expect(detail.getByRole('tree', { name: 'Request tree' }).getByRole('treeitem').filter({ hasText: /^a: 2$/ })).toHaveCount(1);
+    await expect(
+      detail
+        .getByRole('tree', { name: 'Request tree' })
+        .getByRole('treeitem')
+        .filter({ hasText: /^a: 2$/ }),
+    ).toHaveCount(1);
     await page.getByTestId('timeline-scroll').focus();
     await page.keyboard.press('Escape');
     await expect(detail).toHaveCount(0);

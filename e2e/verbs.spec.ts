@@ -46,7 +46,9 @@ const echoRows = (page: Page): Locator => table(page).getByRole('row').filter({ 
 /** searches the detail's Request or Response tree; answers its hit count ("1 of 1") */
 async function found(page: Page, tab: 'Request' | 'Response', text: string): Promise<Locator> {
   await detail(page).getByRole('tab', { name: tab }).click();
-  await detail(page).getByRole('searchbox', { name: `Search in ${tab}` }).fill(text);
+  await detail(page)
+    .getByRole('searchbox', { name: `Search in ${tab}` })
+    .fill(text);
   return detail(page).getByTestId('json-hits');
 }
 
@@ -99,7 +101,9 @@ test('resend a tools/call (a second upstream call, linked to its original), then
   await expect(form.getByRole('alert')).toHaveCount(0);
   await app.screenshot(join(SHOTS, 'verbs-edit-1280.png'));
   await detail(page).getByRole('button', { name: 'Send edited request' }).click();
-  const sent = detail(page).getByRole('status').filter({ hasText: /^Sent as #\d+/ });
+  const sent = detail(page)
+    .getByRole('status')
+    .filter({ hasText: /^Sent as #\d+/ });
   await expect(sent).toContainText('ok: Echo: edited by hand');
   await sent.getByRole('button', { name: /^Open #\d+$/ }).click();
   await expect(await found(page, 'Response', 'Echo: edited by hand')).toHaveText('1 of 1');
@@ -154,7 +158,10 @@ test('diff two exchanges: the changed path; copy as curl runs against the proxy 
 
 test('compose a call to a tool with a nested-object schema from the generated form', async ({ app }) => {
   const { page, problems } = app;
-  for (const size of [{ width: 1280, height: 720 }, { width: 1440, height: 900 }]) {
+  for (const size of [
+    { width: 1280, height: 720 },
+    { width: 1440, height: 900 },
+  ]) {
     await page.setViewportSize(size);
     if (size.width === 1280) {
       await app.open();
@@ -239,7 +246,11 @@ test('save the timeline as HAR, open it again (read-only, searchable, resendable
     await detail(page).getByRole('button', { name: '✎ Edit & resend' }).click();
     await detail(page).getByLabel('Send through proxy').selectOption({ label: 'upstream-watch' });
     await detail(page).getByRole('button', { name: 'Send edited request' }).click();
-    await expect(detail(page).getByRole('status').filter({ hasText: /^Sent as/ })).toContainText('Echo: saved one');
+    await expect(
+      detail(page)
+        .getByRole('status')
+        .filter({ hasText: /^Sent as/ }),
+    ).toContainText('Echo: saved one');
     await filters(page).getByRole('button', { name: 'Reset filters' }).click();
 
     // a server→client request on the app's own session: the user answers it
@@ -259,7 +270,9 @@ test('save the timeline as HAR, open it again (read-only, searchable, resendable
     await expect(answer).toContainText('ok: LLM sampling result');
     await answer.getByRole('button', { name: /^Open #\d+ in the timeline$/ }).click();
     await expect(await found(page, 'Response', 'Ultramarine')).toHaveText('1 of 1');
-    await detail(page).getByRole('tab', { name: /^Stream/ }).click();
+    await detail(page)
+      .getByRole('tab', { name: /^Stream/ })
+      .click();
     await expect(detail(page).getByRole('list', { name: 'Streamed messages' })).toContainText('sampling/createMessage');
     await file.getByRole('button', { name: 'Close rec.har' }).click();
     await expect(file).toHaveCount(0);

@@ -13,7 +13,9 @@ import { expect, ROOT, test } from './shell.js';
 test.describe('the token gate', () => {
   test.skip(({ shell }) => shell !== 'browser', 'browser shell only: the token gate');
 
-  test('mcp-rewind ui: the token moves from the URL into the page; without it the page says what to do; a restarted shell takes the tab back', async ({ app }) => {
+  test('mcp-rewind ui: the token moves from the URL into the page; without it the page says what to do; a restarted shell takes the tab back', async ({
+    app,
+  }) => {
     const { page, problems } = app;
     const origin = new URL(app.url).origin;
     // a tab with no token: the page loads (it holds no secret) and says in one line what to do, instead of spinning

@@ -16,7 +16,9 @@ try {
   const render = async (size: number): Promise<Buffer> => {
     await page.setViewportSize({ width: size, height: size });
     const src = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
-    await page.setContent(`<html><body style="margin:0;background:transparent"><img src="${src}" width="${size}" height="${size}" style="display:block"></body></html>`);
+    await page.setContent(
+      `<html><body style="margin:0;background:transparent"><img src="${src}" width="${size}" height="${size}" style="display:block"></body></html>`,
+    );
     await page.locator('img').evaluate((img: HTMLImageElement) => img.decode());
     return page.screenshot({ omitBackground: true, clip: { x: 0, y: 0, width: size, height: size } });
   };

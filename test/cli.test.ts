@@ -92,7 +92,8 @@ async function startCli(args: string[]): Promise<RunningCli> {
   const deadline = Date.now() + 15_000;
   let match: RegExpMatchArray | null;
   while (!(match = /MCP endpoint\s+(http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(stdout))) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`CLI exited (${child.exitCode ?? child.signalCode}) before its banner:\n${stdout}\n${stderr}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`CLI exited (${child.exitCode ?? child.signalCode}) before its banner:\n${stdout}\n${stderr}`);
     if (Date.now() > deadline) throw new Error(`CLI printed no banner within 15 s:\n${stdout}\n${stderr}`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -206,7 +207,9 @@ describe('informational flags', () => {
   it('`npx mcp-rewind` in the checkout runs the built CLI (the package bin)', async () => {
     const { execFile } = await import('node:child_process');
     const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) =>
-      execFile('npx', ['--offline', 'mcp-rewind', '--version'], { cwd: REPO, timeout: 60_000 }, (error, out) => (error ? reject(error) : resolve({ stdout: out }))),
+      execFile('npx', ['--offline', 'mcp-rewind', '--version'], { cwd: REPO, timeout: 60_000 }, (error, out) =>
+        error ? reject(error) : resolve({ stdout: out }),
+      ),
     );
     expect(stdout.trim()).toBe(VERSION);
   });

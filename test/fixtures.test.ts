@@ -143,44 +143,47 @@ describe.each(variants)('SDK fixture server (stateless=$stateless, json=$json)',
     }
   });
 
-  if (!stateless && !json) it('custom sampling/elicit handlers; capabilities omitted with false', async () => {
-    const seen: unknown[] = [];
-    const custom = await connect({
-      onSampling: (params) => {
-        seen.push(params);
-        return { model: 'm', role: 'assistant', content: { type: 'text', text: 'custom' } };
-      },
-      onElicit: () => ({ action: 'decline' }),
+  if (!stateless && !json)
+    it('custom sampling/elicit handlers; capabilities omitted with false', async () => {
+      const seen: unknown[] = [];
+      const custom = await connect({
+        onSampling: (params) => {
+          seen.push(params);
+          return { model: 'm', role: 'assistant', content: { type: 'text', text: 'custom' } };
+        },
+        onElicit: () => ({ action: 'decline' }),
+      });
+      expect(textOf(await custom.client.callTool({ name: 'sample', arguments: { prompt: 'p' } }))).toBe('sampled: custom');
+      expect(seen[0]).toMatchObject({ messages: [{ role: 'user', content: { type: 'text', text: 'p' } }] });
+      expect(textOf(await custom.client.callTool({ name: 'elicit', arguments: {} }))).toBe('elicited: decline ');
+
+      const bare = await connect({ onSampling: false, onElicit: false });
+      const sample = await bare.client.callTool({ name: 'sample', arguments: { prompt: 'p' } });
+      expect(sample.isError).toBe(true);
+      expect(textOf(sample)).toMatch(/does not support sampling/);
     });
-    expect(textOf(await custom.client.callTool({ name: 'sample', arguments: { prompt: 'p' } }))).toBe('sampled: custom');
-    expect(seen[0]).toMatchObject({ messages: [{ role: 'user', content: { type: 'text', text: 'p' } }] });
-    expect(textOf(await custom.client.callTool({ name: 'elicit', arguments: {} }))).toBe('elicited: decline ');
 
-    const bare = await connect({ onSampling: false, onElicit: false });
-    const sample = await bare.client.callTool({ name: 'sample', arguments: { prompt: 'p' } });
-    expect(sample.isError).toBe(true);
-    expect(textOf(sample)).toMatch(/does not support sampling/);
-  });
+  if (!stateless && !json)
+    it('fallbackNotificationHandler sees logging but not progress', async () => {
+      const { client } = await connect();
+      const viaFallback: Notification[] = [];
+      client.fallbackNotificationHandler = async (n) => {
+        viaFallback.push(n);
+      };
+      await client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { onprogress: () => {} });
+      expect(viaFallback.map((n) => n.method)).toEqual(['notifications/message']);
+    });
 
-  if (!stateless && !json) it('fallbackNotificationHandler sees logging but not progress', async () => {
-    const { client } = await connect();
-    const viaFallback: Notification[] = [];
-    client.fallbackNotificationHandler = async (n) => {
-      viaFallback.push(n);
-    };
-    await client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { onprogress: () => {} });
-    expect(viaFallback.map((n) => n.method)).toEqual(['notifications/message']);
-  });
-
-  if (!stateless) it('sessions: one per client, removed on DELETE', async () => {
-    const c = await connect();
-    const sid = c.sessionId();
-    expect(sid).toBeTruthy();
-    expect(server.sessionIds()).toContain(sid);
-    await c.close();
-    clients.splice(clients.indexOf(c), 1);
-    expect(server.sessionIds()).not.toContain(sid);
-  });
+  if (!stateless)
+    it('sessions: one per client, removed on DELETE', async () => {
+      const c = await connect();
+      const sid = c.sessionId();
+      expect(sid).toBeTruthy();
+      expect(server.sessionIds()).toContain(sid);
+      await c.close();
+      clients.splice(clients.indexOf(c), 1);
+      expect(server.sessionIds()).not.toContain(sid);
+    });
 });
 
 describe('server-everything', () => {

@@ -21,7 +21,9 @@ const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
 };
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sources(join(dir, d.name)) : /\.tsx?$/.test(d.name) ? [join(dir, d.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? sources(join(dir, d.name)) : /\.tsx?$/.test(d.name) ? [join(dir, d.name)] : [],
+  );
 }
 
 /** npm packages imported by the code that runs from the package: the CLI/engine (dist) and the Electron main/preload bundles (out). */
@@ -55,7 +57,8 @@ describe('package.json', () => {
     imported.delete('electron'); // provided by Electron itself at run time, installed by the user for `mcp-rewind app`
     expect(Object.keys(pkg.dependencies).sort()).toEqual([...imported].sort());
     for (const field of [pkg.dependencies, pkg.optionalDependencies ?? {}, pkg.peerDependencies ?? {}]) {
-      for (const tool of ['electron', 'electron-vite', 'vite', 'typescript', 'vitest', '@playwright/test', 'react', 'tsx']) expect(field).not.toHaveProperty(tool);
+      for (const tool of ['electron', 'electron-vite', 'vite', 'typescript', 'vitest', '@playwright/test', 'react', 'tsx'])
+        expect(field).not.toHaveProperty(tool);
     }
     expect(pkg.devDependencies).toHaveProperty('electron');
   });
@@ -89,7 +92,8 @@ describe('resources/ (the app icon)', () => {
   it('renders the SVG to the PNG sizes electron-builder uses; the browser shell serves the same icon', () => {
     expect(readFileSync(join(REPO, 'resources/icon.svg'), 'utf8')).toContain('<svg');
     expect(pngSize(join(REPO, 'resources/icon.png'))).toEqual({ width: 1024, height: 1024 });
-    for (const size of [16, 24, 32, 48, 64, 128, 256, 512, 1024]) expect(pngSize(join(REPO, `resources/icons/${size}x${size}.png`))).toEqual({ width: size, height: size });
+    for (const size of [16, 24, 32, 48, 64, 128, 256, 512, 1024])
+      expect(pngSize(join(REPO, `resources/icons/${size}x${size}.png`))).toEqual({ width: size, height: size });
     expect(readFileSync(join(REPO, 'src/renderer/public/favicon.svg'), 'utf8')).toBe(readFileSync(join(REPO, 'resources/icon.svg'), 'utf8'));
     expect(pngSize(join(REPO, 'src/renderer/public/favicon.png'))).toEqual({ width: 32, height: 32 });
     expect(readFileSync(join(REPO, 'src/renderer/index.html'), 'utf8')).toMatch(/rel="icon" type="image\/svg\+xml" href="\.\/favicon\.svg"/);

@@ -30,7 +30,9 @@ afterEach(async () => {
 });
 
 async function entries(dir: string): Promise<Array<{ file: string; data: Record<string, unknown> }>> {
-  return Promise.all((await distilledFiles(dir)).map(async (file) => ({ file, data: JSON.parse(await readFile(join(dir, file), 'utf8')) as Record<string, unknown> })));
+  return Promise.all(
+    (await distilledFiles(dir)).map(async (file) => ({ file, data: JSON.parse(await readFile(join(dir, file), 'utf8')) as Record<string, unknown> })),
+  );
 }
 
 /** The package's own files list (package.json "files"), as npm pack reads it. */
@@ -124,7 +126,12 @@ describe('cassette entry schema', () => {
   });
 
   it('is ignored by readers: a $schema added by hand to a bare result is not replayed', async () => {
-    const entry = parseDistilled(1, 'initialize', '1 initialize.json', { $schema: CASSETTE_ENTRY_SCHEMA_URL, protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } });
+    const entry = parseDistilled(1, 'initialize', '1 initialize.json', {
+      $schema: CASSETTE_ENTRY_SCHEMA_URL,
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      serverInfo: { name: 's', version: '1' },
+    });
     expect(entry.result).toEqual({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } });
 
     const dir = await copyOf(MCP_REWIND_CACHE);
@@ -136,7 +143,12 @@ describe('cassette entry schema', () => {
     const res = await fetch(proxy.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
     const body = await res.text();
     const json = JSON.parse(body.startsWith('{') ? body : (/^data: (.*)$/m.exec(body)?.[1] ?? '')) as { result: Record<string, unknown> };

@@ -34,10 +34,29 @@ async function plantedCassette(): Promise<{ dir: string; outside: string; honest
   const dir = await tempDir('rewind-cassette-');
   const honestKey = keyFor(readRequest('fixture://hello'));
   const linkedKey = keyFor(readRequest('file:///home/me/.aws/credentials'));
-  writeFileSync(join(dir, '1 initialize.json'), JSON.stringify({ protocolVersion: '2025-06-18', capabilities: { resources: {} }, serverInfo: { name: 'recorded', version: '1' } }));
-  writeFileSync(join(dir, `2 ${honestKey}.json`), JSON.stringify({ $rewind: 1, method: 'resources/read', params: { uri: 'fixture://hello' }, result: { contents: [{ uri: 'fixture://hello', text: 'hello' }] } }));
+  writeFileSync(
+    join(dir, '1 initialize.json'),
+    JSON.stringify({ protocolVersion: '2025-06-18', capabilities: { resources: {} }, serverInfo: { name: 'recorded', version: '1' } }),
+  );
+  writeFileSync(
+    join(dir, `2 ${honestKey}.json`),
+    JSON.stringify({
+      $rewind: 1,
+      method: 'resources/read',
+      params: { uri: 'fixture://hello' },
+      result: { contents: [{ uri: 'fixture://hello', text: 'hello' }] },
+    }),
+  );
   // what an attacker points the link at: a file shaped like an entry whose answer is a local secret
-  writeFileSync(join(outside, 'credentials.json'), JSON.stringify({ $rewind: 1, method: 'resources/read', params: { uri: 'file:///home/me/.aws/credentials' }, result: { contents: [{ uri: 'x', text: SECRET }] } }));
+  writeFileSync(
+    join(outside, 'credentials.json'),
+    JSON.stringify({
+      $rewind: 1,
+      method: 'resources/read',
+      params: { uri: 'file:///home/me/.aws/credentials' },
+      result: { contents: [{ uri: 'x', text: SECRET }] },
+    }),
+  );
   writeFileSync(join(outside, 'passwd'), `${PASSWD}\n`);
   writeFileSync(join(outside, 'req.json'), JSON.stringify({ method: 'POST', url: 'http://x/mcp', headers: {}, body: { secret: SECRET } }));
   symlinkSync(join(outside, 'credentials.json'), join(dir, `3 ${linkedKey}.json`));
@@ -116,7 +135,11 @@ describe('cassette entries that are symbolic links', () => {
   it('are never exported by the CLI (`mcp-rewind export --out --har`), which warns on stderr', async () => {
     const { dir } = await plantedCassette();
     const out = await tempDir('rewind-out-');
-    const run = spawnSync(process.execPath, [join(REPO, 'bin/mcp-rewind.js'), 'export', '--cache', dir, '--out', join(out, 'c.json'), '--har', join(out, 'c.har')], { encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      [join(REPO, 'bin/mcp-rewind.js'), 'export', '--cache', dir, '--out', join(out, 'c.json'), '--har', join(out, 'c.har')],
+      { encoding: 'utf8' },
+    );
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/refusing 3 resources_read_\w+\.json: it is a symbolic link/);
     for (const file of ['c.json', 'c.har']) expect(readFileSync(join(out, file), 'utf8')).not.toContain(SECRET);

@@ -79,7 +79,8 @@ describe.skipIf(!hasProc)('a closed stdout/stderr never wedges the process', () 
     const { child, match } = await startThenDeafen(['-v', '--url', upstream.url, '--cache', await tempDir('rewind-closed-')], /MCP endpoint\s+(http\S+)/);
     const c = await connectClient(match[1]);
     open.push(c);
-    for (let i = 0; i < 5; i++) expect(await c.client.callTool({ name: 'echo', arguments: { text: `call ${i}` } })).toMatchObject({ content: [{ text: `echo: call ${i}` }] });
+    for (let i = 0; i < 5; i++)
+      expect(await c.client.callTool({ name: 'echo', arguments: { text: `call ${i}` } })).toMatchObject({ content: [{ text: `echo: call ${i}` }] });
     await c.close();
     // a busy loop would use ~1,500 ms of CPU in 1.5 s
     expect(await cpuDuring(child.pid!, 1_500)).toBeLessThan(500);
@@ -107,7 +108,9 @@ describe.skipIf(!hasProc)('a closed stdout/stderr never wedges the process', () 
 
   it('`ui`: keeps answering on its WebSocket after a logged error, stays idle, exits on SIGTERM', async () => {
     const dataDir = await tempDir('rewind-ui-data-');
-    const { child, match } = await startThenDeafen(['ui', '--no-open', '--port', '0'], /open\s+(http:\/\/127\.0\.0\.1:(\d+))\/\?token=([A-Za-z0-9_-]+)/, { MCP_REWIND_DATA_DIR: dataDir });
+    const { child, match } = await startThenDeafen(['ui', '--no-open', '--port', '0'], /open\s+(http:\/\/127\.0\.0\.1:(\d+))\/\?token=([A-Za-z0-9_-]+)/, {
+      MCP_REWIND_DATA_DIR: dataDir,
+    });
     const [, origin, , token] = match;
     const connect = (): Promise<WebSocket> =>
       new Promise((resolve, reject) => {

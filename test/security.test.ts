@@ -75,7 +75,14 @@ describe('Host and Origin validation on every surface', () => {
       expect(await request(s.url, s.method, { ...s.headers, origin: 'http://attacker.example' }, s.body), `${s.name}, Origin`).toBe(403);
       expect(await request(s.url, s.method, { ...s.headers, origin: `http://localhost:${port}` }, s.body), `${s.name}, loopback Origin`).not.toBe(403);
       // parsed strictly: a loopback literal followed by anything but a port is not loopback
-      for (const host of ['[::1]evil.example', `[::1]evil.example:${port}`, `127.0.0.1.evil.example:${port}`, `localhost@evil.example:${port}`, `[::1]:${port}x`, `127.0.0.1:${port}:1`]) {
+      for (const host of [
+        '[::1]evil.example',
+        `[::1]evil.example:${port}`,
+        `127.0.0.1.evil.example:${port}`,
+        `localhost@evil.example:${port}`,
+        `[::1]:${port}x`,
+        `127.0.0.1:${port}:1`,
+      ]) {
         expect(await request(s.url, s.method, { ...s.headers, host }, s.body), `${s.name}, Host ${host}`).toBe(403);
       }
       expect(await request(s.url, s.method, { ...s.headers, host: `[::1]:${port}` }, s.body), `${s.name}, Host [::1]:port`).not.toBe(403);
@@ -116,7 +123,8 @@ describe('credentials', () => {
 
 describe('serve: locked by default, bounded, backing off', () => {
   const json = { 'content-type': 'application/json' };
-  const post = (url: string, body: unknown, headers: Record<string, string> = {}) => fetch(url, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
+  const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
 
   it('without a token of its own it makes one: the REST API answers 401 without it, and never lists agent tokens', async () => {
     const serve = await startServe();
@@ -125,7 +133,10 @@ describe('serve: locked by default, bounded, backing off', () => {
     expect((await fetch(`${serve.url}/api/sessions`)).status).toBe(401);
     expect((await post(`${serve.url}/api/sessions`, { tools: [] })).status).toBe(401);
     const auth = { authorization: `Bearer ${serve.apiToken}` };
-    const created = (await (await post(`${serve.url}/api/sessions`, { tools: [{ name: 't', input_schema: { type: 'object' } }] }, auth)).json()) as { session_id: string; mcp: { token: string } };
+    const created = (await (await post(`${serve.url}/api/sessions`, { tools: [{ name: 't', input_schema: { type: 'object' } }] }, auth)).json()) as {
+      session_id: string;
+      mcp: { token: string };
+    };
     const listed = await (await fetch(`${serve.url}/api/sessions`, { headers: auth })).text();
     const detail = await (await fetch(`${serve.url}/api/sessions/${created.session_id}`, { headers: auth })).text();
     expect(listed).toContain(created.session_id);
@@ -161,7 +172,11 @@ describe('serve: locked by default, bounded, backing off', () => {
     const huge = await post(`${big.url}/api/sessions`, { tools: [{ ...tool, behavior: { type: 'inject', template: '{args.x}'.repeat(60_000) } }] }, bigAuth);
     expect(huge.status).toBe(413);
     expect(((await huge.json()) as { message: string }).message).toMatch(/rule set is \d+ bytes/);
-    const body = await fetch(`${big.url}/api/sessions`, { method: 'POST', headers: { ...json, ...bigAuth }, body: `{"tools":[],"name":"${'x'.repeat(2 * 1024 * 1024)}"}` });
+    const body = await fetch(`${big.url}/api/sessions`, {
+      method: 'POST',
+      headers: { ...json, ...bigAuth },
+      body: `{"tools":[],"name":"${'x'.repeat(2 * 1024 * 1024)}"}`,
+    });
     expect(body.status).toBe(413);
 
     const c = await connectClient(mcp.url, { headers: { authorization: `Bearer ${mcp.token}` } });
@@ -176,12 +191,22 @@ describe('serve: locked by default, bounded, backing off', () => {
   it('backs off wrong tokens: beyond a few free ones, answers are held back and then refused (429) unchecked', async () => {
     const serve = await startServe();
     open.push(serve);
-    const statuses = await Promise.all(Array.from({ length: 60 }, () => fetch(`${serve.url}/api/sessions`, { headers: { authorization: 'Bearer wrong' } }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, () => fetch(`${serve.url}/api/sessions`, { headers: { authorization: 'Bearer wrong' } }).then((r) => r.status)),
+    );
     expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(10);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
     expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
     // the MCP endpoint's session tokens too
-    const mcp = await Promise.all(Array.from({ length: 60 }, () => post(`${serve.url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'ping' }, { authorization: 'Bearer nope', accept: 'application/json, text/event-stream' }).then((r) => r.status)));
+    const mcp = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        post(
+          `${serve.url}/mcp`,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { authorization: 'Bearer nope', accept: 'application/json, text/event-stream' },
+        ).then((r) => r.status),
+      ),
+    );
     expect(mcp.filter((s) => s === 429).length).toBeGreaterThan(0);
   });
 });

@@ -100,7 +100,10 @@ describe('mcp-rewind verify', () => {
     const server = await upstream();
     const { cacheDir } = await record(server);
     // what the recorder files when the server notifies on its GET stream after initialize
-    await writeFile(path.join(cacheDir, '999 after_initialize.json'), JSON.stringify({ $rewind: 1, method: 'notifications/tools/list_changed', params: {}, result: {} }));
+    await writeFile(
+      path.join(cacheDir, '999 after_initialize.json'),
+      JSON.stringify({ $rewind: 1, method: 'notifications/tools/list_changed', params: {}, result: {} }),
+    );
     const report = await verifyCassette({ dir: cacheDir, upstreamUrl: server.url });
     expect(report.drift).toBe(false);
     expect(report.results.find((r) => r.key === 'after_initialize')).toMatchObject({ status: 'skipped', method: 'notifications/tools/list_changed' });
@@ -141,7 +144,9 @@ describe('mcp-rewind verify', () => {
     await server.close();
     const smaller = await startCustomUpstream(() => {
       const s = new McpServer({ name: 'fixture-server', version: '1.0.0' });
-      s.registerTool('echo', { description: 'Echo the text back with a prefix', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }));
+      s.registerTool('echo', { description: 'Echo the text back with a prefix', inputSchema: { text: z.string() } }, async ({ text }) => ({
+        content: [{ type: 'text', text: `echo: ${text}` }],
+      }));
       return s.server;
     });
     open.push(smaller);
@@ -165,7 +170,11 @@ describe('mcp-rewind verify', () => {
     const store = await CassetteStore.open(dir, { watch: false });
     const entry = (nonce: number, text: string) => {
       const params = { name: 'echo', arguments: { text: 'x', nonce } };
-      return store.add('tools/call', keyFor({ method: 'tools/call', params }), { name: 'echo', arguments: params.arguments, result: { content: [{ type: 'text', text }] } });
+      return store.add('tools/call', keyFor({ method: 'tools/call', params }), {
+        name: 'echo',
+        arguments: params.arguments,
+        result: { content: [{ type: 'text', text }] },
+      });
     };
     await entry(1, 'echo: x');
     const stale = await entry(2, 'stale');
@@ -248,7 +257,12 @@ describe('mcp-rewind export', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
 
-    const exported = JSON.parse(await readFile(file, 'utf8')) as { format: string; version: number; exportedAt: string; entries: Array<{ n: number; key: string; entry: unknown }> };
+    const exported = JSON.parse(await readFile(file, 'utf8')) as {
+      format: string;
+      version: number;
+      exportedAt: string;
+      entries: Array<{ n: number; key: string; entry: unknown }>;
+    };
     expect(exported).toMatchObject({ format: 'mcp-rewind-cassette', version: 1 });
     expect(Number.isNaN(Date.parse(exported.exportedAt))).toBe(false);
     const files = await distilledFiles(cacheDir);

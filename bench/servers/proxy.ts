@@ -20,7 +20,11 @@ if ((mode !== 'replay' && mode !== 'proxy-only' && mode !== 'record') || !target
 const { startProxy } = (await import(engineProxyUrl().href)) as typeof Engine;
 const port = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : undefined;
 const proxy = await startProxy(
-  mode === 'replay' ? { mode, cacheDir: target, port } : mode === 'record' ? { mode, upstreamUrl: target, cacheDir, durable: flag !== '--no-fsync', port } : { mode, upstreamUrl: target, port },
+  mode === 'replay'
+    ? { mode, cacheDir: target, port }
+    : mode === 'record'
+      ? { mode, upstreamUrl: target, cacheDir, durable: flag !== '--no-fsync', port }
+      : { mode, upstreamUrl: target, port },
 );
 if (proxy.store) process.stderr.write(`  ${mode} proxy: ${proxy.store.size} cassette entries indexed by name\n`);
 announce(proxy.url, () => proxy.close());

@@ -53,14 +53,19 @@ async function proxyCommand(argv: string[]): Promise<void> {
   // a stdio or legacy HTTP+SSE upstream is bridged onto Streamable HTTP; the pipeline only ever sees Streamable HTTP
   const bridgeLog: Log = (line, level) => (options.verbose || level !== 'info' ? log(line) : undefined);
   const spec = options.upstreamCommand ? commandSpec(options.upstreamCommand) : options.upstreamUrl ? { url: options.upstreamUrl } : undefined;
-  const upstream = spec ? await openUpstream(spec, { log: bridgeLog, idleMs: options.sessionIdleMs }).catch((error: Error) => fail(1, error.message)) : undefined;
+  const upstream = spec
+    ? await openUpstream(spec, { log: bridgeLog, idleMs: options.sessionIdleMs }).catch((error: Error) => fail(1, error.message))
+    : undefined;
   const upstreamLabel = options.upstreamCommand ? `${options.upstreamCommand} (stdio)` : upstream?.label;
-  const proxy = await startProxy({ ...options, upstreamUrl: upstream?.url, serverInfo, onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined) }).catch(
-    async (error: Error) => {
-      await upstream?.close();
-      return fail(1, `cannot start: ${error.message}`);
-    },
-  );
+  const proxy = await startProxy({
+    ...options,
+    upstreamUrl: upstream?.url,
+    serverInfo,
+    onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined),
+  }).catch(async (error: Error) => {
+    await upstream?.close();
+    return fail(1, `cannot start: ${error.message}`);
+  });
   const close = async (): Promise<void> => {
     await proxy.close();
     await upstream?.close();
@@ -123,7 +128,9 @@ async function serveCommand(argv: string[]): Promise<void> {
 /** `mcp-rewind verify|export`: one run, exit status 0 (no drift), 1 (drift, unreachable server, I/O error), 2 (usage). */
 async function verifyCommand(argv: string[]): Promise<void> {
   const options = parse(buildVerifyProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toVerifyOptions(opts));
-  const status = await runVerify(options, (text) => void process.stdout.write(text), {}, log).catch((error: Error) => fail(1, error.name === 'UnreachableError' ? `upstream ${error.message}` : error.message));
+  const status = await runVerify(options, (text) => void process.stdout.write(text), {}, log).catch((error: Error) =>
+    fail(1, error.name === 'UnreachableError' ? `upstream ${error.message}` : error.message),
+  );
   process.exit(status);
 }
 

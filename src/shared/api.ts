@@ -25,7 +25,10 @@ export const ProxyConfigSchema = z.strictObject({
   port: z.number().int().min(0).max(65535).default(0),
   rules: RulesFileSchema.optional(),
   /** replay and hybrid: how long replayed answers take (none, recorded, x<speed>), as --replay-timing */
-  replayTiming: z.string().refine(isReplayTiming, { message: `replay timing: ${REPLAY_TIMING_HINT}` }).optional(),
+  replayTiming: z
+    .string()
+    .refine(isReplayTiming, { message: `replay timing: ${REPLAY_TIMING_HINT}` })
+    .optional(),
 });
 export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;
 
@@ -246,7 +249,10 @@ export const commands = {
   /** every exchange; or one proxy's; or the ones listed (what the Timeline shows under a filter) */
   'traffic.clear': z.strictObject({
     proxyId: z.string().min(1).optional(),
-    items: z.array(z.strictObject({ proxyId: z.string().min(1), seq: z.number().int() })).max(1_000_000).optional(),
+    items: z
+      .array(z.strictObject({ proxyId: z.string().min(1), seq: z.number().int() }))
+      .max(1_000_000)
+      .optional(),
   }),
   'rules.get': Id,
   'rules.set': z.strictObject({ id: z.string().min(1), rules: RulesFileSchema }),
@@ -269,7 +275,11 @@ export const commands = {
   /** replaces a proxy's breakpoints (kept across its restarts) */
   'breakpoints.set': z.strictObject({ proxyId: z.string().min(1), rules: z.array(BreakpointRuleInputSchema).max(200) }),
   /** continues a paused call; `arguments` (request stage) or `result` (response stage, a CallToolResult) replace the call's */
-  'breakpoints.resume': z.strictObject({ id: z.string().min(1), arguments: z.record(z.string(), z.unknown()).optional(), result: z.record(z.string(), z.unknown()).optional() }),
+  'breakpoints.resume': z.strictObject({
+    id: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    result: z.record(z.string(), z.unknown()).optional(),
+  }),
   /** answers a paused call with a JSON-RPC error (-32006 "mcp-rewind: failed at a breakpoint: <message>") */
   'breakpoints.fail': z.strictObject({ id: z.string().min(1), message: z.string().max(2000).optional() }),
   'settings.get': z.strictObject({}),
@@ -282,7 +292,11 @@ export const commands = {
    */
   'exchange.send': z.strictObject({
     proxyId: z.string().min(1),
-    method: z.string().min(1).max(200).refine((m) => m !== 'initialize' && !m.startsWith('notifications/'), 'send a request (not initialize, not a notification)'),
+    method: z
+      .string()
+      .min(1)
+      .max(200)
+      .refine((m) => m !== 'initialize' && !m.startsWith('notifications/'), 'send a request (not initialize, not a notification)'),
     params: z.record(z.string(), z.unknown()).optional(),
     kind: z.enum(['resend', 'edit', 'compose']),
     from: z.number().int().optional(),
@@ -298,7 +312,12 @@ export const commands = {
   /** pins or unpins an exchange and sets its note (an empty note removes it) */
   'traffic.annotate': z.strictObject({ seq: z.number().int(), pinned: z.boolean().optional(), note: z.string().max(500).optional() }),
   /** the exchanges given (timeline numbers; all when absent) as HAR, a cassette folder or a single-file cassette, secrets redacted */
-  'traffic.save': z.strictObject({ format: z.enum(SAVE_FORMATS), out: z.string().min(1), overwrite: z.boolean().optional(), seqs: z.array(z.number().int()).max(1_000_000).optional() }),
+  'traffic.save': z.strictObject({
+    format: z.enum(SAVE_FORMATS),
+    out: z.string().min(1),
+    overwrite: z.boolean().optional(),
+    seqs: z.array(z.number().int()).max(1_000_000).optional(),
+  }),
   /** opens a HAR file, a single-file cassette or a cassette folder into the timeline, read-only */
   'sources.open': z.strictObject({ path: z.string().min(1).max(4096) }),
   'sources.close': Id,
@@ -324,8 +343,15 @@ export interface CommandOutputs {
   /** `undo`: a token for traffic.undoClear, valid for UNDO_CLEAR_MS */
   'traffic.clear': { cleared: number; undo?: string };
   'traffic.undoClear': { restored: number };
-  'rules.get': { rules: z.infer<typeof RulesFileSchema> | null; tools: Array<{ name: string; description?: string; behavior: string; origin: string; inputSchema?: Record<string, unknown> }> };
-  'rules.set': { rules: z.infer<typeof RulesFileSchema>; tools: Array<{ name: string; description?: string; behavior: string; origin: string; inputSchema?: Record<string, unknown> }>; notified: number };
+  'rules.get': {
+    rules: z.infer<typeof RulesFileSchema> | null;
+    tools: Array<{ name: string; description?: string; behavior: string; origin: string; inputSchema?: Record<string, unknown> }>;
+  };
+  'rules.set': {
+    rules: z.infer<typeof RulesFileSchema>;
+    tools: Array<{ name: string; description?: string; behavior: string; origin: string; inputSchema?: Record<string, unknown> }>;
+    notified: number;
+  };
   'rules.preview': { text: string };
   'cassettes.list': { dir: string; entries: CassetteEntrySummary[] };
   'cassettes.read': { text: string };
@@ -354,7 +380,10 @@ export interface CommandOutputs {
   'sources.open': SourceInfo;
   'sources.close': { closed: true };
   'sources.list': SourceInfo[];
-  'cassettes.lookup': { dir: string; entries: Array<{ file: string; n: number; result: Record<string, unknown>; stream?: Array<Record<string, unknown>>; recordedAt?: string }> };
+  'cassettes.lookup': {
+    dir: string;
+    entries: Array<{ file: string; n: number; result: Record<string, unknown>; stream?: Array<Record<string, unknown>>; recordedAt?: string }>;
+  };
 }
 export type CommandOutput<C extends CommandName> = CommandOutputs[C];
 
@@ -374,7 +403,15 @@ export interface EventPayloads {
 }
 export type EventName = keyof EventPayloads;
 /** Every event, for the shells that forward them all (a name missing here fails to compile) */
-const EVENT_SET: Record<EventName, true> = { traffic: true, proxies: true, breakpoints: true, settings: true, annotations: true, sources: true, appRequests: true };
+const EVENT_SET: Record<EventName, true> = {
+  traffic: true,
+  proxies: true,
+  breakpoints: true,
+  settings: true,
+  annotations: true,
+  sources: true,
+  appRequests: true,
+};
 export const EVENT_NAMES = Object.keys(EVENT_SET) as EventName[];
 
 /** The API as the UI sees it, whatever the transport. */
@@ -390,7 +427,4 @@ export interface ApiError {
 
 /** Wire format of the WebSocket bridge (and of Electron IPC payloads). */
 export type ClientFrame = { id: number; command: string; input: unknown };
-export type ServerFrame =
-  | { id: number; ok: true; output: unknown }
-  | { id: number; ok: false; error: ApiError }
-  | { event: EventName; payload: unknown };
+export type ServerFrame = { id: number; ok: true; output: unknown } | { id: number; ok: false; error: ApiError } | { event: EventName; payload: unknown };

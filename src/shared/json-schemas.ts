@@ -10,8 +10,18 @@ import { CASSETTE_ENTRY_SCHEMA_URL, RULES_SCHEMA_URL } from './schema-urls.js';
  */
 export function jsonSchemas(): Record<string, Record<string, unknown>> {
   return {
-    'cassette-entry.schema.json': describe(CASSETTE_ENTRY_SCHEMA_URL, 'mcp-rewind cassette entry', 'A distilled cassette file `<n> <key>.json`: a `$rewind` entry, a tools/call entry, or the bare JSON-RPC result (mcp-rewind\'s format for initialize and the first page of the list methods).', CassetteEntryFileSchema),
-    'rules.schema.json': describe(RULES_SCHEMA_URL, 'mcp-rewind rules file', 'Per-tool rules (relay / override / inject) for `mcp-rewind --rules <file>`, in MiMCP\'s shapes.', RulesFileSchema),
+    'cassette-entry.schema.json': describe(
+      CASSETTE_ENTRY_SCHEMA_URL,
+      'mcp-rewind cassette entry',
+      "A distilled cassette file `<n> <key>.json`: a `$rewind` entry, a tools/call entry, or the bare JSON-RPC result (mcp-rewind's format for initialize and the first page of the list methods).",
+      CassetteEntryFileSchema,
+    ),
+    'rules.schema.json': describe(
+      RULES_SCHEMA_URL,
+      'mcp-rewind rules file',
+      "Per-tool rules (relay / override / inject) for `mcp-rewind --rules <file>`, in MiMCP's shapes.",
+      RulesFileSchema,
+    ),
   };
 }
 

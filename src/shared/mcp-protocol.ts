@@ -149,16 +149,24 @@ export function headerMismatch(request: Pick<JsonRpcRequest, 'method' | 'params'
   const version = metaVersion(request.params);
   if (headers.protocolVersion === undefined) return { header: 'MCP-Protocol-Version', body: 'the MCP-Protocol-Version header is missing' };
   if (version !== undefined && headers.protocolVersion !== version) {
-    return { header: headers.protocolVersion, body: `the body envelope names protocol version ${version} but the MCP-Protocol-Version header names ${headers.protocolVersion}` };
+    return {
+      header: headers.protocolVersion,
+      body: `the body envelope names protocol version ${version} but the MCP-Protocol-Version header names ${headers.protocolVersion}`,
+    };
   }
   if (headers.method === undefined) return { header: 'Mcp-Method', body: 'the Mcp-Method header is missing' };
-  if (headers.method !== request.method) return { header: headers.method, body: `the body carries method=${JSON.stringify(request.method)} but the Mcp-Method header names ${JSON.stringify(headers.method)}` };
+  if (headers.method !== request.method)
+    return {
+      header: headers.method,
+      body: `the body carries method=${JSON.stringify(request.method)} but the Mcp-Method header names ${JSON.stringify(headers.method)}`,
+    };
   const field = request.method === 'resources/read' ? 'uri' : request.method === 'tools/call' || request.method === 'prompts/get' ? 'name' : undefined;
   if (field === undefined) return undefined;
   const bodyValue = request.params?.[field];
   if (headers.name === undefined) return { header: 'Mcp-Name', body: 'the Mcp-Name header is missing' };
   const named = decodeHeaderValue(headers.name);
-  if (typeof bodyValue === 'string' && named !== bodyValue) return { header: named, body: `the body carries params.${field}=${JSON.stringify(bodyValue)} but the Mcp-Name header names ${JSON.stringify(named)}` };
+  if (typeof bodyValue === 'string' && named !== bodyValue)
+    return { header: named, body: `the body carries params.${field}=${JSON.stringify(bodyValue)} but the Mcp-Name header names ${JSON.stringify(named)}` };
   return undefined;
 }
 

@@ -74,7 +74,8 @@ export function proxyConfigIssues(input: unknown): ProxyIssues {
     return issues;
   }
   const config = parsed.data;
-  if (isLive(config.mode) && !config.upstreamUrl && !config.upstreamCommand) issues.upstreamUrl = `give the upstream server’s URL, or a stdio command, in ${config.mode} mode`;
+  if (isLive(config.mode) && !config.upstreamUrl && !config.upstreamCommand)
+    issues.upstreamUrl = `give the upstream server’s URL, or a stdio command, in ${config.mode} mode`;
   if (config.upstreamUrl && config.upstreamCommand) issues.upstreamCommand = 'give either an Upstream URL or a stdio command, not both';
   return issues;
 }

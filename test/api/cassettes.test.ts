@@ -82,7 +82,9 @@ describe('api: cassettes', () => {
 
     expect(await write('{ not json')).toMatch(/^text: not valid JSON/);
     expect(await write(JSON.stringify({ name: 'echo', result: 'a string' }))).toMatch(/^text: not a cassette entry: result: /);
-    expect(await write(JSON.stringify({ name: 'echo', result: { content: [{ type: 'text' }] } }))).toMatch(/^text: not a valid MCP tool result: result\.content\.0/);
+    expect(await write(JSON.stringify({ name: 'echo', result: { content: [{ type: 'text' }] } }))).toMatch(
+      /^text: not a valid MCP tool result: result\.content\.0/,
+    );
     expect(await write(JSON.stringify({ name: 'echo', result: { content: 'nope' } }))).toContain('result.content');
     expect(await write(JSON.stringify({ $rewind: 1, method: 'x' }))).toMatch(/^text: not a cassette entry: result: /);
     expect(await write('[]', '7 tools_list.json')).toMatch(/^text: not a cassette entry/);
@@ -90,9 +92,17 @@ describe('api: cassettes', () => {
     expect(await readFile(join(dir, echo.file), 'utf8')).toBe(before);
 
     // a new entry file is fine when valid; a broken file on disk stays listed so it can be fixed
-    expect((await call(t.api, 'cassettes.write', { dir, file: '99 tools_list.json', text: '{"tools":[]}' })).entry).toMatchObject({ n: 99, key: 'tools_list', method: 'tools/list', preview: '0 tools:' });
+    expect((await call(t.api, 'cassettes.write', { dir, file: '99 tools_list.json', text: '{"tools":[]}' })).entry).toMatchObject({
+      n: 99,
+      key: 'tools_list',
+      method: 'tools/list',
+      preview: '0 tools:',
+    });
     await writeFile(join(dir, '100 broken.json'), '{ oops');
-    expect((await call(t.api, 'cassettes.list', { dir })).entries.at(-1)).toMatchObject({ file: '100 broken.json', preview: expect.stringContaining('(invalid entry)') });
+    expect((await call(t.api, 'cassettes.list', { dir })).entries.at(-1)).toMatchObject({
+      file: '100 broken.json',
+      preview: expect.stringContaining('(invalid entry)'),
+    });
     expect(await failure(call(t.api, 'cassettes.read', { dir, file: '5 missing.json' }))).toBe('file: no entry "5 missing.json" in this folder');
     expect(await failure(call(t.api, 'cassettes.list', { dir: join(dir, 'nope') }))).toContain('dir: no such folder');
   });
@@ -107,7 +117,21 @@ describe('api: cassettes', () => {
     await writeFile(join(parent, 'x.json'), '{"secret":true}');
     await writeFile(join(parent, '1 a.json'), '{"tools":[]}');
     await writeFile(join(dir, '1 a.json'), '{"tools":[]}');
-    const attempts = ['../x.json', '1 a/../../x.json', '1 a/../../1 a.json', '../1 a.json', join(parent, '1 a.json'), '/etc/passwd', '1 a\\..\\..\\x.json', '..', '.', 'x.json', '1 a.json\0.json', '1 a.txt', ' 1 a.json'];
+    const attempts = [
+      '../x.json',
+      '1 a/../../x.json',
+      '1 a/../../1 a.json',
+      '../1 a.json',
+      join(parent, '1 a.json'),
+      '/etc/passwd',
+      '1 a\\..\\..\\x.json',
+      '..',
+      '.',
+      'x.json',
+      '1 a.json\0.json',
+      '1 a.txt',
+      ' 1 a.json',
+    ];
     for (const file of attempts) {
       for (const command of ['cassettes.read', 'cassettes.delete', 'cassettes.duplicate'] as const) {
         expect(await failure(call(t.api, command, { dir, file })), `${command} ${JSON.stringify(file)}`).toMatch(/^file: /);

@@ -19,7 +19,11 @@ describe('api: demo', () => {
 
     const demo = await call(api, 'demo.start', {});
     expect(demo.upstreamUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    expect(demo.proxy).toMatchObject({ name: 'demo', state: 'running', config: { mode: 'record', upstreamUrl: demo.upstreamUrl, cacheDir: join(dataDir, 'demo-cassette') } });
+    expect(demo.proxy).toMatchObject({
+      name: 'demo',
+      state: 'running',
+      config: { mode: 'record', upstreamUrl: demo.upstreamUrl, cacheDir: join(dataDir, 'demo-cassette') },
+    });
 
     const calls = (): TrafficEvent[] => traffic.filter((e) => e.method === 'tools/call');
     await expect.poll(() => calls().length, { timeout: 15_000 }).toBe(TOOLS.length);
@@ -66,7 +70,9 @@ describe('api: demo', () => {
     const demo = await call(api, 'demo.start', {});
     const c = await client(demo.upstreamUrl);
     expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual([...TOOLS, 'schedule']);
-    expect(textOf(await c.client.callTool({ name: 'schedule', arguments: { title: 'Review', when: { date: '2026-03-02' }, attendees: [{ name: 'Ada' }] } }))).toBe('Booked “Review” on 2026-03-02 for 30 min with Ada (normal priority)');
+    expect(
+      textOf(await c.client.callTool({ name: 'schedule', arguments: { title: 'Review', when: { date: '2026-03-02' }, attendees: [{ name: 'Ada' }] } })),
+    ).toBe('Booked “Review” on 2026-03-02 for 30 min with Ada (normal priority)');
     expect((await c.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['brief']);
     expect((await c.client.readResource({ uri: 'demo://city/Porto' })).contents[0]).toMatchObject({ text: 'Porto: sunny, 21 °C' });
     const progress: number[] = [];

@@ -30,7 +30,10 @@ async function recorded(): Promise<string> {
 async function replayed(cacheDir: string): Promise<string[]> {
   const proxy = keep(await startProxy({ mode: 'replay', cacheDir, port: 0 }));
   const c = await client(proxy.url);
-  const texts = [textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'exported' } })), textOf(await c.client.callTool({ name: 'add', arguments: { a: 20, b: 22 } }))];
+  const texts = [
+    textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'exported' } })),
+    textOf(await c.client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })),
+  ];
   await c.close();
   return texts;
 }
@@ -84,7 +87,9 @@ describe('api: export', () => {
     expect(harPreview.redacted).toBeGreaterThanOrEqual(2); // Authorization (and Mcp-Session-Id) on the recorded requests
     expect(harPreview.command).toBe(`npx mcp-rewind@0.0.0-test export --cache ${dir} --har ${har}`);
     await call(t.api, 'export.run', { dir, format: 'har', out: har });
-    const log = (JSON.parse(await readFile(har, 'utf8')) as { log: { version: string; entries: Array<{ request: { headers: Array<{ name: string; value: string }> } }> } }).log;
+    const log = (
+      JSON.parse(await readFile(har, 'utf8')) as { log: { version: string; entries: Array<{ request: { headers: Array<{ name: string; value: string }> } }> } }
+    ).log;
     expect(log.version).toBe('1.2');
     const auth = log.entries.flatMap((e) => e.request.headers).filter((h) => h.name.toLowerCase() === 'authorization');
     expect(auth.length).toBeGreaterThan(0);
@@ -119,13 +124,25 @@ describe('api: export', () => {
 
     const out = await tempDir('rewind-export-out-');
     await call(t.api, 'export.run', { dir, format: 'har', out: join(out, 'x.har') });
-    const entries = (JSON.parse(await readFile(join(out, 'x.har'), 'utf8')) as { log: { entries: Array<{ request: { postData?: { text: string } }; response: { content: { text: string; mimeType: string } }; _mcpRewind: { edited?: boolean } }> } }).log.entries;
+    const entries = (
+      JSON.parse(await readFile(join(out, 'x.har'), 'utf8')) as {
+        log: {
+          entries: Array<{
+            request: { postData?: { text: string } };
+            response: { content: { text: string; mimeType: string } };
+            _mcpRewind: { edited?: boolean };
+          }>;
+        };
+      }
+    ).log.entries;
     const echoHar = entries.find((e) => e.request.postData?.text.includes('"echo"'))!;
     expect(echoHar.response.content.text).toContain('edited by hand');
     expect(echoHar.response.content.text).not.toContain('echo: exported');
     expect(echoHar._mcpRewind.edited).toBe(true);
     // the body keeps its recorded format (SSE or JSON): what the client would read
-    expect(echoHar.response.content.text.startsWith('event:') || echoHar.response.content.text.startsWith('data:')).toBe(echoHar.response.content.mimeType.includes('event-stream'));
+    expect(echoHar.response.content.text.startsWith('event:') || echoHar.response.content.text.startsWith('data:')).toBe(
+      echoHar.response.content.mimeType.includes('event-stream'),
+    );
     const addHar = entries.find((e) => e.request.postData?.text.includes('"add"'))!;
     expect(addHar._mcpRewind.edited).toBeUndefined(); // untouched entries keep the recorded body
     expect(addHar.response.content.text).toContain('"sum":42');
@@ -147,7 +164,9 @@ describe('api: export', () => {
 
     const busy = await tempDir('rewind-export-busy-');
     await writeFile(join(busy, 'keep.txt'), 'mine');
-    expect(await failure(call(t.api, 'export.run', { dir, format: 'folder', out: busy }))).toMatch(/^out: the folder .* exists and is not empty; set overwrite/);
+    expect(await failure(call(t.api, 'export.run', { dir, format: 'folder', out: busy }))).toMatch(
+      /^out: the folder .* exists and is not empty; set overwrite/,
+    );
     expect(await readdir(busy)).toEqual(['keep.txt']);
     // with overwrite: the old cassette files go, other files stay
     await writeFile(join(busy, '99 old_key.json'), '{}');
@@ -158,7 +177,9 @@ describe('api: export', () => {
     expect(await failure(call(t.api, 'export.run', { dir, format: 'file', out: existing }))).toMatch(/exists; set overwrite/);
     expect(await readFile(existing, 'utf8')).toBe('mine');
     expect(await failure(call(t.api, 'export.run', { dir, format: 'har', out: busy }))).toMatch(/is a folder; a HAR export needs a file path/);
-    expect(await failure(call(t.api, 'export.preview', { dir: join(busy, 'nope'), format: 'file', out: join(busy, 'x.json') }))).toMatch(/^dir: no such folder/);
+    expect(await failure(call(t.api, 'export.preview', { dir: join(busy, 'nope'), format: 'file', out: join(busy, 'x.json') }))).toMatch(
+      /^dir: no such folder/,
+    );
     expect(await failure(call(t.api, 'export.preview', { dir, format: 'zip' as never, out: 'x' }))).toMatch(/format/);
     // a relative path is resolved against the working directory, and the command keeps it as typed
     const rel = relative(process.cwd(), join(await tempDir('rewind-export-rel-'), 'rel cassette.json'));
@@ -179,7 +200,9 @@ describe('api: cassettes.rename', () => {
     expect(renamed).toBe(echo.file);
     expect(entry).toMatchObject({ n: echo.n, key: 'tools_call_echo_my%2Fkey', file: `${echo.n} tools_call_echo_my%2Fkey.json`, preview: 'echo: exported' });
     const names = await readdir(dir);
-    expect(names.filter((f) => f.startsWith(`${echo.n} `)).sort()).toEqual(['.json', '.req.json', '.res-head.json', '.res.json'].map((s) => `${echo.n} tools_call_echo_my%2Fkey${s}`).sort());
+    expect(names.filter((f) => f.startsWith(`${echo.n} `)).sort()).toEqual(
+      ['.json', '.req.json', '.res-head.json', '.res.json'].map((s) => `${echo.n} tools_call_echo_my%2Fkey${s}`).sort(),
+    );
     expect(names.some((f) => f.includes(echo.key))).toBe(false);
 
     // another n may hold the same key (repeated answers): no collision

@@ -56,7 +56,8 @@ describe('api: proxies and traffic', () => {
     const cb = await client(b.url as string);
     await ca.client.callTool({ name: 'echo', arguments: { text: 'a' } });
     await cb.client.callTool({ name: 'echo', arguments: { text: 'b' } });
-    const calls = async () => (await call(api, 'traffic.snapshot', {})).filter((e) => e.method === 'tools/call').map((e) => [e.proxyId, e.request.params?.arguments]);
+    const calls = async () =>
+      (await call(api, 'traffic.snapshot', {})).filter((e) => e.method === 'tools/call').map((e) => [e.proxyId, e.request.params?.arguments]);
     await expect.poll(calls).toEqual([
       [a.id, { text: 'a' }],
       [b.id, { text: 'b' }],
@@ -117,7 +118,13 @@ describe('api: proxies and traffic', () => {
 describe('api: the dispatcher', () => {
   it('answers app.info and refuses unknown commands', async () => {
     const { api } = await app();
-    expect(await call(api, 'app.info', {})).toEqual({ version: '0.0.0-test', shell: 'browser', platform: process.platform, trafficCapacity: 100_000, trafficBytes: 256 * 1024 * 1024 });
+    expect(await call(api, 'app.info', {})).toEqual({
+      version: '0.0.0-test',
+      shell: 'browser',
+      platform: process.platform,
+      trafficCapacity: 100_000,
+      trafficBytes: 256 * 1024 * 1024,
+    });
     expect(await failure(api.call('proxies.explode', {}))).toBe('unknown command proxies.explode');
     expect(await failure(api.call('toString', {}))).toBe('unknown command toString');
     expect(await failure(api.call('__proto__', {}))).toBe('unknown command __proto__');
@@ -130,11 +137,16 @@ describe('api: the dispatcher', () => {
     expect(await bad('proxies.create', { mode: 'rewind' })).toBe('Mode: record, replay, hybrid or proxy-only');
     expect(await bad('proxies.create', { mode: 'record', upstreamUrl: 'ftp://x' })).toBe('Upstream URL: must start with http:// or https:// (not ftp://)');
     expect(await bad('proxies.create', { mode: 'record', upstreamUrl: 'localhost 3000' })).toBe('Upstream URL: not a URL (e.g. http://127.0.0.1:3000/mcp)');
-    expect(await bad('proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:1/mcp', port: 70000 })).toBe('Port: a whole number from 0 to 65535 (empty or 0: any free port)');
+    expect(await bad('proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:1/mcp', port: 70000 })).toBe(
+      'Port: a whole number from 0 to 65535 (empty or 0: any free port)',
+    );
     expect(await bad('proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:1/mcp', colour: 'red' })).toContain('colour');
     expect(await bad('proxies.create', { mode: 'proxy-only' })).toBe('Upstream URL: give the upstream server’s URL, or a stdio command, in proxy-only mode');
     expect(await bad('proxies.create', { mode: 'record' })).toBe('Upstream URL: give the upstream server’s URL, or a stdio command, in record mode');
-    for (const message of await Promise.all([bad('proxies.create', { mode: 'record', upstreamUrl: 'x' }), bad('proxies.create', { mode: 'replay', cacheDir: '' })])) {
+    for (const message of await Promise.all([
+      bad('proxies.create', { mode: 'record', upstreamUrl: 'x' }),
+      bad('proxies.create', { mode: 'replay', cacheDir: '' }),
+    ])) {
       expect(message).not.toMatch(/upstreamUrl|cacheDir|upstreamCommand/);
     }
     expect(await bad('proxies.create', null)).toContain('proxies.create: invalid input');

@@ -14,9 +14,13 @@ afterEach(cleanup);
 
 describe('api: a replay proxy with a replay timing', () => {
   it('refuses a timing that is not one, naming the field', async () => {
-    expect(proxyConfigIssues({ mode: 'replay', cacheDir: '/x', replayTiming: 'slowly' })).toEqual({ replayTiming: 'none, recorded, or x<speed> (e.g. x2: twice as fast, x0.5: half as fast)' });
+    expect(proxyConfigIssues({ mode: 'replay', cacheDir: '/x', replayTiming: 'slowly' })).toEqual({
+      replayTiming: 'none, recorded, or x<speed> (e.g. x2: twice as fast, x0.5: half as fast)',
+    });
     const { api } = await app();
-    expect(await failure(call(api, 'proxies.create', { mode: 'replay', cacheDir: await tempDir(), replayTiming: 'slowly' } as never))).toMatch(/^Replay timing: none, recorded, or x<speed>/);
+    expect(await failure(call(api, 'proxies.create', { mode: 'replay', cacheDir: await tempDir(), replayTiming: 'slowly' } as never))).toMatch(
+      /^Replay timing: none, recorded, or x<speed>/,
+    );
   });
 
   it('keeps the timing with the proxy, and replays the recorded latency with it', async () => {

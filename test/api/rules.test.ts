@@ -47,7 +47,13 @@ describe('api: live rules', () => {
     const set = await setUntilNotified(api, { id: info.id, rules });
     expect(set.notified).toBe(1);
     expect(set.rules).toEqual({ ...rules, passthrough: true }); // defaults filled in by the schema
-    expect(set.tools.find((t) => t.name === 'echo')).toEqual({ name: 'echo', description: 'patched echo', behavior: 'override', origin: 'overlay', inputSchema: expect.objectContaining({ required: ['text'] }) });
+    expect(set.tools.find((t) => t.name === 'echo')).toEqual({
+      name: 'echo',
+      description: 'patched echo',
+      behavior: 'override',
+      origin: 'overlay',
+      inputSchema: expect.objectContaining({ required: ['text'] }),
+    });
 
     await expect.poll(() => listChanged(c), { timeout: 5000 }).toBeGreaterThan(0);
     expect((await c.client.listTools()).tools.find((t) => t.name === 'echo')?.description).toBe('patched echo');
@@ -113,7 +119,9 @@ describe('api: live rules', () => {
   it('previews an inject template against a result', async () => {
     const { api } = await app();
     const result = { content: [{ type: 'text', text: 'sunny' }] };
-    expect(await call(api, 'rules.preview', { template: 'Weather: {original_text} in {args.city}', result, args: { city: 'Baku' } })).toEqual({ text: 'Weather: sunny in Baku' });
+    expect(await call(api, 'rules.preview', { template: 'Weather: {original_text} in {args.city}', result, args: { city: 'Baku' } })).toEqual({
+      text: 'Weather: sunny in Baku',
+    });
     expect(await call(api, 'rules.preview', { template: '{original_payload}', result })).toEqual({ text: JSON.stringify(result) });
     expect(await failure(api.call('rules.preview', { template: 'x', result: [] }))).toContain('result: ');
     expect(await failure(api.call('rules.get', { id: 'p99' }))).toBe('id: no proxy "p99"');

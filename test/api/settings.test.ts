@@ -19,7 +19,15 @@ describe('api: settings', () => {
   it('answers the defaults when there is no settings file, without writing one', async () => {
     const { api, dataDir } = await app();
     const info = await call(api, 'settings.get', {});
-    expect(info.settings).toEqual({ theme: 'system', defaultCacheDir: join(dataDir, 'cassettes'), trafficCapacity: 100_000, autoScroll: true, recentFolders: [], restoreWorkspace: true, timelineLayout: { split: 'side', side: 60, bottom: 60 } });
+    expect(info.settings).toEqual({
+      theme: 'system',
+      defaultCacheDir: join(dataDir, 'cassettes'),
+      trafficCapacity: 100_000,
+      autoScroll: true,
+      recentFolders: [],
+      restoreWorkspace: true,
+      timelineLayout: { split: 'side', side: 60, bottom: 60 },
+    });
     expect(info.settings).toEqual(defaultSettings(dataDir));
     expect(info.file).toBe(join(dataDir, 'settings.json'));
     expect(info.problem).toBeUndefined();
@@ -39,7 +47,14 @@ describe('api: settings', () => {
     await call(api, 'settings.set', { autoScroll: false, recentFolders: ['/tmp/a', '/tmp/b'] });
     expect(seen).toHaveLength(1); // unsubscribed
     const onDisk = JSON.parse(await readFile(join(dataDir, 'settings.json'), 'utf8'));
-    expect(onDisk).toEqual({ ...defaultSettings(dataDir), theme: 'dark', trafficCapacity: 5_000, autoScroll: false, recentFolders: ['/tmp/a', '/tmp/b'], window });
+    expect(onDisk).toEqual({
+      ...defaultSettings(dataDir),
+      theme: 'dark',
+      trafficCapacity: 5_000,
+      autoScroll: false,
+      recentFolders: ['/tmp/a', '/tmp/b'],
+      window,
+    });
     expect((await readdir(dataDir)).filter((f) => f.endsWith('.tmp'))).toEqual([]); // atomic write left no temp file
 
     const again = reopen(dataDir);

@@ -9,7 +9,10 @@ afterEach(cleanup);
 /** pids of processes whose command line contains `marker` */
 function processesWith(marker: string): string[] {
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => line.includes(marker) && !line.includes('ps -eo')).map((line) => line.trim().split(/\s+/)[0]);
+  return out
+    .split('\n')
+    .filter((line) => line.includes(marker) && !line.includes('ps -eo'))
+    .map((line) => line.trim().split(/\s+/)[0]);
 }
 
 describe('a UI proxy in front of an stdio server', () => {

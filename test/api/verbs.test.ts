@@ -18,7 +18,10 @@ async function setup() {
   const proxy = await call(t.api, 'proxies.create', { name: 'rec', mode: 'record', upstreamUrl: server.url, cacheDir });
   const agent = await client(proxy.url as string);
   const find = (pred: (e: TrafficEvent) => boolean): Promise<TrafficEvent> =>
-    expect.poll(() => traffic.find(pred), { timeout: 5_000 }).toBeTruthy().then(() => traffic.find(pred) as TrafficEvent);
+    expect
+      .poll(() => traffic.find(pred), { timeout: 5_000 })
+      .toBeTruthy()
+      .then(() => traffic.find(pred) as TrafficEvent);
   return { ...t, server, cacheDir, traffic, proxy, agent, find };
 }
 
@@ -29,7 +32,13 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
     const original = await find((e) => e.tool === 'echo');
     expect(original.sentBy).toBeUndefined();
 
-    const sent = await call(api, 'exchange.send', { proxyId: proxy.id, method: original.request.method, params: original.request.params, kind: 'resend', from: original.seq });
+    const sent = await call(api, 'exchange.send', {
+      proxyId: proxy.id,
+      method: original.request.method,
+      params: original.request.params,
+      kind: 'resend',
+      from: original.seq,
+    });
     expect(sent.response).toMatchObject({ result: { content: [{ type: 'text', text: 'echo: one' }] } });
     expect(server.calls.filter((c) => c.tool === 'echo')).toHaveLength(2);
     const again = await find((e) => e.seq === sent.seq);
@@ -45,7 +54,13 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
     expect(textOf(await agent.client.callTool({ name: 'echo', arguments: { text: 'two' } }))).toBe('echo: two');
 
     // edit and resend: new arguments, a new result
-    const edited = await call(api, 'exchange.send', { proxyId: proxy.id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'edited' } }, kind: 'edit', from: original.seq });
+    const edited = await call(api, 'exchange.send', {
+      proxyId: proxy.id,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'edited' } },
+      kind: 'edit',
+      from: original.seq,
+    });
     expect(edited.response).toMatchObject({ result: { content: [{ text: 'echo: edited' }] } });
     expect((await find((e) => e.seq === edited.seq)).sentBy).toEqual({ kind: 'edit', from: original.seq });
   });
@@ -54,13 +69,24 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
     const { api, proxy, agent, find } = await setup();
     await agent.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: () => {} });
     const original = await find((e) => e.tool === 'progress');
-    const sent = await call(api, 'exchange.send', { proxyId: proxy.id, method: 'tools/call', params: original.request.params, kind: 'resend', from: original.seq });
+    const sent = await call(api, 'exchange.send', {
+      proxyId: proxy.id,
+      method: 'tools/call',
+      params: original.request.params,
+      kind: 'resend',
+      from: original.seq,
+    });
     const again = await find((e) => e.seq === sent.seq);
     expect(again.stream.filter((m) => 'method' in m && m.method === 'notifications/progress')).toHaveLength(3);
 
     const asked: AppServerRequest[][] = [];
     api.on('appRequests', (list) => void asked.push(list));
-    const sampling = call(api, 'exchange.send', { proxyId: proxy.id, method: 'tools/call', params: { name: 'sample', arguments: { prompt: 'a haiku' } }, kind: 'compose' });
+    const sampling = call(api, 'exchange.send', {
+      proxyId: proxy.id,
+      method: 'tools/call',
+      params: { name: 'sample', arguments: { prompt: 'a haiku' } },
+      kind: 'compose',
+    });
     await expect.poll(() => asked.at(-1)?.length).toBe(1);
     const question = (asked.at(-1) as AppServerRequest[])[0];
     expect(question).toMatchObject({ proxyId: proxy.id, method: 'sampling/createMessage', params: { messages: [{ content: { text: 'a haiku' } }] } });
@@ -69,7 +95,12 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
     expect((await sampling).response).toMatchObject({ result: { content: [{ text: 'sampled: autumn moon' }] } });
     expect(await failure(call(api, 'appRequests.answer', { id: question.id, error: 'late' }))).toMatch(/answered already/);
 
-    const refused = call(api, 'exchange.send', { proxyId: proxy.id, method: 'tools/call', params: { name: 'sample', arguments: { prompt: 'no' } }, kind: 'compose' });
+    const refused = call(api, 'exchange.send', {
+      proxyId: proxy.id,
+      method: 'tools/call',
+      params: { name: 'sample', arguments: { prompt: 'no' } },
+      kind: 'compose',
+    });
     await expect.poll(() => asked.at(-1)?.length).toBe(1);
     await call(api, 'appRequests.answer', { id: (asked.at(-1) as AppServerRequest[])[0].id, error: 'not now' });
     const answer = (await refused).response;
@@ -95,17 +126,28 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
     expect(read.response).toMatchObject({ result: { contents: [{ text: 'hello resource' }] } });
 
     await call(api, 'proxies.stop', { id: proxy.id });
-    expect(await failure(call(api, 'exchange.send', { proxyId: proxy.id, method: 'tools/call', params: { name: 'echo' }, kind: 'compose' }))).toMatch(/not running/);
+    expect(await failure(call(api, 'exchange.send', { proxyId: proxy.id, method: 'tools/call', params: { name: 'echo' }, kind: 'compose' }))).toMatch(
+      /not running/,
+    );
     expect(await failure(call(api, 'exchange.send', { proxyId: proxy.id, method: 'initialize', kind: 'compose' }))).toMatch(/not initialize/);
     // started again (maybe on another port): a new app session
     await call(api, 'proxies.start', { id: proxy.id });
-    const after = await call(api, 'exchange.send', { proxyId: proxy.id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'back' } }, kind: 'compose' });
+    const after = await call(api, 'exchange.send', {
+      proxyId: proxy.id,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'back' } },
+      kind: 'compose',
+    });
     expect(after.response).toMatchObject({ result: { content: [{ text: 'echo: back' }] } });
   });
 
   it('checks values against a JSON Schema with ajv, naming each problem by path', async () => {
     const { api } = await app();
-    const schema = { type: 'object', properties: { a: { type: 'number' }, o: { type: 'object', properties: { x: { enum: ['a', 'b'] } }, required: ['x'] } }, required: ['a'] };
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'number' }, o: { type: 'object', properties: { x: { enum: ['a', 'b'] } }, required: ['x'] } },
+      required: ['a'],
+    };
     expect((await call(api, 'schema.check', { schema, value: { a: 1, o: { x: 'a' } } })).problems).toEqual([]);
     expect((await call(api, 'schema.check', { schema, value: { a: 'one', o: {} } })).problems).toEqual([
       { path: 'a', message: 'must be number' },
@@ -178,7 +220,13 @@ describe('api: save the timeline, open it again', () => {
     expect(await failure(call(api, 'exchange.send', { proxyId: sources[0], method: 'tools/call', kind: 'resend' }))).toMatch(/opened file cannot answer/);
     // an exchange of a file resent to a running proxy
     const fromFile = (await call(api, 'traffic.snapshot', {})).find((e) => e.proxyId === sources[0] && e.tool === 'echo') as TrafficEvent;
-    const resent = await call(api, 'exchange.send', { proxyId: proxy.id, method: 'tools/call', params: fromFile.request.params, kind: 'resend', from: fromFile.seq });
+    const resent = await call(api, 'exchange.send', {
+      proxyId: proxy.id,
+      method: 'tools/call',
+      params: fromFile.request.params,
+      kind: 'resend',
+      from: fromFile.seq,
+    });
     expect(resent.response).toMatchObject({ result: { content: [{ text: 'echo: saved' }] } });
 
     await call(api, 'sources.close', { id: sources[0] });

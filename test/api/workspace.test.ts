@@ -52,10 +52,15 @@ describe('honest proxy states', () => {
     const down = (await call(api, 'proxies.list', {}))[0];
     expect(down).toMatchObject({ state: 'running', upstreamDown: expect.stringContaining(`upstream ${server.url} unavailable`) });
     await upstream({ port });
-    await expect.poll(async () => {
-      await c.client.callTool({ name: 'echo', arguments: { text: 'three' } }).catch(() => undefined);
-      return (await call(api, 'proxies.list', {}))[0].upstreamDown;
-    }, { timeout: 10_000 }).toBeUndefined();
+    await expect
+      .poll(
+        async () => {
+          await c.client.callTool({ name: 'echo', arguments: { text: 'three' } }).catch(() => undefined);
+          return (await call(api, 'proxies.list', {}))[0].upstreamDown;
+        },
+        { timeout: 10_000 },
+      )
+      .toBeUndefined();
   });
 
   it('a stdio command that does not start fails naming the command, not the bridge', async () => {
@@ -72,7 +77,11 @@ describe('honest proxy states', () => {
     const { api } = await app();
     const missing = join(await tempDir(), 'not-there');
     const info = await call(api, 'proxies.create', { mode: 'replay', cacheDir: missing });
-    expect(info).toMatchObject({ state: 'failed', failure: 'cassette', error: `Cassette folder ${missing} does not exist: replay answers from a recorded cassette and never creates one` });
+    expect(info).toMatchObject({
+      state: 'failed',
+      failure: 'cassette',
+      error: `Cassette folder ${missing} does not exist: replay answers from a recorded cassette and never creates one`,
+    });
     expect(existsSync(missing)).toBe(false);
   });
 
@@ -84,7 +93,9 @@ describe('honest proxy states', () => {
     const b = await call(api, 'proxies.create', { mode: 'record', upstreamUrl: server.url });
     expect([a.name, b.name]).toEqual([`record ${new URL(server.url).host}`, `record ${new URL(server.url).host} 2`]);
     await call(api, 'proxies.create', { name: 'mine', mode: 'proxy-only', upstreamUrl: server.url });
-    expect(await failure(call(api, 'proxies.create', { name: 'Mine', mode: 'proxy-only', upstreamUrl: server.url }))).toBe('Name: a proxy named "Mine" exists already; choose another name');
+    expect(await failure(call(api, 'proxies.create', { name: 'Mine', mode: 'proxy-only', upstreamUrl: server.url }))).toBe(
+      'Name: a proxy named "Mine" exists already; choose another name',
+    );
   });
 });
 
@@ -95,7 +106,13 @@ describe('nothing lost on restart', () => {
     const running = await call(first.api, 'proxies.create', { name: 'live', mode: 'proxy-only', upstreamUrl: server.url });
     const stopped = await call(first.api, 'proxies.create', { name: 'idle', mode: 'record', upstreamUrl: server.url, cacheDir: await tempDir() });
     await call(first.api, 'proxies.stop', { id: stopped.id });
-    const rules = { passthrough: true, tools: [{ name: 'echo', behavior: { type: 'override' as const, response: { text: 'kept' } } }, { name: 'add', hidden: true }] };
+    const rules = {
+      passthrough: true,
+      tools: [
+        { name: 'echo', behavior: { type: 'override' as const, response: { text: 'kept' } } },
+        { name: 'add', hidden: true },
+      ],
+    };
     await call(first.api, 'rules.set', { id: running.id, rules });
     await call(first.api, 'breakpoints.set', { proxyId: running.id, rules: [{ tool: 'add', when: 'response' }] });
     await first.controller.close();
@@ -104,7 +121,10 @@ describe('nothing lost on restart', () => {
 
     const second = restart(first.dataDir);
     const list = await call(second.api, 'proxies.list', {});
-    expect(list.map((p) => [p.id, p.name])).toEqual([[running.id, 'live'], [stopped.id, 'idle']]);
+    expect(list.map((p) => [p.id, p.name])).toEqual([
+      [running.id, 'live'],
+      [stopped.id, 'idle'],
+    ]);
     await expect.poll(async () => (await call(second.api, 'proxies.list', {}))[0].state).toBe('running');
     const back = (await call(second.api, 'proxies.list', {}))[0];
     expect(back.url).toBe(running.url); // the same port: client configs stay valid

@@ -32,8 +32,7 @@ async function pausedIn(bp: Breakpoints, count = 1): Promise<PausedCall[]> {
   return bp.paused();
 }
 
-const text = (result: unknown): string =>
-  ((result as { content?: Array<{ type: string; text?: string }> }).content ?? []).map((b) => b.text ?? '').join('\n');
+const text = (result: unknown): string => ((result as { content?: Array<{ type: string; text?: string }> }).content ?? []).map((b) => b.text ?? '').join('\n');
 
 describe.each([
   { json: false, mode: 'record' as const },
@@ -98,7 +97,10 @@ describe.each([
   it('fail answers the client with -32006 at either stage', async () => {
     const server = await upstream({ json });
     const p = await proxy({ mode: 'proxy-only', upstreamUrl: server.url });
-    registry(p).set([{ tool: 'echo', when: 'request' }, { tool: 'add', when: 'response' }]);
+    registry(p).set([
+      { tool: 'echo', when: 'request' },
+      { tool: 'add', when: 'response' },
+    ]);
     const c = await client(p.url);
 
     const echo = c.client.callTool({ name: 'echo', arguments: { text: 'x' } }).catch((e: unknown) => e);
@@ -113,7 +115,7 @@ describe.each([
     const add = c.client.callTool({ name: 'add', arguments: { a: 1, b: 1 } }).catch((e: unknown) => e);
     const [atResponse] = await pausedIn(registry(p));
     registry(p).fail(atResponse.id);
-    expect((await add as McpError).code).toBe(-32006);
+    expect(((await add) as McpError).code).toBe(-32006);
     expect(server.calls.map((call) => call.tool)).toEqual(['add']);
   });
 });

@@ -29,13 +29,19 @@ const call = (name: string, args: Record<string, unknown>) => ({ method: 'tools/
 /** `count` recorded calls of tool `search` (arguments `{ q, page }`), numbered from 2, and `1 initialize.json`. */
 async function bigCassette(count: number): Promise<string> {
   const dir = await tempDir('rewind-big-');
-  await writeFile(join(dir, '1 initialize.json'), JSON.stringify({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'big', version: '1' } }));
+  await writeFile(
+    join(dir, '1 initialize.json'),
+    JSON.stringify({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'big', version: '1' } }),
+  );
   for (let start = 0; start < count; start += 512) {
     await Promise.all(
       Array.from({ length: Math.min(512, count - start) }, (_, k) => {
         const i = start + k;
         const args = { q: `query ${i}`, page: i % 7 };
-        return writeFile(join(dir, `${i + 2} ${keyFor(call('search', args))}.json`), JSON.stringify({ name: 'search', arguments: args, result: { content: [{ type: 'text', text: `result ${i}` }] } }));
+        return writeFile(
+          join(dir, `${i + 2} ${keyFor(call('search', args))}.json`),
+          JSON.stringify({ name: 'search', arguments: args, result: { content: [{ type: 'text', text: `result ${i}` }] } }),
+        );
       }),
     );
   }
@@ -47,15 +53,24 @@ describe('a cassette large enough for the worker threads', () => {
     const count = WORKER_THRESHOLD + 500;
     const dir = await bigCassette(count);
     const outside = await tempDir('rewind-outside-');
-    await writeFile(join(outside, 'secret.json'), JSON.stringify({ name: 'search', arguments: { q: 'secret' }, result: { content: [{ type: 'text', text: 'SECRET' }] } }));
+    await writeFile(
+      join(outside, 'secret.json'),
+      JSON.stringify({ name: 'search', arguments: { q: 'secret' }, result: { content: [{ type: 'text', text: 'SECRET' }] } }),
+    );
     const linked = `${count + 2} ${keyFor(call('search', { q: 'secret' }))}.json`;
     symlinkSync(join(outside, 'secret.json'), join(dir, linked));
     const broken = `${count + 3} ${keyFor(call('search', { q: 'broken' }))}.json`;
     await writeFile(join(dir, broken), '{"name": "search", "argu');
     // what a miss asks of the index: a method the server did not have, a requestState an answer issued
     const notFound = keyFor({ method: 'resources/read', params: { uri: 'x://y' } });
-    await writeFile(join(dir, `${count + 4} ${notFound}.json`), JSON.stringify({ $rewind: 1, method: 'resources/read', params: { uri: 'x://y' }, error: { code: -32601, message: 'Method not found' } }));
-    await writeFile(join(dir, `${count + 5} ${keyFor(call('ask', {}))}.json`), JSON.stringify({ name: 'ask', arguments: {}, result: { resultType: 'input_required', requestState: 'state-1' } }));
+    await writeFile(
+      join(dir, `${count + 4} ${notFound}.json`),
+      JSON.stringify({ $rewind: 1, method: 'resources/read', params: { uri: 'x://y' }, error: { code: -32601, message: 'Method not found' } }),
+    );
+    await writeFile(
+      join(dir, `${count + 5} ${keyFor(call('ask', {}))}.json`),
+      JSON.stringify({ name: 'ask', arguments: {}, result: { resultType: 'input_required', requestState: 'state-1' } }),
+    );
     const lines: string[] = [];
     // the worker threads run the built engine (dist/, as shipped): run from the sources, the store reads the files itself
     const built = (await import(new URL('../../dist/main/engine/cassette/store.js', import.meta.url).href)) as typeof StoreModule;
@@ -74,7 +89,9 @@ describe('a cassette large enough for the worker threads', () => {
     for (const i of [0, 4321, count - 1]) {
       const reordered = { page: i % 7, q: `query ${i}` };
       expect(store.lookup(keyFor(call('search', reordered)))).toBeUndefined();
-      expect(store.lookupLoose(looseKeyFor('tools/call', { name: 'search', arguments: reordered }))?.[0].result).toEqual({ content: [{ type: 'text', text: `result ${i}` }] });
+      expect(store.lookupLoose(looseKeyFor('tools/call', { name: 'search', arguments: reordered }))?.[0].result).toEqual({
+        content: [{ type: 'text', text: `result ${i}` }],
+      });
     }
   }, 60_000);
 
@@ -89,7 +106,9 @@ describe('a cassette large enough for the worker threads', () => {
     keep({ close: async () => small.close() });
     for (let round = 0; round < 2; round++) {
       for (const i of [0, 1, 2, 3, 500, 9000 % count]) {
-        expect(small.lookup(keyFor(call('search', { q: `query ${i}`, page: i % 7 })))?.[0].result).toEqual({ content: [{ type: 'text', text: `result ${i}` }] });
+        expect(small.lookup(keyFor(call('search', { q: `query ${i}`, page: i % 7 })))?.[0].result).toEqual({
+          content: [{ type: 'text', text: `result ${i}` }],
+        });
       }
     }
   }, 60_000);
@@ -99,9 +118,16 @@ describe('a replay miss', () => {
   it('names keys recorded for the same tool only (from the index), never those of a tool whose name extends it', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, `1 ${keyFor(call('foo', { a: 1 }))}.json`), JSON.stringify({ name: 'foo', arguments: { a: 1 }, result: { content: [] } }));
-    await writeFile(join(dir, `2 ${keyFor(call('foo_bar', { a: 1 }))}.json`), JSON.stringify({ name: 'foo_bar', arguments: { a: 1 }, result: { content: [] } }));
+    await writeFile(
+      join(dir, `2 ${keyFor(call('foo_bar', { a: 1 }))}.json`),
+      JSON.stringify({ name: 'foo_bar', arguments: { a: 1 }, result: { content: [] } }),
+    );
     const proxy = keep(await startProxy({ mode: 'replay', cacheDir: dir }));
-    const answer = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...call('foo', { a: 2 }) }) });
+    const answer = await fetch(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...call('foo', { a: 2 }) }),
+    });
     const message = ((await answer.json()) as { error: { message: string } }).error.message;
     expect(message).toContain(keyFor(call('foo', { a: 1 })));
     expect(message).not.toContain('foo_bar');

@@ -24,9 +24,13 @@ describe('cache keys', () => {
   it('ignore _meta (progress tokens) and give each list page its own key', () => {
     const plain = keyFor({ method: 'resources/read', params: { uri: 'file:///a' } });
     expect(keyFor({ method: 'resources/read', params: { uri: 'file:///a', _meta: { progressToken: 7 } } })).toBe(plain);
-    expect(keyFor({ method: 'tools/call', params: { name: 't', arguments: { a: 1 }, _meta: { progressToken: 'x' } } })).toBe(keyFor({ method: 'tools/call', params: { name: 't', arguments: { a: 1 } } }));
+    expect(keyFor({ method: 'tools/call', params: { name: 't', arguments: { a: 1 }, _meta: { progressToken: 'x' } } })).toBe(
+      keyFor({ method: 'tools/call', params: { name: 't', arguments: { a: 1 } } }),
+    );
     expect(keyFor({ method: 'tools/list', params: { cursor: 'page-2' } })).toBe(`tools_list_${hash16('"page-2"')}`);
-    expect(rawKeyFor({ method: 'prompts/get', params: { name: 'greet', arguments: { name: 'Ada' } } })).toBe(`prompts_get_greet_${argumentsHash({ name: 'Ada' })}`);
+    expect(rawKeyFor({ method: 'prompts/get', params: { name: 'greet', arguments: { name: 'Ada' } } })).toBe(
+      `prompts_get_greet_${argumentsHash({ name: 'Ada' })}`,
+    );
   });
 });
 
@@ -68,8 +72,22 @@ describe('result hashing', () => {
 
 describe('redaction', () => {
   it('replaces credentials and keeps the rest', () => {
-    const out = redactHeaders({ authorization: 'Bearer s', cookie: 'a=b', 'x-api-key': 'k', 'x-custom-token': 't', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' });
-    expect(out).toEqual({ authorization: '[REDACTED]', cookie: '[REDACTED]', 'x-api-key': '[REDACTED]', 'x-custom-token': '[REDACTED]', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' });
+    const out = redactHeaders({
+      authorization: 'Bearer s',
+      cookie: 'a=b',
+      'x-api-key': 'k',
+      'x-custom-token': 't',
+      'content-type': 'application/json',
+      'mcp-protocol-version': '2025-11-25',
+    });
+    expect(out).toEqual({
+      authorization: '[REDACTED]',
+      cookie: '[REDACTED]',
+      'x-api-key': '[REDACTED]',
+      'x-custom-token': '[REDACTED]',
+      'content-type': 'application/json',
+      'mcp-protocol-version': '2025-11-25',
+    });
   });
 });
 

@@ -27,7 +27,9 @@ describe('an mcp-rewind cache folder', () => {
     expect(client.client.getInstructions()).toBe('Cassette written by mcp-rewind itself.');
     expect((await client.client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'add']);
     expect((await client.client.listResources()).resources).toEqual([{ uri: 'file:///readme.md', name: 'readme' }]);
-    expect(await client.client.callTool({ name: 'echo', arguments: { text: 'hello' } })).toEqual({ content: [{ type: 'text', text: 'hello from mcp-rewind' }] });
+    expect(await client.client.callTool({ name: 'echo', arguments: { text: 'hello' } })).toEqual({
+      content: [{ type: 'text', text: 'hello from mcp-rewind' }],
+    });
     // the old bare-result format of a tools/call entry
     expect(await client.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).toEqual({ content: [{ type: 'text', text: '5' }] });
   });

@@ -52,7 +52,9 @@ describe('server-everything as the upstream', () => {
     const p = keep(await startProxy({ mode: 'proxy-only', upstreamUrl: everything.url }));
     const c = keep(await connectClient(p.url));
     const progress: Progress[] = [];
-    const result = await c.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (x) => progress.push(x) });
+    const result = await c.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, {
+      onprogress: (x) => progress.push(x),
+    });
     expect(progress.map((x) => x.progress)).toEqual([1, 2, 3]);
     expect(JSON.stringify(result.content)).toContain('Long running operation completed');
     const sampled = await c.client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hello there' } });

@@ -74,7 +74,12 @@ describe.each(SERVERS)('every answer, recorded and replayed: $name', ({ start })
 
   it('raw answers keep their status, framing and messages; unknown methods and invalid ids are refused as the server did', async () => {
     const { direct, recorded, replayed } = await threeWays(start, async (url) => {
-      const init = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      const init = await rawPost(url, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
       const session: Record<string, string> = init.sessionId ? { 'mcp-session-id': init.sessionId } : {};
       const h = { ...session, 'mcp-protocol-version': '2025-11-25' };
       await rawPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, h);
@@ -117,9 +122,18 @@ describe('streamed messages', () => {
     const { direct, replayed } = await threeWays(
       () => startSdkServer({ json: true }),
       async (url) => {
-        const init = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+        const init = await rawPost(url, {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        });
         const h: Record<string, string> = { 'mcp-session-id': init.sessionId as string, 'mcp-protocol-version': '2025-11-25' };
-        const call = await rawPost(url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 7 } } }, h);
+        const call = await rawPost(
+          url,
+          { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 7 } } },
+          h,
+        );
         return [withoutSession(init), withoutSession(call)];
       },
     );

@@ -91,7 +91,10 @@ describe('error entries in the cassette', () => {
     const cacheDir = await tempDir();
     const proxy = keep(await startProxy({ mode: 'record', upstreamUrl: server.url, cacheDir }));
     const h = { 'mcp-protocol-version': '2025-11-25' };
-    const direct = [await rawPost(proxy.url, { jsonrpc: '2.0', id: null, method: 'tools/list' }, h), await rawPost(proxy.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { ...h, 'mcp-session-id': 'gone' })];
+    const direct = [
+      await rawPost(proxy.url, { jsonrpc: '2.0', id: null, method: 'tools/list' }, h),
+      await rawPost(proxy.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { ...h, 'mcp-session-id': 'gone' }),
+    ];
     await rawPost(proxy.url, { jsonrpc: '2.0', id: null, method: 'ping' }, h); // the same kind again: filed once
     await proxy.flush();
     const refusals = (await distilledFiles(cacheDir)).filter((f) => f.includes('refusal_'));
@@ -99,7 +102,10 @@ describe('error entries in the cassette', () => {
     const entry = JSON.parse(await readFile(join(cacheDir, refusals[0]), 'utf8'));
     expect(entry).toMatchObject({ $rewind: 1, refusal: 'invalid-message', status: 400, error: { code: expect.any(Number) } });
     const replaying = keep(await startProxy({ mode: 'replay', cacheDir }));
-    const replayed = [await rawPost(replaying.url, { jsonrpc: '2.0', id: null, method: 'tools/list' }, h), await rawPost(replaying.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { ...h, 'mcp-session-id': 'gone' })];
+    const replayed = [
+      await rawPost(replaying.url, { jsonrpc: '2.0', id: null, method: 'tools/list' }, h),
+      await rawPost(replaying.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { ...h, 'mcp-session-id': 'gone' }),
+    ];
     expect(replayed).toEqual(direct);
   });
 });

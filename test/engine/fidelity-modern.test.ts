@@ -23,7 +23,11 @@ const meta = (version = MODERN, capabilities: Record<string, unknown> = {}) => (
   'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
   'io.modelcontextprotocol/clientCapabilities': capabilities,
 });
-const headers = (method: string, name?: string, version = MODERN): Record<string, string> => ({ 'mcp-protocol-version': version, 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) });
+const headers = (method: string, name?: string, version = MODERN): Record<string, string> => ({
+  'mcp-protocol-version': version,
+  'mcp-method': method,
+  ...(name ? { 'mcp-name': name } : {}),
+});
 
 async function until(check: () => boolean, ms = 5_000): Promise<void> {
   const end = Date.now() + ms;
@@ -73,7 +77,8 @@ describe.each([
     // the cassette and the timeline say which revision each exchange was made in
     const echo = JSON.parse(await readFile(join(cacheDir, (await distilledFiles(cacheDir)).find((f) => f.includes('tools_call_echo_')) as string), 'utf8'));
     expect(echo.protocolVersion).toBe(MODERN);
-    for (const events of [recordEvents, replayEvents]) expect(events.filter((e) => e.method === 'tools/call').every((e) => e.protocolVersion === MODERN)).toBe(true);
+    for (const events of [recordEvents, replayEvents])
+      expect(events.filter((e) => e.method === 'tools/call').every((e) => e.protocolVersion === MODERN)).toBe(true);
   });
 });
 
@@ -82,8 +87,14 @@ describe('input_required (multi-round) calls', () => {
     const { direct, recorded, replayed } = await threeWays(
       () => startV2Server(),
       async (url, way) => {
-        const alice = await connectV2Client(url, { negotiation: 'auto', elicit: (p) => (p.message.startsWith('Favourite') ? { color: 'green' } : { name: 'Alice' }) });
-        const bob = await connectV2Client(url, { negotiation: 'auto', elicit: (p) => (p.message.startsWith('Favourite') ? { color: 'blue' } : { name: 'Bob' }) });
+        const alice = await connectV2Client(url, {
+          negotiation: 'auto',
+          elicit: (p) => (p.message.startsWith('Favourite') ? { color: 'green' } : { name: 'Alice' }),
+        });
+        const bob = await connectV2Client(url, {
+          negotiation: 'auto',
+          elicit: (p) => (p.message.startsWith('Favourite') ? { color: 'blue' } : { name: 'Bob' }),
+        });
         try {
           const answers = [
             await outcome(alice.client.callTool({ name: 'greet', arguments: {} })),
@@ -95,7 +106,18 @@ describe('input_required (multi-round) calls', () => {
           // a forged requestState (another one in each run: replay never saw it) is refused with the server's -32602
           const forged = await rawPost(
             url,
-            { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'wizard', arguments: {}, requestState: `forged-${randomUUID()}`, inputResponses: { color: { action: 'accept', content: { color: 'red' } } }, _meta: meta(MODERN, { elicitation: { form: {} } }) } },
+            {
+              jsonrpc: '2.0',
+              id: 9,
+              method: 'tools/call',
+              params: {
+                name: 'wizard',
+                arguments: {},
+                requestState: `forged-${randomUUID()}`,
+                inputResponses: { color: { action: 'accept', content: { color: 'red' } } },
+                _meta: meta(MODERN, { elicitation: { form: {} } }),
+              },
+            },
             headers('tools/call', 'wizard'),
           );
           if (way === 'replay') {
@@ -112,7 +134,10 @@ describe('input_required (multi-round) calls', () => {
         }
       },
     );
-    expect(direct.answers.slice(0, 2)).toEqual([{ ok: { content: [{ type: 'text', text: 'Hello, Alice!' }], _meta: expect.anything() } }, { ok: { content: [{ type: 'text', text: 'Hello, Bob!' }], _meta: expect.anything() } }]);
+    expect(direct.answers.slice(0, 2)).toEqual([
+      { ok: { content: [{ type: 'text', text: 'Hello, Alice!' }], _meta: expect.anything() } },
+      { ok: { content: [{ type: 'text', text: 'Hello, Bob!' }], _meta: expect.anything() } },
+    ]);
     expect((direct.answers[3] as { ok: { content: Array<{ text: string }> } }).ok.content[0].text).toBe('Bob likes blue');
     expect(direct.forged.messages[0]).toMatchObject({ error: { code: -32602 } });
     expect(recorded).toEqual(direct);
@@ -124,7 +149,11 @@ describe('input_required (multi-round) calls', () => {
       () => startV2Server(),
       async (url) => {
         const call = (caps: Record<string, unknown>, id: number) =>
-          rawPost(url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'needs-sampling', arguments: {}, _meta: meta(MODERN, caps) } }, headers('tools/call', 'needs-sampling'));
+          rawPost(
+            url,
+            { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'needs-sampling', arguments: {}, _meta: meta(MODERN, caps) } },
+            headers('tools/call', 'needs-sampling'),
+          );
         return [await call({}, 1), await call({ sampling: {} }, 2), await call({ elicitation: {} }, 3)];
       },
     );

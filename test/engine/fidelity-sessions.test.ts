@@ -20,7 +20,12 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 
 afterEach(removeTempDirs);
 
-const INIT = (version: string) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INIT = (version: string) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 
 /** A fetch that notes what the client sent: POSTs by method, and whether a GET resumed a stream (Last-Event-ID). */
 function wireLog(): { fetch: typeof fetch; log: string[] } {
@@ -29,7 +34,8 @@ function wireLog(): { fetch: typeof fetch; log: string[] } {
     const headers = new Headers(init?.headers);
     const res = await fetch(url, init);
     const method = init?.method ?? 'GET';
-    if (method === 'POST') log.push(`POST ${(JSON.parse(String(init?.body)) as { method?: string }).method ?? 'reply'} → ${res.status} ${res.headers.get('content-type') ?? ''}`);
+    if (method === 'POST')
+      log.push(`POST ${(JSON.parse(String(init?.body)) as { method?: string }).method ?? 'reply'} → ${res.status} ${res.headers.get('content-type') ?? ''}`);
     else if (headers.has('last-event-id')) log.push(`GET resume → ${res.status} ${res.headers.get('content-type') ?? ''}`);
     return res;
   };
@@ -91,7 +97,8 @@ describe('sessions', () => {
         const v1 = await connectClient(url, { terminateOnClose: false });
         const v2 = await connectV2Client(url);
         // the server forgets both sessions (as after a restart, or a session ended elsewhere)
-        for (const id of [v1.sessionId(), v2.transport.sessionId]) await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-11-25' } });
+        for (const id of [v1.sessionId(), v2.transport.sessionId])
+          await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-11-25' } });
         const v1Call = await outcome(v1.client.listTools());
         const v2Call = await outcome(v2.client.listTools());
         const v1Error = v1Call as { error?: unknown };
@@ -99,7 +106,12 @@ describe('sessions', () => {
         const again = await outcome(fresh.client.callTool({ name: 'echo', arguments: { text: 'again' } }));
         const sameSession = v1.sessionId() !== undefined;
         await Promise.all([v1.close(), v2.close(), fresh.close()]);
-        return { v1: v1Error.error ? (v1Error.error as { code?: unknown }).code : 'no error', v2: 'error' in v2Call ? 'error' : 'no error', again, sameSession };
+        return {
+          v1: v1Error.error ? (v1Error.error as { code?: unknown }).code : 'no error',
+          v2: 'error' in v2Call ? 'error' : 'no error',
+          again,
+          sameSession,
+        };
       },
     );
     expect(direct.v1).toBe(404); // StreamableHTTPError carries the HTTP status as its code: no re-initialize happened
@@ -176,10 +188,20 @@ describe('a stream the client drops and resumes (Last-Event-ID)', () => {
   it('what followed the last event it saw arrives on the resumed stream, the same three ways (and is recorded)', async () => {
     const { direct, recorded, replayed } = await threeWays(startDroppable, async (url) => {
       const init = await rawPost(url, INIT('2025-11-25'));
-      const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': init.sessionId as string, 'mcp-protocol-version': '2025-11-25' };
+      const h = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': init.sessionId as string,
+        'mcp-protocol-version': '2025-11-25',
+      };
       // read the POST's stream up to its first message with an event id, then drop it
       const abort = new AbortController();
-      const res = await fetch(url, { method: 'POST', headers: h, signal: abort.signal, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'work', arguments: {}, _meta: { progressToken: 'p' } } }) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: h,
+        signal: abort.signal,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'work', arguments: {}, _meta: { progressToken: 'p' } } }),
+      });
       const reader = (res.body as ReadableStream<Uint8Array>).getReader();
       let text = '';
       let lastId: string | undefined;
@@ -193,7 +215,15 @@ describe('a stream the client drops and resumes (Last-Event-ID)', () => {
       abort.abort();
       await reader.cancel().catch(() => {});
       await new Promise((resolve) => setTimeout(resolve, 200)); // a client waits before it resumes (the server's retry)
-      const resumed = await fetch(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': h['mcp-session-id'], 'mcp-protocol-version': '2025-11-25', 'last-event-id': lastId as string } });
+      const resumed = await fetch(url, {
+        method: 'GET',
+        headers: {
+          accept: 'text/event-stream',
+          'mcp-session-id': h['mcp-session-id'],
+          'mcp-protocol-version': '2025-11-25',
+          'last-event-id': lastId as string,
+        },
+      });
       const rest = (await resumed.text())
         .split('\n\n')
         .map((e) => /data: (\{.*\})/.exec(e)?.[1])

@@ -31,7 +31,8 @@ function slowServer(): Server {
     const token = request.params._meta?.progressToken;
     for (let i = 1; i <= STEPS; i++) {
       await new Promise((resolve) => setTimeout(resolve, SLOW_MS / STEPS));
-      if (token !== undefined && i < STEPS) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: STEPS } });
+      if (token !== undefined && i < STEPS)
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: STEPS } });
     }
     return { content: [{ type: 'text', text: 'slow done' }] };
   });
@@ -62,7 +63,9 @@ describe('--replay-timing', () => {
   it('none (default): the answer comes at once, so a client with a short timeout gets it', async () => {
     const cacheDir = await recordSlowCall();
     const { client } = await replaying(cacheDir);
-    expect(await outcome(client.client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: SLOW_MS / 2 }))).toEqual({ ok: { content: [{ type: 'text', text: 'slow done' }] } });
+    expect(await outcome(client.client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: SLOW_MS / 2 }))).toEqual({
+      ok: { content: [{ type: 'text', text: 'slow done' }] },
+    });
   });
 
   it('recorded: the recorded latency comes back — a client timing out live times out in replay too; a patient one waits as long', async () => {
@@ -82,7 +85,11 @@ describe('--replay-timing', () => {
     const times: number[] = [];
     const started = performance.now();
     const result = await outcome(
-      client.client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: (SLOW_MS / STEPS) * 2.5, resetTimeoutOnProgress: true, onprogress: () => void times.push(performance.now() - started) }),
+      client.client.callTool({ name: 'slow', arguments: {} }, undefined, {
+        timeout: (SLOW_MS / STEPS) * 2.5,
+        resetTimeoutOnProgress: true,
+        onprogress: () => void times.push(performance.now() - started),
+      }),
     );
     expect(result).toEqual({ ok: { content: [{ type: 'text', text: 'slow done' }] } });
     expect(times).toHaveLength(STEPS - 1);

@@ -27,7 +27,12 @@ describe('HTTP edges', () => {
   it('answers a JSON-RPC batch from the cassette in replay, one answer per request, 202 for notification-only posts', async () => {
     const proxy = await startProxy({ mode: 'replay', cacheDir: await tempDir() });
     open.push(proxy);
-    const post = (body: unknown) => fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(proxy.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(body),
+      });
     const batch = await post([
       { jsonrpc: '2.0', id: 'a', method: 'ping' },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
@@ -40,7 +45,11 @@ describe('HTTP edges', () => {
     ]);
     const notification = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
     expect(notification.status).toBe(202);
-    const streamOnly = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    const streamOnly = await fetch(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
     expect(streamOnly.headers.get('content-type')).toBe('text/event-stream');
     expect(await streamOnly.text()).toBe('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n');
   });

@@ -61,12 +61,22 @@ describe('a client that disconnects', () => {
     const proxy = keep(await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir: await tempDir(), onLog: (line) => lines.push(line) }));
     const events: ExchangeEvent[] = [];
     proxy.events.on('exchange', (e) => events.push(e));
-    const init = await rawPost(proxy.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'leaver', version: '1' } } });
+    const init = await rawPost(proxy.url, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'leaver', version: '1' } },
+    });
     const abort = new AbortController();
     const call = fetch(proxy.url, {
       method: 'POST',
       signal: abort.signal,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': init.sessionId as string, 'mcp-protocol-version': '2025-11-25' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': init.sessionId as string,
+        'mcp-protocol-version': '2025-11-25',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } }),
     }).then((res) => res.text());
     await running;

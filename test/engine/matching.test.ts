@@ -40,7 +40,9 @@ describe('matching a request to a recording', () => {
   });
 
   it('ignores --match-ignore paths, and only those', async () => {
-    const c = await recorded(async (r) => void (await r.client.callTool({ name: 'echo', arguments: { text: 'at 10:00' } })), { matchIgnore: ['arguments.text'] });
+    const c = await recorded(async (r) => void (await r.client.callTool({ name: 'echo', arguments: { text: 'at 10:00' } })), {
+      matchIgnore: ['arguments.text'],
+    });
     expect(text(await c.client.callTool({ name: 'echo', arguments: { text: 'at 10:05' } }))).toBe('echo: at 10:00');
     const strict = await recorded(async (r) => void (await r.client.callTool({ name: 'echo', arguments: { text: 'at 10:00' } })));
     const miss = await strict.client.callTool({ name: 'echo', arguments: { text: 'at 10:05' } }).catch((e: unknown) => e);

@@ -28,7 +28,9 @@ describe('proxy-only with nobody watching pipes POSTs', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         seen.push(Buffer.concat(chunks).toString('utf8'));
-        res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"upstream says: parse error"}}');
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"upstream says: parse error"}}');
       });
     });
     await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));

@@ -72,7 +72,12 @@ describe('defect 1: GET-stream notifications are recorded whatever else is insta
     const headers = { 'content-type': 'application/json', accept: ACCEPT };
     const post = (body: unknown, sessionId?: string): Promise<Response> =>
       fetch(hybrid.url, { method: 'POST', headers: { ...headers, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) }, body: JSON.stringify(body) });
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     const sid = init.headers.get('mcp-session-id') as string;
     await init.text();
     await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sid)).text();
@@ -85,7 +90,9 @@ describe('defect 1: GET-stream notifications are recorded whatever else is insta
     await expect.poll(() => upstream.requests.filter((r) => r.method === 'GET').length, { timeout: 5000 }).toBeGreaterThan(gets);
     const before = (await readdir(cacheDir)).filter((n) => n.includes('after_') && !n.includes('.re')).length;
     await (await post({ jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: 'demo://b' } }, sid)).text(); // a miss, forwarded
-    await expect.poll(async () => (await readdir(cacheDir)).filter((n) => n.includes('after_') && !n.includes('.re')).length, { timeout: 5000 }).toBe(before + 1);
+    await expect
+      .poll(async () => (await readdir(cacheDir)).filter((n) => n.includes('after_') && !n.includes('.re')).length, { timeout: 5000 })
+      .toBe(before + 1);
     abort.abort();
   });
 });
@@ -95,10 +102,19 @@ describe('defect 2: an empty rule set passes initialize and tools/list through b
     const server = keep(await startSdkServer({ json: true }));
     const proxy = keep(await startProxy({ mode, upstreamUrl: server.url, cacheDir: await tempDir(), rules: EMPTY_RULES }));
     const post = async (url: string, body: unknown, sessionId?: string): Promise<{ text: string; sessionId?: string }> => {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) }, body: JSON.stringify(body) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: ACCEPT, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+        body: JSON.stringify(body),
+      });
       return { text: await res.text(), sessionId: res.headers.get('mcp-session-id') ?? undefined };
     };
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const bodies = async (url: string): Promise<string[]> => {
       const a = await post(url, init);
       await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, a.sessionId);
@@ -123,10 +139,13 @@ describe('defect 3: the upstream bridge checks Host/Origin and validates before 
     const { port } = new URL(bridge.url);
     const send = (headers: Record<string, string>, body = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}'): Promise<number> =>
       new Promise((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { accept: ACCEPT, 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = http.request(
+          { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { accept: ACCEPT, 'content-length': Buffer.byteLength(body), ...headers } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -146,7 +165,15 @@ describe('defect 4: a cassette write failure during an owned initialize is repor
     const cacheDir = await tempDir();
     const warnings: string[] = [];
     // rules make the proxy own the sessions: initialize goes through its owned path
-    const proxy = keep(await startProxy({ mode: 'record', upstreamUrl: server.url, cacheDir, rules: EMPTY_RULES, onLog: (line, level) => level === 'warn' && warnings.push(line) }));
+    const proxy = keep(
+      await startProxy({
+        mode: 'record',
+        upstreamUrl: server.url,
+        cacheDir,
+        rules: EMPTY_RULES,
+        onLog: (line, level) => level === 'warn' && warnings.push(line),
+      }),
+    );
     // the first entry's name is taken by a folder with something in it: the rename of the write fails, even as root
     await mkdir(path.join(cacheDir, '1 initialize.json', 'occupied'), { recursive: true });
     const c = keep(await connectClient(proxy.url));

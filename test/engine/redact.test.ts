@@ -23,7 +23,9 @@ describe('user-configured secret patterns (--redact)', () => {
     open.push(proxy);
     const c = await connectClient(proxy.url);
     open.push(c);
-    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'token sk-LiveSecret123' } })).toEqual({ content: [{ type: 'text', text: 'echo: token sk-LiveSecret123' }] });
+    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'token sk-LiveSecret123' } })).toEqual({
+      content: [{ type: 'text', text: 'echo: token sk-LiveSecret123' }],
+    });
     await proxy.flush();
     const files = await readdir(cacheDir);
     expect(files.some((f) => f.includes('tools_call_echo_'))).toBe(true);
@@ -36,7 +38,9 @@ describe('user-configured secret patterns (--redact)', () => {
   it('an invalid pattern is a usage error (exit 2, one line)', async () => {
     const bin = fileURLToPath(new URL('../../bin/mcp-rewind.js', import.meta.url));
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [bin, '--replay', '--redact', '(unclosed'], (error, _out, err) => resolve({ code: error ? (error as { code?: number }).code ?? 1 : 0, stderr: err }));
+      const child = execFile(process.execPath, [bin, '--replay', '--redact', '(unclosed'], (error, _out, err) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr: err }),
+      );
       child.stdin?.end();
     });
     expect(code).toBe(2);

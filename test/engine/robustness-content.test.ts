@@ -17,7 +17,25 @@ afterAll(removeRobustTempDirs);
 // ---------------------------------------------------------------------------------------------------------------
 // hostile tool names
 
-const HOSTILE_NAMES = ['../escape', 'a/b', 'nul\u0000byte', 'x'.repeat(600), 'CON', 'ünï/cødé', '..', 'back\\slash', '.', 'ctl\u0001\u001f\u007fchars', 'colon:star*?"<>|', '%2F..%2F', 'y'.repeat(10_240), 'echo', 'еcho' /* Cyrillic е: a look-alike of the previous */, 'ＣＯＮ', 'aux.txt'];
+const HOSTILE_NAMES = [
+  '../escape',
+  'a/b',
+  'nul\u0000byte',
+  'x'.repeat(600),
+  'CON',
+  'ünï/cødé',
+  '..',
+  'back\\slash',
+  '.',
+  'ctl\u0001\u001f\u007fchars',
+  'colon:star*?"<>|',
+  '%2F..%2F',
+  'y'.repeat(10_240),
+  'echo',
+  'еcho' /* Cyrillic е: a look-alike of the previous */,
+  'ＣＯＮ',
+  'aux.txt',
+];
 
 function hostileServer(): Server {
   const server = new Server({ name: 'hostile', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -200,4 +218,3 @@ describe('secrets never reach the cassette', () => {
     expect(error.message).not.toContain('query-secret-000');
   });
 });
-

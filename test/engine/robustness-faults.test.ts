@@ -14,7 +14,20 @@ import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
 import { startCustomUpstream, type CustomUpstream } from '../helpers/custom-upstream.js';
-import { REPO, answerOf, healthcheck, isDistilled, jsonHeaders, rawRequest, rawSession, tempDir, textOf, until, within, removeRobustTempDirs } from './robustness-helpers.js';
+import {
+  REPO,
+  answerOf,
+  healthcheck,
+  isDistilled,
+  jsonHeaders,
+  rawRequest,
+  rawSession,
+  tempDir,
+  textOf,
+  until,
+  within,
+  removeRobustTempDirs,
+} from './robustness-helpers.js';
 
 afterAll(removeRobustTempDirs);
 
@@ -76,52 +89,53 @@ describe('upstream going away', () => {
   });
 
   // proxy-only with nobody watching takes the untapped byte relay; record parses the stream
-  it.each(['record', 'proxy-only'] as const)('upstream killed while a tool call streams (%s): the call rejects (no hang) and the proxy lives on', async (mode) => {
-    let progressSent!: () => void;
-    const progressed = new Promise<void>((resolve) => (progressSent = resolve));
-    custom = await startCustomUpstream(() => {
-      const server = new Server({ name: 'hanging', version: '1.0.0' }, { capabilities: { tools: {} } });
-      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'hang', inputSchema: { type: 'object' } }] }));
-      server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-        const progressToken = request.params._meta?.progressToken;
-        if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } });
-        progressSent();
-        await new Promise<void>((resolve) => hung.push(resolve)); // never answers on its own
-        return { content: [{ type: 'text', text: 'too late' }] };
+  it.each(['record', 'proxy-only'] as const)(
+    'upstream killed while a tool call streams (%s): the call rejects (no hang) and the proxy lives on',
+    async (mode) => {
+      let progressSent!: () => void;
+      const progressed = new Promise<void>((resolve) => (progressSent = resolve));
+      custom = await startCustomUpstream(() => {
+        const server = new Server({ name: 'hanging', version: '1.0.0' }, { capabilities: { tools: {} } });
+        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'hang', inputSchema: { type: 'object' } }] }));
+        server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+          const progressToken = request.params._meta?.progressToken;
+          if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } });
+          progressSent();
+          await new Promise<void>((resolve) => hung.push(resolve)); // never answers on its own
+          return { content: [{ type: 'text', text: 'too late' }] };
+        });
+        return server;
       });
-      return server;
-    });
-    const dir = path.join(await tempDir(), 'cassette');
-    proxy = await startProxy({ mode, upstreamUrl: custom.url, cacheDir: dir });
-    client = await connectClient(proxy.url);
+      const dir = path.join(await tempDir(), 'cassette');
+      proxy = await startProxy({ mode, upstreamUrl: custom.url, cacheDir: dir });
+      client = await connectClient(proxy.url);
 
-    const progress: number[] = [];
-    const call = client.client
-      .callTool({ name: 'hang', arguments: {} }, undefined, { timeout: 15_000, onprogress: (p) => progress.push(p.progress) })
-      .then(
+      const progress: number[] = [];
+      const call = client.client.callTool({ name: 'hang', arguments: {} }, undefined, { timeout: 15_000, onprogress: (p) => progress.push(p.progress) }).then(
         () => new Error('the call resolved'),
         (e: unknown) => e,
       );
-    await within(progressed, 10_000, 'the upstream tool starting');
-    await until(() => progress.length > 0, 10_000, 'the progress notification reaching the client through the proxy');
+      await within(progressed, 10_000, 'the upstream tool starting');
+      await until(() => progress.length > 0, 10_000, 'the progress notification reaching the client through the proxy');
 
-    custom.kill();
-    const error = await within(call, 20_000, 'callTool settling after the upstream died');
-    expect(error).toBeInstanceOf(McpError);
-    // -32005 is the proxy's "upstream unavailable"; a hanging proxy would give -32001 (client-side timeout)
-    expect((error as McpError).code).toBe(-32005);
-    expect(progress).toEqual([1]);
+      custom.kill();
+      const error = await within(call, 20_000, 'callTool settling after the upstream died');
+      expect(error).toBeInstanceOf(McpError);
+      // -32005 is the proxy's "upstream unavailable"; a hanging proxy would give -32001 (client-side timeout)
+      expect((error as McpError).code).toBe(-32005);
+      expect(progress).toEqual([1]);
 
-    expect((await healthcheck(proxy)).status).toBe(200);
-    // the proxy still answers MCP: the same session now gets a JSON-RPC error, not a hang
-    const again = await client.client.callTool({ name: 'hang', arguments: {} }, undefined, { timeout: 15_000 }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect((again as McpError).code).toBe(-32005);
-    await proxy.flush();
-    if (mode === 'record') expect((await readdir(dir)).filter((n) => n.includes('tools_call_hang'))).toEqual([]);
-  });
+      expect((await healthcheck(proxy)).status).toBe(200);
+      // the proxy still answers MCP: the same session now gets a JSON-RPC error, not a hang
+      const again = await client.client.callTool({ name: 'hang', arguments: {} }, undefined, { timeout: 15_000 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect((again as McpError).code).toBe(-32005);
+      await proxy.flush();
+      if (mode === 'record') expect((await readdir(dir)).filter((n) => n.includes('tools_call_hang'))).toEqual([]);
+    },
+  );
 
   it('a client that disconnects in the middle of a streamed answer does not hurt the proxy', async () => {
     let started = 0;
@@ -143,18 +157,27 @@ describe('upstream going away', () => {
     for (let i = 0; i < 5; i++) {
       // read the stream up to the progress event, then drop the connection
       const firstEvent = await new Promise<string>((resolve, reject) => {
-        const body = JSON.stringify({ jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'hang', arguments: {}, _meta: { progressToken: `t${i}` } } });
-        const req = http.request(proxy!.url, { method: 'POST', headers: { ...jsonHeaders(session), 'content-length': String(Buffer.byteLength(body)) }, agent: false }, (res) => {
-          let text = '';
-          res.setEncoding('utf8').on('data', (d: string) => {
-            text += d;
-            if (text.includes('\n\n')) {
-              req.destroy();
-              resolve(text);
-            }
-          });
-          res.on('error', () => {});
+        const body = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 100 + i,
+          method: 'tools/call',
+          params: { name: 'hang', arguments: {}, _meta: { progressToken: `t${i}` } },
         });
+        const req = http.request(
+          proxy!.url,
+          { method: 'POST', headers: { ...jsonHeaders(session), 'content-length': String(Buffer.byteLength(body)) }, agent: false },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8').on('data', (d: string) => {
+              text += d;
+              if (text.includes('\n\n')) {
+                req.destroy();
+                resolve(text);
+              }
+            });
+            res.on('error', () => {});
+          },
+        );
         req.setTimeout(10_000, () => req.destroy(new Error('no event within 10 s')));
         req.on('error', (e) => {
           if (!e.message.includes('socket hang up') && e.message !== 'aborted') reject(e);
@@ -166,7 +189,10 @@ describe('upstream going away', () => {
     expect(started).toBe(5);
 
     expect((await healthcheck(proxy)).status).toBe(200);
-    const quick = await rawRequest(proxy.url, { headers: jsonHeaders(session), body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'quick', arguments: {} } }) });
+    const quick = await rawRequest(proxy.url, {
+      headers: jsonHeaders(session),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'quick', arguments: {} } }),
+    });
     expect(answerOf(quick)).toMatchObject({ id: 7, result: { content: [{ type: 'text', text: 'quick' }] } });
   });
 });
@@ -210,9 +236,11 @@ describe('cassette store survives kill -9 of a recording process', () => {
     });
     const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child?.once('exit', (code, signal) => resolve(signal ?? code)));
 
-    await until(() => recordedKeys.length >= 60 || child?.exitCode !== null, 25_000, `the child recording 60 exchanges (stderr: ${stderr})`).catch((e: Error) => {
-      throw new Error(`${e.message}\nchild stderr:\n${stderr}`);
-    });
+    await until(() => recordedKeys.length >= 60 || child?.exitCode !== null, 25_000, `the child recording 60 exchanges (stderr: ${stderr})`).catch(
+      (e: Error) => {
+        throw new Error(`${e.message}\nchild stderr:\n${stderr}`);
+      },
+    );
     expect(child.exitCode, stderr).toBeNull();
     const confirmed = [...recordedKeys];
     child.kill('SIGKILL');

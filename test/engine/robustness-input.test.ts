@@ -4,8 +4,6 @@
  * would send such input.
  */
 
-
-
 import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +13,6 @@ import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js'
 import { FOUR_MIB, answerOf, healthcheck, jsonHeaders, rawRequest, rawSession, tempDir, textOf, removeRobustTempDirs } from './robustness-helpers.js';
 
 afterAll(removeRobustTempDirs);
-
 
 // ---------------------------------------------------------------------------------------------------------------
 // malformed bodies
@@ -35,14 +32,28 @@ const BAD_INPUTS: BadInput[] = [
   { name: 'batch with a non-message', body: '[{"jsonrpc":"2.0","method":"notifications/initialized"},42]', status: 400, code: -32600 },
   { name: 'request id null', body: '{"jsonrpc":"2.0","id":null,"method":"ping"}', status: 400, code: -32600 },
   { name: 'broken JSON', body: '{"jsonrpc":"2.0","id":1,"method":', status: 400, code: -32700 },
-  { name: 'invalid UTF-8 bytes', body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}}')]), status: 400, code: -32700 },
+  {
+    name: 'invalid UTF-8 bytes',
+    body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}}')]),
+    status: 400,
+    code: -32700,
+  },
   { name: 'non-JSON content type', headers: { 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}', status: 415 },
   { name: 'empty batch', body: '[]', status: 400, code: -32600 },
   { name: 'message without jsonrpc', body: '{"id":1,"method":"ping"}', status: 400, code: -32600 },
   { name: 'JSON nested 10,000 deep', body: '['.repeat(10_000) + ']'.repeat(10_000), status: 400 },
-  { name: 'JSON nested 10,000 deep inside params', body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}}`, status: 400 },
+  {
+    name: 'JSON nested 10,000 deep inside params',
+    body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}}`,
+    status: 400,
+  },
   { name: 'body > 4 MiB (Content-Length)', body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(FOUR_MIB)}"}}`, status: 413 },
-  { name: 'body > 4 MiB (chunked, no Content-Length)', body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(FOUR_MIB)}"}}`, chunked: true, status: 413 },
+  {
+    name: 'body > 4 MiB (chunked, no Content-Length)',
+    body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(FOUR_MIB)}"}}`,
+    chunked: true,
+    status: 413,
+  },
 ];
 
 describe.each(['record', 'replay'] as const)('malformed and odd input (%s mode)', (mode) => {
@@ -114,9 +125,12 @@ describe.each(['record', 'replay'] as const)('malformed and odd input (%s mode)'
     expect((await healthcheck(proxy)).status).toBe(200);
   });
 
-  it('an unknown method gets a JSON-RPC error with its id (upstream -32601 relayed in record, the server\'s -32601 in replay)', async () => {
+  it("an unknown method gets a JSON-RPC error with its id (upstream -32601 relayed in record, the server's -32601 in replay)", async () => {
     const session = await rawSession(proxy.url);
-    const res = await rawRequest(proxy.url, { headers: jsonHeaders(session), body: JSON.stringify({ jsonrpc: '2.0', id: 42, method: 'no/such/method', params: {} }) });
+    const res = await rawRequest(proxy.url, {
+      headers: jsonHeaders(session),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 42, method: 'no/such/method', params: {} }),
+    });
     expect(res.status).toBe(200);
     const answer = answerOf(res) as { id: unknown; error?: { code: number } };
     expect(answer.id).toBe(42);
@@ -150,7 +164,9 @@ describe.each(['record', 'replay'] as const)('malformed and odd input (%s mode)'
   });
 
   it('after all that (and the same garbage again, concurrently) a real SDK client still connects and calls a tool', async () => {
-    const garbage = Promise.all(BAD_INPUTS.map((b) => rawRequest(proxy.url, { headers: { ...jsonHeaders(), ...b.headers }, body: b.body, chunked: b.chunked })));
+    const garbage = Promise.all(
+      BAD_INPUTS.map((b) => rawRequest(proxy.url, { headers: { ...jsonHeaders(), ...b.headers }, body: b.body, chunked: b.chunked })),
+    );
     const c = await connectClient(proxy.url);
     clients.push(c);
     const result = await c.client.callTool({ name: 'echo', arguments: { text: 'after' } });
@@ -208,18 +224,26 @@ describe('Host and Origin validation, CORS, healthcheck', () => {
     expect(answerOf(res)).toMatchObject({ id: 1, result: { serverInfo: { name: 'fixture-server' } } });
     expect(res.headers['mcp-session-id']).toBeTruthy();
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:1234');
-    const exposed = String(res.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/);
+    const exposed = String(res.headers['access-control-expose-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
     expect(exposed).toContain('mcp-session-id');
   });
 
   it('OPTIONS preflight → 204 allowing the MCP headers', async () => {
     const res = await rawRequest(proxy.url, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:1234', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-session-id, mcp-protocol-version' },
+      headers: {
+        origin: 'http://localhost:1234',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, mcp-session-id, mcp-protocol-version',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:1234');
-    const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/);
+    const allowed = String(res.headers['access-control-allow-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
     expect(allowed).toEqual(expect.arrayContaining(['mcp-session-id', 'mcp-protocol-version', 'content-type', 'authorization', 'last-event-id']));
     expect(String(res.headers['access-control-allow-methods'])).toContain('POST');
   });
@@ -230,4 +254,3 @@ describe('Host and Origin validation, CORS, healthcheck', () => {
     expect(JSON.parse(res.text)).toMatchObject({ status: 'ok', mode: 'record' });
   });
 });
-

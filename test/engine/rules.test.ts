@@ -15,11 +15,19 @@ const upstreamTools = [
 ];
 
 describe('inject templates', () => {
-  const result = { content: [{ type: 'text', text: 'one' }, { type: 'image', data: 'x', mimeType: 'image/png' }, { type: 'text', text: 'two' }] };
+  const result = {
+    content: [
+      { type: 'text', text: 'one' },
+      { type: 'image', data: 'x', mimeType: 'image/png' },
+      { type: 'text', text: 'two' },
+    ],
+  };
   it('fill original_text, original_payload and args, and leave unknown placeholders', () => {
     expect(renderTemplate('[{original_text}]', result, {})).toBe('[one\ntwo]');
     expect(renderTemplate('{original_payload}', result, {})).toBe(JSON.stringify(result));
-    expect(renderTemplate('{args.q} {args.n} {args.o} {args.missing} {nope}', result, { q: 'str', n: 3, o: { a: [1] } })).toBe('str 3 {"a":[1]} {args.missing} {nope}');
+    expect(renderTemplate('{args.q} {args.n} {args.o} {args.missing} {nope}', result, { q: 'str', n: 3, o: { a: [1] } })).toBe(
+      'str 3 {"a":[1]} {args.missing} {nope}',
+    );
   });
 });
 
@@ -55,19 +63,30 @@ describe('the tool overlay', () => {
         tools: [
           { name: 'echo', behavior: { type: 'inject', template: '{original_text}!' } },
           { name: 'ghost', input_schema: { type: 'object' } },
-          { name: 'fixed', input_schema: { type: 'object' }, behavior: { type: 'override', response: { content: [{ type: 'text', text: 'f' }], structured_content: { a: 1 }, is_error: true, delay_s: 0.25 } } },
+          {
+            name: 'fixed',
+            input_schema: { type: 'object' },
+            behavior: { type: 'override', response: { content: [{ type: 'text', text: 'f' }], structured_content: { a: 1 }, is_error: true, delay_s: 0.25 } },
+          },
         ],
       }),
     );
     const fixed = rules.planCall('fixed', {}, upstreamTools, true);
-    expect(fixed).toMatchObject({ kind: 'answer', delayMs: 250, result: { content: [{ type: 'text', text: 'f' }], structuredContent: { a: 1 }, isError: true } });
+    expect(fixed).toMatchObject({
+      kind: 'answer',
+      delayMs: 250,
+      result: { content: [{ type: 'text', text: 'f' }], structuredContent: { a: 1 }, isError: true },
+    });
     const ghost = rules.planCall('ghost', {}, upstreamTools, true);
     expect(ghost).toMatchObject({ kind: 'answer', result: { isError: true } });
     expect(JSON.stringify(ghost)).toContain('synthetic tool');
     const noSource = rules.planCall('echo', {}, undefined, false);
     expect(JSON.stringify(noSource)).toContain('no upstream server');
     const inject = rules.planCall('echo', { text: 'x' }, upstreamTools, true);
-    expect(inject.kind === 'forward' && inject.rewrite?.({ content: [{ type: 'text', text: 'up' }], structuredContent: { s: 1 } })).toEqual({ content: [{ type: 'text', text: 'up!' }], structuredContent: { s: 1 } });
+    expect(inject.kind === 'forward' && inject.rewrite?.({ content: [{ type: 'text', text: 'up' }], structuredContent: { s: 1 } })).toEqual({
+      content: [{ type: 'text', text: 'up!' }],
+      structuredContent: { s: 1 },
+    });
   });
 
   it('rejects bad definitions with a message naming the field', () => {

@@ -14,7 +14,10 @@ afterEach(async () => {
   await removeTempDirs();
 });
 
-async function setUp(mode: Mode, clientOptions: Parameters<typeof connectClient>[1] = {}): Promise<{ proxy: RunningProxy; c: ConnectedClient; cacheDir: string }> {
+async function setUp(
+  mode: Mode,
+  clientOptions: Parameters<typeof connectClient>[1] = {},
+): Promise<{ proxy: RunningProxy; c: ConnectedClient; cacheDir: string }> {
   const server = await startSdkServer();
   open.push(server);
   const cacheDir = await tempDir();
@@ -46,11 +49,15 @@ describe.each(['record', 'proxy-only', 'hybrid'] as const)('live traffic in %s m
         return { model: 'm', role: 'assistant', content: { type: 'text', text: 'from the client' } };
       },
     });
-    expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'write a haiku' } })).toEqual({ content: [{ type: 'text', text: 'sampled: from the client' }] });
+    expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'write a haiku' } })).toEqual({
+      content: [{ type: 'text', text: 'sampled: from the client' }],
+    });
     expect(seen[0].messages[0].content).toEqual({ type: 'text', text: 'write a haiku' });
     expect(await c.client.callTool({ name: 'elicit', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'elicited: accept Ada' }] });
     // both id spaces start at 0 and interleave: a second round proves replies were not confused with requests
-    expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'again' } })).toEqual({ content: [{ type: 'text', text: 'sampled: from the client' }] });
+    expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'again' } })).toEqual({
+      content: [{ type: 'text', text: 'sampled: from the client' }],
+    });
   });
 
   it('keeps concurrent calls with progress apart', async () => {
@@ -104,8 +111,17 @@ describe('replaying the whole exchange', () => {
     const progress: Progress[] = [];
     const result = await c.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => progress.push(p) });
     expect(result).toEqual({ content: [{ type: 'text', text: 'done 3' }] });
-    expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([[1, 3, 'step 1/3'], [2, 3, 'step 2/3'], [3, 3, 'step 3/3']]);
-    expect(c.notifications.map((n) => n.method)).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress', 'notifications/message']);
+    expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([
+      [1, 3, 'step 1/3'],
+      [2, 3, 'step 2/3'],
+      [3, 3, 'step 3/3'],
+    ]);
+    expect(c.notifications.map((n) => n.method)).toEqual([
+      'notifications/progress',
+      'notifications/progress',
+      'notifications/progress',
+      'notifications/message',
+    ]);
     expect(c.errors).toEqual([]); // no progress for an unknown token
   });
 
@@ -133,7 +149,9 @@ describe('replaying the whole exchange', () => {
     const { replaying } = await recordThenReplay();
     const events: Array<{ key: string; flags?: string[] }> = [];
     replaying.events.on('exchange', (e) => events.push(e));
-    const c = await connectClient(replaying.url, { onSampling: () => ({ model: 'other', role: 'assistant', content: { type: 'text', text: 'something else' } }) });
+    const c = await connectClient(replaying.url, {
+      onSampling: () => ({ model: 'other', role: 'assistant', content: { type: 'text', text: 'something else' } }),
+    });
     open.push(c);
     // the recorded answer comes back: the cassette is the server
     expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'p' } })).toEqual({ content: [{ type: 'text', text: 'sampled: sampled-p' }] });

@@ -71,7 +71,13 @@ async function calls(client: Client) {
 
 /** A Client with the fixture client's capabilities and answers, over the built CLI in --stdio mode. */
 async function stdioCli(args: string[]): Promise<McpSession & { pid: number; stderr(): string; exited: Promise<number | null> }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--stdio', ...args], cwd: REPO, env: { ...process.env, NO_COLOR: '1' }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, '--stdio', ...args],
+    cwd: REPO,
+    env: { ...process.env, NO_COLOR: '1' },
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const client = new Client({ name: 'fixture-client', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {} } } });
@@ -128,9 +134,7 @@ async function run(downstream: Downstream, mode: Mode, cacheDir: string, upstrea
     session = keep(await stdioCli([...(mode === 'replay' ? ['--replay'] : []), '--cache', cacheDir, ...(upstream?.cliArgs ?? [])]));
   } else {
     const proxy = keep(await startProxy({ mode, upstreamUrl: upstream?.url, cacheDir }));
-    session = keep(
-      downstream === 'sse' ? await connectClient(proxy.url.replace(/\/mcp$/, '/sse'), { transport: 'sse' }) : await connectClient(proxy.url),
-    );
+    session = keep(downstream === 'sse' ? await connectClient(proxy.url.replace(/\/mcp$/, '/sse'), { transport: 'sse' }) : await connectClient(proxy.url));
   }
   const results = await calls(session.client);
   await closeAll(); // client, proxy or CLI, then the upstream: the replay runs with the server gone
@@ -167,7 +171,11 @@ describe('stdio upstream', () => {
       onprogress: (p) => progress.push({ ...p, at: Date.now() }),
     });
     const answeredAt = Date.now();
-    expect(progress.map((p) => [p.progress, p.total])).toEqual([[1, 3], [2, 3], [3, 3]]);
+    expect(progress.map((p) => [p.progress, p.total])).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
     expect(progress[0].at - started).toBeGreaterThanOrEqual(150); // one step of 200 ms…
     expect(answeredAt - progress[0].at).toBeGreaterThanOrEqual(250); // …streamed while the call still ran
     expect(JSON.stringify(result.content)).toContain('Long running operation completed');
@@ -233,7 +241,16 @@ describe('detection and the CLI flags', () => {
   });
 
   it('splits --upstream-command like sh, without a shell', () => {
-    expect(splitShellWords(`node "my server.js" --name 'a b' x\\ y "q\\"uote" '' $HOME`)).toEqual(['node', 'my server.js', '--name', 'a b', 'x y', 'q"uote', '', '$HOME']);
+    expect(splitShellWords(`node "my server.js" --name 'a b' x\\ y "q\\"uote" '' $HOME`)).toEqual([
+      'node',
+      'my server.js',
+      '--name',
+      'a b',
+      'x y',
+      'q"uote',
+      '',
+      '$HOME',
+    ]);
     expect(() => splitShellWords(`node "open`)).toThrow(/unterminated/);
   });
 
@@ -265,7 +282,9 @@ afterAll(async () => {
 
 function psLines(): Promise<string[]> {
   return new Promise((resolve, reject) =>
-    execFile('ps', ['-eo', 'pid=,ppid=,args='], { maxBuffer: 16 * 1024 * 1024 }, (error, out) => (error ? reject(error) : resolve(out.split('\n').filter(Boolean)))),
+    execFile('ps', ['-eo', 'pid=,ppid=,args='], { maxBuffer: 16 * 1024 * 1024 }, (error, out) =>
+      error ? reject(error) : resolve(out.split('\n').filter(Boolean)),
+    ),
   );
 }
 
@@ -273,11 +292,16 @@ function psLines(): Promise<string[]> {
 async function serverChildOf(parent: number): Promise<number> {
   let found: number[] = [];
   await expect
-    .poll(async () => {
-      const lines = (await psLines()).map((l) => l.trim().split(/\s+/)).filter(([, ppid, ...args]) => Number(ppid) === parent && args.join(' ').includes(MARKER));
-      found = lines.map((line) => Number(line[0]));
-      return found.length;
-    }, { timeout: 5_000 })
+    .poll(
+      async () => {
+        const lines = (await psLines())
+          .map((l) => l.trim().split(/\s+/))
+          .filter(([, ppid, ...args]) => Number(ppid) === parent && args.join(' ').includes(MARKER));
+        found = lines.map((line) => Number(line[0]));
+        return found.length;
+      },
+      { timeout: 5_000 },
+    )
     .toBe(1);
   return found[0];
 }

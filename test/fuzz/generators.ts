@@ -116,7 +116,22 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-const ODD_NUMBERS = ['-0', '0.0', '1e308', '-1e308', '1e400', '-1e-400', '1E+2', '9007199254740993', '123456789012345678901234567890', '0.1e-999', '-9223372036854775808', '4294967296', '1.7976931348623157e308', '5e-324'];
+const ODD_NUMBERS = [
+  '-0',
+  '0.0',
+  '1e308',
+  '-1e308',
+  '1e400',
+  '-1e-400',
+  '1E+2',
+  '9007199254740993',
+  '123456789012345678901234567890',
+  '0.1e-999',
+  '-9223372036854775808',
+  '4294967296',
+  '1.7976931348623157e308',
+  '5e-324',
+];
 const ODD_STRINGS = [
   '',
   ' ',
@@ -249,7 +264,11 @@ function validParams(r: Rng, method: string): Record<string, unknown> | undefine
     case 'prompts/get':
       return { name: r.pick(['greet', 'nope']), arguments: { name: 'Ada' } };
     case 'initialize':
-      return { protocolVersion: r.pick(['2025-11-25', '2025-06-18', '2024-11-05', '1999-01-01']), capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } };
+      return {
+        protocolVersion: r.pick(['2025-11-25', '2025-06-18', '2024-11-05', '1999-01-01']),
+        capabilities: {},
+        clientInfo: { name: 'fuzz', version: '1' },
+      };
     case 'logging/setLevel':
       return { level: r.pick(['debug', 'info', 'emergency', 'bogus']) };
     case 'notifications/cancelled':
@@ -293,7 +312,8 @@ export function rpcMessage(r: Rng, mutations = r.pick([0, 0, 1, 1, 1, 2, 3])): R
   const method = r.chance(0.85) ? r.pick(METHODS.slice(0, 20)) : r.pick(METHODS);
   let m: Record<string, unknown>;
   if (kind === 'request') m = { jsonrpc: '2.0', id: plainId(r), method, params: validParams(r, method) };
-  else if (kind === 'notification') m = { jsonrpc: '2.0', method: r.chance(0.7) ? r.pick(METHODS.filter((x) => x.startsWith('notifications/'))) : method, params: validParams(r, method) };
+  else if (kind === 'notification')
+    m = { jsonrpc: '2.0', method: r.chance(0.7) ? r.pick(METHODS.filter((x) => x.startsWith('notifications/'))) : method, params: validParams(r, method) };
   // responses to nothing: ids the proxy never sent
   else if (kind === 'response') m = { jsonrpc: '2.0', id: plainId(r), result: r.chance(0.5) ? {} : { content: [{ type: 'text', text: 'unsolicited' }] } };
   else m = { jsonrpc: '2.0', id: r.chance(0.3) ? null : plainId(r), error: { code: r.pick([-32000, -32601, 0, 1e9]), message: 'unsolicited' } };
@@ -319,7 +339,15 @@ function mutate(r: Rng, m: Record<string, unknown>): void {
       m.method = r.pick([42, null, true, [], {}, '', oddString(r), oddValue(r)]);
       return;
     case 4:
-      m.params = r.pick<() => unknown>([() => [], () => 'params', () => 1, () => null, () => nested(r.pick(DEPTHS)), () => ({ name: oddValue(r), arguments: oddValue(r) }), () => ({ _meta: { progressToken: oddId(r) } })])();
+      m.params = r.pick<() => unknown>([
+        () => [],
+        () => 'params',
+        () => 1,
+        () => null,
+        () => nested(r.pick(DEPTHS)),
+        () => ({ name: oddValue(r), arguments: oddValue(r) }),
+        () => ({ _meta: { progressToken: oddId(r) } }),
+      ])();
       return;
     case 5:
       // notification with an id / request without one
@@ -344,7 +372,18 @@ function mutate(r: Rng, m: Record<string, unknown>): void {
 // bodies
 
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
-const INVALID_UTF8 = [[0xff], [0xfe, 0xff], [0xc0, 0x80], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xe0, 0x80, 0xaf]];
+const INVALID_UTF8 = [
+  [0xff],
+  [0xfe, 0xff],
+  [0xc0, 0x80],
+  [0xc3, 0x28],
+  [0xe2, 0x82],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0x80],
+  [0xe0, 0x80, 0xaf],
+];
 
 /** a JSON-RPC body (single message or batch), then broken at the text or byte level */
 export function rpcBody(r: Rng): { label: string; body: Buffer } {
@@ -353,25 +392,63 @@ export function rpcBody(r: Rng): { label: string; body: Buffer } {
   if (pick < 14) {
     const shape = r.int(7);
     if (shape === 0) return { label: 'batch: empty', body: utf8('[]') };
-    if (shape === 1) return { label: 'batch: 1000 pings', body: utf8(toJson(Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })))) };
-    if (shape === 2) return { label: 'batch: 1000 notifications', body: utf8(toJson(Array.from({ length: 1000 }, () => ({ jsonrpc: '2.0', method: 'notifications/initialized' })))) };
+    if (shape === 1)
+      return { label: 'batch: 1000 pings', body: utf8(toJson(Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })))) };
+    if (shape === 2)
+      return {
+        label: 'batch: 1000 notifications',
+        body: utf8(toJson(Array.from({ length: 1000 }, () => ({ jsonrpc: '2.0', method: 'notifications/initialized' })))),
+      };
     if (shape === 3) return { label: 'batch: nested arrays', body: utf8(toJson([[rpcMessage(r, 0)], [[rpcMessage(r, 0)]]])) };
-    if (shape === 4) return { label: 'batch: duplicate ids', body: utf8(toJson(Array.from({ length: r.range(2, 5) }, () => ({ jsonrpc: '2.0', id: 7, method: r.pick(['ping', 'tools/list']) })))) };
-    if (shape === 5) return { label: 'batch: 1000 responses to nothing', body: utf8(toJson(Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: '2.0', id: `nothing-${i}`, result: {} })))) };
-    return { label: 'batch: mixed valid/invalid', body: utf8(toJson(Array.from({ length: r.range(2, 12) }, () => (r.chance(0.5) ? rpcMessage(r, 0) : r.chance(0.7) ? rpcMessage(r, 2) : oddValue(r))))) };
+    if (shape === 4)
+      return {
+        label: 'batch: duplicate ids',
+        body: utf8(toJson(Array.from({ length: r.range(2, 5) }, () => ({ jsonrpc: '2.0', id: 7, method: r.pick(['ping', 'tools/list']) })))),
+      };
+    if (shape === 5)
+      return {
+        label: 'batch: 1000 responses to nothing',
+        body: utf8(toJson(Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: '2.0', id: `nothing-${i}`, result: {} })))),
+      };
+    return {
+      label: 'batch: mixed valid/invalid',
+      body: utf8(toJson(Array.from({ length: r.range(2, 12) }, () => (r.chance(0.5) ? rpcMessage(r, 0) : r.chance(0.7) ? rpcMessage(r, 2) : oddValue(r))))),
+    };
   }
   // deep nesting
   if (pick < 22) {
     const depth = r.pick(DEPTHS);
     const where = r.int(4);
     if (where === 0) return { label: `deep nesting ${depth} (top level)`, body: utf8(nested(depth, null).text) };
-    if (where === 1) return { label: `deep nesting ${depth} (in arguments)`, body: utf8(toJson({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: nested(depth, 'x', 'object') } } })) };
+    if (where === 1)
+      return {
+        label: `deep nesting ${depth} (in arguments)`,
+        body: utf8(toJson({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: nested(depth, 'x', 'object') } } })),
+      };
     if (where === 2) return { label: `deep nesting ${depth} (in id)`, body: utf8(toJson({ jsonrpc: '2.0', id: nested(depth), method: 'ping' })) };
-    return { label: `deep nesting ${depth} (brackets in a string)`, body: utf8(toJson({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: '['.repeat(depth) } } })) };
+    return {
+      label: `deep nesting ${depth} (brackets in a string)`,
+      body: utf8(toJson({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: '['.repeat(depth) } } })),
+    };
   }
   // whole bodies that are not a message
   if (pick < 30) {
-    const label = r.pick(['', 'null', 'true', '0', '"str"', '-0', '1e400', '{}', '{"jsonrpc":"2.0"}', 'NaN', 'undefined', '\ufeff{}', ' '.repeat(10_000), '{"__proto__":{"jsonrpc":"2.0"}}']);
+    const label = r.pick([
+      '',
+      'null',
+      'true',
+      '0',
+      '"str"',
+      '-0',
+      '1e400',
+      '{}',
+      '{"jsonrpc":"2.0"}',
+      'NaN',
+      'undefined',
+      '\ufeff{}',
+      ' '.repeat(10_000),
+      '{"__proto__":{"jsonrpc":"2.0"}}',
+    ]);
     return { label: `not a message: ${JSON.stringify(label.slice(0, 20))}`, body: utf8(label) };
   }
   const message = rpcMessage(r);
@@ -380,8 +457,16 @@ export function rpcBody(r: Rng): { label: string; body: Buffer } {
   if (pick < 50) {
     const how = r.int(9);
     if (how === 0) return { label: 'broken JSON: truncated', body: utf8(text.slice(0, r.int(text.length))) };
-    if (how === 1) return { label: 'broken JSON: bad escape', body: utf8(text.replace(/"(\w)/, (_, c: string) => `"${r.pick(['\\x41', '\\u12', '\\ud800', '\\', '\\U0041', '\\\u0000'])}${c}`)) };
-    if (how === 2) return { label: 'broken JSON: trailing garbage', body: utf8(text + r.pick([',', '}', ' x', '\u0000', '{}', '\n{"jsonrpc":"2.0","id":2,"method":"ping"}'])) };
+    if (how === 1)
+      return {
+        label: 'broken JSON: bad escape',
+        body: utf8(text.replace(/"(\w)/, (_, c: string) => `"${r.pick(['\\x41', '\\u12', '\\ud800', '\\', '\\U0041', '\\\u0000'])}${c}`)),
+      };
+    if (how === 2)
+      return {
+        label: 'broken JSON: trailing garbage',
+        body: utf8(text + r.pick([',', '}', ' x', '\u0000', '{}', '\n{"jsonrpc":"2.0","id":2,"method":"ping"}'])),
+      };
     if (how === 3) return { label: 'broken JSON: single quotes', body: utf8(text.replace(/"/g, "'")) };
     if (how === 4) return { label: 'broken JSON: trailing comma', body: utf8(text.replace(/}$/, ',}')) };
     if (how === 5) return { label: 'duplicate keys', body: utf8(text.replace(/^{/, `{"id":${toJson(oddId(r))},"method":"ping",`)) };
@@ -398,19 +483,66 @@ export function rpcBody(r: Rng): { label: string; body: Buffer } {
     const at = r.chance(0.6) && inString > 0 ? inString + 1 : r.int(buf.length + 1);
     return { label: `invalid UTF-8 ${bytes.toString('hex')}`, body: Buffer.concat([buf.subarray(0, at), bytes, buf.subarray(at)]) };
   }
-  return { label: `message (${Object.keys(message).map((k) => k.slice(0, 12)).join(',')})`, body: utf8(text) };
+  return {
+    label: `message (${Object.keys(message)
+      .map((k) => k.slice(0, 12))
+      .join(',')})`,
+    body: utf8(text),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // headers, methods, paths
 
 export const ACCEPT = 'application/json, text/event-stream';
-const CONTENT_TYPES = ['text/plain', 'application/json; charset=utf-16', 'application/jsonx', 'APPLICATION/JSON', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', 'application/json;' + ';'.repeat(1000), 'application/json\t', '*/*'];
-const ACCEPTS = ['*/*', 'text/event-stream', 'application/json', 'text/html', '', 'application/json;q=0, text/event-stream;q=0', 'x'.repeat(10_000), 'text/event-stream, application/json, */*;q=0.1'];
-const SESSION_IDS = ['', 'x', 'bogus-session', '00000000-0000-0000-0000-000000000000', '../../etc/passwd', 'x'.repeat(10_000), '\u00ff\u00fe', 'a b', '{{SID}}{{SID}}', '{{SID}} ', ' {{SID}}'];
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/json; charset=utf-16',
+  'application/jsonx',
+  'APPLICATION/JSON',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  '',
+  'application/json;' + ';'.repeat(1000),
+  'application/json\t',
+  '*/*',
+];
+const ACCEPTS = [
+  '*/*',
+  'text/event-stream',
+  'application/json',
+  'text/html',
+  '',
+  'application/json;q=0, text/event-stream;q=0',
+  'x'.repeat(10_000),
+  'text/event-stream, application/json, */*;q=0.1',
+];
+const SESSION_IDS = [
+  '',
+  'x',
+  'bogus-session',
+  '00000000-0000-0000-0000-000000000000',
+  '../../etc/passwd',
+  'x'.repeat(10_000),
+  '\u00ff\u00fe',
+  'a b',
+  '{{SID}}{{SID}}',
+  '{{SID}} ',
+  ' {{SID}}',
+];
 const PROTOCOL_VERSIONS = ['1999-01-01', '', 'latest', '2025-11-25, 2025-06-18', '2024-11-05', 'x'.repeat(5000), '2025-13-45', '\u00e9'];
 const HOSTS = ['evil.example', 'localhost.evil.example', '127.0.0.1.nip.io', '[::1', '', 'LOCALHOST', '127.0.0.1:99999', 'x'.repeat(5000)];
-const ORIGINS = ['null', 'http://evil.example', 'file://', 'http://localhost.evil.example', 'chrome-extension://abc', 'http://127.0.0.1:1', 'https://[::1]', '%', 'x'.repeat(5000)];
+const ORIGINS = [
+  'null',
+  'http://evil.example',
+  'file://',
+  'http://localhost.evil.example',
+  'chrome-extension://abc',
+  'http://127.0.0.1:1',
+  'https://[::1]',
+  '%',
+  'x'.repeat(5000),
+];
 
 /** header values a node:http client will send: printable latin1 only */
 const headerSafe = (s: string): string => s.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
@@ -473,7 +605,23 @@ export function oddHeaders(r: Rng, base: Record<string, string | string[]>, extr
 const ODD_METHODS = ['PUT', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'FUZZ', 'get', 'M-SEARCH', 'PURGE'];
 
 /** latin1 bytes (sent raw, i.e. not valid UTF-8 once decoded), %-escapes that do not decode, traversal, huge paths */
-const ODD_PATH_TAILS = ['%', '%E0%A4%A', '%ff%fe', '%00', '..%2f..%2fetc%2fpasswd', '\u00ff\u00fe', '.well-known/oauth-protected-resource', '.well-known/x', '?a=%&b', '#frag', ';jsessionid=1', '/', '//', '.', '..'];
+const ODD_PATH_TAILS = [
+  '%',
+  '%E0%A4%A',
+  '%ff%fe',
+  '%00',
+  '..%2f..%2fetc%2fpasswd',
+  '\u00ff\u00fe',
+  '.well-known/oauth-protected-resource',
+  '.well-known/x',
+  '?a=%&b',
+  '#frag',
+  ';jsessionid=1',
+  '/',
+  '//',
+  '.',
+  '..',
+];
 
 /** encodeURIComponent that survives lone surrogates (they become %EF%BF%BD) */
 const encodeLoosely = (text: string): string => encodeURIComponent(text.replace(/[\ud800-\udfff]/g, '\ufffd'));
@@ -484,7 +632,18 @@ export function oddPath(r: Rng, bases: string[]): string {
     case 0:
       return base + r.pick(ODD_PATH_TAILS);
     case 1:
-      return r.pick(['//', '///mcp', '/' + 'a'.repeat(r.pick([2_000, 20_000])), '*', 'http://evil.example/mcp', '/%2F%2Fsse', '//sse', '//messages?sessionId=x', '/a/../sse', '/\u00ff/sse']);
+      return r.pick([
+        '//',
+        '///mcp',
+        '/' + 'a'.repeat(r.pick([2_000, 20_000])),
+        '*',
+        'http://evil.example/mcp',
+        '/%2F%2Fsse',
+        '//sse',
+        '//messages?sessionId=x',
+        '/a/../sse',
+        '/\u00ff/sse',
+      ]);
     case 2:
       return base.toUpperCase();
     case 3:
@@ -511,7 +670,11 @@ const OVERSIZE = 4 * 1024 * 1024 + 1;
 function oversized(r: Rng): { label: string; body: Buffer; chunked: boolean } | undefined {
   if (!r.chance(0.002)) return undefined;
   const chunked = r.chance(0.5);
-  return { label: `body > 4 MiB${chunked ? ' (chunked)' : ''}`, body: utf8(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(OVERSIZE)}"}}`), chunked };
+  return {
+    label: `body > 4 MiB${chunked ? ' (chunked)' : ''}`,
+    body: utf8(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(OVERSIZE)}"}}`),
+    chunked,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -529,8 +692,14 @@ function rawRequest(r: Rng, path: string): RawInput {
     ['two Hosts', `GET ${path} HTTP/1.1\r\n${host}Host: evil.example\r\n\r\n`],
     ['obsolete line folding', `GET ${path} HTTP/1.1\r\n${host}X-A: a\r\n b\r\n\r\n`],
     ['space before colon', `GET ${path} HTTP/1.1\r\n${host}Content-Type : application/json\r\n\r\n`],
-    ['CL + TE (smuggling)', `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
-    ['two Content-Lengths', `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 1\r\nContent-Length: ${body.length}\r\n\r\n${body}`],
+    [
+      'CL + TE (smuggling)',
+      `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    ],
+    [
+      'two Content-Lengths',
+      `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 1\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    ],
     ['negative Content-Length', `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: -1\r\n\r\n`],
     ['bad chunk size', `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n${body}\r\n0\r\n\r\n`],
     ['bare LF line ends', `GET ${path} HTTP/1.1\nHost: 127.0.0.1\n\n`],
@@ -554,23 +723,58 @@ export function mcpInput(r: Rng, opts: { paths: string[]; auth?: (r: Rng) => Rec
   if (big) return { type: 'http', label: big.label, method: 'POST', path: r.pick(opts.paths), headers, body: big.body, chunked: big.chunked, session: true };
   const verb = r.int(100);
   const path = r.chance(0.15) ? oddPath(r, opts.paths) : r.pick(opts.paths);
-  if (verb < 8) return odd(r, { type: 'http', label: 'GET stream', method: 'GET', path, headers: { accept: r.chance(0.7) ? 'text/event-stream' : r.pick(ACCEPTS), ...(opts.auth?.(r) ?? {}) }, session: r.chance(0.7) });
-  if (verb < 11) return odd(r, { type: 'http', label: 'DELETE', method: 'DELETE', path, headers: { ...(opts.auth?.(r) ?? {}), 'mcp-session-id': headerSafe(r.pick(SESSION_IDS)) }, session: false });
+  if (verb < 8)
+    return odd(r, {
+      type: 'http',
+      label: 'GET stream',
+      method: 'GET',
+      path,
+      headers: { accept: r.chance(0.7) ? 'text/event-stream' : r.pick(ACCEPTS), ...(opts.auth?.(r) ?? {}) },
+      session: r.chance(0.7),
+    });
+  if (verb < 11)
+    return odd(r, {
+      type: 'http',
+      label: 'DELETE',
+      method: 'DELETE',
+      path,
+      headers: { ...(opts.auth?.(r) ?? {}), 'mcp-session-id': headerSafe(r.pick(SESSION_IDS)) },
+      session: false,
+    });
   const { label, body } = rpcBody(r);
-  return odd(r, { type: 'http', label, method: 'POST', path, headers, body, session: r.chance(0.8) }, [['x-mimcp-session', () => headerSafe(r.pick(['', 'bogus', '{{TOKEN}}', 'x'.repeat(5000)]))]]);
+  return odd(r, { type: 'http', label, method: 'POST', path, headers, body, session: r.chance(0.8) }, [
+    ['x-mimcp-session', () => headerSafe(r.pick(['', 'bogus', '{{TOKEN}}', 'x'.repeat(5000)]))],
+  ]);
 }
 
 /** legacy HTTP+SSE: POST …/messages?sessionId= (live, bogus, odd) and GET …/sse variants */
 export function legacyInput(r: Rng): FuzzInput {
   if (r.chance(0.03)) return rawRequest(r, r.pick(['/sse', '/messages?sessionId={{LEGACY}}']));
   const big = oversized(r);
-  const sid = r.chance(0.75) ? '{{LEGACY}}' : r.pick(['', 'bogus', '00000000-0000-0000-0000-000000000000', '%', '%E0', 'x'.repeat(10_000), '{{LEGACY}}&sessionId=other', '{{LEGACY}}%00', '..%2F..']);
+  const sid = r.chance(0.75)
+    ? '{{LEGACY}}'
+    : r.pick(['', 'bogus', '00000000-0000-0000-0000-000000000000', '%', '%E0', 'x'.repeat(10_000), '{{LEGACY}}&sessionId=other', '{{LEGACY}}%00', '..%2F..']);
   const prefix = r.chance(0.85) ? '' : r.pick(['/x', '/mcp', '//', '/a/b/c', '/%2e%2e', '/\u00ff']);
-  if (big) return { type: 'http', label: big.label, method: 'POST', path: `${prefix}/messages?sessionId=${sid}`, headers: { 'content-type': 'application/json' }, body: big.body, chunked: big.chunked };
+  if (big)
+    return {
+      type: 'http',
+      label: big.label,
+      method: 'POST',
+      path: `${prefix}/messages?sessionId=${sid}`,
+      headers: { 'content-type': 'application/json' },
+      body: big.body,
+      chunked: big.chunked,
+    };
   if (r.chance(0.12)) {
     const headers: Record<string, string | string[]> = { accept: r.chance(0.7) ? 'text/event-stream' : r.pick(ACCEPTS) };
     if (r.chance(0.2)) headers['mcp-session-id'] = headerSafe(r.pick(SESSION_IDS));
-    return odd(r, { type: 'http', label: 'GET /sse', method: 'GET', path: `${prefix}/sse${r.chance(0.2) ? r.pick(['?', '?x=1', '/', '%00', '?sessionId={{LEGACY}}']) : ''}`, headers });
+    return odd(r, {
+      type: 'http',
+      label: 'GET /sse',
+      method: 'GET',
+      path: `${prefix}/sse${r.chance(0.2) ? r.pick(['?', '?x=1', '/', '%00', '?sessionId={{LEGACY}}']) : ''}`,
+      headers,
+    });
   }
   const { label, body } = rpcBody(r);
   const query = r.chance(0.9) ? `?sessionId=${sid}` : r.pick(['', '?', '?sessionid={{LEGACY}}', '?sessionId', `?sessionId=${sid}&sessionId=x`]);
@@ -579,12 +783,29 @@ export function legacyInput(r: Rng): FuzzInput {
 
 // ---- REST ---------------------------------------------------------------------------------------------------
 
-const UPSTREAM_URLS = ['http://127.0.0.1:1/mcp', 'ftp://127.0.0.1/', 'javascript:alert(1)', 'http://', 'not a url', 'file:///etc/passwd', 'http://[::1', 'https://user:pass@127.0.0.1:1/mcp', `http://127.0.0.1:1/${'x'.repeat(5000)}`];
+const UPSTREAM_URLS = [
+  'http://127.0.0.1:1/mcp',
+  'ftp://127.0.0.1/',
+  'javascript:alert(1)',
+  'http://',
+  'not a url',
+  'file:///etc/passwd',
+  'http://[::1',
+  'https://user:pass@127.0.0.1:1/mcp',
+  `http://127.0.0.1:1/${'x'.repeat(5000)}`,
+];
 
 function toolRule(r: Rng): Record<string, unknown> {
   const rule: Record<string, unknown> = { name: r.chance(0.7) ? `fz${r.int(50)}` : r.pick(['', 'x'.repeat(1025), 'echo', oddString(r)]) };
   if (r.chance(0.5)) rule.description = r.chance(0.8) ? 'fuzz tool' : oddValue(r);
-  if (r.chance(0.6)) rule.input_schema = r.pick<() => unknown>([() => ({ type: 'object' }), () => ({ type: 'array' }), () => null, () => 'object', () => ({ type: 'object', properties: oddValue(r) })])();
+  if (r.chance(0.6))
+    rule.input_schema = r.pick<() => unknown>([
+      () => ({ type: 'object' }),
+      () => ({ type: 'array' }),
+      () => null,
+      () => 'object',
+      () => ({ type: 'object', properties: oddValue(r) }),
+    ])();
   if (r.chance(0.7)) {
     rule.behavior = r.pick<() => unknown>([
       () => ({ type: 'relay' }),
@@ -593,7 +814,10 @@ function toolRule(r: Rng): Record<string, unknown> {
       () => ({ type: 'override', response: { content: [{ type: '' }] } }),
       () => ({ type: 'override', response: { text: 'x', delay_s: r.pick([-1, 601, new RawJson('1e400'), 'soon', 0]) } }),
       () => ({ type: 'override', response: { structured_content: oddValue(r), is_error: oddValue(r) } }),
-      () => ({ type: 'inject', template: r.pick(['{{', '}}', '{{result}}', '{{#each x}}', '{{__proto__}}', '{{constructor.constructor("x")()}}', 'x'.repeat(20_000)]) }),
+      () => ({
+        type: 'inject',
+        template: r.pick(['{{', '}}', '{{result}}', '{{#each x}}', '{{__proto__}}', '{{constructor.constructor("x")()}}', 'x'.repeat(20_000)]),
+      }),
       () => ({ type: r.pick(['bogus', '', 42, null]) }),
       () => ({ type: 'relay', extra: 1 }),
       () => null,
@@ -610,7 +834,14 @@ function sessionBody(r: Rng, put: boolean): unknown {
   const body: Record<string, unknown> = {};
   if (!put && r.chance(0.5)) body.name = r.pick<unknown>(['s', 'x'.repeat(201), 42, null, oddString(r)]);
   if (!put && r.chance(0.3)) body.instructions = r.chance(0.7) ? 'do things' : oddValue(r);
-  if (r.chance(0.5)) body.upstream = r.pick<() => unknown>([() => null, () => ({ url: r.pick(UPSTREAM_URLS) }), () => ({ url: 'http://127.0.0.1:1/mcp', headers: r.chance(0.5) ? { a: 1 } : oddValue(r) }), () => 'http://127.0.0.1:1/mcp', () => ({})])();
+  if (r.chance(0.5))
+    body.upstream = r.pick<() => unknown>([
+      () => null,
+      () => ({ url: r.pick(UPSTREAM_URLS) }),
+      () => ({ url: 'http://127.0.0.1:1/mcp', headers: r.chance(0.5) ? { a: 1 } : oddValue(r) }),
+      () => 'http://127.0.0.1:1/mcp',
+      () => ({}),
+    ])();
   if (r.chance(0.7)) body.tools = r.chance(0.85) ? Array.from({ length: r.pick([0, 1, 2, 3, 300]) }, () => toolRule(r)) : oddValue(r);
   if (r.chance(0.3)) body.passthrough = r.chance(0.5) ? r.chance(0.5) : oddValue(r);
   if (!put && r.chance(0.4)) body.mode = r.pick<unknown>(['record', 'replay', 'hybrid', 'proxy-only', 'bogus', '', 1, null]);
@@ -654,7 +885,8 @@ export function restInput(r: Rng): FuzzInput {
   const headers: Record<string, string | string[]> = { 'content-type': 'application/json', accept: 'application/json' };
   const auth = r.int(20);
   if (auth < 16) headers.authorization = 'Bearer {{API}}';
-  else if (auth === 16) headers.authorization = r.pick(['Bearer wrong', 'Bearer', 'Basic {{API}}', 'bearer    {{API}}   ', 'Bearer {{API}}x', `Bearer ${'x'.repeat(9000)}`]);
+  else if (auth === 16)
+    headers.authorization = r.pick(['Bearer wrong', 'Bearer', 'Basic {{API}}', 'bearer    {{API}}   ', 'Bearer {{API}}x', `Bearer ${'x'.repeat(9000)}`]);
   else if (auth === 17) headers.authorization = ['Bearer wrong', 'Bearer {{API}}'];
   // (18, 19: no authorization)
   const big = method !== 'GET' && r.chance(0.004) ? { label: 'REST body > 1 MiB', body: utf8(`{"name":"${'x'.repeat(1024 * 1024 + 1)}"}`) } : undefined;
@@ -678,19 +910,65 @@ export function restInput(r: Rng): FuzzInput {
 
 // ---- browser shell: page ------------------------------------------------------------------------------------
 
-const PAGE_PATHS = ['/', '/api/auth', '/index.html', '/favicon.svg', '/assets/', '/assets/../index.html', '/%2e%2e/%2e%2e/etc/passwd', '/..%5c..%5cwin.ini', '/%00', '/%', '//', '/api', '/index.html/', '/does-not-exist.js', '/.env', '/assets/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd', '/\u00ff\u00fe', `/${'a'.repeat(3000)}`];
-const TOKEN_QUERIES = ['?token={{TOKEN}}', '?token={{TOKEN}}', '?token={{TOKEN}}', '', '?token=', '?token=wrong', '?token=%', '?token={{TOKEN}}&token=x', '?token=x&token={{TOKEN}}', '?TOKEN={{TOKEN}}', '?token={{TOKEN}}%00', `?token=${'x'.repeat(5000)}`, '?token[]={{TOKEN}}'];
+const PAGE_PATHS = [
+  '/',
+  '/api/auth',
+  '/index.html',
+  '/favicon.svg',
+  '/assets/',
+  '/assets/../index.html',
+  '/%2e%2e/%2e%2e/etc/passwd',
+  '/..%5c..%5cwin.ini',
+  '/%00',
+  '/%',
+  '//',
+  '/api',
+  '/index.html/',
+  '/does-not-exist.js',
+  '/.env',
+  '/assets/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+  '/\u00ff\u00fe',
+  `/${'a'.repeat(3000)}`,
+];
+const TOKEN_QUERIES = [
+  '?token={{TOKEN}}',
+  '?token={{TOKEN}}',
+  '?token={{TOKEN}}',
+  '',
+  '?token=',
+  '?token=wrong',
+  '?token=%',
+  '?token={{TOKEN}}&token=x',
+  '?token=x&token={{TOKEN}}',
+  '?TOKEN={{TOKEN}}',
+  '?token={{TOKEN}}%00',
+  `?token=${'x'.repeat(5000)}`,
+  '?token[]={{TOKEN}}',
+];
 
 export function pageInput(r: Rng): FuzzInput {
   if (r.chance(0.15)) {
     // WebSocket handshakes, most of them broken
     const key = r.pick(['dGhlIHNhbXBsZSBub25jZQ==', '', 'short', 'x'.repeat(200)]);
     const version = r.pick(['13', '8', '', '99']);
-    const origin = r.pick(['', 'Origin: http://evil.example\r\n', 'Origin: null\r\n', 'Origin: http://127.0.0.1:{{PORT}}\r\n', 'Origin: http://127.0.0.1:{{PORT}}\r\nOrigin: http://evil.example\r\n']);
+    const origin = r.pick([
+      '',
+      'Origin: http://evil.example\r\n',
+      'Origin: null\r\n',
+      'Origin: http://127.0.0.1:{{PORT}}\r\n',
+      'Origin: http://127.0.0.1:{{PORT}}\r\nOrigin: http://evil.example\r\n',
+    ]);
     const target = r.pick(['/api?token={{TOKEN}}', '/api', '/api?token=wrong', '/other?token={{TOKEN}}', '//', '/api?token=%', '/API?token={{TOKEN}}']);
-    const upgrade = r.pick(['Upgrade: websocket\r\nConnection: Upgrade\r\n', 'Upgrade: websocket\r\n', 'Upgrade: h2c\r\nConnection: Upgrade\r\n', 'Upgrade: WebSocket\r\nConnection: keep-alive, Upgrade\r\n']);
+    const upgrade = r.pick([
+      'Upgrade: websocket\r\nConnection: Upgrade\r\n',
+      'Upgrade: websocket\r\n',
+      'Upgrade: h2c\r\nConnection: Upgrade\r\n',
+      'Upgrade: WebSocket\r\nConnection: keep-alive, Upgrade\r\n',
+    ]);
     const method = r.pick(['GET', 'GET', 'POST']);
-    const cookie = r.chance(0.3) ? `Cookie: ${r.pick(['mcp_rewind_token_{{PORT}}={{TOKEN}}', 'mcp_rewind_token_{{PORT}}=wrong', 'mcp_rewind_token_{{PORT}}=%', 'mcp_rewind_token_{{PORT}}=%E0%A4%A', ';;;=;'])}\r\n` : '';
+    const cookie = r.chance(0.3)
+      ? `Cookie: ${r.pick(['mcp_rewind_token_{{PORT}}={{TOKEN}}', 'mcp_rewind_token_{{PORT}}=wrong', 'mcp_rewind_token_{{PORT}}=%', 'mcp_rewind_token_{{PORT}}=%E0%A4%A', ';;;=;'])}\r\n`
+      : '';
     // the credential as the page presents it (a subprotocol), as other clients may (Bearer), and broken forms
     const credential = r.pick([
       '',
@@ -704,13 +982,27 @@ export function pageInput(r: Rng): FuzzInput {
       'Authorization: Bearer wrong\r\n',
     ]);
     // a valid handshake is closed by the runner right after the 101
-    return { type: 'raw', label: `upgrade ${method} ${target} v${version} key=${key.length}${cookie ? ' + cookie' : ''}${credential ? ` + ${credential.split(':')[0]}` : ''}`, bytes: `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:{{PORT}}\r\n${upgrade}Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: ${version}\r\n${origin}${cookie}${credential}\r\n` };
+    return {
+      type: 'raw',
+      label: `upgrade ${method} ${target} v${version} key=${key.length}${cookie ? ' + cookie' : ''}${credential ? ` + ${credential.split(':')[0]}` : ''}`,
+      bytes: `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:{{PORT}}\r\n${upgrade}Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: ${version}\r\n${origin}${cookie}${credential}\r\n`,
+    };
   }
   if (r.chance(0.04)) return rawRequest(r, '/?token={{TOKEN}}');
   const path = r.pick(PAGE_PATHS) + r.pick(TOKEN_QUERIES);
   const headers: Record<string, string | string[]> = {};
   if (r.chance(0.2)) headers.authorization = r.pick(['Bearer {{TOKEN}}', 'Bearer wrong', 'Bearer', `Bearer ${'x'.repeat(9000)}`, 'Basic {{TOKEN}}']);
-  if (r.chance(0.2)) headers.cookie = r.pick(['mcp_rewind_token_{{PORT}}={{TOKEN}}', 'mcp_rewind_token_{{PORT}}=wrong', 'mcp_rewind_token={{TOKEN}}', 'mcp_rewind_token_{{PORT}}=%', `a=${'x'.repeat(8000)}`, ';;;=;', 'mcp_rewind_token_{{PORT}}', 'mcp_rewind_token_{{PORT}}=%E0%A4%A']);
+  if (r.chance(0.2))
+    headers.cookie = r.pick([
+      'mcp_rewind_token_{{PORT}}={{TOKEN}}',
+      'mcp_rewind_token_{{PORT}}=wrong',
+      'mcp_rewind_token={{TOKEN}}',
+      'mcp_rewind_token_{{PORT}}=%',
+      `a=${'x'.repeat(8000)}`,
+      ';;;=;',
+      'mcp_rewind_token_{{PORT}}',
+      'mcp_rewind_token_{{PORT}}=%E0%A4%A',
+    ]);
   const method = r.chance(0.85) ? r.pick(['GET', 'GET', 'HEAD']) : r.pick(['POST', 'PUT', 'DELETE', ...ODD_METHODS]);
   const body = method === 'GET' || method === 'HEAD' ? undefined : r.chance(0.5) ? rpcBody(r).body : undefined;
   return odd(r, { type: 'http', label: `${method} page`, method, path, headers, body });
@@ -720,7 +1012,25 @@ export function pageInput(r: Rng): FuzzInput {
 
 const SAFE_DIRS = ['{{SANDBOX}}/cassette', '{{SANDBOX}}/cassette/', '{{SANDBOX}}/missing', '{{SANDBOX}}/cassette/../cassette', '{{SANDBOX}}/file.txt'];
 /** file names inside a cassette folder of the sandbox: `..` never climbs more than the sandbox's own depth */
-const ENTRY_FILES = ['1 tools-call-echo.json', '1 x.json', '../x.json', '../../y.json', 'a/b.json', 'a\\b.json', 'CON.json', 'nul', 'x\u0000.json', '.json', ' .json', '1 ' + 'k'.repeat(300) + '.json', '1 \u202e.json', 'аbc.json', '99999999999999999999 x.json', '.', '..'];
+const ENTRY_FILES = [
+  '1 tools-call-echo.json',
+  '1 x.json',
+  '../x.json',
+  '../../y.json',
+  'a/b.json',
+  'a\\b.json',
+  'CON.json',
+  'nul',
+  'x\u0000.json',
+  '.json',
+  ' .json',
+  '1 ' + 'k'.repeat(300) + '.json',
+  '1 \u202e.json',
+  'аbc.json',
+  '99999999999999999999 x.json',
+  '.',
+  '..',
+];
 const ODD_IDS = ['', 'bogus', 'proxy-1', '__proto__', 'constructor', 'x'.repeat(10_000), '../..'];
 
 function field(r: Rng, good: () => unknown): unknown {
@@ -748,9 +1058,28 @@ function wsCommandInput(r: Rng, command: string): unknown {
     case 'rules.get':
       return { id: field(r, () => r.pick(ODD_IDS)) };
     case 'rules.set':
-      return { id: field(r, () => r.pick(ODD_IDS)), rules: r.chance(0.7) ? { tools: Array.from({ length: r.range(0, 3) }, () => toolRule(r)), passthrough: oddValue(r) } : oddValue(r) };
+      return {
+        id: field(r, () => r.pick(ODD_IDS)),
+        rules: r.chance(0.7) ? { tools: Array.from({ length: r.range(0, 3) }, () => toolRule(r)), passthrough: oddValue(r) } : oddValue(r),
+      };
     case 'rules.preview':
-      return { template: field(r, () => r.pick(['{{', '}}', '{{result}}', '{{args.x}}', '{{#each result}}{{/each}}', '{{__proto__.polluted}}', '{{constructor.constructor}}', 'x'.repeat(100_000), '{{'.repeat(10_000)])), result: field(r, () => ({ content: [{ type: 'text', text: 't' }] })), args: r.chance(0.5) ? oddValue(r) : undefined };
+      return {
+        template: field(r, () =>
+          r.pick([
+            '{{',
+            '}}',
+            '{{result}}',
+            '{{args.x}}',
+            '{{#each result}}{{/each}}',
+            '{{__proto__.polluted}}',
+            '{{constructor.constructor}}',
+            'x'.repeat(100_000),
+            '{{'.repeat(10_000),
+          ]),
+        ),
+        result: field(r, () => ({ content: [{ type: 'text', text: 't' }] })),
+        args: r.chance(0.5) ? oddValue(r) : undefined,
+      };
     case 'cassettes.list':
       return { dir: field(r, () => r.pick(SAFE_DIRS)) };
     case 'cassettes.read':
@@ -758,18 +1087,41 @@ function wsCommandInput(r: Rng, command: string): unknown {
     case 'cassettes.duplicate':
       return { dir: r.chance(0.85) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]), file: field(r, () => r.pick(ENTRY_FILES)) };
     case 'cassettes.write':
-      return { dir: r.chance(0.85) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]), file: field(r, () => r.pick(ENTRY_FILES)), text: field(r, () => r.pick(['{}', '', 'not json', toJson(nested(200)), '{"request":{"method":"tools/call"},"response":{}}'])) };
+      return {
+        dir: r.chance(0.85) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]),
+        file: field(r, () => r.pick(ENTRY_FILES)),
+        text: field(r, () => r.pick(['{}', '', 'not json', toJson(nested(200)), '{"request":{"method":"tools/call"},"response":{}}'])),
+      };
     case 'cassettes.rename':
-      return { dir: r.chance(0.85) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]), file: field(r, () => r.pick(ENTRY_FILES)), key: field(r, () => r.pick(['k', '../k', 'a/b', 'x'.repeat(1000), '\u0000', 'CON'])) };
+      return {
+        dir: r.chance(0.85) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]),
+        file: field(r, () => r.pick(ENTRY_FILES)),
+        key: field(r, () => r.pick(['k', '../k', 'a/b', 'x'.repeat(1000), '\u0000', 'CON'])),
+      };
     case 'export.preview':
     case 'export.run':
       // out: always an absolute path in the sandbox (a relative one would land in the working directory)
-      return { dir: r.chance(0.85) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]), format: field(r, () => r.pick(['folder', 'file', 'har', 'zip'])), out: r.chance(0.85) ? r.pick(['{{SANDBOX}}/out', '{{SANDBOX}}/out.json', '{{SANDBOX}}/cassette', '{{SANDBOX}}/cassette/inner', '{{SANDBOX}}/out\u0000x']) : r.pick<unknown>([42, '', null]), overwrite: r.chance(0.5) ? oddValue(r) : undefined };
+      return {
+        dir: r.chance(0.85) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]),
+        format: field(r, () => r.pick(['folder', 'file', 'har', 'zip'])),
+        out: r.chance(0.85)
+          ? r.pick(['{{SANDBOX}}/out', '{{SANDBOX}}/out.json', '{{SANDBOX}}/cassette', '{{SANDBOX}}/cassette/inner', '{{SANDBOX}}/out\u0000x'])
+          : r.pick<unknown>([42, '', null]),
+        overwrite: r.chance(0.5) ? oddValue(r) : undefined,
+      };
     case 'demo.start':
       // never valid: the demo would start servers and an agent
       return r.pick<unknown>([{ x: 1 }, [], 'start', 42, { __proto__: { x: 1 }, y: 2 }]);
     case 'breakpoints.set':
-      return { proxyId: field(r, () => r.pick(ODD_IDS)), rules: r.chance(0.7) ? Array.from({ length: r.pick([0, 1, 3, 201]) }, () => ({ tool: r.pick(['*', 'echo', oddString(r)]), when: r.pick(['request', 'response', 'never', 1]) })) : oddValue(r) };
+      return {
+        proxyId: field(r, () => r.pick(ODD_IDS)),
+        rules: r.chance(0.7)
+          ? Array.from({ length: r.pick([0, 1, 3, 201]) }, () => ({
+              tool: r.pick(['*', 'echo', oddString(r)]),
+              when: r.pick(['request', 'response', 'never', 1]),
+            }))
+          : oddValue(r),
+      };
     case 'breakpoints.resume':
       return { id: field(r, () => r.pick(ODD_IDS)), arguments: r.chance(0.5) ? oddValue(r) : undefined, result: r.chance(0.5) ? oddValue(r) : undefined };
     case 'breakpoints.fail':
@@ -816,34 +1168,105 @@ export const WS_COMMANDS = [
   'settings.get',
   'settings.set',
 ];
-const UNKNOWN_COMMANDS = ['', 'nope', 'toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf', 'app', 'app.info.x', 'APP.INFO', 'proxies.list ', 'x'.repeat(10_000), '\u0000'];
+const UNKNOWN_COMMANDS = [
+  '',
+  'nope',
+  'toString',
+  'constructor',
+  '__proto__',
+  'hasOwnProperty',
+  'valueOf',
+  'app',
+  'app.info.x',
+  'APP.INFO',
+  'proxies.list ',
+  'x'.repeat(10_000),
+  '\u0000',
+];
 
 export const MAX_FRAME_BYTES = 1024 * 1024;
 
 export function wsInput(r: Rng, index: number): WsInput {
   const pick = r.int(100);
   const id = 1_000 + index;
-  if (pick < 5) return { type: 'ws', label: 'binary frame', frame: Buffer.from(toJson({ id, command: 'app.info', input: {} })), binary: true, expect: { id: -1 } };
+  if (pick < 5)
+    return { type: 'ws', label: 'binary frame', frame: Buffer.from(toJson({ id, command: 'app.info', input: {} })), binary: true, expect: { id: -1 } };
   if (pick < 12) {
     const text = r.pick(['', 'null', '{', '[]', '[{"id":1}]', '42', '"x"', 'true', 'NaN', '{"id":1,', '\ufeff{}', oddString(r)]);
     // a bare string that is valid JSON with an object? none of these are objects with an id
     return { type: 'ws', label: `non-JSON or non-object frame ${JSON.stringify(text.slice(0, 12))}`, frame: text, binary: false, expect: { id: -1 } };
   }
-  if (pick < 14) return { type: 'ws', label: 'invalid UTF-8 text frame', frame: Buffer.concat([Buffer.from(`{"id":${id},"command":"app.info","x":"`), Buffer.from(r.pick(INVALID_UTF8)), Buffer.from('"}')]), binary: false, expect: { close: 1007 } };
-  if (pick < 16) return { type: 'ws', label: 'frame > 1 MiB', frame: toJson({ id, command: 'app.info', input: { pad: 'x'.repeat(MAX_FRAME_BYTES + r.int(1000)) } }), binary: false, expect: { close: 1009 } };
-  if (pick < 18) return { type: 'ws', label: 'frame just under 1 MiB', frame: toJson({ id, command: 'rules.preview', input: { template: 'x'.repeat(MAX_FRAME_BYTES - 200), result: {} } }), binary: false, expect: { id } };
+  if (pick < 14)
+    return {
+      type: 'ws',
+      label: 'invalid UTF-8 text frame',
+      frame: Buffer.concat([Buffer.from(`{"id":${id},"command":"app.info","x":"`), Buffer.from(r.pick(INVALID_UTF8)), Buffer.from('"}')]),
+      binary: false,
+      expect: { close: 1007 },
+    };
+  if (pick < 16)
+    return {
+      type: 'ws',
+      label: 'frame > 1 MiB',
+      frame: toJson({ id, command: 'app.info', input: { pad: 'x'.repeat(MAX_FRAME_BYTES + r.int(1000)) } }),
+      binary: false,
+      expect: { close: 1009 },
+    };
+  if (pick < 18)
+    return {
+      type: 'ws',
+      label: 'frame just under 1 MiB',
+      frame: toJson({ id, command: 'rules.preview', input: { template: 'x'.repeat(MAX_FRAME_BYTES - 200), result: {} } }),
+      binary: false,
+      expect: { id },
+    };
   if (pick < 26) {
     // ids that cannot be attributed
-    const badId = r.pick<unknown>([undefined, 'x', '1', 1.5, new RawJson('1e308'), new RawJson('1e400'), null, [1], { id: 1 }, 2 ** 53, new RawJson('-1e-400'), true]);
-    return { type: 'ws', label: `frame with id ${badId === undefined ? '(none)' : toJson(badId)}`, frame: toJson({ id: badId, command: 'app.info', input: {} }), binary: false, expect: { id: -1 } };
+    const badId = r.pick<unknown>([
+      undefined,
+      'x',
+      '1',
+      1.5,
+      new RawJson('1e308'),
+      new RawJson('1e400'),
+      null,
+      [1],
+      { id: 1 },
+      2 ** 53,
+      new RawJson('-1e-400'),
+      true,
+    ]);
+    return {
+      type: 'ws',
+      label: `frame with id ${badId === undefined ? '(none)' : toJson(badId)}`,
+      frame: toJson({ id: badId, command: 'app.info', input: {} }),
+      binary: false,
+      expect: { id: -1 },
+    };
   }
   if (pick < 34) {
     const command = r.pick<unknown>([...UNKNOWN_COMMANDS, 42, null, ['app.info'], { x: 1 }, undefined]);
-    return { type: 'ws', label: `unknown command ${toJson(command ?? null).slice(0, 20)}`, frame: toJson({ id, command, input: {} }), binary: false, expect: { id } };
+    return {
+      type: 'ws',
+      label: `unknown command ${toJson(command ?? null).slice(0, 20)}`,
+      frame: toJson({ id, command, input: {} }),
+      binary: false,
+      expect: { id },
+    };
   }
   if (pick < 40) {
     const depth = r.pick(DEPTHS.slice(0, 8));
-    return { type: 'ws', label: `input nested ${depth} deep`, frame: toJson({ id, command: r.pick(['settings.set', 'rules.preview', 'app.info', 'breakpoints.resume']), input: nested(depth, 1, r.chance(0.5) ? 'array' : 'object') }), binary: false, expect: { id } };
+    return {
+      type: 'ws',
+      label: `input nested ${depth} deep`,
+      frame: toJson({
+        id,
+        command: r.pick(['settings.set', 'rules.preview', 'app.info', 'breakpoints.resume']),
+        input: nested(depth, 1, r.chance(0.5) ? 'array' : 'object'),
+      }),
+      binary: false,
+      expect: { id },
+    };
   }
   const command = r.pick(WS_COMMANDS);
   const input = r.chance(0.1) ? oddValue(r) : wsCommandInput(r, command);
@@ -854,7 +1277,12 @@ export function wsInput(r: Rng, index: number): WsInput {
 }
 
 /** every generator by endpoint kind, for the runner */
-export function generate(kind: EndpointKind, r: Rng, index: number, opts: { mcpPaths?: string[]; mcpAuth?: (r: Rng) => Record<string, string> } = {}): FuzzInput {
+export function generate(
+  kind: EndpointKind,
+  r: Rng,
+  index: number,
+  opts: { mcpPaths?: string[]; mcpAuth?: (r: Rng) => Record<string, string> } = {},
+): FuzzInput {
   switch (kind) {
     case 'mcp':
       return mcpInput(r, { paths: opts.mcpPaths ?? ['/mcp'], auth: opts.mcpAuth });

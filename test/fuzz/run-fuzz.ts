@@ -118,7 +118,8 @@ export function inputFor(seed: number, target: TargetName, index: number): FuzzI
   if (target === 'serve-mcp') {
     return generate('mcp', r, index, {
       mcpPaths: ['/mcp', '/s/{{TOKEN}}/mcp', '/s/bogus/mcp', '/s/%E0%A4%A/mcp', '/s/%/mcp', '/'],
-      mcpAuth: (rr: Rng): Record<string, string> => (rr.chance(0.7) ? { authorization: 'Bearer {{TOKEN}}' } : rr.chance(0.5) ? { 'x-mimcp-session': '{{TOKEN}}' } : {}),
+      mcpAuth: (rr: Rng): Record<string, string> =>
+        rr.chance(0.7) ? { authorization: 'Bearer {{TOKEN}}' } : rr.chance(0.5) ? { 'x-mimcp-session': '{{TOKEN}}' } : {},
     });
   }
   return generate(KIND[target], r, index, { mcpPaths: ['/mcp', '/', '/anything/else', '/mcp/'] });
@@ -147,7 +148,10 @@ export interface KnownIssue {
 /** Inputs of issues found and not fixed yet (sent by the bench, skipped by the test suite). Empty: every finding so far is fixed. */
 export const KNOWN_ISSUES: KnownIssue[] = [];
 
-export function knownIssueOf(target: TargetName, request: { path: string; headers: Record<string, string | string[]>; body?: Buffer; raw?: string }): KnownIssue | undefined {
+export function knownIssueOf(
+  target: TargetName,
+  request: { path: string; headers: Record<string, string | string[]>; body?: Buffer; raw?: string },
+): KnownIssue | undefined {
   return KNOWN_ISSUES.find((k) => k.matches(target, request));
 }
 
@@ -175,7 +179,11 @@ interface LegacyStream {
 }
 
 async function restJson(url: string, method: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(url, { method, headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
@@ -251,10 +259,24 @@ export async function startInstances(targets: readonly TargetName[]): Promise<In
   await cp(replayDir, path.join(sandbox, 'cassette'), { recursive: true });
   const replay = keep(await startProxy({ mode: 'replay', cacheDir: replayDir }));
   // wrong tokens back off (auth-throttle.ts); the same gate here, with short delays so the run stays quick
-  const serve = keep(await startServe({ apiToken: API_TOKEN, supervisorIntervalMs: 2000, upstreamTimeoutS: 10, authThrottle: { baseDelayMs: 1, maxDelayMs: 20 } }));
+  const serve = keep(
+    await startServe({ apiToken: API_TOKEN, supervisorIntervalMs: 2000, upstreamTimeoutS: 10, authThrottle: { baseDelayMs: 1, maxDelayMs: 20 } }),
+  );
   const health = await createSession(serve, { name: 'health', upstream: { url: upstream.url } });
-  const victim = await createSession(serve, { name: 'victim', upstream: { url: upstream.url }, tools: [{ name: 'fixed', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'fixed' } } }] });
-  const ui = await startUi({ host: '127.0.0.1', port: 0, open: false, dataDir: path.join(sandbox, 'data'), version: '0.0.0-fuzz', rendererDir: await rendererDir(sandbox), onLog: () => {} });
+  const victim = await createSession(serve, {
+    name: 'victim',
+    upstream: { url: upstream.url },
+    tools: [{ name: 'fixed', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'fixed' } } }],
+  });
+  const ui = await startUi({
+    host: '127.0.0.1',
+    port: 0,
+    open: false,
+    dataDir: path.join(sandbox, 'data'),
+    version: '0.0.0-fuzz',
+    rendererDir: await rendererDir(sandbox),
+    onLog: () => {},
+  });
   closers.push(() => ui.close());
   const legacy: LegacyStream[] = [];
   if (targets.includes('legacy-sse')) legacy.push(await openLegacy(record.port), await openLegacy(record.port));
@@ -335,18 +357,29 @@ function sendHttp(port: number, p: Prepared, timeoutMs: number): Promise<Outcome
       req?.destroy();
       resolve(o);
     };
-    const timer = setTimeout(() => finish(status === undefined ? { outcome: 'hang', detail: `no answer within ${timeoutMs} ms` } : { outcome: 'hang', detail: `status ${status}, body not finished within ${timeoutMs} ms` }), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        finish(
+          status === undefined
+            ? { outcome: 'hang', detail: `no answer within ${timeoutMs} ms` }
+            : { outcome: 'hang', detail: `status ${status}, body not finished within ${timeoutMs} ms` },
+        ),
+      timeoutMs,
+    );
     let req: http.ClientRequest | undefined;
     try {
-      req = http.request({ host: '127.0.0.1', port, method: p.method, path: p.path, headers: p.headers, agent: false, setHost: !('host' in p.headers) }, (res) => {
-        status = res.statusCode ?? 0;
-        // a server stream (GET, or a legacy /sse) stays open by design: its headers are the answer
-        if (String(res.headers['content-type'] ?? '').includes('text/event-stream') && p.method !== 'POST') return finish({ status });
-        res.on('data', () => {});
-        res.on('end', () => finish({ status: status! }));
-        res.on('error', () => finish({ status: status! }));
-        res.on('close', () => finish({ status: status! }));
-      });
+      req = http.request(
+        { host: '127.0.0.1', port, method: p.method, path: p.path, headers: p.headers, agent: false, setHost: !('host' in p.headers) },
+        (res) => {
+          status = res.statusCode ?? 0;
+          // a server stream (GET, or a legacy /sse) stays open by design: its headers are the answer
+          if (String(res.headers['content-type'] ?? '').includes('text/event-stream') && p.method !== 'POST') return finish({ status });
+          res.on('data', () => {});
+          res.on('end', () => finish({ status: status! }));
+          res.on('error', () => finish({ status: status! }));
+          res.on('close', () => finish({ status: status! }));
+        },
+      );
     } catch (error) {
       return finish({ outcome: 'unsendable', detail: (error as Error).message });
     }
@@ -420,7 +453,11 @@ class Bridge {
     return ws;
   }
 
-  async send(frame: string | Buffer, binary: boolean, timeoutMs: number): Promise<{ frame?: { id?: unknown; ok?: boolean; error?: { message?: string } }; close?: number } | undefined> {
+  async send(
+    frame: string | Buffer,
+    binary: boolean,
+    timeoutMs: number,
+  ): Promise<{ frame?: { id?: unknown; ok?: boolean; error?: { message?: string } }; close?: number } | undefined> {
     const ws = await this.open();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -443,7 +480,8 @@ class Bridge {
 }
 
 /** error messages that are a bug surfacing, not a refusal */
-const INTERNAL = /Cannot read propert|is not a function|is not iterable|Maximum call stack|Cannot convert|is not defined|internal error|Unexpected token .* in JSON at position/;
+const INTERNAL =
+  /Cannot read propert|is not a function|is not iterable|Maximum call stack|Cannot convert|is not defined|internal error|Unexpected token .* in JSON at position/;
 
 // ---------------------------------------------------------------------------------------------------------------
 // the run
@@ -479,7 +517,15 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const figures: TargetFigures[] = [];
   let current: TargetName = targets[0];
   const onUncaught = (error: unknown): void => {
-    findings.push({ kind: 'uncaught', target: current, seed: options.seed, index: -1, label: 'uncaught exception / unhandled rejection', detail: String((error as Error)?.stack ?? error), preview: '' });
+    findings.push({
+      kind: 'uncaught',
+      target: current,
+      seed: options.seed,
+      index: -1,
+      label: 'uncaught exception / unhandled rejection',
+      detail: String((error as Error)?.stack ?? error),
+      preview: '',
+    });
   };
   process.on('uncaughtException', onUncaught);
   process.on('unhandledRejection', onUncaught);
@@ -488,12 +534,21 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   try {
     for (const target of targets) {
       current = target;
-      figures.push(await runTarget(inst, target, options.seed, options.count, { known: options.known ?? 'send', timeoutMs, clientEvery, concurrency, findings, log }));
+      figures.push(
+        await runTarget(inst, target, options.seed, options.count, { known: options.known ?? 'send', timeoutMs, clientEvery, concurrency, findings, log }),
+      );
     }
-    const finals = await Promise.all(targets.map((t) => clientCheck(inst, t).then(() => true, (error: Error) => {
-      findings.push({ kind: 'client', target: t, seed: options.seed, index: -1, label: 'final client check', detail: error.message, preview: '' });
-      return false;
-    })));
+    const finals = await Promise.all(
+      targets.map((t) =>
+        clientCheck(inst, t).then(
+          () => true,
+          (error: Error) => {
+            findings.push({ kind: 'client', target: t, seed: options.seed, index: -1, label: 'final client check', detail: error.message, preview: '' });
+            return false;
+          },
+        ),
+      ),
+    );
     finalClientOk = finals.every(Boolean);
   } finally {
     await inst.close();
@@ -539,7 +594,8 @@ async function withClient(url: string, opts: ConnectClientOptions, text: string,
 
 /** a real client still works: an SDK client's tools/call (MCP targets), REST read, UI bridge commands */
 async function clientCheck(inst: Instances, target: TargetName): Promise<void> {
-  const bounded = <T>(p: Promise<T>): Promise<T> => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('client check: nothing within 15 s')), 15_000))]);
+  const bounded = <T>(p: Promise<T>): Promise<T> =>
+    Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('client check: nothing within 15 s')), 15_000))]);
   switch (target) {
     case 'mcp-record':
       return bounded(withClient(inst.record.url, {}, 'check', 'echo: check'));
@@ -580,12 +636,20 @@ interface RunContext {
 /** a raw MCP session (initialize + initialized) for inputs that are meant to reach the pipeline */
 async function mcpSession(port: number, p: string, auth: Record<string, string>, timeoutMs: number): Promise<Record<string, string> | undefined> {
   const init = await new Promise<{ status: number; sid?: string; text: string }>((resolve, reject) => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } });
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: p, headers: { 'content-type': 'application/json', accept: ACCEPT, ...auth }, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, sid: res.headers['mcp-session-id'] as string | undefined, text }));
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
     });
+    const req = http.request(
+      { host: '127.0.0.1', port, method: 'POST', path: p, headers: { 'content-type': 'application/json', accept: ACCEPT, ...auth }, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, sid: res.headers['mcp-session-id'] as string | undefined, text }));
+      },
+    );
     req.setTimeout(timeoutMs, () => req.destroy(new Error('initialize: no answer')));
     req.on('error', reject);
     req.end(body);
@@ -593,14 +657,42 @@ async function mcpSession(port: number, p: string, auth: Record<string, string>,
   if (init.status !== 200) return undefined;
   const headers: Record<string, string> = { 'mcp-protocol-version': /"protocolVersion":"([^"]+)"/.exec(init.text)?.[1] ?? '2025-11-25' };
   if (init.sid) headers['mcp-session-id'] = init.sid;
-  await sendHttp(port, { method: 'POST', path: p, headers: { 'content-type': 'application/json', accept: ACCEPT, ...auth, ...headers }, body: Buffer.from('{"jsonrpc":"2.0","method":"notifications/initialized"}') }, timeoutMs);
+  await sendHttp(
+    port,
+    {
+      method: 'POST',
+      path: p,
+      headers: { 'content-type': 'application/json', accept: ACCEPT, ...auth, ...headers },
+      body: Buffer.from('{"jsonrpc":"2.0","method":"notifications/initialized"}'),
+    },
+    timeoutMs,
+  );
   return headers;
 }
 
 async function runTarget(inst: Instances, target: TargetName, seed: number, count: number, ctx: RunContext): Promise<TargetFigures> {
   const started = performance.now();
   const before = await settleMemory();
-  const fig: TargetFigures = { target, inputs: 0, statuses: {}, s2xx: 0, s4xx: 0, s5xx: 0, other: 0, crashes: 0, hangs: 0, knownSkipped: 0, knownFailures: 0, clientChecks: 0, clientFailures: 0, rssBeforeMiB: mib(before.rss), rssAfterMiB: 0, heapBeforeMiB: mib(before.heap), heapAfterMiB: 0, seconds: 0 };
+  const fig: TargetFigures = {
+    target,
+    inputs: 0,
+    statuses: {},
+    s2xx: 0,
+    s4xx: 0,
+    s5xx: 0,
+    other: 0,
+    crashes: 0,
+    hangs: 0,
+    knownSkipped: 0,
+    knownFailures: 0,
+    clientChecks: 0,
+    clientFailures: 0,
+    rssBeforeMiB: mib(before.rss),
+    rssAfterMiB: 0,
+    heapBeforeMiB: mib(before.heap),
+    heapAfterMiB: 0,
+    seconds: 0,
+  };
   const port = portOf(inst, target);
   const serveAuth = { authorization: `Bearer ${inst.health.token}` };
   const values: Record<string, string> = {
@@ -763,7 +855,8 @@ async function runTarget(inst: Instances, target: TargetName, seed: number, coun
   if (target === 'rest') {
     const { json } = await restJson(`${inst.serve.url}/api/sessions`, 'GET').catch(() => ({ json: { sessions: [] } as Record<string, unknown> }));
     for (const s of (json.sessions as Array<{ session_id: string }>) ?? []) {
-      if (s.session_id !== inst.health.id && s.session_id !== inst.victim.id) await restJson(`${inst.serve.url}/api/sessions/${encodeURIComponent(s.session_id)}`, 'DELETE').catch(() => {});
+      if (s.session_id !== inst.health.id && s.session_id !== inst.victim.id)
+        await restJson(`${inst.serve.url}/api/sessions/${encodeURIComponent(s.session_id)}`, 'DELETE').catch(() => {});
     }
     // the victim may have been deleted or rewritten: later targets do not use it
   }
@@ -784,21 +877,29 @@ export function figuresTable(report: FuzzReport): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const f of report.targets) {
-    rows.push(`| ${f.target} | ${f.inputs} | ${f.s2xx} | ${f.s4xx} | ${f.s5xx} | ${f.other} | ${f.crashes} | ${f.hangs} | ${f.knownFailures} / ${f.knownSkipped} | ${f.clientChecks} (${f.clientFailures}) | ${f.rssBeforeMiB} → ${f.rssAfterMiB} | ${f.heapBeforeMiB} → ${f.heapAfterMiB} | ${f.seconds} |`);
+    rows.push(
+      `| ${f.target} | ${f.inputs} | ${f.s2xx} | ${f.s4xx} | ${f.s5xx} | ${f.other} | ${f.crashes} | ${f.hangs} | ${f.knownFailures} / ${f.knownSkipped} | ${f.clientChecks} (${f.clientFailures}) | ${f.rssBeforeMiB} → ${f.rssAfterMiB} | ${f.heapBeforeMiB} → ${f.heapAfterMiB} | ${f.seconds} |`,
+    );
   }
-  const total = report.targets.reduce((a, f) => ({ inputs: a.inputs + f.inputs, s5xx: a.s5xx + f.s5xx, crashes: a.crashes + f.crashes, hangs: a.hangs + f.hangs }), { inputs: 0, s5xx: 0, crashes: 0, hangs: 0 });
-  rows.push(`| **total** | ${total.inputs} | | | ${total.s5xx} | | ${total.crashes} | ${total.hangs} | | final client ${report.finalClientOk ? 'ok' : 'FAILED'} | | | |`);
+  const total = report.targets.reduce(
+    (a, f) => ({ inputs: a.inputs + f.inputs, s5xx: a.s5xx + f.s5xx, crashes: a.crashes + f.crashes, hangs: a.hangs + f.hangs }),
+    { inputs: 0, s5xx: 0, crashes: 0, hangs: 0 },
+  );
+  rows.push(
+    `| **total** | ${total.inputs} | | | ${total.s5xx} | | ${total.crashes} | ${total.hangs} | | final client ${report.finalClientOk ? 'ok' : 'FAILED'} | | | |`,
+  );
   return rows.join('\n');
 }
 
 /** status histogram per target, one line each */
 export function histogram(report: FuzzReport): string {
   return report.targets
-    .map((f) =>
-      `- ${f.target}: ${Object.entries(f.statuses)
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([k, v]) => `${k}×${v}`)
-        .join(', ')}`,
+    .map(
+      (f) =>
+        `- ${f.target}: ${Object.entries(f.statuses)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([k, v]) => `${k}×${v}`)
+          .join(', ')}`,
     )
     .join('\n');
 }

@@ -47,7 +47,9 @@ export async function startCustomUpstream(build: () => Server, options: { eventS
       if (sid) {
         const pair = sessions.get(sid);
         if (!pair) {
-          res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }));
+          res
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }));
           return;
         }
         await pair.transport.handleRequest(req, res);

@@ -52,7 +52,11 @@ process.on('exit', () => {
 });
 
 export async function startCli(args: string[]): Promise<CliProcess> {
-  const child = spawn(process.execPath, [path.join(REPO, 'bin/mcp-rewind.js'), '--port', '0', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [path.join(REPO, 'bin/mcp-rewind.js'), '--port', '0', ...args], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));

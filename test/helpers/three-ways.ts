@@ -33,7 +33,11 @@ export interface ThreeWaysOptions {
   alsoRecord?: (url: string) => Promise<unknown>;
 }
 
-export async function threeWays<T>(start: () => Promise<Upstream>, scenario: (url: string, way: 'direct' | 'record' | 'replay') => Promise<T>, options: ThreeWaysOptions = {}): Promise<ThreeWays<T>> {
+export async function threeWays<T>(
+  start: () => Promise<Upstream>,
+  scenario: (url: string, way: 'direct' | 'record' | 'replay') => Promise<T>,
+  options: ThreeWaysOptions = {},
+): Promise<ThreeWays<T>> {
   const upstream = await start();
   const cacheDir = await tempDir();
   let recorder: RunningProxy | undefined;
@@ -80,7 +84,11 @@ export interface RawAnswer {
   messages: unknown[];
 }
 
-export async function rawPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RawAnswer & { sessionId?: string; sse: { ids: boolean; retry: boolean; priming: boolean } }> {
+export async function rawPost(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<RawAnswer & { sessionId?: string; sse: { ids: boolean; retry: boolean; priming: boolean } }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
@@ -92,7 +100,11 @@ export async function rawPost(url: string, body: unknown, headers: Record<string
   const sse = { ids: false, retry: false, priming: false };
   if (type === 'text/event-stream') {
     for (const event of text.split(/\n\n/)) {
-      const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+      const data = event
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trim())
+        .join('\n');
       if (/^id:/m.test(event)) sse.ids = true;
       if (/^retry:/m.test(event)) sse.retry = true;
       if (/^id:/m.test(event) && data === '') sse.priming = true;

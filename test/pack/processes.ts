@@ -43,7 +43,10 @@ export function killAll(): void {
  */
 export function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
-  const PATH = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.endsWith(join('node_modules', '.bin'))).join(delimiter);
+  const PATH = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => !dir.endsWith(join('node_modules', '.bin')))
+    .join(delimiter);
   return { ...env, PATH, NO_COLOR: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...extra };
 }
 
@@ -69,7 +72,8 @@ export function start(command: string, args: string[], options: { cwd: string; e
       for (;;) {
         const match = pattern.exec(stdout);
         if (match) return match;
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${stdout}\n${stderr}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${stdout}\n${stderr}`);
         if (Date.now() > deadline) throw new Error(`${command} ${args.join(' ')} printed no ${pattern} within ${timeoutMs} ms:\n${stdout}\n${stderr}`);
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -88,7 +92,9 @@ export function start(command: string, args: string[], options: { cwd: string; e
 export async function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Finished> {
   const running = start(command, args, options);
   const timer = setTimeout(() => killGroup(running.child, 'SIGKILL'), options.timeoutMs ?? 120_000);
-  const finished = await new Promise<Finished>((resolve) => running.child.once('close', (code) => resolve({ code, stdout: running.stdout(), stderr: running.stderr() })));
+  const finished = await new Promise<Finished>((resolve) =>
+    running.child.once('close', (code) => resolve({ code, stdout: running.stdout(), stderr: running.stderr() })),
+  );
   clearTimeout(timer);
   return finished;
 }

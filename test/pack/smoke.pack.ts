@@ -67,7 +67,18 @@ describe('npm pack', () => {
     const allowed = /^(bin\/|dist\/|out\/(main|preload|renderer)\/|schemas\/|resources\/icons\/256x256\.png$|package\.json$|README\.md$|LICENSE$)/;
     expect(packedFiles.filter((f) => !allowed.test(f))).toEqual([]);
     expect(packedFiles.filter((f) => f.endsWith('.map') || f.endsWith('.ts'))).toEqual([]);
-    for (const f of ['bin/mcp-rewind.js', 'dist/main/cli.js', 'out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/renderer/favicon.svg', 'schemas/cassette-entry.schema.json', 'schemas/rules.schema.json', 'README.md', 'LICENSE']) {
+    for (const f of [
+      'bin/mcp-rewind.js',
+      'dist/main/cli.js',
+      'out/main/index.js',
+      'out/preload/index.cjs',
+      'out/renderer/index.html',
+      'out/renderer/favicon.svg',
+      'schemas/cassette-entry.schema.json',
+      'schemas/rules.schema.json',
+      'README.md',
+      'LICENSE',
+    ]) {
       expect(packedFiles).toContain(f);
     }
   });
@@ -87,7 +98,7 @@ describe('npx mcp-rewind, from the installed tarball', () => {
   const cache = (): string => join(app, 'cache');
   afterAll(async () => everything?.close());
 
-  it('--help lists the options and the commands; --version, also as npx mcp-rewind@<version> (the Export view\'s command)', async () => {
+  it("--help lists the options and the commands; --version, also as npx mcp-rewind@<version> (the Export view's command)", async () => {
     const help = await npx(['--help']);
     expect(help.code, help.stderr).toBe(0);
     expect(help.stdout).toContain('Usage: mcp-rewind');
@@ -120,7 +131,8 @@ describe('npx mcp-rewind, from the installed tarball', () => {
     const referenced = new Set<string>();
     for (const file of files) {
       const data = JSON.parse(await readFile(join(cache(), file), 'utf8')) as Record<string, unknown>;
-      if (/^\d+ (initialize|tools_list)\.json$/.test(file)) expect(data, file).not.toHaveProperty('$schema'); // mcp-rewind's bare results
+      if (/^\d+ (initialize|tools_list)\.json$/.test(file))
+        expect(data, file).not.toHaveProperty('$schema'); // mcp-rewind's bare results
       else referenced.add(String(data.$schema));
     }
     expect(referenced.size).toBe(1);
@@ -149,7 +161,9 @@ describe('npx mcp-rewind, from the installed tarball', () => {
     expect(JSON.parse(await readFile(join(app, 'cassette.har'), 'utf8'))).toMatchObject({ log: { version: '1.2' } });
     const replayer = startNpx(['--replay', '--cache', 'cassette.json']);
     const r = await connectClient((await replayer.waitFor(endpoint))[1]);
-    expect(await r.client.callTool({ name: 'get-sum', arguments: { a: 19, b: 23 } })).toMatchObject({ content: [{ type: 'text', text: 'The sum of 19 and 23 is 42.' }] });
+    expect(await r.client.callTool({ name: 'get-sum', arguments: { a: 19, b: 23 } })).toMatchObject({
+      content: [{ type: 'text', text: 'The sum of 19 and 23 is 42.' }],
+    });
     await r.close();
     await replayer.stop();
   });
@@ -160,11 +174,17 @@ describe('npx mcp-rewind, from the installed tarball', () => {
     const token = (await serve.waitFor(/API token\s+(\S+)\s+\(new;/))[1]; // generated, kept in the data folder
     expect((await fetch(`${base}/api/healthz`)).status).toBe(200);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-    const created = await fetch(`${base}/api/sessions`, { method: 'POST', headers, body: JSON.stringify({ name: 'smoke', mode: 'replay', cassette: cache() }) });
+    const created = await fetch(`${base}/api/sessions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'smoke', mode: 'replay', cassette: cache() }),
+    });
     expect(created.status).toBe(201);
     const session = (await created.json()) as { mcp: { url: string; headers: Record<string, string> } };
     const agent = await connectClient(session.mcp.url, { headers: session.mcp.headers });
-    expect(await agent.client.callTool({ name: 'echo', arguments: { message: 'from the tarball' } })).toMatchObject({ content: [{ type: 'text', text: 'Echo: from the tarball' }] });
+    expect(await agent.client.callTool({ name: 'echo', arguments: { message: 'from the tarball' } })).toMatchObject({
+      content: [{ type: 'text', text: 'Echo: from the tarball' }],
+    });
     await agent.close();
     await serve.stop();
   });
@@ -178,8 +198,11 @@ describe('npx mcp-rewind, from the installed tarball', () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
       await page.goto(url);
       await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Timeline');
-      for (const name of ['Timeline', 'Rules', 'Cassettes', 'Export', 'Settings']) expect(await page.getByRole('button', { name, exact: true }).count(), name).toBeGreaterThan(0);
-      const favicon = await page.evaluate(async () => (await fetch((document.querySelector('link[rel="icon"][type="image/svg+xml"]') as HTMLLinkElement).href)).status);
+      for (const name of ['Timeline', 'Rules', 'Cassettes', 'Export', 'Settings'])
+        expect(await page.getByRole('button', { name, exact: true }).count(), name).toBeGreaterThan(0);
+      const favicon = await page.evaluate(
+        async () => (await fetch((document.querySelector('link[rel="icon"][type="image/svg+xml"]') as HTMLLinkElement).href)).status,
+      );
       expect(favicon).toBe(200);
       await page.screenshot({ path: join(REPO, 'test-results/pack-ui-timeline.png') });
     } finally {

@@ -29,11 +29,24 @@ afterEach(async () => {
 /** An MCP session opened with a bare initialize (and initialized), then left alone: what a vanished client leaves. */
 async function openAndLeave(url: string): Promise<string> {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  const init = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'left-alone', version: '1' } } }) });
+  const init = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'left-alone', version: '1' } },
+    }),
+  });
   const sid = init.headers.get('mcp-session-id');
   expect(init.status, await init.text()).toBe(200);
   expect(sid).toBeTruthy();
-  const done = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid as string, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const done = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'mcp-session-id': sid as string, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   await done.text();
   return sid as string;
 }
@@ -51,20 +64,28 @@ describe('idle client sessions end', () => {
     expect(answer.content).toEqual([{ type: 'text', text: 'echo: still here' }]);
   });
 
-  it.skipIf(!HAS_PROCFS)('their stdio children end (the built CLI, --session-idle 1)', async () => {
-    const cli = keep(await startCli(['--upstream-command', EVERYTHING, '--cache', await tempDir(), '--session-idle', '1']));
-    for (let i = 0; i < 3; i++) await openAndLeave(cli.url);
-    expect(childrenOf(cli.pid).length, cli.stderr()).toBeGreaterThanOrEqual(3);
-    await expect.poll(() => childrenOf(cli.pid).length, { timeout: 20_000 }).toBe(0);
-    expect(cli.child.exitCode).toBeNull();
-  }, 40_000);
+  it.skipIf(!HAS_PROCFS)(
+    'their stdio children end (the built CLI, --session-idle 1)',
+    async () => {
+      const cli = keep(await startCli(['--upstream-command', EVERYTHING, '--cache', await tempDir(), '--session-idle', '1']));
+      for (let i = 0; i < 3; i++) await openAndLeave(cli.url);
+      expect(childrenOf(cli.pid).length, cli.stderr()).toBeGreaterThanOrEqual(3);
+      await expect.poll(() => childrenOf(cli.pid).length, { timeout: 20_000 }).toBe(0);
+      expect(cli.child.exitCode).toBeNull();
+    },
+    40_000,
+  );
 
-  it.skipIf(!HAS_PROCFS)('also when nobody watches (proxy-only pipes requests unread): the stdio bridge reaps its own', async () => {
-    const cli = keep(await startCli(['--proxy-only', '--upstream-command', EVERYTHING, '--session-idle', '1']));
-    for (let i = 0; i < 2; i++) await openAndLeave(cli.url);
-    expect(childrenOf(cli.pid).length, cli.stderr()).toBeGreaterThanOrEqual(2);
-    await expect.poll(() => childrenOf(cli.pid).length, { timeout: 20_000 }).toBe(0);
-  }, 40_000);
+  it.skipIf(!HAS_PROCFS)(
+    'also when nobody watches (proxy-only pipes requests unread): the stdio bridge reaps its own',
+    async () => {
+      const cli = keep(await startCli(['--proxy-only', '--upstream-command', EVERYTHING, '--session-idle', '1']));
+      for (let i = 0; i < 2; i++) await openAndLeave(cli.url);
+      expect(childrenOf(cli.pid).length, cli.stderr()).toBeGreaterThanOrEqual(2);
+      await expect.poll(() => childrenOf(cli.pid).length, { timeout: 20_000 }).toBe(0);
+    },
+    40_000,
+  );
 
   it('a session evicted at the cap ends its stdio child', async () => {
     const bridge = keep(await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: [everythingEntry(), 'stdio'] }, () => {}, { idleMs: 0 }));
@@ -77,9 +98,20 @@ describe('idle client sessions end', () => {
 
 describe.skipIf(!HAS_PROCFS)('connections are released', () => {
   it('slow and malformed connections give their descriptors back; calls go on meanwhile', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'test/helpers/proxy-process.ts'), JSON.stringify({ mode: 'replay', cacheDir: await tempDir(), limits: { headersMs: 2000, requestMs: 3000, checkMs: 100 } })], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(REPO, 'test/helpers/proxy-process.ts'),
+        JSON.stringify({ mode: 'replay', cacheDir: await tempDir(), limits: { headersMs: 2000, requestMs: 3000, checkMs: 100 } }),
+      ],
+      { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     keep({ close: async () => void child.kill('SIGKILL') });
-    const url = await new Promise<string>((resolve) => child.stdout?.setEncoding('utf8').on('data', (d: string) => /URL (\S+)/.test(d) && resolve(/URL (\S+)/.exec(d)?.[1] as string)));
+    const url = await new Promise<string>((resolve) =>
+      child.stdout?.setEncoding('utf8').on('data', (d: string) => /URL (\S+)/.test(d) && resolve(/URL (\S+)/.exec(d)?.[1] as string)),
+    );
     const { hostname, port } = new URL(url);
     const pid = child.pid as number;
     const baseline = openFds(pid);
@@ -105,7 +137,11 @@ describe.skipIf(!HAS_PROCFS)('connections are released', () => {
     keep({ close: async () => sockets.forEach((s) => s.destroy()) });
     // the slow ones are held for a while (what a descriptor leak would be), the malformed ones are dropped at once
     expect(openFds(pid)).toBeGreaterThan(baseline + 50);
-    const ping = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    const ping = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
     expect(await ping.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     // our side never closes its sockets: the proxy must
     await expect.poll(() => sockets.filter((s) => s.destroyed || s.readableEnded).length, { timeout: 20_000 }).toBe(150);

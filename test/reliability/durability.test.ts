@@ -52,7 +52,11 @@ afterEach(async () => {
 async function leftovers(dir: string): Promise<string[]> {
   const names = await readdir(dir);
   const entries = new Set(names.filter((n) => parseCassetteName(n)?.kind === 'entry').map((n) => parseCassetteName(n)?.stem));
-  return names.filter((n) => n.startsWith('.rewind-tmp-') || (parseCassetteName(n)?.kind !== 'entry' && parseCassetteName(n)?.key !== undefined && !entries.has(parseCassetteName(n)?.stem)));
+  return names.filter(
+    (n) =>
+      n.startsWith('.rewind-tmp-') ||
+      (parseCassetteName(n)?.kind !== 'entry' && parseCassetteName(n)?.key !== undefined && !entries.has(parseCassetteName(n)?.stem)),
+  );
 }
 
 describe('kill -9 of a recording proxy during 100 concurrent calls', () => {

@@ -48,7 +48,11 @@ afterAll(async () => {
 });
 
 /** A call's outcome: its result text, or the error — with how long it took; never the client-side timeout. */
-async function outcomeOf(client: ConnectedClient, name: string, args: Record<string, unknown> = {}): Promise<{ text?: string; error?: Error; ms: number; hang: boolean }> {
+async function outcomeOf(
+  client: ConnectedClient,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ text?: string; error?: Error; ms: number; hang: boolean }> {
   const t0 = performance.now();
   try {
     const result = await client.client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
@@ -90,7 +94,8 @@ const GARBAGE: Record<string, Misbehave> = {
     res.end('event: message\ndata: {"jsonrpc":"2.0","id":');
   },
   // a JSON-RPC answer declared as text/plain
-  wrong_content_type: (res, _req, id) => res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'plain' }] } })),
+  wrong_content_type: (res, _req, id) =>
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'plain' }] } })),
   // an HTML error page
   html_500: (res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<html><body><h1>500 Internal Server Error</h1></body></html>'),
   // JSON, but not JSON-RPC
@@ -102,7 +107,9 @@ const GARBAGE: Record<string, Misbehave> = {
   // connection reset after the head and part of an SSE event
   reset_mid_sse: (res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\nevent: message\ndata: {"jsonrpc"');
+    res.write(
+      'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\nevent: message\ndata: {"jsonrpc"',
+    );
     setTimeout(() => res.socket?.destroy(), 50);
   },
   // connection reset in the middle of a JSON body (Content-Length promises more)
@@ -124,15 +131,26 @@ async function startGarbageUpstream(): Promise<RawUpstream> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown; method?: string; params?: { name?: string; arguments?: { text?: string } } };
+      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        id?: unknown;
+        method?: string;
+        params?: { name?: string; arguments?: { text?: string } };
+      };
       if (message.id === undefined) return void res.writeHead(202).end();
-      const json = (result: unknown): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-      if (message.method === 'initialize') return json({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'garbage', version: '1' } });
-      if (message.method === 'tools/list') return json({ tools: [{ name: 'ok', inputSchema: { type: 'object' } }, ...Object.keys(GARBAGE).map((name) => ({ name, inputSchema: { type: 'object' } }))] });
+      const json = (result: unknown): void =>
+        void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      if (message.method === 'initialize')
+        return json({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'garbage', version: '1' } });
+      if (message.method === 'tools/list')
+        return json({
+          tools: [{ name: 'ok', inputSchema: { type: 'object' } }, ...Object.keys(GARBAGE).map((name) => ({ name, inputSchema: { type: 'object' } }))],
+        });
       const name = message.params?.name ?? '';
       if (message.method === 'tools/call' && name === 'ok') return json({ content: [{ type: 'text', text: `ok ${message.params?.arguments?.text ?? ''}` }] });
       if (message.method === 'tools/call' && Object.hasOwn(GARBAGE, name)) return GARBAGE[name](res, req, message.id);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'no such method' } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'no such method' } }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -170,9 +188,24 @@ describe('faults', () => {
 
   it('referenced: upstream killed mid-SSE, upstream stopped, kill -9 of a recording proxy then replay', () => {
     figures.push(
-      { case: 'upstream stopped mid-session (robustness-faults.test.ts)', outcome: 'McpError -32005 naming the upstream; proxy serves on', hang: 'no', loadable: 'yes' },
-      { case: 'upstream killed mid-SSE stream (robustness-faults.test.ts)', outcome: 'McpError -32005 after the streamed progress; proxy serves on', hang: 'no', loadable: 'yes' },
-      { case: 'kill -9 of a recording proxy, then replay (robustness-faults.test.ts)', outcome: 'folder loads in replay, no temp files, every confirmed exchange replays', hang: '—', loadable: 'yes' },
+      {
+        case: 'upstream stopped mid-session (robustness-faults.test.ts)',
+        outcome: 'McpError -32005 naming the upstream; proxy serves on',
+        hang: 'no',
+        loadable: 'yes',
+      },
+      {
+        case: 'upstream killed mid-SSE stream (robustness-faults.test.ts)',
+        outcome: 'McpError -32005 after the streamed progress; proxy serves on',
+        hang: 'no',
+        loadable: 'yes',
+      },
+      {
+        case: 'kill -9 of a recording proxy, then replay (robustness-faults.test.ts)',
+        outcome: 'folder loads in replay, no temp files, every confirmed exchange replays',
+        hang: '—',
+        loadable: 'yes',
+      },
     );
   });
 
@@ -184,7 +217,12 @@ describe('faults', () => {
       // an SDK server whose tool sleeps 5 s: SSE answers send their head at once, so the abort breaks the stream
       custom = await startCustomUpstream(() => {
         const server = new Server({ name: 'slow', version: '1.0.0' }, { capabilities: { tools: {} } });
-        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'slow', inputSchema: { type: 'object' } }, { name: 'ok', inputSchema: { type: 'object' } }] }));
+        server.setRequestHandler(ListToolsRequestSchema, () => ({
+          tools: [
+            { name: 'slow', inputSchema: { type: 'object' } },
+            { name: 'ok', inputSchema: { type: 'object' } },
+          ],
+        }));
         server.setRequestHandler(CallToolRequestSchema, async (request) => {
           if (request.params.name === 'slow') await new Promise<void>((resolve) => release.push(resolve) && setTimeout(resolve, 5_000));
           return { content: [{ type: 'text', text: `ok ${String((request.params.arguments as { text?: string } | undefined)?.text ?? '')}` }] };
@@ -196,22 +234,42 @@ describe('faults', () => {
       // JSON answers: the head comes with the result, after 5 s; the abort hits before any byte
       const server = http.createServer((req, res) => {
         const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-          const m = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { id?: unknown; method?: string; params?: { name?: string; arguments?: { text?: string } } };
-          if (m.id === undefined) return void res.writeHead(202).end();
-          const answer = (result: unknown): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
-          if (m.method === 'initialize') return answer({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'slow-json', version: '1' } });
-          const timer = setTimeout(() => answer({ content: [{ type: 'text', text: `ok ${m.params?.arguments?.text ?? ''}` }] }), m.params?.name === 'slow' ? 5_000 : 0);
-          release.push(() => clearTimeout(timer));
-        });
+        req
+          .on('data', (c: Buffer) => chunks.push(c))
+          .on('end', () => {
+            const m = JSON.parse(Buffer.concat(chunks).toString() || '{}') as {
+              id?: unknown;
+              method?: string;
+              params?: { name?: string; arguments?: { text?: string } };
+            };
+            if (m.id === undefined) return void res.writeHead(202).end();
+            const answer = (result: unknown): void =>
+              void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+            if (m.method === 'initialize')
+              return answer({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'slow-json', version: '1' } });
+            const timer = setTimeout(
+              () => answer({ content: [{ type: 'text', text: `ok ${m.params?.arguments?.text ?? ''}` }] }),
+              m.params?.name === 'slow' ? 5_000 : 0,
+            );
+            release.push(() => clearTimeout(timer));
+          });
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      raw = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close: () => new Promise((resolve) => (server.close(() => resolve()), server.closeAllConnections())) };
+      raw = {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+        close: () => new Promise((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
+      };
       upstreamUrl = raw.url;
     }
     const dir = path.join(await tempDir(), 'cassette');
     const warnings: string[] = [];
-    proxy = await startProxy({ mode: 'record', upstreamUrl, cacheDir: dir, upstreamTimeoutMs: 500, onLog: (line, level) => level === 'warn' && warnings.push(line) });
+    proxy = await startProxy({
+      mode: 'record',
+      upstreamUrl,
+      cacheDir: dir,
+      upstreamTimeoutMs: 500,
+      onLog: (line, level) => level === 'warn' && warnings.push(line),
+    });
     client = await connectClient(proxy.url);
 
     const slow = await outcomeOf(client, 'slow');
@@ -223,7 +281,12 @@ describe('faults', () => {
     expect(after.text).toBe('ok after');
     await proxy.flush();
     expect((await readdir(dir)).filter((n) => n.includes('tools_call_slow'))).toEqual([]);
-    figures.push({ case: `upstream slower than upstreamTimeoutMs=500 (${kind} answer, tool sleeps 5 s)`, outcome: `${describeError(slow.error)} after ${slow.ms.toFixed(0)} ms; next call answered`, hang: 'no', loadable: (await loadable(dir)) ? 'yes' : 'no' });
+    figures.push({
+      case: `upstream slower than upstreamTimeoutMs=500 (${kind} answer, tool sleeps 5 s)`,
+      outcome: `${describeError(slow.error)} after ${slow.ms.toFixed(0)} ms; next call answered`,
+      hang: 'no',
+      loadable: (await loadable(dir)) ? 'yes' : 'no',
+    });
   });
 
   it.each(Object.keys(GARBAGE))('upstream misbehaves on a tools/call (%s): a clear error, no hang, the proxy serves on', async (name) => {
@@ -237,7 +300,12 @@ describe('faults', () => {
     await proxy.flush();
     const cassetteOk = await loadable(dir);
     const outcome = bad.error ? describeError(bad.error) : `result "${bad.text}"`;
-    figures.push({ case: `upstream garbage: ${name}`, outcome: `${outcome} (${bad.ms.toFixed(0)} ms); next call: ${next.text ?? describeError(next.error)}`, hang: bad.hang || next.hang ? 'yes' : 'no', loadable: cassetteOk ? 'yes' : 'no' });
+    figures.push({
+      case: `upstream garbage: ${name}`,
+      outcome: `${outcome} (${bad.ms.toFixed(0)} ms); next call: ${next.text ?? describeError(next.error)}`,
+      hang: bad.hang || next.hang ? 'yes' : 'no',
+      loadable: cassetteOk ? 'yes' : 'no',
+    });
 
     expect(bad.hang, outcome).toBe(false);
     expect(next.text).toBe('ok next');
@@ -268,7 +336,11 @@ describe('cassette folder faults while recording', () => {
   });
 
   /** record `before`, break the disk, call `during` (must still be answered live), repair, record `after` */
-  async function recordAcross(dir: string, breakDisk: () => Promise<void>, repair: () => Promise<void>): Promise<{ during: Awaited<ReturnType<typeof outcomeOf>>; warnings: string[] }> {
+  async function recordAcross(
+    dir: string,
+    breakDisk: () => Promise<void>,
+    repair: () => Promise<void>,
+  ): Promise<{ during: Awaited<ReturnType<typeof outcomeOf>>; warnings: string[] }> {
     sdk = await startSdkServer();
     const warnings: string[] = [];
     proxy = await startProxy({ mode: 'record', upstreamUrl: sdk.url, cacheDir: dir, onLog: (line, level) => void (level === 'warn' && warnings.push(line)) });
@@ -281,7 +353,10 @@ describe('cassette folder faults while recording', () => {
     await proxy.flush();
     expect(during.hang).toBe(false);
     expect(during.text, describeError(during.error)).toBe(`echo: during ${'x'.repeat(20_000)}`); // the live answer, despite the disk
-    expect(warnings.some((w) => w.startsWith('cassette: could not record')), warnings.join('\n')).toBe(true);
+    expect(
+      warnings.some((w) => w.startsWith('cassette: could not record')),
+      warnings.join('\n'),
+    ).toBe(true);
     expect((await healthcheck(proxy)).status).toBe(200);
 
     await repair();
@@ -308,7 +383,12 @@ describe('cassette folder faults while recording', () => {
       async () => {
         await chmod(dir, 0o555);
         const probe = path.join(dir, '.write-probe');
-        if (await writeFile(probe, 'x').then(() => false, () => true)) {
+        if (
+          await writeFile(probe, 'x').then(
+            () => false,
+            () => true,
+          )
+        ) {
           method = 'chmod 0555';
           repair = () => chmod(dir, 0o755);
           return;
@@ -330,7 +410,12 @@ describe('cassette folder faults while recording', () => {
     );
     const failure = warnings.find((w) => w.startsWith('cassette: could not record')) ?? '';
     console.log(`read-only case simulated by: ${method}`);
-    figures.push({ case: `cassette folder read-only (${method})`, outcome: `live answer delivered; logged "${failure.slice(0, 110)}"; recording resumes after repair`, hang: 'no', loadable: 'yes' });
+    figures.push({
+      case: `cassette folder read-only (${method})`,
+      outcome: `live answer delivered; logged "${failure.slice(0, 110)}"; recording resumes after repair`,
+      hang: 'no',
+      loadable: 'yes',
+    });
   });
 
   it('full disk (ENOSPC on a 64 kB tmpfs): the client gets its live answer, the failure is logged, no crash', async (ctx) => {
@@ -353,14 +438,22 @@ describe('cassette folder faults while recording', () => {
       dir,
       async () => {
         // fill the file system: the write fails part-way with ENOSPC and leaves the partial filler behind
-        const full = await writeFile(filler, Buffer.alloc(1024 * 1024, 1)).then(() => 'not full', (e: NodeJS.ErrnoException) => e.code);
+        const full = await writeFile(filler, Buffer.alloc(1024 * 1024, 1)).then(
+          () => 'not full',
+          (e: NodeJS.ErrnoException) => e.code,
+        );
         expect(full).toBe('ENOSPC');
       },
       () => rm(filler),
     );
     const failure = warnings.find((w) => w.startsWith('cassette: could not record')) ?? '';
     expect(failure).toContain('ENOSPC');
-    figures.push({ case: 'cassette folder full (ENOSPC, 64 kB tmpfs filled up)', outcome: `live answer delivered; logged "${failure.slice(0, 110)}"; recording resumes once space is freed`, hang: 'no', loadable: 'yes' });
+    figures.push({
+      case: 'cassette folder full (ENOSPC, 64 kB tmpfs filled up)',
+      outcome: `live answer delivered; logged "${failure.slice(0, 110)}"; recording resumes once space is freed`,
+      hang: 'no',
+      loadable: 'yes',
+    });
   });
 });
 
@@ -388,7 +481,10 @@ describe('stdio upstream crashing', () => {
     ['hybrid', 'during'],
   ] as const)('%s mode, the child exits %s its 2nd tool call: the next call is answered after a respawn or fails clearly, no hang', async (mode, when) => {
     const log: string[] = [];
-    bridge = await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', path.join(REPO, 'test/helpers/crashing-stdio-server.ts'), when], cwd: REPO }, (line) => void log.push(line));
+    bridge = await startUpstreamBridge(
+      { kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', path.join(REPO, 'test/helpers/crashing-stdio-server.ts'), when], cwd: REPO },
+      (line) => void log.push(line),
+    );
     const dir = path.join(await tempDir(), 'cassette');
     proxy = await startProxy({ mode, upstreamUrl: bridge.url, cacheDir: dir });
     const client = await connectClient(proxy.url);

@@ -90,7 +90,9 @@ describe(`load: ${CLIENTS} concurrent sessions × ${CALLS} tool calls through on
       await Promise.all(clients.splice(0).map((c) => c.close()));
       await recorder.flush();
       const after = heap();
-      figures.push(`| record: ${CLIENTS * CALLS} tool calls, ${CLIENTS} concurrent sessions | ${recordMs.toFixed(0)} ms (${((CLIENTS * CALLS * 1000) / recordMs).toFixed(0)} calls/s) |`);
+      figures.push(
+        `| record: ${CLIENTS * CALLS} tool calls, ${CLIENTS} concurrent sessions | ${recordMs.toFixed(0)} ms (${((CLIENTS * CALLS * 1000) / recordMs).toFixed(0)} calls/s) |`,
+      );
 
       // sessions closed by their clients (DELETE) leave nothing behind, in the proxy and upstream
       expect(recorder.endpoint.sessions.size).toBe(0);
@@ -108,24 +110,33 @@ describe(`load: ${CLIENTS} concurrent sessions × ${CALLS} tool calls through on
       // the tool calls, the warm-up call and one initialize (the same key for every session)
       expect(names.length).toBe(CLIENTS * CALLS + 2);
       expect(perKey.has('initialize')).toBe(true);
-      for (let c = 0; c < CLIENTS; c++) for (let i = 0; i < CALLS; i++) expect(perKey.get(keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: textFor(c, i) } } }))).toBe(1);
+      for (let c = 0; c < CLIENTS; c++)
+        for (let i = 0; i < CALLS; i++)
+          expect(perKey.get(keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: textFor(c, i) } } }))).toBe(1);
       // the store holds the recorded entries, nothing else
       expect(recorder.store?.size).toBe(names.length);
       figures.push(`| distilled files / distinct keys / duplicates | ${names.length} / ${perKey.size} / ${duplicates.length} |`);
 
       // a second wave of already-recorded calls (same keys: skipped) must not grow the heap: no per-exchange state
       const wave = await Promise.all(Array.from({ length: 20 }, () => connectClient(recorder!.url)));
-      await Promise.all(wave.map(async (client, c) => {
-        for (let i = 0; i < CALLS; i++) await client.client.callTool({ name: 'echo', arguments: { text: textFor(c, i) } }, undefined, { timeout: CALL_TIMEOUT_MS });
-      }));
+      await Promise.all(
+        wave.map(async (client, c) => {
+          for (let i = 0; i < CALLS; i++)
+            await client.client.callTool({ name: 'echo', arguments: { text: textFor(c, i) } }, undefined, { timeout: CALL_TIMEOUT_MS });
+        }),
+      );
       await Promise.all(wave.map((c) => c.close()));
       await recorder.flush();
       const afterWave = heap();
       expect((await readdir(dir)).filter(isDistilled)).toHaveLength(names.length);
       expect(recorder.endpoint.sessions.size).toBe(0);
       const perEntry = (after.heap - before.heap) / (CLIENTS * CALLS);
-      figures.push(`| heap after GC: baseline → after recording → after ${20 * CALLS} repeated calls | ${(before.heap / MB).toFixed(1)} → ${(after.heap / MB).toFixed(1)} → ${(afterWave.heap / MB).toFixed(1)} MB |`);
-      figures.push(`| RSS: baseline → after recording → after repeated calls | ${(before.rss / MB).toFixed(0)} → ${(after.rss / MB).toFixed(0)} → ${(afterWave.rss / MB).toFixed(0)} MB |`);
+      figures.push(
+        `| heap after GC: baseline → after recording → after ${20 * CALLS} repeated calls | ${(before.heap / MB).toFixed(1)} → ${(after.heap / MB).toFixed(1)} → ${(afterWave.heap / MB).toFixed(1)} MB |`,
+      );
+      figures.push(
+        `| RSS: baseline → after recording → after repeated calls | ${(before.rss / MB).toFixed(0)} → ${(after.rss / MB).toFixed(0)} → ${(afterWave.rss / MB).toFixed(0)} MB |`,
+      );
       figures.push(`| heap growth per recorded entry (the store's in-memory index) | ${(perEntry / 1024).toFixed(2)} kB |`);
       figures.push(`| SessionRegistry size after the clients closed | ${recorder.endpoint.sessions.size} |`);
       // the index of 10,000 small entries, plus noise: a few kB per entry at most
@@ -146,13 +157,15 @@ describe(`load: ${CLIENTS} concurrent sessions × ${CALLS} tool calls through on
       const sample = Array.from({ length: Math.min(SAMPLE, CLIENTS * CALLS) }, () => textFor(Math.floor(next() * CLIENTS), Math.floor(next() * CALLS)));
       const t1 = performance.now();
       let mismatches = 0;
-      await Promise.all(replayers.map(async (client, r) => {
-        for (let s = r; s < sample.length; s += replayers.length) {
-          const result = await client.client.callTool({ name: 'echo', arguments: { text: sample[s] } }, undefined, { timeout: CALL_TIMEOUT_MS });
-          if (JSON.stringify(result) !== JSON.stringify(live.get(sample[s]))) mismatches++;
-          expect(result).toEqual(live.get(sample[s]));
-        }
-      }));
+      await Promise.all(
+        replayers.map(async (client, r) => {
+          for (let s = r; s < sample.length; s += replayers.length) {
+            const result = await client.client.callTool({ name: 'echo', arguments: { text: sample[s] } }, undefined, { timeout: CALL_TIMEOUT_MS });
+            if (JSON.stringify(result) !== JSON.stringify(live.get(sample[s]))) mismatches++;
+            expect(result).toEqual(live.get(sample[s]));
+          }
+        }),
+      );
       figures.push(`| replay (upstream stopped): sampled calls / mismatches | ${sample.length} / ${mismatches} (${(performance.now() - t1).toFixed(0)} ms) |`);
     } finally {
       await Promise.all(clients.map((c) => c.close().catch(() => {})));

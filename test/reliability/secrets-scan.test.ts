@@ -135,7 +135,14 @@ describe('secrets scan: nothing written or logged holds a secret', () => {
     await mkdir(exports);
     await mkdir(home);
     // the children's HOME and data folders are under the scanned root too: a stray settings/log file would be found
-    const env = { ...process.env, HOME: home, XDG_DATA_HOME: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), MCP_REWIND_DATA_DIR: path.join(home, 'rewind'), NO_COLOR: '1' };
+    const env = {
+      ...process.env,
+      HOME: home,
+      XDG_DATA_HOME: path.join(home, 'data'),
+      XDG_CONFIG_HOME: path.join(home, 'config'),
+      MCP_REWIND_DATA_DIR: path.join(home, 'rewind'),
+      NO_COLOR: '1',
+    };
 
     upstream = await startCustomUpstream(() => {
       const server = new Server({ name: 'secrets', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -159,7 +166,8 @@ describe('secrets scan: nothing written or logged holds a secret', () => {
     clis.push(recorder);
     const live = await connectClient(recorder.url, { headers });
     await live.client.listTools();
-    for (const q of ['alpha', `with ${CUSTOM_SECRET} inside`]) expect(textOf(await live.client.callTool({ name: 'lookup', arguments: { q } }))).toContain(CUSTOM_SECRET);
+    for (const q of ['alpha', `with ${CUSTOM_SECRET} inside`])
+      expect(textOf(await live.client.callTool({ name: 'lookup', arguments: { q } }))).toContain(CUSTOM_SECRET);
     await live.close();
     await recorder.stop();
     // the secrets really went through (else the scan proves nothing)
@@ -191,7 +199,11 @@ describe('secrets scan: nothing written or logged holds a secret', () => {
     await writeFile(path.join(logs, 'replay.log'), replayer.output());
 
     // 4. scan every file below the root and every log line (first: the scanner finds a planted secret in each form)
-    for (const [label, needle] of needles()) expect([...needles().values()].some((n) => `planted ${needle} here`.includes(n)), label).toBe(true);
+    for (const [label, needle] of needles())
+      expect(
+        [...needles().values()].some((n) => `planted ${needle} here`.includes(n)),
+        label,
+      ).toBe(true);
     expect(recorder.output()).toMatch(/record\s+tools\/call lookup/); // the verbose log really logged the exchanges
     const files = await walk(root);
     expect(files.filter((f) => f.startsWith(cassette)).length).toBeGreaterThan(4);
@@ -203,8 +215,11 @@ describe('secrets scan: nothing written or logged holds a secret', () => {
       for (const [label, needle] of needles()) if (text.includes(needle)) found.push(`${path.relative(root, file)}: ${label}`);
     }
     const lines = `${recorder.output()}\n${replayer.output()}`.split('\n');
-    for (const [i, line] of lines.entries()) for (const [label, needle] of needles()) if (line.includes(needle)) found.push(`log line ${i + 1} "${line.slice(0, 80)}": ${label}`);
-    console.log(`\nSecrets scan: ${files.length} files (${(bytes / 1024).toFixed(0)} kB) and ${lines.length} log lines scanned for ${needles().size} secret forms: ${found.length} occurrences${found.length ? `\n${found.join('\n')}` : ''}\n`);
+    for (const [i, line] of lines.entries())
+      for (const [label, needle] of needles()) if (line.includes(needle)) found.push(`log line ${i + 1} "${line.slice(0, 80)}": ${label}`);
+    console.log(
+      `\nSecrets scan: ${files.length} files (${(bytes / 1024).toFixed(0)} kB) and ${lines.length} log lines scanned for ${needles().size} secret forms: ${found.length} occurrences${found.length ? `\n${found.join('\n')}` : ''}\n`,
+    );
     expect(found).toEqual([]);
     // the redaction is visible, not silent
     expect(await readFile(path.join(exports, 'cassette.har'), 'utf8')).toContain('[REDACTED]');

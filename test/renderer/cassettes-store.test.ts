@@ -51,12 +51,26 @@ describe('cassettes store', () => {
 
     await state().open(`  ${dir}  `);
     expect(state()).toMatchObject({ dir, loading: false, error: undefined });
-    expect(state().entries.map((e) => e.file)).toEqual(['1 initialize.json', '3 tools_list.json', '4 resources_list.json', ECHO, '6 tools_call_add_206f7b5543e6f2ef.json']);
-    expect(state().entries.find((e) => e.file === ECHO)).toMatchObject({ n: 5, tool: 'echo', arguments: { text: 'hello' }, preview: 'hello from mcp-rewind', hits: 0 });
+    expect(state().entries.map((e) => e.file)).toEqual([
+      '1 initialize.json',
+      '3 tools_list.json',
+      '4 resources_list.json',
+      ECHO,
+      '6 tools_call_add_206f7b5543e6f2ef.json',
+    ]);
+    expect(state().entries.find((e) => e.file === ECHO)).toMatchObject({
+      n: 5,
+      tool: 'echo',
+      arguments: { text: 'hello' },
+      preview: 'hello from mcp-rewind',
+      hits: 0,
+    });
     await eventually(() => recent()?.[0] === dir, 'the settings event');
     expect(recent()).toEqual([dir, '/r/0', '/r/1', '/r/2', '/r/3', '/r/4', '/r/5', '/r/6', '/r/7', '/r/8']);
 
-    await state().open('/r/3').catch(() => {}); // a failed open is not remembered
+    await state()
+      .open('/r/3')
+      .catch(() => {}); // a failed open is not remembered
     await state().open(dir);
     expect(recent()?.filter((d) => d === dir)).toHaveLength(1);
     expect(recent()?.[0]).toBe(dir);

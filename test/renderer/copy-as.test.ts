@@ -13,7 +13,12 @@ const TARGET = { url: 'http://127.0.0.1:4321/mcp', protocolVersion: '2025-06-18'
 
 describe('copy as: the generators', () => {
   it('a JSON-RPC message with a fresh id, and the response as JSON', () => {
-    expect(JSON.parse(jsonRpcMessage({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }))).toEqual({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } });
+    expect(JSON.parse(jsonRpcMessage({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }))).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hi' } },
+    });
     expect(JSON.parse(jsonRpcMessage({ method: 'ping' }, 'x'))).toEqual({ jsonrpc: '2.0', id: 'x', method: 'ping' });
     expect(responseJson({ jsonrpc: '2.0', id: 1, result: {} })).toBe('{\n  "jsonrpc": "2.0",\n  "id": 1,\n  "result": {}\n}');
   });
@@ -21,7 +26,7 @@ describe('copy as: the generators', () => {
   it('a curl script: its own session (initialize, initialized), the request, DELETE; quotes survive the shell', () => {
     const script = curlScript({ method: 'tools/call', params: { name: 'echo', arguments: { text: "it's $HOME `x`" } } }, TARGET);
     expect(script.startsWith('#!/bin/sh\n# tools/call echo through proxy rec')).toBe(true);
-    expect(script).toContain("URL=http://127.0.0.1:4321/mcp");
+    expect(script).toContain('URL=http://127.0.0.1:4321/mcp');
     expect(script).toContain('"method":"initialize"');
     expect(script).toContain('"protocolVersion":"2025-06-18"');
     expect(script).toContain('notifications/initialized');

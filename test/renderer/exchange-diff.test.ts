@@ -18,8 +18,19 @@ describe('exchange diff: structure with paths', () => {
   });
 
   it('matches array items by name/uri/id, so an insertion is one addition, not every item changed', () => {
-    const a = { tools: [{ name: 'a', description: 'A' }, { name: 'c', description: 'C' }] };
-    const b = { tools: [{ name: 'a', description: 'A' }, { name: 'b', description: 'B' }, { name: 'c', description: 'C2' }] };
+    const a = {
+      tools: [
+        { name: 'a', description: 'A' },
+        { name: 'c', description: 'C' },
+      ],
+    };
+    const b = {
+      tools: [
+        { name: 'a', description: 'A' },
+        { name: 'b', description: 'B' },
+        { name: 'c', description: 'C2' },
+      ],
+    };
     expect(diffValues(a, b).map((c) => [c.at, c.kind])).toEqual([
       ['tools[1]', 'added'],
       ['tools[2].description', 'changed'],

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { RulesFileSchema, type ToolRule } from '../../src/shared/rules/schema.js';
-import { checkDraft, EMPTY_OBJECT_SCHEMA, emptyForm, formToCandidate, issuesAt, ruleToForm, syntheticForm, type ToolForm } from '../../src/renderer/src/models/rules-form.js';
+import {
+  checkDraft,
+  EMPTY_OBJECT_SCHEMA,
+  emptyForm,
+  formToCandidate,
+  issuesAt,
+  ruleToForm,
+  syntheticForm,
+  type ToolForm,
+} from '../../src/renderer/src/models/rules-form.js';
 
 /** The Rules view's form model, validated with the engine's own RulesFileSchema (no engine needed: pure logic). */
 
@@ -22,7 +31,13 @@ describe('rules form: rule → form', () => {
       hidden: false,
     });
     const synthetic = syntheticForm('made-up');
-    expect(synthetic).toMatchObject({ name: 'made-up', behavior: 'override', text: 'made-up: not implemented', description: '', inputSchemaJson: EMPTY_OBJECT_SCHEMA });
+    expect(synthetic).toMatchObject({
+      name: 'made-up',
+      behavior: 'override',
+      text: 'made-up: not implemented',
+      description: '',
+      inputSchemaJson: EMPTY_OBJECT_SCHEMA,
+    });
     // as it stands, a synthetic form is a valid rule (MCP requires an object input schema)
     const check = checkDraft(draft([synthetic]));
     expect(check.summary).toBeUndefined();
@@ -44,7 +59,10 @@ describe('rules form: rule → form', () => {
   it('turns each behavior into form strings (JSON pretty-printed, delay in seconds)', () => {
     expect(ruleToForm({ name: 'a' })).toEqual(emptyForm('a'));
     expect(ruleToForm({ name: 'a', behavior: null, description: null, input_schema: null })).toEqual(emptyForm('a'));
-    expect(ruleToForm({ name: 'a', behavior: { type: 'inject', template: '[{original_text}]' } })).toMatchObject({ behavior: 'inject', template: '[{original_text}]' });
+    expect(ruleToForm({ name: 'a', behavior: { type: 'inject', template: '[{original_text}]' } })).toMatchObject({
+      behavior: 'inject',
+      template: '[{original_text}]',
+    });
     const form = ruleToForm({
       name: 'b',
       description: 'patched',
@@ -72,7 +90,10 @@ describe('rules form: rule → form', () => {
         name: 'blocks',
         description: 'd',
         input_schema: { type: 'object', required: ['q'] },
-        behavior: { type: 'override', response: { content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }], structured_content: { a: [1] }, is_error: true, delay_s: 3 } },
+        behavior: {
+          type: 'override',
+          response: { content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }], structured_content: { a: [1] }, is_error: true, delay_s: 3 },
+        },
       },
     ];
     const check = checkDraft(draft(tools.map(ruleToForm), false, 'be brief'));
@@ -85,7 +106,10 @@ describe('rules form: rule → form', () => {
 
 describe('rules form: form → candidate', () => {
   it('leaves out empty override fields and reports JSON syntax errors by field, keeping the rest', () => {
-    expect(formToCandidate({ ...emptyForm('a'), behavior: 'override' })).toEqual({ rule: { name: 'a', behavior: { type: 'override', response: {} } }, issues: [] });
+    expect(formToCandidate({ ...emptyForm('a'), behavior: 'override' })).toEqual({
+      rule: { name: 'a', behavior: { type: 'override', response: {} } },
+      issues: [],
+    });
     const { rule, issues } = formToCandidate({
       ...emptyForm('a'),
       behavior: 'override',
@@ -125,7 +149,8 @@ describe('rules form: checkDraft (RulesFileSchema)', () => {
     expect(check.general).toEqual([]);
     // one line naming every bad field, the JSON syntax errors first (per tool), then zod's
     expect(check.summary).toMatch(/^json: behavior\.response\.structured_content: not valid JSON/);
-    for (const path of ['tools.1.behavior.response.delay_s', 'tools.2.behavior.response.delay_s', 'tools.3.behavior.response', 'tools.4.input_schema.type']) expect(check.summary).toContain(path);
+    for (const path of ['tools.1.behavior.response.delay_s', 'tools.2.behavior.response.delay_s', 'tools.3.behavior.response', 'tools.4.input_schema.type'])
+      expect(check.summary).toContain(path);
     // the JSON view still shows the candidate of an invalid draft
     expect((check.candidate.tools as unknown[]).length).toBe(6);
   });

@@ -74,7 +74,10 @@ describe('rules store', () => {
     expect(typeof s.notified).toBe('number');
     expect(s.tools.find((t) => t.name === 'echo')).toMatchObject({ behavior: 'override', origin: 'overlay' });
     expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('overridden!');
-    expect((await api.call('rules.get', { id: proxy.id })).rules).toEqual({ passthrough: true, tools: [{ name: 'echo', behavior: { type: 'override', response: { text: 'overridden!' } } }] });
+    expect((await api.call('rules.get', { id: proxy.id })).rules).toEqual({
+      passthrough: true,
+      tools: [{ name: 'echo', behavior: { type: 'override', response: { text: 'overridden!' } } }],
+    });
 
     // a reload of a clean draft takes the engine's rules (here set by another window)
     await api.call('rules.set', { id: proxy.id, rules: { tools: [{ name: 'echo', behavior: { type: 'override', response: { text: 'elsewhere' } } }] } });

@@ -1,5 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { addItem, fromJsonText, getAt, initialValue, itemAt, numberFrom, optionKey, optionOf, pathText, problemsByPath, promptForm, removeItem, setAt, formOf, type Field } from '../../src/renderer/src/models/schema-form.js';
+import {
+  addItem,
+  fromJsonText,
+  getAt,
+  initialValue,
+  itemAt,
+  numberFrom,
+  optionKey,
+  optionOf,
+  pathText,
+  problemsByPath,
+  promptForm,
+  removeItem,
+  setAt,
+  formOf,
+  type Field,
+} from '../../src/renderer/src/models/schema-form.js';
 
 const EVENT_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -12,7 +28,10 @@ const EVENT_SCHEMA = {
       required: ['date'],
     },
     priority: { enum: ['low', 'normal', 'high'], default: 'normal' },
-    attendees: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } }, required: ['name'] } },
+    attendees: {
+      type: 'array',
+      items: { type: 'object', properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } }, required: ['name'] },
+    },
     tags: { type: 'array', items: { type: 'string' } },
     note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
     extra: { type: 'object', additionalProperties: { type: 'string' } },
@@ -54,7 +73,9 @@ describe('schema form: fields from a JSON Schema', () => {
 
   it('starts from the defaults and the required parts; optional fields stay absent', () => {
     expect(initialValue(formOf(EVENT_SCHEMA))).toEqual({ when: { allDay: false }, priority: 'normal' });
-    expect(initialValue(formOf({ type: 'object', properties: { flag: { type: 'boolean' }, on: { type: 'boolean' } }, required: ['on'] }))).toEqual({ on: false });
+    expect(initialValue(formOf({ type: 'object', properties: { flag: { type: 'boolean' }, on: { type: 'boolean' } }, required: ['on'] }))).toEqual({
+      on: false,
+    });
     expect(initialValue(formOf({ type: 'object', properties: { kind: { const: 'fixed' } }, required: ['kind'] }))).toEqual({ kind: 'fixed' });
     expect(initialValue(formOf(undefined))).toEqual({});
   });

@@ -97,7 +97,15 @@ describe('settings store', () => {
   it('loads the defaults, shows an update at once, saves it to the settings file', async () => {
     const { dataDir } = await attached();
     expect(state()).toMatchObject({ saving: 0, file: join(dataDir, 'settings.json'), problem: undefined, error: undefined });
-    expect(state().settings).toEqual({ theme: 'system', defaultCacheDir: join(dataDir, 'cassettes'), trafficCapacity: 100_000, autoScroll: true, recentFolders: [], restoreWorkspace: true, timelineLayout: { split: 'side', side: 60, bottom: 60 } });
+    expect(state().settings).toEqual({
+      theme: 'system',
+      defaultCacheDir: join(dataDir, 'cassettes'),
+      trafficCapacity: 100_000,
+      autoScroll: true,
+      recentFolders: [],
+      restoreWorkspace: true,
+      timelineLayout: { split: 'side', side: 60, bottom: 60 },
+    });
 
     const saving = state().update({ theme: 'dark', autoScroll: false });
     expect(state().settings).toMatchObject({ theme: 'dark', autoScroll: false }); // before the round trip

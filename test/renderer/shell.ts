@@ -37,7 +37,11 @@ export async function browserShell(): Promise<Shell> {
   closers.push(() => running.close());
   const url = `ws://127.0.0.1:${running.shell.port}/api`;
   // Node 20 has no global WebSocket: the `ws` package stands in for the browser's
-  const api = createWebSocketApi({ url, protocols: bridgeProtocols(running.shell.token), WebSocket: WebSocket as unknown as new (url: string) => WebSocketLike });
+  const api = createWebSocketApi({
+    url,
+    protocols: bridgeProtocols(running.shell.token),
+    WebSocket: WebSocket as unknown as new (url: string) => WebSocketLike,
+  });
   closers.push(() => api.close());
   return { api, dataDir };
 }

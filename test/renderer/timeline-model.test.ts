@@ -59,7 +59,8 @@ describe('timeline model over real exchanges', () => {
     await c.client.callTool({ name: 'counter', arguments: {} });
     await c.client.callTool({ name: 'echo', arguments: { nope: 1 } }).catch(() => {});
     await c.close();
-    const callsOf = async (id: string): Promise<number> => (await api.call('traffic.snapshot', {})).filter((e) => e.proxyId === id && e.method === 'tools/call').length;
+    const callsOf = async (id: string): Promise<number> =>
+      (await api.call('traffic.snapshot', {})).filter((e) => e.proxyId === id && e.method === 'tools/call').length;
     await expect.poll(() => callsOf(rec.id)).toBe(4); // a recorded exchange is published once its entry is written
     await api.call('proxies.stop', { id: rec.id });
     const replay = await api.call('proxies.create', { mode: 'replay', cacheDir });

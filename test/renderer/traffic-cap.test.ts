@@ -45,7 +45,19 @@ describe('the byte cap', () => {
   it('the engine ring keeps what fits, newest first; full bodies are held within their own budget', () => {
     const ring = new TrafficBuffer(100_000, 2 * 1024 * 1024);
     const event = (seq: number): TrafficEvent =>
-      ({ seq, proxyId: 'p', method: 'tools/call', key: 'k', source: 'upstream', cassette: 'none', startedAt: 0, durationMs: 1, stream: [], request: { jsonrpc: '2.0', id: seq, method: 'tools/call', params: { name: 'big' } }, response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: 'y'.repeat(1_000_000) }] } } }) as TrafficEvent;
+      ({
+        seq,
+        proxyId: 'p',
+        method: 'tools/call',
+        key: 'k',
+        source: 'upstream',
+        cassette: 'none',
+        startedAt: 0,
+        durationMs: 1,
+        stream: [],
+        request: { jsonrpc: '2.0', id: seq, method: 'tools/call', params: { name: 'big' } },
+        response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: 'y'.repeat(1_000_000) }] } },
+      }) as TrafficEvent;
     for (let seq = 1; seq <= 300; seq++) ring.push(event(seq)); // 300 MB of bodies
     expect(ring.bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
     expect(ring.size).toBe(300); // truncated, each is small: all fit

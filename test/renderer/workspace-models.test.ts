@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { flattenTree, initialExpansion, pathId, pathText, preview, RANGE_SIZE, revealPath, searchTree, STRING_EXPANDED, STRING_PREVIEW } from '../../src/renderer/src/models/json-tree.js';
+import {
+  flattenTree,
+  initialExpansion,
+  pathId,
+  pathText,
+  preview,
+  RANGE_SIZE,
+  revealPath,
+  searchTree,
+  STRING_EXPANDED,
+  STRING_PREVIEW,
+} from '../../src/renderer/src/models/json-tree.js';
 import { argumentProblems, toolInputSchema } from '../../src/renderer/src/models/input-schema.js';
 import { entryProblem } from '../../src/renderer/src/models/entry-check.js';
 import { heldRows, indexOfKey, isChanged, rowKey, sourceKind, statusLabel } from '../../src/renderer/src/views/timeline/model.js';
@@ -10,7 +21,10 @@ import type { TrafficEvent } from '../../src/shared/api.js';
 // editor's entry check, held rows and row lookup, and the New proxy form's field problems.
 
 describe('JSON tree model', () => {
-  const doc = { result: { content: [{ type: 'text', text: 'hi' }], items: Array.from({ length: 250 }, (_, i) => ({ id: i })) }, long: 'x'.repeat(STRING_PREVIEW + 50) };
+  const doc = {
+    result: { content: [{ type: 'text', text: 'hi' }], items: Array.from({ length: 250 }, (_, i) => ({ id: i })) },
+    long: 'x'.repeat(STRING_PREVIEW + 50),
+  };
 
   it('shows the expanded containers only, big arrays as ranges of RANGE_SIZE, long strings cut', () => {
     const open = new Set([pathId([]), pathId(['result'])]);
@@ -46,7 +60,13 @@ describe('JSON tree model', () => {
     expect(searchTree(doc, '   ')).toEqual([]);
     expect(searchTree(doc, 'id', 10)).toHaveLength(10);
     const reveal = revealPath(doc, ['result', 'items', 217, 'id']);
-    expect(reveal).toEqual([pathId([]), pathId(['result']), pathId(['result', 'items']), `${pathId(['result', 'items'])}#200`, pathId(['result', 'items', 217])]);
+    expect(reveal).toEqual([
+      pathId([]),
+      pathId(['result']),
+      pathId(['result', 'items']),
+      `${pathId(['result', 'items'])}#200`,
+      pathId(['result', 'items', 217]),
+    ]);
     const rows = flattenTree(doc, new Set(reveal));
     expect(rows.some((r) => pathId(r.path) === pathId(['result', 'items', 217, 'id']))).toBe(true);
     expect(pathText(['result', 'content', 0, 'text'])).toBe('result.content[0].text');
@@ -62,19 +82,29 @@ describe('JSON tree model', () => {
 });
 
 describe('breakpoint editor: arguments against the tool schema', () => {
-  const schema = { type: 'object', properties: { text: { type: 'string' }, n: { type: 'integer' }, mode: { enum: ['a', 'b'] } }, required: ['text'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { text: { type: 'string' }, n: { type: 'integer' }, mode: { enum: ['a', 'b'] } },
+    required: ['text'],
+    additionalProperties: false,
+  };
   it('flags missing required, wrong types, enums and unknown properties', () => {
     expect(argumentProblems({ text: 'x', n: 2, mode: 'a' }, schema)).toEqual([]);
     expect(argumentProblems({ n: 2.5, mode: 'c', extra: 1 }, schema)).toEqual([
-      'text: required by the tool\'s input schema',
+      "text: required by the tool's input schema",
       'n: expected integer, got number',
       'mode: one of "a", "b"',
-      'extra: not a property of the tool\'s input schema',
+      "extra: not a property of the tool's input schema",
     ]);
     expect(argumentProblems({ anything: 1 }, undefined)).toEqual([]);
   });
   it('takes the schema from the newest tools/list of the proxy', () => {
-    const list = (proxyId: string, type: string) => ({ proxyId, method: 'tools/list', response: { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type } } } }] } } }) as unknown as TrafficEvent;
+    const list = (proxyId: string, type: string) =>
+      ({
+        proxyId,
+        method: 'tools/list',
+        response: { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type } } } }] } },
+      }) as unknown as TrafficEvent;
     const schemaOf = toolInputSchema([list('p1', 'string'), list('p2', 'number'), list('p1', 'boolean')], 'p1', 'echo');
     expect(schemaOf).toMatchObject({ properties: { text: { type: 'boolean' } } });
     expect(toolInputSchema([list('p1', 'string')], 'p1', 'other')).toBeUndefined();
@@ -94,7 +124,19 @@ describe('cassette editor: the entry as you type', () => {
 });
 
 describe('timeline rows', () => {
-  const event = (proxyId: string, seq: number, extra: Partial<TrafficEvent> = {}): TrafficEvent => ({ proxyId, seq, method: 'tools/call', key: 'k', source: 'upstream', cassette: 'none', request: { jsonrpc: '2.0', id: seq, method: 'tools/call' }, stream: [], startedAt: 0, durationMs: 1, ...extra });
+  const event = (proxyId: string, seq: number, extra: Partial<TrafficEvent> = {}): TrafficEvent => ({
+    proxyId,
+    seq,
+    method: 'tools/call',
+    key: 'k',
+    source: 'upstream',
+    cassette: 'none',
+    request: { jsonrpc: '2.0', id: seq, method: 'tools/call' },
+    stream: [],
+    startedAt: 0,
+    durationMs: 1,
+    ...extra,
+  });
   it('held calls become pending rows with their own keys; a key finds its row', () => {
     const held = heldRows([{ id: 'b1', proxyId: 'p1', tool: 'echo', stage: 'request', arguments: { text: 'x' }, since: 5, timeoutAt: 10 }]);
     expect(held[0]).toMatchObject({ pausedId: 'b1', tool: 'echo', request: { params: { name: 'echo', arguments: { text: 'x' } } } });
@@ -120,7 +162,9 @@ describe('New proxy form: problems in the words of its fields', () => {
     expect(proxyConfigIssues({ mode: 'record', upstreamUrl: 'nope' })).toEqual({ upstreamUrl: 'not a URL (e.g. http://127.0.0.1:3000/mcp)' });
     expect(proxyConfigIssues({ mode: 'replay', port: -1, name: 'x'.repeat(101) })).toEqual({ port: expect.any(String), name: 'at most 100 characters' });
     expect(proxyConfigIssues({ mode: 'replay' })).toEqual({}); // an empty cassette folder means the default one
-    expect(describeProxyIssues(proxyConfigIssues({ mode: 'hybrid', upstreamUrl: 'http://a/mcp', upstreamCommand: 'x' }))).toBe('stdio command: give either an Upstream URL or a stdio command, not both');
+    expect(describeProxyIssues(proxyConfigIssues({ mode: 'hybrid', upstreamUrl: 'http://a/mcp', upstreamCommand: 'x' }))).toBe(
+      'stdio command: give either an Upstream URL or a stdio command, not both',
+    );
     expect(describeProxyIssues(proxyConfigIssues({ mode: 'proxy-only', shiny: true }))).toBe('unknown setting: shiny');
   });
 });

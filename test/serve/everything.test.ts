@@ -63,7 +63,11 @@ describe('serve: server-everything as the upstream', () => {
       upstream: { url: ev.url },
       instructions: 'Harness instructions, not the upstream ones.',
       tools: [
-        { name: 'fake_admin', input_schema: { type: 'object', properties: { cmd: { type: 'string' } } }, behavior: { type: 'override', response: { text: 'denied', is_error: true } } },
+        {
+          name: 'fake_admin',
+          input_schema: { type: 'object', properties: { cmd: { type: 'string' } } },
+          behavior: { type: 'override', response: { text: 'denied', is_error: true } },
+        },
         { name: 'get-sum', input_schema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' }, note: { type: 'string' } } } },
       ],
     });
@@ -86,7 +90,10 @@ describe('serve: server-everything as the upstream', () => {
     expect((await c.client.callTool({ name: 'get-structured-content', arguments: { location: 'Chicago' } })).structuredContent).toMatchObject({
       conditions: expect.any(String),
     });
-    expect(await c.client.callTool({ name: 'fake_admin', arguments: { cmd: 'x' } })).toMatchObject({ isError: true, content: [{ type: 'text', text: 'denied' }] });
+    expect(await c.client.callTool({ name: 'fake_admin', arguments: { cmd: 'x' } })).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'denied' }],
+    });
 
     const recorded = await api.calls(s.session_id);
     expect(recorded.map((x) => [x.tool, x.behavior])).toEqual([

@@ -14,7 +14,9 @@ const UNKNOWN = 'calm-heron-0000';
 function customUpstream(): Promise<CustomUpstream> {
   return startCustomUpstream(() => {
     const server = new McpServer({ name: 'header-spy', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text: `spy: ${text}` }] }));
+    server.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({
+      content: [{ type: 'text', text: `spy: ${text}` }],
+    }));
     return server.server;
   }).then(keep);
 }
@@ -72,12 +74,16 @@ describe('serve: the MCP token gate', () => {
     expect((await api.detail(s2.session_id)).agents).toBe(1);
 
     // an MCP session id of s1 presented with s2's token does not reach s1 (routing is by token only)
-    const hijack = await rawMcpPost(s2.mcp.url, { ...s2.mcp.headers, 'mcp-session-id': viaBearer.sessionId() ?? 'none', 'mcp-protocol-version': '2025-06-18' }, {
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: { name: 'one', arguments: { via: 'hijack' } },
-    });
+    const hijack = await rawMcpPost(
+      s2.mcp.url,
+      { ...s2.mcp.headers, 'mcp-session-id': viaBearer.sessionId() ?? 'none', 'mcp-protocol-version': '2025-06-18' },
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'one', arguments: { via: 'hijack' } },
+      },
+    );
     expect(hijack.text).not.toContain('"text":"one"'); // s1's tool did not answer
     expect((await api.calls(s1.session_id)).map((c) => c.arguments)).toEqual([{ via: 'path' }]);
     expect(textOf(await viaBearer.client.callTool({ name: 'one', arguments: { via: 'bearer' } }))).toBe('one');

@@ -186,7 +186,11 @@ export async function instance(options: ServeOptions = {}): Promise<Instance> {
 }
 
 /** An agent: the official SDK client on a session's MCP endpoint, presenting the token the way `via` says. */
-export async function agent(session: CreatedSession, via: 'bearer' | 'x-header' | 'path' = 'bearer', opts: ConnectClientOptions = {}): Promise<ConnectedClient> {
+export async function agent(
+  session: CreatedSession,
+  via: 'bearer' | 'x-header' | 'path' = 'bearer',
+  opts: ConnectClientOptions = {},
+): Promise<ConnectedClient> {
   const url = via === 'path' ? session.mcp.path_url : session.mcp.url;
   const headers = via === 'bearer' ? session.mcp.headers : via === 'x-header' ? { 'X-MiMCP-Session': session.mcp.token } : undefined;
   return keep(await connectClient(url, { ...opts, headers: { ...(headers ?? {}), ...(opts.headers ?? {}) } }));
@@ -203,7 +207,13 @@ export function textOf(result: unknown): string {
 }
 
 /** PUT the overlay until at least `streams` agent streams were notified (the SDK client opens its GET stream asynchronously after initialize). */
-export async function putUntilNotified(api: Rest, sid: string, body: Record<string, unknown>, streams = 1, timeoutMs = 10_000): Promise<{ tools: ToolView[]; passthrough: boolean; notified: number }> {
+export async function putUntilNotified(
+  api: Rest,
+  sid: string,
+  body: Record<string, unknown>,
+  streams = 1,
+  timeoutMs = 10_000,
+): Promise<{ tools: ToolView[]; passthrough: boolean; notified: number }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const answer = await api.putTools(sid, body);
@@ -222,7 +232,11 @@ export const INITIALIZE = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-test', version: '1.0.0' } },
 };
 
-export async function rawMcpPost(url: string, headers: Record<string, string> = {}, body: unknown = INITIALIZE): Promise<HttpAnswer<{ jsonrpc?: string; id?: unknown; error?: { code: number; message: string } }>> {
+export async function rawMcpPost(
+  url: string,
+  headers: Record<string, string> = {},
+  body: unknown = INITIALIZE,
+): Promise<HttpAnswer<{ jsonrpc?: string; id?: unknown; error?: { code: number; message: string } }>> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
@@ -258,7 +272,13 @@ export const B_TOOLS = [
     input_schema: { type: 'object', properties: { q: { type: 'string' }, n: { type: 'number' }, obj: { type: 'object' } } },
     behavior: {
       type: 'override',
-      response: { content: [{ type: 'text', text: 'B-line-1' }, { type: 'text', text: 'B-line-2' }], structured_content: { hits: 2 } },
+      response: {
+        content: [
+          { type: 'text', text: 'B-line-1' },
+          { type: 'text', text: 'B-line-2' },
+        ],
+        structured_content: { hits: 2 },
+      },
     },
   },
   {
@@ -267,7 +287,12 @@ export const B_TOOLS = [
     input_schema: { type: 'object' },
     behavior: {
       type: 'override',
-      response: { content: [{ type: 'text', text: 'a pixel' }, { type: 'image', data: PNG_1X1, mimeType: 'image/png' }] },
+      response: {
+        content: [
+          { type: 'text', text: 'a pixel' },
+          { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
+        ],
+      },
     },
   },
   {
@@ -313,12 +338,13 @@ export interface Pair {
  * B with B_TOOLS, A with a session in front of B (B's path_url, or B's /mcp + Authorization header when
  * `viaHeader`), and an agent connected to A. `create` is merged into A's POST body.
  */
-export async function pair(create: Record<string, unknown> = {}, opts: { a?: ServeOptions; viaHeader?: boolean; bTools?: readonly unknown[] } = {}): Promise<Pair> {
+export async function pair(
+  create: Record<string, unknown> = {},
+  opts: { a?: ServeOptions; viaHeader?: boolean; bTools?: readonly unknown[] } = {},
+): Promise<Pair> {
   const b = await fakeUpstream(opts.bTools ?? B_TOOLS);
   const a = await instance(opts.a ?? {});
-  const upstream = opts.viaHeader
-    ? { url: b.session.mcp.url, headers: { Authorization: `Bearer ${b.session.mcp.token}` } }
-    : { url: b.session.mcp.path_url };
+  const upstream = opts.viaHeader ? { url: b.session.mcp.url, headers: { Authorization: `Bearer ${b.session.mcp.token}` } } : { url: b.session.mcp.path_url };
   const session = await a.api.create({ upstream, ...create });
   const c = await agent(session);
   return { a, b, session, c };

@@ -29,7 +29,11 @@ describe('serve: PUT /tools and tools/list_changed', () => {
       passthrough: false,
       tools: [
         { name: 'weather', description: 'v2 weather' },
-        { name: 'brand_new', input_schema: { type: 'object', properties: { x: { type: 'string' } } }, behavior: { type: 'override', response: { text: 'new!' } } },
+        {
+          name: 'brand_new',
+          input_schema: { type: 'object', properties: { x: { type: 'string' } } },
+          behavior: { type: 'override', response: { text: 'new!' } },
+        },
       ],
     };
     const put = await putUntilNotified(a.api, s1.session_id, body, 2);
@@ -62,7 +66,9 @@ describe('serve: PUT /tools and tools/list_changed', () => {
   it('answers notified 0 when no agent is connected, and a later agent sees the new list', async () => {
     const { api } = await instance();
     const s = await api.create({ tools: [{ name: 'old', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'old' } } }] });
-    const put = await api.putTools(s.session_id, { tools: [{ name: 'new', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'new' } } }] });
+    const put = await api.putTools(s.session_id, {
+      tools: [{ name: 'new', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'new' } } }],
+    });
     expect(put.notified).toBe(0);
     expect(put.tools.map((t) => t.name)).toEqual(['new']);
     const c = await agent(s);

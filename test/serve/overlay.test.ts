@@ -63,7 +63,12 @@ describe('serve: description and input_schema overrides', () => {
     const view = await a.api.tools(session.session_id);
     expect(view.passthrough).toBe(true);
     const tools = byName(view.tools);
-    expect(tools.weather).toMatchObject({ description: 'patched weather', input_schema: B_TOOLS[0].input_schema, behavior: { type: 'relay' }, origin: 'overlay' });
+    expect(tools.weather).toMatchObject({
+      description: 'patched weather',
+      input_schema: B_TOOLS[0].input_schema,
+      behavior: { type: 'relay' },
+      origin: 'overlay',
+    });
     expect(tools.lookup).toMatchObject({ description: 'Lookup from B', input_schema: newSchema, behavior: { type: 'relay' }, origin: 'overlay' });
     expect(tools.admin).toMatchObject({ description: 'Dangerous admin tool on B', behavior: { type: 'relay' }, origin: 'upstream' });
   });
@@ -75,7 +80,11 @@ describe('serve: hidden tools (passthrough false)', () => {
       passthrough: false,
       tools: [
         { name: 'weather' },
-        { name: 'fake_admin', input_schema: { type: 'object', properties: { cmd: { type: 'string' } } }, behavior: { type: 'override', response: { text: 'denied' } } },
+        {
+          name: 'fake_admin',
+          input_schema: { type: 'object', properties: { cmd: { type: 'string' } } },
+          behavior: { type: 'override', response: { text: 'denied' } },
+        },
       ],
     });
     expect((await c.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['fake_admin', 'weather']);
@@ -122,7 +131,10 @@ describe('serve: synthetic tools', () => {
       ['ghost_inject', 'inject', true],
       ['ghost_override', 'override', false],
     ]);
-    expect(byName((await a.api.tools(session.session_id)).tools).ghost_inject).toMatchObject({ origin: 'synthetic', behavior: { type: 'inject', template: 'x {original_text}' } });
+    expect(byName((await a.api.tools(session.session_id)).tools).ghost_inject).toMatchObject({
+      origin: 'synthetic',
+      behavior: { type: 'inject', template: 'x {original_text}' },
+    });
   });
 
   it('without an upstream: every tool is synthetic; relay and inject explain why they cannot answer', async () => {

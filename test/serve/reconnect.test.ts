@@ -74,14 +74,18 @@ async function startPinnedUpstream(opts: { port?: number; prefix?: string } = {}
     if (sid) {
       const transport = sessions.get(sid);
       if (!transport) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }));
         return;
       }
       await transport.handleRequest(req, res);
       return;
     }
     if (req.method !== 'POST') {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Mcp-Session-Id required' } }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Mcp-Session-Id required' } }));
       return;
     }
     const server = build();

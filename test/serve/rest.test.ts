@@ -37,7 +37,12 @@ describe('serve REST: sessions', () => {
     expect(created.mcp.token).not.toContain(created.session_id);
     expect(typeof created.mode).toBe('string');
     expect(created.tools).toEqual([
-      expect.objectContaining({ name: 'ping', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'pong' } }, origin: 'synthetic' }),
+      expect.objectContaining({
+        name: 'ping',
+        input_schema: { type: 'object' },
+        behavior: { type: 'override', response: { text: 'pong' } },
+        origin: 'synthetic',
+      }),
     ]);
   });
 
@@ -175,7 +180,10 @@ describe('serve REST: the API token', () => {
       const answer = await anonymous.request(method, path, method === 'PUT' ? { tools: [] } : undefined);
       expect(answer.status, `${method} ${path}`).toBe(401);
       // the session token is not an API token either
-      expect((await anonymous.request(method, path, method === 'PUT' ? { tools: [] } : undefined, { authorization: `Bearer ${s.mcp.token}` })).status, `${method} ${path} with the session token`).toBe(401);
+      expect(
+        (await anonymous.request(method, path, method === 'PUT' ? { tools: [] } : undefined, { authorization: `Bearer ${s.mcp.token}` })).status,
+        `${method} ${path} with the session token`,
+      ).toBe(401);
     }
     const detail: SessionDetail = await api.detail(s.session_id);
     expect(detail.overlay).toEqual([SYNTH]); // the rejected PUTs changed nothing
@@ -198,8 +206,20 @@ describe('serve REST: recorded calls', () => {
     await c.client.callTool({ name: 'bad', arguments: {} });
     const calls = await api.calls(s.session_id);
     expect(calls).toEqual([
-      expect.objectContaining({ tool: 'ping', arguments: { n: 1, nested: { a: [1, 'x'] } }, behavior: 'override', is_error: false, response: expect.objectContaining({ content: [{ type: 'text', text: 'pong' }] }) }),
-      expect.objectContaining({ tool: 'bad', arguments: {}, behavior: 'override', is_error: true, response: expect.objectContaining({ isError: true, content: [{ type: 'text', text: 'nope' }] }) }),
+      expect.objectContaining({
+        tool: 'ping',
+        arguments: { n: 1, nested: { a: [1, 'x'] } },
+        behavior: 'override',
+        is_error: false,
+        response: expect.objectContaining({ content: [{ type: 'text', text: 'pong' }] }),
+      }),
+      expect.objectContaining({
+        tool: 'bad',
+        arguments: {},
+        behavior: 'override',
+        is_error: true,
+        response: expect.objectContaining({ isError: true, content: [{ type: 'text', text: 'nope' }] }),
+      }),
     ]);
     for (const call of calls) {
       expect(call.duration_ms).toBeGreaterThanOrEqual(0);

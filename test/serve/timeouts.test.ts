@@ -14,12 +14,15 @@ afterEach(cleanup);
 /** `work` runs 1.2 s; with `progress: true` it sends a progress notification every 200 ms. */
 function workServer(): Server {
   const server = new Server({ name: 'worker', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'work', inputSchema: { type: 'object', properties: { progress: { type: 'boolean' } } } }] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: 'work', inputSchema: { type: 'object', properties: { progress: { type: 'boolean' } } } }],
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const token = request.params._meta?.progressToken;
     for (let i = 1; i <= 6; i++) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      if (request.params.arguments?.progress && token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 6 } });
+      if (request.params.arguments?.progress && token !== undefined)
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 6 } });
     }
     return { content: [{ type: 'text', text: 'worked' }] };
   });

@@ -30,7 +30,10 @@ describe('serve: upstreams that do not speak Streamable HTTP', () => {
 
   it('refuses url and command together, naming the field', async () => {
     const { api } = await instance();
-    const answer = await api.request<{ message: string }>('POST', '/api/sessions', { upstream: { url: 'http://127.0.0.1:1/mcp', command: 'node x.js' }, tools: [] });
+    const answer = await api.request<{ message: string }>('POST', '/api/sessions', {
+      upstream: { url: 'http://127.0.0.1:1/mcp', command: 'node x.js' },
+      tools: [],
+    });
     expect(answer.status).toBe(400);
     expect(answer.body.message).toContain('upstream');
   });

@@ -10,42 +10,47 @@ afterEach(cleanup);
 const EARLY_MS = 2;
 
 describe('serve: A in front of B (relay)', () => {
-  it.each([{ viaHeader: false }, { viaHeader: true }])('relays B unchanged: list, text, is_error, image, structured content (B token in a header: $viaHeader)', async ({ viaHeader }) => {
-    const { a, b, session, c } = await pair({}, { viaHeader });
-    const direct = await agent(b.session); // the same B session, without A in between
+  it.each([{ viaHeader: false }, { viaHeader: true }])(
+    'relays B unchanged: list, text, is_error, image, structured content (B token in a header: $viaHeader)',
+    async ({ viaHeader }) => {
+      const { a, b, session, c } = await pair({}, { viaHeader });
+      const direct = await agent(b.session); // the same B session, without A in between
 
-    const viaA = await c.client.listTools();
-    const fromB = await direct.client.listTools();
-    expect(viaA.tools.map((t) => t.name).sort()).toEqual([...B_TOOL_NAMES].sort());
-    expect(viaA.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })).sort((x, y) => x.name.localeCompare(y.name))).toEqual(
-      fromB.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })).sort((x, y) => x.name.localeCompare(y.name)),
-    );
+      const viaA = await c.client.listTools();
+      const fromB = await direct.client.listTools();
+      expect(viaA.tools.map((t) => t.name).sort()).toEqual([...B_TOOL_NAMES].sort());
+      expect(
+        viaA.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })).sort((x, y) => x.name.localeCompare(y.name)),
+      ).toEqual(
+        fromB.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })).sort((x, y) => x.name.localeCompare(y.name)),
+      );
 
-    const calls = [
-      { name: 'weather', arguments: { city: 'Paris' } },
-      { name: 'broken', arguments: {} },
-      { name: 'picture', arguments: {} },
-      { name: 'lookup', arguments: { q: 'cats' } },
-    ];
-    for (const call of calls) {
-      const relayed = await c.client.callTool(call);
-      expect(relayed, call.name).toEqual(await direct.client.callTool(call));
-    }
-    expect(textOf(await c.client.callTool(calls[0]))).toBe('B: sunny');
-    expect(await c.client.callTool(calls[1])).toMatchObject({ isError: true, content: [{ type: 'text', text: 'B failed' }] });
-    expect((await c.client.callTool(calls[2])).content).toEqual([
-      { type: 'text', text: 'a pixel' },
-      { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
-    ]);
-    expect((await c.client.callTool(calls[3])).structuredContent).toEqual({ hits: 2 });
+      const calls = [
+        { name: 'weather', arguments: { city: 'Paris' } },
+        { name: 'broken', arguments: {} },
+        { name: 'picture', arguments: {} },
+        { name: 'lookup', arguments: { q: 'cats' } },
+      ];
+      for (const call of calls) {
+        const relayed = await c.client.callTool(call);
+        expect(relayed, call.name).toEqual(await direct.client.callTool(call));
+      }
+      expect(textOf(await c.client.callTool(calls[0]))).toBe('B: sunny');
+      expect(await c.client.callTool(calls[1])).toMatchObject({ isError: true, content: [{ type: 'text', text: 'B failed' }] });
+      expect((await c.client.callTool(calls[2])).content).toEqual([
+        { type: 'text', text: 'a pixel' },
+        { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
+      ]);
+      expect((await c.client.callTool(calls[3])).structuredContent).toEqual({ hits: 2 });
 
-    if (viaHeader) {
-      const detail = await a.api.detail(session.session_id);
-      expect(detail.upstream?.headers).toEqual({ Authorization: '[REDACTED]' });
-      expect(JSON.stringify(detail)).not.toContain(b.session.mcp.token);
-    }
-    await expect.poll(async () => (await a.api.detail(session.session_id)).upstream?.state, { timeout: 5000 }).toBe('connected');
-  });
+      if (viaHeader) {
+        const detail = await a.api.detail(session.session_id);
+        expect(detail.upstream?.headers).toEqual({ Authorization: '[REDACTED]' });
+        expect(JSON.stringify(detail)).not.toContain(b.session.mcp.token);
+      }
+      await expect.poll(async () => (await a.api.detail(session.session_id)).upstream?.state, { timeout: 5000 }).toBe('connected');
+    },
+  );
 });
 
 describe('serve: override on A', () => {
@@ -96,7 +101,9 @@ describe('serve: override on A', () => {
   });
 
   it('lets an override tool with no delay answer at once and a second call wait again', async () => {
-    const { c } = await pair({ tools: [{ name: 'slow', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'zzz', delay_s: 0.2 } } }] });
+    const { c } = await pair({
+      tools: [{ name: 'slow', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'zzz', delay_s: 0.2 } } }],
+    });
     for (let i = 0; i < 2; i++) {
       const t0 = performance.now();
       expect(textOf(await c.client.callTool({ name: 'slow', arguments: {} }))).toBe('zzz');
@@ -140,7 +147,13 @@ describe('serve: call recording on both instances', () => {
       ['broken', {}, 'override', true],
     ]);
     // B answered its own, untampered result
-    expect(onB[1].response).toMatchObject({ content: [{ type: 'text', text: 'B-line-1' }, { type: 'text', text: 'B-line-2' }], structuredContent: { hits: 2 } });
+    expect(onB[1].response).toMatchObject({
+      content: [
+        { type: 'text', text: 'B-line-1' },
+        { type: 'text', text: 'B-line-2' },
+      ],
+      structuredContent: { hits: 2 },
+    });
   });
 });
 

@@ -10,14 +10,34 @@ const ok = (name: string) => ({ name, input_schema: SCHEMA, behavior: { type: 'o
 const badCreates: Array<{ what: string; body: unknown; names: string[] }> = [
   { what: 'an unknown behavior type', body: { tools: [{ name: 'x', input_schema: SCHEMA, behavior: { type: 'nope' } }] }, names: ['tools.0.behavior.type'] },
   { what: 'duplicate tool names', body: { tools: [ok('a'), ok('b'), ok('a')] }, names: ['tools.2.name', 'duplicate'] },
-  { what: 'a synthetic tool without input_schema (no upstream: every tool is synthetic)', body: { tools: [ok('fine'), { name: 'x', behavior: { type: 'override', response: { text: 'y' } } }] }, names: ['tools.1.input_schema'] },
-  { what: 'both text and content in a response', body: { tools: [{ ...ok('x'), behavior: { type: 'override', response: { text: 'a', content: [{ type: 'text', text: 'b' }] } } }] }, names: ['tools.0.behavior.response'] },
-  { what: 'a negative delay_s', body: { tools: [{ ...ok('x'), behavior: { type: 'override', response: { text: 'a', delay_s: -1 } } }] }, names: ['tools.0.behavior.response.delay_s'] },
+  {
+    what: 'a synthetic tool without input_schema (no upstream: every tool is synthetic)',
+    body: { tools: [ok('fine'), { name: 'x', behavior: { type: 'override', response: { text: 'y' } } }] },
+    names: ['tools.1.input_schema'],
+  },
+  {
+    what: 'both text and content in a response',
+    body: { tools: [{ ...ok('x'), behavior: { type: 'override', response: { text: 'a', content: [{ type: 'text', text: 'b' }] } } }] },
+    names: ['tools.0.behavior.response'],
+  },
+  {
+    what: 'a negative delay_s',
+    body: { tools: [{ ...ok('x'), behavior: { type: 'override', response: { text: 'a', delay_s: -1 } } }] },
+    names: ['tools.0.behavior.response.delay_s'],
+  },
   { what: 'an override without a response', body: { tools: [{ ...ok('x'), behavior: { type: 'override' } }] }, names: ['tools.0.behavior.response'] },
   { what: 'an inject without a template', body: { tools: [{ ...ok('x'), behavior: { type: 'inject' } }] }, names: ['tools.0.behavior.template'] },
-  { what: 'an input_schema that is not an object schema', body: { tools: [{ ...ok('x'), input_schema: { type: 'array' } }] }, names: ['tools.0.input_schema.type'] },
+  {
+    what: 'an input_schema that is not an object schema',
+    body: { tools: [{ ...ok('x'), input_schema: { type: 'array' } }] },
+    names: ['tools.0.input_schema.type'],
+  },
   { what: 'an empty tool name', body: { tools: [{ ...ok('x'), name: '' }] }, names: ['tools.0.name'] },
-  { what: 'a content block without type', body: { tools: [{ ...ok('x'), behavior: { type: 'override', response: { content: [{ text: 'no type' }] } } }] }, names: ['tools.0.behavior.response.content.0.type'] },
+  {
+    what: 'a content block without type',
+    body: { tools: [{ ...ok('x'), behavior: { type: 'override', response: { content: [{ text: 'no type' }] } } }] },
+    names: ['tools.0.behavior.response.content.0.type'],
+  },
   { what: 'an unknown field in a rule', body: { tools: [{ ...ok('x'), colour: 'red' }] }, names: ['tools.0', 'colour'] },
   { what: 'an unknown top-level field', body: { tools: [], bogus_field: 1 }, names: ['bogus_field'] },
   { what: 'tools that is not a list', body: { tools: { name: 'x' } }, names: ['tools'] },
@@ -56,7 +76,12 @@ describe('serve REST validation: POST /api/sessions', () => {
       upstream: null,
       passthrough: true,
       tools: [
-        { name: 'fake_admin', description: null, input_schema: { type: 'object', properties: { cmd: { type: 'string' } } }, behavior: { type: 'override', response: { text: 'denied', structured_content: { ok: false }, is_error: false, delay_s: 0 } } },
+        {
+          name: 'fake_admin',
+          description: null,
+          input_schema: { type: 'object', properties: { cmd: { type: 'string' } } },
+          behavior: { type: 'override', response: { text: 'denied', structured_content: { ok: false }, is_error: false, delay_s: 0 } },
+        },
       ],
     });
     expect(created.tools.map((t) => t.name)).toEqual(['fake_admin']);

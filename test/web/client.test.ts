@@ -12,7 +12,9 @@ function bridge(): IpcBridge & { sent: Array<[string, unknown]>; emit(event: str
     sent,
     async call(command, input) {
       sent.push([command, input]);
-      return command === 'app.info' ? { ok: true, output: { shell: 'electron' } } : { ok: false, error: { message: `${command}: invalid input: id: too small` } };
+      return command === 'app.info'
+        ? { ok: true, output: { shell: 'electron' } }
+        : { ok: false, error: { message: `${command}: invalid input: id: too small` } };
     },
     on(event, listener) {
       const set = listeners.get(event) ?? new Set();
@@ -115,7 +117,12 @@ describe('mcp-rewind ui options', () => {
   });
 
   it('parses --port, --host, --no-open and --data-dir', () => {
-    expect(toUiOptions({ port: '0', host: '127.0.0.1', open: true }, { XDG_DATA_HOME: '/xdg' })).toEqual({ port: 0, host: '127.0.0.1', open: true, dataDir: '/xdg/mcp-rewind' });
+    expect(toUiOptions({ port: '0', host: '127.0.0.1', open: true }, { XDG_DATA_HOME: '/xdg' })).toEqual({
+      port: 0,
+      host: '127.0.0.1',
+      open: true,
+      dataDir: '/xdg/mcp-rewind',
+    });
     expect(toUiOptions({ port: '8080', host: '::1', open: false, dataDir: '/d' }, {})).toMatchObject({ port: 8080, host: '::1', open: false, dataDir: '/d' });
     expect(() => toUiOptions({ port: '70000', host: 'h' }, {})).toThrow(/--port must be an integer/);
     expect(() => toUiOptions({ port: 'x', host: 'h' }, {})).toThrow(/--port/);

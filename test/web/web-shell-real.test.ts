@@ -42,7 +42,12 @@ async function upstream(): Promise<string> {
 /** the renderer's client, over the `ws` package (Node 20 has no global WebSocket) */
 function client(url: string, options: { token?: string; minDelayMs?: number; queueTimeoutMs?: number } = {}): RewindClient {
   const { token, ...rest } = options;
-  const api = createWebSocketApi({ url, protocols: token ? bridgeProtocols(token) : undefined, WebSocket: WebSocket as unknown as new (url: string) => WebSocketLike, ...rest });
+  const api = createWebSocketApi({
+    url,
+    protocols: token ? bridgeProtocols(token) : undefined,
+    WebSocket: WebSocket as unknown as new (url: string) => WebSocketLike,
+    ...rest,
+  });
   closers.push(() => api.close());
   return api;
 }
@@ -62,7 +67,13 @@ describe('web shell over the real handler table', () => {
   it('answers app.info and proxies.list, and names the bad field of an invalid input', async () => {
     const running = await ui();
     const api = client(wsUrl(running), { token: running.shell.token });
-    expect(await api.call('app.info', {})).toEqual({ version: '9.9.9-test', shell: 'browser', platform: process.platform, trafficCapacity: 100_000, trafficBytes: 256 * 1024 * 1024 });
+    expect(await api.call('app.info', {})).toEqual({
+      version: '9.9.9-test',
+      shell: 'browser',
+      platform: process.platform,
+      trafficCapacity: 100_000,
+      trafficBytes: 256 * 1024 * 1024,
+    });
     expect(await api.call('proxies.list', {})).toEqual([]);
 
     const bad = await api.call('proxies.create', { mode: 'bogus' as 'record' }).catch((e: unknown) => e);
@@ -89,16 +100,31 @@ describe('web shell over the real handler table', () => {
     const proxy = created.output as ProxyInfo;
     expect(proxy).toMatchObject({ state: 'running', exchanges: 0, config: { mode: 'record', upstreamUrl } });
     expect(frames.find((f) => 'id' in f && f.id === 2)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/^Upstream URL: /) } });
-    expect(await eventually(() => frames.find((f) => 'id' in f && f.id === -1), 'the garbage reply')).toMatchObject({ ok: false, error: { message: 'malformed frame: not JSON' } });
-    await eventually(() => frames.some((f) => 'event' in f && f.event === 'proxies' && (f.payload as ProxyInfo[]).some((p) => p.id === proxy.id)), 'a proxies event');
+    expect(await eventually(() => frames.find((f) => 'id' in f && f.id === -1), 'the garbage reply')).toMatchObject({
+      ok: false,
+      error: { message: 'malformed frame: not JSON' },
+    });
+    await eventually(
+      () => frames.some((f) => 'event' in f && f.event === 'proxies' && (f.payload as ProxyInfo[]).some((p) => p.id === proxy.id)),
+      'a proxies event',
+    );
 
     const mcp = await connectClient(proxy.url!);
     closers.push(() => mcp.close());
     await mcp.client.callTool({ name: 'echo', arguments: { text: 'hi' } });
-    const traffic = await eventually(() => frames.find((f) => 'event' in f && f.event === 'traffic' && (f.payload as TrafficEvent).tool === 'echo'), 'the echo exchange');
-    expect(traffic).toMatchObject({ event: 'traffic', payload: { proxyId: proxy.id, method: 'tools/call', tool: 'echo', source: 'upstream', cassette: 'recorded' } });
+    const traffic = await eventually(
+      () => frames.find((f) => 'event' in f && f.event === 'traffic' && (f.payload as TrafficEvent).tool === 'echo'),
+      'the echo exchange',
+    );
+    expect(traffic).toMatchObject({
+      event: 'traffic',
+      payload: { proxyId: proxy.id, method: 'tools/call', tool: 'echo', source: 'upstream', cassette: 'recorded' },
+    });
     // the exchange counts follow in a proxies event
-    await eventually(() => frames.some((f) => 'event' in f && f.event === 'proxies' && ((f.payload as ProxyInfo[]).find((p) => p.id === proxy.id)?.exchanges ?? 0) >= 2), 'the exchange count');
+    await eventually(
+      () => frames.some((f) => 'event' in f && f.event === 'proxies' && ((f.payload as ProxyInfo[]).find((p) => p.id === proxy.id)?.exchanges ?? 0) >= 2),
+      'the exchange count',
+    );
   });
 });
 
@@ -160,7 +186,10 @@ describe('renderer client (WebSocket adapter)', () => {
     const inFlight = api.call('hold' as 'app.info', {}).catch((error: unknown) => error);
     await eventually(() => hold, 'the held call');
     await shell.close();
-    expect(await inFlight).toMatchObject({ name: 'ApiCallError', message: expect.stringMatching(/connection to mcp-rewind was lost before "hold" was answered/) });
+    expect(await inFlight).toMatchObject({
+      name: 'ApiCallError',
+      message: expect.stringMatching(/connection to mcp-rewind was lost before "hold" was answered/),
+    });
     expect(api.status()).toBe('reconnecting');
     const queued = api.call('proxies.list', {});
     shell = await startWebShell({ rendererDir, handlers, port, token });

@@ -14,7 +14,10 @@ import { removeTempDirs, tempDir } from '../helpers/temp.js';
  * deliberately minimal and controllable (e.g. emitting events on demand). The round trips through the real
  * handler table and AppController are in web-shell-real.test.ts.
  */
-function fakeHandlers(): ApiHandlerTable & { emit<E extends EventName>(event: E, payload: EventPayloads[E]): void; calls: Array<{ command: string; input: unknown }> } {
+function fakeHandlers(): ApiHandlerTable & {
+  emit<E extends EventName>(event: E, payload: EventPayloads[E]): void;
+  calls: Array<{ command: string; input: unknown }>;
+} {
   const listeners = new Map<string, Set<(payload: never) => void>>();
   const calls: Array<{ command: string; input: unknown }> = [];
   return {
@@ -139,7 +142,8 @@ function frames(ws: WebSocket) {
   };
 }
 
-const closed = (ws: WebSocket): Promise<number> => new Promise((resolve) => (ws.readyState === ws.CLOSED ? resolve(-1) : ws.once('close', (code) => resolve(code))));
+const closed = (ws: WebSocket): Promise<number> =>
+  new Promise((resolve) => (ws.readyState === ws.CLOSED ? resolve(-1) : ws.once('close', (code) => resolve(code))));
 
 let shell: WebShell | undefined;
 const sockets: WebSocket[] = [];
@@ -207,7 +211,10 @@ describe('web shell: pages', () => {
     expect((await get(s, '//etc/passwd')).status).toBe(404);
     expect((await get(s, '//')).status).toBe(200); // the index, not a 500
     const post = await new Promise<number>((resolve, reject) =>
-      http.request({ host: '127.0.0.1', port: s.port, path: '/', method: 'POST', headers: {} }, (res) => resolve(res.statusCode ?? 0)).on('error', reject).end(),
+      http
+        .request({ host: '127.0.0.1', port: s.port, path: '/', method: 'POST', headers: {} }, (res) => resolve(res.statusCode ?? 0))
+        .on('error', reject)
+        .end(),
     );
     expect(post).toBe(405);
   });
@@ -332,8 +339,21 @@ describe('web shell: events', () => {
     const s = await start(handlers);
     const a = frames(await open(s));
     const b = frames(await open(s, { via: 'bearer', origin: null }));
-    const proxies: ProxyInfo[] = [{ id: 'p1', name: 'demo', config: { mode: 'record', port: 0 }, state: 'running', url: 'http://127.0.0.1:1/mcp', exchanges: 0 }];
-    const traffic = { seq: 1, proxyId: 'p1', method: 'tools/list', key: 'tools_list', source: 'upstream', cassette: 'recorded', request: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, stream: [], startedAt: 1, durationMs: 2 } as TrafficEvent;
+    const proxies: ProxyInfo[] = [
+      { id: 'p1', name: 'demo', config: { mode: 'record', port: 0 }, state: 'running', url: 'http://127.0.0.1:1/mcp', exchanges: 0 },
+    ];
+    const traffic = {
+      seq: 1,
+      proxyId: 'p1',
+      method: 'tools/list',
+      key: 'tools_list',
+      source: 'upstream',
+      cassette: 'recorded',
+      request: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      stream: [],
+      startedAt: 1,
+      durationMs: 2,
+    } as TrafficEvent;
     handlers.emit('proxies', proxies);
     handlers.emit('traffic', traffic);
     for (const c of [a, b]) {

@@ -148,7 +148,10 @@ export class AppController implements DemoHost {
     const name = config.name?.trim() || this.uniqueName(defaultProxyName(config), taken);
     if (config.name && taken(name)) throw new Error(`Name: a proxy named "${name}" exists already; choose another name`);
     const id = `p${this.nextId++}`;
-    const managed: ManagedProxy = { info: { id, name, config, state: 'stopped', exchanges: 0, ...(options.demo ? { demo: true } : {}) }, queue: Promise.resolve() };
+    const managed: ManagedProxy = {
+      info: { id, name, config, state: 'stopped', exchanges: 0, ...(options.demo ? { demo: true } : {}) },
+      queue: Promise.resolve(),
+    };
     this.proxies.set(id, managed);
     return this.startProxy(id);
   }
@@ -319,7 +322,11 @@ export class AppController implements DemoHost {
   private restore(saved: SavedProxy[]): void {
     for (const p of saved) {
       if (this.proxies.has(p.id)) continue;
-      const managed: ManagedProxy = { info: { id: p.id, name: p.name, config: p.config, state: 'stopped', exchanges: 0, ...(p.demo ? { demo: true } : {}) }, lastPort: p.lastPort, queue: Promise.resolve() };
+      const managed: ManagedProxy = {
+        info: { id: p.id, name: p.name, config: p.config, state: 'stopped', exchanges: 0, ...(p.demo ? { demo: true } : {}) },
+        lastPort: p.lastPort,
+        queue: Promise.resolve(),
+      };
       this.proxies.set(p.id, managed);
       if (p.breakpoints.length) this.breakpoints.set(p.id, p.breakpoints);
       const n = /^p(\d+)$/.exec(p.id)?.[1];

@@ -120,7 +120,18 @@ export class AppSessions {
     for (const [key, value] of this.expected) if (value === expected) this.expected.delete(key); // never reached the timeline
     const id = sent.id ?? 0;
     const response: JsonRpcResponse =
-      event?.response ?? ('result' in sent.outcome ? { jsonrpc: '2.0', id, result: sent.outcome.result } : { jsonrpc: '2.0', id, error: { code: sent.outcome.error.code, message: sent.outcome.error.message, ...(sent.outcome.error.data !== undefined ? { data: sent.outcome.error.data } : {}) } });
+      event?.response ??
+      ('result' in sent.outcome
+        ? { jsonrpc: '2.0', id, result: sent.outcome.result }
+        : {
+            jsonrpc: '2.0',
+            id,
+            error: {
+              code: sent.outcome.error.code,
+              message: sent.outcome.error.message,
+              ...(sent.outcome.error.data !== undefined ? { data: sent.outcome.error.data } : {}),
+            },
+          });
     return { response, event };
   }
 
@@ -197,7 +208,10 @@ export class AppSessions {
   }
 
   private async open(proxyId: string, url: string): Promise<Connection> {
-    const client = new Client({ name: APP_CLIENT_NAME, version: this.version }, { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: false } } });
+    const client = new Client(
+      { name: APP_CLIENT_NAME, version: this.version },
+      { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: false } } },
+    );
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
     client.setRequestHandler(CreateMessageRequestSchema, (req) => this.desk.ask(proxyId, req.method, req.params as Record<string, unknown>) as never);
     client.setRequestHandler(ElicitRequestSchema, (req) => this.desk.ask(proxyId, req.method, req.params as Record<string, unknown>) as never);

@@ -38,13 +38,20 @@ export class AppTraffic {
     if (full) return { held: true, event: full };
     const kept = this.buffer.find(seq);
     if (kept && kept.proxyId === proxyId && !kept.truncated) return { held: true, event: kept };
-    return { held: false, reason: kept ? `the full body is no longer held: the engine keeps the newest ${FULL_BODIES_BYTES / 1024 / 1024} MB of truncated bodies` : `no exchange #${seq} on the timeline any more` };
+    return {
+      held: false,
+      reason: kept
+        ? `the full body is no longer held: the engine keeps the newest ${FULL_BODIES_BYTES / 1024 / 1024} MB of truncated bodies`
+        : `no exchange #${seq} on the timeline any more`,
+    };
   }
 
   /** Every exchange, one proxy's, or the ones listed; what was removed can be put back for a while (undoClear). */
   clear(scope: CommandInput<'traffic.clear'> = {}): { cleared: number; undo?: string } {
     const listed = scope.items && new Set(scope.items.map((i) => `${i.proxyId}\u0000${i.seq}`));
-    const removed = this.buffer.remove((e) => !this.keeps(e.seq) && (listed ? listed.has(`${e.proxyId}\u0000${e.seq}`) : !scope.proxyId || e.proxyId === scope.proxyId));
+    const removed = this.buffer.remove(
+      (e) => !this.keeps(e.seq) && (listed ? listed.has(`${e.proxyId}\u0000${e.seq}`) : !scope.proxyId || e.proxyId === scope.proxyId),
+    );
     this.forgetClear();
     if (removed.length === 0) return { cleared: 0 };
     const undo = randomUUID();

@@ -27,7 +27,11 @@ export class BreakpointHub {
     if (!this.exists(proxyId)) throw new Error(`proxyId: no proxy "${proxyId}"`);
     const registry = this.live.get(proxyId)?.registry;
     if (registry) this.rules.set(proxyId, registry.set(rules));
-    else this.rules.set(proxyId, rules.map((r, i) => ({ id: `r-${proxyId}-${i}`, tool: r.tool, when: r.when })));
+    else
+      this.rules.set(
+        proxyId,
+        rules.map((r, i) => ({ id: `r-${proxyId}-${i}`, tool: r.tool, when: r.when })),
+      );
     this.changed();
     return this.state();
   }

@@ -166,7 +166,8 @@ export async function deleteEntry(dir: string, file: string): Promise<{ deleted:
   const info = await lstat(full).catch(() => undefined);
   if (!info) throw new Error(`file: no entry "${file}" in this folder`);
   if (!info.isFile() && !info.isSymbolicLink()) throw new Error(`file: "${file}" is not a regular file`);
-  if (isEntryFile(file)) await folderPersister(dirname(full)).delete(file); // and its debug siblings
+  if (isEntryFile(file))
+    await folderPersister(dirname(full)).delete(file); // and its debug siblings
   else await rm(full);
   return { deleted: file };
 }

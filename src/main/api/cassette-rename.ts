@@ -11,7 +11,12 @@ import { entryPath, parseEntryText, readEntry, summarize, type HitCounts } from 
  * its debug siblings alike), through the folder's persister. The key is made file-name safe (safe-name.ts); a name
  * already taken is refused.
  */
-export async function renameEntry(dir: string, file: string, key: string, hits: HitCounts): Promise<{ entry: CassetteEntrySummary; parsed: CassetteEntry; oldKey: string }> {
+export async function renameEntry(
+  dir: string,
+  file: string,
+  key: string,
+  hits: HitCounts,
+): Promise<{ entry: CassetteEntrySummary; parsed: CassetteEntry; oldKey: string }> {
   const from = entryPath(dir, file);
   if (!isEntryFile(file)) throw new Error(`file: "${file}" is a debug file, not a distilled entry`);
   const { n, key: oldKey } = parseCassetteName(file) as { n: number; key: string };

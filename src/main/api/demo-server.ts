@@ -82,21 +82,28 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
       await sleep(LONG_TASK_STEP_MS);
       if (progressToken === undefined) continue;
       // sent with relatedRequestId = this call: on the call's own SSE stream
-      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, total: LONG_TASK_STEPS, message: `step ${step}/${LONG_TASK_STEPS}` } });
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken, progress: step, total: LONG_TASK_STEPS, message: `step ${step}/${LONG_TASK_STEPS}` },
+      });
     }
     return { content: [{ type: 'text', text: `finished ${LONG_TASK_STEPS} steps` }] };
   });
 
-  server.registerTool('summarize', { description: 'Summarizes a text by asking the client to sample', inputSchema: { text: z.string() } }, async ({ text }, extra) => {
-    stats.calls++;
-    const answer = await server.server.createMessage(
-      { messages: [{ role: 'user', content: { type: 'text', text: `Summarize in one line: ${text}` } }], maxTokens: 100 },
-      { relatedRequestId: extra.requestId, timeout: 30_000 },
-    );
-    const block = Array.isArray(answer.content) ? answer.content[0] : answer.content;
-    const summary = block?.type === 'text' ? block.text : JSON.stringify(answer.content);
-    return { content: [{ type: 'text', text: `Summary: ${summary}` }] };
-  });
+  server.registerTool(
+    'summarize',
+    { description: 'Summarizes a text by asking the client to sample', inputSchema: { text: z.string() } },
+    async ({ text }, extra) => {
+      stats.calls++;
+      const answer = await server.server.createMessage(
+        { messages: [{ role: 'user', content: { type: 'text', text: `Summarize in one line: ${text}` } }], maxTokens: 100 },
+        { relatedRequestId: extra.requestId, timeout: 30_000 },
+      );
+      const block = Array.isArray(answer.content) ? answer.content[0] : answer.content;
+      const summary = block?.type === 'text' ? block.text : JSON.stringify(answer.content);
+      return { content: [{ type: 'text', text: `Summary: ${summary}` }] };
+    },
+  );
 
   // not called by the demo agent: for Compose (a nested input schema), prompts and resources to try
   server.registerTool(
@@ -114,14 +121,27 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
     async ({ title, when, attendees, priority, online }) => {
       stats.calls++;
       const who = attendees?.length ? ` with ${attendees.map((a) => a.name).join(', ')}` : '';
-      return { content: [{ type: 'text', text: `Booked “${title}” on ${when.date}${when.time ? ` at ${when.time}` : ''} for ${when.durationMin} min${who} (${priority} priority${online ? ', online' : ''})` }] };
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Booked “${title}” on ${when.date}${when.time ? ` at ${when.time}` : ''} for ${when.durationMin} min${who} (${priority} priority${online ? ', online' : ''})`,
+          },
+        ],
+      };
     },
   );
-  server.registerPrompt('brief', { description: 'A one-paragraph brief on a topic', argsSchema: { topic: z.string().describe('What the brief is about'), tone: z.string().optional() } }, ({ topic, tone }) => ({
-    messages: [{ role: 'user', content: { type: 'text', text: `Write a one-paragraph brief on ${topic}${tone ? `, in a ${tone} tone` : ''}.` } }],
-  }));
+  server.registerPrompt(
+    'brief',
+    { description: 'A one-paragraph brief on a topic', argsSchema: { topic: z.string().describe('What the brief is about'), tone: z.string().optional() } },
+    ({ topic, tone }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Write a one-paragraph brief on ${topic}${tone ? `, in a ${tone} tone` : ''}.` } }],
+    }),
+  );
   server.registerResource('readme', 'demo://readme', { description: 'What the demo server is', mimeType: 'text/markdown' }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'text/markdown', text: '# mcp-rewind demo\nA small MCP server: weather, logo, stats, long-task, summarize and schedule.' }],
+    contents: [
+      { uri: uri.href, mimeType: 'text/markdown', text: '# mcp-rewind demo\nA small MCP server: weather, logo, stats, long-task, summarize and schedule.' },
+    ],
   }));
   server.registerResource('city', new ResourceTemplate('demo://city/{name}', { list: undefined }), { description: 'A city sheet' }, async (uri, { name }) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: `${String(name)}: sunny, 21 °C` }],

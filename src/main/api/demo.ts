@@ -41,7 +41,10 @@ export class Demo {
     // the demo's proxy of this run, or of an earlier one (restored with its rules and breakpoints)
     let proxy = this.host.list().find((p) => p.demo);
     if (!proxy) {
-      proxy = await this.host.createProxy({ name: DEMO_PROXY_NAME, mode: 'record', upstreamUrl: server.url, cacheDir: join(this.host.dataDir, 'demo-cassette'), port: 0 }, { demo: true });
+      proxy = await this.host.createProxy(
+        { name: DEMO_PROXY_NAME, mode: 'record', upstreamUrl: server.url, cacheDir: join(this.host.dataDir, 'demo-cassette'), port: 0 },
+        { demo: true },
+      );
     } else if (proxy.state !== 'running' || proxy.config.upstreamUrl !== server.url) {
       await this.host.setUpstreamUrl(proxy.id, server.url);
       proxy = await this.host.startProxy(proxy.id);

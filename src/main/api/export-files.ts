@@ -1,4 +1,3 @@
-
 import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { syncFolder, writeAtomic } from '../engine/fs/atomic-write.js';
@@ -9,7 +8,6 @@ import { REDACTED } from '../engine/cassette/redact.js';
 import { readCassetteFile, UnsafeEntryError } from '../engine/cassette/safe-read.js';
 import type { ExportFormat, ExportPreview, ExportResult } from '../../shared/api.js';
 import { shellQuote } from '../../shared/shell-quote.js';
-
 
 /**
  * The Export view's `export.preview` / `export.run`: a cassette folder as a folder holding only the replay files

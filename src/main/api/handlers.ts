@@ -54,7 +54,13 @@ export function createApiHandlers(
   settings: SettingsFile = settingsFile(controller.dataDir, (line) => controller.log(line, 'warn')),
 ): ApiHandlers {
   const table: HandlerTable = {
-    'app.info': () => ({ version: shellInfo.version, shell: shellInfo.shell, platform: process.platform, trafficCapacity: controller.traffic.capacity, trafficBytes: controller.traffic.maxBytes }),
+    'app.info': () => ({
+      version: shellInfo.version,
+      shell: shellInfo.shell,
+      platform: process.platform,
+      trafficCapacity: controller.traffic.capacity,
+      trafficBytes: controller.traffic.maxBytes,
+    }),
     'proxies.list': () => controller.list(),
     'proxies.create': (config) => controller.createProxy(config),
     'proxies.start': ({ id }) => controller.startProxy(id),
@@ -88,7 +94,8 @@ export function createApiHandlers(
     'settings.get': () => settings.get(),
     'settings.set': (patch) => settings.set(patch),
     'exchange.send': (input) => controller.verbs.send(input),
-    'exchange.catalog': ({ proxyId }) => (controller.find(proxyId) ? controller.verbs.sessions.catalog(proxyId) : Promise.reject(new Error(`proxyId: no proxy "${proxyId}"`))),
+    'exchange.catalog': ({ proxyId }) =>
+      controller.find(proxyId) ? controller.verbs.sessions.catalog(proxyId) : Promise.reject(new Error(`proxyId: no proxy "${proxyId}"`)),
     'schema.check': ({ schema, value }) => ({ problems: checkAgainstSchema(schema, value) }),
     'appRequests.answer': ({ id, result, error }) => controller.verbs.desk.answer(id, { result, error }),
     'appRequests.list': () => controller.verbs.desk.list(),

@@ -40,7 +40,11 @@ export class InspectorVerbs {
     if (this.timeline.isSource(input.proxyId)) throw new Error('proxyId: an opened file cannot answer; choose a running proxy to send to');
     const from = input.from;
     if (from !== undefined && !this.host.ring.find(from)) throw new Error(`from: no exchange #${from} in the timeline`);
-    const { response, event } = await this.sessions.send(input.proxyId, { method: input.method, params: input.params, sentBy: { kind: input.kind, ...(from !== undefined ? { from } : {}) } });
+    const { response, event } = await this.sessions.send(input.proxyId, {
+      method: input.method,
+      params: input.params,
+      sentBy: { kind: input.kind, ...(from !== undefined ? { from } : {}) },
+    });
     return { ...(event ? { seq: event.seq } : {}), response };
   }
 
@@ -71,7 +75,13 @@ export class InspectorVerbs {
       store = await CassetteStore.open(dir, { watch: false });
       store.close();
     }
-    const entries = (store.lookup(key) ?? []).map((e) => ({ file: e.file, n: e.n, result: e.result, ...(e.stream ? { stream: e.stream } : {}), ...(e.recordedAt ? { recordedAt: e.recordedAt } : {}) }));
+    const entries = (store.lookup(key) ?? []).map((e) => ({
+      file: e.file,
+      n: e.n,
+      result: e.result,
+      ...(e.stream ? { stream: e.stream } : {}),
+      ...(e.recordedAt ? { recordedAt: e.recordedAt } : {}),
+    }));
     return { dir: store.dir, entries };
   }
 

@@ -39,8 +39,10 @@ export async function launchProxy(config: ProxyConfig, lastPort: number | undefi
     const wanted = config.port === 0 && lastPort ? lastPort : config.port;
     const running = await start(wanted, upstream?.url).catch((error: NodeJS.ErrnoException) => {
       if (wanted !== config.port && error.code === 'EADDRINUSE') return start(config.port, upstream?.url); // the old port is taken
-      if (error.code === 'EADDRINUSE') throw new ProxyStartError(`Port ${wanted} is in use (EADDRINUSE): choose another port, or leave it empty for any free one`, 'port');
-      if (cacheDir && writesCassette(config.mode) && /EACCES|EROFS|ENOTDIR|EEXIST/.test(error.code ?? '')) throw new ProxyStartError(`Cassette folder ${cacheDir} cannot be used: ${error.message}`, 'cassette');
+      if (error.code === 'EADDRINUSE')
+        throw new ProxyStartError(`Port ${wanted} is in use (EADDRINUSE): choose another port, or leave it empty for any free one`, 'port');
+      if (cacheDir && writesCassette(config.mode) && /EACCES|EROFS|ENOTDIR|EEXIST/.test(error.code ?? ''))
+        throw new ProxyStartError(`Cassette folder ${cacheDir} cannot be used: ${error.message}`, 'cassette');
       throw error;
     });
     return { running, upstream };
@@ -52,6 +54,10 @@ export async function launchProxy(config: ProxyConfig, lastPort: number | undefi
 
 /** "record 127.0.0.1:3000", "proxy-only npx", "replay cassettes" */
 export function defaultProxyName(config: ProxyConfig): string {
-  const where = config.upstreamUrl ? new URL(config.upstreamUrl).host : config.upstreamCommand ? splitShellWords(config.upstreamCommand)[0] : (config.cacheDir ?? '').split(/[\\/]/).filter(Boolean).pop();
+  const where = config.upstreamUrl
+    ? new URL(config.upstreamUrl).host
+    : config.upstreamCommand
+      ? splitShellWords(config.upstreamCommand)[0]
+      : (config.cacheDir ?? '').split(/[\\/]/).filter(Boolean).pop();
   return `${config.mode} ${where ?? ''}`.trim().slice(0, 100);
 }

@@ -161,7 +161,8 @@ export interface Area {
 export function fitWindow(saved: WindowState, areas: Area[]): WindowState {
   if (areas.length === 0) return saved;
   const overlap = (a: Area): number =>
-    Math.max(0, Math.min(saved.x + saved.width, a.x + a.width) - Math.max(saved.x, a.x)) * Math.max(0, Math.min(saved.y + saved.height, a.y + a.height) - Math.max(saved.y, a.y));
+    Math.max(0, Math.min(saved.x + saved.width, a.x + a.width) - Math.max(saved.x, a.x)) *
+    Math.max(0, Math.min(saved.y + saved.height, a.y + a.height) - Math.max(saved.y, a.y));
   const area = areas.reduce((best, a) => (overlap(a) > overlap(best) ? a : best), areas[0]);
   const width = Math.min(saved.width, area.width);
   const height = Math.min(saved.height, area.height);

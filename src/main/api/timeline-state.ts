@@ -193,7 +193,12 @@ export class TimelineState {
       const source = this.fromSource.get(seq);
       const event = this.keptEvents.get(seq);
       if (!source && !event) continue;
-      kept.push({ seq, pinned: mark.pinned, ...(mark.note ? { note: mark.note } : {}), ...(source ? { source } : { event: event as unknown as z.output<typeof EventSchema> }) });
+      kept.push({
+        seq,
+        pinned: mark.pinned,
+        ...(mark.note ? { note: mark.note } : {}),
+        ...(source ? { source } : { event: event as unknown as z.output<typeof EventSchema> }),
+      });
     }
     this.file.save({ version: 1, nextSeq: this.base + reserveSeqs(0), kept, sources: this.listSources().map(({ id, path }) => ({ id, path })) });
   }

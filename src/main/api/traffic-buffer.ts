@@ -46,7 +46,12 @@ export class TrafficBuffer {
     if (event.bytes === undefined) {
       const slim = slimEvent(event);
       kept = slim.event;
-      if (slim.truncated) this.full.set(fullKey(event.proxyId, event.seq), event, (kept.truncated?.request ?? 0) + (kept.truncated?.response ?? 0) + (kept.truncated?.stream ?? 0) + (kept.truncated?.original ?? 0));
+      if (slim.truncated)
+        this.full.set(
+          fullKey(event.proxyId, event.seq),
+          event,
+          (kept.truncated?.request ?? 0) + (kept.truncated?.response ?? 0) + (kept.truncated?.stream ?? 0) + (kept.truncated?.original ?? 0),
+        );
     }
     if (!this.arrival.has(kept)) this.arrival.set(kept, this.arrival.get(event) ?? this.arrived++);
     if (this.count === this.capacity) this.dropOldest();

@@ -134,14 +134,18 @@ async function eventsOfCassette(path: string, folder: boolean): Promise<{ events
       const request: JsonRpcRequest = { jsonrpc: '2.0', id: entry.n, method: asked.method, ...(asked.params ? { params: asked.params } : {}) };
       const head = debug?.responseHead;
       events.push(
-        exchangeOf(request, { jsonrpc: '2.0', id: entry.n, result: entry.result }, {
-          key,
-          source: 'cache',
-          cassette: 'hit',
-          stream: (entry.stream ?? []) as unknown as JsonRpcMessage[],
-          startedAt: Date.parse(entry.recordedAt ?? '') || 0,
-          http: head?.status ? { status: head.status, headers: head.headers ?? {} } : undefined,
-        }),
+        exchangeOf(
+          request,
+          { jsonrpc: '2.0', id: entry.n, result: entry.result },
+          {
+            key,
+            source: 'cache',
+            cassette: 'hit',
+            stream: (entry.stream ?? []) as unknown as JsonRpcMessage[],
+            startedAt: Date.parse(entry.recordedAt ?? '') || 0,
+            http: head?.status ? { status: head.status, headers: head.headers ?? {} } : undefined,
+          },
+        ),
       );
     }
   }
@@ -156,7 +160,10 @@ export async function importTraffic(path: string, cwd = process.cwd()): Promise<
   const name = basename(full);
   const limit = (found: { events: ExchangeEvent[]; skipped: string[] }): { events: ExchangeEvent[]; skipped: string[] } => ({
     events: found.events,
-    skipped: found.skipped.length > MAX_SKIPPED_LISTED ? [...found.skipped.slice(0, MAX_SKIPPED_LISTED), `… and ${found.skipped.length - MAX_SKIPPED_LISTED} more`] : found.skipped,
+    skipped:
+      found.skipped.length > MAX_SKIPPED_LISTED
+        ? [...found.skipped.slice(0, MAX_SKIPPED_LISTED), `… and ${found.skipped.length - MAX_SKIPPED_LISTED} more`]
+        : found.skipped,
   });
   if (info.isDirectory()) return { kind: 'folder', name, path: full, ...limit(await eventsOfCassette(full, true)) };
   if (!info.isFile()) throw new Error(`path: ${full} is neither a file nor a folder`);

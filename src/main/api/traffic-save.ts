@@ -46,7 +46,8 @@ async function checkOut(req: SaveRequest): Promise<string> {
   const existing = await stat(out).catch(() => undefined);
   if (req.format === 'folder') {
     if (existing && !existing.isDirectory()) throw new Error(`out: ${out} is a file; a cassette folder needs a folder path`);
-    if (existing && (await readdir(out)).length > 0 && !req.overwrite) throw new Error(`out: the folder ${out} exists and is not empty; set overwrite to replace its cassette files`);
+    if (existing && (await readdir(out)).length > 0 && !req.overwrite)
+      throw new Error(`out: the folder ${out} exists and is not empty; set overwrite to replace its cassette files`);
   } else {
     if (existing?.isDirectory()) throw new Error(`out: ${out} is a folder; ${req.format === 'har' ? 'a HAR' : 'a single-file cassette'} needs a file path`);
     if (existing && !req.overwrite) throw new Error(`out: the file ${out} exists; set overwrite to replace it`);
@@ -54,12 +55,14 @@ async function checkOut(req: SaveRequest): Promise<string> {
   return out;
 }
 
-const headers = (list: Record<string, string | string[]>): HarHeader[] => Object.entries(redactHeaders(list)).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: String(v) })));
+const headers = (list: Record<string, string | string[]>): HarHeader[] =>
+  Object.entries(redactHeaders(list)).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: String(v) })));
 
 /** The HTTP body the client got: SSE when the server streamed messages before its answer, else JSON. */
 function responseBody(event: TrafficEvent, response: JsonRpcResponse | undefined = event.response): { text: string; mimeType: string } {
   if (!response) return { text: '', mimeType: 'application/json' };
-  if (event.stream.length === 0 && !String(event.http?.headers['content-type'] ?? '').includes('event-stream')) return { text: JSON.stringify(response), mimeType: 'application/json' };
+  if (event.stream.length === 0 && !String(event.http?.headers['content-type'] ?? '').includes('event-stream'))
+    return { text: JSON.stringify(response), mimeType: 'application/json' };
   return { text: [...event.stream, response].map((m) => sseEvent(m)).join(''), mimeType: 'text/event-stream' };
 }
 
@@ -81,7 +84,17 @@ function harEntry(event: TrafficEvent, req: SaveRequest): HarEntry {
   return {
     startedDateTime: new Date(event.startedAt).toISOString(),
     time: event.durationMs,
-    request: { method: 'POST', url, httpVersion: 'HTTP/1.1', headers: requestHeaders, queryString: [], cookies: [], headersSize: -1, bodySize: Buffer.byteLength(requestText), postData: { mimeType: 'application/json', text: requestText } },
+    request: {
+      method: 'POST',
+      url,
+      httpVersion: 'HTTP/1.1',
+      headers: requestHeaders,
+      queryString: [],
+      cookies: [],
+      headersSize: -1,
+      bodySize: Buffer.byteLength(requestText),
+      postData: { mimeType: 'application/json', text: requestText },
+    },
     response: {
       status,
       statusText: STATUS_CODES[status] ?? '',
@@ -130,7 +143,12 @@ function distill(event: TrafficEvent, req: SaveRequest): Distilled | string {
       stream: event.stream.length ? event.stream.map((m) => m as unknown as Record<string, unknown>) : undefined,
     },
     debug: {
-      request: { method: 'POST', url: redactUrl(req.urlOf(event) ?? 'http://localhost/mcp'), headers: { 'content-type': 'application/json', ...(event.sessionId ? { 'mcp-session-id': REDACTED } : {}) }, body: request },
+      request: {
+        method: 'POST',
+        url: redactUrl(req.urlOf(event) ?? 'http://localhost/mcp'),
+        headers: { 'content-type': 'application/json', ...(event.sessionId ? { 'mcp-session-id': REDACTED } : {}) },
+        body: request,
+      },
       responseBody: body.text,
       responseHead: { status: event.http?.status ?? 200, headers: event.http ? redactHeaders(event.http.headers) : { 'content-type': body.mimeType } },
     },
@@ -161,7 +179,13 @@ export async function saveTraffic(events: TrafficEvent[], req: SaveRequest): Pro
   const ordered = [...events].sort((a, b) => a.startedAt - b.startedAt || a.seq - b.seq);
   if (req.format === 'har') {
     const answered = ordered.filter((e) => e.response);
-    const har: Har = { log: { version: '1.2', creator: { name: 'mcp-rewind', version: req.version ?? '0' }, entries: answered.map((e) => redactDeep(harEntry(e, req)) as HarEntry) } };
+    const har: Har = {
+      log: {
+        version: '1.2',
+        creator: { name: 'mcp-rewind', version: req.version ?? '0' },
+        entries: answered.map((e) => redactDeep(harEntry(e, req)) as HarEntry),
+      },
+    };
     await mkdir(dirname(out), { recursive: true });
     await writeAtomic(out, `${JSON.stringify(har, null, 2)}\n`);
     const skipped = ordered.filter((e) => !e.response).map((e) => `#${e.seq} ${e.method}: no answer yet`);

@@ -69,7 +69,12 @@ export async function openUpstream(config: ProxyConfig, log: Log): Promise<Opene
     const notStarted = /could not start the upstream command "[^"]*": (.*)$/.exec(why);
     if (notStarted) throw new ProxyStartError(`stdio command "${command}" did not start: ${notStarted[1]}`, 'upstream');
     // a server that says nothing in time: what it printed on stderr is the best clue
-    const printed = /no answer within|timed out/i.test(why) ? said.filter((l) => l.trim() && !/^upstream process /.test(l)).slice(-3).join(' / ') : '';
+    const printed = /no answer within|timed out/i.test(why)
+      ? said
+          .filter((l) => l.trim() && !/^upstream process /.test(l))
+          .slice(-3)
+          .join(' / ')
+      : '';
     throw new ProxyStartError(`stdio command "${command}" did not answer an MCP initialize: ${why}${printed ? ` (it printed: ${printed})` : ''}`, 'upstream');
   }
 }

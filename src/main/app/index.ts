@@ -1,23 +1,23 @@
 // Electron shell: one window, a menu, and the IPC adapter of the UI↔engine contract. Thin by design: everything the
 // app does lives in the engine (src/main/engine, plain Node, never imports electron) behind the handler table of
 // src/main/api, which the browser shell (src/main/web) serves over a WebSocket instead.
-import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { app, BrowserWindow, ipcMain, Menu, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron'
-import { EVENT_NAMES, type EventName } from '../../shared/api'
-import { AppController } from '../api/app-controller'
-import { createApiHandlers, toApiError } from '../api/handlers'
-import { settingsFile } from '../api/settings-file'
-import { userDataDir } from '../web/user-data'
-import { rememberWindowState, savedWindowOptions } from './window-state'
-import { guardStdStreams, writeStderr } from '../cli/process-guard'
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { app, BrowserWindow, ipcMain, Menu, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
+import { EVENT_NAMES, type EventName } from '../../shared/api';
+import { AppController } from '../api/app-controller';
+import { createApiHandlers, toApiError } from '../api/handlers';
+import { settingsFile } from '../api/settings-file';
+import { userDataDir } from '../web/user-data';
+import { rememberWindowState, savedWindowOptions } from './window-state';
+import { guardStdStreams, writeStderr } from '../cli/process-guard';
 
-const isMac = process.platform === 'darwin'
-const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL
-const rendererFile = join(import.meta.dirname, '../renderer/index.html')
-const preloadFile = join(import.meta.dirname, '../preload/index.cjs')
+const isMac = process.platform === 'darwin';
+const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL;
+const rendererFile = join(import.meta.dirname, '../renderer/index.html');
+const preloadFile = join(import.meta.dirname, '../preload/index.cjs');
 /** the app icon (resources/, shipped in the npm package and the desktop builds); macOS takes the bundle's icon instead */
-const iconFile = join(import.meta.dirname, '../../resources/icons/256x256.png')
+const iconFile = join(import.meta.dirname, '../../resources/icons/256x256.png');
 
 function buildMenu(): Menu {
   const template: MenuItemConstructorOptions[] = [
@@ -26,17 +26,17 @@ function buildMenu(): Menu {
     { role: 'editMenu' },
     { role: 'viewMenu' },
     { role: 'windowMenu' },
-  ]
-  return Menu.buildFromTemplate(template)
+  ];
+  return Menu.buildFromTemplate(template);
 }
 
 /** Only our own renderer may be shown in the window; everything else is refused. The hash names a view (#/rules). */
 function isOwnPage(url: string): boolean {
-  return devServerUrl ? url.startsWith(devServerUrl) : url.replace(/#.*$/s, '') === pathToFileURL(rendererFile).href
+  return devServerUrl ? url.startsWith(devServerUrl) : url.replace(/#.*$/s, '') === pathToFileURL(rendererFile).href;
 }
 
 function createWindow(): BrowserWindow {
-  const saved = savedWindowOptions(settings) // the last bounds, kept on a display that is attached now
+  const saved = savedWindowOptions(settings); // the last bounds, kept on a display that is attached now
   const win = new BrowserWindow({
     title: 'mcp-rewind',
     icon: iconFile,
@@ -50,67 +50,67 @@ function createWindow(): BrowserWindow {
       sandbox: true,
       nodeIntegration: false,
     },
-  })
+  });
   win.once('ready-to-show', () => {
-    if (saved.maximized) win.maximize()
-    win.show()
-  })
-  saveWindowStates.set(win, rememberWindowState(win, settings, warn))
-  win.on('closed', () => saveWindowStates.delete(win))
-  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }))
+    if (saved.maximized) win.maximize();
+    win.show();
+  });
+  saveWindowStates.set(win, rememberWindowState(win, settings, warn));
+  win.on('closed', () => saveWindowStates.delete(win));
+  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
   win.webContents.on('will-navigate', (event, url) => {
-    if (!isOwnPage(url)) event.preventDefault()
-  })
+    if (!isOwnPage(url)) event.preventDefault();
+  });
 
-  if (devServerUrl) void win.loadURL(devServerUrl)
-  else void win.loadFile(rendererFile)
-  return win
+  if (devServerUrl) void win.loadURL(devServerUrl);
+  else void win.loadFile(rendererFile);
+  return win;
 }
 
-guardStdStreams() // started from a terminal that is then closed: writes to stderr must not crash the app
-const warn = (line: string): void => writeStderr(`mcp-rewind: ${line}`)
-const dataDir = userDataDir()
+guardStdStreams(); // started from a terminal that is then closed: writes to stderr must not crash the app
+const warn = (line: string): void => writeStderr(`mcp-rewind: ${line}`);
+const dataDir = userDataDir();
 // settings.json of the user data folder (theme, window state, timeline capacity…); a bad file falls back to defaults
-const settings = settingsFile(dataDir, warn)
-const saveWindowStates = new Map<BrowserWindow, () => void>()
-const controller = new AppController({ dataDir, trafficCapacity: settings.get().settings.trafficCapacity, version: app.getVersion() })
-const handlers = createApiHandlers(controller, { shell: 'electron', version: app.getVersion() }, settings) // package.json's version
-const EVENTS: EventName[] = EVENT_NAMES
+const settings = settingsFile(dataDir, warn);
+const saveWindowStates = new Map<BrowserWindow, () => void>();
+const controller = new AppController({ dataDir, trafficCapacity: settings.get().settings.trafficCapacity, version: app.getVersion() });
+const handlers = createApiHandlers(controller, { shell: 'electron', version: app.getVersion() }, settings); // package.json's version
+const EVENTS: EventName[] = EVENT_NAMES;
 
 /** Commands only from our own page; every failure becomes { ok: false, error } (as a WebSocket error frame). */
 ipcMain.handle('rewind:call', async (event: IpcMainInvokeEvent, command: unknown, input: unknown) => {
-  if (!event.senderFrame || !isOwnPage(event.senderFrame.url)) return { ok: false, error: { message: 'refused: not the mcp-rewind page' } }
+  if (!event.senderFrame || !isOwnPage(event.senderFrame.url)) return { ok: false, error: { message: 'refused: not the mcp-rewind page' } };
   try {
-    return { ok: true, output: await handlers.call(String(command), input) }
+    return { ok: true, output: await handlers.call(String(command), input) };
   } catch (error) {
-    return { ok: false, error: toApiError(error) }
+    return { ok: false, error: toApiError(error) };
   }
-})
+});
 
 // every engine event goes to every window (the preload fans it out to the renderer's listeners)
 for (const name of EVENTS) {
   handlers.on(name, (payload) => {
-    for (const win of BrowserWindow.getAllWindows()) if (!win.webContents.isDestroyed()) win.webContents.send('rewind:event', name, payload)
-  })
+    for (const win of BrowserWindow.getAllWindows()) if (!win.webContents.isDestroyed()) win.webContents.send('rewind:event', name, payload);
+  });
 }
 
-let quitting = false
+let quitting = false;
 app.on('before-quit', (event) => {
-  if (quitting) return
-  quitting = true
-  event.preventDefault() // stop the proxies first, then quit for real
-  for (const save of saveWindowStates.values()) save() // before-quit comes before the windows' close (Cmd-Q)
-  void Promise.allSettled([controller.close(), settings.flush()]).finally(() => app.quit())
-})
+  if (quitting) return;
+  quitting = true;
+  event.preventDefault(); // stop the proxies first, then quit for real
+  for (const save of saveWindowStates.values()) save(); // before-quit comes before the windows' close (Cmd-Q)
+  void Promise.allSettled([controller.close(), settings.flush()]).finally(() => app.quit());
+});
 
 void app.whenReady().then(() => {
-  Menu.setApplicationMenu(buildMenu())
-  createWindow()
+  Menu.setApplicationMenu(buildMenu());
+  createWindow();
   app.on('activate', () => {
-    if (BrowserWindow.getAllWindows().length === 0) createWindow()
-  })
-})
+    if (BrowserWindow.getAllWindows().length === 0) createWindow();
+  });
+});
 
 app.on('window-all-closed', () => {
-  if (!isMac) app.quit()
-})
+  if (!isMac) app.quit();
+});

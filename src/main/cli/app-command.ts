@@ -64,9 +64,13 @@ export function findElectron(root: string = PACKAGE_ROOT, env: NodeJS.ProcessEnv
     if (binary) return { binary };
   }
   if (installer) {
-    return { problem: `Electron is installed but its binary is missing (its download failed or was skipped): run \`node ${installer}\` where GitHub is reachable; ${UI_INSTEAD}` };
+    return {
+      problem: `Electron is installed but its binary is missing (its download failed or was skipped): run \`node ${installer}\` where GitHub is reachable; ${UI_INSTEAD}`,
+    };
   }
-  return { problem: `the desktop app needs Electron, which is not installed here: run \`npm install electron\` beside mcp-rewind (or \`npx -p electron -p mcp-rewind mcp-rewind app\`); ${UI_INSTEAD}` };
+  return {
+    problem: `the desktop app needs Electron, which is not installed here: run \`npm install electron\` beside mcp-rewind (or \`npx -p electron -p mcp-rewind mcp-rewind app\`); ${UI_INSTEAD}`,
+  };
 }
 
 /** The whole `mcp-rewind app` run (argv as process.argv, "app" at index 2): Electron's exit status becomes ours. */
@@ -75,7 +79,9 @@ export function appCommand(argv: string[]): void {
     process.stderr.write(`mcp-rewind: ${message}\n`);
     process.exit(status);
   };
-  const program = buildAppProgram().exitOverride().configureOutput({ writeErr: () => {} });
+  const program = buildAppProgram()
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} });
   try {
     program.parse([argv[0], argv[1], ...argv.slice(3)]);
   } catch (error) {

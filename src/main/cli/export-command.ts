@@ -37,7 +37,9 @@ export async function runExport(options: ExportCliOptions, creatorVersion: strin
   }
   if (options.har) {
     const { entries, synthetic } = await writeHarExport(options.cache, options.har, { creatorVersion, log });
-    lines.push(`exported ${entries} exchanges of ${options.cache} to ${options.har} (HAR 1.2${synthetic ? `, ${synthetic} rebuilt from distilled entries` : ''})`);
+    lines.push(
+      `exported ${entries} exchanges of ${options.cache} to ${options.har} (HAR 1.2${synthetic ? `, ${synthetic} rebuilt from distilled entries` : ''})`,
+    );
   }
   return lines.join('\n') + '\n';
 }

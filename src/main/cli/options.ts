@@ -8,7 +8,6 @@ import { splitShellWords } from '../engine/transports/shell-words.js';
 import { UsageError } from '../engine/errors.js';
 import { isReplayTiming, REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
 
-
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function buildProgram(version: string): Command {
@@ -19,21 +18,37 @@ export function buildProgram(version: string): Command {
     .option('-p, --port <port>', 'port to listen on (0 = random)', '0')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('-u, --url <url>', 'upstream MCP server URL (record, hybrid, proxy-only): Streamable HTTP or legacy HTTP+SSE, detected')
-    .option('--upstream-command <command>', 'instead of --url: run the upstream MCP server as a stdio child, e.g. "npx -y some-server --flag" (quotes and backslashes as in sh; no shell)')
+    .option(
+      '--upstream-command <command>',
+      'instead of --url: run the upstream MCP server as a stdio child, e.g. "npx -y some-server --flag" (quotes and backslashes as in sh; no shell)',
+    )
     .option('--stdio', 'speak MCP on stdin/stdout (for agents that launch a command); the banner and all logs go to stderr', false)
     .option('-c, --cache <dir>', 'cassette folder', './cache')
     .option('-r, --replay', 'replay from the cache; with --url: hybrid', false)
     .option('--proxy-only', 'forward without reading or writing the cache', false)
     .option('--clean', 'wipe the cassette files of the cache folder at startup (record mode only)', false)
-    .option('--no-fsync', 'record, hybrid: answer before the entry is flushed to disk (faster; an answered call can be lost if the proxy or the machine crashes)')
+    .option(
+      '--no-fsync',
+      'record, hybrid: answer before the entry is flushed to disk (faster; an answered call can be lost if the proxy or the machine crashes)',
+    )
     .option('--session-idle <seconds>', 'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never)', '600')
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
-    .addOption(new Option('--match-ignore <path>', 'replay: dot path into the request params ignored when matching (e.g. arguments.timestamp); repeatable').argParser(collect))
-    .addOption(new Option('--repeat <policy>', 'replay: once a repeated request used every recorded answer').choices(['last', 'cycle', 'error']).default('last'))
+    .addOption(
+      new Option('--match-ignore <path>', 'replay: dot path into the request params ignored when matching (e.g. arguments.timestamp); repeatable').argParser(
+        collect,
+      ),
+    )
+    .addOption(
+      new Option('--repeat <policy>', 'replay: once a repeated request used every recorded answer').choices(['last', 'cycle', 'error']).default('last'),
+    )
     .option('--replay-timing <timing>', `replay: how long answers take: ${REPLAY_TIMING_HINT}`, 'none')
-    .addOption(new Option('--redact <regex>', 'secret pattern written as [REDACTED] everywhere in the cassette (headers are redacted anyway); repeatable').argParser(collect))
+    .addOption(
+      new Option('--redact <regex>', 'secret pattern written as [REDACTED] everywhere in the cassette (headers are redacted anyway); repeatable').argParser(
+        collect,
+      ),
+    )
     .option('--rules <file>', 'JSON file of per-tool rules ({ instructions?, tools: [...], passthrough? }), applied on top of any mode')
     .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
     .addOption(new Option('--allowed-origin <origin>', 'extra browser Origin to accept; repeatable').argParser(collect))
@@ -92,8 +107,10 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
   if (!/^\d+(\.\d+)?$/.test(idle)) throw new UsageError(`--session-idle must be a number of seconds, got "${idle}"`);
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
   const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (live ? 'hybrid' : 'replay') : 'record';
-  if (raw.replayTiming !== undefined && !isReplayTiming(raw.replayTiming)) throw new UsageError(`--replay-timing must be ${REPLAY_TIMING_HINT}, got "${raw.replayTiming}"`);
-  if (raw.replayTiming !== undefined && raw.replayTiming !== 'none' && !raw.replay) throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
+  if (raw.replayTiming !== undefined && !isReplayTiming(raw.replayTiming))
+    throw new UsageError(`--replay-timing must be ${REPLAY_TIMING_HINT}, got "${raw.replayTiming}"`);
+  if (raw.replayTiming !== undefined && raw.replayTiming !== 'none' && !raw.replay)
+    throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
   if (mode !== 'replay' && raw.upstreamCommand === undefined) {
     if (!raw.url) throw new UsageError(`--url (or --upstream-command) is required in ${mode} mode (replay needs --replay)`);
     let url: URL;

@@ -8,25 +8,38 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 
 /** `mcp-rewind serve`: flags, each defaulting to MiMCP's environment variable. */
 export function buildServeProgram(env: NodeJS.ProcessEnv): Command {
-  return new Command('mcp-rewind serve')
-    .description('REST-configured sessions (MiMCP-compatible API) with a token-gated MCP endpoint and per-tool rules')
-    .helpOption('-h, --help', 'show this help')
-    .option('--host <host>', 'address to listen on [MIMCP_HOST]', env.MIMCP_HOST ?? '127.0.0.1')
-    .option('-p, --port <port>', 'port to listen on [MIMCP_PORT]', env.MIMCP_PORT ?? '8000')
-    .option('--upstream-timeout <seconds>', 'per-call upstream timeout, restarted by each progress notification [MIMCP_UPSTREAM_TIMEOUT_S]', env.MIMCP_UPSTREAM_TIMEOUT_S ?? '60')
-    .option('--upstream-max-time <seconds>', 'maximum total time of one upstream call, progress or not [MIMCP_UPSTREAM_MAX_TIME_S]', env.MIMCP_UPSTREAM_MAX_TIME_S ?? '600')
-    .option('--connect-timeout <seconds>', 'upstream handshake timeout [MIMCP_UPSTREAM_CONNECT_TIMEOUT_S]', env.MIMCP_UPSTREAM_CONNECT_TIMEOUT_S ?? '15')
-    .option('--max-recorded-calls <n>', 'calls kept per session, oldest dropped [MIMCP_MAX_RECORDED_CALLS]', env.MIMCP_MAX_RECORDED_CALLS ?? '1000')
-    // no default from the environment here: --help would print the secret
-    .option('--api-token <token>', 'bearer token required on /api/* [MIMCP_API_TOKEN; prefer the variable: flags show in ps]; default: a random token kept in the data folder')
-    .option('--no-auth', 'serve the REST API without a token (anyone who can reach the port can create sessions): not recommended')
-    .option('--data-dir <dir>', 'where the generated API token is kept [MCP_REWIND_DATA_DIR]')
-    .option('--max-sessions <n>', 'sessions held at once; more get 429 [MIMCP_MAX_SESSIONS]', env.MIMCP_MAX_SESSIONS ?? '200')
-    .option('--max-rules-bytes <n>', "bytes of one session's rules (tools + instructions as JSON); more get 413", '262144')
-    .option('--instructions <text>', 'default instructions for sessions that give none [MIMCP_INSTRUCTIONS]', env.MIMCP_INSTRUCTIONS)
-    .option('-v, --verbose', 'log sessions, upstream connections and every exchange', false)
-    .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
-    .addOption(new Option('--allowed-origin <origin>', 'extra browser Origin to accept; repeatable').argParser(collect));
+  return (
+    new Command('mcp-rewind serve')
+      .description('REST-configured sessions (MiMCP-compatible API) with a token-gated MCP endpoint and per-tool rules')
+      .helpOption('-h, --help', 'show this help')
+      .option('--host <host>', 'address to listen on [MIMCP_HOST]', env.MIMCP_HOST ?? '127.0.0.1')
+      .option('-p, --port <port>', 'port to listen on [MIMCP_PORT]', env.MIMCP_PORT ?? '8000')
+      .option(
+        '--upstream-timeout <seconds>',
+        'per-call upstream timeout, restarted by each progress notification [MIMCP_UPSTREAM_TIMEOUT_S]',
+        env.MIMCP_UPSTREAM_TIMEOUT_S ?? '60',
+      )
+      .option(
+        '--upstream-max-time <seconds>',
+        'maximum total time of one upstream call, progress or not [MIMCP_UPSTREAM_MAX_TIME_S]',
+        env.MIMCP_UPSTREAM_MAX_TIME_S ?? '600',
+      )
+      .option('--connect-timeout <seconds>', 'upstream handshake timeout [MIMCP_UPSTREAM_CONNECT_TIMEOUT_S]', env.MIMCP_UPSTREAM_CONNECT_TIMEOUT_S ?? '15')
+      .option('--max-recorded-calls <n>', 'calls kept per session, oldest dropped [MIMCP_MAX_RECORDED_CALLS]', env.MIMCP_MAX_RECORDED_CALLS ?? '1000')
+      // no default from the environment here: --help would print the secret
+      .option(
+        '--api-token <token>',
+        'bearer token required on /api/* [MIMCP_API_TOKEN; prefer the variable: flags show in ps]; default: a random token kept in the data folder',
+      )
+      .option('--no-auth', 'serve the REST API without a token (anyone who can reach the port can create sessions): not recommended')
+      .option('--data-dir <dir>', 'where the generated API token is kept [MCP_REWIND_DATA_DIR]')
+      .option('--max-sessions <n>', 'sessions held at once; more get 429 [MIMCP_MAX_SESSIONS]', env.MIMCP_MAX_SESSIONS ?? '200')
+      .option('--max-rules-bytes <n>', "bytes of one session's rules (tools + instructions as JSON); more get 413", '262144')
+      .option('--instructions <text>', 'default instructions for sessions that give none [MIMCP_INSTRUCTIONS]', env.MIMCP_INSTRUCTIONS)
+      .option('-v, --verbose', 'log sessions, upstream connections and every exchange', false)
+      .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
+      .addOption(new Option('--allowed-origin <origin>', 'extra browser Origin to accept; repeatable').argParser(collect))
+  );
 }
 
 function number(name: string, value: string, min: number, max: number, integer = false): number {

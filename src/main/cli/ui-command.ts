@@ -35,7 +35,13 @@ export interface UiOptions {
 export function toUiOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): UiOptions {
   const port = String(raw.port);
   if (!/^\d+$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${port}"`);
-  return { host: String(raw.host), port: Number(port), dataDir: (raw.dataDir as string | undefined) || userDataDir(env), open: raw.open !== false, ...(raw.newToken ? { newToken: true } : {}) };
+  return {
+    host: String(raw.host),
+    port: Number(port),
+    dataDir: (raw.dataDir as string | undefined) || userDataDir(env),
+    open: raw.open !== false,
+    ...(raw.newToken ? { newToken: true } : {}),
+  };
 }
 
 /** out/renderer of this package (npm run build), from dist/main/cli or src/main/cli alike */
@@ -58,10 +64,12 @@ export async function startUi(options: UiOptions & { version: string; rendererDi
   const { trafficCapacity } = settingsFile(options.dataDir).get().settings;
   const controller = new AppController({ dataDir: options.dataDir, trafficCapacity, version: options.version }); // its warnings go to stderr
   const handlers = createApiHandlers(controller, { shell: 'browser', version: options.version });
-  const shell = await startWebShell({ host: options.host, port: options.port, rendererDir, handlers, token, onLog: options.onLog }).catch(async (error: Error) => {
-    await controller.close();
-    throw error;
-  });
+  const shell = await startWebShell({ host: options.host, port: options.port, rendererDir, handlers, token, onLog: options.onLog }).catch(
+    async (error: Error) => {
+      await controller.close();
+      throw error;
+    },
+  );
   return {
     shell,
     close: async () => {
@@ -74,7 +82,11 @@ export async function startUi(options: UiOptions & { version: string; rendererDi
 /** Opens a URL in the default browser; failures (no desktop, no opener) are ignored: the URL is printed anyway. */
 export function openBrowser(url: string): void {
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]]
+        : ['xdg-open', [url]];
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true, windowsHide: true, windowsVerbatimArguments: process.platform === 'win32' });
     child.on('error', () => {});
@@ -91,7 +103,9 @@ export async function uiCommand(argv: string[], version: string): Promise<void> 
     process.stderr.write(`mcp-rewind: ${message}\n`);
     process.exit(status);
   };
-  const program = buildUiProgram().exitOverride().configureOutput({ writeErr: () => {} });
+  const program = buildUiProgram()
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} });
   let options: UiOptions;
   try {
     program.parse([argv[0], argv[1], ...argv.slice(3)]);

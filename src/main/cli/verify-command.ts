@@ -18,7 +18,12 @@ export function buildVerifyProgram(): Command {
     .option('--upstream-command <command>', 'the live MCP server as a command speaking MCP on stdio (instead of --url)')
     .option('--result-hash-path <path>', 'dot path into a tool result used as hash input instead of the whole result')
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
-    .addOption(new Option('--match-ignore <path>', 'dot path into the request params (e.g. arguments.timestamp) that does not tell requests apart; repeatable').argParser(collect))
+    .addOption(
+      new Option(
+        '--match-ignore <path>',
+        'dot path into the request params (e.g. arguments.timestamp) that does not tell requests apart; repeatable',
+      ).argParser(collect),
+    )
     .option('--junit <file>', 'write a JUnit XML report (one test case per key)')
     .option('--timeout <seconds>', 'per-request timeout', '30');
 }
@@ -48,7 +53,8 @@ export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions 
   const cache = String(raw.cache);
   if (!existsSync(cache)) throw new UsageError(`--cache ${cache} does not exist`);
   const timeout = Number(raw.timeout);
-  if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86_400) throw new UsageError(`--timeout must be a number of seconds between 0 and 86400, got "${String(raw.timeout)}"`);
+  if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86_400)
+    throw new UsageError(`--timeout must be a number of seconds between 0 and 86400, got "${String(raw.timeout)}"`);
   return {
     cache,
     url,
@@ -92,7 +98,11 @@ export function junitXml(report: VerifyReport, timestamp = new Date()): string {
   const seconds = (ms: number): string => (ms / 1000).toFixed(3);
   const total = report.results.reduce((t, r) => t + r.durationMs, 0);
   const suite = `name="mcp-rewind verify" tests="${report.results.length}" failures="${report.counts.drift}" errors="0" skipped="${report.counts.skipped}" time="${seconds(total)}"`;
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites ${suite}>`, `  <testsuite ${suite} timestamp="${timestamp.toISOString().slice(0, 19)}" hostname="${xmlEscape(report.upstream)}">`];
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites ${suite}>`,
+    `  <testsuite ${suite} timestamp="${timestamp.toISOString().slice(0, 19)}" hostname="${xmlEscape(report.upstream)}">`,
+  ];
   for (const r of report.results) {
     const open = `    <testcase name="${xmlEscape(r.key)}" classname="${xmlEscape(`mcp-rewind.verify.${r.method}`)}" time="${seconds(r.durationMs)}"`;
     const reason = xmlEscape(r.reason ?? '');
@@ -106,11 +116,20 @@ export function junitXml(report: VerifyReport, timestamp = new Date()): string {
 }
 
 /** Runs verify, prints the report (and writes --junit); resolves with the exit status: 0 no drift, 1 drift. */
-export async function runVerify(options: VerifyCliOptions, out: (text: string) => void, engine: Partial<VerifyOptions> = {}, log: (line: string) => void = () => {}): Promise<number> {
+export async function runVerify(
+  options: VerifyCliOptions,
+  out: (text: string) => void,
+  engine: Partial<VerifyOptions> = {},
+  log: (line: string) => void = () => {},
+): Promise<number> {
   // a stdio server is opened as the proxy opens one (bridged onto Streamable HTTP); verify's own session is the probe
-  const upstream = options.upstreamCommand ? await openUpstream(commandSpec(options.upstreamCommand), { log: (line, level) => (level === 'info' ? undefined : log(line)), probe: false }) : undefined;
+  const upstream = options.upstreamCommand
+    ? await openUpstream(commandSpec(options.upstreamCommand), { log: (line, level) => (level === 'info' ? undefined : log(line)), probe: false })
+    : undefined;
   const label = upstream ? `${options.upstreamCommand} (stdio)` : undefined;
-  const report = await verifyCassette({ log, ...options.engine, ...(upstream ? { upstreamUrl: upstream.url, upstreamLabel: label } : {}), ...engine }).finally(() => upstream?.close());
+  const report = await verifyCassette({ log, ...options.engine, ...(upstream ? { upstreamUrl: upstream.url, upstreamLabel: label } : {}), ...engine }).finally(
+    () => upstream?.close(),
+  );
   out(formatVerifyReport(report, options.cache));
   if (options.junit) await writeFile(options.junit, junitXml(report));
   return report.drift ? 1 : 0;

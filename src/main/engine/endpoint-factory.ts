@@ -81,13 +81,24 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   const installs = MODE_HOOKS[options.mode];
   const usesCassette = (installs.replay || installs.record) && (options.cacheDir !== undefined || !installs.replay || !options.rules);
   const store = usesCassette
-    ? await CassetteStore.start(options.cacheDir ?? './cache', { clean: options.clean && !installs.replay, log, loose: installs.replay ? { ignore: options.matchIgnore ?? [] } : undefined, durable: options.durable })
+    ? await CassetteStore.start(options.cacheDir ?? './cache', {
+        clean: options.clean && !installs.replay,
+        log,
+        loose: installs.replay ? { ignore: options.matchIgnore ?? [] } : undefined,
+        durable: options.durable,
+      })
     : undefined;
   // replay never talks to a server, whatever it is given
-  const upstream = options.upstreamUrl && options.mode !== 'replay' ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs }) : undefined;
+  const upstream =
+    options.upstreamUrl && options.mode !== 'replay'
+      ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs })
+      : undefined;
   const speed = replaySpeed(options.replayTiming);
   const replayer = store && installs.replay ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed }) : undefined;
-  const recorder = store && installs.record ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log) : undefined;
+  const recorder =
+    store && installs.record
+      ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log)
+      : undefined;
   const rules = options.rules ? new RuleSet(options.rules.overlay, options.rules.instructions) : undefined;
   const memory: ToolsMemory = {};
   const breakpoints = new Breakpoints();

@@ -105,7 +105,10 @@ export class UsageError extends Error {
 /** A short reason for a network or timeout failure: the error code (ECONNREFUSED) or the message. */
 export function reasonOf(error: unknown): string {
   const limit = timeoutOf(error);
-  if (limit) return limit.limit === 'call' ? `no answer and no progress within the per-call timeout (${limit.seconds} s)` : `the call exceeded the maximum total time (${limit.seconds} s)`;
+  if (limit)
+    return limit.limit === 'call'
+      ? `no answer and no progress within the per-call timeout (${limit.seconds} s)`
+      : `the call exceeded the maximum total time (${limit.seconds} s)`;
   const e = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'no answer within the upstream timeout';
   return e?.code ?? e?.cause?.code ?? e?.message ?? String(error); // fetch hides the network error in `cause`

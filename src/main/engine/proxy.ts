@@ -51,7 +51,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const built = await createEndpoint(options);
   const legacy: { sse?: LegacySseEndpoint } = {}; // GET /sse + POST /messages for legacy HTTP+SSE clients, made once the server listens
   const http = await listen(
-    { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins, limits: options.limits },
+    {
+      host: options.host ?? '127.0.0.1',
+      port: options.port,
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
+      limits: options.limits,
+    },
     (req, res) => {
       const path = pathOf(req);
       if (path === '/healthcheck' && req.method === 'GET') {
@@ -61,7 +67,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       }
       // the legacy SSE paths parse the URL: only for requests that may be theirs (the hot path stays a string check)
       const sse = legacy.sse;
-      if (sse && (path.includes('/sse') || path.includes('/messages'))) return sse.handle(req, res).then((handled) => (handled ? undefined : serveMcp(built.endpoint, req, res, path)));
+      if (sse && (path.includes('/sse') || path.includes('/messages')))
+        return sse.handle(req, res).then((handled) => (handled ? undefined : serveMcp(built.endpoint, req, res, path)));
       return serveMcp(built.endpoint, req, res, path);
     },
     options.onLog ?? silent,
@@ -70,7 +77,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // the port answers from here on (requests wait for the index); the caller gets the proxy once its cassette is
   // indexed by name — about a second for 300,000 entries — and replay's loose keys follow in the background
   const store = built.store;
-  void store?.indexed.then(() => options.onLog?.(`cassette: ${store.size} entries of ${store.dir} indexed in ${((store.indexedMs ?? 0) / 1000).toFixed(2)} s`, 'info'), () => {});
+  void store?.indexed.then(
+    () => options.onLog?.(`cassette: ${store.size} entries of ${store.dir} indexed in ${((store.indexedMs ?? 0) / 1000).toFixed(2)} s`, 'info'),
+    () => {},
+  );
   try {
     await store?.ready;
   } catch (error) {

@@ -86,7 +86,11 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
     const wait = throttle.refused(req);
     if (wait !== undefined) {
       res.setHeader('retry-after', String(wait));
-      return sendJson(res, 429, errorResponse(null, ErrorCode.InvalidRequest, `mcp-rewind: too many wrong session tokens from this address; retry in ${wait} s`));
+      return sendJson(
+        res,
+        429,
+        errorResponse(null, ErrorCode.InvalidRequest, `mcp-rewind: too many wrong session tokens from this address; retry in ${wait} s`),
+      );
     }
     const inPath = /^\/s\/([^/]+)(?:\/|$)/.exec(path);
     const token = inPath ? safeDecode(inPath[1]) : (bearerToken(req) ?? header(req, 'x-mimcp-session'));
@@ -94,7 +98,17 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
     if (!session) {
       if (token) await throttle.failed(req);
       res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind"');
-      return sendJson(res, 401, errorResponse(null, ErrorCode.InvalidRequest, token ? 'mcp-rewind: unknown session token' : 'mcp-rewind: missing session token (Authorization: Bearer <token>, X-MiMCP-Session, or /s/<token>/mcp; the token is in the mcp object of the session\'s creation answer)'));
+      return sendJson(
+        res,
+        401,
+        errorResponse(
+          null,
+          ErrorCode.InvalidRequest,
+          token
+            ? 'mcp-rewind: unknown session token'
+            : "mcp-rewind: missing session token (Authorization: Bearer <token>, X-MiMCP-Session, or /s/<token>/mcp; the token is in the mcp object of the session's creation answer)",
+        ),
+      );
     }
     // the session token is ours: it never reaches the upstream (its own credentials come from upstream.headers)
     if (!inPath && bearerToken(req) === token) delete req.headers.authorization;

@@ -95,7 +95,8 @@ const CONTENT_SECURITY_POLICY =
 
 /** the handler table rejects with ApiError objects `{ message }`; anything else thrown is reported by its message too */
 function messageOf(error: unknown): string {
-  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') return (error as { message: string }).message;
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string')
+    return (error as { message: string }).message;
   return String(error);
 }
 
@@ -112,7 +113,10 @@ const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthor
 
 /** Answers a refused WebSocket handshake with a plain HTTP error (the reason goes in the body, never the status line). */
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
-  if (socket.writable) socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nconnection: close\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
+  if (socket.writable)
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nconnection: close\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`,
+    );
   socket.destroy();
 }
 
@@ -128,7 +132,12 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
   const serveFile = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = parseUrl(req.url);
     if (!url) return void res.writeHead(400).end();
-    const security = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY', 'content-security-policy': CONTENT_SECURITY_POLICY };
+    const security = {
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+    };
     if (url.pathname === '/api/auth') {
       // lets a page tell "my token was refused" (the shell restarted with another one) from "the shell is down"
       if (foreignOrigin(req)) return void res.writeHead(403, security).end();
@@ -151,7 +160,11 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
       res.writeHead(404, { ...security, 'content-type': 'text/plain; charset=utf-8' }).end('not found');
       return;
     }
-    const headers: Record<string, string | number> = { ...security, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': info.size };
+    const headers: Record<string, string | number> = {
+      ...security,
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'content-length': info.size,
+    };
     headers['cache-control'] = extname(file) === '.html' ? 'no-store' : 'no-cache';
     res.writeHead(200, headers);
     if (req.method === 'HEAD') return void res.end();
@@ -187,7 +200,12 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     // a browser always sends Origin on a WebSocket handshake: it must be this page's own origin (same Host, http)
     const foreign = foreignOrigin(req);
     if (foreign !== undefined) return refuseUpgrade(socket, 403, `forbidden: Origin "${foreign}" is not this shell`);
-    if (!authorized(req)) return refuseUpgrade(socket, 401, 'access token required (subprotocol mcp-rewind.token.<token> or Authorization: Bearer): open the URL printed by mcp-rewind ui');
+    if (!authorized(req))
+      return refuseUpgrade(
+        socket,
+        401,
+        'access token required (subprotocol mcp-rewind.token.<token> or Authorization: Bearer): open the URL printed by mcp-rewind ui',
+      );
     wss.handleUpgrade(req, socket, head, (ws) => connected(ws));
   });
 

@@ -25,7 +25,13 @@ function shellLabel(): string {
   return bridge ? `Desktop · ${bridge.platform} · v${bridge.version}` : 'Browser'
 }
 
-const STATUS_LABELS: Record<string, string> = { connecting: 'connecting…', open: 'connected', reconnecting: 'reconnecting…', closed: 'disconnected', unauthorized: 'not signed in' }
+const STATUS_LABELS: Record<string, string> = {
+  connecting: 'connecting…',
+  open: 'connected',
+  reconnecting: 'reconnecting…',
+  closed: 'disconnected',
+  unauthorized: 'not signed in',
+}
 
 /** The connection as the client reports it (any status it has a label for is shown as the client words it). */
 function ConnectionStatus(): JSX.Element {
@@ -73,7 +79,10 @@ function Nav(): JSX.Element {
   const select = useNavigation((s) => s.select)
   const items = useRef<Array<HTMLButtonElement | null>>([])
   const [focused, setFocused] = useState<number | null>(null)
-  const current = Math.max(0, VIEWS.findIndex((v) => v.id === view))
+  const current = Math.max(
+    0,
+    VIEWS.findIndex((v) => v.id === view),
+  )
   const tabStop = focused ?? current
 
   const onKeyDown = (event: ReactKeyboardEvent<HTMLUListElement>): void => {

@@ -112,7 +112,13 @@ export const ANSWER_FIELDS: Record<'wrapped' | 'toolCall', string[]> = { wrapped
 export const CassetteEntryFileSchema = z.union([
   WrappedEntryFileSchema,
   ToolCallEntryFileSchema,
-  z.looseObject({ $schema: SchemaRefSchema, $rewind: z.never().optional(), result: z.never().optional(), resultHash: z.never().optional(), error: z.never().optional() }),
+  z.looseObject({
+    $schema: SchemaRefSchema,
+    $rewind: z.never().optional(),
+    result: z.never().optional(),
+    resultHash: z.never().optional(),
+    error: z.never().optional(),
+  }),
 ]);
 
 /** What the engine keeps in memory for one distilled file. */
@@ -148,7 +154,16 @@ export interface CassetteEntry {
 }
 
 /** The exchange fields of a parsed entry, only those present (an entry's object stays small). */
-function exchangeFields(e: { error?: RecordedError; status?: number; protocolVersion?: string; framing?: Framing; timing?: Timing; stateless?: boolean; unanswered?: true; refusal?: RefusalKind }): Partial<CassetteEntry> {
+function exchangeFields(e: {
+  error?: RecordedError;
+  status?: number;
+  protocolVersion?: string;
+  framing?: Framing;
+  timing?: Timing;
+  stateless?: boolean;
+  unanswered?: true;
+  refusal?: RefusalKind;
+}): Partial<CassetteEntry> {
   const out: Partial<CassetteEntry> = {};
   if (e.unanswered !== undefined) out.unanswered = e.unanswered;
   if (e.refusal !== undefined) out.refusal = e.refusal;
@@ -177,7 +192,18 @@ export function parseDistilled(n: number, key: string, file: string, data: unkno
   if (key.startsWith('tools_call_') && typeof data === 'object' && data !== null && ('result' in data || ('error' in data && 'arguments' in data))) {
     const e = ToolCallEntrySchema.parse(data);
     const round = e.inputResponses !== undefined || e.requestState !== undefined ? { inputResponses: e.inputResponses, requestState: e.requestState } : {};
-    return { ...base, method: 'tools/call', result: answerOf(e), resultHash: e.resultHash, name: e.name, arguments: e.arguments, stream: e.stream, recordedAt: e.recordedAt, ...round, ...exchangeFields(e) };
+    return {
+      ...base,
+      method: 'tools/call',
+      result: answerOf(e),
+      resultHash: e.resultHash,
+      name: e.name,
+      arguments: e.arguments,
+      stream: e.stream,
+      recordedAt: e.recordedAt,
+      ...round,
+      ...exchangeFields(e),
+    };
   }
   const result = BareResultSchema.parse(data);
   if (typeof result.$schema !== 'string') return { ...base, result };

@@ -35,15 +35,21 @@ export async function indexContent(pass: ContentPass): Promise<void> {
   let left = refs;
   if (pass.folder !== undefined && refs.length >= WORKER_THRESHOLD && workersAvailable()) {
     try {
-      await looseKeysInWorkers(pass.folder, ignore, refs, (batch, result) => {
-        for (const line of result.warnings) log(line, 'warn');
-        for (const i of result.gone) pass.drop(batch[i]);
-        for (let i = 0; i < batch.length; i++) {
-          const loose = result.loose[i];
-          if (loose !== null && batch[i].loose === undefined && index.holds(batch[i])) index.setLoose(batch[i], loose);
-        }
-        for (const [i, marks] of result.marks) if (index.holds(batch[i])) index.setMarks(batch[i], marks);
-      }, pass.stopping);
+      await looseKeysInWorkers(
+        pass.folder,
+        ignore,
+        refs,
+        (batch, result) => {
+          for (const line of result.warnings) log(line, 'warn');
+          for (const i of result.gone) pass.drop(batch[i]);
+          for (let i = 0; i < batch.length; i++) {
+            const loose = result.loose[i];
+            if (loose !== null && batch[i].loose === undefined && index.holds(batch[i])) index.setLoose(batch[i], loose);
+          }
+          for (const [i, marks] of result.marks) if (index.holds(batch[i])) index.setMarks(batch[i], marks);
+        },
+        pass.stopping,
+      );
       left = [];
     } catch (error) {
       log(`cassette: indexing on worker threads failed (${(error as Error).message}); indexing here`, 'warn');
@@ -97,7 +103,13 @@ export const workersAvailable = (): boolean => !import.meta.url.endsWith('.ts');
  * `onBatch` gets each batch's entries and their result as it comes. Rejects when a worker cannot start or fails —
  * the caller then reads them itself. `signal`: stops early (the store was closed).
  */
-async function looseKeysInWorkers(dir: string, ignore: readonly string[], refs: EntryRef[], onBatch: (refs: EntryRef[], result: LooseResult) => void, signal: { stopped: boolean }): Promise<void> {
+async function looseKeysInWorkers(
+  dir: string,
+  ignore: readonly string[],
+  refs: EntryRef[],
+  onBatch: (refs: EntryRef[], result: LooseResult) => void,
+  signal: { stopped: boolean },
+): Promise<void> {
   const count = Math.max(1, Math.min(4, availableParallelism()));
   const batches: EntryRef[][] = [];
   for (let i = 0; i < refs.length; i += BATCH) batches.push(refs.slice(i, i + BATCH));

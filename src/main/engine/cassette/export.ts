@@ -31,13 +31,18 @@ export function redactDeep(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     if (SECRET_KEY.test(k)) out[k] = REDACTED;
-    else if (k.toLowerCase() === 'headers' && v !== null && typeof v === 'object' && !Array.isArray(v)) out[k] = redactHeaders(v as Record<string, string | string[]>);
+    else if (k.toLowerCase() === 'headers' && v !== null && typeof v === 'object' && !Array.isArray(v))
+      out[k] = redactHeaders(v as Record<string, string | string[]>);
     else out[k] = redactDeep(v);
   }
   return out;
 }
 
-const isFile = (path: string): Promise<boolean> => stat(path).then((s) => s.isFile(), () => false);
+const isFile = (path: string): Promise<boolean> =>
+  stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 export interface ExportOptions {
   now?: Date;
@@ -123,7 +128,11 @@ async function* exchangesOf(path: string, options: { debug: boolean; log: Log })
       x.debug = listed.files & ~ENTRY ? readDebugFilesSync(path, listed.stem, debugPresent(listed.files), log) : undefined;
       if (!x.entry && !x.debug) continue;
       // a date for the HAR entry where the distilled entry holds none
-      if (!x.entry?.recordedAt) x.mtime = await lstat(join(path, x.entry?.file ?? debugFileNames(listed.stem)[0])).then((s) => s.mtime, () => undefined);
+      if (!x.entry?.recordedAt)
+        x.mtime = await lstat(join(path, x.entry?.file ?? debugFileNames(listed.stem)[0])).then(
+          (s) => s.mtime,
+          () => undefined,
+        );
     }
     yield x;
   }
@@ -156,9 +165,18 @@ export async function exportSingleFileTo(path: string, sink: Sink, options: Expo
 }
 
 /** HAR 1.2 of a cassette, written into a sink piece by piece: one entry per recorded exchange, in recorded order. */
-export async function exportHarTo(path: string, sink: Sink, options: ExportOptions & { creatorVersion?: string } = {}): Promise<{ entries: number; synthetic: number }> {
+export async function exportHarTo(
+  path: string,
+  sink: Sink,
+  options: ExportOptions & { creatorVersion?: string } = {},
+): Promise<{ entries: number; synthetic: number }> {
   const log = options.log ?? silent;
-  const out = new HarPersister('(export)', sink, { creatorVersion: options.creatorVersion, now: options.now, fallbackUrl: await firstRecordedUrl(path), inspect: options.inspect });
+  const out = new HarPersister('(export)', sink, {
+    creatorVersion: options.creatorVersion,
+    now: options.now,
+    fallbackUrl: await firstRecordedUrl(path),
+    inspect: options.inspect,
+  });
   await out.begin();
   for await (const x of exchangesOf(path, { debug: true, log })) await out.append(x);
   return out.end();
@@ -177,10 +195,14 @@ async function toFile<T>(file: string, write: (sink: Sink) => Promise<T>): Promi
   }
 }
 
-export const writeSingleFileExport = (path: string, file: string, options: ExportOptions = {}): Promise<{ entries: number; bytes: number }> => toFile(file, (sink) => exportSingleFileTo(path, sink, options));
+export const writeSingleFileExport = (path: string, file: string, options: ExportOptions = {}): Promise<{ entries: number; bytes: number }> =>
+  toFile(file, (sink) => exportSingleFileTo(path, sink, options));
 
-export const writeHarExport = (path: string, file: string, options: ExportOptions & { creatorVersion?: string } = {}): Promise<{ entries: number; synthetic: number; bytes: number }> =>
-  toFile(file, (sink) => exportHarTo(path, sink, options));
+export const writeHarExport = (
+  path: string,
+  file: string,
+  options: ExportOptions & { creatorVersion?: string } = {},
+): Promise<{ entries: number; synthetic: number; bytes: number }> => toFile(file, (sink) => exportHarTo(path, sink, options));
 
 /** The single-file form of a cassette, in memory (small cassettes; files are written with writeSingleFileExport). */
 export async function exportSingleFile(path: string, options: ExportOptions = {}): Promise<SingleFileCassette> {

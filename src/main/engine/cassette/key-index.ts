@@ -165,7 +165,8 @@ export class KeyIndex {
     const { errorCode, issuedState } = ref.marks as EntryMarks;
     if (errorCode !== undefined) {
       const keys = this.errors.get(errorCode);
-      const stillThere = Array.isArray(this.byKey.get(ref.key)) && (this.byKey.get(ref.key) as EntryRef[]).some((r) => r !== ref && r.marks?.errorCode === errorCode);
+      const stillThere =
+        Array.isArray(this.byKey.get(ref.key)) && (this.byKey.get(ref.key) as EntryRef[]).some((r) => r !== ref && r.marks?.errorCode === errorCode);
       if (!stillThere) keys?.delete(ref.key);
       if (keys?.size === 0) this.errors.delete(errorCode);
     }

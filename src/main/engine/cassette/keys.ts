@@ -114,10 +114,25 @@ export function toolNameFromKey(key: string): string | undefined {
   }
 }
 
-const BARE_METHODS: Record<string, string> = { initialize: 'initialize', ping: 'ping', tools_list: 'tools/list', resources_list: 'resources/list', resources_templates_list: 'resources/templates/list', prompts_list: 'prompts/list' };
+const BARE_METHODS: Record<string, string> = {
+  initialize: 'initialize',
+  ping: 'ping',
+  tools_list: 'tools/list',
+  resources_list: 'resources/list',
+  resources_templates_list: 'resources/templates/list',
+  prompts_list: 'prompts/list',
+};
 
 /** The request a cassette entry answers (method + params), where the entry or its key says it. */
-export function requestOfEntry(entry: { key: string; method?: string; params?: Record<string, unknown>; name?: string; arguments?: unknown; inputResponses?: Record<string, unknown>; requestState?: string }): { method: string; params: Record<string, unknown> } | undefined {
+export function requestOfEntry(entry: {
+  key: string;
+  method?: string;
+  params?: Record<string, unknown>;
+  name?: string;
+  arguments?: unknown;
+  inputResponses?: Record<string, unknown>;
+  requestState?: string;
+}): { method: string; params: Record<string, unknown> } | undefined {
   if (entry.key.startsWith('tools_call_')) {
     const name = entry.name ?? toolNameFromKey(entry.key);
     if (name === undefined || entry.arguments === undefined) return undefined;
@@ -132,7 +147,10 @@ export function requestOfEntry(entry: { key: string; method?: string; params?: R
 }
 
 /** The loose key of the request an entry answers (as looseKeyFor gives it for that request); undefined when the entry does not tell its request. */
-export function looseKeyOfEntry(entry: { key: string; method?: string; params?: Record<string, unknown>; name?: string; arguments?: unknown }, ignore: readonly string[] = []): string | undefined {
+export function looseKeyOfEntry(
+  entry: { key: string; method?: string; params?: Record<string, unknown>; name?: string; arguments?: unknown },
+  ignore: readonly string[] = [],
+): string | undefined {
   const request = requestOfEntry(entry);
   return request ? looseKeyFor(request.method, request.params, ignore) : undefined;
 }

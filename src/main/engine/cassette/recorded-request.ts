@@ -125,7 +125,10 @@ export function recordedRequest(entry: CassetteEntry, debugBody?: unknown): Reco
 }
 
 /** Entries of a store, key by key, keys in recorded order (by their first entry's sequence number). */
-export function entriesByKey(store: { keys(): Iterable<string>; lookup(key: string): readonly CassetteEntry[] | undefined }): Array<[string, readonly CassetteEntry[]]> {
+export function entriesByKey(store: {
+  keys(): Iterable<string>;
+  lookup(key: string): readonly CassetteEntry[] | undefined;
+}): Array<[string, readonly CassetteEntry[]]> {
   const groups: Array<[string, readonly CassetteEntry[]]> = [];
   for (const key of store.keys()) {
     const list = store.lookup(key);

@@ -5,7 +5,8 @@ import { sseEvent } from '../http/sse.js';
 import { canonicalJson } from './keys.js';
 
 /** Does a raw HTTP body look like an SSE stream (rather than JSON)? */
-export const looksLikeSse = (text: string, mimeType = ''): boolean => mimeType.includes('text/event-stream') || /^(event|data|id|retry):/m.test(text.trimStart().slice(0, 200)) || text.trimStart().startsWith(':');
+export const looksLikeSse = (text: string, mimeType = ''): boolean =>
+  mimeType.includes('text/event-stream') || /^(event|data|id|retry):/m.test(text.trimStart().slice(0, 200)) || text.trimStart().startsWith(':');
 
 /** The JSON-RPC messages of an HTTP body: a JSON message or batch, or an SSE stream of them. Throws on broken JSON. */
 export function messagesOfBody(text: string, mimeType = ''): JsonRpcMessage[] {
@@ -50,7 +51,11 @@ export function servedBody(entry: CassetteEntry | undefined, raw: string | undef
   // the entry's stream also holds the client's replies to server requests, which the server's body never carries
   const fromServer = (entry.stream ?? []).filter((m) => 'method' in m);
   const answer = entry.error ? { error: entry.error } : { result: entry.result };
-  const sameAnswer = final !== undefined && (entry.error ? 'error' in final && canonicalJson((final as { error?: unknown }).error) === canonicalJson(entry.error) : 'result' in final && canonicalJson(final.result) === canonicalJson(entry.result));
+  const sameAnswer =
+    final !== undefined &&
+    (entry.error
+      ? 'error' in final && canonicalJson((final as { error?: unknown }).error) === canonicalJson(entry.error)
+      : 'result' in final && canonicalJson(final.result) === canonicalJson(entry.result));
   const same = sameAnswer && canonicalJson(streamed) === canonicalJson(fromServer);
   if (same) return { text: raw, rebuilt: false };
   const response = { jsonrpc: '2.0', id: final?.id ?? fallbackId, ...answer };

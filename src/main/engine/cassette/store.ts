@@ -84,7 +84,12 @@ export class CassetteStore {
    * thrown here, at once.
    */
   static async start(dir: string, options: StoreOptions = {}): Promise<CassetteStore> {
-    if (await stat(dir).then((s) => s.isFile(), () => false)) {
+    if (
+      await stat(dir).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    ) {
       if (options.clean) throw new Error(READ_ONLY_MESSAGE);
       const file = new SingleFilePersister(dir);
       const store = new CassetteStore(dir, file, options);

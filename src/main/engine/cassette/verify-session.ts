@@ -36,7 +36,10 @@ function recordedReplies(stream: ReadonlyArray<Record<string, unknown>>, method:
  * Opens verify's session over Streamable HTTP with the SDK's Client (the recorded client's initialize params, its
  * protocol version included). Throws when the server does not answer.
  */
-export async function openHttpSession(url: string, options: { initializeParams?: Record<string, unknown>; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<LiveSession> {
+export async function openHttpSession(
+  url: string,
+  options: { initializeParams?: Record<string, unknown>; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<LiveSession> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   /** the request being verified: server→client requests met meanwhile get its recorded replies, in order */
   let current: { stream: ReadonlyArray<Record<string, unknown>>; used: Map<string, number> } = { stream: [], used: new Map() };
@@ -53,7 +56,13 @@ export async function openHttpSession(url: string, options: { initializeParams?:
   };
   let own;
   try {
-    own = await openOwnClient(url, { name: 'mcp-rewind-verify', headers: options.headers, timeoutMs, initializeParams: options.initializeParams ?? DEFAULT_CLIENT_PARAMS, answer });
+    own = await openOwnClient(url, {
+      name: 'mcp-rewind-verify',
+      headers: options.headers,
+      timeoutMs,
+      initializeParams: options.initializeParams ?? DEFAULT_CLIENT_PARAMS,
+      answer,
+    });
   } catch (error) {
     throw new Error(describeError(causeOf(error)), { cause: error });
   }
@@ -65,11 +74,18 @@ export async function openHttpSession(url: string, options: { initializeParams?:
       current = { stream: recordedStream, used: new Map() };
       const id = `mcp-rewind-verify-${nextId++}`;
       try {
-        const result = await client.request({ method, ...(params ? { params } : {}) } as never, RawResult, { timeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+        const result = await client.request({ method, ...(params ? { params } : {}) } as never, RawResult, {
+          timeout: timeoutMs,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
         return { jsonrpc: '2.0', id, result };
       } catch (error) {
         if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed) {
-          return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message.replace(/^MCP error -?\d+: /, ''), ...(error.data !== undefined ? { data: error.data } : {}) } };
+          return {
+            jsonrpc: '2.0',
+            id,
+            error: { code: error.code, message: error.message.replace(/^MCP error -?\d+: /, ''), ...(error.data !== undefined ? { data: error.data } : {}) },
+          };
         }
         throw error;
       }

@@ -55,7 +55,6 @@ export interface VerifyOptions {
   openSession?: (initializeParams: Record<string, unknown> | undefined) => Promise<LiveSession>;
 }
 
-
 type Tool = { name: string; description?: unknown; inputSchema?: unknown; outputSchema?: unknown };
 
 /** tools/list drift: names added, removed, and tools whose description or schemas differ. */
@@ -72,7 +71,11 @@ export function diffTools(recorded: unknown, live: unknown): string | undefined 
     const fields = (['description', 'inputSchema', 'outputSchema'] as const).filter((f) => canonicalJson(tool[f] ?? null) !== canonicalJson(now[f] ?? null));
     if (fields.length) changed.push(`${name} (${fields.join(', ')})`);
   }
-  const parts = [removed.length && `removed: ${removed.join(', ')}`, added.length && `added: ${added.join(', ')}`, changed.length && `changed: ${changed.join(', ')}`].filter(Boolean);
+  const parts = [
+    removed.length && `removed: ${removed.join(', ')}`,
+    added.length && `added: ${added.join(', ')}`,
+    changed.length && `changed: ${changed.join(', ')}`,
+  ].filter(Boolean);
   return parts.length ? `tools ${parts.join('; ')}` : undefined;
 }
 
@@ -106,7 +109,10 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
     const first = entries[0];
     const debug = await readDebugFiles(store.dir, stemOf(first.n, first.key), options.log);
     requests.set(key, recordedRequest(first, debug?.request?.body));
-    streams.set(key, entries.flatMap((e) => e.stream ?? []));
+    streams.set(
+      key,
+      entries.flatMap((e) => e.stream ?? []),
+    );
     if (key === 'initialize') initializeParams = requestInBody(debug?.request?.body, 'initialize')?.params;
   }
 
@@ -197,13 +203,19 @@ function notSentAgain(entries: readonly CassetteEntry[]): string | undefined {
   const e = entries[0];
   if (e.refusal) return 'a refusal of a whole request (HTTP level), not a request';
   if (e.protocolVersion !== undefined && isModernRevision(e.protocolVersion)) return `a ${e.protocolVersion} exchange: verify speaks the 2025 revisions`;
-  if (entries.every((x) => conditionOf(x.error) !== undefined)) return 'an answer that depended on the request\'s headers, revision or capabilities';
+  if (entries.every((x) => conditionOf(x.error) !== undefined)) return "an answer that depended on the request's headers, revision or capabilities";
   if (e.requestState !== undefined || e.inputResponses !== undefined) return 'a later round of a multi-round call';
   if (e.method === 'subscriptions/listen') return 'a subscription stream';
   return undefined;
 }
 
-function compare(request: RecordedRequest, entries: readonly CassetteEntry[], live: Record<string, unknown>, hashes: Set<string> | undefined, hasher: (r: unknown) => string): [VerifyStatus, string?] {
+function compare(
+  request: RecordedRequest,
+  entries: readonly CassetteEntry[],
+  live: Record<string, unknown>,
+  hashes: Set<string> | undefined,
+  hasher: (r: unknown) => string,
+): [VerifyStatus, string?] {
   if (request.method === 'tools/call') {
     const liveHash = hasher(live);
     if (hashes?.has(liveHash)) return ['ok'];

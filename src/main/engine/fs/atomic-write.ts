@@ -90,15 +90,16 @@ export function openAtomicStream(path: string, options: WriteOptions = {}): Atom
     async write(piece) {
       if (failure) throw failure;
       bytes += Buffer.byteLength(piece);
-      if (!out.write(piece)) await new Promise<void>((resolve, reject) => {
-        const settle = (error?: Error): void => {
-          out.off('drain', settle);
-          out.off('error', settle);
-          if (error) reject(error);
-          else resolve();
-        };
-        out.once('drain', settle).once('error', settle);
-      });
+      if (!out.write(piece))
+        await new Promise<void>((resolve, reject) => {
+          const settle = (error?: Error): void => {
+            out.off('drain', settle);
+            out.off('error', settle);
+            if (error) reject(error);
+            else resolve();
+          };
+          out.once('drain', settle).once('error', settle);
+        });
     },
     async commit() {
       try {

@@ -28,29 +28,42 @@ export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<voi
  * An HTTP server with the edge rules every mcp-rewind endpoint shares: Host/Origin validation (DNS rebinding),
  * CORS for allowed browser origins, preflight answers, and no crash on a handler error or a malformed request.
  */
-export async function listen(options: GuardOptions & { port?: number; limits?: Partial<EdgeLimits> }, handler: Handler, log: Log): Promise<{ server: Server; port: number; url: (path: string) => string; close(): Promise<void> }> {
+export async function listen(
+  options: GuardOptions & { port?: number; limits?: Partial<EdgeLimits> },
+  handler: Handler,
+  log: Log,
+): Promise<{ server: Server; port: number; url: (path: string) => string; close(): Promise<void> }> {
   const guard = createGuard(options);
   const limits = { ...EDGE_LIMITS, ...options.limits };
   // an agent calls tools seconds apart: its connection stays open between calls (Node's default drops it after 5 s)
-  const server = http.createServer({ keepAliveTimeout: limits.keepAliveMs, headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, connectionsCheckingInterval: limits.checkMs }, (req, res) => {
-    const refused = guard(req);
-    if (refused) return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${refused}`));
-    const origin = req.headers.origin;
-    if (origin) {
-      res.setHeader('access-control-allow-origin', origin);
-      res.setHeader('vary', 'Origin');
-      res.setHeader('access-control-expose-headers', CORS_EXPOSE_HEADERS);
-    }
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, { 'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS', 'access-control-allow-headers': CORS_ALLOW_HEADERS, 'access-control-max-age': '86400' }).end();
-      return;
-    }
-    handler(req, res).catch((error: unknown) => {
-      log(`internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`, 'warn');
-      if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'mcp-rewind: internal error'));
-      else res.destroy();
-    });
-  });
+  const server = http.createServer(
+    { keepAliveTimeout: limits.keepAliveMs, headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, connectionsCheckingInterval: limits.checkMs },
+    (req, res) => {
+      const refused = guard(req);
+      if (refused) return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${refused}`));
+      const origin = req.headers.origin;
+      if (origin) {
+        res.setHeader('access-control-allow-origin', origin);
+        res.setHeader('vary', 'Origin');
+        res.setHeader('access-control-expose-headers', CORS_EXPOSE_HEADERS);
+      }
+      if (req.method === 'OPTIONS') {
+        res
+          .writeHead(204, {
+            'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
+            'access-control-allow-headers': CORS_ALLOW_HEADERS,
+            'access-control-max-age': '86400',
+          })
+          .end();
+        return;
+      }
+      handler(req, res).catch((error: unknown) => {
+        log(`internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`, 'warn');
+        if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'mcp-rewind: internal error'));
+        else res.destroy();
+      });
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host, () => {
@@ -62,7 +75,12 @@ export async function listen(options: GuardOptions & { port?: number; limits?: P
   // destroyed — ending it would leave it half open for as long as the client keeps its side (a descriptor each)
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (socket.writable && (socket as Socket).bytesWritten === 0 && error.code !== 'ECONNRESET') {
-      const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+      const status =
+        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? '408 Request Timeout'
+          : error.code === 'HPE_HEADER_OVERFLOW'
+            ? '431 Request Header Fields Too Large'
+            : '400 Bad Request';
       socket.write(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     }
     socket.destroy();

@@ -53,7 +53,8 @@ async function post(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResp
     if (!(error instanceof HttpError)) throw error;
     if (error.status === 413) req.resume();
     // not JSON-RPC: the server behind judges it (live), or replay refuses it the way the recorded server did
-    if (body !== undefined && error.status === 400) return endpoint.invalid(req, res, body, error.code === ErrorCode.ParseError ? 'parse-error' : 'invalid-message', error.message);
+    if (body !== undefined && error.status === 400)
+      return endpoint.invalid(req, res, body, error.code === ErrorCode.ParseError ? 'parse-error' : 'invalid-message', error.message);
     return sendJson(res, error.status, error.toResponse(null), error.status === 413 ? { connection: 'close' } : {});
   }
   await endpoint.post(req, res, body, parsed as JsonRpcMessage | JsonRpcMessage[]);

@@ -12,7 +12,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** Answers with JSON when the client accepts it, otherwise as a one-shot SSE stream. */
-export function sendMessages(res: ServerResponse, acceptHeader: string | undefined, body: JsonRpcMessage | JsonRpcMessage[], headers: Record<string, string> = {}): void {
+export function sendMessages(
+  res: ServerResponse,
+  acceptHeader: string | undefined,
+  body: JsonRpcMessage | JsonRpcMessage[],
+  headers: Record<string, string> = {},
+): void {
   const accept = acceptHeader ?? '';
   if (accept.includes('application/json') || accept.includes('*/*') || !accept.includes('text/event-stream')) {
     sendJson(res, 200, body, headers);

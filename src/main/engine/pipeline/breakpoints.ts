@@ -1,7 +1,11 @@
 import { EventEmitter } from 'node:events';
 import {
-  CallToolResultShapeSchema, ToolArgumentsSchema,
-  type BreakpointRule, type BreakpointRuleInput, type BreakpointStage, type PausedCall,
+  CallToolResultShapeSchema,
+  ToolArgumentsSchema,
+  type BreakpointRule,
+  type BreakpointRuleInput,
+  type BreakpointStage,
+  type PausedCall,
 } from '../../../shared/breakpoints.js';
 import type { JsonRpcRequest } from '../../../shared/jsonrpc.js';
 import { describeZodError } from '../../../shared/rules/schema.js';
@@ -12,9 +16,7 @@ import type { LiveExchange } from './exchange.js';
 /** how long a call stays paused before it resumes unchanged by itself */
 export const DEFAULT_PAUSE_MS = 5 * 60_000;
 
-export type Resolution =
-  | { action: 'resume'; arguments?: Record<string, unknown>; result?: Record<string, unknown> }
-  | { action: 'fail'; message?: string };
+export type Resolution = { action: 'resume'; arguments?: Record<string, unknown>; result?: Record<string, unknown> } | { action: 'fail'; message?: string };
 
 interface Waiting {
   call: PausedCall;
@@ -94,7 +96,12 @@ export class Breakpoints implements Hook {
     if (!this.matches(request, 'request')) return;
     const args = request.params?.arguments;
     const resolution = await this.pause(
-      { sessionId: exchange.sessionId, tool: String(request.params?.name ?? ''), stage: 'request', arguments: args && typeof args === 'object' ? (args as Record<string, unknown>) : {} },
+      {
+        sessionId: exchange.sessionId,
+        tool: String(request.params?.name ?? ''),
+        stage: 'request',
+        arguments: args && typeof args === 'object' ? (args as Record<string, unknown>) : {},
+      },
       res,
     );
     if (resolution.action === 'fail') {

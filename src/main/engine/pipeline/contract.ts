@@ -19,7 +19,14 @@ export interface Upstream {
   readonly url: URL;
   /** the URL without credentials, for logs and errors */
   readonly displayUrl: string;
-  request(method: string, headers: Record<string, string | string[]>, body?: Buffer | { stream: Readable; chunks: Buffer[] }, sessionId?: string | null, target?: URL, owned?: boolean): Promise<IncomingMessage>;
+  request(
+    method: string,
+    headers: Record<string, string | string[]>,
+    body?: Buffer | { stream: Readable; chunks: Buffer[] },
+    sessionId?: string | null,
+    target?: URL,
+    owned?: boolean,
+  ): Promise<IncomingMessage>;
   /** opens an upstream session with the client's own initialize params (owned sessions) */
   initialize(params: Record<string, unknown>): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }>;
   endSession(sessionId: string, protocolVersion?: string): Promise<void>;
@@ -91,7 +98,6 @@ export type StreamPlan =
 
 // ---------------------------------------------------------------------------------------------------------------
 // Hooks
-
 
 /** The HTTP detail of an upstream-answered exchange (the cassette's debug files). */
 export type ExchangeDetail = DebugFiles;

@@ -192,7 +192,17 @@ export class McpEndpoint implements Stage {
       if (plan.answer === 'cassette' && plan.single) {
         await this.hooks.respond(exchange, planSession, res);
         const sessionHeader = exchange.request === initRequest ? replayedInit(this.sessions, exchange, session, plan.entry.stateless === true) : {};
-        return replayAnswer({ stage: this, session: planSession, exchange, entry: plan.entry, res, accept: header(req, 'accept'), headers: sessionHeader, speed: this.options.replaySpeed, usualFraming: this.hooks.usualFraming() });
+        return replayAnswer({
+          stage: this,
+          session: planSession,
+          exchange,
+          entry: plan.entry,
+          res,
+          accept: header(req, 'accept'),
+          headers: sessionHeader,
+          speed: this.options.replaySpeed,
+          usualFraming: this.hooks.usualFraming(),
+        });
       }
       if (plan.answer === 'upstream') forward.push(exchange);
       else local.push({ exchange, delayMs: plan.answer === 'rule' ? plan.delayMs : 0, status: plan.answer === 'local' ? plan.status : undefined });
@@ -289,7 +299,8 @@ export class McpEndpoint implements Stage {
     const ending: Array<Promise<void>> = [];
     for (const session of this.sessions.all()) {
       for (const stream of session.streams) stream.end();
-      if (this.options.ownSessions && session.upstreamId) ending.push(this.currentUpstream?.endSession(session.upstreamId, session.protocolVersion) ?? Promise.resolve());
+      if (this.options.ownSessions && session.upstreamId)
+        ending.push(this.currentUpstream?.endSession(session.upstreamId, session.protocolVersion) ?? Promise.resolve());
     }
     await Promise.all(ending);
     this.currentUpstream?.close();
@@ -297,7 +308,14 @@ export class McpEndpoint implements Stage {
   }
 
   /** Answers a POST entirely from here (rules, cassette, the proxy itself); each answer waits for its rule's delay. */
-  private async answerLocally(req: IncomingMessage, res: ServerResponse, parsed: JsonRpcMessage | JsonRpcMessage[], local: LocalAnswer[], session: Session | undefined, init: LiveExchange | undefined): Promise<void> {
+  private async answerLocally(
+    req: IncomingMessage,
+    res: ServerResponse,
+    parsed: JsonRpcMessage | JsonRpcMessage[],
+    local: LocalAnswer[],
+    session: Session | undefined,
+    init: LiveExchange | undefined,
+  ): Promise<void> {
     if (local.length === 0) return void res.writeHead(202).end(); // notifications and replies need no answer
     const answers = await this.settle(local, session, res);
     let headers: Record<string, string> = {};
@@ -327,7 +345,6 @@ export class McpEndpoint implements Stage {
     if (holding) await Promise.all(local.map((l) => this.hooks.respond(l.exchange, session, res)));
     return local.map((l) => l.exchange.response as JsonRpcResponse);
   }
-
 }
 
 /** Carries a plan's choice into the exchange (what the timeline and the hooks read). */
@@ -339,7 +356,9 @@ function apply(exchange: LiveExchange, plan: Plan, rule: RuleOffer | undefined):
       exchange.source = 'cache';
       exchange.cassette = 'hit';
       const { error } = plan.entry;
-      exchange.response = error ? errorResponse(exchange.request.id, error.code, error.message, error.data) : { jsonrpc: '2.0', id: exchange.request.id, result: plan.entry.result };
+      exchange.response = error
+        ? errorResponse(exchange.request.id, error.code, error.message, error.data)
+        : { jsonrpc: '2.0', id: exchange.request.id, result: plan.entry.result };
       return;
     }
     case 'rule':
@@ -352,4 +371,3 @@ function apply(exchange: LiveExchange, plan: Plan, rule: RuleOffer | undefined):
       return;
   }
 }
-

@@ -137,7 +137,10 @@ export class LiveExchange {
       startedAt: this.startedAt,
       durationMs: this.elapsed(),
       original: this.original(),
-      timing: this.sentUpstreamMs === undefined && this.streamMs.length === 0 ? undefined : { sentUpstream: this.sentUpstreamMs, firstByte: this.firstByteMs, stream: this.streamMs.length ? this.streamMs : undefined },
+      timing:
+        this.sentUpstreamMs === undefined && this.streamMs.length === 0
+          ? undefined
+          : { sentUpstream: this.sentUpstreamMs, firstByte: this.firstByteMs, stream: this.streamMs.length ? this.streamMs : undefined },
       http: this.http,
       protocolVersion: this.protocolVersion,
     };

@@ -23,7 +23,8 @@ export function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse
   });
   // small JSON-RPC bodies: one write upstream (headers and body together) costs less than piping
   req.once('end', () => {
-    if (size > MAX_BODY_BYTES) return sendJson(res, 413, new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`).toResponse(null), { connection: 'close' });
+    if (size > MAX_BODY_BYTES)
+      return sendJson(res, 413, new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`).toResponse(null), { connection: 'close' });
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     upstream
       .request('POST', headers, body, header(req, 'mcp-session-id'), undefined, true)
@@ -50,7 +51,8 @@ function relayAnswer(upRes: IncomingMessage, res: ServerResponse, chunks: Buffer
     if (upRes.complete || res.writableEnded) return;
     if (!upRes.headers['content-type']?.includes('text/event-stream')) return void res.destroy();
     res.write('\n\n'); // we may be inside an event: a blank line closes it
-    for (const id of requestIds(chunks)) res.write(sseEvent(new UpstreamUnavailableError('mcp-rewind: upstream closed the stream before answering').toResponse(id)));
+    for (const id of requestIds(chunks))
+      res.write(sseEvent(new UpstreamUnavailableError('mcp-rewind: upstream closed the stream before answering').toResponse(id)));
     res.end();
   });
   upRes.on('error', () => {}); // reported by 'close' above
@@ -63,7 +65,9 @@ function relayAnswer(upRes: IncomingMessage, res: ServerResponse, chunks: Buffer
 function requestIds(chunks: Buffer[]): Array<string | number> {
   try {
     const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcMessage | JsonRpcMessage[];
-    return (Array.isArray(parsed) ? parsed : [parsed]).filter((m) => typeof m === 'object' && m !== null && isRequest(m)).map((m) => (m as { id: string | number }).id);
+    return (Array.isArray(parsed) ? parsed : [parsed])
+      .filter((m) => typeof m === 'object' && m !== null && isRequest(m))
+      .map((m) => (m as { id: string | number }).id);
   } catch {
     return [];
   }
@@ -83,7 +87,14 @@ function upstreamDown(stage: Stage, res: ServerResponse, ids: Array<string | num
  * so the server judges it as it would without the proxy. The answer is relayed unchanged and handed to `onAnswer`
  * (the recorder files the server's refusal, for replay to refuse the same way).
  */
-export async function passRaw(stage: Stage, req: IncomingMessage, res: ServerResponse, body: Buffer, sessionId: string | null | undefined, onAnswer: (status: number, body: string) => void): Promise<void> {
+export async function passRaw(
+  stage: Stage,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  sessionId: string | null | undefined,
+  onAnswer: (status: number, body: string) => void,
+): Promise<void> {
   let upRes: IncomingMessage;
   try {
     upRes = await stage.upstream!.request('POST', copyEndToEndHeaders(req.headers), body, sessionId);

@@ -62,7 +62,14 @@ export function localAnswer(request: JsonRpcRequest, serverInfo: { name: string;
  * server would not know it either). With an upstream, an unknown id is adopted (the upstream judges it). 2026-07-28
  * requests have no sessions: their Mcp-Session-Id is ignored.
  */
-export function planSession(facts: { sessionId: string | undefined; modern: boolean; ended: boolean; known: boolean; ownSessions: boolean; upstream: boolean }): 'ok' | 'not-found' {
+export function planSession(facts: {
+  sessionId: string | undefined;
+  modern: boolean;
+  ended: boolean;
+  known: boolean;
+  ownSessions: boolean;
+  upstream: boolean;
+}): 'ok' | 'not-found' {
   if (facts.modern || facts.sessionId === undefined) return 'ok';
   if (facts.ownSessions && facts.ended) return 'not-found';
   if (facts.ownSessions && !facts.upstream && !facts.known) return 'not-found';

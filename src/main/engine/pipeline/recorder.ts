@@ -48,16 +48,24 @@ export class Recorder implements Hook {
     if (exchange.source !== 'upstream') return; // the upstream did not answer after all (it was down)
     if (session) session.lastKey = exchange.key;
     try {
-      exchange.cassette = await this.save(exchange, detail && { ...detail, request: { ...detail.request, headers: redactHeaders(detail.request.headers) }, responseHead: { ...detail.responseHead, headers: redactHeaders(detail.responseHead.headers) } });
+      exchange.cassette = await this.save(
+        exchange,
+        detail && {
+          ...detail,
+          request: { ...detail.request, headers: redactHeaders(detail.request.headers) },
+          responseHead: { ...detail.responseHead, headers: redactHeaders(detail.responseHead.headers) },
+        },
+      );
     } catch (error) {
       this.log(`cassette: could not record ${exchange.key}: ${(error as Error).message}`, 'warn');
     }
   }
 
   onServerMessage(message: JsonRpcNotification, session: Session): void {
-    this.saveFollowUp(session.lastKey ?? 'initialize', message).catch((error: Error) => this.log(`cassette: could not record ${message.method}: ${error.message}`, 'warn'));
+    this.saveFollowUp(session.lastKey ?? 'initialize', message).catch((error: Error) =>
+      this.log(`cassette: could not record ${message.method}: ${error.message}`, 'warn'),
+    );
   }
-
 
   private readonly writing = new Set<Promise<unknown>>();
 
@@ -75,10 +83,15 @@ export class Recorder implements Hook {
     const key = followUpKey(afterKey);
     const text = canonicalJson({ method: notification.method, params: notification.params ?? {} });
     const existing = this.store.lookup(key);
-    if (existing?.some((e) => canonicalJson({ method: e.method, params: e.params ?? {} }) === text) || this.inFlight.has(`${key}#${text}`)) return Promise.resolve('skipped');
+    if (existing?.some((e) => canonicalJson({ method: e.method, params: e.params ?? {} }) === text) || this.inFlight.has(`${key}#${text}`))
+      return Promise.resolve('skipped');
     this.inFlight.add(`${key}#${text}`);
     const saving = this.store
-      .add(notification.method, key, scrub({ method: notification.method, params: notification.params ?? {}, result: {}, recordedAt: new Date().toISOString() }, this.redactions))
+      .add(
+        notification.method,
+        key,
+        scrub({ method: notification.method, params: notification.params ?? {}, result: {}, recordedAt: new Date().toISOString() }, this.redactions),
+      )
       .then(() => 'recorded' as const)
       .finally(() => this.inFlight.delete(`${key}#${text}`));
     this.track(saving);
@@ -97,7 +110,11 @@ export class Recorder implements Hook {
     if (this.store.lookup(key) || this.inFlight.has(key)) return;
     this.inFlight.add(key);
     const saving = this.store
-      .add(kind, key, scrub({ result: {}, refusal: kind, error: refusal.error.error, status: refusal.status, recordedAt: new Date().toISOString() }, this.redactions))
+      .add(
+        kind,
+        key,
+        scrub({ result: {}, refusal: kind, error: refusal.error.error, status: refusal.status, recordedAt: new Date().toISOString() }, this.redactions),
+      )
       .finally(() => this.inFlight.delete(key));
     this.track(saving);
     saving.catch((error: Error) => this.log(`cassette: could not record the ${kind} refusal: ${error.message}`, 'warn'));
@@ -156,7 +173,8 @@ export class Recorder implements Hook {
             status: exchange.http && exchange.http.status !== 200 ? exchange.http.status : undefined,
             framing: exchange.framing,
             timing: timingOf(exchange),
-            stateless: request.method === 'initialize' && exchange.http !== undefined && exchange.http.headers['mcp-session-id'] === undefined ? true : undefined,
+            stateless:
+              request.method === 'initialize' && exchange.http !== undefined && exchange.http.headers['mcp-session-id'] === undefined ? true : undefined,
             recordedAt: new Date(exchange.startedAt).toISOString(),
             stream: exchange.stream.length ? exchange.stream.map((m) => m as unknown as Record<string, unknown>) : undefined,
           },
@@ -206,7 +224,8 @@ function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
   if (status === 404 && headers.session) return 'session-not-found';
   if (status !== 400) return undefined;
   const modern = metaVersion(exchange.request.params) !== undefined;
-  if (!modern && headers.protocolVersion !== undefined && headers.session && !LEGACY_REVISIONS.includes(headers.protocolVersion as never)) return 'unsupported-protocol-version';
+  if (!modern && headers.protocolVersion !== undefined && headers.session && !LEGACY_REVISIONS.includes(headers.protocolVersion as never))
+    return 'unsupported-protocol-version';
   if (!headers.session && exchange.request.method !== 'initialize') return 'not-initialized';
   return undefined;
 }

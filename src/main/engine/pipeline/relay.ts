@@ -61,7 +61,8 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     }
   } catch (error) {
     if (owned) sessions.delete(session!.id as string);
-    if (exchanges.length === 0) return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
+    if (exchanges.length === 0)
+      return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
     return answerUpstreamDown(stage, res, exchanges, session, error, local);
   }
   if (res.destroyed && exchanges.length > 0) {
@@ -81,7 +82,8 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   if (init) {
     const sid = upRes.headers['mcp-session-id'];
     const upstreamId = typeof sid === 'string' ? sid : null;
-    if (session) session.upstreamId = upstreamId; // the proxy's own session, now backed by the upstream's
+    if (session)
+      session.upstreamId = upstreamId; // the proxy's own session, now backed by the upstream's
     else session = upstreamId ? sessions.adopt(upstreamId, upstreamId) : sessions.get(undefined, null);
     session.initParams = init.request.params;
   }
@@ -94,7 +96,8 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   if (!tapped || exchanges.length === 0) {
     res.writeHead(upRes.statusCode ?? 502, headers);
     upRes.pipe(res); // nobody needs the messages: the cheapest faithful relay
-    const broken = (error?: Error): void => brokenStream(stage, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), live, true, error ?? upstream.cutBy?.(upRes));
+    const broken = (error?: Error): void =>
+      brokenStream(stage, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), live, true, error ?? upstream.cutBy?.(upRes));
     upRes.on('error', broken);
     upRes.on('aborted', () => broken());
     res.on('close', () => {
@@ -161,7 +164,8 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     keepDetail,
   );
 
-  const finish = (exchange: LiveExchange): Promise<void> => stage.hooks.finish(exchange, live, keepDetail ? detail(stage, req, requestHeaders, relay.parsed, upRes, tap) : undefined);
+  const finish = (exchange: LiveExchange): Promise<void> =>
+    stage.hooks.finish(exchange, live, keepDetail ? detail(stage, req, requestHeaders, relay.parsed, upRes, tap) : undefined);
 
   upRes.on('data', (chunk: Buffer) => {
     tap.push(chunk); // first: a commit the chunk completes holds the chunk back
@@ -183,8 +187,10 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
         void finish(exchange); // answered nothing (or refused the POST): still on the timeline
       }
     };
-    if (held.length > 0) void Promise.all(held).then(done); // answers held by a hook go out first
-    else if (gate && pending.size > 0 && sse) void gate.settled().then(done); // committed answers before the error events
+    if (held.length > 0)
+      void Promise.all(held).then(done); // answers held by a hook go out first
+    else if (gate && pending.size > 0 && sse)
+      void gate.settled().then(done); // committed answers before the error events
     else done();
   });
   // piped bytes (no delivery) may have stopped inside an event: brokenStream must close it before its own events
@@ -216,7 +222,13 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
  * it — until the client resumes it with Last-Event-ID (stream-relay.ts), or gives up. Only the server's early close
  * is part of the recording (`resumedAfter`): replay closes where the server did, never where a client dropped.
  */
-function awaitResume(session: Session, tap: ResponseTap, exchanges: LiveExchange[], finish: (exchange: LiveExchange) => Promise<void>, closedBy: 'server' | 'client' = 'server'): void {
+function awaitResume(
+  session: Session,
+  tap: ResponseTap,
+  exchanges: LiveExchange[],
+  finish: (exchange: LiveExchange) => Promise<void>,
+  closedBy: 'server' | 'client' = 'server',
+): void {
   for (const exchange of exchanges) exchange.framing = closedBy === 'server' ? { ...tap.framing(), resumedAfter: exchange.stream.length } : tap.framing();
   const id = tap.lastEventId as string;
   const resumable: Resumable = {
@@ -237,7 +249,14 @@ function awaitResume(session: Session, tap: ResponseTap, exchanges: LiveExchange
 }
 
 /** Every request of a POST the upstream could not take gets a JSON-RPC error; the proxy serves on. */
-export function answerUpstreamDown(stage: Stage, res: ServerResponse, exchanges: LiveExchange[], session: Session | undefined, error: unknown, local: JsonRpcResponse[] = []): void {
+export function answerUpstreamDown(
+  stage: Stage,
+  res: ServerResponse,
+  exchanges: LiveExchange[],
+  session: Session | undefined,
+  error: unknown,
+  local: JsonRpcResponse[] = [],
+): void {
   const reason = reasonOf(error);
   const where = stage.upstream?.displayUrl;
   stage.log(`upstream ${where} unavailable (${reason}): ${exchanges.length} request(s) answered with an error`, 'warn');
@@ -256,7 +275,15 @@ export function answerUpstreamDown(stage: Stage, res: ServerResponse, exchanges:
  * upstream broke it — SSE clients then get an error event per unanswered request, saying why when the upstream
  * connector knows (a timeout).
  */
-export function brokenStream(stage: Stage, res: ServerResponse, contentType: string | undefined, pending: Map<unknown, LiveExchange>, session: Session | undefined, midEvent = false, error?: Error): void {
+export function brokenStream(
+  stage: Stage,
+  res: ServerResponse,
+  contentType: string | undefined,
+  pending: Map<unknown, LiveExchange>,
+  session: Session | undefined,
+  midEvent = false,
+  error?: Error,
+): void {
   const gone = [...pending.values()].filter((e) => e.clientGone);
   if (gone.length > 0) {
     for (const exchange of gone) {
@@ -285,7 +312,14 @@ export function brokenStream(stage: Stage, res: ServerResponse, contentType: str
   }
 }
 
-function detail(stage: Stage, req: IncomingMessage, headers: Record<string, string | string[]>, body: unknown, upRes: IncomingMessage, tap: ResponseTap): ExchangeDetail {
+function detail(
+  stage: Stage,
+  req: IncomingMessage,
+  headers: Record<string, string | string[]>,
+  body: unknown,
+  upRes: IncomingMessage,
+  tap: ResponseTap,
+): ExchangeDetail {
   return {
     request: { method: req.method ?? 'POST', url: stage.upstream!.displayUrl, headers, body },
     responseBody: tap.rawBody,

@@ -14,7 +14,10 @@ export const REPLY_TIMEOUT_MS = 60_000;
 /** --replay-timing: undefined plays at once; a speed (1 = as recorded, 2 = twice as fast) waits the recorded delays ÷ speed. */
 export type ReplaySpeed = number | undefined;
 
-const canonical = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
 const wait = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
 export interface ReplayAnswer {
@@ -140,7 +143,8 @@ class Playback {
       await this.ask(res, message, i);
     }
     if (res.destroyed) return void (await stage.hooks.finish(exchange, session));
-    if (resumeAt !== undefined && resumeAt >= this.stream.length && this.ids?.last !== undefined && !entry.unanswered) return this.closeEarly(res, this.stream.length);
+    if (resumeAt !== undefined && resumeAt >= this.stream.length && this.ids?.last !== undefined && !entry.unanswered)
+      return this.closeEarly(res, this.stream.length);
     await this.gap(this.stream.length);
     if (entry.unanswered) {
       // a subscription the client ended in the recording: open until this client ends it
@@ -243,7 +247,10 @@ class Playback {
     if (recorded && canonical(strip(got)) !== canonical(strip(recorded))) {
       const flag = `client reply to ${message.method} differs from the recorded one`;
       exchange.flags.push(flag);
-      stage.log(`replay: ${exchange.key}: ${flag}: got ${JSON.stringify(strip(got)).slice(0, 200)}, recorded ${JSON.stringify(strip(recorded)).slice(0, 200)}`, 'warn');
+      stage.log(
+        `replay: ${exchange.key}: ${flag}: got ${JSON.stringify(strip(got)).slice(0, 200)}, recorded ${JSON.stringify(strip(recorded)).slice(0, 200)}`,
+        'warn',
+      );
     }
   }
 }

@@ -1,6 +1,17 @@
 import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
 import { errorResponse, ErrorCode, type JsonRpcId, type JsonRpcRequest } from '../../../shared/jsonrpc.js';
-import { conditionOf, eraOf, headerMismatch, isModernRevision, LEGACY_REVISIONS, META, metaCapabilities, metaVersion, PROTOCOL_ERROR, type Era } from '../../../shared/mcp-protocol.js';
+import {
+  conditionOf,
+  eraOf,
+  headerMismatch,
+  isModernRevision,
+  LEGACY_REVISIONS,
+  META,
+  metaCapabilities,
+  metaVersion,
+  PROTOCOL_ERROR,
+  type Era,
+} from '../../../shared/mcp-protocol.js';
 import { keyFor, refusalKey } from '../cassette/keys.js';
 import type { CassetteStore } from '../cassette/store.js';
 import type { Refused } from './contract.js';
@@ -69,7 +80,11 @@ export interface RequestContext {
   capabilities?: Record<string, unknown>;
 }
 
-export function contextOf(request: JsonRpcRequest, sessionVersion: string | undefined, sessionCapabilities: Record<string, unknown> | undefined): RequestContext {
+export function contextOf(
+  request: JsonRpcRequest,
+  sessionVersion: string | undefined,
+  sessionCapabilities: Record<string, unknown> | undefined,
+): RequestContext {
   const version = metaVersion(request.params);
   if (version !== undefined) return { version, era: 'modern', capabilities: metaCapabilities(request.params) };
   return { version: sessionVersion, era: 'legacy', capabilities: sessionCapabilities };
@@ -101,7 +116,11 @@ export function applicable(entries: readonly CassetteEntry[], ctx: RequestContex
 function fits(e: CassetteEntry, ctx: RequestContext): 0 | 1 | 2 | 3 {
   if (e.error) {
     const condition = conditionOf(e.error);
-    if (condition === 'capability') return lacks(ctx.capabilities, (e.error.data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities) && sameEraOf(e, ctx) ? 3 : 0;
+    if (condition === 'capability')
+      return lacks(ctx.capabilities, (e.error.data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities) &&
+        sameEraOf(e, ctx)
+        ? 3
+        : 0;
     if (condition !== undefined) return 0;
   }
   if (e.protocolVersion !== undefined && e.protocolVersion === ctx.version) return 2;
@@ -121,21 +140,36 @@ function lacks(declared: Record<string, unknown> | undefined, required: Record<s
  * recorded server does not speak (-32022 with data.supported), headers that disagree with the body (-32020). A
  * recorded answer to the same mistake, on the same key, is preferred to the made-up one.
  */
-export function modernRefusal(request: JsonRpcRequest, headers: RequestHeaders, profile: ServerProfile, recorded: readonly CassetteEntry[] | undefined): Refused | undefined {
+export function modernRefusal(
+  request: JsonRpcRequest,
+  headers: RequestHeaders,
+  profile: ServerProfile,
+  recorded: readonly CassetteEntry[] | undefined,
+): Refused | undefined {
   const version = metaVersion(request.params);
   const claimed = version ?? headers.protocolVersion ?? '';
   const missing = version === undefined ? META.protocolVersion : metaCapabilities(request.params) === undefined ? META.clientCapabilities : undefined;
   if (missing) {
-    return sameMistake(recorded, 'envelope', request.id) ?? refuse(400, request.id, ErrorCode.InvalidParams, `Invalid _meta envelope for protocol revision ${claimed}: ${missing}: missing`, { envelope: { key: missing, problem: 'missing' } });
+    return (
+      sameMistake(recorded, 'envelope', request.id) ??
+      refuse(400, request.id, ErrorCode.InvalidParams, `Invalid _meta envelope for protocol revision ${claimed}: ${missing}: missing`, {
+        envelope: { key: missing, problem: 'missing' },
+      })
+    );
   }
   if (profile.modern.length > 0 && !profile.modern.includes(claimed)) {
     const own = recorded?.find((e) => conditionOf(e.error) === 'version' && (e.error?.data as { requested?: string } | undefined)?.requested === claimed);
     if (own) return { status: own.status ?? 400, response: errorResponse(request.id, own.error!.code, own.error!.message, own.error!.data) };
-    return refuse(400, request.id, PROTOCOL_ERROR.UnsupportedProtocolVersion, `Unsupported protocol version: ${claimed}`, { supported: profile.declared ?? profile.modern, requested: claimed });
+    return refuse(400, request.id, PROTOCOL_ERROR.UnsupportedProtocolVersion, `Unsupported protocol version: ${claimed}`, {
+      supported: profile.declared ?? profile.modern,
+      requested: claimed,
+    });
   }
   const mismatch = headerMismatch(request, headers);
   if (mismatch) {
-    const own = recorded?.find((e) => conditionOf(e.error) === 'headers' && (e.error?.data as { mismatch?: { header?: string } } | undefined)?.mismatch?.header === mismatch.header);
+    const own = recorded?.find(
+      (e) => conditionOf(e.error) === 'headers' && (e.error?.data as { mismatch?: { header?: string } } | undefined)?.mismatch?.header === mismatch.header,
+    );
     if (own) return { status: own.status ?? 400, response: errorResponse(request.id, own.error!.code, own.error!.message, own.error!.data) };
     return refuse(400, request.id, PROTOCOL_ERROR.HeaderMismatch, `Bad Request: the request headers and body disagree: ${mismatch.body}`, { mismatch });
   }
@@ -157,7 +191,8 @@ export function refuse(status: number, id: JsonRpcId | null, code: number, messa
  */
 export function refusalFor(kind: RefusalKind, store: CassetteStore | undefined, profile: ServerProfile | undefined, detail?: string): Refused {
   const recorded = store?.lookup(refusalKey(kind))?.[0];
-  if (recorded?.error) return { status: recorded.status ?? 400, response: errorResponse(null, recorded.error.code, recorded.error.message, recorded.error.data) };
+  if (recorded?.error)
+    return { status: recorded.status ?? 400, response: errorResponse(null, recorded.error.code, recorded.error.message, recorded.error.data) };
   switch (kind) {
     case 'session-not-found':
       return refuse(404, null, ErrorCode.SessionNotFound, 'Session not found');

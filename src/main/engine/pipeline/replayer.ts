@@ -1,6 +1,15 @@
 import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
 import { errorResponse, ErrorCode, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import { conditionOf, firstInputRequest, isKnownMethod, isModernRevision, metaVersion, missingInputCapabilities, PROTOCOL_ERROR, REMOVED_IN_MODERN } from '../../../shared/mcp-protocol.js';
+import {
+  conditionOf,
+  firstInputRequest,
+  isKnownMethod,
+  isModernRevision,
+  metaVersion,
+  missingInputCapabilities,
+  PROTOCOL_ERROR,
+  REMOVED_IN_MODERN,
+} from '../../../shared/mcp-protocol.js';
 import type { CassetteStore } from '../cassette/store.js';
 import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor } from '../cassette/keys.js';
 import { safeKey } from '../cassette/safe-name.js';
@@ -8,7 +17,17 @@ import { ReplayMissError } from '../errors.js';
 import type { CassetteOffer, Hook, Need, Plan, Refused } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
 import type { ReplaySpeed } from './replay-delivery.js';
-import { applicable, contextOf, modernRefusal, profileOf, refusalFor, refuse, unsupportedHeader, type RequestContext, type ServerProfile } from './replay-protocol.js';
+import {
+  applicable,
+  contextOf,
+  modernRefusal,
+  profileOf,
+  refusalFor,
+  refuse,
+  unsupportedHeader,
+  type RequestContext,
+  type ServerProfile,
+} from './replay-protocol.js';
 import { pushToStreams } from './server-stream.js';
 import type { Session } from './session.js';
 
@@ -93,7 +112,13 @@ export class Replayer implements Hook {
    * revision (else era) count; repeated identical requests walk them in order, then, by policy, keep answering with
    * the last (default), start over (cycle), or miss.
    */
-  pick(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string, session: Session, ctx: RequestContext = { era: 'legacy' }, exchange?: LiveExchange): CassetteEntry | undefined {
+  pick(
+    request: Pick<JsonRpcRequest, 'method' | 'params'>,
+    key: string,
+    session: Session,
+    ctx: RequestContext = { era: 'legacy' },
+    exchange?: LiveExchange,
+  ): CassetteEntry | undefined {
     const all = this.find(request, key);
     if (!all?.length) return undefined;
     const { entries, cursor } = this.partition(all, ctx);
@@ -149,7 +174,11 @@ export class Replayer implements Hook {
       if (refused) return { refuse: refused };
     }
     if (request.method === 'initialize') return this.negotiate(exchange);
-    const ctx = contextOf(request, session.protocolVersion ?? exchange.headers.protocolVersion, session.initParams?.capabilities as Record<string, unknown> | undefined);
+    const ctx = contextOf(
+      request,
+      session.protocolVersion ?? exchange.headers.protocolVersion,
+      session.initParams?.capabilities as Record<string, unknown> | undefined,
+    );
     const entry = this.pick(request, key, session, ctx, exchange);
     if (entry) {
       const lacking = entry.error ? undefined : missingInputCapabilities(entry.result, ctx.capabilities);
@@ -188,7 +217,9 @@ export class Replayer implements Hook {
 
   /** A 2025-era request whose MCP-Protocol-Version the recorded server would refuse (400). */
   refusesHead(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined {
-    return unsupportedHeader(headers.protocolVersion, () => this.profile()) ? { kind: 'unsupported-protocol-version', detail: headers.protocolVersion } : undefined;
+    return unsupportedHeader(headers.protocolVersion, () => this.profile())
+      ? { kind: 'unsupported-protocol-version', detail: headers.protocolVersion }
+      : undefined;
   }
 
   /**
@@ -250,7 +281,10 @@ export class Replayer implements Hook {
   miss(request: JsonRpcRequest, key: string): JsonRpcResponse {
     const empty = EMPTY_LIST_RESULTS[request.method] ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
     if (empty) return { jsonrpc: '2.0', id: request.id, result: empty };
-    const what = request.method === 'tools/call' ? `tools/call "${String(request.params?.name)}" with arguments ${JSON.stringify(request.params?.arguments ?? {})}` : request.method;
+    const what =
+      request.method === 'tools/call'
+        ? `tools/call "${String(request.params?.name)}" with arguments ${JSON.stringify(request.params?.arguments ?? {})}`
+        : request.method;
     const recorded = this.find(request, key);
     if (recorded?.length) {
       const message = `mcp-rewind: all ${recorded.length} recorded answer(s) for ${what} were already used (key ${key}; --repeat error)`;
@@ -258,7 +292,9 @@ export class Replayer implements Hook {
     }
     const nearest = this.nearest(request, key);
     const hint = nearest.length ? `; recorded for this ${request.method === 'tools/call' ? 'tool' : 'method'}: ${nearest.join(', ')}` : '';
-    return new ReplayMissError(`mcp-rewind: no recorded answer for ${what} (key ${key})${hint}`, { key, method: request.method, nearest }).toResponse(request.id);
+    return new ReplayMissError(`mcp-rewind: no recorded answer for ${what} (key ${key})${hint}`, { key, method: request.method, nearest }).toResponse(
+      request.id,
+    );
   }
 
   /** The server's -32601 for this method, when the cassette recorded one (any params): from the store's index of error keys. */
@@ -277,7 +313,6 @@ export class Replayer implements Hook {
     const group = request.method === 'tools/call' ? `tools_call_${safeKey(String(request.params?.name ?? ''))}` : request.method.replaceAll('/', '_');
     return this.store.nearKeys(group, key, 5);
   }
-
 }
 
 /** An input_required answer asking what this client did not declare: the server answers -32021 instead (MRTR). */

@@ -45,7 +45,8 @@ export class RuleHook implements Hook {
       this.memory.upstreamTools ??= this.facts.recordedTools();
       const plan = rules.planCall(name, request.params?.arguments as Record<string, unknown> | undefined, this.memory.upstreamTools, this.facts.hasSource());
       if (plan.kind === 'unknown-tool') return { answer: { response: new UnknownToolError(name).toResponse(request.id), delayMs: 0 } };
-      if (plan.kind === 'answer') return { behavior: plan.behavior.type, answer: { response: { jsonrpc: '2.0', id: request.id, result: plan.result }, delayMs: plan.delayMs } };
+      if (plan.kind === 'answer')
+        return { behavior: plan.behavior.type, answer: { response: { jsonrpc: '2.0', id: request.id, result: plan.result }, delayMs: plan.delayMs } };
       return { behavior: plan.behavior.type, rewrite: plan.rewrite };
     }
     if (request.method === 'tools/list') {

@@ -186,7 +186,20 @@ export class SessionRegistry {
 }
 
 function newSession(id: string | undefined, upstreamId: string | null | undefined): Session {
-  return { id, upstreamId, replayCursor: new Map(), awaitingReplies: new Map(), streams: new Set(), pendingReplies: new Map(), nextServerRequestId: 0, pendingPush: [], resumable: new Map(), replayed: new Map(), lastActive: Date.now(), busy: 0 };
+  return {
+    id,
+    upstreamId,
+    replayCursor: new Map(),
+    awaitingReplies: new Map(),
+    streams: new Set(),
+    pendingReplies: new Map(),
+    nextServerRequestId: 0,
+    pendingPush: [],
+    resumable: new Map(),
+    replayed: new Map(),
+    lastActive: Date.now(),
+    busy: 0,
+  };
 }
 
 /** Replies to server→client requests the proxy replayed itself: handed to the waiting replay, never forwarded. */

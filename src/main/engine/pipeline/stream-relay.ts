@@ -15,7 +15,14 @@ import { RESUME_WAIT_MS, type Resumable, type Session } from './session.js';
  * resuming a POST stream the server closed early (Last-Event-ID) completes that stream's exchanges: its messages and
  * answers are theirs.
  */
-export async function relayStream(stage: Stage, req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE', session: Session, tap = false): Promise<void> {
+export async function relayStream(
+  stage: Stage,
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: 'GET' | 'DELETE',
+  session: Session,
+  tap = false,
+): Promise<void> {
   const lastEventId = method === 'GET' ? header(req, 'last-event-id') : undefined;
   const resuming = lastEventId !== undefined ? resumableFor(session, lastEventId) : undefined;
   let upRes: IncomingMessage;
@@ -91,10 +98,14 @@ function resumeExchanges(session: Session, upRes: IncomingMessage, resuming: Res
     const rest = [...pending.values()];
     if (reader.lastEventId !== undefined && upRes.complete) {
       const id = reader.lastEventId;
-      session.resumable.set(id, { ...resuming, exchanges: rest, timer: setTimeout(() => {
-        session.resumable.delete(id);
-        for (const exchange of rest) void resuming.finish(exchange);
-      }, RESUME_WAIT_MS).unref() });
+      session.resumable.set(id, {
+        ...resuming,
+        exchanges: rest,
+        timer: setTimeout(() => {
+          session.resumable.delete(id);
+          for (const exchange of rest) void resuming.finish(exchange);
+        }, RESUME_WAIT_MS).unref(),
+      });
       return;
     }
     for (const exchange of rest) void resuming.finish(exchange);
@@ -105,4 +116,3 @@ function resumeExchanges(session: Session, upRes: IncomingMessage, resuming: Res
   });
   upRes.on('aborted', ended);
 }
-

@@ -14,7 +14,11 @@ export function openUpstreamSession(stage: Stage, session: Session, protocolVers
   const connecting = (async () => {
     const upstream = stage.upstream;
     if (!upstream) throw new UpstreamUnavailableError('no upstream server');
-    const params = session.initParams ?? { protocolVersion: protocolVersion ?? '2025-03-26', capabilities: {}, clientInfo: { name: 'mcp-rewind', version: '0' } };
+    const params = session.initParams ?? {
+      protocolVersion: protocolVersion ?? '2025-03-26',
+      capabilities: {},
+      clientInfo: { name: 'mcp-rewind', version: '0' },
+    };
     const { sessionId, result, protocolVersion: negotiated } = await upstream.initialize(params);
     session.upstreamId = sessionId ?? null;
     session.protocolVersion ??= negotiated;

@@ -104,7 +104,11 @@ export class RestSession {
       this.supervisor?.stop();
       const previous = this.opened;
       this.opened = opened;
-      this.endpoint.setUpstream(opened ? new HttpUpstream(opened.url, opened.headers, { callMs: this.settings.upstreamTimeoutMs, totalMs: this.settings.upstreamMaxTimeMs }) : undefined);
+      this.endpoint.setUpstream(
+        opened
+          ? new HttpUpstream(opened.url, opened.headers, { callMs: this.settings.upstreamTimeoutMs, totalMs: this.settings.upstreamMaxTimeMs })
+          : undefined,
+      );
       void previous?.close();
       this.startSupervisor();
     }
@@ -170,7 +174,12 @@ export class RestSession {
     this.settings.onExchange?.(this.id, event);
     if (event.method === 'initialize' && event.response && 'result' in event.response) this.agentsConnected = true;
     if (event.method !== 'tools/call') return;
-    const response = event.response && 'result' in event.response ? event.response.result : event.response && 'error' in event.response ? { error: event.response.error } : null;
+    const response =
+      event.response && 'result' in event.response
+        ? event.response.result
+        : event.response && 'error' in event.response
+          ? { error: event.response.error }
+          : null;
     this.calls.push({
       tool: event.tool ?? '',
       arguments: event.request.params?.arguments ?? {},
@@ -198,7 +207,12 @@ async function openSessionUpstream(config: UpstreamConfig, id: string, settings:
     throw new HttpError(400, `upstream.command: ${(error as Error).message}`);
   }
   try {
-    return await openUpstream(spec, { log: (line, level) => settings.log(`[${id}] ${line}`, level), probe: false, lenient: true, timeoutMs: settings.connectTimeoutMs });
+    return await openUpstream(spec, {
+      log: (line, level) => settings.log(`[${id}] ${line}`, level),
+      probe: false,
+      lenient: true,
+      timeoutMs: settings.connectTimeoutMs,
+    });
   } catch (error) {
     throw new HttpError(400, `upstream: ${(error as Error).message}`);
   }

@@ -46,7 +46,12 @@ async function route(manager: SessionManager, req: IncomingMessage, res: ServerR
   if (!manager.authorizedForApi(req)) {
     await throttle.failed(req);
     res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind api"');
-    return fail(res, 401, 'unauthorized', 'missing or wrong API token (Authorization: Bearer <token>: printed by mcp-rewind serve at its first start and kept in its data folder, or set with --api-token / MIMCP_API_TOKEN)');
+    return fail(
+      res,
+      401,
+      'unauthorized',
+      'missing or wrong API token (Authorization: Bearer <token>: printed by mcp-rewind serve at its first start and kept in its data folder, or set with --api-token / MIMCP_API_TOKEN)',
+    );
   }
   if (path === '/api/sessions') {
     if (method === 'GET') return sendJson(res, 200, { sessions: manager.list().map((s) => s.summary()) });

@@ -67,7 +67,10 @@ export class SessionManager {
   checkRuleSetSize(tools: unknown, instructions?: string | null): void {
     const bytes = Buffer.byteLength(JSON.stringify(tools ?? [])) + Buffer.byteLength(instructions ?? '');
     if (bytes > this.limits.maxRuleSetBytes) {
-      throw new HttpError(413, `tools: the rule set is ${bytes} bytes; a session's rules (tools and instructions) may take at most ${this.limits.maxRuleSetBytes} bytes`);
+      throw new HttpError(
+        413,
+        `tools: the rule set is ${bytes} bytes; a session's rules (tools and instructions) may take at most ${this.limits.maxRuleSetBytes} bytes`,
+      );
     }
   }
 
@@ -103,7 +106,8 @@ export class SessionManager {
 
   /** A command upstream runs with this server's rights: only for a REST API that asks for its token. */
   checkCommand(upstream: { command?: string } | null | undefined): void {
-    if (upstream?.command !== undefined && !this.apiToken) throw new HttpError(403, 'upstream.command: a stdio upstream needs the REST API token (serve was started with --no-auth)');
+    if (upstream?.command !== undefined && !this.apiToken)
+      throw new HttpError(403, 'upstream.command: a stdio upstream needs the REST API token (serve was started with --no-auth)');
   }
 
   /** Without an upstream or a cassette every tool is synthetic and must say what it takes. */

@@ -79,11 +79,17 @@ export class RuleSet {
       return rule ? { kind: 'forward', behavior: rule.behavior ?? { type: 'relay' } } : { kind: 'forward', behavior: { type: 'relay' } };
     }
     const { behavior } = tool;
-    if (behavior.type === 'override') return { kind: 'answer', result: overrideResult(behavior.response), delayMs: (behavior.response.delay_s ?? 0) * 1000, behavior };
+    if (behavior.type === 'override')
+      return { kind: 'answer', result: overrideResult(behavior.response), delayMs: (behavior.response.delay_s ?? 0) * 1000, behavior };
     // with the upstream list unknown (not fetched yet) a listed tool may well exist upstream: let the source answer
     if (!hasSource || (tool.origin === 'synthetic' && upstreamTools !== undefined)) {
       const why = !hasSource ? 'this session has no upstream server' : 'it is a synthetic tool with no upstream counterpart';
-      return { kind: 'answer', result: explanatoryError(`mcp-rewind: tool "${name}" has behavior "${behavior.type}" but ${why}; give it an override response`), delayMs: 0, behavior };
+      return {
+        kind: 'answer',
+        result: explanatoryError(`mcp-rewind: tool "${name}" has behavior "${behavior.type}" but ${why}; give it an override response`),
+        delayMs: 0,
+        behavior,
+      };
     }
     if (behavior.type === 'inject') {
       const template = behavior.template;

@@ -1,7 +1,10 @@
 /** The text of a tool result: its text blocks joined by newlines. */
 export function textOf(result: Record<string, unknown>): string {
   const content = Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : [];
-  return content.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string).join('\n');
+  return content
+    .filter((b) => b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('\n');
 }
 
 /**
@@ -23,7 +26,12 @@ export class TemplateTooLargeError extends Error {
  * `{args.<name>}` the agent's argument (JSON-encoded when not a string). Unknown placeholders stay literal.
  * Throws TemplateTooLargeError past `limit` characters, before building the string.
  */
-export function renderTemplate(template: string, result: Record<string, unknown>, args: Record<string, unknown> | undefined, limit = MAX_RENDERED_CHARS): string {
+export function renderTemplate(
+  template: string,
+  result: Record<string, unknown>,
+  args: Record<string, unknown> | undefined,
+  limit = MAX_RENDERED_CHARS,
+): string {
   let text: string | undefined;
   let payload: string | undefined;
   let size = template.length;

@@ -38,10 +38,15 @@ export async function detectUpstreamKind(target: string | URL, options: DetectOp
     const status = error instanceof StreamableHTTPError ? error.code : undefined;
     if (status === undefined || status < 400 || status >= 500) throw networkError(error, status);
     try {
-      await closeOwnClient(await connectOwnClient(target, { name: 'mcp-rewind-detect', headers: options.headers, timeoutMs: options.sseTimeoutMs ?? 5_000, legacySse: true }));
+      await closeOwnClient(
+        await connectOwnClient(target, { name: 'mcp-rewind-detect', headers: options.headers, timeoutMs: options.sseTimeoutMs ?? 5_000, legacySse: true }),
+      );
       return 'sse';
     } catch (sseError) {
-      throw new NotMcpError(`POST initialize answered HTTP ${status} and GET (legacy HTTP+SSE) ${legacyProblem(sseError)}: neither Streamable HTTP nor HTTP+SSE`, { cause: sseError });
+      throw new NotMcpError(
+        `POST initialize answered HTTP ${status} and GET (legacy HTTP+SSE) ${legacyProblem(sseError)}: neither Streamable HTTP nor HTTP+SSE`,
+        { cause: sseError },
+      );
     }
   }
 }

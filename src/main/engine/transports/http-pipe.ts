@@ -54,7 +54,8 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
       const own = internal.get(message.id);
       if (own) return own(message);
       answered(message.id);
-      if (message.id === initId && 'result' in message && typeof message.result.protocolVersion === 'string') upstream.setProtocolVersion(message.result.protocolVersion);
+      if (message.id === initId && 'result' in message && typeof message.result.protocolVersion === 'string')
+        upstream.setProtocolVersion(message.result.protocolVersion);
     }
     downstream.send(message as JSONRPCMessage).catch((error: Error) => log(`could not write to the client: ${error.message}`, 'warn'));
   };
@@ -64,7 +65,8 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
       if (transport === upstream) toDownstream(message as unknown as JsonRpcMessage);
     };
     transport.onerror = (error) => {
-      if (transport === upstream && !isClosed && !(error.name === 'AbortError' || /aborted/i.test(error.message))) log(`proxy connection: ${error.message}`, 'info');
+      if (transport === upstream && !isClosed && !(error.name === 'AbortError' || /aborted/i.test(error.message)))
+        log(`proxy connection: ${error.message}`, 'info');
     };
   };
 
@@ -84,7 +86,7 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
         if (!('result' in reply)) throw new Error(`initialize failed: ${'error' in reply ? reply.error.message : 'no result'}`);
         if (typeof reply.result.protocolVersion === 'string') upstream.setProtocolVersion(reply.result.protocolVersion);
         await upstream.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
-        log('proxy session lost (404): opened a new one with the client\'s initialize', 'info');
+        log("proxy session lost (404): opened a new one with the client's initialize", 'info');
       } finally {
         internal.delete(id);
       }
@@ -117,7 +119,8 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
       }
     }
     forward(message).catch((error: Error) => {
-      if (!isRequest(message) || !pending.has(message.id)) return log(`could not relay ${'method' in message ? message.method : 'a reply'} to the proxy: ${error.message}`, 'warn');
+      if (!isRequest(message) || !pending.has(message.id))
+        return log(`could not relay ${'method' in message ? message.method : 'a reply'} to the proxy: ${error.message}`, 'warn');
       toDownstream(errorResponse(message.id, ErrorCode.InternalError, `mcp-rewind: ${error.message}`));
     });
   };

@@ -31,8 +31,15 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
-  ErrorCode, errorResponse, isNotification, isRequest, isResponse,
-  type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest,
+  ErrorCode,
+  errorResponse,
+  isNotification,
+  isRequest,
+  isResponse,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
 } from '../../../shared/jsonrpc.js';
 import { redactUrl } from '../cassette/redact.js';
 import { HttpError } from '../errors.js';
@@ -76,7 +83,12 @@ interface BridgeSession {
  * Notifications about the session's state, never about one request: a Streamable HTTP server sends them on the GET
  * stream, and so does the bridge (tying them to whatever request is in flight would record them into its exchange).
  */
-const SESSION_NOTIFICATIONS = new Set(['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/resources/updated']);
+const SESSION_NOTIFICATIONS = new Set([
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+]);
 
 /**
  * The downstream request a server message travels with (its POST stream): the owner of its progress token, else
@@ -93,7 +105,6 @@ const START_TIMEOUT_MS = 10_000;
 
 const SESSION_NOT_FOUND = { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null };
 
-
 /** The upstream in log lines and errors: the command's program, or the URL without credentials. */
 function describe(spec: BridgeSpec): string {
   return spec.kind === 'stdio' ? `process "${spec.command}"` : redactUrl(spec.url);
@@ -109,7 +120,8 @@ function sseTarget(spec: Extract<BridgeSpec, { kind: 'sse' }>): { url: URL; head
   if (url.username || url.password) {
     const user = decodeURIComponent(url.username);
     const password = decodeURIComponent(url.password);
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'authorization'))
+      headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
     url.username = '';
     url.password = '';
   }
@@ -172,7 +184,9 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: {
         if (reason) {
           // answer what is still waiting, so the pipeline's POST streams end instead of hanging
           for (const id of session.inFlight.splice(0)) {
-            await server.send(errorResponse(id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${label} ${reason} before answering`) as JSONRPCMessage).catch(() => {});
+            await server
+              .send(errorResponse(id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${label} ${reason} before answering`) as JSONRPCMessage)
+              .catch(() => {});
           }
         }
         await server.close().catch(() => {});
@@ -204,9 +218,12 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: {
         }
       }
       client.send(raw).catch((error: Error) => {
-        if (!isRequest(message) || !session.inFlight.includes(message.id)) return log(`upstream ${label}: could not deliver ${'method' in message ? message.method : 'a reply'}: ${error.message}`, 'warn');
+        if (!isRequest(message) || !session.inFlight.includes(message.id))
+          return log(`upstream ${label}: could not deliver ${'method' in message ? message.method : 'a reply'}: ${error.message}`, 'warn');
         forget(message.id);
-        void server.send(errorResponse(message.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${label} unavailable: ${error.message}`) as JSONRPCMessage).catch(() => {});
+        void server
+          .send(errorResponse(message.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${label} unavailable: ${error.message}`) as JSONRPCMessage)
+          .catch(() => {});
       });
     };
 
@@ -219,13 +236,18 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: {
         return;
       }
       const related = relatedRequest(message, session);
-      server.send(raw, related !== undefined ? { relatedRequestId: related } : undefined).catch((error: Error) => log(`upstream ${label}: ${message.method} not delivered: ${error.message}`, 'warn'));
+      server
+        .send(raw, related !== undefined ? { relatedRequestId: related } : undefined)
+        .catch((error: Error) => log(`upstream ${label}: ${message.method} not delivered: ${error.message}`, 'warn'));
     };
 
     // before start() resolved, a failure is reported by its rejection
     client.onclose = () => {
       if (session.closing || closed || !started) return;
-      log(`upstream ${label} ${exit ?? 'closed the connection'}; its session ends (the next initialize ${spec.kind === 'stdio' ? 'starts it again' : 'reconnects'})`, 'warn');
+      log(
+        `upstream ${label} ${exit ?? 'closed the connection'}; its session ends (the next initialize ${spec.kind === 'stdio' ? 'starts it again' : 'reconnects'})`,
+        'warn',
+      );
       void session.close(exit ?? 'closed the connection');
     };
     client.onerror = (error) => {
@@ -246,13 +268,19 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: {
     try {
       // a legacy server that accepts the GET but never sends its endpoint event must not hold the initialize forever
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no ${spec.kind === 'sse' ? 'endpoint event' : 'process'} within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(new Error(`no ${spec.kind === 'sse' ? 'endpoint event' : 'process'} within ${START_TIMEOUT_MS / 1000} s`)),
+          START_TIMEOUT_MS,
+        );
       });
       await Promise.race([client.start(), timeout]);
       started = true;
     } catch (error) {
       void session.close();
-      const reason = spec.kind === 'stdio' ? `could not start the upstream command "${spec.command}": ${(error as Error).message}` : `could not connect to upstream ${label}: ${(error as Error).message}`;
+      const reason =
+        spec.kind === 'stdio'
+          ? `could not start the upstream command "${spec.command}": ${(error as Error).message}`
+          : `could not connect to upstream ${label}: ${(error as Error).message}`;
       log(reason, 'warn');
       return sendJson(res, 200, errorResponse(init.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: ${reason}`));
     } finally {
@@ -307,7 +335,11 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: {
     }
     if (req.method !== 'POST') {
       req.resume();
-      return sendJson(res, req.method === 'GET' || req.method === 'DELETE' ? 400 : 405, errorResponse(null, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required'));
+      return sendJson(
+        res,
+        req.method === 'GET' || req.method === 'DELETE' ? 400 : 405,
+        errorResponse(null, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required'),
+      );
     }
     // everything the server transport would refuse is refused before a child is spawned for it
     if (!(req.headers['content-type'] ?? '').includes('application/json')) {
@@ -317,7 +349,11 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: {
     const accept = req.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       req.resume();
-      return sendJson(res, 406, errorResponse(null, ErrorCode.InvalidRequest, 'Not Acceptable: Client must accept both application/json and text/event-stream'));
+      return sendJson(
+        res,
+        406,
+        errorResponse(null, ErrorCode.InvalidRequest, 'Not Acceptable: Client must accept both application/json and text/event-stream'),
+      );
     }
     let parsed: unknown;
     try {
@@ -328,7 +364,8 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: {
     }
     const messages = Array.isArray(parsed) ? parsed : [parsed];
     const init = messages.find((m): m is JsonRpcRequest => typeof m === 'object' && m !== null && (m as JsonRpcRequest).method === 'initialize' && 'id' in m);
-    if (!init || messages.length !== 1) return sendJson(res, 400, errorResponse(null, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required'));
+    if (!init || messages.length !== 1)
+      return sendJson(res, 400, errorResponse(null, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required'));
     return openSession(req, res, init, parsed);
   }
 
@@ -343,14 +380,20 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: {
 
   // sessions nobody uses end (a stdio child each): the proxy ends its own idle sessions, this catches the rest
   const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
-  const reaper = idleMs > 0 ? setInterval(() => {
-    const now = Date.now();
-    for (const session of live) {
-      if (!session.id || session.closing || session.open > 0 || session.inFlight.length > 0 || now - session.lastActive < idleMs) continue;
-      log(`upstream ${describe(spec)}: session idle for ${Math.round(idleMs / 1000)} s, ended`, 'info');
-      void session.close();
-    }
-  }, Math.max(50, Math.min(idleMs / 4, 60_000))).unref() : undefined;
+  const reaper =
+    idleMs > 0
+      ? setInterval(
+          () => {
+            const now = Date.now();
+            for (const session of live) {
+              if (!session.id || session.closing || session.open > 0 || session.inFlight.length > 0 || now - session.lastActive < idleMs) continue;
+              log(`upstream ${describe(spec)}: session idle for ${Math.round(idleMs / 1000)} s, ended`, 'info');
+              void session.close();
+            }
+          },
+          Math.max(50, Math.min(idleMs / 4, 60_000)),
+        ).unref()
+      : undefined;
 
   return {
     url: `http://127.0.0.1:${port}/mcp`,

@@ -97,7 +97,14 @@ export class HttpUpstream implements Upstream {
    * a buffer, or the client's request piped through as it arrives (the caller keeps its chunks: they are sent again,
    * once, should a kept-alive socket turn out closed). `owned`: `headers` is the caller's to give away (not copied).
    */
-  request(method: string, headers: Record<string, string | string[]>, body?: Buffer | PipedBody, sessionId?: string | null, target: URL = this.url, owned = false): Promise<IncomingMessage> {
+  request(
+    method: string,
+    headers: Record<string, string | string[]>,
+    body?: Buffer | PipedBody,
+    sessionId?: string | null,
+    target: URL = this.url,
+    owned = false,
+  ): Promise<IncomingMessage> {
     const out: Record<string, string | string[]> = owned ? headers : { ...headers };
     for (const name in this.headers) out[name.toLowerCase()] = this.headers[name];
     delete out['mcp-session-id'];
@@ -107,7 +114,15 @@ export class HttpUpstream implements Upstream {
     const send = (payload: Buffer | PipedBody | undefined, retried: boolean): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
         // options built field by field: this runs for every relayed request
-        const options: http.RequestOptions = { protocol: where.protocol, hostname: where.hostname, port: where.port, path: where.path, method, headers: out, agent: this.agent };
+        const options: http.RequestOptions = {
+          protocol: where.protocol,
+          hostname: where.hostname,
+          port: where.port,
+          path: where.path,
+          method,
+          headers: out,
+          agent: this.agent,
+        };
         if (where.auth) options.auth = where.auth;
         let deadline: Deadline | undefined;
         if (method === 'POST' && this.limits) {
@@ -150,7 +165,11 @@ export class HttpUpstream implements Upstream {
   }
 
   /** Sends one JSON-RPC message and reads every message of the answer (JSON or SSE). */
-  private async call(message: JsonRpcMessage, sessionId: string | null | undefined, protocolVersion?: string): Promise<{ status: number; sessionId?: string; messages: JsonRpcMessage[] }> {
+  private async call(
+    message: JsonRpcMessage,
+    sessionId: string | null | undefined,
+    protocolVersion?: string,
+  ): Promise<{ status: number; sessionId?: string; messages: JsonRpcMessage[] }> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     if (protocolVersion) headers['mcp-protocol-version'] = protocolVersion;
     const res = await this.request('POST', headers, Buffer.from(JSON.stringify(message)), sessionId);
@@ -160,14 +179,22 @@ export class HttpUpstream implements Upstream {
   }
 
   /** An initialize handshake with the client's own params, for an upstream session the proxy owns (hybrid, restarts). */
-  async initialize(params: Record<string, unknown>, requestId: string | number = 'mcp-rewind-init'): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }> {
+  async initialize(
+    params: Record<string, unknown>,
+    requestId: string | number = 'mcp-rewind-init',
+  ): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }> {
     const { status, sessionId, messages } = await this.call({ jsonrpc: '2.0', id: requestId, method: 'initialize', params }, undefined);
     const answer = messages.find((m): m is JsonRpcResponse => !('method' in m) && m.id === requestId);
     if (!answer) throw new Error(status >= 200 && status < 300 ? 'no initialize result in the answer' : `HTTP ${status}`);
     if ('error' in answer) throw new Error(`initialize failed: ${answer.error.message} (${answer.error.code})`);
     const protocolVersion = typeof answer.result.protocolVersion === 'string' ? answer.result.protocolVersion : PROTOCOL_VERSION_FALLBACK;
     const initialized = Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-    const ack = await this.request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocolVersion }, initialized, sessionId);
+    const ack = await this.request(
+      'POST',
+      { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocolVersion },
+      initialized,
+      sessionId,
+    );
     ack.resume();
     return { sessionId, result: answer.result, protocolVersion };
   }

@@ -6,9 +6,7 @@ import { startUpstreamBridge, type UpstreamBridge } from '../transports/upstream
 import { closeOwnClient, connectOwnClient } from './own-client.js';
 
 /** An upstream MCP server as the user names it: a URL (Streamable HTTP or legacy HTTP+SSE, detected) or a command. */
-export type UpstreamSpec =
-  | { url: string; headers?: Record<string, string> }
-  | { command: string; args: string[]; env?: Record<string, string>; cwd?: string };
+export type UpstreamSpec = { url: string; headers?: Record<string, string> } | { command: string; args: string[]; env?: Record<string, string>; cwd?: string };
 
 export interface OpenedUpstream {
   /** the Streamable HTTP URL the pipeline talks to: the server's own, or the bridge's in front of it */
@@ -54,7 +52,9 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
       });
       if (kind === 'sse') bridge = await startUpstreamBridge({ kind: 'sse', url: spec.url, headers: spec.headers }, options.log, { idleMs: options.idleMs });
     } else {
-      bridge = await startUpstreamBridge({ kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd }, options.log, { idleMs: options.idleMs });
+      bridge = await startUpstreamBridge({ kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd }, options.log, {
+        idleMs: options.idleMs,
+      });
     }
     const url = bridge?.url ?? (spec as { url: string }).url;
     const headers = bridge ? undefined : (spec as { headers?: Record<string, string> }).headers;
@@ -77,7 +77,9 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
   } catch (error) {
     await bridge?.close();
     // the SDK client words a JSON-RPC error answer "MCP error <code>: …"; the bridge's own answers start "mcp-rewind: "
-    const reason = describeError(causeOf(error)).replace(/^MCP error -?\d+: /, '').replace(/^mcp-rewind: /, '');
+    const reason = describeError(causeOf(error))
+      .replace(/^MCP error -?\d+: /, '')
+      .replace(/^mcp-rewind: /, '');
     throw new UnreachableError(`upstream ${label} did not answer an MCP initialize: ${reason}`, { cause: error }, reason);
   }
 }

@@ -58,7 +58,9 @@ export async function openOwnClient(url: string | URL, options: OwnClientOptions
 async function openOnce(url: string | URL, options: OwnClientOptions): Promise<OwnClient> {
   const { target, headers } = withoutCredentials(new URL(url), options.headers ?? {});
   const requestInit = { headers };
-  const inner: Transport = options.legacySse ? new SSEClientTransport(target, { requestInit, eventSourceInit: { fetch: withHeaders(headers) } }) : new StreamableHTTPClientTransport(target, { requestInit });
+  const inner: Transport = options.legacySse
+    ? new SSEClientTransport(target, { requestInit, eventSourceInit: { fetch: withHeaders(headers) } })
+    : new StreamableHTTPClientTransport(target, { requestInit });
   const transport = new InitializeAs(inner, options.initializeParams);
   const info = options.initializeParams?.clientInfo as { name?: string; version?: string } | undefined;
   const capabilities = (options.initializeParams?.capabilities as Record<string, unknown> | undefined) ?? options.capabilities ?? {};
@@ -140,7 +142,10 @@ export async function listAllTools(client: Client, timeoutMs = DEFAULT_TIMEOUT_M
   const tools: Array<Record<string, unknown>> = [];
   let cursor: unknown;
   for (let page = 0; page < maxPages; page++) {
-    const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor: cursor as string } }, RawResult, { signal: AbortSignal.timeout(timeoutMs), timeout: timeoutMs });
+    const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor: cursor as string } }, RawResult, {
+      signal: AbortSignal.timeout(timeoutMs),
+      timeout: timeoutMs,
+    });
     tools.push(...((result.tools as Array<Record<string, unknown>> | undefined) ?? []));
     cursor = result.nextCursor;
     if (cursor === undefined || cursor === null) break;
@@ -162,7 +167,8 @@ function withHeaders(headers: Record<string, string> | undefined): typeof fetch 
 function withoutCredentials(url: URL, headers: Record<string, string>): { target: URL; headers: Record<string, string> } {
   if (!url.username && !url.password) return { target: url, headers };
   const out = { ...headers };
-  if (!Object.keys(out).some((h) => h.toLowerCase() === 'authorization')) out.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+  if (!Object.keys(out).some((h) => h.toLowerCase() === 'authorization'))
+    out.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
   const target = new URL(url);
   target.username = '';
   target.password = '';

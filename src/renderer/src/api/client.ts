@@ -194,7 +194,8 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
       void options.checkAuth().then((verdict) => (verdict === 'refused' ? refuse() : again()), again)
     }
   }
-  if (options.protocols === undefined && options.checkAuth) refuse() // no token at all
+  if (options.protocols === undefined && options.checkAuth)
+    refuse() // no token at all
   else connect()
 
   return {
@@ -214,7 +215,12 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
         const timer = setTimeout(() => {
           const at = queue.findIndex((q) => q.frame === frame)
           if (at >= 0) queue.splice(at, 1)
-          reject(new ApiCallError(command, `mcp-rewind is not reachable ("${command}" waited ${Math.round(queueTimeout / 1000)} s for the connection): is \`mcp-rewind ui\` still running?`))
+          reject(
+            new ApiCallError(
+              command,
+              `mcp-rewind is not reachable ("${command}" waited ${Math.round(queueTimeout / 1000)} s for the connection): is \`mcp-rewind ui\` still running?`,
+            ),
+          )
         }, queueTimeout)
         queue.push({ ...call, frame, timer })
       })
@@ -257,7 +263,11 @@ const TOKEN_KEY = 'mcp-rewind-token'
  * This page's access token. The printed URL carries it once (`?token=`): it moves into sessionStorage (this origin
  * only, port included: no other local server can read it, unlike a cookie) and out of the address bar and history.
  */
-export function pageToken(location: Pick<Location, 'search' | 'pathname' | 'hash'>, storage: Pick<Storage, 'getItem' | 'setItem'>, history?: Pick<History, 'replaceState'>): string | undefined {
+export function pageToken(
+  location: Pick<Location, 'search' | 'pathname' | 'hash'>,
+  storage: Pick<Storage, 'getItem' | 'setItem'>,
+  history?: Pick<History, 'replaceState'>,
+): string | undefined {
   const query = new URLSearchParams(location.search)
   const fromUrl = query.get('token')
   if (fromUrl) {

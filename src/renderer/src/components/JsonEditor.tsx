@@ -4,14 +4,15 @@ import { json } from '@codemirror/lang-json'
 import { EditorState } from '@codemirror/state'
 import { jsonHighlighting } from './json-highlight.js'
 
-const themeFor = (size: Record<string, string>) => EditorView.theme({
-  '&': { backgroundColor: 'var(--code-bg)', color: 'var(--text)', fontSize: '12.5px', ...size },
-  '.cm-content': { caretColor: 'var(--text)', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' },
-  '.cm-gutters': { backgroundColor: 'var(--panel)', color: 'var(--muted)', borderRight: '1px solid var(--border)' },
-  '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'var(--accent-soft)' },
-  '&.cm-focused': { outline: 'none' },
-  '.cm-scroller': { overflow: 'auto' },
-})
+const themeFor = (size: Record<string, string>) =>
+  EditorView.theme({
+    '&': { backgroundColor: 'var(--code-bg)', color: 'var(--text)', fontSize: '12.5px', ...size },
+    '.cm-content': { caretColor: 'var(--text)', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' },
+    '.cm-gutters': { backgroundColor: 'var(--panel)', color: 'var(--muted)', borderRight: '1px solid var(--border)' },
+    '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'var(--accent-soft)' },
+    '&.cm-focused': { outline: 'none' },
+    '.cm-scroller': { overflow: 'auto' },
+  })
 
 interface Props {
   /** the document; a new value (another entry, the saved text) replaces the editor's content */

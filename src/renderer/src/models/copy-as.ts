@@ -46,15 +46,24 @@ function headerArg(name: string, value: string): string {
 /** A POSIX sh script: its own session on the proxy, the request, the answer on stdout, the session ended. */
 export function curlScript(request: CopyRequest, target: CopyTarget): string {
   const version = target.protocolVersion ?? LATEST_PROTOCOL_VERSION
-  const extra = Object.entries(target.headers ?? {}).map(([name, value]) => ` ${headerArg(name, value)}`).join('')
-  const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'curl', version: '1.0.0' } } }
+  const extra = Object.entries(target.headers ?? {})
+    .map(([name, value]) => ` ${headerArg(name, value)}`)
+    .join('')
+  const init = {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'curl', version: '1.0.0' } },
+  }
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: request.method, ...(request.params !== undefined ? { params: request.params } : {}) })
   const session = `-H "mcp-session-id: $SID" -H ${shellQuote(`mcp-protocol-version: ${version}`)}`
   return [
     '#!/bin/sh',
     `# ${target.title ?? request.method} — on a session of its own: it initializes one, sends the request there, prints`,
-    '# the answer (JSON, or SSE events) and ends the session; the agent\'s own session is never touched. Needs curl.',
-    ...(target.headers && Object.keys(target.headers).length ? [`# Set ${[...new Set(Object.values(target.headers).flatMap((v) => v.match(/\$[A-Z_][A-Z0-9_]*/g) ?? []))].join(', ')} first.`] : []),
+    "# the answer (JSON, or SSE events) and ends the session; the agent's own session is never touched. Needs curl.",
+    ...(target.headers && Object.keys(target.headers).length
+      ? [`# Set ${[...new Set(Object.values(target.headers).flatMap((v) => v.match(/\$[A-Z_][A-Z0-9_]*/g) ?? []))].join(', ')} first.`]
+      : []),
     `URL=${shellQuote(target.url)}`,
     `JSON='content-type: application/json'`,
     `ACCEPT='accept: application/json, text/event-stream'`,
@@ -76,7 +85,7 @@ const tsValue = (value: unknown): string => JSON.stringify(value, null, 2)
 function sdkCall(request: CopyRequest): { call: string; imports: string[] } {
   const { _meta, ...params } = request.params ?? {}
   const progress = typeof _meta === 'object' && _meta !== null && 'progressToken' in _meta
-  const options = progress ? ', undefined, { onprogress: (p) => console.error(\'progress\', p) }' : ''
+  const options = progress ? ", undefined, { onprogress: (p) => console.error('progress', p) }" : ''
   const arg = Object.keys(params).length ? tsValue(params) : ''
   const methods: Record<string, string> = {
     'tools/call': 'callTool',

@@ -74,7 +74,8 @@ function change(path: Path, kind: ChangeKind, before: unknown, after: unknown): 
   const c: Change = { path, at: pathText(path) || '(the whole value)', kind }
   if (kind !== 'added') c.before = before
   if (kind !== 'removed') c.after = after
-  if (kind === 'changed' && typeof before === 'string' && typeof after === 'string' && (before.includes('\n') || after.includes('\n'))) c.lines = diffLines(before, after)
+  if (kind === 'changed' && typeof before === 'string' && typeof after === 'string' && (before.includes('\n') || after.includes('\n')))
+    c.lines = diffLines(before, after)
   return c
 }
 
@@ -87,7 +88,8 @@ function walk(delta: Delta, path: Path, out: Change[]): void {
     // removals carry the old index (`_3`), the rest the new one; listed in index order
     const keys = Object.keys(delta).filter((k) => k !== '_t')
     const index = (k: string): number => Number(k.startsWith('_') ? k.slice(1) : k)
-    for (const key of keys.sort((x, y) => index(x) - index(y) || (x.startsWith('_') ? -1 : 1))) walk((delta as Record<string, unknown>)[key] as Delta, [...path, index(key)], out)
+    for (const key of keys.sort((x, y) => index(x) - index(y) || (x.startsWith('_') ? -1 : 1)))
+      walk((delta as Record<string, unknown>)[key] as Delta, [...path, index(key)], out)
     return
   }
   for (const [key, inner] of Object.entries(delta)) walk(inner as Delta, [...path, key], out)

@@ -47,8 +47,10 @@ function problemsUnder(args: Record<string, unknown>, schema: Schema | undefined
       if (schema.additionalProperties === false) problems.push(`${name}: not a property of the tool's input schema`)
       continue
     }
-    if (property.type !== undefined && !typeMatches(value, property.type)) problems.push(`${name}: expected ${[property.type].flat().join(' or ')}, got ${jsonType(value)}`)
-    else if (property.enum && !property.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) problems.push(`${name}: one of ${property.enum.map((v) => JSON.stringify(v)).join(', ')}`)
+    if (property.type !== undefined && !typeMatches(value, property.type))
+      problems.push(`${name}: expected ${[property.type].flat().join(' or ')}, got ${jsonType(value)}`)
+    else if (property.enum && !property.enum.some((v) => JSON.stringify(v) === JSON.stringify(value)))
+      problems.push(`${name}: one of ${property.enum.map((v) => JSON.stringify(v)).join(', ')}`)
   }
   return problems
 }

@@ -33,9 +33,7 @@ export const pathId = (path: PathPart[]): string => JSON.stringify(path)
 
 /** `result.content[0].text`, or `["a b"]` for keys that are not identifiers. */
 export function pathText(path: PathPart[]): string {
-  return path
-    .map((p, i) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? (i === 0 ? p : `.${p}`) : `[${JSON.stringify(p)}]`))
-    .join('')
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? (i === 0 ? p : `.${p}`) : `[${JSON.stringify(p)}]`)).join('')
 }
 
 function kindOf(value: unknown): TreeRow['kind'] {
@@ -80,7 +78,18 @@ export function flattenTree(root: unknown, expanded: ReadonlySet<string>, rootPa
       const open = expanded.has(rangeId)
       const slice = entries.slice(from, to)
       const value = typeof slice[0]?.[0] === 'number' ? slice.map(([, v]) => v) : Object.fromEntries(slice)
-      rows.push({ id: rangeId, depth, path, label: `[${from} … ${to - 1}]`, kind: 'range', value, size: to - from, expandable: true, expanded: open, range: [from, to] })
+      rows.push({
+        id: rangeId,
+        depth,
+        path,
+        label: `[${from} … ${to - 1}]`,
+        kind: 'range',
+        value,
+        size: to - from,
+        expandable: true,
+        expanded: open,
+        range: [from, to],
+      })
       if (open) for (let i = from; i < to; i++) visit(entries[i][1], [...path, entries[i][0]], depth + 1, String(entries[i][0]))
     }
   }

@@ -43,7 +43,19 @@ export const EMPTY_OBJECT_SCHEMA = '{\n  "type": "object",\n  "properties": {}\n
 const pretty = (value: unknown): string => JSON.stringify(value, null, 2)
 
 export function emptyForm(name: string): ToolForm {
-  return { name, behavior: 'relay', template: '{original_text}', text: '', contentJson: '', structuredJson: '', isError: false, delay: '', description: null, inputSchemaJson: null, hidden: false }
+  return {
+    name,
+    behavior: 'relay',
+    template: '{original_text}',
+    text: '',
+    contentJson: '',
+    structuredJson: '',
+    isError: false,
+    delay: '',
+    description: null,
+    inputSchemaJson: null,
+    hidden: false,
+  }
 }
 
 /** A synthetic tool: it has no upstream counterpart, so it needs its own input schema (and answers by itself). */

@@ -70,7 +70,8 @@ function build(root: Schema, raw: unknown, path: Path, name: string, required: b
   const ref = typeof schema.$ref === 'string' ? schema.$ref : undefined
   if (ref) {
     const target = resolveRef(root, ref)
-    if (!target || refs.includes(ref) || depth > MAX_DEPTH) return json(schema, path, name, required, target ? 'a recursive schema' : `a reference the form cannot follow (${ref})`)
+    if (!target || refs.includes(ref) || depth > MAX_DEPTH)
+      return json(schema, path, name, required, target ? 'a recursive schema' : `a reference the form cannot follow (${ref})`)
     const { $ref: _r, ...rest } = schema
     return build(root, { ...target, ...rest }, path, name, required, depth, [...refs, ref])
   }
@@ -88,8 +89,9 @@ function build(root: Schema, raw: unknown, path: Path, name: string, required: b
   if (depth > MAX_DEPTH) return json(schema, path, name, required, 'nested too deep for a form')
   if (Array.isArray(schema.enum)) return { ...base, kind: 'enum', options: schema.enum }
   if ('const' in schema) return { ...base, kind: 'enum', options: [schema.const] }
-  for (const keyword of ['oneOf', 'anyOf', 'allOf', 'not', 'if']) if (keyword in schema) return json(schema, path, name, required, `“${keyword}” (a choice of shapes): give it as JSON`)
-  const type = Array.isArray(schema.type) ? undefined : (schema.type as string | undefined) ?? (isObject(schema.properties) ? 'object' : undefined)
+  for (const keyword of ['oneOf', 'anyOf', 'allOf', 'not', 'if'])
+    if (keyword in schema) return json(schema, path, name, required, `“${keyword}” (a choice of shapes): give it as JSON`)
+  const type = Array.isArray(schema.type) ? undefined : ((schema.type as string | undefined) ?? (isObject(schema.properties) ? 'object' : undefined))
   switch (type) {
     case 'string':
       return { ...base, kind: 'string', ...(typeof schema.format === 'string' ? { format: schema.format } : {}) }
@@ -100,7 +102,7 @@ function build(root: Schema, raw: unknown, path: Path, name: string, required: b
     case 'object': {
       const properties = isObject(schema.properties) ? schema.properties : {}
       const names = Object.keys(properties)
-      if (names.length === 0 && (schema.additionalProperties !== undefined && schema.additionalProperties !== false || isObject(schema.patternProperties))) {
+      if (names.length === 0 && ((schema.additionalProperties !== undefined && schema.additionalProperties !== false) || isObject(schema.patternProperties))) {
         return json(schema, path, name, required, 'a map of free keys: give it as JSON')
       }
       const needed = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : [])
@@ -111,7 +113,13 @@ function build(root: Schema, raw: unknown, path: Path, name: string, required: b
       return { ...base, kind: 'array', item: build(root, schema.items, [...path, 0], 'item', true, depth + 1, refs) }
     }
     default:
-      return json(schema, path, name, required, Array.isArray(schema.type) ? `one of several types (${(schema.type as string[]).join(', ')}): give it as JSON` : 'any JSON value')
+      return json(
+        schema,
+        path,
+        name,
+        required,
+        Array.isArray(schema.type) ? `one of several types (${(schema.type as string[]).join(', ')}): give it as JSON` : 'any JSON value',
+      )
   }
 }
 

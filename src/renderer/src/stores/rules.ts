@@ -55,7 +55,12 @@ export const useRules = create<RulesState>()((set, get) => ({
   applying: false,
   async load(proxyId) {
     const switching = proxyId !== get().proxyId
-    set({ proxyId, loading: true, error: undefined, ...(switching ? { tools: [], seen: {}, selected: undefined, notified: undefined, applying: false, ...fromRules(null) } : {}) })
+    set({
+      proxyId,
+      loading: true,
+      error: undefined,
+      ...(switching ? { tools: [], seen: {}, selected: undefined, notified: undefined, applying: false, ...fromRules(null) } : {}),
+    })
     try {
       const answer = await api().call('rules.get', { id: proxyId })
       if (get().proxyId !== proxyId) return

@@ -73,7 +73,8 @@ export async function syncSettings(keepError = false): Promise<void> {
 
 // --- theme -------------------------------------------------------------------------------------------------------
 
-const darkQuery = (): MediaQueryList | undefined => (typeof window !== 'undefined' && window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : undefined)
+const darkQuery = (): MediaQueryList | undefined =>
+  typeof window !== 'undefined' && window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : undefined
 
 /** The theme shown for a setting: 'system' follows the OS (prefers-color-scheme). */
 export function resolveTheme(theme: Theme, prefersDark = darkQuery()?.matches ?? false): 'light' | 'dark' {

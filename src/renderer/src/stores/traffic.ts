@@ -106,7 +106,15 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
     flushTraffic()
     const matches = scope.matches
     const keeps = scope.keeps ?? (() => false)
-    const input: CommandInput<'traffic.clear'> = !matches ? {} : scope.proxyId ? { proxyId: scope.proxyId } : { items: get().exchanges.filter((e) => matches(e) && !keeps(e)).map((e) => ({ proxyId: e.proxyId, seq: e.seq })) }
+    const input: CommandInput<'traffic.clear'> = !matches
+      ? {}
+      : scope.proxyId
+        ? { proxyId: scope.proxyId }
+        : {
+            items: get()
+              .exchanges.filter((e) => matches(e) && !keeps(e))
+              .map((e) => ({ proxyId: e.proxyId, seq: e.seq })),
+          }
     set((s) => ({ exchanges: s.exchanges.filter((e) => keeps(e) || (matches ? !matches(e) : false)), ...(matches ? {} : { held: 0 }) }))
     if (!matches) heldBack = []
     try {

@@ -56,7 +56,14 @@ export async function loadCatalog(proxyId: string, refresh = false): Promise<voi
   if (had && (had.loading || (had.catalog && !refresh))) return
   const put = (entry: VerbsState['catalogs'][string]): void => useVerbs.setState((s) => ({ catalogs: { ...s.catalogs, [proxyId]: entry } }))
   put({ ...had, loading: true })
-  endpoints.set(proxyId, (await api().call('proxies.list', {}).catch(() => [])).find((p) => p.id === proxyId)?.url)
+  endpoints.set(
+    proxyId,
+    (
+      await api()
+        .call('proxies.list', {})
+        .catch(() => [])
+    ).find((p) => p.id === proxyId)?.url,
+  )
   try {
     put({ catalog: await api().call('exchange.catalog', { proxyId }), loading: false })
   } catch (error) {
@@ -71,7 +78,11 @@ export async function checkSchema(schema: Record<string, unknown>, value: unknow
 
 export async function syncVerbs(): Promise<void> {
   try {
-    const [marks, sources, questions] = await Promise.all([api().call('traffic.annotations', {}), api().call('sources.list', {}), api().call('appRequests.list', {})])
+    const [marks, sources, questions] = await Promise.all([
+      api().call('traffic.annotations', {}),
+      api().call('sources.list', {}),
+      api().call('appRequests.list', {}),
+    ])
     useVerbs.setState({ marks, sources, questions, error: undefined })
   } catch (error) {
     useVerbs.setState({ error: (error as Error).message })

@@ -95,7 +95,12 @@ export function ExportView(): JSX.Element {
         <div className="fields">
           <label className="wide">
             Output path
-            <input value={out} placeholder={`absolute, or relative to where mcp-rewind runs — e.g. ${FORMATS.find((f) => f.id === format)?.suggested}`} spellCheck={false} onChange={(e) => setOut(e.target.value)} />
+            <input
+              value={out}
+              placeholder={`absolute, or relative to where mcp-rewind runs — e.g. ${FORMATS.find((f) => f.id === format)?.suggested}`}
+              spellCheck={false}
+              onChange={(e) => setOut(e.target.value)}
+            />
           </label>
           <label className="check">
             <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.target.checked)} />

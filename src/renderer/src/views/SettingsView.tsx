@@ -113,7 +113,9 @@ export function SettingsView(): JSX.Element {
           </p>
         ) : (
           <p className="muted small">
-            {inElectron ? 'The window’s size and position are remembered when you move, resize or close it.' : 'The desktop app remembers its window’s size and position here.'}
+            {inElectron
+              ? 'The window’s size and position are remembered when you move, resize or close it.'
+              : 'The desktop app remembers its window’s size and position here.'}
           </p>
         )}
       </section>

@@ -15,8 +15,28 @@ export interface HarHeader {
 export interface HarEntry {
   startedDateTime: string;
   time: number;
-  request: { method: string; url: string; httpVersion: string; headers: HarHeader[]; queryString: HarHeader[]; cookies: []; headersSize: number; bodySize: number; postData?: { mimeType: string; text: string } };
-  response: { status: number; statusText: string; httpVersion: string; headers: HarHeader[]; cookies: []; content: { size: number; mimeType: string; text: string }; redirectURL: string; headersSize: number; bodySize: number };
+  request: {
+    method: string;
+    url: string;
+    httpVersion: string;
+    headers: HarHeader[];
+    queryString: HarHeader[];
+    cookies: [];
+    headersSize: number;
+    bodySize: number;
+    postData?: { mimeType: string; text: string };
+  };
+  response: {
+    status: number;
+    statusText: string;
+    httpVersion: string;
+    headers: HarHeader[];
+    cookies: [];
+    content: { size: number; mimeType: string; text: string };
+    redirectURL: string;
+    headersSize: number;
+    bodySize: number;
+  };
   cache: Record<string, never>;
   timings: { send: number; wait: number; receive: number };
   comment?: string;
@@ -29,7 +49,8 @@ export interface Har {
 
 function harHeaders(headers: Record<string, string | string[]> | undefined): HarHeader[] {
   const out: HarHeader[] = [];
-  for (const [name, value] of Object.entries(redactHeaders(headers ?? {}))) for (const v of Array.isArray(value) ? value : [value]) out.push({ name, value: String(v) });
+  for (const [name, value] of Object.entries(redactHeaders(headers ?? {})))
+    for (const v of Array.isArray(value) ? value : [value]) out.push({ name, value: String(v) });
   return out;
 }
 
@@ -49,13 +70,17 @@ function body(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value ?? null);
 }
 
-
 /** One HAR entry: from the debug files where they exist, else rebuilt from the distilled entry (`_mcpRewind.synthetic`). */
 function harEntry(x: PersistedExchange & { debug?: RecordedDebug }, fallbackUrl: string, now: Date): HarEntry {
   const rebuilt = x.entry ? recordedRequest(x.entry, x.debug?.request?.body) : { unknown: 'no distilled entry' };
   const rpc = 'unknown' in rebuilt ? { jsonrpc: '2.0', id: x.n, method: x.entry?.method ?? '?' } : { jsonrpc: '2.0', id: x.n, ...rebuilt };
   const req = x.debug?.request;
-  const reqHeaders = req ? harHeaders(req.headers) : [{ name: 'content-type', value: 'application/json' }, { name: 'accept', value: 'application/json, text/event-stream' }];
+  const reqHeaders = req
+    ? harHeaders(req.headers)
+    : [
+        { name: 'content-type', value: 'application/json' },
+        { name: 'accept', value: 'application/json, text/event-stream' },
+      ];
   const reqText = req ? body(req.body) : JSON.stringify(rpc);
   const url = absoluteUrl(req?.url, reqHeaders, fallbackUrl);
   const head = x.debug?.responseHead;
@@ -134,7 +159,11 @@ export class HarPersister implements Persister {
 
   async append(exchange: PersistedExchange): Promise<void> {
     if (!exchange.entry && !exchange.debug?.request) return;
-    const entry = harEntry(exchange as PersistedExchange & { debug?: RecordedDebug }, this.options.fallbackUrl ?? 'http://localhost/mcp', this.options.now ?? new Date());
+    const entry = harEntry(
+      exchange as PersistedExchange & { debug?: RecordedDebug },
+      this.options.fallbackUrl ?? 'http://localhost/mcp',
+      this.options.now ?? new Date(),
+    );
     if (entry._mcpRewind.synthetic) this.synthetic++;
     this.options.inspect?.(entry);
     await this.sink.write(jsonItem(this.written++ === 0, 3, entry));

@@ -71,7 +71,9 @@ export class SingleFilePersister implements Persister {
 
   /** Export: the document's head, written before the first append. */
   async begin(now: Date): Promise<void> {
-    await this.sink?.write(`{\n  "format": ${JSON.stringify(SINGLE_FILE_FORMAT)},\n  "version": 1,\n  "exportedAt": ${JSON.stringify(now.toISOString())},\n  "entries": [`);
+    await this.sink?.write(
+      `{\n  "format": ${JSON.stringify(SINGLE_FILE_FORMAT)},\n  "version": 1,\n  "exportedAt": ${JSON.stringify(now.toISOString())},\n  "entries": [`,
+    );
   }
 
   /** Export: closes the document; answers how many entries it holds. */

@@ -51,7 +51,9 @@ export function BreakpointBanner(): JSX.Element | null {
     <section className="bp-banner" role="region" aria-label="Paused calls" aria-live="polite">
       {shown.map((call) => (
         <div key={call.id} className="bp-banner-row" data-paused-id={call.id}>
-          <span aria-hidden="true" className="pause-mark">‖</span>
+          <span aria-hidden="true" className="pause-mark">
+            ‖
+          </span>
           <span>
             <strong>
               <code>{call.tool}</code>

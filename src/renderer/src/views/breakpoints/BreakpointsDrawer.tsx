@@ -81,7 +81,12 @@ function RuleList({ names }: { names: Map<string, string> }): JSX.Element | null
             <span className="bp-proxy">{names.get(proxyId) ?? proxyId}</span>
             <code>{rule.tool === '*' ? '* (every tool)' : rule.tool}</code>
             <span className="muted">{STAGE_LABELS[rule.when]}</span>
-            <button type="button" className="small" aria-label={`Remove breakpoint ${rule.tool} ${STAGE_LABELS[rule.when]}`} onClick={() => void remove(proxyId, rule.id)}>
+            <button
+              type="button"
+              className="small"
+              aria-label={`Remove breakpoint ${rule.tool} ${STAGE_LABELS[rule.when]}`}
+              onClick={() => void remove(proxyId, rule.id)}
+            >
               Remove
             </button>
           </li>
@@ -144,7 +149,8 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
         <code className="bp-tool">{call.tool}</code>
         <span className="muted">
           {proxyName}
-          {call.sessionId ? ` · session ${call.sessionId.slice(0, 8)}` : ''} · paused {new Date(call.since).toLocaleTimeString()} · resumes unchanged in {timeLeft(call, now)}
+          {call.sessionId ? ` · session ${call.sessionId.slice(0, 8)}` : ''} · paused {new Date(call.since).toLocaleTimeString()} · resumes unchanged in{' '}
+          {timeLeft(call, now)}
         </span>
       </header>
       <JsonEditor value={original} onChange={setText} label={`${call.tool} ${what}`} maxHeight="260px" className="bp-editor" />
@@ -161,7 +167,13 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
           </span>
         )}
         <span className="bp-spacer" />
-        <input aria-label="Failure message" className="bp-message" placeholder="failure message (optional)" value={message} onChange={(e) => setMessage(e.target.value)} />
+        <input
+          aria-label="Failure message"
+          className="bp-message"
+          placeholder="failure message (optional)"
+          value={message}
+          onChange={(e) => setMessage(e.target.value)}
+        />
         <button type="button" disabled={busy} onClick={() => void run(() => fail(call.id, message.trim() || undefined))}>
           Fail
         </button>

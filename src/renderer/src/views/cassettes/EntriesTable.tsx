@@ -1,5 +1,13 @@
 import { useMemo, useState, type JSX } from 'react'
-import { createColumnHelper, flexRender, getCoreRowModel, getFilteredRowModel, getSortedRowModel, useReactTable, type SortingState } from '@tanstack/react-table'
+import {
+  createColumnHelper,
+  flexRender,
+  getCoreRowModel,
+  getFilteredRowModel,
+  getSortedRowModel,
+  useReactTable,
+  type SortingState,
+} from '@tanstack/react-table'
 import type { CassetteEntrySummary } from '../../../../shared/api.js'
 
 type Usage = 'all' | 'used' | 'unused'
@@ -58,7 +66,13 @@ export function EntriesTable({ entries, selected, onSelect }: Props): JSX.Elemen
   return (
     <div className="entries">
       <div className="toolbar">
-        <input type="search" aria-label="Filter entries" placeholder="Filter: key, tool, arguments, result…" value={filter} onChange={(e) => setFilter(e.target.value)} />
+        <input
+          type="search"
+          aria-label="Filter entries"
+          placeholder="Filter: key, tool, arguments, result…"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+        />
         <div className="usage" role="group" aria-label="Usage">
           {(
             [
@@ -79,7 +93,11 @@ export function EntriesTable({ entries, selected, onSelect }: Props): JSX.Elemen
             {table.getHeaderGroups().map((group) => (
               <tr key={group.id}>
                 {group.headers.map((h) => (
-                  <th key={h.id} className={(h.column.columnDef.meta as { className?: string } | undefined)?.className} aria-sort={h.column.getIsSorted() === 'asc' ? 'ascending' : h.column.getIsSorted() === 'desc' ? 'descending' : undefined}>
+                  <th
+                    key={h.id}
+                    className={(h.column.columnDef.meta as { className?: string } | undefined)?.className}
+                    aria-sort={h.column.getIsSorted() === 'asc' ? 'ascending' : h.column.getIsSorted() === 'desc' ? 'descending' : undefined}
+                  >
                     <button type="button" className="sort" onClick={h.column.getToggleSortingHandler()}>
                       {flexRender(h.column.columnDef.header, h.getContext())}
                       {{ asc: ' ▲', desc: ' ▼' }[h.column.getIsSorted() as string] ?? ''}
@@ -91,7 +109,14 @@ export function EntriesTable({ entries, selected, onSelect }: Props): JSX.Elemen
           </thead>
           <tbody>
             {rows.map((row) => (
-              <tr key={row.id} aria-selected={row.id === selected} className={row.original.hits > 0 ? 'used' : 'unused'} tabIndex={0} onClick={() => onSelect(row.id)} onKeyDown={(e) => e.key === 'Enter' && onSelect(row.id)}>
+              <tr
+                key={row.id}
+                aria-selected={row.id === selected}
+                className={row.original.hits > 0 ? 'used' : 'unused'}
+                tabIndex={0}
+                onClick={() => onSelect(row.id)}
+                onKeyDown={(e) => e.key === 'Enter' && onSelect(row.id)}
+              >
                 {row.getVisibleCells().map((cell) => (
                   <td key={cell.id} className={(cell.column.columnDef.meta as { className?: string } | undefined)?.className}>
                     {flexRender(cell.column.columnDef.cell, cell.getContext())}

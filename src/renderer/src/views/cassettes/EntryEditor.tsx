@@ -60,9 +60,16 @@ export function EntryEditor({ entry }: { entry: CassetteEntrySummary }): JSX.Ele
           {error}
         </p>
       )}
-      <div className="editor-frame">{text === undefined ? <p className="muted">Loading…</p> : <JsonEditor label="Entry JSON" value={text} onChange={setDraft} />}</div>
+      <div className="editor-frame">
+        {text === undefined ? <p className="muted">Loading…</p> : <JsonEditor label="Entry JSON" value={text} onChange={setDraft} />}
+      </div>
       <div className="actions">
-        <button type="button" className="primary" disabled={busy || !dirty || problem !== undefined} onClick={() => void run('Save', async () => (await save(draft), 'Saved: the next replayed call gets it'))}>
+        <button
+          type="button"
+          className="primary"
+          disabled={busy || !dirty || problem !== undefined}
+          onClick={() => void run('Save', async () => (await save(draft), 'Saved: the next replayed call gets it'))}
+        >
           Save
         </button>
         <button type="button" disabled={busy || !dirty} onClick={() => setDraft(text ?? '')}>

@@ -45,7 +45,12 @@ export function FolderPicker(): JSX.Element {
       <div className="actions">
         <label className="grow">
           Cassette folder
-          <input value={typed} placeholder="/path/to/cache (absolute, or relative to where mcp-rewind runs)" spellCheck={false} onChange={(e) => setTyped(e.target.value)} />
+          <input
+            value={typed}
+            placeholder="/path/to/cache (absolute, or relative to where mcp-rewind runs)"
+            spellCheck={false}
+            onChange={(e) => setTyped(e.target.value)}
+          />
         </label>
         <button type="submit" className="primary" disabled={loading || !typed.trim()}>
           {loading ? 'Opening…' : 'Open'}

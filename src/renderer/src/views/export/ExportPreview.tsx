@@ -31,7 +31,8 @@ export function CommandLine({ command }: { command: string }): JSX.Element {
 /** What an export would write: files and sizes, redactions, and the command that replays it in CI. */
 export function ExportPreview({ preview, har }: { preview: Preview; har: boolean }): JSX.Element {
   const total = preview.files.reduce((n, f) => n + f.bytes, 0)
-  const shown = (path: string): string => (path.startsWith(preview.out + '/') || path.startsWith(preview.out + '\\') ? path.slice(preview.out.length + 1) : path)
+  const shown = (path: string): string =>
+    path.startsWith(preview.out + '/') || path.startsWith(preview.out + '\\') ? path.slice(preview.out.length + 1) : path
   return (
     <section className="card export-preview" aria-label="Export preview">
       <h2>Preview</h2>
@@ -42,8 +43,15 @@ export function ExportPreview({ preview, har }: { preview: Preview; har: boolean
         → <code>{preview.out}</code>
       </p>
       <p className="small" data-testid="redactions">
-        {preview.redacted > 0 ? `${preview.redacted} secret ${preview.redacted === 1 ? 'value' : 'values'} written as "[REDACTED]"` : 'No secret in what will be written (0 values redacted)'}
-        {preview.skipped.length > 0 && <span className="error"> · {preview.skipped.length} unreadable entries left out: {preview.skipped.join(', ')}</span>}
+        {preview.redacted > 0
+          ? `${preview.redacted} secret ${preview.redacted === 1 ? 'value' : 'values'} written as "[REDACTED]"`
+          : 'No secret in what will be written (0 values redacted)'}
+        {preview.skipped.length > 0 && (
+          <span className="error">
+            {' '}
+            · {preview.skipped.length} unreadable entries left out: {preview.skipped.join(', ')}
+          </span>
+        )}
       </p>
       <div className="table-scroll">
         <table className="grid" aria-label="Files to write">
@@ -68,8 +76,8 @@ export function ExportPreview({ preview, har }: { preview: Preview; har: boolean
       <h3>{har ? 'Command that writes this HAR (HAR is for inspection; it does not replay)' : 'Replay it in CI'}</h3>
       <CommandLine command={preview.command} />
       <p className="small muted" data-testid="command-note">
-        It runs this version of mcp-rewind from npm, in any folder. A version that is not published (a checkout): <code>npm pack</code> in the
-        checkout and <code>npm install ./mcp-rewind-&lt;version&gt;.tgz</code> in the CI job first; the same command then runs that install.
+        It runs this version of mcp-rewind from npm, in any folder. A version that is not published (a checkout): <code>npm pack</code> in the checkout and{' '}
+        <code>npm install ./mcp-rewind-&lt;version&gt;.tgz</code> in the CI job first; the same command then runs that install.
       </p>
     </section>
   )

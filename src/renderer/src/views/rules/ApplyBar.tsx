@@ -12,7 +12,12 @@ export function ApplyBar({ check, running }: { check: DraftCheck; running: boole
       <button type="button" className="primary" disabled={invalid || applying || !dirty} onClick={() => check.rules && void apply(check.rules)}>
         {applying ? 'Applying…' : 'Apply'}
       </button>
-      <button type="button" disabled={!proxyId || applying} onClick={() => proxyId && void load(proxyId)} title="reload the merged tool list (keeps an unapplied draft)">
+      <button
+        type="button"
+        disabled={!proxyId || applying}
+        onClick={() => proxyId && void load(proxyId)}
+        title="reload the merged tool list (keeps an unapplied draft)"
+      >
         Refresh
       </button>
       {invalid && (

@@ -19,7 +19,14 @@ export function OverrideFields({ form, issues, onChange }: Omit<Props, 'proxyId'
     <fieldset>
       <legend>Response (override)</legend>
       <FieldErrors issues={issuesAt(issues, R).concat(issuesAt(issues, 'behavior'))} />
-      <TextField label="Text" value={form.text} onChange={(text) => onChange({ text })} issues={issuesAt(issues, `${R}.text`)} rows={2} hint="one text block; leave empty to give content blocks instead" />
+      <TextField
+        label="Text"
+        value={form.text}
+        onChange={(text) => onChange({ text })}
+        issues={issuesAt(issues, `${R}.text`)}
+        rows={2}
+        hint="one text block; leave empty to give content blocks instead"
+      />
       <TextField
         label="Content blocks (JSON)"
         value={form.contentJson}
@@ -40,7 +47,15 @@ export function OverrideFields({ form, issues, onChange }: Omit<Props, 'proxyId'
         <input type="checkbox" checked={form.isError} onChange={(e) => onChange({ isError: e.target.checked })} />
         is_error (a tool error result)
       </label>
-      <TextField label="Delay (s)" multiline={false} value={form.delay} onChange={(delay) => onChange({ delay })} issues={issuesAt(issues, `${R}.delay_s`)} placeholder="0.5" hint="simulated latency, 0–600 s" />
+      <TextField
+        label="Delay (s)"
+        multiline={false}
+        value={form.delay}
+        onChange={(delay) => onChange({ delay })}
+        issues={issuesAt(issues, `${R}.delay_s`)}
+        placeholder="0.5"
+        hint="simulated latency, 0–600 s"
+      />
     </fieldset>
   )
 }
@@ -81,7 +96,15 @@ export function InjectFields({ proxyId, form, issues, onChange }: Props): JSX.El
       <legend>Template (inject)</legend>
       <div className="field">
         <label htmlFor={id}>Template</label>
-        <textarea id={id} ref={area} rows={3} spellCheck={false} value={form.template} aria-invalid={templateIssues.length ? true : undefined} onChange={(e) => onChange({ template: e.target.value })} />
+        <textarea
+          id={id}
+          ref={area}
+          rows={3}
+          spellCheck={false}
+          value={form.template}
+          aria-invalid={templateIssues.length ? true : undefined}
+          onChange={(e) => onChange({ template: e.target.value })}
+        />
       </div>
       <div className="chips" aria-label="Placeholders">
         {chips.map((chip) => (

@@ -49,12 +49,15 @@ export function InjectPreview({ proxyId, tool, template }: { proxyId: string; to
   useEffect(() => {
     if (!call) return
     let live = true
-    const timer = setTimeout(() => {
-      api()
-        .call('rules.preview', { template, result: call.result, ...(call.args ? { args: call.args } : {}) })
-        .then((answer) => live && setRendered({ text: answer.text }))
-        .catch((error: Error) => live && setRendered({ error: error.message }))
-    }, asked.current ? DEBOUNCE_MS : 0)
+    const timer = setTimeout(
+      () => {
+        api()
+          .call('rules.preview', { template, result: call.result, ...(call.args ? { args: call.args } : {}) })
+          .then((answer) => live && setRendered({ text: answer.text }))
+          .catch((error: Error) => live && setRendered({ error: error.message }))
+      },
+      asked.current ? DEBOUNCE_MS : 0,
+    )
     asked.current = true
     return () => {
       live = false
@@ -82,11 +85,7 @@ export function InjectPreview({ proxyId, tool, template }: { proxyId: string; to
               ))}
             </select>
           </label>
-          {rendered.error ? (
-            <p className="field-error">{rendered.error}</p>
-          ) : (
-            <pre data-testid="inject-preview">{rendered.text ?? '…'}</pre>
-          )}
+          {rendered.error ? <p className="field-error">{rendered.error}</p> : <pre data-testid="inject-preview">{rendered.text ?? '…'}</pre>}
         </>
       )}
     </section>

@@ -19,7 +19,15 @@ export function RulesJson({ value, valid }: { value: unknown; valid: boolean }):
       parent: host.current,
       state: EditorState.create({
         doc: '',
-        extensions: [minimalSetup, json(), jsonHighlighting, EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': 'Rules JSON', tabindex: '0' })],
+        extensions: [
+          minimalSetup,
+          json(),
+          jsonHighlighting,
+          EditorState.readOnly.of(true),
+          EditorView.editable.of(false),
+          EditorView.lineWrapping,
+          EditorView.contentAttributes.of({ 'aria-label': 'Rules JSON', tabindex: '0' }),
+        ],
       }),
     })
     view.current = editor

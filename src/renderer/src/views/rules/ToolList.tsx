@@ -14,7 +14,14 @@ interface Row {
 }
 
 /** The merged list (as applied), plus what the draft adds: new rules, and tools it hides. */
-function rows(tools: MergedToolView[], seen: Record<string, MergedToolView>, listed: Set<string>, passthrough: boolean, behaviors: Map<string, string>, hiddenByRule: Set<string>): Row[] {
+function rows(
+  tools: MergedToolView[],
+  seen: Record<string, MergedToolView>,
+  listed: Set<string>,
+  passthrough: boolean,
+  behaviors: Map<string, string>,
+  hiddenByRule: Set<string>,
+): Row[] {
   const out = new Map<string, Row>()
   const row = (tool: MergedToolView): Row => ({
     name: tool.name,
@@ -25,7 +32,8 @@ function rows(tools: MergedToolView[], seen: Record<string, MergedToolView>, lis
   })
   for (const tool of tools) out.set(tool.name, row(tool))
   for (const tool of Object.values(seen)) if (!out.has(tool.name) && tool.origin !== 'synthetic') out.set(tool.name, row(tool))
-  for (const name of listed) if (!out.has(name)) out.set(name, { name, origin: 'new', behavior: behaviors.get(name) ?? 'relay', listed: true, hidden: hiddenByRule.has(name) })
+  for (const name of listed)
+    if (!out.has(name)) out.set(name, { name, origin: 'new', behavior: behaviors.get(name) ?? 'relay', listed: true, hidden: hiddenByRule.has(name) })
   return [...out.values()]
 }
 
@@ -69,7 +77,13 @@ export function ToolList({ byTool }: { byTool: Record<string, Issue[]> }): JSX.E
       <ul>
         {list.map((row) => (
           <li key={row.name} className={row.hidden ? 'tool-row is-hidden' : 'tool-row'}>
-            <button type="button" className="tool-pick" aria-current={row.name === selected ? 'true' : undefined} onClick={() => select(row.name)} data-testid={`tool-${row.name}`}>
+            <button
+              type="button"
+              className="tool-pick"
+              aria-current={row.name === selected ? 'true' : undefined}
+              onClick={() => select(row.name)}
+              data-testid={`tool-${row.name}`}
+            >
               <span className="tool-name" title={row.name}>
                 {row.name}
                 {byTool[row.name]?.length ? <span className="error"> ⚠</span> : null}
@@ -77,7 +91,11 @@ export function ToolList({ byTool }: { byTool: Record<string, Issue[]> }): JSX.E
               <span className="tool-tags">
                 <span className="badge">{row.origin}</span>
                 {row.hidden ? <span className="badge hidden">hidden</span> : <span className={`badge ${row.behavior}`}>{row.behavior}</span>}
-                {row.listed && <span className="badge dirty" title="has a rule">rule</span>}
+                {row.listed && (
+                  <span className="badge dirty" title="has a rule">
+                    rule
+                  </span>
+                )}
               </span>
             </button>
             {(hiddenByRule.has(row.name) || !row.hidden) && (

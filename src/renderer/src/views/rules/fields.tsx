@@ -36,9 +36,25 @@ export function TextField({ label, value, onChange, issues, rows = 3, placeholde
     <div className="field">
       <label htmlFor={id}>{label}</label>
       {multiline ? (
-        <textarea id={id} rows={rows} spellCheck={false} value={value} placeholder={placeholder} aria-invalid={invalid} onChange={(e) => onChange(e.target.value)} />
+        <textarea
+          id={id}
+          rows={rows}
+          spellCheck={false}
+          value={value}
+          placeholder={placeholder}
+          aria-invalid={invalid}
+          onChange={(e) => onChange(e.target.value)}
+        />
       ) : (
-        <input id={id} type="text" spellCheck={false} value={value} placeholder={placeholder} aria-invalid={invalid} onChange={(e) => onChange(e.target.value)} />
+        <input
+          id={id}
+          type="text"
+          spellCheck={false}
+          value={value}
+          placeholder={placeholder}
+          aria-invalid={invalid}
+          onChange={(e) => onChange(e.target.value)}
+        />
       )}
       {hint && <span className="small">{hint}</span>}
       <FieldErrors issues={issues} />

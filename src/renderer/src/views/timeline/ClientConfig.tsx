@@ -15,7 +15,11 @@ function clientConfigs(proxy: ProxyInfo): Array<{ id: string; label: string; tex
     { id: 'url', label: 'URL (Streamable HTTP)', text: url },
     { id: 'cursor', label: 'Cursor (.cursor/mcp.json)', text: pretty({ mcpServers: { [name]: { url } } }) },
     { id: 'vscode', label: 'VS Code (.vscode/mcp.json)', text: pretty({ servers: { [name]: { type: 'http', url } } }) },
-    { id: 'claude', label: 'Claude Desktop (claude_desktop_config.json)', text: pretty({ mcpServers: { [name]: { command: 'npx', args: ['-y', 'mcp-remote', url] } } }) },
+    {
+      id: 'claude',
+      label: 'Claude Desktop (claude_desktop_config.json)',
+      text: pretty({ mcpServers: { [name]: { command: 'npx', args: ['-y', 'mcp-remote', url] } } }),
+    },
   ]
 }
 
@@ -32,18 +36,18 @@ export function ClientConfig({ proxy }: { proxy: ProxyInfo }): JSX.Element {
     <details className="client-config">
       <summary>Copy client config</summary>
       <div className="cfg-pop">
-      {clientConfigs(proxy).map((c) => (
-        <div key={c.id} className="cfg" data-config={c.id}>
-          <header>
-            <strong className="small">{c.label}</strong>
-            <button type="button" className="small" onClick={() => copy(c.id, c.text)} aria-label={`Copy ${c.label}`}>
-              Copy
-            </button>
-            {status[c.id] && <span className="muted small">{status[c.id]}</span>}
-          </header>
-          <pre>{c.text}</pre>
-        </div>
-      ))}
+        {clientConfigs(proxy).map((c) => (
+          <div key={c.id} className="cfg" data-config={c.id}>
+            <header>
+              <strong className="small">{c.label}</strong>
+              <button type="button" className="small" onClick={() => copy(c.id, c.text)} aria-label={`Copy ${c.label}`}>
+                Copy
+              </button>
+              {status[c.id] && <span className="muted small">{status[c.id]}</span>}
+            </header>
+            <pre>{c.text}</pre>
+          </div>
+        ))}
       </div>
     </details>
   )

@@ -13,7 +13,16 @@ import { RenderedContent } from './detail/RenderedContent.js'
 import { StreamList } from './detail/StreamList.js'
 import { TruncatedNote, useFullExchange } from './detail/TruncatedNote.js'
 
-const TAB_LABELS: Record<DetailTab, string> = { overview: 'Overview', request: 'Request', response: 'Response', stream: 'Stream', content: 'Content', changes: 'Changes', edit: 'Edit', diff: 'Diff' }
+const TAB_LABELS: Record<DetailTab, string> = {
+  overview: 'Overview',
+  request: 'Request',
+  response: 'Response',
+  stream: 'Stream',
+  content: 'Content',
+  changes: 'Changes',
+  edit: 'Edit',
+  diff: 'Diff',
+}
 
 /** What the Diff tab compares with: the exchange picked, else the original of a resent one. */
 function useOther(event: TrafficEvent, proxyName: (id: string) => string): Other | undefined {
@@ -23,11 +32,34 @@ function useOther(event: TrafficEvent, proxyName: (id: string) => string): Other
     if (compareWith === undefined && event.sentBy?.from !== undefined) return s.exchanges.find((e) => e.seq === event.sentBy?.from)
     return undefined
   })
-  return useMemo(() => found && { label: `#${found.seq} ${found.method}${found.tool ? ` ${found.tool}` : ''} (${proxyName(found.proxyId)})`, request: found.request, response: found.response, stream: found.stream }, [found, proxyName])
+  return useMemo(
+    () =>
+      found && {
+        label: `#${found.seq} ${found.method}${found.tool ? ` ${found.tool}` : ''} (${proxyName(found.proxyId)})`,
+        request: found.request,
+        response: found.response,
+        stream: found.stream,
+      },
+    [found, proxyName],
+  )
 }
 
 /** The selected exchange, beside (or below) the table: one tab at a time, each scrolling inside the pane. */
-export function DetailPane({ event: kept, proxyName, nameOf, onClose, filteredOut, onReveal }: { event: TrafficEvent & { pausedId?: string }; proxyName: string; nameOf: (id: string) => string; onClose: () => void; filteredOut: boolean; onReveal: () => void }): JSX.Element {
+export function DetailPane({
+  event: kept,
+  proxyName,
+  nameOf,
+  onClose,
+  filteredOut,
+  onReveal,
+}: {
+  event: TrafficEvent & { pausedId?: string }
+  proxyName: string
+  nameOf: (id: string) => string
+  onClose: () => void
+  filteredOut: boolean
+  onReveal: () => void
+}): JSX.Element {
   const full = useFullExchange(kept)
   const event: TrafficEvent & { pausedId?: string } = full === kept ? kept : { ...full, pausedId: kept.pausedId }
   const tab = useTimelineUi((s) => s.detailTab)
@@ -74,7 +106,16 @@ export function DetailPane({ event: kept, proxyName, nameOf, onClose, filteredOu
       {!held && <DetailActions event={event} proxyName={proxyName} />}
       <div className="tl-detail-tabs" role="tablist" aria-label="Exchange detail sections">
         {tabs.map((t) => (
-          <button key={t} type="button" role="tab" id={`detail-tab-${t}`} aria-selected={t === shown} aria-controls="detail-panel" className={t === shown ? 'active' : undefined} onClick={() => setTab(t)}>
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            id={`detail-tab-${t}`}
+            aria-selected={t === shown}
+            aria-controls="detail-panel"
+            className={t === shown ? 'active' : undefined}
+            onClick={() => setTab(t)}
+          >
             {label(t)}
           </button>
         ))}

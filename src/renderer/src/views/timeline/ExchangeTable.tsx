@@ -14,7 +14,12 @@ const col = createColumnHelper<TimelineRow>()
 
 /** the flags of a row, in words: changed by a rule or breakpoint, sent by the app, the engine's flags, the note */
 function flagsOf(e: TimelineRow, mark: Annotation | undefined): string {
-  return [...(isChanged(e) ? ['changed'] : []), ...(sentByLabel(e.sentBy) ? [sentByLabel(e.sentBy)] : []), ...(e.flags ?? []), ...(mark?.note ? [`“${mark.note}”`] : [])].join(', ')
+  return [
+    ...(isChanged(e) ? ['changed'] : []),
+    ...(sentByLabel(e.sentBy) ? [sentByLabel(e.sentBy)] : []),
+    ...(e.flags ?? []),
+    ...(mark?.note ? [`“${mark.note}”`] : []),
+  ].join(', ')
 }
 
 function columns(proxyName: (id: string) => string, marks: Record<number, Annotation>, sessions: Map<string, SessionInfo>) {
@@ -22,7 +27,15 @@ function columns(proxyName: (id: string) => string, marks: Record<number, Annota
     col.accessor('seq', {
       id: 'seq',
       header: '#',
-      cell: (c) => (c.row.original.pausedId ? '' : <span className={marks[c.getValue()]?.pinned ? 'pinned' : undefined} title={marks[c.getValue()]?.pinned ? 'pinned' : undefined}>{marks[c.getValue()]?.pinned ? '★' : ''}{c.getValue()}</span>),
+      cell: (c) =>
+        c.row.original.pausedId ? (
+          ''
+        ) : (
+          <span className={marks[c.getValue()]?.pinned ? 'pinned' : undefined} title={marks[c.getValue()]?.pinned ? 'pinned' : undefined}>
+            {marks[c.getValue()]?.pinned ? '★' : ''}
+            {c.getValue()}
+          </span>
+        ),
       size: 48,
       meta: { num: true },
     }),
@@ -43,13 +56,30 @@ function columns(proxyName: (id: string) => string, marks: Record<number, Annota
     }),
     col.accessor('method', { header: 'Method', cell: (c) => <code>{c.getValue()}</code>, size: 145 }),
     col.accessor((e) => e.tool ?? '', { id: 'tool', header: 'Tool', size: 120 }),
-    col.accessor(sourceLabel, { id: 'source', header: 'Source', cell: (c) => <span className={`src src-${c.row.original.source}`}>{c.getValue()}</span>, size: 105 }),
-    col.accessor(statusLabel, { id: 'status', header: 'Status', cell: (c) => <span className={`st st-${statusKind(c.row.original).replace(' ', '-')}`}>{c.getValue()}</span>, size: 85 }),
+    col.accessor(sourceLabel, {
+      id: 'source',
+      header: 'Source',
+      cell: (c) => <span className={`src src-${c.row.original.source}`}>{c.getValue()}</span>,
+      size: 105,
+    }),
+    col.accessor(statusLabel, {
+      id: 'status',
+      header: 'Status',
+      cell: (c) => <span className={`st st-${statusKind(c.row.original).replace(' ', '-')}`}>{c.getValue()}</span>,
+      size: 85,
+    }),
     col.accessor('durationMs', { header: 'ms', cell: (c) => (c.row.original.response ? Math.round(c.getValue()) : ''), size: 55, meta: { num: true } }),
     col.accessor((e) => flagsOf(e, marks[e.seq]), {
       id: 'flags',
       header: 'Flags',
-      cell: (c) => (c.getValue() ? <span className={isChanged(c.row.original) ? 'flag changed' : c.row.original.sentBy ? 'flag sent' : 'flag'} title={c.getValue()}>{isChanged(c.row.original) ? '✎' : c.row.original.sentBy ? '' : '⚑'} {c.getValue()}</span> : ''),
+      cell: (c) =>
+        c.getValue() ? (
+          <span className={isChanged(c.row.original) ? 'flag changed' : c.row.original.sentBy ? 'flag sent' : 'flag'} title={c.getValue()}>
+            {isChanged(c.row.original) ? '✎' : c.row.original.sentBy ? '' : '⚑'} {c.getValue()}
+          </span>
+        ) : (
+          ''
+        ),
       size: 120,
     }),
   ]
@@ -141,7 +171,14 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
   const widths = sizes.map((w) => `${((w / total) * 100).toFixed(2)}%`)
 
   return (
-    <div className={`tl-scroll${picking ? ' picking' : ''}`} ref={scroller} onScroll={onScroll} onKeyDown={onKeyDown} tabIndex={0} data-testid="timeline-scroll">
+    <div
+      className={`tl-scroll${picking ? ' picking' : ''}`}
+      ref={scroller}
+      onScroll={onScroll}
+      onKeyDown={onKeyDown}
+      tabIndex={0}
+      data-testid="timeline-scroll"
+    >
       <table className="grid tl-table" aria-label="Recent exchanges" aria-rowcount={rows.length + 1}>
         <colgroup>
           {widths.map((w, i) => (
@@ -173,7 +210,10 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
               return (
                 <tr key={row.id} data-index={v.index} aria-rowindex={v.index + 2} className="tl-group" style={{ height: ROW_HEIGHT }}>
                   <td colSpan={widths.length}>
-                    <strong>{group.label}</strong> <span className="muted">· {proxyName(row.original.proxyId)} · {group.count} exchange{group.count === 1 ? '' : 's'}</span>
+                    <strong>{group.label}</strong>{' '}
+                    <span className="muted">
+                      · {proxyName(row.original.proxyId)} · {group.count} exchange{group.count === 1 ? '' : 's'}
+                    </span>
                   </td>
                 </tr>
               )

@@ -58,15 +58,35 @@ export function Filters({ methods, tools, proxies, sources, sessions, shown, tot
 
   return (
     <div className="tl-filters fields" role="search" aria-label="Filter exchanges">
-      {select('method', 'Method', methods.map((m) => [m, m]))}
-      {select('tool', 'Tool', tools.map((t) => [t, t]))}
-      {select('status', 'Status', [['ok', 'ok'], ['tool error', 'tool error'], ['error', 'JSON-RPC error'], ['pending', 'pending']])}
-      {select('source', 'Source', [['upstream', 'upstream'], ['cache', 'cache'], ['proxy', 'proxy'], ['rule', 'rule (override / inject)']])}
+      {select(
+        'method',
+        'Method',
+        methods.map((m) => [m, m]),
+      )}
+      {select(
+        'tool',
+        'Tool',
+        tools.map((t) => [t, t]),
+      )}
+      {select('status', 'Status', [
+        ['ok', 'ok'],
+        ['tool error', 'tool error'],
+        ['error', 'JSON-RPC error'],
+        ['pending', 'pending'],
+      ])}
+      {select('source', 'Source', [
+        ['upstream', 'upstream'],
+        ['cache', 'cache'],
+        ['proxy', 'proxy'],
+        ['rule', 'rule (override / inject)'],
+      ])}
       {select('proxy', 'Proxy', [...proxies.map((p): [string, string] => [p.id, p.name]), ...sources.map((s): [string, string] => [s.id, `${s.name} (file)`])])}
       {select(
         'session',
         'Session',
-        [...sessions.values()].filter((info) => !filter.proxy || info.proxyId === filter.proxy).map((info) => [info.id, `${sessionLabel(info, info.id)}${info.app ? ' (app)' : ''} · ${info.count}`]),
+        [...sessions.values()]
+          .filter((info) => !filter.proxy || info.proxyId === filter.proxy)
+          .map((info) => [info.id, `${sessionLabel(info, info.id)}${info.app ? ' (app)' : ''} · ${info.count}`]),
       )}
 
       <label className="wide">

@@ -39,7 +39,9 @@ function toConfig(d: Draft): { config: CommandInput<'proxies.create'>; issues: P
     ...(live && d.source === 'command' && d.upstreamCommand.trim() ? { upstreamCommand: d.upstreamCommand.trim() } : {}),
     ...(d.mode !== 'proxy-only' && d.cacheDir.trim() ? { cacheDir: d.cacheDir.trim() } : {}),
     ...(port && !issues.port ? { port: Number(port) } : {}),
-    ...((d.mode === 'replay' || d.mode === 'hybrid') && d.replayTiming.trim() && d.replayTiming.trim() !== 'none' ? { replayTiming: d.replayTiming.trim() } : {}),
+    ...((d.mode === 'replay' || d.mode === 'hybrid') && d.replayTiming.trim() && d.replayTiming.trim() !== 'none'
+      ? { replayTiming: d.replayTiming.trim() }
+      : {}),
   }
   const found = { ...proxyConfigIssues(config), ...issues }
   // the form has one source field at a time: a missing upstream is reported under the one shown
@@ -179,12 +181,25 @@ export function NewProxyDialog(): JSX.Element {
               {draft.source === 'url'
                 ? field(
                     'upstreamUrl',
-                    <input {...aria('upstreamUrl')} type="url" placeholder="http://127.0.0.1:3000/mcp" value={draft.upstreamUrl} spellCheck={false} onChange={(e) => set({ upstreamUrl: e.target.value })} />,
+                    <input
+                      {...aria('upstreamUrl')}
+                      type="url"
+                      placeholder="http://127.0.0.1:3000/mcp"
+                      value={draft.upstreamUrl}
+                      spellCheck={false}
+                      onChange={(e) => set({ upstreamUrl: e.target.value })}
+                    />,
                     'Streamable HTTP or legacy HTTP+SSE (detected); checked with an MCP initialize before the proxy runs',
                   )
                 : field(
                     'upstreamCommand',
-                    <input {...aria('upstreamCommand')} placeholder="npx -y @modelcontextprotocol/server-everything" value={draft.upstreamCommand} spellCheck={false} onChange={(e) => set({ upstreamCommand: e.target.value })} />,
+                    <input
+                      {...aria('upstreamCommand')}
+                      placeholder="npx -y @modelcontextprotocol/server-everything"
+                      value={draft.upstreamCommand}
+                      spellCheck={false}
+                      onChange={(e) => set({ upstreamCommand: e.target.value })}
+                    />,
                     'started per client session; words split as in sh, no shell',
                   )}
             </>
@@ -192,14 +207,27 @@ export function NewProxyDialog(): JSX.Element {
           {draft.mode !== 'proxy-only' &&
             field(
               'cacheDir',
-              <input {...aria('cacheDir')} placeholder={defaultDir ?? './cache'} value={draft.cacheDir} spellCheck={false} onChange={(e) => set({ cacheDir: e.target.value })} />,
+              <input
+                {...aria('cacheDir')}
+                placeholder={defaultDir ?? './cache'}
+                value={draft.cacheDir}
+                spellCheck={false}
+                onChange={(e) => set({ cacheDir: e.target.value })}
+              />,
               draft.mode === 'replay' ? 'must exist: replay never creates a cassette' : `empty: ${defaultDir ?? 'the default folder (Settings)'}`,
             )}
           {(draft.mode === 'replay' || draft.mode === 'hybrid') &&
             field(
               'replayTiming',
               <>
-                <input {...aria('replayTiming')} list="np-replay-timings" placeholder="none" value={draft.replayTiming} spellCheck={false} onChange={(e) => set({ replayTiming: e.target.value })} />
+                <input
+                  {...aria('replayTiming')}
+                  list="np-replay-timings"
+                  placeholder="none"
+                  value={draft.replayTiming}
+                  spellCheck={false}
+                  onChange={(e) => set({ replayTiming: e.target.value })}
+                />
                 <datalist id="np-replay-timings">
                   {['none', 'recorded', 'x2', 'x0.5', 'x10'].map((t) => (
                     <option key={t} value={t} />
@@ -208,8 +236,19 @@ export function NewProxyDialog(): JSX.Element {
               </>,
               'none: at once; recorded: the recorded latency and spacing of streamed messages; x2 / x0.5: twice / half as fast',
             )}
-          {field('name', <input {...aria('name')} placeholder="optional: made from the mode and upstream" value={draft.name} onChange={(e) => set({ name: e.target.value })} />)}
-          {field('port', <input {...aria('port')} inputMode="numeric" placeholder="any free port" value={draft.port} onChange={(e) => set({ port: e.target.value })} />)}
+          {field(
+            'name',
+            <input
+              {...aria('name')}
+              placeholder="optional: made from the mode and upstream"
+              value={draft.name}
+              onChange={(e) => set({ name: e.target.value })}
+            />,
+          )}
+          {field(
+            'port',
+            <input {...aria('port')} inputMode="numeric" placeholder="any free port" value={draft.port} onChange={(e) => set({ port: e.target.value })} />,
+          )}
         </div>
         {engineError && !engineError.field && (
           <p role="alert" className="error">

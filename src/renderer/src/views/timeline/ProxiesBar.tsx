@@ -43,7 +43,12 @@ function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promis
       </span>
       <span className="row-actions">
         {p.state === 'running' && (
-          <button type="button" onClick={() => usePanels.getState().openCompose(p.id)} aria-label={`Compose a call through ${p.name}`} title="Call any tool, prompt or resource through this proxy">
+          <button
+            type="button"
+            onClick={() => usePanels.getState().openCompose(p.id)}
+            aria-label={`Compose a call through ${p.name}`}
+            title="Call any tool, prompt or resource through this proxy"
+          >
             Compose
           </button>
         )}

@@ -40,7 +40,12 @@ function clearScope(filter: TimelineFilter, proxyName: (id: string) => string, m
     filter.text.trim() && `“${filter.text.trim()}”`,
   ].filter(Boolean)
   const onlyProxy = filter.proxy && parts.length === 1
-  return { label: `the exchanges shown (${parts.join(', ')})`, matches: (e) => applyFilter([e], filter, marked).length === 1, keeps, ...(onlyProxy ? { proxyId: filter.proxy } : {}) }
+  return {
+    label: `the exchanges shown (${parts.join(', ')})`,
+    matches: (e) => applyFilter([e], filter, marked).length === 1,
+    keeps,
+    ...(onlyProxy ? { proxyId: filter.proxy } : {}),
+  }
 }
 
 function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }): JSX.Element {
@@ -64,20 +69,42 @@ function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }): JSX.El
       <button type="button" onClick={paused ? resume : pause} aria-pressed={paused}>
         {paused ? 'Resume' : 'Pause'}
       </button>
-      <button type="button" onClick={() => void clear(scope)} disabled={shown === 0} title={`Clears ${scope.label} (pinned exchanges stay); can be undone for 10 s`} aria-label={scope.matches ? `Clear ${shown} shown` : 'Clear all'}>
+      <button
+        type="button"
+        onClick={() => void clear(scope)}
+        disabled={shown === 0}
+        title={`Clears ${scope.label} (pinned exchanges stay); can be undone for 10 s`}
+        aria-label={scope.matches ? `Clear ${shown} shown` : 'Clear all'}
+      >
         {scope.matches ? `Clear ${shown} shown` : 'Clear all'}
       </button>
-      <button type="button" className={filter.pinned ? 'toggle on' : 'toggle'} aria-pressed={filter.pinned} onClick={() => setFilter({ pinned: !filter.pinned })} title="Only pinned or noted exchanges">
+      <button
+        type="button"
+        className={filter.pinned ? 'toggle on' : 'toggle'}
+        aria-pressed={filter.pinned}
+        onClick={() => setFilter({ pinned: !filter.pinned })}
+        title="Only pinned or noted exchanges"
+      >
         ★ Pinned only
       </button>
-      <button type="button" className={grouped ? 'toggle on' : 'toggle'} aria-pressed={grouped} onClick={() => setGrouped(!grouped)} title="The table grouped by MCP session">
+      <button
+        type="button"
+        className={grouped ? 'toggle on' : 'toggle'}
+        aria-pressed={grouped}
+        onClick={() => setGrouped(!grouped)}
+        title="The table grouped by MCP session"
+      >
         Group by session
       </button>
       <span className="spacer" />
       <button type="button" onClick={() => openCompose()} title="Call any tool, prompt or resource of a proxy from a form">
         ✉ Compose
       </button>
-      <button type="button" onClick={() => setOpenFile(true)} title="Open a HAR file, a single-file cassette or a cassette folder into the timeline (read-only)">
+      <button
+        type="button"
+        onClick={() => setOpenFile(true)}
+        title="Open a HAR file, a single-file cassette or a cassette folder into the timeline (read-only)"
+      >
         Open…
       </button>
       <button type="button" onClick={() => setSave(true)} disabled={exchanges.length === 0} title="Save exchanges as HAR or as a cassette, secrets redacted">
@@ -109,7 +136,8 @@ function useSplit(): { split: 'side' | 'bottom'; table: number; save: (layout: L
     table: layout.split === 'side' ? layout.side : layout.bottom,
     save: (sizes) => {
       const table = Math.round(Math.min(90, Math.max(10, sizes.table ?? 60)))
-      if (table !== (layout.split === 'side' ? layout.side : layout.bottom)) void update({ timelineLayout: { ...layout, [layout.split]: table } }).catch(() => {})
+      if (table !== (layout.split === 'side' ? layout.side : layout.bottom))
+        void update({ timelineLayout: { ...layout, [layout.split]: table } }).catch(() => {})
     },
     toggle: () => void update({ timelineLayout: { ...layout, split: layout.split === 'side' ? 'bottom' : 'side' } }).catch(() => {}),
   }
@@ -123,7 +151,10 @@ export function Timeline(): JSX.Element {
   const sources = useVerbs((s) => s.sources)
   const marks = useVerbs((s) => s.marks)
   const { filter, tab, selected, detailOpen, select, closeDetail, resetFilter, grouped, picking, setPicking } = useTimelineUi()
-  const names = useMemo(() => new Map([...proxies.map((p): [string, string] => [p.id, p.name]), ...sources.map((s): [string, string] => [s.id, `file ${s.name}`])]), [proxies, sources])
+  const names = useMemo(
+    () => new Map([...proxies.map((p): [string, string] => [p.id, p.name]), ...sources.map((s): [string, string] => [s.id, `file ${s.name}`])]),
+    [proxies, sources],
+  )
   const proxyName = useCallback((id: string) => names.get(id) ?? id, [names])
   const marked = useCallback((seq: number) => marks[seq] !== undefined, [marks])
   const filtered = useMemo(() => applyFilter(exchanges, filter, marked), [exchanges, filter, marked])
@@ -164,7 +195,8 @@ export function Timeline(): JSX.Element {
       <Filters methods={methods} tools={tools} proxies={proxies} sources={sources} sessions={sessions} shown={filtered.length} total={exchanges.length} />
       {base && (
         <p className="picking-banner small" role="status">
-          Click the exchange to compare with <strong>#{base.seq}</strong> {base.method} {base.tool ?? ''} ({sessionLabel(sessions.get(base.sessionId ?? ''), base.sessionId)})
+          Click the exchange to compare with <strong>#{base.seq}</strong> {base.method} {base.tool ?? ''} (
+          {sessionLabel(sessions.get(base.sessionId ?? ''), base.sessionId)})
           <button type="button" className="small" onClick={() => setPicking(false)}>
             Cancel (Esc)
           </button>
@@ -208,7 +240,12 @@ export function Timeline(): JSX.Element {
         <span>↑/↓ select · Enter open · Esc close · / search</span>
         <span className="spacer" />
         {detail && (
-          <button type="button" className="small" onClick={split.toggle} aria-label={split.split === 'side' ? 'Detail below the table' : 'Detail beside the table'}>
+          <button
+            type="button"
+            className="small"
+            onClick={split.toggle}
+            aria-label={split.split === 'side' ? 'Detail below the table' : 'Detail beside the table'}
+          >
             {split.split === 'side' ? '⬓ Detail below' : '◨ Detail beside'}
           </button>
         )}

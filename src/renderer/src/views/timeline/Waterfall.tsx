@@ -28,7 +28,15 @@ export function Waterfall({ rows }: { rows: TrafficEvent[] }): JSX.Element {
           <i className="src-upstream" /> upstream <i className="src-cache" /> cache <i className="src-proxy" /> proxy
         </span>
       </figcaption>
-      <svg className="tl-waterfall" viewBox={`0 0 ${W} ${height}`} preserveAspectRatio="none" width="100%" height={height} role="img" aria-label="Exchanges on lanes over time">
+      <svg
+        className="tl-waterfall"
+        viewBox={`0 0 ${W} ${height}`}
+        preserveAspectRatio="none"
+        width="100%"
+        height={height}
+        role="img"
+        aria-label="Exchanges on lanes over time"
+      >
         {Array.from({ length: lanes }, (_, i) => (
           <rect key={`lane${i}`} className="tl-lane" x={0} y={GAP + i * (LANE + GAP)} width={W} height={LANE} />
         ))}

@@ -11,7 +11,8 @@ export type StatusKind = 'ok' | 'tool error' | 'error' | 'pending' | 'held'
  */
 export type TimelineRow = TrafficEvent & { pausedId?: string; group?: { sessionId: string; label: string; count: number } }
 
-export const rowKey = (e: TimelineRow): string => (e.group ? `${e.proxyId}:group:${e.group.sessionId}` : e.pausedId ? `${e.proxyId}:held:${e.pausedId}` : `${e.proxyId}:${e.seq}`)
+export const rowKey = (e: TimelineRow): string =>
+  e.group ? `${e.proxyId}:group:${e.group.sessionId}` : e.pausedId ? `${e.proxyId}:held:${e.pausedId}` : `${e.proxyId}:${e.seq}`
 
 /** The index of the row with this key (numbers compared, no key strings built: cheap on 100,000 rows), or -1. */
 export function indexOfKey(rows: TimelineRow[], key: string | undefined): number {
@@ -99,7 +100,8 @@ const haystacks = new WeakMap<TrafficEvent, string>()
 function haystack(e: TrafficEvent): string {
   let text = haystacks.get(e)
   if (text === undefined) {
-    text = `${e.method}\n${e.tool ?? ''}\n${e.key}\n${JSON.stringify(e.request)}\n${JSON.stringify(e.response ?? null)}\n${JSON.stringify(e.stream)}`.toLowerCase()
+    text =
+      `${e.method}\n${e.tool ?? ''}\n${e.key}\n${JSON.stringify(e.request)}\n${JSON.stringify(e.response ?? null)}\n${JSON.stringify(e.stream)}`.toLowerCase()
     haystacks.set(e, text)
   }
   return text

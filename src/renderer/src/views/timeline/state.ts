@@ -42,7 +42,17 @@ export const useTimelineUi = create<TimelineUiState>()((set) => ({
   picking: false,
   setFilter: (patch) => set((s) => ({ filter: { ...s.filter, ...patch } })),
   resetFilter: () => set({ filter: EMPTY_FILTER }),
-  select: (selected, open) => set((s) => (s.selected === selected ? { detailOpen: open ?? s.detailOpen } : { selected, detailOpen: open ?? s.detailOpen, compareWith: undefined, ...(s.detailTab === 'diff' || s.detailTab === 'edit' ? { detailTab: 'overview' as const } : {}) })),
+  select: (selected, open) =>
+    set((s) =>
+      s.selected === selected
+        ? { detailOpen: open ?? s.detailOpen }
+        : {
+            selected,
+            detailOpen: open ?? s.detailOpen,
+            compareWith: undefined,
+            ...(s.detailTab === 'diff' || s.detailTab === 'edit' ? { detailTab: 'overview' as const } : {}),
+          },
+    ),
   closeDetail: () => set({ detailOpen: false }),
   setDetailTab: (detailTab) => set({ detailTab }),
   setTab: (tab) => set({ tab }),

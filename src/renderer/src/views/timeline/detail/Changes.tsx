@@ -17,8 +17,14 @@ export function Diff({ original, changed, label, sides }: { original: unknown; c
   useEffect(() => {
     const extensions = [minimalSetup, json(), jsonHighlighting, EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping]
     const view = new MergeView({
-      a: { doc: pretty(original), extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: ${sides?.[0] ?? 'original'}`, tabindex: '0' })] },
-      b: { doc: pretty(changed), extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: ${sides?.[1] ?? 'as the client got it'}`, tabindex: '0' })] },
+      a: {
+        doc: pretty(original),
+        extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: ${sides?.[0] ?? 'original'}`, tabindex: '0' })],
+      },
+      b: {
+        doc: pretty(changed),
+        extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${label}: ${sides?.[1] ?? 'as the client got it'}`, tabindex: '0' })],
+      },
       parent: host.current!,
       collapseUnchanged: { margin: 3, minSize: 6 },
       gutter: true,
@@ -43,7 +49,8 @@ export function Changes({ event }: { event: TrafficEvent }): JSX.Element {
     return (
       <div>
         <p className="small">
-          Answered by an <strong>override</strong> rule: the call never reached the {event.source === 'cache' ? 'cassette' : 'upstream'}, so there is no original answer.
+          Answered by an <strong>override</strong> rule: the call never reached the {event.source === 'cache' ? 'cassette' : 'upstream'}, so there is no
+          original answer.
         </p>
         {original?.request && <Diff original={original.request} changed={event.request} label="Request" />}
       </div>

@@ -98,7 +98,14 @@ export function JsonTree({ value, label, maxHeight }: { value: unknown; label: s
   return (
     <section className="json-tree" aria-label={label}>
       <div className="json-tools">
-        <input type="search" aria-label={`Search in ${label}`} placeholder="search keys and values" value={query} onChange={(e) => setQuery(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && goTo(hitIndex + (e.shiftKey ? -1 : 1))} />
+        <input
+          type="search"
+          aria-label={`Search in ${label}`}
+          placeholder="search keys and values"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          onKeyDown={(e) => e.key === 'Enter' && goTo(hitIndex + (e.shiftKey ? -1 : 1))}
+        />
         {query.trim() && (
           <span className="muted small" data-testid="json-hits">
             {hits.length === 0 ? 'no match' : `${hitIndex + 1} of ${hits.length}${hits.length >= 1000 ? '+' : ''}`}
@@ -126,7 +133,15 @@ export function JsonTree({ value, label, maxHeight }: { value: unknown; label: s
           </span>
         )}
       </div>
-      <div className="json-rows" ref={scroller} style={maxHeight ? { maxHeight } : undefined} role="tree" aria-label={`${label} tree`} tabIndex={0} onKeyDown={onKeyDown}>
+      <div
+        className="json-rows"
+        ref={scroller}
+        style={maxHeight ? { maxHeight } : undefined}
+        role="tree"
+        aria-label={`${label} tree`}
+        tabIndex={0}
+        onKeyDown={onKeyDown}
+      >
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((item) => {
             const row = rows[item.index]

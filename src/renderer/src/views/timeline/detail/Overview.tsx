@@ -13,7 +13,8 @@ export function messageSummary(message: unknown): string {
   const m = message as { method?: string; id?: unknown; params?: Record<string, unknown>; result?: unknown; error?: { message?: string } }
   if (!m.method) return m.error ? `reply (error: ${m.error.message ?? ''})` : 'reply'
   const p = m.params ?? {}
-  if (m.method === 'notifications/progress') return `progress ${String(p.progress)}${p.total !== undefined ? `/${String(p.total)}` : ''}${p.message ? ` · ${String(p.message)}` : ''}`
+  if (m.method === 'notifications/progress')
+    return `progress ${String(p.progress)}${p.total !== undefined ? `/${String(p.total)}` : ''}${p.message ? ` · ${String(p.message)}` : ''}`
   if (m.method === 'notifications/message') return `${String(p.level ?? 'log')}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`
   return `${m.method}${m.id !== undefined ? ' (request)' : ''}`
 }
@@ -76,7 +77,12 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
               the app, on its own session: {sentByLabel(event.sentBy)}{' '}
               {original !== undefined && (
                 <>
-                  <button type="button" className="link" onClick={() => (compare(undefined), setDetailTab('diff'))} title="The original and this one, side by side">
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => (compare(undefined), setDetailTab('diff'))}
+                    title="The original and this one, side by side"
+                  >
                     compare with #{original}
                   </button>{' '}
                   ·{' '}
@@ -115,7 +121,9 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
             <tr key={`s${i}`} className="muted">
               <th scope="row">↳ {messageSummary(m)}</th>
               <td className="num">{ms(t?.stream?.[i])}</td>
-              <td className="bar-cell">{t?.stream?.[i] !== undefined && <span className="tbar stream" style={{ width: `${Math.max(1, (t.stream[i] / span) * 100)}%` }} />}</td>
+              <td className="bar-cell">
+                {t?.stream?.[i] !== undefined && <span className="tbar stream" style={{ width: `${Math.max(1, (t.stream[i] / span) * 100)}%` }} />}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -138,7 +146,9 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
           </dl>
         </>
       ) : (
-        <p className="muted small">No upstream HTTP exchange: answered by the {event.source === 'cache' ? 'cassette' : 'proxy (a rule, a breakpoint, or no upstream)'}.</p>
+        <p className="muted small">
+          No upstream HTTP exchange: answered by the {event.source === 'cache' ? 'cassette' : 'proxy (a rule, a breakpoint, or no upstream)'}.
+        </p>
       )}
     </div>
   )

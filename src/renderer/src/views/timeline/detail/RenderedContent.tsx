@@ -1,11 +1,21 @@
 import type { JSX } from 'react'
 import type { TrafficEvent } from '../../../../../shared/api.js'
 
-type Block = { type?: string; text?: string; data?: string; mimeType?: string; uri?: string; name?: string; title?: string; resource?: { uri?: string; text?: string; blob?: string; mimeType?: string } }
+type Block = {
+  type?: string
+  text?: string
+  data?: string
+  mimeType?: string
+  uri?: string
+  name?: string
+  title?: string
+  resource?: { uri?: string; text?: string; blob?: string; mimeType?: string }
+}
 
 /** The result as a client would show it: text, images and audio as such, resource links, structured content as a table. */
 export function RenderedContent({ event }: { event: TrafficEvent }): JSX.Element {
-  const response = event.response as { result?: { content?: Block[]; structuredContent?: unknown; isError?: boolean }; error?: { code: number; message: string } } | undefined
+  const response = event.response as
+    { result?: { content?: Block[]; structuredContent?: unknown; isError?: boolean }; error?: { code: number; message: string } } | undefined
   if (!response) return <p className="muted small">Waiting for the answer…</p>
   if (response.error) {
     return (
@@ -36,9 +46,17 @@ function ContentBlock({ block }: { block: Block }): JSX.Element {
     case 'text':
       return <pre className="text-block">{block.text}</pre>
     case 'image':
-      return <img src={`data:${block.mimeType ?? 'image/png'};base64,${block.data ?? ''}`} alt={`image (${block.mimeType ?? 'unknown type'})`} className="image-block" />
+      return (
+        <img
+          src={`data:${block.mimeType ?? 'image/png'};base64,${block.data ?? ''}`}
+          alt={`image (${block.mimeType ?? 'unknown type'})`}
+          className="image-block"
+        />
+      )
     case 'audio':
-      return <audio controls src={`data:${block.mimeType ?? 'audio/wav'};base64,${block.data ?? ''}`} aria-label={`audio (${block.mimeType ?? 'unknown type'})`} />
+      return (
+        <audio controls src={`data:${block.mimeType ?? 'audio/wav'};base64,${block.data ?? ''}`} aria-label={`audio (${block.mimeType ?? 'unknown type'})`} />
+      )
     case 'resource_link':
       return (
         <p>
@@ -54,7 +72,11 @@ function ContentBlock({ block }: { block: Block }): JSX.Element {
             embedded resource <code>{block.resource?.uri}</code>
             {block.resource?.mimeType ? <span className="muted"> ({block.resource.mimeType})</span> : null}
           </p>
-          {block.resource?.text !== undefined ? <pre className="text-block">{block.resource.text}</pre> : <p className="muted small">binary ({(block.resource?.blob ?? '').length.toLocaleString('en')} base64 characters)</p>}
+          {block.resource?.text !== undefined ? (
+            <pre className="text-block">{block.resource.text}</pre>
+          ) : (
+            <p className="muted small">binary ({(block.resource?.blob ?? '').length.toLocaleString('en')} base64 characters)</p>
+          )}
         </div>
       )
     default:
@@ -66,7 +88,9 @@ const cell = (v: unknown): string => (v !== null && typeof v === 'object' ? JSON
 
 /** structuredContent: an object as key/value rows; an array of objects (or an object holding one) as a table. */
 function StructuredTable({ value }: { value: unknown }): JSX.Element {
-  const rows = Array.isArray(value) ? value : Object.values(value as Record<string, unknown>).find((v) => Array.isArray(v) && v.every((r) => r && typeof r === 'object'))
+  const rows = Array.isArray(value)
+    ? value
+    : Object.values(value as Record<string, unknown>).find((v) => Array.isArray(v) && v.every((r) => r && typeof r === 'object'))
   if (Array.isArray(rows) && rows.length > 0 && rows.every((r) => r && typeof r === 'object' && !Array.isArray(r))) {
     const columns = [...new Set(rows.slice(0, 200).flatMap((r) => Object.keys(r as object)))]
     return (

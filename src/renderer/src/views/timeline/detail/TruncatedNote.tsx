@@ -16,7 +16,12 @@ export function TruncatedNote({ event }: { event: TrafficEvent }): JSX.Element |
   const cut = event.truncated
   if (!cut) return null
   const parts = (['request', 'response', 'stream', 'original'] as const).filter((p) => cut[p] !== undefined).map((p) => `${p} ${size(cut[p] as number)}`)
-  if (full?.event) return <p className="filtered-out small" role="note">Showing the full exchange ({parts.join(', ')}).</p>
+  if (full?.event)
+    return (
+      <p className="filtered-out small" role="note">
+        Showing the full exchange ({parts.join(', ')}).
+      </p>
+    )
   return (
     <p className="filtered-out small" role="note">
       Large body truncated to keep the timeline small: {parts.join(', ')}.{' '}

@@ -30,7 +30,17 @@ function ToolComposer({ proxyId, tools, onSent }: { proxyId: string; tools: Prox
         </select>
       </label>
       {tool.description && <p className="muted small compose-description">{tool.description}</p>}
-      <RequestEditor key={`${proxyId}:${tool.name}`} proxyId={proxyId} method="tools/call" params={params} schema={schema ?? { type: 'object' }} kind="compose" sendLabel={`Call ${tool.name}`} label={`Arguments of ${tool.name}`} onSent={onSent} />
+      <RequestEditor
+        key={`${proxyId}:${tool.name}`}
+        proxyId={proxyId}
+        method="tools/call"
+        params={params}
+        schema={schema ?? { type: 'object' }}
+        kind="compose"
+        sendLabel={`Call ${tool.name}`}
+        label={`Arguments of ${tool.name}`}
+        onSent={onSent}
+      />
     </>
   )
 }
@@ -54,7 +64,17 @@ function PromptComposer({ proxyId, prompts, onSent }: { proxyId: string; prompts
         </select>
       </label>
       {prompt.description && <p className="muted small compose-description">{prompt.description}</p>}
-      <RequestEditor key={`${proxyId}:${prompt.name}`} proxyId={proxyId} method="prompts/get" params={params} form={form} kind="compose" sendLabel={`Get ${prompt.name}`} label={`Arguments of ${prompt.name}`} onSent={onSent} />
+      <RequestEditor
+        key={`${proxyId}:${prompt.name}`}
+        proxyId={proxyId}
+        method="prompts/get"
+        params={params}
+        form={form}
+        kind="compose"
+        sendLabel={`Get ${prompt.name}`}
+        label={`Arguments of ${prompt.name}`}
+        onSent={onSent}
+      />
     </>
   )
 }
@@ -83,13 +103,27 @@ function ResourceComposer({ proxyId, catalog, onSent }: { proxyId: string; catal
           <input type="radio" name="resource-from" checked={from === 'list'} onChange={() => setFrom('list')} /> URI
         </label>
         <label>
-          <input type="radio" name="resource-from" checked={from === 'template'} disabled={!catalog.resourceTemplates.length} onChange={() => setFrom('template')} /> Template ({catalog.resourceTemplates.length})
+          <input
+            type="radio"
+            name="resource-from"
+            checked={from === 'template'}
+            disabled={!catalog.resourceTemplates.length}
+            onChange={() => setFrom('template')}
+          />{' '}
+          Template ({catalog.resourceTemplates.length})
         </label>
       </div>
       {from === 'list' ? (
         <label className="compose-pick">
           URI
-          <input aria-label="Resource URI" list="compose-resources" value={uri} onChange={(e) => setUri(e.target.value)} placeholder="scheme://path" spellCheck={false} />
+          <input
+            aria-label="Resource URI"
+            list="compose-resources"
+            value={uri}
+            onChange={(e) => setUri(e.target.value)}
+            placeholder="scheme://path"
+            spellCheck={false}
+          />
           <datalist id="compose-resources">
             {catalog.resources.map((r) => (
               <option key={r.uri} value={r.uri}>
@@ -122,7 +156,16 @@ function ResourceComposer({ proxyId, catalog, onSent }: { proxyId: string; catal
           </p>
         </>
       )}
-      <RequestEditor key={`${proxyId}:${expanded}`} proxyId={proxyId} method="resources/read" params={params} kind="compose" sendLabel="Read resource" label="Resource" onSent={onSent} />
+      <RequestEditor
+        key={`${proxyId}:${expanded}`}
+        proxyId={proxyId}
+        method="resources/read"
+        params={params}
+        kind="compose"
+        sendLabel="Read resource"
+        label="Resource"
+        onSent={onSent}
+      />
     </>
   )
 }
@@ -146,7 +189,11 @@ export function ComposeDrawer(): JSX.Element | null {
   }, [open, proxyId])
   if (!open) return null
   const catalog = entry?.catalog
-  const counts: Record<Kind, number> = { tools: catalog?.tools.length ?? 0, prompts: catalog?.prompts.length ?? 0, resources: (catalog?.resources.length ?? 0) + (catalog?.resourceTemplates.length ?? 0) }
+  const counts: Record<Kind, number> = {
+    tools: catalog?.tools.length ?? 0,
+    prompts: catalog?.prompts.length ?? 0,
+    resources: (catalog?.resources.length ?? 0) + (catalog?.resourceTemplates.length ?? 0),
+  }
   const onSent = (s: Sent): void => setSent(s)
   return (
     <aside
@@ -168,7 +215,13 @@ export function ComposeDrawer(): JSX.Element | null {
             </option>
           ))}
         </select>
-        <button type="button" className="small" disabled={!proxyId || entry?.loading} onClick={() => void loadCatalog(proxyId, true)} title="List the proxy's tools, prompts and resources again">
+        <button
+          type="button"
+          className="small"
+          disabled={!proxyId || entry?.loading}
+          onClick={() => void loadCatalog(proxyId, true)}
+          title="List the proxy's tools, prompts and resources again"
+        >
           ↻
         </button>
         <span className="spacer" />
@@ -189,7 +242,14 @@ export function ComposeDrawer(): JSX.Element | null {
           <>
             <div className="tl-detail-tabs" role="tablist" aria-label="What to call">
               {(['tools', 'prompts', 'resources'] as const).map((k) => (
-                <button key={k} type="button" role="tab" aria-selected={k === kind} className={k === kind ? 'active' : undefined} onClick={() => (setKind(k), setSent(undefined))}>
+                <button
+                  key={k}
+                  type="button"
+                  role="tab"
+                  aria-selected={k === kind}
+                  className={k === kind ? 'active' : undefined}
+                  onClick={() => (setKind(k), setSent(undefined))}
+                >
                   {k[0].toUpperCase() + k.slice(1)} ({counts[k]})
                 </button>
               ))}

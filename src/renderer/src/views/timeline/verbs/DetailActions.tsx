@@ -51,10 +51,25 @@ function CopyMenu({ event, target }: { event: TrafficEvent; target?: CopyTarget 
       </button>
       {open && (
         <div className="menu" role="menu" aria-label="Copy as">
-          {item('curl', target ? 'a sh script: opens a session of its own on the proxy, sends, prints the answer' : 'no running proxy to send it to', target && (() => curlScript(request, target)), 'curl')}
+          {item(
+            'curl',
+            target ? 'a sh script: opens a session of its own on the proxy, sends, prints the answer' : 'no running proxy to send it to',
+            target && (() => curlScript(request, target)),
+            'curl',
+          )}
           {item('JSON-RPC message', 'the request, with a fresh id', () => jsonRpcMessage(request), 'the JSON-RPC message')}
-          {item('TypeScript (SDK)', target ? 'client.callTool(…) with the official SDK' : 'no running proxy to send it to', target && (() => sdkSnippet(request, target)), 'the TypeScript snippet')}
-          {item('Response as JSON', event.response ? 'the answer the client got' : 'no answer yet', event.response && (() => responseJson(event.response)), 'the response')}
+          {item(
+            'TypeScript (SDK)',
+            target ? 'client.callTool(…) with the official SDK' : 'no running proxy to send it to',
+            target && (() => sdkSnippet(request, target)),
+            'the TypeScript snippet',
+          )}
+          {item(
+            'Response as JSON',
+            event.response ? 'the answer the client got' : 'no answer yet',
+            event.response && (() => responseJson(event.response)),
+            'the response',
+          )}
         </div>
       )}
       {status && (
@@ -100,21 +115,40 @@ export function DetailActions({ event, proxyName }: { event: TrafficEvent; proxy
     if ((mark?.note ?? '') !== note.trim()) await annotate(event.seq, { note: note.trim() }).catch((e: Error) => setError(e.message))
   }
 
-  const copyTarget: CopyTarget | undefined = targetUrl ? { url: targetUrl, protocolVersion: event.protocolVersion, title: `${event.method}${event.tool ? ` ${event.tool}` : ''} through proxy ${proxyName}` } : undefined
+  const copyTarget: CopyTarget | undefined = targetUrl
+    ? { url: targetUrl, protocolVersion: event.protocolVersion, title: `${event.method}${event.tool ? ` ${event.tool}` : ''} through proxy ${proxyName}` }
+    : undefined
   const through = target.running.find((p) => p.id === target.proxyId)?.name
   return (
     <div className="detail-actions" role="toolbar" aria-label="Exchange actions">
-      <button type="button" className="small" disabled={!resendable || busy || !target.proxyId} onClick={() => void resend()} title={resendable ? `Send the same request again through ${through ?? 'a proxy'}, on the app's own session` : 'not a request that can be sent again'}>
+      <button
+        type="button"
+        className="small"
+        disabled={!resendable || busy || !target.proxyId}
+        onClick={() => void resend()}
+        title={resendable ? `Send the same request again through ${through ?? 'a proxy'}, on the app's own session` : 'not a request that can be sent again'}
+      >
         {busy ? 'Sending…' : '↻ Resend'}
       </button>
       <button type="button" className="small" disabled={!resendable || !target.proxyId} onClick={() => setDetailTab('edit')}>
         ✎ Edit &amp; resend
       </button>
-      <button type="button" className={picking ? 'small toggle on' : 'small'} onClick={() => (picking ? setPicking(false) : (setDetailTab('diff'), setPicking(true)))} title="Compare with another exchange: click it in the table">
+      <button
+        type="button"
+        className={picking ? 'small toggle on' : 'small'}
+        onClick={() => (picking ? setPicking(false) : (setDetailTab('diff'), setPicking(true)))}
+        title="Compare with another exchange: click it in the table"
+      >
         ⇄ Compare…
       </button>
       <CopyMenu event={event} target={copyTarget} />
-      <button type="button" className={mark?.pinned ? 'small toggle on' : 'small'} aria-pressed={mark?.pinned ?? false} onClick={() => void annotate(event.seq, { pinned: !mark?.pinned }).catch((e: Error) => setError(e.message))} title="Pinned exchanges survive Clear and restarts">
+      <button
+        type="button"
+        className={mark?.pinned ? 'small toggle on' : 'small'}
+        aria-pressed={mark?.pinned ?? false}
+        onClick={() => void annotate(event.seq, { pinned: !mark?.pinned }).catch((e: Error) => setError(e.message))}
+        title="Pinned exchanges survive Clear and restarts"
+      >
         {mark?.pinned ? '★ Pinned' : '☆ Pin'}
       </button>
       {noting ? (
@@ -137,7 +171,12 @@ export function DetailActions({ event, proxyName }: { event: TrafficEvent; proxy
           }}
         />
       ) : (
-        <button type="button" className="small" onClick={() => (setNote(mark?.note ?? ''), setNoting(true))} title={mark?.note ?? 'Add a short note (kept with the exchange)'}>
+        <button
+          type="button"
+          className="small"
+          onClick={() => (setNote(mark?.note ?? ''), setNoting(true))}
+          title={mark?.note ?? 'Add a short note (kept with the exchange)'}
+        >
           {mark?.note ? `Note: ${mark.note.length > 24 ? `${mark.note.slice(0, 23)}…` : mark.note}` : 'Note…'}
         </button>
       )}

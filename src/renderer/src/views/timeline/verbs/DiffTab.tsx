@@ -16,9 +16,11 @@ export interface Other {
   stream?: unknown
 }
 
-const partOf = (x: { response?: unknown; request?: unknown; stream?: unknown }, part: Part): unknown => (part === 'response' ? x.response : part === 'request' ? x.request : x.stream)
+const partOf = (x: { response?: unknown; request?: unknown; stream?: unknown }, part: Part): unknown =>
+  part === 'response' ? x.response : part === 'request' ? x.request : x.stream
 /** what differs by nature between two sends of the same request: the JSON-RPC id */
-const withoutId = (value: unknown): unknown => (value && typeof value === 'object' && !Array.isArray(value) && 'id' in value ? { ...(value as Record<string, unknown>), id: '(id)' } : value)
+const withoutId = (value: unknown): unknown =>
+  value && typeof value === 'object' && !Array.isArray(value) && 'id' in value ? { ...(value as Record<string, unknown>), id: '(id)' } : value
 
 function ChangeRow({ change }: { change: Change }): JSX.Element {
   return (
@@ -64,7 +66,17 @@ function useCassetteAnswers(event: TrafficEvent, wanted: boolean): { entries?: C
 }
 
 /** Diff of the selected exchange with another (or with the cassette's answer): the changes with their paths, then side by side. */
-export function DiffTab({ event, compareWith, other, originalSeq }: { event: TrafficEvent; compareWith: CompareWith | undefined; other?: Other; originalSeq?: number }): JSX.Element {
+export function DiffTab({
+  event,
+  compareWith,
+  other,
+  originalSeq,
+}: {
+  event: TrafficEvent
+  compareWith: CompareWith | undefined
+  other?: Other
+  originalSeq?: number
+}): JSX.Element {
   const { compare, setPicking, picking } = useTimelineUi()
   const [part, setPart] = useState<Part>('response')
   const [sideBySide, setSideBySide] = useState(true)
@@ -73,7 +85,14 @@ export function DiffTab({ event, compareWith, other, originalSeq }: { event: Tra
   const entry = cassette.entries?.[Math.min(entryIndex, (cassette.entries?.length ?? 1) - 1)]
   const fromCassette = compareWith?.kind === 'cassette'
   const against = useMemo(
-    (): Other | undefined => (fromCassette ? entry && { label: `cassette entry ${entry.file}`, response: { jsonrpc: '2.0', id: event.request.id, result: entry.result }, stream: entry.stream ?? [] } : other),
+    (): Other | undefined =>
+      fromCassette
+        ? entry && {
+            label: `cassette entry ${entry.file}`,
+            response: { jsonrpc: '2.0', id: event.request.id, result: entry.result },
+            stream: entry.stream ?? [],
+          }
+        : other,
     [fromCassette, entry, other, event.request.id],
   )
   const parts: Part[] = fromCassette ? ['response', 'stream'] : ['response', 'request', 'stream']
@@ -93,7 +112,12 @@ export function DiffTab({ event, compareWith, other, originalSeq }: { event: Tra
             the original #{originalSeq}
           </button>
         )}
-        <button type="button" className={compareWith?.kind === 'cassette' ? 'toggle on small' : 'toggle small'} onClick={() => compare({ kind: 'cassette' })} title="The answers this proxy's cassette holds for the same key">
+        <button
+          type="button"
+          className={compareWith?.kind === 'cassette' ? 'toggle on small' : 'toggle small'}
+          onClick={() => compare({ kind: 'cassette' })}
+          title="The answers this proxy's cassette holds for the same key"
+        >
           the cassette&apos;s answer
         </button>
         <button type="button" className={picking ? 'toggle on small' : 'toggle small'} onClick={() => setPicking(!picking)}>
@@ -101,7 +125,9 @@ export function DiffTab({ event, compareWith, other, originalSeq }: { event: Tra
         </button>
       </div>
       {compareWith?.kind === 'cassette' && cassette.error && <p className="error small">{cassette.error}</p>}
-      {compareWith?.kind === 'cassette' && cassette.entries?.length === 0 && <p className="muted small">The cassette holds no answer for this exchange&apos;s key ({event.key}).</p>}
+      {compareWith?.kind === 'cassette' && cassette.entries?.length === 0 && (
+        <p className="muted small">The cassette holds no answer for this exchange&apos;s key ({event.key}).</p>
+      )}
       {compareWith?.kind === 'cassette' && (cassette.entries?.length ?? 0) > 1 && (
         <label className="small">
           Recorded answer{' '}
@@ -115,7 +141,9 @@ export function DiffTab({ event, compareWith, other, originalSeq }: { event: Tra
         </label>
       )}
       {!against ? (
-        compareWith?.kind !== 'cassette' && <p className="muted small">Pick what to compare this exchange with: another exchange (click it in the table), or the cassette&apos;s answer.</p>
+        compareWith?.kind !== 'cassette' && (
+          <p className="muted small">Pick what to compare this exchange with: another exchange (click it in the table), or the cassette&apos;s answer.</p>
+        )
       ) : (
         <>
           <div className="diff-parts">

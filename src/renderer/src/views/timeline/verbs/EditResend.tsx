@@ -11,7 +11,8 @@ import { SendTarget, useSendTarget } from './SendTarget.js'
 /** The schema of a call's arguments: the tool's inputSchema (the timeline's tools/list, else the proxy's merged list). */
 function useToolSchema(event: TrafficEvent, proxyId: string): Record<string, unknown> | undefined {
   const tool = event.method === 'tools/call' ? String(event.request.params?.name ?? '') : undefined
-  const seen = useTraffic((s) => (tool ? (toolInputSchema(s.exchanges, event.proxyId, tool) ?? toolInputSchema(s.exchanges, proxyId, tool)) : undefined)) as Record<string, unknown> | undefined
+  const seen = useTraffic((s) => (tool ? (toolInputSchema(s.exchanges, event.proxyId, tool) ?? toolInputSchema(s.exchanges, proxyId, tool)) : undefined)) as
+    Record<string, unknown> | undefined
   const [listed, setListed] = useState<Record<string, unknown>>()
   useEffect(() => {
     if (seen || !tool || !proxyId) return
@@ -73,7 +74,9 @@ export function EditResend({ event }: { event: TrafficEvent }): JSX.Element {
           onSent={setSent}
         />
       ) : null}
-      {event.method === 'tools/call' && !schema && <p className="muted small">The tool&apos;s input schema is not known here (no tools/list of this proxy in the timeline): the form is raw JSON.</p>}
+      {event.method === 'tools/call' && !schema && (
+        <p className="muted small">The tool&apos;s input schema is not known here (no tools/list of this proxy in the timeline): the form is raw JSON.</p>
+      )}
       {sent && (
         <p className="re-sent small" role="status">
           Sent{sent.seq !== undefined ? ` as #${sent.seq}` : ''}: {answerLine(sent.response)}{' '}

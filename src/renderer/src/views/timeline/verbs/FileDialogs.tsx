@@ -50,13 +50,21 @@ export function OpenFileDialog(): JSX.Element {
       <form aria-label="Open into the timeline" onSubmit={(e) => void submit(e)}>
         <h2>Open into the timeline</h2>
         <p className="small muted">
-          A HAR file (a browser&apos;s or mcp-rewind&apos;s), a single-file cassette or a cassette folder, on this machine. Its exchanges join the timeline read-only: search them,
-          compare them, send them again through a running proxy.
+          A HAR file (a browser&apos;s or mcp-rewind&apos;s), a single-file cassette or a cassette folder, on this machine. Its exchanges join the timeline
+          read-only: search them, compare them, send them again through a running proxy.
         </p>
         <div className="form-grid">
           <label htmlFor="open-path">Path</label>
           <div className="control">
-            <input id="open-path" value={path} onChange={(e) => setPath(e.target.value)} placeholder="/path/to/traffic.har or a cassette folder" spellCheck={false} autoFocus aria-invalid={error !== undefined} />
+            <input
+              id="open-path"
+              value={path}
+              onChange={(e) => setPath(e.target.value)}
+              placeholder="/path/to/traffic.har or a cassette folder"
+              spellCheck={false}
+              autoFocus
+              aria-invalid={error !== undefined}
+            />
             {error && (
               <p className="field-error" role="alert">
                 {error}
@@ -128,7 +136,8 @@ export function SaveDialog({ all, shown, selected }: { all: TrafficEvent[]; show
           <div className="control">
             {FORMATS.map(([id, label, hint]) => (
               <label key={id} className="inline">
-                <input type="radio" name="save-format" checked={format === id} onChange={() => setFormat(id)} /> {label} <span className="muted small">— {hint}</span>
+                <input type="radio" name="save-format" checked={format === id} onChange={() => setFormat(id)} /> {label}{' '}
+                <span className="muted small">— {hint}</span>
               </label>
             ))}
           </div>
@@ -136,13 +145,21 @@ export function SaveDialog({ all, shown, selected }: { all: TrafficEvent[]; show
           <div className="control">
             {scopes.map(([id, label, list]) => (
               <label key={id} className="inline">
-                <input type="radio" name="save-scope" checked={scope === id} disabled={list.length === 0} onChange={() => setScope(id)} /> {label} ({list.length})
+                <input type="radio" name="save-scope" checked={scope === id} disabled={list.length === 0} onChange={() => setScope(id)} /> {label} (
+                {list.length})
               </label>
             ))}
           </div>
           <label htmlFor="save-out">{format === 'folder' ? 'Folder' : 'File'}</label>
           <div className="control">
-            <input id="save-out" value={out} onChange={(e) => setOut(e.target.value)} placeholder={format === 'har' ? '/path/to/traffic.har' : format === 'folder' ? '/path/to/cassette' : '/path/to/cassette.json'} spellCheck={false} aria-invalid={error !== undefined} />
+            <input
+              id="save-out"
+              value={out}
+              onChange={(e) => setOut(e.target.value)}
+              placeholder={format === 'har' ? '/path/to/traffic.har' : format === 'folder' ? '/path/to/cassette' : '/path/to/cassette.json'}
+              spellCheck={false}
+              aria-invalid={error !== undefined}
+            />
             <label className="inline small">
               <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.target.checked)} /> replace what is there
             </label>
@@ -154,13 +171,16 @@ export function SaveDialog({ all, shown, selected }: { all: TrafficEvent[]; show
           </div>
         </div>
         <p className="small muted">
-          Secrets are redacted (session ids, credential headers and keys). A cassette keeps what the source answered — as recording would — and leaves errors out; HAR keeps what the client got.
+          Secrets are redacted (session ids, credential headers and keys). A cassette keeps what the source answered — as recording would — and leaves errors
+          out; HAR keeps what the client got.
         </p>
         {result && (
           <p className="small" role="status">
             Saved {result.exchanges} exchange{result.exchanges === 1 ? '' : 's'} to <code>{result.out}</code>
             {result.redacted ? ` · ${result.redacted} secret value${result.redacted === 1 ? '' : 's'} redacted` : ''}
-            {result.skipped.length ? ` · left out: ${result.skipped.slice(0, 3).join('; ')}${result.skipped.length > 3 ? ` (+${result.skipped.length - 3})` : ''}` : ''}
+            {result.skipped.length
+              ? ` · left out: ${result.skipped.slice(0, 3).join('; ')}${result.skipped.length > 3 ? ` (+${result.skipped.length - 3})` : ''}`
+              : ''}
           </p>
         )}
         <div className="dialog-actions">

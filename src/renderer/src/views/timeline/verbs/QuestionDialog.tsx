@@ -11,12 +11,22 @@ function messagesOf(params: Record<string, unknown>): string[] {
   const messages = (params.messages as Array<{ role?: string; content?: unknown }> | undefined) ?? []
   return messages.map((m) => {
     const blocks = Array.isArray(m.content) ? m.content : [m.content]
-    const text = blocks.map((b) => ((b as { type?: string; text?: string })?.type === 'text' ? (b as { text: string }).text : `[${(b as { type?: string })?.type ?? '?'}]`)).join(' ')
+    const text = blocks
+      .map((b) => ((b as { type?: string; text?: string })?.type === 'text' ? (b as { text: string }).text : `[${(b as { type?: string })?.type ?? '?'}]`))
+      .join(' ')
     return `${m.role ?? '?'}: ${text}`
   })
 }
 
-function Sampling({ question, busy, answer }: { question: AppServerRequest; busy: boolean; answer(a: { result?: Record<string, unknown>; error?: string }): void }): JSX.Element {
+function Sampling({
+  question,
+  busy,
+  answer,
+}: {
+  question: AppServerRequest
+  busy: boolean
+  answer(a: { result?: Record<string, unknown>; error?: string }): void
+}): JSX.Element {
   const [text, setText] = useState('')
   return (
     <>
@@ -35,7 +45,14 @@ function Sampling({ question, busy, answer }: { question: AppServerRequest; busy
         <button type="button" disabled={busy} onClick={() => answer({ error: 'declined' })}>
           Refuse
         </button>
-        <button type="button" className="primary" disabled={busy} onClick={() => answer({ result: { role: 'assistant', content: { type: 'text', text }, model: 'mcp-rewind (answered by hand)', stopReason: 'endTurn' } })}>
+        <button
+          type="button"
+          className="primary"
+          disabled={busy}
+          onClick={() =>
+            answer({ result: { role: 'assistant', content: { type: 'text', text }, model: 'mcp-rewind (answered by hand)', stopReason: 'endTurn' } })
+          }
+        >
           Send answer
         </button>
       </div>
@@ -43,7 +60,15 @@ function Sampling({ question, busy, answer }: { question: AppServerRequest; busy
   )
 }
 
-function Elicitation({ question, busy, answer }: { question: AppServerRequest; busy: boolean; answer(a: { result?: Record<string, unknown>; error?: string }): void }): JSX.Element {
+function Elicitation({
+  question,
+  busy,
+  answer,
+}: {
+  question: AppServerRequest
+  busy: boolean
+  answer(a: { result?: Record<string, unknown>; error?: string }): void
+}): JSX.Element {
   const schema = question.params.requestedSchema as Record<string, unknown> | undefined
   const form = useMemo(() => formOf(schema), [schema])
   const [value, setValue] = useState<unknown>(() => initialValue(form) ?? {})
@@ -51,7 +76,10 @@ function Elicitation({ question, busy, answer }: { question: AppServerRequest; b
   useEffect(() => {
     if (!schema) return
     let live = true
-    void checkSchema(schema, value).then((p) => live && setProblems(p), () => {})
+    void checkSchema(schema, value).then(
+      (p) => live && setProblems(p),
+      () => {},
+    )
     return () => {
       live = false
     }
@@ -67,7 +95,12 @@ function Elicitation({ question, busy, answer }: { question: AppServerRequest; b
         <button type="button" disabled={busy} onClick={() => answer({ result: { action: 'decline' } })}>
           Decline
         </button>
-        <button type="button" className="primary" disabled={busy || problems.length > 0} onClick={() => answer({ result: { action: 'accept', content: value as Record<string, unknown> } })}>
+        <button
+          type="button"
+          className="primary"
+          disabled={busy || problems.length > 0}
+          onClick={() => answer({ result: { action: 'accept', content: value as Record<string, unknown> } })}
+        >
           Accept
         </button>
       </div>
@@ -107,13 +140,22 @@ export function QuestionDialog(): JSX.Element {
       {question && (
         <div className="dialog-body">
           <h2>
-            {question.method === 'sampling/createMessage' ? 'Sampling request' : question.method === 'elicitation/create' ? 'Elicitation request' : question.method} from {proxy}
+            {question.method === 'sampling/createMessage'
+              ? 'Sampling request'
+              : question.method === 'elicitation/create'
+                ? 'Elicitation request'
+                : question.method}{' '}
+            from {proxy}
           </h2>
           <p className="muted small">
             On the app&apos;s own session · refused by itself in {timeLeft(question, Math.max(now, question.since))}
             {questions.length > 1 ? ` · ${questions.length - 1} more waiting` : ''}
           </p>
-          {question.method === 'sampling/createMessage' ? <Sampling key={question.id} question={question} busy={busy} answer={answer} /> : <Elicitation key={question.id} question={question} busy={busy} answer={answer} />}
+          {question.method === 'sampling/createMessage' ? (
+            <Sampling key={question.id} question={question} busy={busy} answer={answer} />
+          ) : (
+            <Elicitation key={question.id} question={question} busy={busy} answer={answer} />
+          )}
           {error && (
             <p className="error small" role="alert">
               {error}

@@ -73,7 +73,12 @@ export function RequestEditor({ proxyId, method, params, schema, form: givenForm
     }
   }, [checkedSchema, args, hasArguments])
   // a prompt's required arguments, checked here (they are all strings)
-  const missing = givenForm && hasArguments ? (givenForm.fields ?? []).filter((f) => f.required && !((args as Record<string, unknown> | undefined)?.[f.name] ?? '')).map((f) => ({ path: f.name, message: 'required' })) : []
+  const missing =
+    givenForm && hasArguments
+      ? (givenForm.fields ?? [])
+          .filter((f) => f.required && !((args as Record<string, unknown> | undefined)?.[f.name] ?? ''))
+          .map((f) => ({ path: f.name, message: 'required' }))
+      : []
   const allProblems = [...(checkedSchema && hasArguments ? problems : []), ...missing]
   const byPath = problemsByPath(touched ? allProblems : [])
 
@@ -81,7 +86,8 @@ export function RequestEditor({ proxyId, method, params, schema, form: givenForm
     if (next === 'json') setText(toJsonText(current))
     else {
       const parsed = fromJsonText(text)
-      if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) return setTextError(parsed.ok ? 'params must be a JSON object' : parsed.message)
+      if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))
+        return setTextError(parsed.ok ? 'params must be a JSON object' : parsed.message)
       setCurrent(parsed.value as Record<string, unknown>)
     }
     setTextError(undefined)

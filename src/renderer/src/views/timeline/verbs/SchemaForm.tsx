@@ -65,10 +65,23 @@ function JsonInput({ field, value, set, invalid }: { field: Field; value: unknow
 function Control({ field, value, set, invalid }: { field: Field; value: unknown; set: (v: unknown) => void; invalid: boolean }): JSX.Element {
   switch (field.kind) {
     case 'boolean':
-      return <input id={idOf(field)} type="checkbox" checked={value === true} aria-invalid={invalid} onChange={(e) => set(e.target.checked ? true : field.required ? false : undefined)} />
+      return (
+        <input
+          id={idOf(field)}
+          type="checkbox"
+          checked={value === true}
+          aria-invalid={invalid}
+          onChange={(e) => set(e.target.checked ? true : field.required ? false : undefined)}
+        />
+      )
     case 'enum':
       return (
-        <select id={idOf(field)} value={value === undefined ? '' : optionKey(value)} aria-invalid={invalid} onChange={(e) => set(optionOf(field, e.target.value))}>
+        <select
+          id={idOf(field)}
+          value={value === undefined ? '' : optionKey(value)}
+          aria-invalid={invalid}
+          onChange={(e) => set(optionOf(field, e.target.value))}
+        >
           <option value="">{field.required ? '— choose —' : '(not set)'}</option>
           {field.options?.map((o) => (
             <option key={optionKey(o)} value={optionKey(o)}>
@@ -89,21 +102,36 @@ function Control({ field, value, set, invalid }: { field: Field; value: unknown;
           type={field.format === 'date' ? 'date' : field.format === 'email' ? 'email' : 'text'}
           value={typeof value === 'string' ? value : value === undefined ? '' : String(value)}
           aria-invalid={invalid}
-          placeholder={field.default !== undefined ? `default ${JSON.stringify(field.default)}` : field.format ?? ''}
+          placeholder={field.default !== undefined ? `default ${JSON.stringify(field.default)}` : (field.format ?? '')}
           onChange={(e) => set(e.target.value === '' && !field.required ? undefined : e.target.value)}
         />
       )
   }
 }
 
-function FieldView({ field, root, onChange, problems }: { field: Field; root: unknown; onChange(v: unknown): void; problems: Map<string, string[]> }): JSX.Element {
+function FieldView({
+  field,
+  root,
+  onChange,
+  problems,
+}: {
+  field: Field
+  root: unknown
+  onChange(v: unknown): void
+  problems: Map<string, string[]>
+}): JSX.Element {
   const value = getAt(root, field.path)
   const set = (v: unknown): void => onChange(setAt(root, field.path, v))
   const here = problems.get(pathText(field.path)) ?? []
   const label = (
     <span className="sf-label">
       {field.label}
-      {field.required && <span className="sf-required" title="required"> *</span>}
+      {field.required && (
+        <span className="sf-required" title="required">
+          {' '}
+          *
+        </span>
+      )}
       {field.nullable && <span className="muted small"> (or null)</span>}
     </span>
   )
@@ -123,7 +151,11 @@ function FieldView({ field, root, onChange, problems }: { field: Field; root: un
       <fieldset className="sf-object">
         <legend>{label}</legend>
         {notes}
-        {field.fields?.length ? field.fields.map((f) => <FieldView key={f.name} field={f} root={root} onChange={onChange} problems={problems} />) : <span className="muted small">no properties</span>}
+        {field.fields?.length ? (
+          field.fields.map((f) => <FieldView key={f.name} field={f} root={root} onChange={onChange} problems={problems} />)
+        ) : (
+          <span className="muted small">no properties</span>
+        )}
       </fieldset>
     )
   }
