@@ -24,6 +24,18 @@ async function recorded(t: TestApp): Promise<string> {
 const byTool = (entries: CassetteEntrySummary[], tool: string): CassetteEntrySummary => entries.find((e) => e.tool === tool) as CassetteEntrySummary;
 
 describe('api: cassettes', () => {
+  it('an entry that recorded a JSON-RPC error previews its code and message', async () => {
+    const t = await app();
+    const server = await upstream();
+    const cacheDir = await tempDir();
+    const rec = await call(t.api, 'proxies.create', { mode: 'record', upstreamUrl: server.url, cacheDir });
+    const c = await client(rec.url as string);
+    await expect(c.client.readResource({ uri: 'fixture://nope' })).rejects.toThrow(/fixture:\/\/nope/);
+    await expect.poll(async () => (await distilledFiles(cacheDir)).filter((f) => f.includes('resources_read')).length).toBe(1);
+    const entry = (await call(t.api, 'cassettes.list', { dir: cacheDir })).entries.find((e) => e.method === 'resources/read');
+    expect(entry?.preview).toMatch(/^error -32\d{3}: .*fixture:\/\/nope/);
+  });
+
   it('lists, reads, hand-edits (served by a running replay at the next call), duplicates and deletes entries', async () => {
     const t = await app();
     const dir = await recorded(t);

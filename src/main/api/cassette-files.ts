@@ -52,6 +52,18 @@ const keyOf = (file: string): { n: number; key: string } => {
   return { n, key };
 };
 
+/** An error's code and message, a stream the client ended, or else what the result holds (previewOf). */
+function answerPreview(entry: CassetteEntry): string {
+  if (entry.error) return clip(`error ${entry.error.code}: ${entry.error.message}`);
+  if (entry.unanswered) return `(no answer: the client ended the stream${entry.stream?.length ? ` after ${entry.stream.length} messages` : ''})`;
+  return previewOf(entry.result);
+}
+
+const clip = (whole: string): string => {
+  const flat = whole.replace(/\s+/g, ' ').trim();
+  return flat.length <= PREVIEW_LENGTH ? flat : flat.slice(0, PREVIEW_LENGTH - 1) + '…';
+};
+
 /** First text of a result; otherwise a short description of what it holds (image block, server info, a list). */
 function previewOf(result: Record<string, unknown>): string {
   const content = Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : [];
@@ -66,8 +78,7 @@ function previewOf(result: Record<string, unknown>): string {
     whole = `${items.length} ${list}: ${items.map((i) => String(i?.name ?? i?.uri ?? '?')).join(', ')}`;
   } else if (info && typeof info.name === 'string') whole = `${info.name} ${String(info.version ?? '')}`;
   else whole = JSON.stringify(result);
-  whole = whole.replace(/\s+/g, ' ').trim();
-  return whole.length <= PREVIEW_LENGTH ? whole : whole.slice(0, PREVIEW_LENGTH - 1) + '…';
+  return clip(whole);
 }
 
 export function summarize(entry: CassetteEntry, hits: HitCounts): CassetteEntrySummary {
@@ -78,7 +89,7 @@ export function summarize(entry: CassetteEntry, hits: HitCounts): CassetteEntryS
     key: entry.key,
     method: entry.method ?? requestOfEntry(entry)?.method,
     ...(isCall ? { tool: entry.name ?? toolNameFromKey(entry.key), arguments: entry.arguments } : {}),
-    preview: previewOf(entry.result),
+    preview: answerPreview(entry),
     recordedAt: entry.recordedAt,
     hits: hits.get(entry.key) ?? 0,
   };
