@@ -11,7 +11,7 @@ import {
   STRING_EXPANDED,
   STRING_PREVIEW,
 } from '../../src/renderer/src/models/json-tree.js';
-import { argumentProblems, toolInputSchema } from '../../src/renderer/src/models/input-schema.js';
+import { toolInputSchema } from '../../src/renderer/src/models/input-schema.js';
 import { entryProblem } from '../../src/renderer/src/models/entry-check.js';
 import { heldRows, indexOfKey, isChanged, rowKey, sourceKind, statusLabel } from '../../src/renderer/src/views/timeline/model.js';
 import { proxyConfigIssues, describeProxyIssues } from '../../src/shared/proxy-fields.js';
@@ -81,23 +81,7 @@ describe('JSON tree model', () => {
   });
 });
 
-describe('breakpoint editor: arguments against the tool schema', () => {
-  const schema = {
-    type: 'object',
-    properties: { text: { type: 'string' }, n: { type: 'integer' }, mode: { enum: ['a', 'b'] } },
-    required: ['text'],
-    additionalProperties: false,
-  };
-  it('flags missing required, wrong types, enums and unknown properties', () => {
-    expect(argumentProblems({ text: 'x', n: 2, mode: 'a' }, schema)).toEqual([]);
-    expect(argumentProblems({ n: 2.5, mode: 'c', extra: 1 }, schema)).toEqual([
-      "text: required by the tool's input schema",
-      'n: expected integer, got number',
-      'mode: one of "a", "b"',
-      "extra: not a property of the tool's input schema",
-    ]);
-    expect(argumentProblems({ anything: 1 }, undefined)).toEqual([]);
-  });
+describe('breakpoint and resend editors: the tool schema', () => {
   it('takes the schema from the newest tools/list of the proxy', () => {
     const list = (proxyId: string, type: string) =>
       ({

@@ -3,10 +3,8 @@ import type { BreakpointStage, PausedCall } from '../../../../shared/breakpoints
 import { useBreakpoints } from '../../stores/breakpoints.js'
 import { usePanels } from '../../stores/panels.js'
 import { useProxies } from '../../stores/proxies.js'
-import { useTraffic } from '../../stores/traffic.js'
-import { api } from '../../api/current.js'
 import { JsonEditor } from '../../components/JsonEditor.js'
-import { argumentProblems, toolInputSchema } from '../../models/input-schema.js'
+import { problemText, useSchemaProblems, useToolSchema } from '../../hooks/tool-schema.js'
 import { STAGE_LABELS, timeLeft, useNow } from './BreakpointBanner.js'
 import { checkEdit } from './validate.js'
 import './breakpoints.css'
@@ -107,21 +105,10 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
   const [error, setError] = useState<string>()
   const checked = checkEdit(text, call.stage)
   const what = call.stage === 'request' ? 'arguments' : 'result'
-  // arguments that break the tool's input schema (as its proxy listed it) are flagged; the server stays the judge
-  const seen = useTraffic((s) => (call.stage === 'request' ? toolInputSchema(s.exchanges, call.proxyId, call.tool) : undefined))
-  const [listed, setListed] = useState<Record<string, unknown>>()
-  useEffect(() => {
-    if (seen || call.stage !== 'request' || !call.proxyId) return
-    let live = true // the client never listed the tools here: ask the proxy for its merged list
-    api()
-      .call('rules.get', { id: call.proxyId })
-      .then((answer) => live && setListed(answer.tools.find((t) => t.name === call.tool)?.inputSchema))
-      .catch(() => {})
-    return () => {
-      live = false
-    }
-  }, [seen, call.stage, call.proxyId, call.tool])
-  const schemaProblems = checked.ok && call.stage === 'request' ? argumentProblems(checked.value, seen ?? listed) : []
+  // arguments that break the tool's input schema (as its proxy listed it) are flagged by the engine's check (ajv);
+  // the server stays the judge
+  const schema = useToolSchema(call.stage === 'request' ? call.tool : undefined, [call.proxyId], call.proxyId)
+  const schemaProblems = useSchemaProblems(schema, checked.ok ? checked.value : undefined, checked.ok && call.stage === 'request').map(problemText)
 
   async function run(action: () => Promise<void>): Promise<void> {
     setBusy(true)

@@ -1,32 +1,11 @@
-import { useEffect, useMemo, useState, type JSX } from 'react'
+import { useMemo, useState, type JSX } from 'react'
 import type { TrafficEvent } from '../../../../../shared/api.js'
-import { api } from '../../../api/current.js'
-import { toolInputSchema } from '../../../models/input-schema.js'
+import { useToolSchema } from '../../../hooks/tool-schema.js'
 import { promptForm } from '../../../models/schema-form.js'
 import { useTraffic } from '../../../stores/traffic.js'
 import { useTimelineUi } from '../state.js'
 import { answerLine, RequestEditor, type Sent } from './RequestEditor.js'
 import { SendTarget, useSendTarget } from './SendTarget.js'
-
-/** The schema of a call's arguments: the tool's inputSchema (the timeline's tools/list, else the proxy's merged list). */
-function useToolSchema(event: TrafficEvent, proxyId: string): Record<string, unknown> | undefined {
-  const tool = event.method === 'tools/call' ? String(event.request.params?.name ?? '') : undefined
-  const seen = useTraffic((s) => (tool ? (toolInputSchema(s.exchanges, event.proxyId, tool) ?? toolInputSchema(s.exchanges, proxyId, tool)) : undefined)) as
-    Record<string, unknown> | undefined
-  const [listed, setListed] = useState<Record<string, unknown>>()
-  useEffect(() => {
-    if (seen || !tool || !proxyId) return
-    let live = true
-    api()
-      .call('rules.get', { id: proxyId })
-      .then((answer) => live && setListed(answer.tools.find((t) => t.name === tool)?.inputSchema))
-      .catch(() => {})
-    return () => {
-      live = false
-    }
-  }, [seen, tool, proxyId])
-  return seen ?? listed
-}
 
 type PromptArgs = Array<{ name: string; required?: boolean; description?: string }>
 
@@ -50,7 +29,9 @@ const NO_ARGUMENTS: PromptArgs = []
 /** Edit & resend: the request in a form made from the tool's input schema (or raw JSON), sent through a proxy. */
 export function EditResend({ event }: { event: TrafficEvent }): JSX.Element {
   const target = useSendTarget(event)
-  const schema = useToolSchema(event, target.proxyId)
+  const tool = event.method === 'tools/call' ? String(event.request.params?.name ?? '') : undefined
+  // the tool's inputSchema: the timeline's tools/list (of the exchange's proxy, else the target's), else the target's
+  const schema = useToolSchema(tool, [event.proxyId, target.proxyId], target.proxyId)
   const promptArgs = usePromptArguments(event)
   const form = useMemo(() => (promptArgs ? promptForm(promptArgs) : undefined), [promptArgs])
   const select = useTimelineUi((s) => s.select)

@@ -1,11 +1,10 @@
-import { useEffect, useMemo, useState, type JSX } from 'react'
+import { useMemo, useState, type JSX } from 'react'
 import type { JsonRpcResponse } from '../../../../../shared/jsonrpc.js'
 import { JsonEditor } from '../../../components/JsonEditor.js'
 import { formOf, fromJsonText, problemsByPath, toJsonText, type Field } from '../../../models/schema-form.js'
-import { checkSchema, sendExchange } from '../../../stores/verbs.js'
+import { useSchemaProblems } from '../../../hooks/tool-schema.js'
+import { sendExchange } from '../../../stores/verbs.js'
 import { SchemaForm } from './SchemaForm.js'
-
-const CHECK_DEBOUNCE_MS = 200
 
 export interface Sent {
   seq?: number
@@ -50,7 +49,6 @@ export function RequestEditor({ proxyId, method, params, schema, form: givenForm
   const [current, setCurrent] = useState<Record<string, unknown>>(params)
   const [text, setText] = useState(() => toJsonText(params))
   const [textError, setTextError] = useState<string>()
-  const [problems, setProblems] = useState<Array<{ path: string; message: string }>>([])
   const [anyway, setAnyway] = useState(false)
   /** problems show once the user edited the form or tried to send (not on a form just opened) */
   const [touched, setTouched] = useState(false)
@@ -59,19 +57,7 @@ export function RequestEditor({ proxyId, method, params, schema, form: givenForm
 
   const args = current.arguments
   const checkedSchema = givenForm ? undefined : schema
-  useEffect(() => {
-    if (!checkedSchema || !hasArguments) return
-    let live = true
-    const timer = setTimeout(() => {
-      checkSchema(checkedSchema, args ?? {})
-        .then((found) => live && setProblems(found))
-        .catch(() => live && setProblems([]))
-    }, CHECK_DEBOUNCE_MS)
-    return () => {
-      live = false
-      clearTimeout(timer)
-    }
-  }, [checkedSchema, args, hasArguments])
+  const problems = useSchemaProblems(checkedSchema, args, hasArguments)
   // a prompt's required arguments, checked here (they are all strings)
   const missing =
     givenForm && hasArguments
