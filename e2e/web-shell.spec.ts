@@ -159,8 +159,8 @@ test('a proxy created from the UI in front of a real SDK server counts the traff
     await expect(recent.getByRole('row').filter({ hasText: 'add' }).first()).toContainText('tools/call');
     expect(upstream.calls.map((c) => c.tool)).toEqual(['echo', 'add']);
 
-    await page.setViewportSize({ width: 1100, height: 700 });
-    await app.screenshot(join(ROOT, 'docs/screenshot.png'));
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await app.screenshot(join(ROOT, 'docs/screenshots/web-shell-1280.png'));
 
     // pause holds new exchanges back; clear empties the engine's buffer and the view
     await page.getByRole('button', { name: 'Pause' }).click();
