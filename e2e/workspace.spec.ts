@@ -104,6 +104,19 @@ async function clippedOrOverlapping(page: Page): Promise<string[]> {
   });
 }
 
+/** buttons and fields of the open view that reach past the window's right edge (editors and tables scroll inside) */
+async function cutOff(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll('main button, main select, main input, main textarea'))
+      .filter((el) => !el.closest('.cm-editor, table'))
+      .filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && r.height > 0 && r.right > window.innerWidth + 0.5;
+      })
+      .map((el) => `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 30)}"`),
+  );
+}
+
 for (const size of [
   { width: 720, height: 480 },
   { width: 1100, height: 700 },
@@ -120,6 +133,18 @@ for (const size of [
     await expect(page.getByRole('searchbox')).toBeInViewport({ ratio: 1 });
     expect(await pageScrolls(page)).toBe(false);
     await app.screenshot(join(SHOTS, `workspace-narrow-${size.width}.png`));
+    // the other views too: no control past the window's right edge
+    for (const view of ['Rules', 'Cassettes', 'Export', 'Settings']) {
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: view }).click();
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(view);
+      if (view === 'Rules')
+        await page
+          .getByRole('button', { name: /^weather/ })
+          .first()
+          .click();
+      expect(await cutOff(page), view).toEqual([]);
+      if (view === 'Rules' && size.width === 720) await app.screenshot(join(SHOTS, 'rules-narrow-720.png'));
+    }
   });
 }
 
