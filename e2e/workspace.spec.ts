@@ -65,6 +65,14 @@ for (const size of SIZES) {
     }
     await expect.poll(() => rowsInView(page)).toBeGreaterThanOrEqual(15);
     expect(await pageScrolls(page)).toBe(false);
+    // the filters take one line: the search box and its count beside the selects
+    const middle = async (locator: Locator): Promise<number> => {
+      const box = await locator.boundingBox();
+      return box ? box.y + box.height / 2 : NaN;
+    };
+    const filters = page.getByRole('search', { name: 'Filter exchanges' });
+    const line = await middle(filters.getByRole('combobox').first());
+    for (const part of [filters.getByRole('searchbox'), page.getByTestId('filter-count')]) expect(Math.abs((await middle(part)) - line)).toBeLessThan(6);
     await app.screenshot(join(SHOTS, `workspace-${size.width}.png`));
 
     // a row opens its detail beside the table; the selected row stays in view; still no page scroll
