@@ -94,7 +94,7 @@ async function clippedOrOverlapping(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const found: string[] = [];
     const name = (el: Element): string => `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 30)}"`;
-    for (const bar of document.querySelectorAll('.proxy-row, .tl-toolbar, .tl-filters')) {
+    for (const bar of Array.from(document.querySelectorAll('.proxy-row, .tl-toolbar, .tl-filters'))) {
       const items = Array.from(bar.querySelectorAll('button, select, input, code, .proxy-target, .proxy-name, .chip, .badge'))
         .map((el) => ({ el, r: el.getBoundingClientRect() }))
         .filter(({ r }) => r.width > 0 && r.height > 0);
