@@ -20,19 +20,37 @@ function compact(value: unknown): string {
   return text.length > 80 ? text.slice(0, 79) + '…' : text
 }
 
+/** "17:47:42" today, "11-29 17:47" this year, "2025-11-29" before (the full time is the cell's tooltip) */
 function when(iso: string | undefined): string {
   if (!iso) return ''
   const d = new Date(iso)
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString()
+  if (Number.isNaN(d.getTime())) return iso
+  const pad = (n: number): string => String(n).padStart(2, '0')
+  const now = new Date()
+  if (d.getFullYear() !== now.getFullYear()) return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
+  if (d.getMonth() !== now.getMonth() || d.getDate() !== now.getDate())
+    return `${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+}
+
+/** the column's class (its width), and `num` where numbers align right */
+function cellClass(id: string, meta: unknown): string {
+  const extra = (meta as { className?: string } | undefined)?.className
+  return extra ? `col-${id} ${extra}` : `col-${id}`
+}
+
+/** the full text of a cell, for its tooltip where the column cuts it */
+function fullText(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined
 }
 
 const columns = [
   column.accessor('n', { header: '#', cell: (c) => c.getValue(), meta: { className: 'num' } }),
   column.accessor('key', { header: 'Key', cell: (c) => <code className="key">{c.getValue()}</code> }),
-  column.accessor((e) => e.tool ?? e.method ?? '', { id: 'tool', header: 'Tool / method' }),
+  column.accessor((e) => e.tool ?? e.method ?? '', { id: 'tool', header: 'Tool' }),
   column.accessor((e) => compact(e.arguments), { id: 'arguments', header: 'Arguments', cell: (c) => <code>{c.getValue()}</code> }),
   column.accessor('preview', { header: 'Result' }),
-  column.accessor('recordedAt', { header: 'Recorded at', cell: (c) => when(c.getValue()), enableGlobalFilter: false }),
+  column.accessor('recordedAt', { header: 'Recorded', cell: (c) => when(c.getValue()), enableGlobalFilter: false }),
   column.accessor('hits', { header: 'Hits', cell: (c) => c.getValue(), meta: { className: 'num' }, enableGlobalFilter: false }),
 ]
 
@@ -95,7 +113,7 @@ export function EntriesTable({ entries, selected, onSelect }: Props): JSX.Elemen
                 {group.headers.map((h) => (
                   <th
                     key={h.id}
-                    className={(h.column.columnDef.meta as { className?: string } | undefined)?.className}
+                    className={cellClass(h.column.id, h.column.columnDef.meta)}
                     aria-sort={h.column.getIsSorted() === 'asc' ? 'ascending' : h.column.getIsSorted() === 'desc' ? 'descending' : undefined}
                   >
                     <button type="button" className="sort" onClick={h.column.getToggleSortingHandler()}>
@@ -118,7 +136,7 @@ export function EntriesTable({ entries, selected, onSelect }: Props): JSX.Elemen
                 onKeyDown={(e) => e.key === 'Enter' && onSelect(row.id)}
               >
                 {row.getVisibleCells().map((cell) => (
-                  <td key={cell.id} className={(cell.column.columnDef.meta as { className?: string } | undefined)?.className}>
+                  <td key={cell.id} className={cellClass(cell.column.id, cell.column.columnDef.meta)} title={fullText(cell.getValue())}>
                     {flexRender(cell.column.columnDef.cell, cell.getContext())}
                   </td>
                 ))}
