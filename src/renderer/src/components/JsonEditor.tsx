@@ -1,4 +1,4 @@
-import { useEffect, useRef, type JSX } from 'react'
+import { useEffect, useLayoutEffect, useRef, type JSX } from 'react'
 import { basicSetup, EditorView } from 'codemirror'
 import { json } from '@codemirror/lang-json'
 import { EditorState } from '@codemirror/state'
@@ -29,7 +29,9 @@ export function JsonEditor({ value, onChange, label, maxHeight, className = 'cm-
   const host = useRef<HTMLDivElement>(null)
   const view = useRef<EditorView | undefined>(undefined)
   const changed = useRef(onChange)
-  changed.current = onChange
+  useLayoutEffect(() => {
+    changed.current = onChange // the newest callback, for the editor's update listener
+  })
 
   useEffect(() => {
     const editor = new EditorView({

@@ -9,7 +9,7 @@ export const STAGE_LABELS = { request: 'before request', response: 'before respo
 
 /** The current time, ticking every second while `active` (for countdowns). */
 export function useNow(active = true): number {
-  const [now, setNow] = useState(Date.now())
+  const [now, setNow] = useState(() => Date.now())
   useEffect(() => {
     if (!active) return
     const timer = setInterval(() => setNow(Date.now()), 1000)
