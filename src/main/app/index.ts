@@ -8,6 +8,7 @@ import { EVENT_NAMES, type EventName } from '../../shared/api';
 import { AppController } from '../api/app-controller';
 import { createApiHandlers, toApiError } from '../api/handlers';
 import { settingsFile } from '../api/settings-file';
+import { claimDataDir } from '../web/data-owner';
 import { userDataDir } from '../web/user-data';
 import { rememberWindowState, savedWindowOptions } from './window-state';
 import { guardStdStreams, writeStderr } from '../cli/process-guard';
@@ -70,6 +71,8 @@ function createWindow(): BrowserWindow {
 guardStdStreams(); // started from a terminal that is then closed: writes to stderr must not crash the app
 const warn = (line: string): void => writeStderr(`mcp-rewind: ${line}`);
 const dataDir = userDataDir();
+// this process manages the folder's proxies now: a browser UI (`mcp-rewind ui`) started meanwhile says so and stops
+const dataClaim = claimDataDir(dataDir, { shell: 'electron' });
 // settings.json of the user data folder (theme, window state, timeline capacity…); a bad file falls back to defaults
 const settings = settingsFile(dataDir, warn);
 const saveWindowStates = new Map<BrowserWindow, () => void>();
@@ -100,7 +103,10 @@ app.on('before-quit', (event) => {
   quitting = true;
   event.preventDefault(); // stop the proxies first, then quit for real
   for (const save of saveWindowStates.values()) save(); // before-quit comes before the windows' close (Cmd-Q)
-  void Promise.allSettled([controller.close(), settings.flush()]).finally(() => app.quit());
+  void Promise.allSettled([controller.close(), settings.flush()]).finally(() => {
+    dataClaim.release();
+    app.quit();
+  });
 });
 
 void app.whenReady().then(() => {

@@ -7,6 +7,7 @@ import { AppController } from '../api/app-controller.js';
 import { createApiHandlers } from '../api/handlers.js';
 import { settingsFile } from '../api/settings-file.js';
 import { rendererIndex, startWebShell, type WebShell } from '../web/web-shell.js';
+import { claimDataDir, liveOwner, type DataOwner } from '../web/data-owner.js';
 import { userDataDir } from '../web/user-data.js';
 import { UsageError } from '../engine/errors.js';
 import { guardStdStreams, stayUp, writeStderr } from './process-guard.js';
@@ -55,9 +56,26 @@ export interface RunningUi {
 /** Where the UI's access token is kept (0600), so a restarted `mcp-rewind ui` keeps it and open tabs reconnect. */
 export const uiTokenFile = (dataDir: string): string => join(dataDir, 'ui-token');
 
+/** Another process runs on the data folder (its workspace would be overwritten by a second one). */
+export class DataFolderInUse extends Error {
+  constructor(
+    readonly owner: DataOwner,
+    readonly dataDir: string,
+  ) {
+    super(
+      owner.shell === 'electron'
+        ? `the desktop app (pid ${owner.pid}) is using ${dataDir}: close it, or give this UI another folder with --data-dir`
+        : `the UI of ${dataDir} is already running (pid ${owner.pid}) at ${owner.origin}`,
+    );
+    this.name = 'DataFolderInUse';
+  }
+}
+
 export async function startUi(options: UiOptions & { version: string; rendererDir?: string; onLog?: (line: string) => void }): Promise<RunningUi> {
   const rendererDir = options.rendererDir ?? RENDERER_DIR;
   if (!existsSync(rendererIndex(rendererDir))) throw new Error(`the UI is not built (${rendererDir} is missing): run npm run build`);
+  const owner = await liveOwner(options.dataDir);
+  if (owner) throw new DataFolderInUse(owner, options.dataDir);
   if (options.newToken) rmSync(uiTokenFile(options.dataDir), { force: true });
   const { token } = persistentToken(uiTokenFile(options.dataDir));
   // the timeline's capacity is a setting (read at start; a bad settings file is reported and replaced by defaults)
@@ -70,11 +88,13 @@ export async function startUi(options: UiOptions & { version: string; rendererDi
       throw error;
     },
   );
+  const claim = claimDataDir(options.dataDir, { shell: 'browser', origin: new URL(shell.url).origin });
   return {
     shell,
     close: async () => {
       await shell.close();
       await controller.close();
+      claim.release();
     },
   };
 }
@@ -119,7 +139,16 @@ export async function uiCommand(argv: string[], version: string): Promise<void> 
     throw error;
   }
   const log = writeStderr;
-  const ui = await startUi({ ...options, version, onLog: log }).catch((error: Error) => fail(1, `cannot start the UI: ${error.message}`));
+  const ui = await startUi({ ...options, version, onLog: log }).catch((error: Error) => {
+    if (error instanceof DataFolderInUse && error.owner.origin) {
+      // one UI per data folder: open the running one (same token: it is kept in the folder)
+      const url = `${error.owner.origin}/?token=${persistentToken(uiTokenFile(options.dataDir)).token}`;
+      process.stdout.write(`mcp-rewind: the UI of this data folder is already running (pid ${error.owner.pid})\n  open  ${url}\n`);
+      if (options.open) openBrowser(url);
+      process.exit(0);
+    }
+    return fail(1, `cannot start the UI: ${error.message}`);
+  });
   process.stdout.write([`mcp-rewind ${version} — browser UI`, `  open  ${ui.shell.url}`, `  data  ${options.dataDir}`, '  (Ctrl-C to stop)'].join('\n') + '\n');
   if (options.open) openBrowser(ui.shell.url);
   stayUp(() => ui.close(), log);
