@@ -70,6 +70,13 @@ function createWindow(): BrowserWindow {
 
 guardStdStreams(); // started from a terminal that is then closed: writes to stderr must not crash the app
 const warn = (line: string): void => writeStderr(`mcp-rewind: ${line}`);
+// one app per user: a second start brings the first one's window forward (two would run the same saved proxies)
+if (!app.requestSingleInstanceLock()) process.exit(0);
+app.on('second-instance', () => {
+  const win = BrowserWindow.getAllWindows()[0];
+  if (win?.isMinimized()) win.restore();
+  win?.focus();
+});
 const dataDir = userDataDir();
 // this process manages the folder's proxies now: a browser UI (`mcp-rewind ui`) started meanwhile says so and stops
 const dataClaim = claimDataDir(dataDir, { shell: 'electron' });
