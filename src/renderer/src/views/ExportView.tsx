@@ -29,10 +29,16 @@ export function ExportView(): JSX.Element {
   const [result, setResult] = useState<ExportResult>()
   const sources = [...new Set([...(open ? [open] : []), ...proxyFolders.map((f) => f.dir), ...recent])]
 
-  useEffect(() => {
+  // new inputs: what was shown for the old ones goes (React's "adjust state on a prop change", not an effect)
+  const inputs = JSON.stringify([dir, format, out, overwrite])
+  const [shownFor, setShownFor] = useState(inputs)
+  if (shownFor !== inputs) {
+    setShownFor(inputs)
     setPreview(undefined)
     setProblem(undefined)
     setResult(undefined)
+  }
+  useEffect(() => {
     if (!dir.trim() || !out.trim()) return
     let current = true
     const timer = setTimeout(() => {

@@ -67,6 +67,7 @@ export function EntriesTable({ entries, selected, onSelect }: Props): JSX.Elemen
   const [sorting, setSorting] = useState<SortingState>([])
   const used = entries.filter((e) => e.hits > 0).length
   const data = useMemo(() => (usage === 'all' ? entries : entries.filter((e) => (usage === 'used' ? e.hits > 0 : e.hits === 0))), [entries, usage])
+  // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Table: the compiler leaves this component unmemoized, as intended
   const table = useReactTable({
     data,
     columns,

@@ -1,4 +1,4 @@
-import { useEffect, useState, type JSX } from 'react'
+import { useState, type JSX } from 'react'
 import type { CassetteEntrySummary } from '../../../../shared/api.js'
 import { useCassettes } from '../../stores/cassettes.js'
 import { JsonEditor } from '../../components/JsonEditor.js'
@@ -15,15 +15,21 @@ export function EntryEditor({ entry }: { entry: CassetteEntrySummary }): JSX.Ele
   const [confirming, setConfirming] = useState(false)
   const [newKey, setNewKey] = useState(entry.key)
 
-  useEffect(() => {
+  // another entry, or its text reloaded (after a save): the editor starts again from it (state adjusted while
+  // rendering, as React advises, rather than in an effect after a render with the old state)
+  const [textOf, setTextOf] = useState({ text, file: entry.file })
+  if (textOf.text !== text || textOf.file !== entry.file) {
+    setTextOf({ text, file: entry.file })
     setDraft(text ?? '')
     setError(undefined)
-  }, [text, entry.file])
-  useEffect(() => {
+  }
+  const [keyOf, setKeyOf] = useState({ file: entry.file, key: entry.key })
+  if (keyOf.file !== entry.file || keyOf.key !== entry.key) {
+    setKeyOf({ file: entry.file, key: entry.key })
     setNewKey(entry.key)
     setConfirming(false)
     setStatus(undefined)
-  }, [entry.file, entry.key])
+  }
 
   const problem = text === undefined ? undefined : entryProblem(entry.file, entry.key, draft)
   const dirty = text !== undefined && draft !== text

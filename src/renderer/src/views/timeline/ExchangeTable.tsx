@@ -103,6 +103,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
   useEffect(() => {
     stick.current = autoScroll
   }, [autoScroll])
+  // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Virtual: the compiler leaves this component unmemoized, as intended
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 })
   const items = virtualizer.getVirtualItems()
   // react-table gets only the rows in (and around) the viewport: building its row model for 100,000 rows on every

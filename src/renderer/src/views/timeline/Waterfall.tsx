@@ -14,6 +14,7 @@ export function Waterfall({ rows }: { rows: TrafficEvent[] }): JSX.Element {
   const select = useTimelineUi((s) => s.select)
   const setTab = useTimelineUi((s) => s.setTab)
   const shown = rows.length > WATERFALL_MAX_BARS ? rows.slice(-WATERFALL_MAX_BARS) : rows
+  // eslint-disable-next-line react-hooks/purity -- an exchange still open is drawn up to the time of drawing
   const { bars, lanes, t0, t1 } = useMemo(() => assignLanes(shown, Date.now()), [shown])
   if (bars.length === 0) return <p className="muted">No exchange to draw.</p>
   const span = Math.max(1, Math.round(t1 - t0))

@@ -33,6 +33,7 @@ export function JsonTree({ value, label, maxHeight }: { value: unknown; label: s
   const hitIds = useMemo(() => new Set(hits.map((h) => pathId(h.path))), [hits])
   const rows = useMemo(() => flattenTree(value, expanded), [value, expanded])
   const index = useMemo(() => new Map(rows.map((r, i) => [r.id, i])), [rows])
+  // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Virtual: the compiler leaves this component unmemoized, as intended
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 20 })
 
   const goTo = (n: number): void => {
