@@ -5,6 +5,7 @@ import { RulesFileSchema } from './rules/schema.js';
 import type { JsonRpcResponse } from './jsonrpc.js';
 import type { ExchangeEvent } from './traffic.js';
 import { BreakpointRuleInputSchema, type BreakpointsState } from './breakpoints.js';
+import { SettingsPatchSchema, type SettingsInfo } from './settings.js';
 
 /**
  * The ONE contract between the UI and the engine. Every command is declared once here: its input as a zod schema
@@ -134,52 +135,6 @@ export interface CassetteEntrySummary {
   recordedAt?: string;
   /** times the running proxies served it since they started */
   hits: number;
-}
-
-/** Settings of the app, kept as JSON in `<user data folder>/settings.json` (src/main/api/settings-file.ts). */
-export const THEMES = ['system', 'light', 'dark'] as const;
-export type Theme = (typeof THEMES)[number];
-/** The desktop window's last normal (unmaximized) bounds, and whether it was maximized. */
-export const WindowStateSchema = z.strictObject({
-  x: z.number().int().min(-100_000).max(100_000),
-  y: z.number().int().min(-100_000).max(100_000),
-  width: z.number().int().min(100).max(100_000),
-  height: z.number().int().min(100).max(100_000),
-  maximized: z.boolean(),
-});
-export type WindowState = z.infer<typeof WindowStateSchema>;
-export const SettingsSchema = z.strictObject({
-  theme: z.enum(THEMES),
-  /** the cassette folder proposed for a new proxy */
-  defaultCacheDir: z.string().trim().min(1).max(4096),
-  /** how many exchanges the timeline keeps (applies at the next start) */
-  trafficCapacity: z.number().int().min(1_000).max(1_000_000),
-  /** the timeline follows new exchanges */
-  autoScroll: z.boolean(),
-  /** cassette folders opened lately, newest first (the one list: the Cassettes, Export and Settings views show it) */
-  recentFolders: z.array(z.string().min(1).max(4096)).max(10),
-  /** proxies (their configuration, rules and breakpoints) come back at the next start, running ones started again */
-  restoreWorkspace: z.boolean(),
-  /** the Timeline's split: the detail beside the table or below it, and the table's share of each (percent) */
-  timelineLayout: z.strictObject({
-    split: z.enum(['side', 'bottom']),
-    side: z.number().min(10).max(90),
-    bottom: z.number().min(10).max(90),
-  }),
-  /** desktop app only */
-  window: WindowStateSchema.optional(),
-});
-export type Settings = z.infer<typeof SettingsSchema>;
-/** settings.set: any subset of the settings; `window: null` forgets the window state. */
-export const SettingsPatchSchema = SettingsSchema.partial().extend({ window: WindowStateSchema.nullable().optional() });
-export type SettingsPatch = z.input<typeof SettingsPatchSchema>;
-/** What settings.get / settings.set answer, and the payload of the 'settings' event. */
-export interface SettingsInfo {
-  settings: Settings;
-  /** the settings file */
-  file: string;
-  /** set when the file could not be read at start (defaults are used; the bad file is kept as settings.json.bad) */
-  problem?: string;
 }
 
 const Id = z.strictObject({ id: z.string().min(1) });

@@ -1,7 +1,7 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SettingsInfo } from '../../src/shared/api.js';
+import type { SettingsInfo } from '../../src/shared/settings.js';
 import { AppController } from '../../src/main/api/app-controller.js';
 import { createApiHandlers } from '../../src/main/api/handlers.js';
 import { defaultSettings, fitWindow, SettingsFile } from '../../src/main/api/settings-file.js';

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SettingsPatchSchema, SettingsSchema, type Settings, type SettingsInfo, type SettingsPatch, type WindowState } from '../../shared/api.js';
+import { SettingsPatchSchema, SettingsSchema, type Settings, type SettingsInfo, type SettingsPatch, type WindowState } from '../../shared/settings.js';
 import { describeZodError } from '../../shared/rules/schema.js';
 import { writeFileAtomic } from './atomic-file.js';
 

@@ -1,7 +1,7 @@
 // The desktop window's bounds and maximized state, remembered in settings.json (src/main/api/settings-file.ts):
 // restored on start (fitted to the displays attached now), saved on move/resize (debounced), maximize and close.
 import { screen, type BrowserWindow, type BrowserWindowConstructorOptions } from 'electron';
-import type { WindowState } from '../../shared/api';
+import type { WindowState } from '../../shared/settings';
 import { fitWindow, type SettingsFile } from '../api/settings-file';
 
 const DEFAULT_SIZE = { width: 1200, height: 800 };

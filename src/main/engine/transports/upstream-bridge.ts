@@ -38,7 +38,6 @@ import {
   isResponse,
   type JsonRpcId,
   type JsonRpcMessage,
-  type JsonRpcNotification,
   type JsonRpcRequest,
 } from '../../../shared/jsonrpc.js';
 import { redactUrl } from '../cassette/redact.js';
@@ -49,6 +48,7 @@ import { sendJson } from '../http/sse.js';
 import { header } from '../http/url.js';
 import type { Log } from '../log.js';
 import { DEFAULT_SESSION_IDLE_MS } from '../pipeline/session.js';
+import { relatedRequest, type BridgeSession } from './bridge-routing.js';
 
 export type BridgeSpec =
   | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
@@ -61,43 +61,6 @@ export interface UpstreamBridge {
   pids(): number[];
   /** ends every session (stdio: close stdin, SIGTERM after 2 s, SIGKILL after 2 s more) and stops listening */
   close(): Promise<void>;
-}
-
-interface BridgeSession {
-  id?: string;
-  server: StreamableHTTPServerTransport;
-  client: Transport;
-  child?: ChildProcess;
-  /** downstream request ids awaiting their response, oldest first */
-  inFlight: JsonRpcId[];
-  /** progress token → the downstream request that carries it */
-  tokens: Map<unknown, JsonRpcId>;
-  closing: boolean;
-  /** when the pipeline last sent anything on this session, and how many of its requests and streams are open */
-  lastActive: number;
-  open: number;
-  close(reason?: string): Promise<void>;
-}
-
-/**
- * Notifications about the session's state, never about one request: a Streamable HTTP server sends them on the GET
- * stream, and so does the bridge (tying them to whatever request is in flight would record them into its exchange).
- */
-const SESSION_NOTIFICATIONS = new Set([
-  'notifications/tools/list_changed',
-  'notifications/prompts/list_changed',
-  'notifications/resources/list_changed',
-  'notifications/resources/updated',
-]);
-
-/**
- * The downstream request a server message travels with (its POST stream): the owner of its progress token, else
- * the most recent request still in flight; undefined (the GET stream) for session notifications or when idle.
- */
-function relatedRequest(message: JsonRpcRequest | JsonRpcNotification, session: BridgeSession): JsonRpcId | undefined {
-  if (SESSION_NOTIFICATIONS.has(message.method)) return undefined;
-  const token = message.method === 'notifications/progress' ? (message.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
-  return (token !== undefined ? session.tokens.get(token) : undefined) ?? session.inFlight[session.inFlight.length - 1];
 }
 
 /** How long starting a child or connecting to a legacy SSE server may take. */

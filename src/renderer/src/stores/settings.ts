@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import type { Settings, SettingsInfo, SettingsPatch, Theme } from '../../../shared/api.js'
+import type { Settings, SettingsInfo, SettingsPatch, Theme } from '../../../shared/settings.js'
 import { api } from '../api/current.js'
 
 /**

@@ -1,5 +1,5 @@
 import type { JSX } from 'react'
-import { THEMES, type Theme } from '../../../shared/api.js'
+import { THEMES, type Theme } from '../../../shared/settings.js'
 import { useSettings } from '../stores/settings'
 import { CommitInput } from './settings/CommitInput'
 import './settings/settings.css'
