@@ -154,16 +154,9 @@ export interface CassetteEntry {
 }
 
 /** The exchange fields of a parsed entry, only those present (an entry's object stays small). */
-function exchangeFields(e: {
-  error?: RecordedError;
-  status?: number;
-  protocolVersion?: string;
-  framing?: Framing;
-  timing?: Timing;
-  stateless?: boolean;
-  unanswered?: true;
-  refusal?: RefusalKind;
-}): Partial<CassetteEntry> {
+function exchangeFields(
+  e: Pick<CassetteEntry, 'error' | 'status' | 'protocolVersion' | 'framing' | 'timing' | 'stateless' | 'unanswered' | 'refusal'>,
+): Partial<CassetteEntry> {
   const out: Partial<CassetteEntry> = {};
   if (e.unanswered !== undefined) out.unanswered = e.unanswered;
   if (e.refusal !== undefined) out.refusal = e.refusal;

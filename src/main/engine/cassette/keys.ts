@@ -114,7 +114,8 @@ export function toolNameFromKey(key: string): string | undefined {
   }
 }
 
-const BARE_METHODS: Record<string, string> = {
+/** Bare entries (mcp-rewind's cached methods) name their method only through the key. */
+export const BARE_KEY_METHODS: Record<string, string> = {
   initialize: 'initialize',
   ping: 'ping',
   tools_list: 'tools/list',
@@ -142,7 +143,7 @@ export function requestOfEntry(entry: {
     return { method: 'tools/call', params: { name, arguments: entry.arguments, ...round } };
   }
   if (entry.method) return { method: entry.method, params: entry.params ?? {} };
-  const method = BARE_METHODS[entry.key];
+  const method = BARE_KEY_METHODS[entry.key];
   return method ? { method, params: {} } : undefined;
 }
 

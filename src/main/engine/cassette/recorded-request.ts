@@ -1,5 +1,5 @@
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
-import { toolNameFromKey } from './keys.js';
+import { BARE_KEY_METHODS, toolNameFromKey } from './keys.js';
 import { debugFileNames } from './names.js';
 import { readCassetteFile, readCassetteFileSync, UnsafeEntryError } from './safe-read.js';
 import type { Log } from '../log.js';
@@ -9,16 +9,6 @@ import type { Log } from '../log.js';
  * the debug files are gone. Sources, best first: the entry itself (tools/call name + arguments, the `$rewind`
  * wrapper's method + params), the `<n> <key>.req.json` debug file's body (mcp-rewind's own files), the key.
  */
-
-/** Bare entries (mcp-rewind's cached methods) name their method only through the key. */
-const BARE_KEY_METHODS: Record<string, string> = {
-  initialize: 'initialize',
-  ping: 'ping',
-  tools_list: 'tools/list',
-  resources_list: 'resources/list',
-  resources_templates_list: 'resources/templates/list',
-  prompts_list: 'prompts/list',
-};
 
 export interface RecordedRequest {
   method: string;

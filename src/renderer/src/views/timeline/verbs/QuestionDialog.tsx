@@ -18,15 +18,14 @@ function messagesOf(params: Record<string, unknown>): string[] {
   })
 }
 
-function Sampling({
-  question,
-  busy,
-  answer,
-}: {
+/** one kind of question's form: what was asked, and how to answer (a result) or refuse (an error) */
+interface QuestionProps {
   question: AppServerRequest
   busy: boolean
   answer(a: { result?: Record<string, unknown>; error?: string }): void
-}): JSX.Element {
+}
+
+function Sampling({ question, busy, answer }: QuestionProps): JSX.Element {
   const [text, setText] = useState('')
   return (
     <>
@@ -60,15 +59,7 @@ function Sampling({
   )
 }
 
-function Elicitation({
-  question,
-  busy,
-  answer,
-}: {
-  question: AppServerRequest
-  busy: boolean
-  answer(a: { result?: Record<string, unknown>; error?: string }): void
-}): JSX.Element {
+function Elicitation({ question, busy, answer }: QuestionProps): JSX.Element {
   const schema = question.params.requestedSchema as Record<string, unknown> | undefined
   const form = useMemo(() => formOf(schema), [schema])
   const [value, setValue] = useState<unknown>(() => initialValue(form) ?? {})
