@@ -21,8 +21,6 @@ export const FIRST_MODERN_REVISION = '2026-07-28';
 
 /** A revision carried in `_meta` per request (2026-07-28 and later): revisions are dates, compared as strings. */
 export const isModernRevision = (version: string): boolean => version >= FIRST_MODERN_REVISION && /^\d{4}-\d{2}-\d{2}$/.test(version);
-/** Something that looks like a revision (YYYY-MM-DD). */
-export const isRevisionShaped = (version: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(version);
 
 /** The era of a revision: both eras can share one endpoint and one cassette, but never an answer. */
 export type Era = 'legacy' | 'modern';

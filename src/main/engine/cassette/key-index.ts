@@ -139,7 +139,7 @@ export class KeyIndex {
 
   /** Files what a miss asks of an entry (entry.ts entryMarksOf: its error's code, a requestState it issued). */
   setMarks(ref: EntryRef, marks: EntryMarks | undefined): void {
-    if (ref.marks === marks || (ref.marks === undefined && marks === undefined)) return;
+    if (ref.marks?.errorCode === marks?.errorCode && ref.marks?.issuedState === marks?.issuedState) return; // re-read: the same marks
     if (ref.marks) this.unmark(ref);
     ref.marks = marks;
     if (marks?.errorCode !== undefined) {

@@ -318,15 +318,7 @@ export class McpEndpoint implements Stage {
   ): Promise<void> {
     if (local.length === 0) return void res.writeHead(202).end(); // notifications and replies need no answer
     const answers = await this.settle(local, session, res);
-    let headers: Record<string, string> = {};
-    if (init && session?.id) {
-      const result = init.response && 'result' in init.response ? init.response.result : undefined;
-      if (result) {
-        session.protocolVersion = String(result.protocolVersion ?? '');
-        init.protocolVersion = session.protocolVersion;
-        headers = { 'mcp-session-id': session.id };
-      } else this.sessions.delete(session.id); // no session came of it
-    }
+    const headers = init ? replayedInit(this.sessions, init, session, false) : {};
     const status = local.length === 1 && !Array.isArray(parsed) ? local[0].status : undefined;
     if (status !== undefined && status !== 200) sendJson(res, status, answers[0], headers);
     else sendMessages(res, header(req, 'accept'), Array.isArray(parsed) ? answers : answers[0], headers);

@@ -7,6 +7,7 @@ import { sendJson, sseEvent } from '../http/sse.js';
 import type { Stage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 import { REPLAYED_STREAMS_KEPT, RESUME_WAIT_MS, type Session } from './session.js';
+import { canonicalJson } from '../cassette/keys.js';
 
 /** How long a replayed server→client request waits for the client's reply before the exchange goes on. */
 export const REPLY_TIMEOUT_MS = 60_000;
@@ -14,10 +15,6 @@ export const REPLY_TIMEOUT_MS = 60_000;
 /** --replay-timing: undefined plays at once; a speed (1 = as recorded, 2 = twice as fast) waits the recorded delays ÷ speed. */
 export type ReplaySpeed = number | undefined;
 
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
-  );
 const wait = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
 export interface ReplayAnswer {
@@ -244,7 +241,7 @@ class Playback {
     }
     exchange.addStreamed(got);
     const strip = (r: JsonRpcResponse | undefined): unknown => (r ? ('result' in r ? r.result : r.error) : undefined);
-    if (recorded && canonical(strip(got)) !== canonical(strip(recorded))) {
+    if (recorded && canonicalJson(strip(got)) !== canonicalJson(strip(recorded))) {
       const flag = `client reply to ${message.method} differs from the recorded one`;
       exchange.flags.push(flag);
       stage.log(

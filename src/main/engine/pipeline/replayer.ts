@@ -64,8 +64,8 @@ export class Replayer implements Hook {
   /** the cursor key each planned exchange advances (entries of one key, per revision) */
   private readonly cursors = new WeakMap<LiveExchange, string>();
   private cachedProfile?: { revision: number; profile: ServerProfile };
-  /** the applicable entries of a key's list, per revision (lists of one entry need none), until the cassette changes */
-  private partitions = new WeakMap<readonly CassetteEntry[], Map<string, Partition>>();
+  /** the applicable entries of a key's list, by key and revision (lists of one entry need none), until the cassette changes */
+  private partitions = new Map<string, Partition>();
   private partitionsRevision = -1;
 
   constructor(
@@ -138,19 +138,19 @@ export class Replayer implements Hook {
       return { entries, cursor: all[0].key };
     }
     if (this.partitionsRevision !== this.store.revision) {
-      this.partitions = new WeakMap();
+      this.partitions.clear();
       this.partitionsRevision = this.store.revision;
     }
     const slot = ctx.version ?? ctx.era;
-    let bySlot = this.partitions.get(all);
-    const known = bySlot?.get(slot);
+    // the store hands out a new list on each lookup: the key names the list (it changes only with the revision)
+    const id = `${all[0].key}\u0000${slot}`;
+    const known = this.partitions.get(id);
     if (known) return known;
     const entries = applicable(all, ctx);
     const partition = { entries, cursor: entries === all ? all[0].key : `${all[0].key}#${slot}` };
     // a missing-capability error fits by the client's capabilities, which a revision does not say: not kept
     if (all.some((e) => conditionOf(e.error) === 'capability')) return partition;
-    if (!bySlot) this.partitions.set(all, (bySlot = new Map()));
-    bySlot.set(slot, partition);
+    this.partitions.set(id, partition);
     return partition;
   }
 
@@ -195,7 +195,7 @@ export class Replayer implements Hook {
   }
 
   need(exchange: LiveExchange): Need {
-    return exchange.cassette === 'hit' && this.store.followUpKeys > 0 && this.store.lookup(followUpKey(exchange.key)) ? 'observe' : 'none';
+    return exchange.cassette === 'hit' && this.store.followUpKeys > 0 && this.store.has(followUpKey(exchange.key)) ? 'observe' : 'none';
   }
 
   /** Replay: the server notifications recorded after this exchange go out on the client's server stream, after the answer. */
