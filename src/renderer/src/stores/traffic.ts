@@ -56,7 +56,8 @@ let incoming: TrafficEvent[] = []
 let heldBack: TrafficEvent[] = []
 let timer: ReturnType<typeof setTimeout> | undefined
 /** while a snapshot is in flight, events are kept aside and merged after it */
-let syncing = false
+/** reloads in flight (they may overlap: a reconnect and a file opened); live events wait until none is */
+let syncing = 0
 
 /**
  * The list with `more` in request order (timeline numbers follow the order requests came in; an exchange is published
@@ -154,7 +155,7 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
 
 function flush(): void {
   timer = undefined
-  if (syncing || incoming.length === 0) return
+  if (syncing > 0 || incoming.length === 0) return
   const batch = incoming
   incoming = []
   const state = useTraffic.getState()
@@ -189,7 +190,7 @@ export function flushTraffic(): void {
 
 /** Replaces the view with the engine's buffer, keeping the events that arrived during the call. */
 export async function syncTraffic(): Promise<void> {
-  syncing = true
+  syncing++
   try {
     const snapshot = (await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })).sort((a, b) => a.seq - b.seq)
     const seen = new Set(snapshot.map(key))
@@ -199,7 +200,7 @@ export async function syncTraffic(): Promise<void> {
   } catch (error) {
     useTraffic.setState({ error: (error as Error).message })
   } finally {
-    syncing = false
+    syncing--
     flushTraffic()
   }
 }

@@ -24,14 +24,12 @@ export async function annotate(seq: number, patch: { pinned?: boolean; note?: st
 export async function openSource(path: string): Promise<SourceInfo> {
   const info = await api().call('sources.open', { path })
   useVerbs.setState((s) => ({ sources: s.sources.some((x) => x.id === info.id) ? s.sources : [...s.sources, info] }))
-  await syncTraffic()
-  return info
+  return info // its exchanges come with the 'sources' event's reload (attachVerbs)
 }
 
 export async function closeSource(id: string): Promise<void> {
   await api().call('sources.close', { id })
   useVerbs.setState((s) => ({ sources: s.sources.filter((x) => x.id !== id) }))
-  await syncTraffic()
 }
 
 export function saveTraffic(input: CommandInput<'traffic.save'>): Promise<SaveResult> {

@@ -7,6 +7,7 @@ import { JsonEditor } from '../../components/JsonEditor.js'
 import { problemText, useSchemaProblems, useToolSchema } from '../../hooks/tool-schema.js'
 import { STAGE_LABELS, timeLeft, useNow } from './BreakpointBanner.js'
 import { checkEdit } from './validate.js'
+import { shortSession } from '../timeline/sessions.js'
 import './breakpoints.css'
 
 /** Add a breakpoint to a proxy: a tool name (or * for every tool), before the request or before the response. */
@@ -136,7 +137,7 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
         <code className="bp-tool">{call.tool}</code>
         <span className="muted">
           {proxyName}
-          {call.sessionId ? ` · session ${call.sessionId.slice(0, 8)}` : ''} · paused {new Date(call.since).toLocaleTimeString()} · resumes unchanged in{' '}
+          {call.sessionId ? ` · session ${shortSession(call.sessionId)}` : ''} · paused {new Date(call.since).toLocaleTimeString()} · resumes unchanged in{' '}
           {timeLeft(call, now)}
         </span>
       </header>

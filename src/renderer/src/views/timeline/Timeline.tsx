@@ -8,7 +8,7 @@ import { useTraffic, type ClearScope } from '../../stores/traffic.js'
 import { useVerbs } from '../../stores/verbs.js'
 import { usePanels } from '../../stores/panels.js'
 import { applyFilter, distinct, heldRows, indexOfKey, isFiltering, rowKey, warmSearch, type TimelineFilter, type TimelineRow } from './model.js'
-import { groupBySession, sessionLabel, sessionsOf } from './sessions.js'
+import { groupBySession, sessionLabel, sessionsOf, shortSession } from './sessions.js'
 import { SaveDialog } from './verbs/FileDialogs.js'
 import { useTimelineUi, type TimelineTab } from './state.js'
 import { Filters } from './Filters.js'
@@ -31,7 +31,7 @@ function clearScope(filter: TimelineFilter, proxyName: (id: string) => string, m
   if (!isFiltering(filter)) return { label: 'every exchange', keeps }
   const parts = [
     filter.proxy && `proxy ${proxyName(filter.proxy)}`,
-    filter.session && `session ${filter.session.slice(0, 8)}`,
+    filter.session && `session ${shortSession(filter.session)}`,
     filter.pinned && 'pinned',
     filter.method && `method ${filter.method}`,
     filter.tool && `tool ${filter.tool}`,

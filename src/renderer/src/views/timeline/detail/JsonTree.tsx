@@ -1,15 +1,9 @@
 import { useEffect, useMemo, useRef, useState, type JSX, type KeyboardEvent } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { flattenTree, initialExpansion, pathId, pathText, preview, revealPath, searchTree, type TreeRow } from '../../../models/json-tree.js'
+import { copyText } from '../../../components/clipboard.js'
 
 const ROW = 22
-
-function copyText(text: string, done: (message: string) => void): void {
-  navigator.clipboard
-    .writeText(text)
-    .then(() => done('copied'))
-    .catch(() => done('no clipboard here'))
-}
 
 /**
  * A JSON value as a collapsible tree: virtualised (only the rows on screen are in the DOM, so a 5 MB result opens at

@@ -6,16 +6,10 @@ import { flushTraffic } from '../../../stores/traffic.js'
 import { annotate, sendExchange, useVerbs } from '../../../stores/verbs.js'
 import { useTimelineUi } from '../state.js'
 import { useSendTarget } from './SendTarget.js'
+import { copyText } from '../../../components/clipboard.js'
 
 /** Requests the verbs apply to: every client request but the handshake. */
 export const canResend = (e: TrafficEvent): boolean => e.method !== 'initialize' && !e.method.startsWith('notifications/')
-
-function copy(text: string, done: (message: string) => void, what: string): void {
-  navigator.clipboard
-    .writeText(text)
-    .then(() => done(`copied ${what}`))
-    .catch(() => done('no clipboard here'))
-}
 
 /** "Copy as": curl (a script with a session of its own), JSON-RPC, a TypeScript SDK snippet; the response as JSON. */
 function CopyMenu({ event, target }: { event: TrafficEvent; target?: CopyTarget }): JSX.Element {
@@ -36,7 +30,7 @@ function CopyMenu({ event, target }: { event: TrafficEvent; target?: CopyTarget 
       disabled={!text}
       title={hint}
       onClick={() => {
-        if (text) copy(text(), setStatus, what)
+        if (text) copyText(text(), setStatus, `copied ${what}`)
         setOpen(false)
       }}
     >
