@@ -28,7 +28,7 @@ export default defineConfig<ShellOptions>({
     },
   },
   // The same specs against both shells through the `app` fixture of e2e/shell.ts: 'browser' runs `mcp-rewind ui` in
-  // Chromium (and writes the README's screenshots); 'electron' runs the desktop app through Playwright's Electron
+  // Chromium (and, under `npm run screenshots`, writes the docs' screenshots); 'electron' runs the desktop app through Playwright's Electron
   // support, and skips every test with the reason printed where no Electron binary exists (as on the CI machines).
   projects: [
     { name: 'browser', use: { shell: 'browser' } },

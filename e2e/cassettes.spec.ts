@@ -173,6 +173,7 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
     const preview = page.getByRole('region', { name: 'Export preview' });
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     await expect(preview.getByTestId('replay-command')).toHaveText(`npx mcp-rewind@${version} --replay --cache ${exported}`); // runs in any folder
+    await expect(preview.getByTestId('command-note')).toContainText('not on npm yet'); // npx mcp-rewind@<v> 404s until a release exists
     await expect(preview.getByTestId('command-note')).toContainText('npm pack');
     await expect(preview.getByTestId('preview-summary')).toContainText('1 file');
     await expect(preview.getByRole('table', { name: 'Files to write' })).toContainText('cassette.json');

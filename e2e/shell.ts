@@ -37,7 +37,7 @@ export interface App {
    * the specs' first step; electron: the window is already loaded, so it waits for that and sets location.hash.
    */
   open(path?: string): Promise<void>;
-  /** Screenshot for the README at `path` (browser project only; the electron project keeps it in its test output). */
+  /** Screenshot for the docs at `path` under `npm run screenshots` (browser project); otherwise kept in the test output. */
   screenshot(path: string): Promise<void>;
   /**
    * Browser shell: stops `mcp-rewind ui` (SIGTERM) and starts it again on the same port with the same data folder,
@@ -129,8 +129,9 @@ export const test = base.extend<{ app: App }, ShellOptions & { shellBrowser: Bro
   ],
 
   app: async ({ shell, shellBrowser }, use, testInfo) => {
+    // `npm run screenshots` (MCP_REWIND_SCREENSHOTS=1) writes the docs' PNGs; a test run keeps them in its output
     const shot = async (page: Page, path: string): Promise<void> => {
-      if (shell === 'browser') {
+      if (shell === 'browser' && process.env.MCP_REWIND_SCREENSHOTS === '1') {
         mkdirSync(dirname(path), { recursive: true });
         await page.screenshot({ path });
       } else {

@@ -162,12 +162,12 @@ describe('cassette entry schema', () => {
 
 describe('rules file schema', () => {
   const readmeRules = async (): Promise<unknown> => {
-    const readme = await readFile(join(REPO, 'README.md'), 'utf8');
-    const block = /## Rules[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+    const page = await readFile(join(REPO, 'docs/rules.md'), 'utf8');
+    const block = /```json\n([\s\S]*?)```/.exec(page)?.[1];
     return JSON.parse(block ?? 'null');
   };
 
-  it("accepts the README's rules example, with or without $schema, as the engine does", async () => {
+  it("accepts the rules example of docs/rules.md, with or without $schema, as the engine does", async () => {
     const rules = (await readmeRules()) as Record<string, unknown>;
     expect(rules).toMatchObject({ tools: expect.any(Array) });
     for (const file of [rules, { $schema: RULES_SCHEMA_URL, ...rules }]) {

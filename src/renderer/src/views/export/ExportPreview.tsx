@@ -1,5 +1,6 @@
 import { useState, type JSX } from 'react'
 import type { ExportPreview as Preview } from '../../../../shared/api.js'
+import { PUBLISHED_ON_NPM } from '../../../../shared/release.js'
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`
@@ -76,8 +77,15 @@ export function ExportPreview({ preview, har }: { preview: Preview; har: boolean
       <h3>{har ? 'Command that writes this HAR (HAR is for inspection; it does not replay)' : 'Replay it in CI'}</h3>
       <CommandLine command={preview.command} />
       <p className="small muted" data-testid="command-note">
-        It runs this version of mcp-rewind from npm, in any folder. A version that is not published (a checkout): <code>npm pack</code> in the checkout and{' '}
-        <code>npm install ./mcp-rewind-&lt;version&gt;.tgz</code> in the CI job first; the same command then runs that install.
+        {PUBLISHED_ON_NPM ? (
+          'It runs this version of mcp-rewind from npm, in any folder.'
+        ) : (
+          <>
+            mcp-rewind is not on npm yet, so this command needs the package installed where it runs: <code>npm pack</code> in a checkout of
+            mcp-rewind, keep the tarball with the CI job and run <code>npm install ./mcp-rewind-&lt;version&gt;.tgz</code> first; the command then
+            runs that install.
+          </>
+        )}
       </p>
     </section>
   )
