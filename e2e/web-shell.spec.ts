@@ -21,7 +21,7 @@ test.describe('the token gate', () => {
     // a tab with no token: the page loads (it holds no secret) and says in one line what to do, instead of spinning
     const stranger = await (await page.context().browser()!.newContext()).newPage();
     await stranger.goto(`${origin}/`);
-    await expect(stranger.getByTestId('signin-notice')).toContainText('open the URL that mcp-rewind ui printed');
+    await expect(stranger.getByTestId('signin-notice')).toContainText('run mcp-rewind ui and open the link it prints');
     await expect(stranger.getByRole('status')).toHaveText('not signed in');
 
     await app.open();

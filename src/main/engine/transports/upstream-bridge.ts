@@ -268,8 +268,8 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: {
   // the bridge listens on loopback like every endpoint of ours: a page in a browser must not reach it (DNS rebinding)
   const guard = createGuard({ host: '127.0.0.1' });
   const httpServer = http.createServer((req, res) => {
-    const refused = guard(req);
-    if (refused) {
+    const { refused } = guard(req);
+    if (refused !== null) {
       req.resume();
       return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${refused}`));
     }
