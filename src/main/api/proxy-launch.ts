@@ -31,20 +31,21 @@ export async function launchProxy(config: ProxyConfig, context: LaunchContext, l
   const { lastPort, browserOrigins = () => [] } = context;
   const cacheDir = config.cacheDir === undefined ? undefined : resolve(config.cacheDir);
   const own = config.allowedOrigins ?? [];
+  const allowedOrigins = (): readonly string[] => [...own, ...browserOrigins()];
   const start = (port: number, upstreamUrl: string | undefined): Promise<RunningProxy> =>
     startProxy({
       mode: config.mode,
       upstreamUrl,
       cacheDir,
       port,
-      allowedOrigins: () => [...own, ...browserOrigins()],
+      allowedOrigins,
       // always with rules, so that they can be edited live
       rules: engineRules(config.rules),
       replayTiming: config.replayTiming,
       onLog: (line, level) => log(line, level),
     });
   await checkCassette(config, cacheDir);
-  const upstream = await openUpstream(config, log);
+  const upstream = await openUpstream(config, log, allowedOrigins);
   try {
     if (!stillWanted()) throw new Error('stopped while starting');
     const wanted = config.port === 0 && lastPort ? lastPort : config.port;

@@ -125,7 +125,8 @@ export class TimelineState {
       this.marks.delete(seq);
       this.keptEvents.delete(seq);
     } else {
-      if (this.marks.size + this.unrestored.kept.length >= MAX_KEPT && !this.marks.has(seq)) throw new Error(`at most ${MAX_KEPT} exchanges can be pinned or noted`);
+      if (this.marks.size + this.unrestored.kept.length >= MAX_KEPT && !this.marks.has(seq))
+        throw new Error(`at most ${MAX_KEPT} exchanges can be pinned or noted`);
       this.marks.set(seq, mark);
       if (!this.fromSource.has(seq)) this.keptEvents.set(seq, event);
     }
