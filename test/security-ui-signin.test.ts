@@ -25,7 +25,7 @@ afterEach(async () => {
 
 /** The pids and argv the stand-in opener and browser noted in `log` (the second UI exits: its opener is no child). */
 function openedBy(log: string): Array<{ pid: number; argv: string }> {
-  let text = '';
+  let text: string;
   try {
     text = readFileSync(log, 'utf8');
   } catch {

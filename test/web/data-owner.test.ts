@@ -80,7 +80,7 @@ describe('one UI per data folder', () => {
     );
   });
 
-  it("`mcp-rewind ui` run twice: the second prints a new one-time link to the running UI and exits 0; after a kill -9 the next one starts", async () => {
+  it('`mcp-rewind ui` run twice: the second prints a new one-time link to the running UI and exits 0; after a kill -9 the next one starts', async () => {
     const dataDir = await tempDir('rewind-data-');
     const launch = (): { child: ChildProcess; output: Promise<{ code: number | null; out: string }>; banner: Promise<string> } => {
       const child = spawn(process.execPath, [BIN, 'ui', '--no-open', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -108,7 +108,11 @@ describe('one UI per data folder', () => {
     expect(new URL(again[1]).origin).toBe(new URL(url).origin);
     expect(again[1]).not.toBe(url);
     const exchange = () =>
-      fetch(`${new URL(url).origin}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: again[2] }) });
+      fetch(`${new URL(url).origin}/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code: again[2] }),
+      });
     expect((await exchange()).status).toBe(200);
     expect((await exchange()).status).toBe(401);
     first.child.kill('SIGKILL');

@@ -28,9 +28,10 @@ export function buildUiProgram(): Command {
     .option('--no-open', 'print the URL only; do not open a browser')
     .option('--new-token', 'replace the access token kept in the data folder (open tabs must then sign in again)', false)
     .addOption(
-      new Option('--allowed-origin <origin>', "a browser page's origin that may call every proxy of this UI (a browser-based MCP client); repeatable").argParser(
-        collect,
-      ),
+      new Option(
+        '--allowed-origin <origin>',
+        "a browser page's origin that may call every proxy of this UI (a browser-based MCP client); repeatable",
+      ).argParser(collect),
     );
 }
 
@@ -101,12 +102,10 @@ export async function startUi(
   const controller = new AppController({ dataDir: options.dataDir, trafficCapacity, version: options.version, browserOrigins: () => browserOrigins }); // its warnings go to stderr
   const handlers = createApiHandlers(controller, { shell: 'browser', version: options.version });
   const { host, port, onLog, codeTtlMs } = options;
-  const shell = await startWebShell({ host, port, rendererDir, handlers, token, onLog, codeTtlMs }).catch(
-    async (error: Error) => {
-      await controller.close();
-      throw error;
-    },
-  );
+  const shell = await startWebShell({ host, port, rendererDir, handlers, token, onLog, codeTtlMs }).catch(async (error: Error) => {
+    await controller.close();
+    throw error;
+  });
   browserOrigins.push(shell.origin);
   const claim = claimDataDir(options.dataDir, { shell: 'browser', origin: shell.origin });
   return {

@@ -200,7 +200,8 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
     (given) => {
       if (status === 'closed') return
       protocols = given
-      if (given === undefined && options.checkAuth) refuse() // no token at all
+      if (given === undefined && options.checkAuth)
+        refuse() // no token at all
       else connect()
     },
     () => refuse(),
