@@ -48,7 +48,7 @@ async function startUi(dataDir: string): Promise<{ url: string; child: ChildProc
     const timer = setTimeout(() => reject(new Error(`no URL within 15 s:\n${out}`)), 15_000);
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const found = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
+      const found = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?code=[A-Za-z0-9_-]+)/.exec(out);
       if (found) {
         clearTimeout(timer);
         resolve(found[1]);

@@ -18,7 +18,7 @@ const hashOf = (page: Page): string => new URL(page.url()).hash;
 async function loadFresh(app: App, hash: string): Promise<{ page: Page; done: () => Promise<void> }> {
   if (app.shell === 'browser') {
     const page = await app.page.context().newPage();
-    await page.goto(`${app.url.replace(/#.*$/, '')}${hash}`);
+    await page.goto(`${(await app.link()).replace(/#.*$/, '')}${hash}`); // a new tab signs in with a link of its own
     return { page, done: () => page.close() };
   }
   await app.page.evaluate((h) => history.replaceState(history.state, '', h), hash);

@@ -28,13 +28,19 @@ export interface App {
   readonly page: Page;
   /** the user data folder of this app (settings.json…), fresh for each test */
   readonly dataDir: string;
-  /** browser: the URL `mcp-rewind ui` printed, with its token; electron: the window's file URL */
+  /** browser: the one-time sign-in link `mcp-rewind ui` printed (spent by the first open()); electron: the window's file URL */
   readonly url: string;
+  /**
+   * Browser shell: a new one-time sign-in link, as a user gets one — by running `mcp-rewind ui` again, which prints a
+   * link to the running UI. Electron: the window's URL.
+   */
+  link(): Promise<string>;
   /** console errors and page errors of `page`, collected from before the first load; a spec expects none */
   readonly problems: string[];
   /**
-   * Opens the app, at a view when `path` names one ('#/settings'). Browser: loads the URL (+ path) in the page, as
-   * the specs' first step; electron: the window is already loaded, so it waits for that and sets location.hash.
+   * Opens the app, at a view when `path` names one ('#/settings'). Browser: loads a sign-in link (+ path) in the page
+   * — the printed one the first time, a new one after — as the specs' first step; electron: the window is already
+   * loaded, so it waits for that and sets location.hash.
    */
   open(path?: string): Promise<void>;
   /** Screenshot for the docs at `path` under `npm run screenshots` (browser project); otherwise kept in the test output. */
@@ -73,7 +79,9 @@ function watchProblems(page: Page): string[] {
   return problems;
 }
 
-/** `mcp-rewind ui --no-open --port 0` with its own data folder; answers the tokened URL it prints. */
+const SIGN_IN_LINK = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?code=[A-Za-z0-9_-]+)/;
+
+/** `mcp-rewind ui --no-open --port 0` with its own data folder; answers the one-time sign-in link it prints. */
 async function startUi(dataDir: string, port = 0): Promise<{ url: string; child: ChildProcess }> {
   requireBuilt(['dist/main/cli.js', 'out/renderer/index.html']);
   const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', String(port)], {
@@ -88,7 +96,7 @@ async function startUi(dataDir: string, port = 0): Promise<{ url: string; child:
       const timer = setTimeout(() => reject(new Error(`mcp-rewind ui printed no URL within 15 s:\n${out}`)), 15_000);
       child.stdout!.on('data', (chunk: Buffer) => {
         out += chunk.toString();
-        const found = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/.exec(out);
+        const found = SIGN_IN_LINK.exec(out);
         if (found) {
           clearTimeout(timer);
           resolve(found[1]);
@@ -104,6 +112,22 @@ async function startUi(dataDir: string, port = 0): Promise<{ url: string; child:
     await stop(child);
     throw error;
   }
+}
+
+/** `mcp-rewind ui --no-open` again on a running UI's data folder: it prints a new link to the running one and exits. */
+async function newLink(dataDir: string): Promise<string> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open'], {
+    cwd: ROOT,
+    env: { ...process.env, MCP_REWIND_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const found = SIGN_IN_LINK.exec(out);
+  if (code !== 0 || !found) throw new Error(`mcp-rewind ui (run again) printed no link (exit ${code}):\n${out}`);
+  return found[1];
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -147,17 +171,25 @@ export const test = base.extend<{ app: App }, ShellOptions & { shellBrowser: Bro
         ui = await startUi(dataDir);
         const page = await context.newPage();
         const url = ui.url;
+        let unused: string | undefined = url; // the printed link works once
+        const link = async (): Promise<string> => {
+          const fresh = unused ?? (await newLink(dataDir));
+          unused = undefined;
+          return fresh;
+        };
         await use({
           shell,
           page,
           dataDir,
           url,
+          link,
           problems: watchProblems(page),
-          open: async (path = '') => void (await page.goto(url + path)),
+          open: async (path = '') => void (await page.goto((await link()) + path)),
           screenshot: (path) => shot(page, path),
           restart: async () => {
             await stop(ui!.child);
             ui = await startUi(dataDir, Number(new URL(url).port));
+            unused = ui.url;
           },
         });
       } finally {
@@ -193,6 +225,7 @@ export const test = base.extend<{ app: App }, ShellOptions & { shellBrowser: Bro
         page,
         dataDir,
         url: page.url(),
+        link: async () => page.url(),
         problems,
         open: async (path) => {
           await page.waitForLoadState('domcontentloaded');

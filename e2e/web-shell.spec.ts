@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
+import { argvOf, fakeOpener, startUiProcess } from '../test/helpers/ui-process.js';
 import { expect, ROOT, test } from './shell.js';
 
 // The app as a user starts it (e2e/shell.ts: `mcp-rewind ui` in real Chromium, or the Electron app), driving the real
@@ -13,7 +15,7 @@ import { expect, ROOT, test } from './shell.js';
 test.describe('the token gate', () => {
   test.skip(({ shell }) => shell !== 'browser', 'browser shell only: the token gate');
 
-  test('mcp-rewind ui: the token moves from the URL into the page; without it the page says what to do; a restarted shell takes the tab back', async ({
+  test('mcp-rewind ui: the printed link signs a tab in once and leaves the address bar; without it the page says what to do; a restarted shell takes the tab back', async ({
     app,
   }) => {
     const { page, problems } = app;
@@ -21,7 +23,7 @@ test.describe('the token gate', () => {
     // a tab with no token: the page loads (it holds no secret) and says in one line what to do, instead of spinning
     const stranger = await (await page.context().browser()!.newContext()).newPage();
     await stranger.goto(`${origin}/`);
-    await expect(stranger.getByTestId('signin-notice')).toContainText('open the URL that mcp-rewind ui printed');
+    await expect(stranger.getByTestId('signin-notice')).toContainText('run mcp-rewind ui and open the link it prints');
     await expect(stranger.getByRole('status')).toHaveText('not signed in');
 
     await app.open();
@@ -29,11 +31,20 @@ test.describe('the token gate', () => {
     await expect(nav).toBeVisible();
     for (const name of ['Timeline', 'Rules', 'Cassettes', 'Export', 'Settings']) await expect(nav.getByRole('button', { name })).toBeVisible();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Timeline');
-    await expect(page.getByText('Browser')).toBeVisible(); // no preload bridge: the WebSocket transport
+    await expect(page.getByText('Browser', { exact: true })).toBeVisible(); // no preload bridge: the WebSocket transport
     await expect(page.getByRole('status')).toHaveText('connected');
-    // the token left the address bar (and so the history): it lives in this tab's sessionStorage
-    expect(page.url()).not.toContain('token');
+    // the code left the address bar (and so the history); the token it was traded for lives in this tab's sessionStorage
+    const href = new URL(await page.evaluate(() => location.href));
+    expect([href.origin, href.pathname, href.search]).toEqual([origin, '/', '']);
     expect(await page.evaluate(() => document.cookie)).toBe('');
+    const token = readFileSync(join(app.dataDir, 'ui-token'), 'utf8').trim();
+    expect(await page.evaluate(() => sessionStorage.getItem('mcp-rewind-token'))).toBe(token);
+    // the link is spent: pasted again in another tab, it signs nobody in
+    const late = await (await page.context().browser()!.newContext()).newPage();
+    await late.goto(app.url);
+    await expect(late.getByTestId('signin-notice')).toBeVisible();
+    expect(late.url()).not.toContain('code=');
+    await late.context().close();
 
     await nav.getByRole('button', { name: 'Cassettes' }).click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Cassettes');
@@ -57,7 +68,7 @@ test.describe('the token gate', () => {
     await app.open();
     await expect(app.page.getByRole('status')).toHaveText('connected');
     const ui = new URL(app.url);
-    const token = ui.searchParams.get('token')!;
+    const token = readFileSync(join(app.dataDir, 'ui-token'), 'utf8').trim();
     // a hostile page on another port of 127.0.0.1 (a dev server, an npm package's server): it logs every request it gets
     const seen: Array<{ url: string; headers: Record<string, string | string[] | undefined> }> = [];
     const reports: string[] = [];
@@ -109,6 +120,71 @@ test.describe('the token gate', () => {
     } finally {
       evil.closeAllConnections();
       await new Promise((resolve) => evil.close(resolve));
+    }
+  });
+});
+
+test.describe('the hand-off file', () => {
+  test.skip(({ shell }) => shell !== 'browser', 'browser shell only: mcp-rewind ui opens the browser');
+
+  test('mcp-rewind ui opens a 0600 file (not a URL with a secret); in Chromium it signs the tab in, and no URL the tab visited holds the token or a code', async ({
+    shellBrowser,
+  }) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'rewind-e2e-data-'));
+    const bin = mkdtempSync(join(tmpdir(), 'rewind-e2e-opener-'));
+    const log = join(bin, 'opened.log');
+    const ui = await startUiProcess(dataDir, { env: { PATH: `${fakeOpener(bin, log)}:${process.env.PATH}` } });
+    const context = await shellBrowser!.newContext();
+    const pids: number[] = [];
+    try {
+      const token = ui.token();
+      await expect.poll(() => (existsSync(log) ? readFileSync(log, 'utf8') : ''), { timeout: 15_000 }).toMatch(/^opener \d+ file:\/\//);
+      const opener = /^opener (\d+) (\S+)/.exec(readFileSync(log, 'utf8'))!;
+      pids.push(Number(opener[1]));
+      const fileUrl = opener[2];
+      expect(argvOf(Number(opener[1]))).not.toContain(token);
+      expect(statSync(fileURLToPath(fileUrl)).mode & 0o777).toBe(0o600);
+
+      // what the browser does with it: the file posts its code, the answer keeps the token and replaces itself with /
+      const page = await context.newPage();
+      const visited: string[] = [];
+      page.on('framenavigated', (frame) => frame === page.mainFrame() && visited.push(frame.url()));
+      await page.goto(fileUrl);
+      await expect(page.getByRole('status')).toHaveText('connected', { timeout: 15_000 });
+      const href = new URL(await page.evaluate(() => location.href)); // the app adds its view: /#/timeline
+      expect([href.origin, href.pathname, href.search]).toEqual([ui.origin, '/', '']);
+      const code = /name="code" value="([\w-]+)"/.exec(readFileSync(fileURLToPath(fileUrl), 'utf8'))![1];
+      for (const url of visited) {
+        expect(url).not.toContain(token);
+        expect(url).not.toContain(code);
+      }
+      expect(visited[0]).toBe(fileUrl);
+      expect(visited.at(-1)).toMatch(new RegExp(`^${ui.origin}/(#/timeline)?$`));
+      // the history: the file and the app, nothing between (the hand-off answer was replaced)
+      expect(await page.evaluate(() => history.length)).toBe(2);
+      // the UI works
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Settings' }).click();
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Settings');
+      // the file again (from the history, in another tab): its code is spent
+      const again = await (await shellBrowser!.newContext()).newPage();
+      await again.goto(fileUrl);
+      await expect(again.getByText('was used already or has expired')).toBeVisible();
+      await again.goto(`${ui.origin}/`);
+      await expect(again.getByTestId('signin-notice')).toBeVisible();
+      await again.context().close();
+    } finally {
+      for (const line of existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []) pids.push(Number(line.split(' ')[1]));
+      for (const pid of new Set(pids)) {
+        try {
+          process.kill(pid, 'SIGKILL'); // the stand-in opener and browser
+        } catch {
+          // gone
+        }
+      }
+      await context.close();
+      await ui.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(bin, { recursive: true, force: true });
     }
   });
 });

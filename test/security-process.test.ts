@@ -108,10 +108,11 @@ describe.skipIf(!hasProc)('a closed stdout/stderr never wedges the process', () 
 
   it('`ui`: keeps answering on its WebSocket after a logged error, stays idle, exits on SIGTERM', async () => {
     const dataDir = await tempDir('rewind-ui-data-');
-    const { child, match } = await startThenDeafen(['ui', '--no-open', '--port', '0'], /open\s+(http:\/\/127\.0\.0\.1:(\d+))\/\?token=([A-Za-z0-9_-]+)/, {
+    const { child, match } = await startThenDeafen(['ui', '--no-open', '--port', '0'], /open\s+(http:\/\/127\.0\.0\.1:(\d+))\/\?code=/, {
       MCP_REWIND_DATA_DIR: dataDir,
     });
-    const [, origin, , token] = match;
+    const [, origin] = match;
+    const token = readFileSync(join(dataDir, 'ui-token'), 'utf8').trim(); // the owner's, 0600
     const connect = (): Promise<WebSocket> =>
       new Promise((resolve, reject) => {
         const ws = new WebSocket(`${origin.replace('http', 'ws')}/api`, ['mcp-rewind.v1', `mcp-rewind.token.${token}`], { origin });

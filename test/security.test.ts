@@ -63,17 +63,23 @@ async function surfaces(): Promise<Array<{ name: string; url: string; method: st
     { name: 'proxy legacy SSE', url: proxy.url.replace('/mcp', '/sse'), method: 'GET', headers: { accept: 'text/event-stream' } },
     { name: 'serve REST', url: `${serve.url}/api/sessions`, method: 'GET' },
     { name: 'serve MCP', url: `${serve.url}/mcp`, method: 'POST', body: init, headers: json },
-    { name: 'UI page', url: ui.shell.url, method: 'GET' },
+    { name: 'UI page', url: `${ui.shell.origin}/`, method: 'GET' },
   ];
 }
 
 describe('Host and Origin validation on every surface', () => {
-  it('refuses a foreign Host (DNS rebinding) and a foreign Origin (a page on another site) with 403', async () => {
+  it('refuses a foreign Host (DNS rebinding) and any browser Origin not given leave, loopback ones included, with 403', async () => {
     for (const s of await surfaces()) {
       const port = new URL(s.url).port;
       expect(await request(s.url, s.method, { ...s.headers, host: `attacker.example:${port}` }, s.body), `${s.name}, Host`).toBe(403);
       expect(await request(s.url, s.method, { ...s.headers, origin: 'http://attacker.example' }, s.body), `${s.name}, Origin`).toBe(403);
-      expect(await request(s.url, s.method, { ...s.headers, origin: `http://localhost:${port}` }, s.body), `${s.name}, loopback Origin`).not.toBe(403);
+      // a page on another loopback port is no more this server than a web site is (nor is a file:// page)
+      for (const origin of [`http://localhost:${Number(port) + 1}`, 'http://127.0.0.1:4598', 'null'])
+        expect(await request(s.url, s.method, { ...s.headers, origin }, s.body), `${s.name}, Origin ${origin}`).toBe(403);
+      // a no-cors request of another site's page carries no Origin, but says where it comes from
+      expect(await request(s.url, s.method, { ...s.headers, 'sec-fetch-site': 'same-site' }, s.body), `${s.name}, Sec-Fetch-Site`).toBe(403);
+      // no Origin at all: an agent, an SDK client, curl
+      expect(await request(s.url, s.method, { ...s.headers }, s.body), `${s.name}, no Origin`).not.toBe(403);
       // parsed strictly: a loopback literal followed by anything but a port is not loopback
       for (const host of [
         '[::1]evil.example',

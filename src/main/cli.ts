@@ -54,7 +54,9 @@ async function proxyCommand(argv: string[]): Promise<void> {
   const bridgeLog: Log = (line, level) => (options.verbose || level !== 'info' ? log(line) : undefined);
   const spec = options.upstreamCommand ? commandSpec(options.upstreamCommand) : options.upstreamUrl ? { url: options.upstreamUrl } : undefined;
   const upstream = spec
-    ? await openUpstream(spec, { log: bridgeLog, idleMs: options.sessionIdleMs }).catch((error: Error) => fail(1, error.message))
+    ? await openUpstream(spec, { log: bridgeLog, idleMs: options.sessionIdleMs, allowedOrigins: options.allowedOrigins }).catch((error: Error) =>
+        fail(1, error.message),
+      )
     : undefined;
   const upstreamLabel = options.upstreamCommand ? `${options.upstreamCommand} (stdio)` : upstream?.label;
   const proxy = await startProxy({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MODES } from './modes.js';
+import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from './origins.js';
 import { isReplayTiming, REPLAY_TIMING_HINT } from './replay-timing.js';
 import { RulesFileSchema } from './rules/schema.js';
 import type { JsonRpcResponse } from './jsonrpc.js';
@@ -29,6 +30,14 @@ export const ProxyConfigSchema = z.strictObject({
   replayTiming: z
     .string()
     .refine(isReplayTiming, { message: `replay timing: ${REPLAY_TIMING_HINT}` })
+    .optional(),
+  /**
+   * browser pages that may call this proxy (a browser-based MCP client), as --allowed-origin: any other request that
+   * carries an Origin is refused (403); requests without one (agents, SDK clients, curl) need none
+   */
+  allowedOrigins: z
+    .array(z.string().refine(isBrowserOrigin, { message: BROWSER_ORIGIN_HINT }))
+    .max(20)
     .optional(),
 });
 export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ProxyConfigSchema, type ProxyConfig } from './api.js';
 import { isLive } from './modes.js';
+import { BROWSER_ORIGIN_HINT } from './origins.js';
 import { REPLAY_TIMING_HINT } from './replay-timing.js';
 
 /**
@@ -17,6 +18,7 @@ export const PROXY_FIELD_LABELS = {
   port: 'Port',
   rules: 'Rules',
   replayTiming: 'Replay timing',
+  allowedOrigins: 'Browser origins',
 } as const;
 export type ProxyField = keyof typeof PROXY_FIELD_LABELS;
 
@@ -50,6 +52,8 @@ function fieldMessage(field: ProxyField, issue: z.core.$ZodIssue, input: Record<
       return 'give a folder, or leave it empty for the default one';
     case 'replayTiming':
       return REPLAY_TIMING_HINT;
+    case 'allowedOrigins':
+      return issue.code === 'too_big' ? 'at most 20 origins' : `each one ${BROWSER_ORIGIN_HINT}`;
     default:
       return issue.message;
   }

@@ -184,7 +184,12 @@ describe('Host and Origin validation, CORS, healthcheck', () => {
 
   beforeAll(async () => {
     upstream = await startSdkServer();
-    proxy = await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir: path.join(await tempDir(), 'cassette') });
+    proxy = await startProxy({
+      mode: 'record',
+      upstreamUrl: upstream.url,
+      cacheDir: path.join(await tempDir(), 'cassette'),
+      allowedOrigins: ['http://localhost:1234'],
+    });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -218,7 +223,18 @@ describe('Host and Origin validation, CORS, healthcheck', () => {
     expect(upstream.messages.length).toBe(before);
   });
 
-  it('Origin: http://localhost:1234 is allowed, with CORS headers echoing it and exposing mcp-session-id', async () => {
+  it('Origin of another loopback port, not given leave → 403 (and its preflight too), and the upstream never sees the request', async () => {
+    const before = upstream.messages.length;
+    const res = await rawRequest(proxy.url, { headers: jsonHeaders({ origin: 'http://localhost:4598' }), body: initBody });
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.text).error.message).toMatch(/Origin "http:\/\/localhost:4598" is not allowed/);
+    const preflight = await rawRequest(proxy.url, { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:4598', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(403);
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    expect(upstream.messages.length).toBe(before);
+  });
+
+  it('Origin given leave (allowedOrigins: http://localhost:1234) is allowed, with CORS headers echoing it and exposing mcp-session-id', async () => {
     const res = await rawRequest(proxy.url, { headers: jsonHeaders({ origin: 'http://localhost:1234' }), body: initBody });
     expect(res.status).toBe(200);
     expect(answerOf(res)).toMatchObject({ id: 1, result: { serverInfo: { name: 'fixture-server' } } });

@@ -576,7 +576,7 @@ function portOf(inst: Instances, target: TargetName): number {
 /** the health probe: GET /healthcheck (proxies), /api/healthz (serve), the page with its token (UI) */
 async function probe(inst: Instances, target: TargetName, timeoutMs: number): Promise<string | undefined> {
   const port = portOf(inst, target);
-  const p = target === 'rest' || target === 'serve-mcp' ? '/api/healthz' : target.startsWith('ui') ? `/?token=${inst.ui.shell.token}` : '/healthcheck';
+  const p = target === 'rest' || target === 'serve-mcp' ? '/api/healthz' : target.startsWith('ui') ? '/' : '/healthcheck';
   const o = await sendHttp(port, { method: 'GET', path: p, headers: {} }, timeoutMs);
   return 'status' in o && o.status === 200 ? undefined : `health probe GET ${p}: ${'status' in o ? o.status : `${o.outcome} (${o.detail})`}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiCallError, bridgeProtocols, bridgeUrl, createApi, pageToken, createIpcApi, type IpcBridge } from '../../src/renderer/src/api/client.js';
+import { ApiCallError, bridgeProtocols, bridgeUrl, createApi, signIn, createIpcApi, type IpcBridge } from '../../src/renderer/src/api/client.js';
 import { toUiOptions } from '../../src/main/cli/ui-command.js';
 import { userDataDir } from '../../src/main/web/user-data.js';
 
@@ -68,16 +68,24 @@ describe('renderer client: WebSocket URL and token', () => {
     expect(bridgeProtocols('a-b_c')).toEqual(['mcp-rewind.v1', 'mcp-rewind.token.a-b_c']);
   });
 
-  it('moves the token from the address bar into sessionStorage, and reads it from there after a reload', () => {
+  it('takes the one-time code out of the address bar, trades it once for the token (kept in sessionStorage); never reads a token from the URL', async () => {
     const stored = new Map<string, string>();
     const storage = { getItem: (k: string) => stored.get(k) ?? null, setItem: (k: string, v: string) => void stored.set(k, v) };
     const replaced: string[] = [];
     const history = { replaceState: (_d: unknown, _t: string, url?: string | URL | null) => void replaced.push(String(url)) };
-    expect(pageToken({ search: '?a=1&token=t0k', pathname: '/', hash: '#/rules' }, storage, history)).toBe('t0k');
+    const codes = new Set(['c0de']);
+    const exchange = async (code: string) => (codes.delete(code) ? 't0k' : undefined); // once, as the shell does
+    expect(await signIn({ search: '?a=1&code=c0de', pathname: '/', hash: '#/rules' }, storage, history, exchange)).toBe('t0k');
     expect(replaced).toEqual(['/?a=1#/rules']);
-    expect(pageToken({ search: '', pathname: '/', hash: '' }, storage, history)).toBe('t0k');
-    expect(replaced).toHaveLength(1);
-    expect(pageToken({ search: '', pathname: '/', hash: '' }, { getItem: () => null, setItem: () => {} })).toBeUndefined();
+    // a reload (the code is spent: the tab keeps its token) and a plain load read it from sessionStorage
+    expect(await signIn({ search: '?code=c0de', pathname: '/', hash: '' }, storage, history, exchange)).toBe('t0k');
+    expect(await signIn({ search: '', pathname: '/', hash: '' }, storage, history, exchange)).toBe('t0k');
+    expect(replaced).toEqual(['/?a=1#/rules', '/']);
+    // an old ?token= link: taken out of the address bar, never used
+    const empty = { getItem: () => null, setItem: () => {} };
+    expect(await signIn({ search: '?token=t0k', pathname: '/', hash: '' }, empty, history, exchange)).toBeUndefined();
+    expect(replaced.at(-1)).toBe('/');
+    expect(await signIn({ search: '', pathname: '/', hash: '' }, empty, undefined, exchange)).toBeUndefined();
   });
 
   it('ends in "unauthorized" when the shell refuses the token, and fails calls with a clear message', async () => {
@@ -98,11 +106,11 @@ describe('renderer client: WebSocket URL and token', () => {
     let asked = 0;
     const api = createWebSocketApi({ url: 'ws://x/api', protocols: ['p'], WebSocket: Refused, minDelayMs: 5, checkAuth: async () => (++asked, 'refused') });
     const call = api.call('app.info', {});
-    await expect(call).rejects.toThrow(/no valid access token/);
+    await expect(call).rejects.toThrow(/not signed in to mcp-rewind/);
     expect(api.status()).toBe('unauthorized');
     await new Promise((r) => setTimeout(r, 50));
     expect(asked).toBe(1); // no retry loop
-    await expect(api.call('proxies.list', {})).rejects.toThrow(/open the URL that `mcp-rewind ui` printed/);
+    await expect(api.call('proxies.list', {})).rejects.toThrow(/run `mcp-rewind ui` and open the link it prints/);
     api.close();
   });
 });

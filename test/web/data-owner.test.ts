@@ -43,20 +43,20 @@ describe('one UI per data folder', () => {
   it('a second UI on the folder is refused, naming the running one; once that one closes, the folder is free', async () => {
     const [dataDir, rendererDir] = [await tempDir('rewind-data-'), await renderer()];
     const first = await start(dataDir, rendererDir);
-    expect(ownerOf(dataDir)).toMatchObject({ pid: process.pid, shell: 'browser', origin: new URL(first.shell.url).origin });
+    expect(ownerOf(dataDir)).toMatchObject({ pid: process.pid, shell: 'browser', origin: first.shell.origin });
     // as another process sees it (this process never counts as another): the record names a live pid whose UI answers
     const ours = readFileSync(join(dataDir, 'owner.json'), 'utf8');
     writeFileSync(join(dataDir, 'owner.json'), JSON.stringify({ ...ownerOf(dataDir), pid: process.ppid }));
     const refused = await start(dataDir, rendererDir).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(DataFolderInUse);
-    expect((refused as DataFolderInUse).owner.origin).toBe(new URL(first.shell.url).origin);
+    expect((refused as DataFolderInUse).owner.origin).toBe(first.shell.origin);
     expect((refused as Error).message).toMatch(/already running \(pid \d+\) at http:\/\/127\.0\.0\.1:\d+/);
     writeFileSync(join(dataDir, 'owner.json'), ours);
     await first.close();
     running.splice(running.indexOf(first), 1);
     expect(existsSync(join(dataDir, 'owner.json'))).toBe(false); // released on close
     const second = await start(dataDir, rendererDir);
-    expect(ownerOf(dataDir).origin).toBe(new URL(second.shell.url).origin);
+    expect(ownerOf(dataDir).origin).toBe(second.shell.origin);
   });
 
   it('a record left behind does not hold the folder: its process is gone, or its pid lives on but no UI answers there', async () => {
@@ -80,7 +80,7 @@ describe('one UI per data folder', () => {
     );
   });
 
-  it("`mcp-rewind ui` run twice: the second prints the running UI's address (same token) and exits 0; after a kill -9 the next one starts", async () => {
+  it('`mcp-rewind ui` run twice: the second prints a new one-time link to the running UI and exits 0; after a kill -9 the next one starts', async () => {
     const dataDir = await tempDir('rewind-data-');
     const launch = (): { child: ChildProcess; output: Promise<{ code: number | null; out: string }>; banner: Promise<string> } => {
       const child = spawn(process.execPath, [BIN, 'ui', '--no-open', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -90,7 +90,7 @@ describe('one UI per data folder', () => {
       const banner = new Promise<string>((resolve) => (seen = resolve));
       child.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
-        const url = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(out)?.[1];
+        const url = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?code=[\w-]+)/.exec(out)?.[1];
         if (url) seen(url);
       });
       child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -103,11 +103,22 @@ describe('one UI per data folder', () => {
     const { code, out } = await second.output;
     expect(code).toBe(0);
     expect(out).toContain('already running');
-    expect(out).toContain(url); // the same address and token: the one tab to use
+    // the running UI's address, with a code of its own that the running UI takes (once)
+    const again = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?code=([\w-]+))/.exec(out)!;
+    expect(new URL(again[1]).origin).toBe(new URL(url).origin);
+    expect(again[1]).not.toBe(url);
+    const exchange = () =>
+      fetch(`${new URL(url).origin}/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code: again[2] }),
+      });
+    expect((await exchange()).status).toBe(200);
+    expect((await exchange()).status).toBe(401);
     first.child.kill('SIGKILL');
     await first.output;
     const third = launch();
-    expect(await third.banner).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+    expect(await third.banner).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?code=/);
     expect(ownerOf(dataDir).pid).toBe(third.child.pid);
   }, 40_000);
 });

@@ -160,7 +160,7 @@ describe('the UI token across restarts', () => {
       },
     });
     closers.push(async () => stale.close());
-    await expect(stale.call('app.info', {})).rejects.toThrow(/no valid access token/);
+    await expect(stale.call('app.info', {})).rejects.toThrow(/not signed in to mcp-rewind/);
     expect(stale.status()).toBe('unauthorized');
   });
 });

@@ -165,9 +165,13 @@ async function open(s: WebShell, options?: Parameters<typeof connect>[1]): Promi
 }
 
 describe('web shell: pages', () => {
-  it('prints a loopback URL with a 32-character base64url token', async () => {
+  it('gives a loopback sign-in link with a one-time code, never the token (a 32-character base64url token of its own)', async () => {
     const s = await start();
-    expect(s.url).toBe(`http://127.0.0.1:${s.port}/?token=${s.token}`);
+    const link = new URL(s.signInUrl());
+    expect(link.origin).toBe(`http://127.0.0.1:${s.port}`);
+    expect([...link.searchParams.keys()]).toEqual(['code']);
+    expect(link.href).not.toContain(s.token);
+    expect(s.signInUrl()).not.toBe(link.href); // a new code each time
     expect(s.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const other = await startWebShell({ rendererDir: await rendererFixture(), handlers: fakeHandlers() });
     expect(other.token).not.toBe(s.token);
@@ -176,7 +180,7 @@ describe('web shell: pages', () => {
 
   it('serves the page and its assets without any credential (they hold no secret), sets no cookie, and sends a strict CSP', async () => {
     const s = await start();
-    for (const path of ['/', `/?token=${s.token}`, '/?token=wrong']) {
+    for (const path of ['/', `/?code=${s.issueCode()}`, '/?code=wrong']) {
       const page = await get(s, path);
       expect(page.status, path).toBe(200);
       expect(page.headers['content-type']).toMatch(/^text\/html/);
@@ -221,7 +225,7 @@ describe('web shell: pages', () => {
 
   it('refuses a foreign Host header (DNS rebinding)', async () => {
     const s = await start();
-    expect((await get(s, `/?token=${s.token}`, { host: 'evil.example:80' })).status).toBe(403);
+    expect((await get(s, '/', { host: 'evil.example:80' })).status).toBe(403);
   });
 });
 

@@ -27,6 +27,11 @@ export interface AppControllerOptions {
   settings?: SettingsFile;
   /** the app's version (the clientInfo of its own MCP sessions, HAR's creator) */
   version?: string;
+  /**
+   * browser origins every proxy admits besides its own "Browser origins" (read per request): the browser UI's own
+   * page and `mcp-rewind ui --allowed-origin`. Any other page that carries an Origin is refused (403).
+   */
+  browserOrigins?: () => readonly string[];
 }
 
 interface ManagedProxy {
@@ -72,9 +77,11 @@ export class AppController implements DemoHost {
   private nextId = 1;
   private countsTimer?: NodeJS.Timeout;
   private closed = false;
+  private readonly browserOrigins: () => readonly string[];
 
   constructor(options: AppControllerOptions) {
     this.dataDir = resolve(options.dataDir);
+    this.browserOrigins = options.browserOrigins ?? (() => []);
     this.traffic = new AppTraffic(options.trafficCapacity, (seq) => this.verbs.timeline.keeps(seq));
     this.logLine = options.log ?? ((line, level) => level === 'warn' && process.stderr.write(`mcp-rewind: ${line}\n`));
     this.settings = options.settings ?? settingsFile(this.dataDir, (line) => this.log(line, 'warn'));
@@ -251,7 +258,8 @@ export class AppController implements DemoHost {
     this.emitProxies();
     try {
       // running means it can serve: the upstream answered initialize (live modes), the cassette exists (replay)
-      const { running, upstream } = await launchProxy(config, managed.lastPort, log, () => !this.closed && managed.info.state === 'starting');
+      const stillWanted = (): boolean => !this.closed && managed.info.state === 'starting';
+      const { running, upstream } = await launchProxy(config, { lastPort: managed.lastPort, browserOrigins: this.browserOrigins }, log, stillWanted);
       managed.running = running;
       managed.upstream = upstream;
       managed.startedAt = Date.now();

@@ -14,26 +14,38 @@ export interface LaunchedProxy {
   upstream?: OpenedUpstream;
 }
 
+export interface LaunchContext {
+  /** tried first when the config asks for any port */
+  lastPort?: number;
+  /** browser origins the app's proxies all admit (the browser UI's page, `ui --allowed-origin`), read per request */
+  browserOrigins?: () => readonly string[];
+}
+
 /**
  * Starts a UI proxy once it can serve: its cassette exists (replay), its upstream answered initialize (live modes).
- * `lastPort` is tried first when the config asks for any port; `stillWanted` says whether a stop came meanwhile.
- * Failures are ProxyStartErrors naming the form's field where one is at fault; nothing is left open.
+ * `stillWanted` says whether a stop came meanwhile. A request from a browser page is refused unless its origin is one
+ * of the config's `allowedOrigins` or the app's `browserOrigins`. Failures are ProxyStartErrors naming the form's
+ * field where one is at fault; nothing is left open.
  */
-export async function launchProxy(config: ProxyConfig, lastPort: number | undefined, log: Log, stillWanted: () => boolean): Promise<LaunchedProxy> {
+export async function launchProxy(config: ProxyConfig, context: LaunchContext, log: Log, stillWanted: () => boolean): Promise<LaunchedProxy> {
+  const { lastPort, browserOrigins = () => [] } = context;
   const cacheDir = config.cacheDir === undefined ? undefined : resolve(config.cacheDir);
+  const own = config.allowedOrigins ?? [];
+  const allowedOrigins = (): readonly string[] => [...own, ...browserOrigins()];
   const start = (port: number, upstreamUrl: string | undefined): Promise<RunningProxy> =>
     startProxy({
       mode: config.mode,
       upstreamUrl,
       cacheDir,
       port,
+      allowedOrigins,
       // always with rules, so that they can be edited live
       rules: engineRules(config.rules),
       replayTiming: config.replayTiming,
       onLog: (line, level) => log(line, level),
     });
   await checkCassette(config, cacheDir);
-  const upstream = await openUpstream(config, log);
+  const upstream = await openUpstream(config, log, allowedOrigins);
   try {
     if (!stillWanted()) throw new Error('stopped while starting');
     const wanted = config.port === 0 && lastPort ? lastPort : config.port;

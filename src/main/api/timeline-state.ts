@@ -63,6 +63,11 @@ export class TimelineState {
   private readonly fromSource = new Map<number, { id: string; index: number }>();
   private nextSource = 1;
   private ready: Promise<void> = Promise.resolve();
+  /**
+   * What timeline.json listed that is not open again yet (restore reopens the sources one by one): written back as it
+   * was, so that a stop in the middle of a restore loses no file and no pin.
+   */
+  private unrestored: { sources: Array<{ id: string; path: string }>; kept: Array<z.output<typeof KeptSchema>> } = { sources: [], kept: [] };
 
   constructor(
     dataDir: string,
@@ -84,10 +89,12 @@ export class TimelineState {
       this.keptEvents.set(k.seq, { ...(k.event as unknown as TrafficEvent), seq: k.seq });
     }
     this.ring.add([...this.keptEvents.values()], false);
+    this.unrestored = { sources: [...saved.sources], kept: saved.kept.filter((k) => k.source) };
     this.ready = (async () => {
       for (const { id, path } of saved.sources) {
         const marks = new Map(saved.kept.filter((k) => k.source?.id === id).map((k) => [k.source!.index, k]));
         await this.open(path, id, marks).catch((error: Error) => this.log(`${path} was not opened again: ${error.message}`));
+        this.settle(id);
       }
       this.changed.annotations(this.annotations());
     })();
@@ -118,7 +125,8 @@ export class TimelineState {
       this.marks.delete(seq);
       this.keptEvents.delete(seq);
     } else {
-      if (this.marks.size >= MAX_KEPT && !this.marks.has(seq)) throw new Error(`at most ${MAX_KEPT} exchanges can be pinned or noted`);
+      if (this.marks.size + this.unrestored.kept.length >= MAX_KEPT && !this.marks.has(seq))
+        throw new Error(`at most ${MAX_KEPT} exchanges can be pinned or noted`);
       this.marks.set(seq, mark);
       if (!this.fromSource.has(seq)) this.keptEvents.set(seq, event);
     }
@@ -182,8 +190,16 @@ export class TimelineState {
     return info;
   }
 
+  /** a saved source was opened again (or could not be: it is gone from the file from now on) */
+  private settle(id: string): void {
+    this.unrestored = {
+      sources: this.unrestored.sources.filter((s) => s.id !== id),
+      kept: this.unrestored.kept.filter((k) => k.source?.id !== id),
+    };
+  }
+
   private freeSourceId(): string {
-    while (this.sources.has(`s${this.nextSource}`)) this.nextSource++;
+    while (this.sources.has(`s${this.nextSource}`) || this.unrestored.sources.some((s) => s.id === `s${this.nextSource}`)) this.nextSource++;
     return `s${this.nextSource++}`;
   }
 
@@ -200,6 +216,7 @@ export class TimelineState {
         ...(source ? { source } : { event: event as unknown as z.output<typeof EventSchema> }),
       });
     }
-    this.file.save({ version: 1, nextSeq: this.base + reserveSeqs(0), kept, sources: this.listSources().map(({ id, path }) => ({ id, path })) });
+    const sources = [...this.listSources().map(({ id, path }) => ({ id, path })), ...this.unrestored.sources];
+    this.file.save({ version: 1, nextSeq: this.base + reserveSeqs(0), kept: [...kept, ...this.unrestored.kept], sources });
   }
 }

@@ -7,6 +7,7 @@ import { compileRedactions } from '../engine/cassette/redact.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 import { UsageError } from '../engine/errors.js';
 import { isReplayTiming, REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
+import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from '../../shared/origins.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -51,7 +52,7 @@ export function buildProgram(version: string): Command {
     )
     .option('--rules <file>', 'JSON file of per-tool rules ({ instructions?, tools: [...], passthrough? }), applied on top of any mode')
     .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
-    .addOption(new Option('--allowed-origin <origin>', 'extra browser Origin to accept; repeatable').argParser(collect))
+    .addOption(new Option('--allowed-origin <origin>', "a browser page's origin that may call the proxy (others are refused); repeatable").argParser(collect))
     .addHelpText('after', SUBCOMMANDS_HELP);
 }
 
@@ -111,6 +112,8 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     throw new UsageError(`--replay-timing must be ${REPLAY_TIMING_HINT}, got "${raw.replayTiming}"`);
   if (raw.replayTiming !== undefined && raw.replayTiming !== 'none' && !raw.replay)
     throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
+  for (const origin of raw.allowedOrigin ?? [])
+    if (!isBrowserOrigin(origin)) throw new UsageError(`--allowed-origin must be ${BROWSER_ORIGIN_HINT}, got "${origin}"`);
   if (mode !== 'replay' && raw.upstreamCommand === undefined) {
     if (!raw.url) throw new UsageError(`--url (or --upstream-command) is required in ${mode} mode (replay needs --replay)`);
     let url: URL;

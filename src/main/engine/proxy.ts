@@ -17,7 +17,8 @@ export interface ProxyOptions extends EndpointOptions {
   host?: string;
   port?: number;
   allowedHosts?: string[];
-  allowedOrigins?: string[];
+  /** browser origins given leave (guard.ts); a function is read per request */
+  allowedOrigins?: readonly string[] | (() => readonly string[]);
   /** connection limits of the HTTP edge (http/edge.ts EDGE_LIMITS) */
   limits?: Partial<EdgeLimits>;
 }

@@ -37,7 +37,8 @@ export interface ServeOptions {
   instructions?: string;
   supervisorIntervalMs?: number;
   allowedHosts?: string[];
-  allowedOrigins?: string[];
+  /** browser origins given leave (guard.ts); a function is read per request */
+  allowedOrigins?: readonly string[] | (() => readonly string[]);
   serverInfo?: { name: string; version: string };
   onLog?: Log;
   /** every finished exchange of every session (verbose logging, timeline) */

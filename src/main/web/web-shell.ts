@@ -1,25 +1,27 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { extname, join, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { EVENT_NAMES, type EventName, type ServerFrame } from '../../shared/api.js';
 import type { ApiHandlers } from '../api/handlers.js';
 import { listen } from '../engine/http/edge.js';
-import { createGuard } from '../engine/http/guard.js';
+import { createGuard, type GuardOptions } from '../engine/http/guard.js';
+import { SignInCodes } from './sign-in.js';
+import { answerSignIn, SIGN_IN_PATHS } from './sign-in-routes.js';
+import { SECURITY_HEADERS, serveStatic } from './static-files.js';
 
 /**
  * The browser shell: serves the built renderer and bridges the UI↔engine contract (src/shared/api.ts) over one
  * WebSocket at /api. Plain Node (no electron). The twin of the Electron IPC adapter in src/main/app.
  *
- * Access: the page and its assets are public (they hold no secret). The token printed with the URL (`?token=`) is
- * read by the page, kept in its sessionStorage (scoped to this origin, port included) and removed from the address
- * bar; the page presents it explicitly on the WebSocket handshake, as a subprotocol `mcp-rewind.token.<token>`
- * (non-browser clients may send `Authorization: Bearer <token>` instead). No cookie: cookies are scoped by host, not
- * port, so any other server on 127.0.0.1 would receive one. A browser's handshake must carry this shell's own Origin;
- * Host and Origin are also checked against loopback by the shared edge guard (DNS rebinding).
+ * Access: the page and its assets are public (they hold no secret). The session token never travels in a URL: a tab
+ * gets it for a one-time code (sign-in.ts: the hand-off file `mcp-rewind ui` opens, or the link it prints), keeps it in
+ * its sessionStorage (scoped to this origin, port included) and presents it explicitly on the WebSocket handshake, as
+ * a subprotocol `mcp-rewind.token.<token>` (non-browser clients may send `Authorization: Bearer <token>` instead). No
+ * cookie: cookies are scoped by host, not port, so any other server on 127.0.0.1 would receive one. A browser's
+ * requests must carry this shell's own Origin (the hand-off file's POST: `null`); Host is checked against loopback by
+ * the shared edge guard (DNS rebinding).
  */
 
 /** The handler table as the transports see it: createApiHandlers (src/main/api/handlers.ts) or a stand-in. */
@@ -33,16 +35,21 @@ export interface WebShellOptions {
   handlers: ApiHandlerTable;
   /** default: 24 random bytes, base64url */
   token?: string;
+  /** how long a one-time sign-in code works (default CODE_TTL_MS, 60 s), and the clock it is measured by */
+  codeTtlMs?: number;
+  now?: () => number;
   onLog?: (line: string) => void;
 }
 
 export interface WebShell {
-  /** the page to open, token included */
-  url: string;
   /** http://host:port, no trailing slash */
   origin: string;
   port: number;
   token: string;
+  /** a new one-time sign-in code (sign-in.ts) */
+  issueCode(): string;
+  /** a new one-time link for a human to paste: `<origin>/?code=<code>` (never the token) */
+  signInUrl(): string;
   /** connected, authenticated WebSocket clients */
   clients(): number;
   close(): Promise<void>;
@@ -55,19 +62,6 @@ export const TOKEN_PROTOCOL_PREFIX = 'mcp-rewind.token.';
 /** a client that falls this far behind on events is dropped (it reconnects and takes a snapshot) */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 const EVENTS: EventName[] = EVENT_NAMES;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.map': 'application/json',
-};
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 /** constant time whatever the lengths: both sides are hashed first */
@@ -88,10 +82,6 @@ function foreignOrigin(req: IncomingMessage): string | undefined {
   const origin = req.headers.origin;
   return origin !== undefined && origin.toLowerCase() !== `http://${req.headers.host ?? ''}`.toLowerCase() ? origin : undefined;
 }
-
-/** no inline scripts, no foreign connections; data:/blob: images and audio for rendered tool results */
-const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** the handler table rejects with ApiError objects `{ message }`; anything else thrown is reported by its message too */
 function messageOf(error: unknown): string {
@@ -125,62 +115,32 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
   const token = options.token ?? randomBytes(24).toString('base64url');
   const root = resolve(options.rendererDir);
   const log = options.onLog ?? (() => {});
-  const guard = createGuard({ host });
+  const codes = new SignInCodes(options.codeTtlMs, options.now);
+  // browser requests come from this shell's own page, or (its POST only) from the hand-off file: a file:// page
+  const guardOptions: GuardOptions = {
+    host,
+    ownOrigin: true,
+    admits: (origin, req) => origin === 'null' && req.method === 'POST' && parseUrl(req.url)?.pathname === '/api/handoff',
+  };
+  const guard = createGuard(guardOptions);
 
   const authorized = (req: IncomingMessage): boolean => sameToken(presentedToken(req), token);
 
-  const serveFile = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = parseUrl(req.url);
     if (!url) return void res.writeHead(400).end();
-    const security = {
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
-      'x-frame-options': 'DENY',
-      'content-security-policy': CONTENT_SECURITY_POLICY,
-    };
     if (url.pathname === '/api/auth') {
       // lets a page tell "my token was refused" (the shell restarted with another one) from "the shell is down"
-      if (foreignOrigin(req)) return void res.writeHead(403, security).end();
-      return void res.writeHead(authorized(req) ? 204 : 401, { ...security, 'cache-control': 'no-store' }).end();
+      if (foreignOrigin(req)) return void res.writeHead(403, SECURITY_HEADERS).end();
+      return void res.writeHead(authorized(req) ? 204 : 401, { ...SECURITY_HEADERS, 'cache-control': 'no-store' }).end();
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { ...security, allow: 'GET, HEAD' }).end();
-      return;
-    }
-    let path: string;
-    try {
-      path = decodeURIComponent(url.pathname);
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    const file = resolve(root, '.' + (path.endsWith('/') ? path + 'index.html' : path));
-    const info = file === root || !file.startsWith(root + sep) ? undefined : await stat(file).catch(() => undefined);
-    if (!info?.isFile()) {
-      res.writeHead(404, { ...security, 'content-type': 'text/plain; charset=utf-8' }).end('not found');
-      return;
-    }
-    const headers: Record<string, string | number> = {
-      ...security,
-      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-      'content-length': info.size,
-    };
-    headers['cache-control'] = extname(file) === '.html' ? 'no-store' : 'no-cache';
-    res.writeHead(200, headers);
-    if (req.method === 'HEAD') return void res.end();
-    await new Promise<void>((done) => {
-      const stream = createReadStream(file);
-      stream.on('error', () => {
-        res.destroy();
-        done();
-      });
-      res.on('close', done);
-      stream.pipe(res);
-    });
+    if (SIGN_IN_PATHS.has(url.pathname)) return answerSignIn({ codes, token, origin, authorized }, req, res, url.pathname);
+    return serveStatic(root, req, res, url.pathname);
   };
 
-  const edge = await listen({ host, port: options.port ?? 0 }, serveFile, log);
-  const origin = edge.url('');
+  let origin = '';
+  const edge = await listen({ ...guardOptions, port: options.port ?? 0 }, handle, log);
+  origin = edge.url('');
 
   const wss = new WebSocketServer({
     noServer: true,
@@ -195,8 +155,8 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     const url = parseUrl(req.url);
     if (!url) return refuseUpgrade(socket, 400, 'bad request target');
     if (url.pathname !== '/api') return refuseUpgrade(socket, 404, 'the API is at /api');
-    const refused = guard(req);
-    if (refused) return refuseUpgrade(socket, 403, `forbidden: ${refused}`);
+    const { refused } = guard(req);
+    if (refused !== null) return refuseUpgrade(socket, 403, `forbidden: ${refused}`);
     // a browser always sends Origin on a WebSocket handshake: it must be this page's own origin (same Host, http)
     const foreign = foreignOrigin(req);
     if (foreign !== undefined) return refuseUpgrade(socket, 403, `forbidden: Origin "${foreign}" is not this shell`);
@@ -266,10 +226,11 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
 
   let closing: Promise<void> | undefined;
   return {
-    url: `${origin}/?token=${token}`,
     origin,
     port: edge.port,
     token,
+    issueCode: () => codes.issue(),
+    signInUrl: () => `${origin}/?code=${codes.issue()}`,
     clients: () => clients.size,
     close: () =>
       (closing ??= (async () => {

@@ -149,7 +149,7 @@ function SignInNotice(): JSX.Element | null {
   if (status !== 'unauthorized') return null
   return (
     <div className="signin-notice" role="alert" data-testid="signin-notice">
-      This page has no valid access token: open the URL that <code>mcp-rewind ui</code> printed (it ends in <code>?token=…</code>).
+      This page is not signed in: run <code>mcp-rewind ui</code> and open the link it prints (a link works once, within a minute).
     </div>
   )
 }

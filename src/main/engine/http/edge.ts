@@ -25,8 +25,9 @@ export const EDGE_LIMITS: EdgeLimits = { keepAliveMs: 60_000, headersMs: 10_000,
 export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /**
- * An HTTP server with the edge rules every mcp-rewind endpoint shares: Host/Origin validation (DNS rebinding),
- * CORS for allowed browser origins, preflight answers, and no crash on a handler error or a malformed request.
+ * An HTTP server with the edge rules every mcp-rewind endpoint shares: Host/Origin validation (DNS rebinding, other
+ * pages: guard.ts), CORS for the browser origins given leave, preflight answers, and no crash on a handler error or a
+ * malformed request.
  */
 export async function listen(
   options: GuardOptions & { port?: number; limits?: Partial<EdgeLimits> },
@@ -39,10 +40,10 @@ export async function listen(
   const server = http.createServer(
     { keepAliveTimeout: limits.keepAliveMs, headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, connectionsCheckingInterval: limits.checkMs },
     (req, res) => {
-      const refused = guard(req);
-      if (refused) return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${refused}`));
+      const verdict = guard(req);
+      if (verdict.refused !== null) return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${verdict.refused}`));
       const origin = req.headers.origin;
-      if (origin) {
+      if (origin && verdict.cors) {
         res.setHeader('access-control-allow-origin', origin);
         res.setHeader('vary', 'Origin');
         res.setHeader('access-control-expose-headers', CORS_EXPOSE_HEADERS);

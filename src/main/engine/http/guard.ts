@@ -8,9 +8,19 @@ export interface GuardOptions {
   host: string;
   /** extra host names accepted in the Host header (e.g. a LAN name when listening on 0.0.0.0) */
   allowedHosts?: string[];
-  /** extra origins accepted from browsers, e.g. "http://my-inspector.test:8080" */
-  allowedOrigins?: string[];
+  /**
+   * browser origins given leave to call this server (a browser-based MCP client), e.g. "http://localhost:6274";
+   * answered with CORS headers. A function is read on every request (an origin known only later: the UI's).
+   */
+  allowedOrigins?: readonly string[] | (() => readonly string[]);
+  /** a browser Origin equal to `http://<Host>` passes: the server's own pages (the browser UI; a proxy serves none) */
+  ownOrigin?: boolean;
+  /** an origin one route admits besides, e.g. the `null` origin of the UI's hand-off file on its POST */
+  admits?: (origin: string, req: IncomingMessage) => boolean;
 }
+
+/** why a request is refused (403), or that it passes, and whether its browser Origin gets CORS headers */
+export type GuardVerdict = { refused: string } | { refused: null; cors: boolean };
 
 /** RFC 9110 Host: uri-host [ ":" port ], where uri-host is an IP literal in brackets or a name/IPv4 without ':' */
 const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9._~!$&'()*+,;=%-]+)(?::\d{0,5})?$/i;
@@ -21,33 +31,49 @@ function hostnameOf(hostHeader: string): string | undefined {
   return m ? m[1].toLowerCase() : undefined;
 }
 
+/** an origin as browsers serialise it ("HTTP://LocalHost:80/" → "http://localhost"); other text lower-cased as is */
+export function normalOrigin(origin: string): string {
+  try {
+    const url = new URL(origin);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.origin;
+  } catch {
+    // "null", or not a URL: compared as written
+  }
+  return origin.toLowerCase();
+}
+
+/** A browser page of another site sends this on requests that carry no Origin (no-cors GETs, navigations). */
+const OTHER_SITE = new Set(['cross-site', 'same-site']);
+
 /**
- * DNS-rebinding and cross-site protection, as the MCP spec requires of local servers:
- * the Host header must name this machine, and a browser's Origin must be a loopback origin (or an allowed one).
- * Returns null when the request may pass, else the reason for a 403.
+ * DNS-rebinding and cross-site protection, as the MCP spec requires of local servers: the Host header must name this
+ * machine, and a request from a browser page (it carries Origin, or Sec-Fetch-Site of another site) is refused unless
+ * its origin was given leave: an allowed origin, the server's own (ownOrigin), or one a route admits. Requests with
+ * no Origin — agents, SDK clients, curl — are not a browser page's and pass. Any other loopback port is *not* this
+ * server: a page there (a dev server, an npm package's server) is as foreign as any web site.
  */
-export function createGuard(options: GuardOptions): (req: IncomingMessage) => string | null {
+export function createGuard(options: GuardOptions): (req: IncomingMessage) => GuardVerdict {
   const hosts = new Set([...LOOPBACK_NAMES, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())]);
   if (!WILDCARD_HOSTS.has(options.host)) hosts.add(options.host.includes(':') ? `[${options.host}]` : options.host.toLowerCase());
   const anyHost = WILDCARD_HOSTS.has(options.host) && !options.allowedHosts?.length;
-  const origins = new Set((options.allowedOrigins ?? []).map((o) => o.toLowerCase()));
+  const listed = options.allowedOrigins;
+  const allowed: () => readonly string[] = typeof listed === 'function' ? listed : () => listed ?? [];
 
   return (req) => {
     const host = req.headers.host;
-    if (!host) return 'missing Host header';
+    if (!host) return { refused: 'missing Host header' };
     const name = hostnameOf(host);
-    if (name === undefined) return `Host "${host}" is malformed`;
-    if (!anyHost && !hosts.has(name)) return `Host "${host}" is not allowed`;
+    if (name === undefined) return { refused: `Host "${host}" is malformed` };
+    if (!anyHost && !hosts.has(name)) return { refused: `Host "${host}" is not allowed` };
     const origin = req.headers.origin;
-    if (origin === undefined) return null; // not a browser request
-    if (origins.has(origin.toLowerCase())) return null;
-    let url: URL;
-    try {
-      url = new URL(origin);
-    } catch {
-      return `Origin "${origin}" is not allowed`;
+    if (origin === undefined) {
+      const site = String(req.headers['sec-fetch-site'] ?? '');
+      return OTHER_SITE.has(site) ? { refused: `a page of another site (Sec-Fetch-Site: ${site}) may not call this server` } : { refused: null, cors: false };
     }
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && (LOOPBACK_NAMES.includes(url.hostname) || hosts.has(url.hostname))) return null;
-    return `Origin "${origin}" is not allowed`;
+    const normal = normalOrigin(origin);
+    if (allowed().some((o) => normalOrigin(o) === normal)) return { refused: null, cors: true };
+    if (options.ownOrigin && normal === normalOrigin(`http://${host}`)) return { refused: null, cors: false };
+    if (options.admits?.(origin, req)) return { refused: null, cors: false };
+    return { refused: `Origin "${origin}" is not allowed (give it leave with --allowed-origin)` };
   };
 }

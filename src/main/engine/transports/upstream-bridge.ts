@@ -43,7 +43,7 @@ import {
 import { redactUrl } from '../cassette/redact.js';
 import { HttpError } from '../errors.js';
 import { parseJsonBody, readBody } from '../http/body.js';
-import { createGuard } from '../http/guard.js';
+import { createGuard, type GuardOptions } from '../http/guard.js';
 import { sendJson } from '../http/sse.js';
 import { header } from '../http/url.js';
 import type { Log } from '../log.js';
@@ -101,7 +101,11 @@ function fullEnvironment(extra: Record<string, string> | undefined): Record<stri
  * Starts the bridge. `log` gets the child's stderr line by line and the sessions' fate ('warn': worth showing
  * without --verbose; 'info': a child started).
  */
-export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: { idleMs?: number } = {}): Promise<UpstreamBridge> {
+export async function startUpstreamBridge(
+  spec: BridgeSpec,
+  log: Log,
+  options: { idleMs?: number; allowedOrigins?: GuardOptions['allowedOrigins'] } = {},
+): Promise<UpstreamBridge> {
   /** initialized sessions by their Mcp-Session-Id */
   const sessions = new Map<string, BridgeSession>();
   /** every session not yet closed, initialized or still starting */
@@ -265,11 +269,12 @@ export async function startUpstreamBridge(spec: BridgeSpec, log: Log, options: {
     await server.handleRequest(req, res, parsed);
   }
 
-  // the bridge listens on loopback like every endpoint of ours: a page in a browser must not reach it (DNS rebinding)
-  const guard = createGuard({ host: '127.0.0.1' });
+  // the bridge listens on loopback like every endpoint of ours: a page in a browser must not reach it (DNS rebinding,
+  // other local pages); a browser client the proxy in front admits is relayed with its Origin, so it is admitted here too
+  const guard = createGuard({ host: '127.0.0.1', allowedOrigins: options.allowedOrigins });
   const httpServer = http.createServer((req, res) => {
-    const refused = guard(req);
-    if (refused) {
+    const { refused } = guard(req);
+    if (refused !== null) {
       req.resume();
       return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${refused}`));
     }

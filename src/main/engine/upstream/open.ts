@@ -3,6 +3,7 @@ import { describeError, UnreachableError } from '../errors.js';
 import type { Log } from '../log.js';
 import { detectUpstreamKind, NotMcpError } from '../transports/detect.js';
 import { startUpstreamBridge, type UpstreamBridge } from '../transports/upstream-bridge.js';
+import type { GuardOptions } from '../http/guard.js';
 import { closeOwnClient, connectOwnClient } from './own-client.js';
 
 /** An upstream MCP server as the user names it: a URL (Streamable HTTP or legacy HTTP+SSE, detected) or a command. */
@@ -33,6 +34,8 @@ export interface OpenOptions {
   timeoutMs?: number;
   /** a bridged upstream's sessions nobody used this long end, with their stdio child (default 10 min; 0: never) */
   idleMs?: number;
+  /** the browser origins the proxy in front admits: its requests reach the bridge with their Origin (guard.ts) */
+  allowedOrigins?: GuardOptions['allowedOrigins'];
 }
 
 /**
@@ -44,17 +47,16 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
   const label = 'url' in spec ? redactUrl(spec.url) : `${[spec.command, ...spec.args].join(' ')} (stdio)`;
   let bridge: UpstreamBridge | undefined;
   let kind: OpenedUpstream['kind'] = 'stdio';
+  const bridgeOptions = { idleMs: options.idleMs, allowedOrigins: options.allowedOrigins };
   try {
     if ('url' in spec) {
       kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs }).catch((error: Error) => {
         if (options.lenient && !(error instanceof NotMcpError)) return 'streamable-http' as const; // not reachable yet
         throw error;
       });
-      if (kind === 'sse') bridge = await startUpstreamBridge({ kind: 'sse', url: spec.url, headers: spec.headers }, options.log, { idleMs: options.idleMs });
+      if (kind === 'sse') bridge = await startUpstreamBridge({ kind: 'sse', url: spec.url, headers: spec.headers }, options.log, bridgeOptions);
     } else {
-      bridge = await startUpstreamBridge({ kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd }, options.log, {
-        idleMs: options.idleMs,
-      });
+      bridge = await startUpstreamBridge({ kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd }, options.log, bridgeOptions);
     }
     const url = bridge?.url ?? (spec as { url: string }).url;
     const headers = bridge ? undefined : (spec as { headers?: Record<string, string> }).headers;

@@ -88,8 +88,8 @@ export type AuthVerdict = 'ok' | 'refused' | 'unreachable'
 
 export interface WebSocketApiOptions {
   url: string
-  /** subprotocols of the handshake; the web shell takes the token as one (see bridgeProtocols) */
-  protocols?: string[]
+  /** subprotocols of the handshake; the web shell takes the token as one (see bridgeProtocols); a promise while signing in */
+  protocols?: string[] | Promise<string[] | undefined>
   /** asked when a connection closes before it opened: a refused token ends the retries ('unauthorized') */
   checkAuth?: () => Promise<AuthVerdict>
   WebSocket?: new (url: string, protocols?: string[]) => WebSocketLike
@@ -126,6 +126,7 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
   let status: ConnectionStatus = 'connecting'
   let attempts = 0
   let retry: ReturnType<typeof setTimeout> | undefined
+  let protocols: string[] | undefined
 
   const setStatus = (next: ConnectionStatus): void => {
     if (status === next) return
@@ -161,7 +162,7 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
   }
 
   const connect = (): void => {
-    const ws = new Ctor(options.url, options.protocols)
+    const ws = new Ctor(options.url, protocols)
     socket = ws
     let opened = false
     ws.onopen = () => {
@@ -194,9 +195,17 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
       void options.checkAuth().then((verdict) => (verdict === 'refused' ? refuse() : again()), again)
     }
   }
-  if (options.protocols === undefined && options.checkAuth)
-    refuse() // no token at all
-  else connect()
+  // calls made meanwhile wait in the queue, as while connecting
+  void Promise.resolve(options.protocols).then(
+    (given) => {
+      if (status === 'closed') return
+      protocols = given
+      if (given === undefined && options.checkAuth)
+        refuse() // no token at all
+      else connect()
+    },
+    () => refuse(),
+  )
 
   return {
     transport: 'websocket',
@@ -245,7 +254,8 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
   }
 }
 
-export const UNAUTHORIZED_MESSAGE = 'this page has no valid access token for mcp-rewind: open the URL that `mcp-rewind ui` printed (it ends in ?token=…)'
+export const UNAUTHORIZED_MESSAGE =
+  'this page is not signed in to mcp-rewind: run `mcp-rewind ui` and open the link it prints (a link works once, within a minute)'
 
 /** ws:// URL of the shell's bridge, from the page's own location (no credential in it). */
 export function bridgeUrl(location: { protocol: string; host: string }): string {
@@ -257,27 +267,49 @@ export function bridgeProtocols(token: string): string[] {
   return ['mcp-rewind.v1', `mcp-rewind.token.${token}`]
 }
 
+/** the sessionStorage key of the tab's token (the web shell's hand-off page writes it too: src/main/web/sign-in.ts) */
 const TOKEN_KEY = 'mcp-rewind-token'
 
+/** Trades a one-time code for the session token: POST /api/session, once (a spent or expired code: undefined). */
+export async function exchangeCode(code: string): Promise<string | undefined> {
+  try {
+    const res = await fetch('/api/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code }),
+      cache: 'no-store',
+    })
+    if (res.status !== 200) return undefined
+    const { token } = (await res.json()) as { token?: unknown }
+    return typeof token === 'string' ? token : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * This page's access token. The printed URL carries it once (`?token=`): it moves into sessionStorage (this origin
- * only, port included: no other local server can read it, unlike a cookie) and out of the address bar and history.
+ * This tab's access token. It never comes from a URL: the printed link carries a one-time code (`?code=`), which
+ * leaves the address bar (and so the history) before anything else, and is exchanged once for the token; the token
+ * lives in sessionStorage (this origin only, port included: no other local server can read it, unlike a cookie),
+ * where the hand-off page of `mcp-rewind ui` also puts it. A spent code leaves the tab with the token it had, if any.
  */
-export function pageToken(
+export async function signIn(
   location: Pick<Location, 'search' | 'pathname' | 'hash'>,
   storage: Pick<Storage, 'getItem' | 'setItem'>,
-  history?: Pick<History, 'replaceState'>,
-): string | undefined {
+  history: Pick<History, 'replaceState'> | undefined,
+  exchange: (code: string) => Promise<string | undefined> = exchangeCode,
+): Promise<string | undefined> {
   const query = new URLSearchParams(location.search)
-  const fromUrl = query.get('token')
-  if (fromUrl) {
-    storage.setItem(TOKEN_KEY, fromUrl)
-    query.delete('token')
+  const code = query.get('code')
+  if (code !== null || query.has('token')) {
+    query.delete('code')
+    query.delete('token') // an old link's: never kept in the address bar
     const rest = query.toString()
     history?.replaceState(null, '', `${location.pathname}${rest ? `?${rest}` : ''}${location.hash}`)
-    return fromUrl
   }
-  return storage.getItem(TOKEN_KEY) ?? undefined
+  const token = code ? await exchange(code) : undefined
+  if (token) storage.setItem(TOKEN_KEY, token)
+  return token ?? storage.getItem(TOKEN_KEY) ?? undefined
 }
 
 /** Asks the shell whether a token is (still) good: GET /api/auth with it, 204 or 401. */
@@ -294,10 +326,13 @@ async function checkToken(token: string): Promise<AuthVerdict> {
 export function createApi(): RewindClient {
   const bridge = (globalThis as { rewind?: Partial<IpcBridge> }).rewind
   if (bridge && typeof bridge.call === 'function' && typeof bridge.on === 'function') return createIpcApi(bridge as IpcBridge)
-  const token = pageToken(globalThis.location, globalThis.sessionStorage, globalThis.history)
+  const token = signIn(globalThis.location, globalThis.sessionStorage, globalThis.history)
   return createWebSocketApi({
     url: bridgeUrl(globalThis.location),
-    protocols: token ? bridgeProtocols(token) : undefined,
-    checkAuth: token ? () => checkToken(token) : async () => 'refused',
+    protocols: token.then((t) => (t ? bridgeProtocols(t) : undefined)),
+    checkAuth: async () => {
+      const t = await token
+      return t ? checkToken(t) : 'refused'
+    },
   })
 }

@@ -224,7 +224,7 @@ export function attachTraffic(): () => void {
 }
 
 /**
- * Benchmark hook (bench/ui-timeline.ts): only when the page URL has `?bench` (e.g. `/?token=…&bench`),
+ * Benchmark hook (bench/ui-timeline.ts): only when the page URL has `?bench` (e.g. `/?code=…&bench`),
  * `window.__rewindDebug` exposes the store's public ingest path. Absent in normal use.
  */
 export interface RewindDebug {

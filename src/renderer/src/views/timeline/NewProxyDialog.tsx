@@ -22,9 +22,21 @@ interface Draft {
   cacheDir: string
   port: string
   replayTiming: string
+  /** origins separated by spaces or commas */
+  allowedOrigins: string
 }
 
-const EMPTY: Draft = { name: '', mode: 'record', source: 'url', upstreamUrl: '', upstreamCommand: '', cacheDir: '', port: '', replayTiming: 'none' }
+const EMPTY: Draft = {
+  name: '',
+  mode: 'record',
+  source: 'url',
+  upstreamUrl: '',
+  upstreamCommand: '',
+  cacheDir: '',
+  port: '',
+  replayTiming: 'none',
+  allowedOrigins: '',
+}
 
 /** The draft as proxies.create input, plus problems the conversion itself finds (a port that is not a number). */
 function toConfig(d: Draft): { config: CommandInput<'proxies.create'>; issues: ProxyIssues } {
@@ -32,6 +44,7 @@ function toConfig(d: Draft): { config: CommandInput<'proxies.create'>; issues: P
   const port = d.port.trim()
   if (port && !/^\d+$/.test(port)) issues.port = 'a whole number from 0 to 65535 (empty or 0: any free port)'
   const live = d.mode !== 'replay'
+  const origins = d.allowedOrigins.split(/[\s,]+/).filter(Boolean)
   const config: CommandInput<'proxies.create'> = {
     mode: d.mode,
     ...(d.name.trim() ? { name: d.name.trim() } : {}),
@@ -42,6 +55,7 @@ function toConfig(d: Draft): { config: CommandInput<'proxies.create'>; issues: P
     ...((d.mode === 'replay' || d.mode === 'hybrid') && d.replayTiming.trim() && d.replayTiming.trim() !== 'none'
       ? { replayTiming: d.replayTiming.trim() }
       : {}),
+    ...(origins.length ? { allowedOrigins: origins } : {}),
   }
   const found = { ...proxyConfigIssues(config), ...issues }
   // the form has one source field at a time: a missing upstream is reported under the one shown
@@ -244,6 +258,17 @@ export function NewProxyDialog(): JSX.Element {
               value={draft.name}
               onChange={(e) => set({ name: e.target.value })}
             />,
+          )}
+          {field(
+            'allowedOrigins',
+            <input
+              {...aria('allowedOrigins')}
+              placeholder="none: only agents and SDK clients (no Origin)"
+              value={draft.allowedOrigins}
+              spellCheck={false}
+              onChange={(e) => set({ allowedOrigins: e.target.value })}
+            />,
+            'browser pages that may call this proxy, e.g. http://localhost:6274 (separate several with spaces); any other page is refused',
           )}
           {field(
             'port',
