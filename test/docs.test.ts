@@ -12,7 +12,12 @@ import { buildAppProgram } from '../src/main/cli/app-command.js';
 import { PUBLISHED_ON_NPM } from '../src/shared/release.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const pages = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(join(REPO, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const text = (page: string): string => readFileSync(join(REPO, page), 'utf8');
 const pkg = JSON.parse(text('package.json')) as { version: string };
 

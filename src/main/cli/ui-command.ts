@@ -1,5 +1,4 @@
 import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { AppController } from '../api/app-controller.js';
@@ -13,6 +12,7 @@ import { userDataDir } from '../web/user-data.js';
 import { UsageError } from '../engine/errors.js';
 import { guardStdStreams, stayUp, writeStderr } from './process-guard.js';
 import { persistentToken } from './token-file.js';
+import { uiTokenFile } from '../web/ui-link.js';
 import { codeFromRunningUi, openHandoff } from './ui-open.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -68,8 +68,8 @@ export interface RunningUi {
   close(): Promise<void>;
 }
 
-/** Where the UI's access token is kept (0600), so a restarted `mcp-rewind ui` keeps it and open tabs reconnect. */
-export const uiTokenFile = (dataDir: string): string => join(dataDir, 'ui-token');
+// the UI's access token is kept there (0600), so a restarted `mcp-rewind ui` keeps it and open tabs reconnect
+export { uiTokenFile } from '../web/ui-link.js';
 
 /** Another process runs on the data folder (its workspace would be overwritten by a second one). */
 export class DataFolderInUse extends Error {
