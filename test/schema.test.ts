@@ -167,7 +167,7 @@ describe('rules file schema', () => {
     return JSON.parse(block ?? 'null');
   };
 
-  it("accepts the rules example of docs/rules.md, with or without $schema, as the engine does", async () => {
+  it('accepts the rules example of docs/rules.md, with or without $schema, as the engine does', async () => {
     const rules = (await readmeRules()) as Record<string, unknown>;
     expect(rules).toMatchObject({ tools: expect.any(Array) });
     for (const file of [rules, { $schema: RULES_SCHEMA_URL, ...rules }]) {

@@ -81,9 +81,8 @@ export function ExportPreview({ preview, har }: { preview: Preview; har: boolean
           'It runs this version of mcp-rewind from npm, in any folder.'
         ) : (
           <>
-            mcp-rewind is not on npm yet, so this command needs the package installed where it runs: <code>npm pack</code> in a checkout of
-            mcp-rewind, keep the tarball with the CI job and run <code>npm install ./mcp-rewind-&lt;version&gt;.tgz</code> first; the command then
-            runs that install.
+            mcp-rewind is not on npm yet, so this command needs the package installed where it runs: <code>npm pack</code> in a checkout of mcp-rewind, keep the
+            tarball with the CI job and run <code>npm install ./mcp-rewind-&lt;version&gt;.tgz</code> first; the command then runs that install.
           </>
         )}
       </p>
