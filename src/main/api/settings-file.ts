@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { SettingsPatchSchema, SettingsSchema, type Settings, type SettingsInfo, type SettingsPatch, type WindowState } from '../../shared/settings.js';
 import { describeZodError } from '../../shared/rules/schema.js';
 import { writeFileAtomic } from './atomic-file.js';
+import { parseJson } from '../../shared/json-depth.js';
 
 /**
  * The app's settings: `<user data folder>/settings.json`, shared by the Electron shell and the browser shell (plain
@@ -104,7 +105,7 @@ export class SettingsFile {
     }
     let raw: unknown;
     try {
-      raw = JSON.parse(text);
+      raw = parseJson(text);
     } catch (error) {
       return this.reject(defaults, `it is not JSON (${(error as Error).message})`);
     }

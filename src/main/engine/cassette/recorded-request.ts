@@ -3,6 +3,7 @@ import { BARE_KEY_METHODS, toolNameFromKey } from './keys.js';
 import { debugFileNames } from './names.js';
 import { readCassetteFile, readCassetteFileSync, UnsafeEntryError } from './safe-read.js';
 import type { Log } from '../log.js';
+import { parseJson as parseLimited } from '../../../shared/json-depth.js';
 
 /**
  * What was asked, for a recorded entry: `verify` sends it again and `export --har` rebuilds a request from it when
@@ -36,7 +37,7 @@ async function readIf(dir: string, name: string, log?: Log): Promise<string | un
 function parseJson(text: string | undefined): unknown {
   if (text === undefined) return undefined;
   try {
-    return JSON.parse(text);
+    return parseLimited(text);
   } catch {
     return undefined;
   }
