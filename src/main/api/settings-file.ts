@@ -5,6 +5,7 @@ import { SettingsPatchSchema, SettingsSchema, type Settings, type SettingsInfo, 
 import { describeZodError } from '../../shared/rules/schema.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { parseJson } from '../../shared/json-depth.js';
+import { terminalSafe } from '../../shared/terminal-text.js';
 
 /**
  * The app's settings: `<user data folder>/settings.json`, shared by the Electron shell and the browser shell (plain
@@ -38,7 +39,7 @@ export class SettingsFile {
 
   constructor(
     dataDir: string,
-    private readonly log: (line: string) => void = (line) => void process.stderr.write(`mcp-rewind: ${line}\n`),
+    private readonly log: (line: string) => void = (line) => void process.stderr.write(terminalSafe(`mcp-rewind: ${line}\n`)),
   ) {
     this.dataDir = resolve(dataDir);
     this.file = join(this.dataDir, SETTINGS_FILE);

@@ -11,6 +11,7 @@ import { SINGLE_FILE_FORMAT } from '../engine/cassette/persist/single-file.js';
 import { CassetteStore } from '../engine/cassette/store.js';
 import { jsonErrorMessage } from '../engine/cassette/safe-read.js';
 import { JsonDepthError, parseJson } from '../../shared/json-depth.js';
+import { getOwn, setOwn } from '../../shared/own.js';
 
 /**
  * Opens a HAR file, a single-file cassette or a cassette folder as timeline exchanges (a read-only source: offline
@@ -61,8 +62,8 @@ function headerMap(list: Array<{ name: string; value: string }> | undefined): He
   const out: Headers = {};
   for (const { name, value } of list ?? []) {
     const key = name.toLowerCase();
-    const had = out[key];
-    out[key] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value];
+    const had = getOwn(out, key);
+    setOwn(out, key, had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value]);
   }
   return out;
 }

@@ -10,7 +10,7 @@ import { rendererIndex, startWebShell, type WebShell } from '../web/web-shell.js
 import { claimDataDir, liveOwner, type DataOwner } from '../web/data-owner.js';
 import { userDataDir } from '../web/user-data.js';
 import { UsageError } from '../engine/errors.js';
-import { guardStdStreams, stayUp, writeStderr } from './process-guard.js';
+import { guardStdStreams, stayUp, writeStderr, writeStdout } from './process-guard.js';
 import { persistentToken } from './token-file.js';
 
 /** `mcp-rewind ui`: the desktop UI in the default browser, served on loopback with an access token. */
@@ -120,7 +120,7 @@ export function openBrowser(url: string): void {
 export async function uiCommand(argv: string[], version: string): Promise<void> {
   guardStdStreams();
   const fail = (status: number, message: string): never => {
-    process.stderr.write(`mcp-rewind: ${message}\n`);
+    writeStderr(`mcp-rewind: ${message}`);
     process.exit(status);
   };
   const program = buildUiProgram()
@@ -143,13 +143,13 @@ export async function uiCommand(argv: string[], version: string): Promise<void> 
     if (error instanceof DataFolderInUse && error.owner.origin) {
       // one UI per data folder: open the running one (same token: it is kept in the folder)
       const url = `${error.owner.origin}/?token=${persistentToken(uiTokenFile(options.dataDir)).token}`;
-      process.stdout.write(`mcp-rewind: the UI of this data folder is already running (pid ${error.owner.pid})\n  open  ${url}\n`);
+      writeStdout(`mcp-rewind: the UI of this data folder is already running (pid ${error.owner.pid})\n  open  ${url}\n`);
       if (options.open) openBrowser(url);
       process.exit(0);
     }
     return fail(1, `cannot start the UI: ${error.message}`);
   });
-  process.stdout.write([`mcp-rewind ${version} — browser UI`, `  open  ${ui.shell.url}`, `  data  ${options.dataDir}`, '  (Ctrl-C to stop)'].join('\n') + '\n');
+  writeStdout([`mcp-rewind ${version} — browser UI`, `  open  ${ui.shell.url}`, `  data  ${options.dataDir}`, '  (Ctrl-C to stop)'].join('\n') + '\n');
   if (options.open) openBrowser(ui.shell.url);
   stayUp(() => ui.close(), log);
 }

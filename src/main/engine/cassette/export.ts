@@ -12,6 +12,7 @@ import { readDebugFilesSync } from './recorded-request.js';
 import { REDACTED, redactHeaders, redactUrl } from './redact.js';
 import { jsonErrorMessage, readCassetteFileSync, UnsafeEntryError } from './safe-read.js';
 import { parseJson } from '../../../shared/json-depth.js';
+import { setOwn } from '../../../shared/own.js';
 
 export type { Har } from './persist/har.js';
 
@@ -34,7 +35,7 @@ export function redactDeep(value: unknown): unknown {
     if (SECRET_KEY.test(k)) out[k] = REDACTED;
     else if (k.toLowerCase() === 'headers' && v !== null && typeof v === 'object' && !Array.isArray(v))
       out[k] = redactHeaders(v as Record<string, string | string[]>);
-    else out[k] = redactDeep(v);
+    else setOwn(out, k, redactDeep(v)); // `__proto__` too stays a key of the copy
   }
   return out;
 }

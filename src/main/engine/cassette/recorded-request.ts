@@ -108,7 +108,7 @@ export function recordedRequest(entry: CassetteEntry, debugBody?: unknown): Reco
     return { method: 'tools/call', params: { name, arguments: args } };
   }
   if (entry.method) return { method: entry.method, params: entry.params };
-  const method = BARE_KEY_METHODS[entry.key];
+  const method = BARE_KEY_METHODS.get(entry.key);
   if (method) return requestInBody(debugBody, method) ?? { method };
   const fromDebug = requestInBody(debugBody);
   if (fromDebug) return fromDebug;
