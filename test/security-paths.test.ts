@@ -26,10 +26,13 @@ const kept = <T extends { close(): Promise<void> }>(thing: T): T => (open.push(t
 const HOSTILE_KEY = '../../../../victim/package';
 const PAYLOAD = { name: 'victim', version: '1.0.0', scripts: { test: 'echo PWNED > pwned.txt' } };
 
-/** root/a/victim (an existing folder next to the user's), the user's folder root/a/b/c, a hostile single file in it. */
+/**
+ * The user's folder root/a/b/c with a hostile single file in it, and root/a/b/victim, an existing sibling folder:
+ * where `<c>/saved/1 ../../../../victim/package.json` lands (`1 ..` is a name, the three `..` after it climb).
+ */
 async function hostileLayout(): Promise<{ root: string; victim: string; work: string; evil: string }> {
   const root = await tempDir('rewind-paths-');
-  const victim = path.join(root, 'a', 'victim');
+  const victim = path.join(root, 'a', 'b', 'victim');
   const work = path.join(root, 'a', 'b', 'c');
   mkdirSync(victim, { recursive: true });
   mkdirSync(work, { recursive: true });
@@ -55,7 +58,6 @@ describe('a hostile single-file cassette opened in the UI and saved', () => {
     const ui = kept(await uiApi());
     const source = await ui.api.call('sources.open', { path: evil });
     expect(source.exchanges).toBe(2);
-    expect(source.skipped.join('\n')).toContain(`key ${JSON.stringify(HOSTILE_KEY)} is not a safe file name`);
     const before = treeOf(root);
     const outs = { folder: path.join(work, 'saved'), file: path.join(work, 'saved.json'), har: path.join(work, 'saved.har') };
     for (const format of ['folder', 'file', 'har'] as const) await ui.api.call('traffic.save', { format, out: outs[format] });
@@ -63,6 +65,7 @@ describe('a hostile single-file cassette opened in the UI and saved', () => {
     expect(existsSync(path.join(victim, 'package.json'))).toBe(false);
     expect(outside(root, before, Object.values(outs))).toEqual([]);
     expect(treeOf(root).filter((p) => path.basename(p).startsWith('.rewind-'))).toEqual([]); // no temp file, no temp folder
+    expect(source.skipped.join('\n')).toContain(`key ${JSON.stringify(HOSTILE_KEY)} is not a safe file name`);
     const safe = '..%2F..%2F..%2F..%2Fvictim%2Fpackage';
     expect(existsSync(path.join(outs.folder, `1 ${safe}.json`))).toBe(true);
     expect(JSON.parse(readFileSync(outs.file, 'utf8')).entries.map((e: { key: string }) => e.key)).toEqual([safe, 'initialize']);
