@@ -184,3 +184,20 @@ describe('rules form: checkDraft (RulesFileSchema)', () => {
     expect(issuesAt(undefined, 'x')).toEqual([]);
   });
 });
+
+describe('rules form: tools named like Object.prototype’s members', () => {
+  it('a tool named constructor or __proto__ gets its own issues, and a clean one none (no inherited entry)', () => {
+    const forms: ToolForm[] = [
+      { ...emptyForm('__proto__'), behavior: 'override', contentJson: '[oops' },
+      { ...emptyForm('constructor'), behavior: 'override', delay: '-1' },
+      emptyForm('toString'),
+    ];
+    const check = checkDraft(draft(forms));
+    expect(check.rules).toBeUndefined();
+    expect(Object.keys(check.byTool).sort()).toEqual(['__proto__', 'constructor']);
+    expect(check.byTool.__proto__.map((i) => i.path)).toEqual(['behavior.response.content']);
+    expect(check.byTool.constructor.map((i) => i.path)).toEqual(['behavior.response.delay_s']);
+    expect(check.byTool.toString).toBeUndefined();
+    expect(check.summary).toMatch(/^__proto__: behavior\.response\.content: /);
+  });
+});
