@@ -6,10 +6,8 @@
  *
  * The CLI cases spawn the built command: run `npx tsc -p tsconfig.cli.json` first (`npm test` does).
  */
-import { spawn } from 'node:child_process';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
@@ -25,9 +23,8 @@ import { startCustomUpstream } from './helpers/custom-upstream.js';
 import { startEverything } from './fixtures/everything.js';
 import { startUpstreamBridge } from '../src/main/engine/transports/upstream-bridge.js';
 import { distilledFiles, removeTempDirs, tempDir } from './helpers/temp.js';
+import { REPO, runCli } from './helpers/hostile.js';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = path.join(REPO, 'bin/mcp-rewind.js');
 const SECRET = 'Bearer sk-verify-export-very-secret-4242';
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -49,21 +46,6 @@ async function client(url: string, headers?: Record<string, string>): Promise<Co
   const c = await connectClient(url, { headers });
   open.push(c);
   return c;
-}
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((resolve) => {
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 /** What a client sees of the fixture (streaming included: progress and a sampling round trip). */

@@ -7,7 +7,7 @@ import { formatExchange } from './cli/format.js';
 import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';
 import { buildExportProgram, runExport, toExportOptions } from './cli/export-command.js';
 import { compileRedactions, scrub } from './engine/cassette/redact.js';
-import { guardStdStreams, stayUp, writeStderr } from './cli/process-guard.js';
+import { guardStdStreams, stayUp, writeStderr, writeStdout } from './cli/process-guard.js';
 import { persistentToken } from './cli/token-file.js';
 import type { Log } from './engine/log.js';
 import { startProxy } from './engine/proxy.js';
@@ -22,7 +22,7 @@ guardStdStreams();
 const log = writeStderr;
 
 function fail(status: number, message: string): never {
-  process.stderr.write(`mcp-rewind: ${message}\n`);
+  writeStderr(`mcp-rewind: ${message}`);
   process.exit(status);
 }
 
@@ -78,7 +78,7 @@ async function proxyCommand(argv: string[]): Promise<void> {
   if (proxy.store) lines.push(`  cassette      ${options.cacheDir} (${proxy.store.size} entries)`);
   if (options.rules) lines.push(`  rules         ${options.rules.overlay.tools.length} tool rule(s), passthrough ${options.rules.overlay.passthrough}`);
   if (!options.stdio) {
-    process.stdout.write(lines.join('\n') + '\n');
+    writeStdout(lines.join('\n') + '\n');
     stayUp(close, log);
     return;
   }
@@ -116,7 +116,7 @@ async function serveCommand(argv: string[]): Promise<void> {
     onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined),
     onExchange: options.verbose ? (sessionId, event) => log(`[${sessionId}] ${formatExchange(event)}`) : undefined,
   }).catch((error: Error) => fail(1, `cannot start: ${error.message}`));
-  process.stdout.write(
+  writeStdout(
     [
       `mcp-rewind ${pkg.version} — serve`,
       `  REST API      ${running.url}/api/sessions  (Authorization: Bearer <API token>)`,
@@ -130,7 +130,7 @@ async function serveCommand(argv: string[]): Promise<void> {
 /** `mcp-rewind verify|export`: one run, exit status 0 (no drift), 1 (drift, unreachable server, I/O error), 2 (usage). */
 async function verifyCommand(argv: string[]): Promise<void> {
   const options = parse(buildVerifyProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toVerifyOptions(opts));
-  const status = await runVerify(options, (text) => void process.stdout.write(text), {}, log).catch((error: Error) =>
+  const status = await runVerify(options, writeStdout, {}, log).catch((error: Error) =>
     fail(1, error.name === 'UnreachableError' ? `upstream ${error.message}` : error.message),
   );
   process.exit(status);
@@ -138,7 +138,7 @@ async function verifyCommand(argv: string[]): Promise<void> {
 
 async function exportCommand(argv: string[]): Promise<void> {
   const options = parse(buildExportProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toExportOptions(opts));
-  process.stdout.write(await runExport(options, pkg.version, log).catch((error: Error) => fail(1, error.message)));
+  writeStdout(await runExport(options, pkg.version, log).catch((error: Error) => fail(1, error.message)));
 }
 
 const subcommands: Record<string, (argv: string[]) => Promise<void>> = {

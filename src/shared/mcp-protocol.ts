@@ -92,7 +92,11 @@ export const PROTOCOL_ERROR = {
 } as const;
 
 /** The client capability each input request of an input_required result needs (2026-07-28 MRTR). */
-const INPUT_REQUEST_CAPABILITY: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+const INPUT_REQUEST_CAPABILITY: ReadonlyMap<string, string> = new Map([
+  ['elicitation/create', 'elicitation'],
+  ['sampling/createMessage', 'sampling'],
+  ['roots/list', 'roots'],
+]);
 
 /**
  * The capabilities an input_required result asks of the client that `declared` lacks (the server MUST NOT send input
@@ -104,7 +108,7 @@ export function missingInputCapabilities(result: Record<string, unknown>, declar
   if (!requests) return undefined;
   const missing: Record<string, unknown> = {};
   for (const request of Object.values(requests)) {
-    const capability = typeof request?.method === 'string' ? INPUT_REQUEST_CAPABILITY[request.method] : undefined;
+    const capability = typeof request?.method === 'string' ? INPUT_REQUEST_CAPABILITY.get(request.method) : undefined;
     if (capability && !(declared && capability in declared)) missing[capability] = {};
   }
   return Object.keys(missing).length ? missing : undefined;
@@ -114,7 +118,7 @@ export function missingInputCapabilities(result: Record<string, unknown>, declar
 export function firstInputRequest(result: Record<string, unknown>, capability: string): { key: string; method: string } | undefined {
   const requests = (result.inputRequests ?? {}) as Record<string, { method?: unknown }>;
   for (const [key, request] of Object.entries(requests)) {
-    if (typeof request?.method === 'string' && INPUT_REQUEST_CAPABILITY[request.method] === capability) return { key, method: request.method };
+    if (typeof request?.method === 'string' && INPUT_REQUEST_CAPABILITY.get(request.method) === capability) return { key, method: request.method };
   }
   return undefined;
 }

@@ -58,6 +58,12 @@ describe('copy as: the generators', () => {
     expect(other).toContain("import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';");
     expect(other).toContain('client.request({\n  "method": "tasks/list"\n}, ResultSchema)');
   });
+
+  it('a method named like an Object.prototype member is a method like any other: client.request', () => {
+    for (const method of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      expect(sdkSnippet({ method, params: {} }, TARGET)).toContain(`client.request({\n  "method": ${JSON.stringify(method)}\n}, ResultSchema)`);
+    }
+  });
 });
 
 describe('copy as: what is copied runs against a real proxy and gets the same answer', () => {

@@ -184,3 +184,21 @@ describe('rules form: checkDraft (RulesFileSchema)', () => {
     expect(issuesAt(undefined, 'x')).toEqual([]);
   });
 });
+
+describe('rules form: tools named like Object.prototype’s members', () => {
+  it('a tool named constructor or __proto__ gets its own issues, and a clean one none (no inherited entry)', () => {
+    const forms: ToolForm[] = [
+      { ...emptyForm('__proto__'), behavior: 'override', contentJson: '[oops' },
+      { ...emptyForm('constructor'), behavior: 'override', delay: '-1' },
+      emptyForm('toString'),
+    ];
+    const check = checkDraft(draft(forms));
+    expect(check.rules).toBeUndefined();
+    expect(Object.keys(check.byTool).sort()).toEqual(['__proto__', 'constructor']);
+    const issuesOf = (name: string): string[] | undefined => check.byTool[name]?.map((i) => i.path);
+    expect(issuesOf('__proto__')).toEqual(['behavior.response.content']);
+    expect(issuesOf('constructor')).toEqual(['behavior.response.delay_s']);
+    expect(issuesOf('toString')).toBeUndefined();
+    expect(check.summary).toMatch(/^__proto__: behavior\.response\.content: /);
+  });
+});

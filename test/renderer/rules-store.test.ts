@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCustomUpstream } from '../helpers/custom-upstream.js';
+import { namedToolsServer } from '../helpers/hostile.js';
 import type { RulesFile } from '../../src/renderer/src/models/rules-form.js';
 import { api as currentApi, NOT_CONNECTED, provideApi } from '../../src/renderer/src/api/current.js';
 import { useRules } from '../../src/renderer/src/stores/rules.js';
@@ -186,5 +187,22 @@ describe('rules store', () => {
     const switching = useRules.getState().load(other.id);
     await Promise.all([applying, switching]);
     expect(useRules.getState()).toMatchObject({ proxyId: other.id, applying: false });
+  });
+});
+
+describe('rules store: tools named like Object.prototype’s members', () => {
+  it('keeps each one seen under its own name (`__proto__` too), and finds none it was not sent', async () => {
+    const { api } = await browserShell();
+    closers.push(connectStores(api));
+    const NAMES = ['constructor', '__proto__', 'valueOf'];
+    const named = await namedToolsServer(NAMES);
+    closers.push(() => named.close());
+    const proxy = await api.call('proxies.create', { mode: 'proxy-only', upstreamUrl: named.url });
+    await useRules.getState().load(proxy.id);
+    const { seen } = useRules.getState();
+    expect(Object.keys(seen).sort()).toEqual([...NAMES].sort());
+    for (const name of NAMES) expect(seen[name]).toMatchObject({ name, origin: 'upstream' });
+    expect(seen.toString).toBeUndefined();
+    expect(seen.hasOwnProperty).toBeUndefined();
   });
 });

@@ -16,6 +16,7 @@ import type { OpenedUpstream } from '../engine/upstream/open.js';
 import { ProxyStartError } from './upstream-check.js';
 import { defaultProxyName, launchProxy } from './proxy-launch.js';
 import { WorkspaceFile, type SavedProxy } from './workspace-file.js';
+import { terminalSafe } from '../../shared/terminal-text.js';
 
 export interface AppControllerOptions {
   /** the app's own data folder (the demo's cassette lives in `<dataDir>/demo-cassette`) */
@@ -83,7 +84,7 @@ export class AppController implements DemoHost {
     this.dataDir = resolve(options.dataDir);
     this.browserOrigins = options.browserOrigins ?? (() => []);
     this.traffic = new AppTraffic(options.trafficCapacity, (seq) => this.verbs.timeline.keeps(seq));
-    this.logLine = options.log ?? ((line, level) => level === 'warn' && process.stderr.write(`mcp-rewind: ${line}\n`));
+    this.logLine = options.log ?? ((line, level) => level === 'warn' && process.stderr.write(terminalSafe(`mcp-rewind: ${line}\n`)));
     this.settings = options.settings ?? settingsFile(this.dataDir, (line) => this.log(line, 'warn'));
     this.workspace = new WorkspaceFile(this.dataDir, (line) => this.log(line, 'warn'));
     this.verbs = new InspectorVerbs({

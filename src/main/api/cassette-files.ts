@@ -7,6 +7,8 @@ import { requestOfEntry, toolNameFromKey } from '../engine/cassette/keys.js';
 import { entryFileName, isEntryFile, parseCassetteName } from '../engine/cassette/names.js';
 import { folderPersister } from '../engine/cassette/persist/folder.js';
 import { readCassetteFile } from '../engine/cassette/safe-read.js';
+import { isPlainName, pathInside } from '../engine/fs/inside-folder.js';
+import { JsonDepthError, parseJson } from '../../shared/json-depth.js';
 
 /**
  * The Cassettes view's operations on a folder in mcp-rewind's layout, through the folder's persister: every store of
@@ -23,14 +25,13 @@ export type HitCounts = ReadonlyMap<string, number>;
 
 /** The absolute path of an entry file, or a clear error when `file` is not a plain entry name inside `dir`. */
 export function entryPath(dir: string, file: string): string {
-  if (file.includes('/') || file.includes('\\') || file.includes('\0') || file === '..' || file === '.') {
-    throw new Error(`file: "${file}" must be a plain file name inside the cassette folder (no path separators)`);
+  if (!isPlainName(file)) throw new Error(`file: ${JSON.stringify(file)} must be a plain file name inside the cassette folder (no path separators)`);
+  if (parseCassetteName(file)?.key === undefined) throw new Error(`file: ${JSON.stringify(file)} is not a cassette entry name ("<n> <key>.json")`);
+  try {
+    return pathInside(dir, file);
+  } catch (error) {
+    throw new Error(`file: ${(error as Error).message}`, { cause: error });
   }
-  if (parseCassetteName(file)?.key === undefined) throw new Error(`file: "${file}" is not a cassette entry name ("<n> <key>.json")`);
-  const folder = resolve(dir);
-  const full = resolve(folder, file);
-  if (dirname(full) !== folder) throw new Error(`file: "${file}" resolves outside the cassette folder`);
-  return full;
 }
 
 function distilledPath(dir: string, file: string): string {
@@ -99,9 +100,9 @@ export function summarize(entry: CassetteEntry, hits: HitCounts): CassetteEntryS
 export function parseEntryText(file: string, text: string): CassetteEntry {
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = parseJson(text);
   } catch (error) {
-    throw new Error(`text: not valid JSON: ${(error as Error).message}`, { cause: error });
+    throw new Error(`text: ${error instanceof JsonDepthError ? '' : 'not valid JSON: '}${(error as Error).message}`, { cause: error });
   }
   const { n, key } = keyOf(file);
   let entry: CassetteEntry;

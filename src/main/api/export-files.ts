@@ -5,9 +5,10 @@ import { exportHarTo, exportSingleFileTo, redactDeep, writeHarExport, writeSingl
 import { CountingSink } from '../engine/cassette/persist/json-stream.js';
 import { isEntryFile, parseCassetteName } from '../engine/cassette/names.js';
 import { REDACTED } from '../engine/cassette/redact.js';
-import { readCassetteFile, UnsafeEntryError } from '../engine/cassette/safe-read.js';
+import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from '../engine/cassette/safe-read.js';
 import type { ExportFormat, ExportPreview, ExportResult } from '../../shared/api.js';
 import { shellQuote } from '../../shared/shell-quote.js';
+import { parseJson } from '../../shared/json-depth.js';
 
 /**
  * The Export view's `export.preview` / `export.run`: a cassette folder as a folder holding only the replay files
@@ -134,16 +135,16 @@ async function exportAs(req: ExportRequest, write: boolean): Promise<Outcome> {
     }
     let data: unknown;
     try {
-      data = JSON.parse(text);
-    } catch {
-      skipped.push(name);
+      data = parseJson(text);
+    } catch (error) {
+      skipped.push(`${name}: ${jsonErrorMessage(error)}`);
       continue;
     }
     const clean = redactDeep(data);
     redacted += countRedacted(clean);
     // verbatim unless something had to be redacted now
     const content = JSON.stringify(clean) !== JSON.stringify(data) ? JSON.stringify(clean, null, 2) + '\n' : text;
-    if (write) await writeAtomic(join(out, name), content, { durable: false }); // one copy of many: the folder is synced once, below
+    if (write) await writeAtomic(out, name, content, { durable: false }); // one copy of many: the folder is synced once, below
     files.push({ path: join(out, name), bytes: Buffer.byteLength(content) });
   }
   if (write) await syncFolder(out);

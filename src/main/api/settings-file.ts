@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { SettingsPatchSchema, SettingsSchema, type Settings, type SettingsInfo, type SettingsPatch, type WindowState } from '../../shared/settings.js';
 import { describeZodError } from '../../shared/rules/schema.js';
 import { writeFileAtomic } from './atomic-file.js';
+import { parseJson } from '../../shared/json-depth.js';
+import { terminalSafe } from '../../shared/terminal-text.js';
 
 /**
  * The app's settings: `<user data folder>/settings.json`, shared by the Electron shell and the browser shell (plain
@@ -37,7 +39,7 @@ export class SettingsFile {
 
   constructor(
     dataDir: string,
-    private readonly log: (line: string) => void = (line) => void process.stderr.write(`mcp-rewind: ${line}\n`),
+    private readonly log: (line: string) => void = (line) => void process.stderr.write(terminalSafe(`mcp-rewind: ${line}\n`)),
   ) {
     this.dataDir = resolve(dataDir);
     this.file = join(this.dataDir, SETTINGS_FILE);
@@ -104,7 +106,7 @@ export class SettingsFile {
     }
     let raw: unknown;
     try {
-      raw = JSON.parse(text);
+      raw = parseJson(text);
     } catch (error) {
       return this.reject(defaults, `it is not JSON (${(error as Error).message})`);
     }

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import type { z } from 'zod';
 import { describeZodError } from '../../shared/rules/schema.js';
 import { writeFileAtomic } from './atomic-file.js';
+import { parseJson } from '../../shared/json-depth.js';
 
 /**
  * A JSON file of the app's data folder holding state that must survive a restart (workspace.json, timeline.json):
@@ -33,7 +34,7 @@ export class StateFile<S extends z.ZodType> {
     }
     let why: string;
     try {
-      const parsed = this.schema.safeParse(JSON.parse(text));
+      const parsed = this.schema.safeParse(parseJson(text));
       if (parsed.success) return parsed.data;
       why = describeZodError(parsed.error);
     } catch (error) {

@@ -184,8 +184,18 @@ export class TimelineState {
       return { ...event, seq, proxyId: sourceId };
     });
     const info: SourceInfo = { id: sourceId, name: found.name, kind: found.kind, path: found.path, exchanges: events.length, skipped: found.skipped };
+    try {
+      this.ring.add(events, false);
+    } catch (error) {
+      // a file that failed to open leaves nothing behind: not listed, not in timeline.json, none of its exchanges
+      this.ring.remove((e) => e.proxyId === sourceId);
+      for (const e of events) {
+        this.fromSource.delete(e.seq);
+        this.marks.delete(e.seq);
+      }
+      throw error;
+    }
     this.sources.set(sourceId, info);
-    this.ring.add(events, false);
     this.changed.sources(this.listSources());
     return info;
   }

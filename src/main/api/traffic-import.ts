@@ -9,6 +9,9 @@ import { REDACTED } from '../engine/cassette/redact.js';
 import { messagesOfBody } from '../engine/cassette/served-body.js';
 import { SINGLE_FILE_FORMAT } from '../engine/cassette/persist/single-file.js';
 import { CassetteStore } from '../engine/cassette/store.js';
+import { jsonErrorMessage } from '../engine/cassette/safe-read.js';
+import { JsonDepthError, parseJson } from '../../shared/json-depth.js';
+import { getOwn, setOwn } from '../../shared/own.js';
 
 /**
  * Opens a HAR file, a single-file cassette or a cassette folder as timeline exchanges (a read-only source: offline
@@ -59,8 +62,8 @@ function headerMap(list: Array<{ name: string; value: string }> | undefined): He
   const out: Headers = {};
   for (const { name, value } of list ?? []) {
     const key = name.toLowerCase();
-    const had = out[key];
-    out[key] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value];
+    const had = getOwn(out, key);
+    setOwn(out, key, had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value]);
   }
   return out;
 }
@@ -158,21 +161,27 @@ export async function importTraffic(path: string, cwd = process.cwd()): Promise<
   const info = await stat(full).catch(() => undefined);
   if (!info) throw new Error(`path: no such file or folder ${full}`);
   const name = basename(full);
-  const limit = (found: { events: ExchangeEvent[]; skipped: string[] }): { events: ExchangeEvent[]; skipped: string[] } => ({
-    events: found.events,
-    skipped:
-      found.skipped.length > MAX_SKIPPED_LISTED
-        ? [...found.skipped.slice(0, MAX_SKIPPED_LISTED), `… and ${found.skipped.length - MAX_SKIPPED_LISTED} more`]
-        : found.skipped,
-  });
+  const limit = (found: { events: ExchangeEvent[]; skipped: string[] }): { events: ExchangeEvent[]; skipped: string[] } => {
+    // nothing readable: the open fails (naming why), rather than leave an empty source listed and kept
+    if (found.events.length === 0 && found.skipped.length > 0)
+      throw new Error(`path: cannot open ${full}: no exchange could be read (${found.skipped.slice(0, 3).join('; ')}${found.skipped.length > 3 ? '; …' : ''})`);
+    return {
+      events: found.events,
+      skipped:
+        found.skipped.length > MAX_SKIPPED_LISTED
+          ? [...found.skipped.slice(0, MAX_SKIPPED_LISTED), `… and ${found.skipped.length - MAX_SKIPPED_LISTED} more`]
+          : found.skipped,
+    };
+  };
   if (info.isDirectory()) return { kind: 'folder', name, path: full, ...limit(await eventsOfCassette(full, true)) };
   if (!info.isFile()) throw new Error(`path: ${full} is neither a file nor a folder`);
   if (info.size > MAX_FILE_BYTES) throw new Error(`path: ${full} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB`);
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(full, 'utf8'));
+    data = parseJson(await readFile(full, 'utf8'));
   } catch (error) {
-    throw new Error(`path: ${full} is not JSON (${(error as Error).message}); open a HAR file, a single-file cassette or a cassette folder`, { cause: error });
+    if (error instanceof JsonDepthError) throw new Error(`path: cannot open ${full}: ${error.message}`, { cause: error });
+    throw new Error(`path: ${full} is not JSON (${jsonErrorMessage(error)}); open a HAR file, a single-file cassette or a cassette folder`, { cause: error });
   }
   if ((data as { format?: unknown })?.format === SINGLE_FILE_FORMAT) return { kind: 'file', name, path: full, ...limit(await eventsOfCassette(full, false)) };
   if (Array.isArray((data as { log?: { entries?: unknown } })?.log?.entries)) return { kind: 'har', name, path: full, ...limit(eventsOfHar(data)) };

@@ -1,17 +1,20 @@
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
-import { dirname, join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { basename, dirname, resolve } from 'node:path';
 import type { SaveResult, TrafficEvent } from '../../shared/api.js';
+import { distilledFor } from '../../shared/cassette/entry.js';
 import type { JsonRpcResponse } from '../../shared/jsonrpc.js';
-import { exportSingleFile, redactDeep } from '../engine/cassette/export.js';
+import { redactDeep } from '../engine/cassette/export.js';
 import type { Har, HarEntry, HarHeader } from '../engine/cassette/persist/har.js';
 import type { DebugFiles } from '../engine/cassette/persist/persister.js';
 import { buildResultHasher } from '../engine/cassette/hash.js';
 import { canonicalJson } from '../engine/cassette/keys.js';
 import { redactHeaders, redactUrl, REDACTED } from '../engine/cassette/redact.js';
 import { CassetteStore, type NewEntry } from '../engine/cassette/store.js';
+import { fileKey } from '../engine/cassette/safe-name.js';
+import { SINGLE_FILE_FORMAT, type SingleFileCassette } from '../engine/cassette/persist/single-file.js';
 import { writeAtomic } from '../engine/fs/atomic-write.js';
+import { pathInside } from '../engine/fs/inside-folder.js';
 import { countRedacted } from './export-files.js';
 import { sseEvent } from '../engine/http/sse.js';
 
@@ -174,6 +177,33 @@ function cassetteOf(events: TrafficEvent[], req: SaveRequest): { kept: Distilled
   return { kept, skipped };
 }
 
+/** The single-file cassette of the kept exchanges (numbered in order, keys made file-name safe), as one document. */
+function singleFileOf(kept: Distilled[]): SingleFileCassette {
+  const entries = kept.map((d, i) => ({ n: i + 1, key: fileKey(d.key), entry: distilledFor(d.method, redactDeep(d.entry) as NewEntry) }));
+  return { format: SINGLE_FILE_FORMAT, version: 1, exportedAt: new Date().toISOString(), entries };
+}
+
+/** The folder form: every entry through the store (the one place keys become file names), debug files written before it answers. */
+async function saveFolder(out: string, kept: Distilled[]): Promise<{ written: string[]; redacted: number }> {
+  const existing = await readdir(out).catch(() => [] as string[]);
+  for (const name of existing) if (NUMBERED.test(name)) await rm(pathInside(out, name), { force: true }); // overwrite was allowed
+  await mkdir(out, { recursive: true });
+  const store = await CassetteStore.open(out, { watch: false });
+  const written: string[] = [];
+  let redacted = 0;
+  try {
+    for (const d of kept) {
+      const entry = redactDeep(d.entry) as NewEntry;
+      redacted += countRedacted(entry);
+      written.push(pathInside(out, (await store.add(d.method, d.key, entry, redactDeep(d.debug) as DebugFiles)).file));
+    }
+    await store.flush();
+  } finally {
+    store.close();
+  }
+  return { written, redacted };
+}
+
 export async function saveTraffic(events: TrafficEvent[], req: SaveRequest): Promise<SaveResult> {
   const out = await checkOut(req);
   const ordered = [...events].sort((a, b) => a.startedAt - b.startedAt || a.seq - b.seq);
@@ -187,40 +217,15 @@ export async function saveTraffic(events: TrafficEvent[], req: SaveRequest): Pro
       },
     };
     await mkdir(dirname(out), { recursive: true });
-    await writeAtomic(out, `${JSON.stringify(har, null, 2)}\n`);
+    await writeAtomic(dirname(out), basename(out), `${JSON.stringify(har, null, 2)}\n`);
     const skipped = ordered.filter((e) => !e.response).map((e) => `#${e.seq} ${e.method}: no answer yet`);
     return { out, written: [out], exchanges: answered.length, skipped, redacted: countRedacted(har) };
   }
   const { kept, skipped } = cassetteOf(ordered, req);
-  if (req.format === 'folder') {
-    const existing = await readdir(out).catch(() => [] as string[]);
-    for (const name of existing) if (NUMBERED.test(name)) await rm(join(out, name), { force: true }); // overwrite was allowed
-    await mkdir(out, { recursive: true });
-    const store = await CassetteStore.open(out, { watch: false });
-    const written: string[] = [];
-    let redacted = 0;
-    try {
-      for (const d of kept) {
-        const entry = redactDeep(d.entry) as NewEntry;
-        redacted += countRedacted(entry);
-        written.push(join(out, (await store.add(d.method, d.key, entry, redactDeep(d.debug) as DebugFiles)).file));
-      }
-    } finally {
-      store.close();
-    }
-    return { out, written, exchanges: kept.length, skipped, redacted };
-  }
-  // a single file: the folder form written to a temporary folder, then exported by the engine's own export
+  if (req.format === 'folder') return { out, ...(await saveFolder(out, kept)), exchanges: kept.length, skipped };
+  // a single file: written at once, beside nothing (no temporary folder next to it)
+  const cassette = singleFileOf(kept);
   await mkdir(dirname(out), { recursive: true });
-  const temp = join(dirname(out), `.rewind-save-${process.pid}-${randomBytes(6).toString('hex')}`);
-  try {
-    const store = await CassetteStore.open(temp, { watch: false });
-    for (const d of kept) await store.add(d.method, d.key, redactDeep(d.entry) as NewEntry);
-    store.close();
-    const cassette = await exportSingleFile(temp);
-    await writeAtomic(out, `${JSON.stringify(cassette, null, 2)}\n`);
-    return { out, written: [out], exchanges: kept.length, skipped, redacted: countRedacted(cassette.entries) };
-  } finally {
-    await rm(temp, { recursive: true, force: true });
-  }
+  await writeAtomic(dirname(out), basename(out), `${JSON.stringify(cassette, null, 2)}\n`);
+  return { out, written: [out], exchanges: kept.length, skipped, redacted: countRedacted(cassette.entries) };
 }

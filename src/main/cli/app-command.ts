@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { delimiter, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { writeStderr } from './process-guard.js';
 
 /**
  * `mcp-rewind app`: the desktop app. Electron is not a dependency of the package (it is ~100 MB and CI never needs
@@ -76,7 +77,7 @@ export function findElectron(root: string = PACKAGE_ROOT, env: NodeJS.ProcessEnv
 /** The whole `mcp-rewind app` run (argv as process.argv, "app" at index 2): Electron's exit status becomes ours. */
 export function appCommand(argv: string[]): void {
   const fail = (status: number, message: string): never => {
-    process.stderr.write(`mcp-rewind: ${message}\n`);
+    writeStderr(`mcp-rewind: ${message}`);
     process.exit(status);
   };
   const program = buildAppProgram()

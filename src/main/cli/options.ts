@@ -8,6 +8,7 @@ import { splitShellWords } from '../engine/transports/shell-words.js';
 import { UsageError } from '../engine/errors.js';
 import { isReplayTiming, REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
 import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from '../../shared/origins.js';
+import { parseJson } from '../../shared/json-depth.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -153,7 +154,7 @@ export type { RawOptions };
 function readRules(file: string): ProxyOptions['rules'] {
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    json = parseJson(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new UsageError(`--rules ${file}: ${(error as Error).message}`);
   }

@@ -1,3 +1,5 @@
+import { terminalSafe } from '../../shared/terminal-text.js';
+
 /**
  * The process-level safety of every long-running command (the proxy, `serve`, `ui`):
  * - a closed stdout/stderr (`mcp-rewind … 2>&1 | head`) must not crash or loop: a write to a pipe whose reader is
@@ -19,15 +21,21 @@ export function guardStdStreams(): void {
   }
 }
 
-/** Writes a line to stderr unless it is closed; never throws. */
-export function writeStderr(line: string): void {
-  if (quiet.has(process.stderr) || process.stderr.destroyed || !process.stderr.writable) return;
+/** Writes text to a standard stream unless it is closed, its control characters escaped (terminal-text.ts); never throws. */
+function print(stream: NodeJS.WriteStream, text: string): void {
+  if (quiet.has(stream) || stream.destroyed || !stream.writable) return;
   try {
-    process.stderr.write(`${line}\n`);
+    stream.write(terminalSafe(text));
   } catch {
-    quiet.add(process.stderr);
+    quiet.add(stream);
   }
 }
+
+/** Writes a line to stderr (escaped, see print). */
+export const writeStderr = (line: string): void => print(process.stderr, `${line}\n`);
+
+/** Writes text to stdout (escaped, see print): banners, reports — never the MCP messages of --stdio. */
+export const writeStdout = (text: string): void => print(process.stdout, text);
 
 /** How long a graceful shutdown may take before the process ends anyway. */
 export const SHUTDOWN_GRACE_MS = 3_000;

@@ -10,7 +10,7 @@ import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from '../../shared/origins.js';
 import { claimDataDir, liveOwner, type DataOwner } from '../web/data-owner.js';
 import { userDataDir } from '../web/user-data.js';
 import { UsageError } from '../engine/errors.js';
-import { guardStdStreams, stayUp, writeStderr } from './process-guard.js';
+import { guardStdStreams, stayUp, writeStderr, writeStdout } from './process-guard.js';
 import { persistentToken } from './token-file.js';
 import { uiTokenFile } from '../web/ui-link.js';
 import { codeFromRunningUi, openHandoff } from './ui-open.js';
@@ -125,14 +125,14 @@ const LINK_NOTE = `        (a one-time link: it works once, within ${CODE_TTL_MS
 async function letIn(lines: string[], options: UiOptions, origin: string, newCode: () => Promise<string>): Promise<void> {
   const link = `${origin}/?code=${await newCode()}`;
   const opened = options.open ? await openHandoff(options.dataDir, origin, await newCode()).catch(() => undefined) : undefined;
-  process.stdout.write([...lines, `  open  ${link}`, LINK_NOTE, ...(opened ? [`  browser  ${opened}`] : [])].join('\n') + '\n');
+  writeStdout([...lines, `  open  ${link}`, LINK_NOTE, ...(opened ? [`  browser  ${opened}`] : [])].join('\n') + '\n');
 }
 
 /** The whole `mcp-rewind ui` run (argv as process.argv, "ui" at index 2): prints the URL and serves until a signal. */
 export async function uiCommand(argv: string[], version: string): Promise<void> {
   guardStdStreams();
   const fail = (status: number, message: string): never => {
-    process.stderr.write(`mcp-rewind: ${message}\n`);
+    writeStderr(`mcp-rewind: ${message}`);
     process.exit(status);
   };
   const program = buildUiProgram()
@@ -164,6 +164,6 @@ export async function uiCommand(argv: string[], version: string): Promise<void> 
     return fail(1, `cannot start the UI: ${error.message}`);
   });
   await letIn([`mcp-rewind ${version} — browser UI`], options, ui.shell.origin, async () => ui.shell.issueCode());
-  process.stdout.write([`  data  ${options.dataDir}`, '  (Ctrl-C to stop)'].join('\n') + '\n');
+  writeStdout([`  data  ${options.dataDir}`, '  (Ctrl-C to stop)'].join('\n') + '\n');
   stayUp(() => ui.close(), log);
 }

@@ -1,10 +1,12 @@
 import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import { verifyCassette, type KeyVerdict, type VerifyOptions, type VerifyReport } from '../engine/cassette/verify.js';
 import { commandSpec } from '../engine/upstream/command.js';
 import { openUpstream } from '../engine/upstream/open.js';
 import { UsageError } from '../engine/errors.js';
+import { oneLine } from '../../shared/terminal-text.js';
+import { writeAtomic } from '../engine/fs/atomic-write.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -75,7 +77,7 @@ const LABEL: Record<KeyVerdict['status'], string> = { ok: 'ok', drift: 'DRIFT', 
 /** The readable report: a line per key, then a summary. */
 export function formatVerifyReport(report: VerifyReport, cache: string): string {
   const lines = [`mcp-rewind verify — ${cache} against ${report.upstream}`];
-  for (const r of report.results) lines.push(`  ${LABEL[r.status].padEnd(5)}  ${r.key}${r.reason ? `  ${r.reason}` : ''}`);
+  for (const r of report.results) lines.push(`  ${LABEL[r.status].padEnd(5)}  ${oneLine(r.key)}${r.reason ? `  ${r.reason}` : ''}`);
   const { ok, drift, info, skipped } = report.counts;
   const total = report.results.length;
   lines.push(`${total} key${total === 1 ? '' : 's'}: ${ok} ok, ${drift} drift, ${info} info, ${skipped} skipped — ${drift ? 'DRIFT' : 'no drift'}`);
@@ -131,6 +133,6 @@ export async function runVerify(
     () => upstream?.close(),
   );
   out(formatVerifyReport(report, options.cache));
-  if (options.junit) await writeFile(options.junit, junitXml(report));
+  if (options.junit) await writeAtomic(dirname(resolve(options.junit)), basename(options.junit), junitXml(report));
   return report.drift ? 1 : 0;
 }

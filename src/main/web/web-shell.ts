@@ -10,6 +10,7 @@ import { createGuard, type GuardOptions } from '../engine/http/guard.js';
 import { SignInCodes } from './sign-in.js';
 import { answerSignIn, SIGN_IN_PATHS } from './sign-in-routes.js';
 import { SECURITY_HEADERS, serveStatic } from './static-files.js';
+import { MAX_FILE_JSON_DEPTH, tooDeep } from '../../shared/json-depth.js';
 
 /**
  * The browser shell: serves the built renderer and bridges the UI↔engine contract (src/shared/api.ts) over one
@@ -185,8 +186,9 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     const fail = (id: number, message: string): void => send(ws, { id, ok: false, error: { message } });
     if (isBinary) return fail(-1, 'malformed frame: expected a text frame with JSON { id, command, input }');
     let frame: unknown;
+    const text = data.toString();
     try {
-      frame = JSON.parse(data.toString());
+      frame = JSON.parse(text); // any depth parses safely; what walks it afterwards recurses (checked below)
     } catch {
       return fail(-1, 'malformed frame: not JSON');
     }
@@ -194,6 +196,7 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     const { id, command, input } = frame as Record<string, unknown>;
     if (typeof id !== 'number' || !Number.isSafeInteger(id)) return fail(-1, 'malformed frame: "id" must be an integer');
     if (typeof command !== 'string' || command === '') return fail(id, 'malformed frame: "command" must be a command name');
+    if (tooDeep(text, MAX_FILE_JSON_DEPTH)) return fail(id, `malformed frame: JSON nested deeper than ${MAX_FILE_JSON_DEPTH} levels`);
     try {
       send(ws, { id, ok: true, output: await options.handlers.call(command, input ?? {}) });
     } catch (error) {

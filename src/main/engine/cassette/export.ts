@@ -1,5 +1,5 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { parseDistilled } from '../../../shared/cassette/entry.js';
 import { openAtomicStream } from '../fs/atomic-write.js';
 import { silent, type Log } from '../log.js';
@@ -11,6 +11,8 @@ import { SingleFilePersister, type SingleFileCassette } from './persist/single-f
 import { readDebugFilesSync } from './recorded-request.js';
 import { REDACTED, redactHeaders, redactUrl } from './redact.js';
 import { jsonErrorMessage, readCassetteFileSync, UnsafeEntryError } from './safe-read.js';
+import { parseJson } from '../../../shared/json-depth.js';
+import { setOwn } from '../../../shared/own.js';
 
 export type { Har } from './persist/har.js';
 
@@ -33,7 +35,7 @@ export function redactDeep(value: unknown): unknown {
     if (SECRET_KEY.test(k)) out[k] = REDACTED;
     else if (k.toLowerCase() === 'headers' && v !== null && typeof v === 'object' && !Array.isArray(v))
       out[k] = redactHeaders(v as Record<string, string | string[]>);
-    else out[k] = redactDeep(v);
+    else setOwn(out, k, redactDeep(v)); // `__proto__` too stays a key of the copy
   }
   return out;
 }
@@ -115,7 +117,7 @@ async function* exchangesOf(path: string, options: { debug: boolean; log: Log })
     if (listed.files & ENTRY) {
       const entryFile = `${listed.stem}.json`;
       try {
-        const distilled = JSON.parse(readCassetteFileSync(path, entryFile)) as Record<string, unknown>; // verbatim
+        const distilled = parseJson(readCassetteFileSync(path, entryFile)) as Record<string, unknown>; // verbatim
         x.entry = parseDistilled(listed.n, key as string, entryFile, distilled);
         x.distilled = distilled;
       } catch (error) {
@@ -184,7 +186,7 @@ export async function exportHarTo(
 
 /** Writes an export to `file` as a stream, replacing it atomically once complete; answers its size in bytes. */
 async function toFile<T>(file: string, write: (sink: Sink) => Promise<T>): Promise<T & { bytes: number }> {
-  const stream = openAtomicStream(file);
+  const stream = await openAtomicStream(dirname(file), basename(file));
   try {
     const result = await write(stream);
     await stream.commit();

@@ -48,13 +48,16 @@ function roundSuffix(params: Record<string, unknown> | undefined): string {
 /** The key as it appears in file names (see safe-name.ts). */
 export const keyFor = (request: Pick<JsonRpcRequest, 'method' | 'params'>): string => safeKey(rawKeyFor(request));
 
-/** What replay answers when a list method has no entry: an empty page, as mcp-rewind does. */
-export const EMPTY_LIST_RESULTS: Record<string, Record<string, unknown>> = {
-  'tools/list': { tools: [] },
-  'resources/list': { resources: [] },
-  'resources/templates/list': { resourceTemplates: [] },
-  'prompts/list': { prompts: [] },
-};
+/**
+ * What replay answers when a list method has no entry: an empty page, as mcp-rewind does. Tables looked up by a
+ * name from the wire or a file are Maps: a plain object answers `constructor` or `__proto__` with its prototype's.
+ */
+export const EMPTY_LIST_RESULTS: ReadonlyMap<string, Record<string, unknown>> = new Map([
+  ['tools/list', { tools: [] }],
+  ['resources/list', { resources: [] }],
+  ['resources/templates/list', { resourceTemplates: [] }],
+  ['prompts/list', { prompts: [] }],
+]);
 /** Methods whose result is always empty: replay can answer them without an entry. */
 export const EMPTY_RESULT_METHODS = new Set(['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
 
@@ -115,14 +118,14 @@ export function toolNameFromKey(key: string): string | undefined {
 }
 
 /** Bare entries (mcp-rewind's cached methods) name their method only through the key. */
-export const BARE_KEY_METHODS: Record<string, string> = {
-  initialize: 'initialize',
-  ping: 'ping',
-  tools_list: 'tools/list',
-  resources_list: 'resources/list',
-  resources_templates_list: 'resources/templates/list',
-  prompts_list: 'prompts/list',
-};
+export const BARE_KEY_METHODS: ReadonlyMap<string, string> = new Map([
+  ['initialize', 'initialize'],
+  ['ping', 'ping'],
+  ['tools_list', 'tools/list'],
+  ['resources_list', 'resources/list'],
+  ['resources_templates_list', 'resources/templates/list'],
+  ['prompts_list', 'prompts/list'],
+]);
 
 /** The request a cassette entry answers (method + params), where the entry or its key says it. */
 export function requestOfEntry(entry: {
@@ -143,7 +146,7 @@ export function requestOfEntry(entry: {
     return { method: 'tools/call', params: { name, arguments: entry.arguments, ...round } };
   }
   if (entry.method) return { method: entry.method, params: entry.params ?? {} };
-  const method = BARE_KEY_METHODS[entry.key];
+  const method = BARE_KEY_METHODS.get(entry.key);
   return method ? { method, params: {} } : undefined;
 }
 

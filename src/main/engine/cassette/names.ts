@@ -1,3 +1,5 @@
+import { fileKey } from './safe-name.js';
+
 /**
  * The one owner of the cassette's file-name pattern (mcp-rewind's layout): `<n> <key>.json` (the distilled entry,
  * what replay needs) and its debug siblings `<n> <key>.req.json`, `.res.json`, `.res-head.json`. mcp-rewind also
@@ -32,8 +34,11 @@ export function parseCassetteName(name: string): CassetteFileName | undefined {
 /** The stem shared by an exchange's files, `<n> <key>`. */
 export const stemOf = (n: number, key: string): string => `${n} ${key}`;
 
-/** A distilled entry's name, `<n> <key>.json`. */
-export const entryFileName = (n: number, key: string): string => `${stemOf(n, key)}.json`;
+/**
+ * The name a new distilled entry is written under, `<n> <key>.json`, the key made file-name safe (safe-name.ts fileKey:
+ * kept when it already is, else escaped): whatever a key came from, the name is a plain name inside the folder.
+ */
+export const entryFileName = (n: number, key: string): string => `${stemOf(n, fileKey(key))}.json`;
 
 /** The stem of an entry file (`<n> <key>`). */
 export const stemOfEntry = (file: string): string => file.slice(0, -'.json'.length);

@@ -3,6 +3,7 @@ import { BARE_KEY_METHODS, toolNameFromKey } from './keys.js';
 import { debugFileNames } from './names.js';
 import { readCassetteFile, readCassetteFileSync, UnsafeEntryError } from './safe-read.js';
 import type { Log } from '../log.js';
+import { parseJson as parseLimited } from '../../../shared/json-depth.js';
 
 /**
  * What was asked, for a recorded entry: `verify` sends it again and `export --har` rebuilds a request from it when
@@ -36,7 +37,7 @@ async function readIf(dir: string, name: string, log?: Log): Promise<string | un
 function parseJson(text: string | undefined): unknown {
   if (text === undefined) return undefined;
   try {
-    return JSON.parse(text);
+    return parseLimited(text);
   } catch {
     return undefined;
   }
@@ -107,7 +108,7 @@ export function recordedRequest(entry: CassetteEntry, debugBody?: unknown): Reco
     return { method: 'tools/call', params: { name, arguments: args } };
   }
   if (entry.method) return { method: entry.method, params: entry.params };
-  const method = BARE_KEY_METHODS[entry.key];
+  const method = BARE_KEY_METHODS.get(entry.key);
   if (method) return requestInBody(debugBody, method) ?? { method };
   const fromDebug = requestInBody(debugBody);
   if (fromDebug) return fromDebug;

@@ -1,3 +1,5 @@
+import { setOwn } from '../../../shared/own.js';
+
 export const REDACTED = '[REDACTED]';
 
 /**
@@ -26,7 +28,7 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    out[name] = isSecretHeader(name) ? REDACTED : value;
+    setOwn(out, name, isSecretHeader(name) ? REDACTED : value);
   }
   return out;
 }

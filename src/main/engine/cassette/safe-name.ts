@@ -18,6 +18,25 @@ export function safeKey(key: string): string {
   return encoded.slice(0, MAX_KEY_LENGTH - 17) + '~' + hash16(key);
 }
 
+/** What safeKey writes: its alphabet (`%` and `~` from its escapes), at most MAX_KEY_LENGTH long, never empty. */
+const SAFE_KEY = new RegExp(`^[A-Za-z0-9_.%~-]{1,${MAX_KEY_LENGTH}}$`);
+
+/** Can this key be part of a file name as it is (it is what safeKey writes: no separator, no control character, short)? */
+export const isSafeKey = (key: string): boolean => SAFE_KEY.test(key);
+
+/**
+ * The key as it becomes part of a file name — the one function every path built from a key goes through (names.ts
+ * entryFileName), whatever the key came from: recording (already safe), an opened single-file cassette, a HAR, a
+ * folder's file names, the API. A safe key is kept as it is (so a key recording wrote never changes, and `%2F` is not
+ * encoded twice); any other is rewritten by safeKey — reversible percent-encoding, hashed beyond MAX_KEY_LENGTH —
+ * which is what recording the same raw key would have written. Never empty: an empty key is refused.
+ */
+export function fileKey(key: string): string {
+  if (isSafeKey(key)) return key;
+  if (key === '') throw new Error('key: a cassette key cannot be empty');
+  return safeKey(key);
+}
+
 function encodeChar(ch: string): string {
   try {
     return encodeURIComponent(ch).replace(/[!'()*~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Dirent } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
-import { basename, join, sep } from 'node:path';
+import { join, sep } from 'node:path';
+import { isPlainName } from '../fs/inside-folder.js';
 
 /**
  * Reading a file of a cassette folder without ever leaving it. A cassette can come from an untrusted source (a pull
@@ -26,7 +27,7 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** Reads `dir/name` as UTF-8; throws UnsafeEntryError for a link or a non-regular file, the fs error otherwise. */
 export async function readCassetteFile(dir: string, name: string): Promise<string> {
-  if (basename(name) !== name || name === '..' || name === '.' || name.includes('\0')) throw new UnsafeEntryError(name, 'not a plain file name');
+  if (!isPlainName(name)) throw new UnsafeEntryError(name, 'not a plain file name');
   if (NOFOLLOW === 0 && (await lstat(join(dir, name))).isSymbolicLink()) throw new UnsafeEntryError(name, 'it is a symbolic link'); // no O_NOFOLLOW (Windows)
   let handle;
   try {
@@ -55,7 +56,7 @@ const SHARED_MAX = 1024 * 1024;
  * the thread pool, and the answer waits for it anyway). Reads the size fstat gave, into a reused buffer.
  */
 export function readCassetteFileSync(dir: string, name: string): string {
-  if (basename(name) !== name || name === '..' || name === '.' || name.includes('\0')) throw new UnsafeEntryError(name, 'not a plain file name');
+  if (!isPlainName(name)) throw new UnsafeEntryError(name, 'not a plain file name');
   if (NOFOLLOW === 0 && lstatSync(join(dir, name)).isSymbolicLink()) throw new UnsafeEntryError(name, 'it is a symbolic link');
   let fd: number;
   try {

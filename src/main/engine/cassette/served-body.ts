@@ -3,6 +3,7 @@ import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import { sseEvent } from '../http/sse.js';
 import { canonicalJson } from './keys.js';
+import { parseJson } from '../../../shared/json-depth.js';
 
 /** Does a raw HTTP body look like an SSE stream (rather than JSON)? */
 export const looksLikeSse = (text: string, mimeType = ''): boolean =>
@@ -16,7 +17,7 @@ export function messagesOfBody(text: string, mimeType = ''): JsonRpcMessage[] {
       onEvent: (event) => {
         if (!event.data) return; // a priming event
         try {
-          out.push(JSON.parse(event.data) as JsonRpcMessage);
+          out.push(parseJson(event.data) as JsonRpcMessage);
         } catch {
           /* not a message */
         }
@@ -27,7 +28,7 @@ export function messagesOfBody(text: string, mimeType = ''): JsonRpcMessage[] {
   }
   const trimmed = text.trim();
   if (!trimmed) return [];
-  const parsed = JSON.parse(trimmed) as JsonRpcMessage | JsonRpcMessage[];
+  const parsed = parseJson(trimmed) as JsonRpcMessage | JsonRpcMessage[];
   return Array.isArray(parsed) ? parsed : [parsed];
 }
 

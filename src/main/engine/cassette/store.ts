@@ -10,6 +10,7 @@ import { entryFileName, parseCassetteName } from './names.js';
 import { folderPersister, FolderPersister, type FolderChange } from './persist/folder.js';
 import type { DebugFiles, EntryName, ReadEntry } from './persist/persister.js';
 import { READ_ONLY_MESSAGE, SingleFilePersister } from './persist/single-file.js';
+import { fileKey } from './safe-name.js';
 import { jsonErrorMessage } from './safe-read.js';
 
 export type NewEntry = Omit<CassetteEntry, 'n' | 'key' | 'file'>;
@@ -181,8 +182,9 @@ export class CassetteStore {
    * Writes a new entry through the persister and indexes it; resolves once it is committed (durably, unless the
    * store was opened with `durable: false`). Its debug files follow (see flush).
    */
-  async add(method: string, key: string, entry: NewEntry, debug?: DebugFiles): Promise<CassetteEntry> {
+  async add(method: string, rawKey: string, entry: NewEntry, debug?: DebugFiles): Promise<CassetteEntry> {
     if (!(this.persister instanceof FolderPersister)) throw new Error(READ_ONLY_MESSAGE);
+    const key = fileKey(rawKey); // indexed as its file names it (recorded keys are safe already, and kept)
     if (!this.readyNow) await this.ready; // the numbering continues after the folder's highest
     const n = this.persister.take();
     const stored: CassetteEntry = { ...entry, n, key, file: entryFileName(n, key) };

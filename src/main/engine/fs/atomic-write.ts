@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { writablePathInside } from './inside-folder.js';
 
 /**
  * `.rewind-tmp-<pid>-<random>`: the one temp-file pattern. Dot-prefixed, so folder watchers and listings skip it;
@@ -23,6 +24,20 @@ export function writerIsGone(tempName: string): boolean {
   }
 }
 
+/** A temp file this pattern names whose writer is gone: an orphan, removed. */
+export const isOrphanTemp = (name: string): boolean => name.startsWith(TEMP_PREFIX) && writerIsGone(name);
+
+/** folders whose orphaned temp files this process removed already (once per folder: the first write there) */
+const swept = new Set<string>();
+
+/** Removes the orphaned temp files of a folder (a crashed writer's), once per folder and process; `listed`: the caller read the folder already. */
+export async function sweepOrphanTemps(folder: string, listed?: readonly string[]): Promise<void> {
+  if (swept.has(folder)) return;
+  swept.add(folder);
+  const names = listed ?? (await readdir(folder).catch(() => [] as string[]));
+  for (const name of names) if (isOrphanTemp(name)) await rm(join(folder, name), { force: true }).catch(() => {});
+}
+
 export interface WriteOptions {
   mode?: number;
   /**
@@ -36,17 +51,29 @@ export interface WriteOptions {
 const tempPath = (path: string): string => join(dirname(path), `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
 
 /**
- * The one atomic write of the project (cassette entries, hand edits, exports, settings): a temp file in the same
- * folder, then rename — a reader sees the old file or the new one, never half of one — and, durable, the fsyncs
- * that make a resolved write survive a power loss. Hand-written rather than write-file-atomic because the temp name
- * must be the pattern above (the cassette loader cleans it up, watchers ignore it) and because the folder's fsync is
- * shared between concurrent writes (see syncFolder).
+ * Where a write goes: `name` directly inside `folder` (inside-folder.ts: a plain name, no symbolic link there), its
+ * temp file beside it, the folder's orphaned temp files removed first. Every writer names the folder it means, so a
+ * name that came from a file or the wire can never climb out of it.
  */
-export async function writeAtomic(path: string, content: string | Buffer, options: WriteOptions = {}): Promise<void> {
+async function target(folder: string, name: string): Promise<{ path: string; temp: string }> {
+  const path = await writablePathInside(folder, name);
+  await sweepOrphanTemps(dirname(path));
+  return { path, temp: tempPath(path) };
+}
+
+/**
+ * The one atomic write of the project (cassette entries, hand edits, exports, settings): `name` inside `folder`
+ * (checked: see target), through a temp file in the same folder, then rename — a reader sees the old file or the new
+ * one, never half of one — and, durable, the fsyncs that make a resolved write survive a power loss. Hand-written
+ * rather than write-file-atomic because the temp name must be the pattern above (the cassette loader cleans it up,
+ * watchers ignore it) and because the folder's fsync is shared between concurrent writes (see syncFolder). Answers
+ * the path written.
+ */
+export async function writeAtomic(folder: string, name: string, content: string | Buffer, options: WriteOptions = {}): Promise<string> {
   const durable = options.durable !== false;
-  const temp = tempPath(path);
+  const { path, temp } = await target(folder, name);
   try {
-    const handle = await open(temp, 'w', options.mode);
+    const handle = await open(temp, 'wx', options.mode); // never an existing file, nor a link planted at the temp name
     try {
       await handle.writeFile(content);
       if (durable) await handle.datasync();
@@ -59,6 +86,7 @@ export async function writeAtomic(path: string, content: string | Buffer, option
     throw error;
   }
   if (durable) await syncFolder(dirname(path));
+  return path;
 }
 
 /**
@@ -73,9 +101,9 @@ export interface AtomicStream {
   readonly bytes: number;
 }
 
-export function openAtomicStream(path: string, options: WriteOptions = {}): AtomicStream {
-  const temp = tempPath(path);
-  const out = createWriteStream(temp, { mode: options.mode, highWaterMark: 1 << 20 });
+export async function openAtomicStream(folder: string, name: string, options: WriteOptions = {}): Promise<AtomicStream> {
+  const { path, temp } = await target(folder, name);
+  const out = createWriteStream(temp, { flags: 'wx', mode: options.mode, highWaterMark: 1 << 20 });
   let failure: Error | undefined;
   out.on('error', (error) => (failure ??= error));
   let bytes = 0;

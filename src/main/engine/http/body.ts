@@ -1,11 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode } from '../../../shared/jsonrpc.js';
 import { HttpError } from '../errors.js';
+import { MAX_JSON_DEPTH, tooDeep } from '../../../shared/json-depth.js';
 
 /** The SDK server transport's default limit; bigger bodies get 413. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
-/** Deeper JSON is refused before parsing: nothing in MCP nests this deep, and hashing it would blow the stack. */
-export const MAX_JSON_DEPTH = 128;
 
 /** one decoder for every body: decode() without { stream } keeps no state between calls */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -31,25 +30,6 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
   });
 }
 
-/** Depth of brackets outside strings — a linear scan, so hostile nesting costs nothing to refuse. */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92)
-        i++; // backslash escapes the next char
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > max) max = depth;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return max;
-}
-
 /** Decodes a body as UTF-8 JSON; malformed input becomes an HttpError (400, ErrorCode.ParseError). */
 export function parseJsonBody(body: Buffer): unknown {
   let text: string;
@@ -58,7 +38,7 @@ export function parseJsonBody(body: Buffer): unknown {
   } catch {
     throw new HttpError(400, 'Parse error: body is not valid UTF-8', ErrorCode.ParseError);
   }
-  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new HttpError(400, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH}`, ErrorCode.ParseError);
+  if (tooDeep(text, MAX_JSON_DEPTH)) throw new HttpError(400, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH}`, ErrorCode.ParseError);
   try {
     return JSON.parse(text);
   } catch (error) {

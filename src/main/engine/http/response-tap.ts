@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { Framing } from '../../../shared/cassette/entry.js';
 import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
+import { parseJson } from '../../../shared/json-depth.js';
 
 /**
  * Reads the JSON-RPC messages out of an upstream answer while its bytes are relayed unchanged:
@@ -68,7 +69,7 @@ export class ResponseTap {
     if (!data) return; // priming events (2025-11-25) carry an id and no data
     let parsed: unknown;
     try {
-      parsed = JSON.parse(data);
+      parsed = parseJson(data);
     } catch {
       return; // not ours to judge: the bytes were relayed as they came
     }

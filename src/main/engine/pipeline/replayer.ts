@@ -271,7 +271,7 @@ export class Replayer implements Hook {
     }
     const notFound = this.methodNotFound(request);
     if (notFound) return { response: notFound.response, status: notFound.status === 200 ? undefined : notFound.status };
-    if (!isKnownMethod(request.method, ctx.era) && !EMPTY_LIST_RESULTS[request.method]) {
+    if (!isKnownMethod(request.method, ctx.era) && !EMPTY_LIST_RESULTS.has(request.method)) {
       return { response: errorResponse(request.id, ErrorCode.MethodNotFound, 'Method not found'), status: ctx.era === 'modern' ? 404 : undefined };
     }
     return { response: this.miss(request, key) };
@@ -279,7 +279,7 @@ export class Replayer implements Hook {
 
   /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */
   miss(request: JsonRpcRequest, key: string): JsonRpcResponse {
-    const empty = EMPTY_LIST_RESULTS[request.method] ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
+    const empty = EMPTY_LIST_RESULTS.get(request.method) ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
     if (empty) return { jsonrpc: '2.0', id: request.id, result: empty };
     const what =
       request.method === 'tools/call'

@@ -101,7 +101,7 @@ function sdkCall(request: CopyRequest): { call: string; imports: string[] } {
   }
   if (request.method === 'ping') return { call: 'client.ping()', imports: [] }
   if (request.method === 'logging/setLevel') return { call: `client.setLoggingLevel(${tsValue(params.level ?? 'info')})`, imports: [] }
-  const method = methods[request.method]
+  const method = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined
   if (method) return { call: `client.${method}(${arg || (method.startsWith('list') ? '' : '{}')}${options})`, imports: [] }
   const message = tsValue({ method: request.method, ...(Object.keys(params).length ? { params } : {}) })
   return { call: `client.request(${message}, ResultSchema)`, imports: ['ResultSchema'] }

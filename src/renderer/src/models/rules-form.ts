@@ -144,7 +144,7 @@ export interface DraftCheck {
 
 /** Validates the whole draft with RulesFileSchema (the one the engine's rules.set uses). */
 export function checkDraft(draft: { passthrough: boolean; instructions?: string; forms: ToolForm[] }): DraftCheck {
-  const byTool: Record<string, Issue[]> = {}
+  const byTool: Record<string, Issue[]> = Object.create(null) // keyed by tool names: `constructor` is a tool like any other
   const general: Issue[] = []
   const tools = draft.forms.map((form) => {
     const { rule, issues } = formToCandidate(form)

@@ -40,14 +40,15 @@ function fromRules(rules: RulesFile | null): Pick<RulesState, 'forms' | 'passthr
 }
 
 function remember(seen: Record<string, MergedToolView>, tools: MergedToolView[]): Record<string, MergedToolView> {
-  const next = { ...seen }
+  // keyed by tool names from the server: no prototype, so `constructor` or `__proto__` is a tool like any other
+  const next: Record<string, MergedToolView> = Object.assign(Object.create(null), seen)
   for (const tool of tools) next[tool.name] = tool
   return next
 }
 
 export const useRules = create<RulesState>()((set, get) => ({
   tools: [],
-  seen: {},
+  seen: Object.create(null),
   forms: [],
   passthrough: true,
   dirty: false,
@@ -59,7 +60,7 @@ export const useRules = create<RulesState>()((set, get) => ({
       proxyId,
       loading: true,
       error: undefined,
-      ...(switching ? { tools: [], seen: {}, selected: undefined, notified: undefined, applying: false, ...fromRules(null) } : {}),
+      ...(switching ? { tools: [], seen: Object.create(null), selected: undefined, notified: undefined, applying: false, ...fromRules(null) } : {}),
     })
     try {
       const answer = await api().call('rules.get', { id: proxyId })

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { writeAtomic } from '../../fs/atomic-write.js';
 import { debugFileNames } from '../names.js';
 import type { PersistedExchange } from './persister.js';
@@ -59,8 +58,8 @@ export class DebugWriter {
 
   private async write({ dir, stem, debug }: (typeof this.queue)[number]): Promise<void> {
     const [req, res, head] = debugFileNames(stem);
-    await writeAtomic(join(dir, req), JSON.stringify(debug.request, null, 2), { durable: false });
-    await writeAtomic(join(dir, res), debug.responseBody ?? '', { durable: false });
-    await writeAtomic(join(dir, head), JSON.stringify(debug.responseHead, null, 2), { durable: false });
+    await writeAtomic(dir, req, JSON.stringify(debug.request, null, 2), { durable: false });
+    await writeAtomic(dir, res, debug.responseBody ?? '', { durable: false });
+    await writeAtomic(dir, head, JSON.stringify(debug.responseHead, null, 2), { durable: false });
   }
 }

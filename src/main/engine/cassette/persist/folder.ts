@@ -3,12 +3,14 @@ import { watch, type FSWatcher } from 'node:fs';
 import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CassetteEntry } from '../../../../shared/cassette/entry.js';
-import { TEMP_PREFIX, writeAtomic, writerIsGone } from '../../fs/atomic-write.js';
+import { sweepOrphanTemps, TEMP_PREFIX, writeAtomic } from '../../fs/atomic-write.js';
+import { pathInside } from '../../fs/inside-folder.js';
 import type { Log } from '../../log.js';
 import { debugFileNames, entryFileName, parseCassetteName, stemOfEntry } from '../names.js';
 import { jsonErrorMessage, readCassetteFile, readCassetteFileSync, UnsafeEntryError, unsafeListing } from '../safe-read.js';
 import { DebugWriter } from './debug-writer.js';
 import type { AppendOptions, EntryName, PersistedExchange, Persister, ReadEntry } from './persister.js';
+import { parseJson } from '../../../../shared/json-depth.js';
 
 /** A change made through this process (a recording, a hand edit in the app): `entry` undefined when the file is gone. */
 export interface FolderChange {
@@ -67,12 +69,14 @@ export class FolderPersister implements Persister {
    */
   async scan(log: Log): Promise<EntryName[]> {
     const names: EntryName[] = [];
-    for (const dirent of await readdir(this.location, { withFileTypes: true })) {
+    const listing = await readdir(this.location, { withFileTypes: true });
+    await sweepOrphanTemps(
+      this.location,
+      listing.map((dirent) => dirent.name),
+    ); // temp files left by a killed process
+    for (const dirent of listing) {
       const name = dirent.name;
-      if (name.startsWith(TEMP_PREFIX)) {
-        if (writerIsGone(name)) await rm(join(this.location, name), { force: true }); // left by a killed process
-        continue;
-      }
+      if (name.startsWith(TEMP_PREFIX)) continue;
       const parsed = parseCassetteName(name);
       if (!parsed) continue;
       this.count(parsed.n);
@@ -99,7 +103,7 @@ export class FolderPersister implements Persister {
       return undefined;
     }
     try {
-      const data: unknown = JSON.parse(text);
+      const data = parseJson(text);
       const parsed = parseCassetteName(name);
       if (parsed) this.count(parsed.n); // a file added by hand: the numbering continues after it
       return { data, bytes: text.length };
@@ -125,7 +129,7 @@ export class FolderPersister implements Persister {
     const text = JSON.stringify(exchange.distilled, null, 2);
     const room = this.debugFiles.hasRoom(); // a backlog of debug files: wait for it before adding to it
     if (room) await room;
-    await writeAtomic(join(this.location, file), text, { durable: options.durable });
+    await writeAtomic(this.location, file, text, { durable: options.durable });
     if (exchange.entry) this.changed({ file, key: exchange.key as string, entry: exchange.entry, bytes: text.length });
     if (exchange.debug) this.debugFiles.add(this.location, stemOfEntry(file), exchange.debug);
   }
@@ -160,15 +164,15 @@ export class FolderPersister implements Persister {
 
   /** Writes an entry's text as given (validated by the caller, who parsed it into `entry`). */
   async writeText(file: string, text: string, entry: CassetteEntry): Promise<void> {
-    await writeAtomic(join(this.location, file), text);
+    await writeAtomic(this.location, file, text);
     this.count(entry.n);
     this.changed({ file, key: entry.key, entry, bytes: text.length });
   }
 
   /** Deletes an entry and its debug siblings. */
   async delete(file: string): Promise<void> {
-    await rm(join(this.location, file));
-    await Promise.all(debugFileNames(stemOfEntry(file)).map((name) => rm(join(this.location, name), { force: true })));
+    await rm(pathInside(this.location, file));
+    await Promise.all(debugFileNames(stemOfEntry(file)).map((name) => rm(pathInside(this.location, name), { force: true })));
     const parsed = parseCassetteName(file);
     if (parsed?.key !== undefined) this.changed({ file, key: parsed.key });
   }
@@ -187,12 +191,13 @@ export class FolderPersister implements Persister {
    * (as recording writes), so a watcher never sees a half-renamed entry. Refuses a name already taken.
    */
   async rename(file: string, target: string, entry: CassetteEntry): Promise<void> {
-    const taken = async (name: string): Promise<boolean> => (await lstat(join(this.location, name)).catch(() => undefined)) !== undefined;
+    const at = (name: string): string => pathInside(this.location, name); // both names: plain names inside the folder
+    const taken = async (name: string): Promise<boolean> => (await lstat(at(name)).catch(() => undefined)) !== undefined;
     const from = debugFileNames(stemOfEntry(file));
     const to = debugFileNames(stemOfEntry(target));
-    for (const name of [target, ...to]) if (await taken(name)) throw new Error(`key: "${entry.key}" is taken: ${join(this.location, name)} exists`);
-    for (let i = 0; i < from.length; i++) if (await taken(from[i])) await rename(join(this.location, from[i]), join(this.location, to[i]));
-    await rename(join(this.location, file), join(this.location, target));
+    for (const name of [target, ...to]) if (await taken(name)) throw new Error(`key: "${entry.key}" is taken: ${at(name)} exists`);
+    for (let i = 0; i < from.length; i++) if (await taken(from[i])) await rename(at(from[i]), at(to[i]));
+    await rename(at(file), at(target));
     const old = parseCassetteName(file);
     if (old?.key !== undefined) this.changed({ file, key: old.key });
     this.changed({ file: target, key: entry.key, entry });

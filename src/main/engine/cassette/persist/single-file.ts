@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { Log } from '../../log.js';
 import { entryFileName } from '../names.js';
+import { fileKey } from '../safe-name.js';
 import { jsonItem } from './json-stream.js';
 import type { EntryName, PersistedExchange, Persister, ReadEntry, Sink } from './persister.js';
+import { parseJson } from '../../../../shared/json-depth.js';
 
 /** the `format` of a single-file cassette (`mcp-rewind export --out`), which `--cache FILE` replays read-only */
 export const SINGLE_FILE_FORMAT = 'mcp-rewind-cassette';
@@ -36,7 +38,7 @@ export class SingleFilePersister implements Persister {
   async scan(log: Log): Promise<EntryName[]> {
     let data: { format?: unknown; version?: unknown; entries?: unknown };
     try {
-      data = JSON.parse(await readFile(this.location, 'utf8')) as typeof data;
+      data = parseJson(await readFile(this.location, 'utf8')) as typeof data;
     } catch (error) {
       throw new Error(`cassette ${this.location}: not a readable JSON file: ${(error as Error).message}`, { cause: error });
     }
@@ -51,9 +53,11 @@ export class SingleFilePersister implements Persister {
         log(`cassette: ignoring entries[${i}] of ${this.location}: needs a positive integer n and a key`, 'warn');
         continue;
       }
-      const file = entryFileName(n, key);
+      const safe = fileKey(key); // it names files once saved as a folder: indexed under its safe form, said so
+      if (safe !== key) log(`cassette: entries[${i}] of ${this.location}: key ${JSON.stringify(key)} is not a safe file name; read as "${safe}"`, 'warn');
+      const file = entryFileName(n, safe);
       this.entries.set(file, item.entry);
-      names.push({ n, key, file, loose: undefined });
+      names.push({ n, key: safe, file, loose: undefined });
     }
     return names;
   }
