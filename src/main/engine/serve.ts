@@ -83,20 +83,20 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/api' || path.startsWith('/api/')) return handleRest(manager, req, res, path, throttle);
-    const wait = throttle.refused(req);
-    if (wait !== undefined) {
-      res.setHeader('retry-after', String(wait));
-      return sendJson(
-        res,
-        429,
-        errorResponse(null, ErrorCode.InvalidRequest, `mcp-rewind: too many wrong session tokens from this address; retry in ${wait} s`),
-      );
-    }
     const inPath = /^\/s\/([^/]+)(?:\/|$)/.exec(path);
     const token = inPath ? safeDecode(inPath[1]) : (bearerToken(req) ?? header(req, 'x-mimcp-session'));
     const session = token ? manager.byAgentToken(token) : undefined;
     if (!session) {
-      if (token) await throttle.failed(req);
+      // checked first: a right token is never held back by someone else's wrong ones (auth-throttle.ts)
+      const wait = token ? await throttle.failed(req) : undefined;
+      if (wait !== undefined) {
+        res.setHeader('retry-after', String(wait));
+        return sendJson(
+          res,
+          429,
+          errorResponse(null, ErrorCode.InvalidRequest, `mcp-rewind: too many wrong session tokens from this host; retry in ${wait} s`),
+        );
+      }
       res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind"');
       return sendJson(
         res,
