@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { ProxyConfigSchema, type ProxyConfig } from './api.js';
 import { isLive } from './modes.js';
 import { REPLAY_TIMING_HINT } from './replay-timing.js';
+import { MAX_UPSTREAM_MAX_TIME_S, MAX_UPSTREAM_TIMEOUT_S } from './upstream-limits.js';
 
 /**
  * A proxy's configuration in the words of the New proxy form: every problem is reported under the form's own field
@@ -17,6 +18,8 @@ export const PROXY_FIELD_LABELS = {
   port: 'Port',
   rules: 'Rules',
   replayTiming: 'Replay timing',
+  upstreamTimeoutS: 'Upstream timeout',
+  upstreamMaxTimeS: 'Upstream max time',
 } as const;
 export type ProxyField = keyof typeof PROXY_FIELD_LABELS;
 
@@ -50,6 +53,10 @@ function fieldMessage(field: ProxyField, issue: z.core.$ZodIssue, input: Record<
       return 'give a folder, or leave it empty for the default one';
     case 'replayTiming':
       return REPLAY_TIMING_HINT;
+    case 'upstreamTimeoutS':
+      return `seconds from 0 (no limit) to ${MAX_UPSTREAM_TIMEOUT_S}`;
+    case 'upstreamMaxTimeS':
+      return `seconds from 0 (no limit) to ${MAX_UPSTREAM_MAX_TIME_S}`;
     default:
       return issue.message;
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse } from '../../shared/jsonrpc.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
+import { upstreamLimitsMs } from '../../shared/upstream-limits.js';
 import { listen } from './http/edge.js';
 import { serveMcp } from './http/mcp-http.js';
 import { sendJson } from './http/sse.js';
@@ -65,8 +66,7 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
   let base = '';
   const manager = new SessionManager(
     {
-      upstreamTimeoutMs: (options.upstreamTimeoutS ?? 60) * 1000,
-      upstreamMaxTimeMs: (options.upstreamMaxTimeS ?? 600) * 1000,
+      ...upstreamLimitsMs(options.upstreamTimeoutS, options.upstreamMaxTimeS),
       connectTimeoutMs: (options.connectTimeoutS ?? 15) * 1000,
       maxRecordedCalls: options.maxRecordedCalls ?? 1000,
       defaultInstructions: options.instructions,

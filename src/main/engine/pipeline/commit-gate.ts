@@ -17,7 +17,14 @@ export class CommitGate {
     private readonly upRes: IncomingMessage,
     /** hold everything until the end (a JSON body) */
     private readonly holdAll: boolean,
-  ) {}
+    /**
+     * writes the response head: at once for SSE, with the first byte sent for a JSON body — so that a body cut
+     * before its end can still be answered with a JSON-RPC error instead (relay.ts brokenStream)
+     */
+    private readonly writeHead: () => void,
+  ) {
+    if (!holdAll) writeHead();
+  }
 
   /** An answer is being committed: what follows waits for it. Call before `write` of the chunk that completed it. */
   hold(commit: Promise<unknown>): void {
@@ -49,6 +56,7 @@ export class CommitGate {
 
   private release(): void {
     if (this.pending > 0 || (this.holdAll && !this.ended)) return;
+    if (this.holdAll && !this.res.headersSent && !this.res.destroyed) this.writeHead();
     for (const chunk of this.queue.splice(0)) this.send(chunk);
     for (const resolve of this.drained.splice(0)) resolve();
     if (this.ended && !this.res.writableEnded) this.res.end();
