@@ -1,6 +1,6 @@
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient } from '../test/fixtures/client.js';
-import { startStallingUpstream } from '../test/helpers/stalling-upstream.js';
+import { startRawUpstream } from '../test/helpers/raw-upstream.js';
 import { expect, test } from './shell.js';
 
 // The New proxy form's upstream limits, as a user sets them: a field with the default as placeholder, a problem shown
@@ -8,7 +8,7 @@ import { expect, test } from './shell.js';
 
 test('New proxy: "Upstream timeout" 2 cuts a call the upstream never answers, and the timeline says which limit', async ({ app }) => {
   const { page, problems } = app;
-  const upstream = await startStallingUpstream();
+  const upstream = await startRawUpstream();
   try {
     await app.open();
     await page.getByRole('button', { name: 'New proxy', exact: true }).click();

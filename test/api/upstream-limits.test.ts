@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { TrafficEvent } from '../../src/shared/api.js';
 import { ErrorCode } from '../../src/shared/jsonrpc.js';
-import { startStallingUpstream } from '../helpers/stalling-upstream.js';
+import { startRawUpstream } from '../helpers/raw-upstream.js';
 import { distilledFiles, tempDir } from '../helpers/temp.js';
 import { app, call, cleanup, client, failure, keep, textOf } from './harness.js';
 
@@ -18,7 +18,7 @@ afterEach(cleanup);
 describe('api: a proxy’s upstream limits', () => {
   it('upstreamTimeoutS 2: a call the upstream never answers gets -32005 naming the limit, is not recorded, and progress keeps a call alive', async () => {
     const { api, dataDir } = await app();
-    const upstream = keep(await startStallingUpstream());
+    const upstream = keep(await startRawUpstream());
     const cacheDir = await tempDir();
     const traffic: TrafficEvent[] = [];
     api.on('traffic', (event) => void traffic.push(event));
@@ -48,7 +48,7 @@ describe('api: a proxy’s upstream limits', () => {
 
   it('refuses a limit out of range, naming the form’s field', async () => {
     const { api } = await app();
-    const upstream = keep(await startStallingUpstream());
+    const upstream = keep(await startRawUpstream());
     expect(await failure(call(api, 'proxies.create', { mode: 'record', upstreamUrl: upstream.url, upstreamTimeoutS: -1 }))).toBe(
       'Upstream timeout: seconds from 0 (no limit) to 86400',
     );

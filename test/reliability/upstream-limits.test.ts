@@ -2,7 +2,7 @@
  * The CLI's upstream limits (`--upstream-timeout`, restarted by each progress notification, and
  * `--upstream-max-time`): an upstream that never answers, sends garbage SSE and stays open, or drips one byte per
  * 2 s no longer holds the client. The built CLI runs as a real process in front of a real HTTP server that misbehaves
- * in time (test/helpers/stalling-upstream.ts); a real SDK client calls through it. The client's own timeout is far
+ * in time (test/helpers/raw-upstream.ts); a real SDK client calls through it. The client's own timeout is far
  * longer (30 s) than the proxy's, so what it gets is the proxy's doing.
  */
 import { execFileSync } from 'node:child_process';
@@ -14,7 +14,7 @@ import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { REPO, textOf } from '../engine/robustness-helpers.js';
 import { keeper } from '../helpers/keep.js';
 import { startCli } from '../helpers/procfs.js';
-import { startStallingUpstream } from '../helpers/stalling-upstream.js';
+import { startRawUpstream } from '../helpers/raw-upstream.js';
 import { distilledFiles, removeTempDirs, tempDir } from '../helpers/temp.js';
 
 const { keep, closeAll } = keeper();
@@ -40,7 +40,7 @@ const perCall = (seconds: number) => ({
 
 describe('CLI: --upstream-timeout and --upstream-max-time', () => {
   it('record: a silent, a garbage and a dripping upstream are cut at 2 s with -32005 naming the limit, and nothing of them is recorded', async () => {
-    const upstream = keep(await startStallingUpstream());
+    const upstream = keep(await startRawUpstream());
     const dir = await tempDir();
     const cli = keep(await startCli(['--url', upstream.url, '--cache', dir, '--upstream-timeout', '2', '--upstream-max-time', '7']));
     const client = keep(await connectClient(cli.url));
@@ -66,7 +66,7 @@ describe('CLI: --upstream-timeout and --upstream-max-time', () => {
   });
 
   it('proxy-only (answers piped unparsed): the limits hold, and progress read from the bytes restarts the timeout', async () => {
-    const upstream = keep(await startStallingUpstream());
+    const upstream = keep(await startRawUpstream());
     const cli = keep(await startCli(['--proxy-only', '--url', upstream.url, '--upstream-timeout', '2']));
     const client = keep(await connectClient(cli.url));
     const [hang, garbage, drip, progress, dripJson] = await Promise.all([

@@ -9,7 +9,7 @@ import { RewritingDelivery } from './delivery.js';
 import { exchangeFor, waits, type LiveExchange } from './exchange.js';
 import { CommitGate } from './commit-gate.js';
 import { watchProgress } from './progress-watch.js';
-import { ResponseTap } from '../http/response-tap.js';
+import { DEBUG_BODY_MAX_BYTES, ResponseTap } from '../http/response-tap.js';
 import { RESUME_WAIT_MS, type Resumable, type Session, type SessionRegistry } from './session.js';
 
 export interface PostRelay {
@@ -164,7 +164,8 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       target.addStreamed(message);
       if (isRequest(message)) live.awaitingReplies.set(message.id, target);
     },
-    keepDetail,
+    // a rewriting delivery passes a body without JSON-RPC messages on as it came; the debug files get a bounded part
+    delivery ? true : keepDetail ? DEBUG_BODY_MAX_BYTES : false,
   );
 
   const finish = (exchange: LiveExchange): Promise<void> =>

@@ -4,10 +4,12 @@ import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CassetteEntry } from '../../../../shared/cassette/entry.js';
 import { TEMP_PREFIX, writeAtomic, writerIsGone } from '../../fs/atomic-write.js';
+import { writeJsonAtomic } from '../../fs/json-pieces.js';
 import type { Log } from '../../log.js';
 import { debugFileNames, entryFileName, parseCassetteName, stemOfEntry } from '../names.js';
 import { jsonErrorMessage, readCassetteFile, readCassetteFileSync, UnsafeEntryError, unsafeListing } from '../safe-read.js';
 import { DebugWriter } from './debug-writer.js';
+import { OwnWrites } from './own-writes.js';
 import type { AppendOptions, EntryName, PersistedExchange, Persister, ReadEntry } from './persister.js';
 
 /** A change made through this process (a recording, a hand edit in the app): `entry` undefined when the file is gone. */
@@ -42,6 +44,8 @@ export class FolderPersister implements Persister {
   /** the debug files of committed entries, written after them */
   private readonly debugFiles = new DebugWriter();
   private readonly events = new EventEmitter<{ change: [FolderChange] }>();
+  /** what this process wrote itself: the watcher's events for it are not hand edits */
+  private readonly own = new OwnWrites();
 
   constructor(readonly location: string) {}
 
@@ -122,11 +126,12 @@ export class FolderPersister implements Persister {
    */
   async append(exchange: PersistedExchange, options: AppendOptions = {}): Promise<void> {
     const file = entryFileName(exchange.n, exchange.key as string);
-    const text = JSON.stringify(exchange.distilled, null, 2);
     const room = this.debugFiles.hasRoom(); // a backlog of debug files: wait for it before adding to it
     if (room) await room;
-    await writeAtomic(join(this.location, file), text, { durable: options.durable });
-    if (exchange.entry) this.changed({ file, key: exchange.key as string, entry: exchange.entry, bytes: text.length });
+    // streamed when large: a 100 MB result is not held again as one text, then as its bytes
+    const path = join(this.location, file);
+    const bytes = await this.own.track(file, path, () => writeJsonAtomic(path, exchange.distilled, { durable: options.durable }));
+    if (exchange.entry) this.changed({ file, key: exchange.key as string, entry: exchange.entry, bytes });
     if (exchange.debug) this.debugFiles.add(this.location, stemOfEntry(file), exchange.debug);
   }
 
@@ -140,7 +145,7 @@ export class FolderPersister implements Persister {
     try {
       const watcher = watch(this.location, (_event, name) => {
         if (!name || name.startsWith('.') || parseCassetteName(name)?.kind !== 'entry') return;
-        onName(name);
+        void this.own.isOwn(name, join(this.location, name)).then((own) => own || onName(name));
       });
       watcher.on('error', (error) => log(`cassette: watcher stopped: ${error.message}`, 'warn'));
       return watcher;
@@ -160,7 +165,8 @@ export class FolderPersister implements Persister {
 
   /** Writes an entry's text as given (validated by the caller, who parsed it into `entry`). */
   async writeText(file: string, text: string, entry: CassetteEntry): Promise<void> {
-    await writeAtomic(join(this.location, file), text);
+    const path = join(this.location, file);
+    await this.own.track(file, path, () => writeAtomic(path, text));
     this.count(entry.n);
     this.changed({ file, key: entry.key, entry, bytes: text.length });
   }

@@ -1,6 +1,6 @@
 /**
  * A raw node:http MCP server (stateless Streamable HTTP: initialize, tools/list and tools/call answered as JSON) whose
- * tools misbehave in time, for the upstream-limit tests:
+ * tools misbehave in time or in size, for the upstream-limit and large-answer tests:
  *
  *   hang        never sends a byte (the request stays open)
  *   garbage     200 text/event-stream and a line of non-JSON at once, then one every 500 ms, never an answer
@@ -9,13 +9,15 @@
  *   progress    SSE: a progress notification every second (the client's progress token) for `seconds` (default 5),
  *               then the answer "done"
  *   ok          answers "ok" at once
+ *   big         answers a text of `mib` MiB (default 1) at once, as SSE (`json: true`: as application/json), written in
+ *               1 MiB pieces; the text has quotes, backslashes and newlines, so the JSON escapes it
  *
  * Everything it holds open is closed by close().
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface StallingUpstream {
+export interface RawUpstream {
   url: string;
   /** tools/call requests received, by tool name */
   calls: string[];
@@ -25,10 +27,10 @@ export interface StallingUpstream {
 interface Call {
   id: unknown;
   method?: string;
-  params?: { name?: string; arguments?: { seconds?: number }; _meta?: { progressToken?: unknown } };
+  params?: { name?: string; arguments?: { seconds?: number; mib?: number; json?: boolean }; _meta?: { progressToken?: unknown } };
 }
 
-export const STALLING_TOOLS = ['hang', 'garbage', 'drip', 'drip_json', 'progress', 'ok'] as const;
+export const RAW_TOOLS = ['hang', 'garbage', 'drip', 'drip_json', 'progress', 'ok', 'big'] as const;
 
 const answer = (id: unknown, text: string): string => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
 const sseHead = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
@@ -51,7 +53,7 @@ function drip(res: ServerResponse, body: string): void {
   });
 }
 
-const TOOLS: Record<(typeof STALLING_TOOLS)[number], (res: ServerResponse, call: Call) => void> = {
+const TOOLS: Record<(typeof RAW_TOOLS)[number], (res: ServerResponse, call: Call) => void> = {
   hang: () => {},
   garbage: (res) => {
     res.writeHead(200, sseHead).write('data: this is not { json\n\n');
@@ -77,7 +79,30 @@ const TOOLS: Record<(typeof STALLING_TOOLS)[number], (res: ServerResponse, call:
     });
   },
   ok: (res, call) => void res.writeHead(200, { 'content-type': 'application/json' }).end(answer(call.id, 'ok')),
+  big: (res, call) => {
+    const { mib = 1, json = false } = call.params?.arguments ?? {};
+    const message = Buffer.from(answer(call.id, bigText(mib)));
+    const body = json ? message : Buffer.concat([Buffer.from('event: message\ndata: '), message, Buffer.from('\n\n')]);
+    res.writeHead(200, { 'content-type': json ? 'application/json' : 'text/event-stream', 'content-length': String(body.length) });
+    const write = (at: number): void => {
+      if (at >= body.length) return void res.end();
+      if (res.write(body.subarray(at, at + MIB))) setImmediate(() => write(at + MIB));
+      else res.once('drain', () => write(at + MIB));
+    };
+    write(0);
+  },
 };
+
+const MIB = 1024 * 1024;
+
+/** `mib` MiB of text that JSON must escape (quotes, backslashes, newlines) */
+export function bigText(mib: number): string {
+  const line = 'a line with "quotes", a \\ backslash and a newline\n';
+  return line.repeat(Math.ceil((mib * MIB) / line.length)).slice(0, mib * MIB);
+}
+
+/** The size in bytes of the JSON-RPC answer of `big` (the message on the wire, without SSE framing). */
+export const bigMessageBytes = (mib: number, id: unknown): number => Buffer.byteLength(answer(id, bigText(mib)));
 
 function handle(req: IncomingMessage, res: ServerResponse, calls: string[]): void {
   if (req.method === 'DELETE') return void res.writeHead(200).end();
@@ -91,7 +116,7 @@ function handle(req: IncomingMessage, res: ServerResponse, calls: string[]): voi
       void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }));
     if (call.method === 'initialize')
       return json({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'stalling', version: '1' } });
-    if (call.method === 'tools/list') return json({ tools: STALLING_TOOLS.map((name) => ({ name, inputSchema: { type: 'object' } })) });
+    if (call.method === 'tools/list') return json({ tools: RAW_TOOLS.map((name) => ({ name, inputSchema: { type: 'object' } })) });
     const name = call.params?.name ?? '';
     if (call.method === 'tools/call' && Object.hasOwn(TOOLS, name)) {
       calls.push(name);
@@ -103,7 +128,7 @@ function handle(req: IncomingMessage, res: ServerResponse, calls: string[]): voi
   });
 }
 
-export async function startStallingUpstream(): Promise<StallingUpstream> {
+export async function startRawUpstream(): Promise<RawUpstream> {
   const calls: string[] = [];
   const server = http.createServer((req, res) => handle(req, res, calls));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
