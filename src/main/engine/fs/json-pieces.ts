@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash, randomBytes } from 'node:crypto';
 import { openAtomicStream, writeAtomic, type WriteOptions } from './atomic-write.js';
 
 /**
@@ -13,6 +13,7 @@ const SLICE = 16 * 1024;
  * twice over as one text (stringified, then encoded). The pieces joined are exactly JSON.stringify's text.
  */
 export function* jsonPieces(value: unknown, space?: number): Generator<string> {
+  if (!hasLongString(value, 0)) return yield JSON.stringify(value ?? null, null, space); // the usual entry: at once
   const long: string[] = [];
   const mark = `\u0000${randomBytes(9).toString('base64url')}:`;
   const text = JSON.stringify(value ?? null, (_key, v: unknown) => (typeof v === 'string' && v.length > SLICE ? `${mark}${long.push(v) - 1}` : v), space);
@@ -25,6 +26,16 @@ export function* jsonPieces(value: unknown, space?: number): Generator<string> {
     at = m.index + m[0].length;
   }
   yield text.slice(at);
+}
+
+/** Does a JSON value hold a string longer than a slice (or nest too deep to tell cheaply)? */
+function hasLongString(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return value.length > SLICE;
+  if (value === null || typeof value !== 'object') return false;
+  if (depth > 64) return true;
+  if (Array.isArray(value)) return value.some((item) => hasLongString(item, depth + 1));
+  for (const key in value) if (hasLongString((value as Record<string, unknown>)[key], depth + 1)) return true;
+  return false;
 }
 
 /** A string as JSON, a slice at a time (never between the two halves of a surrogate pair, which would escape both). */
@@ -42,9 +53,15 @@ function* stringPieces(s: string): Generator<string> {
 
 /** sha256 of `JSON.stringify(value)`, hex, fed piece by piece. */
 export function jsonSha256(value: unknown): string {
-  const hash = createHash('sha256');
-  for (const piece of jsonPieces(value)) hash.update(piece);
-  return hash.digest('hex');
+  const pieces = jsonPieces(value);
+  const first = pieces.next().value as string;
+  const second = pieces.next();
+  if (second.done) return hash('sha256', first, 'hex'); // one piece: the one-shot hash
+  const sha = createHash('sha256')
+    .update(first)
+    .update(second.value as string);
+  for (const piece of pieces) sha.update(piece);
+  return sha.digest('hex');
 }
 
 /**
