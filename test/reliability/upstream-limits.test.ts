@@ -15,6 +15,8 @@ import { REPO, textOf } from '../engine/robustness-helpers.js';
 import { keeper } from '../helpers/keep.js';
 import { startCli } from '../helpers/procfs.js';
 import { startRawUpstream } from '../helpers/raw-upstream.js';
+import { connectV2Client } from '../fixtures/v2-client.js';
+import { startV2Server } from '../fixtures/v2-server.js';
 import { distilledFiles, removeTempDirs, tempDir } from '../helpers/temp.js';
 
 const { keep, closeAll } = keeper();
@@ -81,6 +83,19 @@ describe('CLI: --upstream-timeout and --upstream-max-time', () => {
     // part of a JSON body went out before the limit: the connection is closed, the client is not held
     expect(dripJson.text).toBeUndefined();
     expect(dripJson.code).not.toBe(-32001); // not the client's own request timeout
+  });
+
+  it('a 2026-07-28 subscriptions/listen stream is no call to time out: a change sent after the timeout still arrives', async () => {
+    const server = keep(await startV2Server());
+    const cli = keep(await startCli(['--url', server.url, '--cache', await tempDir(), '--upstream-timeout', '1', '--upstream-max-time', '2']));
+    const c = keep(await connectV2Client(cli.url, { negotiation: 'auto' }));
+    const updated: unknown[] = [];
+    c.client.setNotificationHandler('notifications/resources/updated', async (n) => void updated.push(n.params));
+    const sub = await c.client.listen({ resourceSubscriptions: ['fixture://hello'] });
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // past both limits
+    server.notify.resourceUpdated('fixture://hello');
+    await expect.poll(() => updated.length, { timeout: 10_000 }).toBe(1);
+    await sub.close();
   });
 
   it('--help gives both flags with their defaults (60 s, 600 s); a bad value is a usage error', () => {
