@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { buildProgram, toProxyOptions, type RawOptions } from './cli/options.js';
-import { UsageError } from './engine/errors.js';
+import { CassetteMissingError, UsageError } from './engine/errors.js';
+import { MissTally } from './cli/miss-tally.js';
 import { buildServeProgram, toServeOptions } from './cli/serve-command.js';
 import { formatExchange } from './cli/format.js';
 import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';
@@ -59,19 +60,25 @@ async function proxyCommand(argv: string[]): Promise<void> {
       )
     : undefined;
   const upstreamLabel = options.upstreamCommand ? `${options.upstreamCommand} (stdio)` : upstream?.label;
+  const misses = new MissTally();
   const proxy = await startProxy({
     ...options,
     upstreamUrl: upstream?.url,
     serverInfo,
     onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined),
+    onMiss: (miss) => log(`replay miss: ${misses.add(miss)}`),
   }).catch(async (error: Error) => {
     await upstream?.close();
+    if (error instanceof CassetteMissingError)
+      fail(2, `cannot replay: ${error.message} (record it first, or add --record-missing with --url or --upstream-command to record what is missing)`);
     return fail(1, `cannot start: ${error.message}`);
   });
   const close = async (): Promise<void> => {
     await proxy.close();
     await upstream?.close();
+    if (options.strict && misses.count > 0) log(`mcp-rewind: --strict: ${misses.summary()}`);
   };
+  const status = (): number => (options.strict && misses.count > 0 ? 1 : 0);
   if (options.verbose) proxy.events.on('exchange', (event) => log(formatExchange(event)));
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];
   if (upstreamLabel) lines.push(`  upstream      ${upstreamLabel}`);
@@ -79,17 +86,17 @@ async function proxyCommand(argv: string[]): Promise<void> {
   if (options.rules) lines.push(`  rules         ${options.rules.overlay.tools.length} tool rule(s), passthrough ${options.rules.overlay.passthrough}`);
   if (!options.stdio) {
     writeStdout(lines.join('\n') + '\n');
-    stayUp(close, log);
+    stayUp(close, log, status);
     return;
   }
   // --stdio: stdout carries MCP messages only; the banner goes to stderr, and the end of stdin ends the run
   lines.push('  MCP on stdio  (stdin/stdout)');
   log(lines.join('\n'));
-  stayUp(close, log);
+  stayUp(close, log, status);
   const stdio = await bridgeStdio(proxy.url, { stdin: process.stdin, stdout: process.stdout }, (line) => (options.verbose ? log(`stdio: ${line}`) : undefined));
   await stdio.done;
   await close().catch((error: Error) => log(`internal error on shutdown: ${error.stack ?? error.message}`));
-  process.exit(0);
+  process.exit(status());
 }
 
 async function serveCommand(argv: string[]): Promise<void> {

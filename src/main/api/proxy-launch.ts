@@ -42,6 +42,7 @@ export async function launchProxy(config: ProxyConfig, context: LaunchContext, l
       // always with rules, so that they can be edited live
       rules: engineRules(config.rules),
       replayTiming: config.replayTiming,
+      strict: config.mode === 'replay' && config.strict === true,
       onLog: (line, level) => log(line, level),
     });
   await checkCassette(config, cacheDir);
