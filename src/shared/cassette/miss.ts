@@ -29,7 +29,7 @@ export interface ReplayMiss {
   asked: Record<string, unknown>;
   /** with `--repeat error`: every one of this many recorded answers was used already */
   exhausted?: number;
-  /** the recorded request of the same tool or method (else of another tool) with the fewest differences */
+  /** the recorded request of the same tool or method (else of another tool) with the fewest differences (none listed: the entry does not keep its request) */
   closest?: ClosestKey;
 }
 
@@ -117,7 +117,8 @@ export function describeMiss(miss: ReplayMiss): string {
   const head = `${describeAsked(miss)} (key ${miss.key})`;
   if (miss.exhausted !== undefined) return `${head}: all ${miss.exhausted} recorded answer(s) were already used (--repeat error)`;
   if (!miss.closest) return `${head}: nothing recorded for this ${miss.tool !== undefined ? 'tool' : 'method'}`;
-  return `${head}: closest recorded ${miss.closest.key} (${describeDifferences(miss.closest.differences)})`;
+  const what = miss.closest.differences.length ? describeDifferences(miss.closest.differences) : 'its entry does not keep what it was asked';
+  return `${head}: closest recorded ${miss.closest.key} (${what})`;
 }
 
 /** The summary of a run's misses: a count, then one line each (`  1. …`). */
