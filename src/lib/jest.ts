@@ -1,7 +1,7 @@
 /**
  * mcp-rewind for jest: a cassette per test, named after the test, closed after each test — and the test fails with
  * the miss summary when its strict replay missed. Call setupCassettes() in a setup file (setupFilesAfterEnv), then
- * `await useCassette()` in a test. `import { setupCassettes, useCassette } from 'mcp-rewind/jest'`.
+ * `await useCassette()` in a test. Entry point: mcp-rewind/jest.
  */
 import { finishCassette, proxyForTest, transportForTest, type CassetteDefaults, type TestInfo } from './helpers.js';
 import { OptionsError } from './errors.js';

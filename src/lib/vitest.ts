@@ -1,6 +1,6 @@
 /**
  * mcp-rewind for vitest: a cassette per test, named after the test, closed when the test ends — and the test fails
- * with the miss summary when its strict replay missed. `import { useCassette } from 'mcp-rewind/vitest'`.
+ * with the miss summary when its strict replay missed. Entry point: mcp-rewind/vitest.
  */
 import { expect, onTestFinished } from 'vitest';
 import { finishCassette, proxyForTest, transportForTest, type CassetteDefaults } from './helpers.js';
