@@ -45,7 +45,9 @@ export async function openSources(o: SourceOptions): Promise<CassetteSources> {
     loose: replays ? { ignore: o.matchIgnore ?? [] } : undefined,
     durable: o.durable,
   });
-  const replayer = replays ? new Replayer(store, { repeat: o.repeat, matchIgnore: o.matchIgnore, strict: o.strict && o.mode === 'replay', onMiss: o.onMiss }) : undefined;
+  const replayer = replays
+    ? new Replayer(store, { repeat: o.repeat, matchIgnore: o.matchIgnore, strict: o.strict && o.mode === 'replay', onMiss: o.onMiss })
+    : undefined;
   const recorder = records ? new Recorder(store, buildResultHasher(), compileRedactions(o.redact ?? []), o.log) : undefined;
   const session = new SessionRegistry().create(null);
   return {

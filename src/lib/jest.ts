@@ -22,7 +22,7 @@ const open: Array<RunningProxy | WrappedTransport> = [];
 
 function jestGlobals(): Required<JestGlobals> {
   const g = globalThis as JestGlobals;
-  if (!g.expect || !g.afterEach) throw new OptionsError('mcp-rewind/jest needs jest\'s globals (expect, afterEach): run it under jest with injectGlobals on');
+  if (!g.expect || !g.afterEach) throw new OptionsError("mcp-rewind/jest needs jest's globals (expect, afterEach): run it under jest with injectGlobals on");
   return g as Required<JestGlobals>;
 }
 

@@ -10,7 +10,8 @@ import { checkCassetteOptions, checkReplayTiming, engineRules, type CassetteOpti
 import { Observed } from './observed.js';
 
 /** The server behind the proxy: a URL (Streamable HTTP or legacy HTTP+SSE, detected), or a command run as a stdio child. */
-export type UpstreamOption = { url: string; headers?: Record<string, string> } | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string };
+export type UpstreamOption =
+  { url: string; headers?: Record<string, string> } | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string };
 
 /** Options of startProxy. */
 export interface ProxyOptions extends CassetteOptions {
@@ -112,4 +113,3 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     [Symbol.asyncDispose]: close,
   };
 }
-

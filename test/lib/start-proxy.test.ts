@@ -21,7 +21,9 @@ describe('resolveMode', () => {
     expect(resolveMode({ mode: 'replay' }, { MCP_REWIND_MODE: 'record' }).mode).toBe('replay');
     expect(resolveMode({}, { MCP_REWIND_STRICT: '1' }).strict).toBe(true);
     expect(resolveMode({ strict: false }, { MCP_REWIND_STRICT: '1' }).strict).toBe(false);
-    expect(() => resolveMode({}, { MCP_REWIND_MODE: 'recrod' })).toThrow(new OptionsError('MCP_REWIND_MODE must be record, replay, hybrid or passthrough, got "recrod"'));
+    expect(() => resolveMode({}, { MCP_REWIND_MODE: 'recrod' })).toThrow(
+      new OptionsError('MCP_REWIND_MODE must be record, replay, hybrid or passthrough, got "recrod"'),
+    );
   });
 });
 
@@ -75,7 +77,9 @@ describe('startProxy', () => {
 
   it('bad options are OptionsErrors naming the option, before anything starts', async () => {
     const dir = await tempDir();
-    await expect(startProxy({ mode: 'record', cassette: dir })).rejects.toThrow(new OptionsError('upstream is required in record mode ({ url } or { command, args })'));
+    await expect(startProxy({ mode: 'record', cassette: dir })).rejects.toThrow(
+      new OptionsError('upstream is required in record mode ({ url } or { command, args })'),
+    );
     await expect(startProxy({ mode: 'replay', cassette: dir, port: 70_000 })).rejects.toThrow(OptionsError);
     await expect(startProxy({ mode: 'replay', cassette: dir, redact: ['('] })).rejects.toThrow(/^redact: /);
     await expect(startProxy({ mode: 'replay', cassette: dir, rules: { tools: [{ nme: 'x' }] } as never })).rejects.toThrow(/^rules: /);

@@ -44,7 +44,11 @@ describe('wrapTransport around the SDK 1.x StdioClientTransport', () => {
     expect(JSON.stringify(live)).toContain('The sum of 19 and 23 is 42.');
     await client.close();
     const files = await distilledFiles(cassette);
-    for (const key of ['initialize', 'tools_list', 'tools_call_echo_', 'tools_call_get-sum_']) expect(files.some((f) => f.includes(key)), key).toBe(true);
+    for (const key of ['initialize', 'tools_list', 'tools_call_echo_', 'tools_call_get-sum_'])
+      expect(
+        files.some((f) => f.includes(key)),
+        key,
+      ).toBe(true);
     expect(wrapped.exchanges().map((e) => e.method)).toEqual(['initialize', 'tools/list', 'tools/call', 'tools/call']);
     expect(wrapped.exchanges().every((e) => e.cassette === 'recorded')).toBe(true);
   });
@@ -93,7 +97,7 @@ describe('wrapTransport around the SDK 1.x StdioClientTransport', () => {
     await client.close();
   });
 
-  it('hybrid: a replayed initialize, then a miss opens the server with the client\'s own initialize and records the call', async () => {
+  it("hybrid: a replayed initialize, then a miss opens the server with the client's own initialize and records the call", async () => {
     const stdio = new StdioClientTransport(server);
     const wrapped = wrapTransport(stdio, { mode: 'hybrid', cassette, env });
     const client = new Client({ name: 'lib-test', version: '1.0.0' });

@@ -1,5 +1,5 @@
 /**
- * The package as a user gets it (`npm run test:pack`, a step of .ci/run): `npm pack` (its prepack builds), the tarball
+ * The package as a user gets it (`npm run test:pack`, a step of .ci/run): `npm pack` (its prepack builds; once, in tarball.setup.ts), the tarball
  * installed into an empty folder with no dev dependencies, then every command run from there through npx, against
  * @modelcontextprotocol/server-everything: record, replay with the server stopped, verify, export, serve, `ui` opened in
  * Chromium, `app`. Last, `npm start` in the checkout.
@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startEverything, type EverythingHttpHandle } from '../fixtures/everything.js';
 import { compileSchema } from '../helpers/json-schema.js';
@@ -45,11 +45,8 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'rewind-pack-'));
   app = join(work, 'app');
   await mkdir(app);
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: REPO, timeoutMs: 240_000 });
-  expect(packed.code, packed.stderr).toBe(0);
-  const report = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[\n'))) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  tarball = join(work, report[0].filename);
-  packedFiles = report[0].files.map((f) => f.path).sort();
+  tarball = inject('tarball'); // packed once for every pack test (tarball.setup.ts)
+  packedFiles = inject('packedFiles');
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'pack-smoke', private: true }));
   const install = await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', tarball], { cwd: app, timeoutMs: 240_000 });
   expect(install.code, install.stderr).toBe(0);
@@ -66,10 +63,14 @@ describe('npm pack', () => {
     expect(tarball).toMatch(new RegExp(`mcp-rewind-${VERSION.replace(/\./g, '\\.')}\\.tgz$`));
     const allowed = /^(bin\/|dist\/|out\/(main|preload|renderer)\/|schemas\/|resources\/icons\/256x256\.png$|package\.json$|README\.md$|LICENSE$)/;
     expect(packedFiles.filter((f) => !allowed.test(f))).toEqual([]);
-    expect(packedFiles.filter((f) => f.endsWith('.map') || f.endsWith('.ts'))).toEqual([]);
+    expect(packedFiles.filter((f) => f.endsWith('.map') || (f.endsWith('.ts') && !/^dist\/.*\.d\.ts$/.test(f)))).toEqual([]);
     for (const f of [
       'bin/mcp-rewind.js',
       'dist/main/cli.js',
+      'dist/lib/index.js',
+      'dist/lib/index.d.ts',
+      'dist/lib/vitest.js',
+      'dist/lib/jest.js',
       'out/main/index.js',
       'out/preload/index.cjs',
       'out/renderer/index.html',

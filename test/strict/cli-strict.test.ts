@@ -110,7 +110,9 @@ describe('--strict', () => {
     await c.close();
     const stopped = await proxy.stop();
     expect(stopped.code).toBe(0);
-    expect(stopped.stderr).toMatch(/replay miss: tools\/call "add" with arguments \{"a":1,"b":3\} .*closest recorded tools_call_add_206f7b5543e6f2ef \(its entry does not keep what it was asked\)/);
+    expect(stopped.stderr).toMatch(
+      /replay miss: tools\/call "add" with arguments \{"a":1,"b":3\} .*closest recorded tools_call_add_206f7b5543e6f2ef \(its entry does not keep what it was asked\)/,
+    );
     expect(stopped.stderr).toContain('replay miss: prompts/list');
   });
 });

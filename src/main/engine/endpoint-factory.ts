@@ -100,7 +100,10 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
       ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs })
       : undefined;
   const speed = replaySpeed(options.replayTiming);
-  const replayer = store && installs.replay ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed, strict: options.strict, onMiss: options.onMiss }) : undefined;
+  const replayer =
+    store && installs.replay
+      ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed, strict: options.strict, onMiss: options.onMiss })
+      : undefined;
   const recorder =
     store && installs.record
       ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log)
