@@ -80,7 +80,7 @@ it('sums through a proxy', async () => {
     await mcp.close();
   }
   console.log(\`MODE \${mcp.mode}\`);
-});
+}, 30_000);
 `;
 
 const WRAP_TEST = `
@@ -102,9 +102,10 @@ it('echoes in process', async () => {
   const result = await client.callTool({ name: 'echo', arguments: { message: 'in process' } });
   expect(result.content).toEqual([{ type: 'text', text: 'Echo: in process' }]);
   const spawned = children().filter((pid) => !before.includes(pid));
+  const pid = stdio.pid;
   await client.close();
-  console.log(\`MODE \${transport.mode} STARTED \${transport.upstreamStarted} PID \${stdio.pid} CHILDREN \${spawned.length}\`);
-});
+  console.log(\`MODE \${transport.mode} STARTED \${transport.upstreamStarted} PID \${pid} CHILDREN \${spawned.length}\`);
+}, 30_000);
 `;
 
 describe('startProxy from the installed package, run by the project’s vitest', () => {
