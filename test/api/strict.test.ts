@@ -38,7 +38,12 @@ describe('api: a replay proxy with Strict', () => {
     const s = await client(strict.url as string);
     const strictAnswer = await miss(s);
     expect(strictAnswer).toContain('closest recorded tools_call_echo_cbbbdcd27692344d (arguments.text: "hello" recorded, "Hello" asked)');
-    expect(await s.client.listPrompts().then(() => 'answered', (error: Error & { code?: number }) => error.code)).toBe(-32004);
+    expect(
+      await s.client.listPrompts().then(
+        () => 'answered',
+        (error: Error & { code?: number }) => error.code,
+      ),
+    ).toBe(-32004);
 
     const plain = await call(api, 'proxies.create', { mode: 'replay', cacheDir: await fixture() } as never);
     const p = await client(plain.url as string);

@@ -143,6 +143,62 @@ describe('wrapTransport from the installed package, around the SDK’s StdioClie
   });
 });
 
+const HELPER_TEST = (framework: 'vitest' | 'jest'): string => `
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+${framework === 'vitest' ? "import { it } from 'vitest';\nimport { useCassette } from 'mcp-rewind/vitest';" : "import { useCassette } from 'mcp-rewind/jest';"}
+
+const b = Number(process.env.SUM_B ?? 23);
+
+${framework === 'vitest' ? 'it' : 'test'}('sums, and shrugs off tool errors', async () => {
+  const mcp = await useCassette({ dir: 'cassettes/${framework}', upstream: { command: 'node', args: ['${SERVER}/dist/index.js', 'stdio'] } });
+  const client = new Client({ name: 'pack-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url)));
+  const text = await client.callTool({ name: 'get-sum', arguments: { a: 19, b } }).then((r) => r.content[0].text, (e) => \`error: \${e.message}\`);
+  console.log(\`GOT \${text}\`);
+  await client.close();
+}, 30_000);
+`;
+
+describe('the helpers fail a test whose strict replay missed, even when the test swallowed the error', () => {
+  const runners = {
+    vitest: (extra: Record<string, string>) => vitest(['test/helper.test.js'], extra),
+    jest: (extra: Record<string, string>) =>
+      run(process.execPath, ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js', '--config', 'jest.helper.config.mjs'], {
+        cwd: app,
+        env: env(extra),
+        timeoutMs: 120_000,
+      }),
+  };
+  for (const framework of ['vitest', 'jest'] as const) {
+    it(`${framework}: recorded, then a strict replay with a changed argument fails with the CassetteMissError summary; a plain replay passes`, async () => {
+      if (framework === 'vitest') await write('test/helper.test.js', HELPER_TEST('vitest'));
+      else {
+        await write('test/jest-helper/helper.test.mjs', HELPER_TEST('jest'));
+        await write('test/jest-helper/setup.mjs', "import { setupCassettes } from 'mcp-rewind/jest';\nsetupCassettes();\n");
+        await write(
+          'jest.helper.config.mjs',
+          "export default { roots: ['<rootDir>/test/jest-helper'], setupFilesAfterEnv: ['<rootDir>/test/jest-helper/setup.mjs'], transform: {} };\n",
+        );
+      }
+      const recorded = await runners[framework]({ MCP_REWIND_MODE: 'record' });
+      expect(recorded.code, recorded.stdout + recorded.stderr).toBe(0);
+      expect(recorded.stdout + recorded.stderr).toContain('GOT The sum of 19 and 23 is 42.');
+      await withoutServer(async () => {
+        const strict = await runners[framework]({ CI: 'true', MCP_REWIND_STRICT: '1', SUM_B: '24' });
+        const said = strict.stdout + strict.stderr;
+        expect(strict.code, said).toBe(1);
+        expect(said).toContain('GOT error:'); // the test itself went on
+        expect(said).toContain('CassetteMissError');
+        expect(said).toContain('1 replay miss:');
+        expect(said).toContain('arguments.b: 23 recorded, 24 asked');
+        const plain = await runners[framework]({ CI: 'true', SUM_B: '24' });
+        expect(plain.code, plain.stdout + plain.stderr).toBe(0);
+      });
+    });
+  }
+});
+
 /** The code blocks of docs/testing.md that start with `// <path>`: written to that path, as they are. */
 async function docExamples(): Promise<string[]> {
   const page = await readFile(join(REPO, 'docs/testing.md'), 'utf8');
