@@ -192,7 +192,7 @@ describe('npx mcp-rewind, from the installed tarball', () => {
 
   it.skipIf(!CHROMIUM && !process.env.PLAYWRIGHT_BROWSERS_PATH)('ui: the browser UI opens in Chromium on the Timeline', async () => {
     const ui = startNpx(['ui', '--no-open', '--port', '0', '--data-dir', join(work, 'ui-data')]);
-    const url = (await ui.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*token=\S+)/))[1];
+    const url = (await ui.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*code=\S+)/))[1];
     let browser: Browser | undefined;
     try {
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
@@ -249,7 +249,7 @@ describe('npm start in the checkout', () => {
   it.skipIf(hasElectron)("serves the browser UI, saying in one line why, where Electron's binary cannot be had", async () => {
     const started = start('npm', ['start', '--', '--no-open', '--port', '0'], { cwd: REPO, env: userEnv({ MCP_REWIND_DATA_DIR: join(work, 'start-data') }) });
     try {
-      const url = (await started.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*token=\S+)/, 120_000))[1];
+      const url = (await started.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*code=\S+)/, 120_000))[1];
       expect(started.stdout()).toMatch(/mcp-rewind: .*(could not be downloaded|not installed).*serving the browser UI instead\./);
       const page = await fetch(url);
       expect(page.status).toBe(200);

@@ -46,7 +46,7 @@ export interface EndpointOptions {
   replayTiming?: string;
   /** replay: every miss is a JSON-RPC error naming the closest recorded key and what differs (--strict) */
   strict?: boolean;
-  /** replay, hybrid: told of every request the cassette had no answer for (with the closest recorded key) */
+  /** replay: told of every request the cassette had no answer for (with the closest recorded key; ping aside) */
   onMiss?: (miss: ReplayMiss) => void;
   rules?: { overlay: Overlay; instructions?: string };
   /** client sessions that sent nothing this long are ended, with their upstream session (default 10 min; 0: never) */
