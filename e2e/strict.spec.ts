@@ -20,6 +20,7 @@ test('Strict: a replay proxy made with it answers a miss with the closest record
   await form.getByLabel('Cassette folder').fill(cassette);
   await form.getByLabel('Strict').check();
   await form.getByLabel('Name').fill('strict-replay');
+  await app.screenshot(join(ROOT, 'test-results/new-proxy-strict.png'));
   await form.getByRole('button', { name: 'Create proxy' }).click();
   await expect(form).toBeHidden({ timeout: 15_000 });
   const row = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem', { name: 'Proxy strict-replay' });
