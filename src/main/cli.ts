@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { buildProgram, toProxyOptions, type RawOptions } from './cli/options.js';
-import { UsageError } from './engine/errors.js';
+import { CassetteMissingError, UsageError } from './engine/errors.js';
+import { MissTally } from './cli/miss-tally.js';
 import { buildServeProgram, toServeOptions } from './cli/serve-command.js';
 import { formatExchange } from './cli/format.js';
 import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';
@@ -59,22 +60,28 @@ async function proxyCommand(argv: string[]): Promise<void> {
       )
     : undefined;
   const upstreamLabel = options.upstreamCommand ? `${options.upstreamCommand} (stdio)` : upstream?.label;
+  const misses = new MissTally();
   const proxy = await startProxy({
     ...options,
     upstreamUrl: upstream?.url,
     serverInfo,
     onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined),
+    onMiss: (miss) => log(`replay miss: ${misses.add(miss)}`),
   }).catch(async (error: Error) => {
     await upstream?.close();
+    if (error instanceof CassetteMissingError)
+      fail(2, `cannot replay: ${error.message} (record it first, or add --record-missing with --url or --upstream-command to record what is missing)`);
     return fail(1, `cannot start: ${error.message}`);
   });
-  // a record run in which anything could not be recorded ends with status 1, saying so (the answers went out)
+  // a record run in which anything could not be recorded ends with status 1, saying so (the answers went out), as
+  // does a strict replay that missed
   const failures = proxy.recordFailures;
-  const status = (): number => (failures.count > 0 ? 1 : 0);
+  const status = (): number => (failures.count > 0 || (options.strict && misses.count > 0) ? 1 : 0);
   const close = async (): Promise<void> => {
     await proxy.close();
     await upstream?.close();
     if (failures.count > 0) log(`mcp-rewind: ${failures.count} recording(s) could not be written to the cassette (first: ${failures.first}); exit status 1`);
+    if (options.strict && misses.count > 0) log(`mcp-rewind: --strict: ${misses.summary()}`);
   };
   if (options.verbose) proxy.events.on('exchange', (event) => log(formatExchange(event)));
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];
