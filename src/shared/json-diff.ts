@@ -1,11 +1,12 @@
 import { create, type Delta } from 'jsondiffpatch'
-import { pathText, type Path } from './schema-form.js'
+import { jsonPath, pathText, type Path } from './json-path.js'
 
 /**
  * A structural diff of two JSON values (two exchanges' requests or responses, an exchange and the cassette entry that
- * answered it): every added, removed and changed value with its path; a changed text that spans lines is also diffed
- * line by line. jsondiffpatch does the matching (LCS over arrays, items matched by name/uri/id where they have one),
- * for the structure and, on arrays of lines, for the text. Pure.
+ * answered it, a recorded answer and the live one `verify` got): every added, removed and changed value with its path;
+ * a changed text that spans lines is also diffed line by line. jsondiffpatch does the matching (LCS over arrays, items
+ * matched by name/uri/id where they have one), for the structure and, on arrays of lines, for the text. Pure: the
+ * timeline's Diff tab and the CLI's verify and diff use it alike.
  */
 
 export type ChangeKind = 'added' | 'removed' | 'changed'
@@ -112,6 +113,14 @@ export function summary(changes: Change[]): string {
     .filter(([n]) => n > 0)
     .map(([n, kind]) => `${n} ${kind}`)
     .join(', ')
+}
+
+/** One change on one line, as verify and diff print it: `$.result.content[0].text: "a" → "b"`. */
+export function changeLine(c: Change, max = 120): string {
+  const at = jsonPath(c.path)
+  if (c.kind === 'added') return `${at}: added ${brief(c.after, max)}`
+  if (c.kind === 'removed') return `${at}: removed (was ${brief(c.before, max)})`
+  return `${at}: ${brief(c.before, max)} → ${brief(c.after, max)}`
 }
 
 /** A value shortened for one line of the change list. */
