@@ -14,6 +14,7 @@ import { keyFor } from '../src/main/engine/cassette/keys.js';
 import { verifyCassette } from '../src/main/engine/cassette/verify.js';
 import { META } from '../src/shared/mcp-protocol.js';
 import { connectV2Client } from './fixtures/v2-client.js';
+import { v2Session } from './helpers/v2-session.js';
 import { startV2Server, type V2ServerHandle, type V2ServerOptions } from './fixtures/v2-server.js';
 import { runCli } from './helpers/hostile.js';
 import { recordThrough } from './helpers/recording.js';
@@ -31,22 +32,7 @@ async function server(options: V2ServerOptions = {}): Promise<V2ServerHandle> {
   return s;
 }
 
-/** What a client sees of the fixture in one session (`auto`: 2026-07-28, the revision the server offers). */
-async function session(url: string, negotiation: 'auto' | 'legacy' = 'auto') {
-  const c = await connectV2Client(url, { negotiation });
-  try {
-    return {
-      era: c.client.getProtocolEra(),
-      tools: await c.client.listTools(),
-      echo: await c.client.callTool({ name: 'echo', arguments: { text: 'modern' } }),
-      progress: await c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, { onprogress: () => {} }),
-      resource: await c.client.readResource({ uri: 'fixture://hello' }),
-      prompt: await c.client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } }),
-    };
-  } finally {
-    await c.close();
-  }
-}
+const session = v2Session;
 
 const echoKey = keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'modern' } } });
 const bodies = (s: V2ServerHandle, from: number) => s.received.slice(from) as Array<{ method?: string; params?: { _meta?: Record<string, unknown> } }>;
@@ -96,9 +82,7 @@ describe('verify in the revision each entry was recorded in', () => {
     expect(run.stdout).toMatch(/ok\s+resources_read_\w+ \(2026-07-28\)/);
 
     const xml = await readFile(junit, 'utf8');
-    expect(xml).toContain(
-      `<testcase name="${echoKey} (${MODERN})" classname="mcp-rewind.verify.tools/call" time="`,
-    );
+    expect(xml).toContain(`<testcase name="${echoKey} (${MODERN})" classname="mcp-rewind.verify.tools/call" time="`);
     expect(xml).toContain('<failure message="result changed: $.result.content[0].text: &quot;echo: modern&quot; → &quot;v2:echo: modern&quot;" type="drift">');
   });
 
@@ -141,7 +125,10 @@ describe('normalisers for every method', () => {
     const staleKey = keyFor({ method: 'prompts/get', params: { name: 'greet', arguments: { name: 'Ada', nonce: '2' } } });
 
     const strict = await verifyCassette({ dir: cacheDir, upstreamUrl: first.url });
-    expect(strict.results.find((r) => r.key === staleKey)).toMatchObject({ status: 'drift', changes: ['$.result.messages[0].content.text: "v2:Hello, Ada!" → "Hello, Ada!"'] });
+    expect(strict.results.find((r) => r.key === staleKey)).toMatchObject({
+      status: 'drift',
+      changes: ['$.result.messages[0].content.text: "v2:Hello, Ada!" → "Hello, Ada!"'],
+    });
     const loose = await verifyCassette({ dir: cacheDir, upstreamUrl: first.url, matchIgnore: ['arguments.nonce'] });
     expect(loose.drift).toBe(false);
   });

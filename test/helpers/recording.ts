@@ -8,11 +8,7 @@ import { join } from 'node:path';
 import { startProxy } from '../../src/main/engine/proxy.js';
 import { tempDir } from './temp.js';
 
-export async function recordThrough<T>(
-  upstreamUrl: string,
-  scenario: (url: string) => Promise<T>,
-  into?: string,
-): Promise<{ cacheDir: string; seen: T }> {
+export async function recordThrough<T>(upstreamUrl: string, scenario: (url: string) => Promise<T>, into?: string): Promise<{ cacheDir: string; seen: T }> {
   const cacheDir = into ?? (await tempDir());
   const recorder = await startProxy({ mode: 'record', upstreamUrl, cacheDir });
   try {

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { diffCassettes, type CassetteDiff } from '../engine/cassette/cassette-diff.js';
 import { UsageError } from '../engine/errors.js';
-import { parseFieldPattern } from '../../shared/json-path.js';
+import { ignoreFieldsOption } from './verify-command.js';
 import { oneLine } from '../../shared/terminal-text.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -15,7 +15,9 @@ export function buildDiffProgram(): Command {
     .argument('<a>', 'the earlier cassette (folder or single file)')
     .argument('<b>', 'the later cassette (folder or single file)')
     .option('--json', 'print the comparison as JSON')
-    .addOption(new Option('--ignore-fields <pattern>', 'field left out when answers are compared, at any depth (e.g. "**.timestamp"); repeatable').argParser(collect));
+    .addOption(
+      new Option('--ignore-fields <pattern>', 'field left out when answers are compared, at any depth (e.g. "**.timestamp"); repeatable').argParser(collect),
+    );
 }
 
 export interface DiffCliOptions {
@@ -28,14 +30,7 @@ export interface DiffCliOptions {
 export function toDiffOptions(raw: Record<string, unknown>, args: string[]): DiffCliOptions {
   const [a, b] = args;
   for (const path of [a, b]) if (!existsSync(path)) throw new UsageError(`cassette ${path} does not exist`);
-  const ignoreFields = (raw.ignoreFields as string[] | undefined) ?? [];
-  for (const pattern of ignoreFields) {
-    try {
-      parseFieldPattern(pattern);
-    } catch (error) {
-      throw new UsageError(`--ignore-fields: ${(error as Error).message}`);
-    }
-  }
+  const ignoreFields = ignoreFieldsOption(raw.ignoreFields);
   return { a, b, json: raw.json === true, ignoreFields };
 }
 

@@ -46,6 +46,19 @@ export interface VerifyCliOptions {
   engine: Omit<VerifyOptions, 'store' | 'openSession'>;
 }
 
+/** The `--ignore-fields` patterns (verify, diff), each checked: a pattern that cannot be read is a usage error. */
+export function ignoreFieldsOption(value: unknown): string[] {
+  const patterns = (value as string[] | undefined) ?? [];
+  for (const pattern of patterns) {
+    try {
+      parseFieldPattern(pattern);
+    } catch (error) {
+      throw new UsageError(`--ignore-fields: ${(error as Error).message}`);
+    }
+  }
+  return patterns;
+}
+
 export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions {
   const url = raw.url as string | undefined;
   const upstreamCommand = raw.upstreamCommand as string | undefined;
@@ -62,15 +75,9 @@ export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions 
   }
   const cache = String(raw.cache);
   if (!existsSync(cache)) throw new UsageError(`--cache ${cache} does not exist`);
-  if (raw.update && !statSync(cache).isDirectory()) throw new UsageError(`--update needs a cassette folder: ${cache} is a single-file cassette, which is read-only`);
-  const ignoreFields = (raw.ignoreFields as string[] | undefined) ?? [];
-  for (const pattern of ignoreFields) {
-    try {
-      parseFieldPattern(pattern);
-    } catch (error) {
-      throw new UsageError(`--ignore-fields: ${(error as Error).message}`);
-    }
-  }
+  if (raw.update && !statSync(cache).isDirectory())
+    throw new UsageError(`--update needs a cassette folder: ${cache} is a single-file cassette, which is read-only`);
+  const ignoreFields = ignoreFieldsOption(raw.ignoreFields);
   const timeout = Number(raw.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86_400)
     throw new UsageError(`--timeout must be a number of seconds between 0 and 86400, got "${String(raw.timeout)}"`);
@@ -108,8 +115,12 @@ export function formatVerifyReport(report: VerifyReport, cache: string): string 
   lines.push(`${total} key${total === 1 ? '' : 's'}: ${ok} ok, ${drift} drift, ${info} info, ${skipped} skipped — ${drift ? 'DRIFT' : 'no drift'}`);
   const updated = report.updated;
   if (updated) {
-    const removed = updated.removed.length ? ` (${updated.removed.length} further entr${updated.removed.length === 1 ? 'y' : 'ies'} of those keys removed)` : '';
-    lines.push(`updated: ${updated.rewritten.length} drifted key${updated.rewritten.length === 1 ? '' : 's'} re-recorded${removed}; the old files are in ${oneLine(updated.backup)}`);
+    const removed = updated.removed.length
+      ? ` (${updated.removed.length} further entr${updated.removed.length === 1 ? 'y' : 'ies'} of those keys removed)`
+      : '';
+    lines.push(
+      `updated: ${updated.rewritten.length} drifted key${updated.rewritten.length === 1 ? '' : 's'} re-recorded${removed}; the old files are in ${oneLine(updated.backup)}`,
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -141,7 +152,8 @@ export function junitXml(report: VerifyReport, timestamp = new Date()): string {
   for (const r of report.results) {
     const open = `    <testcase name="${xmlEscape(keyLabel(r))}" classname="${xmlEscape(`mcp-rewind.verify.${r.method}`)}" time="${seconds(r.durationMs)}"`;
     const reason = xmlEscape(r.reason ?? '');
-    if (r.status === 'drift') lines.push(`${open}>`, `      <failure message="${xmlEscape(failureMessage(r))}" type="drift">${xmlEscape(failureText(r))}</failure>`, '    </testcase>');
+    if (r.status === 'drift')
+      lines.push(`${open}>`, `      <failure message="${xmlEscape(failureMessage(r))}" type="drift">${xmlEscape(failureText(r))}</failure>`, '    </testcase>');
     else if (r.status === 'skipped') lines.push(`${open}>`, `      <skipped message="${reason}"/>`, '    </testcase>');
     else if (r.status === 'info') lines.push(`${open}>`, `      <system-out>${reason}</system-out>`, '    </testcase>');
     else lines.push(`${open}/>`);

@@ -81,6 +81,12 @@ export async function diffCassettes(a: string, b: string, options: DiffOptions =
   }
   const tools = diffToolLists(toolsOf(before), toolsOf(after));
   const rated = (r: string): number => tools.filter((t) => t.rating === r).length;
-  const counts = { breaking: rated('breaking'), compatible: rated('compatible'), keysAdded: keys.added.length, keysRemoved: keys.removed.length, keysChanged: keys.changed.length };
+  const counts = {
+    breaking: rated('breaking'),
+    compatible: rated('compatible'),
+    keysAdded: keys.added.length,
+    keysRemoved: keys.removed.length,
+    keysChanged: keys.changed.length,
+  };
   return { a, b, tools, keys, counts, breaking: counts.breaking > 0 };
 }

@@ -146,7 +146,10 @@ export function diffToolLists(before: readonly Tool[], after: readonly Tool[]): 
       out.push({ tool: name, change: 'removed', rating: 'breaking', details: [] });
       continue;
     }
-    const details = [...diffSchema(tool.inputSchema, next.inputSchema, 'input', 'inputSchema'), ...diffSchema(tool.outputSchema, next.outputSchema, 'output', 'outputSchema')];
+    const details = [
+      ...diffSchema(tool.inputSchema, next.inputSchema, 'input', 'inputSchema'),
+      ...diffSchema(tool.outputSchema, next.outputSchema, 'output', 'outputSchema'),
+    ];
     for (const key of new Set([...Object.keys(tool), ...Object.keys(next)])) {
       if (key === 'name' || key === 'inputSchema' || key === 'outputSchema' || same(tool[key], next[key])) continue;
       details.push({ at: key, what: `${key} changed`, rating: 'compatible' });

@@ -100,11 +100,12 @@ function sameButIdentity(method: string, recorded: readonly CassetteEntry[], liv
   return before !== after ? { status: 'info', reason: `serverInfo ${before} → ${after}` } : { status: 'ok' };
 }
 
+/** The changes from the recorded answer closest to the live one (fewest changes; the latest recorded on a tie). */
 function closestChanges(docs: readonly unknown[], live: unknown): Change[] {
   let best: Change[] | undefined;
   for (const doc of docs.slice(-MAX_CANDIDATES)) {
     const changes = diffValues(doc, live);
-    if (!best || changes.length < best.length) best = changes;
+    if (!best || changes.length <= best.length) best = changes;
   }
   return best ?? [];
 }
@@ -119,7 +120,8 @@ function headline(method: string, recorded: readonly CassetteEntry[], live: Json
     const toolsOf = (d: unknown): unknown => (d as { result?: { tools?: unknown } }).result?.tools;
     return diffTools(toolsOf(docs[docs.length - 1]), toolsOf(liveDoc)) ?? 'result changed';
   }
-  if (method === 'tools/call' && live.result.isError === true && !recorded.some((e) => e.result.isError === true)) return 'result changed (now an error result)';
+  if (method === 'tools/call' && live.result.isError === true && !recorded.some((e) => e.result.isError === true))
+    return 'result changed (now an error result)';
   return 'result changed';
 }
 

@@ -54,7 +54,13 @@ export async function sendModern(target: ModernTarget, version: string, envelope
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
   const signal = AbortSignal.timeout(target.timeoutMs);
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params }), signal, redirect: 'manual' });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params }),
+    signal,
+    redirect: 'manual',
+  });
   const messages: Array<{ message: JsonRpcMessage; ms: number }> = [];
   let response: JsonRpcResponse | undefined;
   const tap = new ResponseTap(

@@ -70,7 +70,8 @@ function rerecorded(old: CassetteEntry, r: Rerecord, hashResult: (result: unknow
   const error = 'error' in response ? response.error : undefined;
   const result = 'result' in response ? response.result : {};
   const isToolCall = r.method === 'tools/call';
-  const round = old.inputResponses !== undefined || old.requestState !== undefined ? { inputResponses: old.inputResponses, requestState: old.requestState } : {};
+  const round =
+    old.inputResponses !== undefined || old.requestState !== undefined ? { inputResponses: old.inputResponses, requestState: old.requestState } : {};
   return {
     result,
     ...(error ? { error } : {}),

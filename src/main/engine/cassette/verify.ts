@@ -81,7 +81,8 @@ interface Target {
   envelope?: ModernEnvelope;
 }
 
-const revisionOf = (e: CassetteEntry): string | undefined => (e.protocolVersion !== undefined && isModernRevision(e.protocolVersion) ? e.protocolVersion : undefined);
+const revisionOf = (e: CassetteEntry): string | undefined =>
+  e.protocolVersion !== undefined && isModernRevision(e.protocolVersion) ? e.protocolVersion : undefined;
 
 export async function verifyCassette(options: VerifyOptions): Promise<VerifyReport> {
   const store = options.store ?? (await CassetteStore.open(options.dir ?? './cache', { watch: false, log: options.log }));
@@ -132,7 +133,8 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
       const started = performance.now();
       const { verdict, answer } = await verifyTarget(t, live, (r) => candidates.get(candidateKey(t, r)) ?? t.entries, normalise);
       results.push({ key: t.key, ...verdict, ...(t.revision ? { revision: t.revision } : {}), durationMs: performance.now() - started });
-      if (verdict.status === 'drift' && answer && !('unknown' in t.request) && reRecordable(answer)) drifted.push({ method: t.request.method, request: t.request, entries: t.entries, live: answer });
+      if (verdict.status === 'drift' && answer && !('unknown' in t.request) && reRecordable(answer))
+        drifted.push({ method: t.request.method, request: t.request, entries: t.entries, live: answer });
     }
   } finally {
     await live.close();
@@ -164,7 +166,11 @@ async function verifyTarget(
   const stream = t.entries.flatMap((e) => e.stream ?? []);
   let answer: LiveAnswer;
   try {
-    answer = await live.send(t.revision, t.envelope, { ...request, recordedStream: stream, progress: stream.some((m) => m.method === 'notifications/progress') });
+    answer = await live.send(t.revision, t.envelope, {
+      ...request,
+      recordedStream: stream,
+      progress: stream.some((m) => m.method === 'notifications/progress'),
+    });
   } catch (error) {
     if ((error as Error).name === 'UnreachableError') throw error;
     return { verdict: { method: request.method, status: 'drift', reason: `no answer: ${(error as Error).message}` } };
