@@ -84,6 +84,20 @@ describe('mcp-rewind diff', () => {
     expect(echo.details).toContainEqual({ at: 'inputSchema.properties.lang', what: 'new required field', rating: 'breaking' });
   });
 
+  it('does not call every tool removed when one recording never listed the tools', async () => {
+    const server = await startV2Server();
+    const { cacheDir: calls } = await recordThrough(server.url, async (url) => {
+      const c = await connectV2Client(url, { negotiation: 'auto' });
+      await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+      await c.close();
+    });
+    await server.close();
+    const run = await runCli(['diff', await recording(), calls]);
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).toContain('tools: not compared (B recorded no tools/list answer)');
+    expect(run.stdout).toMatch(/^ {2}removed {2}tools_list$/m);
+  });
+
   it('exits 2 with one line for a cassette that does not exist, and creates nothing', async () => {
     const a = await recording();
     const missing = path.join(await tempDir(), 'nope');

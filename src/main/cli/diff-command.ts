@@ -40,7 +40,8 @@ const RATING = { breaking: 'BREAKING', compatible: 'compatible' } as const;
 export function formatDiff(diff: CassetteDiff): string {
   const lines = [`mcp-rewind diff — ${oneLine(diff.a)} → ${oneLine(diff.b)}`];
   const count = (kind: string): number => diff.tools.filter((t) => t.change === kind).length;
-  lines.push(`tools: ${count('removed')} removed, ${count('added')} added, ${count('changed')} changed`);
+  if (diff.toolsNotCompared) lines.push(`tools: not compared (${diff.toolsNotCompared})`);
+  else lines.push(`tools: ${count('removed')} removed, ${count('added')} added, ${count('changed')} changed`);
   for (const t of diff.tools) {
     if (t.change !== 'changed') lines.push(`  ${RATING[t.rating].padEnd(10)}  ${oneLine(t.tool)}: ${t.change}`);
     for (const d of t.details) lines.push(`  ${RATING[d.rating].padEnd(10)}  ${oneLine(t.tool)}: ${oneLine(d.at)}: ${oneLine(d.what)}`);

@@ -183,9 +183,12 @@ export async function runVerify(
     ? await openUpstream(commandSpec(options.upstreamCommand), { log: (line, level) => (level === 'info' ? undefined : log(line)), probe: false })
     : undefined;
   const label = upstream ? `${options.upstreamCommand} (stdio)` : undefined;
-  const report = await verifyCassette({ log, ...options.engine, ...(upstream ? { upstreamUrl: upstream.url, upstreamLabel: label } : {}), ...engine }).finally(
-    () => upstream?.close(),
-  );
+  const report = await verifyCassette({
+    log,
+    ...options.engine,
+    ...(upstream ? { upstreamUrl: upstream.url, upstreamLabel: label, command: true } : {}),
+    ...engine,
+  }).finally(() => upstream?.close());
   out(formatVerifyReport(report, options.cache));
   if (options.junit) await writeAtomic(dirname(resolve(options.junit)), basename(options.junit), junitXml(report));
   return report.drift && !allUpdated(report) ? 1 : 0;

@@ -24,6 +24,8 @@ export interface CassetteDiff {
   a: string;
   b: string;
   tools: ToolChange[];
+  /** why the tools were not compared (a cassette without any tools/list answer) */
+  toolsNotCompared?: string;
   keys: { added: string[]; removed: string[]; changed: KeyChange[] };
   counts: { breaking: number; compatible: number; keysAdded: number; keysRemoved: number; keysChanged: number };
   breaking: boolean;
@@ -37,16 +39,21 @@ export interface DiffOptions {
 
 const methodOf = (e: CassetteEntry): string | undefined => e.method ?? BARE_KEY_METHODS.get(e.key);
 
-/** Every tool a cassette's tools/list answers named (pages and revisions together; a later entry wins). */
-function toolsOf(groups: ReadonlyArray<[string, readonly CassetteEntry[]]>): Array<Record<string, unknown> & { name: string }> {
+/**
+ * Every tool a cassette's tools/list answers named (pages and revisions together; a later entry wins), or undefined
+ * when it holds no tools/list answer at all (then nothing can be said of its tools).
+ */
+function toolsOf(groups: ReadonlyArray<[string, readonly CassetteEntry[]]>): Array<Record<string, unknown> & { name: string }> | undefined {
+  let listed = false;
   const tools = new Map<string, Record<string, unknown> & { name: string }>();
   for (const [, entries] of groups) {
     for (const e of entries) {
       if (methodOf(e) !== 'tools/list' || e.error || !Array.isArray(e.result.tools)) continue;
+      listed = true;
       for (const tool of e.result.tools as Array<Record<string, unknown>>) if (typeof tool?.name === 'string') tools.set(tool.name, tool as never);
     }
   }
-  return [...tools.values()];
+  return listed ? [...tools.values()] : undefined;
 }
 
 async function open(path: string, log?: (line: string) => void): Promise<Array<[string, readonly CassetteEntry[]]>> {
@@ -79,7 +86,9 @@ export async function diffCassettes(a: string, b: string, options: DiffOptions =
     const changes = diffValues(x[x.length - 1], y[y.length - 1]).map((c) => changeLine(c));
     keys.changed.push({ key, changes: changes.length ? changes : [`${x.length} recorded answer(s) → ${y.length}`] });
   }
-  const tools = diffToolLists(toolsOf(before), toolsOf(after));
+  const [toolsBefore, toolsAfter] = [toolsOf(before), toolsOf(after)];
+  const unlisted = [toolsBefore ? undefined : 'A', toolsAfter ? undefined : 'B'].filter(Boolean);
+  const tools = toolsBefore && toolsAfter ? diffToolLists(toolsBefore, toolsAfter) : [];
   const rated = (r: string): number => tools.filter((t) => t.rating === r).length;
   const counts = {
     breaking: rated('breaking'),
@@ -88,5 +97,6 @@ export async function diffCassettes(a: string, b: string, options: DiffOptions =
     keysRemoved: keys.removed.length,
     keysChanged: keys.changed.length,
   };
-  return { a, b, tools, keys, counts, breaking: counts.breaking > 0 };
+  const toolsNotCompared = unlisted.length ? `${unlisted.join(' and ')} recorded no tools/list answer` : undefined;
+  return { a, b, tools, ...(toolsNotCompared ? { toolsNotCompared } : {}), keys, counts, breaking: counts.breaking > 0 };
 }

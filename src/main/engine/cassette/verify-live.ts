@@ -18,6 +18,8 @@ export interface LiveServerOptions {
   initializeParams?: Record<string, unknown>;
   /** a live session of another kind (e.g. stdio) for the 2025 revisions */
   openSession?: (initializeParams: Record<string, unknown> | undefined) => Promise<LiveSession>;
+  /** the server is a command behind the stdio bridge, which speaks the 2025 revisions only */
+  command?: boolean;
 }
 
 export class LiveServer {
@@ -49,7 +51,7 @@ export class LiveServer {
 
   /** Can this server be spoken to in a 2026-07-28 revision (it has a URL)? */
   get speaksModern(): boolean {
-    return this.options.upstreamUrl !== undefined;
+    return this.options.upstreamUrl !== undefined && !this.options.command;
   }
 
   /** Sends a request in the revision given (undefined: the 2025 session). */

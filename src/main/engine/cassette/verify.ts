@@ -68,6 +68,8 @@ export interface VerifyOptions {
   log?: Log;
   /** a live session of another kind (e.g. stdio) for the 2025 revisions; overrides upstreamUrl for them */
   openSession?: (initializeParams: Record<string, unknown> | undefined) => Promise<LiveSession>;
+  /** the server is a command bridged onto Streamable HTTP (the bridge opens sessions: 2026-07-28 entries are skipped) */
+  command?: boolean;
 }
 
 /** The entries of one key recorded in one revision: one verdict. */
@@ -79,6 +81,12 @@ interface Target {
   request: RecordedRequest | { unknown: string };
   /** 2026-07-28: the recorded request's `_meta` */
   envelope?: ModernEnvelope;
+}
+
+function pushTo<K, V>(map: Map<K, V[]>, key: K, values: readonly V[]): void {
+  const list = map.get(key);
+  if (list) list.push(...values);
+  else map.set(key, [...values]);
 }
 
 const revisionOf = (e: CassetteEntry): string | undefined =>
@@ -99,7 +107,7 @@ async function targetsOf(store: CassetteStore, log?: Log): Promise<{ targets: Ta
   let initializeParams: Record<string, unknown> | undefined;
   for (const [key, all] of entriesByKey(store)) {
     const byRevision = new Map<string | undefined, CassetteEntry[]>();
-    for (const e of all) byRevision.set(revisionOf(e), [...(byRevision.get(revisionOf(e)) ?? []), e]);
+    for (const e of all) pushTo(byRevision, revisionOf(e), [e]);
     for (const [revision, entries] of byRevision) {
       const debug = await readDebugFiles(store.dir, stemOf(entries[0].n, entries[0].key), log);
       const body = debug?.request?.body;
@@ -120,8 +128,7 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
   const candidates = new Map<string, CassetteEntry[]>();
   for (const t of targets) {
     if ('unknown' in t.request) continue;
-    const k = candidateKey(t, t.request);
-    candidates.set(k, [...(candidates.get(k) ?? []), ...t.entries]);
+    pushTo(candidates, candidateKey(t, t.request), t.entries);
   }
   const normalise = buildNormaliser({ hashOptions: options.hashOptions, ignoreFields: (options.ignoreFields ?? []).map(parseFieldPattern) });
   const display = options.upstreamLabel ?? (options.upstreamUrl ? redactUrl(options.upstreamUrl) : 'the live server');
