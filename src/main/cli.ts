@@ -7,6 +7,7 @@ import { buildServeProgram, toServeOptions } from './cli/serve-command.js';
 import { formatExchange } from './cli/format.js';
 import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';
 import { buildExportProgram, runExport, toExportOptions } from './cli/export-command.js';
+import { buildDiffProgram, runDiff, toDiffOptions } from './cli/diff-command.js';
 import { compileRedactions, scrub } from './engine/cassette/redact.js';
 import { guardStdStreams, stayUp, writeStderr, writeStdout } from './cli/process-guard.js';
 import { persistentToken } from './cli/token-file.js';
@@ -28,11 +29,11 @@ function fail(status: number, message: string): never {
 }
 
 /** Parses argv with a commander program; usage errors become one line and exit status 2. */
-function parse<T>(program: Command, argv: string[], convert: (opts: Record<string, unknown>) => T): T {
+function parse<T>(program: Command, argv: string[], convert: (opts: Record<string, unknown>, args: string[]) => T): T {
   program.exitOverride().configureOutput({ writeErr: () => {} }); // errors are printed once, as one line
   try {
     program.parse(argv);
-    return convert(program.opts());
+    return convert(program.opts(), program.args);
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') process.exit(0);
@@ -147,6 +148,12 @@ async function verifyCommand(argv: string[]): Promise<void> {
   process.exit(status);
 }
 
+/** `mcp-rewind diff A B`: exit status 0 (no breaking change), 1 (breaking, or a cassette that cannot be read), 2 (usage). */
+async function diffCommand(argv: string[]): Promise<void> {
+  const options = parse(buildDiffProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts, args) => toDiffOptions(opts, args));
+  process.exit(await runDiff(options, writeStdout, log).catch((error: Error) => fail(1, error.message)));
+}
+
 async function exportCommand(argv: string[]): Promise<void> {
   const options = parse(buildExportProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toExportOptions(opts));
   writeStdout(await runExport(options, pkg.version, log).catch((error: Error) => fail(1, error.message)));
@@ -156,6 +163,7 @@ const subcommands: Record<string, (argv: string[]) => Promise<void>> = {
   serve: serveCommand,
   verify: verifyCommand,
   export: exportCommand,
+  diff: diffCommand,
   ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)),
   app: (argv) => import('./cli/app-command.js').then((m) => m.appCommand(argv)),
 };

@@ -76,7 +76,8 @@ export function buildProgram(version: string): Command {
 const SUBCOMMANDS_HELP = `
 Commands (mcp-rewind <command> --help for each):
   serve    sessions configured over a REST API (MiMCP-compatible), per-tool rules
-  verify   send a cassette's requests to the live server and report drift (JUnit with --junit)
+  verify   send a cassette's requests to the live server and report drift (JUnit with --junit, --update)
+  diff     compare two cassettes: keys and tools added, removed, changed (exit 1 on breaking)
   export   a cassette as one file (--out) or as HAR 1.2 (--har)
   ui       the app's UI in your browser (127.0.0.1, access token in the printed URL)
   app      the desktop app (needs Electron: npm install electron)`;
