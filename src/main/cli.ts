@@ -147,5 +147,7 @@ const subcommands: Record<string, (argv: string[]) => Promise<void>> = {
   export: exportCommand,
   ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)),
   app: (argv) => import('./cli/app-command.js').then((m) => m.appCommand(argv)),
+  intercept: (argv) =>
+    import('./cli/intercept-command.js').then(async (m) => process.exit(await m.interceptCommand(argv, pkg.version, { out: writeStdout, err: writeStderr }))),
 };
 void (Object.hasOwn(subcommands, process.argv[2] ?? '') ? subcommands[process.argv[2]] : proxyCommand)(process.argv);

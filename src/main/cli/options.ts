@@ -63,7 +63,8 @@ Commands (mcp-rewind <command> --help for each):
   verify   send a cassette's requests to the live server and report drift (JUnit with --junit)
   export   a cassette as one file (--out) or as HAR 1.2 (--har)
   ui       the app's UI in your browser (127.0.0.1, access token in the printed URL)
-  app      the desktop app (needs Electron: npm install electron)`;
+  app      the desktop app (needs Electron: npm install electron)
+  intercept  route an MCP client's servers (Claude, Cursor, VS Code…) through mcp-rewind, and back`;
 
 interface RawOptions {
   port: string;
