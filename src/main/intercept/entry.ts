@@ -49,9 +49,13 @@ export function launcherFor(kind: 'node' | 'npx', version: string): Launcher {
   return kind === 'npx' ? { command: 'npx', args: ['-y', `mcp-rewind@${version}`] } : { command: process.execPath, args: [BIN] };
 }
 
-/** The args of a wrapped stdio entry: mcp-rewind in attach mode, then `--` and the original command and args as they were. */
-export function wrappedArgs(launcher: Launcher, target: string, original: { command: string; args: string[] }, record?: string): string[] {
-  return [...launcher.args, '--stdio', '--attach', '--attach-name', target, ...(record ? ['--record', record] : []), '--', original.command, ...original.args];
+/**
+ * The args of a wrapped stdio entry: mcp-rewind in attach mode (the app's data folder named: the agent's environment
+ * may not say it), then `--` and the original command and args as they were, word for word.
+ */
+export function wrappedArgs(launcher: Launcher, target: string, original: { command: string; args: string[] }, own: { dataDir: string; record?: string }): string[] {
+  const record = own.record ? ['--record', own.record] : [];
+  return [...launcher.args, '--stdio', '--attach', '--attach-name', target, '--data-dir', own.dataDir, ...record, '--', original.command, ...original.args];
 }
 
 export interface WrappedStdio {

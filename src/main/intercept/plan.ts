@@ -29,6 +29,8 @@ export interface PlanContext {
   reads: ReadConfig[];
   ledger: LedgerRecord[];
   launcher: Launcher;
+  /** the app's data folder, named in wrapped entries */
+  dataDir: string;
   /** a free local port for an HTTP server's proxy */
   freePort(): Promise<number>;
 }
@@ -66,7 +68,7 @@ async function wrapOne(text: string, { read, server }: Found, context: PlanConte
   let proxy: PlannedRecord['proxy'];
   if (server.transport.kind === 'stdio') {
     keys = ['command', 'args'];
-    const args = wrappedArgs(context.launcher, server.target, server.transport, record);
+    const args = wrappedArgs(context.launcher, server.target, server.transport, { dataDir: context.dataDir, record });
     after = change(change(text, format, server.path, 'command', context.launcher.command), format, server.path, 'args', args);
   } else {
     const key = urlKey(entry)!;

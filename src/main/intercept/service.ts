@@ -57,7 +57,7 @@ export class InterceptService {
     if (selection === 'all') return { action: 'unwrap', ...planUnwrap('all', { reads, ledger }) };
     if (selection.action === 'unwrap') return { action: 'unwrap', ...planUnwrap(selection, { reads, ledger }) };
     const launcher = this.options.launcher ?? launcherFor('node', this.options.version);
-    return { action: 'wrap', record: selection.record, ...(await planWrap(selection, { reads, ledger, launcher, freePort })) };
+    return { action: 'wrap', record: selection.record, ...(await planWrap(selection, { reads, ledger, launcher, dataDir: this.options.dataDir, freePort })) };
   }
 
   apply(plan: PreparedPlan): Promise<InterceptResult> {
