@@ -22,8 +22,8 @@ export interface ClientHome {
 
 const q = JSON.stringify;
 
-export async function clientHome(options: { httpUrl?: string } = {}): Promise<ClientHome> {
-  const home = await tempDir('rewind-home-');
+export async function clientHome(options: { httpUrl?: string; home?: string } = {}): Promise<ClientHome> {
+  const home = options.home ?? (await tempDir('rewind-home-'));
   const project = join(home, 'work', 'my project');
   const config = join(home, '.config');
   const server = { command: process.execPath, args: [everythingEntry(), 'stdio'], env: { EVERYTHING_FROM_FILE: 'value from the file "quoted" & spaced' } };
