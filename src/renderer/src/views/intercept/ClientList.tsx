@@ -39,7 +39,7 @@ function ClientBlock({ client }: { client: InterceptClient }): JSX.Element {
               type="button"
               className={`server-row ${stateClass(s)}`}
               aria-pressed={selected === s.key}
-              aria-label={`${s.target} (${s.scope}): ${stateLabel(s)}`}
+              data-target={s.target}
               onClick={() => select(s.key)}
             >
               <span className={`dot ${stateClass(s)}`} aria-hidden="true" />

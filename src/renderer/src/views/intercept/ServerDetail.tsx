@@ -81,7 +81,7 @@ export function ServerDetail(): JSX.Element {
         {server.transport.kind === 'stdio'
           ? 'Wrapped, the client starts mcp-rewind in front of the same command, args and env: its traffic shows here while the app runs; with no app it passes through.'
           : 'Wrapped, the client connects to a proxy of this app on a fixed port (headers kept): the app must run for the client to reach the server.'}{' '}
-        {client.applyHint}.
+        {client.applyHint.charAt(0).toUpperCase() + client.applyHint.slice(1)}.
       </p>
     </div>
   )
