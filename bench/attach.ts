@@ -14,7 +14,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { everythingEntry } from '../test/fixtures/everything.js';
@@ -62,10 +62,26 @@ async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'rewind-bench-attach-'));
   const alone = join(tmp, 'no-app');
   const watched = join(tmp, 'app');
-  const attach = (dataDir: string): string[] => [process.execPath, CLI, '--stdio', '--attach', '--attach-name', 'bench:everything', '--data-dir', dataDir, '--', ...SERVER];
+  const attach = (dataDir: string): string[] => [
+    process.execPath,
+    CLI,
+    '--stdio',
+    '--attach',
+    '--attach-name',
+    'bench:everything',
+    '--data-dir',
+    dataDir,
+    '--',
+    ...SERVER,
+  ];
   const targets: Target[] = [
     { name: 'direct', args: SERVER, perCall: [], ratios: [] },
-    { name: 'stdio proxy (--stdio --proxy-only)', args: [process.execPath, CLI, '--stdio', '--proxy-only', '--upstream-command', SERVER.join(' ')], perCall: [], ratios: [] },
+    {
+      name: 'stdio proxy (--stdio --proxy-only)',
+      args: [process.execPath, CLI, '--stdio', '--proxy-only', '--upstream-command', SERVER.join(' ')],
+      perCall: [],
+      ratios: [],
+    },
     { name: 'attach, no app', args: attach(alone), perCall: [], ratios: [] },
     { name: 'attach, app watching', args: attach(watched), perCall: [], ratios: [] },
   ];
@@ -93,9 +109,7 @@ async function main(): Promise<void> {
     await ui.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
-  const rows = targets.map(
-    (t) => `| ${t.name} | ${median(t.perCall).toFixed(2)} | ${median(t.ratios).toFixed(2)} | ${(t.connectMs ?? NaN).toFixed(0)} |`,
-  );
+  const rows = targets.map((t) => `| ${t.name} | ${median(t.perCall).toFixed(2)} | ${median(t.ratios).toFixed(2)} | ${(t.connectMs ?? NaN).toFixed(0)} |`);
   const markdown = [
     '# Attach: the cost of a wrapped server, per call',
     '',
@@ -106,7 +120,7 @@ async function main(): Promise<void> {
     '|---|---:|---:|---:|',
     ...rows,
     '',
-    `node ${process.version}, ${new Date().toISOString()}`,
+    `node ${process.version}, ${new Date().toISOString()}, load average at the end ${loadavg()[0].toFixed(1)} on 2 cores`,
     '',
   ].join('\n');
   process.stdout.write(markdown);

@@ -12,7 +12,9 @@ import { expect, test } from './shell.js';
 /** serious or critical axe violations of the page now (as e2e/a11y.spec.ts audits the other views) */
 async function axe(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 // The Intercept view (Ctrl+6) against `mcp-rewind ui` whose HOME holds every client's config files in their real

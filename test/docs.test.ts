@@ -56,7 +56,13 @@ const programs: Record<string, Command> = {
   export: buildExportProgram(),
   ui: buildUiProgram(),
   app: buildAppProgram(),
-  ...Object.fromEntries(buildInterceptProgram('0.0.0-test', () => {}, () => {}).commands.map((c) => [`intercept ${c.name()}`, c])),
+  ...Object.fromEntries(
+    buildInterceptProgram(
+      '0.0.0-test',
+      () => {},
+      () => {},
+    ).commands.map((c) => [`intercept ${c.name()}`, c]),
+  ),
 };
 
 describe('README and docs/', () => {

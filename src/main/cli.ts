@@ -62,7 +62,11 @@ async function proxyCommand(argv: string[]): Promise<void> {
   // attached, the agent is waiting for its server: no probe (a failing command answers the agent's initialize with the reason)
   const openOptions = { log: bridgeLog, idleMs: options.sessionIdleMs, allowedOrigins: options.allowedOrigins, probe: !options.attach };
   const upstream = spec ? await openUpstream(spec, openOptions).catch((error: Error) => fail(1, error.message)) : undefined;
-  const upstreamLabel = argvSpec ? `${options.upstreamArgv!.map(shellQuote).join(' ')} (stdio)` : options.upstreamCommand ? `${options.upstreamCommand} (stdio)` : upstream?.label;
+  const upstreamLabel = argvSpec
+    ? `${options.upstreamArgv!.map(shellQuote).join(' ')} (stdio)`
+    : options.upstreamCommand
+      ? `${options.upstreamCommand} (stdio)`
+      : upstream?.label;
   const recording = options.attach && new RecordingSwitch(bridgeLog, options.durable);
   const proxy = await startProxy({
     ...options,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { BreakpointRuleInput, PausedCall } from './breakpoints.js';
-import { RulesFileSchema } from './rules/schema.js';
+import type { RulesFileSchema } from './rules/schema.js';
 
 /**
  * Attach: an mcp-rewind that an agent started itself (`--stdio --attach`, a wrapped server) reports to the running
@@ -57,7 +57,10 @@ export const AttachUpdateSchema = z.strictObject({
   attachId: AttachIdSchema,
   client: ClientInfoSchema.optional(),
   /** its calls paused at a breakpoint now (all of them) */
-  paused: z.array(z.looseObject({ id: z.string(), tool: z.string(), stage: z.enum(['request', 'response']), since: z.number(), timeoutAt: z.number() })).max(1000).optional(),
+  paused: z
+    .array(z.looseObject({ id: z.string(), tool: z.string(), stage: z.enum(['request', 'response']), since: z.number(), timeoutAt: z.number() }))
+    .max(1000)
+    .optional(),
   /** its merged tool list (upstream + rules), for the Rules view */
   tools: z.array(ToolViewSchema).max(10_000).optional(),
   /** the folder it records to now (none: not recording) */
@@ -88,4 +91,3 @@ export interface AttachOutputs {
 
 /** how long a poll waits for something to say before it answers [] */
 export const POLL_MS = 20_000;
-

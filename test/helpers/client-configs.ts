@@ -32,10 +32,12 @@ export async function clientHome(options: { httpUrl?: string; home?: string } = 
     `{\n${indent}  "command": ${q(server.command)},\n${indent}  "args": ${q(server.args)},\n${indent}  "env": ${q(server.env)}\n${indent}}`;
   const texts: Record<string, Record<string, string>> = {
     'claude-desktop': {
-      [join(config, 'Claude', 'claude_desktop_config.json')]: `{\n  "mcpServers": {\n    "everything": ${stdio('    ')}\n  },\n  "globalShortcut": "Ctrl+Space"\n}\n`,
+      [join(config, 'Claude', 'claude_desktop_config.json')]:
+        `{\n  "mcpServers": {\n    "everything": ${stdio('    ')}\n  },\n  "globalShortcut": "Ctrl+Space"\n}\n`,
     },
     'claude-code': {
-      [join(home, '.claude.json')]: `{"numStartups":12,"mcpServers":{"everything":{"type":"stdio","command":${q(server.command)},"args":${q(server.args)},"env":${q(server.env)}}},"projects":{${q(project)}:{"allowedTools":[],"mcpServers":{"remote":{"type":"http","url":${q(http)},"headers":{"X-Team":"a"}}}}}}`,
+      [join(home, '.claude.json')]:
+        `{"numStartups":12,"mcpServers":{"everything":{"type":"stdio","command":${q(server.command)},"args":${q(server.args)},"env":${q(server.env)}}},"projects":{${q(project)}:{"allowedTools":[],"mcpServers":{"remote":{"type":"http","url":${q(http)},"headers":{"X-Team":"a"}}}}}}`,
       [join(project, '.mcp.json')]: `{\n  "mcpServers": {\n    "project-everything": ${stdio('    ')}\n  }\n}\n`,
     },
     cursor: {
@@ -47,7 +49,8 @@ export async function clientHome(options: { httpUrl?: string; home?: string } = 
       [join(project, '.vscode', 'mcp.json')]: `{\n  "servers": {\n    /* none yet */\n  }\n}\n`,
     },
     windsurf: {
-      [join(home, '.codeium', 'windsurf', 'mcp_config.json')]: `{\n  "mcpServers": {\n    "everything": ${stdio('    ')},\n    "remote": {\n      "serverUrl": ${q(http)}\n    }\n  }\n}\n`,
+      [join(home, '.codeium', 'windsurf', 'mcp_config.json')]:
+        `{\n  "mcpServers": {\n    "everything": ${stdio('    ')},\n    "remote": {\n      "serverUrl": ${q(http)}\n    }\n  }\n}\n`,
     },
     gemini: {
       [join(home, '.gemini', 'settings.json')]:

@@ -17,7 +17,11 @@ export interface StdioEntry {
 /** The entry at `path` (keys) of a config file, parsed by its format. */
 export function entryOf(file: string, path: string[]): StdioEntry & Record<string, unknown> {
   const text = readFileSync(file, 'utf8');
-  const root: unknown = file.endsWith('.toml') ? getStaticTOMLValue(parseTOML(text)) : file.endsWith('.json') && /Code|\.cursor|\.gemini/.test(file) ? parseJsonc(text) : JSON.parse(text);
+  const root: unknown = file.endsWith('.toml')
+    ? getStaticTOMLValue(parseTOML(text))
+    : file.endsWith('.json') && /Code|\.cursor|\.gemini/.test(file)
+      ? parseJsonc(text)
+      : JSON.parse(text);
   return path.reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], root) as StdioEntry & Record<string, unknown>;
 }
 

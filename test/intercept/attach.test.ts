@@ -92,7 +92,9 @@ describe('attach: wrapped servers in the running app', () => {
     const proxy = await attachedProxy(a);
     expect(proxy.attached?.clients).toEqual(['attach-test-agent']);
     await a.call('rules.set', { id: proxy.id, rules: { tools: [{ name: 'echo', behavior: { type: 'override', response: { text: 'from the app' } } }] } });
-    await until('the rule applied', async () => (text(await client.callTool({ name: 'echo', arguments: { message: 'x' } })) === 'from the app' ? true : undefined));
+    await until('the rule applied', async () =>
+      text(await client.callTool({ name: 'echo', arguments: { message: 'x' } })) === 'from the app' ? true : undefined,
+    );
     await a.call('rules.set', { id: proxy.id, rules: { tools: [] } });
 
     await a.call('breakpoints.set', { proxyId: proxy.id, rules: [{ tool: 'get-sum', when: 'request' }] });

@@ -7,7 +7,9 @@ import { applyReverse, reversePatch } from '../../src/main/intercept/ledger.js';
 // The edits Intercept makes to clients' config files: only the value changed, every comment and byte around it kept.
 
 describe('TOML edits (Codex config.toml)', () => {
-  const toml = ['# top comment', '[mcp_servers.a]', 'command = "npx" # trailing', 'env = { "K" = "v" }', '', '[mcp_servers.b]', 'url = "http://x"', ''].join('\n');
+  const toml = ['# top comment', '[mcp_servers.a]', 'command = "npx" # trailing', 'env = { "K" = "v" }', '', '[mcp_servers.b]', 'url = "http://x"', ''].join(
+    '\n',
+  );
 
   it('replaces one value and keeps comments, blank lines and the other tables', () => {
     const out = openConfigDoc(toml, 'toml').set(['mcp_servers', 'a', 'command'], { value: 'node' });

@@ -30,7 +30,11 @@ async function intercept(home: ClientHome, dataDir: string, ...args: string[]): 
 }
 
 const snapshot = (home: ClientHome): Record<string, string> =>
-  Object.fromEntries(Object.values(home.files).flat().map((f) => [f, readFileSync(f, 'utf8')]));
+  Object.fromEntries(
+    Object.values(home.files)
+      .flat()
+      .map((f) => [f, readFileSync(f, 'utf8')]),
+  );
 
 describe('mcp-rewind intercept (no app running)', () => {
   let home: ClientHome;

@@ -126,10 +126,21 @@ export class AttachHub {
     return {
       id: s.id,
       name: s.name,
-      config: { name: s.name, mode: record ? 'record' : 'proxy-only', upstreamCommand: s.upstream || undefined, port: 0, ...(record ? { cacheDir: record } : {}), ...(s.rules ? { rules: s.rules } : {}) },
+      config: {
+        name: s.name,
+        mode: record ? 'record' : 'proxy-only',
+        upstreamCommand: s.upstream || undefined,
+        port: 0,
+        ...(record ? { cacheDir: record } : {}),
+        ...(s.rules ? { rules: s.rules } : {}),
+      },
       state: processes.length ? 'running' : 'stopped',
       exchanges: s.exchanges,
-      attached: { processes: processes.length, clients: [...new Set(processes.map((p) => p.client).filter((c): c is string => !!c))], ...(record ? { record } : {}) },
+      attached: {
+        processes: processes.length,
+        clients: [...new Set(processes.map((p) => p.client).filter((c): c is string => !!c))],
+        ...(record ? { record } : {}),
+      },
     };
   }
 
@@ -154,7 +165,11 @@ export class AttachHub {
     this.byAttach.set(input.attachId, server);
     this.save();
     this.host.changed();
-    const control: AttachControl = { rules: server.rules ?? null, breakpoints: server.breakpoints.inputs(), ...(server.record !== undefined ? { record: server.record } : {}) };
+    const control: AttachControl = {
+      rules: server.rules ?? null,
+      breakpoints: server.breakpoints.inputs(),
+      ...(server.record !== undefined ? { record: server.record } : {}),
+    };
     return { proxyId: server.id, control };
   }
 

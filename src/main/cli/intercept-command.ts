@@ -1,6 +1,14 @@
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { CLIENT_IDS, parseTarget, type ClientId, type InterceptList, type InterceptResult, type InterceptSelection, type ServerTransport } from '../../shared/intercept.js';
+import {
+  CLIENT_IDS,
+  parseTarget,
+  type ClientId,
+  type InterceptList,
+  type InterceptResult,
+  type InterceptSelection,
+  type ServerTransport,
+} from '../../shared/intercept.js';
 import { launcherFor } from '../intercept/entry.js';
 import { cliProxyHost } from '../intercept/proxy-host.js';
 import { InterceptService } from '../intercept/service.js';
@@ -22,7 +30,9 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 function common(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'user data folder (intercept.json: what mcp-rewind changed) [MCP_REWIND_DATA_DIR]')
-    .addOption(new Option('--project <dir>', 'a project folder whose own config files are read too (default: the working folder); repeatable').argParser(collect));
+    .addOption(
+      new Option('--project <dir>', 'a project folder whose own config files are read too (default: the working folder); repeatable').argParser(collect),
+    );
 }
 
 function service(options: CommonOptions & { launcher?: 'node' | 'npx' }, version: string): InterceptService {
@@ -76,11 +86,19 @@ function formatResult(result: InterceptResult): string {
 function selection(action: 'wrap' | 'unwrap', target: string, options: { file?: string; record?: string }): InterceptSelection {
   const parsed = parseTarget(target) ?? ((CLIENT_IDS as readonly string[]).includes(target) ? { client: target as ClientId, server: undefined } : undefined);
   if (!parsed) throw new CommanderError(2, 'intercept.target', `"${target}" is not <client>[:<server>] (clients: ${CLIENT_IDS.join(', ')})`);
-  return { action, client: parsed.client, server: parsed.server, file: options.file && resolve(options.file), record: options.record && resolve(options.record) };
+  return {
+    action,
+    client: parsed.client,
+    server: parsed.server,
+    file: options.file && resolve(options.file),
+    record: options.record && resolve(options.record),
+  };
 }
 
 export function buildInterceptProgram(version: string, out: (text: string) => void, failed: (status: number) => void): Command {
-  const program = new Command('mcp-rewind intercept').description("route an MCP client's servers through mcp-rewind, and back").helpOption('-h, --help', 'show this help');
+  const program = new Command('mcp-rewind intercept')
+    .description("route an MCP client's servers through mcp-rewind, and back")
+    .helpOption('-h, --help', 'show this help');
   common(program.command('list').description("the MCP clients' config files and their servers (nothing is changed)"))
     .option('--json', 'as JSON', false)
     .action(async (options: CommonOptions & { json: boolean }) => {
@@ -90,7 +108,11 @@ export function buildInterceptProgram(version: string, out: (text: string) => vo
   common(program.command('wrap <target>').description('route <client>:<server> (or every server of <client>) through mcp-rewind'))
     .option('--record <dir>', 'record its traffic to this cassette folder (also when no app runs)')
     .option('--file <path>', 'the config file, when the server is named in several')
-    .addOption(new Option('--launcher <how>', 'how the client starts mcp-rewind: this installation (node + its path) or npx with this version').choices(['node', 'npx']).default('node'))
+    .addOption(
+      new Option('--launcher <how>', 'how the client starts mcp-rewind: this installation (node + its path) or npx with this version')
+        .choices(['node', 'npx'])
+        .default('node'),
+    )
     .action(async (target: string, options: CommonOptions & { record?: string; file?: string; launcher: 'node' | 'npx' }) => {
       const svc = service(options, version);
       const result = await svc.apply(await svc.plan(selection('wrap', target, options)));

@@ -42,7 +42,10 @@ export function buildProgram(version: string): Command {
       '--no-fsync',
       'record, hybrid: answer before the entry is flushed to disk (faster; an answered call can be lost if the proxy or the machine crashes)',
     )
-    .option('--session-idle <seconds>', 'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never; default 600, with --attach 0)')
+    .option(
+      '--session-idle <seconds>',
+      'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never; default 600, with --attach 0)',
+    )
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
@@ -113,12 +116,17 @@ export interface AttachCliOptions {
 /** --attach's checks: only with --stdio and a live upstream, never with a mode of its own (the app says what to record). */
 function attachOptions(raw: RawOptions, upstreamArgv: string[]): AttachCliOptions | undefined {
   if (!raw.attach) {
-    for (const [flag, value] of [['--attach-name', raw.attachName], ['--record', raw.record], ['--data-dir', raw.dataDir]] as const)
+    for (const [flag, value] of [
+      ['--attach-name', raw.attachName],
+      ['--record', raw.record],
+      ['--data-dir', raw.dataDir],
+    ] as const)
       if (value !== undefined) throw new UsageError(`${flag} needs --attach`);
     return undefined;
   }
   if (!raw.stdio) throw new UsageError('--attach needs --stdio (an agent starts it as a command)');
-  if (raw.replay || raw.clean || raw.proxyOnly) throw new UsageError('--attach cannot be combined with --replay, --clean or --proxy-only (it records only with --record, or when the app says so)');
+  if (raw.replay || raw.clean || raw.proxyOnly)
+    throw new UsageError('--attach cannot be combined with --replay, --clean or --proxy-only (it records only with --record, or when the app says so)');
   if (raw.rules !== undefined) throw new UsageError('--attach takes its rules from the app; --rules cannot be combined with it');
   const name = raw.attachName ?? upstreamArgv[0] ?? raw.upstreamCommand ?? raw.url ?? 'mcp-rewind';
   return { name: name.slice(0, 200), record: raw.record, dataDir: raw.dataDir };

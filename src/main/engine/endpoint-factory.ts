@@ -116,7 +116,9 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
       },
     });
   // in onResponse order: rules rewrite, a breakpoint holds, then what observes the final answer
-  const hooks: Hook[] = [ruleHook, breakpoints, replayer, recorder, ...(options.extraHooks ?? []), events].filter((h): h is NonNullable<typeof h> => h !== undefined);
+  const hooks: Hook[] = [ruleHook, breakpoints, replayer, recorder, ...(options.extraHooks ?? []), events].filter(
+    (h): h is NonNullable<typeof h> => h !== undefined,
+  );
   const endpoint = new McpEndpoint({
     upstream,
     hooks: new HookChain(hooks, log),

@@ -128,7 +128,9 @@ export class AttachLink {
     const report = (): void => void this.update(client).catch(() => {});
     const queue = this.exchangeQueue(client, () => report());
     this.proxy.events.on('exchange', queue);
-    const offPaused = this.proxy.breakpoints.onChange(() => void client.call('attach.update', { attachId, paused: this.proxy.breakpoints.paused() as never }).catch(() => {}));
+    const offPaused = this.proxy.breakpoints.onChange(
+      () => void client.call('attach.update', { attachId, paused: this.proxy.breakpoints.paused() as never }).catch(() => {}),
+    );
     try {
       report();
       while (!this.closed && !detached && client.status() === 'open') {

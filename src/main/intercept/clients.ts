@@ -30,7 +30,11 @@ export interface ClientInfo {
 }
 
 export const CLIENTS: Record<ClientId, ClientInfo> = {
-  'claude-desktop': { id: 'claude-desktop', label: 'Claude Desktop', applyHint: 'restart Claude Desktop to apply (quit it from its menu, not just the window)' },
+  'claude-desktop': {
+    id: 'claude-desktop',
+    label: 'Claude Desktop',
+    applyHint: 'restart Claude Desktop to apply (quit it from its menu, not just the window)',
+  },
   'claude-code': { id: 'claude-code', label: 'Claude Code', applyHint: 'restart Claude Code (or its session) to apply' },
   cursor: { id: 'cursor', label: 'Cursor', applyHint: 'Cursor reloads mcp.json when it changes; if not, toggle the server in Settings → MCP' },
   vscode: { id: 'vscode', label: 'VS Code', applyHint: 'VS Code reloads mcp.json when it changes; restart the server from mcp.json if it keeps running' },

@@ -1,6 +1,6 @@
 import { applyEdits, findNodeAtLocation, getNodeValue, modify, parseTree, printParseErrorCode, type FormattingOptions, type ParseError } from 'jsonc-parser';
 import { MAX_FILE_JSON_DEPTH, tooDeep } from '../../shared/json-depth.js';
-import { lineColumn, MalformedConfig, type ConfigDoc, type NewValue } from './config-doc.js';
+import { lineColumn, MalformedConfig, type ConfigDoc, type NewValue } from './config-types.js';
 
 /** The file's own indentation and line ends, for what jsonc-parser writes. */
 function formattingOf(text: string): FormattingOptions {
@@ -16,7 +16,9 @@ export function openJsonDoc(text: string, format: 'json' | 'jsonc'): ConfigDoc {
   const tree = parseTree(text, errors, { allowTrailingComma: !strict, disallowComments: strict, allowEmptyContent: true });
   if (errors.length > 0) {
     const first = errors[0];
-    const what = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+    const what = printParseErrorCode(first.error)
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase();
     throw new MalformedConfig(`not valid ${strict ? 'JSON' : 'JSON with comments'}: ${what} at ${lineColumn(text, first.offset)}`);
   }
   if (tree && tree.type !== 'object') throw new MalformedConfig('not a JSON object');

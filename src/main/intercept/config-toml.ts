@@ -1,5 +1,5 @@
 import { getStaticTOMLValue, parseTOML, type AST } from 'toml-eslint-parser';
-import { lineColumn, MalformedConfig, type ConfigDoc, type NewValue } from './config-doc.js';
+import { lineColumn, MalformedConfig, type ConfigDoc, type NewValue } from './config-types.js';
 
 /**
  * TOML (Codex's config.toml), edited by source ranges: toml-eslint-parser (the parser of eslint-plugin-toml) gives
@@ -90,12 +90,15 @@ export function openTomlDoc(text: string): ConfigDoc {
       const at = last ? last.range[1] : inline.range[0] + 1;
       return `${text.slice(0, at)}${last ? ', ' : ' '}${key} = ${valueText}${last ? '' : ' '}${text.slice(at)}`;
     }
-    const table = program.body[0].body.find((n): n is AST.TOMLTable => n.type === 'TOMLTable' && n.kind === 'standard' && same(n.resolvedKey.map(String), parent));
+    const table = program.body[0].body.find(
+      (n): n is AST.TOMLTable => n.type === 'TOMLTable' && n.kind === 'standard' && same(n.resolvedKey.map(String), parent),
+    );
     // a sibling written with dotted keys (`name.command = …`) gets a sibling line with the same prefix
     const sibling = table?.body[table.body.length - 1] ?? located.find((l) => l.path.length === path.length && same(l.path.slice(0, -1), parent))?.kv;
     const after = sibling ?? table;
     if (!after) throw new Error(`no table [${parent.join('.')}] to add "${path[path.length - 1]}" to`);
-    const prefix = sibling && sibling.parent === table ? '' : sibling ? text.slice(sibling.key.range[0], sibling.key.keys[sibling.key.keys.length - 1].range[0]) : '';
+    const prefix =
+      sibling && sibling.parent === table ? '' : sibling ? text.slice(sibling.key.range[0], sibling.key.keys[sibling.key.keys.length - 1].range[0]) : '';
     const indent = sibling ? text.slice(lineStart(text, sibling.range[0]), sibling.range[0]) : '';
     const at = lineEnd(text, (sibling ?? table!.key).range[1]);
     const newline = at === text.length && !text.endsWith('\n') ? eol : '';

@@ -115,7 +115,14 @@ export async function discover(options: DiscoverOptions = {}): Promise<{ clients
         servers: r.servers.map(({ path: _path, ...server }) => server),
       }));
     const info = CLIENTS[id];
-    return { id, label: info.label, found: files.length > 0, files, searched: locations.filter((l) => l.client === id).map((l) => l.path), applyHint: info.applyHint };
+    return {
+      id,
+      label: info.label,
+      found: files.length > 0,
+      files,
+      searched: locations.filter((l) => l.client === id).map((l) => l.path),
+      applyHint: info.applyHint,
+    };
   });
   return { clients, reads };
 }

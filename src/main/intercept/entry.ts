@@ -14,7 +14,9 @@ const URL_KEYS = ['httpUrl', 'serverUrl', 'url'] as const;
 
 const strings = (value: unknown): string[] | undefined => (Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined);
 const stringMap = (value: unknown): Record<string, string> | undefined =>
-  value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string') ? (value as Record<string, string>) : undefined;
+  value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string')
+    ? (value as Record<string, string>)
+    : undefined;
 
 /** The field that holds an HTTP entry's URL. */
 export const urlKey = (entry: Entry): (typeof URL_KEYS)[number] | undefined => URL_KEYS.find((k) => typeof entry[k] === 'string');
@@ -53,7 +55,12 @@ export function launcherFor(kind: 'node' | 'npx', version: string): Launcher {
  * The args of a wrapped stdio entry: mcp-rewind in attach mode (the app's data folder named: the agent's environment
  * may not say it), then `--` and the original command and args as they were, word for word.
  */
-export function wrappedArgs(launcher: Launcher, target: string, original: { command: string; args: string[] }, own: { dataDir: string; record?: string }): string[] {
+export function wrappedArgs(
+  launcher: Launcher,
+  target: string,
+  original: { command: string; args: string[] },
+  own: { dataDir: string; record?: string },
+): string[] {
   const record = own.record ? ['--record', own.record] : [];
   return [...launcher.args, '--stdio', '--attach', '--attach-name', target, '--data-dir', own.dataDir, ...record, '--', original.command, ...original.args];
 }

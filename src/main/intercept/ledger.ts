@@ -14,7 +14,13 @@ import { writeFileAtomic } from '../api/atomic-file.js';
 export const LEDGER_FILE = 'intercept.json';
 
 const TransportSchema = z.union([
-  z.object({ kind: z.literal('stdio'), command: z.string(), args: z.array(z.string()), env: z.record(z.string(), z.string()).optional(), cwd: z.string().optional() }),
+  z.object({
+    kind: z.literal('stdio'),
+    command: z.string(),
+    args: z.array(z.string()),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().optional(),
+  }),
   z.object({ kind: z.literal('http'), url: z.string(), headers: z.record(z.string(), z.string()).optional(), sse: z.boolean().optional() }),
 ]);
 

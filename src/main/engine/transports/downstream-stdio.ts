@@ -22,7 +22,11 @@ const DRAIN_MS = 5_000;
 
 export async function bridgeStdio(
   proxyUrl: string,
-  io: { stdin: Readable; stdout: Writable; /** sees each client message first (an attached proxy reads the client's name) */ onMessage?: (message: unknown) => void },
+  io: {
+    stdin: Readable;
+    stdout: Writable;
+    /** sees each client message first (an attached proxy reads the client's name) */ onMessage?: (message: unknown) => void;
+  },
   log: Log = silent,
 ): Promise<StdioBridge> {
   const transport = new StdioServerTransport(io.stdin, io.stdout);

@@ -26,7 +26,9 @@ export function InterceptView(): JSX.Element {
       <section className="intercept-clients" aria-label="Clients">
         <div className="toolbar">
           <span className="small muted" data-testid="intercept-summary">
-            {list ? `${list.clients.filter((c) => c.found).length} clients · ${servers.length} servers · ${through} through mcp-rewind · ${live} live` : 'looking…'}
+            {list
+              ? `${list.clients.filter((c) => c.found).length} clients · ${servers.length} servers · ${through} through mcp-rewind · ${live} live`
+              : 'looking…'}
           </span>
           <button type="button" disabled={loading} onClick={() => void load()}>
             Refresh

@@ -17,7 +17,12 @@ function ClientBlock({ client }: { client: InterceptClient }): JSX.Element {
           {wrapped ? ` · ${wrapped} through mcp-rewind` : ''}
         </span>
         <span className="row-actions">
-          <button type="button" className="small" disabled={busy || wrapped === servers.length} onClick={() => void propose({ action: 'wrap', client: client.id })}>
+          <button
+            type="button"
+            className="small"
+            disabled={busy || wrapped === servers.length}
+            onClick={() => void propose({ action: 'wrap', client: client.id })}
+          >
             Wrap all
           </button>
           <button type="button" className="small" disabled={busy || wrapped === 0} onClick={() => void propose({ action: 'unwrap', client: client.id })}>

@@ -11,7 +11,10 @@ export function FileDiff({ path, before, after }: { path: string; before: string
   useEffect(() => {
     const language = path.endsWith('.toml') ? [] : [json(), jsonHighlighting]
     const extensions = [minimalSetup, ...language, EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping]
-    const side = (doc: string, label: string) => ({ doc, extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${path}: ${label}`, tabindex: '0' })] })
+    const side = (doc: string, label: string) => ({
+      doc,
+      extensions: [...extensions, EditorView.contentAttributes.of({ 'aria-label': `${path}: ${label}`, tabindex: '0' })],
+    })
     const view = new MergeView({
       a: side(before, 'now'),
       b: side(after, 'after the change'),

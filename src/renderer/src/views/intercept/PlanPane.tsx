@@ -10,9 +10,7 @@ export function PlanPane(): JSX.Element | null {
   return (
     <div className="plan-pane">
       <header className="toolbar">
-        <h2>
-          {verb}: review the change
-        </h2>
+        <h2>{verb}: review the change</h2>
         <button type="button" className="primary" disabled={busy || plan.changes.length === 0} onClick={() => void write()}>
           Write {plan.changes.length === 1 ? 'the change' : `${plan.changes.length} files`}
         </button>

@@ -43,7 +43,11 @@ export function ServerDetail(): JSX.Element {
         <span className={`badge ${stateClass(server)}`}>{stateLabel(server)}</span>
       </header>
       <p className="small">
-        <code>{server.file}</code> <span className="muted">({server.scope}{server.project ? ` · ${server.project}` : ''})</span>
+        <code>{server.file}</code>{' '}
+        <span className="muted">
+          ({server.scope}
+          {server.project ? ` · ${server.project}` : ''})
+        </span>
       </p>
       {server.state === 'intercepted' && server.original ? (
         <>
@@ -60,7 +64,12 @@ export function ServerDetail(): JSX.Element {
               Record to (optional cassette folder)
               <input value={record} onChange={(e) => setRecord(e.target.value)} placeholder="/path/to/cassette" />
             </label>
-            <button type="button" className="primary" disabled={busy} onClick={() => void propose({ action: 'wrap', ...selection, ...(record.trim() ? { record: record.trim() } : {}) })}>
+            <button
+              type="button"
+              className="primary"
+              disabled={busy}
+              onClick={() => void propose({ action: 'wrap', ...selection, ...(record.trim() ? { record: record.trim() } : {}) })}
+            >
               Wrap…
             </button>
           </>
