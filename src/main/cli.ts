@@ -48,7 +48,9 @@ function parse<T>(program: Command, argv: string[], convert: (opts: Record<strin
 
 async function proxyCommand(argv: string[]): Promise<void> {
   const program = buildProgram(pkg.version);
-  const options = parse(program, argv, (opts) => toProxyOptions(opts as unknown as RawOptions, program.args));
+  const dashdash = argv.indexOf('--', 2);
+  const afterDashDash = dashdash < 0 ? [] : argv.slice(dashdash + 1);
+  const options = parse(program, argv, (opts) => toProxyOptions(opts as unknown as RawOptions, program.args, afterDashDash));
   // --redact patterns hold for what is printed as much as for what is written (a miss's arguments, verbose lines)
   const redactions = compileRedactions(options.redact ?? []);
   const log = (line: string): void => writeStderr(scrub(line, redactions));

@@ -135,8 +135,12 @@ function attachOptions(raw: RawOptions, upstreamArgv: string[]): AttachCliOption
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
 export function toProxyOptions(
   raw: RawOptions,
-  upstreamArgv: string[] = [],
+  /** the positional arguments commander saw, and those of them after `--` (the only place they may be) */
+  positional: string[] = [],
+  upstreamArgv: string[] = positional,
 ): ProxyOptions & { verbose: boolean; upstreamCommand?: string; upstreamArgv?: string[]; stdio?: boolean; attach?: AttachCliOptions } {
+  if (positional.length > upstreamArgv.length)
+    throw new UsageError(`unexpected argument "${positional[0]}" (an upstream command and its arguments go after --)`);
   if (upstreamArgv.length && (raw.upstreamCommand !== undefined || raw.url !== undefined))
     throw new UsageError('an upstream after -- cannot be combined with --upstream-command or --url (one upstream)');
   if (upstreamArgv.length) raw = { ...raw, upstreamCommand: upstreamArgv.join(' ') };
