@@ -63,7 +63,7 @@ describe('JSON and JSONC edits', () => {
   it('the reverse patch turns the file after a change back into the bytes before', () => {
     const before = '{\n  "a": 1,\n  "b": [1, 2]\n}\n';
     const after = openConfigDoc(before, 'json').set(['b'], { value: ['changed'] });
-    expect(applyReverse(after, reversePatch(before, after))).toBe(before);
+    expect(applyReverse(after, [reversePatch(before, after)])).toBe(before);
   });
 });
 

@@ -74,6 +74,10 @@ describe('mcp-rewind intercept (no app running)', () => {
     expect(list.clients.every((c) => c.found)).toBe(true);
     const codex = list.clients.find((c) => c.id === 'codex')!.files[0].servers.find((s) => s.name === 'everything')!;
     expect(codex.transport).toEqual({ kind: 'stdio', ...home.server });
+    // credentials are not printed: a header named like one is redacted
+    const gemini = list.clients.find((c) => c.id === 'gemini')!.files[0].servers.find((s) => s.name === 'remote')!;
+    expect(gemini.transport).toEqual({ kind: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: '[REDACTED]' } });
+    expect(stdout).not.toContain('not-a-real-token');
     expect(snapshot(home)).toEqual(before);
   });
 
@@ -180,6 +184,10 @@ describe('mcp-rewind intercept (no app running)', () => {
     expect(workspace.proxies.length).toBe(6);
     const cursor = entryOf(fresh.files.cursor[0], ['mcpServers', 'remote']) as { url?: string };
     expect(workspace.proxies.map((p) => `http://127.0.0.1:${p.config.port}/mcp`)).toContain(cursor.url);
+    // what the data folder keeps to undo the changes holds no env value and no header
+    const ledger = readFileSync(join(data, 'intercept.json'), 'utf8');
+    expect(ledger).not.toContain('value from the file');
+    expect(ledger).not.toContain('not-a-real-token');
     const { stdout, code } = await intercept(fresh, data, 'unwrap', '--all');
     expect(code, stdout).toBe(0);
     expect(snapshot(fresh)).toEqual(before);

@@ -4,7 +4,7 @@ import { CLIENT_IDS, type InterceptClient, type InterceptFile, type InterceptSer
 import { getOwn } from '../../shared/own.js';
 import { CLIENTS, claudeCodeContainers, configLocations, homeOf, type ConfigLocation, type LocateContext } from './clients.js';
 import { MalformedConfig, openConfigDoc, type ConfigDoc } from './config-doc.js';
-import { localProxyPort, transportOf, unwrapStdio } from './entry.js';
+import { localProxyPort, redactedTransport, transportOf, unwrapStdio } from './entry.js';
 import type { LedgerRecord } from './ledger.js';
 import { join } from 'node:path';
 
@@ -112,7 +112,11 @@ export async function discover(options: DiscoverOptions = {}): Promise<{ clients
         format: r.location.format,
         ...(r.error ? { error: r.error } : {}),
         ...(r.problems.length ? { problems: r.problems } : {}),
-        servers: r.servers.map(({ path: _path, ...server }) => server),
+        servers: r.servers.map(({ path: _path, ...server }) => ({
+          ...server,
+          transport: redactedTransport(server.transport),
+          ...(server.original ? { original: redactedTransport(server.original) } : {}),
+        })),
       }));
     const info = CLIENTS[id];
     return {

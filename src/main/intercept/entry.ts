@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { ClientId, ServerTransport } from '../../shared/intercept.js';
+import { isSecretHeader, redactHeaders, redactUrl, REDACTED } from '../engine/cassette/redact.js';
 
 /**
  * One server entry of a client's config, read as a transport, and what a wrap changes in it. The field names differ
@@ -91,4 +92,18 @@ export const proxyUrl = (port: number, sse: boolean | undefined): string => `htt
 export function localProxyPort(url: string): number | undefined {
   const m = /^http:\/\/127\.0\.0\.1:(\d+)\/(mcp|sse)$/.exec(url);
   return m ? Number(m[1]) : undefined;
+}
+
+/** A transport as listed (the CLI's output, the app's view): credential-like headers, env values and URL parts redacted. */
+export function redactedTransport(t: ServerTransport): ServerTransport {
+  if (t.kind === 'http') return { ...t, url: redactUrl(t.url), ...(t.headers ? { headers: redactHeaders(t.headers) as Record<string, string> } : {}) };
+  if (!t.env) return t;
+  return { ...t, env: Object.fromEntries(Object.entries(t.env).map(([name, value]) => [name, isSecretHeader(name) ? REDACTED : value])) };
+}
+
+/** A transport as the data folder's record keeps it: what a restore needs, never env values or headers. */
+export function recordedTransport(t: ServerTransport): ServerTransport {
+  return t.kind === 'http'
+    ? { kind: 'http', url: t.url, ...(t.sse ? { sse: true } : {}) }
+    : { kind: 'stdio', command: t.command, args: t.args, ...(t.cwd ? { cwd: t.cwd } : {}) };
 }

@@ -36,8 +36,8 @@ const RecordSchema = z.strictObject({
   keys: z.array(z.strictObject({ key: z.string(), before: z.string().nullable(), after: z.string() })),
   beforeHash: z.string(),
   afterHash: z.string(),
-  /** the change undone: text[start, end) of the file after it becomes `text` */
-  reverse: z.strictObject({ start: z.number().int().min(0), end: z.number().int().min(0), text: z.string() }),
+  /** the change undone, one span per key changed (last first): text[start, end) of the file after it becomes `text` */
+  reverse: z.array(z.strictObject({ start: z.number().int().min(0), end: z.number().int().min(0), text: z.string() })),
   backup: z.string().optional(),
   /** an HTTP server's proxy in the app */
   proxy: z.strictObject({ id: z.string().optional(), port: z.number().int() }).optional(),
@@ -49,8 +49,10 @@ const LedgerSchema = z.strictObject({ version: z.literal(1), records: z.array(Re
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-/** What turns `after` back into `before`: the one span they differ in (a wrap changes one entry). */
-export function reversePatch(before: string, after: string): LedgerRecord['reverse'] {
+type Span = LedgerRecord['reverse'][number];
+
+/** What turns `after` back into `before`: the one span they differ in (one value changed). */
+export function reversePatch(before: string, after: string): Span {
   let start = 0;
   while (start < before.length && start < after.length && before[start] === after[start]) start++;
   let tail = 0;
@@ -58,7 +60,9 @@ export function reversePatch(before: string, after: string): LedgerRecord['rever
   return { start, end: after.length - tail, text: before.slice(start, before.length - tail) };
 }
 
-export const applyReverse = (text: string, reverse: LedgerRecord['reverse']): string => text.slice(0, reverse.start) + reverse.text + text.slice(reverse.end);
+/** Undoes the spans of a change, the last one first. */
+export const applyReverse = (text: string, reverse: readonly Span[]): string =>
+  reverse.reduceRight((t, span) => t.slice(0, span.start) + span.text + t.slice(span.end), text);
 
 export class Ledger {
   readonly file: string;

@@ -2,7 +2,7 @@ import type { InterceptSelection, InterceptServer } from '../../shared/intercept
 import { CLIENTS } from './clients.js';
 import { openConfigDoc } from './config-doc.js';
 import { valueAt, type ReadConfig } from './discover.js';
-import { proxyUrl, unwrapStdio, urlKey, wrappedArgs, type Entry, type Launcher } from './entry.js';
+import { proxyUrl, recordedTransport, unwrapStdio, urlKey, wrappedArgs, type Entry, type Launcher } from './entry.js';
 import { applyReverse, reversePatch, sha256, type LedgerRecord } from './ledger.js';
 
 /**
@@ -63,20 +63,27 @@ async function wrapOne(text: string, { read, server }: Found, context: PlanConte
   const { format } = read.location;
   const doc = openConfigDoc(text, format);
   const entry = valueAt(doc.value, server.path) as Entry;
-  let after: string;
-  let keys: string[];
+  let values: Array<[string, unknown]>;
   let proxy: PlannedRecord['proxy'];
   if (server.transport.kind === 'stdio') {
-    keys = ['command', 'args'];
-    const args = wrappedArgs(context.launcher, server.target, server.transport, { dataDir: context.dataDir, record });
-    after = change(change(text, format, server.path, 'command', context.launcher.command), format, server.path, 'args', args);
+    values = [
+      ['command', context.launcher.command],
+      ['args', wrappedArgs(context.launcher, server.target, server.transport, { dataDir: context.dataDir, record })],
+    ];
   } else {
-    const key = urlKey(entry)!;
-    keys = [key];
     const port = await context.freePort();
     proxy = { port };
-    after = change(text, format, server.path, key, proxyUrl(port, server.transport.sse));
+    values = [[urlKey(entry)!, proxyUrl(port, server.transport.sse)]];
   }
+  // one key at a time, each undone by its own span: a span never holds more of the file than that value (no env)
+  let after = text;
+  const reverse: PlannedRecord['reverse'] = [];
+  for (const [key, value] of values) {
+    const next = change(after, format, server.path, key, value);
+    reverse.push(reversePatch(after, next));
+    after = next;
+  }
+  const keys = values.map(([key]) => key);
   const done = openConfigDoc(after, format);
   return {
     text: after,
@@ -86,11 +93,11 @@ async function wrapOne(text: string, { read, server }: Found, context: PlanConte
       file: read.realPath,
       format,
       path: server.path,
-      original: server.transport,
+      original: recordedTransport(server.transport),
       keys: keys.map((key) => ({ key, before: doc.raw([...server.path, key]) ?? null, after: done.raw([...server.path, key])! })),
       beforeHash: sha256(text),
       afterHash: sha256(after),
-      reverse: reversePatch(text, after),
+      reverse,
       ...(proxy ? { proxy } : {}),
     },
   };
