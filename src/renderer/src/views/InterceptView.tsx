@@ -1,11 +1,16 @@
 import { useEffect, type JSX } from 'react'
 import { api } from '../api/current.js'
+import type { ProxyInfo } from '../../../shared/api.js'
 import { listedServers, useIntercept } from '../stores/intercept.js'
+import { useProxies } from '../stores/proxies.js'
 import { ClientList } from './intercept/ClientList'
 import { PlanPane } from './intercept/PlanPane'
 import { ResultPane } from './intercept/ResultPane'
 import { ServerDetail } from './intercept/ServerDetail'
 import './intercept/intercept.css'
+
+/** what makes a server's state change: a proxy starting or stopping, a process attaching or leaving */
+const states = (proxies: ProxyInfo[]): string => proxies.map((p) => `${p.id}:${p.state}:${p.attached?.processes ?? ''}`).join()
 
 /**
  * The Intercept view: the MCP clients on this machine and the servers their config files name (left), the selected
@@ -16,7 +21,13 @@ export function InterceptView(): JSX.Element {
   const { list, loading, error, plan, load } = useIntercept()
   useEffect(() => {
     void load()
-    return api().on('proxies', () => void useIntercept.getState().load())
+    // list again when a proxy starts, stops or a process attaches — not for every exchange count
+    let seen = states(useProxies.getState().proxies)
+    return api().on('proxies', (proxies) => {
+      const now = states(proxies)
+      if (now !== seen) void useIntercept.getState().load()
+      seen = now
+    })
   }, [load])
   const servers = list?.clients.flatMap(listedServers) ?? []
   const through = servers.filter((s) => s.state === 'intercepted').length
