@@ -11,6 +11,8 @@ import { clientHome, type ClientHome } from '../helpers/client-configs.js';
 import { answersOf, entryOf, type StdioEntry } from '../helpers/config-entry.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
 import { apiOf, startUiProcess, type UiProcess } from '../helpers/ui-process.js';
+import { startEverything } from '../fixtures/everything.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 // Attach: a wrapped server that the agent starts itself shows its traffic in a running `mcp-rewind ui` (a real
 // process, found through the data folder) and takes the app's rules, breakpoints and recording choice; it connects
@@ -111,6 +113,32 @@ describe('attach: wrapped servers in the running app', () => {
     await until('recording', async () => ((await attachedProxy(a)).attached?.record === cassette ? true : undefined));
     await client.callTool({ name: 'echo', arguments: { message: 'recorded' } });
     await until('the recorded entry', async () => ((await readdir(cassette).catch(() => [])).some((f) => /tools_call_echo_/.test(f)) ? true : undefined));
+  });
+
+  it('an HTTP server wrapped while the app runs: its URL points at a new proxy of the app, whose traffic is on the timeline', async () => {
+    const everything = await startEverything('streamableHttp');
+    try {
+      const httpHome = await clientHome({ httpUrl: everything.url });
+      const a = await startUi();
+      await run(process.execPath, [CLI, 'intercept', 'wrap', 'cursor:remote', '--data-dir', dataDir], { env: { ...process.env, ...httpHome.env } });
+      const url = entryOf(httpHome.files.cursor[0], ['mcpServers', 'remote']).url as string;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      const proxy = await until('its proxy running', async () =>
+        (await a.call<ProxyInfo[]>('proxies.list')).find((p) => p.url === url && p.state === 'running'),
+      );
+      expect(proxy).toMatchObject({ name: 'cursor:remote', config: { mode: 'proxy-only', upstreamUrl: everything.url } });
+      const client = new Client({ name: 'http-agent', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      clients.push(client);
+      expect(text(await client.callTool({ name: 'echo', arguments: { message: 'over http' } }))).toBe('Echo: over http');
+      await until('the call on the timeline', async () =>
+        (await a.call<TrafficEvent[]>('traffic.snapshot')).find((e) => e.proxyId === proxy.id && e.tool === 'echo'),
+      );
+      await run(process.execPath, [CLI, 'intercept', 'unwrap', 'cursor:remote', '--data-dir', dataDir], { env: { ...process.env, ...httpHome.env } });
+      await until('its proxy removed', async () => ((await a.call<ProxyInfo[]>('proxies.list')).some((p) => p.id === proxy.id) ? undefined : true));
+    } finally {
+      await everything.close();
+    }
   });
 
   it('a server started before the app connects when the app starts, and works on with no app', async () => {
