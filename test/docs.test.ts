@@ -10,6 +10,7 @@ import { buildExportProgram } from '../src/main/cli/export-command.js';
 import { buildDiffProgram } from '../src/main/cli/diff-command.js';
 import { buildUiProgram } from '../src/main/cli/ui-command.js';
 import { buildAppProgram } from '../src/main/cli/app-command.js';
+import { buildInterceptProgram } from '../src/main/cli/intercept-command.js';
 import { PUBLISHED_ON_NPM } from '../src/shared/release.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,6 +58,13 @@ const programs: Record<string, Command> = {
   diff: buildDiffProgram(),
   ui: buildUiProgram(),
   app: buildAppProgram(),
+  ...Object.fromEntries(
+    buildInterceptProgram(
+      '0.0.0-test',
+      () => {},
+      () => {},
+    ).commands.map((c) => [`intercept ${c.name()}`, c]),
+  ),
 };
 
 describe('README and docs/', () => {

@@ -8,6 +8,8 @@ import type { JsonRpcResponse } from './jsonrpc.js';
 import type { ExchangeEvent } from './traffic.js';
 import { BreakpointRuleInputSchema, type BreakpointsState } from './breakpoints.js';
 import { SettingsPatchSchema, type SettingsInfo } from './settings.js';
+import { attachCommands, type AttachOutputs } from './attach.js';
+import { InterceptSelectionSchema, type InterceptList, type InterceptPlan, type InterceptResult } from './intercept.js';
 
 /**
  * The ONE contract between the UI and the engine. Every command is declared once here: its input as a zod schema
@@ -73,6 +75,11 @@ export interface ProxyInfo {
   exchanges: number;
   /** the first-start demo's proxy (its upstream is the bundled demo server, started by Run demo) */
   demo?: boolean;
+  /**
+   * a server an agent starts itself, wrapped by Intercept: its mcp-rewind processes attach to the app (running while
+   * one is attached); `clients`: the MCP clients (from their initialize); `record`: the folder recorded to now
+   */
+  attached?: { processes: number; clients: string[]; record?: string };
 }
 
 /**
@@ -295,12 +302,19 @@ export const commands = {
   'sources.list': z.strictObject({}),
   /** the recorded answers of a key in a proxy's cassette (to compare an exchange with what the cassette holds) */
   'cassettes.lookup': z.strictObject({ proxyId: z.string().min(1), key: z.string().min(1) }),
+  /** the MCP clients found on this machine, their config files and servers, and which go through mcp-rewind */
+  'intercept.list': z.strictObject({}),
+  /** what a wrap or unwrap would write (each file before and after; nothing is written), or of `all` (every change undone) */
+  'intercept.plan': z.union([InterceptSelectionSchema, z.strictObject({ all: z.literal(true) })]),
+  /** writes a plan as it was shown; a file changed since it was read is not written (said in `skipped`) */
+  'intercept.apply': z.strictObject({ planId: z.string().min(1) }),
+  ...attachCommands,
 } as const;
 
 export type CommandName = keyof typeof commands;
 export type CommandInput<C extends CommandName> = z.input<(typeof commands)[C]>;
 
-export interface CommandOutputs {
+export interface CommandOutputs extends AttachOutputs {
   /** trafficCapacity: the exchanges the timeline keeps in this run (the setting as it was at start) */
   'app.info': { version: string; shell: 'electron' | 'browser'; platform: string; trafficCapacity: number; trafficBytes?: number };
   'proxies.list': ProxyInfo[];
@@ -355,6 +369,9 @@ export interface CommandOutputs {
     dir: string;
     entries: Array<{ file: string; n: number; result: Record<string, unknown>; stream?: Array<Record<string, unknown>>; recordedAt?: string }>;
   };
+  'intercept.list': InterceptList;
+  'intercept.plan': InterceptPlan & { planId: string };
+  'intercept.apply': InterceptResult;
 }
 export type CommandOutput<C extends CommandName> = CommandOutputs[C];
 

@@ -17,6 +17,8 @@ import { ProxyStartError } from './upstream-check.js';
 import { defaultProxyName, launchProxy } from './proxy-launch.js';
 import { WorkspaceFile, type SavedProxy } from './workspace-file.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
+import { reserveSeqs } from '../engine/pipeline/exchange.js';
+import { AttachHub } from './attach-hub.js';
 
 export interface AppControllerOptions {
   /** the app's own data folder (the demo's cassette lives in `<dataDir>/demo-cassette`) */
@@ -69,9 +71,12 @@ export class AppController implements DemoHost {
     (state) => {
       this.emitter.emit('breakpoints', state);
       this.saveWorkspace();
+      this.attached?.saveBreakpoints();
     },
-    (id) => this.proxies.has(id),
+    (id) => this.proxies.has(id) || this.attached.has(id),
   );
+  /** servers whose mcp-rewind an agent started (wrapped by Intercept), attached to the app */
+  readonly attached: AttachHub;
   private readonly logLine: Log;
   /** resend, compose, pins and notes, files opened into the timeline, saving it */
   readonly verbs: InspectorVerbs;
@@ -114,6 +119,13 @@ export class AppController implements DemoHost {
       },
       log: (line, level) => this.log(line, level),
     });
+    this.attached = new AttachHub(this.dataDir, {
+      publish: (id, event) => this.publish(id, event),
+      changed: () => this.countsSoon(),
+      breakpoints: this.breakpoints,
+      log: (line, level) => this.log(line, level),
+    });
+    this.attached.restore();
     void this.verbs.timeline.restore();
     if (this.settings.get().settings.restoreWorkspace) this.restore(this.workspace.load());
   }
@@ -135,12 +147,12 @@ export class AppController implements DemoHost {
   }
 
   list(): ProxyInfo[] {
-    return [...this.proxies.values()].map((p) => ({ ...p.info }));
+    return [...[...this.proxies.values()].map((p) => ({ ...p.info })), ...this.attached.list()];
   }
 
   find(id: string): ProxyInfo | undefined {
     const managed = this.proxies.get(id);
-    return managed && { ...managed.info };
+    return managed ? { ...managed.info } : this.attached.list().find((p) => p.id === id);
   }
 
   /**
@@ -240,6 +252,7 @@ export class AppController implements DemoHost {
     await this.demo.stopAgents();
     await Promise.all([...this.proxies.values()].map((managed) => this.halt(managed, false).catch(() => {})));
     await this.demo.close();
+    await this.attached.shutdown();
     await this.verbs.close();
     await this.workspace.flush();
     this.emitter.removeAllListeners();
@@ -318,6 +331,16 @@ export class AppController implements DemoHost {
       if (changed) this.emitter.emit('proxies', this.list());
     }
     this.emitter.emit('traffic', kept);
+    this.countsSoon();
+  }
+
+  /** An exchange of an attached server (numbered here: its process numbers its own exchanges from 1). */
+  private publish(id: string, event: ExchangeEvent): void {
+    const tagged: TrafficEvent = { ...event, seq: this.verbs.timeline.numberOf(reserveSeqs(1)), proxyId: id };
+    this.emitter.emit('traffic', this.traffic.buffer.push(tagged));
+  }
+
+  private countsSoon(): void {
     this.countsTimer ??= setTimeout(() => {
       this.countsTimer = undefined;
       if (!this.closed) this.emitter.emit('proxies', this.list()); // counts are not saved: no workspace write

@@ -33,6 +33,15 @@ export function buildProgram(version: string): Command {
       'instead of --url: run the upstream MCP server as a stdio child, e.g. "npx -y some-server --flag" (quotes and backslashes as in sh; no shell)',
     )
     .option('--stdio', 'speak MCP on stdin/stdout (for agents that launch a command); the banner and all logs go to stderr', false)
+    .option(
+      '--attach',
+      "with --stdio: show this server's traffic in the running app (found through the data folder) and take its rules, breakpoints and recording choice; a plain pass-through while no app runs",
+      false,
+    )
+    .option('--attach-name <name>', 'with --attach: the name the app shows and keeps rules under (Intercept writes <client>:<server>)')
+    .option('--record <dir>', 'with --attach: record to this cassette folder (also while no app runs)')
+    .option('--data-dir <dir>', "with --attach: the app's user data folder [MCP_REWIND_DATA_DIR]")
+    .argument('[upstream...]', 'after --: the upstream stdio server, as its command and arguments (each word exactly as given)')
     .option('-c, --cache <dir>', 'cassette folder', './cache')
     .option('-r, --replay', 'replay from the cache; with --url: hybrid', false)
     .option(
@@ -49,7 +58,10 @@ export function buildProgram(version: string): Command {
     )
     .option('--upstream-timeout <seconds>', `upstream call: ${UPSTREAM_TIMEOUT_HINT}`, String(DEFAULT_UPSTREAM_TIMEOUT_S))
     .option('--upstream-max-time <seconds>', `upstream call: ${UPSTREAM_MAX_TIME_HINT}`, String(DEFAULT_UPSTREAM_MAX_TIME_S))
-    .option('--session-idle <seconds>', 'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never)', '600')
+    .option(
+      '--session-idle <seconds>',
+      'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never; default 600, with --attach 0)',
+    )
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
@@ -80,7 +92,8 @@ Commands (mcp-rewind <command> --help for each):
   diff     compare two cassettes: keys and tools added, removed, changed (exit 1 on breaking)
   export   a cassette as one file (--out) or as HAR 1.2 (--har)
   ui       the app's UI in your browser (127.0.0.1, access token in the printed URL)
-  app      the desktop app (needs Electron: npm install electron)`;
+  app      the desktop app (needs Electron: npm install electron)
+  intercept  route an MCP client's servers (Claude, Cursor, VS Code…) through mcp-rewind, and back`;
 
 interface RawOptions {
   port: string;
@@ -108,10 +121,51 @@ interface RawOptions {
   sessionIdle?: string;
   upstreamTimeout?: string;
   upstreamMaxTime?: string;
+  attach?: boolean;
+  attachName?: string;
+  record?: string;
+  dataDir?: string;
+}
+
+/** What --attach adds to the proxy's options. */
+export interface AttachCliOptions {
+  name: string;
+  record?: string;
+  dataDir?: string;
+}
+
+/** --attach's checks: only with --stdio and a live upstream, never with a mode of its own (the app says what to record). */
+function attachOptions(raw: RawOptions, upstreamArgv: string[]): AttachCliOptions | undefined {
+  if (!raw.attach) {
+    for (const [flag, value] of [
+      ['--attach-name', raw.attachName],
+      ['--record', raw.record],
+      ['--data-dir', raw.dataDir],
+    ] as const)
+      if (value !== undefined) throw new UsageError(`${flag} needs --attach`);
+    return undefined;
+  }
+  if (!raw.stdio) throw new UsageError('--attach needs --stdio (an agent starts it as a command)');
+  if (raw.replay || raw.clean || raw.proxyOnly)
+    throw new UsageError('--attach cannot be combined with --replay, --clean or --proxy-only (it records only with --record, or when the app says so)');
+  if (raw.rules !== undefined) throw new UsageError('--attach takes its rules from the app; --rules cannot be combined with it');
+  const name = raw.attachName ?? upstreamArgv[0] ?? raw.upstreamCommand ?? raw.url ?? 'mcp-rewind';
+  return { name: name.slice(0, 200), record: raw.record, dataDir: raw.dataDir };
 }
 
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
-export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean; upstreamCommand?: string; stdio?: boolean } {
+export function toProxyOptions(
+  raw: RawOptions,
+  /** the positional arguments commander saw, and those of them after `--` (the only place they may be) */
+  positional: string[] = [],
+  upstreamArgv: string[] = positional,
+): ProxyOptions & { verbose: boolean; upstreamCommand?: string; upstreamArgv?: string[]; stdio?: boolean; attach?: AttachCliOptions } {
+  if (positional.length > upstreamArgv.length)
+    throw new UsageError(`unexpected argument "${positional[0]}" (an upstream command and its arguments go after --)`);
+  if (upstreamArgv.length && (raw.upstreamCommand !== undefined || raw.url !== undefined))
+    throw new UsageError('an upstream after -- cannot be combined with --upstream-command or --url (one upstream)');
+  if (upstreamArgv.length) raw = { ...raw, upstreamCommand: upstreamArgv.join(' ') };
+  const attach = attachOptions(raw, upstreamArgv);
   if (!/^\d+$/.test(raw.port) || Number(raw.port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${raw.port}"`);
   if (raw.replay && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --replay');
   if (raw.recordMissing && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --record-missing');
@@ -121,7 +175,7 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
   if (raw.clean && raw.replay) throw new UsageError('--clean cannot be combined with --replay (it would wipe the cassette being replayed)');
   if (raw.clean && raw.proxyOnly) throw new UsageError('--clean has no meaning with --proxy-only (no cache is written)');
   if (raw.url !== undefined && raw.upstreamCommand !== undefined) throw new UsageError('--upstream-command cannot be combined with --url (one upstream)');
-  if (raw.upstreamCommand !== undefined) {
+  if (raw.upstreamCommand !== undefined && !upstreamArgv.length) {
     let words: string[];
     try {
       words = splitShellWords(raw.upstreamCommand);
@@ -137,7 +191,7 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     upstreamMaxTime: raw.upstreamMaxTime ?? DEFAULT_UPSTREAM_MAX_TIME_S,
   });
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
-  const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay || raw.recordMissing ? (live ? 'hybrid' : 'replay') : 'record';
+  const mode: Mode = raw.proxyOnly || attach ? 'proxy-only' : raw.replay || raw.recordMissing ? (live ? 'hybrid' : 'replay') : 'record';
   if (raw.strict && mode !== 'replay')
     throw new UsageError(`--strict applies to replay (--replay without --url or --upstream-command); in ${mode} mode nothing misses`);
   if (raw.replayTiming !== undefined && !isReplayTiming(raw.replayTiming))
@@ -175,9 +229,12 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     allowedHosts: raw.allowedHost,
     allowedOrigins: raw.allowedOrigin,
     upstreamCommand: raw.upstreamCommand,
+    ...(upstreamArgv.length ? { upstreamArgv } : {}),
     stdio: raw.stdio,
     durable: raw.fsync !== false,
-    sessionIdleMs: Math.round(Number(idle) * 1000),
+    // an attached proxy serves one agent for its whole life: its session (and the server's process) never idles out
+    sessionIdleMs: attach && raw.sessionIdle === undefined ? 0 : Math.round(Number(idle) * 1000),
+    ...(attach ? { attach } : {}),
     ...upstreamLimitsMs(limits.upstreamTimeoutS, limits.upstreamMaxTimeS),
   };
 }

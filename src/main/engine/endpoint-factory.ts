@@ -55,6 +55,8 @@ export interface EndpointOptions {
   maxSessions?: number;
   serverInfo?: { name: string; version: string };
   onLog?: Log;
+  /** hooks of the caller's own, installed after the mode's and before the events (an attached proxy's switchable recorder) */
+  extraHooks?: Hook[];
 }
 
 /**
@@ -125,7 +127,9 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
       },
     });
   // in onResponse order: rules rewrite, a breakpoint holds, then what observes the final answer
-  const hooks: Hook[] = [ruleHook, breakpoints, replayer, recorder, events].filter((h): h is NonNullable<typeof h> => h !== undefined);
+  const hooks: Hook[] = [ruleHook, breakpoints, replayer, recorder, ...(options.extraHooks ?? []), events].filter(
+    (h): h is NonNullable<typeof h> => h !== undefined,
+  );
   const endpoint = new McpEndpoint({
     upstream,
     hooks: new HookChain(hooks, log),

@@ -16,6 +16,8 @@ function target(p: ProxyInfo): string {
 }
 
 function stateLabel(p: ProxyInfo): string {
+  // a wrapped server: its MCP client starts it, and its mcp-rewind attaches to the app
+  if (p.attached) return p.attached.processes ? `attached${p.attached.processes > 1 ? ` ×${p.attached.processes}` : ''}` : 'not started'
   if (p.state === 'running' && p.upstreamDown) return 'running · upstream unreachable'
   if (p.state !== 'failed') return STATE_LABELS[p.state]
   return p.failure === 'upstream' ? 'upstream unreachable' : p.failure === 'cassette' ? 'cassette missing' : p.failure === 'port' ? 'port in use' : 'failed'
@@ -42,7 +44,7 @@ function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promis
         {p.exchanges}
       </span>
       <span className="row-actions">
-        {p.state === 'running' && (
+        {p.state === 'running' && !p.attached && (
           <button
             type="button"
             onClick={() => usePanels.getState().openCompose(p.id)}
@@ -53,7 +55,11 @@ function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promis
           </button>
         )}
         {p.state === 'running' && p.url && <ClientConfig proxy={p} />}
-        {p.state === 'running' || p.state === 'starting' ? (
+        {p.attached ? (
+          <span className="muted small" title="started by its MCP client (wrapped in Intercept)">
+            {p.attached.clients.join(', ') || 'intercepted'}
+          </span>
+        ) : p.state === 'running' || p.state === 'starting' ? (
           <button type="button" disabled={p.state === 'starting'} onClick={() => run(() => stop(p.id))}>
             Stop
           </button>
