@@ -15,7 +15,8 @@ export function walkStrings(value: unknown, path: string, visit: (path: string, 
 
 const TAGS = /[\u{E0000}-\u{E007F}]/u;
 const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
-const INVISIBLE = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E\uFFF9-\uFFFB]/g;
+const INVISIBLE_CHARS = '[\\u200B-\\u200D\\u2060-\\u2064\\uFEFF\\u00AD\\u180E\\uFFF9-\\uFFFB]';
+const INVISIBLE = new RegExp(INVISIBLE_CHARS);
 const NON_ASCII_VISIBLE = /[^\p{ASCII}\u200B-\u200D\u2060-\u2064\uFEFF]/u;
 
 /** The ASCII text that Unicode tag characters spell (U+E0020–U+E007E mirror U+0020–U+007E). */
@@ -34,7 +35,7 @@ const codes = (chars: Iterable<string>): string =>
 /** Invisible characters that are not part of an emoji sequence (ZWJ) or of a non-Latin script's spelling (ZWNJ). */
 function strayInvisibles(text: string, strict: boolean): string[] {
   const found: string[] = [];
-  for (const m of text.matchAll(INVISIBLE)) {
+  for (const m of text.matchAll(new RegExp(INVISIBLE_CHARS, 'g'))) {
     const at = m.index;
     const ch = m[0];
     if (!strict && ch === '\uFEFF' && at === 0) continue; // a byte order mark
@@ -57,7 +58,6 @@ export function hiddenText(text: string, path: string, strict: boolean): Finding
   if (BIDI.test(text))
     out.push(finding('security.hidden-text', path, `bidirectional override characters (${codes(text.match(new RegExp(BIDI.source, 'g')) ?? [])}): what is shown is not what is read`));
   const stray = INVISIBLE.test(text) ? strayInvisibles(text, strict) : [];
-  INVISIBLE.lastIndex = 0;
   if (stray.length > 0) {
     const message = `${stray.length} zero-width or invisible character${stray.length === 1 ? '' : 's'} (${codes(stray)})`;
     out.push(strict ? finding('security.hidden-text', path, `${message} in a name`) : finding('security.zero-width', path, message));
