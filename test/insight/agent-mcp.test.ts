@@ -115,8 +115,10 @@ describe('mcp-rewind mcp, driven by the SDK client', () => {
 
 describe('mcp-rewind mcp, driven by the MCP Inspector CLI', () => {
   const inspector = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => {
-    const cli = `${REPO}/node_modules/@modelcontextprotocol/inspector-cli/build/index.js`;
-    const child = spawn(process.execPath, [cli, ...args, '--', process.execPath, BIN, 'mcp', '--data-dir', dataDir], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const build = `${REPO}/node_modules/@modelcontextprotocol/inspector-cli/build`;
+    // the target's command goes before `--`, its arguments after; the CLI finds its own package.json from its folder
+    const target = [process.execPath, ...args, '--', BIN, 'mcp', '--data-dir', dataDir];
+    const child = spawn(process.execPath, [`${build}/index.js`, ...target], { cwd: build, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
