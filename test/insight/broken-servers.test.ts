@@ -332,7 +332,8 @@ describe('a server that breaks each rule is caught, live and in its cassette', (
     let events: TrafficEvent[] = [];
     while (Date.now() < deadline) {
       events = (await call(t.api, 'traffic.snapshot', {})).filter((e) => e.proxyId === proxy.id);
-      if (events.length >= 3 && events.every((e) => e.insight)) break;
+      // the findings come first, the token counts (paced) a moment later
+      if (events.length >= 3 && events.every((e) => e.insight) && events.find((e) => e.method === 'tools/list')?.insight?.tokens !== undefined) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(events.length).toBeGreaterThanOrEqual(3);

@@ -106,11 +106,14 @@ export const SECRET_KEY = /(api[_-]?key|apikey|token|secret|password|passwd|cred
 /** Well-known credential formats (a value shaped like one is a secret wherever it is sent) */
 export const SECRET_FORMATS = /\b(sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})\b/g;
 
+const SECRET_FORMAT = new RegExp(SECRET_FORMATS.source);
+
 function learnSecrets(e: ExchangeEvent, state: SecurityState): void {
   walkStrings(e.request.params, 'request.params', (path, text, key) => {
-    const found = SECRET_KEY.test(key) && text.length >= 8 && !/^\[REDACTED\]$/.test(text) ? [text] : [...text.matchAll(SECRET_FORMATS)].map((m) => m[0]);
+    if (text.length < 8) return;
+    const found = SECRET_KEY.test(key) && text !== '[REDACTED]' ? [text] : SECRET_FORMAT.test(text) ? [...text.matchAll(SECRET_FORMATS)].map((m) => m[0]) : [];
     for (const secret of found)
-      if (!state.secrets.has(secret) && state.secrets.size < MAX_SECRETS) state.secrets.set(secret, { seq: e.seq, where: `${e.method}${e.tool ? ` ${e.tool}` : ''}, ${path}` });
+      if (!state.secrets.has(secret) && state.secrets.size < MAX_SECRETS) state.secrets.set(secret, { seq: e.seq, where: `${e.method}${e.tool ? ` ${e.tool}` : ''}, ${path()}` });
   });
 }
 
@@ -122,7 +125,7 @@ function secretEcho(e: ExchangeEvent, state: SecurityState): Finding[] {
     if (text.length < 8) return;
     for (const [secret, seen] of state.secrets)
       if (seen.seq !== e.seq && text.includes(secret))
-        out.push(finding('security.secret-echo', path, `holds a secret (${secret.length} characters, not shown) first sent in #${seen.seq} (${seen.where})`));
+        out.push(finding('security.secret-echo', path(), `holds a secret (${secret.length} characters, not shown) first sent in #${seen.seq} (${seen.where})`));
   });
   return out;
 }

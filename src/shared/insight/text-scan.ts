@@ -5,14 +5,28 @@
  */
 import { finding, type Finding } from './findings.js';
 
-/** Calls `visit` for every string inside a JSON value, with its path and the key that holds it. */
-export function walkStrings(value: unknown, path: string, visit: (path: string, text: string, key: string) => void, key = '', depth = 0): void {
-  if (typeof value === 'string') return visit(path, value, key);
-  if (depth > 64 || value === null || typeof value !== 'object') return;
-  if (Array.isArray(value)) return value.forEach((v, i) => walkStrings(v, `${path}[${i}]`, visit, key, depth + 1));
-  for (const [k, v] of Object.entries(value)) walkStrings(v, /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, visit, k, depth + 1);
+/** Where a string is, built only when a finding needs it (most strings have none). */
+export type PathOf = () => string;
+
+const segment = (k: string): string => (/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
+
+/** Calls `visit` for every string inside a JSON value, with its path (built on demand) and the key that holds it. */
+export function walkStrings(value: unknown, path: string | PathOf, visit: (path: PathOf, text: string, key: string) => void): void {
+  const walk = (v: unknown, at: PathOf, key: string, depth: number): void => {
+    if (typeof v === 'string') return visit(at, v, key);
+    if (depth > 64 || v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) walk(v[i], () => `${at()}[${i}]`, key, depth + 1);
+      return;
+    }
+    for (const k in v as Record<string, unknown>)
+      if (Object.hasOwn(v, k)) walk((v as Record<string, unknown>)[k], () => at() + segment(k), k, depth + 1);
+  };
+  walk(value, typeof path === 'string' ? () => path : path, '', 0);
 }
 
+/** any character one of the checks below is about: most strings have none, and one scan tells */
+const SUSPECT = /[\u202A-\u202E\u2066-\u2069\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/; // no `u` flag: 4× faster; tags are U+DB40 U+DC00–DC7F
 const TAGS = /[\u{E0000}-\u{E007F}]/u;
 const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
 const INVISIBLE_CHARS = '[\\u200B-\\u200D\\u2060-\\u2064\\uFEFF\\u00AD\\u180E\\uFFF9-\\uFFFB]';
@@ -50,6 +64,7 @@ function strayInvisibles(text: string, strict: boolean): string[] {
 
 /** Hidden-text findings of one string; `strict` for names, where nothing invisible belongs. */
 export function hiddenText(text: string, path: string, strict: boolean): Finding[] {
+  if (!SUSPECT.test(text)) return [];
   const out: Finding[] = [];
   if (TAGS.test(text)) {
     const hidden = decodeTags(text);
@@ -79,8 +94,30 @@ export const INSTRUCTION_PATTERNS: ReadonlyArray<{ name: string; re: RegExp }> =
   { name: 'a side effect before the call', re: /\bbefore\s+(using|calling|running)\s+(this|any|the)\s+tool\b.{0,80}\b(read|call|send|fetch|include|pass|run)\b/i },
 ];
 
+/**
+ * A word at least one pattern needs: one scan of the text rules most texts out before the patterns run. Each pattern
+ * above contains one of these (test/insight/tokens-poisoning.test.ts checks that every poisoned fixture passes it).
+ */
+const TRIGGER =
+  /ignore|disregard|forget|<\s*\/?\s*(important|system|instructions?|secret|hidden)\s*>|\bdo\s+not\b|\bdon['’]t\b|\bnever\b|\bwithout\b|~\/|id_rsa|id_ed25519|\.env\b|\.aws|\/etc\/|mcp\.json|\.cursor|\.npmrc|\.netrc|\.git-credentials|api[\s_-]?keys?|secret|token|password|credential|private[\s_-]key|ssh[\s_-]key|you\s+are\s+now|from\s+now\s+on|your\s+new|system\s+prompt|before\s+(using|calling|running)/; // on lower-cased text: a case-sensitive scan is faster
+
+/** Does a text hold a word one of the patterns needs? (texts seen lately are remembered: lists and results repeat) */
+const triggered = new Map<string, boolean>();
+const TRIGGER_MEMO = 2_000;
+function hasTrigger(text: string): boolean {
+  const known = text.length <= 4096 ? triggered.get(text) : undefined;
+  if (known !== undefined) return known;
+  const found = TRIGGER.test(text.toLowerCase());
+  if (text.length <= 4096) {
+    if (triggered.size >= TRIGGER_MEMO) triggered.delete(triggered.keys().next().value as string);
+    triggered.set(text, found);
+  }
+  return found;
+}
+
 /** Instruction-like findings of one string (`where`: a description, a result… for the message). */
 export function instructionLike(text: string, path: string, where: string): Finding[] {
+  if (!hasTrigger(text)) return [];
   const matched = INSTRUCTION_PATTERNS.filter((p) => p.re.test(text));
   if (matched.length === 0) return [];
   const first = matched[0].re.exec(text);
@@ -96,8 +133,12 @@ export function scanText(value: unknown, path: string, where: string): Finding[]
   const out: Finding[] = [];
   walkStrings(value, path, (at, text, key) => {
     const strict = NAME_KEYS.has(key);
-    out.push(...hiddenText(text, at, strict));
-    if (!strict && text.length >= 12) out.push(...instructionLike(text, at, where));
+    const suspect = SUSPECT.test(text);
+    const trigger = !strict && text.length >= 12 && hasTrigger(text);
+    if (!suspect && !trigger) return;
+    const where_ = at();
+    if (suspect) out.push(...hiddenText(text, where_, strict));
+    if (trigger) out.push(...instructionLike(text, where_, where));
   });
   return out;
 }

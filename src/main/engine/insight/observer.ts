@@ -1,5 +1,5 @@
 import { InsightAnalyzer } from '../../../shared/insight/analyzer.js';
-import type { TokenCounter } from '../../../shared/insight/cost.js';
+import { exchangeTokens, type TokenCounter } from '../../../shared/insight/cost.js';
 import type { ExchangeInsight } from '../../../shared/insight/findings.js';
 import type { SchemaValidator } from '../../../shared/insight/rules.js';
 import type { ExchangeEvent } from '../../../shared/traffic.js';
@@ -10,25 +10,42 @@ import { loadTokenCounter } from './tokens.js';
 export interface Observed<T> {
   event: ExchangeEvent;
   tag: T;
+  /** the findings; `tokens` once counted (a second delivery of the same exchange) */
   insight: ExchangeInsight;
 }
 
-/** how long one turn of the observer may run before it yields to the event loop (the proxy's I/O goes first) */
+/** how long one turn of the checks may run before it yields to the event loop (the proxy's I/O goes first) */
 const SLICE_MS = 4;
+/** token counting is paced: at most TOKEN_SLICE_MS of every TOKEN_TICK_MS while traffic flows (≤ 4% of a core)… */
+const TOKEN_TICK_MS = 50;
+const TOKEN_SLICE_MS = 2;
+/** …and more once the traffic pauses (no exchange for IDLE_MS) */
+const IDLE_MS = 100;
+const IDLE_SLICE_MS = 25;
 const MAX_QUEUE = 50_000;
+
+interface Item<T> {
+  event: ExchangeEvent;
+  server: string;
+  tag: T;
+  insight?: ExchangeInsight;
+}
 
 /**
  * The insight checks as an observer of finished exchanges: off the hot path, it takes the events the timeline
  * already receives, checks them on a later turn of the event loop in short slices, and hands the findings back in
- * batches. It never sees the wire and never changes an exchange. A queue that grows past MAX_QUEUE (a flood the
- * checks cannot keep up with) drops its oldest, said once in the log.
+ * batches; it never sees the wire and never changes an exchange. Token counts (the real tokenizer costs more than
+ * all the checks together) follow in a second delivery, paced so that a proxy under full load keeps its throughput,
+ * and catch up as soon as the traffic pauses. A queue past MAX_QUEUE drops its oldest, said once in the log.
  */
 export class InsightObserver<T> {
   private readonly analyzer: InsightAnalyzer;
-  private readonly queue: Array<{ event: ExchangeEvent; server: string; tag: T }> = [];
+  private readonly checks: Array<Item<T>> = [];
+  private readonly counts: Array<Item<T>> = [];
   private scheduled = false;
+  private countTimer?: NodeJS.Timeout;
   private counter?: TokenCounter;
-  private readonly ready: Promise<void>;
+  private lastArrival = 0;
   private warned = false;
   private closed = false;
 
@@ -37,9 +54,12 @@ export class InsightObserver<T> {
     private readonly deliver: (batch: Array<Observed<T>>) => void,
     private readonly log: Log,
   ) {
-    this.analyzer = new InsightAnalyzer({ validate, countTokens: (text) => this.counter?.(text) ?? 0 });
-    this.ready = loadTokenCounter().then(
-      (count) => void (this.counter = count),
+    this.analyzer = new InsightAnalyzer({ validate });
+    loadTokenCounter().then(
+      (count) => {
+        this.counter = count;
+        this.scheduleCounts();
+      },
       (error: Error) => log(`insight: no token counts (the tokenizer did not load: ${error.message})`, 'warn'),
     );
   }
@@ -47,40 +67,72 @@ export class InsightObserver<T> {
   /** `server`: the proxy or file the exchange came through (tool lists are compared per server). */
   observe(event: ExchangeEvent, server: string, tag: T): void {
     if (this.closed) return;
-    if (this.queue.length >= MAX_QUEUE) {
-      this.queue.shift();
-      if (!this.warned) this.log('insight: the checks fall behind the traffic; the oldest unchecked exchanges are skipped', 'warn');
-      this.warned = true;
+    this.lastArrival = performance.now();
+    this.bounded(this.checks).push({ event, server, tag });
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.checkTurn());
     }
-    this.queue.push({ event, server, tag });
-    this.schedule();
   }
 
   close(): void {
     this.closed = true;
-    this.queue.length = 0;
+    this.checks.length = 0;
+    this.counts.length = 0;
+    clearTimeout(this.countTimer);
   }
 
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    void this.ready.then(() => setImmediate(() => this.turn()));
+  private bounded(queue: Array<Item<T>>): Array<Item<T>> {
+    if (queue.length >= MAX_QUEUE) {
+      queue.shift();
+      if (!this.warned) this.log('insight: the checks fall behind the traffic; the oldest unchecked exchanges are skipped', 'warn');
+      this.warned = true;
+    }
+    return queue;
   }
 
-  private turn(): void {
+  private checkTurn(): void {
     this.scheduled = false;
     if (this.closed) return;
     const until = performance.now() + SLICE_MS;
     const batch: Array<Observed<T>> = [];
-    while (this.queue.length > 0 && performance.now() < until) {
-      const { event, server, tag } = this.queue.shift() as { event: ExchangeEvent; server: string; tag: T };
+    while (this.checks.length > 0 && performance.now() < until) {
+      const item = this.checks.shift() as Item<T>;
       try {
-        batch.push({ event, tag, insight: this.analyzer.analyze(event, server) });
+        item.insight = this.analyzer.analyze(item.event, item.server);
+        batch.push({ event: item.event, tag: item.tag, insight: item.insight });
+        this.bounded(this.counts).push(item);
       } catch (error) {
-        this.log(`insight: exchange #${event.seq} could not be checked: ${(error as Error).message}`, 'warn');
+        this.log(`insight: exchange #${item.event.seq} could not be checked: ${(error as Error).message}`, 'warn');
       }
     }
-    if (this.queue.length > 0) this.schedule();
+    if (this.checks.length > 0 && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.checkTurn());
+    }
     if (batch.length > 0) this.deliver(batch);
+    this.scheduleCounts();
+  }
+
+  private scheduleCounts(): void {
+    if (this.countTimer || !this.counter || this.counts.length === 0 || this.closed) return;
+    this.countTimer = setTimeout(() => this.countTurn(), TOKEN_TICK_MS);
+    this.countTimer.unref?.();
+  }
+
+  private countTurn(): void {
+    this.countTimer = undefined;
+    const count = this.counter;
+    if (this.closed || !count) return;
+    const now = performance.now();
+    const until = now + (now - this.lastArrival > IDLE_MS ? IDLE_SLICE_MS : TOKEN_SLICE_MS);
+    const batch: Array<Observed<T>> = [];
+    while (this.counts.length > 0 && performance.now() < until) {
+      const item = this.counts.shift() as Item<T>;
+      const tokens = exchangeTokens(item.event, count);
+      if (tokens !== undefined) batch.push({ event: item.event, tag: item.tag, insight: { ...(item.insight as ExchangeInsight), tokens } });
+    }
+    if (batch.length > 0) this.deliver(batch);
+    this.scheduleCounts();
   }
 }

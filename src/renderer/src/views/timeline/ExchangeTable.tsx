@@ -39,7 +39,7 @@ function columns(proxyName: (id: string) => string, marks: Record<number, Annota
       size: 48,
       meta: { num: true },
     }),
-    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 160 }),
+    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 140 }),
     // the proxy, and the MCP session the exchange belongs to (the app's own sessions say so)
     col.accessor((e) => `${proxyName(e.proxyId)} ${e.sessionId ?? ''}`, {
       id: 'proxy',
@@ -75,13 +75,13 @@ function columns(proxyName: (id: string) => string, marks: Record<number, Annota
         const { count, worst } = problemsOf(c.row.original)
         return count ? (
           <span className={`pb pb-${worst}`} title={`${count} problem${count === 1 ? '' : 's'} (worst: ${worst})`} data-testid="problem-count">
-            ⚠ {count}
+            ⚠{count}
           </span>
         ) : (
           ''
         )
       },
-      size: 42,
+      size: 48,
       meta: { num: true },
     }),
     col.accessor((e) => e.insight?.tokens ?? -1, {
