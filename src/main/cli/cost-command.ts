@@ -31,7 +31,8 @@ export function toCostOptions(raw: Record<string, unknown>): CostCliOptions {
 
 export async function costOfRecording(path: string): Promise<CostReport> {
   const imported = await importTraffic(path);
-  return costOf(imported.events, await loadTokenCounter(), imported.name, TOKENIZER_LABEL);
+  const events = imported.events.map((e, i) => ({ ...e, seq: i + 1 })); // numbered as lint numbers them
+  return costOf(events, await loadTokenCounter(), imported.name, TOKENIZER_LABEL);
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');
