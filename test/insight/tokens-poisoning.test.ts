@@ -45,6 +45,17 @@ describe('token counts', () => {
     expect(TOKENIZER_LABEL).toMatch(/^o200k_base \(gpt-tokenizer \d+\.\d+\.\d+\)$/);
   });
 
+  it('count a long text in pieces cut at spaces, exactly as in one piece, and a long run of letters without blowing up', async () => {
+    const count = await loadTokenCounter();
+    const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+    const prose = 'The quarterly report shows revenue growth of twelve percent, driven by subscriptions. '.repeat(600);
+    expect(prose.length).toBeGreaterThan(40_000);
+    expect(count(prose)).toBe(countTokens(prose));
+    // byte-pair merging is quadratic in a run's length: a 600,000-letter run in one piece would take hours
+    const run = count('x'.repeat(600_000));
+    expect(run).toBeGreaterThan(600_000 / 10);
+  });
+
   it('count a special-token text as text, and give the same count from the memo', async () => {
     const count = await loadTokenCounter();
     expect(count('<|endoftext|>')).toBeGreaterThan(1);

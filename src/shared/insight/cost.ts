@@ -62,14 +62,20 @@ const RESULT_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);
 type Result = Record<string, unknown>;
 const resultOf = (e: ExchangeEvent): Result | undefined => (e.response && 'result' in e.response ? e.response.result : undefined);
 
-/** The tokens an exchange puts in the context (lists, results, reads, initialize's instructions), or undefined. */
-export function exchangeTokens(e: ExchangeEvent, count: TokenCounter): number | undefined {
+/** The text of what an exchange puts in the context (lists, results, reads, initialize's instructions), or undefined. */
+export function contextText(e: ExchangeEvent): string | undefined {
   const result = resultOf(e);
   if (!result) return undefined;
-  if (e.method === 'initialize') return typeof result.instructions === 'string' ? count(result.instructions) : undefined;
+  if (e.method === 'initialize') return typeof result.instructions === 'string' ? result.instructions : undefined;
   if (!LIST_KIND[e.method] && !RESULT_METHODS.has(e.method)) return undefined;
   const { _meta: _ignored, ...shown } = result;
-  return count(JSON.stringify(shown));
+  return JSON.stringify(shown);
+}
+
+/** The tokens an exchange puts in the context, or undefined when it puts nothing there. */
+export function exchangeTokens(e: ExchangeEvent, count: TokenCounter): number | undefined {
+  const text = contextText(e);
+  return text === undefined ? undefined : count(text);
 }
 
 /** The cost of a recording: its exchanges, oldest first (later lists replace earlier definitions of the same name). */

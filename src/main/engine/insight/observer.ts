@@ -1,10 +1,17 @@
 import { InsightAnalyzer } from '../../../shared/insight/analyzer.js';
-import { exchangeTokens, type TokenCounter } from '../../../shared/insight/cost.js';
+import { contextText, type TokenCounter } from '../../../shared/insight/cost.js';
 import type { ExchangeInsight } from '../../../shared/insight/findings.js';
 import type { SchemaValidator } from '../../../shared/insight/rules.js';
 import type { ExchangeEvent } from '../../../shared/traffic.js';
 import type { Log } from '../log.js';
-import { loadTokenCounter } from './tokens.js';
+import { chunksOf, countPiece, loadTokenCounter } from './tokens.js';
+
+/** an exchange being counted: its text's pieces, the sum so far (a large text is counted over several turns) */
+interface Counting<T> {
+  item: Item<T>;
+  pieces: Iterator<string>;
+  sum: number;
+}
 
 /** An exchange checked, with what the caller gave along with it (`tag`: e.g. the timeline's copy to update). */
 export interface Observed<T> {
@@ -46,6 +53,7 @@ export class InsightObserver<T> {
   private countTimer?: NodeJS.Timeout;
   private counter?: TokenCounter;
   private lastArrival = 0;
+  private counting?: Counting<T>;
   private warned = false;
   private closed = false;
 
@@ -115,7 +123,7 @@ export class InsightObserver<T> {
   }
 
   private scheduleCounts(): void {
-    if (this.countTimer || !this.counter || this.counts.length === 0 || this.closed) return;
+    if (this.countTimer || !this.counter || (this.counts.length === 0 && !this.counting) || this.closed) return;
     this.countTimer = setTimeout(() => this.countTurn(), TOKEN_TICK_MS);
     this.countTimer.unref?.();
   }
@@ -127,12 +135,33 @@ export class InsightObserver<T> {
     const now = performance.now();
     const until = now + (now - this.lastArrival > IDLE_MS ? IDLE_SLICE_MS : TOKEN_SLICE_MS);
     const batch: Array<Observed<T>> = [];
-    while (this.counts.length > 0 && performance.now() < until) {
-      const item = this.counts.shift() as Item<T>;
-      const tokens = exchangeTokens(item.event, count);
-      if (tokens !== undefined) batch.push({ event: item.event, tag: item.tag, insight: { ...(item.insight as ExchangeInsight), tokens } });
+    while ((this.counting || this.counts.length > 0) && performance.now() < until) {
+      const done = this.countSome(count, until);
+      if (done) batch.push(done);
     }
     if (batch.length > 0) this.deliver(batch);
     this.scheduleCounts();
+  }
+
+  /** Counts the current exchange's pieces until `until`; answers it once all are counted. */
+  private countSome(count: TokenCounter, until: number): Observed<T> | undefined {
+    if (!this.counting) {
+      const item = this.counts.shift() as Item<T>;
+      const text = contextText(item.event);
+      if (text === undefined) return undefined;
+      if (text.length <= 4096) return this.counted(item, count(text)); // the common case, remembered by the counter
+      this.counting = { item, pieces: chunksOf(text), sum: 0 };
+    }
+    const current = this.counting;
+    for (let next = current.pieces.next(); !next.done; next = current.pieces.next()) {
+      current.sum += countPiece(next.value);
+      if (performance.now() >= until) return undefined; // the rest next turn
+    }
+    this.counting = undefined;
+    return this.counted(current.item, current.sum);
+  }
+
+  private counted(item: Item<T>, tokens: number): Observed<T> {
+    return { event: item.event, tag: item.tag, insight: { ...(item.insight as ExchangeInsight), tokens } };
   }
 }
