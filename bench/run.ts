@@ -113,7 +113,10 @@ async function main(): Promise<void> {
     const cannedBare = add('minimal upstream, through a bare node:http proxy (reference)', bareProxy.url, many, { proxy: bareProxy, upstream: canned });
     const sdkDirect = add('SDK upstream (stateless JSON), direct', sdk.url, many, { upstream: sdk });
     const sdkProxied = add('SDK upstream, through proxy-only', proxySdk.url, many, { proxy: proxySdk, upstream: sdk });
-    const cannedWatched = add('minimal upstream, proxy-only observed (insight checks off)', watchedCanned.url, many, { proxy: watchedCanned, upstream: canned });
+    const cannedWatched = add('minimal upstream, proxy-only observed (insight checks off)', watchedCanned.url, many, {
+      proxy: watchedCanned,
+      upstream: canned,
+    });
     const cannedChecked = add('minimal upstream, proxy-only observed, insight checks on', checkedCanned.url, many, { proxy: checkedCanned, upstream: canned });
     const sdkWatched = add('SDK upstream, proxy-only observed (insight checks off)', watchedSdk.url, many, { proxy: watchedSdk, upstream: sdk });
     const sdkChecked = add('SDK upstream, proxy-only observed, insight checks on', checkedSdk.url, many, { proxy: checkedSdk, upstream: sdk });
@@ -177,8 +180,20 @@ async function main(): Promise<void> {
       { metric: 'reference: bare node:http proxy added p50 (1 conn)', values: added(cannedBare, cannedDirect), kind: 'max', unit: 'ms' },
       { metric: 'proxy-only / bare node:http proxy (throughput)', values: ratio(cannedProxied, cannedBare), target: 0.95, kind: 'min', unit: 'x' },
       { metric: 'proxy CPU/request: proxy-only ÷ bare node:http proxy', values: cpuRatio(cannedProxied, cannedBare, 'proxy'), kind: 'max', unit: 'x' },
-      { metric: 'proxy-only observed, insight checks on ÷ off, minimal upstream (throughput)', values: ratio(cannedChecked, cannedWatched), target: 0.95, kind: 'min', unit: 'x' },
-      { metric: 'proxy-only observed, insight checks on ÷ off, SDK upstream (throughput)', values: ratio(sdkChecked, sdkWatched), target: 0.95, kind: 'min', unit: 'x' },
+      {
+        metric: 'proxy-only observed, insight checks on ÷ off, minimal upstream (throughput)',
+        values: ratio(cannedChecked, cannedWatched),
+        target: 0.95,
+        kind: 'min',
+        unit: 'x',
+      },
+      {
+        metric: 'proxy-only observed, insight checks on ÷ off, SDK upstream (throughput)',
+        values: ratio(sdkChecked, sdkWatched),
+        target: 0.95,
+        kind: 'min',
+        unit: 'x',
+      },
       { metric: 'proxy CPU/request: insight checks on ÷ off, SDK upstream', values: cpuRatio(sdkChecked, sdkWatched, 'proxy'), kind: 'max', unit: 'x' },
     ];
     const config = `${QUICK ? 'BENCH_QUICK' : 'full'}: ${cfg.rounds} interleaved rounds × ${cfg.loadMs} ms at ${CONCURRENCY} connections; latency ${cfg.latRounds} rounds × ${cfg.latMs} ms at 1 connection; total ${((performance.now() - started) / 1000).toFixed(0)} s; ${engineLabel()}`;

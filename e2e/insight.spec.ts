@@ -28,7 +28,11 @@ function poisonedServer(): Promise<CustomUpstream> {
             inputSchema: { type: 'object' as const, properties: { city: { type: 'string' }, note: { type: 'string' } } },
             outputSchema: { type: 'object' as const, properties: { celsius: { type: 'number' } }, required: ['celsius'] },
           },
-          { name: 'alerts', description: 'Lists the weather alerts of a region, with their severity and the advice of the local authorities. '.repeat(later ? 6 : 1), inputSchema: { type: 'object' as const } },
+          {
+            name: 'alerts',
+            description: 'Lists the weather alerts of a region, with their severity and the advice of the local authorities. '.repeat(later ? 6 : 1),
+            inputSchema: { type: 'object' as const },
+          },
         ],
       };
     });
@@ -85,7 +89,10 @@ test('problems and context cost: the ⚠ column, the Problems tab, has:problem, 
     await proxyRow.getByTestId('proxy-problems').click();
     await expect(page.getByRole('searchbox', { name: 'Search' })).toHaveValue('has:problem');
     await expect(count).not.toHaveText(`${all} of ${all}`);
-    const rows = await table.getByRole('row').filter({ has: page.getByTestId('problem-count') }).count();
+    const rows = await table
+      .getByRole('row')
+      .filter({ has: page.getByTestId('problem-count') })
+      .count();
     await expect(count).toHaveText(`${rows} of ${all}`);
     await page.getByRole('button', { name: 'Reset filters' }).click();
 

@@ -16,7 +16,8 @@ if (!target) {
   process.stderr.write('usage: observed.ts <upstreamUrl> [--insight]\n');
   process.exit(2);
 }
-const built = (path: string): string => new URL(`../../${engineKind() === 'dist' ? 'dist' : 'src'}/main/${path}.${engineKind() === 'dist' ? 'js' : 'ts'}`, import.meta.url).href;
+const built = (path: string): string =>
+  new URL(`../../${engineKind() === 'dist' ? 'dist' : 'src'}/main/${path}.${engineKind() === 'dist' ? 'js' : 'ts'}`, import.meta.url).href;
 const { startProxy } = (await import(engineProxyUrl().href)) as typeof Engine;
 const proxy = await startProxy({ mode: 'proxy-only', upstreamUrl: target });
 const kept: ExchangeEvent[] = [];
@@ -48,5 +49,8 @@ if (flag === '--insight') {
     observer.observe(event, 'bench', event);
   });
 } else proxy.events.on('exchange', keep);
-process.on('exit', () => flag === '--insight' && process.stderr.write(`  insight: ${checked} exchanges checked (${problems} findings), ${counted} token counts (paced)\n`));
+process.on(
+  'exit',
+  () => flag === '--insight' && process.stderr.write(`  insight: ${checked} exchanges checked (${problems} findings), ${counted} token counts (paced)\n`),
+);
 announce(proxy.url, () => proxy.close());

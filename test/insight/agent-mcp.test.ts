@@ -24,7 +24,7 @@ let dataDir: string;
 let agent: Client;
 let echoSeq: number;
 
-const text = (result: unknown): string => ((result as { content: Array<{ text: string }> }).content[0]?.text ?? '');
+const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]?.text ?? '';
 const parsed = <T>(result: unknown): T => JSON.parse(text(result)) as T;
 
 beforeAll(async () => {
@@ -60,7 +60,16 @@ afterAll(async () => {
 describe('mcp-rewind mcp, driven by the SDK client', () => {
   it('lists the read-only tools by default, and the exchanges newest first with their tokens', async () => {
     const names = (await agent.listTools()).tools.map((t) => t.name).sort();
-    expect(names).toEqual(['cassette_entries', 'context_cost', 'diff_exchanges', 'get_exchange', 'list_exchanges', 'list_problems', 'list_proxies', 'read_entry']);
+    expect(names).toEqual([
+      'cassette_entries',
+      'context_cost',
+      'diff_exchanges',
+      'get_exchange',
+      'list_exchanges',
+      'list_problems',
+      'list_proxies',
+      'read_entry',
+    ]);
     const listed = parsed<{ items: Array<{ seq: number; method: string; tokens?: number }> }>(await agent.callTool({ name: 'list_exchanges', arguments: {} }));
     expect(listed.items[0].seq).toBeGreaterThan(listed.items.at(-1)?.seq ?? 0);
     expect(listed.items.find((i) => i.seq === echoSeq)?.tokens).toBeGreaterThan(0);
@@ -69,12 +78,16 @@ describe('mcp-rewind mcp, driven by the SDK client', () => {
   });
 
   it('gets an exchange with secrets redacted, and pages a long body', async () => {
-    const whole = parsed<{ text: string; total_chars: number; next_offset?: number }>(await agent.callTool({ name: 'get_exchange', arguments: { seq: echoSeq } }));
+    const whole = parsed<{ text: string; total_chars: number; next_offset?: number }>(
+      await agent.callTool({ name: 'get_exchange', arguments: { seq: echoSeq } }),
+    );
     expect(whole.text).toContain('"echo"');
     expect(whole.text).not.toContain(SECRET);
     expect(whole.text).toContain('[REDACTED]');
     const first = parsed<{ text: string; next_offset: number }>(await agent.callTool({ name: 'get_exchange', arguments: { seq: echoSeq, max_chars: 100 } }));
-    const rest = parsed<{ text: string }>(await agent.callTool({ name: 'get_exchange', arguments: { seq: echoSeq, offset: first.next_offset, max_chars: 200_000 } }));
+    const rest = parsed<{ text: string }>(
+      await agent.callTool({ name: 'get_exchange', arguments: { seq: echoSeq, offset: first.next_offset, max_chars: 200_000 } }),
+    );
     expect(first.text + rest.text).toBe(whole.text);
     const missing = await agent.callTool({ name: 'get_exchange', arguments: { seq: 999_999 } });
     expect(missing.isError).toBe(true);
@@ -82,7 +95,9 @@ describe('mcp-rewind mcp, driven by the SDK client', () => {
 
   it('diffs two exchanges and lists proxies', async () => {
     const { items } = await api.call('traffic.query', {});
-    const diff = parsed<{ changes: Array<{ path: string }> }>(await agent.callTool({ name: 'diff_exchanges', arguments: { a: items[0].seq, b: items[1].seq } }));
+    const diff = parsed<{ changes: Array<{ path: string }> }>(
+      await agent.callTool({ name: 'diff_exchanges', arguments: { a: items[0].seq, b: items[1].seq } }),
+    );
     expect(diff.changes.some((c) => c.path.startsWith('request.'))).toBe(true);
     const proxies = parsed<Array<{ name: string; exchanges: number }>>(await agent.callTool({ name: 'list_proxies', arguments: {} }));
     expect(proxies[0]).toMatchObject({ name: 'fixture' });

@@ -40,7 +40,9 @@ describe('mcp-rewind lint', () => {
     expect(text.stdout).toContain('tool.name-duplicate  response.result.tools[1].name');
     const json = await runCli(['lint', '--cache', dir, '--json', '--junit', join(dir, '..', `${dir.split('/').pop()}-lint.xml`)]);
     expect(json.code).toBe(1);
-    const ids = (JSON.parse(json.stdout) as { exchanges: Array<{ problems: Array<{ id: string; spec: string }> }> }).exchanges.flatMap((x) => x.problems.map((p) => p.id));
+    const ids = (JSON.parse(json.stdout) as { exchanges: Array<{ problems: Array<{ id: string; spec: string }> }> }).exchanges.flatMap((x) =>
+      x.problems.map((p) => p.id),
+    );
     expect(ids).toEqual(expect.arrayContaining(['tool.input-schema', 'tool.name-duplicate']));
     const junit = await readFile(join(dir, '..', `${dir.split('/').pop()}-lint.xml`), 'utf8');
     expect(junit).toMatch(/<testsuites name="mcp-rewind lint" tests="\d+" failures="1">/);

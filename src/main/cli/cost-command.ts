@@ -25,7 +25,8 @@ export interface CostCliOptions {
 export function toCostOptions(raw: Record<string, unknown>): CostCliOptions {
   const cache = String(raw.cache);
   const against = raw.against as string | undefined;
-  for (const path of [cache, against]) if (path !== undefined && !existsSync(path)) throw new UsageError(`${path === cache ? '--cache' : '--against'} ${path} does not exist`);
+  for (const path of [cache, against])
+    if (path !== undefined && !existsSync(path)) throw new UsageError(`${path === cache ? '--cache' : '--against'} ${path} does not exist`);
   return { cache, against, json: raw.json === true };
 }
 
@@ -51,7 +52,9 @@ export function formatCost(r: CostReport): string {
 
 export function formatCostDiff(d: CostDiff): string {
   const lines = [
-    oneLine(`${d.b} against ${d.a}: ${signed(d.beforeFirstCall.b - d.beforeFirstCall.a)} tokens before the first call (${n(d.beforeFirstCall.a)} → ${n(d.beforeFirstCall.b)})`),
+    oneLine(
+      `${d.b} against ${d.a}: ${signed(d.beforeFirstCall.b - d.beforeFirstCall.a)} tokens before the first call (${n(d.beforeFirstCall.a)} → ${n(d.beforeFirstCall.b)})`,
+    ),
     `  results: ${n(d.results.a)} → ${n(d.results.b)}`,
   ];
   for (const c of d.changes.slice(0, 50)) {

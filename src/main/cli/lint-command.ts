@@ -72,7 +72,10 @@ export function lintJunit(name: string, exchanges: LintedExchange[], timestamp =
       continue;
     }
     lines.push(`${open}>`);
-    for (const p of errors) lines.push(`      <failure type="${xmlEscape(p.id)}" message="${xmlEscape(`${p.path}: ${p.message}`)}">${xmlEscape(`${p.spec}${p.detail ? `\n${p.detail}` : ''}`)}</failure>`);
+    for (const p of errors)
+      lines.push(
+        `      <failure type="${xmlEscape(p.id)}" message="${xmlEscape(`${p.path}: ${p.message}`)}">${xmlEscape(`${p.spec}${p.detail ? `\n${p.detail}` : ''}`)}</failure>`,
+      );
     lines.push('    </testcase>');
   }
   lines.push('  </testsuite>', '</testsuites>', '');

@@ -18,7 +18,9 @@ export function buildMcpProgram(): Command {
  * serves MCP on stdin/stdout until stdin ends. stdout carries MCP only: everything else goes to stderr.
  */
 export async function mcpCommand(argv: string[], version: string): Promise<void> {
-  const program = buildMcpProgram().exitOverride().configureOutput({ writeErr: () => {}, writeOut: (text) => writeStderr(text.trimEnd()) });
+  const program = buildMcpProgram()
+    .exitOverride()
+    .configureOutput({ writeErr: () => {}, writeOut: (text) => writeStderr(text.trimEnd()) });
   let dataDir: string;
   try {
     program.parse([argv[0], argv[1], ...argv.slice(3)]);

@@ -55,8 +55,16 @@ export const RULES = {
   'security.zero-width': { severity: 'warning', title: 'zero-width or invisible formatting characters', spec: `${SPEC}/server/tools#security-considerations` },
   'security.homoglyph': { severity: 'error', title: 'tool name that looks like another tool’s', spec: `${SPEC}/server/tools#security-considerations` },
   'security.instructions': { severity: 'warning', title: 'instruction-like text aimed at the model', spec: `${SPEC}/server/tools#security-considerations` },
-  'security.rug-pull': { severity: 'warning', title: 'the tool list changed since an earlier session of the same server', spec: `${SPEC}/server/tools#list-changed-notification` },
-  'security.secret-echo': { severity: 'error', title: 'a result holds a secret seen elsewhere in the traffic', spec: `${SPEC}/server/tools#security-considerations` },
+  'security.rug-pull': {
+    severity: 'warning',
+    title: 'the tool list changed since an earlier session of the same server',
+    spec: `${SPEC}/server/tools#list-changed-notification`,
+  },
+  'security.secret-echo': {
+    severity: 'error',
+    title: 'a result holds a secret seen elsewhere in the traffic',
+    spec: `${SPEC}/server/tools#security-considerations`,
+  },
 } as const satisfies Record<string, { severity: Severity; title: string; spec: string }>;
 
 export type RuleId = keyof typeof RULES;

@@ -11,7 +11,8 @@ import { schemasOf, type WireSchema, type ZodIssueLike } from './schemas.js';
 /** `response.result` + ['content', 0, 'type'] → `response.result.content[0].type` */
 export function joinPath(base: string, segments: readonly PropertyKey[]): string {
   let out = base;
-  for (const s of segments) out += typeof s === 'number' ? `[${s}]` : /^[A-Za-z_$][\w$]*$/.test(String(s)) ? `${out ? '.' : ''}${String(s)}` : `[${JSON.stringify(String(s))}]`;
+  for (const s of segments)
+    out += typeof s === 'number' ? `[${s}]` : /^[A-Za-z_$][\w$]*$/.test(String(s)) ? `${out ? '.' : ''}${String(s)}` : `[${JSON.stringify(String(s))}]`;
   return out;
 }
 

@@ -22,7 +22,10 @@ export function queryMatcher(q: TrafficQuery): (e: TrafficEvent) => boolean {
     (!q.method || e.method === q.method) &&
     (!q.tool || e.tool === q.tool) &&
     (!problemsOnly || hasProblem(e)) &&
-    (!text || `${e.method}\n${e.tool ?? ''}\n${e.key}\n${JSON.stringify(e.request)}\n${JSON.stringify(e.response ?? null)}\n${JSON.stringify(e.stream)}`.toLowerCase().includes(text));
+    (!text ||
+      `${e.method}\n${e.tool ?? ''}\n${e.key}\n${JSON.stringify(e.request)}\n${JSON.stringify(e.response ?? null)}\n${JSON.stringify(e.stream)}`
+        .toLowerCase()
+        .includes(text));
 }
 
 /** ok / tool error / error <code> / pending, as the timeline's Status column says it. */

@@ -37,7 +37,13 @@ function toolCallRules(e: ExchangeEvent, session: SessionState, validate: Schema
   const out: Finding[] = [];
   const error = e.response && 'error' in e.response ? e.response.error : undefined;
   if (error && !PROTOCOL_CODES.has(error.code))
-    out.push(finding('tool.error-as-jsonrpc', 'response.error.code', `tools/call failed with JSON-RPC error ${error.code}: a tool's own failure belongs in the result with isError: true, so the model can see it`));
+    out.push(
+      finding(
+        'tool.error-as-jsonrpc',
+        'response.error.code',
+        `tools/call failed with JSON-RPC error ${error.code}: a tool's own failure belongs in the result with isError: true, so the model can see it`,
+      ),
+    );
   const result = resultOf(e);
   if (!result) return out;
   if (result.isError === true && Array.isArray(result.content) && result.content.length === 0)
@@ -50,7 +56,13 @@ function toolCallRules(e: ExchangeEvent, session: SessionState, validate: Schema
     return out;
   }
   for (const p of validate(outputSchema as Record<string, unknown>, result.structuredContent).slice(0, 20))
-    out.push(finding('tool.output-schema', `response.result.structuredContent${p.path ? (p.path.startsWith('[') ? p.path : `.${p.path}`) : ''}`, `${p.message} (outputSchema of ${tool?.name as string})`));
+    out.push(
+      finding(
+        'tool.output-schema',
+        `response.result.structuredContent${p.path ? (p.path.startsWith('[') ? p.path : `.${p.path}`) : ''}`,
+        `${p.message} (outputSchema of ${tool?.name as string})`,
+      ),
+    );
   return out;
 }
 
@@ -118,7 +130,13 @@ function toolListRules(e: ExchangeEvent, session: SessionState): Finding[] {
     if (name !== undefined && session.tools.has(name)) out.push(finding('tool.name-duplicate', `${at}.name`, `a second tool named ${JSON.stringify(name)}`));
     const schema = tool?.inputSchema as { type?: unknown } | undefined;
     if (!schema || typeof schema !== 'object' || Array.isArray(schema) || schema.type !== 'object')
-      out.push(finding('tool.input-schema', `${at}.inputSchema`, `inputSchema must be a JSON Schema of type "object" (got ${schema === undefined ? 'none' : JSON.stringify(schema?.type ?? schema)})`));
+      out.push(
+        finding(
+          'tool.input-schema',
+          `${at}.inputSchema`,
+          `inputSchema must be a JSON Schema of type "object" (got ${schema === undefined ? 'none' : JSON.stringify(schema?.type ?? schema)})`,
+        ),
+      );
     if (name !== undefined && !session.tools.has(name)) session.tools.set(name, tool);
   });
   return out;
@@ -132,7 +150,13 @@ function cursorRule(e: ExchangeEvent, session: SessionState): Finding[] {
   if (typeof cursor === 'string') chain.add(cursor);
   const next = resultOf(e)?.nextCursor;
   if (typeof next !== 'string' || !chain.has(next)) return [];
-  return [finding('pagination.cursor-loop', 'response.result.nextCursor', `nextCursor ${JSON.stringify(next)} was asked for already in this listing: a client following it never ends`)];
+  return [
+    finding(
+      'pagination.cursor-loop',
+      'response.result.nextCursor',
+      `nextCursor ${JSON.stringify(next)} was asked for already in this listing: a client following it never ends`,
+    ),
+  ];
 }
 
 /** The session rules of one exchange, in order; the session's state is updated with what the exchange showed. */

@@ -53,11 +53,18 @@ function homoglyphs(e: ExchangeEvent, server: string, state: SecurityState): Fin
     const twins = (state.skeletons.get(skeleton) ?? []).filter((t) => t.name !== name && (!ascii || !/[^\p{ASCII}]/u.test(t.name)));
     if (twins.length > 0) {
       const twin = twins[0];
-      out.push(finding('security.homoglyph', path, `tool ${JSON.stringify(name)} looks like ${twin.server === server ? 'this server’s' : `server ${twin.server}’s`} tool ${JSON.stringify(twin.name)}`));
+      out.push(
+        finding(
+          'security.homoglyph',
+          path,
+          `tool ${JSON.stringify(name)} looks like ${twin.server === server ? 'this server’s' : `server ${twin.server}’s`} tool ${JSON.stringify(twin.name)}`,
+        ),
+      );
     } else if (!ascii && skeleton !== name.normalize('NFD'))
       out.push(finding('security.homoglyph', path, `tool name ${JSON.stringify(name)} has look-alike characters: it reads as ${JSON.stringify(skeleton)}`));
     const known = state.skeletons.get(skeleton) ?? [];
-    if (!known.some((t) => t.name === name && t.server === server) && state.skeletons.size < MAX_SKELETONS) state.skeletons.set(skeleton, [...known, { server, name }]);
+    if (!known.some((t) => t.name === name && t.server === server) && state.skeletons.size < MAX_SKELETONS)
+      state.skeletons.set(skeleton, [...known, { server, name }]);
   });
   return out;
 }
@@ -104,7 +111,8 @@ function rugPull(e: ExchangeEvent, server: string, state: SecurityState): Findin
 
 export const SECRET_KEY = /(api[_-]?key|apikey|token|secret|password|passwd|credential|authorization|private[_-]?key)/i;
 /** Well-known credential formats (a value shaped like one is a secret wherever it is sent) */
-export const SECRET_FORMATS = /\b(sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})\b/g;
+export const SECRET_FORMATS =
+  /\b(sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})\b/g;
 
 const SECRET_FORMAT = new RegExp(SECRET_FORMATS.source);
 
@@ -113,7 +121,8 @@ function learnSecrets(e: ExchangeEvent, state: SecurityState): void {
     if (text.length < 8) return;
     const found = SECRET_KEY.test(key) && text !== '[REDACTED]' ? [text] : SECRET_FORMAT.test(text) ? [...text.matchAll(SECRET_FORMATS)].map((m) => m[0]) : [];
     for (const secret of found)
-      if (!state.secrets.has(secret) && state.secrets.size < MAX_SECRETS) state.secrets.set(secret, { seq: e.seq, where: `${e.method}${e.tool ? ` ${e.tool}` : ''}, ${path()}` });
+      if (!state.secrets.has(secret) && state.secrets.size < MAX_SECRETS)
+        state.secrets.set(secret, { seq: e.seq, where: `${e.method}${e.tool ? ` ${e.tool}` : ''}, ${path()}` });
   });
 }
 

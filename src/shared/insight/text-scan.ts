@@ -19,8 +19,7 @@ export function walkStrings(value: unknown, path: string | PathOf, visit: (path:
       for (let i = 0; i < v.length; i++) walk(v[i], () => `${at()}[${i}]`, key, depth + 1);
       return;
     }
-    for (const k in v as Record<string, unknown>)
-      if (Object.hasOwn(v, k)) walk((v as Record<string, unknown>)[k], () => at() + segment(k), k, depth + 1);
+    for (const k in v as Record<string, unknown>) if (Object.hasOwn(v, k)) walk((v as Record<string, unknown>)[k], () => at() + segment(k), k, depth + 1);
   };
   walk(value, typeof path === 'string' ? () => path : path, '', 0);
 }
@@ -68,10 +67,23 @@ export function hiddenText(text: string, path: string, strict: boolean): Finding
   const out: Finding[] = [];
   if (TAGS.test(text)) {
     const hidden = decodeTags(text);
-    out.push(finding('security.hidden-text', path, 'Unicode tag characters: text invisible to the user that a model reads', hidden ? `hidden text: ${JSON.stringify(hidden)}` : undefined));
+    out.push(
+      finding(
+        'security.hidden-text',
+        path,
+        'Unicode tag characters: text invisible to the user that a model reads',
+        hidden ? `hidden text: ${JSON.stringify(hidden)}` : undefined,
+      ),
+    );
   }
   if (BIDI.test(text))
-    out.push(finding('security.hidden-text', path, `bidirectional override characters (${codes(text.match(new RegExp(BIDI.source, 'g')) ?? [])}): what is shown is not what is read`));
+    out.push(
+      finding(
+        'security.hidden-text',
+        path,
+        `bidirectional override characters (${codes(text.match(new RegExp(BIDI.source, 'g')) ?? [])}): what is shown is not what is read`,
+      ),
+    );
   const stray = INVISIBLE.test(text) ? strayInvisibles(text, strict) : [];
   if (stray.length > 0) {
     const message = `${stray.length} zero-width or invisible character${stray.length === 1 ? '' : 's'} (${codes(stray)})`;
@@ -85,13 +97,31 @@ export function hiddenText(text: string, path: string, strict: boolean): Finding
  * warning to look, not a verdict — and each one is tested on a poisoned and a harmless description.
  */
 export const INSTRUCTION_PATTERNS: ReadonlyArray<{ name: string; re: RegExp }> = [
-  { name: 'ignore previous instructions', re: /\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|preceding)\s+(instructions|prompts?|messages|rules|directions)/i },
+  {
+    name: 'ignore previous instructions',
+    re: /\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|preceding)\s+(instructions|prompts?|messages|rules|directions)/i,
+  },
   { name: 'an <IMPORTANT> (or <SYSTEM>, <INSTRUCTIONS>) block', re: /<\s*\/?\s*(important|system|instructions?|secret|hidden)\s*>/i },
-  { name: 'keep it from the user', re: /\b(do\s+not|don['’]t|never|without)\s+(tell(ing)?|inform(ing)?|mention(ing)?|reveal(ing)?|show(ing)?|alert(ing)?|notify(ing)?)\b.{0,40}\b(the\s+)?user\b/i },
-  { name: 'read a sensitive file', re: /\b(read|cat|open|load|include|attach|upload|send)\b.{0,60}(~\/\.ssh|id_rsa|id_ed25519|\.env\b|\.aws\/credentials|\/etc\/(passwd|shadow)|mcp\.json|\.cursor\/|\.npmrc|\.netrc|\.git-credentials)/i },
-  { name: 'send secrets', re: /\b(send|pass|include|forward|post|upload|exfiltrate|append|leak)\b.{0,60}\b(api[\s_-]?keys?|secrets?|access[\s_-]?tokens?|passwords?|credentials|private[\s_-]keys?|ssh[\s_-]keys?)\b/i },
-  { name: 'a new role or new instructions', re: /\b(you\s+are\s+now|from\s+now\s+on,?\s+you|your\s+new\s+(instructions|task|role)|new\s+system\s+prompt|override\s+(the\s+)?system\s+prompt)\b/i },
-  { name: 'a side effect before the call', re: /\bbefore\s+(using|calling|running)\s+(this|any|the)\s+tool\b.{0,80}\b(read|call|send|fetch|include|pass|run)\b/i },
+  {
+    name: 'keep it from the user',
+    re: /\b(do\s+not|don['’]t|never|without)\s+(tell(ing)?|inform(ing)?|mention(ing)?|reveal(ing)?|show(ing)?|alert(ing)?|notify(ing)?)\b.{0,40}\b(the\s+)?user\b/i,
+  },
+  {
+    name: 'read a sensitive file',
+    re: /\b(read|cat|open|load|include|attach|upload|send)\b.{0,60}(~\/\.ssh|id_rsa|id_ed25519|\.env\b|\.aws\/credentials|\/etc\/(passwd|shadow)|mcp\.json|\.cursor\/|\.npmrc|\.netrc|\.git-credentials)/i,
+  },
+  {
+    name: 'send secrets',
+    re: /\b(send|pass|include|forward|post|upload|exfiltrate|append|leak)\b.{0,60}\b(api[\s_-]?keys?|secrets?|access[\s_-]?tokens?|passwords?|credentials|private[\s_-]keys?|ssh[\s_-]keys?)\b/i,
+  },
+  {
+    name: 'a new role or new instructions',
+    re: /\b(you\s+are\s+now|from\s+now\s+on,?\s+you|your\s+new\s+(instructions|task|role)|new\s+system\s+prompt|override\s+(the\s+)?system\s+prompt)\b/i,
+  },
+  {
+    name: 'a side effect before the call',
+    re: /\bbefore\s+(using|calling|running)\s+(this|any|the)\s+tool\b.{0,80}\b(read|call|send|fetch|include|pass|run)\b/i,
+  },
 ];
 
 /**
@@ -122,7 +152,9 @@ export function instructionLike(text: string, path: string, where: string): Find
   if (matched.length === 0) return [];
   const first = matched[0].re.exec(text);
   const quote = first ? text.slice(Math.max(0, first.index - 20), first.index + first[0].length + 20).replace(/\s+/g, ' ') : '';
-  return [finding('security.instructions', path, `${where} holds instruction-like text: ${matched.map((m) => m.name).join('; ')}`, quote ? `…${quote}…` : undefined)];
+  return [
+    finding('security.instructions', path, `${where} holds instruction-like text: ${matched.map((m) => m.name).join('; ')}`, quote ? `…${quote}…` : undefined),
+  ];
 }
 
 /** Keys whose strings are names: nothing invisible belongs in them. */

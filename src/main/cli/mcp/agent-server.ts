@@ -87,7 +87,12 @@ function registerReadTools(server: McpServer, api: RewindApi): void {
       answer(async () => {
         const { event, full } = await api.call('traffic.exchange', { seq });
         const text = JSON.stringify(redactForAgent(partOf(event, part ?? 'all')), null, 2);
-        return { seq, part: part ?? 'all', ...(full ? {} : { note: 'the engine keeps this exchange with its large bodies truncated' }), ...page(text, offset, max_chars) };
+        return {
+          seq,
+          part: part ?? 'all',
+          ...(full ? {} : { note: 'the engine keeps this exchange with its large bodies truncated' }),
+          ...page(text, offset, max_chars),
+        };
       }),
   );
   server.registerTool(
@@ -107,10 +112,23 @@ function registerReadTools(server: McpServer, api: RewindApi): void {
   );
   server.registerTool(
     'list_proxies',
-    { title: 'List proxies', description: 'The proxies of the running mcp-rewind: id, name, mode, state, local URL, exchange and problem counts.', annotations: { readOnlyHint: true } },
+    {
+      title: 'List proxies',
+      description: 'The proxies of the running mcp-rewind: id, name, mode, state, local URL, exchange and problem counts.',
+      annotations: { readOnlyHint: true },
+    },
     () =>
       answer(async () =>
-        (await api.call('proxies.list', {})).map((p) => ({ id: p.id, name: p.name, mode: p.config.mode, state: p.state, url: p.url, exchanges: p.exchanges, problems: p.problems, error: p.error })),
+        (await api.call('proxies.list', {})).map((p) => ({
+          id: p.id,
+          name: p.name,
+          mode: p.config.mode,
+          state: p.state,
+          url: p.url,
+          exchanges: p.exchanges,
+          problems: p.problems,
+          error: p.error,
+        })),
       ),
   );
   server.registerTool(
@@ -127,7 +145,8 @@ function registerReadTools(server: McpServer, api: RewindApi): void {
     'context_cost',
     {
       title: 'Context cost',
-      description: 'What a proxy’s (or one session’s) traffic, or a cassette on disk, puts in a model’s context in tokens: the lists before the first call, the 10 largest descriptions, results.',
+      description:
+        'What a proxy’s (or one session’s) traffic, or a cassette on disk, puts in a model’s context in tokens: the lists before the first call, the 10 largest descriptions, results.',
       inputSchema: { proxy: z.string().optional(), session: z.string().optional(), path: z.string().optional() },
       annotations: { readOnlyHint: true },
     },
@@ -140,7 +159,12 @@ function registerReadTools(server: McpServer, api: RewindApi): void {
   );
   server.registerTool(
     'cassette_entries',
-    { title: 'Cassette entries', description: 'The entries of a cassette folder: file, number, key, tool, arguments, a preview of the result.', inputSchema: { dir: z.string().min(1) }, annotations: { readOnlyHint: true } },
+    {
+      title: 'Cassette entries',
+      description: 'The entries of a cassette folder: file, number, key, tool, arguments, a preview of the result.',
+      inputSchema: { dir: z.string().min(1) },
+      annotations: { readOnlyHint: true },
+    },
     ({ dir }) => answer(() => api.call('cassettes.list', { dir })),
   );
   server.registerTool(
@@ -148,13 +172,18 @@ function registerReadTools(server: McpServer, api: RewindApi): void {
     {
       title: 'Read a cassette entry',
       description: 'One entry file of a cassette folder (its JSON text), cut at `max_chars` (page with `offset`).',
-      inputSchema: { dir: z.string().min(1), file: z.string().min(1), offset: z.number().int().min(0).optional(), max_chars: z.number().int().min(100).max(200_000).optional() },
+      inputSchema: {
+        dir: z.string().min(1),
+        file: z.string().min(1),
+        offset: z.number().int().min(0).optional(),
+        max_chars: z.number().int().min(100).max(200_000).optional(),
+      },
       annotations: { readOnlyHint: true },
     },
     ({ dir, file, offset, max_chars }) =>
       answer(async () => {
         const { text } = await api.call('cassettes.read', { dir, file });
-        let shown = text;
+        let shown: string;
         try {
           shown = JSON.stringify(redactForAgent(JSON.parse(text)), null, 2);
         } catch {
@@ -177,7 +206,8 @@ function registerSendTools(server: McpServer, api: RewindApi): Array<{ enable():
     'resend_exchange',
     {
       title: 'Resend an exchange',
-      description: 'Sends an exchange’s request again through its proxy (rules, breakpoints, recording apply), on mcp-rewind’s own session; answers the new exchange.',
+      description:
+        'Sends an exchange’s request again through its proxy (rules, breakpoints, recording apply), on mcp-rewind’s own session; answers the new exchange.',
       inputSchema: { seq: z.number().int() },
       annotations: { readOnlyHint: false, destructiveHint: false },
     },

@@ -12,7 +12,8 @@ export function jsonChanges(a: unknown, b: unknown, limit = 200, path = ''): Jso
     if (out.length >= limit) return;
     const objects = x !== null && y !== null && typeof x === 'object' && typeof y === 'object' && Array.isArray(x) === Array.isArray(y);
     if (!objects || depth > 64) {
-      if (JSON.stringify(x) !== JSON.stringify(y)) out.push({ path: at || '(root)', ...(x !== undefined ? { a: x } : {}), ...(y !== undefined ? { b: y } : {}) });
+      if (JSON.stringify(x) !== JSON.stringify(y))
+        out.push({ path: at || '(root)', ...(x !== undefined ? { a: x } : {}), ...(y !== undefined ? { b: y } : {}) });
       return;
     }
     const keys = Array.isArray(x)

@@ -13,7 +13,8 @@ function scopes(proxies: ProxyInfo[], sources: SourceInfo[], sessions: Map<strin
   const out: Array<[string, string, CostScopeInput]> = []
   for (const [id, name] of named) {
     out.push([id, `${name}: all sessions`, { proxyId: id }])
-    for (const info of sessions.values()) if (info.proxyId === id) out.push([`${id} ${info.id}`, `${name}: session ${sessionLabel(info, info.id)}`, { proxyId: id, sessionId: info.id }])
+    for (const info of sessions.values())
+      if (info.proxyId === id) out.push([`${id} ${info.id}`, `${name}: session ${sessionLabel(info, info.id)}`, { proxyId: id, sessionId: info.id }])
   }
   return out
 }
@@ -22,12 +23,13 @@ function Report({ report }: { report: CostReport }): JSX.Element {
   return (
     <div className="cost-report" data-testid="cost-report">
       <p className="cost-headline">
-        <strong>{report.label}</strong>: its lists cost <strong data-testid="cost-before-first-call">{n(report.beforeFirstCall)} tokens</strong> before the first call
+        <strong>{report.label}</strong>: its lists cost <strong data-testid="cost-before-first-call">{n(report.beforeFirstCall)} tokens</strong> before the
+        first call
       </p>
       <p className="small muted">
-        tools {n(report.lists.tool)} · prompts {n(report.lists.prompt)} · resources {n(report.lists.resource)} · templates {n(report.lists.template)} · instructions{' '}
-        {n(report.lists.instructions)} — results: {report.results.count} ({n(report.results.tokens)} tokens). Counted with {report.tokenizer}; other models’
-        tokenizers differ by about 10–20%.
+        tools {n(report.lists.tool)} · prompts {n(report.lists.prompt)} · resources {n(report.lists.resource)} · templates {n(report.lists.template)} ·
+        instructions {n(report.lists.instructions)} — results: {report.results.count} ({n(report.results.tokens)} tokens). Counted with {report.tokenizer};
+        other models’ tokenizers differ by about 10–20%.
       </p>
       <table className="grid cost-table" aria-label="The 10 largest descriptions">
         <caption>The 10 largest descriptions</caption>
@@ -100,7 +102,8 @@ export function CostView({ proxies, sources, sessions }: { proxies: ProxyInfo[];
   const [report, setReport] = useState<CostReport>()
   const [diff, setDiff] = useState<CostDiff>()
   const [error, setError] = useState<string>()
-  const scopeOf = (key: string): CostScopeInput | undefined => (key === 'path' ? (path.trim() ? { path: path.trim() } : undefined) : options.find(([k]) => k === key)?.[2])
+  const scopeOf = (key: string): CostScopeInput | undefined =>
+    key === 'path' ? (path.trim() ? { path: path.trim() } : undefined) : options.find(([k]) => k === key)?.[2]
   const a = scopeOf(which)
   const b = against ? scopeOf(against) : undefined
   const aKey = JSON.stringify(a ?? null)

@@ -6,7 +6,11 @@ export function Problems({ event }: { event: TrafficEvent }): JSX.Element {
   const problems = event.insight?.problems
   if (!event.insight) return <p className="muted">Checking…</p>
   if (!problems?.length)
-    return <p className="muted">No problem found: the messages match the protocol’s schemas for {event.protocolVersion ?? 'their revision'}, and no security warning.</p>
+    return (
+      <p className="muted">
+        No problem found: the messages match the protocol’s schemas for {event.protocolVersion ?? 'their revision'}, and no security warning.
+      </p>
+    )
   return (
     <ol className="problems" aria-label="Problems">
       {problems.map((p, i) => (
