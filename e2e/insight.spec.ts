@@ -69,7 +69,7 @@ test('problems and context cost: the ⚠ column, the Problems tab, has:problem, 
 
     const table = page.getByRole('table', { name: 'Recent exchanges' });
     const poisonedList = table.getByRole('row').filter({ hasText: 'tools/list' }).last();
-    await expect(poisonedList.getByTestId('problem-count')).toHaveText(/⚠ [2-9]/);
+    await expect(poisonedList.getByTestId('problem-count')).toHaveText(/⚠[2-9]/);
     await expect(proxyRow.getByTestId('proxy-problems')).toBeVisible();
     await poisonedList.click();
     const detail = page.getByRole('complementary', { name: 'Exchange detail' });
