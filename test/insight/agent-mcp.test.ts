@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RewindClient } from '../../src/shared/api-client.js';
 import { connectRunningUi } from '../../src/main/web/ui-link.js';
@@ -110,6 +110,17 @@ describe('mcp-rewind mcp, driven by the SDK client', () => {
     const body = (read.contents[0] as { text: string }).text;
     expect(JSON.parse(body).seq).toBe(echoSeq);
     expect(body).not.toContain(SECRET);
+  });
+
+  it('says the resource list changed as new traffic arrives', async () => {
+    const changed = new Promise<void>((resolve) => agent.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
+    const proxy = (await api.call('proxies.list', {}))[0];
+    const mcp = await connectClient(proxy.url as string);
+    await mcp.client.listTools();
+    await mcp.close();
+    await changed;
+    const { resources } = await agent.listResources();
+    expect(resources.length).toBeGreaterThan(0);
   });
 
   it('offers the send tools only once Settings allow them (tools/list_changed), and resends through the proxy', async () => {
