@@ -64,18 +64,28 @@ function checkStream(event: ExchangeEvent, era: Era): Finding[] {
   return out;
 }
 
-/** Schema findings of an exchange's messages (paths from the exchange's root: `request…`, `response…`, `stream[i]…`). */
-export function checkSchemas(event: ExchangeEvent): Finding[] {
+/** Schema findings of the request (a pure function of its method, params and revision). */
+export function checkRequestSchema(event: ExchangeEvent): Finding[] {
+  const schemas = schemasOf(eraOfExchange(event));
+  const { method, params } = event.request;
+  return check(schemas.clientRequests.get(method), { method, params }, 'schema.request', 'request', schemas.source);
+}
+
+/** Schema findings of the answer (a pure function of the request's method, the answer and the revision). */
+export function checkAnswerSchema(event: ExchangeEvent): Finding[] {
   const era = eraOfExchange(event);
   const schemas = schemasOf(era);
-  const { method, params } = event.request;
-  const out = check(schemas.clientRequests.get(method), { method, params }, 'schema.request', 'request', schemas.source);
   const response = event.response as { result?: Record<string, unknown>; error?: unknown } | undefined;
-  if (response?.error !== undefined) out.push(...check(schemas.errorResponse, response, 'schema.error', 'response', schemas.source));
-  else if (response?.result !== undefined) {
-    const schema = resultSchemaFor(method, params, response.result, era);
-    out.push(...check(schema, response.result, 'schema.result', 'response.result', schemas.source));
-  }
-  out.push(...checkStream(event, era));
-  return out;
+  if (response?.error !== undefined) return check(schemas.errorResponse, response, 'schema.error', 'response', schemas.source);
+  if (response?.result === undefined) return [];
+  const schema = resultSchemaFor(event.request.method, event.request.params, response.result, era);
+  return check(schema, response.result, 'schema.result', 'response.result', schemas.source);
+}
+
+/** Schema findings of what streamed before the answer. */
+export const checkStreamSchemas = (event: ExchangeEvent): Finding[] => (event.stream.length ? checkStream(event, eraOfExchange(event)) : []);
+
+/** Schema findings of an exchange's messages (paths from the exchange's root: `request…`, `response…`, `stream[i]…`). */
+export function checkSchemas(event: ExchangeEvent): Finding[] {
+  return [...checkRequestSchema(event), ...checkAnswerSchema(event), ...checkStreamSchemas(event)];
 }

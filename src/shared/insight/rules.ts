@@ -66,8 +66,8 @@ function toolCallRules(e: ExchangeEvent, session: SessionState, validate: Schema
   return out;
 }
 
-/** Content blocks whose type the revision does not know (tools/call results, prompts/get messages). */
-function contentRules(e: ExchangeEvent): Finding[] {
+/** Content blocks whose type the revision does not know (tools/call results, prompts/get messages): depends on the answer only. */
+export function contentRules(e: ExchangeEvent): Finding[] {
   const result = resultOf(e);
   if (!result) return [];
   const allowed = contentTypesOf(eraOfExchange(e));
@@ -159,13 +159,15 @@ function cursorRule(e: ExchangeEvent, session: SessionState): Finding[] {
   ];
 }
 
-/** The session rules of one exchange, in order; the session's state is updated with what the exchange showed. */
+/**
+ * The session rules of one exchange, in order; the session's state is updated with what the exchange showed. The
+ * content rule, which depends on the answer alone, is separate (contentRules): the analyzer remembers its findings.
+ */
 export function checkRules(e: ExchangeEvent, session: SessionState, validate: SchemaValidator): Finding[] {
   return [
     ...idRule(e, session),
     ...(e.method === 'tools/call' ? toolCallRules(e, session, validate) : []),
-    ...contentRules(e),
-    ...streamRules(e),
+    ...(e.stream.length ? streamRules(e) : []),
     ...toolListRules(e, session),
     ...cursorRule(e, session),
   ];

@@ -139,15 +139,19 @@ function secretEcho(e: ExchangeEvent, state: SecurityState): Finding[] {
   return out;
 }
 
-/** The security findings of one exchange of `server`; the traffic-wide state is updated. */
-export function checkSecurity(e: ExchangeEvent, server: string, state: SecurityState): Finding[] {
-  learnSecrets(e, state);
+/** Hidden and instruction-like text in what the answer says to the model (a pure function of the answer). */
+export function scanAnswer(e: ExchangeEvent): Finding[] {
   const result = resultOf(e);
   const where = SCANNED[e.method];
-  return [
-    ...(where && result ? scanText(e.method === 'initialize' ? { instructions: result.instructions } : result, 'response.result', where) : []),
-    ...homoglyphs(e, server, state),
-    ...rugPull(e, server, state),
-    ...secretEcho(e, state),
-  ];
+  if (!where || !result) return [];
+  return scanText(e.method === 'initialize' ? { instructions: result.instructions } : result, 'response.result', where);
+}
+
+/**
+ * The security findings of one exchange of `server` that compare it with the rest of the traffic (the state is
+ * updated); the answer's own text is scanned by scanAnswer.
+ */
+export function checkSecurity(e: ExchangeEvent, server: string, state: SecurityState): Finding[] {
+  learnSecrets(e, state);
+  return [...homoglyphs(e, server, state), ...rugPull(e, server, state), ...secretEcho(e, state)];
 }

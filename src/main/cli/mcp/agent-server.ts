@@ -50,7 +50,8 @@ export interface AgentServer {
   close(): Promise<void>;
 }
 
-function registerReadTools(server: McpServer, api: RewindApi): void {
+/** The timeline's exchanges: listed, one in full, two compared. */
+function registerTrafficTools(server: McpServer, api: RewindApi): void {
   server.registerTool(
     'list_exchanges',
     {
@@ -110,6 +111,10 @@ function registerReadTools(server: McpServer, api: RewindApi): void {
         return { a, b, changes: jsonChanges(pick(x.event), pick(y.event)) };
       }),
   );
+}
+
+/** The proxies, the findings, the cost, and cassettes on disk. */
+function registerWorkspaceTools(server: McpServer, api: RewindApi): void {
   server.registerTool(
     'list_proxies',
     {
@@ -260,7 +265,8 @@ export async function createAgentServer(api: RewindApi, version: string): Promis
         'mcp-rewind records the MCP traffic between agents and servers. list_exchanges (newest first; `has:problem` finds protocol and security findings), get_exchange for one in full, list_problems, context_cost.',
     },
   );
-  registerReadTools(server, api);
+  registerTrafficTools(server, api);
+  registerWorkspaceTools(server, api);
   registerExchangeResources(server, api);
   const sendTools = registerSendTools(server, api);
   const applySetting = (allowed: boolean): void => sendTools.forEach((t) => (allowed ? t.enable() : t.disable()));
