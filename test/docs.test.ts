@@ -4,6 +4,9 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/main/cli/options.js';
+import { buildLintProgram } from '../src/main/cli/lint-command.js';
+import { buildCostProgram } from '../src/main/cli/cost-command.js';
+import { buildMcpProgram } from '../src/main/cli/mcp-command.js';
 import { buildServeProgram } from '../src/main/cli/serve-command.js';
 import { buildVerifyProgram } from '../src/main/cli/verify-command.js';
 import { buildExportProgram } from '../src/main/cli/export-command.js';
@@ -65,6 +68,9 @@ const programs: Record<string, Command> = {
       () => {},
     ).commands.map((c) => [`intercept ${c.name()}`, c]),
   ),
+  lint: buildLintProgram(),
+  cost: buildCostProgram(),
+  mcp: buildMcpProgram(),
 };
 
 describe('README and docs/', () => {

@@ -181,11 +181,27 @@ async function exportCommand(argv: string[]): Promise<void> {
   writeStdout(await runExport(options, pkg.version, log).catch((error: Error) => fail(1, error.message)));
 }
 
+/** `mcp-rewind lint|cost`: one run over a recording (lint: exit 1 on any error finding). */
+async function lintCommand(argv: string[]): Promise<void> {
+  const { buildLintProgram, runLint, toLintOptions } = await import('./cli/lint-command.js');
+  const options = parse(buildLintProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toLintOptions(opts));
+  process.exit(await runLint(options, writeStdout, log).catch((error: Error) => fail(1, error.message)));
+}
+
+async function costCommand(argv: string[]): Promise<void> {
+  const { buildCostProgram, runCost, toCostOptions } = await import('./cli/cost-command.js');
+  const options = parse(buildCostProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toCostOptions(opts));
+  await runCost(options, writeStdout).catch((error: Error) => fail(1, error.message));
+}
+
 const subcommands: Record<string, (argv: string[]) => Promise<void>> = {
   serve: serveCommand,
   verify: verifyCommand,
   export: exportCommand,
   diff: diffCommand,
+  lint: lintCommand,
+  cost: costCommand,
+  mcp: (argv) => import('./cli/mcp-command.js').then((m) => m.mcpCommand(argv, pkg.version)),
   ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)),
   app: (argv) => import('./cli/app-command.js').then((m) => m.appCommand(argv)),
   intercept: (argv) =>

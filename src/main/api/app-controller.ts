@@ -9,6 +9,7 @@ import { BreakpointHub } from './breakpoints.js';
 import { Demo, type DemoHost } from './demo.js';
 import { InspectorVerbs } from './inspector-verbs.js';
 import { AppTraffic } from './app-traffic.js';
+import { AppInsight } from './app-insight.js';
 import { applyRules, mergedTools, type RulesFile } from './proxy-rules.js';
 import { settingsFile, type SettingsFile } from './settings-file.js';
 import type { Log, LogLevel } from '../engine/log.js';
@@ -63,6 +64,8 @@ export class AppController implements DemoHost {
   private readonly proxies = new Map<string, ManagedProxy>();
   /** the timeline's exchanges (the UI API's traffic.* commands) */
   readonly traffic: AppTraffic;
+  /** the protocol checks, security warnings and token counts of the timeline's exchanges (issue 26) */
+  readonly insight: AppInsight;
   private readonly demo = new Demo(this);
   private readonly settings: SettingsFile;
   private readonly workspace: WorkspaceFile;
@@ -89,6 +92,12 @@ export class AppController implements DemoHost {
     this.dataDir = resolve(options.dataDir);
     this.browserOrigins = options.browserOrigins ?? (() => []);
     this.traffic = new AppTraffic(options.trafficCapacity, (seq) => this.verbs.timeline.keeps(seq));
+    this.insight = new AppInsight(this.traffic, {
+      emit: (batch) => this.emitter.emit('insight', batch),
+      changed: () => this.countsSoon(),
+      nameOf: (id) => this.proxies.get(id)?.info.name ?? this.verbs.timeline.listSources().find((s) => s.id === id)?.name,
+      log: (line, level) => this.log(line, level),
+    });
     this.logLine = options.log ?? ((line, level) => level === 'warn' && process.stderr.write(terminalSafe(`mcp-rewind: ${line}\n`)));
     this.settings = options.settings ?? settingsFile(this.dataDir, (line) => this.log(line, 'warn'));
     this.workspace = new WorkspaceFile(this.dataDir, (line) => this.log(line, 'warn'));
@@ -99,6 +108,7 @@ export class AppController implements DemoHost {
         add: (events, announce) =>
           events.forEach((e) => {
             const kept = this.traffic.buffer.push(e);
+            this.insight.observe(e, kept);
             if (announce) this.emitter.emit('traffic', kept);
           }),
         remove: (matches) => this.traffic.buffer.remove(matches),
@@ -147,7 +157,11 @@ export class AppController implements DemoHost {
   }
 
   list(): ProxyInfo[] {
-    return [...[...this.proxies.values()].map((p) => ({ ...p.info })), ...this.attached.list()];
+    const own = [...this.proxies.values()].map((p) => {
+      const problems = this.insight.problemCounts(p.info.id);
+      return problems ? { ...p.info, problems } : { ...p.info };
+    });
+    return [...own, ...this.attached.list()];
   }
 
   find(id: string): ProxyInfo | undefined {
@@ -248,6 +262,7 @@ export class AppController implements DemoHost {
     this.saveWorkspace(); // as it is now: the proxies that run are started again next time
     this.closed = true;
     clearTimeout(this.countsTimer);
+    this.insight.close();
     this.traffic.forgetClear();
     await this.demo.stopAgents();
     await Promise.all([...this.proxies.values()].map((managed) => this.halt(managed, false).catch(() => {})));
@@ -321,6 +336,7 @@ export class AppController implements DemoHost {
     const tagged: TrafficEvent = { ...event, seq: this.verbs.timeline.numberOf(event.seq), proxyId: id }; // never reused across restarts
     this.verbs.sessions.tag(tagged); // the app's own session: what it sent, and from which exchange
     const kept = this.traffic.buffer.push(tagged); // large bodies truncated: what the view gets
+    this.insight.observe(tagged, kept); // checked a moment later, off the proxy's path: the `insight` event follows
     managed.info.exchanges++;
     // a running proxy whose upstream stopped answering says so (and stops saying so once it answers again)
     const error = event.response && 'error' in event.response ? event.response.error : undefined;
@@ -337,7 +353,9 @@ export class AppController implements DemoHost {
   /** An exchange of an attached server (numbered here: its process numbers its own exchanges from 1). */
   private publish(id: string, event: ExchangeEvent): void {
     const tagged: TrafficEvent = { ...event, seq: this.verbs.timeline.numberOf(reserveSeqs(1)), proxyId: id };
-    this.emitter.emit('traffic', this.traffic.buffer.push(tagged));
+    const kept = this.traffic.buffer.push(tagged);
+    this.insight.observe(tagged, kept); // attached traffic is checked like any other
+    this.emitter.emit('traffic', kept);
   }
 
   private countsSoon(): void {

@@ -112,6 +112,11 @@ export function createApiHandlers(
     'sources.close': ({ id }) => (controller.verbs.timeline.closeSource(id), { closed: true as const }),
     'sources.list': () => controller.verbs.timeline.listSources(),
     'cassettes.lookup': ({ proxyId, key }) => controller.verbs.recorded(proxyId, key),
+    'traffic.query': (input) => controller.insight.query(input),
+    'traffic.exchange': ({ seq }) => controller.insight.exchange(seq),
+    'insight.problems': (input) => controller.insight.problems(input),
+    'insight.cost': (scope) => controller.insight.cost(scope),
+    'insight.costDiff': ({ a, b }) => controller.insight.costDiff(a, b),
   };
 
   return {

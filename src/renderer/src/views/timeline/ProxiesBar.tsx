@@ -6,6 +6,26 @@ import { useProxies } from '../../stores/proxies.js'
 import { startDemo } from '../../stores/traffic.js'
 import { closeSource, useVerbs } from '../../stores/verbs.js'
 import { ClientConfig } from './ClientConfig.js'
+import { useTimelineUi } from './state.js'
+
+/** The proxy's problem count; a click shows its exchanges with problems (`has:problem` in the search box). */
+function ProblemCount({ proxy }: { proxy: ProxyInfo }): JSX.Element | null {
+  const counts = proxy.problems
+  const total = (counts?.error ?? 0) + (counts?.warning ?? 0) + (counts?.info ?? 0)
+  if (!counts || total === 0) return null
+  const worst = counts.error ? 'error' : counts.warning ? 'warning' : 'info'
+  return (
+    <button
+      type="button"
+      className={`link proxy-problems pb-${worst}`}
+      data-testid="proxy-problems"
+      title={`${counts.error} errors, ${counts.warning} warnings, ${counts.info} notes: show them`}
+      onClick={() => useTimelineUi.getState().setFilter({ proxy: proxy.id, text: 'has:problem' })}
+    >
+      ⚠ {total}
+    </button>
+  )
+}
 
 const STATE_LABELS: Record<string, string> = { starting: 'starting…', running: 'running', stopped: 'stopped', failed: 'failed' }
 
@@ -40,6 +60,7 @@ function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promis
         {target(p)}
       </span>
       {p.url ? <code className="proxy-endpoint">{p.url}</code> : <span className="proxy-endpoint muted">—</span>}
+      <ProblemCount proxy={p} />
       <span className="proxy-count muted" data-testid="exchanges" title="exchanges">
         {p.exchanges}
       </span>
