@@ -30,6 +30,8 @@ export const SettingsSchema = z.strictObject({
     side: z.number().min(10).max(90),
     bottom: z.number().min(10).max(90),
   }),
+  /** `mcp-rewind mcp` (the MCP server for agents) offers its tools that send or write: resend_exchange, edit_and_resend */
+  agentCanSend: z.boolean(),
   /** desktop app only */
   window: WindowStateSchema.optional(),
 });

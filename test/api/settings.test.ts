@@ -27,6 +27,7 @@ describe('api: settings', () => {
       recentFolders: [],
       restoreWorkspace: true,
       timelineLayout: { split: 'side', side: 60, bottom: 60 },
+      agentCanSend: false,
     });
     expect(info.settings).toEqual(defaultSettings(dataDir));
     expect(info.file).toBe(join(dataDir, 'settings.json'));

@@ -1,13 +1,16 @@
 import type { BreakpointRule, BreakpointRuleInput, BreakpointsState } from '../../shared/breakpoints.js';
 import type { Breakpoints } from '../engine/pipeline/breakpoints.js';
 
+/** What the hub needs of a proxy's breakpoints: the engine's own, or an attached process's (attach-breakpoints.ts). */
+export type BreakpointRegistry = Pick<Breakpoints, 'set' | 'paused' | 'has' | 'resume' | 'fail' | 'onChange' | 'releaseAll'>;
+
 /**
  * The app's breakpoints over all proxies: the rules of each proxy (kept across its restarts and applied to the
  * running endpoint's registry) and the calls paused in any of them, published as one state on every change.
  */
 export class BreakpointHub {
   private readonly rules = new Map<string, BreakpointRule[]>();
-  private readonly live = new Map<string, { registry: Breakpoints; off: () => void }>();
+  private readonly live = new Map<string, { registry: BreakpointRegistry; off: () => void }>();
   private pending = false;
 
   constructor(
@@ -47,7 +50,7 @@ export class BreakpointHub {
   }
 
   /** A proxy started: its registry gets the proxy's rules, and its pauses are published. */
-  attach(proxyId: string, registry: Breakpoints | undefined): void {
+  attach(proxyId: string, registry: BreakpointRegistry | undefined): void {
     this.detach(proxyId);
     if (!registry) return;
     const off = registry.onChange(() => this.changed());
@@ -71,7 +74,7 @@ export class BreakpointHub {
     if (this.rules.delete(proxyId)) this.changed();
   }
 
-  private owner(id: string): Breakpoints {
+  private owner(id: string): BreakpointRegistry {
     for (const { registry } of this.live.values()) if (registry.has(id)) return registry;
     throw new Error(`id: no call paused at "${id}" (resumed, failed or timed out already?)`);
   }

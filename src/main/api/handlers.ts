@@ -9,6 +9,7 @@ import { renameEntry } from './cassette-rename.js';
 import { settingsFile, type SettingsFile } from './settings-file.js';
 import { previewExport, runExport } from './export-files.js';
 import { checkAgainstSchema } from './schema-check.js';
+import { interceptHandlers } from './intercept-handlers.js';
 
 /** What the shell tells the API about itself (answered by `app.info`). */
 export interface ShellInfo {
@@ -37,6 +38,8 @@ async function rememberFolder(settings: SettingsFile, dir: string): Promise<void
   await settings.set({ recentFolders: [dir, ...recent.filter((d) => d !== dir)].slice(0, 10) });
 }
 
+const ATTACHED = 'id: this server is started by its MCP client (wrapped by Intercept): start or stop it there; Unwrap in Intercept puts it back';
+
 /** An ApiError from anything thrown: its message only. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof Error) return { message: error.message || error.name };
@@ -53,7 +56,10 @@ export function createApiHandlers(
   shellInfo: ShellInfo,
   settings: SettingsFile = settingsFile(controller.dataDir, (line) => controller.log(line, 'warn')),
 ): ApiHandlers {
+  // an attached server (a wrapped entry the agent starts) is a proxy of the app without a process of its own
+  const attached = controller.attached;
   const table: HandlerTable = {
+    ...interceptHandlers(controller, shellInfo.version),
     'app.info': () => ({
       version: shellInfo.version,
       shell: shellInfo.shell,
@@ -63,15 +69,15 @@ export function createApiHandlers(
     }),
     'proxies.list': () => controller.list(),
     'proxies.create': (config) => controller.createProxy(config),
-    'proxies.start': ({ id }) => controller.startProxy(id),
-    'proxies.stop': ({ id }) => controller.stopProxy(id),
-    'proxies.remove': ({ id }) => controller.removeProxy(id),
+    'proxies.start': ({ id }) => (attached.has(id) ? Promise.reject(new Error(ATTACHED)) : controller.startProxy(id)),
+    'proxies.stop': ({ id }) => (attached.has(id) ? Promise.reject(new Error(ATTACHED)) : controller.stopProxy(id)),
+    'proxies.remove': ({ id }) => (attached.has(id) ? attached.remove(id) : controller.removeProxy(id)),
     'traffic.snapshot': ({ limit }) => controller.traffic.snapshot(limit),
     'traffic.body': ({ proxyId, seq }) => controller.traffic.full(proxyId, seq),
     'traffic.clear': (scope) => controller.traffic.clear(scope),
     'traffic.undoClear': ({ undo }) => controller.traffic.undoClear(undo),
-    'rules.get': ({ id }) => controller.getRules(id),
-    'rules.set': ({ id, rules }) => controller.setRules(id, rules),
+    'rules.get': ({ id }) => (attached.has(id) ? attached.getRules(id) : controller.getRules(id)),
+    'rules.set': ({ id, rules }) => (attached.has(id) ? attached.setRules(id, rules) : controller.setRules(id, rules)),
     'rules.preview': ({ template, result, args }) => ({ text: renderTemplate(template, result, args) }),
     'cassettes.list': async ({ dir, remember }) => {
       const listed = await listEntries(dir, controller.cassetteHits(dir));
@@ -106,6 +112,11 @@ export function createApiHandlers(
     'sources.close': ({ id }) => (controller.verbs.timeline.closeSource(id), { closed: true as const }),
     'sources.list': () => controller.verbs.timeline.listSources(),
     'cassettes.lookup': ({ proxyId, key }) => controller.verbs.recorded(proxyId, key),
+    'traffic.query': (input) => controller.insight.query(input),
+    'traffic.exchange': ({ seq }) => controller.insight.exchange(seq),
+    'insight.problems': (input) => controller.insight.problems(input),
+    'insight.cost': (scope) => controller.insight.cost(scope),
+    'insight.costDiff': ({ a, b }) => controller.insight.costDiff(a, b),
   };
 
   return {

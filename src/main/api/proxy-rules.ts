@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { RulesFileSchema } from '../../shared/rules/schema.js';
 import type { RunningProxy } from '../engine/proxy.js';
+import type { RuleSet } from '../engine/rules/rule-set.js';
 import { closeOwnClient, connectOwnClient, listAllTools } from '../engine/upstream/own-client.js';
 
 export type RulesFile = z.output<typeof RulesFileSchema>;
@@ -48,8 +49,12 @@ export async function knownUpstreamTools(proxy: RunningProxy): Promise<Array<Rec
 /** The merged tool list under the proxy's current rules. */
 export async function mergedTools(proxy: RunningProxy): Promise<ToolView[]> {
   if (!proxy.rules) return [];
-  const upstreamTools = await knownUpstreamTools(proxy);
-  return proxy.rules.merged(upstreamTools).map((tool) => ({
+  return toolViews(proxy.rules, await knownUpstreamTools(proxy));
+}
+
+/** The tools a rule set makes of the upstream's, as the Rules view lists them. */
+export function toolViews(rules: RuleSet, upstreamTools: Array<Record<string, unknown>> | undefined): ToolView[] {
+  return rules.merged(upstreamTools).map((tool) => ({
     name: tool.name,
     ...(tool.description !== undefined ? { description: tool.description } : {}),
     behavior: tool.behavior.type,

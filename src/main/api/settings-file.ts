@@ -25,6 +25,7 @@ export function defaultSettings(dataDir: string): Settings {
     recentFolders: [],
     restoreWorkspace: true,
     timelineLayout: { split: 'side', side: 60, bottom: 60 },
+    agentCanSend: false,
   };
 }
 

@@ -139,11 +139,13 @@ async function eventsOfCassette(path: string, folder: boolean): Promise<{ events
       events.push(
         exchangeOf(
           request,
-          { jsonrpc: '2.0', id: entry.n, result: entry.result },
+          // a recorded error is answered as the error it was (its `result` is {})
+          entry.error ? { jsonrpc: '2.0', id: entry.n, error: entry.error } : { jsonrpc: '2.0', id: entry.n, result: entry.result },
           {
             key,
             source: 'cache',
             cassette: 'hit',
+            ...(entry.protocolVersion ? { protocolVersion: entry.protocolVersion } : {}),
             stream: (entry.stream ?? []) as unknown as JsonRpcMessage[],
             startedAt: Date.parse(entry.recordedAt ?? '') || 0,
             http: head?.status ? { status: head.status, headers: head.headers ?? {} } : undefined,

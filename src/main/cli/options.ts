@@ -33,8 +33,23 @@ export function buildProgram(version: string): Command {
       'instead of --url: run the upstream MCP server as a stdio child, e.g. "npx -y some-server --flag" (quotes and backslashes as in sh; no shell)',
     )
     .option('--stdio', 'speak MCP on stdin/stdout (for agents that launch a command); the banner and all logs go to stderr', false)
+    .option(
+      '--attach',
+      "with --stdio: show this server's traffic in the running app (found through the data folder) and take its rules, breakpoints and recording choice; a plain pass-through while no app runs",
+      false,
+    )
+    .option('--attach-name <name>', 'with --attach: the name the app shows and keeps rules under (Intercept writes <client>:<server>)')
+    .option('--record <dir>', 'with --attach: record to this cassette folder (also while no app runs)')
+    .option('--data-dir <dir>', "with --attach: the app's user data folder [MCP_REWIND_DATA_DIR]")
+    .argument('[upstream...]', 'after --: the upstream stdio server, as its command and arguments (each word exactly as given)')
     .option('-c, --cache <dir>', 'cassette folder', './cache')
     .option('-r, --replay', 'replay from the cache; with --url: hybrid', false)
+    .option(
+      '--record-missing',
+      'hybrid: replay what the cassette holds, record what it misses (needs --url or --upstream-command; creates the cassette folder)',
+      false,
+    )
+    .option('--strict', 'replay: a miss is an error naming the closest recorded key and what differs; at exit, a miss summary and exit status 1', false)
     .option('--proxy-only', 'forward without reading or writing the cache', false)
     .option('--clean', 'wipe the cassette files of the cache folder at startup (record mode only)', false)
     .option(
@@ -43,7 +58,10 @@ export function buildProgram(version: string): Command {
     )
     .option('--upstream-timeout <seconds>', `upstream call: ${UPSTREAM_TIMEOUT_HINT}`, String(DEFAULT_UPSTREAM_TIMEOUT_S))
     .option('--upstream-max-time <seconds>', `upstream call: ${UPSTREAM_MAX_TIME_HINT}`, String(DEFAULT_UPSTREAM_MAX_TIME_S))
-    .option('--session-idle <seconds>', 'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never)', '600')
+    .option(
+      '--session-idle <seconds>',
+      'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never; default 600, with --attach 0)',
+    )
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
@@ -70,10 +88,12 @@ export function buildProgram(version: string): Command {
 const SUBCOMMANDS_HELP = `
 Commands (mcp-rewind <command> --help for each):
   serve    sessions configured over a REST API (MiMCP-compatible), per-tool rules
-  verify   send a cassette's requests to the live server and report drift (JUnit with --junit)
+  verify   send a cassette's requests to the live server and report drift (JUnit with --junit, --update)
+  diff     compare two cassettes: keys and tools added, removed, changed (exit 1 on breaking)
   export   a cassette as one file (--out) or as HAR 1.2 (--har)
   ui       the app's UI in your browser (127.0.0.1, access token in the printed URL)
-  app      the desktop app (needs Electron: npm install electron)`;
+  app      the desktop app (needs Electron: npm install electron)
+  intercept  route an MCP client's servers (Claude, Cursor, VS Code…) through mcp-rewind, and back`;
 
 interface RawOptions {
   port: string;
@@ -81,6 +101,8 @@ interface RawOptions {
   url?: string;
   cache: string;
   replay: boolean;
+  recordMissing?: boolean;
+  strict?: boolean;
   proxyOnly: boolean;
   clean: boolean;
   verbose: boolean;
@@ -99,16 +121,61 @@ interface RawOptions {
   sessionIdle?: string;
   upstreamTimeout?: string;
   upstreamMaxTime?: string;
+  attach?: boolean;
+  attachName?: string;
+  record?: string;
+  dataDir?: string;
+}
+
+/** What --attach adds to the proxy's options. */
+export interface AttachCliOptions {
+  name: string;
+  record?: string;
+  dataDir?: string;
+}
+
+/** --attach's checks: only with --stdio and a live upstream, never with a mode of its own (the app says what to record). */
+function attachOptions(raw: RawOptions, upstreamArgv: string[]): AttachCliOptions | undefined {
+  if (!raw.attach) {
+    for (const [flag, value] of [
+      ['--attach-name', raw.attachName],
+      ['--record', raw.record],
+      ['--data-dir', raw.dataDir],
+    ] as const)
+      if (value !== undefined) throw new UsageError(`${flag} needs --attach`);
+    return undefined;
+  }
+  if (!raw.stdio) throw new UsageError('--attach needs --stdio (an agent starts it as a command)');
+  if (raw.replay || raw.clean || raw.proxyOnly)
+    throw new UsageError('--attach cannot be combined with --replay, --clean or --proxy-only (it records only with --record, or when the app says so)');
+  if (raw.rules !== undefined) throw new UsageError('--attach takes its rules from the app; --rules cannot be combined with it');
+  const name = raw.attachName ?? upstreamArgv[0] ?? raw.upstreamCommand ?? raw.url ?? 'mcp-rewind';
+  return { name: name.slice(0, 200), record: raw.record, dataDir: raw.dataDir };
 }
 
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
-export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean; upstreamCommand?: string; stdio?: boolean } {
+export function toProxyOptions(
+  raw: RawOptions,
+  /** the positional arguments commander saw, and those of them after `--` (the only place they may be) */
+  positional: string[] = [],
+  upstreamArgv: string[] = positional,
+): ProxyOptions & { verbose: boolean; upstreamCommand?: string; upstreamArgv?: string[]; stdio?: boolean; attach?: AttachCliOptions } {
+  if (positional.length > upstreamArgv.length)
+    throw new UsageError(`unexpected argument "${positional[0]}" (an upstream command and its arguments go after --)`);
+  if (upstreamArgv.length && (raw.upstreamCommand !== undefined || raw.url !== undefined))
+    throw new UsageError('an upstream after -- cannot be combined with --upstream-command or --url (one upstream)');
+  if (upstreamArgv.length) raw = { ...raw, upstreamCommand: upstreamArgv.join(' ') };
+  const attach = attachOptions(raw, upstreamArgv);
   if (!/^\d+$/.test(raw.port) || Number(raw.port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${raw.port}"`);
   if (raw.replay && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --replay');
+  if (raw.recordMissing && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --record-missing');
+  if (raw.recordMissing && raw.clean) throw new UsageError('--clean cannot be combined with --record-missing (it would wipe the cassette being replayed)');
+  if (raw.recordMissing && raw.url === undefined && raw.upstreamCommand === undefined)
+    throw new UsageError('--record-missing needs --url or --upstream-command (the server that answers what the cassette misses)');
   if (raw.clean && raw.replay) throw new UsageError('--clean cannot be combined with --replay (it would wipe the cassette being replayed)');
   if (raw.clean && raw.proxyOnly) throw new UsageError('--clean has no meaning with --proxy-only (no cache is written)');
   if (raw.url !== undefined && raw.upstreamCommand !== undefined) throw new UsageError('--upstream-command cannot be combined with --url (one upstream)');
-  if (raw.upstreamCommand !== undefined) {
+  if (raw.upstreamCommand !== undefined && !upstreamArgv.length) {
     let words: string[];
     try {
       words = splitShellWords(raw.upstreamCommand);
@@ -124,10 +191,12 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     upstreamMaxTime: raw.upstreamMaxTime ?? DEFAULT_UPSTREAM_MAX_TIME_S,
   });
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
-  const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (live ? 'hybrid' : 'replay') : 'record';
+  const mode: Mode = raw.proxyOnly || attach ? 'proxy-only' : raw.replay || raw.recordMissing ? (live ? 'hybrid' : 'replay') : 'record';
+  if (raw.strict && mode !== 'replay')
+    throw new UsageError(`--strict applies to replay (--replay without --url or --upstream-command); in ${mode} mode nothing misses`);
   if (raw.replayTiming !== undefined && !isReplayTiming(raw.replayTiming))
     throw new UsageError(`--replay-timing must be ${REPLAY_TIMING_HINT}, got "${raw.replayTiming}"`);
-  if (raw.replayTiming !== undefined && raw.replayTiming !== 'none' && !raw.replay)
+  if (raw.replayTiming !== undefined && raw.replayTiming !== 'none' && mode !== 'replay' && mode !== 'hybrid')
     throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
   for (const origin of raw.allowedOrigin ?? [])
     if (!isBrowserOrigin(origin)) throw new UsageError(`--allowed-origin must be ${BROWSER_ORIGIN_HINT}, got "${origin}"`);
@@ -156,12 +225,16 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     redact: checkedRedactions(raw.redact),
     repeat: raw.repeat,
     replayTiming: raw.replayTiming,
+    strict: raw.strict === true,
     allowedHosts: raw.allowedHost,
     allowedOrigins: raw.allowedOrigin,
     upstreamCommand: raw.upstreamCommand,
+    ...(upstreamArgv.length ? { upstreamArgv } : {}),
     stdio: raw.stdio,
     durable: raw.fsync !== false,
-    sessionIdleMs: Math.round(Number(idle) * 1000),
+    // an attached proxy serves one agent for its whole life: its session (and the server's process) never idles out
+    sessionIdleMs: attach && raw.sessionIdle === undefined ? 0 : Math.round(Number(idle) * 1000),
+    ...(attach ? { attach } : {}),
     ...upstreamLimitsMs(limits.upstreamTimeoutS, limits.upstreamMaxTimeS),
   };
 }

@@ -1,3 +1,4 @@
+import type { ReplayMiss } from '../../shared/cassette/miss.js';
 import type { Mode } from '../../shared/modes.js';
 import { replaySpeed } from '../../shared/replay-timing.js';
 import type { Overlay } from '../../shared/rules/schema.js';
@@ -43,6 +44,10 @@ export interface EndpointOptions {
   repeat?: RepeatPolicy;
   /** replay: how long replayed answers take (src/shared/replay-timing.ts): none (default), recorded, x<speed> */
   replayTiming?: string;
+  /** replay: every miss is a JSON-RPC error naming the closest recorded key and what differs (--strict) */
+  strict?: boolean;
+  /** replay: told of every request the cassette had no answer for (with the closest recorded key; ping aside) */
+  onMiss?: (miss: ReplayMiss) => void;
   rules?: { overlay: Overlay; instructions?: string };
   /** client sessions that sent nothing this long are ended, with their upstream session (default 10 min; 0: never) */
   sessionIdleMs?: number;
@@ -50,6 +55,8 @@ export interface EndpointOptions {
   maxSessions?: number;
   serverInfo?: { name: string; version: string };
   onLog?: Log;
+  /** hooks of the caller's own, installed after the mode's and before the events (an attached proxy's switchable recorder) */
+  extraHooks?: Hook[];
 }
 
 /**
@@ -85,6 +92,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   const store = usesCassette
     ? await CassetteStore.start(options.cacheDir ?? './cache', {
         clean: options.clean && !installs.replay,
+        create: installs.record, // replay never creates a cassette: a missing one is refused (CassetteMissingError)
         log,
         loose: installs.replay ? { ignore: options.matchIgnore ?? [] } : undefined,
         durable: options.durable,
@@ -96,7 +104,10 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
       ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs })
       : undefined;
   const speed = replaySpeed(options.replayTiming);
-  const replayer = store && installs.replay ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed }) : undefined;
+  const replayer =
+    store && installs.replay
+      ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed, strict: options.strict, onMiss: options.onMiss })
+      : undefined;
   const recorder =
     store && installs.record
       ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log)
@@ -116,7 +127,9 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
       },
     });
   // in onResponse order: rules rewrite, a breakpoint holds, then what observes the final answer
-  const hooks: Hook[] = [ruleHook, breakpoints, replayer, recorder, events].filter((h): h is NonNullable<typeof h> => h !== undefined);
+  const hooks: Hook[] = [ruleHook, breakpoints, replayer, recorder, ...(options.extraHooks ?? []), events].filter(
+    (h): h is NonNullable<typeof h> => h !== undefined,
+  );
   const endpoint = new McpEndpoint({
     upstream,
     hooks: new HookChain(hooks, log, recorder !== undefined),

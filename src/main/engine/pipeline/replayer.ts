@@ -14,12 +14,15 @@ import {
 import type { CassetteStore } from '../cassette/store.js';
 import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor } from '../cassette/keys.js';
 import { safeKey } from '../cassette/safe-name.js';
+import { replayMiss } from '../cassette/closest-key.js';
+import { describeMiss, type ReplayMiss } from '../../../shared/cassette/miss.js';
 import { ReplayMissError } from '../errors.js';
 import { sseEvent } from '../http/sse.js';
 import { waits } from './chain.js';
 import type { CassetteOffer, CassetteSource, Hook, Need, Post, Refused } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
 import { parseReplayEventId, replayAnswer, type ReplaySpeed } from './replay-delivery.js';
+import { playEntry, type Deliver } from './replay-messages.js';
 import { newReplaySession, takeReplies, type ReplaySession } from './replay-session.js';
 import {
   applicable,
@@ -50,6 +53,10 @@ export interface ReplayOptions {
   matchIgnore?: string[];
   /** --replay-timing: undefined (none) answers at once; a speed waits out the recorded delays ÷ speed */
   speed?: ReplaySpeed;
+  /** --strict: every miss (lists and empty results too, ping aside) is a -32004 naming the closest recorded key and what differs */
+  strict?: boolean;
+  /** told of every miss (ping aside), with the closest recorded key (cassette/closest-key.ts) */
+  onMiss?: (miss: ReplayMiss) => void;
 }
 
 /**
@@ -67,6 +74,8 @@ export class Replayer implements CassetteSource, Hook {
   private readonly repeat: RepeatPolicy;
   private readonly matchIgnore: string[];
   private readonly speed: ReplaySpeed;
+  private readonly strict: boolean;
+  private readonly onMiss?: (miss: ReplayMiss) => void;
   /** what the replay keeps of each client session */
   private readonly sessions = new WeakMap<Session, ReplaySession>();
   /** the cursor key each planned exchange advances (entries of one key, per revision) */
@@ -83,6 +92,8 @@ export class Replayer implements CassetteSource, Hook {
     this.repeat = options.repeat ?? 'last';
     this.matchIgnore = options.matchIgnore ?? [];
     this.speed = options.speed;
+    this.strict = options.strict === true;
+    this.onMiss = options.onMiss;
     void store.indexed.then(
       () => (this.indexed = true),
       () => {},
@@ -229,6 +240,11 @@ export class Replayer implements CassetteSource, Hook {
     });
   }
 
+  /** Plays the entry the plan took back to an in-process client, message by message (the library's wrapTransport). */
+  play(exchange: LiveExchange, entry: CassetteEntry, session: Session, deliver: Deliver): Promise<void> {
+    return playEntry(exchange, entry, this.stateOf(session), deliver, this.followUps(exchange.key));
+  }
+
   takeReplies(session: Session, messages: JsonRpcMessage[]): number {
     const state = this.sessions.get(session);
     return state && state.replies.size > 0 ? takeReplies(state, messages) : 0;
@@ -329,7 +345,13 @@ export class Replayer implements CassetteSource, Hook {
   }
 
   /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */
-  private miss(request: JsonRpcRequest, key: string): JsonRpcResponse {
+  miss(request: JsonRpcRequest, key: string): JsonRpcResponse {
+    if (request.method !== 'ping' && (this.strict || this.onMiss)) {
+      const recorded = this.find(request, key);
+      const miss = replayMiss(this.store, request, key, recorded?.length ? recorded.length : undefined);
+      this.onMiss?.(miss);
+      if (this.strict) return new ReplayMissError(`mcp-rewind: no recorded answer for ${describeMiss(miss)}`, miss).toResponse(request.id);
+    }
     const empty = EMPTY_LIST_RESULTS.get(request.method) ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
     if (empty) return { jsonrpc: '2.0', id: request.id, result: empty };
     const what =

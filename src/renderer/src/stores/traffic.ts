@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import { UNDO_CLEAR_MS, type CommandInput, type TrafficEvent } from '../../../shared/api.js'
+import { UNDO_CLEAR_MS, type CommandInput, type InsightPatch, type TrafficEvent } from '../../../shared/api.js'
 import { api } from '../api/current.js'
 
 /** The engine's default timeline capacity; the one in effect comes from app.info (the Settings value at its start). */
@@ -54,6 +54,8 @@ export const fullBodyKey = key
 
 let incoming: TrafficEvent[] = []
 let heldBack: TrafficEvent[] = []
+/** the checks' findings of exchanges already sent (the `insight` event), applied with the next batch */
+let insights = new Map<string, InsightPatch['insight']>()
 let timer: ReturnType<typeof setTimeout> | undefined
 /** while a snapshot is in flight, events are kept aside and merged after it */
 /** reloads in flight (they may overlap: a reconnect and a file opened); live events wait until none is */
@@ -153,9 +155,31 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
   },
 }))
 
+/** The list with the pending findings set on their exchanges (copies: events are immutable), newest first. */
+function withInsights(list: TrafficEvent[]): TrafficEvent[] {
+  let out = list
+  for (let i = list.length - 1; i >= 0 && insights.size > 0; i--) {
+    const found = insights.get(key(list[i]))
+    if (!found) continue
+    if (out === list) out = list.slice()
+    out[i] = { ...list[i], insight: found }
+    insights.delete(key(list[i]))
+  }
+  return out
+}
+
 function flush(): void {
   timer = undefined
-  if (syncing > 0 || incoming.length === 0) return
+  if (syncing > 0) return
+  if (insights.size > 0) {
+    incoming = withInsights(incoming)
+    heldBack = withInsights(heldBack)
+    const state = useTraffic.getState()
+    const exchanges = withInsights(state.exchanges)
+    insights.clear() // the rest belong to exchanges no longer shown
+    if (exchanges !== state.exchanges) useTraffic.setState({ exchanges })
+  }
+  if (incoming.length === 0) return
   const batch = incoming
   incoming = []
   const state = useTraffic.getState()
@@ -174,6 +198,12 @@ function flush(): void {
  */
 export function ingestTraffic(events: TrafficEvent[]): void {
   for (const event of events) incoming.push(event)
+  timer ??= setTimeout(flush, FLUSH_MS)
+}
+
+/** Queues the checks' findings of exchanges the store has (or is about to get), applied with the next batch. */
+export function ingestInsight(patches: InsightPatch[]): void {
+  for (const patch of patches) insights.set(`${patch.proxyId}\u0000${patch.seq}`, patch.insight)
   timer ??= setTimeout(flush, FLUSH_MS)
 }
 
@@ -207,7 +237,12 @@ export async function syncTraffic(): Promise<void> {
 
 /** Feeds the store from the api: a snapshot now, then every traffic event. Returns the detach function. */
 export function attachTraffic(): () => void {
-  const off = api().on('traffic', (event) => ingestTraffic([event]))
+  const offTraffic = api().on('traffic', (event) => ingestTraffic([event]))
+  const offInsight = api().on('insight', ingestInsight)
+  const off = (): void => {
+    offTraffic()
+    offInsight()
+  }
   void api()
     .call('app.info', {})
     .then((info) => useTraffic.setState({ capacity: info.trafficCapacity, maxBytes: info.trafficBytes ?? DEFAULT_MAX_BYTES }))
@@ -220,6 +255,7 @@ export function attachTraffic(): () => void {
     timer = undefined
     incoming = []
     heldBack = []
+    insights = new Map()
   }
 }
 

@@ -16,6 +16,7 @@ import { ExchangeTable } from './ExchangeTable.js'
 import { DetailPane } from './DetailPane.js'
 import { Waterfall } from './Waterfall.js'
 import { Histogram } from './Histogram.js'
+import { CostView } from './CostView.js'
 import './timeline.css'
 import './verbs/verbs.css'
 
@@ -23,6 +24,7 @@ const TABS: Array<[TimelineTab, string]> = [
   ['table', 'Table'],
   ['waterfall', 'Waterfall'],
   ['histogram', 'Histogram'],
+  ['cost', 'Cost'],
 ]
 
 /** What Clear removes: the rows shown under the filter (and proxy), said in words, or everything. */
@@ -205,6 +207,8 @@ export function Timeline(): JSX.Element {
       <div className="tl-main">
         {exchanges.length === 0 && rows.length === 0 ? (
           <p className="muted tl-empty">No traffic yet. Point an MCP client at a proxy&apos;s endpoint (Copy client config), or press “Run demo”.</p>
+        ) : tab === 'cost' ? (
+          <CostView proxies={proxies} sources={sources} sessions={sessions} />
         ) : tab !== 'table' ? (
           <div className="tl-chart-pane">{tab === 'waterfall' ? <Waterfall rows={filtered} /> : <Histogram rows={filtered} />}</div>
         ) : (

@@ -1,5 +1,6 @@
 import type { TrafficEvent } from '../../../../shared/api.js'
 import type { PausedCall } from '../../../../shared/breakpoints.js'
+import { hasProblem, takeHasProblem, worstSeverity } from '../../../../shared/insight/findings.js'
 
 /** Pure helpers of the Timeline view: labels, filtering, lanes and histogram buckets. No React, no I/O. */
 
@@ -138,7 +139,9 @@ export function isFiltering(f: TimelineFilter): boolean {
 /** The exchanges the filter lets through; `marked` tells a pinned or noted exchange (for the Pinned filter). */
 export function applyFilter(list: TrafficEvent[], f: TimelineFilter, marked: (seq: number) => boolean = () => false): TrafficEvent[] {
   if (!isFiltering(f)) return list
-  const text = f.text.trim().toLowerCase()
+  // `has:problem` in the search box: exchanges the insight checks found something in (the search language takes it over)
+  const { hasProblem: problemsOnly, rest } = takeHasProblem(f.text)
+  const text = rest.trim().toLowerCase()
   return list.filter(
     (e) =>
       (!f.method || e.method === f.method) &&
@@ -148,8 +151,15 @@ export function applyFilter(list: TrafficEvent[], f: TimelineFilter, marked: (se
       (!f.proxy || e.proxyId === f.proxy) &&
       (!f.status || statusKind(e) === f.status) &&
       (!f.source || (f.source === 'rule' ? Boolean(e.behavior && e.behavior !== 'relay') : e.source === f.source)) &&
+      (!problemsOnly || hasProblem(e)) &&
       (!text || haystack(e).includes(text)),
   )
+}
+
+/** The ⚠ column: how many findings, and the worst severity ('' when none). */
+export function problemsOf(e: TrafficEvent): { count: number; worst: string } {
+  const problems = e.insight?.problems ?? []
+  return { count: problems.length, worst: worstSeverity(problems) ?? '' }
 }
 
 /** the distinct methods and tools seen, for the filter menus */

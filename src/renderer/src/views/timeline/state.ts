@@ -1,8 +1,8 @@
 import { create } from 'zustand'
 import { EMPTY_FILTER, type TimelineFilter } from './model.js'
 
-export type TimelineTab = 'table' | 'waterfall' | 'histogram'
-export type DetailTab = 'overview' | 'request' | 'response' | 'stream' | 'content' | 'changes' | 'edit' | 'diff'
+export type TimelineTab = 'table' | 'waterfall' | 'histogram' | 'cost'
+export type DetailTab = 'overview' | 'problems' | 'request' | 'response' | 'stream' | 'content' | 'changes' | 'edit' | 'diff'
 
 /** What the Diff tab compares the selected exchange with: another exchange (its row key), or the cassette's entry. */
 export type CompareWith = { kind: 'exchange'; key: string } | { kind: 'cassette' }

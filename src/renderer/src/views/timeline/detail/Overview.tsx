@@ -64,6 +64,10 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
         <dd>{event.sessionId ? <code>{event.sessionId}</code> : '—'}</dd>
         <dt>Protocol version</dt>
         <dd>{event.protocolVersion ?? '—'}</dd>
+        <dt>Context cost</dt>
+        <dd>{event.insight?.tokens !== undefined ? `${event.insight.tokens.toLocaleString('en-US')} tokens (o200k_base)` : '—'}</dd>
+        <dt>Problems</dt>
+        <dd>{!event.insight ? 'checking…' : event.insight.problems.length ? `⚠ ${event.insight.problems.length} (see Problems)` : 'none'}</dd>
         <dt>Key</dt>
         <dd>
           <code>{event.key}</code>
