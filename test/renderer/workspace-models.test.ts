@@ -14,7 +14,7 @@ import {
 import { toolInputSchema } from '../../src/renderer/src/models/input-schema.js';
 import { entryProblem } from '../../src/renderer/src/models/entry-check.js';
 import { heldRows, indexOfKey, isChanged, rowKey, sourceKind, statusLabel } from '../../src/renderer/src/views/timeline/model.js';
-import { proxyConfigIssues, describeProxyIssues } from '../../src/shared/proxy-fields.js';
+import { proxyConfigIssues, describeProxyIssues } from '../../src/shared/proxy-config.js';
 import type { TrafficEvent } from '../../src/shared/api.js';
 
 // The pure models behind the workspace's views: the JSON tree, the breakpoint editor's schema check, the cassette

@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { type CommandOutputs, type EventName, type EventPayloads, type ProxyConfig, type ProxyInfo, type TrafficEvent } from '../../shared/api.js';
 import { ErrorCode } from '../../shared/jsonrpc.js';
-import { checkProxyConfig } from '../../shared/proxy-fields.js';
+import { MODE_TRAITS } from '../../shared/modes.js';
+import { checkProxyConfig } from '../../shared/proxy-config.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { RunningProxy } from '../engine/proxy.js';
 import { BreakpointHub } from './breakpoints.js';
@@ -105,7 +106,7 @@ export class AppController implements DemoHost {
       cassetteOf: (id) => {
         const managed = this.proxies.get(id);
         if (!managed) throw new Error(`proxyId: no proxy "${id}"`);
-        return managed.info.config.mode === 'proxy-only' ? undefined : { store: managed.running?.store, dir: managed.info.config.cacheDir };
+        return MODE_TRAITS[managed.info.config.mode].usesCassette ? { store: managed.running?.store, dir: managed.info.config.cacheDir } : undefined;
       },
       emit: {
         annotations: (all) => this.emitter.emit('annotations', all),
@@ -151,7 +152,7 @@ export class AppController implements DemoHost {
   async createProxy(input: ProxyConfig, options: { demo?: boolean } = {}): Promise<ProxyInfo> {
     if (this.closed) throw new Error('the app is shutting down');
     let config = checkProxyConfig(input);
-    if (config.mode !== 'proxy-only' && !config.cacheDir) config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
+    if (MODE_TRAITS[config.mode].usesCassette && !config.cacheDir) config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
     const taken = (name: string): boolean => [...this.proxies.values()].some((p) => p.info.name.toLowerCase() === name.toLowerCase());
     const name = config.name?.trim() || this.uniqueName(defaultProxyName(config), taken);
     if (config.name && taken(name)) throw new Error(`Name: a proxy named "${name}" exists already; choose another name`);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ProxyConfig } from '../../shared/api.js';
-import { writesCassette } from '../../shared/modes.js';
+import { MODE_TRAITS } from '../../shared/modes.js';
 import type { Log } from '../engine/log.js';
 import { startProxy, type RunningProxy } from '../engine/proxy.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
@@ -53,7 +53,7 @@ export async function launchProxy(config: ProxyConfig, context: LaunchContext, l
       if (wanted !== config.port && error.code === 'EADDRINUSE') return start(config.port, upstream?.url); // the old port is taken
       if (error.code === 'EADDRINUSE')
         throw new ProxyStartError(`Port ${wanted} is in use (EADDRINUSE): choose another port, or leave it empty for any free one`, 'port');
-      if (cacheDir && writesCassette(config.mode) && /EACCES|EROFS|ENOTDIR|EEXIST/.test(error.code ?? ''))
+      if (cacheDir && MODE_TRAITS[config.mode].records && /EACCES|EROFS|ENOTDIR|EEXIST/.test(error.code ?? ''))
         throw new ProxyStartError(`Cassette folder ${cacheDir} cannot be used: ${error.message}`, 'cassette');
       throw error;
     });

@@ -5,6 +5,7 @@ import type { Log } from '../engine/log.js';
 import { commandSpec } from '../engine/upstream/command.js';
 import { openUpstream as openEngineUpstream, type OpenedUpstream } from '../engine/upstream/open.js';
 import type { ProxyConfig, ProxyFailure } from '../../shared/api.js';
+import { MODE_TRAITS } from '../../shared/modes.js';
 
 /**
  * What a UI proxy needs before it may say "running": its upstream answers an MCP initialize (live modes), or its
@@ -30,9 +31,9 @@ function reason(error: unknown): string {
   return e.code && !e.message.includes(e.code) ? `${e.code} ${e.message}` : e.message;
 }
 
-/** Replay: the cassette (a folder, or a single-file cassette) must exist and be readable; nothing is created. */
+/** A mode that only reads its cassette (replay): it (a folder, or a single-file cassette) must exist and be readable; nothing is created. */
 export async function checkCassette(config: ProxyConfig, dir: string | undefined): Promise<void> {
-  if (config.mode !== 'replay' || !dir) return;
+  if (!MODE_TRAITS[config.mode].needsExistingCassette || !dir) return;
   try {
     await stat(dir);
   } catch (error) {
@@ -48,7 +49,7 @@ export async function checkCassette(config: ProxyConfig, dir: string | undefined
  * command (never the bridge's internal loopback address). `log` gets the bridge's lines (a stdio server's stderr).
  */
 export async function openUpstream(config: ProxyConfig, log: Log, allowedOrigins?: () => readonly string[]): Promise<OpenedUpstream | undefined> {
-  if (config.mode === 'replay') return undefined;
+  if (!MODE_TRAITS[config.mode].forwards) return undefined;
   const command = config.upstreamCommand;
   const said: string[] = []; // what a child printed on stderr: the reason a command fails is usually there
   const listen: Log = (line, level) => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ProxyConfigSchema } from '../../shared/api.js';
+import { ProxyConfigSchema } from '../../shared/proxy-config.js';
 import { BreakpointRuleInputSchema } from '../../shared/breakpoints.js';
 import { StateFile } from './state-file.js';
 

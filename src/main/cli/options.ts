@@ -1,13 +1,15 @@
 import { Command, Option } from 'commander';
-import type { Mode } from '../../shared/modes.js';
+import type { z } from 'zod';
+import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
+import { MAX_COMMAND_CHARS, ProxyConfigSchema, type ProxyConfig, type ProxyField } from '../../shared/proxy-config.js';
 import { readFileSync } from 'node:fs';
 import { describeZodError, RulesFileSchema } from '../../shared/rules/schema.js';
 import type { ProxyOptions } from '../engine/proxy.js';
 import { compileRedactions } from '../engine/cassette/redact.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 import { UsageError } from '../engine/errors.js';
-import { isReplayTiming, REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
-import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from '../../shared/origins.js';
+import { REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
+import { BROWSER_ORIGIN_HINT } from '../../shared/origins.js';
 import { parseJson } from '../../shared/json-depth.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -89,9 +91,46 @@ interface RawOptions {
   sessionIdle?: string;
 }
 
+/** The flag of each proxy configuration field the CLI sets, and what it must be. */
+const FLAGS: Partial<Record<ProxyField, { flag: string; expects: string }>> = {
+  upstreamUrl: { flag: '--url', expects: 'an http:// or https:// URL' },
+  upstreamCommand: { flag: '--upstream-command', expects: `a command line of at most ${MAX_COMMAND_CHARS} characters` },
+  cacheDir: { flag: '--cache', expects: 'a folder' },
+  port: { flag: '--port', expects: 'an integer between 0 and 65535' },
+  replayTiming: { flag: '--replay-timing', expects: REPLAY_TIMING_HINT },
+  allowedOrigins: { flag: '--allowed-origin', expects: BROWSER_ORIGIN_HINT },
+};
+
+/**
+ * A problem the proxy configuration schema found, in the words of the flag: a value the flag must not have, or a
+ * flag that is missing (a mode that forwards needs an upstream: the schema's own sentence).
+ */
+function flagProblem(issue: z.core.$ZodIssue, given: Record<string, unknown>, recordByDefault: boolean): string {
+  const field = issue.path[0] as ProxyField;
+  const { flag, expects } = FLAGS[field] ?? { flag: String(field), expects: issue.message };
+  const value = issue.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key], given);
+  if (value === undefined) return `${flag}: ${issue.message}${recordByDefault ? ' (to replay a cassette: --replay)' : ''}`;
+  return `${flag} must be ${expects}, got "${String(value)}"`;
+}
+
+/** The flags' proxy configuration, checked by the one schema the app, `serve` and the New proxy form use. */
+function checkedConfig(raw: RawOptions, mode: Mode): ProxyConfig {
+  const config = {
+    mode,
+    upstreamUrl: raw.url,
+    upstreamCommand: raw.upstreamCommand,
+    cacheDir: raw.cache,
+    port: /^\d+$/.test(raw.port) ? Number(raw.port) : NaN,
+    replayTiming: raw.replayTiming,
+    allowedOrigins: raw.allowedOrigin,
+  };
+  const parsed = ProxyConfigSchema.safeParse(config);
+  if (!parsed.success) throw new UsageError(flagProblem(parsed.error.issues[0], { ...config, port: raw.port }, !raw.replay && !raw.proxyOnly));
+  return parsed.data;
+}
+
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
 export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean; upstreamCommand?: string; stdio?: boolean } {
-  if (!/^\d+$/.test(raw.port) || Number(raw.port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${raw.port}"`);
   if (raw.replay && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --replay');
   if (raw.clean && raw.replay) throw new UsageError('--clean cannot be combined with --replay (it would wipe the cassette being replayed)');
   if (raw.clean && raw.proxyOnly) throw new UsageError('--clean has no meaning with --proxy-only (no cache is written)');
@@ -109,29 +148,16 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
   if (!/^\d+(\.\d+)?$/.test(idle)) throw new UsageError(`--session-idle must be a number of seconds, got "${idle}"`);
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
   const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (live ? 'hybrid' : 'replay') : 'record';
-  if (raw.replayTiming !== undefined && !isReplayTiming(raw.replayTiming))
-    throw new UsageError(`--replay-timing must be ${REPLAY_TIMING_HINT}, got "${raw.replayTiming}"`);
-  if (raw.replayTiming !== undefined && raw.replayTiming !== 'none' && !raw.replay)
+  const config = checkedConfig(raw, mode);
+  if (config.replayTiming !== undefined && config.replayTiming !== 'none' && !MODE_TRAITS[mode].replays)
     throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
-  for (const origin of raw.allowedOrigin ?? [])
-    if (!isBrowserOrigin(origin)) throw new UsageError(`--allowed-origin must be ${BROWSER_ORIGIN_HINT}, got "${origin}"`);
-  if (mode !== 'replay' && raw.upstreamCommand === undefined) {
-    if (!raw.url) throw new UsageError(`--url (or --upstream-command) is required in ${mode} mode (replay needs --replay)`);
-    let url: URL;
-    try {
-      url = new URL(raw.url);
-    } catch {
-      throw new UsageError(`--url must be a valid URL, got "${raw.url}"`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be an http:// or https:// URL, got "${raw.url}"`);
-  }
   return {
     mode,
     rules: raw.rules === undefined ? undefined : readRules(raw.rules),
-    upstreamUrl: raw.url,
-    cacheDir: raw.cache,
+    upstreamUrl: config.upstreamUrl,
+    cacheDir: config.cacheDir,
     host: raw.host,
-    port: Number(raw.port),
+    port: config.port,
     clean: raw.clean,
     verbose: raw.verbose,
     resultHashPath: raw.resultHashPath,
@@ -139,10 +165,10 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     matchIgnore: raw.matchIgnore,
     redact: checkedRedactions(raw.redact),
     repeat: raw.repeat,
-    replayTiming: raw.replayTiming,
+    replayTiming: config.replayTiming,
     allowedHosts: raw.allowedHost,
-    allowedOrigins: raw.allowedOrigin,
-    upstreamCommand: raw.upstreamCommand,
+    allowedOrigins: config.allowedOrigins,
+    upstreamCommand: config.upstreamCommand,
     stdio: raw.stdio,
     durable: raw.fsync !== false,
     sessionIdleMs: Math.round(Number(idle) * 1000),

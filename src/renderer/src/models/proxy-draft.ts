@@ -1,0 +1,73 @@
+import type { CommandInput } from '../../../shared/api.js'
+import { MODE_TRAITS, type Mode } from '../../../shared/modes.js'
+import { fieldProblem, PROXY_FIELD_LABELS, proxyConfigIssues, type ProxyField, type ProxyIssues } from '../../../shared/proxy-config.js'
+
+/**
+ * The New proxy form as plain strings (what its inputs hold), turned into a proxies.create input and checked by the
+ * one proxy configuration schema (src/shared/proxy-config.ts): every problem the form shows is one of its issues.
+ */
+export interface ProxyDraft {
+  name: string
+  mode: Mode
+  /** the upstream is given as a URL or as a stdio command (one field shown at a time) */
+  source: 'url' | 'command'
+  upstreamUrl: string
+  upstreamCommand: string
+  cacheDir: string
+  port: string
+  replayTiming: string
+  /** origins separated by spaces or commas */
+  allowedOrigins: string
+}
+
+export const EMPTY_DRAFT: ProxyDraft = {
+  name: '',
+  mode: 'record',
+  source: 'url',
+  upstreamUrl: '',
+  upstreamCommand: '',
+  cacheDir: '',
+  port: '',
+  replayTiming: 'none',
+  allowedOrigins: '',
+}
+
+/**
+ * The parts of the form a mode has (src/shared/modes.ts): an upstream where it forwards, a cassette folder where it
+ * has one (that must exist where it only reads it), a replay timing where it replays.
+ */
+export function draftParts(mode: Mode): { upstream: boolean; cassette: boolean; existingCassette: boolean; replayTiming: boolean } {
+  const { forwards, usesCassette, needsExistingCassette, replays } = MODE_TRAITS[mode]
+  return { upstream: forwards, cassette: usesCassette, existingCassette: needsExistingCassette, replayTiming: replays }
+}
+
+/** The draft as proxies.create input, with the schema's problems by field (a missing upstream under the source shown). */
+export function draftConfig(d: ProxyDraft): { config: CommandInput<'proxies.create'>; issues: ProxyIssues } {
+  const parts = draftParts(d.mode)
+  const port = d.port.trim()
+  const portProblem = port && !/^\d+$/.test(port) ? fieldProblem('port', NaN) : undefined
+  const timing = d.replayTiming.trim()
+  const origins = d.allowedOrigins.split(/[\s,]+/).filter(Boolean)
+  const config: CommandInput<'proxies.create'> = {
+    mode: d.mode,
+    ...(d.name.trim() ? { name: d.name.trim() } : {}),
+    ...(parts.upstream && d.source === 'url' && d.upstreamUrl.trim() ? { upstreamUrl: d.upstreamUrl.trim() } : {}),
+    ...(parts.upstream && d.source === 'command' && d.upstreamCommand.trim() ? { upstreamCommand: d.upstreamCommand.trim() } : {}),
+    ...(parts.cassette && d.cacheDir.trim() ? { cacheDir: d.cacheDir.trim() } : {}),
+    ...(port && !portProblem ? { port: Number(port) } : {}),
+    ...(parts.replayTiming && timing && timing !== 'none' ? { replayTiming: timing } : {}),
+    ...(origins.length ? { allowedOrigins: origins } : {}),
+  }
+  const issues: ProxyIssues = { ...proxyConfigIssues(config), ...(portProblem ? { port: portProblem } : {}) }
+  if (issues.upstreamUrl && d.source === 'command') {
+    issues.upstreamCommand = issues.upstreamUrl
+    delete issues.upstreamUrl
+  }
+  return { config, issues }
+}
+
+/** The field an engine message names ("Upstream URL …: …"), so that it shows beside that field. */
+export function fieldOf(message: string): ProxyField | undefined {
+  const entries = Object.entries(PROXY_FIELD_LABELS) as Array<[ProxyField, string]>
+  return entries.find(([, label]) => message.startsWith(`${label}:`) || message.startsWith(`${label} `))?.[0]
+}
