@@ -28,8 +28,8 @@ interface TrafficState {
   capacity: number
   /** …and within these bytes (each event says what it weighs) */
   maxBytes: number
-  /** an exchange whose truncated bodies were asked for: loading, in full, or gone (only one is held at a time) */
-  full?: { key: string; event?: TrafficEvent; gone?: string }
+  /** an exchange (by its seq) whose truncated bodies were asked for: loading, in full, or gone (only one is held at a time) */
+  full?: { seq: number; event?: TrafficEvent; gone?: string }
   /** paused: new exchanges are held back (not lost) until resume */
   paused: boolean
   /** how many exchanges arrived while paused */
@@ -48,9 +48,6 @@ interface TrafficState {
   /** asks the engine for an exchange's bodies the timeline truncated ("Load full body") */
   loadFullBody(event: TrafficEvent): Promise<void>
 }
-
-const key = (e: TrafficEvent): string => `${e.proxyId}\u0000${e.seq}`
-export const fullBodyKey = key
 
 let incoming: TrafficEvent[] = []
 let heldBack: TrafficEvent[] = []
@@ -129,14 +126,14 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
     }
   },
   async loadFullBody(event) {
-    const wanted = key(event)
-    set({ full: { key: wanted } })
+    const { seq } = event
+    set({ full: { seq } })
     try {
-      const answer = await api().call('traffic.body', { proxyId: event.proxyId, seq: event.seq })
-      if (get().full?.key !== wanted) return // another one was asked for meanwhile
-      set({ full: answer.held ? { key: wanted, event: answer.event } : { key: wanted, gone: answer.reason } })
+      const answer = await api().call('traffic.body', { proxyId: event.proxyId, seq })
+      if (get().full?.seq !== seq) return // another one was asked for meanwhile
+      set({ full: answer.held ? { seq, event: answer.event } : { seq, gone: answer.reason } })
     } catch (error) {
-      if (get().full?.key === wanted) set({ full: { key: wanted, gone: (error as Error).message } })
+      if (get().full?.seq === seq) set({ full: { seq, gone: (error as Error).message } })
     }
   },
   async undoClear() {
@@ -193,8 +190,8 @@ export async function syncTraffic(): Promise<void> {
   syncing++
   try {
     const snapshot = (await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })).sort((a, b) => a.seq - b.seq)
-    const seen = new Set(snapshot.map(key))
-    incoming = incoming.filter((e) => !seen.has(key(e)))
+    const seen = new Set(snapshot.map((e) => e.seq))
+    incoming = incoming.filter((e) => !seen.has(e.seq))
     heldBack = []
     useTraffic.setState({ exchanges: snapshot, held: 0, dropped: 0, error: undefined })
   } catch (error) {
