@@ -6,17 +6,17 @@ import { MODE_TRAITS } from '../../shared/modes.js';
 import { checkProxyConfig } from '../../shared/proxy-config.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { RunningProxy } from '../engine/proxy.js';
-import { BreakpointHub } from './breakpoints.js';
-import { Demo, type DemoHost } from './demo.js';
-import { InspectorVerbs } from './inspector-verbs.js';
-import { AppTraffic } from './app-traffic.js';
-import { applyRules, mergedTools, type RulesFile } from './proxy-rules.js';
-import { settingsFile, type SettingsFile } from './settings-file.js';
+import { BreakpointHub } from './proxies/breakpoints.js';
+import { Demo, type DemoHost } from './demo/demo.js';
+import { InspectorVerbs } from './verbs/inspector-verbs.js';
+import { AppTraffic } from './traffic/app-traffic.js';
+import { applyRules, mergedTools, type RulesFile } from './proxies/proxy-rules.js';
+import { settingsFile, type SettingsFile } from './files/settings-file.js';
 import type { Log, LogLevel } from '../engine/log.js';
 import type { OpenedUpstream } from '../engine/upstream/open.js';
-import { ProxyStartError } from './upstream-check.js';
-import { defaultProxyName, launchProxy } from './proxy-launch.js';
-import { WorkspaceFile, type SavedProxy } from './workspace-file.js';
+import { ProxyStartError } from './proxies/upstream-check.js';
+import { defaultProxyName, launchProxy } from './proxies/proxy-launch.js';
+import { WorkspaceFile, type SavedProxy } from './files/workspace-file.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
 
 export interface AppControllerOptions {

@@ -4,11 +4,11 @@ import { describeProxyIssues, proxyIssuesOf } from '../../shared/proxy-config.js
 import { describeZodError } from '../../shared/rules/schema.js';
 import { renderTemplate } from '../engine/rules/template.js';
 import type { AppController } from './app-controller.js';
-import { deleteEntry, duplicateEntry, listEntries, readEntry, writeEntry } from './cassette-files.js';
-import { renameEntry } from './cassette-rename.js';
-import { settingsFile, type SettingsFile } from './settings-file.js';
-import { previewExport, runExport } from './export-files.js';
-import { checkAgainstSchema } from './schema-check.js';
+import { deleteEntry, duplicateEntry, listEntries, readEntry, writeEntry } from './cassettes/cassette-files.js';
+import { renameEntry } from './cassettes/cassette-rename.js';
+import { settingsFile, type SettingsFile } from './files/settings-file.js';
+import { previewExport, runExport } from './cassettes/export-files.js';
+import { checkAgainstSchema } from './verbs/schema-check.js';
 
 /** What the shell tells the API about itself (answered by `app.info`). */
 export interface ShellInfo {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ProxyConfigSchema } from '../../shared/proxy-config.js';
-import { BreakpointRuleInputSchema } from '../../shared/breakpoints.js';
+import { ProxyConfigSchema } from '../../../shared/proxy-config.js';
+import { BreakpointRuleInputSchema } from '../../../shared/breakpoints.js';
 import { StateFile } from './state-file.js';
 
 /**

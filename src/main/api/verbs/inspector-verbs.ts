@@ -1,11 +1,11 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { AppServerRequest, Annotation, CommandInput, CommandOutputs, SaveResult, SourceInfo, TrafficEvent } from '../../shared/api.js';
-import { CassetteStore } from '../engine/cassette/store.js';
+import type { AppServerRequest, Annotation, CommandInput, CommandOutputs, SaveResult, SourceInfo, TrafficEvent } from '../../../shared/api.js';
+import { CassetteStore } from '../../engine/cassette/store.js';
 import { AppSessions } from './app-sessions.js';
 import { ServerRequestDesk } from './server-request-desk.js';
-import { TimelineState, type TimelineRing } from './timeline-state.js';
-import { saveTraffic } from './traffic-save.js';
+import { TimelineState, type TimelineRing } from '../traffic/timeline-state.js';
+import { saveTraffic } from '../traffic/traffic-save.js';
 
 /** What the verbs need of the controller. */
 export interface VerbsHost {

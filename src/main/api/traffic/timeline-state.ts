@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { Annotation, SourceInfo, TrafficEvent } from '../../shared/api.js';
-import { reserveSeqs } from '../engine/pipeline/exchange.js';
-import { StateFile } from './state-file.js';
+import type { Annotation, SourceInfo, TrafficEvent } from '../../../shared/api.js';
+import { reserveSeqs } from '../../engine/pipeline/exchange.js';
+import { StateFile } from '../files/state-file.js';
 import { importTraffic } from './traffic-import.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { RulesFileSchema } from '../../shared/rules/schema.js';
-import type { RunningProxy } from '../engine/proxy.js';
-import { closeOwnClient, connectOwnClient, listAllTools } from '../engine/upstream/own-client.js';
+import type { RulesFileSchema } from '../../../shared/rules/schema.js';
+import type { RunningProxy } from '../../engine/proxy.js';
+import { closeOwnClient, connectOwnClient, listAllTools } from '../../engine/upstream/own-client.js';
 
 export type RulesFile = z.output<typeof RulesFileSchema>;
 

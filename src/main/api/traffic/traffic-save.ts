@@ -1,22 +1,22 @@
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { basename, dirname, resolve } from 'node:path';
-import type { SaveResult, TrafficEvent } from '../../shared/api.js';
-import { distilledFor } from '../../shared/cassette/entry.js';
-import type { JsonRpcResponse } from '../../shared/jsonrpc.js';
-import { redactDeep } from '../engine/cassette/export.js';
-import type { Har, HarEntry, HarHeader } from '../engine/cassette/persist/har.js';
-import type { DebugFiles } from '../engine/cassette/persist/persister.js';
-import { buildResultHasher } from '../engine/cassette/hash.js';
-import { canonicalJson } from '../engine/cassette/keys.js';
-import { redactHeaders, redactUrl, REDACTED } from '../engine/cassette/redact.js';
-import { CassetteStore, type NewEntry } from '../engine/cassette/store.js';
-import { fileKey } from '../engine/cassette/safe-name.js';
-import { SINGLE_FILE_FORMAT, type SingleFileCassette } from '../engine/cassette/persist/single-file.js';
-import { writeAtomic } from '../engine/fs/atomic-write.js';
-import { pathInside } from '../engine/fs/inside-folder.js';
-import { countRedacted } from './export-files.js';
-import { sseEvent } from '../engine/http/sse.js';
+import type { SaveResult, TrafficEvent } from '../../../shared/api.js';
+import { distilledFor } from '../../../shared/cassette/entry.js';
+import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { redactDeep } from '../../engine/cassette/export.js';
+import type { Har, HarEntry, HarHeader } from '../../engine/cassette/persist/har.js';
+import type { DebugFiles } from '../../engine/cassette/persist/persister.js';
+import { buildResultHasher } from '../../engine/cassette/hash.js';
+import { canonicalJson } from '../../engine/cassette/keys.js';
+import { redactHeaders, redactUrl, REDACTED } from '../../engine/cassette/redact.js';
+import { CassetteStore, type NewEntry } from '../../engine/cassette/store.js';
+import { fileKey } from '../../engine/cassette/safe-name.js';
+import { SINGLE_FILE_FORMAT, type SingleFileCassette } from '../../engine/cassette/persist/single-file.js';
+import { writeAtomic } from '../../engine/fs/atomic-write.js';
+import { pathInside } from '../../engine/fs/inside-folder.js';
+import { countRedacted } from '../cassettes/export-files.js';
+import { sseEvent } from '../../engine/http/sse.js';
 
 /**
  * `traffic.save`: timeline exchanges (all, the filtered ones, a selection) as HAR 1.2, a cassette folder or a

@@ -1,14 +1,14 @@
 import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { syncFolder, writeAtomic } from '../engine/fs/atomic-write.js';
-import { exportHarTo, exportSingleFileTo, redactDeep, writeHarExport, writeSingleFileExport } from '../engine/cassette/export.js';
-import { CountingSink } from '../engine/cassette/persist/json-stream.js';
-import { isEntryFile, parseCassetteName } from '../engine/cassette/names.js';
-import { REDACTED } from '../engine/cassette/redact.js';
-import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from '../engine/cassette/safe-read.js';
-import type { ExportFormat, ExportPreview, ExportResult } from '../../shared/api.js';
-import { shellQuote } from '../../shared/shell-quote.js';
-import { parseJson } from '../../shared/json-depth.js';
+import { syncFolder, writeAtomic } from '../../engine/fs/atomic-write.js';
+import { exportHarTo, exportSingleFileTo, redactDeep, writeHarExport, writeSingleFileExport } from '../../engine/cassette/export.js';
+import { CountingSink } from '../../engine/cassette/persist/json-stream.js';
+import { isEntryFile, parseCassetteName } from '../../engine/cassette/names.js';
+import { REDACTED } from '../../engine/cassette/redact.js';
+import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from '../../engine/cassette/safe-read.js';
+import type { ExportFormat, ExportPreview, ExportResult } from '../../../shared/api.js';
+import { shellQuote } from '../../../shared/shell-quote.js';
+import { parseJson } from '../../../shared/json-depth.js';
 
 /**
  * The Export view's `export.preview` / `export.run`: a cassette folder as a folder holding only the replay files

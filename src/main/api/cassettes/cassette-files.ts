@@ -1,14 +1,14 @@
 import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CassetteEntrySummary } from '../../shared/api.js';
-import { parseDistilled, type CassetteEntry } from '../../shared/cassette/entry.js';
-import { requestOfEntry, toolNameFromKey } from '../engine/cassette/keys.js';
-import { entryFileName, isEntryFile, parseCassetteName } from '../engine/cassette/names.js';
-import { folderPersister } from '../engine/cassette/persist/folder.js';
-import { readCassetteFile } from '../engine/cassette/safe-read.js';
-import { isPlainName, pathInside } from '../engine/fs/inside-folder.js';
-import { JsonDepthError, parseJson } from '../../shared/json-depth.js';
+import type { CassetteEntrySummary } from '../../../shared/api.js';
+import { parseDistilled, type CassetteEntry } from '../../../shared/cassette/entry.js';
+import { requestOfEntry, toolNameFromKey } from '../../engine/cassette/keys.js';
+import { entryFileName, isEntryFile, parseCassetteName } from '../../engine/cassette/names.js';
+import { folderPersister } from '../../engine/cassette/persist/folder.js';
+import { readCassetteFile } from '../../engine/cassette/safe-read.js';
+import { isPlainName, pathInside } from '../../engine/fs/inside-folder.js';
+import { JsonDepthError, parseJson } from '../../../shared/json-depth.js';
 
 /**
  * The Cassettes view's operations on a folder in mcp-rewind's layout, through the folder's persister: every store of

@@ -5,7 +5,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { requestUrl } from '../engine/http/url.js';
+import { requestUrl } from '../../engine/http/url.js';
 
 /**
  * The bundled demo MCP server (official SDK, stateful Streamable HTTP on 127.0.0.1:<random>/mcp): one tool per kind

@@ -1,5 +1,5 @@
-import type { TrafficEvent } from '../../shared/api.js';
-import type { JsonRpcMessage } from '../../shared/jsonrpc.js';
+import type { TrafficEvent } from '../../../shared/api.js';
+import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
 
 /**
  * The timeline keeps every exchange small: a message bigger than BODY_LIMIT has its payload (params, result, or an

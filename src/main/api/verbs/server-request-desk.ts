@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { AppServerRequest } from '../../shared/api.js';
+import type { AppServerRequest } from '../../../shared/api.js';
 
 /** how long a question waits for the user before it is refused by itself */
 const ANSWER_TIMEOUT_MS = 5 * 60_000;

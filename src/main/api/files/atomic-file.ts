@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { writeAtomic } from '../engine/fs/atomic-write.js';
+import { writeAtomic } from '../../engine/fs/atomic-write.js';
 
 /** Writes a file of the app's data folder atomically (the engine's one atomic write), owner-only (0600); the folder is made. */
 export async function writeFileAtomic(file: string, text: string): Promise<void> {

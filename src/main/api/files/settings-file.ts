@@ -1,11 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SettingsPatchSchema, SettingsSchema, type Settings, type SettingsInfo, type SettingsPatch, type WindowState } from '../../shared/settings.js';
-import { describeZodError } from '../../shared/rules/schema.js';
+import { SettingsPatchSchema, SettingsSchema, type Settings, type SettingsInfo, type SettingsPatch, type WindowState } from '../../../shared/settings.js';
+import { describeZodError } from '../../../shared/rules/schema.js';
 import { writeFileAtomic } from './atomic-file.js';
-import { parseJson } from '../../shared/json-depth.js';
-import { terminalSafe } from '../../shared/terminal-text.js';
+import { parseJson } from '../../../shared/json-depth.js';
+import { terminalSafe } from '../../../shared/terminal-text.js';
 
 /**
  * The app's settings: `<user data folder>/settings.json`, shared by the Electron shell and the browser shell (plain

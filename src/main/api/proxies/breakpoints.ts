@@ -1,5 +1,5 @@
-import type { BreakpointRule, BreakpointRuleInput, BreakpointsState } from '../../shared/breakpoints.js';
-import type { Breakpoints } from '../engine/pipeline/breakpoints.js';
+import type { BreakpointRule, BreakpointRuleInput, BreakpointsState } from '../../../shared/breakpoints.js';
+import type { Breakpoints } from '../../engine/pipeline/breakpoints.js';
 
 /**
  * The app's breakpoints over all proxies: the rules of each proxy (kept across its restarts and applied to the

@@ -1,9 +1,9 @@
 import { readFileSync, renameSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { z } from 'zod';
-import { describeZodError } from '../../shared/rules/schema.js';
+import { describeZodError } from '../../../shared/rules/schema.js';
 import { writeFileAtomic } from './atomic-file.js';
-import { parseJson } from '../../shared/json-depth.js';
+import { parseJson } from '../../../shared/json-depth.js';
 
 /**
  * A JSON file of the app's data folder holding state that must survive a restart (workspace.json, timeline.json):

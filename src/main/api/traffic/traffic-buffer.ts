@@ -1,5 +1,5 @@
-import type { TrafficEvent } from '../../shared/api.js';
-import { EntryCache } from '../engine/cassette/entry-cache.js';
+import type { TrafficEvent } from '../../../shared/api.js';
+import { EntryCache } from '../../engine/cassette/entry-cache.js';
 import { slimEvent } from './traffic-slim.js';
 
 /** the timeline's bytes by default (its events as slimmed: large bodies truncated) */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CommandOutputs, ProxyConfig, ProxyInfo } from '../../shared/api.js';
+import type { CommandOutputs, ProxyConfig, ProxyInfo } from '../../../shared/api.js';
 import { startDemoServer, type DemoServer } from './demo-server.js';
 
 /** What the demo needs from the controller. */

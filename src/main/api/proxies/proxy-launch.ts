@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import type { ProxyConfig } from '../../shared/api.js';
-import { MODE_TRAITS } from '../../shared/modes.js';
-import type { Log } from '../engine/log.js';
-import { startProxy, type RunningProxy } from '../engine/proxy.js';
-import { splitShellWords } from '../engine/transports/shell-words.js';
-import type { OpenedUpstream } from '../engine/upstream/open.js';
+import type { ProxyConfig } from '../../../shared/api.js';
+import { MODE_TRAITS } from '../../../shared/modes.js';
+import type { Log } from '../../engine/log.js';
+import { startProxy, type RunningProxy } from '../../engine/proxy.js';
+import { splitShellWords } from '../../engine/transports/shell-words.js';
+import type { OpenedUpstream } from '../../engine/upstream/open.js';
 import { engineRules } from './proxy-rules.js';
 import { checkCassette, openUpstream, ProxyStartError } from './upstream-check.js';
 

@@ -3,8 +3,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ProxyCatalog, SentBy, TrafficEvent } from '../../shared/api.js';
-import type { JsonRpcResponse } from '../../shared/jsonrpc.js';
+import type { ProxyCatalog, SentBy, TrafficEvent } from '../../../shared/api.js';
+import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { ServerRequestDesk } from './server-request-desk.js';
 
 /**

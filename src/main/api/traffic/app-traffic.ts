@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UNDO_CLEAR_MS, type CommandInput, type CommandOutputs, type TrafficEvent } from '../../shared/api.js';
+import { UNDO_CLEAR_MS, type CommandInput, type CommandOutputs, type TrafficEvent } from '../../../shared/api.js';
 import { FULL_BODIES_BYTES, TrafficBuffer } from './traffic-buffer.js';
 
 /**

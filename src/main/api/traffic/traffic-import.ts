@@ -1,17 +1,17 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import type { SourceInfo } from '../../shared/api.js';
-import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../shared/jsonrpc.js';
-import type { ExchangeEvent } from '../../shared/traffic.js';
-import { keyFor } from '../engine/cassette/keys.js';
-import { entriesByKey, readDebugFiles, recordedRequest } from '../engine/cassette/recorded-request.js';
-import { REDACTED } from '../engine/cassette/redact.js';
-import { messagesOfBody } from '../engine/cassette/served-body.js';
-import { SINGLE_FILE_FORMAT } from '../engine/cassette/persist/single-file.js';
-import { CassetteStore } from '../engine/cassette/store.js';
-import { jsonErrorMessage } from '../engine/cassette/safe-read.js';
-import { JsonDepthError, parseJson } from '../../shared/json-depth.js';
-import { getOwn, setOwn } from '../../shared/own.js';
+import type { SourceInfo } from '../../../shared/api.js';
+import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { ExchangeEvent } from '../../../shared/traffic.js';
+import { keyFor } from '../../engine/cassette/keys.js';
+import { entriesByKey, readDebugFiles, recordedRequest } from '../../engine/cassette/recorded-request.js';
+import { REDACTED } from '../../engine/cassette/redact.js';
+import { messagesOfBody } from '../../engine/cassette/served-body.js';
+import { SINGLE_FILE_FORMAT } from '../../engine/cassette/persist/single-file.js';
+import { CassetteStore } from '../../engine/cassette/store.js';
+import { jsonErrorMessage } from '../../engine/cassette/safe-read.js';
+import { JsonDepthError, parseJson } from '../../../shared/json-depth.js';
+import { getOwn, setOwn } from '../../../shared/own.js';
 
 /**
  * Opens a HAR file, a single-file cassette or a cassette folder as timeline exchanges (a read-only source: offline

@@ -1,11 +1,11 @@
 import { stat } from 'node:fs/promises';
-import { redactUrl } from '../engine/cassette/redact.js';
-import { UnreachableError } from '../engine/errors.js';
-import type { Log } from '../engine/log.js';
-import { commandSpec } from '../engine/upstream/command.js';
-import { openUpstream as openEngineUpstream, type OpenedUpstream } from '../engine/upstream/open.js';
-import type { ProxyConfig, ProxyFailure } from '../../shared/api.js';
-import { MODE_TRAITS } from '../../shared/modes.js';
+import { redactUrl } from '../../engine/cassette/redact.js';
+import { UnreachableError } from '../../engine/errors.js';
+import type { Log } from '../../engine/log.js';
+import { commandSpec } from '../../engine/upstream/command.js';
+import { openUpstream as openEngineUpstream, type OpenedUpstream } from '../../engine/upstream/open.js';
+import type { ProxyConfig, ProxyFailure } from '../../../shared/api.js';
+import { MODE_TRAITS } from '../../../shared/modes.js';
 
 /**
  * What a UI proxy needs before it may say "running": its upstream answers an MCP initialize (live modes), or its

@@ -1,9 +1,9 @@
 import { dirname } from 'node:path';
-import type { CassetteEntrySummary } from '../../shared/api.js';
-import type { CassetteEntry } from '../../shared/cassette/entry.js';
-import { entryFileName, isEntryFile, parseCassetteName } from '../engine/cassette/names.js';
-import { folderPersister } from '../engine/cassette/persist/folder.js';
-import { fileKey } from '../engine/cassette/safe-name.js';
+import type { CassetteEntrySummary } from '../../../shared/api.js';
+import type { CassetteEntry } from '../../../shared/cassette/entry.js';
+import { entryFileName, isEntryFile, parseCassetteName } from '../../engine/cassette/names.js';
+import { folderPersister } from '../../engine/cassette/persist/folder.js';
+import { fileKey } from '../../engine/cassette/safe-name.js';
 import { entryPath, parseEntryText, readEntry, summarize, type HitCounts } from './cassette-files.js';
 
 /**
