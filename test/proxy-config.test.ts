@@ -25,14 +25,14 @@ const CLI_FLAGS: Partial<Record<Mode, string[]>> = { record: [], 'proxy-only': [
 describe('the mode table', () => {
   it('says what each mode does with an upstream and a cassette', () => {
     expect(MODE_TRAITS).toEqual({
-      record: { forwards: true, replays: false, records: true, usesCassette: true, needsExistingCassette: false },
-      replay: { forwards: false, replays: true, records: false, usesCassette: true, needsExistingCassette: true },
-      hybrid: { forwards: true, replays: true, records: true, usesCassette: true, needsExistingCassette: false },
-      'proxy-only': { forwards: true, replays: false, records: false, usesCassette: false, needsExistingCassette: false },
+      record: { forwards: true, replays: false, records: true, usesCassette: true, needsExistingCassette: false, cassetteOnly: false },
+      replay: { forwards: false, replays: true, records: false, usesCassette: true, needsExistingCassette: true, cassetteOnly: true },
+      hybrid: { forwards: true, replays: true, records: true, usesCassette: true, needsExistingCassette: false, cassetteOnly: false },
+      'proxy-only': { forwards: true, replays: false, records: false, usesCassette: false, needsExistingCassette: false, cassetteOnly: false },
     });
   });
 
-  it('decides the New proxy form’s parts: an upstream where the mode forwards, a cassette where it has one, a timing where it replays', () => {
+  it('decides the New proxy form’s parts: an upstream where the mode forwards, a cassette where it has one, a timing where it replays, Strict where it has only the cassette', () => {
     for (const mode of MODES) {
       const traits = MODE_TRAITS[mode];
       expect(draftParts(mode), mode).toEqual({
@@ -40,6 +40,7 @@ describe('the mode table', () => {
         cassette: traits.usesCassette,
         existingCassette: traits.needsExistingCassette,
         replayTiming: traits.replays,
+        strict: traits.cassetteOnly,
       });
     }
   });

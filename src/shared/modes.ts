@@ -1,4 +1,5 @@
 export const MODES = ['record', 'replay', 'hybrid', 'proxy-only'] as const;
+/** How a proxy answers: record (forward, store), replay (cassette only), hybrid (cassette, else forward and store), proxy-only (forward). */
 export type Mode = (typeof MODES)[number];
 
 /**
@@ -17,10 +18,17 @@ export interface ModeTraits {
   readonly usesCassette: boolean;
   /** reads a cassette it never writes: the cassette must exist before the proxy starts (replay) */
   readonly needsExistingCassette: boolean;
+  /** answers from the cassette alone (it replays, never forwards): a request it has no recording of misses (replay) */
+  readonly cassetteOnly: boolean;
 }
 
 function traits(own: Pick<ModeTraits, 'forwards' | 'replays' | 'records'>): ModeTraits {
-  return { ...own, usesCassette: own.replays || own.records, needsExistingCassette: own.replays && !own.records };
+  return {
+    ...own,
+    usesCassette: own.replays || own.records,
+    needsExistingCassette: own.replays && !own.records,
+    cassetteOnly: own.replays && !own.forwards,
+  };
 }
 
 export const MODE_TRAITS: Readonly<Record<Mode, ModeTraits>> = {

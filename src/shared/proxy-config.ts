@@ -3,6 +3,7 @@ import { MODE_TRAITS, MODES, type Mode } from './modes.js';
 import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from './origins.js';
 import { isReplayTiming, REPLAY_TIMING_HINT } from './replay-timing.js';
 import { RulesFileSchema } from './rules/schema.js';
+import { MAX_UPSTREAM_MAX_TIME_S, MAX_UPSTREAM_TIMEOUT_S } from './upstream-limits.js';
 
 /**
  * A proxy's configuration, checked by one schema wherever one is made: the app's proxies API (proxies.create, the
@@ -20,7 +21,10 @@ export const PROXY_FIELD_LABELS = {
   port: 'Port',
   rules: 'Rules',
   replayTiming: 'Replay timing',
+  strict: 'Strict',
   allowedOrigins: 'Browser origins',
+  upstreamTimeoutS: 'Upstream timeout',
+  upstreamMaxTimeS: 'Upstream max time',
 } as const;
 export type ProxyField = keyof typeof PROXY_FIELD_LABELS;
 
@@ -39,6 +43,8 @@ function urlProblem(value: unknown): string {
 }
 
 const EACH_ORIGIN = `each one ${BROWSER_ORIGIN_HINT}`;
+const NOT_SECONDS = 'a number of seconds (0: no limit; empty: the default)';
+const secondsUpTo = (max: number): { error: string } => ({ error: `seconds from 0 (no limit) to ${max}` });
 
 /** "A mode that forwards needs an upstream", said once (the schema below; the engine's startProxy repeats it to its callers). */
 export const missingUpstream = (mode: Mode): string => `give the upstream server’s URL, or a stdio command, in ${mode} mode`;
@@ -72,6 +78,8 @@ export const ProxyConfigSchema = z
     rules: RulesFileSchema.optional(),
     /** modes that replay: how long replayed answers take (none, recorded, x<speed>), as --replay-timing */
     replayTiming: z.string({ error: REPLAY_TIMING_HINT }).refine(isReplayTiming, { error: REPLAY_TIMING_HINT }).optional(),
+    /** modes that replay: a miss is a JSON-RPC error naming the closest recorded key and what differs, as --strict */
+    strict: z.boolean({ error: 'on or off' }).optional(),
     /**
      * browser pages that may call this proxy (a browser-based MCP client), as --allowed-origin: any other request that
      * carries an Origin is refused (403); requests without one (agents, SDK clients, curl) need none
@@ -79,6 +87,18 @@ export const ProxyConfigSchema = z
     allowedOrigins: z
       .array(z.string({ error: EACH_ORIGIN }).refine(isBrowserOrigin, { error: EACH_ORIGIN }), { error: EACH_ORIGIN })
       .max(20, { error: 'at most 20 origins' })
+      .optional(),
+    /** modes that forward: seconds an upstream call may go without an answer or a progress notification (0: no limit; default 60) */
+    upstreamTimeoutS: z
+      .number({ error: NOT_SECONDS })
+      .min(0, secondsUpTo(MAX_UPSTREAM_TIMEOUT_S))
+      .max(MAX_UPSTREAM_TIMEOUT_S, secondsUpTo(MAX_UPSTREAM_TIMEOUT_S))
+      .optional(),
+    /** modes that forward: seconds one upstream call may take in all, progress or not (0: no limit; default 600) */
+    upstreamMaxTimeS: z
+      .number({ error: NOT_SECONDS })
+      .min(0, secondsUpTo(MAX_UPSTREAM_MAX_TIME_S))
+      .max(MAX_UPSTREAM_MAX_TIME_S, secondsUpTo(MAX_UPSTREAM_MAX_TIME_S))
       .optional(),
   })
   .superRefine(checkUpstream, { when: (payload) => payload.issues.length === 0 });

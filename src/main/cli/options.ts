@@ -11,6 +11,14 @@ import { UsageError } from '../engine/errors.js';
 import { REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
 import { BROWSER_ORIGIN_HINT } from '../../shared/origins.js';
 import { parseJson } from '../../shared/json-depth.js';
+import {
+  DEFAULT_UPSTREAM_MAX_TIME_S,
+  DEFAULT_UPSTREAM_TIMEOUT_S,
+  UPSTREAM_MAX_TIME_HINT,
+  UPSTREAM_TIMEOUT_HINT,
+  upstreamLimitsMs,
+} from '../../shared/upstream-limits.js';
+import { upstreamLimitFlags } from './upstream-limits.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -29,12 +37,20 @@ export function buildProgram(version: string): Command {
     .option('--stdio', 'speak MCP on stdin/stdout (for agents that launch a command); the banner and all logs go to stderr', false)
     .option('-c, --cache <dir>', 'cassette folder', './cache')
     .option('-r, --replay', 'replay from the cache; with --url: hybrid', false)
+    .option(
+      '--record-missing',
+      'hybrid: replay what the cassette holds, record what it misses (needs --url or --upstream-command; creates the cassette folder)',
+      false,
+    )
+    .option('--strict', 'replay: a miss is an error naming the closest recorded key and what differs; at exit, a miss summary and exit status 1', false)
     .option('--proxy-only', 'forward without reading or writing the cache', false)
     .option('--clean', 'wipe the cassette files of the cache folder at startup (record mode only)', false)
     .option(
       '--no-fsync',
       'record, hybrid: answer before the entry is flushed to disk (faster; an answered call can be lost if the proxy or the machine crashes)',
     )
+    .option('--upstream-timeout <seconds>', `upstream call: ${UPSTREAM_TIMEOUT_HINT}`, String(DEFAULT_UPSTREAM_TIMEOUT_S))
+    .option('--upstream-max-time <seconds>', `upstream call: ${UPSTREAM_MAX_TIME_HINT}`, String(DEFAULT_UPSTREAM_MAX_TIME_S))
     .option('--session-idle <seconds>', 'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never)', '600')
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
@@ -62,7 +78,8 @@ export function buildProgram(version: string): Command {
 const SUBCOMMANDS_HELP = `
 Commands (mcp-rewind <command> --help for each):
   serve    sessions configured over a REST API (MiMCP-compatible), per-tool rules
-  verify   send a cassette's requests to the live server and report drift (JUnit with --junit)
+  verify   send a cassette's requests to the live server and report drift (JUnit with --junit, --update)
+  diff     compare two cassettes: keys and tools added, removed, changed (exit 1 on breaking)
   export   a cassette as one file (--out) or as HAR 1.2 (--har)
   ui       the app's UI in your browser (127.0.0.1, access token in the printed URL)
   app      the desktop app (needs Electron: npm install electron)`;
@@ -73,6 +90,8 @@ interface RawOptions {
   url?: string;
   cache: string;
   replay: boolean;
+  recordMissing?: boolean;
+  strict?: boolean;
   proxyOnly: boolean;
   clean: boolean;
   verbose: boolean;
@@ -89,6 +108,8 @@ interface RawOptions {
   stdio?: boolean;
   fsync?: boolean;
   sessionIdle?: string;
+  upstreamTimeout?: string;
+  upstreamMaxTime?: string;
 }
 
 /** The flag of each proxy configuration field the CLI sets, and what it must be. */
@@ -114,7 +135,7 @@ function flagProblem(issue: z.core.$ZodIssue, given: Record<string, unknown>, re
 }
 
 /** The flags' proxy configuration, checked by the one schema the app, `serve` and the New proxy form use. */
-function checkedConfig(raw: RawOptions, mode: Mode): ProxyConfig {
+function checkedConfig(raw: RawOptions, mode: Mode, limits: Pick<ProxyConfig, 'upstreamTimeoutS' | 'upstreamMaxTimeS'>): ProxyConfig {
   const config = {
     mode,
     upstreamUrl: raw.url,
@@ -122,16 +143,22 @@ function checkedConfig(raw: RawOptions, mode: Mode): ProxyConfig {
     cacheDir: raw.cache,
     port: /^\d+$/.test(raw.port) ? Number(raw.port) : NaN,
     replayTiming: raw.replayTiming,
+    strict: raw.strict === true,
     allowedOrigins: raw.allowedOrigin,
+    ...limits,
   };
   const parsed = ProxyConfigSchema.safeParse(config);
   if (!parsed.success) throw new UsageError(flagProblem(parsed.error.issues[0], { ...config, port: raw.port }, !raw.replay && !raw.proxyOnly));
   return parsed.data;
 }
 
-/** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
-export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean; upstreamCommand?: string; stdio?: boolean } {
+/** Flags that cannot go together, and a command line that does not split into words: UsageErrors. */
+function checkFlagCombinations(raw: RawOptions): void {
   if (raw.replay && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --replay');
+  if (raw.recordMissing && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --record-missing');
+  if (raw.recordMissing && raw.clean) throw new UsageError('--clean cannot be combined with --record-missing (it would wipe the cassette being replayed)');
+  if (raw.recordMissing && raw.url === undefined && raw.upstreamCommand === undefined)
+    throw new UsageError('--record-missing needs --url or --upstream-command (the server that answers what the cassette misses)');
   if (raw.clean && raw.replay) throw new UsageError('--clean cannot be combined with --replay (it would wipe the cassette being replayed)');
   if (raw.clean && raw.proxyOnly) throw new UsageError('--clean has no meaning with --proxy-only (no cache is written)');
   if (raw.url !== undefined && raw.upstreamCommand !== undefined) throw new UsageError('--upstream-command cannot be combined with --url (one upstream)');
@@ -144,12 +171,24 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     }
     if (words.length === 0) throw new UsageError('--upstream-command must name a command');
   }
+}
+
+/** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
+export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean; upstreamCommand?: string; stdio?: boolean } {
+  checkFlagCombinations(raw);
   const idle = raw.sessionIdle ?? '600';
   if (!/^\d+(\.\d+)?$/.test(idle)) throw new UsageError(`--session-idle must be a number of seconds, got "${idle}"`);
+  const limits = upstreamLimitFlags({
+    upstreamTimeout: raw.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT_S,
+    upstreamMaxTime: raw.upstreamMaxTime ?? DEFAULT_UPSTREAM_MAX_TIME_S,
+  });
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
-  const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (live ? 'hybrid' : 'replay') : 'record';
-  const config = checkedConfig(raw, mode);
-  if (config.replayTiming !== undefined && config.replayTiming !== 'none' && !MODE_TRAITS[mode].replays)
+  const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay || raw.recordMissing ? (live ? 'hybrid' : 'replay') : 'record';
+  const config = checkedConfig(raw, mode, limits);
+  const traits = MODE_TRAITS[mode];
+  if (config.strict && !traits.cassetteOnly)
+    throw new UsageError(`--strict applies to replay (--replay without --url or --upstream-command); in ${mode} mode nothing misses`);
+  if (config.replayTiming !== undefined && config.replayTiming !== 'none' && !traits.replays)
     throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
   return {
     mode,
@@ -166,12 +205,14 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     redact: checkedRedactions(raw.redact),
     repeat: raw.repeat,
     replayTiming: config.replayTiming,
+    strict: config.strict === true,
     allowedHosts: raw.allowedHost,
     allowedOrigins: config.allowedOrigins,
     upstreamCommand: config.upstreamCommand,
     stdio: raw.stdio,
     durable: raw.fsync !== false,
     sessionIdleMs: Math.round(Number(idle) * 1000),
+    ...upstreamLimitsMs(config.upstreamTimeoutS, config.upstreamMaxTimeS),
   };
 }
 

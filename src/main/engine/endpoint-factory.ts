@@ -1,3 +1,4 @@
+import type { ReplayMiss } from '../../shared/cassette/miss.js';
 import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
 import { replaySpeed } from '../../shared/replay-timing.js';
 import type { Overlay } from '../../shared/rules/schema.js';
@@ -11,7 +12,7 @@ import type { Hook } from './pipeline/contract.js';
 import { McpEndpoint } from './pipeline/endpoint.js';
 import { DEFAULT_SESSION_IDLE_MS } from './pipeline/session.js';
 import { EventHook } from './pipeline/events.js';
-import { Recorder } from './pipeline/recorder.js';
+import { Recorder, type RecordFailures } from './pipeline/recorder.js';
 import { Replayer, type RepeatPolicy } from './pipeline/replayer.js';
 import { RuleHook, type ToolsMemory } from './pipeline/rule-hook.js';
 import { RuleSet } from './rules/rule-set.js';
@@ -43,6 +44,10 @@ export interface EndpointOptions {
   repeat?: RepeatPolicy;
   /** replay: how long replayed answers take (src/shared/replay-timing.ts): none (default), recorded, x<speed> */
   replayTiming?: string;
+  /** replay: every miss is a JSON-RPC error naming the closest recorded key and what differs (--strict) */
+  strict?: boolean;
+  /** replay: told of every request the cassette had no answer for (with the closest recorded key; ping aside) */
+  onMiss?: (miss: ReplayMiss) => void;
   rules?: { overlay: Overlay; instructions?: string };
   /** client sessions that sent nothing this long are ended, with their upstream session (default 10 min; 0: never) */
   sessionIdleMs?: number;
@@ -60,6 +65,8 @@ export interface BuiltEndpoint {
   memory: ToolsMemory;
   breakpoints: Breakpoints;
   events: EventHook['emitter'];
+  /** what could not be recorded (record, hybrid) */
+  recordFailures: RecordFailures;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -78,6 +85,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   const store = usesCassette
     ? await CassetteStore.start(options.cacheDir ?? './cache', {
         clean: options.clean && !replays,
+        create: records, // replay never creates a cassette: a missing one is refused (CassetteMissingError)
         log,
         loose: replays ? { ignore: options.matchIgnore ?? [] } : undefined,
         durable: options.durable,
@@ -89,7 +97,10 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
       ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs })
       : undefined;
   const speed = replaySpeed(options.replayTiming);
-  const replayer = store && replays ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed }) : undefined;
+  const replayer =
+    store && replays
+      ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed, strict: options.strict, onMiss: options.onMiss })
+      : undefined;
   const recorder =
     store && records
       ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log)
@@ -131,6 +142,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     memory,
     breakpoints,
     events: events.emitter,
+    recordFailures: recorder?.failures ?? { count: 0 },
     flush: async () => {
       await recorder?.flush();
     },

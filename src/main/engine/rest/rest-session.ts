@@ -72,6 +72,9 @@ export class RestSession {
       rules: { overlay: { tools: config.tools, passthrough: config.passthrough }, instructions: config.instructions ?? settings.defaultInstructions },
       serverInfo: settings.serverInfo,
       onLog: (line, level) => settings.log(`[${id}] ${line}`, level),
+    }).catch(async (error: Error) => {
+      await opened?.close(); // nothing is left open
+      throw error;
     });
     return new RestSession(id, config, built, settings, opened);
   }

@@ -16,8 +16,13 @@ export interface ProxyDraft {
   cacheDir: string
   port: string
   replayTiming: string
+  /** a miss is an error naming the closest recorded key (where the mode answers from the cassette alone) */
+  strict: boolean
   /** origins separated by spaces or commas */
   allowedOrigins: string
+  /** seconds, as typed (empty: the default) */
+  upstreamTimeoutS: string
+  upstreamMaxTimeS: string
 }
 
 export const EMPTY_DRAFT: ProxyDraft = {
@@ -29,16 +34,45 @@ export const EMPTY_DRAFT: ProxyDraft = {
   cacheDir: '',
   port: '',
   replayTiming: 'none',
+  strict: false,
   allowedOrigins: '',
+  upstreamTimeoutS: '',
+  upstreamMaxTimeS: '',
+}
+
+export interface DraftParts {
+  /** the upstream (a URL or a command) and its limits */
+  upstream: boolean
+  cassette: boolean
+  /** the cassette must exist (it is only read) */
+  existingCassette: boolean
+  replayTiming: boolean
+  strict: boolean
 }
 
 /**
- * The parts of the form a mode has (src/shared/modes.ts): an upstream where it forwards, a cassette folder where it
- * has one (that must exist where it only reads it), a replay timing where it replays.
+ * The parts of the form a mode has (src/shared/modes.ts): an upstream and its limits where it forwards, a cassette
+ * folder where it has one (that must exist where it only reads it), a replay timing where it replays, Strict where it
+ * answers from the cassette alone (elsewhere nothing misses).
  */
-export function draftParts(mode: Mode): { upstream: boolean; cassette: boolean; existingCassette: boolean; replayTiming: boolean } {
-  const { forwards, usesCassette, needsExistingCassette, replays } = MODE_TRAITS[mode]
-  return { upstream: forwards, cassette: usesCassette, existingCassette: needsExistingCassette, replayTiming: replays }
+export function draftParts(mode: Mode): DraftParts {
+  const { forwards, usesCassette, needsExistingCassette, replays, cassetteOnly } = MODE_TRAITS[mode]
+  return { upstream: forwards, cassette: usesCassette, existingCassette: needsExistingCassette, replayTiming: replays, strict: cassetteOnly }
+}
+
+type SecondsKey = 'upstreamTimeoutS' | 'upstreamMaxTimeS'
+
+/** The upstream limits as numbers, and the schema's words for a text that is not one. */
+function draftLimits(d: ProxyDraft, shown: boolean): { limits: Partial<Record<SecondsKey, number>>; issues: ProxyIssues } {
+  const limits: Partial<Record<SecondsKey, number>> = {}
+  const issues: ProxyIssues = {}
+  for (const key of ['upstreamTimeoutS', 'upstreamMaxTimeS'] as const) {
+    const text = d[key].trim()
+    if (!shown || !text) continue
+    if (/^\d+(\.\d+)?$/.test(text)) limits[key] = Number(text)
+    else issues[key] = fieldProblem(key, NaN)
+  }
+  return { limits, issues }
 }
 
 /** The draft as proxies.create input, with the schema's problems by field (a missing upstream under the source shown). */
@@ -48,6 +82,7 @@ export function draftConfig(d: ProxyDraft): { config: CommandInput<'proxies.crea
   const portProblem = port && !/^\d+$/.test(port) ? fieldProblem('port', NaN) : undefined
   const timing = d.replayTiming.trim()
   const origins = d.allowedOrigins.split(/[\s,]+/).filter(Boolean)
+  const seconds = draftLimits(d, parts.upstream)
   const config: CommandInput<'proxies.create'> = {
     mode: d.mode,
     ...(d.name.trim() ? { name: d.name.trim() } : {}),
@@ -56,9 +91,11 @@ export function draftConfig(d: ProxyDraft): { config: CommandInput<'proxies.crea
     ...(parts.cassette && d.cacheDir.trim() ? { cacheDir: d.cacheDir.trim() } : {}),
     ...(port && !portProblem ? { port: Number(port) } : {}),
     ...(parts.replayTiming && timing && timing !== 'none' ? { replayTiming: timing } : {}),
+    ...(parts.strict && d.strict ? { strict: true } : {}),
     ...(origins.length ? { allowedOrigins: origins } : {}),
+    ...seconds.limits,
   }
-  const issues: ProxyIssues = { ...proxyConfigIssues(config), ...(portProblem ? { port: portProblem } : {}) }
+  const issues: ProxyIssues = { ...proxyConfigIssues(config), ...seconds.issues, ...(portProblem ? { port: portProblem } : {}) }
   if (issues.upstreamUrl && d.source === 'command') {
     issues.upstreamCommand = issues.upstreamUrl
     delete issues.upstreamUrl

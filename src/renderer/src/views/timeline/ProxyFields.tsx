@@ -1,6 +1,7 @@
 import type { InputHTMLAttributes, JSX, ReactNode } from 'react'
 import { MODES, type Mode } from '../../../../shared/modes.js'
 import { PROXY_FIELD_LABELS, type ProxyField } from '../../../../shared/proxy-config.js'
+import { DEFAULT_UPSTREAM_MAX_TIME_S, DEFAULT_UPSTREAM_TIMEOUT_S, UPSTREAM_MAX_TIME_HINT, UPSTREAM_TIMEOUT_HINT } from '../../../../shared/upstream-limits.js'
 import { draftParts, type ProxyDraft } from '../../models/proxy-draft.js'
 
 /** The New proxy form as its fields see it: the draft, and what to say beside each field now. */
@@ -54,7 +55,7 @@ function Field({ form, id, hint, children }: { form: ProxyForm; id: ProxyField; 
   )
 }
 
-type TextKey = Exclude<keyof ProxyDraft, 'mode' | 'source'>
+type TextKey = Exclude<keyof ProxyDraft, 'mode' | 'source' | 'strict'>
 type TextFieldProps = { form: ProxyForm; id: TextKey; hint?: string; after?: ReactNode } & Omit<
   InputHTMLAttributes<HTMLInputElement>,
   'id' | 'value' | 'onChange' | 'form'
@@ -84,7 +85,7 @@ function ModeField({ form }: { form: ProxyForm }): JSX.Element {
   )
 }
 
-/** The upstream: a URL or a stdio command, one at a time. */
+/** The upstream: a URL or a stdio command, one at a time, and the limits of a call to it. */
 function UpstreamFields({ form }: { form: ProxyForm }): JSX.Element {
   const { source } = form.draft
   return (
@@ -122,7 +123,17 @@ function UpstreamFields({ form }: { form: ProxyForm }): JSX.Element {
           hint="started per client session; words split as in sh, no shell"
         />
       )}
+      <TextField form={form} id="upstreamTimeoutS" inputMode="decimal" placeholder={String(DEFAULT_UPSTREAM_TIMEOUT_S)} hint={UPSTREAM_TIMEOUT_HINT} />
+      <TextField form={form} id="upstreamMaxTimeS" inputMode="decimal" placeholder={String(DEFAULT_UPSTREAM_MAX_TIME_S)} hint={UPSTREAM_MAX_TIME_HINT} />
     </>
+  )
+}
+
+function StrictField({ form }: { form: ProxyForm }): JSX.Element {
+  return (
+    <Field form={form} id="strict" hint="a miss is an error naming the closest recorded key and what differs (for tests in CI)">
+      <input {...controlProps(form, 'strict')} type="checkbox" checked={form.draft.strict} onChange={(e) => form.set({ strict: e.target.checked })} />
+    </Field>
   )
 }
 
@@ -164,6 +175,7 @@ export function ProxyFields({ form, defaultDir }: { form: ProxyForm; defaultDir?
         />
       )}
       {parts.replayTiming && <ReplayTimingField form={form} />}
+      {parts.strict && <StrictField form={form} />}
       <TextField form={form} id="name" placeholder="optional: made from the mode and upstream" />
       <TextField
         form={form}
