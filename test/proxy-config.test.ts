@@ -13,9 +13,10 @@ import { cleanup as cleanupServe, instance, type ErrorBody } from './serve/harne
 import { runCli } from './helpers/hostile.js';
 import { tempDir } from './helpers/temp.js';
 
+// the app first: its controller writes into its data folder until it is closed (both cleanups remove the temp folders)
 afterEach(async () => {
-  await cleanupServe();
   await cleanupApp();
+  await cleanupServe();
 });
 
 const forwarding = MODES.filter((mode) => MODE_TRAITS[mode].forwards);
