@@ -6,7 +6,7 @@
  */
 import type * as Engine from '../../src/main/engine/proxy.js';
 import type * as Observer from '../../src/main/engine/insight/observer.js';
-import type * as SchemaCheck from '../../src/main/api/schema-check.js';
+import type * as SchemaCheck from '../../src/main/api/verbs/schema-check.js';
 import type { ExchangeEvent } from '../../src/shared/traffic.js';
 import { engineKind, engineProxyUrl } from '../engine.js';
 import { announce } from './serve.js';
@@ -30,7 +30,7 @@ const keep = (event: ExchangeEvent): void => {
 };
 if (flag === '--insight') {
   const { InsightObserver } = (await import(built('engine/insight/observer'))) as typeof Observer;
-  const { checkAgainstSchema } = (await import(built('api/schema-check'))) as typeof SchemaCheck;
+  const { checkAgainstSchema } = (await import(built('api/verbs/schema-check'))) as typeof SchemaCheck;
   const observer = new InsightObserver<ExchangeEvent>(
     checkAgainstSchema,
     (batch) => {

@@ -1,9 +1,6 @@
 import { z } from 'zod';
-import { MODES } from './modes.js';
-import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from './origins.js';
-import { isReplayTiming, REPLAY_TIMING_HINT } from './replay-timing.js';
+import { ProxyConfigSchema, type ProxyConfig } from './proxy-config.js';
 import { RulesFileSchema } from './rules/schema.js';
-import { MAX_UPSTREAM_MAX_TIME_S, MAX_UPSTREAM_TIMEOUT_S } from './upstream-limits.js';
 import type { JsonRpcResponse } from './jsonrpc.js';
 import type { ExchangeEvent } from './traffic.js';
 import { BreakpointRuleInputSchema, type BreakpointsState } from './breakpoints.js';
@@ -20,38 +17,8 @@ import type { CostDiff, CostReport } from './insight/cost.js';
  * two thin transports over that table. Events flow the other way.
  */
 
-export const ProxyConfigSchema = z.strictObject({
-  name: z.string().min(1).max(100).optional(),
-  mode: z.enum(MODES),
-  /** upstream MCP server (Streamable HTTP); required unless mode is replay (or upstreamCommand is given) */
-  upstreamUrl: z.url({ protocol: /^https?$/ }).optional(),
-  /** an stdio MCP server to spawn as the upstream instead, e.g. `npx -y @modelcontextprotocol/server-everything` */
-  upstreamCommand: z.string().min(1).max(4000).optional(),
-  /** cassette folder; unused in proxy-only */
-  cacheDir: z.string().min(1).optional(),
-  port: z.number().int().min(0).max(65535).default(0),
-  rules: RulesFileSchema.optional(),
-  /** replay and hybrid: how long replayed answers take (none, recorded, x<speed>), as --replay-timing */
-  replayTiming: z
-    .string()
-    .refine(isReplayTiming, { message: `replay timing: ${REPLAY_TIMING_HINT}` })
-    .optional(),
-  /** replay: a miss is a JSON-RPC error naming the closest recorded key and what differs, as --strict */
-  strict: z.boolean().optional(),
-  /**
-   * browser pages that may call this proxy (a browser-based MCP client), as --allowed-origin: any other request that
-   * carries an Origin is refused (403); requests without one (agents, SDK clients, curl) need none
-   */
-  allowedOrigins: z
-    .array(z.string().refine(isBrowserOrigin, { message: BROWSER_ORIGIN_HINT }))
-    .max(20)
-    .optional(),
-  /** live modes: seconds an upstream call may go without an answer or a progress notification (0: no limit; default 60) */
-  upstreamTimeoutS: z.number().min(0).max(MAX_UPSTREAM_TIMEOUT_S).optional(),
-  /** live modes: seconds one upstream call may take in all, progress or not (0: no limit; default 600) */
-  upstreamMaxTimeS: z.number().min(0).max(MAX_UPSTREAM_MAX_TIME_S).optional(),
-});
-export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;
+/** a proxy's configuration (its one schema, ProxyConfigSchema, and its wording: proxy-config.ts) */
+export type { ProxyConfig };
 
 /**
  * starting: checking its upstream (live modes: it must answer initialize) or its cassette (replay: it must exist);

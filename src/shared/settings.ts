@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Settings of the app, kept as JSON in `<user data folder>/settings.json` (src/main/api/settings-file.ts). */
+/** Settings of the app, kept as JSON in `<user data folder>/settings.json` (src/main/api/files/settings-file.ts). */
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 /** The desktop window's last normal (unmaximized) bounds, and whether it was maximized. */

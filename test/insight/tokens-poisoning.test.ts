@@ -10,7 +10,7 @@ import { InsightAnalyzer } from '../../src/shared/insight/analyzer.js';
 import { costDiff, costOf } from '../../src/shared/insight/cost.js';
 import { INSTRUCTION_PATTERNS, hiddenText, instructionLike } from '../../src/shared/insight/text-scan.js';
 import type { ExchangeEvent } from '../../src/shared/traffic.js';
-import { checkAgainstSchema } from '../../src/main/api/schema-check.js';
+import { checkAgainstSchema } from '../../src/main/api/verbs/schema-check.js';
 import { loadTokenCounter, TOKENIZER_LABEL } from '../../src/main/engine/insight/tokens.js';
 
 /** The o200k_base vectors of the tokenizer's own test plans (EncodingName / Sample / Encoded, blank-line separated). */

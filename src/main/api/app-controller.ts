@@ -2,24 +2,25 @@ import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { type CommandOutputs, type EventName, type EventPayloads, type ProxyConfig, type ProxyInfo, type TrafficEvent } from '../../shared/api.js';
 import { ErrorCode } from '../../shared/jsonrpc.js';
-import { checkProxyConfig } from '../../shared/proxy-fields.js';
+import { MODE_TRAITS } from '../../shared/modes.js';
+import { checkProxyConfig } from '../../shared/proxy-config.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { RunningProxy } from '../engine/proxy.js';
-import { BreakpointHub } from './breakpoints.js';
-import { Demo, type DemoHost } from './demo.js';
-import { InspectorVerbs } from './inspector-verbs.js';
-import { AppTraffic } from './app-traffic.js';
-import { AppInsight } from './app-insight.js';
-import { applyRules, mergedTools, type RulesFile } from './proxy-rules.js';
-import { settingsFile, type SettingsFile } from './settings-file.js';
+import { BreakpointHub } from './proxies/breakpoints.js';
+import { Demo, type DemoHost } from './demo/demo.js';
+import { InspectorVerbs } from './verbs/inspector-verbs.js';
+import { AppTraffic } from './traffic/app-traffic.js';
+import { applyRules, mergedTools, type RulesFile } from './proxies/proxy-rules.js';
+import { settingsFile, type SettingsFile } from './files/settings-file.js';
+import { AppInsight } from './insight/app-insight.js';
 import type { Log, LogLevel } from '../engine/log.js';
 import type { OpenedUpstream } from '../engine/upstream/open.js';
-import { ProxyStartError } from './upstream-check.js';
-import { defaultProxyName, launchProxy } from './proxy-launch.js';
-import { WorkspaceFile, type SavedProxy } from './workspace-file.js';
+import { ProxyStartError } from './proxies/upstream-check.js';
+import { defaultProxyName, launchProxy } from './proxies/proxy-launch.js';
+import { WorkspaceFile, type SavedProxy } from './files/workspace-file.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
 import { reserveSeqs } from '../engine/pipeline/exchange.js';
-import { AttachHub } from './attach-hub.js';
+import { AttachHub } from './intercept/attach-hub.js';
 
 export interface AppControllerOptions {
   /** the app's own data folder (the demo's cassette lives in `<dataDir>/demo-cassette`) */
@@ -120,7 +121,7 @@ export class AppController implements DemoHost {
       cassetteOf: (id) => {
         const managed = this.proxies.get(id);
         if (!managed) throw new Error(`proxyId: no proxy "${id}"`);
-        return managed.info.config.mode === 'proxy-only' ? undefined : { store: managed.running?.store, dir: managed.info.config.cacheDir };
+        return MODE_TRAITS[managed.info.config.mode].usesCassette ? { store: managed.running?.store, dir: managed.info.config.cacheDir } : undefined;
       },
       emit: {
         annotations: (all) => this.emitter.emit('annotations', all),
@@ -179,7 +180,7 @@ export class AppController implements DemoHost {
   async createProxy(input: ProxyConfig, options: { demo?: boolean } = {}): Promise<ProxyInfo> {
     if (this.closed) throw new Error('the app is shutting down');
     let config = checkProxyConfig(input);
-    if (config.mode !== 'proxy-only' && !config.cacheDir) config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
+    if (MODE_TRAITS[config.mode].usesCassette && !config.cacheDir) config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
     const taken = (name: string): boolean => [...this.proxies.values()].some((p) => p.info.name.toLowerCase() === name.toLowerCase());
     const name = config.name?.trim() || this.uniqueName(defaultProxyName(config), taken);
     if (config.name && taken(name)) throw new Error(`Name: a proxy named "${name}" exists already; choose another name`);

@@ -1,15 +1,15 @@
 import type { z } from 'zod';
 import { commands, type ApiError, type CommandName, type CommandOutputs, type EventName, type EventPayloads } from '../../shared/api.js';
-import { describeProxyIssues, proxyConfigIssues } from '../../shared/proxy-fields.js';
+import { describeProxyIssues, proxyIssuesOf } from '../../shared/proxy-config.js';
 import { describeZodError } from '../../shared/rules/schema.js';
 import { renderTemplate } from '../engine/rules/template.js';
 import type { AppController } from './app-controller.js';
-import { deleteEntry, duplicateEntry, listEntries, readEntry, writeEntry } from './cassette-files.js';
-import { renameEntry } from './cassette-rename.js';
-import { settingsFile, type SettingsFile } from './settings-file.js';
-import { previewExport, runExport } from './export-files.js';
-import { checkAgainstSchema } from './schema-check.js';
-import { interceptHandlers } from './intercept-handlers.js';
+import { deleteEntry, duplicateEntry, listEntries, readEntry, writeEntry } from './cassettes/cassette-files.js';
+import { renameEntry } from './cassettes/cassette-rename.js';
+import { settingsFile, type SettingsFile } from './files/settings-file.js';
+import { previewExport, runExport } from './cassettes/export-files.js';
+import { checkAgainstSchema } from './verbs/schema-check.js';
+import { interceptHandlers } from './intercept/intercept-handlers.js';
 
 /** What the shell tells the API about itself (answered by `app.info`). */
 export interface ShellInfo {
@@ -45,6 +45,12 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof Error) return { message: error.message || error.name };
   if (typeof error === 'object' && error !== null && typeof (error as ApiError).message === 'string') return { message: (error as ApiError).message };
   return { message: String(error) };
+}
+
+/** What is wrong with a command's input: a new proxy's settings under the New proxy form's labels, others by path. */
+function invalidInput(name: CommandName, input: unknown, error: z.ZodError): string {
+  if (name === 'proxies.create' && typeof input === 'object' && input !== null) return describeProxyIssues(proxyIssuesOf(error));
+  return `${name}: invalid input: ${describeZodError(error)}`;
 }
 
 /**
@@ -125,13 +131,8 @@ export function createApiHandlers(
         throw { message: `unknown command ${String(command)}` } satisfies ApiError;
       }
       const name = command as CommandName;
-      // a new proxy's problems are named after the form's fields ("Upstream URL: not a URL"), not the API's
-      if (name === 'proxies.create' && typeof input === 'object' && input !== null) {
-        const issues = proxyConfigIssues(input ?? {});
-        if (Object.keys(issues).length > 0) throw { message: describeProxyIssues(issues) } satisfies ApiError;
-      }
       const parsed = commands[name].safeParse(input ?? {});
-      if (!parsed.success) throw { message: `${name}: invalid input: ${describeZodError(parsed.error)}` } satisfies ApiError;
+      if (!parsed.success) throw { message: invalidInput(name, input, parsed.error) } satisfies ApiError;
       try {
         const handler = table[name] as (input: unknown) => unknown;
         return await handler(parsed.data);

@@ -7,7 +7,7 @@ import { app, BrowserWindow, ipcMain, Menu, type IpcMainInvokeEvent, type MenuIt
 import { EVENT_NAMES, type EventName } from '../../shared/api';
 import { AppController } from '../api/app-controller';
 import { createApiHandlers, toApiError } from '../api/handlers';
-import { settingsFile } from '../api/settings-file';
+import { settingsFile } from '../api/files/settings-file';
 import { claimDataDir } from '../web/data-owner';
 import { userDataDir } from '../web/user-data';
 import { rememberWindowState, savedWindowOptions } from './window-state';

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { costDiff, costOf, type CostDiff, type CostReport } from '../../shared/insight/cost.js';
 import { oneLine } from '../../shared/terminal-text.js';
-import { importTraffic } from '../api/traffic-import.js';
+import { importTraffic } from '../api/traffic/traffic-import.js';
 import { UsageError } from '../engine/errors.js';
 import { loadTokenCounter, TOKENIZER_LABEL } from '../engine/insight/tokens.js';
 

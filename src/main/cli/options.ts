@@ -1,13 +1,15 @@
 import { Command, Option } from 'commander';
-import type { Mode } from '../../shared/modes.js';
+import type { z } from 'zod';
+import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
+import { MAX_COMMAND_CHARS, ProxyConfigSchema, type ProxyConfig, type ProxyField } from '../../shared/proxy-config.js';
 import { readFileSync } from 'node:fs';
 import { describeZodError, RulesFileSchema } from '../../shared/rules/schema.js';
 import type { ProxyOptions } from '../engine/proxy.js';
 import { compileRedactions } from '../engine/cassette/redact.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 import { UsageError } from '../engine/errors.js';
-import { isReplayTiming, REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
-import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from '../../shared/origins.js';
+import { REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
+import { BROWSER_ORIGIN_HINT } from '../../shared/origins.js';
 import { parseJson } from '../../shared/json-depth.js';
 import {
   DEFAULT_UPSTREAM_MAX_TIME_S,
@@ -127,6 +129,46 @@ interface RawOptions {
   dataDir?: string;
 }
 
+/** The flag of each proxy configuration field the CLI sets, and what it must be. */
+const FLAGS: Partial<Record<ProxyField, { flag: string; expects: string }>> = {
+  upstreamUrl: { flag: '--url', expects: 'an http:// or https:// URL' },
+  upstreamCommand: { flag: '--upstream-command', expects: `a command line of at most ${MAX_COMMAND_CHARS} characters` },
+  cacheDir: { flag: '--cache', expects: 'a folder' },
+  port: { flag: '--port', expects: 'an integer between 0 and 65535' },
+  replayTiming: { flag: '--replay-timing', expects: REPLAY_TIMING_HINT },
+  allowedOrigins: { flag: '--allowed-origin', expects: BROWSER_ORIGIN_HINT },
+};
+
+/**
+ * A problem the proxy configuration schema found, in the words of the flag: a value the flag must not have, or a
+ * flag that is missing (a mode that forwards needs an upstream: the schema's own sentence).
+ */
+function flagProblem(issue: z.core.$ZodIssue, given: Record<string, unknown>, recordByDefault: boolean): string {
+  const field = issue.path[0] as ProxyField;
+  const { flag, expects } = FLAGS[field] ?? { flag: String(field), expects: issue.message };
+  const value = issue.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key], given);
+  if (value === undefined) return `${flag}: ${issue.message}${recordByDefault ? ' (to replay a cassette: --replay)' : ''}`;
+  return `${flag} must be ${expects}, got "${String(value)}"`;
+}
+
+/** The flags' proxy configuration, checked by the one schema the app, `serve` and the New proxy form use. */
+function checkedConfig(raw: RawOptions, mode: Mode, limits: Pick<ProxyConfig, 'upstreamTimeoutS' | 'upstreamMaxTimeS'>): ProxyConfig {
+  const config = {
+    mode,
+    upstreamUrl: raw.url,
+    upstreamCommand: raw.upstreamCommand,
+    cacheDir: raw.cache,
+    port: /^\d+$/.test(raw.port) ? Number(raw.port) : NaN,
+    replayTiming: raw.replayTiming,
+    strict: raw.strict === true,
+    allowedOrigins: raw.allowedOrigin,
+    ...limits,
+  };
+  const parsed = ProxyConfigSchema.safeParse(config);
+  if (!parsed.success) throw new UsageError(flagProblem(parsed.error.issues[0], { ...config, port: raw.port }, !raw.replay && !raw.proxyOnly));
+  return parsed.data;
+}
+
 /** What --attach adds to the proxy's options. */
 export interface AttachCliOptions {
   name: string;
@@ -153,20 +195,8 @@ function attachOptions(raw: RawOptions, upstreamArgv: string[]): AttachCliOption
   return { name: name.slice(0, 200), record: raw.record, dataDir: raw.dataDir };
 }
 
-/** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
-export function toProxyOptions(
-  raw: RawOptions,
-  /** the positional arguments commander saw, and those of them after `--` (the only place they may be) */
-  positional: string[] = [],
-  upstreamArgv: string[] = positional,
-): ProxyOptions & { verbose: boolean; upstreamCommand?: string; upstreamArgv?: string[]; stdio?: boolean; attach?: AttachCliOptions } {
-  if (positional.length > upstreamArgv.length)
-    throw new UsageError(`unexpected argument "${positional[0]}" (an upstream command and its arguments go after --)`);
-  if (upstreamArgv.length && (raw.upstreamCommand !== undefined || raw.url !== undefined))
-    throw new UsageError('an upstream after -- cannot be combined with --upstream-command or --url (one upstream)');
-  if (upstreamArgv.length) raw = { ...raw, upstreamCommand: upstreamArgv.join(' ') };
-  const attach = attachOptions(raw, upstreamArgv);
-  if (!/^\d+$/.test(raw.port) || Number(raw.port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${raw.port}"`);
+/** Flags that cannot go together, and a command line that does not split into words: UsageErrors. */
+function checkFlagCombinations(raw: RawOptions, upstreamArgv: string[]): void {
   if (raw.replay && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --replay');
   if (raw.recordMissing && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --record-missing');
   if (raw.recordMissing && raw.clean) throw new UsageError('--clean cannot be combined with --record-missing (it would wipe the cassette being replayed)');
@@ -184,6 +214,22 @@ export function toProxyOptions(
     }
     if (words.length === 0) throw new UsageError('--upstream-command must name a command');
   }
+}
+
+/** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
+export function toProxyOptions(
+  raw: RawOptions,
+  /** the positional arguments commander saw, and those of them after `--` (the only place they may be) */
+  positional: string[] = [],
+  upstreamArgv: string[] = positional,
+): ProxyOptions & { verbose: boolean; upstreamCommand?: string; upstreamArgv?: string[]; stdio?: boolean; attach?: AttachCliOptions } {
+  if (positional.length > upstreamArgv.length)
+    throw new UsageError(`unexpected argument "${positional[0]}" (an upstream command and its arguments go after --)`);
+  if (upstreamArgv.length && (raw.upstreamCommand !== undefined || raw.url !== undefined))
+    throw new UsageError('an upstream after -- cannot be combined with --upstream-command or --url (one upstream)');
+  if (upstreamArgv.length) raw = { ...raw, upstreamCommand: upstreamArgv.join(' ') };
+  const attach = attachOptions(raw, upstreamArgv);
+  checkFlagCombinations(raw, upstreamArgv);
   const idle = raw.sessionIdle ?? '600';
   if (!/^\d+(\.\d+)?$/.test(idle)) throw new UsageError(`--session-idle must be a number of seconds, got "${idle}"`);
   const limits = upstreamLimitFlags({
@@ -192,31 +238,19 @@ export function toProxyOptions(
   });
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
   const mode: Mode = raw.proxyOnly || attach ? 'proxy-only' : raw.replay || raw.recordMissing ? (live ? 'hybrid' : 'replay') : 'record';
-  if (raw.strict && mode !== 'replay')
+  const config = checkedConfig(raw, mode, limits);
+  const traits = MODE_TRAITS[mode];
+  if (config.strict && !traits.cassetteOnly)
     throw new UsageError(`--strict applies to replay (--replay without --url or --upstream-command); in ${mode} mode nothing misses`);
-  if (raw.replayTiming !== undefined && !isReplayTiming(raw.replayTiming))
-    throw new UsageError(`--replay-timing must be ${REPLAY_TIMING_HINT}, got "${raw.replayTiming}"`);
-  if (raw.replayTiming !== undefined && raw.replayTiming !== 'none' && mode !== 'replay' && mode !== 'hybrid')
+  if (config.replayTiming !== undefined && config.replayTiming !== 'none' && !traits.replays)
     throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
-  for (const origin of raw.allowedOrigin ?? [])
-    if (!isBrowserOrigin(origin)) throw new UsageError(`--allowed-origin must be ${BROWSER_ORIGIN_HINT}, got "${origin}"`);
-  if (mode !== 'replay' && raw.upstreamCommand === undefined) {
-    if (!raw.url) throw new UsageError(`--url (or --upstream-command) is required in ${mode} mode (replay needs --replay)`);
-    let url: URL;
-    try {
-      url = new URL(raw.url);
-    } catch {
-      throw new UsageError(`--url must be a valid URL, got "${raw.url}"`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be an http:// or https:// URL, got "${raw.url}"`);
-  }
   return {
     mode,
     rules: raw.rules === undefined ? undefined : readRules(raw.rules),
-    upstreamUrl: raw.url,
-    cacheDir: raw.cache,
+    upstreamUrl: config.upstreamUrl,
+    cacheDir: config.cacheDir,
     host: raw.host,
-    port: Number(raw.port),
+    port: config.port,
     clean: raw.clean,
     verbose: raw.verbose,
     resultHashPath: raw.resultHashPath,
@@ -224,18 +258,18 @@ export function toProxyOptions(
     matchIgnore: raw.matchIgnore,
     redact: checkedRedactions(raw.redact),
     repeat: raw.repeat,
-    replayTiming: raw.replayTiming,
-    strict: raw.strict === true,
+    replayTiming: config.replayTiming,
+    strict: config.strict === true,
     allowedHosts: raw.allowedHost,
-    allowedOrigins: raw.allowedOrigin,
-    upstreamCommand: raw.upstreamCommand,
+    allowedOrigins: config.allowedOrigins,
+    upstreamCommand: config.upstreamCommand,
     ...(upstreamArgv.length ? { upstreamArgv } : {}),
     stdio: raw.stdio,
     durable: raw.fsync !== false,
     // an attached proxy serves one agent for its whole life: its session (and the server's process) never idles out
     sessionIdleMs: attach && raw.sessionIdle === undefined ? 0 : Math.round(Number(idle) * 1000),
     ...(attach ? { attach } : {}),
-    ...upstreamLimitsMs(limits.upstreamTimeoutS, limits.upstreamMaxTimeS),
+    ...upstreamLimitsMs(config.upstreamTimeoutS, config.upstreamMaxTimeS),
   };
 }
 

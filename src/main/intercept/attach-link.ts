@@ -6,8 +6,8 @@ import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { Log } from '../engine/log.js';
 import type { RunningProxy } from '../engine/proxy.js';
 import type { RecordingSwitch } from '../engine/recording-switch.js';
-import { engineRules, toolViews } from '../api/proxy-rules.js';
-import { slimEvent } from '../api/traffic-slim.js';
+import { engineRules, toolViews } from '../api/proxies/proxy-rules.js';
+import { slimEvent } from '../api/traffic/traffic-slim.js';
 import { liveOwner } from '../web/data-owner.js';
 import { connectRunningUi } from '../web/ui-link.js';
 

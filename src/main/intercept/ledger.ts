@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { CLIENT_IDS } from '../../shared/intercept.js';
 import { parseJson } from '../../shared/json-depth.js';
-import { writeFileAtomic } from '../api/atomic-file.js';
+import { writeFileAtomic } from '../api/files/atomic-file.js';
 
 /**
  * What mcp-rewind changed in clients' config files: `<data folder>/intercept.json` (owner-only), one record per

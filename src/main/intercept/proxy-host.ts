@@ -1,6 +1,6 @@
 import type { ProxyConfig, ProxyInfo } from '../../shared/api.js';
 import type { RewindClient } from '../../shared/api-client.js';
-import { WorkspaceFile } from '../api/workspace-file.js';
+import { WorkspaceFile } from '../api/files/workspace-file.js';
 import { liveOwner } from '../web/data-owner.js';
 import { connectRunningUi } from '../web/ui-link.js';
 import type { ProxyHost } from './apply.js';

@@ -59,8 +59,8 @@ export class RestSession {
     this.startSupervisor();
   }
 
-  static async create(id: string, config: CreateSession, settings: SessionSettings): Promise<RestSession> {
-    const mode: Mode = config.mode ?? (config.upstream ? 'proxy-only' : 'replay');
+  static async create(id: string, config: CreateSession & { mode: Mode }, settings: SessionSettings): Promise<RestSession> {
+    const { mode } = config;
     const opened = config.upstream ? await openSessionUpstream(config.upstream, id, settings) : undefined;
     const built = await createEndpoint({
       mode,
@@ -76,7 +76,7 @@ export class RestSession {
       await opened?.close(); // nothing is left open
       throw error;
     });
-    return new RestSession(id, { ...config, mode }, built, settings, opened);
+    return new RestSession(id, config, built, settings, opened);
   }
 
   get endpoint() {

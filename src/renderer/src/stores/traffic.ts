@@ -28,8 +28,8 @@ interface TrafficState {
   capacity: number
   /** …and within these bytes (each event says what it weighs) */
   maxBytes: number
-  /** an exchange whose truncated bodies were asked for: loading, in full, or gone (only one is held at a time) */
-  full?: { key: string; event?: TrafficEvent; gone?: string }
+  /** an exchange (by its seq) whose truncated bodies were asked for: loading, in full, or gone (only one is held at a time) */
+  full?: { seq: number; event?: TrafficEvent; gone?: string }
   /** paused: new exchanges are held back (not lost) until resume */
   paused: boolean
   /** how many exchanges arrived while paused */
@@ -49,12 +49,11 @@ interface TrafficState {
   loadFullBody(event: TrafficEvent): Promise<void>
 }
 
-const key = (e: TrafficEvent): string => `${e.proxyId}\u0000${e.seq}`
-export const fullBodyKey = key
-
 let incoming: TrafficEvent[] = []
 let heldBack: TrafficEvent[] = []
 /** the checks' findings of exchanges already sent (the `insight` event), applied with the next batch */
+/** findings are keyed by proxy and seq, as the `insight` event names them */
+const insightKey = (e: { proxyId: string; seq: number }): string => `${e.proxyId}\u0000${e.seq}`
 let insights = new Map<string, InsightPatch['insight']>()
 let timer: ReturnType<typeof setTimeout> | undefined
 /** while a snapshot is in flight, events are kept aside and merged after it */
@@ -131,14 +130,14 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
     }
   },
   async loadFullBody(event) {
-    const wanted = key(event)
-    set({ full: { key: wanted } })
+    const { seq } = event
+    set({ full: { seq } })
     try {
-      const answer = await api().call('traffic.body', { proxyId: event.proxyId, seq: event.seq })
-      if (get().full?.key !== wanted) return // another one was asked for meanwhile
-      set({ full: answer.held ? { key: wanted, event: answer.event } : { key: wanted, gone: answer.reason } })
+      const answer = await api().call('traffic.body', { proxyId: event.proxyId, seq })
+      if (get().full?.seq !== seq) return // another one was asked for meanwhile
+      set({ full: answer.held ? { seq, event: answer.event } : { seq, gone: answer.reason } })
     } catch (error) {
-      if (get().full?.key === wanted) set({ full: { key: wanted, gone: (error as Error).message } })
+      if (get().full?.seq === seq) set({ full: { seq, gone: (error as Error).message } })
     }
   },
   async undoClear() {
@@ -159,11 +158,11 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
 function withInsights(list: TrafficEvent[]): TrafficEvent[] {
   let out = list
   for (let i = list.length - 1; i >= 0 && insights.size > 0; i--) {
-    const found = insights.get(key(list[i]))
+    const found = insights.get(insightKey(list[i]))
     if (!found) continue
     if (out === list) out = list.slice()
     out[i] = { ...list[i], insight: found }
-    insights.delete(key(list[i]))
+    insights.delete(insightKey(list[i]))
   }
   return out
 }
@@ -203,7 +202,7 @@ export function ingestTraffic(events: TrafficEvent[]): void {
 
 /** Queues the checks' findings of exchanges the store has (or is about to get), applied with the next batch. */
 export function ingestInsight(patches: InsightPatch[]): void {
-  for (const patch of patches) insights.set(`${patch.proxyId}\u0000${patch.seq}`, patch.insight)
+  for (const patch of patches) insights.set(insightKey(patch), patch.insight)
   timer ??= setTimeout(flush, FLUSH_MS)
 }
 
@@ -223,8 +222,8 @@ export async function syncTraffic(): Promise<void> {
   syncing++
   try {
     const snapshot = (await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })).sort((a, b) => a.seq - b.seq)
-    const seen = new Set(snapshot.map(key))
-    incoming = incoming.filter((e) => !seen.has(key(e)))
+    const seen = new Set(snapshot.map((e) => e.seq))
+    incoming = incoming.filter((e) => !seen.has(e.seq))
     heldBack = []
     useTraffic.setState({ exchanges: snapshot, held: 0, dropped: 0, error: undefined })
   } catch (error) {

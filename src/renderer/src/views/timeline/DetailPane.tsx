@@ -1,7 +1,7 @@
 import { useMemo, type JSX } from 'react'
 import type { TrafficEvent } from '../../../../shared/api.js'
 import { useTraffic } from '../../stores/traffic.js'
-import { indexOfKey, isChanged, statusKind, statusLabel } from './model.js'
+import { indexOfRow, isChanged, statusKind, statusLabel } from './model.js'
 import { useTimelineUi, type DetailTab } from './state.js'
 import { DetailActions, canResend } from './verbs/DetailActions.js'
 import { DiffTab, type Other } from './verbs/DiffTab.js'
@@ -30,7 +30,7 @@ const TAB_LABELS: Record<DetailTab, string> = {
 function useOther(event: TrafficEvent, proxyName: (id: string) => string): Other | undefined {
   const compareWith = useTimelineUi((s) => s.compareWith)
   const found = useTraffic((s) => {
-    if (compareWith?.kind === 'exchange') return s.exchanges[indexOfKey(s.exchanges, compareWith.key)]
+    if (compareWith?.kind === 'exchange') return s.exchanges[indexOfRow(s.exchanges, compareWith.seq)]
     if (compareWith === undefined && event.sentBy?.from !== undefined) return s.exchanges.find((e) => e.seq === event.sentBy?.from)
     return undefined
   })

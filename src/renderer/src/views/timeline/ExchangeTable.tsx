@@ -4,7 +4,7 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { usePanels } from '../../stores/panels.js'
 import { useSettings } from '../../stores/settings.js'
 import type { Annotation } from '../../../../shared/api.js'
-import { formatTime, indexOfKey, isChanged, problemsOf, rowKey, sourceLabel, statusKind, statusLabel, type TimelineRow } from './model.js'
+import { formatTime, indexOfRow, isChanged, problemsOf, rowId, rowKey, sourceLabel, statusKind, statusLabel, type TimelineRow } from './model.js'
 import { sentByLabel, sessionLabel, shortSession, type SessionInfo } from './sessions.js'
 import { useTimelineUi } from './state.js'
 import './timeline.css'
@@ -140,7 +140,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
     if (stick.current && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: 'end' })
   }, [rows.length, virtualizer])
 
-  const selectedIndex = useMemo(() => indexOfKey(rows, selected), [rows, selected])
+  const selectedIndex = useMemo(() => indexOfRow(rows, selected), [rows, selected])
 
   // the selected row stays in view when the detail opens, closes or moves (the table's height changes)
   useEffect(() => {
@@ -154,11 +154,11 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
     if (row.group) return
     if (picking) {
       // picking the exchange to compare the selected one with
-      if (!row.pausedId && rowKey(row) !== selected) compare({ kind: 'exchange', key: rowKey(row) })
+      if (!row.pausedId && row.seq !== selected) compare({ kind: 'exchange', seq: row.seq })
       return
     }
     if (row.pausedId) usePanels.getState().openBreakpoints(row.pausedId)
-    select(rowKey(row), true)
+    select(rowId(row), true)
   }
 
   function onScroll(): void {
@@ -175,7 +175,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
       let next = Math.min(rows.length - 1, Math.max(0, from + step))
       while (rows[next]?.group && next + step >= 0 && next + step < rows.length) next += step // group heads are not exchanges
       if (rows[next]?.group) return
-      select(rowKey(rows[next]))
+      select(rowId(rows[next]))
       virtualizer.scrollToIndex(next, { align: 'auto' })
       stick.current = next === rows.length - 1
     } else if (event.key === 'Enter' && selectedIndex >= 0) {
@@ -242,7 +242,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
                 </tr>
               )
             }
-            const isSelected = row.id === selected
+            const isSelected = rowId(row.original) === selected
             return (
               <tr
                 key={row.id}

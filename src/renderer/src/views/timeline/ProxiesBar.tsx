@@ -1,5 +1,6 @@
 import { useState, type JSX } from 'react'
 import type { ProxyInfo, SourceInfo } from '../../../../shared/api.js'
+import { MODE_TRAITS } from '../../../../shared/modes.js'
 import { useBreakpoints } from '../../stores/breakpoints.js'
 import { usePanels } from '../../stores/panels.js'
 import { useProxies } from '../../stores/proxies.js'
@@ -31,7 +32,7 @@ const STATE_LABELS: Record<string, string> = { starting: 'starting…', running:
 
 /** What a proxy stands in front of: the upstream URL or command, or (replay) its cassette folder. */
 function target(p: ProxyInfo): string {
-  if (p.config.mode === 'replay') return p.config.cacheDir ?? ''
+  if (!MODE_TRAITS[p.config.mode].forwards) return p.config.cacheDir ?? ''
   return p.config.upstreamUrl ?? (p.config.upstreamCommand ? `$ ${p.config.upstreamCommand}` : '')
 }
 

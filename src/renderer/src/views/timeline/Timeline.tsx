@@ -7,7 +7,7 @@ import type { TrafficEvent } from '../../../../shared/api.js'
 import { useTraffic, type ClearScope } from '../../stores/traffic.js'
 import { useVerbs } from '../../stores/verbs.js'
 import { usePanels } from '../../stores/panels.js'
-import { applyFilter, distinct, heldRows, indexOfKey, isFiltering, rowKey, warmSearch, type TimelineFilter, type TimelineRow } from './model.js'
+import { applyFilter, distinct, heldRows, indexOfRow, isFiltering, rowKey, warmSearch, type TimelineFilter, type TimelineRow } from './model.js'
 import { groupBySession, sessionLabel, sessionsOf, shortSession } from './sessions.js'
 import { SaveDialog } from './verbs/FileDialogs.js'
 import { useTimelineUi, type TimelineTab } from './state.js'
@@ -175,9 +175,9 @@ export function Timeline(): JSX.Element {
   // the detail follows the selection; an exchange the filter hides says so (it does not vanish under the reader)
   const detail = useMemo(() => {
     if (!detailOpen || selected === undefined) return undefined
-    const inRows = indexOfKey(rows, selected)
+    const inRows = indexOfRow(rows, selected)
     if (inRows >= 0) return { event: rows[inRows], filteredOut: false }
-    const all = indexOfKey(exchanges, selected)
+    const all = indexOfRow(exchanges, selected)
     return all >= 0 ? { event: exchanges[all] as TimelineRow, filteredOut: true } : undefined
   }, [detailOpen, selected, rows, exchanges])
 

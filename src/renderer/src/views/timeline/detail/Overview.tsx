@@ -26,8 +26,7 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
   const { select, compare, setDetailTab } = useTimelineUi()
   const original = event.sentBy?.from
   const openOriginal = (seq: number): void => {
-    const found = useTraffic.getState().exchanges.find((e) => e.seq === seq)
-    if (found) select(`${found.proxyId}:${seq}`, true)
+    if (useTraffic.getState().exchanges.some((e) => e.seq === seq)) select(seq, true)
   }
   const steps: Array<[string, number | undefined]> = [
     ['received from the client', 0],
