@@ -15,6 +15,7 @@ import { startServe } from './engine/serve.js';
 import { bridgeStdio } from './engine/transports/downstream-stdio.js';
 import { commandSpec } from './engine/upstream/command.js';
 import { openUpstream } from './engine/upstream/open.js';
+import { cliSignIn, describeSignIn, reportSignIn } from './cli/oauth-options.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const serverInfo = { name: 'mcp-rewind', version: pkg.version };
@@ -53,15 +54,22 @@ async function proxyCommand(argv: string[]): Promise<void> {
   // a stdio or legacy HTTP+SSE upstream is bridged onto Streamable HTTP; the pipeline only ever sees Streamable HTTP
   const bridgeLog: Log = (line, level) => (options.verbose || level !== 'info' ? log(line) : undefined);
   const spec = options.upstreamCommand ? commandSpec(options.upstreamCommand) : options.upstreamUrl ? { url: options.upstreamUrl } : undefined;
+  // an upstream that answers 401: the proxy signs in (its tokens in the data folder), the client needs nothing
+  const signIn = spec && 'url' in spec && options.mode !== 'replay' ? cliSignIn(spec.url, options.oauth) : undefined;
+  if (signIn) reportSignIn(signIn, options.oauth, log);
   const upstream = spec
-    ? await openUpstream(spec, { log: bridgeLog, idleMs: options.sessionIdleMs, allowedOrigins: options.allowedOrigins }).catch((error: Error) =>
+    ? await openUpstream(spec, { log: bridgeLog, idleMs: options.sessionIdleMs, allowedOrigins: options.allowedOrigins, auth: signIn }).catch((error: Error) =>
         fail(1, error.message),
       )
     : undefined;
+  const upstreamAuth = upstream?.bridge ? undefined : signIn;
+  // the sign-in starts at once; requests that need the upstream wait for it (or get the step that failed)
+  if (upstream?.needsSignIn) void signIn?.signIn().catch(() => {});
   const upstreamLabel = options.upstreamCommand ? `${options.upstreamCommand} (stdio)` : upstream?.label;
   const proxy = await startProxy({
     ...options,
     upstreamUrl: upstream?.url,
+    upstreamAuth,
     serverInfo,
     onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined),
   }).catch(async (error: Error) => {
@@ -75,6 +83,7 @@ async function proxyCommand(argv: string[]): Promise<void> {
   if (options.verbose) proxy.events.on('exchange', (event) => log(formatExchange(event)));
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];
   if (upstreamLabel) lines.push(`  upstream      ${upstreamLabel}`);
+  if (upstreamAuth && upstreamAuth.info().state !== 'none') lines.push(`  sign-in       ${describeSignIn('the upstream', upstreamAuth.info())}`);
   if (proxy.store) lines.push(`  cassette      ${options.cacheDir} (${proxy.store.size} entries)`);
   if (options.rules) lines.push(`  rules         ${options.rules.overlay.tools.length} tool rule(s), passthrough ${options.rules.overlay.passthrough}`);
   if (!options.stdio) {

@@ -9,11 +9,12 @@ import { UsageError } from '../engine/errors.js';
 import { isReplayTiming, REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
 import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from '../../shared/origins.js';
 import { parseJson } from '../../shared/json-depth.js';
+import { addOAuthOptions, toOAuthOptions, type OAuthCliOptions } from './oauth-options.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function buildProgram(version: string): Command {
-  return new Command('mcp-rewind')
+  const program = new Command('mcp-rewind')
     .description('Record, replay and inspect MCP traffic (Streamable HTTP proxy)')
     .version(version, '--version', 'print the version')
     .helpOption('-h, --help', 'show this help')
@@ -53,8 +54,8 @@ export function buildProgram(version: string): Command {
     )
     .option('--rules <file>', 'JSON file of per-tool rules ({ instructions?, tools: [...], passthrough? }), applied on top of any mode')
     .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
-    .addOption(new Option('--allowed-origin <origin>', "a browser page's origin that may call the proxy (others are refused); repeatable").argParser(collect))
-    .addHelpText('after', SUBCOMMANDS_HELP);
+    .addOption(new Option('--allowed-origin <origin>', "a browser page's origin that may call the proxy (others are refused); repeatable").argParser(collect));
+  return addOAuthOptions(program, true).addHelpText('after', SUBCOMMANDS_HELP);
 }
 
 const SUBCOMMANDS_HELP = `
@@ -62,6 +63,7 @@ Commands (mcp-rewind <command> --help for each):
   serve    sessions configured over a REST API (MiMCP-compatible), per-tool rules
   verify   send a cassette's requests to the live server and report drift (JUnit with --junit)
   export   a cassette as one file (--out) or as HAR 1.2 (--har)
+  auth     status | login <url> | logout <url>: the sign-ins kept for OAuth-protected upstreams
   ui       the app's UI in your browser (127.0.0.1, access token in the printed URL)
   app      the desktop app (needs Electron: npm install electron)`;
 
@@ -87,10 +89,16 @@ interface RawOptions {
   stdio?: boolean;
   fsync?: boolean;
   sessionIdle?: string;
+  oauth?: boolean;
+  open?: boolean;
+  oauthClientId?: string;
+  oauthClientSecretFile?: string;
+  oauthCallbackPort?: string;
+  signInTimeout?: string;
 }
 
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
-export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean; upstreamCommand?: string; stdio?: boolean } {
+export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean; upstreamCommand?: string; stdio?: boolean; oauth: OAuthCliOptions } {
   if (!/^\d+$/.test(raw.port) || Number(raw.port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${raw.port}"`);
   if (raw.replay && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --replay');
   if (raw.clean && raw.replay) throw new UsageError('--clean cannot be combined with --replay (it would wipe the cassette being replayed)');
@@ -146,6 +154,7 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     stdio: raw.stdio,
     durable: raw.fsync !== false,
     sessionIdleMs: Math.round(Number(idle) * 1000),
+    oauth: toOAuthOptions(raw as unknown as Record<string, unknown>),
   };
 }
 
