@@ -150,8 +150,17 @@ async function exportCommand(argv: string[]): Promise<void> {
   writeStdout(await runExport(options, pkg.version, log).catch((error: Error) => fail(1, error.message)));
 }
 
+/** `mcp-rewind auth status|login <url>|logout <url>`: exit status 0, 1 (a sign-in failed), 2 (usage). */
+async function authCommand(argv: string[]): Promise<void> {
+  const { buildAuthProgram, runAuth, toAuthOptions } = await import('./cli/auth-command.js');
+  const program = buildAuthProgram();
+  const options = parse(program, [argv[0], argv[1], ...argv.slice(3)], () => toAuthOptions(program));
+  process.exit(await runAuth(options, writeStdout, log));
+}
+
 const subcommands: Record<string, (argv: string[]) => Promise<void>> = {
   serve: serveCommand,
+  auth: authCommand,
   verify: verifyCommand,
   export: exportCommand,
   ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)),

@@ -19,6 +19,7 @@ export const PROXY_FIELD_LABELS = {
   rules: 'Rules',
   replayTiming: 'Replay timing',
   allowedOrigins: 'Browser origins',
+  oauth: 'OAuth client ID',
 } as const;
 export type ProxyField = keyof typeof PROXY_FIELD_LABELS;
 
@@ -54,6 +55,8 @@ function fieldMessage(field: ProxyField, issue: z.core.$ZodIssue, input: Record<
       return REPLAY_TIMING_HINT;
     case 'allowedOrigins':
       return issue.code === 'too_big' ? 'at most 20 origins' : `each one ${BROWSER_ORIGIN_HINT}`;
+    case 'oauth':
+      return 'a client id of at most 1,000 characters, or leave it empty (mcp-rewind then registers itself)';
     default:
       return issue.message;
   }

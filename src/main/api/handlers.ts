@@ -66,6 +66,8 @@ export function createApiHandlers(
     'proxies.start': ({ id }) => controller.startProxy(id),
     'proxies.stop': ({ id }) => controller.stopProxy(id),
     'proxies.remove': ({ id }) => controller.removeProxy(id),
+    'proxies.signIn': ({ id }) => controller.signIn(id),
+    'proxies.signOut': ({ id }) => controller.signOut(id),
     'traffic.snapshot': ({ limit }) => controller.traffic.snapshot(limit),
     'traffic.body': ({ proxyId, seq }) => controller.traffic.full(proxyId, seq),
     'traffic.clear': (scope) => controller.traffic.clear(scope),

@@ -7,6 +7,9 @@ import { openUpstream } from '../engine/upstream/open.js';
 import { UsageError } from '../engine/errors.js';
 import { oneLine } from '../../shared/terminal-text.js';
 import { writeAtomic } from '../engine/fs/atomic-write.js';
+import { CredentialStore } from '../engine/upstream/oauth/credentials.js';
+import { UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
+import { userDataDir } from '../web/user-data.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -27,7 +30,8 @@ export function buildVerifyProgram(): Command {
       ).argParser(collect),
     )
     .option('--junit <file>', 'write a JUnit XML report (one test case per key)')
-    .option('--timeout <seconds>', 'per-request timeout', '30');
+    .option('--timeout <seconds>', 'per-request timeout', '30')
+    .option('--no-oauth', "do not use the sign-in kept for --url (mcp-rewind auth login <url>): a 401 is the server's answer");
 }
 
 export interface VerifyCliOptions {
@@ -35,6 +39,8 @@ export interface VerifyCliOptions {
   url?: string;
   upstreamCommand?: string;
   junit?: string;
+  /** use the sign-in kept in the data folder for --url (default true) */
+  oauth?: boolean;
   engine: Omit<VerifyOptions, 'store' | 'openSession'>;
 }
 
@@ -62,6 +68,7 @@ export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions 
     url,
     upstreamCommand,
     junit: raw.junit as string | undefined,
+    oauth: raw.oauth !== false,
     engine: {
       dir: cache,
       upstreamUrl: url,
@@ -129,7 +136,10 @@ export async function runVerify(
     ? await openUpstream(commandSpec(options.upstreamCommand), { log: (line, level) => (level === 'info' ? undefined : log(line)), probe: false })
     : undefined;
   const label = upstream ? `${options.upstreamCommand} (stdio)` : undefined;
-  const report = await verifyCassette({ log, ...options.engine, ...(upstream ? { upstreamUrl: upstream.url, upstreamLabel: label } : {}), ...engine }).finally(
+  // an OAuth-protected server: the sign-in kept in the data folder (refreshed when it must be; never a browser here)
+  const upstreamAuth = options.url && options.oauth !== false ? new UpstreamSignIn(options.url, { store: new CredentialStore(userDataDir()) }) : undefined;
+  const live = upstream ? { upstreamUrl: upstream.url, upstreamLabel: label } : { upstreamAuth };
+  const report = await verifyCassette({ log, ...options.engine, ...live, ...engine }).finally(
     () => upstream?.close(),
   );
   out(formatVerifyReport(report, options.cache));

@@ -2,6 +2,7 @@ import { ErrorCode, McpError, type JSONRPCRequest } from '@modelcontextprotocol/
 import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { describeError } from '../errors.js';
 import { closeOwnClient, openOwnClient, RawResult } from '../upstream/own-client.js';
+import type { UpstreamAuth } from '../upstream/oauth/challenge.js';
 
 /** verify's own MCP session on the live server: one request at a time, server→client requests answered. */
 export interface LiveSession {
@@ -38,7 +39,7 @@ function recordedReplies(stream: ReadonlyArray<Record<string, unknown>>, method:
  */
 export async function openHttpSession(
   url: string,
-  options: { initializeParams?: Record<string, unknown>; headers?: Record<string, string>; timeoutMs?: number } = {},
+  options: { initializeParams?: Record<string, unknown>; headers?: Record<string, string>; timeoutMs?: number; auth?: UpstreamAuth } = {},
 ): Promise<LiveSession> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   /** the request being verified: server→client requests met meanwhile get its recorded replies, in order */
@@ -59,6 +60,7 @@ export async function openHttpSession(
     own = await openOwnClient(url, {
       name: 'mcp-rewind-verify',
       headers: options.headers,
+      auth: options.auth,
       timeoutMs,
       initializeParams: options.initializeParams ?? DEFAULT_CLIENT_PARAMS,
       answer,

@@ -9,6 +9,7 @@ import type { Log } from '../log.js';
 import { UnreachableError } from '../errors.js';
 import { stemOf } from './names.js';
 import { conditionOf, isModernRevision } from '../../../shared/mcp-protocol.js';
+import type { UpstreamAuth } from '../upstream/oauth/challenge.js';
 
 /**
  * `mcp-rewind verify`: sends every recorded request again to the live server, on a session of its own, and reports
@@ -45,6 +46,8 @@ export interface VerifyOptions {
   upstreamLabel?: string;
   /** extra headers on every request to the live server */
   upstreamHeaders?: Record<string, string>;
+  /** the live server's OAuth sign-in (the stored one: verify uses its token and refreshes it, never opens a browser) */
+  upstreamAuth?: UpstreamAuth;
   hashOptions?: ResultHashOptions;
   /** dot paths into the request params (e.g. `arguments.timestamp`) that do not tell recorded requests apart */
   matchIgnore?: string[];
@@ -136,7 +139,12 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
   try {
     session = options.openSession
       ? await options.openSession(initializeParams)
-      : await openHttpSession(options.upstreamUrl ?? '', { initializeParams, headers: options.upstreamHeaders, timeoutMs: options.timeoutMs });
+      : await openHttpSession(options.upstreamUrl ?? '', {
+          initializeParams,
+          headers: options.upstreamHeaders,
+          timeoutMs: options.timeoutMs,
+          auth: options.upstreamAuth,
+        });
   } catch (error) {
     throw new UnreachableError(`${display} did not answer an MCP initialize: ${(error as Error).message}`);
   }

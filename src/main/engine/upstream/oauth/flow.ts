@@ -46,6 +46,9 @@ export async function runSignIn(context: FlowContext, scope: string | undefined,
   try {
     if ((await auth(provider, options)) === 'AUTHORIZED') return;
     if (!run.authorizationUrl) throw new FlowFailure('authorization', 'no authorization URL was made');
+    // a browser (or xdg-open, or the desktop's opener) is handed this URL: a web page, never another scheme
+    if (!/^https?:$/.test(run.authorizationUrl.protocol))
+      throw new FlowFailure('discovery', `the authorization endpoint is not an http(s) URL (${run.authorizationUrl.protocol})`);
     onUrl(run.authorizationUrl.href);
     step = 'authorization';
     const code = await callback.code;

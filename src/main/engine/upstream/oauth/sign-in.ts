@@ -84,7 +84,10 @@ export class UpstreamSignIn implements UpstreamAuth {
   async challenged(challenge: Challenge, options: { interactive: boolean; sent?: string }): Promise<void> {
     this.reload();
     this.challenge = { ...this.challenge, ...challenge };
-    if (this.flow) return this.flow;
+    if (this.flow) {
+      if (!options.interactive) throw new SignInRequiredError(this.label, 'a sign-in is waiting for the browser');
+      return this.flow;
+    }
     const current = this.stored.tokens ? `Bearer ${this.stored.tokens.access_token}` : undefined;
     if (current !== undefined && current !== options.sent) return; // a newer token arrived meanwhile: try that one
     const stepUp = challenge.status === 403;

@@ -19,7 +19,7 @@ export class SignInError extends RewindError {
 export class SignInRequiredError extends RewindError {
   constructor(
     upstream: string,
-    readonly hint = `run mcp-rewind auth login ${upstream}`,
+    readonly hint = `sign in first (mcp-rewind auth login ${upstream}, or the sign-in URL the proxy shows)`,
   ) {
     super(`mcp-rewind: ${upstream} needs a sign-in: ${hint}`, ErrorCode.SignInFailed, { step: 'authorization' });
   }

@@ -24,6 +24,8 @@ interface Draft {
   replayTiming: string
   /** origins separated by spaces or commas */
   allowedOrigins: string
+  /** a client registered with the upstream's authorization server (empty: dynamic registration) */
+  oauthClientId: string
 }
 
 const EMPTY: Draft = {
@@ -36,6 +38,7 @@ const EMPTY: Draft = {
   port: '',
   replayTiming: 'none',
   allowedOrigins: '',
+  oauthClientId: '',
 }
 
 /** The draft as proxies.create input, plus problems the conversion itself finds (a port that is not a number). */
@@ -56,6 +59,7 @@ function toConfig(d: Draft): { config: CommandInput<'proxies.create'>; issues: P
       ? { replayTiming: d.replayTiming.trim() }
       : {}),
     ...(origins.length ? { allowedOrigins: origins } : {}),
+    ...(live && d.source === 'url' && d.oauthClientId.trim() ? { oauth: { clientId: d.oauthClientId.trim() } } : {}),
   }
   const found = { ...proxyConfigIssues(config), ...issues }
   // the form has one source field at a time: a missing upstream is reported under the one shown
@@ -270,6 +274,19 @@ export function NewProxyDialog(): JSX.Element {
             />,
             'browser pages that may call this proxy, e.g. http://localhost:6274 (separate several with spaces); any other page is refused',
           )}
+          {draft.mode !== 'replay' &&
+            draft.source === 'url' &&
+            field(
+              'oauth',
+              <input
+                {...aria('oauth')}
+                placeholder="optional: registered automatically"
+                value={draft.oauthClientId}
+                spellCheck={false}
+                onChange={(e) => set({ oauthClientId: e.target.value })}
+              />,
+              'for an upstream that asks for an OAuth sign-in: the proxy signs in as this client (else it registers itself); the agent needs no sign-in',
+            )}
           {field(
             'port',
             <input {...aria('port')} inputMode="numeric" placeholder="any free port" value={draft.port} onChange={(e) => set({ port: e.target.value })} />,
