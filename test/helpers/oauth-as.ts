@@ -12,7 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createOAuthMetadata, getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import {
+  createOAuthMetadata,
+  getOAuthProtectedResourceMetadataUrl,
+  mcpAuthMetadataRouter,
+  mcpAuthRouter,
+} from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidGrantError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
@@ -45,6 +50,8 @@ export interface TestAuthServer {
   secrets: Secrets;
   /** refresh grants answered */
   refreshes: number;
+  /** MCP requests refused with 401 (no token, an expired or unknown one) */
+  refused: number;
   /** authorization requests seen (their scope and resource) */
   authorizations: Array<{ scopes: string[]; resource?: string }>;
   close(): Promise<void>;
@@ -70,7 +77,12 @@ class TestProvider implements OAuthServerProvider {
   constructor(private readonly options: TestAuthServerOptions) {
     const pre = options.preRegistered;
     if (pre) {
-      this.clients.set(pre.clientId, { client_id: pre.clientId, client_secret: pre.clientSecret, redirect_uris: [pre.redirectUri], token_endpoint_auth_method: 'client_secret_post' });
+      this.clients.set(pre.clientId, {
+        client_id: pre.clientId,
+        client_secret: pre.clientSecret,
+        redirect_uris: [pre.redirectUri],
+        token_endpoint_auth_method: 'client_secret_post',
+      });
       this.secrets.clientSecrets.push(pre.clientSecret);
     }
   }
@@ -167,8 +179,19 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
   const mcp = await listen(mcpApp);
   const url = new URL(`http://localhost:${mcp.port}/mcp`);
   const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(url);
-  mcpApp.use(mcpAuthMetadataRouter({ oauthMetadata: createOAuthMetadata({ provider, issuerUrl, scopesSupported: [READ, WRITE] }), resourceServerUrl: url, scopesSupported: [READ] }));
+  mcpApp.use(
+    mcpAuthMetadataRouter({
+      oauthMetadata: createOAuthMetadata({ provider, issuerUrl, scopesSupported: [READ, WRITE] }),
+      resourceServerUrl: url,
+      scopesSupported: [READ],
+    }),
+  );
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl, expectedResource: url });
+  let refused = 0;
+  mcpApp.use((_req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    res.once('finish', () => (refused += res.statusCode === 401 ? 1 : 0));
+    next();
+  });
   mcpApp.all('/mcp', bearer, async (req: McpRequest, res: McpResponse) => {
     const body = req.body as { method?: string; params?: { name?: string } } | undefined;
     if (body?.method === 'tools/call' && body.params?.name === 'write-note' && !req.auth?.scopes.includes(WRITE)) {
@@ -188,6 +211,9 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
     secrets: provider.secrets,
     get refreshes() {
       return provider.refreshes;
+    },
+    get refused() {
+      return refused;
     },
     authorizations: provider.authorizations,
     close: async () => {

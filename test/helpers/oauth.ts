@@ -29,7 +29,10 @@ export interface DemoOAuthServer {
 export async function startDemoOAuthServer(options: { strict?: boolean } = {}): Promise<DemoOAuthServer> {
   const [port, authPort] = [await closedPort(), await closedPort()];
   const args = [DEMO_SERVER, '--oauth', ...(options.strict ? ['--oauth-strict'] : [])];
-  const child = spawn(process.execPath, args, { env: { ...process.env, MCP_PORT: String(port), MCP_AUTH_PORT: String(authPort) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, MCP_PORT: String(port), MCP_AUTH_PORT: String(authPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -100,7 +103,13 @@ class DirectProvider implements OAuthClientProvider {
   authorizationUrl?: URL;
   readonly redirectUrl = 'http://127.0.0.1:9/callback';
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'direct test client', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'direct test client',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation = (): OAuthClientInformationMixed | undefined => this.client;
   saveClientInformation = (client: OAuthClientInformationMixed): void => void (this.client = client);

@@ -41,53 +41,61 @@ async function recordThroughSignIn(server: DemoOAuthServer, data: string, casset
 }
 
 describe('an OAuth-protected server: the SDK example with its demo authorization server', () => {
-  it('records through the proxy after a sign-in, answers like a directly signed-in client, replays with both servers stopped; no file holds a secret', { timeout: 90_000 }, async () => {
-    const server = await startDemoOAuthServer();
-    running.push(server);
-    const data = await tempDir('rewind-oauth-data-');
-    const work = await tempDir('rewind-oauth-work-');
-    const cassette = path.join(work, 'cassette');
-    const { cli, code } = await recordThroughSignIn(server, data, cassette);
+  it(
+    'records through the proxy after a sign-in, answers like a directly signed-in client, replays with both servers stopped; no file holds a secret',
+    { timeout: 90_000 },
+    async () => {
+      const server = await startDemoOAuthServer();
+      running.push(server);
+      const data = await tempDir('rewind-oauth-data-');
+      const work = await tempDir('rewind-oauth-work-');
+      const cassette = path.join(work, 'cassette');
+      const { cli, code } = await recordThroughSignIn(server, data, cassette);
 
-    const viaProxy = await connectClient(cli.url); // no credentials at all
-    const recorded = await answers(viaProxy.client);
-    await viaProxy.close();
-    const direct = await signedInClient(server.url);
-    expect(recorded).toEqual(await answers(direct));
-    await direct.close();
-    expect(recorded.tools).toContain('greet');
+      const viaProxy = await connectClient(cli.url); // no credentials at all
+      const recorded = await answers(viaProxy.client);
+      await viaProxy.close();
+      const direct = await signedInClient(server.url);
+      expect(recorded).toEqual(await answers(direct));
+      await direct.close();
+      expect(recorded.tools).toContain('greet');
 
-    // the tokens: owner-only, in the data folder, one file per upstream
-    const folder = path.join(data, 'oauth');
-    const [file] = await readdir(folder);
-    expect(statSync(folder).mode & 0o777).toBe(0o700);
-    expect(statSync(path.join(folder, file)).mode & 0o777).toBe(0o600);
-    const kept = JSON.parse(await readFile(path.join(folder, file), 'utf8')) as { upstream: string; tokens: { access_token: string } };
-    expect(kept.upstream).toBe(server.url);
+      // the tokens: owner-only, in the data folder, one file per upstream
+      const folder = path.join(data, 'oauth');
+      const [file] = await readdir(folder);
+      expect(statSync(folder).mode & 0o777).toBe(0o700);
+      expect(statSync(path.join(folder, file)).mode & 0o777).toBe(0o600);
+      const kept = JSON.parse(await readFile(path.join(folder, file), 'utf8')) as { upstream: string; tokens: { access_token: string } };
+      expect(kept.upstream).toBe(server.url);
 
-    const recordLog = cli.output();
-    await cli.stop();
-    await server.stop();
-    // replay: both servers gone, a data folder with no sign-in in it
-    const emptyData = await tempDir('rewind-oauth-none-');
-    const replay = await startCli(['--replay', '-c', cassette, '-v'], { MCP_REWIND_DATA_DIR: emptyData });
-    running.push(replay);
-    const replayed = await connectClient(replay.url);
-    expect(await answers(replayed.client)).toEqual(recorded);
-    await replayed.close();
-    const har = path.join(work, 'export.har');
-    expect((await runCliWith(['export', '-c', cassette, '--har', har], {})).code).toBe(0);
-    await replay.stop();
+      const recordLog = cli.output();
+      await cli.stop();
+      await server.stop();
+      // replay: both servers gone, a data folder with no sign-in in it
+      const emptyData = await tempDir('rewind-oauth-none-');
+      const replay = await startCli(['--replay', '-c', cassette, '-v'], { MCP_REWIND_DATA_DIR: emptyData });
+      running.push(replay);
+      const replayed = await connectClient(replay.url);
+      expect(await answers(replayed.client)).toEqual(recorded);
+      await replayed.close();
+      const har = path.join(work, 'export.har');
+      expect((await runCliWith(['export', '-c', cassette, '--har', har], {})).code).toBe(0);
+      await replay.stop();
 
-    const written = [...(await filesBelow(cassette)), har, ...(await filesBelow(emptyData))];
-    expect(written.length).toBeGreaterThan(8);
-    const found = await secretsFound(written, { 'record log': recordLog, 'replay log': replay.output() }, {
-      'access token': [kept.tokens.access_token],
-      'authorization code': [code],
-    });
-    expect(found).toEqual([]);
-    expect(code).not.toBe('');
-  });
+      const written = [...(await filesBelow(cassette)), har, ...(await filesBelow(emptyData))];
+      expect(written.length).toBeGreaterThan(8);
+      const found = await secretsFound(
+        written,
+        { 'record log': recordLog, 'replay log': replay.output() },
+        {
+          'access token': [kept.tokens.access_token],
+          'authorization code': [code],
+        },
+      );
+      expect(found).toEqual([]);
+      expect(code).not.toBe('');
+    },
+  );
 
   it('--oauth-strict (tokens bound to the upstream URL): the proxy signs in and is answered', { timeout: 60_000 }, async () => {
     const server = await startDemoOAuthServer({ strict: true });
@@ -103,12 +111,16 @@ describe('an OAuth-protected server: the SDK example with its demo authorization
     expect(JSON.stringify(seen.greet)).toContain('Hello, Ada!');
   });
 
-  it('--no-oauth keeps the old behaviour: the 401 is not answered by a sign-in (the CLI refuses the upstream, naming the 401)', { timeout: 30_000 }, async () => {
-    const server = await startDemoOAuthServer();
-    running.push(server);
-    const run = await runCliWith(['--url', server.url, '-c', path.join(await tempDir(), 'c'), '--no-oauth'], { MCP_REWIND_DATA_DIR: await tempDir() });
-    expect(run.code).toBe(1);
-    expect(run.output).toMatch(/did not answer an MCP initialize: .*\b401\b/);
-    expect(run.output).not.toContain('sign-in');
-  });
+  it(
+    '--no-oauth keeps the old behaviour: the 401 is not answered by a sign-in (the CLI refuses the upstream, naming the 401)',
+    { timeout: 30_000 },
+    async () => {
+      const server = await startDemoOAuthServer();
+      running.push(server);
+      const run = await runCliWith(['--url', server.url, '-c', path.join(await tempDir(), 'c'), '--no-oauth'], { MCP_REWIND_DATA_DIR: await tempDir() });
+      expect(run.code).toBe(1);
+      expect(run.output).toMatch(/did not answer an MCP initialize: .*\b401\b/);
+      expect(run.output).not.toContain('sign-in');
+    },
+  );
 });
