@@ -18,7 +18,7 @@ import { defaultProxyName, launchProxy } from './proxy-launch.js';
 import { WorkspaceFile, type SavedProxy } from './workspace-file.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
 import type { UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
-import { proxySignIn, signInState } from './proxy-sign-in.js';
+import { beginSignIn, followSignIn, proxySignIn } from './proxy-sign-in.js';
 
 export interface AppControllerOptions {
   /** the app's own data folder (the demo's cassette lives in `<dataDir>/demo-cassette`) */
@@ -221,19 +221,15 @@ export class AppController implements DemoHost {
   }
 
   /** Starts (or joins) the sign-in of a proxy's upstream; answers the page to open (the desktop app opens it itself). */
-  async signIn(id: string): Promise<CommandOutputs['proxies.signIn']> {
+  signIn(id: string): Promise<CommandOutputs['proxies.signIn']> {
     const managed = this.managed(id);
-    if (!managed.signIn) throw new Error(`id: proxy "${managed.info.name}" has no upstream to sign in to while it is not running`);
-    const url = await managed.signIn.begin();
-    if (url && this.openUrl) this.openUrl(url);
-    return { url, opened: Boolean(url && this.openUrl) };
+    return beginSignIn(managed.signIn, managed.info.name, this.openUrl);
   }
 
   /** Forgets the tokens of a proxy's upstream: its next request asks for a sign-in again. */
   async signOut(id: string): Promise<ProxyInfo> {
     const managed = this.managed(id);
-    const signIn = managed.signIn ?? proxySignIn(managed.info.config, this.dataDir, (line, level) => this.log(line, level));
-    await signIn?.signOut();
+    await (managed.signIn ?? proxySignIn(managed.info.config, this.dataDir, (line, level) => this.log(line, level)))?.signOut();
     return { ...managed.info };
   }
 
@@ -299,7 +295,7 @@ export class AppController implements DemoHost {
       running.events.on('exchange', (event) => this.record(id, managed, event));
       this.breakpoints.attach(id, running.breakpoints);
       managed.info = { ...managed.info, state: 'running', url: running.url, error: undefined, failure: undefined };
-      this.followSignIn(managed);
+      followSignIn(managed, () => this.emitProxies());
     } catch (error) {
       if (managed.info.state === 'starting') {
         const failure = error instanceof ProxyStartError ? error.failure : 'other';
@@ -348,23 +344,6 @@ export class AppController implements DemoHost {
       this.countsTimer = undefined;
       if (!this.closed) this.emitter.emit('proxies', this.list()); // counts are not saved: no workspace write
     }, COUNTS_EVENT_MS).unref();
-  }
-
-  /** A running proxy's state follows its upstream's sign-in: *sign-in required* until the token arrives, then *running*. */
-  private followSignIn(managed: ManagedProxy): void {
-    const signIn = managed.signIn;
-    if (!signIn) return;
-    const apply = (): void => {
-      const info = signIn.info();
-      if (info.state === 'required') managed.needsSignIn = true;
-      managed.info = { ...managed.info, state: signInState(managed.needsSignIn === true, info), signIn: info.state === 'none' ? undefined : info };
-    };
-    apply();
-    managed.offSignIn = signIn.onChange(() => {
-      if (!managed.running) return;
-      apply();
-      this.emitProxies();
-    });
   }
 
   private emitProxies(): void {

@@ -1,4 +1,4 @@
-import type { ProxyConfig, ProxyInfo } from '../../shared/api.js';
+import type { CommandOutputs, ProxyConfig, ProxyInfo } from '../../shared/api.js';
 import type { SignInInfo } from '../../shared/sign-in.js';
 import type { Log } from '../engine/log.js';
 import { CredentialStore } from '../engine/upstream/oauth/credentials.js';
@@ -20,4 +20,43 @@ export function proxySignIn(config: ProxyConfig, dataDir: string, log: Log): Ups
 export function signInState(needsSignIn: boolean, info: SignInInfo): Extract<ProxyInfo['state'], 'running' | 'sign-in-required'> {
   if (info.state === 'required' || info.state === 'failed') return 'sign-in-required';
   return needsSignIn && info.state !== 'signed-in' ? 'sign-in-required' : 'running';
+}
+
+/** What the app keeps of a proxy that is the OAuth client of its upstream (AppController's managed proxy). */
+export interface SignedProxy {
+  info: ProxyInfo;
+  running?: unknown;
+  signIn?: UpstreamSignIn;
+  /** the upstream asked for a sign-in (a 401 at start, or since) */
+  needsSignIn?: boolean;
+  offSignIn?: () => void;
+}
+
+/** A running proxy's state follows its upstream's sign-in: *sign-in required* until the token arrives, then *running*. */
+export function followSignIn(proxy: SignedProxy, changed: () => void): void {
+  const signIn = proxy.signIn;
+  if (!signIn) return;
+  const apply = (): void => {
+    const info = signIn.info();
+    if (info.state === 'required') proxy.needsSignIn = true;
+    proxy.info = { ...proxy.info, state: signInState(proxy.needsSignIn === true, info), signIn: info.state === 'none' ? undefined : info };
+  };
+  apply();
+  proxy.offSignIn = signIn.onChange(() => {
+    if (!proxy.running) return;
+    apply();
+    changed();
+  });
+}
+
+/** The Sign in button: starts (or joins) the sign-in; `openUrl` (the desktop app) opens the page, else the UI does. */
+export async function beginSignIn(
+  signIn: UpstreamSignIn | undefined,
+  name: string,
+  openUrl?: (url: string) => void,
+): Promise<CommandOutputs['proxies.signIn']> {
+  if (!signIn) throw new Error(`id: proxy "${name}" has no upstream to sign in to while it is not running`);
+  const url = await signIn.begin();
+  if (url && openUrl) openUrl(url);
+  return { url, opened: Boolean(url && openUrl) };
 }

@@ -24,7 +24,8 @@ export function buildAuthProgram(env: NodeJS.ProcessEnv = process.env): Command 
 
 export function toAuthOptions(program: Command, env: NodeJS.ProcessEnv = process.env): AuthCliOptions {
   const [action, url] = program.args;
-  if (action !== 'status' && action !== 'login' && action !== 'logout') throw new UsageError(`auth: the action must be status, login or logout, got "${action}"`);
+  if (action !== 'status' && action !== 'login' && action !== 'logout')
+    throw new UsageError(`auth: the action must be status, login or logout, got "${action}"`);
   if (action !== 'status') {
     if (!url) throw new UsageError(`auth ${action} needs the upstream's URL`);
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError(`auth ${action}: not an http(s) URL: "${url}"`);
@@ -39,7 +40,8 @@ export async function runAuth(options: AuthCliOptions, out: (text: string) => vo
   if (options.action === 'status') {
     const all = store.list();
     if (all.length === 0) out(`no sign-in kept in ${store.dir}\n`);
-    for (const kept of all) out(`${describeSignIn(kept.upstream, new UpstreamSignIn(kept.upstream, { store }).info())}${kept.tokens?.refresh_token ? ', refreshable' : ''}\n`);
+    for (const kept of all)
+      out(`${describeSignIn(kept.upstream, new UpstreamSignIn(kept.upstream, { store }).info())}${kept.tokens?.refresh_token ? ', refreshable' : ''}\n`);
     return 0;
   }
   const url = canonicalUpstream(options.url as string);

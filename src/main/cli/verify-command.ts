@@ -139,9 +139,7 @@ export async function runVerify(
   // an OAuth-protected server: the sign-in kept in the data folder (refreshed when it must be; never a browser here)
   const upstreamAuth = options.url && options.oauth !== false ? new UpstreamSignIn(options.url, { store: new CredentialStore(userDataDir()) }) : undefined;
   const live = upstream ? { upstreamUrl: upstream.url, upstreamLabel: label } : { upstreamAuth };
-  const report = await verifyCassette({ log, ...options.engine, ...live, ...engine }).finally(
-    () => upstream?.close(),
-  );
+  const report = await verifyCassette({ log, ...options.engine, ...live, ...engine }).finally(() => upstream?.close());
   out(formatVerifyReport(report, options.cache));
   if (options.junit) await writeAtomic(dirname(resolve(options.junit)), basename(options.junit), junitXml(report));
   return report.drift ? 1 : 0;

@@ -60,7 +60,8 @@ export async function listenForCallback(options: CallbackOptions): Promise<Callb
   const port = (): number => (server.address() as AddressInfo).port;
   const timer = setTimeout(() => {
     done();
-    settle.reject(new CallbackError(`the browser did not come back within ${Math.round(options.timeoutMs / 1000)} s`));
+    const seconds = options.timeoutMs >= 1000 ? Math.round(options.timeoutMs / 1000) : options.timeoutMs / 1000;
+    settle.reject(new CallbackError(`the browser did not come back within ${seconds} s`));
   }, options.timeoutMs).unref();
   const done = (): void => {
     clearTimeout(timer);

@@ -70,10 +70,11 @@ export class CredentialStore {
   }
 
   write(signIn: StoredSignIn): Promise<void> {
+    const kept = { ...signIn, upstream: canonicalUpstream(signIn.upstream) };
     const run = this.queue.then(async () => {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       if (process.platform !== 'win32') chmodSync(this.dir, 0o700);
-      await writeAtomic(this.dir, this.fileName(signIn.upstream), JSON.stringify(signIn, null, 2) + '\n', { mode: 0o600 });
+      await writeAtomic(this.dir, this.fileName(kept.upstream), JSON.stringify(kept, null, 2) + '\n', { mode: 0o600 });
     });
     this.queue = run.catch(() => {});
     return run;
