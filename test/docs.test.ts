@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/main/cli/options.js';
 import { buildServeProgram } from '../src/main/cli/serve-command.js';
 import { buildVerifyProgram } from '../src/main/cli/verify-command.js';
+import { buildAuthProgram } from '../src/main/cli/auth-command.js';
 import { buildExportProgram } from '../src/main/cli/export-command.js';
 import { buildUiProgram } from '../src/main/cli/ui-command.js';
 import { buildAppProgram } from '../src/main/cli/app-command.js';
@@ -55,6 +56,7 @@ const programs: Record<string, Command> = {
   export: buildExportProgram(),
   ui: buildUiProgram(),
   app: buildAppProgram(),
+  auth: buildAuthProgram({}),
 };
 
 describe('README and docs/', () => {
