@@ -49,6 +49,16 @@ describe('auth status | login | logout, and verify with the stored sign-in', () 
     expect(proxy.output()).not.toContain('needs a sign-in');
     expect(server.authorizations).toHaveLength(1);
 
+    // hybrid: a recorded call from the cassette, a new one upstream with the kept token
+    const hybrid = await startCli(['--replay', '--url', server.url, '-c', cassette, '--no-open'], env);
+    running.push(hybrid);
+    const mixed = await connectClient(hybrid.url);
+    expect(await mixed.client.callTool({ name: 'greet', arguments: { name: 'verify me' } })).toEqual({ content: [{ type: 'text', text: 'Hello, verify me!' }] });
+    expect(await mixed.client.callTool({ name: 'greet', arguments: { name: 'new' } })).toEqual({ content: [{ type: 'text', text: 'Hello, new!' }] });
+    await mixed.close();
+    await hybrid.stop();
+    expect(server.authorizations).toHaveLength(1);
+
     const verified = await runCliWith(['verify', '-c', cassette, '--url', server.url], env);
     expect(verified.output).toContain('0 drift');
     expect(verified.code).toBe(0);

@@ -22,7 +22,8 @@ import { startCli, type Cli } from '../helpers/oauth-cli.js';
 import { closedPort } from '../helpers/ports.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
 
-type Misbehaviour = 'none' | 'unreachable' | 'registration-refused' | 'error-response' | 'wrong-state' | 'expired-code' | 'refresh-fails' | 'no-pkce';
+type Misbehaviour =
+  'none' | 'unreachable' | 'silent' | 'registration-refused' | 'error-response' | 'wrong-state' | 'expired-code' | 'refresh-fails' | 'no-pkce';
 
 interface Misbehaving {
   url: string;
@@ -58,6 +59,7 @@ async function misbehaving(mode: Misbehaviour): Promise<Misbehaving> {
       };
       if (url.pathname === '/.well-known/oauth-protected-resource/mcp')
         return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [asElsewhere ?? base] });
+      if (url.pathname === '/.well-known/oauth-authorization-server' && mode === 'silent') return; // accepts, never answers
       if (url.pathname === '/.well-known/oauth-authorization-server')
         return json(res, 200, {
           issuer: base,
@@ -115,7 +117,8 @@ afterAll(removeTempDirs);
 /** A proxy-only proxy signed in (or not) to `upstream`; the browser stand-in follows the first `follow` sign-in URLs. */
 async function proxyFor(upstream: Misbehaving, follow: number, timeoutMs = 10_000): Promise<{ proxy: RunningProxy; signIn: UpstreamSignIn }> {
   open.push({ close: () => new Promise((resolve) => (upstream.server.closeAllConnections(), upstream.server.close(resolve))) });
-  const signIn = new UpstreamSignIn(upstream.url, { store: new CredentialStore(await tempDir('rewind-oauth-data-')), timeoutMs });
+  const store = new CredentialStore(await tempDir('rewind-oauth-data-'));
+  const signIn = new UpstreamSignIn(upstream.url, { store, timeoutMs, requestTimeoutMs: 500 });
   let followed = 0;
   signIn.onChange((info) => {
     if (info.url && followed < follow) {
@@ -140,6 +143,7 @@ async function refusal(url: string): Promise<{ code: number; message: string }> 
 
 const CASES: Array<{ mode: Misbehaviour; step: SignInStep; says: RegExp; follow: number }> = [
   { mode: 'unreachable', step: 'discovery', says: /unreachable \(ECONNREFUSED\)/, follow: 0 },
+  { mode: 'silent', step: 'discovery', says: /http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.5 s/, follow: 0 },
   { mode: 'no-pkce', step: 'discovery', says: /does not advertise PKCE/, follow: 0 },
   { mode: 'registration-refused', step: 'registration', says: /HTTP 400 invalid_client_metadata \(registration is closed\)/, follow: 0 },
   { mode: 'error-response', step: 'authorization', says: /answered access_denied \(the user said no\)/, follow: 1 },

@@ -14,6 +14,8 @@ export interface FlowContext {
   /** the port to try for the redirect (the registered client's, or the user's), else any free one */
   port?: number;
   timeoutMs: number;
+  /** each request to the authorization server (default 15 s) */
+  requestTimeoutMs?: number;
   /** from the upstream's challenge */
   resourceMetadataUrl?: URL;
 }
@@ -40,7 +42,7 @@ export async function runSignIn(context: FlowContext, scope: string | undefined,
   const callback = await listen(context, state);
   const run: AuthRun = { redirectUrl: callback.url, state, fresh: true };
   const provider = new RewindOAuthProvider(context.upstream, context.record, run, context.given);
-  const tracker = new StepTracker();
+  const tracker = new StepTracker(context.requestTimeoutMs);
   const options = { serverUrl: context.upstream, scope, resourceMetadataUrl: context.resourceMetadataUrl, fetchFn: tracker.fetch };
   let step: SignInStep = 'discovery';
   try {
@@ -69,7 +71,7 @@ export async function runSignIn(context: FlowContext, scope: string | undefined,
 export async function runRefresh(context: FlowContext): Promise<{ ok: true } | { ok: false; reason: string }> {
   const redirectUrl = context.record.get().redirectUri ?? 'http://127.0.0.1/callback';
   const provider = new RewindOAuthProvider(context.upstream, context.record, { redirectUrl, state: '', fresh: false, refreshOnly: true }, context.given);
-  const tracker = new StepTracker();
+  const tracker = new StepTracker(context.requestTimeoutMs);
   try {
     const result = await auth(provider, { serverUrl: context.upstream, resourceMetadataUrl: context.resourceMetadataUrl, fetchFn: tracker.fetch });
     if (result === 'AUTHORIZED') return { ok: true };

@@ -16,6 +16,8 @@ export interface SignInOptions {
   callbackPort?: number;
   /** how long a sign-in waits for the browser (default 5 min); requests wait as long */
   timeoutMs?: number;
+  /** each request to the authorization server (default 15 s) */
+  requestTimeoutMs?: number;
   log?: Log;
 }
 
@@ -229,6 +231,7 @@ export class UpstreamSignIn implements UpstreamAuth {
       given: this.options.client,
       port: this.options.callbackPort ?? registered,
       timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      requestTimeoutMs: this.options.requestTimeoutMs,
       resourceMetadataUrl: this.challenge?.resourceMetadataUrl,
     };
   }

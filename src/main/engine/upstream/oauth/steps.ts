@@ -41,13 +41,18 @@ export interface StepFailure {
 export class StepTracker {
   failures: StepFailure[] = [];
 
+  /** @param timeoutMs each request's deadline: a server that accepts and never answers cannot hold a sign-in */
+  constructor(private readonly timeoutMs = 15_000) {}
+
   readonly fetch: FetchLike = async (url, init) => {
     const step = stepOf(url, init);
+    const deadline = AbortSignal.timeout(this.timeoutMs);
     let response: Response;
     try {
-      response = await fetch(url, init);
+      response = await fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
     } catch (error) {
-      this.failures.push({ step, reason: `${originOf(url)} unreachable (${networkCode(error)})`, network: true });
+      const why = deadline.aborted ? `did not answer within ${this.timeoutMs / 1000} s` : `unreachable (${networkCode(error)})`;
+      this.failures.push({ step, reason: `${originOf(url)} ${why}`, network: true });
       throw error;
     }
     if (!response.ok && step !== 'discovery') this.failures.push({ step, reason: await refusal(response), network: false });
