@@ -1,7 +1,7 @@
 import type { CommandOutputs, ProxyConfig, ProxyInfo } from '../../shared/api.js';
 import type { SignInInfo } from '../../shared/sign-in.js';
 import type { Log } from '../engine/log.js';
-import { CredentialStore } from '../engine/upstream/oauth/credentials.js';
+import { CredentialStore, hasOwnCredentials } from '../engine/upstream/oauth/credentials.js';
 import { signInFor, type UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
 
 /**
@@ -11,7 +11,7 @@ import { signInFor, type UpstreamSignIn } from '../engine/upstream/oauth/sign-in
 
 /** The sign-in of a proxy's upstream, or none (replay, a command, OAuth disabled). */
 export function proxySignIn(config: ProxyConfig, dataDir: string, log: Log): UpstreamSignIn | undefined {
-  if (config.mode === 'replay' || !config.upstreamUrl || config.oauth?.disabled) return undefined;
+  if (config.mode === 'replay' || !config.upstreamUrl || config.oauth?.disabled || hasOwnCredentials(config.upstreamUrl)) return undefined;
   const client = config.oauth?.clientId ? { clientId: config.oauth.clientId } : undefined;
   return signInFor(config.upstreamUrl, { store: new CredentialStore(dataDir), client, log });
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { SignInInfo } from '../../shared/sign-in.js';
 import { UsageError } from '../engine/errors.js';
-import { CredentialStore } from '../engine/upstream/oauth/credentials.js';
+import { CredentialStore, hasOwnCredentials } from '../engine/upstream/oauth/credentials.js';
 import type { GivenClient } from '../engine/upstream/oauth/provider.js';
 import { signInFor, type UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
 import { userDataDir } from '../web/user-data.js';
@@ -66,7 +66,7 @@ export function toOAuthOptions(raw: Record<string, unknown>, env: NodeJS.Process
 
 /** The upstream's sign-in in this process (the data folder's tokens), or none with --no-oauth. */
 export function cliSignIn(url: string, options: OAuthCliOptions): UpstreamSignIn | undefined {
-  if (!options.enabled) return undefined;
+  if (!options.enabled || hasOwnCredentials(url)) return undefined;
   return signInFor(url, {
     store: new CredentialStore(options.dataDir),
     client: options.client,

@@ -7,7 +7,7 @@ import { openUpstream } from '../engine/upstream/open.js';
 import { UsageError } from '../engine/errors.js';
 import { oneLine } from '../../shared/terminal-text.js';
 import { writeAtomic } from '../engine/fs/atomic-write.js';
-import { CredentialStore } from '../engine/upstream/oauth/credentials.js';
+import { CredentialStore, hasOwnCredentials } from '../engine/upstream/oauth/credentials.js';
 import { UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
 import { userDataDir } from '../web/user-data.js';
 
@@ -137,7 +137,8 @@ export async function runVerify(
     : undefined;
   const label = upstream ? `${options.upstreamCommand} (stdio)` : undefined;
   // an OAuth-protected server: the sign-in kept in the data folder (refreshed when it must be; never a browser here)
-  const upstreamAuth = options.url && options.oauth !== false ? new UpstreamSignIn(options.url, { store: new CredentialStore(userDataDir()) }) : undefined;
+  const signsIn = options.url !== undefined && options.oauth !== false && !hasOwnCredentials(options.url);
+  const upstreamAuth = signsIn ? new UpstreamSignIn(options.url as string, { store: new CredentialStore(userDataDir()) }) : undefined;
   const live = upstream ? { upstreamUrl: upstream.url, upstreamLabel: label } : { upstreamAuth };
   const report = await verifyCassette({ log, ...options.engine, ...live, ...engine }).finally(() => upstream?.close());
   out(formatVerifyReport(report, options.cache));

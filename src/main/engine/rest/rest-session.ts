@@ -9,9 +9,8 @@ import { HttpUpstream } from '../upstream/http-upstream.js';
 import { openUpstream, type OpenedUpstream } from '../upstream/open.js';
 import { UpstreamSupervisor } from './supervisor.js';
 import { prefixed, type Log } from '../log.js';
-import type { CredentialStore } from '../upstream/oauth/credentials.js';
+import { hasOwnCredentials, type CredentialStore } from '../upstream/oauth/credentials.js';
 import { signInFor, type UpstreamSignIn } from '../upstream/oauth/sign-in.js';
-import { hasAuthorization } from '../upstream/own-client.js';
 
 export interface SessionSettings {
   upstreamTimeoutMs: number;
@@ -214,7 +213,7 @@ function upstreamName(config: UpstreamConfig): { url: string } | { command: stri
 
 /** A url upstream's sign-in (none with `oauth: false`, credentials in its headers, or no data folder to keep tokens in). */
 function sessionSignIn(config: UpstreamConfig | null | undefined, settings: SessionSettings): UpstreamSignIn | undefined {
-  if (!config?.url || config.oauth === false || !settings.signIns || hasAuthorization(config.headers)) return undefined;
+  if (!config?.url || config.oauth === false || !settings.signIns || hasOwnCredentials(config.url, config.headers)) return undefined;
   const client = config.oauth ? { clientId: config.oauth.client_id, clientSecret: config.oauth.client_secret } : undefined;
   return signInFor(config.url, { store: settings.signIns, client, log: settings.log });
 }

@@ -131,7 +131,7 @@ export class HttpUpstream implements Upstream {
         challenge: (res) => challengeOf(res.statusCode ?? 0, res.headers['www-authenticate']),
         discard: (res) => void res.resume(),
       },
-      true,
+      method !== 'DELETE', // ending a session (a client leaving, the proxy stopping) never starts a sign-in
       this.displayUrl,
     );
   }
