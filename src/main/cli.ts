@@ -76,9 +76,13 @@ async function proxyCommand(argv: string[]): Promise<void> {
     await upstream?.close();
     return fail(1, `cannot start: ${error.message}`);
   });
+  // a record run in which anything could not be recorded ends with status 1, saying so (the answers went out)
+  const failures = proxy.recordFailures;
+  const status = (): number => (failures.count > 0 ? 1 : 0);
   const close = async (): Promise<void> => {
     await proxy.close();
     await upstream?.close();
+    if (failures.count > 0) log(`mcp-rewind: ${failures.count} recording(s) could not be written to the cassette (first: ${failures.first}); exit status 1`);
   };
   if (options.verbose) proxy.events.on('exchange', (event) => log(formatExchange(event)));
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];
@@ -88,17 +92,17 @@ async function proxyCommand(argv: string[]): Promise<void> {
   if (options.rules) lines.push(`  rules         ${options.rules.overlay.tools.length} tool rule(s), passthrough ${options.rules.overlay.passthrough}`);
   if (!options.stdio) {
     writeStdout(lines.join('\n') + '\n');
-    stayUp(close, log);
+    stayUp(close, log, status);
     return;
   }
   // --stdio: stdout carries MCP messages only; the banner goes to stderr, and the end of stdin ends the run
   lines.push('  MCP on stdio  (stdin/stdout)');
   log(lines.join('\n'));
-  stayUp(close, log);
+  stayUp(close, log, status);
   const stdio = await bridgeStdio(proxy.url, { stdin: process.stdin, stdout: process.stdout }, (line) => (options.verbose ? log(`stdio: ${line}`) : undefined));
   await stdio.done;
   await close().catch((error: Error) => log(`internal error on shutdown: ${error.stack ?? error.message}`));
-  process.exit(0);
+  process.exit(status());
 }
 
 async function serveCommand(argv: string[]): Promise<void> {

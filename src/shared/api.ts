@@ -3,6 +3,7 @@ import { MODES } from './modes.js';
 import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from './origins.js';
 import { isReplayTiming, REPLAY_TIMING_HINT } from './replay-timing.js';
 import { RulesFileSchema } from './rules/schema.js';
+import { MAX_UPSTREAM_MAX_TIME_S, MAX_UPSTREAM_TIMEOUT_S } from './upstream-limits.js';
 import type { JsonRpcResponse } from './jsonrpc.js';
 import type { ExchangeEvent } from './traffic.js';
 import { BreakpointRuleInputSchema, type BreakpointsState } from './breakpoints.js';
@@ -40,6 +41,10 @@ export const ProxyConfigSchema = z.strictObject({
     .array(z.string().refine(isBrowserOrigin, { message: BROWSER_ORIGIN_HINT }))
     .max(20)
     .optional(),
+  /** live modes: seconds an upstream call may go without an answer or a progress notification (0: no limit; default 60) */
+  upstreamTimeoutS: z.number().min(0).max(MAX_UPSTREAM_TIMEOUT_S).optional(),
+  /** live modes: seconds one upstream call may take in all, progress or not (0: no limit; default 600) */
+  upstreamMaxTimeS: z.number().min(0).max(MAX_UPSTREAM_MAX_TIME_S).optional(),
   /**
    * an upstream URL that answers 401: the proxy signs in as its OAuth client (default); `disabled`: never (the 401
    * reaches the client); `clientId`: a client registered with the upstream's authorization server (public, PKCE)

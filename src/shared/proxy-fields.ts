@@ -3,6 +3,7 @@ import { ProxyConfigSchema, type ProxyConfig } from './api.js';
 import { isLive } from './modes.js';
 import { BROWSER_ORIGIN_HINT } from './origins.js';
 import { REPLAY_TIMING_HINT } from './replay-timing.js';
+import { MAX_UPSTREAM_MAX_TIME_S, MAX_UPSTREAM_TIMEOUT_S } from './upstream-limits.js';
 
 /**
  * A proxy's configuration in the words of the New proxy form: every problem is reported under the form's own field
@@ -19,6 +20,8 @@ export const PROXY_FIELD_LABELS = {
   rules: 'Rules',
   replayTiming: 'Replay timing',
   allowedOrigins: 'Browser origins',
+  upstreamTimeoutS: 'Upstream timeout',
+  upstreamMaxTimeS: 'Upstream max time',
   oauth: 'OAuth client ID',
 } as const;
 export type ProxyField = keyof typeof PROXY_FIELD_LABELS;
@@ -55,6 +58,10 @@ function fieldMessage(field: ProxyField, issue: z.core.$ZodIssue, input: Record<
       return REPLAY_TIMING_HINT;
     case 'allowedOrigins':
       return issue.code === 'too_big' ? 'at most 20 origins' : `each one ${BROWSER_ORIGIN_HINT}`;
+    case 'upstreamTimeoutS':
+      return `seconds from 0 (no limit) to ${MAX_UPSTREAM_TIMEOUT_S}`;
+    case 'upstreamMaxTimeS':
+      return `seconds from 0 (no limit) to ${MAX_UPSTREAM_MAX_TIME_S}`;
     case 'oauth':
       return 'a client id of at most 1,000 characters, or leave it empty (mcp-rewind then registers itself)';
     default:

@@ -157,6 +157,8 @@ export class AppController implements DemoHost {
    * Adds a proxy and starts it. Problems with the settings themselves are refused, naming the form's fields; a
    * proxy that cannot start (upstream unreachable, cassette missing, port taken) is listed as failed, with the reason.
    * An empty cassette folder means the default one (Settings); a name is unique (a generated one gets a number).
+   * The proxy is kept for the next start before it starts; when that cannot be written (a full disk), it is not added
+   * and the error says why.
    */
   async createProxy(input: ProxyConfig, options: { demo?: boolean } = {}): Promise<ProxyInfo> {
     if (this.closed) throw new Error('the app is shutting down');
@@ -171,6 +173,12 @@ export class AppController implements DemoHost {
       queue: Promise.resolve(),
     };
     this.proxies.set(id, managed);
+    try {
+      await this.workspace.saveNow(this.savedProxies());
+    } catch (error) {
+      this.proxies.delete(id);
+      throw new Error(`the proxy was not added: ${(error as Error).message}`, { cause: error });
+    }
     return this.startProxy(id);
   }
 
@@ -377,17 +385,20 @@ export class AppController implements DemoHost {
 
   private saveWorkspace(): void {
     if (this.closed) return;
+    this.workspace.save(this.savedProxies());
+  }
+
+  /** the proxies as workspace.json keeps them */
+  private savedProxies(): SavedProxy[] {
     const rules = this.breakpoints.state().rules;
-    this.workspace.save(
-      [...this.proxies.values()].map(({ info, lastPort }) => ({
-        id: info.id,
-        name: info.name,
-        config: info.config,
-        running: info.state !== 'stopped',
-        ...(lastPort ? { lastPort } : {}),
-        ...(info.demo ? { demo: true } : {}),
-        breakpoints: (rules[info.id] ?? []).map(({ tool, when }) => ({ tool, when })),
-      })),
-    );
+    return [...this.proxies.values()].map(({ info, lastPort }) => ({
+      id: info.id,
+      name: info.name,
+      config: info.config,
+      running: info.state !== 'stopped',
+      ...(lastPort ? { lastPort } : {}),
+      ...(info.demo ? { demo: true } : {}),
+      breakpoints: (rules[info.id] ?? []).map(({ tool, when }) => ({ tool, when })),
+    }));
   }
 }

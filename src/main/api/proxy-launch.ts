@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { ProxyConfig } from '../../shared/api.js';
 import { writesCassette } from '../../shared/modes.js';
+import { upstreamLimitsMs } from '../../shared/upstream-limits.js';
 import type { Log } from '../engine/log.js';
 import { startProxy, type RunningProxy } from '../engine/proxy.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
@@ -47,6 +48,7 @@ export async function launchProxy(config: ProxyConfig, context: LaunchContext, l
       // always with rules, so that they can be edited live
       rules: engineRules(config.rules),
       replayTiming: config.replayTiming,
+      ...upstreamLimitsMs(config.upstreamTimeoutS, config.upstreamMaxTimeS),
       onLog: (line, level) => log(line, level),
     });
   await checkCassette(config, cacheDir);

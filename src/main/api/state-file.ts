@@ -56,6 +56,20 @@ export class StateFile<S extends z.ZodType> {
     this.timer ??= setTimeout(() => void this.flush(), 50);
   }
 
+  /**
+   * Writes `state` now, after any write under way (what was queued is superseded); rejects when it could not be
+   * written (a full disk), so that the caller can say so — the file then still holds what it held.
+   */
+  async saveNow(state: z.output<S>): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.queued = undefined;
+    const text = `${JSON.stringify(state, null, 2)}\n`;
+    const write = this.writes.then(() => writeFileAtomic(this.file, text));
+    this.writes = write.catch(() => {});
+    await write;
+  }
+
   /** Writes what is queued now; resolves when every write so far is on disk. */
   async flush(): Promise<void> {
     clearTimeout(this.timer);

@@ -50,6 +50,11 @@ export class WorkspaceFile {
     this.state.save({ version: 1, proxies });
   }
 
+  /** Saves now; rejects when the file could not be written (it then holds what it held). */
+  saveNow(proxies: SavedProxy[]): Promise<void> {
+    return this.state.saveNow({ version: 1, proxies });
+  }
+
   /** Writes what is queued now; resolves when every write so far is on disk. */
   flush(): Promise<void> {
     return this.state.flush();

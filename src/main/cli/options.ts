@@ -9,6 +9,14 @@ import { UsageError } from '../engine/errors.js';
 import { isReplayTiming, REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
 import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from '../../shared/origins.js';
 import { parseJson } from '../../shared/json-depth.js';
+import {
+  DEFAULT_UPSTREAM_MAX_TIME_S,
+  DEFAULT_UPSTREAM_TIMEOUT_S,
+  UPSTREAM_MAX_TIME_HINT,
+  UPSTREAM_TIMEOUT_HINT,
+  upstreamLimitsMs,
+} from '../../shared/upstream-limits.js';
+import { upstreamLimitFlags } from './upstream-limits.js';
 import { addOAuthOptions, toOAuthOptions, type OAuthCliOptions } from './oauth-options.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -34,6 +42,8 @@ export function buildProgram(version: string): Command {
       '--no-fsync',
       'record, hybrid: answer before the entry is flushed to disk (faster; an answered call can be lost if the proxy or the machine crashes)',
     )
+    .option('--upstream-timeout <seconds>', `upstream call: ${UPSTREAM_TIMEOUT_HINT}`, String(DEFAULT_UPSTREAM_TIMEOUT_S))
+    .option('--upstream-max-time <seconds>', `upstream call: ${UPSTREAM_MAX_TIME_HINT}`, String(DEFAULT_UPSTREAM_MAX_TIME_S))
     .option('--session-idle <seconds>', 'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never)', '600')
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
@@ -95,6 +105,8 @@ interface RawOptions {
   oauthClientSecretFile?: string;
   oauthCallbackPort?: string;
   signInTimeout?: string;
+  upstreamTimeout?: string;
+  upstreamMaxTime?: string;
 }
 
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
@@ -115,6 +127,10 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
   }
   const idle = raw.sessionIdle ?? '600';
   if (!/^\d+(\.\d+)?$/.test(idle)) throw new UsageError(`--session-idle must be a number of seconds, got "${idle}"`);
+  const limits = upstreamLimitFlags({
+    upstreamTimeout: raw.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT_S,
+    upstreamMaxTime: raw.upstreamMaxTime ?? DEFAULT_UPSTREAM_MAX_TIME_S,
+  });
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
   const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (live ? 'hybrid' : 'replay') : 'record';
   if (raw.replayTiming !== undefined && !isReplayTiming(raw.replayTiming))
@@ -154,6 +170,7 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     stdio: raw.stdio,
     durable: raw.fsync !== false,
     sessionIdleMs: Math.round(Number(idle) * 1000),
+    ...upstreamLimitsMs(limits.upstreamTimeoutS, limits.upstreamMaxTimeS),
     oauth: toOAuthOptions(raw as unknown as Record<string, unknown>),
   };
 }

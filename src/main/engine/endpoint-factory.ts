@@ -11,7 +11,7 @@ import type { Hook } from './pipeline/contract.js';
 import { McpEndpoint } from './pipeline/endpoint.js';
 import { DEFAULT_SESSION_IDLE_MS } from './pipeline/session.js';
 import { EventHook } from './pipeline/events.js';
-import { Recorder } from './pipeline/recorder.js';
+import { Recorder, type RecordFailures } from './pipeline/recorder.js';
 import { Replayer, type RepeatPolicy } from './pipeline/replayer.js';
 import { RuleHook, type ToolsMemory } from './pipeline/rule-hook.js';
 import { RuleSet } from './rules/rule-set.js';
@@ -74,6 +74,8 @@ export interface BuiltEndpoint {
   memory: ToolsMemory;
   breakpoints: Breakpoints;
   events: EventHook['emitter'];
+  /** what could not be recorded (record, hybrid) */
+  recordFailures: RecordFailures;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -144,6 +146,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     memory,
     breakpoints,
     events: events.emitter,
+    recordFailures: recorder?.failures ?? { count: 0 },
     flush: async () => {
       await recorder?.flush();
     },

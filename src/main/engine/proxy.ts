@@ -5,6 +5,7 @@ import type { CassetteStore } from './cassette/store.js';
 import type { Breakpoints } from './pipeline/breakpoints.js';
 import type { McpEndpoint } from './pipeline/endpoint.js';
 import type { ToolsMemory } from './pipeline/rule-hook.js';
+import type { RecordFailures } from './pipeline/recorder.js';
 import type { RuleSet } from './rules/rule-set.js';
 import { createEndpoint, type EndpointOptions } from './endpoint-factory.js';
 import { listen, type EdgeLimits } from './http/edge.js';
@@ -38,6 +39,8 @@ export interface RunningProxy {
   readonly breakpoints: Breakpoints;
   /** 'exchange' events (ExchangeEvent) for every finished exchange */
   readonly events: EventEmitter<{ exchange: [ExchangeEvent] }>;
+  /** what could not be recorded so far (a full disk…): each such exchange also carries a "not recorded: …" flag */
+  readonly recordFailures: RecordFailures;
   /** resolves once the cassette is fully indexed (replay's loose keys too); the name index is ready at start */
   readonly indexed: Promise<void>;
   /** waits until every recording started so far is on disk */
@@ -100,6 +103,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     memory: built.memory,
     breakpoints: built.breakpoints,
     events: built.events,
+    recordFailures: built.recordFailures,
     flush: built.flush,
     async close() {
       built.breakpoints.releaseAll(); // paused calls go on: the server can then close

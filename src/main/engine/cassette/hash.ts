@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { jsonSha256 } from '../fs/json-pieces.js';
 
 /** First 16 hex characters of the SHA-256 of a string (mcp-rewind's hash width). */
 export function hash16(text: string): string {
@@ -37,6 +38,6 @@ export function buildResultHasher(options: ResultHashOptions = {}): (result: unk
     let value: unknown = ignore.length ? structuredClone(result) : result;
     if (options.path !== undefined) value = getByPath(value, options.path);
     for (const path of ignore) deleteByPath(value, path);
-    return hash16(JSON.stringify(value ?? null));
+    return jsonSha256(value ?? null).slice(0, 16); // = hash16(JSON.stringify(value)), without the whole text at once
   };
 }

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent, type JSX } from 'react'
 import type { CommandInput } from '../../../../shared/api.js'
 import { MODES, type Mode } from '../../../../shared/modes.js'
 import { PROXY_FIELD_LABELS, proxyConfigIssues, type ProxyField, type ProxyIssues } from '../../../../shared/proxy-fields.js'
+import { DEFAULT_UPSTREAM_MAX_TIME_S, DEFAULT_UPSTREAM_TIMEOUT_S, UPSTREAM_MAX_TIME_HINT, UPSTREAM_TIMEOUT_HINT } from '../../../../shared/upstream-limits.js'
 import { usePanels } from '../../stores/panels.js'
 import { useProxies } from '../../stores/proxies.js'
 import { useSettings } from '../../stores/settings.js'
@@ -24,6 +25,8 @@ interface Draft {
   replayTiming: string
   /** origins separated by spaces or commas */
   allowedOrigins: string
+  upstreamTimeoutS: string
+  upstreamMaxTimeS: string
   /** a client registered with the upstream's authorization server (empty: dynamic registration) */
   oauthClientId: string
 }
@@ -38,7 +41,16 @@ const EMPTY: Draft = {
   port: '',
   replayTiming: 'none',
   allowedOrigins: '',
+  upstreamTimeoutS: '',
+  upstreamMaxTimeS: '',
   oauthClientId: '',
+}
+
+/** A seconds field: empty (the default), a number, or a problem for the issues. */
+function seconds(text: string): number | undefined | 'bad' {
+  const t = text.trim()
+  if (!t) return undefined
+  return /^\d+(\.\d+)?$/.test(t) ? Number(t) : 'bad'
 }
 
 /** The draft as proxies.create input, plus problems the conversion itself finds (a port that is not a number). */
@@ -48,6 +60,12 @@ function toConfig(d: Draft): { config: CommandInput<'proxies.create'>; issues: P
   if (port && !/^\d+$/.test(port)) issues.port = 'a whole number from 0 to 65535 (empty or 0: any free port)'
   const live = d.mode !== 'replay'
   const origins = d.allowedOrigins.split(/[\s,]+/).filter(Boolean)
+  const limits: Partial<Record<'upstreamTimeoutS' | 'upstreamMaxTimeS', number>> = {}
+  for (const key of ['upstreamTimeoutS', 'upstreamMaxTimeS'] as const) {
+    const value = live ? seconds(d[key]) : undefined
+    if (value === 'bad') issues[key] = 'a number of seconds (0: no limit; empty: the default)'
+    else if (value !== undefined) limits[key] = value
+  }
   const config: CommandInput<'proxies.create'> = {
     mode: d.mode,
     ...(d.name.trim() ? { name: d.name.trim() } : {}),
@@ -59,6 +77,7 @@ function toConfig(d: Draft): { config: CommandInput<'proxies.create'>; issues: P
       ? { replayTiming: d.replayTiming.trim() }
       : {}),
     ...(origins.length ? { allowedOrigins: origins } : {}),
+    ...limits,
     ...(live && d.source === 'url' && d.oauthClientId.trim() ? { oauth: { clientId: d.oauthClientId.trim() } } : {}),
   }
   const found = { ...proxyConfigIssues(config), ...issues }
@@ -222,6 +241,30 @@ export function NewProxyDialog(): JSX.Element {
                   )}
             </>
           )}
+          {live &&
+            field(
+              'upstreamTimeoutS',
+              <input
+                {...aria('upstreamTimeoutS')}
+                inputMode="decimal"
+                placeholder={String(DEFAULT_UPSTREAM_TIMEOUT_S)}
+                value={draft.upstreamTimeoutS}
+                onChange={(e) => set({ upstreamTimeoutS: e.target.value })}
+              />,
+              UPSTREAM_TIMEOUT_HINT,
+            )}
+          {live &&
+            field(
+              'upstreamMaxTimeS',
+              <input
+                {...aria('upstreamMaxTimeS')}
+                inputMode="decimal"
+                placeholder={String(DEFAULT_UPSTREAM_MAX_TIME_S)}
+                value={draft.upstreamMaxTimeS}
+                onChange={(e) => set({ upstreamMaxTimeS: e.target.value })}
+              />,
+              UPSTREAM_MAX_TIME_HINT,
+            )}
           {draft.mode !== 'proxy-only' &&
             field(
               'cacheDir',
