@@ -114,6 +114,12 @@ function SignInActions({ proxy: p, run }: { proxy: ProxyInfo; run: (action: () =
         Sign in
       </button>
     )
+  if (p.state === 'running' && p.signIn?.state === 'client')
+    return (
+      <span className="muted small" data-testid="signed-in" title="the client sends its own Authorization; the proxy passes it through">
+        client's own sign-in
+      </span>
+    )
   if (p.state !== 'running' || p.signIn?.state !== 'signed-in') return null
   return (
     <>
