@@ -53,7 +53,9 @@ describe('auth status | login | logout, and verify with the stored sign-in', () 
     const hybrid = await startCli(['--replay', '--url', server.url, '-c', cassette, '--no-open'], env);
     running.push(hybrid);
     const mixed = await connectClient(hybrid.url);
-    expect(await mixed.client.callTool({ name: 'greet', arguments: { name: 'verify me' } })).toEqual({ content: [{ type: 'text', text: 'Hello, verify me!' }] });
+    expect(await mixed.client.callTool({ name: 'greet', arguments: { name: 'verify me' } })).toEqual({
+      content: [{ type: 'text', text: 'Hello, verify me!' }],
+    });
     expect(await mixed.client.callTool({ name: 'greet', arguments: { name: 'new' } })).toEqual({ content: [{ type: 'text', text: 'Hello, new!' }] });
     await mixed.close();
     await hybrid.stop();
