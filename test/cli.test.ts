@@ -244,7 +244,7 @@ describe('start-up failures: exit 1 and one line', () => {
     try {
       const port = (busy.address() as { port: number }).port;
       const dir = await tempDir();
-      const { code, stdout, stderr } = await runCli(['--replay', '--port', String(port), '--cache', path.join(dir, 'cassette')]);
+      const { code, stdout, stderr } = await runCli(['--replay', '--port', String(port), '--cache', dir]); // an existing cassette: replay refuses a missing one first
       expect(code, stderr).toBe(1);
       expect(lines(stderr), stderr).toHaveLength(1);
       expect(stderr).toMatch(/^mcp-rewind: /);

@@ -8,6 +8,7 @@ import { buildServeProgram } from '../src/main/cli/serve-command.js';
 import { buildVerifyProgram } from '../src/main/cli/verify-command.js';
 import { buildAuthProgram } from '../src/main/cli/auth-command.js';
 import { buildExportProgram } from '../src/main/cli/export-command.js';
+import { buildDiffProgram } from '../src/main/cli/diff-command.js';
 import { buildUiProgram } from '../src/main/cli/ui-command.js';
 import { buildAppProgram } from '../src/main/cli/app-command.js';
 import { PUBLISHED_ON_NPM } from '../src/shared/release.js';
@@ -54,6 +55,7 @@ const programs: Record<string, Command> = {
   serve: buildServeProgram({}),
   verify: buildVerifyProgram(),
   export: buildExportProgram(),
+  diff: buildDiffProgram(),
   ui: buildUiProgram(),
   app: buildAppProgram(),
   auth: buildAuthProgram({}),

@@ -1,11 +1,13 @@
 import { readFileSync, statSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { buildProgram, toProxyOptions, type RawOptions } from './cli/options.js';
-import { UsageError } from './engine/errors.js';
+import { CassetteMissingError, UsageError } from './engine/errors.js';
+import { MissTally } from './cli/miss-tally.js';
 import { buildServeProgram, toServeOptions } from './cli/serve-command.js';
 import { formatExchange } from './cli/format.js';
 import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';
 import { buildExportProgram, runExport, toExportOptions } from './cli/export-command.js';
+import { buildDiffProgram, runDiff, toDiffOptions } from './cli/diff-command.js';
 import { compileRedactions, scrub } from './engine/cassette/redact.js';
 import { guardStdStreams, stayUp, writeStderr, writeStdout } from './cli/process-guard.js';
 import { persistentToken } from './cli/token-file.js';
@@ -28,11 +30,11 @@ function fail(status: number, message: string): never {
 }
 
 /** Parses argv with a commander program; usage errors become one line and exit status 2. */
-function parse<T>(program: Command, argv: string[], convert: (opts: Record<string, unknown>) => T): T {
+function parse<T>(program: Command, argv: string[], convert: (opts: Record<string, unknown>, args: string[]) => T): T {
   program.exitOverride().configureOutput({ writeErr: () => {} }); // errors are printed once, as one line
   try {
     program.parse(argv);
-    return convert(program.opts());
+    return convert(program.opts(), program.args);
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') process.exit(0);
@@ -66,23 +68,29 @@ async function proxyCommand(argv: string[]): Promise<void> {
   // the sign-in starts at once; requests that need the upstream wait for it (or get the step that failed)
   if (upstream?.needsSignIn) void signIn?.signIn().catch(() => {});
   const upstreamLabel = options.upstreamCommand ? `${options.upstreamCommand} (stdio)` : upstream?.label;
+  const misses = new MissTally();
   const proxy = await startProxy({
     ...options,
     upstreamUrl: upstream?.url,
     upstreamAuth,
     serverInfo,
     onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined),
+    onMiss: (miss) => log(`replay miss: ${misses.add(miss)}`),
   }).catch(async (error: Error) => {
     await upstream?.close();
+    if (error instanceof CassetteMissingError)
+      fail(2, `cannot replay: ${error.message} (record it first, or add --record-missing with --url or --upstream-command to record what is missing)`);
     return fail(1, `cannot start: ${error.message}`);
   });
-  // a record run in which anything could not be recorded ends with status 1, saying so (the answers went out)
+  // a record run in which anything could not be recorded ends with status 1, saying so (the answers went out), as
+  // does a strict replay that missed
   const failures = proxy.recordFailures;
-  const status = (): number => (failures.count > 0 ? 1 : 0);
+  const status = (): number => (failures.count > 0 || (options.strict && misses.count > 0) ? 1 : 0);
   const close = async (): Promise<void> => {
     await proxy.close();
     await upstream?.close();
     if (failures.count > 0) log(`mcp-rewind: ${failures.count} recording(s) could not be written to the cassette (first: ${failures.first}); exit status 1`);
+    if (options.strict && misses.count > 0) log(`mcp-rewind: --strict: ${misses.summary()}`);
   };
   if (options.verbose) proxy.events.on('exchange', (event) => log(formatExchange(event)));
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];
@@ -149,6 +157,12 @@ async function verifyCommand(argv: string[]): Promise<void> {
   process.exit(status);
 }
 
+/** `mcp-rewind diff A B`: exit status 0 (no breaking change), 1 (breaking, or a cassette that cannot be read), 2 (usage). */
+async function diffCommand(argv: string[]): Promise<void> {
+  const options = parse(buildDiffProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts, args) => toDiffOptions(opts, args));
+  process.exit(await runDiff(options, writeStdout, log).catch((error: Error) => fail(1, error.message)));
+}
+
 async function exportCommand(argv: string[]): Promise<void> {
   const options = parse(buildExportProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toExportOptions(opts));
   writeStdout(await runExport(options, pkg.version, log).catch((error: Error) => fail(1, error.message)));
@@ -167,6 +181,7 @@ const subcommands: Record<string, (argv: string[]) => Promise<void>> = {
   auth: authCommand,
   verify: verifyCommand,
   export: exportCommand,
+  diff: diffCommand,
   ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)),
   app: (argv) => import('./cli/app-command.js').then((m) => m.appCommand(argv)),
 };

@@ -33,6 +33,8 @@ export const ProxyConfigSchema = z.strictObject({
     .string()
     .refine(isReplayTiming, { message: `replay timing: ${REPLAY_TIMING_HINT}` })
     .optional(),
+  /** replay: a miss is a JSON-RPC error naming the closest recorded key and what differs, as --strict */
+  strict: z.boolean().optional(),
   /**
    * browser pages that may call this proxy (a browser-based MCP client), as --allowed-origin: any other request that
    * carries an Origin is refused (403); requests without one (agents, SDK clients, curl) need none

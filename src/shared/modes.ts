@@ -1,4 +1,5 @@
 export const MODES = ['record', 'replay', 'hybrid', 'proxy-only'] as const;
+/** How a proxy answers: record (forward, store), replay (cassette only), hybrid (cassette, else forward and store), proxy-only (forward). */
 export type Mode = (typeof MODES)[number];
 
 /** Does this mode talk to an upstream server? */

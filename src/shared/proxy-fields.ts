@@ -19,6 +19,7 @@ export const PROXY_FIELD_LABELS = {
   port: 'Port',
   rules: 'Rules',
   replayTiming: 'Replay timing',
+  strict: 'Strict',
   allowedOrigins: 'Browser origins',
   upstreamTimeoutS: 'Upstream timeout',
   upstreamMaxTimeS: 'Upstream max time',
@@ -56,6 +57,8 @@ function fieldMessage(field: ProxyField, issue: z.core.$ZodIssue, input: Record<
       return 'give a folder, or leave it empty for the default one';
     case 'replayTiming':
       return REPLAY_TIMING_HINT;
+    case 'strict':
+      return 'on or off';
     case 'allowedOrigins':
       return issue.code === 'too_big' ? 'at most 20 origins' : `each one ${BROWSER_ORIGIN_HINT}`;
     case 'upstreamTimeoutS':

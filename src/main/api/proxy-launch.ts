@@ -49,6 +49,7 @@ export async function launchProxy(config: ProxyConfig, context: LaunchContext, l
       rules: engineRules(config.rules),
       replayTiming: config.replayTiming,
       ...upstreamLimitsMs(config.upstreamTimeoutS, config.upstreamMaxTimeS),
+      strict: config.mode === 'replay' && config.strict === true,
       onLog: (line, level) => log(line, level),
     });
   await checkCassette(config, cacheDir);

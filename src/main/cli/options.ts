@@ -36,6 +36,12 @@ export function buildProgram(version: string): Command {
     .option('--stdio', 'speak MCP on stdin/stdout (for agents that launch a command); the banner and all logs go to stderr', false)
     .option('-c, --cache <dir>', 'cassette folder', './cache')
     .option('-r, --replay', 'replay from the cache; with --url: hybrid', false)
+    .option(
+      '--record-missing',
+      'hybrid: replay what the cassette holds, record what it misses (needs --url or --upstream-command; creates the cassette folder)',
+      false,
+    )
+    .option('--strict', 'replay: a miss is an error naming the closest recorded key and what differs; at exit, a miss summary and exit status 1', false)
     .option('--proxy-only', 'forward without reading or writing the cache', false)
     .option('--clean', 'wipe the cassette files of the cache folder at startup (record mode only)', false)
     .option(
@@ -71,7 +77,8 @@ export function buildProgram(version: string): Command {
 const SUBCOMMANDS_HELP = `
 Commands (mcp-rewind <command> --help for each):
   serve    sessions configured over a REST API (MiMCP-compatible), per-tool rules
-  verify   send a cassette's requests to the live server and report drift (JUnit with --junit)
+  verify   send a cassette's requests to the live server and report drift (JUnit with --junit, --update)
+  diff     compare two cassettes: keys and tools added, removed, changed (exit 1 on breaking)
   export   a cassette as one file (--out) or as HAR 1.2 (--har)
   auth     status | login <url> | logout <url>: the sign-ins kept for OAuth-protected upstreams
   ui       the app's UI in your browser (127.0.0.1, access token in the printed URL)
@@ -83,6 +90,8 @@ interface RawOptions {
   url?: string;
   cache: string;
   replay: boolean;
+  recordMissing?: boolean;
+  strict?: boolean;
   proxyOnly: boolean;
   clean: boolean;
   verbose: boolean;
@@ -113,6 +122,10 @@ interface RawOptions {
 export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean; upstreamCommand?: string; stdio?: boolean; oauth: OAuthCliOptions } {
   if (!/^\d+$/.test(raw.port) || Number(raw.port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${raw.port}"`);
   if (raw.replay && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --replay');
+  if (raw.recordMissing && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --record-missing');
+  if (raw.recordMissing && raw.clean) throw new UsageError('--clean cannot be combined with --record-missing (it would wipe the cassette being replayed)');
+  if (raw.recordMissing && raw.url === undefined && raw.upstreamCommand === undefined)
+    throw new UsageError('--record-missing needs --url or --upstream-command (the server that answers what the cassette misses)');
   if (raw.clean && raw.replay) throw new UsageError('--clean cannot be combined with --replay (it would wipe the cassette being replayed)');
   if (raw.clean && raw.proxyOnly) throw new UsageError('--clean has no meaning with --proxy-only (no cache is written)');
   if (raw.url !== undefined && raw.upstreamCommand !== undefined) throw new UsageError('--upstream-command cannot be combined with --url (one upstream)');
@@ -132,10 +145,12 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     upstreamMaxTime: raw.upstreamMaxTime ?? DEFAULT_UPSTREAM_MAX_TIME_S,
   });
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
-  const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (live ? 'hybrid' : 'replay') : 'record';
+  const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay || raw.recordMissing ? (live ? 'hybrid' : 'replay') : 'record';
+  if (raw.strict && mode !== 'replay')
+    throw new UsageError(`--strict applies to replay (--replay without --url or --upstream-command); in ${mode} mode nothing misses`);
   if (raw.replayTiming !== undefined && !isReplayTiming(raw.replayTiming))
     throw new UsageError(`--replay-timing must be ${REPLAY_TIMING_HINT}, got "${raw.replayTiming}"`);
-  if (raw.replayTiming !== undefined && raw.replayTiming !== 'none' && !raw.replay)
+  if (raw.replayTiming !== undefined && raw.replayTiming !== 'none' && mode !== 'replay' && mode !== 'hybrid')
     throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
   for (const origin of raw.allowedOrigin ?? [])
     if (!isBrowserOrigin(origin)) throw new UsageError(`--allowed-origin must be ${BROWSER_ORIGIN_HINT}, got "${origin}"`);
@@ -164,6 +179,7 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     redact: checkedRedactions(raw.redact),
     repeat: raw.repeat,
     replayTiming: raw.replayTiming,
+    strict: raw.strict === true,
     allowedHosts: raw.allowedHost,
     allowedOrigins: raw.allowedOrigin,
     upstreamCommand: raw.upstreamCommand,

@@ -42,8 +42,8 @@ export const SHUTDOWN_GRACE_MS = 3_000;
 
 /**
  * Keeps the process serving until SIGINT/SIGTERM, then runs `close` (at most SHUTDOWN_GRACE_MS) and exits with
- * `status()` (0 unless the run says otherwise: a record run in which something could not be recorded).
- * A bug in one exchange is reported (`log`) and does not stop the others.
+ * `status()` (0 unless the run says otherwise: a record run in which something could not be recorded, a strict
+ * replay that missed). A bug in one exchange is reported (`log`) and does not stop the others.
  */
 export function stayUp(close: () => Promise<void>, log: (line: string) => void = writeStderr, status: () => number = () => 0): void {
   guardStdStreams();

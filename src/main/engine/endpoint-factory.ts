@@ -1,3 +1,4 @@
+import type { ReplayMiss } from '../../shared/cassette/miss.js';
 import type { Mode } from '../../shared/modes.js';
 import { replaySpeed } from '../../shared/replay-timing.js';
 import type { Overlay } from '../../shared/rules/schema.js';
@@ -46,6 +47,10 @@ export interface EndpointOptions {
   repeat?: RepeatPolicy;
   /** replay: how long replayed answers take (src/shared/replay-timing.ts): none (default), recorded, x<speed> */
   replayTiming?: string;
+  /** replay: every miss is a JSON-RPC error naming the closest recorded key and what differs (--strict) */
+  strict?: boolean;
+  /** replay: told of every request the cassette had no answer for (with the closest recorded key; ping aside) */
+  onMiss?: (miss: ReplayMiss) => void;
   rules?: { overlay: Overlay; instructions?: string };
   /** client sessions that sent nothing this long are ended, with their upstream session (default 10 min; 0: never) */
   sessionIdleMs?: number;
@@ -88,6 +93,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   const store = usesCassette
     ? await CassetteStore.start(options.cacheDir ?? './cache', {
         clean: options.clean && !installs.replay,
+        create: installs.record, // replay never creates a cassette: a missing one is refused (CassetteMissingError)
         log,
         loose: installs.replay ? { ignore: options.matchIgnore ?? [] } : undefined,
         durable: options.durable,
@@ -104,7 +110,10 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
         )
       : undefined;
   const speed = replaySpeed(options.replayTiming);
-  const replayer = store && installs.replay ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed }) : undefined;
+  const replayer =
+    store && installs.replay
+      ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed, strict: options.strict, onMiss: options.onMiss })
+      : undefined;
   const recorder =
     store && installs.record
       ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log)

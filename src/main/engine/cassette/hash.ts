@@ -6,11 +6,13 @@ export function hash16(text: string): string {
   return hash('sha256', text, 'hex').slice(0, 16);
 }
 
-function getByPath(value: unknown, path: string): unknown {
+/** The value at a dot path (`structuredContent.report`), or undefined. */
+export function getByPath(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((cur, key) => (cur != null && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined), value);
 }
 
-function deleteByPath(value: unknown, path: string): void {
+/** Deletes the value at a dot path, where there is one. */
+export function deleteByPath(value: unknown, path: string): void {
   const parts = path.split('.');
   const last = parts.pop() as string;
   const parent = getByPath(value, parts.join('.'));

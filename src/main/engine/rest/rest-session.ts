@@ -82,6 +82,9 @@ export class RestSession {
       rules: { overlay: { tools: config.tools, passthrough: config.passthrough }, instructions: config.instructions ?? settings.defaultInstructions },
       serverInfo: settings.serverInfo,
       onLog: (line, level) => settings.log(`[${id}] ${line}`, level),
+    }).catch(async (error: Error) => {
+      await opened?.close(); // nothing is left open
+      throw error;
     });
     startSignIn(opened, signIn);
     return new RestSession(id, { ...config, mode }, built, settings, opened, signIn);

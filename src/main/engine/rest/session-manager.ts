@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { CreateSession, ToolRule } from '../../../shared/rules/schema.js';
-import { HttpError } from '../errors.js';
+import { CassetteMissingError, HttpError } from '../errors.js';
 import { REDACTED } from '../cassette/redact.js';
 import { RestSession, type SessionSettings } from './rest-session.js';
 import { newSessionId } from './session-id.js';
@@ -91,7 +91,10 @@ export class SessionManager {
     if (config.cassette?.includes('\0')) throw new HttpError(400, 'cassette: must be a folder path');
     this.checkSyntheticTools(config.tools, Boolean(config.upstream) || Boolean(config.cassette), 'tools');
     const id = newSessionId((candidate) => this.sessions.has(candidate));
-    const session = await RestSession.create(id, config, this.settings);
+    const session = await RestSession.create(id, config, this.settings).catch((error: Error) => {
+      if (error instanceof CassetteMissingError) throw new HttpError(400, `cassette: ${error.message}`);
+      throw error;
+    });
     if (this.sessions.size >= this.limits.maxSessions) {
       await session.close(); // others were created while this one opened
       throw new HttpError(429, `too many sessions: this server holds at most ${this.limits.maxSessions}`);

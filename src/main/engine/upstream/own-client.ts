@@ -31,6 +31,8 @@ export interface OwnClientOptions {
    * sign-in (these calls cannot wait for one: SignInRequiredError instead)
    */
   auth?: UpstreamAuth;
+  /** sees every message of the session as it travels, both ways (verify keeps what streamed during its request) */
+  tap?: (message: JSONRPCMessage, direction: 'in' | 'out') => void;
 }
 
 /** A client of the proxy's own, with the server's raw initialize result. */
@@ -70,7 +72,7 @@ async function openOnce(url: string | URL, options: OwnClientOptions): Promise<O
         requestInit,
         fetch: options.auth && !hasAuthorization(headers) ? signedFetch(options.auth, target, false, target.href) : undefined,
       });
-  const transport = new InitializeAs(inner, options.initializeParams);
+  const transport = new InitializeAs(inner, options.initializeParams, options.tap);
   const info = options.initializeParams?.clientInfo as { name?: string; version?: string } | undefined;
   const capabilities = (options.initializeParams?.capabilities as Record<string, unknown> | undefined) ?? options.capabilities ?? {};
   const client = new Client({ name: info?.name ?? options.name, version: info?.version ?? '1' }, { capabilities });
@@ -98,12 +100,14 @@ class InitializeAs implements Transport {
   constructor(
     private readonly inner: Transport,
     private readonly params?: Record<string, unknown>,
+    private readonly tap?: OwnClientOptions['tap'],
   ) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => {
       const m = message as { id?: unknown; result?: Record<string, unknown> };
       if (this.initId !== undefined && m.id === this.initId && m.result) this.initializeResult = m.result;
+      this.tap?.(message, 'in');
       this.onmessage?.(message, extra);
     };
   }
@@ -122,6 +126,7 @@ class InitializeAs implements Transport {
       this.initId = m.id;
       if (this.params) message = { ...message, params: this.params } as JSONRPCMessage;
     }
+    this.tap?.(message, 'out');
     return this.inner.send(message, options);
   }
 
@@ -177,7 +182,7 @@ export const hasAuthorization = (headers: Record<string, string> | undefined): b
   Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
 
 /** fetch refuses URLs with user:password@: they become a Basic Authorization header (unless one is given). */
-function withoutCredentials(url: URL, headers: Record<string, string>): { target: URL; headers: Record<string, string> } {
+export function withoutCredentials(url: URL, headers: Record<string, string>): { target: URL; headers: Record<string, string> } {
   if (!url.username && !url.password) return { target: url, headers };
   const out = { ...headers };
   if (!hasAuthorization(out))

@@ -23,6 +23,8 @@ interface Draft {
   cacheDir: string
   port: string
   replayTiming: string
+  /** replay: a miss is an error naming the closest recorded key */
+  strict: boolean
   /** origins separated by spaces or commas */
   allowedOrigins: string
   upstreamTimeoutS: string
@@ -40,6 +42,7 @@ const EMPTY: Draft = {
   cacheDir: '',
   port: '',
   replayTiming: 'none',
+  strict: false,
   allowedOrigins: '',
   upstreamTimeoutS: '',
   upstreamMaxTimeS: '',
@@ -76,6 +79,7 @@ function toConfig(d: Draft): { config: CommandInput<'proxies.create'>; issues: P
     ...((d.mode === 'replay' || d.mode === 'hybrid') && d.replayTiming.trim() && d.replayTiming.trim() !== 'none'
       ? { replayTiming: d.replayTiming.trim() }
       : {}),
+    ...(d.mode === 'replay' && d.strict ? { strict: true } : {}),
     ...(origins.length ? { allowedOrigins: origins } : {}),
     ...limits,
     ...(live && d.source === 'url' && d.oauthClientId.trim() ? { oauth: { clientId: d.oauthClientId.trim() } } : {}),
@@ -296,6 +300,12 @@ export function NewProxyDialog(): JSX.Element {
                 </datalist>
               </>,
               'none: at once; recorded: the recorded latency and spacing of streamed messages; x2 / x0.5: twice / half as fast',
+            )}
+          {draft.mode === 'replay' &&
+            field(
+              'strict',
+              <input {...aria('strict')} type="checkbox" checked={draft.strict} onChange={(e) => set({ strict: e.target.checked })} />,
+              'a miss is an error naming the closest recorded key and what differs (for tests in CI)',
             )}
           {field(
             'name',
