@@ -176,6 +176,10 @@ describe('usage errors: exit 2 and exactly one line on stderr', () => {
     { name: '--url ftp://x', args: ['--url', 'ftp://x'], mentions: 'ftp://x' },
     { name: 'an unknown option', args: ['--replay', '--no-such-option'], mentions: '--no-such-option' },
     { name: 'a stray argument', args: ['--replay', 'stray'], mentions: 'argument' },
+    { name: '--attach without --stdio', args: ['--attach', '--', 'node', 'server.js'], mentions: '--stdio' },
+    { name: '--attach with --replay', args: ['--stdio', '--attach', '--replay', '--', 'node', 'server.js'], mentions: '--replay' },
+    { name: '--record without --attach', args: ['--stdio', '--record', 'x', '--', 'node', 'server.js'], mentions: '--attach' },
+    { name: 'an upstream after -- and --url', args: ['--url', 'http://127.0.0.1:1/mcp', '--', 'node', 'server.js'], mentions: '--url' },
   ])('$name', async ({ args, mentions }) => {
     const dir = await tempDir();
     const { code, stdout, stderr } = await runCli([...args, '--cache', path.join(dir, 'cassette')]);

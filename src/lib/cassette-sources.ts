@@ -1,5 +1,5 @@
 import type { ReplayMiss } from '../shared/cassette/miss.js';
-import type { Mode } from '../shared/modes.js';
+import { MODE_TRAITS, type Mode } from '../shared/modes.js';
 import { buildResultHasher } from '../main/engine/cassette/hash.js';
 import { compileRedactions } from '../main/engine/cassette/redact.js';
 import { CassetteStore } from '../main/engine/cassette/store.js';
@@ -19,7 +19,8 @@ export interface CassetteSources {
 }
 
 export interface SourceOptions {
-  mode: Exclude<Mode, 'proxy-only'>;
+  /** a mode that has a cassette (MODE_TRAITS usesCassette) */
+  mode: Mode;
   cassette: string;
   strict: boolean;
   matchIgnore?: string[];
@@ -31,14 +32,13 @@ export interface SourceOptions {
 }
 
 /**
- * Opens a cassette the way the endpoint factory does for a mode (endpoint-factory.ts MODE_HOOKS): replay and hybrid
+ * Opens a cassette the way the endpoint factory does for a mode (by its traits, src/shared/modes.ts): replay and hybrid
  * get the engine's Replayer (its matching, cursors, miss answers), record and hybrid its Recorder (its keys,
  * de-duplication, redaction, atomic durable writes) — so a cassette written here is the CLI's, and the reverse.
  * Replay never creates a cassette: a missing one is a CassetteMissingError.
  */
 export async function openSources(o: SourceOptions): Promise<CassetteSources> {
-  const replays = o.mode === 'replay' || o.mode === 'hybrid';
-  const records = o.mode === 'record' || o.mode === 'hybrid';
+  const { replays, records, cassetteOnly } = MODE_TRAITS[o.mode];
   const store = await CassetteStore.start(o.cassette, {
     create: records,
     log: o.log,
@@ -46,7 +46,7 @@ export async function openSources(o: SourceOptions): Promise<CassetteSources> {
     durable: o.durable,
   });
   const replayer = replays
-    ? new Replayer(store, { repeat: o.repeat, matchIgnore: o.matchIgnore, strict: o.strict && o.mode === 'replay', onMiss: o.onMiss })
+    ? new Replayer(store, { repeat: o.repeat, matchIgnore: o.matchIgnore, strict: o.strict && cassetteOnly, onMiss: o.onMiss })
     : undefined;
   const recorder = records ? new Recorder(store, buildResultHasher(), compileRedactions(o.redact ?? []), o.log) : undefined;
   const session = new SessionRegistry().create(null);

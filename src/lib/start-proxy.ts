@@ -1,6 +1,5 @@
 import type { ReplayMiss } from '../shared/cassette/miss.js';
-import type { Mode } from '../shared/modes.js';
-import { isLive } from '../shared/modes.js';
+import { MODE_TRAITS, type Mode } from '../shared/modes.js';
 import type { ExchangeEvent } from '../shared/traffic.js';
 import { startProxy as startEngineProxy } from '../main/engine/proxy.js';
 import { openUpstream, type OpenedUpstream, type UpstreamSpec } from '../main/engine/upstream/open.js';
@@ -57,8 +56,8 @@ function check(options: ProxyOptions, mode: Mode): void {
   checkReplayTiming(options.replayTiming);
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new OptionsError(`port must be an integer from 0 to 65535, got ${String(options.port)}`);
-  if (isLive(mode) && !options.upstream) throw new OptionsError(`upstream is required in ${mode} mode ({ url } or { command, args })`);
-  if (mode !== 'proxy-only' && !options.cassette && !options.rules) throw new OptionsError(`cassette is required in ${mode} mode (a folder)`);
+  if (MODE_TRAITS[mode].forwards && !options.upstream) throw new OptionsError(`upstream is required in ${mode} mode ({ url } or { command, args })`);
+  if (MODE_TRAITS[mode].usesCassette && !options.cassette && !options.rules) throw new OptionsError(`cassette is required in ${mode} mode (a folder)`);
 }
 
 /**
@@ -68,13 +67,15 @@ function check(options: ProxyOptions, mode: Mode): void {
  * exist: replay never creates one) or an UnreachableError (the upstream did not answer an MCP initialize).
  */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
-  const { mode, strict } = resolveMode(options, options.env);
+  const { mode, strict: strictAsked } = resolveMode(options, options.env);
   check(options, mode);
+  const { forwards, cassetteOnly } = MODE_TRAITS[mode];
+  const strict = strictAsked && cassetteOnly;
   const rules = engineRules(options.rules);
   const onLog = options.onLog ?? ((line: string, level: 'info' | 'warn') => (level === 'warn' ? process.stderr.write(`mcp-rewind: ${line}\n`) : undefined));
   const observed = new Observed(options.cassette);
   const upstream: OpenedUpstream | undefined =
-    isLive(mode) && options.upstream ? await openUpstream(specOf(options.upstream), { log: (line, level) => onLog(line, level) }) : undefined;
+    forwards && options.upstream ? await openUpstream(specOf(options.upstream), { log: (line, level) => onLog(line, level) }) : undefined;
   const proxy = await startEngineProxy({
     mode,
     upstreamUrl: upstream?.url,
@@ -87,7 +88,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     replayTiming: options.replayTiming,
     redact: options.redact,
     durable: options.fsync !== false,
-    strict: strict && mode === 'replay',
+    strict,
     onMiss: (miss) => observed.missed(miss),
     onLog,
   }).catch(async (error: Error) => {
@@ -104,7 +105,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   return {
     url: proxy.url,
     mode,
-    strict: strict && mode === 'replay',
+    strict,
     cassette: options.cassette,
     exchanges: () => observed.exchanges(),
     misses: () => observed.misses(),

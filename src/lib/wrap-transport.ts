@@ -2,7 +2,7 @@ import type { ReplayMiss } from '../shared/cassette/miss.js';
 import type { CassetteEntry } from '../shared/cassette/entry.js';
 import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../shared/jsonrpc.js';
 import { metaVersion } from '../shared/mcp-protocol.js';
-import type { Mode } from '../shared/modes.js';
+import { MODE_TRAITS, type Mode } from '../shared/modes.js';
 import type { ExchangeEvent } from '../shared/traffic.js';
 import { exchangeFor, LiveExchange } from '../main/engine/pipeline/exchange.js';
 import type { Session } from '../main/engine/pipeline/session.js';
@@ -48,8 +48,8 @@ const asMessage = (message: unknown): JsonRpcMessage => message as JsonRpcMessag
 export function wrapTransport(transport: McpTransport, options: WrapOptions): WrappedTransport {
   const { mode, strict } = resolveMode(options, options.env);
   checkCassetteOptions(options);
-  if (mode !== 'proxy-only' && !options.cassette) throw new OptionsError(`cassette is required in ${mode} mode (a folder)`);
-  return new CassetteTransport(transport, { ...options, mode, strict: strict && mode === 'replay' });
+  if (MODE_TRAITS[mode].usesCassette && !options.cassette) throw new OptionsError(`cassette is required in ${mode} mode (a folder)`);
+  return new CassetteTransport(transport, { ...options, mode, strict: strict && MODE_TRAITS[mode].cassetteOnly });
 }
 
 class CassetteTransport implements WrappedTransport {
@@ -99,7 +99,8 @@ class CassetteTransport implements WrappedTransport {
 
   async start(): Promise<void> {
     const { mode, cassette } = this.options;
-    if (mode !== 'proxy-only')
+    const { usesCassette, forwards, replays } = MODE_TRAITS[mode];
+    if (usesCassette)
       this.sources = await openSources({
         ...this.options,
         mode,
@@ -108,7 +109,7 @@ class CassetteTransport implements WrappedTransport {
         onMiss: (miss) => this.observed.missed(miss),
         log: (line, level) => (this.options.onLog ? this.options.onLog(line, level) : level === 'warn' && process.stderr.write(`mcp-rewind: ${line}\n`)),
       });
-    if (mode === 'record' || mode === 'proxy-only') await this.upstream.start();
+    if (forwards && !replays) await this.upstream.start(); // hybrid opens it for its first miss
   }
 
   async send(message: unknown, options?: unknown): Promise<void> {
@@ -130,7 +131,7 @@ class CassetteTransport implements WrappedTransport {
         replayer.onPlanned(exchange, { answer: 'cassette', entry: offer.entry, single: true }, this.session);
         return this.replay(exchange, offer.entry);
       }
-      if (this.mode === 'replay') {
+      if (!MODE_TRAITS[this.mode].forwards) {
         exchange.source = 'proxy';
         if ('miss' in offer) exchange.cassette = 'miss';
         return this.answer(exchange, 'refuse' in offer ? offer.refuse.response : offer.miss().response);

@@ -12,12 +12,17 @@ import { compileRedactions, scrub } from './engine/cassette/redact.js';
 import { guardStdStreams, stayUp, writeStderr, writeStdout } from './cli/process-guard.js';
 import { persistentToken } from './cli/token-file.js';
 import type { Log } from './engine/log.js';
+import { MODE_TRAITS } from '../shared/modes.js';
 import { startProxy } from './engine/proxy.js';
 import { startServe } from './engine/serve.js';
 import { bridgeStdio } from './engine/transports/downstream-stdio.js';
 import { commandSpec } from './engine/upstream/command.js';
 import { openUpstream } from './engine/upstream/open.js';
 import { cliSignIn, describeSignIn, reportSignIn } from './cli/oauth-options.js';
+import { RecordingSwitch } from './engine/recording-switch.js';
+import { AttachLink } from './intercept/attach-link.js';
+import { userDataDir } from './web/user-data.js';
+import { shellQuote } from '../shared/shell-quote.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const serverInfo = { name: 'mcp-rewind', version: pkg.version };
@@ -46,34 +51,43 @@ function parse<T>(program: Command, argv: string[], convert: (opts: Record<strin
 }
 
 async function proxyCommand(argv: string[]): Promise<void> {
-  const options = parse(buildProgram(pkg.version), argv, (opts) => toProxyOptions(opts as unknown as RawOptions));
+  const program = buildProgram(pkg.version);
+  const dashdash = argv.indexOf('--', 2);
+  const afterDashDash = dashdash < 0 ? [] : argv.slice(dashdash + 1);
+  const options = parse(program, argv, (opts) => toProxyOptions(opts as unknown as RawOptions, program.args, afterDashDash));
   // --redact patterns hold for what is printed as much as for what is written (a miss's arguments, verbose lines)
   const redactions = compileRedactions(options.redact ?? []);
   const log = (line: string): void => writeStderr(scrub(line, redactions));
-  if (options.mode !== 'replay' && options.mode !== 'proxy-only' && statSync(options.cacheDir ?? '', { throwIfNoEntry: false })?.isFile()) {
+  if (MODE_TRAITS[options.mode].records && statSync(options.cacheDir ?? '', { throwIfNoEntry: false })?.isFile()) {
     fail(1, `cannot start: --cache ${options.cacheDir} is a single-file cassette, which is read-only: ${options.mode} mode needs a folder`);
   }
   // a stdio or legacy HTTP+SSE upstream is bridged onto Streamable HTTP; the pipeline only ever sees Streamable HTTP
   const bridgeLog: Log = (line, level) => (options.verbose || level !== 'info' ? log(line) : undefined);
-  const spec = options.upstreamCommand ? commandSpec(options.upstreamCommand) : options.upstreamUrl ? { url: options.upstreamUrl } : undefined;
+  const argvSpec = options.upstreamArgv && { command: options.upstreamArgv[0], args: options.upstreamArgv.slice(1) };
+  const spec = argvSpec ?? (options.upstreamCommand ? commandSpec(options.upstreamCommand) : options.upstreamUrl ? { url: options.upstreamUrl } : undefined);
   // an upstream that answers 401: the proxy signs in (its tokens in the data folder), the client needs nothing
-  const signIn = spec && 'url' in spec && options.mode !== 'replay' ? cliSignIn(spec.url, options.oauth) : undefined;
+  const signIn = spec && 'url' in spec && MODE_TRAITS[options.mode].forwards ? cliSignIn(spec.url, options.oauth) : undefined;
   if (signIn) reportSignIn(signIn, options.oauth, log);
-  const upstream = spec
-    ? await openUpstream(spec, { log: bridgeLog, idleMs: options.sessionIdleMs, allowedOrigins: options.allowedOrigins, auth: signIn }).catch((error: Error) =>
-        fail(1, error.message),
-      )
-    : undefined;
+  // attached, the agent is waiting for its server: no probe (a failing command answers the agent's initialize with the reason)
+  const openOptions = { log: bridgeLog, idleMs: options.sessionIdleMs, allowedOrigins: options.allowedOrigins, probe: !options.attach, auth: signIn };
+  const upstream = spec ? await openUpstream(spec, openOptions).catch((error: Error) => fail(1, error.message)) : undefined;
   const upstreamAuth = upstream?.bridge ? undefined : signIn;
   // the sign-in starts at once; requests that need the upstream wait for it (or get the step that failed)
   if (upstream?.needsSignIn) void signIn?.signIn().catch(() => {});
-  const upstreamLabel = options.upstreamCommand ? `${options.upstreamCommand} (stdio)` : upstream?.label;
+  const upstreamLabel = argvSpec
+    ? `${options.upstreamArgv!.map(shellQuote).join(' ')} (stdio)`
+    : options.upstreamCommand
+      ? `${options.upstreamCommand} (stdio)`
+      : upstream?.label;
+  const recording = options.attach && new RecordingSwitch(bridgeLog, options.durable);
   const misses = new MissTally();
   const proxy = await startProxy({
     ...options,
     upstreamUrl: upstream?.url,
     upstreamAuth,
     serverInfo,
+    // attached: rules that the app can replace live, and a recorder that it can switch
+    ...(recording ? { rules: { overlay: { tools: [], passthrough: true } }, extraHooks: [recording] } : {}),
     onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined),
     onMiss: (miss) => log(`replay miss: ${misses.add(miss)}`),
   }).catch(async (error: Error) => {
@@ -86,7 +100,13 @@ async function proxyCommand(argv: string[]): Promise<void> {
   // does a strict replay that missed
   const failures = proxy.recordFailures;
   const status = (): number => (failures.count > 0 || (options.strict && misses.count > 0) ? 1 : 0);
+  const link =
+    recording &&
+    new AttachLink(proxy, recording, { ...options.attach!, dataDir: options.attach!.dataDir ?? userDataDir(), upstream: upstreamLabel ?? '', log: bridgeLog });
+  await link?.start().catch((error: Error) => log(`attach: ${error.message}`));
   const close = async (): Promise<void> => {
+    await link?.close();
+    if (recording) await recording.close();
     await proxy.close();
     await upstream?.close();
     if (failures.count > 0) log(`mcp-rewind: ${failures.count} recording(s) could not be written to the cassette (first: ${failures.first}); exit status 1`);
@@ -107,7 +127,10 @@ async function proxyCommand(argv: string[]): Promise<void> {
   lines.push('  MCP on stdio  (stdin/stdout)');
   log(lines.join('\n'));
   stayUp(close, log, status);
-  const stdio = await bridgeStdio(proxy.url, { stdin: process.stdin, stdout: process.stdout }, (line) => (options.verbose ? log(`stdio: ${line}`) : undefined));
+  const onMessage = link && ((message: unknown) => link.seeClientMessage(message));
+  const stdio = await bridgeStdio(proxy.url, { stdin: process.stdin, stdout: process.stdout, onMessage }, (line) =>
+    options.verbose ? log(`stdio: ${line}`) : undefined,
+  );
   await stdio.done;
   await close().catch((error: Error) => log(`internal error on shutdown: ${error.stack ?? error.message}`));
   process.exit(status());
@@ -176,13 +199,31 @@ async function authCommand(argv: string[]): Promise<void> {
   process.exit(await runAuth(options, writeStdout, log));
 }
 
+/** `mcp-rewind lint|cost`: one run over a recording (lint: exit 1 on any error finding). */
+async function lintCommand(argv: string[]): Promise<void> {
+  const { buildLintProgram, runLint, toLintOptions } = await import('./cli/lint-command.js');
+  const options = parse(buildLintProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toLintOptions(opts));
+  process.exit(await runLint(options, writeStdout, log).catch((error: Error) => fail(1, error.message)));
+}
+
+async function costCommand(argv: string[]): Promise<void> {
+  const { buildCostProgram, runCost, toCostOptions } = await import('./cli/cost-command.js');
+  const options = parse(buildCostProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toCostOptions(opts));
+  await runCost(options, writeStdout).catch((error: Error) => fail(1, error.message));
+}
+
 const subcommands: Record<string, (argv: string[]) => Promise<void>> = {
   serve: serveCommand,
   auth: authCommand,
   verify: verifyCommand,
   export: exportCommand,
   diff: diffCommand,
+  lint: lintCommand,
+  cost: costCommand,
+  mcp: (argv) => import('./cli/mcp-command.js').then((m) => m.mcpCommand(argv, pkg.version)),
   ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)),
   app: (argv) => import('./cli/app-command.js').then((m) => m.appCommand(argv)),
+  intercept: (argv) =>
+    import('./cli/intercept-command.js').then(async (m) => process.exit(await m.interceptCommand(argv, pkg.version, { out: writeStdout, err: writeStderr }))),
 };
 void (Object.hasOwn(subcommands, process.argv[2] ?? '') ? subcommands[process.argv[2]] : proxyCommand)(process.argv);

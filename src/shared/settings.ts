@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Settings of the app, kept as JSON in `<user data folder>/settings.json` (src/main/api/settings-file.ts). */
+/** Settings of the app, kept as JSON in `<user data folder>/settings.json` (src/main/api/files/settings-file.ts). */
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 /** The desktop window's last normal (unmaximized) bounds, and whether it was maximized. */
@@ -30,6 +30,8 @@ export const SettingsSchema = z.strictObject({
     side: z.number().min(10).max(90),
     bottom: z.number().min(10).max(90),
   }),
+  /** `mcp-rewind mcp` (the MCP server for agents) offers its tools that send or write: resend_exchange, edit_and_resend */
+  agentCanSend: z.boolean(),
   /** desktop app only */
   window: WindowStateSchema.optional(),
 });

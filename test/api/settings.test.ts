@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SettingsInfo } from '../../src/shared/settings.js';
 import { AppController } from '../../src/main/api/app-controller.js';
 import { createApiHandlers } from '../../src/main/api/handlers.js';
-import { defaultSettings, fitWindow, SettingsFile } from '../../src/main/api/settings-file.js';
+import { defaultSettings, fitWindow, SettingsFile } from '../../src/main/api/files/settings-file.js';
 import { app, call, cleanup, failure, keep } from './harness.js';
 
 afterEach(cleanup);
@@ -27,6 +27,7 @@ describe('api: settings', () => {
       recentFolders: [],
       restoreWorkspace: true,
       timelineLayout: { split: 'side', side: 60, bottom: 60 },
+      agentCanSend: false,
     });
     expect(info.settings).toEqual(defaultSettings(dataDir));
     expect(info.file).toBe(join(dataDir, 'settings.json'));

@@ -6,7 +6,7 @@
 import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { proxyConfigIssues } from '../../src/shared/proxy-fields.js';
+import { proxyConfigIssues } from '../../src/shared/proxy-config.js';
 import { REPO } from '../helpers/hostile.js';
 import { tempDir } from '../helpers/temp.js';
 import { app, call, cleanup, client } from './harness.js';

@@ -100,8 +100,8 @@ describe('CLI: --upstream-timeout and --upstream-max-time', () => {
 
   it('--help gives both flags with their defaults (60 s, 600 s); a bad value is a usage error', () => {
     const help = execFileSync(process.execPath, [path.join(REPO, 'bin/mcp-rewind.js'), '--help'], { encoding: 'utf8' });
-    expect(help).toMatch(/--upstream-timeout <seconds>[^]*?default 60\b[^]*?\(default: "60"\)/);
-    expect(help).toMatch(/--upstream-max-time <seconds>[^]*?\(default: "600"\)/);
+    expect(help).toMatch(/--upstream-timeout <seconds>[^]*?default\s+60\b[^]*?\(default:\s+"60"\)/);
+    expect(help).toMatch(/--upstream-max-time <seconds>[^]*?\(default:\s+"600"\)/);
     const bad = (() => {
       try {
         execFileSync(process.execPath, [path.join(REPO, 'bin/mcp-rewind.js'), '--url', 'http://127.0.0.1:1/mcp', '--upstream-timeout', 'soon'], {

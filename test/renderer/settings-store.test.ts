@@ -105,6 +105,7 @@ describe('settings store', () => {
       recentFolders: [],
       restoreWorkspace: true,
       timelineLayout: { split: 'side', side: 60, bottom: 60 },
+      agentCanSend: false,
     });
 
     const saving = state().update({ theme: 'dark', autoScroll: false });

@@ -33,7 +33,20 @@ export function addOAuthOptions(command: Command, withToggle: boolean): Command 
       `the client secret of --oauth-client-id, read from a file (or the ${CLIENT_SECRET_ENV} variable; never a flag)`,
     )
     .option('--oauth-callback-port <port>', 'the 127.0.0.1 port of the sign-in redirect (default: the one registered last, else any free port)')
-    .option('--sign-in-timeout <seconds>', 'how long a sign-in waits for the browser; requests wait as long', '300');
+    .option('--sign-in-timeout <seconds>', 'how long a sign-in waits for the browser; requests wait as long (default: 300)');
+}
+
+/** The sign-in flags given on the command line (a mode without an upstream, replay, takes none of them). */
+export function givenSignInFlags(raw: Record<string, unknown>): string[] {
+  const given: [string, boolean][] = [
+    ['--no-oauth', raw.oauth === false],
+    ['--no-open', raw.open === false],
+    ['--oauth-client-id', raw.oauthClientId !== undefined],
+    ['--oauth-client-secret-file', raw.oauthClientSecretFile !== undefined],
+    ['--oauth-callback-port', raw.oauthCallbackPort !== undefined],
+    ['--sign-in-timeout', raw.signInTimeout !== undefined],
+  ];
+  return given.filter(([, isGiven]) => isGiven).map(([flag]) => flag);
 }
 
 /** Validates the sign-in flags; the data folder is MCP_REWIND_DATA_DIR's, or the platform's (user-data.ts). */

@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
-import { isLive, type Mode } from '../../shared/modes.js';
+import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
+import { missingUpstream } from '../../shared/proxy-config.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { CassetteStore } from './cassette/store.js';
 import type { Breakpoints } from './pipeline/breakpoints.js';
@@ -51,7 +52,7 @@ export interface RunningProxy {
 /** The CLI's proxy: one MCP endpoint served at every path (as mcp-rewind does), plus GET /healthcheck. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const { mode } = options;
-  if (isLive(mode) && !options.upstreamUrl) throw new Error(`${mode} mode needs an upstream URL`);
+  if (MODE_TRAITS[mode].forwards && !options.upstreamUrl) throw new Error(`upstreamUrl: ${missingUpstream(mode)}`);
   const built = await createEndpoint(options);
   const legacy: { sse?: LegacySseEndpoint } = {}; // GET /sse + POST /messages for legacy HTTP+SSE clients, made once the server listens
   const http = await listen(

@@ -1,4 +1,4 @@
-import type { Mode } from '../../../shared/modes.js';
+import { MODE_TRAITS, type Mode } from '../../../shared/modes.js';
 import type { CreateSession, MergedTool, PutTools, ToolRule, UpstreamConfig } from '../../../shared/rules/schema.js';
 import type { ExchangeEvent } from '../../../shared/traffic.js';
 import { REDACTED } from '../cassette/redact.js';
@@ -67,9 +67,9 @@ export class RestSession {
     this.startSupervisor();
   }
 
-  static async create(id: string, config: CreateSession, settings: SessionSettings): Promise<RestSession> {
-    const mode: Mode = config.mode ?? (config.upstream ? 'proxy-only' : 'replay');
-    const signIn = mode === 'replay' ? undefined : sessionSignIn(config.upstream, settings);
+  static async create(id: string, config: CreateSession & { mode: Mode }, settings: SessionSettings): Promise<RestSession> {
+    const { mode } = config;
+    const signIn = MODE_TRAITS[mode].forwards ? sessionSignIn(config.upstream, settings) : undefined;
     const opened = config.upstream ? await openSessionUpstream(config.upstream, id, settings, signIn) : undefined;
     const built = await createEndpoint({
       mode,
@@ -87,7 +87,7 @@ export class RestSession {
       throw error;
     });
     startSignIn(opened, signIn);
-    return new RestSession(id, { ...config, mode }, built, settings, opened, signIn);
+    return new RestSession(id, config, built, settings, opened, signIn);
   }
 
   get endpoint() {

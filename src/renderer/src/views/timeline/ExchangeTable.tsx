@@ -4,7 +4,7 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { usePanels } from '../../stores/panels.js'
 import { useSettings } from '../../stores/settings.js'
 import type { Annotation } from '../../../../shared/api.js'
-import { formatTime, indexOfKey, isChanged, rowKey, sourceLabel, statusKind, statusLabel, type TimelineRow } from './model.js'
+import { formatTime, indexOfRow, isChanged, problemsOf, rowId, rowKey, sourceLabel, statusKind, statusLabel, type TimelineRow } from './model.js'
 import { sentByLabel, sessionLabel, shortSession, type SessionInfo } from './sessions.js'
 import { useTimelineUi } from './state.js'
 import './timeline.css'
@@ -39,7 +39,7 @@ function columns(proxyName: (id: string) => string, marks: Record<number, Annota
       size: 48,
       meta: { num: true },
     }),
-    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 160 }),
+    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 140 }),
     // the proxy, and the MCP session the exchange belongs to (the app's own sessions say so)
     col.accessor((e) => `${proxyName(e.proxyId)} ${e.sessionId ?? ''}`, {
       id: 'proxy',
@@ -67,6 +67,29 @@ function columns(proxyName: (id: string) => string, marks: Record<number, Annota
       header: 'Status',
       cell: (c) => <span className={`st st-${statusKind(c.row.original).replace(' ', '-')}`}>{c.getValue()}</span>,
       size: 85,
+    }),
+    col.accessor((e) => problemsOf(e).count, {
+      id: 'problems',
+      header: () => <span title="Protocol problems and security warnings">⚠</span>,
+      cell: (c) => {
+        const { count, worst } = problemsOf(c.row.original)
+        return count ? (
+          <span className={`pb pb-${worst}`} title={`${count} problem${count === 1 ? '' : 's'} (worst: ${worst})`} data-testid="problem-count">
+            ⚠{count}
+          </span>
+        ) : (
+          ''
+        )
+      },
+      size: 48,
+      meta: { num: true },
+    }),
+    col.accessor((e) => e.insight?.tokens ?? -1, {
+      id: 'tokens',
+      header: () => <span title="Tokens this exchange puts in the model's context (o200k_base)">tok</span>,
+      cell: (c) => (c.getValue() >= 0 ? c.getValue().toLocaleString('en-US') : ''),
+      size: 55,
+      meta: { num: true },
     }),
     col.accessor('durationMs', { header: 'ms', cell: (c) => (c.row.original.response ? Math.round(c.getValue()) : ''), size: 55, meta: { num: true } }),
     col.accessor((e) => flagsOf(e, marks[e.seq]), {
@@ -117,7 +140,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
     if (stick.current && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: 'end' })
   }, [rows.length, virtualizer])
 
-  const selectedIndex = useMemo(() => indexOfKey(rows, selected), [rows, selected])
+  const selectedIndex = useMemo(() => indexOfRow(rows, selected), [rows, selected])
 
   // the selected row stays in view when the detail opens, closes or moves (the table's height changes)
   useEffect(() => {
@@ -131,11 +154,11 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
     if (row.group) return
     if (picking) {
       // picking the exchange to compare the selected one with
-      if (!row.pausedId && rowKey(row) !== selected) compare({ kind: 'exchange', key: rowKey(row) })
+      if (!row.pausedId && row.seq !== selected) compare({ kind: 'exchange', seq: row.seq })
       return
     }
     if (row.pausedId) usePanels.getState().openBreakpoints(row.pausedId)
-    select(rowKey(row), true)
+    select(rowId(row), true)
   }
 
   function onScroll(): void {
@@ -152,7 +175,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
       let next = Math.min(rows.length - 1, Math.max(0, from + step))
       while (rows[next]?.group && next + step >= 0 && next + step < rows.length) next += step // group heads are not exchanges
       if (rows[next]?.group) return
-      select(rowKey(rows[next]))
+      select(rowId(rows[next]))
       virtualizer.scrollToIndex(next, { align: 'auto' })
       stick.current = next === rows.length - 1
     } else if (event.key === 'Enter' && selectedIndex >= 0) {
@@ -219,7 +242,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
                 </tr>
               )
             }
-            const isSelected = row.id === selected
+            const isSelected = rowId(row.original) === selected
             return (
               <tr
                 key={row.id}

@@ -23,11 +23,21 @@ export function Filters({ methods, tools, proxies, sources, sessions, shown, tot
   const [text, setText] = useState(filter.text)
   const input = useRef<HTMLInputElement>(null)
 
+  /** the text this box last gave the filter: any other is someone else's (a proxy's ⚠ count sets `has:problem`) */
+  const pushed = useRef(filter.text)
   useEffect(() => {
     if (text === filter.text) return
-    const t = setTimeout(() => setFilter({ text }), DEBOUNCE_MS)
+    const t = setTimeout(() => {
+      pushed.current = text
+      setFilter({ text })
+    }, DEBOUNCE_MS)
     return () => clearTimeout(t)
   }, [text, filter.text, setFilter])
+  useEffect(() => {
+    if (filter.text === pushed.current) return
+    pushed.current = filter.text
+    setText(filter.text) // the filter changed elsewhere: the box follows it
+  }, [filter.text])
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
@@ -95,7 +105,7 @@ export function Filters({ methods, tools, proxies, sources, sessions, shown, tot
           ref={input}
           aria-label="Search"
           type="search"
-          placeholder="method, tool, key or JSON — press /"
+          placeholder="method, tool, key, JSON or has:problem — press /"
           value={text}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => {

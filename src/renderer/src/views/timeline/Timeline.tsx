@@ -7,7 +7,7 @@ import type { TrafficEvent } from '../../../../shared/api.js'
 import { useTraffic, type ClearScope } from '../../stores/traffic.js'
 import { useVerbs } from '../../stores/verbs.js'
 import { usePanels } from '../../stores/panels.js'
-import { applyFilter, distinct, heldRows, indexOfKey, isFiltering, rowKey, warmSearch, type TimelineFilter, type TimelineRow } from './model.js'
+import { applyFilter, distinct, heldRows, indexOfRow, isFiltering, rowKey, warmSearch, type TimelineFilter, type TimelineRow } from './model.js'
 import { groupBySession, sessionLabel, sessionsOf, shortSession } from './sessions.js'
 import { SaveDialog } from './verbs/FileDialogs.js'
 import { useTimelineUi, type TimelineTab } from './state.js'
@@ -16,6 +16,7 @@ import { ExchangeTable } from './ExchangeTable.js'
 import { DetailPane } from './DetailPane.js'
 import { Waterfall } from './Waterfall.js'
 import { Histogram } from './Histogram.js'
+import { CostView } from './CostView.js'
 import './timeline.css'
 import './verbs/verbs.css'
 
@@ -23,6 +24,7 @@ const TABS: Array<[TimelineTab, string]> = [
   ['table', 'Table'],
   ['waterfall', 'Waterfall'],
   ['histogram', 'Histogram'],
+  ['cost', 'Cost'],
 ]
 
 /** What Clear removes: the rows shown under the filter (and proxy), said in words, or everything. */
@@ -173,9 +175,9 @@ export function Timeline(): JSX.Element {
   // the detail follows the selection; an exchange the filter hides says so (it does not vanish under the reader)
   const detail = useMemo(() => {
     if (!detailOpen || selected === undefined) return undefined
-    const inRows = indexOfKey(rows, selected)
+    const inRows = indexOfRow(rows, selected)
     if (inRows >= 0) return { event: rows[inRows], filteredOut: false }
-    const all = indexOfKey(exchanges, selected)
+    const all = indexOfRow(exchanges, selected)
     return all >= 0 ? { event: exchanges[all] as TimelineRow, filteredOut: true } : undefined
   }, [detailOpen, selected, rows, exchanges])
 
@@ -205,6 +207,8 @@ export function Timeline(): JSX.Element {
       <div className="tl-main">
         {exchanges.length === 0 && rows.length === 0 ? (
           <p className="muted tl-empty">No traffic yet. Point an MCP client at a proxy&apos;s endpoint (Copy client config), or press “Run demo”.</p>
+        ) : tab === 'cost' ? (
+          <CostView proxies={proxies} sources={sources} sessions={sessions} />
         ) : tab !== 'table' ? (
           <div className="tl-chart-pane">{tab === 'waterfall' ? <Waterfall rows={filtered} /> : <Histogram rows={filtered} />}</div>
         ) : (

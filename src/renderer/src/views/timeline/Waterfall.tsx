@@ -1,6 +1,6 @@
 import { useMemo, type JSX } from 'react'
 import type { TrafficEvent } from '../../../../shared/api.js'
-import { assignLanes, rowKey, statusLabel } from './model.js'
+import { assignLanes, rowId, rowKey, statusLabel } from './model.js'
 import { useTimelineUi } from './state.js'
 
 /** at most this many (the newest) exchanges are drawn: an SVG element each */
@@ -51,7 +51,7 @@ export function Waterfall({ rows }: { rows: TrafficEvent[] }): JSX.Element {
             width={Math.max(1.5, x(b.end) - x(b.start))}
             height={LANE}
             onClick={() => {
-              select(rowKey(b.event), true)
+              select(rowId(b.event), true)
               setTab('table')
             }}
           >

@@ -1,17 +1,17 @@
 import { create } from 'zustand'
-import { EMPTY_FILTER, type TimelineFilter } from './model.js'
+import { EMPTY_FILTER, type RowId, type TimelineFilter } from './model.js'
 
-export type TimelineTab = 'table' | 'waterfall' | 'histogram'
-export type DetailTab = 'overview' | 'request' | 'response' | 'stream' | 'content' | 'changes' | 'edit' | 'diff'
+export type TimelineTab = 'table' | 'waterfall' | 'histogram' | 'cost'
+export type DetailTab = 'overview' | 'problems' | 'request' | 'response' | 'stream' | 'content' | 'changes' | 'edit' | 'diff'
 
-/** What the Diff tab compares the selected exchange with: another exchange (its row key), or the cassette's entry. */
-export type CompareWith = { kind: 'exchange'; key: string } | { kind: 'cassette' }
+/** What the Diff tab compares the selected exchange with: another exchange (its seq), or the cassette's entry. */
+export type CompareWith = { kind: 'exchange'; seq: number } | { kind: 'cassette' }
 
 /** The Timeline view's own UI state: filter, selection, detail pane and tab (the exchanges live in stores/traffic). */
 interface TimelineUiState {
   filter: TimelineFilter
-  /** `${proxyId}:${seq}` of the selected exchange */
-  selected?: string
+  /** the selected row: an exchange's seq, or a held call's id */
+  selected?: RowId
   detailOpen: boolean
   detailTab: DetailTab
   tab: TimelineTab
@@ -22,7 +22,7 @@ interface TimelineUiState {
   compareWith?: CompareWith
   setFilter(patch: Partial<TimelineFilter>): void
   resetFilter(): void
-  select(key: string | undefined, open?: boolean): void
+  select(id: RowId | undefined, open?: boolean): void
   closeDetail(): void
   setDetailTab(tab: DetailTab): void
   setTab(tab: TimelineTab): void
