@@ -46,8 +46,6 @@ export const EMPTY_DRAFT: ProxyDraft = {
 export interface DraftParts {
   /** the upstream (a URL or a command) and its limits */
   upstream: boolean
-  /** the OAuth client id of a URL upstream (one that forwards) */
-  oauth: boolean
   cassette: boolean
   /** the cassette must exist (it is only read) */
   existingCassette: boolean
@@ -62,7 +60,7 @@ export interface DraftParts {
  */
 export function draftParts(mode: Mode): DraftParts {
   const { forwards, usesCassette, needsExistingCassette, replays, cassetteOnly } = MODE_TRAITS[mode]
-  return { upstream: forwards, oauth: forwards, cassette: usesCassette, existingCassette: needsExistingCassette, replayTiming: replays, strict: cassetteOnly }
+  return { upstream: forwards, cassette: usesCassette, existingCassette: needsExistingCassette, replayTiming: replays, strict: cassetteOnly }
 }
 
 type SecondsKey = 'upstreamTimeoutS' | 'upstreamMaxTimeS'
@@ -99,7 +97,7 @@ export function draftConfig(d: ProxyDraft): { config: CommandInput<'proxies.crea
     ...(parts.strict && d.strict ? { strict: true } : {}),
     ...(origins.length ? { allowedOrigins: origins } : {}),
     ...seconds.limits,
-    ...(parts.oauth && d.source === 'url' && d.oauthClientId.trim() ? { oauth: { clientId: d.oauthClientId.trim() } } : {}),
+    ...(parts.upstream && d.source === 'url' && d.oauthClientId.trim() ? { oauth: { clientId: d.oauthClientId.trim() } } : {}),
   }
   const issues: ProxyIssues = { ...proxyConfigIssues(config), ...seconds.issues, ...(portProblem ? { port: portProblem } : {}) }
   if (issues.upstreamUrl && d.source === 'command') {

@@ -203,7 +203,7 @@ export function ProxyFields({ form, defaultDir }: { form: ProxyForm; defaultDir?
         spellCheck={false}
         hint="browser pages that may call this proxy, e.g. http://localhost:6274 (separate several with spaces); any other page is refused"
       />
-      {parts.oauth && form.draft.source === 'url' && <OAuthClientField form={form} />}
+      {parts.upstream && form.draft.source === 'url' && <OAuthClientField form={form} />}
       <TextField form={form} id="port" inputMode="numeric" placeholder="any free port" />
     </div>
   )
