@@ -11,6 +11,7 @@ import { handleRest } from './rest/router.js';
 import { AuthThrottle, type ThrottleOptions } from './http/auth-throttle.js';
 import { bearerToken, DEFAULT_LIMITS, SessionManager } from './rest/session-manager.js';
 import type { Log } from './log.js';
+import { CredentialStore } from './upstream/oauth/credentials.js';
 
 export interface ServeOptions {
   host?: string;
@@ -41,6 +42,8 @@ export interface ServeOptions {
   /** browser origins given leave (guard.ts); a function is read per request */
   allowedOrigins?: readonly string[] | (() => readonly string[]);
   serverInfo?: { name: string; version: string };
+  /** where sessions' sign-ins to OAuth-protected upstreams are kept (`<dataDir>/oauth`); none: sessions do not sign in */
+  dataDir?: string;
   onLog?: Log;
   /** every finished exchange of every session (verbose logging, timeline) */
   onExchange?: (sessionId: string, event: ExchangeEvent) => void;
@@ -73,6 +76,7 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
       defaultInstructions: options.instructions,
       supervisorIntervalMs: options.supervisorIntervalMs ?? 10_000,
       serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
+      signIns: options.dataDir ? new CredentialStore(options.dataDir) : undefined,
       log,
       onExchange: options.onExchange,
     },

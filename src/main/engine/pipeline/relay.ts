@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { redactHeaders } from '../cassette/redact.js';
-import { reasonOf, timeoutOf, UpstreamUnavailableError } from '../errors.js';
+import { reasonOf, timeoutOf, upstreamError, UpstreamUnavailableError } from '../errors.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { copyEndToEndHeaders, downstreamHeaders } from '../upstream/headers.js';
 import type { ExchangeDetail, Stage } from './contract.js';
@@ -57,7 +57,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   } catch (error) {
     if (owned) sessions.delete(session!.id as string);
     if (exchanges.length === 0)
-      return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
+      return sendJson(res, 502, upstreamError(error, `mcp-rewind: upstream unavailable: ${(error as Error).message}`).toResponse(null));
     return answerUpstreamDown(stage, res, exchanges, session, error, local);
   }
   if (res.destroyed && exchanges.length > 0) {
@@ -250,7 +250,7 @@ export function answerUpstreamDown(
   stage.log(`upstream ${where} unavailable (${reason}): ${exchanges.length} request(s) answered with an error`, 'warn');
   const answers = exchanges.map((exchange) => {
     exchange.source = 'proxy';
-    exchange.response = new UpstreamUnavailableError(`mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(exchange.request.id);
+    exchange.response = upstreamError(error, `mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(exchange.request.id);
     void stage.hooks.finish(exchange, session);
     return exchange.response;
   });
