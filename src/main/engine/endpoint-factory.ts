@@ -135,12 +135,12 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   );
   const endpoint = new McpEndpoint({
     upstream,
-    hooks: new HookChain(hooks, log),
+    hooks: new HookChain(hooks, log, recorder !== undefined),
+    rules: ruleHook,
+    cassette: replayer,
     // the cassette may answer initialize, and rules may outlive (or switch) the upstream: the proxy owns the sessions
     ownSessions: replayer !== undefined || rules !== undefined || upstream === undefined,
-    synthesize: rules !== undefined,
     serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
-    replaySpeed: speed,
     sessionIdleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
     maxSessions: options.maxSessions,
     log,

@@ -4,7 +4,7 @@ import { ErrorCode, errorResponse } from '../../shared/jsonrpc.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import { upstreamLimitsMs } from '../../shared/upstream-limits.js';
 import { listen } from './http/edge.js';
-import { serveMcp } from './http/mcp-http.js';
+import { serveMcp } from './pipeline/mcp-http.js';
 import { sendJson } from './http/sse.js';
 import { header, safeDecode } from './http/url.js';
 import { handleRest } from './rest/router.js';
