@@ -85,6 +85,7 @@ async function load(page: Page, n: number): Promise<number> {
         flags: i % 211 === 0 ? ['client reply differed'] : undefined,
         startedAt: t0 + i * 20,
         durationMs: Math.exp(Math.random() * 7),
+        bytes: 1_200, // what the engine says such an event weighs (without it the store counts 4 kB: 100,000 would pass its 256 MB cap)
       };
     });
     const start = performance.now();
@@ -118,6 +119,7 @@ async function appendOne(page: Page, n: number): Promise<number> {
           response: { jsonrpc: '2.0', id: seq, result: {} },
           startedAt: Date.now(),
           durationMs: 3,
+          bytes: 900,
         },
       ]);
       debug.flush();
@@ -258,6 +260,7 @@ async function liveIngest(page: Page, ms: number): Promise<{ longTasks: number; 
             response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: `live ${seq}` }] } },
             startedAt: Date.now(),
             durationMs: 2,
+            bytes: 1_000,
           };
         });
         debug.ingest(batch);
