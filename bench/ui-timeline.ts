@@ -413,7 +413,10 @@ async function main(): Promise<void> {
     );
   } finally {
     await browser.close();
+    // the UI writes its state as it stops: remove its folder once it has
+    const exited = new Promise((resolve) => ui.child.once('exit', resolve));
     ui.child.kill('SIGTERM');
+    await exited;
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
