@@ -66,7 +66,7 @@ export function createApiHandlers(
     'proxies.start': ({ id }) => controller.startProxy(id),
     'proxies.stop': ({ id }) => controller.stopProxy(id),
     'proxies.remove': ({ id }) => controller.removeProxy(id),
-    'traffic.snapshot': ({ limit }) => controller.traffic.snapshot(limit),
+    'traffic.snapshot': ({ limit, proxyId }) => controller.traffic.snapshot(limit, proxyId),
     'traffic.body': ({ proxyId, seq }) => controller.traffic.full(proxyId, seq),
     'traffic.clear': (scope) => controller.traffic.clear(scope),
     'traffic.undoClear': ({ undo }) => controller.traffic.undoClear(undo),

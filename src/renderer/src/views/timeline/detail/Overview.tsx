@@ -1,3 +1,4 @@
+import { Name } from '../../../components/Name.js'
 import type { JSX } from 'react'
 import type { TrafficEvent } from '../../../../../shared/api.js'
 import { useTraffic } from '../../../stores/traffic.js'
@@ -41,13 +42,17 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
       <dl className="kv">
         <dt>Method</dt>
         <dd>
-          <code>{event.method}</code>
+          <code>
+            <Name value={event.method} />
+          </code>
         </dd>
         {event.tool && (
           <>
             <dt>Tool</dt>
             <dd>
-              <code>{event.tool}</code>
+              <code>
+                <Name value={event.tool} />
+              </code>
             </dd>
           </>
         )}
@@ -66,7 +71,9 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
         <dd>{event.protocolVersion ?? '—'}</dd>
         <dt>Key</dt>
         <dd>
-          <code>{event.key}</code>
+          <code>
+            <Name value={event.key} />
+          </code>
         </dd>
         <dt>Started</dt>
         <dd>{formatTime(event.startedAt)}</dd>
