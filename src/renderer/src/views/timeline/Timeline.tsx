@@ -14,7 +14,7 @@ import { groupBySession, sessionLabel, sessionsOf, type SessionInfo } from './se
 import { flagsOf } from './table/cells.js'
 import { ColumnMenu } from './table/ColumnMenu.js'
 import { useColumnSettings } from './table/use-columns.js'
-import { clearScope, Toolbar } from './TimelineToolbar.js'
+import { clearScope, Toolbar, ViewOptions } from './TimelineToolbar.js'
 import { useFilterInUrl } from './use-filter-url.js'
 import { SaveDialog } from './verbs/FileDialogs.js'
 import { useTimelineUi } from './state.js'
@@ -186,8 +186,9 @@ export function Timeline(): JSX.Element {
       <ColumnMenu settings={columns.settings} save={columns.save} />
       <SaveDialog all={exchanges} shown={filtered} selected={pickedRows.length > 1 ? pickedRows : detail && !detail.event.pausedId ? [detail.event] : []} />
       <div className="tl-foot small muted">
-        <span>↑/↓ select · Shift+↑/↓ or Shift-click a range · Ctrl-click one more · Enter open · Esc close · / search</span>
+        <span className="tl-keys-hint">↑/↓ select · Shift/Ctrl to pick more · Enter open · Esc close · / search</span>
         <span className="spacer" />
+        <ViewOptions />
         {tab === 'table' && (
           <button
             type="button"

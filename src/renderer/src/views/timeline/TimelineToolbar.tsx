@@ -41,9 +41,6 @@ export function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }):
   const { exchanges, paused, held, dropped, pause, resume, clear, undoClear, cleared, error } = useTraffic()
   const { tab, setTab, filter, setFilter, grouped, setGrouped } = useTimelineUi()
   const { setOpenFile, setSave, openCompose } = usePanels()
-  const hideApp = useSettings((s) => s.settings?.hideAppTraffic ?? true)
-  const preserve = useSettings((s) => s.settings?.preserveLog ?? false)
-  const update = useSettings((s) => s.update)
   return (
     <div className="toolbar tl-toolbar">
       <div className="tl-tabs" role="tablist" aria-label="Timeline views" onKeyDown={(e) => onTabListKeyDown(e, (i) => setTab(TABS[i][0]))}>
@@ -96,12 +93,6 @@ export function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }):
       >
         Group by session
       </button>
-      <label className="tl-check" title="Hide the app's own traffic: its session's setup and the lists Compose asks for (what you resend or compose stays)">
-        <input type="checkbox" checked={hideApp} onChange={() => void update({ hideAppTraffic: !hideApp }).catch(() => {})} /> Hide app traffic
-      </label>
-      <label className="tl-check" title="Keep the timeline across restarts (within its byte cap), not only the pinned exchanges">
-        <input type="checkbox" checked={preserve} onChange={() => void update({ preserveLog: !preserve }).catch(() => {})} /> Preserve log
-      </label>
       <span className="spacer" />
       <button type="button" onClick={() => openCompose()} title="Call any tool, prompt or resource of a proxy from a form">
         ✉ Compose
@@ -130,5 +121,22 @@ export function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }):
         </span>
       )}
     </div>
+  )
+}
+
+/** The view's options beside the footer: hide the app's own traffic, keep the timeline across restarts. */
+export function ViewOptions(): JSX.Element {
+  const hideApp = useSettings((s) => s.settings?.hideAppTraffic ?? true)
+  const preserve = useSettings((s) => s.settings?.preserveLog ?? false)
+  const update = useSettings((s) => s.update)
+  return (
+    <>
+      <label className="tl-check" title="Hide the app's own traffic: its session's setup and the lists Compose asks for (what you resend or compose stays)">
+        <input type="checkbox" checked={hideApp} onChange={() => void update({ hideAppTraffic: !hideApp }).catch(() => {})} /> Hide app traffic
+      </label>
+      <label className="tl-check" title="Keep the timeline across restarts (within its byte cap), not only the pinned exchanges">
+        <input type="checkbox" checked={preserve} onChange={() => void update({ preserveLog: !preserve }).catch(() => {})} /> Preserve log
+      </label>
+    </>
   )
 }

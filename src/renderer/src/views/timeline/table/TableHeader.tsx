@@ -21,7 +21,12 @@ const ariaSort = (settings: TimelineColumns, id: string): 'ascending' | 'descend
  * Ctrl+Shift+←/→ moves the column, Shift+F10 or the context-menu key opens the column menu.
  */
 export function TableHeader({ cols, widths, settings, save }: Props): JSX.Element {
-  const [focused, setFocused] = useState(0)
+  // the header's one Tab stop, by column (it follows the column when the column moves)
+  const [focusedId, setFocused] = useState<string>()
+  const focused = Math.max(
+    0,
+    cols.findIndex((c) => c.id === focusedId),
+  )
   const openMenu = useTimelineUi((s) => s.openColumnMenu)
   const [dragging, setDragging] = useState<string>()
 
@@ -32,12 +37,13 @@ export function TableHeader({ cols, widths, settings, save }: Props): JSX.Elemen
 
   function onKeyDown(event: KeyboardEvent<HTMLTableRowElement>, i: number): void {
     const col = cols[i]
+    if (!col) return
     const side = event.key === 'ArrowLeft' ? -1 : event.key === 'ArrowRight' ? 1 : 0
     if (side && event.ctrlKey && event.shiftKey) save(moveColumn(settings, col.id, { by: side }))
     else if (side && event.altKey) widths.nudge(i, side * 16)
     else if (side) {
       const to = Math.min(cols.length - 1, Math.max(0, i + side))
-      setFocused(to)
+      setFocused(cols[to].id)
       event.currentTarget.querySelectorAll<HTMLElement>('.th-sort')[to]?.focus()
     } else if (event.key === 'ContextMenu' || (event.key === 'F10' && event.shiftKey)) menuAt(event.target as HTMLElement, col.id)
     else return
@@ -64,7 +70,14 @@ export function TableHeader({ cols, widths, settings, save }: Props): JSX.Elemen
   }
 
   return (
-    <tr onKeyDown={(e) => onKeyDown(e, Math.min(focused, cols.length - 1))}>
+    <tr
+      onKeyDown={(e) =>
+        onKeyDown(
+          e,
+          cols.findIndex((c) => c.id === (e.target as HTMLElement).closest('th')?.dataset.column),
+        )
+      }
+    >
       {cols.map((c, i) => {
         const sort = ariaSort(settings, c.id)
         return (
@@ -99,7 +112,7 @@ export function TableHeader({ cols, widths, settings, save }: Props): JSX.Elemen
               className="th-sort"
               tabIndex={i === focused ? 0 : -1}
               title={`${c.title} — click to sort`}
-              onFocus={() => setFocused(i)}
+              onFocus={() => setFocused(c.id)}
               onClick={() => save(nextSort(settings, c.id))}
             >
               {c.label}
@@ -107,7 +120,15 @@ export function TableHeader({ cols, widths, settings, save }: Props): JSX.Elemen
                 {sort === 'ascending' ? ' ▲' : sort === 'descending' ? ' ▼' : ''}
               </span>
             </button>
-            {!c.fixed && <span className="th-resize" aria-hidden="true" onPointerDown={(e) => startResize(e, i)} onClick={(e) => e.stopPropagation()} />}
+            {!c.fixed && (
+              <span
+                className="th-resize"
+                aria-hidden="true"
+                onPointerDown={(e) => startResize(e, i)}
+                onMouseDown={(e) => e.preventDefault()} // a resize, not the header's drag (which moves the column)
+                onClick={(e) => e.stopPropagation()}
+              />
+            )}
           </th>
         )
       })}

@@ -1,4 +1,4 @@
-import { useCallback, useLayoutEffect, useMemo, useState, type RefObject } from 'react'
+import { useCallback, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react'
 import type { TimelineColumns } from '../../../../../shared/settings.js'
 import { DEFAULT_COLUMNS, dragWidths, layoutWidths, visibleColumns, type ColumnDef } from '../../../models/columns.js'
 import { useSettings } from '../../../stores/settings.js'
@@ -57,8 +57,14 @@ export function useColumnWidths(
     if (w) setFixed(Math.ceil(w) + 16)
   }, [measure, seqText])
   const laid = useMemo(() => layoutWidths(cols, settings.widths, available || 900, fixed), [cols, settings.widths, available, fixed])
-  // a drag in progress: its widths, while the layout it started from holds (the settings answer ends it)
+  // a drag in progress: its widths, while the layout it started from holds (the settings answer ends it); a ref too,
+  // since the pointer listeners of a drag keep the functions of the render it started in
   const [drag, setDrag] = useState<{ base: number[]; from: number[]; px: number[] }>()
+  const latest = useRef<{ base: number[]; from: number[]; px: number[] } | undefined>(undefined)
+  const laidNow = useRef(laid)
+  useLayoutEffect(() => {
+    laidNow.current = laid
+  })
   const live = drag && drag.base === laid ? drag : undefined
   const keep = (px: number[]): void => {
     const widths = { ...settings.widths }
@@ -70,11 +76,15 @@ export function useColumnWidths(
   return {
     px: live?.px ?? laid,
     resize: (i, dx) => {
-      const from = live?.from ?? laid
-      setDrag({ base: laid, from, px: dragWidths(cols, from, i, dx) })
+      const base = laidNow.current
+      const from = latest.current?.base === base ? latest.current.from : base
+      latest.current = { base, from, px: dragWidths(cols, from, i, dx) }
+      setDrag(latest.current)
     },
     commit: () => {
-      if (live) keep(live.px)
+      const done = latest.current
+      latest.current = undefined
+      if (done && done.base === laidNow.current) keep(done.px)
     },
     nudge: (i, dx) => keep(dragWidths(cols, live?.px ?? laid, i, dx)),
   }
