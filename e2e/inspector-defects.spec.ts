@@ -53,7 +53,7 @@ test('the proxies bar: a failure is shown first and in view, the bar resizes (ke
     const visible = (): Promise<number> =>
       list.evaluate((ul) => {
         const box = ul.getBoundingClientRect();
-        return [...ul.querySelectorAll('li')].filter((li) => {
+        return Array.from(ul.querySelectorAll('li')).filter((li) => {
           const r = li.getBoundingClientRect();
           return r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
         }).length;

@@ -20,7 +20,7 @@ import { defaultSettings } from '../../src/main/api/settings-file.js';
 
 /** The table's columns, multi-select and names with hidden characters, as pure models. In Chromium: e2e/inspector-*.spec.ts. */
 
-const ids = (cols: Array<{ id: string }>): string[] => cols.map((c) => c.id);
+const ids = (cols: ReadonlyArray<{ id: string }>): string[] => cols.map((c) => c.id);
 
 describe('columns', () => {
   it('the defaults: every column in order, Revision hidden; the settings file takes them', () => {

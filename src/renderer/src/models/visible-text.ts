@@ -39,9 +39,27 @@ const NAMES: Record<number, string> = {
   0xffa0: 'HALFWIDTH HANGUL FILLER',
 }
 
-/** control characters (C0, DEL, C1), the listed invisible and bidi characters, and tag characters */
-const HIDDEN =
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0]|\udb40[\udc00-\udc7f]/g
+/** code point ranges shown as marks: control characters (C0, DEL, C1), the listed invisible and bidi characters, tags */
+const HIDDEN_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [0x0000, 0x001f],
+  [0x007f, 0x009f],
+  [0x00ad, 0x00ad],
+  [0x034f, 0x034f],
+  [0x061c, 0x061c],
+  [0x115f, 0x1160],
+  [0x17b4, 0x17b5],
+  [0x180e, 0x180e],
+  [0x200b, 0x200f],
+  [0x2028, 0x202e],
+  [0x2060, 0x2064],
+  [0x2066, 0x206f],
+  [0x3164, 0x3164],
+  [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+  [0xe0000, 0xe007f],
+]
+
+const isHidden = (code: number): boolean => HIDDEN_RANGES.some(([from, to]) => code >= from && code <= to)
 
 /** U+202E */
 export function codePointLabel(char: string): string {
@@ -55,7 +73,10 @@ export function describeChar(char: string): string {
   return `${codePointLabel(char)} ${name}`
 }
 
-export const hasHidden = (text: string): boolean => text.search(HIDDEN) >= 0
+export function hasHidden(text: string): boolean {
+  for (const char of text) if (isHidden(char.codePointAt(0) ?? 0)) return true
+  return false
+}
 
 /** A part of a name: plain text, or one hidden character to show as a mark. */
 export type NamePart = { text: string } | { hidden: string }
@@ -64,13 +85,17 @@ export type NamePart = { text: string } | { hidden: string }
 export function nameParts(text: string): NamePart[] {
   if (!hasHidden(text)) return [{ text }]
   const parts: NamePart[] = []
-  let at = 0
-  for (const m of text.matchAll(HIDDEN)) {
-    if (m.index > at) parts.push({ text: text.slice(at, m.index) })
-    parts.push({ hidden: m[0] })
-    at = m.index + m[0].length
+  let run = ''
+  for (const char of text) {
+    if (!isHidden(char.codePointAt(0) ?? 0)) {
+      run += char
+      continue
+    }
+    if (run) parts.push({ text: run })
+    run = ''
+    parts.push({ hidden: char })
   }
-  if (at < text.length) parts.push({ text: text.slice(at) })
+  if (run) parts.push({ text: run })
   return parts
 }
 
@@ -79,5 +104,7 @@ export function visibleName(text: string): string
 export function visibleName(text: string | undefined): string | undefined
 export function visibleName(text: string | undefined): string | undefined {
   if (text === undefined || !hasHidden(text)) return text
-  return text.replace(HIDDEN, (c) => `⟨${codePointLabel(c)}⟩`)
+  return nameParts(text)
+    .map((part) => ('text' in part ? part.text : `⟨${codePointLabel(part.hidden)}⟩`))
+    .join('')
 }

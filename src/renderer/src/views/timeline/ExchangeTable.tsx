@@ -47,7 +47,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
   const measure = useRef<HTMLSpanElement>(null)
   const { settings, cols, save } = useColumnSettings()
   const seqText = useMemo(() => widestSeq(rows), [rows])
-  const widths = useColumnWidths(scroller, measure, cols, settings, save, seqText)
+  const widths = useColumnWidths(scroller, measure, cols, settings, save)
   const ctx: CellContext = useMemo(() => ({ proxyName, marks, sessions }), [proxyName, marks, sessions])
   /** follow the newest row until the user scrolls up (the Settings' auto-scroll); not while sorted by a column */
   const autoScroll = useSettings((s) => s.settings?.autoScroll ?? true) && !settings.sort

@@ -73,7 +73,7 @@ function Overview({ rows, t0, t1 }: { rows: TrafficEvent[]; t0: number; t1: numb
 export function Waterfall({ rows }: { rows: TrafficEvent[] }): JSX.Element {
   const select = useTimelineUi((s) => s.select)
   const setTab = useTimelineUi((s) => s.setTab)
-  // eslint-disable-next-line react-hooks/purity -- an exchange still open is drawn up to the time of drawing
+  // an exchange still open is drawn up to the time of drawing
   const { t0, t1, lanes } = useMemo(() => timeSpan(rows, Date.now()), [rows])
   const scroller = useRef<HTMLDivElement>(null)
   // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Virtual: the compiler leaves this component unmemoized, as intended
@@ -81,7 +81,6 @@ export function Waterfall({ rows }: { rows: TrafficEvent[] }): JSX.Element {
   if (rows.length === 0) return <p className="muted">No exchange to draw.</p>
   const span = Math.max(1, Math.round(t1 - t0))
   const pct = (t: number): number => ((t - t0) / span) * 100
-  // eslint-disable-next-line react-hooks/purity -- as above
   const now = Date.now()
   return (
     <figure className="tl-chart tl-waterfall-chart" aria-label="Waterfall">

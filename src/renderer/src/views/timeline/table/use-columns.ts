@@ -18,7 +18,7 @@ function useContentWidth(element: RefObject<HTMLElement | null>): number {
   useLayoutEffect(() => {
     const el = element.current
     if (!el) return
-    setWidth(el.clientWidth)
+    // the observer reports the first size as soon as it observes, then every change
     const observer = new ResizeObserver(() => setWidth(el.clientWidth))
     observer.observe(el)
     return () => observer.disconnect()
@@ -37,8 +37,8 @@ export interface ColumnWidths {
 }
 
 /**
- * Pixel widths of the shown columns filling the pane: the identifying number as wide as `seqText` needs (measured in
- * the table's own font by `measure`), the others in proportion to their widths; a drag (`resize`) moves the edge of a
+ * Pixel widths of the shown columns filling the pane: the identifying number as wide as its widest text needs (the
+ * `measure` element, in the table's own font), the others in proportion to their widths; a drag (`resize`) moves the edge of a
  * column, `commit` keeps the result in the settings.
  */
 export function useColumnWidths(
@@ -47,15 +47,21 @@ export function useColumnWidths(
   cols: ColumnDef[],
   settings: TimelineColumns,
   save: (next: TimelineColumns) => void,
-  seqText: string,
 ): ColumnWidths {
   const available = useContentWidth(scroller)
   const [fixed, setFixed] = useState(56)
   useLayoutEffect(() => {
-    // the text of the widest number, in the cells' font, plus the cell's padding: never cut
-    const w = measure.current?.getBoundingClientRect().width
-    if (w) setFixed(Math.ceil(w) + 16)
-  }, [measure, seqText])
+    // the text of the widest number, in the cells' font, plus the cell's padding: never cut (observed: it changes
+    // with the text, and with the fonts once they load)
+    const el = measure.current
+    if (!el) return
+    const observer = new ResizeObserver(() => {
+      const w = el.getBoundingClientRect().width
+      if (w) setFixed(Math.ceil(w) + 16)
+    })
+    observer.observe(el)
+    return () => observer.disconnect()
+  }, [measure])
   const laid = useMemo(() => layoutWidths(cols, settings.widths, available || 900, fixed), [cols, settings.widths, available, fixed])
   // a drag in progress: its widths, while the layout it started from holds (the settings answer ends it); a ref too,
   // since the pointer listeners of a drag keep the functions of the render it started in
