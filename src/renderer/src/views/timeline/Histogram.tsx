@@ -33,32 +33,31 @@ export function Histogram({ rows }: { rows: TrafficEvent[] }): JSX.Element {
           const h = b.count === 0 ? 0 : Math.max(2, (b.count / max) * (H - 18))
           const label = `${formatMs(b.from)}–${formatMs(b.to)}`
           return (
-            <g
-              key={b.from}
-              data-testid="histogram-bucket"
-              data-count={b.count}
-              data-from={b.from}
-              role="button"
-              tabIndex={0}
-              aria-label={`${label}: ${b.count} exchange${b.count === 1 ? '' : 's'} — filter to them`}
-              className="tl-hbucket"
-              onClick={() => filterTo(b)}
-              onKeyDown={(e) => {
-                if (e.key === 'Enter' || e.key === ' ') {
-                  e.preventDefault()
-                  filterTo(b)
-                }
-              }}
-            >
-              <rect className="tl-hbar" x={i * BAR_W + 6} y={H - h} width={BAR_W - 12} height={h}>
-                <title>{`${label}: ${b.count}`}</title>
-              </rect>
-              <text x={i * BAR_W + BAR_W / 2} y={H - h - 4} textAnchor="middle" className="tl-hcount" aria-hidden="true">
+            <g key={b.from} data-testid="histogram-bucket" data-count={b.count} data-from={b.from} className="tl-hbucket" onClick={() => filterTo(b)}>
+              <rect className="tl-hbar" x={i * BAR_W + 6} y={H - h} width={BAR_W - 12} height={h} />
+              <text x={i * BAR_W + BAR_W / 2} y={H - h - 4} textAnchor="middle" className="tl-hcount">
                 {b.count || ''}
               </text>
-              <text x={i * BAR_W + BAR_W / 2} y={H + 14} textAnchor="middle" className="tl-hlabel" aria-hidden="true">
+              <text x={i * BAR_W + BAR_W / 2} y={H + 14} textAnchor="middle" className="tl-hlabel">
                 {b.from === 0 ? '<1 ms' : `≥${formatMs(b.from)}`}
               </text>
+              {/* the bucket as a button (no text inside it: its name is its label) */}
+              <rect
+                className="tl-hhit"
+                x={i * BAR_W}
+                y={0}
+                width={BAR_W}
+                height={H + LABEL_H}
+                role="button"
+                tabIndex={0}
+                aria-label={`${label}: ${b.count} exchange${b.count === 1 ? '' : 's'} — filter to them`}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter' || e.key === ' ') {
+                    e.preventDefault()
+                    filterTo(b)
+                  }
+                }}
+              />
             </g>
           )
         })}
