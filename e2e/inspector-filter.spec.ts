@@ -110,6 +110,7 @@ test('the query language: completion, keys, negation, regex, quoted text, proble
     await page.getByLabel('Search').focus();
     await page.keyboard.type('-has:');
     await expect(list.getByRole('option', { name: /^stream/ })).toBeVisible();
+    await expect(page.getByTestId('filter-count')).toHaveText(`${total} of ${total}`); // a key still being typed filters nothing
     await app.screenshot(join(SHOTS, 'filter-completion-1440.png'));
     expect(problems).toEqual([]);
   } finally {

@@ -192,6 +192,13 @@ describe('filter language: each key', () => {
     expect(parseQuery('/(unclosed/').problems[0].message).toContain('not a regular expression');
     expect(parseQuery('foo:bar').problems).toEqual([]);
   });
+
+  it('a key still being typed (status:, -has:) filters nothing and says nothing', () => {
+    for (const text of ['status:', '-has:', 'duration>']) {
+      expect(parseQuery(text)).toMatchObject({ terms: [], problems: [] });
+      expect(matches(text, exchange())).toBe(true);
+    }
+  });
 });
 
 describe('filter language: completion at the cursor', () => {

@@ -317,7 +317,6 @@ function keyedTerm(token: Token, def: KeyDef): QueryTerm | QueryProblem {
   if (def.compares ? op === ':' || op === '=' : op !== ':') {
     return { term: token.raw, message: def.compares ? `${def.name}: compare with >, >=, < or <= (${def.name}>500)` : `${def.name}: write ${def.name}:value` }
   }
-  if (token.value === '') return { term: token.raw, message: `${def.name}: a value is missing (${def.hint})` }
   const tests: Predicate[] = []
   for (const part of def.compares ? [token.value] : token.value.split(',').filter(Boolean)) {
     const compiled = def.compile(part, op)
@@ -347,6 +346,7 @@ export function parseQuery(text: string): ParsedQuery {
       if (token.text) terms.push(textTerm(token)) // "http://host" is text, as is anything with an unknown key
       continue
     }
+    if (token.value === '') continue // a key still being typed (`status:`) filters nothing yet
     const term = keyedTerm(token, def)
     if ('test' in term) terms.push(term)
     else problems.push(term)
