@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'out/', 'bench/results/', 'test/fixtures/mcp-rewind-cache/'] },
+  { ignores: ['node_modules/', 'dist/', 'out/', 'bench/results/', 'test/fixtures/mcp-rewind-cache/', '.venv-py/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/pack/**/*.pack.ts'],
+    globalSetup: ['test/pack/tarball.setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 480_000,
     pool: 'forks',

@@ -78,10 +78,15 @@ async function main(): Promise<void> {
       start('proxy', ['replay', join(tmp, 'tenk')], true),
       start('proxy', ['replay', join(tmp, 'mixed')], true),
     ]);
-    const [proxyCanned, proxySdk, bareProxy] = await Promise.all([
+    const [proxyCanned, proxySdk, bareProxy, watchedCanned, checkedCanned, watchedSdk, checkedSdk] = await Promise.all([
       start('proxy', ['proxy-only', canned.url], true),
       start('proxy', ['proxy-only', sdk.url], true),
       start('bare-proxy', [canned.url]),
+      // the app's proxy-only: exchanges observed, without and with the insight checks (issue 26)
+      start('observed', [canned.url]),
+      start('observed', [canned.url, '--insight'], true),
+      start('observed', [sdk.url]),
+      start('observed', [sdk.url, '--insight'], true),
     ]);
 
     const one = bodiesFor(1);
@@ -108,6 +113,13 @@ async function main(): Promise<void> {
     const cannedBare = add('minimal upstream, through a bare node:http proxy (reference)', bareProxy.url, many, { proxy: bareProxy, upstream: canned });
     const sdkDirect = add('SDK upstream (stateless JSON), direct', sdk.url, many, { upstream: sdk });
     const sdkProxied = add('SDK upstream, through proxy-only', proxySdk.url, many, { proxy: proxySdk, upstream: sdk });
+    const cannedWatched = add('minimal upstream, proxy-only observed (insight checks off)', watchedCanned.url, many, {
+      proxy: watchedCanned,
+      upstream: canned,
+    });
+    const cannedChecked = add('minimal upstream, proxy-only observed, insight checks on', checkedCanned.url, many, { proxy: checkedCanned, upstream: canned });
+    const sdkWatched = add('SDK upstream, proxy-only observed (insight checks off)', watchedSdk.url, many, { proxy: watchedSdk, upstream: sdk });
+    const sdkChecked = add('SDK upstream, proxy-only observed, insight checks on', checkedSdk.url, many, { proxy: checkedSdk, upstream: sdk });
     for (const t of targets) await t.client.handshake();
 
     log('bench: warming up');
@@ -118,6 +130,8 @@ async function main(): Promise<void> {
       [ceiling, r1, r10k, rMixed],
       [cannedDirect, cannedProxied, cannedBare],
       [sdkDirect, sdkProxied],
+      [cannedWatched, cannedChecked],
+      [sdkWatched, sdkChecked],
     ];
     const inOrder = (group: Target[], round: number): Target[] => (round % 2 ? [...group].reverse() : group);
     for (let round = 0; round < cfg.rounds; round++) {
@@ -166,6 +180,21 @@ async function main(): Promise<void> {
       { metric: 'reference: bare node:http proxy added p50 (1 conn)', values: added(cannedBare, cannedDirect), kind: 'max', unit: 'ms' },
       { metric: 'proxy-only / bare node:http proxy (throughput)', values: ratio(cannedProxied, cannedBare), target: 0.95, kind: 'min', unit: 'x' },
       { metric: 'proxy CPU/request: proxy-only ÷ bare node:http proxy', values: cpuRatio(cannedProxied, cannedBare, 'proxy'), kind: 'max', unit: 'x' },
+      {
+        metric: 'proxy-only observed, insight checks on ÷ off, minimal upstream (throughput)',
+        values: ratio(cannedChecked, cannedWatched),
+        target: 0.95,
+        kind: 'min',
+        unit: 'x',
+      },
+      {
+        metric: 'proxy-only observed, insight checks on ÷ off, SDK upstream (throughput)',
+        values: ratio(sdkChecked, sdkWatched),
+        target: 0.95,
+        kind: 'min',
+        unit: 'x',
+      },
+      { metric: 'proxy CPU/request: insight checks on ÷ off, SDK upstream', values: cpuRatio(sdkChecked, sdkWatched, 'proxy'), kind: 'max', unit: 'x' },
     ];
     const config = `${QUICK ? 'BENCH_QUICK' : 'full'}: ${cfg.rounds} interleaved rounds × ${cfg.loadMs} ms at ${CONCURRENCY} connections; latency ${cfg.latRounds} rounds × ${cfg.latMs} ms at 1 connection; total ${((performance.now() - started) / 1000).toFixed(0)} s; ${engineLabel()}`;
     const markdown = summary(

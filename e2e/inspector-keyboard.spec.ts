@@ -51,6 +51,8 @@ test('skip link, table keys, tabs with arrows, menus with arrows, and Esc never 
   const detail = page.getByRole('complementary', { name: 'Exchange detail' });
   const tabs = detail.getByRole('tablist', { name: 'Exchange detail sections' });
   await tabs.getByRole('tab', { name: 'Overview' }).focus();
+  await page.keyboard.press('ArrowRight'); // Overview, then Problems, then Request
+  await expect(tabs.getByRole('tab', { name: /Problems/ })).toBeFocused();
   await page.keyboard.press('ArrowRight');
   await expect(tabs.getByRole('tab', { name: 'Request' })).toBeFocused();
   await expect(tabs.getByRole('tab', { name: 'Request' })).toHaveAttribute('aria-selected', 'true');

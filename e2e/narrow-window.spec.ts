@@ -60,7 +60,7 @@ for (const size of [
     expect(await pageScrolls(page)).toBe(false);
     await app.screenshot(join(SHOTS, `workspace-narrow-${size.width}.png`));
     // the other views too: no control past the window's right edge
-    for (const view of ['Rules', 'Cassettes', 'Export', 'Settings']) {
+    for (const view of ['Rules', 'Cassettes', 'Export', 'Settings', 'Intercept']) {
       await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: view }).click();
       await expect(page.getByRole('heading', { level: 1 })).toHaveText(view);
       if (view === 'Rules')

@@ -96,6 +96,7 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
 });
 
 test('views by name: Ctrl+3 opens Cassettes, the URL hash opens a view directly, back and forward work', async ({ app }) => {
+  test.setTimeout(60_000); // a fresh page load per view
   const { page, problems } = app;
   await app.open();
   await expect(heading(page)).toHaveText('Timeline');
@@ -126,6 +127,7 @@ test('views by name: Ctrl+3 opens Cassettes, the URL hash opens a view directly,
     ['#/rules', 'Rules'],
     ['#/export', 'Export'],
     ['#/settings', 'Settings'],
+    ['#/intercept', 'Intercept'],
     ['#/timeline', 'Timeline'],
   ] as const) {
     const page2 = await loadFresh(app, hash);
@@ -164,14 +166,17 @@ test('keyboard only: one Tab stop in the nav, arrow keys move a visible focus, E
   await expect(item('Cassettes')).toHaveAttribute('aria-current', 'page');
 
   await page.keyboard.press('End');
-  await expect(item('Settings')).toBeFocused();
+  await expect(item('Intercept')).toBeFocused();
   await page.keyboard.press('ArrowDown'); // wraps around
   await expect(item('Timeline')).toBeFocused();
+  await page.keyboard.press('ArrowUp');
+  await expect(item('Intercept')).toBeFocused();
   await page.keyboard.press('ArrowUp');
   await expect(item('Settings')).toBeFocused();
   await page.keyboard.press('Home');
   await expect(item('Timeline')).toBeFocused();
   await page.keyboard.press('End');
+  await page.keyboard.press('ArrowUp');
   await page.keyboard.press(' ');
   await expect(heading(page)).toHaveText('Settings');
 

@@ -82,11 +82,11 @@ function watchProblems(page: Page): string[] {
 const SIGN_IN_LINK = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?code=[A-Za-z0-9_-]+)/;
 
 /** `mcp-rewind ui --no-open --port 0` with its own data folder; answers the one-time sign-in link it prints. */
-async function startUi(dataDir: string, port = 0): Promise<{ url: string; child: ChildProcess }> {
+async function startUi(dataDir: string, port = 0, extraEnv: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
   requireBuilt(['dist/main/cli.js', 'out/renderer/index.html']);
   const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', String(port)], {
     cwd: ROOT,
-    env: { ...process.env, MCP_REWIND_DATA_DIR: dataDir },
+    env: { ...process.env, ...extraEnv, MCP_REWIND_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -137,8 +137,10 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-export const test = base.extend<{ app: App }, ShellOptions & { shellBrowser: Browser | undefined }>({
+export const test = base.extend<{ app: App; uiEnv: Record<string, string> }, ShellOptions & { shellBrowser: Browser | undefined }>({
   shell: ['browser', { option: true, scope: 'worker' }],
+  /** more environment for `mcp-rewind ui` (browser shell), e.g. a HOME of config files for Intercept: test.use({ uiEnv }) */
+  uiEnv: [{}, { option: true }],
 
   // Chromium for the browser project, launched with the config's options. Not Playwright's `browser` fixture: a
   // fixture's dependencies are static, and the electron project must not need (or launch) a Chromium.
@@ -152,7 +154,7 @@ export const test = base.extend<{ app: App }, ShellOptions & { shellBrowser: Bro
     { scope: 'worker' },
   ],
 
-  app: async ({ shell, shellBrowser }, use, testInfo) => {
+  app: async ({ shell, shellBrowser, uiEnv }, use, testInfo) => {
     // `npm run screenshots` (MCP_REWIND_SCREENSHOTS=1) writes the docs' PNGs; a test run keeps them in its output
     const shot = async (page: Page, path: string): Promise<void> => {
       if (shell === 'browser' && process.env.MCP_REWIND_SCREENSHOTS === '1') {
@@ -168,7 +170,7 @@ export const test = base.extend<{ app: App }, ShellOptions & { shellBrowser: Bro
       let ui: { url: string; child: ChildProcess } | undefined;
       const context = await shellBrowser!.newContext();
       try {
-        ui = await startUi(dataDir);
+        ui = await startUi(dataDir, 0, uiEnv);
         const page = await context.newPage();
         const url = ui.url;
         let unused: string | undefined = url; // the printed link works once
@@ -188,7 +190,7 @@ export const test = base.extend<{ app: App }, ShellOptions & { shellBrowser: Bro
           screenshot: (path) => shot(page, path),
           restart: async () => {
             await stop(ui!.child);
-            ui = await startUi(dataDir, Number(new URL(url).port));
+            ui = await startUi(dataDir, Number(new URL(url).port), uiEnv);
             unused = ui.url;
           },
         });

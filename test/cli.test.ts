@@ -176,6 +176,10 @@ describe('usage errors: exit 2 and exactly one line on stderr', () => {
     { name: '--url ftp://x', args: ['--url', 'ftp://x'], mentions: 'ftp://x' },
     { name: 'an unknown option', args: ['--replay', '--no-such-option'], mentions: '--no-such-option' },
     { name: 'a stray argument', args: ['--replay', 'stray'], mentions: 'argument' },
+    { name: '--attach without --stdio', args: ['--attach', '--', 'node', 'server.js'], mentions: '--stdio' },
+    { name: '--attach with --replay', args: ['--stdio', '--attach', '--replay', '--', 'node', 'server.js'], mentions: '--replay' },
+    { name: '--record without --attach', args: ['--stdio', '--record', 'x', '--', 'node', 'server.js'], mentions: '--attach' },
+    { name: 'an upstream after -- and --url', args: ['--url', 'http://127.0.0.1:1/mcp', '--', 'node', 'server.js'], mentions: '--url' },
   ])('$name', async ({ args, mentions }) => {
     const dir = await tempDir();
     const { code, stdout, stderr } = await runCli([...args, '--cache', path.join(dir, 'cassette')]);
@@ -244,7 +248,7 @@ describe('start-up failures: exit 1 and one line', () => {
     try {
       const port = (busy.address() as { port: number }).port;
       const dir = await tempDir();
-      const { code, stdout, stderr } = await runCli(['--replay', '--port', String(port), '--cache', path.join(dir, 'cassette')]);
+      const { code, stdout, stderr } = await runCli(['--replay', '--port', String(port), '--cache', dir]); // an existing cassette: replay refuses a missing one first
       expect(code, stderr).toBe(1);
       expect(lines(stderr), stderr).toHaveLength(1);
       expect(stderr).toMatch(/^mcp-rewind: /);

@@ -4,11 +4,16 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/main/cli/options.js';
+import { buildLintProgram } from '../src/main/cli/lint-command.js';
+import { buildCostProgram } from '../src/main/cli/cost-command.js';
+import { buildMcpProgram } from '../src/main/cli/mcp-command.js';
 import { buildServeProgram } from '../src/main/cli/serve-command.js';
 import { buildVerifyProgram } from '../src/main/cli/verify-command.js';
 import { buildExportProgram } from '../src/main/cli/export-command.js';
+import { buildDiffProgram } from '../src/main/cli/diff-command.js';
 import { buildUiProgram } from '../src/main/cli/ui-command.js';
 import { buildAppProgram } from '../src/main/cli/app-command.js';
+import { buildInterceptProgram } from '../src/main/cli/intercept-command.js';
 import { PUBLISHED_ON_NPM } from '../src/shared/release.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -53,8 +58,19 @@ const programs: Record<string, Command> = {
   serve: buildServeProgram({}),
   verify: buildVerifyProgram(),
   export: buildExportProgram(),
+  diff: buildDiffProgram(),
   ui: buildUiProgram(),
   app: buildAppProgram(),
+  ...Object.fromEntries(
+    buildInterceptProgram(
+      '0.0.0-test',
+      () => {},
+      () => {},
+    ).commands.map((c) => [`intercept ${c.name()}`, c]),
+  ),
+  lint: buildLintProgram(),
+  cost: buildCostProgram(),
+  mcp: buildMcpProgram(),
 };
 
 describe('README and docs/', () => {

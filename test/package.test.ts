@@ -17,6 +17,8 @@ const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
   devDependencies: Record<string, string>;
   optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional: boolean }>;
+  exports: Record<string, unknown>;
   allowScripts: Record<string, boolean>;
 };
 
@@ -29,7 +31,12 @@ function sources(dir: string): string[] {
 /** npm packages imported by the code that runs from the package: the CLI/engine (dist) and the Electron main/preload bundles (out). */
 function runtimeImports(): Set<string> {
   const names = new Set<string>();
-  for (const file of [...sources(join(REPO, 'src/main')), ...sources(join(REPO, 'src/shared')), ...sources(join(REPO, 'src/preload'))]) {
+  for (const file of [
+    ...sources(join(REPO, 'src/main')),
+    ...sources(join(REPO, 'src/shared')),
+    ...sources(join(REPO, 'src/preload')),
+    ...sources(join(REPO, 'src/lib')),
+  ]) {
     for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'([^.'][^']*)'/g)) {
       if (spec.startsWith('node:')) continue;
       names.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
@@ -52,11 +59,24 @@ describe('package.json', () => {
     expect(pkg.bin).toEqual({ 'mcp-rewind': 'bin/mcp-rewind.js' });
   });
 
+  it('exports the library (ESM with types) and its vitest and jest helpers; main stays the Electron entry', () => {
+    expect(pkg.exports).toEqual({
+      '.': { types: './dist/lib/index.d.ts', import: './dist/lib/index.js' },
+      './vitest': { types: './dist/lib/vitest.d.ts', import: './dist/lib/vitest.js' },
+      './jest': { types: './dist/lib/jest.d.ts', import: './dist/lib/jest.js' },
+      './package.json': './package.json',
+    });
+    for (const entry of ['index', 'vitest', 'jest']) expect(existsSync(join(REPO, 'src/lib', `${entry}.ts`)), entry).toBe(true);
+  });
+
   it('has exactly the runtime imports as dependencies; Electron, test and build tools are not among them', () => {
     const imported = runtimeImports();
     imported.delete('electron'); // provided by Electron itself at run time, installed by the user for `mcp-rewind app`
+    imported.delete('vitest'); // mcp-rewind/vitest runs inside the user's vitest: an optional peer dependency
     expect(Object.keys(pkg.dependencies).sort()).toEqual([...imported].sort());
-    for (const field of [pkg.dependencies, pkg.optionalDependencies ?? {}, pkg.peerDependencies ?? {}]) {
+    expect(pkg.peerDependencies).toEqual({ vitest: '>=3.0.0' });
+    expect(pkg.peerDependenciesMeta).toEqual({ vitest: { optional: true } });
+    for (const field of [pkg.dependencies, pkg.optionalDependencies ?? {}]) {
       for (const tool of ['electron', 'electron-vite', 'vite', 'typescript', 'vitest', '@playwright/test', 'react', 'tsx'])
         expect(field).not.toHaveProperty(tool);
     }

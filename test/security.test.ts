@@ -194,7 +194,7 @@ describe('serve: locked by default, bounded, backing off', () => {
     expect(answer).toMatch(/inject template renders to more than 16 MiB/);
   });
 
-  it('backs off wrong tokens: beyond a few free ones, answers are held back and then refused (429) unchecked', async () => {
+  it('backs off wrong tokens: beyond a few free ones, answers are held back and then refused (429)', async () => {
     const serve = await startServe();
     open.push(serve);
     const statuses = await Promise.all(

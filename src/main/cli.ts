@@ -1,20 +1,27 @@
 import { readFileSync, statSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { buildProgram, toProxyOptions, type RawOptions } from './cli/options.js';
-import { UsageError } from './engine/errors.js';
+import { CassetteMissingError, UsageError } from './engine/errors.js';
+import { MissTally } from './cli/miss-tally.js';
 import { buildServeProgram, toServeOptions } from './cli/serve-command.js';
 import { formatExchange } from './cli/format.js';
 import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';
 import { buildExportProgram, runExport, toExportOptions } from './cli/export-command.js';
+import { buildDiffProgram, runDiff, toDiffOptions } from './cli/diff-command.js';
 import { compileRedactions, scrub } from './engine/cassette/redact.js';
 import { guardStdStreams, stayUp, writeStderr, writeStdout } from './cli/process-guard.js';
 import { persistentToken } from './cli/token-file.js';
 import type { Log } from './engine/log.js';
+import { MODE_TRAITS } from '../shared/modes.js';
 import { startProxy } from './engine/proxy.js';
 import { startServe } from './engine/serve.js';
 import { bridgeStdio } from './engine/transports/downstream-stdio.js';
 import { commandSpec } from './engine/upstream/command.js';
 import { openUpstream } from './engine/upstream/open.js';
+import { RecordingSwitch } from './engine/recording-switch.js';
+import { AttachLink } from './intercept/attach-link.js';
+import { userDataDir } from './web/user-data.js';
+import { shellQuote } from '../shared/shell-quote.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const serverInfo = { name: 'mcp-rewind', version: pkg.version };
@@ -27,11 +34,11 @@ function fail(status: number, message: string): never {
 }
 
 /** Parses argv with a commander program; usage errors become one line and exit status 2. */
-function parse<T>(program: Command, argv: string[], convert: (opts: Record<string, unknown>) => T): T {
+function parse<T>(program: Command, argv: string[], convert: (opts: Record<string, unknown>, args: string[]) => T): T {
   program.exitOverride().configureOutput({ writeErr: () => {} }); // errors are printed once, as one line
   try {
     program.parse(argv);
-    return convert(program.opts());
+    return convert(program.opts(), program.args);
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') process.exit(0);
@@ -43,34 +50,59 @@ function parse<T>(program: Command, argv: string[], convert: (opts: Record<strin
 }
 
 async function proxyCommand(argv: string[]): Promise<void> {
-  const options = parse(buildProgram(pkg.version), argv, (opts) => toProxyOptions(opts as unknown as RawOptions));
+  const program = buildProgram(pkg.version);
+  const dashdash = argv.indexOf('--', 2);
+  const afterDashDash = dashdash < 0 ? [] : argv.slice(dashdash + 1);
+  const options = parse(program, argv, (opts) => toProxyOptions(opts as unknown as RawOptions, program.args, afterDashDash));
   // --redact patterns hold for what is printed as much as for what is written (a miss's arguments, verbose lines)
   const redactions = compileRedactions(options.redact ?? []);
   const log = (line: string): void => writeStderr(scrub(line, redactions));
-  if (options.mode !== 'replay' && options.mode !== 'proxy-only' && statSync(options.cacheDir ?? '', { throwIfNoEntry: false })?.isFile()) {
+  if (MODE_TRAITS[options.mode].records && statSync(options.cacheDir ?? '', { throwIfNoEntry: false })?.isFile()) {
     fail(1, `cannot start: --cache ${options.cacheDir} is a single-file cassette, which is read-only: ${options.mode} mode needs a folder`);
   }
   // a stdio or legacy HTTP+SSE upstream is bridged onto Streamable HTTP; the pipeline only ever sees Streamable HTTP
   const bridgeLog: Log = (line, level) => (options.verbose || level !== 'info' ? log(line) : undefined);
-  const spec = options.upstreamCommand ? commandSpec(options.upstreamCommand) : options.upstreamUrl ? { url: options.upstreamUrl } : undefined;
-  const upstream = spec
-    ? await openUpstream(spec, { log: bridgeLog, idleMs: options.sessionIdleMs, allowedOrigins: options.allowedOrigins }).catch((error: Error) =>
-        fail(1, error.message),
-      )
-    : undefined;
-  const upstreamLabel = options.upstreamCommand ? `${options.upstreamCommand} (stdio)` : upstream?.label;
+  const argvSpec = options.upstreamArgv && { command: options.upstreamArgv[0], args: options.upstreamArgv.slice(1) };
+  const spec = argvSpec ?? (options.upstreamCommand ? commandSpec(options.upstreamCommand) : options.upstreamUrl ? { url: options.upstreamUrl } : undefined);
+  // attached, the agent is waiting for its server: no probe (a failing command answers the agent's initialize with the reason)
+  const openOptions = { log: bridgeLog, idleMs: options.sessionIdleMs, allowedOrigins: options.allowedOrigins, probe: !options.attach };
+  const upstream = spec ? await openUpstream(spec, openOptions).catch((error: Error) => fail(1, error.message)) : undefined;
+  const upstreamLabel = argvSpec
+    ? `${options.upstreamArgv!.map(shellQuote).join(' ')} (stdio)`
+    : options.upstreamCommand
+      ? `${options.upstreamCommand} (stdio)`
+      : upstream?.label;
+  const recording = options.attach && new RecordingSwitch(bridgeLog, options.durable);
+  const misses = new MissTally();
   const proxy = await startProxy({
     ...options,
     upstreamUrl: upstream?.url,
     serverInfo,
+    // attached: rules that the app can replace live, and a recorder that it can switch
+    ...(recording ? { rules: { overlay: { tools: [], passthrough: true } }, extraHooks: [recording] } : {}),
     onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined),
+    onMiss: (miss) => log(`replay miss: ${misses.add(miss)}`),
   }).catch(async (error: Error) => {
     await upstream?.close();
+    if (error instanceof CassetteMissingError)
+      fail(2, `cannot replay: ${error.message} (record it first, or add --record-missing with --url or --upstream-command to record what is missing)`);
     return fail(1, `cannot start: ${error.message}`);
   });
+  // a record run in which anything could not be recorded ends with status 1, saying so (the answers went out), as
+  // does a strict replay that missed
+  const failures = proxy.recordFailures;
+  const status = (): number => (failures.count > 0 || (options.strict && misses.count > 0) ? 1 : 0);
+  const link =
+    recording &&
+    new AttachLink(proxy, recording, { ...options.attach!, dataDir: options.attach!.dataDir ?? userDataDir(), upstream: upstreamLabel ?? '', log: bridgeLog });
+  await link?.start().catch((error: Error) => log(`attach: ${error.message}`));
   const close = async (): Promise<void> => {
+    await link?.close();
+    if (recording) await recording.close();
     await proxy.close();
     await upstream?.close();
+    if (failures.count > 0) log(`mcp-rewind: ${failures.count} recording(s) could not be written to the cassette (first: ${failures.first}); exit status 1`);
+    if (options.strict && misses.count > 0) log(`mcp-rewind: --strict: ${misses.summary()}`);
   };
   if (options.verbose) proxy.events.on('exchange', (event) => log(formatExchange(event)));
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];
@@ -79,17 +111,20 @@ async function proxyCommand(argv: string[]): Promise<void> {
   if (options.rules) lines.push(`  rules         ${options.rules.overlay.tools.length} tool rule(s), passthrough ${options.rules.overlay.passthrough}`);
   if (!options.stdio) {
     writeStdout(lines.join('\n') + '\n');
-    stayUp(close, log);
+    stayUp(close, log, status);
     return;
   }
   // --stdio: stdout carries MCP messages only; the banner goes to stderr, and the end of stdin ends the run
   lines.push('  MCP on stdio  (stdin/stdout)');
   log(lines.join('\n'));
-  stayUp(close, log);
-  const stdio = await bridgeStdio(proxy.url, { stdin: process.stdin, stdout: process.stdout }, (line) => (options.verbose ? log(`stdio: ${line}`) : undefined));
+  stayUp(close, log, status);
+  const onMessage = link && ((message: unknown) => link.seeClientMessage(message));
+  const stdio = await bridgeStdio(proxy.url, { stdin: process.stdin, stdout: process.stdout, onMessage }, (line) =>
+    options.verbose ? log(`stdio: ${line}`) : undefined,
+  );
   await stdio.done;
   await close().catch((error: Error) => log(`internal error on shutdown: ${error.stack ?? error.message}`));
-  process.exit(0);
+  process.exit(status());
 }
 
 async function serveCommand(argv: string[]): Promise<void> {
@@ -136,16 +171,41 @@ async function verifyCommand(argv: string[]): Promise<void> {
   process.exit(status);
 }
 
+/** `mcp-rewind diff A B`: exit status 0 (no breaking change), 1 (breaking, or a cassette that cannot be read), 2 (usage). */
+async function diffCommand(argv: string[]): Promise<void> {
+  const options = parse(buildDiffProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts, args) => toDiffOptions(opts, args));
+  process.exit(await runDiff(options, writeStdout, log).catch((error: Error) => fail(1, error.message)));
+}
+
 async function exportCommand(argv: string[]): Promise<void> {
   const options = parse(buildExportProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toExportOptions(opts));
   writeStdout(await runExport(options, pkg.version, log).catch((error: Error) => fail(1, error.message)));
+}
+
+/** `mcp-rewind lint|cost`: one run over a recording (lint: exit 1 on any error finding). */
+async function lintCommand(argv: string[]): Promise<void> {
+  const { buildLintProgram, runLint, toLintOptions } = await import('./cli/lint-command.js');
+  const options = parse(buildLintProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toLintOptions(opts));
+  process.exit(await runLint(options, writeStdout, log).catch((error: Error) => fail(1, error.message)));
+}
+
+async function costCommand(argv: string[]): Promise<void> {
+  const { buildCostProgram, runCost, toCostOptions } = await import('./cli/cost-command.js');
+  const options = parse(buildCostProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts) => toCostOptions(opts));
+  await runCost(options, writeStdout).catch((error: Error) => fail(1, error.message));
 }
 
 const subcommands: Record<string, (argv: string[]) => Promise<void>> = {
   serve: serveCommand,
   verify: verifyCommand,
   export: exportCommand,
+  diff: diffCommand,
+  lint: lintCommand,
+  cost: costCommand,
+  mcp: (argv) => import('./cli/mcp-command.js').then((m) => m.mcpCommand(argv, pkg.version)),
   ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)),
   app: (argv) => import('./cli/app-command.js').then((m) => m.appCommand(argv)),
+  intercept: (argv) =>
+    import('./cli/intercept-command.js').then(async (m) => process.exit(await m.interceptCommand(argv, pkg.version, { out: writeStdout, err: writeStderr }))),
 };
 void (Object.hasOwn(subcommands, process.argv[2] ?? '') ? subcommands[process.argv[2]] : proxyCommand)(process.argv);

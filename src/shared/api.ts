@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { MODES } from './modes.js';
-import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from './origins.js';
-import { isReplayTiming, REPLAY_TIMING_HINT } from './replay-timing.js';
+import { ProxyConfigSchema, type ProxyConfig } from './proxy-config.js';
 import { RulesFileSchema } from './rules/schema.js';
 import type { JsonRpcResponse } from './jsonrpc.js';
 import type { ExchangeEvent } from './traffic.js';
 import { BreakpointRuleInputSchema, type BreakpointsState } from './breakpoints.js';
 import { SettingsPatchSchema, type SettingsInfo } from './settings.js';
+import { attachCommands, type AttachOutputs } from './attach.js';
+import { InterceptSelectionSchema, type InterceptList, type InterceptPlan, type InterceptResult } from './intercept.js';
+import { SEVERITIES, type ExchangeInsight, type Finding, type ProblemCounts, type Severity } from './insight/findings.js';
+import type { CostDiff, CostReport } from './insight/cost.js';
 
 /**
  * The ONE contract between the UI and the engine. Every command is declared once here: its input as a zod schema
@@ -15,32 +17,8 @@ import { SettingsPatchSchema, type SettingsInfo } from './settings.js';
  * two thin transports over that table. Events flow the other way.
  */
 
-export const ProxyConfigSchema = z.strictObject({
-  name: z.string().min(1).max(100).optional(),
-  mode: z.enum(MODES),
-  /** upstream MCP server (Streamable HTTP); required unless mode is replay (or upstreamCommand is given) */
-  upstreamUrl: z.url({ protocol: /^https?$/ }).optional(),
-  /** an stdio MCP server to spawn as the upstream instead, e.g. `npx -y @modelcontextprotocol/server-everything` */
-  upstreamCommand: z.string().min(1).max(4000).optional(),
-  /** cassette folder; unused in proxy-only */
-  cacheDir: z.string().min(1).optional(),
-  port: z.number().int().min(0).max(65535).default(0),
-  rules: RulesFileSchema.optional(),
-  /** replay and hybrid: how long replayed answers take (none, recorded, x<speed>), as --replay-timing */
-  replayTiming: z
-    .string()
-    .refine(isReplayTiming, { message: `replay timing: ${REPLAY_TIMING_HINT}` })
-    .optional(),
-  /**
-   * browser pages that may call this proxy (a browser-based MCP client), as --allowed-origin: any other request that
-   * carries an Origin is refused (403); requests without one (agents, SDK clients, curl) need none
-   */
-  allowedOrigins: z
-    .array(z.string().refine(isBrowserOrigin, { message: BROWSER_ORIGIN_HINT }))
-    .max(20)
-    .optional(),
-});
-export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;
+/** a proxy's configuration (its one schema, ProxyConfigSchema, and its wording: proxy-config.ts) */
+export type { ProxyConfig };
 
 /**
  * starting: checking its upstream (live modes: it must answer initialize) or its cassette (replay: it must exist);
@@ -64,8 +42,15 @@ export interface ProxyInfo {
   /** running, but its upstream stopped answering: the last forwarded call got this error (cleared by the next answer) */
   upstreamDown?: string;
   exchanges: number;
+  /** what the insight checks found in its exchanges so far, by severity */
+  problems?: ProblemCounts;
   /** the first-start demo's proxy (its upstream is the bundled demo server, started by Run demo) */
   demo?: boolean;
+  /**
+   * a server an agent starts itself, wrapped by Intercept: its mcp-rewind processes attach to the app (running while
+   * one is attached); `clients`: the MCP clients (from their initialize); `record`: the folder recorded to now
+   */
+  attached?: { processes: number; clients: string[]; record?: string };
 }
 
 /**
@@ -84,6 +69,40 @@ export interface TrafficEvent extends ExchangeEvent {
    * stream kept its first messages), with their full sizes: `traffic.body` answers the full exchange while it is held
    */
   truncated?: { request?: number; response?: number; stream?: number; original?: number };
+  /** the protocol checks' and security checks' findings, and the tokens it costs (arrives shortly after the exchange) */
+  insight?: ExchangeInsight;
+}
+
+/** An exchange in one line, for lists (the MCP server's list_exchanges, traffic.query). */
+export interface ExchangeSummary {
+  seq: number;
+  proxyId: string;
+  sessionId?: string;
+  method: string;
+  tool?: string;
+  /** ok, tool error, error <code>, pending */
+  status: string;
+  startedAt: number;
+  durationMs: number;
+  problems: number;
+  worst?: Severity;
+  tokens?: number;
+}
+
+/** The findings of the timeline's exchanges, newest first. */
+export interface ProblemEntry {
+  seq: number;
+  proxyId: string;
+  method: string;
+  tool?: string;
+  finding: Finding;
+}
+
+/** The new insight of exchanges already on the timeline (the `insight` event). */
+export interface InsightPatch {
+  proxyId: string;
+  seq: number;
+  insight: ExchangeInsight;
 }
 
 /** What the app sent, and from which exchange (`from`: its timeline number) for a resend. */
@@ -193,6 +212,16 @@ export interface SaveResult {
   redacted: number;
 }
 
+/**
+ * What the context-cost commands measure: one MCP session of the timeline, a proxy's (or an opened file's) exchanges,
+ * or a cassette folder, single-file cassette or HAR file on disk.
+ */
+const CostScope = z.union([
+  z.strictObject({ proxyId: z.string().min(1), sessionId: z.string().min(1).optional() }),
+  z.strictObject({ path: z.string().min(1).max(4096) }),
+]);
+export type CostScopeInput = z.input<typeof CostScope>;
+
 /** how long a Clear of the timeline can be undone */
 export const UNDO_CLEAR_MS = 10_000;
 
@@ -289,12 +318,43 @@ export const commands = {
   'sources.list': z.strictObject({}),
   /** the recorded answers of a key in a proxy's cassette (to compare an exchange with what the cassette holds) */
   'cassettes.lookup': z.strictObject({ proxyId: z.string().min(1), key: z.string().min(1) }),
+  /** the MCP clients found on this machine, their config files and servers, and which go through mcp-rewind */
+  'intercept.list': z.strictObject({}),
+  /** what a wrap or unwrap would write (each file before and after; nothing is written), or of `all` (every change undone) */
+  'intercept.plan': z.union([InterceptSelectionSchema, z.strictObject({ all: z.literal(true) })]),
+  /** writes a plan as it was shown; a file changed since it was read is not written (said in `skipped`) */
+  'intercept.apply': z.strictObject({ planId: z.string().min(1) }),
+  ...attachCommands,
+  /**
+   * The timeline's exchanges in one line each, newest first: `query` is the search box's text (free text, and
+   * `has:problem`), the other fields the filter menus; `before`: a timeline number, for the next page.
+   */
+  'traffic.query': z.strictObject({
+    query: z.string().max(2000).optional(),
+    proxyId: z.string().min(1).optional(),
+    method: z.string().min(1).max(200).optional(),
+    tool: z.string().min(1).max(200).optional(),
+    limit: z.number().int().min(1).max(500).optional(),
+    before: z.number().int().optional(),
+  }),
+  /** one exchange by its timeline number, in full while the engine holds it */
+  'traffic.exchange': z.strictObject({ seq: z.number().int() }),
+  /** the insight checks' findings over the timeline, newest first */
+  'insight.problems': z.strictObject({
+    proxyId: z.string().min(1).optional(),
+    severity: z.enum(SEVERITIES).optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+  }),
+  /** what a recording costs in tokens: lists before the first call, the largest descriptions, results */
+  'insight.cost': CostScope,
+  /** the cost of recording B against recording A */
+  'insight.costDiff': z.strictObject({ a: CostScope, b: CostScope }),
 } as const;
 
 export type CommandName = keyof typeof commands;
 export type CommandInput<C extends CommandName> = z.input<(typeof commands)[C]>;
 
-export interface CommandOutputs {
+export interface CommandOutputs extends AttachOutputs {
   /** trafficCapacity: the exchanges the timeline keeps in this run (the setting as it was at start) */
   'app.info': { version: string; shell: 'electron' | 'browser'; platform: string; trafficCapacity: number; trafficBytes?: number };
   'proxies.list': ProxyInfo[];
@@ -349,6 +409,16 @@ export interface CommandOutputs {
     dir: string;
     entries: Array<{ file: string; n: number; result: Record<string, unknown>; stream?: Array<Record<string, unknown>>; recordedAt?: string }>;
   };
+  'intercept.list': InterceptList;
+  'intercept.plan': InterceptPlan & { planId: string };
+  'intercept.apply': InterceptResult;
+  /** `next`: the `before` of the next page; `total`: the exchanges that match */
+  'traffic.query': { items: ExchangeSummary[]; next?: number; total: number };
+  /** `full: false`: its large bodies are truncated (the engine let the full version go) */
+  'traffic.exchange': { event: TrafficEvent; full: boolean };
+  'insight.problems': ProblemEntry[];
+  'insight.cost': CostReport;
+  'insight.costDiff': CostDiff;
 }
 export type CommandOutput<C extends CommandName> = CommandOutputs[C];
 
@@ -365,6 +435,8 @@ export interface EventPayloads {
   sources: SourceInfo[];
   /** server→client requests to the app's session waiting for the user (all of them) */
   appRequests: AppServerRequest[];
+  /** the insight checks finished these exchanges (they reached the timeline a moment before) */
+  insight: InsightPatch[];
 }
 export type EventName = keyof EventPayloads;
 /** Every event, for the shells that forward them all (a name missing here fails to compile) */
@@ -376,6 +448,7 @@ const EVENT_SET: Record<EventName, true> = {
   annotations: true,
   sources: true,
   appRequests: true,
+  insight: true,
 };
 export const EVENT_NAMES = Object.keys(EVENT_SET) as EventName[];
 

@@ -135,6 +135,24 @@ export function decodeHeaderValue(value: string): string {
   }
 }
 
+/** Encodes a header value as 2026-07-28 asks (Value Encoding): as it is when it is plain printable ASCII, else `=?base64?…?=`. */
+export function encodeHeaderValue(value: string): string {
+  if (/^[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?$/.test(value) && !value.startsWith('=?base64?')) return value;
+  let binary = '';
+  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
+  return `=?base64?${btoa(binary)}?=`;
+}
+
+/** The params field a 2026-07-28 request's `Mcp-Name` header repeats: `name` (tools/call, prompts/get), `uri` (resources/read). */
+export function nameField(method: string): 'name' | 'uri' | undefined {
+  return method === 'resources/read' ? 'uri' : method === 'tools/call' || method === 'prompts/get' ? 'name' : undefined;
+}
+
+/** The `_meta` a 2026-07-28 request carries: its revision, who the client is and what it can do. */
+export function modernMeta(version: string, clientInfo: unknown, capabilities: unknown): Record<string, unknown> {
+  return { [META.protocolVersion]: version, [META.clientInfo]: clientInfo, [META.clientCapabilities]: capabilities };
+}
+
 /** The request's standard headers (2026-07-28 SEP-2243), lower-cased names. */
 export interface StandardHeaders {
   protocolVersion?: string;
@@ -162,7 +180,7 @@ export function headerMismatch(request: Pick<JsonRpcRequest, 'method' | 'params'
       header: headers.method,
       body: `the body carries method=${JSON.stringify(request.method)} but the Mcp-Method header names ${JSON.stringify(headers.method)}`,
     };
-  const field = request.method === 'resources/read' ? 'uri' : request.method === 'tools/call' || request.method === 'prompts/get' ? 'name' : undefined;
+  const field = nameField(request.method);
   if (field === undefined) return undefined;
   const bodyValue = request.params?.[field];
   if (headers.name === undefined) return { header: 'Mcp-Name', body: 'the Mcp-Name header is missing' };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Settings of the app, kept as JSON in `<user data folder>/settings.json` (src/main/api/settings-file.ts). */
+/** Settings of the app, kept as JSON in `<user data folder>/settings.json` (src/main/api/files/settings-file.ts). */
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 /** The desktop window's last normal (unmaximized) bounds, and whether it was maximized. */
@@ -13,7 +13,21 @@ export const WindowStateSchema = z.strictObject({
 });
 export type WindowState = z.infer<typeof WindowStateSchema>;
 /** The Timeline table's columns, in their default order (the renderer's column table defines each). */
-export const TIMELINE_COLUMNS = ['seq', 'time', 'proxy', 'method', 'tool', 'source', 'status', 'duration', 'size', 'revision', 'flags'] as const;
+export const TIMELINE_COLUMNS = [
+  'seq',
+  'time',
+  'proxy',
+  'method',
+  'tool',
+  'source',
+  'status',
+  'problems',
+  'tokens',
+  'duration',
+  'size',
+  'revision',
+  'flags',
+] as const;
 export type TimelineColumnId = (typeof TIMELINE_COLUMNS)[number];
 /**
  * The table's columns as the user left them: their order, the hidden ones, their widths (px, as dragged) and the sort.
@@ -53,6 +67,8 @@ export const SettingsSchema = z.strictObject({
   preserveLog: z.boolean(),
   /** the proxies bar above the traffic: its height (px) and whether it is collapsed to a summary line */
   proxiesBar: z.strictObject({ height: z.number().min(40).max(2000), collapsed: z.boolean() }),
+  /** `mcp-rewind mcp` (the MCP server for agents) offers its tools that send or write: resend_exchange, edit_and_resend */
+  agentCanSend: z.boolean(),
   /** desktop app only */
   window: WindowStateSchema.optional(),
 });

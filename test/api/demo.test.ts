@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TrafficEvent } from '../../src/shared/api.js';
-import { demoLogoPng } from '../../src/main/api/demo-server.js';
+import { demoLogoPng } from '../../src/main/api/demo/demo-server.js';
 import { distilledFiles } from '../helpers/temp.js';
 import { app, call, cleanup, client, textOf } from './harness.js';
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TrafficEvent } from '../../src/shared/api.js';
 import { AppController } from '../../src/main/api/app-controller.js';
 import { createApiHandlers } from '../../src/main/api/handlers.js';
-import { LOG_FILE, loadLog } from '../../src/main/api/timeline-log.js';
+import { LOG_FILE, loadLog } from '../../src/main/api/traffic/timeline-log.js';
 import { app, call, cleanup, client, keep, upstream } from './harness.js';
 
 // Preserve log (issue 25, item 10): the timeline's exchanges kept across a restart of the app, bounded by its byte

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProxyInfo, TrafficEvent } from '../../src/shared/api.js';
-import { TrafficBuffer } from '../../src/main/api/traffic-buffer.js';
+import { TrafficBuffer } from '../../src/main/api/traffic/traffic-buffer.js';
 import { distilledFiles, tempDir } from '../helpers/temp.js';
 import { app, call, cleanup, client, failure, keep, textOf, upstream } from './harness.js';
 

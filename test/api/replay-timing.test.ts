@@ -3,7 +3,7 @@
  * with the form's label, kept with the proxy, and used by its replay — the recorded latency comes back.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { proxyConfigIssues } from '../../src/shared/proxy-fields.js';
+import { proxyConfigIssues } from '../../src/shared/proxy-config.js';
 import { startProxy } from '../../src/main/engine/proxy.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

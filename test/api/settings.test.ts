@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SettingsInfo } from '../../src/shared/settings.js';
 import { AppController } from '../../src/main/api/app-controller.js';
 import { createApiHandlers } from '../../src/main/api/handlers.js';
-import { defaultSettings, fitWindow, SettingsFile } from '../../src/main/api/settings-file.js';
+import { defaultSettings, fitWindow, SettingsFile } from '../../src/main/api/files/settings-file.js';
 import { app, call, cleanup, failure, keep } from './harness.js';
 
 afterEach(cleanup);
@@ -28,7 +28,7 @@ describe('api: settings', () => {
       restoreWorkspace: true,
       timelineLayout: { split: 'side', side: 60, bottom: 60 },
       timelineColumns: {
-        order: ['seq', 'time', 'proxy', 'method', 'tool', 'source', 'status', 'duration', 'size', 'revision', 'flags'],
+        order: ['seq', 'time', 'proxy', 'method', 'tool', 'source', 'status', 'problems', 'tokens', 'duration', 'size', 'revision', 'flags'],
         hidden: ['revision'],
         widths: {},
         sort: null,
@@ -36,6 +36,7 @@ describe('api: settings', () => {
       hideAppTraffic: true,
       preserveLog: false,
       proxiesBar: { height: 120, collapsed: false },
+      agentCanSend: false,
     });
     expect(info.settings).toEqual(defaultSettings(dataDir));
     expect(info.file).toBe(join(dataDir, 'settings.json'));

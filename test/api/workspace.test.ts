@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TrafficEvent } from '../../src/shared/api.js';
 import { AppController } from '../../src/main/api/app-controller.js';
 import { createApiHandlers } from '../../src/main/api/handlers.js';
-import { SettingsFile } from '../../src/main/api/settings-file.js';
+import { SettingsFile } from '../../src/main/api/files/settings-file.js';
 import { tempDir } from '../helpers/temp.js';
 import { app, call, cleanup, client, failure, keep, textOf, upstream } from './harness.js';
 

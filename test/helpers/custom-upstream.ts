@@ -16,6 +16,7 @@ import { createServer, type IncomingHttpHeaders, type Server as HttpServer } fro
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export interface SeenRequest {
   method: string;
@@ -33,8 +34,15 @@ export interface CustomUpstream {
   close(): Promise<void>;
 }
 
-/** `eventStore`: resumable streams (event ids; a client that drops a stream resumes it with Last-Event-ID). */
-export async function startCustomUpstream(build: () => Server, options: { eventStore?: EventStore } = {}): Promise<CustomUpstream> {
+/**
+ * `eventStore`: resumable streams (event ids; a client that drops a stream resumes it with Last-Event-ID).
+ * `rewrite`: changes each message the server sends, on the wire (a server that breaks the protocol on purpose where
+ * the SDK would not let its handlers: it validates some results before they leave).
+ */
+export async function startCustomUpstream(
+  build: () => Server,
+  options: { eventStore?: EventStore; rewrite?: (message: JSONRPCMessage) => JSONRPCMessage } = {},
+): Promise<CustomUpstream> {
   const requests: SeenRequest[] = [];
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
   const live = new Set<{ transport: StreamableHTTPServerTransport; server: Server }>();
@@ -63,6 +71,11 @@ export async function startCustomUpstream(build: () => Server, options: { eventS
         onsessionclosed: (id) => void sessions.delete(id),
       });
       const pair = { transport, server };
+      const rewrite = options.rewrite;
+      if (rewrite) {
+        const send = transport.send.bind(transport);
+        transport.send = (message, sendOptions) => send(rewrite(message), sendOptions);
+      }
       live.add(pair);
       await server.connect(transport);
       await transport.handleRequest(req, res);

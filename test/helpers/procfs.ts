@@ -34,7 +34,10 @@ export function childrenOf(pid: number): number[] {
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** A child process running the built CLI (`node bin/mcp-rewind.js …`: build first) until the test kills it. */
+/**
+ * A child process running the built CLI (`node bin/mcp-rewind.js [serve] --port 0 …`: build first) until the test
+ * kills it; `serve` runs `mcp-rewind serve` (its banner's MCP endpoint is `url`).
+ */
 export interface CliProcess {
   child: ChildProcess;
   pid: number;
@@ -51,8 +54,9 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-export async function startCli(args: string[]): Promise<CliProcess> {
-  const child = spawn(process.execPath, [path.join(REPO, 'bin/mcp-rewind.js'), '--port', '0', ...args], {
+export async function startCli(args: string[], options: { serve?: boolean } = {}): Promise<CliProcess> {
+  const command = options.serve ? ['serve'] : [];
+  const child = spawn(process.execPath, [path.join(REPO, 'bin/mcp-rewind.js'), ...command, '--port', '0', ...args], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },

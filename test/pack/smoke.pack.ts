@@ -1,5 +1,5 @@
 /**
- * The package as a user gets it (`npm run test:pack`, a step of .ci/run): `npm pack` (its prepack builds), the tarball
+ * The package as a user gets it (`npm run test:pack`, a step of .ci/run): `npm pack` (its prepack builds; once, in tarball.setup.ts), the tarball
  * installed into an empty folder with no dev dependencies, then every command run from there through npx, against
  * @modelcontextprotocol/server-everything: record, replay with the server stopped, verify, export, serve, `ui` opened in
  * Chromium, `app`. Last, `npm start` in the checkout.
@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startEverything, type EverythingHttpHandle } from '../fixtures/everything.js';
 import { compileSchema } from '../helpers/json-schema.js';
@@ -45,11 +45,8 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'rewind-pack-'));
   app = join(work, 'app');
   await mkdir(app);
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: REPO, timeoutMs: 240_000 });
-  expect(packed.code, packed.stderr).toBe(0);
-  const report = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[\n'))) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  tarball = join(work, report[0].filename);
-  packedFiles = report[0].files.map((f) => f.path).sort();
+  tarball = inject('tarball'); // packed once for every pack test (tarball.setup.ts)
+  packedFiles = inject('packedFiles');
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'pack-smoke', private: true }));
   const install = await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', tarball], { cwd: app, timeoutMs: 240_000 });
   expect(install.code, install.stderr).toBe(0);
@@ -66,10 +63,14 @@ describe('npm pack', () => {
     expect(tarball).toMatch(new RegExp(`mcp-rewind-${VERSION.replace(/\./g, '\\.')}\\.tgz$`));
     const allowed = /^(bin\/|dist\/|out\/(main|preload|renderer)\/|schemas\/|resources\/icons\/256x256\.png$|package\.json$|README\.md$|LICENSE$)/;
     expect(packedFiles.filter((f) => !allowed.test(f))).toEqual([]);
-    expect(packedFiles.filter((f) => f.endsWith('.map') || f.endsWith('.ts'))).toEqual([]);
+    expect(packedFiles.filter((f) => f.endsWith('.map') || (f.endsWith('.ts') && !/^dist\/.*\.d\.ts$/.test(f)))).toEqual([]);
     for (const f of [
       'bin/mcp-rewind.js',
       'dist/main/cli.js',
+      'dist/lib/index.js',
+      'dist/lib/index.d.ts',
+      'dist/lib/vitest.js',
+      'dist/lib/jest.js',
       'out/main/index.js',
       'out/preload/index.cjs',
       'out/renderer/index.html',
@@ -191,7 +192,7 @@ describe('npx mcp-rewind, from the installed tarball', () => {
 
   it.skipIf(!CHROMIUM && !process.env.PLAYWRIGHT_BROWSERS_PATH)('ui: the browser UI opens in Chromium on the Timeline', async () => {
     const ui = startNpx(['ui', '--no-open', '--port', '0', '--data-dir', join(work, 'ui-data')]);
-    const url = (await ui.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*token=\S+)/))[1];
+    const url = (await ui.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*code=\S+)/))[1];
     let browser: Browser | undefined;
     try {
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
@@ -248,7 +249,7 @@ describe('npm start in the checkout', () => {
   it.skipIf(hasElectron)("serves the browser UI, saying in one line why, where Electron's binary cannot be had", async () => {
     const started = start('npm', ['start', '--', '--no-open', '--port', '0'], { cwd: REPO, env: userEnv({ MCP_REWIND_DATA_DIR: join(work, 'start-data') }) });
     try {
-      const url = (await started.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*token=\S+)/, 120_000))[1];
+      const url = (await started.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*code=\S+)/, 120_000))[1];
       expect(started.stdout()).toMatch(/mcp-rewind: .*(could not be downloaded|not installed).*serving the browser UI instead\./);
       const page = await fetch(url);
       expect(page.status).toBe(200);

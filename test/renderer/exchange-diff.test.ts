@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { brief, diffLines, diffValues, summary } from '../../src/renderer/src/models/exchange-diff.js';
+import { brief, diffLines, diffValues, summary } from '../../src/shared/json-diff.js';
 
 describe('exchange diff: structure with paths', () => {
   it('lists added, removed and changed values with their paths; equal values have none', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TrafficEvent } from '../../src/shared/api.js';
+import { finding } from '../../src/shared/insight/findings.js';
 import { applyCompletion, complete, quoteValue, type CompletionValues } from '../../src/renderer/src/models/filter-complete.js';
 import {
   HAS,
@@ -133,7 +134,7 @@ describe('filter language: each key', () => {
     const streamed = exchange({ stream: [{ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }] });
     const pinned = exchange(); // seq 2 is pinned in ctx… when it is the second made here
     const values = Object.keys(HAS);
-    expect(values).toEqual(['error', 'stream', 'edit', 'note', 'pin', 'flag', 'truncated']);
+    expect(values).toEqual(['error', 'stream', 'edit', 'note', 'pin', 'flag', 'truncated', 'problem']);
     expect(matches('has:stream', streamed)).toBe(true);
     expect(matches('has:stream', pinned)).toBe(false);
     expect(matches('has:pin', { ...pinned, seq: 2 })).toBe(true);
@@ -141,6 +142,13 @@ describe('filter language: each key', () => {
     expect(matches('has:edit', exchange({ original: { response: { jsonrpc: '2.0', id: 1, result: {} } } }))).toBe(true);
     expect(matches('has:flag', exchange({ flags: ['client reply differed'] }))).toBe(true);
     expect(matches('has:truncated', exchange({ truncated: { response: 600_000 } }))).toBe(true);
+    // the insight checks' findings (the ⚠ column); `has:problems` as the REST API and the agents say it
+    const found = exchange({ insight: { problems: [finding('tool.is-error-empty', 'response.result', 'isError without content')] } });
+    expect(['has:problem', 'has:problems', '-has:problem'].map((t) => [matches(t, found), matches(t, pinned)])).toEqual([
+      [true, false],
+      [true, false],
+      [false, true],
+    ]);
     expect(parseQuery('has:magic').problems[0].message).toContain('error, stream, edit, note, pin');
   });
 

@@ -16,7 +16,7 @@ import {
 import { exchangeSizes, formatBytes } from '../../src/renderer/src/models/exchange-facts.js';
 import { pick, pickMode } from '../../src/renderer/src/models/selection.js';
 import { describeChar, hasHidden, nameParts, visibleName } from '../../src/renderer/src/models/visible-text.js';
-import { defaultSettings } from '../../src/main/api/settings-file.js';
+import { defaultSettings } from '../../src/main/api/files/settings-file.js';
 
 /** The table's columns, multi-select and names with hidden characters, as pure models. In Chromium: e2e/inspector-*.spec.ts. */
 

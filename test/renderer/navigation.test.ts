@@ -89,7 +89,7 @@ afterEach(() => void delete (globalThis as { window?: unknown }).window);
 describe('navigation: hash parsing', () => {
   it('names a view by #/name or #name, case-insensitive, ignoring what follows', async () => {
     const { viewFromHash, hashOf, VIEWS } = await load();
-    expect(VIEWS.map((v) => v.id)).toEqual(['timeline', 'rules', 'cassettes', 'export', 'settings']);
+    expect(VIEWS.map((v) => v.id)).toEqual(['timeline', 'rules', 'cassettes', 'export', 'settings', 'intercept']);
     expect(viewFromHash('#/cassettes')).toBe('cassettes');
     expect(viewFromHash('#cassettes')).toBe('cassettes');
     expect(viewFromHash('#/Rules')).toBe('rules');

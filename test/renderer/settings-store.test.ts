@@ -106,7 +106,7 @@ describe('settings store', () => {
       restoreWorkspace: true,
       timelineLayout: { split: 'side', side: 60, bottom: 60 },
       timelineColumns: {
-        order: ['seq', 'time', 'proxy', 'method', 'tool', 'source', 'status', 'duration', 'size', 'revision', 'flags'],
+        order: ['seq', 'time', 'proxy', 'method', 'tool', 'source', 'status', 'problems', 'tokens', 'duration', 'size', 'revision', 'flags'],
         hidden: ['revision'],
         widths: {},
         sort: null,
@@ -114,6 +114,7 @@ describe('settings store', () => {
       hideAppTraffic: true,
       preserveLog: false,
       proxiesBar: { height: 120, collapsed: false },
+      agentCanSend: false,
     });
 
     const saving = state().update({ theme: 'dark', autoScroll: false });

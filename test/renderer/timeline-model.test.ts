@@ -10,7 +10,7 @@ import {
   histogram,
   isFiltering,
   plainContext,
-  rowKey,
+  rowId,
   sourceLabel,
   statusKind,
   statusLabel,
@@ -76,7 +76,7 @@ describe('timeline model over real exchanges', () => {
     const [echo, fail, counter, badArgs, replayed, missed] = calls;
     expect(calls.map((e) => e.tool)).toEqual(['echo', 'fail', 'counter', 'echo', 'echo', 'echo']);
 
-    expect(rowKey(echo)).toBe(`${rec.id}:${echo.seq}`);
+    expect(rowId(echo)).toBe(echo.seq); // an exchange is named by its timeline number alone
     expect([statusKind(echo), statusLabel(echo), sourceLabel(echo)]).toEqual(['ok', 'ok', 'upstream']);
     expect([statusKind(fail), statusLabel(fail)]).toEqual(['tool error', 'tool error']);
     expect(sourceLabel(counter)).toBe(`${counter.source} · override`);

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TrafficEvent } from '../../src/shared/api.js';
-import { FULL_BODIES_BYTES, TrafficBuffer } from '../../src/main/api/traffic-buffer.js';
+import { FULL_BODIES_BYTES, TrafficBuffer } from '../../src/main/api/traffic/traffic-buffer.js';
 import { connectStores } from '../../src/renderer/src/stores/connection.js';
 import { flushTraffic, ingestTraffic, useTraffic } from '../../src/renderer/src/stores/traffic.js';
 import { tempDir } from '../helpers/temp.js';

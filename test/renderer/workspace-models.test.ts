@@ -13,8 +13,9 @@ import {
 } from '../../src/renderer/src/models/json-tree.js';
 import { toolInputSchema } from '../../src/renderer/src/models/input-schema.js';
 import { entryProblem } from '../../src/renderer/src/models/entry-check.js';
-import { heldRows, indexOfKey, isChanged, rowKey, sourceKind, statusLabel } from '../../src/renderer/src/views/timeline/model.js';
-import { proxyConfigIssues, describeProxyIssues } from '../../src/shared/proxy-fields.js';
+import { heldRows, indexOfRow, isChanged, rowId, rowKey, sourceKind, statusLabel } from '../../src/renderer/src/views/timeline/model.js';
+import { groupBySession } from '../../src/renderer/src/views/timeline/sessions.js';
+import { proxyConfigIssues, describeProxyIssues } from '../../src/shared/proxy-config.js';
 import type { TrafficEvent } from '../../src/shared/api.js';
 
 // The pure models behind the workspace's views: the JSON tree, the breakpoint editor's schema check, the cassette
@@ -121,15 +122,23 @@ describe('timeline rows', () => {
     durationMs: 1,
     ...extra,
   });
-  it('held calls become pending rows with their own keys; a key finds its row', () => {
+  it('held calls become pending rows with their own ids; an id finds its row', () => {
     const held = heldRows([{ id: 'b1', proxyId: 'p1', tool: 'echo', stage: 'request', arguments: { text: 'x' }, since: 5, timeoutAt: 10 }]);
     expect(held[0]).toMatchObject({ pausedId: 'b1', tool: 'echo', request: { params: { name: 'echo', arguments: { text: 'x' } } } });
     expect(statusLabel(held[0])).toBe('‖ held');
     const rows = [event('p1', 1), event('p:2', 7), ...held];
-    expect(indexOfKey(rows, rowKey(rows[1]))).toBe(1);
-    expect(indexOfKey(rows, rowKey(held[0]))).toBe(2);
-    expect(indexOfKey(rows, 'p1:99')).toBe(-1);
-    expect(indexOfKey(rows, undefined)).toBe(-1);
+    expect(indexOfRow(rows, rowId(rows[1]))).toBe(1);
+    expect(indexOfRow(rows, rowId(held[0]))).toBe(2);
+    expect(indexOfRow(rows, 99)).toBe(-1);
+    expect(indexOfRow(rows, undefined)).toBe(-1);
+  });
+  it('an exchange is named by its seq alone, whatever its proxy; a group head is never the row found', () => {
+    const rows = groupBySession([event('p:1', 3, { sessionId: 's' }), event('p:2', 4, { sessionId: 's' }), event('p:1', 5)], new Map());
+    expect(rows.map((r) => (r.group ? 'head' : r.seq))).toEqual(['head', 3, 4, 'head', 5]);
+    expect(rows[0].seq).toBe(3); // a head carries its first exchange's fields
+    expect(indexOfRow(rows, 3)).toBe(1);
+    expect(indexOfRow(rows, rowId(rows[2]))).toBe(2);
+    expect(new Set(rows.map(rowKey)).size).toBe(rows.length); // React keys: one per row
   });
   it('says what changed an answer and who answered', () => {
     expect(isChanged(event('p', 1))).toBe(false);

@@ -2,21 +2,25 @@ import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { type CommandOutputs, type EventName, type EventPayloads, type ProxyConfig, type ProxyInfo, type TrafficEvent } from '../../shared/api.js';
 import { ErrorCode } from '../../shared/jsonrpc.js';
-import { checkProxyConfig } from '../../shared/proxy-fields.js';
+import { MODE_TRAITS } from '../../shared/modes.js';
+import { checkProxyConfig } from '../../shared/proxy-config.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { RunningProxy } from '../engine/proxy.js';
-import { BreakpointHub } from './breakpoints.js';
-import { Demo, type DemoHost } from './demo.js';
-import { InspectorVerbs } from './inspector-verbs.js';
-import { AppTraffic } from './app-traffic.js';
-import { applyRules, mergedTools, type RulesFile } from './proxy-rules.js';
-import { settingsFile, type SettingsFile } from './settings-file.js';
+import { BreakpointHub } from './proxies/breakpoints.js';
+import { Demo, type DemoHost } from './demo/demo.js';
+import { InspectorVerbs } from './verbs/inspector-verbs.js';
+import { AppTraffic } from './traffic/app-traffic.js';
+import { applyRules, mergedTools, type RulesFile } from './proxies/proxy-rules.js';
+import { settingsFile, type SettingsFile } from './files/settings-file.js';
+import { AppInsight } from './insight/app-insight.js';
 import type { Log, LogLevel } from '../engine/log.js';
 import type { OpenedUpstream } from '../engine/upstream/open.js';
-import { ProxyStartError } from './upstream-check.js';
-import { defaultProxyName, launchProxy } from './proxy-launch.js';
-import { WorkspaceFile, type SavedProxy } from './workspace-file.js';
+import { ProxyStartError } from './proxies/upstream-check.js';
+import { defaultProxyName, launchProxy } from './proxies/proxy-launch.js';
+import { WorkspaceFile, type SavedProxy } from './files/workspace-file.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
+import { reserveSeqs } from '../engine/pipeline/exchange.js';
+import { AttachHub } from './intercept/attach-hub.js';
 
 export interface AppControllerOptions {
   /** the app's own data folder (the demo's cassette lives in `<dataDir>/demo-cassette`) */
@@ -61,6 +65,8 @@ export class AppController implements DemoHost {
   private readonly proxies = new Map<string, ManagedProxy>();
   /** the timeline's exchanges (the UI API's traffic.* commands) */
   readonly traffic: AppTraffic;
+  /** the protocol checks, security warnings and token counts of the timeline's exchanges (issue 26) */
+  readonly insight: AppInsight;
   private readonly demo = new Demo(this);
   private readonly settings: SettingsFile;
   private readonly workspace: WorkspaceFile;
@@ -69,9 +75,12 @@ export class AppController implements DemoHost {
     (state) => {
       this.emitter.emit('breakpoints', state);
       this.saveWorkspace();
+      this.attached?.saveBreakpoints();
     },
-    (id) => this.proxies.has(id),
+    (id) => this.proxies.has(id) || this.attached.has(id),
   );
+  /** servers whose mcp-rewind an agent started (wrapped by Intercept), attached to the app */
+  readonly attached: AttachHub;
   private readonly logLine: Log;
   /** resend, compose, pins and notes, files opened into the timeline, saving it */
   readonly verbs: InspectorVerbs;
@@ -84,6 +93,12 @@ export class AppController implements DemoHost {
     this.dataDir = resolve(options.dataDir);
     this.browserOrigins = options.browserOrigins ?? (() => []);
     this.traffic = new AppTraffic(options.trafficCapacity, (seq) => this.verbs.timeline.keeps(seq));
+    this.insight = new AppInsight(this.traffic, {
+      emit: (batch) => this.emitter.emit('insight', batch),
+      changed: () => this.countsSoon(),
+      nameOf: (id) => this.proxies.get(id)?.info.name ?? this.verbs.timeline.listSources().find((s) => s.id === id)?.name,
+      log: (line, level) => this.log(line, level),
+    });
     this.logLine = options.log ?? ((line, level) => level === 'warn' && process.stderr.write(terminalSafe(`mcp-rewind: ${line}\n`)));
     this.settings = options.settings ?? settingsFile(this.dataDir, (line) => this.log(line, 'warn'));
     this.workspace = new WorkspaceFile(this.dataDir, (line) => this.log(line, 'warn'));
@@ -94,6 +109,7 @@ export class AppController implements DemoHost {
         add: (events, announce) =>
           events.forEach((e) => {
             const kept = this.traffic.buffer.push(e);
+            this.insight.observe(e, kept);
             if (announce) this.emitter.emit('traffic', kept);
           }),
         remove: (matches) => this.traffic.buffer.remove(matches),
@@ -108,7 +124,7 @@ export class AppController implements DemoHost {
       cassetteOf: (id) => {
         const managed = this.proxies.get(id);
         if (!managed) throw new Error(`proxyId: no proxy "${id}"`);
-        return managed.info.config.mode === 'proxy-only' ? undefined : { store: managed.running?.store, dir: managed.info.config.cacheDir };
+        return MODE_TRAITS[managed.info.config.mode].usesCassette ? { store: managed.running?.store, dir: managed.info.config.cacheDir } : undefined;
       },
       emit: {
         annotations: (all) => this.emitter.emit('annotations', all),
@@ -117,6 +133,13 @@ export class AppController implements DemoHost {
       },
       log: (line, level) => this.log(line, level),
     });
+    this.attached = new AttachHub(this.dataDir, {
+      publish: (id, event) => this.publish(id, event),
+      changed: () => this.countsSoon(),
+      breakpoints: this.breakpoints,
+      log: (line, level) => this.log(line, level),
+    });
+    this.attached.restore();
     void this.verbs.timeline.restore();
     if (this.settings.get().settings.restoreWorkspace) this.restore(this.workspace.load());
   }
@@ -138,23 +161,29 @@ export class AppController implements DemoHost {
   }
 
   list(): ProxyInfo[] {
-    return [...this.proxies.values()].map((p) => ({ ...p.info }));
+    const own = [...this.proxies.values()].map((p) => {
+      const problems = this.insight.problemCounts(p.info.id);
+      return problems ? { ...p.info, problems } : { ...p.info };
+    });
+    return [...own, ...this.attached.list()];
   }
 
   find(id: string): ProxyInfo | undefined {
     const managed = this.proxies.get(id);
-    return managed && { ...managed.info };
+    return managed ? { ...managed.info } : this.attached.list().find((p) => p.id === id);
   }
 
   /**
    * Adds a proxy and starts it. Problems with the settings themselves are refused, naming the form's fields; a
    * proxy that cannot start (upstream unreachable, cassette missing, port taken) is listed as failed, with the reason.
    * An empty cassette folder means the default one (Settings); a name is unique (a generated one gets a number).
+   * The proxy is kept for the next start before it starts; when that cannot be written (a full disk), it is not added
+   * and the error says why.
    */
   async createProxy(input: ProxyConfig, options: { demo?: boolean } = {}): Promise<ProxyInfo> {
     if (this.closed) throw new Error('the app is shutting down');
     let config = checkProxyConfig(input);
-    if (config.mode !== 'proxy-only' && !config.cacheDir) config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
+    if (MODE_TRAITS[config.mode].usesCassette && !config.cacheDir) config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
     const taken = (name: string): boolean => [...this.proxies.values()].some((p) => p.info.name.toLowerCase() === name.toLowerCase());
     const name = config.name?.trim() || this.uniqueName(defaultProxyName(config), taken);
     if (config.name && taken(name)) throw new Error(`Name: a proxy named "${name}" exists already; choose another name`);
@@ -164,6 +193,12 @@ export class AppController implements DemoHost {
       queue: Promise.resolve(),
     };
     this.proxies.set(id, managed);
+    try {
+      await this.workspace.saveNow(this.savedProxies());
+    } catch (error) {
+      this.proxies.delete(id);
+      throw new Error(`the proxy was not added: ${(error as Error).message}`, { cause: error });
+    }
     return this.startProxy(id);
   }
 
@@ -231,10 +266,12 @@ export class AppController implements DemoHost {
     this.saveWorkspace(); // as it is now: the proxies that run are started again next time
     this.closed = true;
     clearTimeout(this.countsTimer);
+    this.insight.close();
     this.traffic.forgetClear();
     await this.demo.stopAgents();
     await Promise.all([...this.proxies.values()].map((managed) => this.halt(managed, false).catch(() => {})));
     await this.demo.close();
+    await this.attached.shutdown();
     await this.verbs.close();
     await this.workspace.flush();
     this.emitter.removeAllListeners();
@@ -303,6 +340,7 @@ export class AppController implements DemoHost {
     const tagged: TrafficEvent = { ...event, seq: this.verbs.timeline.numberOf(event.seq), proxyId: id }; // never reused across restarts
     this.verbs.sessions.tag(tagged); // the app's own session: what it sent, and from which exchange
     const kept = this.traffic.buffer.push(tagged); // large bodies truncated: what the view gets
+    this.insight.observe(tagged, kept); // checked a moment later, off the proxy's path: the `insight` event follows
     managed.info.exchanges++;
     // a running proxy whose upstream stopped answering says so (and stops saying so once it answers again)
     const error = event.response && 'error' in event.response ? event.response.error : undefined;
@@ -313,6 +351,18 @@ export class AppController implements DemoHost {
       if (changed) this.emitter.emit('proxies', this.list());
     }
     this.emitter.emit('traffic', kept);
+    this.countsSoon();
+  }
+
+  /** An exchange of an attached server (numbered here: its process numbers its own exchanges from 1). */
+  private publish(id: string, event: ExchangeEvent): void {
+    const tagged: TrafficEvent = { ...event, seq: this.verbs.timeline.numberOf(reserveSeqs(1)), proxyId: id };
+    const kept = this.traffic.buffer.push(tagged);
+    this.insight.observe(tagged, kept); // attached traffic is checked like any other
+    this.emitter.emit('traffic', kept);
+  }
+
+  private countsSoon(): void {
     this.countsTimer ??= setTimeout(() => {
       this.countsTimer = undefined;
       if (!this.closed) this.emitter.emit('proxies', this.list()); // counts are not saved: no workspace write
@@ -350,17 +400,20 @@ export class AppController implements DemoHost {
 
   private saveWorkspace(): void {
     if (this.closed) return;
+    this.workspace.save(this.savedProxies());
+  }
+
+  /** the proxies as workspace.json keeps them */
+  private savedProxies(): SavedProxy[] {
     const rules = this.breakpoints.state().rules;
-    this.workspace.save(
-      [...this.proxies.values()].map(({ info, lastPort }) => ({
-        id: info.id,
-        name: info.name,
-        config: info.config,
-        running: info.state !== 'stopped',
-        ...(lastPort ? { lastPort } : {}),
-        ...(info.demo ? { demo: true } : {}),
-        breakpoints: (rules[info.id] ?? []).map(({ tool, when }) => ({ tool, when })),
-      })),
-    );
+    return [...this.proxies.values()].map(({ info, lastPort }) => ({
+      id: info.id,
+      name: info.name,
+      config: info.config,
+      running: info.state !== 'stopped',
+      ...(lastPort ? { lastPort } : {}),
+      ...(info.demo ? { demo: true } : {}),
+      breakpoints: (rules[info.id] ?? []).map(({ tool, when }) => ({ tool, when })),
+    }));
   }
 }

@@ -1,14 +1,15 @@
 import type { z } from 'zod';
 import { commands, type ApiError, type CommandName, type CommandOutputs, type EventName, type EventPayloads } from '../../shared/api.js';
-import { describeProxyIssues, proxyConfigIssues } from '../../shared/proxy-fields.js';
+import { describeProxyIssues, proxyIssuesOf } from '../../shared/proxy-config.js';
 import { describeZodError } from '../../shared/rules/schema.js';
 import { renderTemplate } from '../engine/rules/template.js';
 import type { AppController } from './app-controller.js';
-import { deleteEntry, duplicateEntry, listEntries, readEntry, writeEntry } from './cassette-files.js';
-import { renameEntry } from './cassette-rename.js';
-import { settingsFile, type SettingsFile } from './settings-file.js';
-import { previewExport, runExport } from './export-files.js';
-import { checkAgainstSchema } from './schema-check.js';
+import { deleteEntry, duplicateEntry, listEntries, readEntry, writeEntry } from './cassettes/cassette-files.js';
+import { renameEntry } from './cassettes/cassette-rename.js';
+import { settingsFile, type SettingsFile } from './files/settings-file.js';
+import { previewExport, runExport } from './cassettes/export-files.js';
+import { checkAgainstSchema } from './verbs/schema-check.js';
+import { interceptHandlers } from './intercept/intercept-handlers.js';
 
 /** What the shell tells the API about itself (answered by `app.info`). */
 export interface ShellInfo {
@@ -37,11 +38,19 @@ async function rememberFolder(settings: SettingsFile, dir: string): Promise<void
   await settings.set({ recentFolders: [dir, ...recent.filter((d) => d !== dir)].slice(0, 10) });
 }
 
+const ATTACHED = 'id: this server is started by its MCP client (wrapped by Intercept): start or stop it there; Unwrap in Intercept puts it back';
+
 /** An ApiError from anything thrown: its message only. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof Error) return { message: error.message || error.name };
   if (typeof error === 'object' && error !== null && typeof (error as ApiError).message === 'string') return { message: (error as ApiError).message };
   return { message: String(error) };
+}
+
+/** What is wrong with a command's input: a new proxy's settings under the New proxy form's labels, others by path. */
+function invalidInput(name: CommandName, input: unknown, error: z.ZodError): string {
+  if (name === 'proxies.create' && typeof input === 'object' && input !== null) return describeProxyIssues(proxyIssuesOf(error));
+  return `${name}: invalid input: ${describeZodError(error)}`;
 }
 
 /**
@@ -53,7 +62,10 @@ export function createApiHandlers(
   shellInfo: ShellInfo,
   settings: SettingsFile = settingsFile(controller.dataDir, (line) => controller.log(line, 'warn')),
 ): ApiHandlers {
+  // an attached server (a wrapped entry the agent starts) is a proxy of the app without a process of its own
+  const attached = controller.attached;
   const table: HandlerTable = {
+    ...interceptHandlers(controller, shellInfo.version),
     'app.info': () => ({
       version: shellInfo.version,
       shell: shellInfo.shell,
@@ -63,15 +75,15 @@ export function createApiHandlers(
     }),
     'proxies.list': () => controller.list(),
     'proxies.create': (config) => controller.createProxy(config),
-    'proxies.start': ({ id }) => controller.startProxy(id),
-    'proxies.stop': ({ id }) => controller.stopProxy(id),
-    'proxies.remove': ({ id }) => controller.removeProxy(id),
+    'proxies.start': ({ id }) => (attached.has(id) ? Promise.reject(new Error(ATTACHED)) : controller.startProxy(id)),
+    'proxies.stop': ({ id }) => (attached.has(id) ? Promise.reject(new Error(ATTACHED)) : controller.stopProxy(id)),
+    'proxies.remove': ({ id }) => (attached.has(id) ? attached.remove(id) : controller.removeProxy(id)),
     'traffic.snapshot': ({ limit, proxyId }) => controller.traffic.snapshot(limit, proxyId),
     'traffic.body': ({ proxyId, seq }) => controller.traffic.full(proxyId, seq),
     'traffic.clear': (scope) => controller.traffic.clear(scope),
     'traffic.undoClear': ({ undo }) => controller.traffic.undoClear(undo),
-    'rules.get': ({ id }) => controller.getRules(id),
-    'rules.set': ({ id, rules }) => controller.setRules(id, rules),
+    'rules.get': ({ id }) => (attached.has(id) ? attached.getRules(id) : controller.getRules(id)),
+    'rules.set': ({ id, rules }) => (attached.has(id) ? attached.setRules(id, rules) : controller.setRules(id, rules)),
     'rules.preview': ({ template, result, args }) => ({ text: renderTemplate(template, result, args) }),
     'cassettes.list': async ({ dir, remember }) => {
       const listed = await listEntries(dir, controller.cassetteHits(dir));
@@ -106,6 +118,11 @@ export function createApiHandlers(
     'sources.close': ({ id }) => (controller.verbs.timeline.closeSource(id), { closed: true as const }),
     'sources.list': () => controller.verbs.timeline.listSources(),
     'cassettes.lookup': ({ proxyId, key }) => controller.verbs.recorded(proxyId, key),
+    'traffic.query': (input) => controller.insight.query(input),
+    'traffic.exchange': ({ seq }) => controller.insight.exchange(seq),
+    'insight.problems': (input) => controller.insight.problems(input),
+    'insight.cost': (scope) => controller.insight.cost(scope),
+    'insight.costDiff': ({ a, b }) => controller.insight.costDiff(a, b),
   };
 
   return {
@@ -114,13 +131,8 @@ export function createApiHandlers(
         throw { message: `unknown command ${String(command)}` } satisfies ApiError;
       }
       const name = command as CommandName;
-      // a new proxy's problems are named after the form's fields ("Upstream URL: not a URL"), not the API's
-      if (name === 'proxies.create' && typeof input === 'object' && input !== null) {
-        const issues = proxyConfigIssues(input ?? {});
-        if (Object.keys(issues).length > 0) throw { message: describeProxyIssues(issues) } satisfies ApiError;
-      }
       const parsed = commands[name].safeParse(input ?? {});
-      if (!parsed.success) throw { message: `${name}: invalid input: ${describeZodError(parsed.error)}` } satisfies ApiError;
+      if (!parsed.success) throw { message: invalidInput(name, input, parsed.error) } satisfies ApiError;
       try {
         const handler = table[name] as (input: unknown) => unknown;
         return await handler(parsed.data);

@@ -7,11 +7,14 @@ import { app, BrowserWindow, ipcMain, Menu, type IpcMainInvokeEvent, type MenuIt
 import { EVENT_NAMES, type EventName } from '../../shared/api';
 import { AppController } from '../api/app-controller';
 import { createApiHandlers, toApiError } from '../api/handlers';
-import { settingsFile } from '../api/settings-file';
+import { settingsFile } from '../api/files/settings-file';
 import { claimDataDir } from '../web/data-owner';
 import { userDataDir } from '../web/user-data';
 import { rememberWindowState, savedWindowOptions } from './window-state';
 import { guardStdStreams, writeStderr } from '../cli/process-guard';
+import { persistentToken } from '../cli/token-file';
+import { uiTokenFile } from '../web/ui-link';
+import { startWebShell, type WebShell } from '../web/web-shell';
 
 const isMac = process.platform === 'darwin';
 const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL;
@@ -79,13 +82,33 @@ app.on('second-instance', () => {
 });
 const dataDir = userDataDir();
 // this process manages the folder's proxies now: a browser UI (`mcp-rewind ui`) started meanwhile says so and stops
-const dataClaim = claimDataDir(dataDir, { shell: 'electron' });
+let dataClaim = claimDataDir(dataDir, { shell: 'electron' });
 // settings.json of the user data folder (theme, window state, timeline capacity…); a bad file falls back to defaults
 const settings = settingsFile(dataDir, warn);
 const saveWindowStates = new Map<BrowserWindow, () => void>();
 const controller = new AppController({ dataDir, trafficCapacity: settings.get().settings.trafficCapacity, version: app.getVersion() });
 const handlers = createApiHandlers(controller, { shell: 'electron', version: app.getVersion() }, settings); // package.json's version
 const EVENTS: EventName[] = EVENT_NAMES;
+
+// The local API of `mcp-rewind ui` for the owner's own programs (an attached wrapped server: `--stdio --attach`; a
+// second `mcp-rewind ui`, which then opens this engine in a browser): loopback, the owner-only ui-token of the data
+// folder, its address in owner.json. The same web shell as the browser UI's, over the same handler table.
+const localApi: Promise<WebShell | undefined> = startWebShell({
+  rendererDir: join(import.meta.dirname, '../renderer'),
+  handlers,
+  token: persistentToken(uiTokenFile(dataDir)).token,
+  onLog: warn,
+}).then(
+  (shell) => {
+    dataClaim.release();
+    dataClaim = claimDataDir(dataDir, { shell: 'electron', origin: shell.origin });
+    return shell;
+  },
+  (error: Error) => {
+    warn(`no local API (attached servers will not show here): ${error.message}`);
+    return undefined;
+  },
+);
 
 /** Commands only from our own page; every failure becomes { ok: false, error } (as a WebSocket error frame). */
 ipcMain.handle('rewind:call', async (event: IpcMainInvokeEvent, command: unknown, input: unknown) => {
@@ -110,7 +133,7 @@ app.on('before-quit', (event) => {
   quitting = true;
   event.preventDefault(); // stop the proxies first, then quit for real
   for (const save of saveWindowStates.values()) save(); // before-quit comes before the windows' close (Cmd-Q)
-  void Promise.allSettled([controller.close(), settings.flush()]).finally(() => {
+  void Promise.allSettled([localApi.then((shell) => shell?.close()), controller.close(), settings.flush()]).finally(() => {
     dataClaim.release();
     app.quit();
   });

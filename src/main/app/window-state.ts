@@ -1,8 +1,8 @@
-// The desktop window's bounds and maximized state, remembered in settings.json (src/main/api/settings-file.ts):
+// The desktop window's bounds and maximized state, remembered in settings.json (src/main/api/files/settings-file.ts):
 // restored on start (fitted to the displays attached now), saved on move/resize (debounced), maximize and close.
 import { screen, type BrowserWindow, type BrowserWindowConstructorOptions } from 'electron';
 import type { WindowState } from '../../shared/settings';
-import { fitWindow, type SettingsFile } from '../api/settings-file';
+import { fitWindow, type SettingsFile } from '../api/files/settings-file';
 
 const DEFAULT_SIZE = { width: 1200, height: 800 };
 const SAVE_DELAY_MS = 500;

@@ -7,11 +7,12 @@ function outcome(e: ExchangeEvent): string {
   return e.source === 'upstream' ? 'live' : e.source;
 }
 
-/** One line per exchange for --verbose: `hit    tools/call echo  tools_call_echo_…  0.4 ms`. */
+/** One line per exchange for --verbose: `hit    tools/call echo  tools_call_echo_…  0.4 ms`, its flags last (`[not recorded: ENOSPC]`). */
 export function formatExchange(e: ExchangeEvent): string {
   // names from the wire: one line each, control characters escaped
   const what = oneLine(e.tool !== undefined ? `${e.method} ${e.tool}` : e.method);
   const error = e.response && 'error' in e.response ? `  error ${e.response.error.code}: ${oneLine(String(e.response.error.message))}` : '';
   const streamed = e.stream.length ? `  (+${e.stream.length} streamed)` : '';
-  return `${outcome(e).padEnd(6)} ${what}  ${oneLine(e.key)}  ${e.durationMs.toFixed(1)} ms${streamed}${error}`;
+  const flags = e.flags?.length ? `  [${e.flags.map(oneLine).join('; ')}]` : '';
+  return `${outcome(e).padEnd(6)} ${what}  ${oneLine(e.key)}  ${e.durationMs.toFixed(1)} ms${streamed}${error}${flags}`;
 }

@@ -1,14 +1,24 @@
 import { Command, Option } from 'commander';
-import type { Mode } from '../../shared/modes.js';
+import type { z } from 'zod';
+import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
+import { MAX_COMMAND_CHARS, ProxyConfigSchema, type ProxyConfig, type ProxyField } from '../../shared/proxy-config.js';
 import { readFileSync } from 'node:fs';
 import { describeZodError, RulesFileSchema } from '../../shared/rules/schema.js';
 import type { ProxyOptions } from '../engine/proxy.js';
 import { compileRedactions } from '../engine/cassette/redact.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 import { UsageError } from '../engine/errors.js';
-import { isReplayTiming, REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
-import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from '../../shared/origins.js';
+import { REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
+import { BROWSER_ORIGIN_HINT } from '../../shared/origins.js';
 import { parseJson } from '../../shared/json-depth.js';
+import {
+  DEFAULT_UPSTREAM_MAX_TIME_S,
+  DEFAULT_UPSTREAM_TIMEOUT_S,
+  UPSTREAM_MAX_TIME_HINT,
+  UPSTREAM_TIMEOUT_HINT,
+  upstreamLimitsMs,
+} from '../../shared/upstream-limits.js';
+import { upstreamLimitFlags } from './upstream-limits.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -25,15 +35,35 @@ export function buildProgram(version: string): Command {
       'instead of --url: run the upstream MCP server as a stdio child, e.g. "npx -y some-server --flag" (quotes and backslashes as in sh; no shell)',
     )
     .option('--stdio', 'speak MCP on stdin/stdout (for agents that launch a command); the banner and all logs go to stderr', false)
+    .option(
+      '--attach',
+      "with --stdio: show this server's traffic in the running app (found through the data folder) and take its rules, breakpoints and recording choice; a plain pass-through while no app runs",
+      false,
+    )
+    .option('--attach-name <name>', 'with --attach: the name the app shows and keeps rules under (Intercept writes <client>:<server>)')
+    .option('--record <dir>', 'with --attach: record to this cassette folder (also while no app runs)')
+    .option('--data-dir <dir>', "with --attach: the app's user data folder [MCP_REWIND_DATA_DIR]")
+    .argument('[upstream...]', 'after --: the upstream stdio server, as its command and arguments (each word exactly as given)')
     .option('-c, --cache <dir>', 'cassette folder', './cache')
     .option('-r, --replay', 'replay from the cache; with --url: hybrid', false)
+    .option(
+      '--record-missing',
+      'hybrid: replay what the cassette holds, record what it misses (needs --url or --upstream-command; creates the cassette folder)',
+      false,
+    )
+    .option('--strict', 'replay: a miss is an error naming the closest recorded key and what differs; at exit, a miss summary and exit status 1', false)
     .option('--proxy-only', 'forward without reading or writing the cache', false)
     .option('--clean', 'wipe the cassette files of the cache folder at startup (record mode only)', false)
     .option(
       '--no-fsync',
       'record, hybrid: answer before the entry is flushed to disk (faster; an answered call can be lost if the proxy or the machine crashes)',
     )
-    .option('--session-idle <seconds>', 'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never)', '600')
+    .option('--upstream-timeout <seconds>', `upstream call: ${UPSTREAM_TIMEOUT_HINT}`, String(DEFAULT_UPSTREAM_TIMEOUT_S))
+    .option('--upstream-max-time <seconds>', `upstream call: ${UPSTREAM_MAX_TIME_HINT}`, String(DEFAULT_UPSTREAM_MAX_TIME_S))
+    .option(
+      '--session-idle <seconds>',
+      'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never; default 600, with --attach 0)',
+    )
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
     .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
@@ -60,10 +90,12 @@ export function buildProgram(version: string): Command {
 const SUBCOMMANDS_HELP = `
 Commands (mcp-rewind <command> --help for each):
   serve    sessions configured over a REST API (MiMCP-compatible), per-tool rules
-  verify   send a cassette's requests to the live server and report drift (JUnit with --junit)
+  verify   send a cassette's requests to the live server and report drift (JUnit with --junit, --update)
+  diff     compare two cassettes: keys and tools added, removed, changed (exit 1 on breaking)
   export   a cassette as one file (--out) or as HAR 1.2 (--har)
   ui       the app's UI in your browser (127.0.0.1, access token in the printed URL)
-  app      the desktop app (needs Electron: npm install electron)`;
+  app      the desktop app (needs Electron: npm install electron)
+  intercept  route an MCP client's servers (Claude, Cursor, VS Code…) through mcp-rewind, and back`;
 
 interface RawOptions {
   port: string;
@@ -71,6 +103,8 @@ interface RawOptions {
   url?: string;
   cache: string;
   replay: boolean;
+  recordMissing?: boolean;
+  strict?: boolean;
   proxyOnly: boolean;
   clean: boolean;
   verbose: boolean;
@@ -87,16 +121,91 @@ interface RawOptions {
   stdio?: boolean;
   fsync?: boolean;
   sessionIdle?: string;
+  upstreamTimeout?: string;
+  upstreamMaxTime?: string;
+  attach?: boolean;
+  attachName?: string;
+  record?: string;
+  dataDir?: string;
 }
 
-/** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
-export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boolean; upstreamCommand?: string; stdio?: boolean } {
-  if (!/^\d+$/.test(raw.port) || Number(raw.port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${raw.port}"`);
+/** The flag of each proxy configuration field the CLI sets, and what it must be. */
+const FLAGS: Partial<Record<ProxyField, { flag: string; expects: string }>> = {
+  upstreamUrl: { flag: '--url', expects: 'an http:// or https:// URL' },
+  upstreamCommand: { flag: '--upstream-command', expects: `a command line of at most ${MAX_COMMAND_CHARS} characters` },
+  cacheDir: { flag: '--cache', expects: 'a folder' },
+  port: { flag: '--port', expects: 'an integer between 0 and 65535' },
+  replayTiming: { flag: '--replay-timing', expects: REPLAY_TIMING_HINT },
+  allowedOrigins: { flag: '--allowed-origin', expects: BROWSER_ORIGIN_HINT },
+};
+
+/**
+ * A problem the proxy configuration schema found, in the words of the flag: a value the flag must not have, or a
+ * flag that is missing (a mode that forwards needs an upstream: the schema's own sentence).
+ */
+function flagProblem(issue: z.core.$ZodIssue, given: Record<string, unknown>, recordByDefault: boolean): string {
+  const field = issue.path[0] as ProxyField;
+  const { flag, expects } = FLAGS[field] ?? { flag: String(field), expects: issue.message };
+  const value = issue.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key], given);
+  if (value === undefined) return `${flag}: ${issue.message}${recordByDefault ? ' (to replay a cassette: --replay)' : ''}`;
+  return `${flag} must be ${expects}, got "${String(value)}"`;
+}
+
+/** The flags' proxy configuration, checked by the one schema the app, `serve` and the New proxy form use. */
+function checkedConfig(raw: RawOptions, mode: Mode, limits: Pick<ProxyConfig, 'upstreamTimeoutS' | 'upstreamMaxTimeS'>): ProxyConfig {
+  const config = {
+    mode,
+    upstreamUrl: raw.url,
+    upstreamCommand: raw.upstreamCommand,
+    cacheDir: raw.cache,
+    port: /^\d+$/.test(raw.port) ? Number(raw.port) : NaN,
+    replayTiming: raw.replayTiming,
+    strict: raw.strict === true,
+    allowedOrigins: raw.allowedOrigin,
+    ...limits,
+  };
+  const parsed = ProxyConfigSchema.safeParse(config);
+  if (!parsed.success) throw new UsageError(flagProblem(parsed.error.issues[0], { ...config, port: raw.port }, !raw.replay && !raw.proxyOnly));
+  return parsed.data;
+}
+
+/** What --attach adds to the proxy's options. */
+export interface AttachCliOptions {
+  name: string;
+  record?: string;
+  dataDir?: string;
+}
+
+/** --attach's checks: only with --stdio and a live upstream, never with a mode of its own (the app says what to record). */
+function attachOptions(raw: RawOptions, upstreamArgv: string[]): AttachCliOptions | undefined {
+  if (!raw.attach) {
+    for (const [flag, value] of [
+      ['--attach-name', raw.attachName],
+      ['--record', raw.record],
+      ['--data-dir', raw.dataDir],
+    ] as const)
+      if (value !== undefined) throw new UsageError(`${flag} needs --attach`);
+    return undefined;
+  }
+  if (!raw.stdio) throw new UsageError('--attach needs --stdio (an agent starts it as a command)');
+  if (raw.replay || raw.clean || raw.proxyOnly)
+    throw new UsageError('--attach cannot be combined with --replay, --clean or --proxy-only (it records only with --record, or when the app says so)');
+  if (raw.rules !== undefined) throw new UsageError('--attach takes its rules from the app; --rules cannot be combined with it');
+  const name = raw.attachName ?? upstreamArgv[0] ?? raw.upstreamCommand ?? raw.url ?? 'mcp-rewind';
+  return { name: name.slice(0, 200), record: raw.record, dataDir: raw.dataDir };
+}
+
+/** Flags that cannot go together, and a command line that does not split into words: UsageErrors. */
+function checkFlagCombinations(raw: RawOptions, upstreamArgv: string[]): void {
   if (raw.replay && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --replay');
+  if (raw.recordMissing && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --record-missing');
+  if (raw.recordMissing && raw.clean) throw new UsageError('--clean cannot be combined with --record-missing (it would wipe the cassette being replayed)');
+  if (raw.recordMissing && raw.url === undefined && raw.upstreamCommand === undefined)
+    throw new UsageError('--record-missing needs --url or --upstream-command (the server that answers what the cassette misses)');
   if (raw.clean && raw.replay) throw new UsageError('--clean cannot be combined with --replay (it would wipe the cassette being replayed)');
   if (raw.clean && raw.proxyOnly) throw new UsageError('--clean has no meaning with --proxy-only (no cache is written)');
   if (raw.url !== undefined && raw.upstreamCommand !== undefined) throw new UsageError('--upstream-command cannot be combined with --url (one upstream)');
-  if (raw.upstreamCommand !== undefined) {
+  if (raw.upstreamCommand !== undefined && !upstreamArgv.length) {
     let words: string[];
     try {
       words = splitShellWords(raw.upstreamCommand);
@@ -105,33 +214,43 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     }
     if (words.length === 0) throw new UsageError('--upstream-command must name a command');
   }
+}
+
+/** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
+export function toProxyOptions(
+  raw: RawOptions,
+  /** the positional arguments commander saw, and those of them after `--` (the only place they may be) */
+  positional: string[] = [],
+  upstreamArgv: string[] = positional,
+): ProxyOptions & { verbose: boolean; upstreamCommand?: string; upstreamArgv?: string[]; stdio?: boolean; attach?: AttachCliOptions } {
+  if (positional.length > upstreamArgv.length)
+    throw new UsageError(`unexpected argument "${positional[0]}" (an upstream command and its arguments go after --)`);
+  if (upstreamArgv.length && (raw.upstreamCommand !== undefined || raw.url !== undefined))
+    throw new UsageError('an upstream after -- cannot be combined with --upstream-command or --url (one upstream)');
+  if (upstreamArgv.length) raw = { ...raw, upstreamCommand: upstreamArgv.join(' ') };
+  const attach = attachOptions(raw, upstreamArgv);
+  checkFlagCombinations(raw, upstreamArgv);
   const idle = raw.sessionIdle ?? '600';
   if (!/^\d+(\.\d+)?$/.test(idle)) throw new UsageError(`--session-idle must be a number of seconds, got "${idle}"`);
+  const limits = upstreamLimitFlags({
+    upstreamTimeout: raw.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT_S,
+    upstreamMaxTime: raw.upstreamMaxTime ?? DEFAULT_UPSTREAM_MAX_TIME_S,
+  });
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
-  const mode: Mode = raw.proxyOnly ? 'proxy-only' : raw.replay ? (live ? 'hybrid' : 'replay') : 'record';
-  if (raw.replayTiming !== undefined && !isReplayTiming(raw.replayTiming))
-    throw new UsageError(`--replay-timing must be ${REPLAY_TIMING_HINT}, got "${raw.replayTiming}"`);
-  if (raw.replayTiming !== undefined && raw.replayTiming !== 'none' && !raw.replay)
+  const mode: Mode = raw.proxyOnly || attach ? 'proxy-only' : raw.replay || raw.recordMissing ? (live ? 'hybrid' : 'replay') : 'record';
+  const config = checkedConfig(raw, mode, limits);
+  const traits = MODE_TRAITS[mode];
+  if (config.strict && !traits.cassetteOnly)
+    throw new UsageError(`--strict applies to replay (--replay without --url or --upstream-command); in ${mode} mode nothing misses`);
+  if (config.replayTiming !== undefined && config.replayTiming !== 'none' && !traits.replays)
     throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
-  for (const origin of raw.allowedOrigin ?? [])
-    if (!isBrowserOrigin(origin)) throw new UsageError(`--allowed-origin must be ${BROWSER_ORIGIN_HINT}, got "${origin}"`);
-  if (mode !== 'replay' && raw.upstreamCommand === undefined) {
-    if (!raw.url) throw new UsageError(`--url (or --upstream-command) is required in ${mode} mode (replay needs --replay)`);
-    let url: URL;
-    try {
-      url = new URL(raw.url);
-    } catch {
-      throw new UsageError(`--url must be a valid URL, got "${raw.url}"`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be an http:// or https:// URL, got "${raw.url}"`);
-  }
   return {
     mode,
     rules: raw.rules === undefined ? undefined : readRules(raw.rules),
-    upstreamUrl: raw.url,
-    cacheDir: raw.cache,
+    upstreamUrl: config.upstreamUrl,
+    cacheDir: config.cacheDir,
     host: raw.host,
-    port: Number(raw.port),
+    port: config.port,
     clean: raw.clean,
     verbose: raw.verbose,
     resultHashPath: raw.resultHashPath,
@@ -139,13 +258,18 @@ export function toProxyOptions(raw: RawOptions): ProxyOptions & { verbose: boole
     matchIgnore: raw.matchIgnore,
     redact: checkedRedactions(raw.redact),
     repeat: raw.repeat,
-    replayTiming: raw.replayTiming,
+    replayTiming: config.replayTiming,
+    strict: config.strict === true,
     allowedHosts: raw.allowedHost,
-    allowedOrigins: raw.allowedOrigin,
-    upstreamCommand: raw.upstreamCommand,
+    allowedOrigins: config.allowedOrigins,
+    upstreamCommand: config.upstreamCommand,
+    ...(upstreamArgv.length ? { upstreamArgv } : {}),
     stdio: raw.stdio,
     durable: raw.fsync !== false,
-    sessionIdleMs: Math.round(Number(idle) * 1000),
+    // an attached proxy serves one agent for its whole life: its session (and the server's process) never idles out
+    sessionIdleMs: attach && raw.sessionIdle === undefined ? 0 : Math.round(Number(idle) * 1000),
+    ...(attach ? { attach } : {}),
+    ...upstreamLimitsMs(config.upstreamTimeoutS, config.upstreamMaxTimeS),
   };
 }
 

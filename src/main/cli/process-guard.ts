@@ -41,19 +41,20 @@ export const writeStdout = (text: string): void => print(process.stdout, text);
 export const SHUTDOWN_GRACE_MS = 3_000;
 
 /**
- * Keeps the process serving until SIGINT/SIGTERM, then runs `close` (at most SHUTDOWN_GRACE_MS) and exits 0.
- * A bug in one exchange is reported (`log`) and does not stop the others.
+ * Keeps the process serving until SIGINT/SIGTERM, then runs `close` (at most SHUTDOWN_GRACE_MS) and exits with
+ * `status()` (0 unless the run says otherwise: a record run in which something could not be recorded, a strict
+ * replay that missed). A bug in one exchange is reported (`log`) and does not stop the others.
  */
-export function stayUp(close: () => Promise<void>, log: (line: string) => void = writeStderr): void {
+export function stayUp(close: () => Promise<void>, log: (line: string) => void = writeStderr, status: () => number = () => 0): void {
   guardStdStreams();
   let stopping = false;
   const stop = (): void => {
-    if (stopping) process.exit(0); // a second signal: now
+    if (stopping) process.exit(status()); // a second signal: now
     stopping = true;
-    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
+    setTimeout(() => process.exit(status()), SHUTDOWN_GRACE_MS);
     void close()
       .catch((error: Error) => log(`internal error on shutdown: ${error.stack ?? error.message}`))
-      .finally(() => process.exit(0));
+      .finally(() => process.exit(status()));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

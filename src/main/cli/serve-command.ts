@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { ServeOptions } from '../engine/serve.js';
 import { userDataDir } from '../web/user-data.js';
 import { UsageError } from '../engine/errors.js';
+import { DEFAULT_UPSTREAM_MAX_TIME_S, DEFAULT_UPSTREAM_TIMEOUT_S } from '../../shared/upstream-limits.js';
+import { numberFlag, upstreamLimitFlags } from './upstream-limits.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -16,13 +18,13 @@ export function buildServeProgram(env: NodeJS.ProcessEnv): Command {
       .option('-p, --port <port>', 'port to listen on [MIMCP_PORT]', env.MIMCP_PORT ?? '8000')
       .option(
         '--upstream-timeout <seconds>',
-        'per-call upstream timeout, restarted by each progress notification [MIMCP_UPSTREAM_TIMEOUT_S]',
-        env.MIMCP_UPSTREAM_TIMEOUT_S ?? '60',
+        'per-call upstream timeout, restarted by each progress notification; 0: none [MIMCP_UPSTREAM_TIMEOUT_S]',
+        env.MIMCP_UPSTREAM_TIMEOUT_S ?? String(DEFAULT_UPSTREAM_TIMEOUT_S),
       )
       .option(
         '--upstream-max-time <seconds>',
-        'maximum total time of one upstream call, progress or not [MIMCP_UPSTREAM_MAX_TIME_S]',
-        env.MIMCP_UPSTREAM_MAX_TIME_S ?? '600',
+        'maximum total time of one upstream call, progress or not; 0: none [MIMCP_UPSTREAM_MAX_TIME_S]',
+        env.MIMCP_UPSTREAM_MAX_TIME_S ?? String(DEFAULT_UPSTREAM_MAX_TIME_S),
       )
       .option('--connect-timeout <seconds>', 'upstream handshake timeout [MIMCP_UPSTREAM_CONNECT_TIMEOUT_S]', env.MIMCP_UPSTREAM_CONNECT_TIMEOUT_S ?? '15')
       .option('--max-recorded-calls <n>', 'calls kept per session, oldest dropped [MIMCP_MAX_RECORDED_CALLS]', env.MIMCP_MAX_RECORDED_CALLS ?? '1000')
@@ -42,29 +44,20 @@ export function buildServeProgram(env: NodeJS.ProcessEnv): Command {
   );
 }
 
-function number(name: string, value: string, min: number, max: number, integer = false): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${name} must be ${integer ? 'an integer' : 'a number'} between ${min} and ${max}, got "${value}"`);
-  }
-  return n;
-}
-
 export function toServeOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): ServeOptions & { verbose: boolean; tokenFile: string } {
   const apiToken = (raw.apiToken as string | undefined) || env.MIMCP_API_TOKEN || undefined;
   if (apiToken !== undefined && raw.auth === false) throw new UsageError('--no-auth and an API token (--api-token / MIMCP_API_TOKEN) contradict each other');
   return {
     host: String(raw.host),
-    port: number('--port', String(raw.port), 0, 65535, true),
-    upstreamTimeoutS: number('--upstream-timeout', String(raw.upstreamTimeout), 0.001, 86_400),
-    upstreamMaxTimeS: number('--upstream-max-time', String(raw.upstreamMaxTime), 0.001, 7 * 86_400),
-    connectTimeoutS: number('--connect-timeout', String(raw.connectTimeout), 0.001, 3_600),
-    maxRecordedCalls: number('--max-recorded-calls', String(raw.maxRecordedCalls), 1, 10_000_000, true),
+    port: numberFlag('--port', String(raw.port), 0, 65535, true),
+    ...upstreamLimitFlags(raw),
+    connectTimeoutS: numberFlag('--connect-timeout', String(raw.connectTimeout), 0.001, 3_600),
+    maxRecordedCalls: numberFlag('--max-recorded-calls', String(raw.maxRecordedCalls), 1, 10_000_000, true),
     apiToken,
     noAuth: raw.auth === false,
     tokenFile: join((raw.dataDir as string | undefined) || userDataDir(env), 'serve-api-token'),
-    maxSessions: number('--max-sessions', String(raw.maxSessions), 1, 100_000, true),
-    maxRuleSetBytes: number('--max-rules-bytes', String(raw.maxRulesBytes), 1024, 64 * 1024 * 1024, true),
+    maxSessions: numberFlag('--max-sessions', String(raw.maxSessions), 1, 100_000, true),
+    maxRuleSetBytes: numberFlag('--max-rules-bytes', String(raw.maxRulesBytes), 1024, 64 * 1024 * 1024, true),
     instructions: raw.instructions as string | undefined,
     allowedHosts: raw.allowedHost as string[] | undefined,
     allowedOrigins: raw.allowedOrigin as string[] | undefined,

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { AppController } from '../api/app-controller.js';
 import { createApiHandlers } from '../api/handlers.js';
-import { settingsFile } from '../api/settings-file.js';
+import { settingsFile } from '../api/files/settings-file.js';
 import { rendererIndex, startWebShell, type WebShell } from '../web/web-shell.js';
 import { CODE_TTL_MS, handoffFile } from '../web/sign-in.js';
 import { BROWSER_ORIGIN_HINT, isBrowserOrigin } from '../../shared/origins.js';

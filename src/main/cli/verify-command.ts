@@ -1,11 +1,12 @@
 import { Command, Option } from 'commander';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { verifyCassette, type KeyVerdict, type VerifyOptions, type VerifyReport } from '../engine/cassette/verify.js';
 import { commandSpec } from '../engine/upstream/command.js';
 import { openUpstream } from '../engine/upstream/open.js';
 import { UsageError } from '../engine/errors.js';
 import { oneLine } from '../../shared/terminal-text.js';
+import { parseFieldPattern } from '../../shared/json-path.js';
 import { writeAtomic } from '../engine/fs/atomic-write.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -26,6 +27,13 @@ export function buildVerifyProgram(): Command {
         'dot path into the request params (e.g. arguments.timestamp) that does not tell requests apart; repeatable',
       ).argParser(collect),
     )
+    .addOption(
+      new Option(
+        '--ignore-fields <pattern>',
+        'field left out of every comparison, at any depth (e.g. "**.timestamp", "result.content[*].annotations"); repeatable',
+      ).argParser(collect),
+    )
+    .option('--update', 're-record the drifted entries in place (a folder cassette; the old files go to a backup folder beside it)')
     .option('--junit <file>', 'write a JUnit XML report (one test case per key)')
     .option('--timeout <seconds>', 'per-request timeout', '30');
 }
@@ -36,6 +44,19 @@ export interface VerifyCliOptions {
   upstreamCommand?: string;
   junit?: string;
   engine: Omit<VerifyOptions, 'store' | 'openSession'>;
+}
+
+/** The `--ignore-fields` patterns (verify, diff), each checked: a pattern that cannot be read is a usage error. */
+export function ignoreFieldsOption(value: unknown): string[] {
+  const patterns = (value as string[] | undefined) ?? [];
+  for (const pattern of patterns) {
+    try {
+      parseFieldPattern(pattern);
+    } catch (error) {
+      throw new UsageError(`--ignore-fields: ${(error as Error).message}`);
+    }
+  }
+  return patterns;
 }
 
 export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions {
@@ -54,6 +75,9 @@ export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions 
   }
   const cache = String(raw.cache);
   if (!existsSync(cache)) throw new UsageError(`--cache ${cache} does not exist`);
+  if (raw.update && !statSync(cache).isDirectory())
+    throw new UsageError(`--update needs a cassette folder: ${cache} is a single-file cassette, which is read-only`);
+  const ignoreFields = ignoreFieldsOption(raw.ignoreFields);
   const timeout = Number(raw.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 86_400)
     throw new UsageError(`--timeout must be a number of seconds between 0 and 86400, got "${String(raw.timeout)}"`);
@@ -67,6 +91,8 @@ export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions 
       upstreamUrl: url,
       hashOptions: { path: raw.resultHashPath as string | undefined, ignore: raw.resultHashIgnore as string[] | undefined },
       matchIgnore: raw.matchIgnore as string[] | undefined,
+      ignoreFields,
+      update: raw.update === true,
       timeoutMs: timeout * 1000,
     },
   };
@@ -74,15 +100,33 @@ export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions 
 
 const LABEL: Record<KeyVerdict['status'], string> = { ok: 'ok', drift: 'DRIFT', info: 'info', skipped: 'skip' };
 
-/** The readable report: a line per key, then a summary. */
+/** The key as the report names it: with its revision when it was recorded in a 2026-07-28 one. */
+const keyLabel = (r: KeyVerdict): string => (r.revision ? `${r.key} (${r.revision})` : r.key);
+
+/** The readable report: a line per key (a drift's changed values below it, each with its JSON path), then a summary. */
 export function formatVerifyReport(report: VerifyReport, cache: string): string {
   const lines = [`mcp-rewind verify — ${cache} against ${report.upstream}`];
-  for (const r of report.results) lines.push(`  ${LABEL[r.status].padEnd(5)}  ${oneLine(r.key)}${r.reason ? `  ${r.reason}` : ''}`);
+  for (const r of report.results) {
+    lines.push(`  ${LABEL[r.status].padEnd(5)}  ${oneLine(keyLabel(r))}${r.reason ? `  ${oneLine(r.reason)}` : ''}`);
+    for (const change of r.changes ?? []) lines.push(`           ${oneLine(change)}`);
+  }
   const { ok, drift, info, skipped } = report.counts;
   const total = report.results.length;
   lines.push(`${total} key${total === 1 ? '' : 's'}: ${ok} ok, ${drift} drift, ${info} info, ${skipped} skipped — ${drift ? 'DRIFT' : 'no drift'}`);
+  const updated = report.updated;
+  if (updated) {
+    const removed = updated.removed.length
+      ? ` (${updated.removed.length} further entr${updated.removed.length === 1 ? 'y' : 'ies'} of those keys removed)`
+      : '';
+    lines.push(
+      `updated: ${updated.rewritten.length} drifted key${updated.rewritten.length === 1 ? '' : 's'} re-recorded${removed}; the old files are in ${oneLine(updated.backup)}`,
+    );
+  }
   return lines.join('\n') + '\n';
 }
+
+/** Did --update re-record every drifted key (the cassette now agrees with the server)? */
+const allUpdated = (report: VerifyReport): boolean => report.updated !== undefined && report.updated.rewritten.length === report.counts.drift;
 
 /** Text safe inside XML attributes and elements: escaped, and without the characters XML 1.0 cannot hold. */
 export function xmlEscape(text: string): string {
@@ -106,9 +150,10 @@ export function junitXml(report: VerifyReport, timestamp = new Date()): string {
     `  <testsuite ${suite} timestamp="${timestamp.toISOString().slice(0, 19)}" hostname="${xmlEscape(report.upstream)}">`,
   ];
   for (const r of report.results) {
-    const open = `    <testcase name="${xmlEscape(r.key)}" classname="${xmlEscape(`mcp-rewind.verify.${r.method}`)}" time="${seconds(r.durationMs)}"`;
+    const open = `    <testcase name="${xmlEscape(keyLabel(r))}" classname="${xmlEscape(`mcp-rewind.verify.${r.method}`)}" time="${seconds(r.durationMs)}"`;
     const reason = xmlEscape(r.reason ?? '');
-    if (r.status === 'drift') lines.push(`${open}>`, `      <failure message="${reason}" type="drift">${reason}</failure>`, '    </testcase>');
+    if (r.status === 'drift')
+      lines.push(`${open}>`, `      <failure message="${xmlEscape(failureMessage(r))}" type="drift">${xmlEscape(failureText(r))}</failure>`, '    </testcase>');
     else if (r.status === 'skipped') lines.push(`${open}>`, `      <skipped message="${reason}"/>`, '    </testcase>');
     else if (r.status === 'info') lines.push(`${open}>`, `      <system-out>${reason}</system-out>`, '    </testcase>');
     else lines.push(`${open}/>`);
@@ -117,7 +162,16 @@ export function junitXml(report: VerifyReport, timestamp = new Date()): string {
   return lines.join('\n') + '\n';
 }
 
-/** Runs verify, prints the report (and writes --junit); resolves with the exit status: 0 no drift, 1 drift. */
+/** A drift's one-line message: the reason and its first change (`result changed: $.result.x: 1 → 2 (+2 more)`). */
+function failureMessage(r: KeyVerdict): string {
+  const [first, ...rest] = r.changes ?? [];
+  return first === undefined ? (r.reason ?? '') : `${r.reason}: ${first}${rest.length ? ` (+${rest.length} more)` : ''}`;
+}
+
+/** A drift's full text: the reason, then every change on a line of its own. */
+const failureText = (r: KeyVerdict): string => [r.reason ?? '', ...(r.changes ?? [])].join('\n');
+
+/** Runs verify, prints the report (and writes --junit); resolves with the exit status: 0 no drift (or all of it re-recorded by --update), 1 drift. */
 export async function runVerify(
   options: VerifyCliOptions,
   out: (text: string) => void,
@@ -129,10 +183,13 @@ export async function runVerify(
     ? await openUpstream(commandSpec(options.upstreamCommand), { log: (line, level) => (level === 'info' ? undefined : log(line)), probe: false })
     : undefined;
   const label = upstream ? `${options.upstreamCommand} (stdio)` : undefined;
-  const report = await verifyCassette({ log, ...options.engine, ...(upstream ? { upstreamUrl: upstream.url, upstreamLabel: label } : {}), ...engine }).finally(
-    () => upstream?.close(),
-  );
+  const report = await verifyCassette({
+    log,
+    ...options.engine,
+    ...(upstream ? { upstreamUrl: upstream.url, upstreamLabel: label, command: true } : {}),
+    ...engine,
+  }).finally(() => upstream?.close());
   out(formatVerifyReport(report, options.cache));
   if (options.junit) await writeAtomic(dirname(resolve(options.junit)), basename(options.junit), junitXml(report));
-  return report.drift ? 1 : 0;
+  return report.drift && !allUpdated(report) ? 1 : 0;
 }

@@ -1,4 +1,5 @@
-import type { Mode } from '../../shared/modes.js';
+import type { ReplayMiss } from '../../shared/cassette/miss.js';
+import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
 import { replaySpeed } from '../../shared/replay-timing.js';
 import type { Overlay } from '../../shared/rules/schema.js';
 import { buildResultHasher } from './cassette/hash.js';
@@ -11,7 +12,7 @@ import type { Hook } from './pipeline/contract.js';
 import { McpEndpoint } from './pipeline/endpoint.js';
 import { DEFAULT_SESSION_IDLE_MS } from './pipeline/session.js';
 import { EventHook } from './pipeline/events.js';
-import { Recorder } from './pipeline/recorder.js';
+import { Recorder, type RecordFailures } from './pipeline/recorder.js';
 import { Replayer, type RepeatPolicy } from './pipeline/replayer.js';
 import { RuleHook, type ToolsMemory } from './pipeline/rule-hook.js';
 import { RuleSet } from './rules/rule-set.js';
@@ -43,6 +44,10 @@ export interface EndpointOptions {
   repeat?: RepeatPolicy;
   /** replay: how long replayed answers take (src/shared/replay-timing.ts): none (default), recorded, x<speed> */
   replayTiming?: string;
+  /** replay: every miss is a JSON-RPC error naming the closest recorded key and what differs (--strict) */
+  strict?: boolean;
+  /** replay: told of every request the cassette had no answer for (with the closest recorded key; ping aside) */
+  onMiss?: (miss: ReplayMiss) => void;
   rules?: { overlay: Overlay; instructions?: string };
   /** client sessions that sent nothing this long are ended, with their upstream session (default 10 min; 0: never) */
   sessionIdleMs?: number;
@@ -50,18 +55,9 @@ export interface EndpointOptions {
   maxSessions?: number;
   serverInfo?: { name: string; version: string };
   onLog?: Log;
+  /** hooks of the caller's own, installed after the mode's and before the events (an attached proxy's switchable recorder) */
+  extraHooks?: Hook[];
 }
-
-/**
- * The hooks each mode installs — the one place that knows what a mode is. Rules, breakpoints and events come with
- * every mode (rules when given); nothing downstream asks which mode it is in.
- */
-const MODE_HOOKS: Record<Mode, { replay: boolean; record: boolean }> = {
-  record: { replay: false, record: true },
-  replay: { replay: true, record: false },
-  hybrid: { replay: true, record: true },
-  'proxy-only': { replay: false, record: false },
-};
 
 export interface BuiltEndpoint {
   endpoint: McpEndpoint;
@@ -71,32 +67,44 @@ export interface BuiltEndpoint {
   memory: ToolsMemory;
   breakpoints: Breakpoints;
   events: EventHook['emitter'];
+  /** what could not be recorded (record, hybrid) */
+  recordFailures: RecordFailures;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** One MCP endpoint with its sources (upstream, cassette) and the hooks of its mode — a CLI proxy, or one `serve` session. */
+/**
+ * One MCP endpoint with its sources (upstream, cassette) and the hooks of its mode — a CLI proxy, or one `serve` session.
+ * The mode's traits (src/shared/modes.ts) say which hooks are installed: the replayer where it replays, the recorder
+ * where it records. Rules, breakpoints and events come with every mode (rules when given); nothing downstream asks
+ * which mode it is in.
+ */
 export async function createEndpoint(options: EndpointOptions): Promise<BuiltEndpoint> {
   const log = options.onLog ?? silent;
-  const installs = MODE_HOOKS[options.mode];
-  const usesCassette = (installs.replay || installs.record) && (options.cacheDir !== undefined || !installs.replay || !options.rules);
+  const { forwards, replays, records } = MODE_TRAITS[options.mode];
+  // a `serve` session in replay mode without a cassette folder answers from its rules alone
+  const usesCassette = (replays || records) && (options.cacheDir !== undefined || !replays || !options.rules);
   const store = usesCassette
     ? await CassetteStore.start(options.cacheDir ?? './cache', {
-        clean: options.clean && !installs.replay,
+        clean: options.clean && !replays,
+        create: records, // replay never creates a cassette: a missing one is refused (CassetteMissingError)
         log,
-        loose: installs.replay ? { ignore: options.matchIgnore ?? [] } : undefined,
+        loose: replays ? { ignore: options.matchIgnore ?? [] } : undefined,
         durable: options.durable,
       })
     : undefined;
-  // replay never talks to a server, whatever it is given
+  // a mode that does not forward never talks to a server, whatever it is given
   const upstream =
-    options.upstreamUrl && options.mode !== 'replay'
+    options.upstreamUrl && forwards
       ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs })
       : undefined;
   const speed = replaySpeed(options.replayTiming);
-  const replayer = store && installs.replay ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed }) : undefined;
+  const replayer =
+    store && replays
+      ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed, strict: options.strict, onMiss: options.onMiss })
+      : undefined;
   const recorder =
-    store && installs.record
+    store && records
       ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log)
       : undefined;
   const rules = options.rules ? new RuleSet(options.rules.overlay, options.rules.instructions) : undefined;
@@ -114,7 +122,9 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
       },
     });
   // in onResponse order: rules rewrite, a breakpoint holds, then what observes the final answer
-  const hooks: Hook[] = [ruleHook, breakpoints, replayer, recorder, events].filter((h): h is NonNullable<typeof h> => h !== undefined);
+  const hooks: Hook[] = [ruleHook, breakpoints, replayer, recorder, ...(options.extraHooks ?? []), events].filter(
+    (h): h is NonNullable<typeof h> => h !== undefined,
+  );
   const endpoint = new McpEndpoint({
     upstream,
     hooks: new HookChain(hooks, log),
@@ -136,6 +146,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     memory,
     breakpoints,
     events: events.emitter,
+    recordFailures: recorder?.failures ?? { count: 0 },
     flush: async () => {
       await recorder?.flush();
     },

@@ -1,3 +1,4 @@
+import type { ReplayMiss } from '../../shared/cassette/miss.js';
 import { ErrorCode, errorResponse, type JsonRpcError, type JsonRpcId } from '../../shared/jsonrpc.js';
 
 /**
@@ -59,7 +60,7 @@ export class UpstreamTimeoutError extends UpstreamUnavailableError {
 
 /** Replay has no recorded answer (or has used them all). */
 export class ReplayMissError extends RewindError {
-  constructor(message: string, data: { key: string; method: string; nearest?: string[]; exhausted?: number }) {
+  constructor(message: string, data: { key: string; method: string; nearest?: string[]; exhausted?: number } & Partial<ReplayMiss>) {
     super(message, ErrorCode.ReplayMiss, data);
   }
 }
@@ -94,6 +95,17 @@ export class UnreachableError extends RewindError {
     readonly reason: string = message,
   ) {
     super(message, ErrorCode.UpstreamUnavailable, undefined, options);
+  }
+}
+
+/**
+ * Replay was given a cassette that does not exist. Replay never creates one: record it first (record mode), or
+ * record what is missing (hybrid: `--record-missing`).
+ */
+export class CassetteMissingError extends Error {
+  override name = 'CassetteMissingError';
+  constructor(readonly dir: string) {
+    super(`cassette ${dir} does not exist: replay answers from a recorded cassette and never creates one`);
   }
 }
 

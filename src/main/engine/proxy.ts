@@ -1,10 +1,12 @@
 import type { EventEmitter } from 'node:events';
-import { isLive, type Mode } from '../../shared/modes.js';
+import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
+import { missingUpstream } from '../../shared/proxy-config.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { CassetteStore } from './cassette/store.js';
 import type { Breakpoints } from './pipeline/breakpoints.js';
 import type { McpEndpoint } from './pipeline/endpoint.js';
 import type { ToolsMemory } from './pipeline/rule-hook.js';
+import type { RecordFailures } from './pipeline/recorder.js';
 import type { RuleSet } from './rules/rule-set.js';
 import { createEndpoint, type EndpointOptions } from './endpoint-factory.js';
 import { listen, type EdgeLimits } from './http/edge.js';
@@ -38,6 +40,8 @@ export interface RunningProxy {
   readonly breakpoints: Breakpoints;
   /** 'exchange' events (ExchangeEvent) for every finished exchange */
   readonly events: EventEmitter<{ exchange: [ExchangeEvent] }>;
+  /** what could not be recorded so far (a full disk…): each such exchange also carries a "not recorded: …" flag */
+  readonly recordFailures: RecordFailures;
   /** resolves once the cassette is fully indexed (replay's loose keys too); the name index is ready at start */
   readonly indexed: Promise<void>;
   /** waits until every recording started so far is on disk */
@@ -48,7 +52,7 @@ export interface RunningProxy {
 /** The CLI's proxy: one MCP endpoint served at every path (as mcp-rewind does), plus GET /healthcheck. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const { mode } = options;
-  if (isLive(mode) && !options.upstreamUrl) throw new Error(`${mode} mode needs an upstream URL`);
+  if (MODE_TRAITS[mode].forwards && !options.upstreamUrl) throw new Error(`upstreamUrl: ${missingUpstream(mode)}`);
   const built = await createEndpoint(options);
   const legacy: { sse?: LegacySseEndpoint } = {}; // GET /sse + POST /messages for legacy HTTP+SSE clients, made once the server listens
   const http = await listen(
@@ -100,6 +104,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     memory: built.memory,
     breakpoints: built.breakpoints,
     events: built.events,
+    recordFailures: built.recordFailures,
     flush: built.flush,
     async close() {
       built.breakpoints.releaseAll(); // paused calls go on: the server can then close

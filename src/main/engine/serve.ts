@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse } from '../../shared/jsonrpc.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
+import { upstreamLimitsMs } from '../../shared/upstream-limits.js';
 import { listen } from './http/edge.js';
 import { serveMcp } from './http/mcp-http.js';
 import { sendJson } from './http/sse.js';
@@ -66,8 +67,7 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
   let base = '';
   const manager = new SessionManager(
     {
-      upstreamTimeoutMs: (options.upstreamTimeoutS ?? 60) * 1000,
-      upstreamMaxTimeMs: (options.upstreamMaxTimeS ?? 600) * 1000,
+      ...upstreamLimitsMs(options.upstreamTimeoutS, options.upstreamMaxTimeS),
       connectTimeoutMs: (options.connectTimeoutS ?? 15) * 1000,
       maxRecordedCalls: options.maxRecordedCalls ?? 1000,
       defaultInstructions: options.instructions,
@@ -84,20 +84,20 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/api' || path.startsWith('/api/')) return handleRest(manager, req, res, path, throttle);
-    const wait = throttle.refused(req);
-    if (wait !== undefined) {
-      res.setHeader('retry-after', String(wait));
-      return sendJson(
-        res,
-        429,
-        errorResponse(null, ErrorCode.InvalidRequest, `mcp-rewind: too many wrong session tokens from this address; retry in ${wait} s`),
-      );
-    }
     const inPath = /^\/s\/([^/]+)(?:\/|$)/.exec(path);
     const token = inPath ? safeDecode(inPath[1]) : (bearerToken(req) ?? header(req, 'x-mimcp-session'));
     const session = token ? manager.byAgentToken(token) : undefined;
     if (!session) {
-      if (token) await throttle.failed(req);
+      // checked first: a right token is never held back by someone else's wrong ones (auth-throttle.ts)
+      const wait = token ? await throttle.failed(req) : undefined;
+      if (wait !== undefined) {
+        res.setHeader('retry-after', String(wait));
+        return sendJson(
+          res,
+          429,
+          errorResponse(null, ErrorCode.InvalidRequest, `mcp-rewind: too many wrong session tokens from this host; retry in ${wait} s`),
+        );
+      }
       res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind"');
       return sendJson(
         res,

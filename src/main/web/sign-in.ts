@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../api/atomic-file.js';
+import { writeFileAtomic } from '../api/files/atomic-file.js';
 
 /**
  * How a browser tab gets the UI's session token without the token ever being in a URL or in any process's argv

@@ -15,13 +15,13 @@ export class NoRunningUi extends Error {
 /**
  * A client of the running UI's API for a local program of the same user (an attached proxy, `mcp-rewind mcp`): the
  * data folder's owner.json names the UI's address, its ui-token file (owner-only) the credential, presented as a
- * WebSocket subprotocol as the page does. Never in argv, never in a URL. Fails with NoRunningUi when no browser UI
- * owns the folder (none runs, or the desktop app does).
+ * WebSocket subprotocol as the page does. Never in argv, never in a URL. The desktop app serves the same local API
+ * (src/main/app/index.ts). Fails with NoRunningUi when no app owns the folder, or it names no address.
  */
 export async function connectRunningUi(dataDir: string, options: { queueTimeoutMs?: number } = {}): Promise<RewindClient> {
   const owner = await liveOwner(dataDir);
   if (!owner) throw new NoRunningUi(`no mcp-rewind ui runs on ${dataDir}`);
-  if (!owner.origin) throw new NoRunningUi(`the desktop app (pid ${owner.pid}) runs on ${dataDir}; it takes no local API clients`);
+  if (!owner.origin) throw new NoRunningUi(`the app (pid ${owner.pid}) on ${dataDir} offers no local API (yet)`);
   let token: string;
   try {
     token = readFileSync(uiTokenFile(dataDir), 'utf8').trim();

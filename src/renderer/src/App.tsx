@@ -6,6 +6,7 @@ import { RulesView } from './views/RulesView'
 import { CassettesView } from './views/CassettesView'
 import { ExportView } from './views/ExportView'
 import { SettingsView } from './views/SettingsView'
+import { InterceptView } from './views/InterceptView'
 import { BreakpointBanner } from './views/breakpoints/BreakpointBanner'
 import { QuestionDialog } from './views/timeline/verbs/QuestionDialog'
 import type { ViewId } from './stores/navigation'
@@ -18,6 +19,7 @@ const VIEW_COMPONENTS: Record<ViewId, () => JSX.Element> = {
   cassettes: CassettesView,
   export: ExportView,
   settings: SettingsView,
+  intercept: InterceptView,
 }
 
 function shellLabel(): string {
@@ -43,7 +45,7 @@ function ConnectionStatus(): JSX.Element {
   )
 }
 
-/** Ctrl+1…5 (Cmd on macOS) show the views in nav order; the digit keys by position, whatever the layout. */
+/** Ctrl+1…6 (Cmd on macOS) show the views in nav order; the digit keys by position, whatever the layout. */
 function shortcutView(event: KeyboardEvent): ViewId | undefined {
   if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return undefined
   const digit = /^Digit([1-9])$/.exec(event.code)?.[1] ?? (/^[1-9]$/.test(event.key) ? event.key : undefined)

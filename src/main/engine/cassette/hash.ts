@@ -1,15 +1,18 @@
 import { hash } from 'node:crypto';
+import { jsonSha256 } from '../fs/json-pieces.js';
 
 /** First 16 hex characters of the SHA-256 of a string (mcp-rewind's hash width). */
 export function hash16(text: string): string {
   return hash('sha256', text, 'hex').slice(0, 16);
 }
 
-function getByPath(value: unknown, path: string): unknown {
+/** The value at a dot path (`structuredContent.report`), or undefined. */
+export function getByPath(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((cur, key) => (cur != null && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined), value);
 }
 
-function deleteByPath(value: unknown, path: string): void {
+/** Deletes the value at a dot path, where there is one. */
+export function deleteByPath(value: unknown, path: string): void {
   const parts = path.split('.');
   const last = parts.pop() as string;
   const parent = getByPath(value, parts.join('.'));
@@ -37,6 +40,6 @@ export function buildResultHasher(options: ResultHashOptions = {}): (result: unk
     let value: unknown = ignore.length ? structuredClone(result) : result;
     if (options.path !== undefined) value = getByPath(value, options.path);
     for (const path of ignore) deleteByPath(value, path);
-    return hash16(JSON.stringify(value ?? null));
+    return jsonSha256(value ?? null).slice(0, 16); // = hash16(JSON.stringify(value)), without the whole text at once
   };
 }

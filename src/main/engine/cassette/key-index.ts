@@ -187,6 +187,19 @@ export class KeyIndex {
     return found;
   }
 
+  /** Up to `limit` keys of every group that starts with `prefix` (the other tools of tools/call), other than `except`. */
+  nearByPrefix(prefix: string, except: string, limit: number): string[] {
+    const found: string[] = [];
+    for (const [group, keys] of this.groups) {
+      if (!group.startsWith(prefix)) continue;
+      for (const key of keys) {
+        if (found.length >= limit) return found;
+        if (key !== except) found.push(key);
+      }
+    }
+    return found;
+  }
+
   private addLoose(ref: EntryRef, loose: string): void {
     const refs = this.byLoose.get(loose);
     this.byLoose.set(loose, refs === undefined ? ref : withRef(refs, ref));

@@ -89,6 +89,15 @@ export function requestInBody(body: unknown, method?: string): RecordedRequest |
   return undefined;
 }
 
+/** The `_meta` of the JSON-RPC request of a recorded `.req.json` body (a 2026-07-28 request's envelope), if it has one. */
+export function requestMetaInBody(body: unknown, method?: string): Record<string, unknown> | undefined {
+  for (const m of Array.isArray(body) ? body : [body]) {
+    if (!isObject(m) || typeof m.method !== 'string' || !('id' in m) || (method !== undefined && m.method !== method)) continue;
+    return isObject(m.params) && isObject(m.params._meta) ? m.params._meta : undefined;
+  }
+  return undefined;
+}
+
 function withoutMeta(params: Record<string, unknown>): Record<string, unknown> {
   const { _meta, ...rest } = params;
   return rest;

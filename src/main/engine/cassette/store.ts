@@ -1,6 +1,7 @@
 import type { FSWatcher } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
 import { distilledFor, entryMarksOf, parseDistilled, type CassetteEntry } from '../../../shared/cassette/entry.js';
+import { CassetteMissingError } from '../errors.js';
 import type { Log } from '../log.js';
 import { indexContent, SLICE_MS, yieldToRequests } from './content-index.js';
 import { EntryCache } from './entry-cache.js';
@@ -18,6 +19,8 @@ export type NewEntry = Omit<CassetteEntry, 'n' | 'key' | 'file'>;
 export interface StoreOptions {
   /** delete every cassette file in the folder first (record --clean) */
   clean?: boolean;
+  /** make the folder when it does not exist (default true); false (replay): a missing cassette is a CassetteMissingError */
+  create?: boolean;
   /** follow hand edits of the folder (default true) */
   watch?: boolean;
   /** index each entry by a second, looser key too (keys.ts looseKeyOfEntry: key order and these --match-ignore paths ignored), tried when the exact key misses */
@@ -97,6 +100,7 @@ export class CassetteStore {
       store.begin(await file.scan(store.log));
       return store;
     }
+    if (options.create === false && !(await exists(dir))) throw new CassetteMissingError(dir);
     const folder = folderPersister(dir);
     await folder.prepare({ clean: options.clean });
     await access(folder.location, constants.R_OK | constants.X_OK);
@@ -161,6 +165,11 @@ export class CassetteStore {
   /** Up to `limit` keys recorded for a tool or method (key-index.ts keyGroup), other than `except`. */
   nearKeys(group: string, except: string, limit: number): string[] {
     return this.index.near(group, except, limit);
+  }
+
+  /** Up to `limit` keys of the tools or methods whose group starts with `prefix` (`tools_call_`), other than `except`. */
+  nearKeysByPrefix(prefix: string, except: string, limit: number): string[] {
+    return this.index.nearByPrefix(prefix, except, limit);
   }
 
   /** Keys with an entry that answered this JSON-RPC error code (replay: a method the server did not have). Complete once `indexed`. */
@@ -318,3 +327,9 @@ export class CassetteStore {
     if (gone) this.cache.delete(gone);
   }
 }
+
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
+  );

@@ -1,9 +1,31 @@
-import { ErrorCode, McpError, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Framing, Timing } from '../../../shared/cassette/entry.js';
 import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { describeError } from '../errors.js';
 import { closeOwnClient, openOwnClient, RawResult } from '../upstream/own-client.js';
 
-/** verify's own MCP session on the live server: one request at a time, server→client requests answered. */
+/** What the live server answered one request verify sent again, as the recorder would keep it. */
+export interface LiveAnswer {
+  response: JsonRpcResponse;
+  /** what streamed before the answer: notifications, server→client requests and the replies verify gave them */
+  stream: Array<Record<string, unknown>>;
+  /** the HTTP status, when not 200 (known for 2026-07-28 requests) */
+  status?: number;
+  /** how the answer travelled (known for 2026-07-28 requests) */
+  framing?: Framing;
+  timing: Timing;
+}
+
+/** What verify sends: a request as recorded, and whether it asks for progress (the recording streamed some). */
+export interface VerifyRequest {
+  method: string;
+  params?: Record<string, unknown>;
+  /** the recorded stream: its client replies answer the server→client requests met again, in order */
+  recordedStream?: ReadonlyArray<Record<string, unknown>>;
+  progress?: boolean;
+}
+
+/** verify's own MCP session on the live server (2025 revisions): one request at a time, server→client requests answered. */
 export interface LiveSession {
   /** the live server's initialize result */
   readonly initializeResult: Record<string, unknown>;
@@ -11,15 +33,12 @@ export interface LiveSession {
    * Sends a request and resolves with its answer. A server→client request met on the way gets the client's reply
    * recorded in `recordedStream` for the same method (in order), else a JSON-RPC error; a ping gets `{}`.
    */
-  send(method: string, params: Record<string, unknown> | undefined, recordedStream?: ReadonlyArray<Record<string, unknown>>): Promise<JsonRpcResponse>;
+  send(request: VerifyRequest): Promise<LiveAnswer>;
   close(): Promise<void>;
 }
 
-export const DEFAULT_CLIENT_PARAMS = {
-  protocolVersion: '2025-11-25',
-  capabilities: {},
-  clientInfo: { name: 'mcp-rewind-verify', version: '1' },
-};
+export const DEFAULT_CLIENT_INFO = { name: 'mcp-rewind-verify', version: '1' };
+export const DEFAULT_CLIENT_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: DEFAULT_CLIENT_INFO };
 
 /** The recorded client replies to server→client requests of `method`, in order. */
 function recordedReplies(stream: ReadonlyArray<Record<string, unknown>>, method: string): Array<Record<string, unknown>> {
@@ -32,6 +51,43 @@ function recordedReplies(stream: ReadonlyArray<Record<string, unknown>>, method:
   return replies;
 }
 
+/** The request in flight: its recorded stream, the replies used so far, and what streams live meanwhile. */
+class InFlight {
+  private readonly used = new Map<string, number>();
+  /** the JSON-RPC id the SDK gave our request (its first outgoing request of the method) */
+  private id?: string | number;
+  readonly stream: Array<Record<string, unknown>> = [];
+  readonly streamMs: number[] = [];
+  private readonly started = performance.now();
+
+  constructor(private readonly request: VerifyRequest) {}
+
+  answer(request: JSONRPCRequest): Record<string, unknown> {
+    const k = this.used.get(request.method) ?? 0;
+    this.used.set(request.method, k + 1);
+    const recorded = recordedReplies(this.request.recordedStream ?? [], request.method)[k];
+    if (recorded && 'result' in recorded) return recorded.result as Record<string, unknown>;
+    if (recorded && 'error' in recorded) {
+      const error = recorded.error as { code: number; message: string; data?: unknown };
+      throw new McpError(error.code, error.message, error.data);
+    }
+    throw new McpError(ErrorCode.MethodNotFound, `mcp-rewind verify has no recorded reply to ${request.method}`);
+  }
+
+  /** Keeps what travels while the request is open, except the request and its answer. */
+  see(message: JSONRPCMessage, direction: 'in' | 'out'): void {
+    const m = message as { id?: string | number; method?: string };
+    if (this.id === undefined && direction === 'out' && m.method === this.request.method && m.id !== undefined) return void (this.id = m.id);
+    if (this.id === undefined || (direction === 'in' && m.method === undefined && m.id === this.id)) return;
+    this.stream.push(message as Record<string, unknown>);
+    this.streamMs.push(this.elapsed());
+  }
+
+  elapsed(): number {
+    return Math.round(performance.now() - this.started);
+  }
+}
+
 /**
  * Opens verify's session over Streamable HTTP with the SDK's Client (the recorded client's initialize params, its
  * protocol version included). Throws when the server does not answer.
@@ -41,19 +97,7 @@ export async function openHttpSession(
   options: { initializeParams?: Record<string, unknown>; headers?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<LiveSession> {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  /** the request being verified: server→client requests met meanwhile get its recorded replies, in order */
-  let current: { stream: ReadonlyArray<Record<string, unknown>>; used: Map<string, number> } = { stream: [], used: new Map() };
-  const answer = async (request: JSONRPCRequest): Promise<Record<string, unknown>> => {
-    const k = current.used.get(request.method) ?? 0;
-    current.used.set(request.method, k + 1);
-    const recorded = recordedReplies(current.stream, request.method)[k];
-    if (recorded && 'result' in recorded) return recorded.result as Record<string, unknown>;
-    if (recorded && 'error' in recorded) {
-      const error = recorded.error as { code: number; message: string; data?: unknown };
-      throw new McpError(error.code, error.message, error.data);
-    }
-    throw new McpError(ErrorCode.MethodNotFound, `mcp-rewind verify has no recorded reply to ${request.method}`);
-  };
+  let current: InFlight | undefined;
   let own;
   try {
     own = await openOwnClient(url, {
@@ -61,7 +105,8 @@ export async function openHttpSession(
       headers: options.headers,
       timeoutMs,
       initializeParams: options.initializeParams ?? DEFAULT_CLIENT_PARAMS,
-      answer,
+      answer: async (request) => (current ?? new InFlight({ method: '' })).answer(request), // outside a request: no recorded reply
+      tap: (message, direction) => current?.see(message, direction),
     });
   } catch (error) {
     throw new Error(describeError(causeOf(error)), { cause: error });
@@ -70,24 +115,30 @@ export async function openHttpSession(
   let nextId = 1;
   return {
     initializeResult,
-    async send(method, params, recordedStream = []) {
-      current = { stream: recordedStream, used: new Map() };
+    async send(request) {
+      const flight = (current = new InFlight(request));
       const id = `mcp-rewind-verify-${nextId++}`;
+      const done = (response: JsonRpcResponse): LiveAnswer => ({
+        response,
+        stream: flight.stream,
+        timing: { answerMs: flight.elapsed(), ...(flight.streamMs.length ? { streamMs: flight.streamMs } : {}) },
+      });
       try {
+        const { method, params } = request;
         const result = await client.request({ method, ...(params ? { params } : {}) } as never, RawResult, {
           timeout: timeoutMs,
           signal: AbortSignal.timeout(timeoutMs),
+          ...(request.progress ? { onprogress: () => {} } : {}),
         });
-        return { jsonrpc: '2.0', id, result };
+        return done({ jsonrpc: '2.0', id, result });
       } catch (error) {
         if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed) {
-          return {
-            jsonrpc: '2.0',
-            id,
-            error: { code: error.code, message: error.message.replace(/^MCP error -?\d+: /, ''), ...(error.data !== undefined ? { data: error.data } : {}) },
-          };
+          const message = error.message.replace(/^MCP error -?\d+: /, '');
+          return done({ jsonrpc: '2.0', id, error: { code: error.code, message, ...(error.data !== undefined ? { data: error.data } : {}) } });
         }
         throw error;
+      } finally {
+        current = undefined;
       }
     },
     close: () => closeOwnClient(client),
@@ -95,7 +146,7 @@ export async function openHttpSession(
 }
 
 /** fetch failures hide the network error (ECONNREFUSED) in `cause` */
-function causeOf(error: unknown): Error {
+export function causeOf(error: unknown): Error {
   const e = error as Error & { cause?: unknown };
   return e.cause instanceof Error && (e.cause as NodeJS.ErrnoException).code ? e.cause : e;
 }

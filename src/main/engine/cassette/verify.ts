@@ -1,20 +1,25 @@
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
-import { buildResultHasher, hash16, type ResultHashOptions } from './hash.js';
-import { canonicalJson, looseKeyFor } from './keys.js';
-import { entriesByKey, readDebugFiles, recordedRequest, requestInBody, type RecordedRequest } from './recorded-request.js';
+import { parseFieldPattern } from '../../../shared/json-path.js';
+import { conditionOf, isModernRevision } from '../../../shared/mcp-protocol.js';
+import type { Log } from '../log.js';
+import { buildResultHasher, type ResultHashOptions } from './hash.js';
+import { looseKeyFor } from './keys.js';
+import { stemOf } from './names.js';
+import { entriesByKey, readDebugFiles, recordedRequest, requestInBody, requestMetaInBody, type RecordedRequest } from './recorded-request.js';
 import { redactUrl } from './redact.js';
 import { CassetteStore } from './store.js';
-import { openHttpSession, type LiveSession } from './verify-session.js';
-import type { Log } from '../log.js';
-import { UnreachableError } from '../errors.js';
-import { stemOf } from './names.js';
-import { conditionOf, isModernRevision } from '../../../shared/mcp-protocol.js';
+import { buildNormaliser, compareAnswers } from './verify-compare.js';
+import { LiveServer } from './verify-live.js';
+import type { ModernEnvelope } from './verify-modern.js';
+import type { LiveAnswer, LiveSession } from './verify-session.js';
+import { rerecordDrifted, type Rerecord, type UpdateReport } from './verify-update.js';
 
 /**
- * `mcp-rewind verify`: sends every recorded request again to the live server, on a session of its own, and reports
- * drift per key — a tool result none of the key's recorded results matches (by result hash), tools added, removed
- * or changed in tools/list, any other result that differs. initialize is not re-sent: its serverInfo and
- * protocolVersion are compared with the recorded ones and reported as information.
+ * `mcp-rewind verify`: sends every recorded request again to the live server, in the revision it was recorded in (a
+ * 2025 session of its own, or stateless 2026-07-28 requests with their `_meta`), and reports drift per key with each
+ * changed value and its JSON path (verify-compare.ts: every method, normalised alike). initialize is not re-sent: its
+ * serverInfo and protocolVersion are compared with the live session's and reported as information. With `update`,
+ * the drifted entries are recorded again in place (verify-update.ts).
  */
 
 export type VerifyStatus = 'ok' | 'drift' | 'info' | 'skipped';
@@ -25,6 +30,10 @@ export interface KeyVerdict {
   status: VerifyStatus;
   /** a short reason (drift, info, skipped) */
   reason?: string;
+  /** drift: each changed value with its JSON path (`$.result.content[0].text: "a" → "b"`) */
+  changes?: string[];
+  /** the 2026-07-28 revision the entries were recorded and verified in (undefined: a 2025 revision) */
+  revision?: string;
   durationMs: number;
 }
 
@@ -34,6 +43,8 @@ export interface VerifyReport {
   results: KeyVerdict[];
   counts: Record<VerifyStatus, number>;
   drift: boolean;
+  /** `update`: what was recorded again, and where the old files are */
+  updated?: UpdateReport;
 }
 
 export interface VerifyOptions {
@@ -48,35 +59,150 @@ export interface VerifyOptions {
   hashOptions?: ResultHashOptions;
   /** dot paths into the request params (e.g. `arguments.timestamp`) that do not tell recorded requests apart */
   matchIgnore?: string[];
+  /** field patterns (json-path.ts) left out of every comparison, at any depth: `**.timestamp` */
+  ignoreFields?: string[];
+  /** record the drifted entries again, in place (a folder cassette), the old ones kept in a backup folder */
+  update?: boolean;
   timeoutMs?: number;
   /** warnings (entries refused on load, e.g. symbolic links) */
   log?: Log;
-  /** a live session of another kind (e.g. stdio); overrides upstreamUrl */
+  /** a live session of another kind (e.g. stdio) for the 2025 revisions; overrides upstreamUrl for them */
   openSession?: (initializeParams: Record<string, unknown> | undefined) => Promise<LiveSession>;
+  /** the server is a command bridged onto Streamable HTTP (the bridge opens sessions: 2026-07-28 entries are skipped) */
+  command?: boolean;
 }
 
-type Tool = { name: string; description?: unknown; inputSchema?: unknown; outputSchema?: unknown };
+/** The entries of one key recorded in one revision: one verdict. */
+interface Target {
+  key: string;
+  /** undefined: the 2025 revisions (verify's session) */
+  revision?: string;
+  entries: readonly CassetteEntry[];
+  request: RecordedRequest | { unknown: string };
+  /** 2026-07-28: the recorded request's `_meta` */
+  envelope?: ModernEnvelope;
+}
 
-/** tools/list drift: names added, removed, and tools whose description or schemas differ. */
-export function diffTools(recorded: unknown, live: unknown): string | undefined {
-  const toMap = (list: unknown): Map<string, Tool> => new Map((Array.isArray(list) ? (list as Tool[]) : []).map((t) => [String(t.name), t]));
-  const before = toMap(recorded);
-  const after = toMap(live);
-  const added = [...after.keys()].filter((n) => !before.has(n));
-  const removed = [...before.keys()].filter((n) => !after.has(n));
-  const changed: string[] = [];
-  for (const [name, tool] of before) {
-    const now = after.get(name);
-    if (!now) continue;
-    const fields = (['description', 'inputSchema', 'outputSchema'] as const).filter((f) => canonicalJson(tool[f] ?? null) !== canonicalJson(now[f] ?? null));
-    if (fields.length) changed.push(`${name} (${fields.join(', ')})`);
+function pushTo<K, V>(map: Map<K, V[]>, key: K, values: readonly V[]): void {
+  const list = map.get(key);
+  if (list) list.push(...values);
+  else map.set(key, [...values]);
+}
+
+const revisionOf = (e: CassetteEntry): string | undefined =>
+  e.protocolVersion !== undefined && isModernRevision(e.protocolVersion) ? e.protocolVersion : undefined;
+
+export async function verifyCassette(options: VerifyOptions): Promise<VerifyReport> {
+  const store = options.store ?? (await CassetteStore.open(options.dir ?? './cache', { watch: false, log: options.log }));
+  try {
+    return await run(store, options);
+  } finally {
+    if (!options.store) store.close();
   }
-  const parts = [
-    removed.length && `removed: ${removed.join(', ')}`,
-    added.length && `added: ${added.join(', ')}`,
-    changed.length && `changed: ${changed.join(', ')}`,
-  ].filter(Boolean);
-  return parts.length ? `tools ${parts.join('; ')}` : undefined;
+}
+
+/** Each key's entries split by revision, with the request to send and, for 2026-07-28, its recorded envelope. */
+async function targetsOf(store: CassetteStore, log?: Log): Promise<{ targets: Target[]; initializeParams?: Record<string, unknown> }> {
+  const targets: Target[] = [];
+  let initializeParams: Record<string, unknown> | undefined;
+  for (const [key, all] of entriesByKey(store)) {
+    const byRevision = new Map<string | undefined, CassetteEntry[]>();
+    for (const e of all) pushTo(byRevision, revisionOf(e), [e]);
+    for (const [revision, entries] of byRevision) {
+      const debug = await readDebugFiles(store.dir, stemOf(entries[0].n, entries[0].key), log);
+      const body = debug?.request?.body;
+      targets.push({ key, revision, entries, request: recordedRequest(entries[0], body), envelope: revision ? requestMetaInBody(body) : undefined });
+      if (key === 'initialize') initializeParams = requestInBody(body, 'initialize')?.params;
+    }
+  }
+  // a 2026-07-28 entry without its .req.json speaks for the client as the cassette's other requests did
+  const envelope = targets.find((t) => t.envelope)?.envelope;
+  for (const t of targets) if (t.revision && !t.envelope) t.envelope = envelope;
+  return { targets, initializeParams };
+}
+
+async function run(store: CassetteStore, options: VerifyOptions): Promise<VerifyReport> {
+  const { targets, initializeParams } = await targetsOf(store, options.log);
+  // requests that differ only in --match-ignore paths (and key order) share their recorded answers, per revision
+  const candidateKey = (t: Target, r: RecordedRequest): string => `${t.revision ?? ''} ${looseKeyFor(r.method, r.params, options.matchIgnore)}`;
+  const candidates = new Map<string, CassetteEntry[]>();
+  for (const t of targets) {
+    if ('unknown' in t.request) continue;
+    pushTo(candidates, candidateKey(t, t.request), t.entries);
+  }
+  const normalise = buildNormaliser({ hashOptions: options.hashOptions, ignoreFields: (options.ignoreFields ?? []).map(parseFieldPattern) });
+  const display = options.upstreamLabel ?? (options.upstreamUrl ? redactUrl(options.upstreamUrl) : 'the live server');
+  const live = new LiveServer({ ...options, display, initializeParams });
+  const results: KeyVerdict[] = [];
+  const drifted: Rerecord[] = [];
+  try {
+    for (const t of targets) {
+      const started = performance.now();
+      const { verdict, answer } = await verifyTarget(t, live, (r) => candidates.get(candidateKey(t, r)) ?? t.entries, normalise);
+      results.push({ key: t.key, ...verdict, ...(t.revision ? { revision: t.revision } : {}), durationMs: performance.now() - started });
+      if (verdict.status === 'drift' && answer && !('unknown' in t.request) && reRecordable(answer))
+        drifted.push({ method: t.request.method, request: t.request, entries: t.entries, live: answer });
+    }
+  } finally {
+    await live.close();
+  }
+  const counts: Record<VerifyStatus, number> = { ok: 0, drift: 0, info: 0, skipped: 0 };
+  for (const r of results) counts[r.status]++;
+  const updated = options.update ? await rerecordDrifted(store.dir, drifted, buildResultHasher(options.hashOptions)) : undefined;
+  return { upstream: display, results, counts, drift: counts.drift > 0, ...(updated ? { updated } : {}) };
+}
+
+/** An answer that depended on verify's own headers or capabilities is not recorded over the entry. */
+const reRecordable = (answer: LiveAnswer): boolean => !('error' in answer.response) || conditionOf(answer.response.error) === undefined;
+
+type Verdict = Omit<KeyVerdict, 'key' | 'durationMs' | 'revision'>;
+
+async function verifyTarget(
+  t: Target,
+  live: LiveServer,
+  candidatesOf: (r: RecordedRequest) => readonly CassetteEntry[],
+  normalise: ReturnType<typeof buildNormaliser>,
+): Promise<{ verdict: Verdict; answer?: LiveAnswer }> {
+  const unsent = notSentAgain(t, live);
+  if (unsent) return { verdict: { method: unsent.method, status: 'skipped', reason: unsent.reason } };
+  const request = t.request as RecordedRequest;
+  if (request.method === 'initialize') {
+    const change = describeInitChange(t.entries[t.entries.length - 1].result, (await live.legacy()).initializeResult);
+    return { verdict: { method: 'initialize', status: change ? 'info' : 'ok', reason: change } };
+  }
+  const stream = t.entries.flatMap((e) => e.stream ?? []);
+  let answer: LiveAnswer;
+  try {
+    answer = await live.send(t.revision, t.envelope, {
+      ...request,
+      recordedStream: stream,
+      progress: stream.some((m) => m.method === 'notifications/progress'),
+    });
+  } catch (error) {
+    if ((error as Error).name === 'UnreachableError') throw error;
+    return { verdict: { method: request.method, status: 'drift', reason: `no answer: ${(error as Error).message}` } };
+  }
+  // an error matches a recorded error of the same code and message; a result, a recorded result (normalised)
+  return { verdict: { method: request.method, ...compareAnswers(request.method, candidatesOf(request), answer.response, normalise) }, answer };
+}
+
+/**
+ * Why some entries are not sent again: a refusal of a whole POST, an answer that depended on the request's headers or
+ * envelope, a later round of a multi-round call (its state was the server's, for one user), a subscription stream, a
+ * server notification (nothing to send), a request that cannot be told, a 2026-07-28 entry with no URL to send it to.
+ */
+function notSentAgain(t: Target, live: LiveServer): { method: string; reason: string } | undefined {
+  const e = t.entries[0];
+  const method = 'unknown' in t.request ? (e.method ?? '?') : t.request.method;
+  const skip = (reason: string): { method: string; reason: string } => ({ method, reason });
+  if (e.refusal) return skip('a refusal of a whole request (HTTP level), not a request');
+  if ('unknown' in t.request) return { method: e.method ?? '?', reason: `cannot send again: ${t.request.unknown}` };
+  if (method.startsWith('notifications/')) return skip('a server notification, not a request'); // filed after an exchange (GET stream)
+  if (t.entries.every((x) => conditionOf(x.error) !== undefined)) return skip("an answer that depended on the request's headers, revision or capabilities");
+  if (e.requestState !== undefined || e.inputResponses !== undefined) return skip('a later round of a multi-round call');
+  if (method === 'subscriptions/listen') return skip('a subscription stream');
+  if (t.revision && !live.speaksModern) return skip(`a ${t.revision} exchange: verify sends those to a URL (--url), not to a command`);
+  return undefined;
 }
 
 function describeInitChange(recorded: Record<string, unknown>, live: Record<string, unknown>): string | undefined {
@@ -88,146 +214,4 @@ function describeInitChange(recorded: Record<string, unknown>, live: Record<stri
   if (info(recorded) !== info(live)) changes.push(`serverInfo ${info(recorded)} → ${info(live)}`);
   if (recorded.protocolVersion !== live.protocolVersion) changes.push(`protocolVersion ${String(recorded.protocolVersion)} → ${String(live.protocolVersion)}`);
   return changes.length ? changes.join('; ') : undefined;
-}
-
-export async function verifyCassette(options: VerifyOptions): Promise<VerifyReport> {
-  const store = options.store ?? (await CassetteStore.open(options.dir ?? './cache', { watch: false, log: options.log }));
-  try {
-    return await run(store, options);
-  } finally {
-    if (!options.store) store.close();
-  }
-}
-
-async function run(store: CassetteStore, options: VerifyOptions): Promise<VerifyReport> {
-  const hasher = buildResultHasher(options.hashOptions);
-  const groups = entriesByKey(store);
-  const requests = new Map<string, RecordedRequest | { unknown: string }>();
-  const streams = new Map<string, ReadonlyArray<Record<string, unknown>>>();
-  let initializeParams: Record<string, unknown> | undefined;
-  for (const [key, entries] of groups) {
-    const first = entries[0];
-    const debug = await readDebugFiles(store.dir, stemOf(first.n, first.key), options.log);
-    requests.set(key, recordedRequest(first, debug?.request?.body));
-    streams.set(
-      key,
-      entries.flatMap((e) => e.stream ?? []),
-    );
-    if (key === 'initialize') initializeParams = requestInBody(debug?.request?.body, 'initialize')?.params;
-  }
-
-  // tools/call entries whose requests differ only in --match-ignore paths share their recorded results
-  const matchKey = (r: RecordedRequest): string => looseKeyFor(r.method, r.params, options.matchIgnore);
-  const resultHashes = new Map<string, Set<string>>();
-  for (const [key, entries] of groups) {
-    const request = requests.get(key);
-    if (!request || 'unknown' in request) continue;
-    const set = resultHashes.get(matchKey(request)) ?? new Set<string>();
-    for (const e of entries) {
-      if (e.error) continue;
-      set.add(hasher(e.result));
-      if (e.resultHash) set.add(e.resultHash);
-    }
-    resultHashes.set(matchKey(request), set);
-  }
-
-  const display = options.upstreamLabel ?? (options.upstreamUrl ? redactUrl(options.upstreamUrl) : 'the live server');
-  let session: LiveSession;
-  try {
-    session = options.openSession
-      ? await options.openSession(initializeParams)
-      : await openHttpSession(options.upstreamUrl ?? '', { initializeParams, headers: options.upstreamHeaders, timeoutMs: options.timeoutMs });
-  } catch (error) {
-    throw new UnreachableError(`${display} did not answer an MCP initialize: ${(error as Error).message}`);
-  }
-
-  const results: KeyVerdict[] = [];
-  try {
-    for (const [key, entries] of groups) {
-      const started = performance.now();
-      const request = requests.get(key) as RecordedRequest | { unknown: string };
-      const verdict = (method: string, status: VerifyStatus, reason?: string): void =>
-        void results.push({ key, method, status, reason, durationMs: performance.now() - started });
-      const unsent = notSentAgain(entries);
-      if (unsent) {
-        verdict(entries[0].method ?? '?', 'skipped', unsent);
-        continue;
-      }
-      if ('unknown' in request) {
-        verdict('?', 'skipped', `cannot send again: ${request.unknown}`);
-        continue;
-      }
-      if (request.method.startsWith('notifications/')) {
-        // a server notification filed after an exchange (GET stream): nothing to send, the server sends it by itself
-        verdict(request.method, 'skipped', 'a server notification, not a request');
-        continue;
-      }
-      if (request.method === 'initialize') {
-        const change = describeInitChange(entries[entries.length - 1].result, session.initializeResult);
-        verdict('initialize', change ? 'info' : 'ok', change);
-        continue;
-      }
-      let answer;
-      try {
-        answer = await session.send(request.method, request.params, streams.get(key));
-      } catch (error) {
-        verdict(request.method, 'drift', `no answer: ${(error as Error).message}`);
-        continue;
-      }
-      if ('error' in answer) {
-        // a recorded error answered again alike is no drift (code and message)
-        const same = entries.some((e) => e.error && e.error.code === answer.error.code && e.error.message === answer.error.message);
-        verdict(request.method, same ? 'ok' : 'drift', same ? undefined : `the server answered error ${answer.error.code}: ${answer.error.message}`);
-        continue;
-      }
-      if (entries.every((e) => e.error)) {
-        verdict(request.method, 'drift', `the server answers a result where it answered error ${entries[0].error?.code}: ${entries[0].error?.message}`);
-        continue;
-      }
-      verdict(request.method, ...compare(request, entries, answer.result, resultHashes.get(matchKey(request)), hasher));
-    }
-  } finally {
-    await session.close().catch(() => {});
-  }
-  const counts: Record<VerifyStatus, number> = { ok: 0, drift: 0, info: 0, skipped: 0 };
-  for (const r of results) counts[r.status]++;
-  return { upstream: display, results, counts, drift: counts.drift > 0 };
-}
-
-/**
- * Why some entries are not sent again on verify's own 2025-era session: a refusal of a whole POST, an exchange of
- * 2026-07-28 (its answer depends on that revision), an answer that depended on the request's headers or envelope, a
- * later round of a multi-round call (its state was the server's, for one user), a subscription stream.
- */
-function notSentAgain(entries: readonly CassetteEntry[]): string | undefined {
-  const e = entries[0];
-  if (e.refusal) return 'a refusal of a whole request (HTTP level), not a request';
-  if (e.protocolVersion !== undefined && isModernRevision(e.protocolVersion)) return `a ${e.protocolVersion} exchange: verify speaks the 2025 revisions`;
-  if (entries.every((x) => conditionOf(x.error) !== undefined)) return "an answer that depended on the request's headers, revision or capabilities";
-  if (e.requestState !== undefined || e.inputResponses !== undefined) return 'a later round of a multi-round call';
-  if (e.method === 'subscriptions/listen') return 'a subscription stream';
-  return undefined;
-}
-
-function compare(
-  request: RecordedRequest,
-  entries: readonly CassetteEntry[],
-  live: Record<string, unknown>,
-  hashes: Set<string> | undefined,
-  hasher: (r: unknown) => string,
-): [VerifyStatus, string?] {
-  if (request.method === 'tools/call') {
-    const liveHash = hasher(live);
-    if (hashes?.has(liveHash)) return ['ok'];
-    const recorded = [...(hashes ?? [])].slice(0, 3).join(', ');
-    const error = live.isError === true && !entries.some((e) => e.result.isError === true) ? ' (now an error result)' : '';
-    return ['drift', `result changed${error}: hash ${liveHash} matches no recorded result (${recorded})`];
-  }
-  const last = entries[entries.length - 1].result;
-  if (request.method === 'tools/list') {
-    const diff = diffTools(last.tools, live.tools);
-    return diff ? ['drift', diff] : ['ok'];
-  }
-  if (entries.some((e) => canonicalJson(e.result) === canonicalJson(live))) return ['ok'];
-  return ['drift', `result changed: hash ${hash16(canonicalJson(live))} ≠ recorded ${hash16(canonicalJson(last))}`];
 }

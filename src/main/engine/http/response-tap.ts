@@ -4,16 +4,21 @@ import type { Framing } from '../../../shared/cassette/entry.js';
 import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import { parseJson } from '../../../shared/json-depth.js';
 
+/** The raw body kept for the cassette's `.res.json` debug file, at most (a larger one is named, not kept). */
+export const DEBUG_BODY_MAX_BYTES = 1024 * 1024;
+
 /**
  * Reads the JSON-RPC messages out of an upstream answer while its bytes are relayed unchanged:
- * `text/event-stream` is parsed event by event as it streams, `application/json` once complete.
- * The raw body is kept for the cassette's `.res.json` debug file when asked.
+ * `text/event-stream` is parsed event by event as it streams, `application/json` once complete. The raw body is kept
+ * when asked, up to `keepRaw` bytes: the debug file of an answer of any size must not cost its size again in memory.
  */
 export class ResponseTap {
   private readonly sse?: EventSourceParser;
   private readonly decoder = new TextDecoder();
   private jsonText = '';
-  private raw: string[] | undefined;
+  private raw: Buffer[] | undefined;
+  private rawBytes = 0;
+  private readonly keepRaw: number;
   /** an SSE event carried an id: the client can resume the stream (Last-Event-ID), so an early end is not final */
   sawEventId = false;
   /** the id of the last SSE event: what a client resuming this stream sends as Last-Event-ID */
@@ -28,9 +33,11 @@ export class ResponseTap {
   constructor(
     contentType: string | undefined,
     private readonly onMessage: (message: JsonRpcMessage) => void,
-    keepRaw: boolean,
+    /** bytes of the raw body to keep (true: all of it) */
+    keepRaw: boolean | number,
   ) {
-    if (keepRaw) this.raw = [];
+    this.keepRaw = keepRaw === true ? Infinity : keepRaw === false ? 0 : keepRaw;
+    if (this.keepRaw > 0) this.raw = [];
     if (contentType?.includes('text/event-stream')) {
       this.sse = createParser({
         onEvent: (event) => {
@@ -49,20 +56,30 @@ export class ResponseTap {
   }
 
   push(chunk: Buffer): void {
+    this.rawBytes += chunk.length;
+    if (this.raw && this.rawBytes <= this.keepRaw) this.raw.push(chunk);
+    else this.raw = undefined;
     const text = this.decoder.decode(chunk, { stream: true });
-    this.raw?.push(text);
     if (this.sse) this.sse.feed(text);
-    else this.jsonText += text;
+    else this.jsonText += text; // the chunk's bytes are free to go (a large body is not held twice)
   }
 
   end(): void {
     const rest = this.decoder.decode();
-    if (rest) this.push(Buffer.from(rest));
-    if (!this.sse && this.jsonText) this.emit(this.jsonText);
+    if (this.sse) {
+      if (rest) this.sse.feed(rest);
+      return;
+    }
+    const text = this.jsonText + rest;
+    this.jsonText = '';
+    if (text) this.emit(text);
   }
 
+  /** The raw body as it came; past `keepRaw` bytes, a line saying how large it was instead. */
   get rawBody(): string {
-    return this.raw?.join('') ?? '';
+    if (this.raw) return Buffer.concat(this.raw).toString('utf8');
+    if (this.keepRaw === 0) return '';
+    return `mcp-rewind: the raw body (${this.rawBytes} bytes) is not kept: over the ${this.keepRaw} bytes kept for debug files; the entry holds the answer\n`;
   }
 
   private emit(data: string): void {

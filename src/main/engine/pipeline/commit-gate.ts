@@ -1,23 +1,36 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+/** a JSON body up to this size waits whole (a limit that cuts it can still be answered with a JSON-RPC error) */
+export const JSON_HELD_WHOLE_BYTES = 1024 * 1024;
+
 /**
  * The upstream's bytes on their way to the client while answers in them wait for a hook that commits them (the
  * recorder writing the entry durably) — byte for byte, as the plain relay sends them. SSE: chunks pass as they come,
- * except that from the chunk that completes a committed answer on, they wait until every commit so far resolved. JSON:
- * the body is one document whose answers are known at its end, so all of it waits. Nothing is re-serialised.
+ * except that from the chunk that completes a committed answer on, they wait until every commit so far resolved.
+ * JSON: the body is one document whose answers are known at its end. Up to JSON_HELD_WHOLE_BYTES it waits whole
+ * (the head too, so that a body cut before its end can still be answered with a JSON-RPC error, relay.ts
+ * brokenStream); beyond, it streams but for its latest chunk, so the client never has the whole document — the
+ * answer — before the commit, and a large answer is not held in memory once more. Nothing is re-serialised.
  */
 export class CommitGate {
   private readonly queue: Buffer[] = [];
+  private queuedBytes = 0;
   private pending = 0;
   private ended = false;
   private readonly drained: Array<() => void> = [];
+  /** the client is behind: the upstream is paused until it drains (one listener, however many chunks wait) */
+  private draining = false;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly upRes: IncomingMessage,
-    /** hold everything until the end (a JSON body) */
-    private readonly holdAll: boolean,
-  ) {}
+    /** a JSON body: nothing of it may complete before the end (see above) */
+    private readonly json: boolean,
+    /** writes the response head: at once for SSE, with the first byte sent for JSON */
+    private readonly writeHead: () => void,
+  ) {
+    if (!json) writeHead();
+  }
 
   /** An answer is being committed: what follows waits for it. Call before `write` of the chunk that completed it. */
   hold(commit: Promise<unknown>): void {
@@ -31,8 +44,16 @@ export class CommitGate {
   }
 
   write(chunk: Buffer): void {
-    if (this.pending > 0 || this.holdAll || this.queue.length > 0) this.queue.push(chunk);
-    else this.send(chunk);
+    if (!this.json && this.pending === 0 && this.queue.length === 0) return this.send(chunk);
+    this.queue.push(chunk);
+    this.queuedBytes += chunk.length;
+    if (this.json && this.pending === 0 && this.queuedBytes > JSON_HELD_WHOLE_BYTES) {
+      // a large JSON body streams on, but for its latest chunk
+      const last = this.queue.pop() as Buffer;
+      for (const queued of this.queue.splice(0)) this.send(queued);
+      this.queue.push(last);
+      this.queuedBytes = last.length;
+    }
   }
 
   /** The upstream's body ended: the rest goes out (and the response ends) once nothing is pending. */
@@ -48,17 +69,24 @@ export class CommitGate {
   }
 
   private release(): void {
-    if (this.pending > 0 || (this.holdAll && !this.ended)) return;
+    if (this.pending > 0 || (this.json && !this.ended)) return;
+    if (!this.res.headersSent && !this.res.destroyed) this.writeHead();
     for (const chunk of this.queue.splice(0)) this.send(chunk);
+    this.queuedBytes = 0;
     for (const resolve of this.drained.splice(0)) resolve();
     if (this.ended && !this.res.writableEnded) this.res.end();
   }
 
   private send(chunk: Buffer): void {
     if (this.res.destroyed) return;
-    if (!this.res.write(chunk)) {
+    if (!this.res.headersSent) this.writeHead();
+    if (!this.res.write(chunk) && !this.draining) {
+      this.draining = true;
       this.upRes.pause();
-      this.res.once('drain', () => this.upRes.resume());
+      this.res.once('drain', () => {
+        this.draining = false;
+        this.upRes.resume();
+      });
     }
   }
 }

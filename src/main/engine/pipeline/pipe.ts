@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse, isRequest, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
-import { HttpError, reasonOf, RewindError, UpstreamUnavailableError } from '../errors.js';
+import { HttpError, reasonOf, RewindError, timeoutOf, UpstreamUnavailableError } from '../errors.js';
 import { MAX_BODY_BYTES } from '../http/body.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { header } from '../http/url.js';
 import { copyEndToEndHeaders } from '../upstream/headers.js';
-import type { Stage } from './contract.js';
+import type { Stage, Upstream } from './contract.js';
+import { watchProgress } from './progress-watch.js';
 
 /**
  * A POST that no hook wants to see, in an endpoint that hands the upstream's sessions through: passed to the upstream
@@ -29,7 +30,7 @@ export function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse
     upstream
       .request('POST', headers, body, header(req, 'mcp-session-id'), undefined, true)
       .then(
-        (upRes) => relayAnswer(upRes, res, chunks),
+        (upRes) => relayAnswer(upstream, upRes, res, chunks),
         (error: unknown) => upstreamDown(stage, res, requestIds(chunks), error),
       )
       .catch((error: Error) => {
@@ -41,18 +42,22 @@ export function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse
   return Promise.resolve();
 }
 
-/** The upstream's answer piped back; a stream that breaks before its end gets an error event per request. */
-function relayAnswer(upRes: IncomingMessage, res: ServerResponse, chunks: Buffer[]): void {
+/**
+ * The upstream's answer piped back; a stream that breaks before its end gets an error event per request (saying which
+ * limit cut it, when one did: progress in it restarts the per-call timeout).
+ */
+function relayAnswer(upstream: Upstream, upRes: IncomingMessage, res: ServerResponse, chunks: Buffer[]): void {
   const out = copyEndToEndHeaders(upRes.headers);
   if (upRes.headers['content-length']) out['content-length'] = upRes.headers['content-length'];
   res.writeHead(upRes.statusCode ?? 502, out);
   upRes.pipe(res);
+  watchProgress(upstream, upRes);
   upRes.once('close', () => {
     if (upRes.complete || res.writableEnded) return;
     if (!upRes.headers['content-type']?.includes('text/event-stream')) return void res.destroy();
     res.write('\n\n'); // we may be inside an event: a blank line closes it
-    for (const id of requestIds(chunks))
-      res.write(sseEvent(new UpstreamUnavailableError('mcp-rewind: upstream closed the stream before answering').toResponse(id)));
+    const why = timeoutOf(upstream.cutBy?.(upRes))?.message ?? 'mcp-rewind: upstream closed the stream before answering';
+    for (const id of requestIds(chunks)) res.write(sseEvent(new UpstreamUnavailableError(why).toResponse(id)));
     res.end();
   });
   upRes.on('error', () => {}); // reported by 'close' above

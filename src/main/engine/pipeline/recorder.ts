@@ -18,13 +18,16 @@ import type { Session } from './session.js';
  * refusal of the whole POST (an error with `id: null`: unknown session, bad header) is filed once per kind.
  * As a hook it observes what the upstream answered (never what the proxy or the cassette answered) and the server
  * notifications of GET streams, filed after the exchange the session finished last. A failed write is logged, in
- * this one place, and the client gets its answer all the same.
+ * this one place, flagged on the exchange ("not recorded: ENOSPC", for the timeline and --verbose) and counted (the
+ * CLI's record run then ends with exit status 1), and the client gets its answer all the same.
  */
 export class Recorder implements Hook {
   readonly name = 'recorder';
   readonly wantsDetail = true;
   /** key#resultHash of saves in flight, so two concurrent identical calls record once */
   private readonly inFlight = new Set<string>();
+  /** what could not be recorded so far: how many, and why the first did not */
+  readonly failures: RecordFailures = { count: 0 };
 
   constructor(
     private readonly store: CassetteStore,
@@ -57,14 +60,22 @@ export class Recorder implements Hook {
         },
       );
     } catch (error) {
-      this.log(`cassette: could not record ${exchange.key}: ${(error as Error).message}`, 'warn');
+      exchange.flags.push(`not recorded: ${this.failed(exchange.key, error)}`);
     }
   }
 
+  /** Logs and counts a write that failed; answers its reason in a word (the error code, else its message). */
+  private failed(what: string, error: unknown): string {
+    const e = error as NodeJS.ErrnoException;
+    const reason = e.code ?? e.message;
+    this.failures.count++;
+    this.failures.first ??= `${what}: ${e.message}`;
+    this.log(`cassette: could not record ${what}: ${e.message}`, 'warn');
+    return reason;
+  }
+
   onServerMessage(message: JsonRpcNotification, session: Session): void {
-    this.saveFollowUp(session.lastKey ?? 'initialize', message).catch((error: Error) =>
-      this.log(`cassette: could not record ${message.method}: ${error.message}`, 'warn'),
-    );
+    this.saveFollowUp(session.lastKey ?? 'initialize', message).catch((error: Error) => void this.failed(message.method, error));
   }
 
   private readonly writing = new Set<Promise<unknown>>();
@@ -117,7 +128,7 @@ export class Recorder implements Hook {
       )
       .finally(() => this.inFlight.delete(key));
     this.track(saving);
-    saving.catch((error: Error) => this.log(`cassette: could not record the ${kind} refusal: ${error.message}`, 'warn'));
+    saving.catch((error: Error) => void this.failed(`the ${kind} refusal`, error));
   }
 
   private track(saving: Promise<unknown>): void {
@@ -187,6 +198,12 @@ export class Recorder implements Hook {
       this.inFlight.delete(flightKey);
     }
   }
+}
+
+/** The recordings that failed in a run (a full disk, a folder gone): how many, and the first one's reason. */
+export interface RecordFailures {
+  count: number;
+  first?: string;
 }
 
 /** Is an entry of the same revision as a live exchange (initialize: the same negotiated version)? */

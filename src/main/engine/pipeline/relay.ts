@@ -8,7 +8,8 @@ import type { ExchangeDetail, Stage } from './contract.js';
 import { RewritingDelivery } from './delivery.js';
 import { exchangeFor, waits, type LiveExchange } from './exchange.js';
 import { CommitGate } from './commit-gate.js';
-import { ResponseTap } from '../http/response-tap.js';
+import { watchProgress } from './progress-watch.js';
+import { DEBUG_BODY_MAX_BYTES, ResponseTap } from '../http/response-tap.js';
 import { RESUME_WAIT_MS, type Resumable, type Session, type SessionRegistry } from './session.js';
 
 export interface PostRelay {
@@ -96,6 +97,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   if (!tapped || exchanges.length === 0) {
     res.writeHead(upRes.statusCode ?? 502, headers);
     upRes.pipe(res); // nobody needs the messages: the cheapest faithful relay
+    watchProgress(upstream, upRes);
     const broken = (error?: Error): void =>
       brokenStream(stage, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), live, true, error ?? upstream.cutBy?.(upRes));
     upRes.on('error', broken);
@@ -112,8 +114,9 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   const contentType = upRes.headers['content-type'];
   const sse = contentType?.includes('text/event-stream') ?? false;
   // no rewrite, but an answer is committed before the client gets it: the bytes wait for it, unchanged
-  const gate = !delivery && exchanges.some((e) => e.need === 'commit') ? new CommitGate(res, upRes, !sse) : undefined;
-  if (!delivery) res.writeHead(upRes.statusCode ?? 502, headers);
+  const writeHead = (): void => void res.writeHead(upRes.statusCode ?? 502, headers);
+  const gate = !delivery && exchanges.some((e) => e.need === 'commit') ? new CommitGate(res, upRes, !sse, writeHead) : undefined;
+  if (!delivery && !gate) writeHead();
   const pending = new Map(exchanges.map((e) => [e.request.id, e]));
   const held: Array<Promise<void>> = [];
   const keepDetail = stage.hooks.wantsDetail();
@@ -161,7 +164,8 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       target.addStreamed(message);
       if (isRequest(message)) live.awaitingReplies.set(message.id, target);
     },
-    keepDetail,
+    // a rewriting delivery passes a body without JSON-RPC messages on as it came; the debug files get a bounded part
+    delivery ? true : keepDetail ? DEBUG_BODY_MAX_BYTES : false,
   );
 
   const finish = (exchange: LiveExchange): Promise<void> =>
@@ -307,8 +311,20 @@ export function brokenStream(
     }
     pending.clear();
     res.end();
+  } else if (!res.headersSent && pending.size > 0) {
+    // a JSON answer held back whole (a commit, a rewrite) and cut before its end: nothing of it went out yet
+    const answers = [...pending.values()].map((exchange) => {
+      exchange.source = 'proxy'; // never recorded
+      exchange.response = new UpstreamUnavailableError(timeoutOf(error)?.message ?? 'mcp-rewind: upstream closed the answer before its end').toResponse(
+        exchange.request.id,
+      );
+      void stage.hooks.finish(exchange, session);
+      return exchange.response;
+    });
+    pending.clear();
+    sendJson(res, 200, answers.length === 1 ? answers[0] : answers);
   } else {
-    res.destroy();
+    res.destroy(); // part of a JSON body went out already: the client sees it cut
   }
 }
 

@@ -13,6 +13,8 @@ import {
 import type { CassetteStore } from '../cassette/store.js';
 import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor } from '../cassette/keys.js';
 import { safeKey } from '../cassette/safe-name.js';
+import { replayMiss } from '../cassette/closest-key.js';
+import { describeMiss, type ReplayMiss } from '../../../shared/cassette/miss.js';
 import { ReplayMissError } from '../errors.js';
 import type { CassetteOffer, Hook, Need, Plan, Refused } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
@@ -46,6 +48,10 @@ export interface ReplayOptions {
   matchIgnore?: string[];
   /** --replay-timing: undefined (none) answers at once; a speed waits out the recorded delays ÷ speed */
   speed?: ReplaySpeed;
+  /** --strict: every miss (lists and empty results too, ping aside) is a -32004 naming the closest recorded key and what differs */
+  strict?: boolean;
+  /** told of every miss (ping aside), with the closest recorded key (cassette/closest-key.ts) */
+  onMiss?: (miss: ReplayMiss) => void;
 }
 
 /**
@@ -61,6 +67,8 @@ export class Replayer implements Hook {
   private readonly repeat: RepeatPolicy;
   private readonly matchIgnore: string[];
   readonly speed: ReplaySpeed;
+  private readonly strict: boolean;
+  private readonly onMiss?: (miss: ReplayMiss) => void;
   /** the cursor key each planned exchange advances (entries of one key, per revision) */
   private readonly cursors = new WeakMap<LiveExchange, string>();
   private cachedProfile?: { revision: number; profile: ServerProfile };
@@ -75,6 +83,8 @@ export class Replayer implements Hook {
     this.repeat = options.repeat ?? 'last';
     this.matchIgnore = options.matchIgnore ?? [];
     this.speed = options.speed;
+    this.strict = options.strict === true;
+    this.onMiss = options.onMiss;
   }
 
   /** What the cassette says of the recorded server (recomputed when the cassette changed; a few key lookups). */
@@ -279,6 +289,12 @@ export class Replayer implements Hook {
 
   /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */
   miss(request: JsonRpcRequest, key: string): JsonRpcResponse {
+    if (request.method !== 'ping' && (this.strict || this.onMiss)) {
+      const recorded = this.find(request, key);
+      const miss = replayMiss(this.store, request, key, recorded?.length ? recorded.length : undefined);
+      this.onMiss?.(miss);
+      if (this.strict) return new ReplayMissError(`mcp-rewind: no recorded answer for ${describeMiss(miss)}`, miss).toResponse(request.id);
+    }
     const empty = EMPTY_LIST_RESULTS.get(request.method) ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
     if (empty) return { jsonrpc: '2.0', id: request.id, result: empty };
     const what =

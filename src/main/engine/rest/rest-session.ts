@@ -59,8 +59,8 @@ export class RestSession {
     this.startSupervisor();
   }
 
-  static async create(id: string, config: CreateSession, settings: SessionSettings): Promise<RestSession> {
-    const mode: Mode = config.mode ?? (config.upstream ? 'proxy-only' : 'replay');
+  static async create(id: string, config: CreateSession & { mode: Mode }, settings: SessionSettings): Promise<RestSession> {
+    const { mode } = config;
     const opened = config.upstream ? await openSessionUpstream(config.upstream, id, settings) : undefined;
     const built = await createEndpoint({
       mode,
@@ -72,8 +72,11 @@ export class RestSession {
       rules: { overlay: { tools: config.tools, passthrough: config.passthrough }, instructions: config.instructions ?? settings.defaultInstructions },
       serverInfo: settings.serverInfo,
       onLog: (line, level) => settings.log(`[${id}] ${line}`, level),
+    }).catch(async (error: Error) => {
+      await opened?.close(); // nothing is left open
+      throw error;
     });
-    return new RestSession(id, { ...config, mode }, built, settings, opened);
+    return new RestSession(id, config, built, settings, opened);
   }
 
   get endpoint() {

@@ -38,13 +38,13 @@ export async function handleRest(manager: SessionManager, req: IncomingMessage, 
 async function route(manager: SessionManager, req: IncomingMessage, res: ServerResponse, path: string, throttle: AuthThrottle): Promise<void> {
   const method = req.method ?? 'GET';
   if (path === '/api/healthz' && method === 'GET') return sendJson(res, 200, { status: 'ok' });
-  const wait = throttle.refused(req);
-  if (wait !== undefined) {
-    res.setHeader('retry-after', String(wait));
-    return fail(res, 429, 'too many failed attempts', `too many wrong API tokens from this address; retry in ${wait} s`);
-  }
   if (!manager.authorizedForApi(req)) {
-    await throttle.failed(req);
+    // checked first: a right token is never held back by someone else's wrong ones (auth-throttle.ts)
+    const wait = await throttle.failed(req);
+    if (wait !== undefined) {
+      res.setHeader('retry-after', String(wait));
+      return fail(res, 429, 'too many failed attempts', `too many wrong API tokens from this host; retry in ${wait} s`);
+    }
     res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind api"');
     return fail(
       res,

@@ -1,7 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { MODE_TRAITS, type Mode } from '../../../shared/modes.js';
+import { ProxyConfigSchema, type ProxyField } from '../../../shared/proxy-config.js';
 import type { CreateSession, ToolRule } from '../../../shared/rules/schema.js';
-import { HttpError } from '../errors.js';
+import { CassetteMissingError, HttpError } from '../errors.js';
 import { REDACTED } from '../cassette/redact.js';
 import { RestSession, type SessionSettings } from './rest-session.js';
 import { newSessionId } from './session-id.js';
@@ -27,6 +29,27 @@ export function bearerToken(req: IncomingMessage): string | undefined {
   const auth = req.headers.authorization;
   const m = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
   return m ? m[1] : undefined;
+}
+
+/** A session's mode when the body names none (as MiMCP's do): proxy-only with an upstream, replay without. */
+const sessionMode = (config: CreateSession): Mode => config.mode ?? (config.upstream ? 'proxy-only' : 'replay');
+
+/** the REST body's names for the proxy configuration's fields */
+const SESSION_FIELDS: Partial<Record<ProxyField, string>> = { upstreamUrl: 'upstream', upstreamCommand: 'upstream.command', cacheDir: 'cassette' };
+
+/**
+ * What a session's mode needs of its sources, checked by the one proxy configuration schema (a mode that forwards
+ * needs an upstream) and named by the REST body's fields; a mode that records needs a cassette folder too (`serve`
+ * has no default one).
+ */
+function checkSources(config: CreateSession, mode: Mode): void {
+  const proxy = { mode, upstreamUrl: config.upstream?.url, upstreamCommand: config.upstream?.command, cacheDir: config.cassette };
+  const parsed = ProxyConfigSchema.safeParse(proxy);
+  if (!parsed.success) {
+    const named = parsed.error.issues.map((issue) => `${SESSION_FIELDS[issue.path[0] as ProxyField] ?? issue.path.join('.')}: ${issue.message}`);
+    throw new HttpError(400, named.join('; '));
+  }
+  if (MODE_TRAITS[mode].records && !config.cassette) throw new HttpError(400, `cassette: required in ${mode} mode`);
 }
 
 /** The `serve` sessions, created over REST before the agent connects. */
@@ -85,13 +108,15 @@ export class SessionManager {
     }
     this.checkRuleSetSize(config.tools, config.instructions);
     this.checkCommand(config.upstream);
-    const mode = config.mode ?? (config.upstream ? 'proxy-only' : 'replay');
-    if ((mode === 'record' || mode === 'hybrid' || mode === 'proxy-only') && !config.upstream) throw new HttpError(400, `upstream: required in ${mode} mode`);
-    if ((mode === 'record' || mode === 'hybrid') && !config.cassette) throw new HttpError(400, `cassette: required in ${mode} mode`);
+    const mode = sessionMode(config);
+    checkSources(config, mode);
     if (config.cassette?.includes('\0')) throw new HttpError(400, 'cassette: must be a folder path');
     this.checkSyntheticTools(config.tools, Boolean(config.upstream) || Boolean(config.cassette), 'tools');
     const id = newSessionId((candidate) => this.sessions.has(candidate));
-    const session = await RestSession.create(id, config, this.settings);
+    const session = await RestSession.create(id, { ...config, mode }, this.settings).catch((error: Error) => {
+      if (error instanceof CassetteMissingError) throw new HttpError(400, `cassette: ${error.message}`);
+      throw error;
+    });
     if (this.sessions.size >= this.limits.maxSessions) {
       await session.close(); // others were created while this one opened
       throw new HttpError(429, `too many sessions: this server holds at most ${this.limits.maxSessions}`);

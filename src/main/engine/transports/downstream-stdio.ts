@@ -20,9 +20,23 @@ export interface StdioBridge {
 /** How long answers to requests already sent may still arrive after stdin ended. */
 const DRAIN_MS = 5_000;
 
-export async function bridgeStdio(proxyUrl: string, io: { stdin: Readable; stdout: Writable }, log: Log = silent): Promise<StdioBridge> {
+export async function bridgeStdio(
+  proxyUrl: string,
+  io: {
+    stdin: Readable;
+    stdout: Writable;
+    /** sees each client message first (an attached proxy reads the client's name) */ onMessage?: (message: unknown) => void;
+  },
+  log: Log = silent,
+): Promise<StdioBridge> {
   const transport = new StdioServerTransport(io.stdin, io.stdout);
   const pipe = await pipeToProxy(transport, proxyUrl, log);
+  const forward = transport.onmessage;
+  if (io.onMessage && forward)
+    transport.onmessage = (message) => {
+      io.onMessage!(message);
+      forward(message);
+    };
   const finish = async (): Promise<void> => {
     await pipe.idle(DRAIN_MS);
     await pipe.close();

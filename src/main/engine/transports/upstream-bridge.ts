@@ -266,6 +266,12 @@ export async function startUpstreamBridge(
       await session.close();
       return sendJson(res, 503, errorResponse(init.id, ErrorCode.UpstreamUnavailable, 'mcp-rewind: shutting down'));
     }
+    // its idle time starts when initialize is answered, not when the child was spawned (a slow start is not idleness)
+    session.open++;
+    res.once('close', () => {
+      session.open--;
+      session.lastActive = Date.now();
+    });
     await server.handleRequest(req, res, parsed);
   }
 

@@ -9,7 +9,7 @@ import { UpstreamTimeoutError } from '../errors.js';
 
 /**
  * Limits of one upstream call (a POST and its answer stream): `callMs` without an answer or a progress notification
- * (progress restarts it), `totalMs` in all.
+ * (progress restarts it), `totalMs` in all. A `subscriptions/listen` POST (its Mcp-Method header) has none.
  */
 export interface CallLimits {
   callMs?: number;
@@ -125,7 +125,8 @@ export class HttpUpstream implements Upstream {
         };
         if (where.auth) options.auth = where.auth;
         let deadline: Deadline | undefined;
-        if (method === 'POST' && this.limits) {
+        // a 2026-07-28 subscriptions/listen stream is open for as long as the client wants it: no call to time out
+        if (method === 'POST' && this.limits && out['mcp-method'] !== 'subscriptions/listen') {
           const controller = new AbortController();
           options.signal = controller.signal;
           deadline = new Deadline(this.limits, (error) => controller.abort(error));

@@ -25,6 +25,8 @@ export interface OwnClientOptions {
   initializeParams?: Record<string, unknown>;
   /** answers server→client requests (sampling, elicitation, roots…) that have no handler of the SDK's */
   answer?: (request: JSONRPCRequest) => Promise<Record<string, unknown>>;
+  /** sees every message of the session as it travels, both ways (verify keeps what streamed during its request) */
+  tap?: (message: JSONRPCMessage, direction: 'in' | 'out') => void;
 }
 
 /** A client of the proxy's own, with the server's raw initialize result. */
@@ -61,7 +63,7 @@ async function openOnce(url: string | URL, options: OwnClientOptions): Promise<O
   const inner: Transport = options.legacySse
     ? new SSEClientTransport(target, { requestInit, eventSourceInit: { fetch: withHeaders(headers) } })
     : new StreamableHTTPClientTransport(target, { requestInit });
-  const transport = new InitializeAs(inner, options.initializeParams);
+  const transport = new InitializeAs(inner, options.initializeParams, options.tap);
   const info = options.initializeParams?.clientInfo as { name?: string; version?: string } | undefined;
   const capabilities = (options.initializeParams?.capabilities as Record<string, unknown> | undefined) ?? options.capabilities ?? {};
   const client = new Client({ name: info?.name ?? options.name, version: info?.version ?? '1' }, { capabilities });
@@ -89,12 +91,14 @@ class InitializeAs implements Transport {
   constructor(
     private readonly inner: Transport,
     private readonly params?: Record<string, unknown>,
+    private readonly tap?: OwnClientOptions['tap'],
   ) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => {
       const m = message as { id?: unknown; result?: Record<string, unknown> };
       if (this.initId !== undefined && m.id === this.initId && m.result) this.initializeResult = m.result;
+      this.tap?.(message, 'in');
       this.onmessage?.(message, extra);
     };
   }
@@ -113,6 +117,7 @@ class InitializeAs implements Transport {
       this.initId = m.id;
       if (this.params) message = { ...message, params: this.params } as JSONRPCMessage;
     }
+    this.tap?.(message, 'out');
     return this.inner.send(message, options);
   }
 
@@ -164,7 +169,7 @@ function withHeaders(headers: Record<string, string> | undefined): typeof fetch 
 }
 
 /** fetch refuses URLs with user:password@: they become a Basic Authorization header (unless one is given). */
-function withoutCredentials(url: URL, headers: Record<string, string>): { target: URL; headers: Record<string, string> } {
+export function withoutCredentials(url: URL, headers: Record<string, string>): { target: URL; headers: Record<string, string> } {
   if (!url.username && !url.password) return { target: url, headers };
   const out = { ...headers };
   if (!Object.keys(out).some((h) => h.toLowerCase() === 'authorization'))

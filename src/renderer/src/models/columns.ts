@@ -1,4 +1,5 @@
 import { TIMELINE_COLUMNS, type TimelineColumnId, type TimelineColumns } from '../../../shared/settings.js'
+import { SEVERITIES, worstSeverity } from '../../../shared/insight/findings.js'
 import { exchangeSizes, sourceLabel, statusLabel, type ExchangeLike } from './exchange-facts.js'
 
 /**
@@ -9,6 +10,8 @@ import { exchangeSizes, sourceLabel, statusLabel, type ExchangeLike } from './ex
 export interface ColumnDef {
   id: TimelineColumnId
   label: string
+  /** the name in the column menu (and the header's accessible name) when the label is a mark: `ms (duration)` */
+  menuLabel?: string
   /** what the header's title and the column menu say */
   title: string
   /** starting width (px) and the least it may be dragged to */
@@ -32,23 +35,51 @@ export const COLUMN_DEFS: readonly ColumnDef[] = [
   { id: 'seq', label: '#', title: 'the timeline number (request order)', width: 56, min: 40, num: true, fixed: true, sortValue: (e) => e.seq },
   { id: 'time', label: 'Time', title: 'when the request came in', width: 110, min: 60, sortValue: (e) => e.startedAt },
   { id: 'proxy', label: 'Proxy', title: 'the proxy (or opened file) and the MCP session', width: 130, min: 50, sortValue: (e, n) => n.proxyName(e.proxyId) },
-  { id: 'method', label: 'Method', title: 'the JSON-RPC method', width: 140, min: 50, sortValue: (e) => e.method },
+  { id: 'method', label: 'Method', title: 'the JSON-RPC method', width: 130, min: 50, sortValue: (e) => e.method },
   { id: 'tool', label: 'Tool', title: 'the tool of a tools/call', width: 120, min: 40, sortValue: (e) => e.tool ?? '' },
   { id: 'source', label: 'Source', title: 'who answered: upstream, cache, proxy (and the rule)', width: 100, min: 50, sortValue: (e) => sourceLabel(e) },
   { id: 'status', label: 'Status', title: 'ok, tool error, error <code>, pending', width: 85, min: 45, sortValue: (e) => statusLabel(e) },
   {
+    id: 'problems',
+    label: '⚠',
+    menuLabel: '⚠ problems',
+    title: 'protocol problems and security warnings (how many; the colour: the worst)',
+    width: 44,
+    min: 32,
+    num: true,
+    sortValue: problemRank,
+  },
+  {
+    id: 'tokens',
+    label: 'tok',
+    menuLabel: 'tok (tokens)',
+    title: 'tokens this exchange puts in the model’s context (o200k_base)',
+    width: 55,
+    min: 36,
+    num: true,
+    sortValue: (e) => e.insight?.tokens ?? -1,
+  },
+  {
     id: 'duration',
     label: 'ms',
+    menuLabel: 'ms (duration)',
     title: 'milliseconds to the answer',
     width: 55,
     min: 36,
     num: true,
     sortValue: (e) => (e.response ? e.durationMs : Number.MAX_SAFE_INTEGER), // pending last
   },
-  { id: 'size', label: 'Size', title: 'request / answer bytes (JSON)', width: 95, min: 50, num: true, sortValue: (e) => exchangeSizes(e).total },
+  { id: 'size', label: 'Size', title: 'request / answer bytes (JSON)', width: 110, min: 50, num: true, sortValue: (e) => exchangeSizes(e).total },
   { id: 'revision', label: 'Revision', title: 'the MCP protocol revision of the session', width: 90, min: 50, sortValue: (e) => e.protocolVersion ?? '' },
   { id: 'flags', label: 'Flags', title: 'changed, sent by the app, the engine’s flags, the note', width: 120, min: 40, sortValue: (e, n) => n.flags(e) },
 ]
+
+/** the worst severity first, then how many: a sort by ⚠ puts the errors at one end */
+function problemRank(e: ExchangeLike): number {
+  const problems = e.insight?.problems ?? []
+  const worst = worstSeverity(problems)
+  return worst === undefined ? 0 : (SEVERITIES.length - SEVERITIES.indexOf(worst)) * 100_000 + problems.length
+}
 
 const BY_ID = new Map(COLUMN_DEFS.map((c) => [c.id as string, c]))
 export const columnDef = (id: string): ColumnDef | undefined => BY_ID.get(id)

@@ -1,3 +1,4 @@
+import { hasProblem } from '../../../shared/insight/findings.js'
 import { errorCode, exchangeSizes, failed, haystack, isChanged, statusKind, type ExchangeLike } from './exchange-facts.js'
 
 /**
@@ -46,6 +47,7 @@ export const HAS: Record<string, { hint: string; test: Predicate }> = {
   pin: { hint: 'pinned', test: (e, ctx) => Boolean(ctx.mark(e.seq)?.pinned) },
   flag: { hint: 'flagged by the engine (e.g. a replayed reply that differed)', test: (e) => Boolean(e.flags?.length) },
   truncated: { hint: 'a body over 256 kB, kept truncated', test: (e) => e.truncated !== undefined },
+  problem: { hint: 'a protocol problem or a security warning (the ⚠ column)', test: (e) => hasProblem(e) },
 }
 
 type Compiled = Predicate | { problem: string }
@@ -208,7 +210,8 @@ export const KEYS: KeyDef[] = [
     name: 'has',
     hint: Object.keys(HAS).join(', '),
     values: Object.entries(HAS).map(([v, d]) => [v, d.hint]),
-    compile: (v) => HAS[v.toLowerCase()]?.test ?? { problem: Object.keys(HAS).join(', ') },
+    // `has:problems` too, as the REST API's and the agents' query says it
+    compile: (v) => HAS[v.toLowerCase().replace(/^problems$/, 'problem')]?.test ?? { problem: Object.keys(HAS).join(', ') },
   },
   {
     name: 'larger-than',

@@ -5,8 +5,9 @@
  * choices, maps, tuples, recursive references) is a raw-JSON field for that part, saying why. Validation is the
  * engine's (ajv, `schema.check`), whose problems name the same paths as `pathText`.
  */
+import { pathText, type Path } from '../../../shared/json-path.js'
 
-export type Path = Array<string | number>
+export { pathText, type Path }
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'object' | 'array' | 'json'
 
 export interface Field {
@@ -36,11 +37,6 @@ type Schema = Record<string, unknown>
 const MAX_DEPTH = 12
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-
-/** "a.b[0].c" — the path as the engine's schema check names it ("" for the root) */
-export function pathText(path: Path): string {
-  return path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${part}` : part), '')
-}
 
 /** A local `$ref` (#/$defs/X, #/definitions/X) resolved against the root schema. */
 function resolveRef(root: Schema, ref: string): Schema | undefined {

@@ -5,22 +5,22 @@
 
 export type PickMode = 'only' | 'toggle' | 'range'
 
-export interface Picked {
-  keys: ReadonlySet<string>
+export interface Picked<K> {
+  keys: ReadonlySet<K>
   /** where a range starts: the last row picked alone or toggled */
-  anchor?: string
+  anchor?: K
 }
 
 /**
  * The selection after picking row `index` (key `key`) in `mode`; `indexOf` finds a key's row, `keyAt` a row's key
  * (undefined for rows that are not exchanges: group heads).
  */
-export function pick(
-  current: Picked,
-  key: string,
+export function pick<K>(
+  current: Picked<K>,
+  key: K,
   mode: PickMode,
-  rows: { count: number; indexOf(key: string): number; keyAt(index: number): string | undefined },
-): Picked {
+  rows: { count: number; indexOf(key: K): number; keyAt(index: number): K | undefined },
+): Picked<K> {
   if (mode === 'only') return { keys: new Set([key]), anchor: key }
   if (mode === 'toggle') {
     const keys = new Set(current.keys)
@@ -32,7 +32,7 @@ export function pick(
   const a = rows.indexOf(anchor)
   const b = rows.indexOf(key)
   if (a < 0 || b < 0) return { keys: new Set([key]), anchor: key }
-  const keys = new Set<string>()
+  const keys = new Set<K>()
   for (let i = Math.min(a, b); i <= Math.max(a, b); i++) {
     const k = rows.keyAt(i)
     if (k !== undefined) keys.add(k)

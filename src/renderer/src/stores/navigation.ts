@@ -1,12 +1,13 @@
 import { create } from 'zustand'
 
-/** The views of the desktop UI, in nav order (Ctrl/Cmd+1…5 follow this order). */
+/** The views of the desktop UI, in nav order (Ctrl/Cmd+1…6 follow this order). */
 export const VIEWS = [
   { id: 'timeline', label: 'Timeline', summary: 'Every exchange between client and server, live or replayed.' },
   { id: 'rules', label: 'Rules', summary: 'Relay, override or inject per tool, on top of any source.' },
   { id: 'cassettes', label: 'Cassettes', summary: 'Recorded exchanges on disk: browse, edit, replay.' },
   { id: 'export', label: 'Export', summary: 'Share a cassette or turn a session into a test fixture.' },
   { id: 'settings', label: 'Settings', summary: 'Theme, defaults and timeline, saved in the user data folder.' },
+  { id: 'intercept', label: 'Intercept', summary: "Your MCP clients' servers: route one through mcp-rewind, and back." },
 ] as const
 
 export type ViewId = (typeof VIEWS)[number]['id']

@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import { UNDO_CLEAR_MS, type CommandInput, type TrafficEvent } from '../../../shared/api.js'
+import { UNDO_CLEAR_MS, type CommandInput, type InsightPatch, type TrafficEvent } from '../../../shared/api.js'
 import { api } from '../api/current.js'
 
 /** The engine's default timeline capacity; the one in effect comes from app.info (the Settings value at its start). */
@@ -28,8 +28,8 @@ interface TrafficState {
   capacity: number
   /** …and within these bytes (each event says what it weighs) */
   maxBytes: number
-  /** an exchange whose truncated bodies were asked for: loading, in full, or gone (only one is held at a time) */
-  full?: { key: string; event?: TrafficEvent; gone?: string }
+  /** an exchange (by its seq) whose truncated bodies were asked for: loading, in full, or gone (only one is held at a time) */
+  full?: { seq: number; event?: TrafficEvent; gone?: string }
   /** paused: new exchanges are held back (not lost) until resume */
   paused: boolean
   /** how many exchanges arrived while paused */
@@ -49,11 +49,12 @@ interface TrafficState {
   loadFullBody(event: TrafficEvent): Promise<void>
 }
 
-const key = (e: TrafficEvent): string => `${e.proxyId}\u0000${e.seq}`
-export const fullBodyKey = key
-
 let incoming: TrafficEvent[] = []
 let heldBack: TrafficEvent[] = []
+/** the checks' findings of exchanges already sent (the `insight` event), applied with the next batch */
+/** findings are keyed by proxy and seq, as the `insight` event names them */
+const insightKey = (e: { proxyId: string; seq: number }): string => `${e.proxyId}\u0000${e.seq}`
+let insights = new Map<string, InsightPatch['insight']>()
 let timer: ReturnType<typeof setTimeout> | undefined
 /** while a snapshot is in flight, events are kept aside and merged after it */
 /** reloads in flight (they may overlap: a reconnect and a file opened); live events wait until none is */
@@ -129,14 +130,14 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
     }
   },
   async loadFullBody(event) {
-    const wanted = key(event)
-    set({ full: { key: wanted } })
+    const { seq } = event
+    set({ full: { seq } })
     try {
-      const answer = await api().call('traffic.body', { proxyId: event.proxyId, seq: event.seq })
-      if (get().full?.key !== wanted) return // another one was asked for meanwhile
-      set({ full: answer.held ? { key: wanted, event: answer.event } : { key: wanted, gone: answer.reason } })
+      const answer = await api().call('traffic.body', { proxyId: event.proxyId, seq })
+      if (get().full?.seq !== seq) return // another one was asked for meanwhile
+      set({ full: answer.held ? { seq, event: answer.event } : { seq, gone: answer.reason } })
     } catch (error) {
-      if (get().full?.key === wanted) set({ full: { key: wanted, gone: (error as Error).message } })
+      if (get().full?.seq === seq) set({ full: { seq, gone: (error as Error).message } })
     }
   },
   async undoClear() {
@@ -153,9 +154,31 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
   },
 }))
 
+/** The list with the pending findings set on their exchanges (copies: events are immutable), newest first. */
+function withInsights(list: TrafficEvent[]): TrafficEvent[] {
+  let out = list
+  for (let i = list.length - 1; i >= 0 && insights.size > 0; i--) {
+    const found = insights.get(insightKey(list[i]))
+    if (!found) continue
+    if (out === list) out = list.slice()
+    out[i] = { ...list[i], insight: found }
+    insights.delete(insightKey(list[i]))
+  }
+  return out
+}
+
 function flush(): void {
   timer = undefined
-  if (syncing > 0 || incoming.length === 0) return
+  if (syncing > 0) return
+  if (insights.size > 0) {
+    incoming = withInsights(incoming)
+    heldBack = withInsights(heldBack)
+    const state = useTraffic.getState()
+    const exchanges = withInsights(state.exchanges)
+    insights.clear() // the rest belong to exchanges no longer shown
+    if (exchanges !== state.exchanges) useTraffic.setState({ exchanges })
+  }
+  if (incoming.length === 0) return
   const batch = incoming
   incoming = []
   const state = useTraffic.getState()
@@ -177,6 +200,12 @@ export function ingestTraffic(events: TrafficEvent[]): void {
   timer ??= setTimeout(flush, FLUSH_MS)
 }
 
+/** Queues the checks' findings of exchanges the store has (or is about to get), applied with the next batch. */
+export function ingestInsight(patches: InsightPatch[]): void {
+  for (const patch of patches) insights.set(insightKey(patch), patch.insight)
+  timer ??= setTimeout(flush, FLUSH_MS)
+}
+
 /** Runs the built-in demo (demo server + recording proxy + scripted agent); traffic follows as events. */
 export async function startDemo(): Promise<void> {
   await api().call('demo.start', {})
@@ -194,8 +223,8 @@ export async function syncTraffic(): Promise<void> {
   const known = [...openSources] // open before the snapshot was asked for: in it
   try {
     const snapshot = (await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })).sort((a, b) => a.seq - b.seq)
-    const seen = new Set(snapshot.map(key))
-    incoming = incoming.filter((e) => !seen.has(key(e)))
+    const seen = new Set(snapshot.map((e) => e.seq))
+    incoming = incoming.filter((e) => !seen.has(e.seq))
     heldBack = []
     for (const id of known) loadedSources.add(id) // a full snapshot holds the open files' exchanges
     useTraffic.setState({ exchanges: snapshot, held: 0, dropped: 0, error: undefined })
@@ -248,7 +277,12 @@ export async function followSources(ids: string[]): Promise<void> {
 
 /** Feeds the store from the api: a snapshot now, then every traffic event. Returns the detach function. */
 export function attachTraffic(): () => void {
-  const off = api().on('traffic', (event) => ingestTraffic([event]))
+  const offTraffic = api().on('traffic', (event) => ingestTraffic([event]))
+  const offInsight = api().on('insight', ingestInsight)
+  const off = (): void => {
+    offTraffic()
+    offInsight()
+  }
   void api()
     .call('app.info', {})
     .then((info) => useTraffic.setState({ capacity: info.trafficCapacity, maxBytes: info.trafficBytes ?? DEFAULT_MAX_BYTES }))
@@ -262,6 +296,7 @@ export function attachTraffic(): () => void {
     incoming = []
     heldBack = []
     loadedSources.clear()
+    insights = new Map()
   }
 }
 

@@ -84,6 +84,10 @@ export function SettingsView(): JSX.Element {
           <input type="checkbox" checked={settings.restoreWorkspace} onChange={(e) => save({ restoreWorkspace: e.target.checked })} />
           Restore proxies, rules and breakpoints at start (running proxies start again, on the same ports when free)
         </label>
+        <label className="check">
+          <input type="checkbox" checked={settings.agentCanSend} onChange={(e) => save({ agentCanSend: e.target.checked })} />
+          Let agents send through <code>mcp-rewind mcp</code> (its resend_exchange and edit_and_resend tools; off: read-only)
+        </label>
       </section>
 
       <section className="card" aria-labelledby="settings-recent">

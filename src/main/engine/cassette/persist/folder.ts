@@ -5,10 +5,12 @@ import { join, resolve } from 'node:path';
 import type { CassetteEntry } from '../../../../shared/cassette/entry.js';
 import { sweepOrphanTemps, TEMP_PREFIX, writeAtomic } from '../../fs/atomic-write.js';
 import { pathInside } from '../../fs/inside-folder.js';
+import { writeJsonAtomic } from '../../fs/json-pieces.js';
 import type { Log } from '../../log.js';
 import { debugFileNames, entryFileName, parseCassetteName, stemOfEntry } from '../names.js';
 import { jsonErrorMessage, readCassetteFile, readCassetteFileSync, UnsafeEntryError, unsafeListing } from '../safe-read.js';
 import { DebugWriter } from './debug-writer.js';
+import { OwnWrites } from './own-writes.js';
 import type { AppendOptions, EntryName, PersistedExchange, Persister, ReadEntry } from './persister.js';
 import { parseJson } from '../../../../shared/json-depth.js';
 
@@ -44,6 +46,8 @@ export class FolderPersister implements Persister {
   /** the debug files of committed entries, written after them */
   private readonly debugFiles = new DebugWriter();
   private readonly events = new EventEmitter<{ change: [FolderChange] }>();
+  /** what this process wrote itself: the watcher's events for it are not hand edits */
+  private readonly own = new OwnWrites();
 
   constructor(readonly location: string) {}
 
@@ -126,11 +130,13 @@ export class FolderPersister implements Persister {
    */
   async append(exchange: PersistedExchange, options: AppendOptions = {}): Promise<void> {
     const file = entryFileName(exchange.n, exchange.key as string);
-    const text = JSON.stringify(exchange.distilled, null, 2);
     const room = this.debugFiles.hasRoom(); // a backlog of debug files: wait for it before adding to it
     if (room) await room;
-    await writeAtomic(this.location, file, text, { durable: options.durable });
-    if (exchange.entry) this.changed({ file, key: exchange.key as string, entry: exchange.entry, bytes: text.length });
+    // streamed when large: a 100 MB result is not held again as one text, then as its bytes
+    const bytes = await this.own.track(file, join(this.location, file), () =>
+      writeJsonAtomic(this.location, file, exchange.distilled, { durable: options.durable }),
+    );
+    if (exchange.entry) this.changed({ file, key: exchange.key as string, entry: exchange.entry, bytes });
     if (exchange.debug) this.debugFiles.add(this.location, stemOfEntry(file), exchange.debug);
   }
 
@@ -144,7 +150,7 @@ export class FolderPersister implements Persister {
     try {
       const watcher = watch(this.location, (_event, name) => {
         if (!name || name.startsWith('.') || parseCassetteName(name)?.kind !== 'entry') return;
-        onName(name);
+        void this.own.isOwn(name, join(this.location, name)).then((own) => own || onName(name));
       });
       watcher.on('error', (error) => log(`cassette: watcher stopped: ${error.message}`, 'warn'));
       return watcher;
@@ -164,7 +170,7 @@ export class FolderPersister implements Persister {
 
   /** Writes an entry's text as given (validated by the caller, who parsed it into `entry`). */
   async writeText(file: string, text: string, entry: CassetteEntry): Promise<void> {
-    await writeAtomic(this.location, file, text);
+    await this.own.track(file, join(this.location, file), () => writeAtomic(this.location, file, text));
     this.count(entry.n);
     this.changed({ file, key: entry.key, entry, bytes: text.length });
   }

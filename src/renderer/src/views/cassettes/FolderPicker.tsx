@@ -1,4 +1,5 @@
 import { useState, type FormEvent, type JSX } from 'react'
+import { MODE_TRAITS } from '../../../../shared/modes.js'
 import { useCassettes } from '../../stores/cassettes.js'
 import { useProxies } from '../../stores/proxies.js'
 import { useSettings } from '../../stores/settings.js'
@@ -10,7 +11,7 @@ export function useProxyFolders(): Array<{ dir: string; proxy: string }> {
   const out: Array<{ dir: string; proxy: string }> = []
   for (const p of proxies) {
     const dir = p.config.cacheDir
-    if (!dir || p.config.mode === 'proxy-only' || seen.has(dir)) continue
+    if (!dir || !MODE_TRAITS[p.config.mode].usesCassette || seen.has(dir)) continue
     seen.add(dir)
     out.push({ dir, proxy: p.name })
   }

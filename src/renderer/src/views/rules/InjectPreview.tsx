@@ -8,7 +8,8 @@ const DEBOUNCE_MS = 200
 const CHOICES = 20
 
 export interface RecordedCall {
-  key: string
+  /** the exchange's timeline number */
+  seq: number
   label: string
   result: Record<string, unknown>
   args?: Record<string, unknown>
@@ -26,7 +27,7 @@ export function recordedCalls(exchanges: TrafficEvent[], proxyId: string, tool: 
     if (e.behavior === 'override' || e.behavior === 'inject') continue
     const args = isObject(e.request.params?.arguments) ? e.request.params.arguments : undefined
     const time = new Date(e.startedAt).toLocaleTimeString()
-    out.push({ key: `${e.proxyId}:${e.seq}`, label: `#${e.seq} at ${time} ${args ? JSON.stringify(args) : ''}`.slice(0, 120), result: e.response.result, args })
+    out.push({ seq: e.seq, label: `#${e.seq} at ${time} ${args ? JSON.stringify(args) : ''}`.slice(0, 120), result: e.response.result, args })
   }
   return out
 }
@@ -40,8 +41,8 @@ export function useRecordedCalls(proxyId: string, tool: string): RecordedCall[] 
 /** The inject template rendered by the engine (rules.preview) against a real recorded result, on every edit. */
 export function InjectPreview({ proxyId, tool, template }: { proxyId: string; tool: string; template: string }): JSX.Element {
   const calls = useRecordedCalls(proxyId, tool)
-  const [picked, setPicked] = useState<string>()
-  const call = calls.find((c) => c.key === picked) ?? calls[0]
+  const [picked, setPicked] = useState<number>()
+  const call = calls.find((c) => c.seq === picked) ?? calls[0]
   const [rendered, setRendered] = useState<{ text?: string; error?: string }>({})
   /** the first rendering is asked at once; edits after it are debounced */
   const asked = useRef(false)
@@ -63,8 +64,8 @@ export function InjectPreview({ proxyId, tool, template }: { proxyId: string; to
       live = false
       clearTimeout(timer)
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the key names the call; new traffic must not re-render it
-  }, [template, call?.key])
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the seq names the call; new traffic must not re-render it
+  }, [template, call?.seq])
 
   return (
     <section className="inject-preview" aria-label="Inject preview">
@@ -77,9 +78,9 @@ export function InjectPreview({ proxyId, tool, template }: { proxyId: string; to
         <>
           <label className="field">
             Against the recorded call
-            <select value={call.key} onChange={(e) => setPicked(e.target.value)}>
+            <select value={call.seq} onChange={(e) => setPicked(Number(e.target.value))}>
               {calls.map((c) => (
-                <option key={c.key} value={c.key}>
+                <option key={c.seq} value={c.seq}>
                   {c.label}
                 </option>
               ))}

@@ -4,7 +4,6 @@ import { focusTable } from '../../components/focus.js'
 import { usePanels } from '../../stores/panels.js'
 import { useTraffic } from '../../stores/traffic.js'
 import { annotate, useVerbs } from '../../stores/verbs.js'
-import { rowKey } from './model.js'
 import { useTimelineUi } from './state.js'
 
 /**
@@ -31,8 +30,8 @@ export function BulkBar({ rows }: { rows: TrafficEvent[] }): JSX.Element {
   }
 
   const remove = (): void => {
-    const keys = new Set(rows.map(rowKey))
-    void clear({ label: `${rows.length} picked`, matches: (e) => keys.has(rowKey(e)), keeps: (e) => useVerbs.getState().marks[e.seq] !== undefined }).catch(
+    const seqs = new Set(rows.map((e) => e.seq))
+    void clear({ label: `${rows.length} picked`, matches: (e) => seqs.has(e.seq), keeps: (e) => useVerbs.getState().marks[e.seq] !== undefined }).catch(
       (err: Error) => setError(err.message),
     )
     clearPicked()
@@ -80,8 +79,8 @@ export function BulkBar({ rows }: { rows: TrafficEvent[] }): JSX.Element {
         disabled={rows.length !== 2}
         title={rows.length === 2 ? 'Diff the two picked exchanges' : 'pick exactly two to compare them'}
         onClick={() => {
-          select(rowKey(rows[0]), true)
-          compare({ kind: 'exchange', key: rowKey(rows[1]) })
+          select(rows[0].seq, true)
+          compare({ kind: 'exchange', seq: rows[1].seq })
         }}
       >
         ⇄ Compare

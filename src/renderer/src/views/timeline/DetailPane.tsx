@@ -4,7 +4,7 @@ import type { TrafficEvent } from '../../../../shared/api.js'
 import { Name } from '../../components/Name.js'
 import { onTabListKeyDown, tabStop } from '../../components/tabs.js'
 import { useTraffic } from '../../stores/traffic.js'
-import { indexOfKey, isChanged, statusKind, statusLabel } from './model.js'
+import { indexOfRow, isChanged, statusKind, statusLabel } from './model.js'
 import { useTimelineUi, type DetailTab } from './state.js'
 import { DetailActions, canResend } from './verbs/DetailActions.js'
 import { DiffTab, type Other } from './verbs/DiffTab.js'
@@ -12,12 +12,14 @@ import { EditResend } from './verbs/EditResend.js'
 import { Changes } from './detail/Changes.js'
 import { JsonTree } from './detail/JsonTree.js'
 import { Overview } from './detail/Overview.js'
+import { Problems } from './detail/Problems.js'
 import { RenderedContent } from './detail/RenderedContent.js'
 import { StreamList } from './detail/StreamList.js'
 import { TruncatedNote, useFullExchange } from './detail/TruncatedNote.js'
 
 const TAB_LABELS: Record<DetailTab, string> = {
   overview: 'Overview',
+  problems: 'Problems',
   request: 'Request',
   response: 'Response',
   stream: 'Stream',
@@ -31,7 +33,7 @@ const TAB_LABELS: Record<DetailTab, string> = {
 function useOther(event: TrafficEvent, proxyName: (id: string) => string): Other | undefined {
   const compareWith = useTimelineUi((s) => s.compareWith)
   const found = useTraffic((s) => {
-    if (compareWith?.kind === 'exchange') return s.exchanges[indexOfKey(s.exchanges, compareWith.key)]
+    if (compareWith?.kind === 'exchange') return s.exchanges[indexOfRow(s.exchanges, compareWith.seq)]
     if (compareWith === undefined && event.sentBy?.from !== undefined) return s.exchanges.find((e) => e.seq === event.sentBy?.from)
     return undefined
   })
@@ -70,8 +72,10 @@ export function DetailPane({
   const compareWith = useTimelineUi((s) => s.compareWith)
   const other = useOther(event, nameOf)
   const held = event.pausedId !== undefined
+  const problemCount = event.insight?.problems.length ?? 0
   const tabs: DetailTab[] = [
     'overview',
+    ...(!held ? (['problems'] as const) : []),
     'request',
     'response',
     'stream',
@@ -81,7 +85,8 @@ export function DetailPane({
     ...(!held ? (['diff'] as const) : []),
   ]
   const shown = tabs.includes(tab) ? tab : 'overview'
-  const label = (t: DetailTab): string => (t === 'stream' ? `Stream (${event.stream.length})` : TAB_LABELS[t])
+  const label = (t: DetailTab): string =>
+    t === 'stream' ? `Stream (${event.stream.length})` : t === 'problems' && problemCount ? `⚠ Problems (${problemCount})` : TAB_LABELS[t]
   return (
     <aside className="tl-detail" aria-label="Exchange detail">
       <header className="tl-detail-head">
@@ -129,6 +134,7 @@ export function DetailPane({
       </div>
       <div className="tl-detail-body" role="tabpanel" tabIndex={0} id="detail-panel" aria-labelledby={`detail-tab-${shown}`}>
         {shown === 'overview' && <Overview event={event} proxyName={proxyName} />}
+        {shown === 'problems' && <Problems event={event} />}
         {shown === 'request' && <JsonTree value={event.request} label="Request" />}
         {shown === 'response' && (event.response ? <JsonTree value={event.response} label="Response" /> : <p className="muted">Waiting for the response…</p>)}
         {shown === 'stream' && <StreamList event={event} />}

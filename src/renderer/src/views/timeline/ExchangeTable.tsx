@@ -4,7 +4,7 @@ import { usePanels } from '../../stores/panels.js'
 import { useSettings } from '../../stores/settings.js'
 import type { Annotation } from '../../../../shared/api.js'
 import { pickMode } from '../../models/selection.js'
-import { indexOfKey, rowKey, type TimelineRow } from './model.js'
+import { indexOfRow, rowId, rowKey, type TimelineRow } from './model.js'
 import type { SessionInfo } from './sessions.js'
 import { useTimelineUi } from './state.js'
 import { renderCell, type CellContext } from './table/cells.js'
@@ -63,7 +63,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
     if (stick.current && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: 'end' })
   }, [rows.length, virtualizer])
 
-  const selectedIndex = useMemo(() => indexOfKey(rows, selected), [rows, selected])
+  const selectedIndex = useMemo(() => indexOfRow(rows, selected), [rows, selected])
 
   // the selected row stays in view when the detail opens, closes or moves (the table's height changes)
   useEffect(() => {
@@ -77,17 +77,17 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
     if (row.group) return
     if (picking) {
       // picking the exchange to compare the selected one with
-      if (!row.pausedId && rowKey(row) !== selected) compare({ kind: 'exchange', key: rowKey(row) })
+      if (!row.pausedId && row.seq !== selected) compare({ kind: 'exchange', seq: row.seq })
       return
     }
     if (row.pausedId) usePanels.getState().openBreakpoints(row.pausedId)
-    select(rowKey(row), true)
+    select(rowId(row), true)
   }
 
   const onRowClick = (event: MouseEvent, row: TimelineRow): void => {
     const mode = pickMode(event)
     if (mode === 'only' || picking || row.group || row.pausedId) return open(row)
-    pick(rowKey(row), mode, rows)
+    pick(rowId(row), mode, rows)
   }
 
   function onScroll(): void {
@@ -98,9 +98,9 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
   /** moves the selection to row `next` (Shift: the range from the anchor grows with it) */
   const goTo = (next: number, extend: boolean): void => {
     if (next < 0) return
-    const key = rowKey(rows[next])
-    if (extend) pick(key, 'range', rows)
-    else select(key)
+    const id = rowId(rows[next])
+    if (extend) pick(id, 'range', rows)
+    else select(id)
     virtualizer.scrollToIndex(next, { align: 'auto' })
     stick.current = next === rows.length - 1
   }
@@ -127,7 +127,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
       open(rows[selectedIndex])
     } else if (event.key === 'a' && (event.ctrlKey || event.metaKey)) {
       event.preventDefault()
-      pickAll(rows.filter((r) => !r.group && !r.pausedId).map(rowKey))
+      pickAll(rows.filter((r) => !r.group && !r.pausedId).map(rowId))
     } else if (event.key === 'Escape') {
       if (picking) setPicking(false)
       else if (picked.size > 1) clearPicked()
@@ -180,8 +180,9 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
                 </tr>
               )
             }
-            const isSelected = key === selected
-            const isPicked = picked.has(key)
+            const id = rowId(row)
+            const isSelected = id === selected
+            const isPicked = picked.has(id)
             return (
               <tr
                 key={key}

@@ -42,7 +42,7 @@ export function Filters(props: Props): JSX.Element {
   const values = useMemo(() => completionValues(props), [methods, tools, props.revisions, proxies, sources, sessions]) // eslint-disable-line react-hooks/exhaustive-deps -- the props it reads
   const problems = queryOf(text).problems
 
-  // a filter set from elsewhere (a link, a histogram bar, Reset) shows in the box
+  // a filter set from elsewhere (a link, a histogram bar, a proxy's ⚠ count, Reset) shows in the box
   const [shownText, setShownText] = useState(filter.text)
   if (shownText !== filter.text) {
     setShownText(filter.text)

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type JSX, type KeyboardEvent, type PointerEvent, type RefObject } from 'react'
 import type { ProxyInfo, SourceInfo } from '../../../../shared/api.js'
 import { Name } from '../../components/Name.js'
+import { MODE_TRAITS } from '../../../../shared/modes.js'
 import { useBreakpoints } from '../../stores/breakpoints.js'
 import { usePanels } from '../../stores/panels.js'
 import { useProxies } from '../../stores/proxies.js'
@@ -8,16 +9,38 @@ import { useSettings } from '../../stores/settings.js'
 import { startDemo } from '../../stores/traffic.js'
 import { closeSource, useVerbs } from '../../stores/verbs.js'
 import { ClientConfig } from './ClientConfig.js'
+import { useTimelineUi } from './state.js'
+
+/** The proxy's problem count; a click shows its exchanges with problems (`has:problem` in the search box). */
+function ProblemCount({ proxy }: { proxy: ProxyInfo }): JSX.Element | null {
+  const counts = proxy.problems
+  const total = (counts?.error ?? 0) + (counts?.warning ?? 0) + (counts?.info ?? 0)
+  if (!counts || total === 0) return null
+  const worst = counts.error ? 'error' : counts.warning ? 'warning' : 'info'
+  return (
+    <button
+      type="button"
+      className={`link proxy-problems pb-${worst}`}
+      data-testid="proxy-problems"
+      title={`${counts.error} errors, ${counts.warning} warnings, ${counts.info} notes: show them`}
+      onClick={() => useTimelineUi.getState().setFilter({ proxy: proxy.id, text: 'has:problem' })}
+    >
+      ⚠ {total}
+    </button>
+  )
+}
 
 const STATE_LABELS: Record<string, string> = { starting: 'starting…', running: 'running', stopped: 'stopped', failed: 'failed' }
 
 /** What a proxy stands in front of: the upstream URL or command, or (replay) its cassette folder. */
 function target(p: ProxyInfo): string {
-  if (p.config.mode === 'replay') return p.config.cacheDir ?? ''
+  if (!MODE_TRAITS[p.config.mode].forwards) return p.config.cacheDir ?? ''
   return p.config.upstreamUrl ?? (p.config.upstreamCommand ? `$ ${p.config.upstreamCommand}` : '')
 }
 
 function stateLabel(p: ProxyInfo): string {
+  // a wrapped server: its MCP client starts it, and its mcp-rewind attaches to the app
+  if (p.attached) return p.attached.processes ? `attached${p.attached.processes > 1 ? ` ×${p.attached.processes}` : ''}` : 'not started'
   if (p.state === 'running' && p.upstreamDown) return 'running · upstream unreachable'
   if (p.state !== 'failed') return STATE_LABELS[p.state]
   return p.failure === 'upstream' ? 'upstream unreachable' : p.failure === 'cassette' ? 'cassette missing' : p.failure === 'port' ? 'port in use' : 'failed'
@@ -40,11 +63,15 @@ function ProxyRow({ proxy, run, fresh }: { proxy: ProxyInfo; run: (action: () =>
         {target(p)}
       </span>
       {p.url ? <code className="proxy-endpoint">{p.url}</code> : <span className="proxy-endpoint muted">—</span>}
-      <span className="proxy-count muted" data-testid="exchanges" title="exchanges">
-        {p.exchanges}
+      {/* one grid cell: a proxy with problems keeps its row on one line */}
+      <span className="proxy-counts">
+        <ProblemCount proxy={p} />
+        <span className="proxy-count muted" data-testid="exchanges" title="exchanges">
+          {p.exchanges}
+        </span>
       </span>
       <span className="row-actions">
-        {p.state === 'running' && (
+        {p.state === 'running' && !p.attached && (
           <button
             type="button"
             onClick={() => usePanels.getState().openCompose(p.id)}
@@ -55,7 +82,11 @@ function ProxyRow({ proxy, run, fresh }: { proxy: ProxyInfo; run: (action: () =>
           </button>
         )}
         {p.state === 'running' && p.url && <ClientConfig proxy={p} />}
-        {p.state === 'running' || p.state === 'starting' ? (
+        {p.attached ? (
+          <span className="muted small" title="started by its MCP client (wrapped in Intercept)">
+            {p.attached.clients.join(', ') || 'intercepted'}
+          </span>
+        ) : p.state === 'running' || p.state === 'starting' ? (
           <button type="button" disabled={p.state === 'starting'} onClick={() => run(() => stop(p.id))}>
             Stop
           </button>

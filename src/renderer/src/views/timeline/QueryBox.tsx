@@ -83,7 +83,7 @@ export function QueryBox({ value, onChange, values, problems, input }: Props): J
         aria-describedby={problem ? 'tl-query-problem' : undefined}
         autoComplete="off"
         spellCheck={false}
-        placeholder="tool:echo status:error -method:ping, or any text — press /"
+        placeholder="tool:echo status:error has:problem, or any text — press /"
         value={value}
         onChange={(e) => {
           onChange(e.target.value)

@@ -9,13 +9,14 @@ import { useSettings } from '../../stores/settings.js'
 import { useTraffic } from '../../stores/traffic.js'
 import { useVerbs } from '../../stores/verbs.js'
 import { BulkBar } from './BulkBar.js'
-import { applyFilter, distinct, heldRows, indexOfKey, rowKey, warmSearch, type FilterContext, type TimelineRow } from './model.js'
+import { applyFilter, distinct, heldRows, indexOfRow, rowKey, warmSearch, type FilterContext, type TimelineRow } from './model.js'
 import { groupBySession, sessionLabel, sessionsOf, type SessionInfo } from './sessions.js'
 import { flagsOf } from './table/cells.js'
 import { ColumnMenu } from './table/ColumnMenu.js'
 import { useColumnSettings } from './table/use-columns.js'
 import { clearScope, Toolbar, ViewOptions } from './TimelineToolbar.js'
 import { useFilterInUrl } from './use-filter-url.js'
+import { CostView } from './CostView.js'
 import { SaveDialog } from './verbs/FileDialogs.js'
 import { useTimelineUi } from './state.js'
 import { Filters } from './Filters.js'
@@ -103,9 +104,9 @@ export function Timeline(): JSX.Element {
   // the detail follows the selection; an exchange the filter hides says so (it does not vanish under the reader)
   const detail = useMemo(() => {
     if (!detailOpen || selected === undefined) return undefined
-    const inRows = indexOfKey(rows, selected)
+    const inRows = indexOfRow(rows, selected)
     if (inRows >= 0) return { event: rows[inRows], filteredOut: false }
-    const all = indexOfKey(exchanges, selected)
+    const all = indexOfRow(exchanges, selected)
     return all >= 0 ? { event: exchanges[all] as TimelineRow, filteredOut: true } : undefined
   }, [detailOpen, selected, rows, exchanges])
 
@@ -122,7 +123,7 @@ export function Timeline(): JSX.Element {
     return () => window.removeEventListener('keydown', onKey)
   }, [closeDetail])
 
-  const pickedRows = useMemo(() => (picked.size > 1 ? exchanges.filter((e) => picked.has(rowKey(e))) : []), [picked, exchanges])
+  const pickedRows = useMemo(() => (picked.size > 1 ? exchanges.filter((e) => picked.has(e.seq)) : []), [picked, exchanges])
   const base = picking && detail ? detail.event : undefined
   return (
     <section className="traffic" aria-label="Traffic">
@@ -150,6 +151,8 @@ export function Timeline(): JSX.Element {
       <div className="tl-main">
         {exchanges.length === 0 && rows.length === 0 ? (
           <p className="muted tl-empty">No traffic yet. Point an MCP client at a proxy&apos;s endpoint (Copy client config), or press “Run demo”.</p>
+        ) : tab === 'cost' ? (
+          <CostView proxies={proxies} sources={sources} sessions={sessions} />
         ) : tab !== 'table' ? (
           <div className="tl-chart-pane">{tab === 'waterfall' ? <Waterfall rows={filtered} /> : <Histogram rows={filtered} />}</div>
         ) : (

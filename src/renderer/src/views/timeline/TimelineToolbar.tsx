@@ -12,6 +12,7 @@ const TABS: Array<[TimelineTab, string]> = [
   ['table', 'Table'],
   ['waterfall', 'Waterfall'],
   ['histogram', 'Histogram'],
+  ['cost', 'Cost'],
 ]
 
 /** What Clear removes: the rows shown under the filter (and proxy), said in words, or everything. */

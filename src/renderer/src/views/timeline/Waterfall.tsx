@@ -4,7 +4,7 @@ import type { TrafficEvent } from '../../../../shared/api.js'
 import { Name } from '../../components/Name.js'
 import { timeTerm, withTerms } from '../../models/filter-query.js'
 import { overviewBins, timeSpan } from './chart-model.js'
-import { rowKey, statusLabel } from './model.js'
+import { rowId, rowKey, statusLabel } from './model.js'
 import { useTimelineUi } from './state.js'
 
 const ROW = 18
@@ -116,7 +116,7 @@ export function Waterfall({ rows }: { rows: TrafficEvent[] }): JSX.Element {
                     title={label}
                     aria-label={label}
                     onClick={() => {
-                      select(rowKey(e), true)
+                      select(rowId(e), true)
                       setTab('table')
                     }}
                   />

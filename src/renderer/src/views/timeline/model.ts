@@ -1,5 +1,6 @@
 import type { TrafficEvent } from '../../../../shared/api.js'
 import type { PausedCall } from '../../../../shared/breakpoints.js'
+import { worstSeverity } from '../../../../shared/insight/findings.js'
 import { statusKind, type StatusKind } from '../../models/exchange-facts.js'
 import { matchQuery, parseQuery, type ParsedQuery, type QueryContext } from '../../models/filter-query.js'
 
@@ -13,19 +14,22 @@ export { haystack, isChanged, sourceKind, sourceLabel, statusKind, statusLabel, 
  */
 export type TimelineRow = TrafficEvent & { pausedId?: string; group?: { sessionId: string; label: string; count: number } }
 
-export const rowKey = (e: TimelineRow): string =>
-  e.group ? `${e.proxyId}:group:${e.group.sessionId}` : e.pausedId ? `${e.proxyId}:held:${e.pausedId}` : `${e.proxyId}:${e.seq}`
+/**
+ * What the renderer names a row by (the selection, a comparison): an exchange by its `seq` — the timeline's own
+ * number, unique across proxies, sources and restarts — and a call held at a breakpoint (no exchange yet) by its id.
+ * A group's head is never selected.
+ */
+export type RowId = number | string
 
-/** The index of the row with this key (numbers compared, no key strings built: cheap on 100,000 rows), or -1. */
-export function indexOfKey(rows: TimelineRow[], key: string | undefined): number {
-  if (key === undefined) return -1
-  const held = /^(.*):held:(.+)$/.exec(key)
-  if (held) return rows.findIndex((r) => r.pausedId === held[2] && r.proxyId === held[1])
-  if (key.includes(':group:')) return rows.findIndex((r) => r.group !== undefined && rowKey(r) === key)
-  const at = key.lastIndexOf(':')
-  const proxyId = key.slice(0, at)
-  const seq = Number(key.slice(at + 1))
-  for (let i = rows.length - 1; i >= 0; i--) if (rows[i].seq === seq && rows[i].proxyId === proxyId && !rows[i].pausedId && !rows[i].group) return i
+export const rowId = (row: TimelineRow): RowId => row.pausedId ?? row.seq
+
+/** A row's React key (and the table's row id): unique among the rows, never read back. */
+export const rowKey = (row: TimelineRow): string => (row.group ? `group ${row.group.sessionId}` : row.pausedId ? `held ${row.pausedId}` : String(row.seq))
+
+/** The index of the row with this id (the newest first: cheap on 100,000 rows), or -1. */
+export function indexOfRow(rows: TimelineRow[], id: RowId | undefined): number {
+  if (typeof id === 'string') return rows.findIndex((r) => r.pausedId === id)
+  for (let i = rows.length - 1; i >= 0; i--) if (rows[i].seq === id && !rows[i].pausedId && !rows[i].group) return i
   return -1
 }
 
@@ -105,6 +109,12 @@ export function applyFilter(list: TrafficEvent[], f: TimelineFilter, ctx: Filter
       (!f.source || (f.source === 'rule' ? Boolean(e.behavior && e.behavior !== 'relay') : e.source === f.source)) &&
       matchQuery(query, e, ctx),
   )
+}
+
+/** The ⚠ column: how many findings, and the worst severity ('' when none). */
+export function problemsOf(e: TrafficEvent): { count: number; worst: string } {
+  const problems = e.insight?.problems ?? []
+  return { count: problems.length, worst: worstSeverity(problems) ?? '' }
 }
 
 /** the distinct methods, tools and protocol revisions seen, for the filter menus and the search's completion */

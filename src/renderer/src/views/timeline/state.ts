@@ -1,12 +1,12 @@
 import { create } from 'zustand'
 import { pick, type PickMode } from '../../models/selection.js'
-import { EMPTY_FILTER, indexOfKey, rowKey, type TimelineFilter, type TimelineRow } from './model.js'
+import { EMPTY_FILTER, indexOfRow, rowId, type RowId, type TimelineFilter, type TimelineRow } from './model.js'
 
-export type TimelineTab = 'table' | 'waterfall' | 'histogram'
-export type DetailTab = 'overview' | 'request' | 'response' | 'stream' | 'content' | 'changes' | 'edit' | 'diff'
+export type TimelineTab = 'table' | 'waterfall' | 'histogram' | 'cost'
+export type DetailTab = 'overview' | 'problems' | 'request' | 'response' | 'stream' | 'content' | 'changes' | 'edit' | 'diff'
 
-/** What the Diff tab compares the selected exchange with: another exchange (its row key), or the cassette's entry. */
-export type CompareWith = { kind: 'exchange'; key: string } | { kind: 'cassette' }
+/** What the Diff tab compares the selected exchange with: another exchange (its seq), or the cassette's entry. */
+export type CompareWith = { kind: 'exchange'; seq: number } | { kind: 'cassette' }
 
 /** Where the column menu opens: below (or, `up`, above) the point, for a column (a header's) or none. */
 export interface ColumnMenuAt {
@@ -19,12 +19,12 @@ export interface ColumnMenuAt {
 /** The Timeline view's own UI state: filter, selection, detail pane and tab (the exchanges live in stores/traffic). */
 interface TimelineUiState {
   filter: TimelineFilter
-  /** `${proxyId}:${seq}` of the selected exchange (the one the detail shows) */
-  selected?: string
+  /** the selected row: an exchange's seq, or a held call's id (the one the detail shows) */
+  selected?: RowId
   /** the rows picked for the bulk verbs (the selected one included); one row unless Shift/Ctrl-picked */
-  picked: ReadonlySet<string>
+  picked: ReadonlySet<RowId>
   /** where a Shift range starts */
-  anchor?: string
+  anchor?: RowId
   detailOpen: boolean
   detailTab: DetailTab
   tab: TimelineTab
@@ -39,11 +39,11 @@ interface TimelineUiState {
   setFilter(patch: Partial<TimelineFilter>): void
   resetFilter(): void
   /** selects one exchange (picking it alone); `open` opens or closes the detail */
-  select(key: string | undefined, open?: boolean): void
+  select(id: RowId | undefined, open?: boolean): void
   /** picks a row as a click or a key with Shift/Ctrl does (the detail follows it); `rows`: the table's rows */
-  pick(key: string, mode: PickMode, rows: TimelineRow[]): void
+  pick(id: RowId, mode: PickMode, rows: TimelineRow[]): void
   /** picks these rows (Ctrl+A); the selection stays */
-  pickAll(keys: string[]): void
+  pickAll(ids: RowId[]): void
   /** back to the selected row alone */
   clearPicked(): void
   closeDetail(): void
@@ -58,7 +58,7 @@ interface TimelineUiState {
 
 export const useTimelineUi = create<TimelineUiState>()((set) => ({
   filter: EMPTY_FILTER,
-  picked: new Set<string>(),
+  picked: new Set<RowId>(),
   detailOpen: false,
   detailTab: 'overview',
   tab: 'table',
@@ -69,7 +69,7 @@ export const useTimelineUi = create<TimelineUiState>()((set) => ({
   resetFilter: () => set({ filter: EMPTY_FILTER }),
   select: (selected, open) =>
     set((s) => {
-      const picked = selected === undefined ? new Set<string>() : s.picked.size === 1 && s.picked.has(selected) ? s.picked : new Set([selected])
+      const picked = selected === undefined ? new Set<RowId>() : s.picked.size === 1 && s.picked.has(selected) ? s.picked : new Set([selected])
       return s.selected === selected
         ? { detailOpen: open ?? s.detailOpen, picked, anchor: selected }
         : {
@@ -85,8 +85,8 @@ export const useTimelineUi = create<TimelineUiState>()((set) => ({
     set((s) => {
       const next = pick({ keys: s.picked, anchor: s.anchor }, key, mode, {
         count: rows.length,
-        indexOf: (k) => indexOfKey(rows, k),
-        keyAt: (i) => (rows[i] && !rows[i].group && !rows[i].pausedId ? rowKey(rows[i]) : undefined),
+        indexOf: (k) => indexOfRow(rows, k),
+        keyAt: (i) => (rows[i] && !rows[i].group && !rows[i].pausedId ? rowId(rows[i]) : undefined),
       })
       // a row Ctrl-clicked off is not shown in the detail: the selection stays where it was (or on the last picked)
       const selected = next.keys.has(key) ? key : s.selected !== key ? s.selected : [...next.keys].at(-1)
@@ -99,7 +99,7 @@ export const useTimelineUi = create<TimelineUiState>()((set) => ({
       }
     }),
   pickAll: (keys) => set((s) => ({ picked: new Set(keys), selected: s.selected ?? keys[0] })),
-  clearPicked: () => set((s) => ({ picked: s.selected ? new Set([s.selected]) : new Set<string>(), anchor: s.selected })),
+  clearPicked: () => set((s) => ({ picked: s.selected !== undefined ? new Set([s.selected]) : new Set<RowId>(), anchor: s.selected })),
   closeDetail: () => set({ detailOpen: false }),
   setDetailTab: (detailTab) => set({ detailTab }),
   setTab: (tab) => set({ tab }),

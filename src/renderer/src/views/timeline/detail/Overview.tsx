@@ -27,8 +27,7 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
   const { select, compare, setDetailTab } = useTimelineUi()
   const original = event.sentBy?.from
   const openOriginal = (seq: number): void => {
-    const found = useTraffic.getState().exchanges.find((e) => e.seq === seq)
-    if (found) select(`${found.proxyId}:${seq}`, true)
+    if (useTraffic.getState().exchanges.some((e) => e.seq === seq)) select(seq, true)
   }
   const steps: Array<[string, number | undefined]> = [
     ['received from the client', 0],
@@ -69,6 +68,10 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
         <dd>{event.sessionId ? <code>{event.sessionId}</code> : '—'}</dd>
         <dt>Protocol version</dt>
         <dd>{event.protocolVersion ?? '—'}</dd>
+        <dt>Context cost</dt>
+        <dd>{event.insight?.tokens !== undefined ? `${event.insight.tokens.toLocaleString('en-US')} tokens (o200k_base)` : '—'}</dd>
+        <dt>Problems</dt>
+        <dd>{!event.insight ? 'checking…' : event.insight.problems.length ? `⚠ ${event.insight.problems.length} (see Problems)` : 'none'}</dd>
         <dt>Key</dt>
         <dd>
           <code>

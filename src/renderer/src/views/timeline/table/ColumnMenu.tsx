@@ -42,7 +42,7 @@ export function ColumnMenu({ settings, save }: { settings: TimelineColumns; save
           title={def.fixed ? 'the timeline number is always shown' : def.title}
           onClick={() => save(toggleColumn(settings, def.id))}
         >
-          <span aria-hidden="true">{shown ? '☑' : '☐'}</span> {def.id === 'duration' ? 'ms (duration)' : def.label}
+          <span aria-hidden="true">{shown ? '☑' : '☐'}</span> {def.menuLabel ?? def.label}
         </button>
       ))}
       <hr role="separator" />

@@ -4,7 +4,7 @@ import type { TimelineColumnId } from '../../../../../shared/settings.js'
 import { Name } from '../../../components/Name.js'
 import { exchangeSizes, formatBytes } from '../../../models/exchange-facts.js'
 import { visibleName } from '../../../models/visible-text.js'
-import { formatTime, isChanged, sourceLabel, statusKind, statusLabel, type TimelineRow } from '../model.js'
+import { formatTime, isChanged, problemsOf, sourceLabel, statusKind, statusLabel, type TimelineRow } from '../model.js'
 import { sentByLabel, sessionLabel, shortSession, type SessionInfo } from '../sessions.js'
 
 /** What the cells need besides the row. */
@@ -54,6 +54,16 @@ const CELLS: Record<TimelineColumnId, (e: TimelineRow, ctx: CellContext) => JSX.
   tool: (e) => (e.tool === undefined ? '' : <Name value={e.tool} />),
   source: (e) => <span className={`src src-${e.source}`}>{sourceLabel(e)}</span>,
   status: (e) => <span className={`st st-${statusKind(e).replace(' ', '-')}`}>{statusLabel(e)}</span>,
+  problems: (e) => {
+    const { count, worst } = problemsOf(e)
+    if (!count) return ''
+    return (
+      <span className={`pb pb-${worst}`} title={`${count} problem${count === 1 ? '' : 's'} (worst: ${worst})`} data-testid="problem-count">
+        ⚠{count}
+      </span>
+    )
+  },
+  tokens: (e) => (e.insight?.tokens === undefined ? '' : e.insight.tokens.toLocaleString('en-US')),
   duration: (e) => (e.response ? String(Math.round(e.durationMs)) : ''),
   size: (e) => {
     if (e.pausedId) return ''

@@ -286,7 +286,7 @@ export function ComposeDrawer(): JSX.Element | null {
                     className="link"
                     onClick={() => {
                       flushTraffic()
-                      select(`${proxyId}:${sent.seq}`, true)
+                      select(sent.seq, true)
                       closeCompose()
                     }}
                   >

@@ -89,7 +89,7 @@ export function DetailActions({ event, proxyName }: { event: TrafficEvent; proxy
       const sent = await sendExchange({ proxyId: target.proxyId, method: event.method, params: event.request.params, kind: 'resend', from: event.seq })
       if (sent.seq !== undefined) {
         flushTraffic()
-        select(`${target.proxyId}:${sent.seq}`, true)
+        select(sent.seq, true)
         setDetailTab('diff') // the new exchange beside its original
       }
     } catch (e) {

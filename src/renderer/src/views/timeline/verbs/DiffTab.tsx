@@ -2,7 +2,7 @@ import { onTabListKeyDown, tabStop } from '../../../components/tabs.js'
 import { useEffect, useMemo, useState, type JSX } from 'react'
 import type { CommandOutput, TrafficEvent } from '../../../../../shared/api.js'
 import { api } from '../../../api/current.js'
-import { brief, diffValues, summary, type Change } from '../../../models/exchange-diff.js'
+import { brief, diffValues, summary, type Change } from '../../../../../shared/json-diff.js'
 import { Diff } from '../detail/Changes.js'
 import { useTimelineUi, type CompareWith } from '../state.js'
 

@@ -42,7 +42,7 @@ export function EditResend({ event }: { event: TrafficEvent }): JSX.Element {
       <SendTarget target={target} />
       {target.proxyId ? (
         <RequestEditor
-          key={`${event.proxyId}:${event.seq}:${target.proxyId}:${schema || form ? 'form' : 'raw'}`}
+          key={`${event.seq} ${target.proxyId} ${schema || form ? 'form' : 'raw'}`}
           proxyId={target.proxyId}
           method={event.method}
           params={params}
@@ -62,7 +62,7 @@ export function EditResend({ event }: { event: TrafficEvent }): JSX.Element {
         <p className="re-sent small" role="status">
           Sent{sent.seq !== undefined ? ` as #${sent.seq}` : ''}: {answerLine(sent.response)}{' '}
           {sent.seq !== undefined && (
-            <button type="button" className="link" onClick={() => select(`${target.proxyId}:${sent.seq}`, true)}>
+            <button type="button" className="link" onClick={() => select(sent.seq, true)}>
               Open #{sent.seq}
             </button>
           )}

@@ -1,0 +1,68 @@
+import type { CassetteEntry } from '../shared/cassette/entry.js';
+import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../shared/jsonrpc.js';
+import type { LiveExchange } from '../main/engine/pipeline/exchange.js';
+import type { Session } from '../main/engine/pipeline/session.js';
+
+/** How long a replayed server→client request waits for the client's reply (as the HTTP replay: replay-delivery.ts). */
+const REPLY_TIMEOUT_MS = 60_000;
+
+/** Where a replayed exchange goes: the client's onmessage, in order. */
+export type Deliver = (message: JsonRpcMessage) => void;
+
+/** The recorded answer of an entry, to the live request's id. */
+export function answerOf(exchange: LiveExchange, entry: CassetteEntry): JsonRpcResponse {
+  const { error } = entry;
+  return error ? errorResponse(exchange.request.id, error.code, error.message, error.data) : { jsonrpc: '2.0', id: exchange.request.id, result: entry.result };
+}
+
+/** A recorded notification as this client gets it: its progress token is the live request's (none asked: skipped). */
+function live(message: JsonRpcMessage, liveToken: unknown): JsonRpcMessage | undefined {
+  const params = (message as { params?: Record<string, unknown> }).params;
+  if (!params || !('progressToken' in params)) return message;
+  if (liveToken === undefined) return undefined;
+  return { ...message, params: { ...params, progressToken: liveToken } } as JsonRpcMessage;
+}
+
+/**
+ * Plays a recorded exchange back to an in-process client, at the message level: the streamed notifications (progress
+ * tokens rewritten to the live request's), the server→client requests (sent with ids of this session; the client's
+ * reply is awaited, at most REPLY_TIMEOUT_MS), then the answer, then the notifications recorded after the exchange.
+ */
+export async function playEntry(exchange: LiveExchange, entry: CassetteEntry, session: Session, deliver: Deliver, followUps: JsonRpcMessage[]): Promise<void> {
+  const token = exchange.progressToken;
+  for (const message of (entry.stream ?? []) as unknown as JsonRpcMessage[]) {
+    if (isResponse(message)) continue; // a recorded client reply: the live client gives its own
+    if (!isRequest(message)) {
+      const out = live(message, token);
+      if (out) {
+        exchange.addStreamed(out);
+        deliver(out);
+      }
+      continue;
+    }
+    const outgoing = { ...message, id: `rewind-${session.nextServerRequestId++}` };
+    exchange.addStreamed(outgoing);
+    const reply = waitForReply(session, outgoing.id);
+    deliver(outgoing);
+    const got = await reply;
+    if (got) exchange.addStreamed(got);
+    else exchange.flags.push(`no reply to ${message.method} within ${REPLY_TIMEOUT_MS / 1000} s`);
+  }
+  exchange.response = answerOf(exchange, entry);
+  deliver(exchange.response);
+  for (const message of followUps) deliver(message);
+}
+
+function waitForReply(session: Session, id: string): Promise<JsonRpcResponse | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      session.pendingReplies.delete(id);
+      resolve(undefined);
+    }, REPLY_TIMEOUT_MS);
+    timer.unref();
+    session.pendingReplies.set(id, (reply) => {
+      clearTimeout(timer);
+      resolve(reply);
+    });
+  });
+}

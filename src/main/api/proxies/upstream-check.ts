@@ -1,0 +1,81 @@
+import { stat } from 'node:fs/promises';
+import { redactUrl } from '../../engine/cassette/redact.js';
+import { UnreachableError } from '../../engine/errors.js';
+import type { Log } from '../../engine/log.js';
+import { commandSpec } from '../../engine/upstream/command.js';
+import { openUpstream as openEngineUpstream, type OpenedUpstream } from '../../engine/upstream/open.js';
+import type { ProxyConfig, ProxyFailure } from '../../../shared/api.js';
+import { MODE_TRAITS } from '../../../shared/modes.js';
+
+/**
+ * What a UI proxy needs before it may say "running": its upstream answers an MCP initialize (live modes), or its
+ * cassette exists (replay: never created here). Built from the engine's own start-up pieces, the way the CLI opens
+ * an upstream: the engine's openUpstream (detect legacy HTTP+SSE, bridge stdio and legacy SSE, probe with initialize).
+ */
+
+/** A start that cannot work: `message` names the form's field; `failure` says what failed. */
+export class ProxyStartError extends Error {
+  constructor(
+    message: string,
+    readonly failure: ProxyFailure,
+  ) {
+    super(message);
+    this.name = 'ProxyStartError';
+  }
+}
+
+const PROBE_TIMEOUT_MS = 10_000;
+
+function reason(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e.code && !e.message.includes(e.code) ? `${e.code} ${e.message}` : e.message;
+}
+
+/** A mode that only reads its cassette (replay): it (a folder, or a single-file cassette) must exist and be readable; nothing is created. */
+export async function checkCassette(config: ProxyConfig, dir: string | undefined): Promise<void> {
+  if (!MODE_TRAITS[config.mode].needsExistingCassette || !dir) return;
+  try {
+    await stat(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read (${reason(error)})`;
+    throw new ProxyStartError(`Cassette folder ${dir} ${why}: replay answers from a recorded cassette and never creates one`, 'cassette');
+  }
+}
+
+/**
+ * Opens a live mode's upstream with the engine's openUpstream (as the CLI and `serve` do: detect, bridge a stdio or
+ * legacy HTTP+SSE server, probe with an MCP initialize), worded for the form: a ProxyStartError naming the URL or the
+ * command (never the bridge's internal loopback address). `log` gets the bridge's lines (a stdio server's stderr).
+ */
+export async function openUpstream(config: ProxyConfig, log: Log, allowedOrigins?: () => readonly string[]): Promise<OpenedUpstream | undefined> {
+  if (!MODE_TRAITS[config.mode].forwards) return undefined;
+  const command = config.upstreamCommand;
+  const said: string[] = []; // what a child printed on stderr: the reason a command fails is usually there
+  const listen: Log = (line, level) => {
+    if (command && said.length < 20) said.push(line.replace(/^upstream [^:]*: /, ''));
+    log(line, level);
+  };
+  let spec;
+  try {
+    spec = command ? commandSpec(command) : { url: config.upstreamUrl as string };
+  } catch (error) {
+    throw new ProxyStartError(`stdio command "${command}" cannot be split into words: ${(error as Error).message}`, 'upstream');
+  }
+  try {
+    return await openEngineUpstream(spec, { log: listen, timeoutMs: PROBE_TIMEOUT_MS, allowedOrigins });
+  } catch (error) {
+    const why = (error instanceof UnreachableError ? error.reason : reason(error)).replace(/https?:\/\/127\.0\.0\.1:\d+\/mcp/g, 'the bridge');
+    if (!command) throw new ProxyStartError(`Upstream URL ${redactUrl(config.upstreamUrl as string)} did not answer an MCP initialize: ${why}`, 'upstream');
+    const notStarted = /could not start the upstream command "[^"]*": (.*)$/.exec(why);
+    if (notStarted) throw new ProxyStartError(`stdio command "${command}" did not start: ${notStarted[1]}`, 'upstream');
+    // a server that says nothing in time: what it printed on stderr is the best clue
+    const printed = /no answer within|timed out/i.test(why)
+      ? said
+          .filter((l) => l.trim() && !/^upstream process /.test(l))
+          .slice(-3)
+          .join(' / ')
+      : '';
+    throw new ProxyStartError(`stdio command "${command}" did not answer an MCP initialize: ${why}${printed ? ` (it printed: ${printed})` : ''}`, 'upstream');
+  }
+}

@@ -1,0 +1,77 @@
+import { describeError, UnreachableError } from '../errors.js';
+import { sendModern, type ModernEnvelope } from './verify-modern.js';
+import { causeOf, openHttpSession, type LiveAnswer, type LiveSession, type VerifyRequest } from './verify-session.js';
+
+/**
+ * The live server as verify speaks to it: in the revision each entry was recorded in. 2025-era entries go through one
+ * session of verify's own (opened on first use, with the recorded client's initialize params); 2026-07-28 entries
+ * are stateless requests, each with its `_meta`. A server that cannot be reached before it answered anything stops
+ * the run (UnreachableError, one line); later failures are the request's ("no answer": drift).
+ */
+export interface LiveServerOptions {
+  upstreamUrl?: string;
+  upstreamHeaders?: Record<string, string>;
+  timeoutMs?: number;
+  /** how errors name the server */
+  display: string;
+  /** the recorded client's initialize params (the cassette's initialize.req.json) */
+  initializeParams?: Record<string, unknown>;
+  /** a live session of another kind (e.g. stdio) for the 2025 revisions */
+  openSession?: (initializeParams: Record<string, unknown> | undefined) => Promise<LiveSession>;
+  /** the server is a command behind the stdio bridge, which speaks the 2025 revisions only */
+  command?: boolean;
+}
+
+export class LiveServer {
+  private session?: Promise<LiveSession>;
+  private answeredModern = false;
+
+  constructor(private readonly options: LiveServerOptions) {}
+
+  /** verify's 2025-era session (opened once; a server that does not answer initialize stops the run). */
+  legacy(): Promise<LiveSession> {
+    this.session ??= this.openLegacy();
+    return this.session;
+  }
+
+  private async openLegacy(): Promise<LiveSession> {
+    const { options } = this;
+    try {
+      return options.openSession
+        ? await options.openSession(options.initializeParams)
+        : await openHttpSession(options.upstreamUrl ?? '', {
+            initializeParams: options.initializeParams,
+            headers: options.upstreamHeaders,
+            timeoutMs: options.timeoutMs,
+          });
+    } catch (error) {
+      throw new UnreachableError(`${options.display} did not answer an MCP initialize: ${(error as Error).message}`);
+    }
+  }
+
+  /** Can this server be spoken to in a 2026-07-28 revision (it has a URL)? */
+  get speaksModern(): boolean {
+    return this.options.upstreamUrl !== undefined && !this.options.command;
+  }
+
+  /** Sends a request in the revision given (undefined: the 2025 session). */
+  async send(revision: string | undefined, envelope: ModernEnvelope | undefined, request: VerifyRequest): Promise<LiveAnswer> {
+    if (revision === undefined) return (await this.legacy()).send(request);
+    const target = { url: this.options.upstreamUrl ?? '', headers: this.options.upstreamHeaders, timeoutMs: this.options.timeoutMs ?? 30_000 };
+    try {
+      const answer = await sendModern(target, revision, envelope, request);
+      this.answeredModern = true;
+      return answer;
+    } catch (error) {
+      const cause = causeOf(error);
+      if (!this.answeredModern && (cause as NodeJS.ErrnoException).code !== undefined)
+        throw new UnreachableError(`${this.options.display} did not answer a ${revision} request: ${describeError(cause)}`);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    const session = await this.session?.catch(() => undefined);
+    await session?.close().catch(() => {});
+  }
+}

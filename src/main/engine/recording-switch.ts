@@ -1,0 +1,82 @@
+import { resolve } from 'node:path';
+import type { JsonRpcError, JsonRpcNotification } from '../../shared/jsonrpc.js';
+import type { RefusalKind } from '../../shared/cassette/entry.js';
+import { buildResultHasher } from './cassette/hash.js';
+import { CassetteStore } from './cassette/store.js';
+import type { Log } from './log.js';
+import type { Closable, ExchangeDetail, Hook, Need } from './pipeline/contract.js';
+import type { LiveExchange } from './pipeline/exchange.js';
+import { Recorder } from './pipeline/recorder.js';
+import type { Session } from './pipeline/session.js';
+
+/**
+ * A recorder that can be switched on, moved to another folder, or off while the proxy runs: an attached proxy
+ * (`--attach`) records where its args say, or where the app watching it says, and the agent's session goes on.
+ * Off, it wants nothing (the proxy pipes bytes); on, it is the engine's own Recorder.
+ */
+export class RecordingSwitch implements Hook {
+  readonly name = 'recorder';
+  private recorder?: Recorder;
+  private store?: CassetteStore;
+  private switching: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly log: Log,
+    private readonly durable = true,
+  ) {}
+
+  /** the folder recorded to now */
+  get dir(): string | undefined {
+    return this.store?.dir;
+  }
+
+  get wantsDetail(): boolean {
+    return this.recorder !== undefined;
+  }
+
+  readonly wantsRequests = (): boolean => this.recorder !== undefined;
+
+  need(exchange: LiveExchange): Need {
+    return this.recorder?.need(exchange) ?? 'none';
+  }
+
+  onResponse(exchange: LiveExchange, session: Session | undefined, detail: ExchangeDetail | undefined, _signal: Closable): Promise<void> | undefined {
+    return this.recorder?.onResponse(exchange, session, detail);
+  }
+
+  onServerMessage(message: JsonRpcNotification, session: Session): void {
+    this.recorder?.onServerMessage(message, session);
+  }
+
+  onRefusal(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void {
+    this.recorder?.onRefusal(kind, refusal);
+  }
+
+  /** Records to `dir` from the next exchange on (undefined: stops); what was being written is finished first. */
+  to(dir: string | undefined): Promise<void> {
+    this.switching = this.switching.then(async () => {
+      if (dir !== undefined && this.store?.dir === resolve(dir)) return;
+      const old = { recorder: this.recorder, store: this.store };
+      this.recorder = undefined;
+      this.store = undefined;
+      await old.recorder?.flush();
+      old.store?.close();
+      if (dir === undefined) return;
+      const store = await CassetteStore.start(resolve(dir), { log: this.log, durable: this.durable, watch: false });
+      await store.ready;
+      this.store = store;
+      this.recorder = new Recorder(store, buildResultHasher({}), [], this.log);
+      this.log(`recording to ${store.dir}`, 'info');
+    });
+    return this.switching;
+  }
+
+  async flush(): Promise<void> {
+    await this.switching;
+    await this.recorder?.flush();
+  }
+
+  async close(): Promise<void> {
+    await this.to(undefined);
+  }
+}

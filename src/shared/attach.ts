@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import type { BreakpointRuleInput, PausedCall } from './breakpoints.js';
+import type { RulesFileSchema } from './rules/schema.js';
+
+/**
+ * Attach: an mcp-rewind that an agent started itself (`--stdio --attach`, a wrapped server) reports to the running
+ * app through its API, and takes the app's rules, breakpoints and recording choice for that server. Data only.
+ */
+
+export const AttachIdSchema = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'an attach id (8 to 64 letters, digits, - or _)');
+
+const ClientInfoSchema = z.strictObject({ name: z.string().max(200), version: z.string().max(200).optional() });
+
+export const AttachOpenSchema = z.strictObject({
+  attachId: AttachIdSchema,
+  /** the server's name, `client:server` for a wrapped entry: the app keeps its rules and breakpoints under it */
+  name: z.string().min(1).max(200),
+  pid: z.number().int().min(1),
+  /** what it runs in front of, for display (the upstream command or URL, without credentials) */
+  upstream: z.string().max(4000),
+  /** the MCP client, from its initialize */
+  client: ClientInfoSchema.optional(),
+  /** the folder its own args record to */
+  record: z.string().max(4096).optional(),
+});
+export type AttachOpen = z.infer<typeof AttachOpenSchema>;
+
+/** What the app tells an attached process; each field present is to be applied. */
+export interface AttachControl {
+  /** its rules (null: none) */
+  rules?: z.infer<typeof RulesFileSchema> | null;
+  breakpoints?: BreakpointRuleInput[];
+  /** where to record: a folder, null for nowhere, undefined: as its own args say */
+  record?: string | null;
+  resume?: { id: string; arguments?: Record<string, unknown>; result?: Record<string, unknown> };
+  fail?: { id: string; message?: string };
+  /** the app forgot this server (removed it): go on as a plain pass-through */
+  detach?: true;
+}
+
+/** An exchange as an attached process sends it: the engine's ExchangeEvent (checked loosely; the app numbers it). */
+export const AttachedExchangeSchema = z.looseObject({
+  seq: z.number().int(),
+  method: z.string().max(200),
+  key: z.string().max(2000),
+  source: z.enum(['upstream', 'cache', 'proxy']),
+  cassette: z.enum(['recorded', 'skipped', 'hit', 'miss', 'none']),
+  request: z.looseObject({}),
+  stream: z.array(z.unknown()),
+  startedAt: z.number(),
+  durationMs: z.number(),
+});
+
+const ToolViewSchema = z.looseObject({ name: z.string(), behavior: z.string(), origin: z.string() });
+
+export const AttachUpdateSchema = z.strictObject({
+  attachId: AttachIdSchema,
+  client: ClientInfoSchema.optional(),
+  /** its calls paused at a breakpoint now (all of them) */
+  paused: z
+    .array(z.looseObject({ id: z.string(), tool: z.string(), stage: z.enum(['request', 'response']), since: z.number(), timeoutAt: z.number() }))
+    .max(1000)
+    .optional(),
+  /** its merged tool list (upstream + rules), for the Rules view */
+  tools: z.array(ToolViewSchema).max(10_000).optional(),
+  /** the folder it records to now (none: not recording) */
+  recording: z.string().max(4096).nullable().optional(),
+});
+export type AttachUpdate = z.infer<typeof AttachUpdateSchema> & { paused?: PausedCall[] };
+
+export const attachCommands = {
+  /** an attached process says hello (again, after a reconnect): answers its proxy in the app and what to apply */
+  'attach.open': AttachOpenSchema,
+  'attach.exchanges': z.strictObject({ attachId: AttachIdSchema, events: z.array(AttachedExchangeSchema).max(1000) }),
+  'attach.update': AttachUpdateSchema,
+  /** waits (up to POLL_MS) for what the app has to tell it */
+  'attach.poll': z.strictObject({ attachId: AttachIdSchema }),
+  'attach.close': z.strictObject({ attachId: AttachIdSchema }),
+  /** the user's recording choice for an attached server: a folder, null (not recorded), or absent: as its args say */
+  'attach.record': z.strictObject({ proxyId: z.string().min(1), dir: z.string().min(1).max(4096).nullable().optional() }),
+} as const;
+
+export interface AttachOutputs {
+  'attach.open': { proxyId: string; control: AttachControl };
+  'attach.exchanges': { accepted: number };
+  'attach.update': { ok: true };
+  'attach.poll': AttachControl[];
+  'attach.close': { closed: true };
+  'attach.record': { proxyId: string; record: string | null | undefined };
+}
+
+/** how long a poll waits for something to say before it answers [] */
+export const POLL_MS = 20_000;
