@@ -30,7 +30,13 @@ function ProblemCount({ proxy }: { proxy: ProxyInfo }): JSX.Element | null {
   )
 }
 
-const STATE_LABELS: Record<string, string> = { starting: 'starting…', running: 'running', stopped: 'stopped', failed: 'failed' }
+const STATE_LABELS: Record<string, string> = {
+  starting: 'starting…',
+  running: 'running',
+  'sign-in-required': 'sign-in required',
+  stopped: 'stopped',
+  failed: 'failed',
+}
 
 /** What a proxy stands in front of: the upstream URL or command, or (replay) its cassette folder. */
 function target(p: ProxyInfo): string {
@@ -82,11 +88,12 @@ function ProxyRow({ proxy, run, fresh }: { proxy: ProxyInfo; run: (action: () =>
           </button>
         )}
         {p.state === 'running' && p.url && <ClientConfig proxy={p} />}
+        <SignInActions proxy={p} run={run} />
         {p.attached ? (
           <span className="muted small" title="started by its MCP client (wrapped in Intercept)">
             {p.attached.clients.join(', ') || 'intercepted'}
           </span>
-        ) : p.state === 'running' || p.state === 'starting' ? (
+        ) : p.state === 'running' || p.state === 'starting' || p.state === 'sign-in-required' ? (
           <button type="button" disabled={p.state === 'starting'} onClick={() => run(() => stop(p.id))}>
             Stop
           </button>
@@ -115,12 +122,47 @@ function ProxyRow({ proxy, run, fresh }: { proxy: ProxyInfo; run: (action: () =>
           {p.error}
         </p>
       )}
+      {p.state === 'sign-in-required' && (
+        <p className="proxy-error warning small" role="alert">
+          {p.signIn?.state === 'failed'
+            ? `Sign-in failed at ${p.signIn.step}: ${p.signIn.error}`
+            : `The upstream needs a sign-in${p.signIn?.error ? ` (${p.signIn.error})` : ''}: calls wait for it`}
+        </p>
+      )}
       {p.state === 'running' && p.upstreamDown && (
         <p className="proxy-error warning small" role="alert">
           {p.upstreamDown}: calls are answered with an error until it is back (Stop and Start to check it now)
         </p>
       )}
     </li>
+  )
+}
+
+/** Sign in / signed in as … / Sign out, for a proxy that is the OAuth client of its upstream. */
+function SignInActions({ proxy: p, run }: { proxy: ProxyInfo; run: (action: () => Promise<void>) => void }): JSX.Element | null {
+  const { signIn, signOut } = useProxies.getState()
+  if (p.state === 'sign-in-required')
+    return (
+      <button type="button" className="primary" onClick={() => run(() => signIn(p.id))} aria-label={`Sign in to the upstream of ${p.name}`}>
+        Sign in
+      </button>
+    )
+  if (p.state === 'running' && p.signIn?.state === 'client')
+    return (
+      <span className="muted small" data-testid="signed-in" title="the client sends its own Authorization; the proxy passes it through">
+        client's own sign-in
+      </span>
+    )
+  if (p.state !== 'running' || p.signIn?.state !== 'signed-in') return null
+  return (
+    <>
+      <span className="muted small" data-testid="signed-in">
+        {p.signIn.user ? `signed in as ${p.signIn.user}` : 'signed in'}
+      </span>
+      <button type="button" onClick={() => run(() => signOut(p.id))} aria-label={`Sign out of the upstream of ${p.name}`}>
+        Sign out
+      </button>
+    </>
   )
 }
 
@@ -162,16 +204,19 @@ function SourceRow({ source, run }: { source: SourceInfo; run: (action: () => Pr
 export function proxiesSummary(proxies: ProxyInfo[], sources: SourceInfo[]): string {
   const failed = proxies.filter((p) => p.state === 'failed').length
   const running = proxies.filter((p) => p.state === 'running').length
+  const signIn = proxies.filter((p) => p.state === 'sign-in-required').length
   const parts = [
     `${proxies.length} prox${proxies.length === 1 ? 'y' : 'ies'}`,
     ...(running && running < proxies.length ? [`${running} running`] : []),
     ...(failed ? [`${failed} failed`] : []),
+    ...(signIn ? [`${signIn} to sign in`] : []),
   ]
   return `${parts.join(', ')}${sources.length ? ` · ${sources.length} file${sources.length === 1 ? '' : 's'} open` : ''}`
 }
 
-/** failed proxies first (they need a look), then in the order they were made */
-const failedFirst = (proxies: ProxyInfo[]): ProxyInfo[] => [...proxies.filter((p) => p.state === 'failed'), ...proxies.filter((p) => p.state !== 'failed')]
+/** failed proxies and those waiting for a sign-in first (they need a look), then in the order they were made */
+const needsLook = (p: ProxyInfo): boolean => p.state === 'failed' || p.state === 'sign-in-required'
+const failedFirst = (proxies: ProxyInfo[]): ProxyInfo[] => [...proxies.filter(needsLook), ...proxies.filter((p) => !needsLook(p))]
 
 const MIN_HEIGHT = 40
 const MAX_HEIGHT = 600
