@@ -3,7 +3,7 @@ import type { JsonRpcError, JsonRpcNotification } from '../../../shared/jsonrpc.
 import { conditionOf, eraOf, LEGACY_REVISIONS, metaVersion } from '../../../shared/mcp-protocol.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
 import type { CassetteStore } from '../cassette/store.js';
-import { canonicalJson, followUpKey, refusalKey } from '../cassette/keys.js';
+import { canonicalJson, followUpKey, refusalKey, roundOf } from '../cassette/keys.js';
 import { redactHeaders, scrub } from '../cassette/redact.js';
 import type { Log } from '../log.js';
 import type { ExchangeDetail, Hook, Need } from './contract.js';
@@ -212,14 +212,6 @@ function sameRevision(entry: CassetteEntry, version: string | undefined, method:
   if (entry.protocolVersion === version) return true;
   // entries without a revision (mcp-rewind's, or recorded before revisions were kept) are 2025-era ones
   return (entry.protocolVersion === undefined && eraOf(version) !== 'modern') || (version === undefined && eraOf(entry.protocolVersion) !== 'modern');
-}
-
-/** The later round of a multi-round call: the client's answers and the server's state, kept beside the arguments. */
-function roundOf(params: Record<string, unknown> | undefined): Record<string, unknown> {
-  const round: Record<string, unknown> = {};
-  if (params?.inputResponses !== undefined) round.inputResponses = params.inputResponses;
-  if (typeof params?.requestState === 'string') round.requestState = params.requestState;
-  return round;
 }
 
 /** When the answer and each streamed message arrived (ms from the request), for --replay-timing. */

@@ -1,0 +1,99 @@
+/**
+ * Third-party stdio MCP servers from npm as peers (issue 21): `@modelcontextprotocol/server-filesystem` (asks the
+ * client for `roots/list` as soon as it is initialized, then serves those folders) and
+ * `@modelcontextprotocol/server-memory` (a knowledge graph kept in a JSON file). A client scenario runs three ways: straight
+ * at the command over stdio, through a recording proxy (the command bridged onto Streamable HTTP), and through a
+ * replaying proxy with the command stopped — each live way with its own fresh server state.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Mode } from '../../src/shared/modes.js';
+import { startProxy } from '../../src/main/engine/proxy.js';
+import { startUpstreamBridge } from '../../src/main/engine/transports/upstream-bridge.js';
+import { tempDir } from './temp.js';
+
+const require = createRequire(import.meta.url);
+const entry = (pkg: string) => join(dirname(require.resolve(`${pkg}/package.json`)), 'dist', 'index.js');
+export const FILESYSTEM_ENTRY = entry('@modelcontextprotocol/server-filesystem');
+export const MEMORY_ENTRY = entry('@modelcontextprotocol/server-memory');
+
+export interface StdioCommand {
+  args: string[];
+  env?: Record<string, string>;
+}
+
+export interface PeerClient {
+  client: Client;
+  /** how many roots/list requests the server sent this client */
+  rootsAsked(): number;
+  close(): Promise<void>;
+}
+
+export type Way = 'direct' | Exclude<Mode, 'hybrid'>;
+
+/** A v1 SDK client; with `roots` it declares the capability and answers roots/list with those folders. */
+export async function connectPeer(transport: Transport, roots?: string[]): Promise<PeerClient> {
+  const client = new Client({ name: 'peer-client', version: '1.0.0' }, { capabilities: roots ? { roots: {} } : {} });
+  let asked = 0;
+  if (roots)
+    client.setRequestHandler(ListRootsRequestSchema, () => {
+      asked++;
+      return { roots: roots.map((folder) => ({ uri: `file://${folder}`, name: folder })) };
+    });
+  await client.connect(transport);
+  return { client, rootsAsked: () => asked, close: () => client.close() };
+}
+
+/**
+ * Runs `scenario` against `command` (node + args) one way: direct (stdio), or through a proxy of that mode in front
+ * of the bridged command; `replay` needs the `cacheDir` a `record` way filled, and starts no command at all.
+ */
+export async function throughWay<T>(
+  way: Way,
+  command: StdioCommand,
+  cacheDir: string | undefined,
+  scenario: (connect: (roots?: string[]) => Promise<PeerClient>) => Promise<T>,
+): Promise<T> {
+  const opened: Array<{ close(): Promise<void> }> = [];
+  try {
+    if (way === 'direct') {
+      const stdio = () =>
+        new StdioClientTransport({
+          command: process.execPath,
+          args: command.args,
+          env: { ...process.env, ...command.env } as Record<string, string>,
+          stderr: 'ignore',
+        });
+      return await scenario(async (roots) => opened[opened.push(await connectPeer(stdio(), roots)) - 1] as PeerClient);
+    }
+    let upstreamUrl: string | undefined;
+    if (way !== 'replay') {
+      const bridge = await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: command.args, env: command.env }, () => {});
+      opened.push(bridge);
+      upstreamUrl = bridge.url;
+    }
+    const proxy = await startProxy({ mode: way, upstreamUrl, cacheDir: way === 'proxy-only' ? undefined : (cacheDir ?? (await tempDir())) });
+    opened.unshift(proxy);
+    const seen = await scenario(async (roots) => {
+      const peer = await connectPeer(new StreamableHTTPClientTransport(new URL(proxy.url)) as Transport, roots);
+      opened.unshift(peer);
+      return peer;
+    });
+    await proxy.flush();
+    return seen;
+  } finally {
+    for (const thing of opened) await thing.close().catch(() => {});
+  }
+}
+
+/** Waits until `done()` or `ms` passed; true when it happened. */
+export async function within(ms: number, done: () => boolean): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!done() && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  return done();
+}
