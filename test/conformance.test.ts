@@ -5,11 +5,9 @@
  * server-everything (npm, the 2025 revisions) and our v2 SDK fixture (2026-07-28, and 2025-11-25 on its stateful
  * legacy endpoint; the suite's own reference server is not ours to copy). Prints the passed-check counts it measured.
  *
- * Two kinds of per-check difference are expected and named here, never hidden:
- * - `dns-rebinding-protection`: a proxy answers with its own Host/Origin guard (docs/security.md), not the server's:
- *   it refuses the foreign Host the fixtures accept, and refuses a browser Origin it was not given leave for;
- * - KNOWN_REPLAY_GAPS: replay-side items of issue 21 still open; each is asserted to be there, so the test fails
- *   (and says which entry to remove) once the item is fixed.
+ * One kind of per-check difference is expected and named here, never hidden: in `dns-rebinding-protection` a proxy
+ * answers with its own Host/Origin guard (docs/security.md), not the server's: it refuses the foreign Host the
+ * fixtures accept, and refuses a browser Origin it was not given leave for — as many checks pass, not the same ones.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEverything } from './fixtures/everything.js';
@@ -24,12 +22,6 @@ if (missing) console.warn(`skipping the conformance suite: ${missing}`);
 afterAll(removeTempDirs);
 
 const GUARDED = 'dns-rebinding-protection ';
-
-/** Replay-side items of issue 21 not fixed yet: `<scenario> <check>: <direct> → <replay>`. */
-const KNOWN_REPLAY_GAPS: Record<string, string[]> = {
-  // item 9: server-everything answers a request on a DELETEd session 400, replay 404 (the suite wants 404)
-  'server-everything 2025-11-25': ['server-session-lifecycle server-session-terminated-returns-404: FAILURE → SUCCESS'],
-};
 
 const CASES: { name: string; requirements: string; start: () => Promise<Upstream> }[] = [
   { name: 'server-everything 2025-11-25', requirements: '2025-11-25', start: () => startEverything('streamableHttp') },
@@ -52,10 +44,8 @@ describe.skipIf(missing !== undefined)('the MCP conformance suite, direct / thro
       // the guard trades one Host/Origin check for the other: as many pass through the proxy as direct
       expect(passedIn(recorded, GUARDED)).toBe(passedIn(direct, GUARDED));
 
-      const gaps = KNOWN_REPLAY_GAPS[c.name] ?? [];
-      expect(unguarded(checkDifferences(direct, replayed)), `replay differs from direct (a fixed gap? remove it from KNOWN_REPLAY_GAPS)`).toEqual(gaps);
-      const gained = gaps.filter((g) => g.endsWith('FAILURE → SUCCESS')).length - gaps.filter((g) => g.endsWith('SUCCESS → FAILURE')).length;
-      expect(replayed.passed - gained).toBe(direct.passed);
+      expect(unguarded(checkDifferences(direct, replayed)), replayed.output).toEqual([]);
+      expect(replayed.passed).toBe(direct.passed);
       expect(passedIn(replayed, GUARDED)).toBe(passedIn(direct, GUARDED));
     }, 180_000);
   }

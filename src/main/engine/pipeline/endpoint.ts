@@ -14,7 +14,7 @@ import { answerUpstreamDown, relayPost } from './relay.js';
 import { relayStream, resumableFor } from './stream-relay.js';
 import { openOwnedStream, pushToStreams } from './server-stream.js';
 import { noteReplies, SessionRegistry, takeReplayReplies, type Session } from './session.js';
-import { refuseWhole, replayedInit, requestHeaders, type GateFacts } from './gate.js';
+import { refuseStaleInit, refuseWhole, replayedInit, requestHeaders, staleSession, type GateFacts } from './gate.js';
 import { parseReplayEventId, replayAnswer, type ReplaySpeed } from './replay-delivery.js';
 import { openUpstreamSession } from './upstream-session.js';
 
@@ -147,7 +147,10 @@ export class McpEndpoint implements Stage {
     // a 2026-07-28 request carries its revision in _meta and has no session (an Mcp-Session-Id is ignored)
     const modern = requests.length > 0 && requests.every((r) => metaVersion(r.params) !== undefined);
     let session: Session | undefined;
+    const stale = staleSession(req, this.sessions); // before sessionFor, which adopts a mirrored id it did not know
     if (initRequest) {
+      const refused = refuseStaleInit(req, this.gateFacts());
+      if (refused) return sendJson(res, refused.status, refused.response);
       // an owned session is the proxy's from the start; a mirrored one is born from the upstream's answer
       if (this.options.ownSessions) session = this.sessions.create(undefined);
       if (session) session.initParams = initRequest.params;
@@ -165,6 +168,7 @@ export class McpEndpoint implements Stage {
     const preparing = this.hooks.prepare(exchanges); // the cassette's loose keys are still being indexed
     if (preparing) await preparing;
     const headers = requestHeaders(req);
+    if (stale) headers.staleSession = true;
     for (const exchange of exchanges) {
       exchange.headers = headers;
       exchange.protocolVersion = metaVersion(exchange.request.params) ?? session?.protocolVersion ?? headers.protocolVersion; // for the timeline and the cassette

@@ -40,6 +40,8 @@ export interface RequestHeaders {
   name?: string;
   /** an Mcp-Session-Id was sent */
   session?: boolean;
+  /** …naming no session the proxy knows live: never issued through it, or ended (what a server refuses as unknown) */
+  staleSession?: boolean;
 }
 const NO_HEADERS: RequestHeaders = {};
 

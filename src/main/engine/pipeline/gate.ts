@@ -35,6 +35,22 @@ export function refuseWhole(req: IncomingMessage, modern: boolean, facts: GateFa
   return head ? facts.hooks.refusal(head.kind, head.detail) : undefined;
 }
 
+/**
+ * An `initialize` that carries an Mcp-Session-Id the proxy issued no live session for (never, or ended): a server
+ * refuses it, so does the proxy where it owns the sessions (issue 21 item 3) — in the recorded server's words when
+ * the cassette holds them. Where the upstream's ids are handed through, the upstream is sent the id and judges.
+ */
+export function refuseStaleInit(req: IncomingMessage, facts: GateFacts): Refused | undefined {
+  if (!facts.ownSessions) return undefined;
+  return staleSession(req, facts.sessions) ? facts.hooks.refusal('session-not-found') : undefined;
+}
+
+/** Does the request name a session (Mcp-Session-Id) that the proxy does not know live? */
+export function staleSession(req: IncomingMessage, sessions: SessionRegistry): boolean {
+  const id = header(req, 'mcp-session-id');
+  return id !== undefined && (sessions.wasEnded(id) || sessions.find(id) === undefined);
+}
+
 /** A replayed initialize: its session takes the negotiated revision; a recorded server without sessions issues no id. */
 export function replayedInit(sessions: SessionRegistry, exchange: LiveExchange, session: Session | undefined, stateless: boolean): Record<string, string> {
   const result = exchange.response && 'result' in exchange.response ? exchange.response.result : undefined;

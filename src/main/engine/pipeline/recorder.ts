@@ -235,6 +235,8 @@ function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
   const modern = metaVersion(exchange.request.params) !== undefined;
   if (!modern && headers.protocolVersion !== undefined && headers.session && !LEGACY_REVISIONS.includes(headers.protocolVersion as never))
     return 'unsupported-protocol-version';
+  // a session the proxy saw ended, or never saw issued: how this server refuses an unknown session (some say 400)
+  if (headers.session && headers.staleSession) return 'session-not-found';
   if (!headers.session && exchange.request.method !== 'initialize') return 'not-initialized';
   return undefined;
 }
