@@ -12,7 +12,7 @@ import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from './helpers/temp.js';
-import { FILESYSTEM_ENTRY, MEMORY_ENTRY, throughWay, within, type PeerClient, type StdioCommand, type Way } from './helpers/stdio-peers.js';
+import { connectThroughCli, FILESYSTEM_ENTRY, MEMORY_ENTRY, throughWay, within, type PeerClient, type StdioCommand, type Way } from './helpers/stdio-peers.js';
 
 afterAll(removeTempDirs);
 
@@ -57,6 +57,21 @@ describe('server-filesystem: roots/list right after connect (issue 21 item 2)', 
     }
     console.log(`roots/list delivered: direct ${delivered.direct}/5, proxy-only ${delivered['proxy-only']}/5, record ${delivered.record}/5`);
     expect(delivered).toEqual({ direct: 5, 'proxy-only': 5, record: 5 });
+  }, 120_000);
+
+  it('reaches a --stdio client of the built CLI every time, proxy-only and recording (n/5 printed)', async () => {
+    const { start, root } = await folders();
+    const command: StdioCommand = { args: [FILESYSTEM_ENTRY, start] };
+    const delivered: Record<string, number> = { 'proxy-only': 0, record: 0 };
+    for (const way of ['proxy-only', 'record'] as const) {
+      for (let run = 0; run < 5; run++) {
+        const peer = await connectThroughCli(command, way === 'record' ? ['--cache', await tempDir()] : ['--proxy-only'], [root]);
+        if (await within(ROOTS_MS, () => peer.rootsAsked() > 0)) delivered[way]++;
+        await peer.close();
+      }
+    }
+    console.log(`roots/list delivered through --stdio: proxy-only ${delivered['proxy-only']}/5, record ${delivered.record}/5`);
+    expect(delivered).toEqual({ 'proxy-only': 5, record: 5 });
   }, 120_000);
 
   it('the server serves the client root three ways: direct, through record, through replay (server stopped)', async () => {

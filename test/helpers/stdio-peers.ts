@@ -91,6 +91,23 @@ export async function throughWay<T>(
   }
 }
 
+const CLI = join(dirname(require.resolve('../../package.json')), 'bin', 'mcp-rewind.js');
+
+/**
+ * A client of the built CLI's `--stdio` proxy (a real process; run `npm run build:cli` first) in front of the command
+ * (`--upstream-command`): `modeArgs` are the CLI's mode flags (`--proxy-only`, or `--cache <dir>` to record).
+ */
+export function connectThroughCli(command: StdioCommand, modeArgs: string[], roots?: string[]): Promise<PeerClient> {
+  const upstream = [process.execPath, ...command.args].map((word) => JSON.stringify(word)).join(' ');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--stdio', ...modeArgs, '--upstream-command', upstream],
+    env: { ...process.env, ...command.env } as Record<string, string>,
+    stderr: 'ignore',
+  });
+  return connectPeer(transport, roots);
+}
+
 /** Waits until `done()` or `ms` passed; true when it happened. */
 export async function within(ms: number, done: () => boolean): Promise<boolean> {
   const until = Date.now() + ms;
