@@ -180,6 +180,11 @@ describe('usage errors: exit 2 and exactly one line on stderr', () => {
     { name: '--attach with --replay', args: ['--stdio', '--attach', '--replay', '--', 'node', 'server.js'], mentions: '--replay' },
     { name: '--record without --attach', args: ['--stdio', '--record', 'x', '--', 'node', 'server.js'], mentions: '--attach' },
     { name: 'an upstream after -- and --url', args: ['--url', 'http://127.0.0.1:1/mcp', '--', 'node', 'server.js'], mentions: '--url' },
+    // the sign-in flags need an upstream: replay has none (record, hybrid and proxy-only take them)
+    { name: '--no-oauth in replay', args: ['--replay', '--no-oauth'], mentions: '--no-oauth applies to the modes that use the upstream' },
+    { name: '--oauth-client-id in replay', args: ['--replay', '--oauth-client-id', 'x'], mentions: '--oauth-client-id applies to' },
+    { name: '--sign-in-timeout in replay', args: ['--replay', '--sign-in-timeout', '10'], mentions: '--sign-in-timeout applies to' },
+    { name: '--oauth-client-id empty', args: ['--url', 'http://127.0.0.1:1/mcp', '--oauth-client-id', ''], mentions: '--oauth-client-id must be' },
   ])('$name', async ({ args, mentions }) => {
     const dir = await tempDir();
     const { code, stdout, stderr } = await runCli([...args, '--cache', path.join(dir, 'cassette')]);

@@ -9,6 +9,7 @@ import { buildCostProgram } from '../src/main/cli/cost-command.js';
 import { buildMcpProgram } from '../src/main/cli/mcp-command.js';
 import { buildServeProgram } from '../src/main/cli/serve-command.js';
 import { buildVerifyProgram } from '../src/main/cli/verify-command.js';
+import { buildAuthProgram } from '../src/main/cli/auth-command.js';
 import { buildExportProgram } from '../src/main/cli/export-command.js';
 import { buildDiffProgram } from '../src/main/cli/diff-command.js';
 import { buildUiProgram } from '../src/main/cli/ui-command.js';
@@ -71,6 +72,7 @@ const programs: Record<string, Command> = {
   lint: buildLintProgram(),
   cost: buildCostProgram(),
   mcp: buildMcpProgram(),
+  auth: buildAuthProgram({}),
 };
 
 describe('README and docs/', () => {

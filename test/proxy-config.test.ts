@@ -88,3 +88,21 @@ describe('a mode that forwards needs an upstream: one sentence wherever a proxy 
     expect(created.session_id).toEqual(expect.any(String));
   });
 });
+
+describe('the OAuth client id is a field of the one schema (issue 24)', () => {
+  it('the form sends it where the mode forwards to a URL, never in replay or for a command; the schema names the field', async () => {
+    const url = 'http://127.0.0.1:9/mcp';
+    for (const mode of forwarding)
+      expect(draftConfig({ ...EMPTY_DRAFT, mode, upstreamUrl: url, oauthClientId: ' app-1 ' }).config.oauth, mode).toEqual({ clientId: 'app-1' });
+    expect(draftConfig({ ...EMPTY_DRAFT, mode: 'replay', oauthClientId: 'app-1' }).config.oauth).toBeUndefined();
+    expect(draftConfig({ ...EMPTY_DRAFT, source: 'command', upstreamCommand: 'node s.js', oauthClientId: 'app-1' }).config.oauth).toBeUndefined();
+
+    const tooLong = draftConfig({ ...EMPTY_DRAFT, upstreamUrl: url, oauthClientId: 'x'.repeat(1001) }).issues;
+    expect(tooLong).toEqual({ oauth: expect.stringContaining('a client id of at most 1,000 characters') });
+    // the app's proxies API says the same under the form's label, and makes nothing
+    const { api } = await app();
+    const config = { mode: 'proxy-only', upstreamUrl: url, oauth: { clientId: 'x'.repeat(1001) } };
+    expect(await failure(call(api, 'proxies.create', config as never))).toBe(`OAuth client ID: ${tooLong.oauth}`);
+    expect(await call(api, 'proxies.list', {})).toEqual([]);
+  });
+});

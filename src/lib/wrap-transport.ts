@@ -6,12 +6,12 @@ import { MODE_TRAITS, type Mode } from '../shared/modes.js';
 import type { ExchangeEvent } from '../shared/traffic.js';
 import { exchangeFor, LiveExchange } from '../main/engine/pipeline/exchange.js';
 import type { Session } from '../main/engine/pipeline/session.js';
+import type { Replayer } from '../main/engine/pipeline/replayer.js';
 import { openSources, type CassetteSources } from './cassette-sources.js';
 import { OptionsError } from './errors.js';
 import { resolveMode } from './mode.js';
 import { Observed } from './observed.js';
 import { checkCassetteOptions, type CassetteOptions } from './options.js';
-import { playEntry } from './replay-player.js';
 import type { McpTransport } from './transport.js';
 import { UpstreamSession } from './upstream-session.js';
 
@@ -126,9 +126,9 @@ class CassetteTransport implements WrappedTransport {
     if (replayer && this.session) {
       const preparing = replayer.prepare(exchange);
       if (preparing) await preparing;
-      const offer = replayer.offerCassette(exchange, this.session);
+      const offer = replayer.offer(exchange, this.session);
       if ('entry' in offer) {
-        replayer.onPlanned(exchange, { answer: 'cassette', entry: offer.entry, single: true }, this.session);
+        replayer.take(exchange, this.session);
         return this.replay(exchange, offer.entry);
       }
       if (!MODE_TRAITS[this.mode].forwards) {
@@ -157,9 +157,9 @@ class CassetteTransport implements WrappedTransport {
       session.initParams = exchange.request.params;
       session.protocolVersion = exchange.protocolVersion = String(entry.result.protocolVersion ?? '');
     }
-    const followUps = this.sources?.replayer?.followUps(exchange.key) ?? [];
+    const replayer = this.sources?.replayer as Replayer;
     this.enqueue(async () => {
-      await playEntry(exchange, entry, session, (m) => this.deliver(m), followUps);
+      await replayer.play(exchange, entry, session, (m) => this.deliver(m));
       this.observed.exchanged(exchange.toEvent());
     });
   }
@@ -175,11 +175,7 @@ class CassetteTransport implements WrappedTransport {
 
   /** The client's reply to a server→client request: to the replay that asked it, else upstream (and into its exchange). */
   private async reply(reply: JsonRpcResponse, options: unknown): Promise<void> {
-    const waiting = reply.id === null ? undefined : this.session?.pendingReplies.get(reply.id);
-    if (waiting) {
-      this.session?.pendingReplies.delete(reply.id as string);
-      return waiting(reply);
-    }
+    if (this.session && this.sources?.replayer?.takeReplies(this.session, [reply])) return;
     const exchange = this.awaiting.get(reply.id);
     if (exchange) {
       exchange.addStreamed(reply);

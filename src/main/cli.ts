@@ -18,6 +18,7 @@ import { startServe } from './engine/serve.js';
 import { bridgeStdio } from './engine/transports/downstream-stdio.js';
 import { commandSpec } from './engine/upstream/command.js';
 import { openUpstream } from './engine/upstream/open.js';
+import { cliSignIn, describeSignIn, reportSignIn } from './cli/oauth-options.js';
 import { RecordingSwitch } from './engine/recording-switch.js';
 import { AttachLink } from './intercept/attach-link.js';
 import { userDataDir } from './web/user-data.js';
@@ -64,9 +65,15 @@ async function proxyCommand(argv: string[]): Promise<void> {
   const bridgeLog: Log = (line, level) => (options.verbose || level !== 'info' ? log(line) : undefined);
   const argvSpec = options.upstreamArgv && { command: options.upstreamArgv[0], args: options.upstreamArgv.slice(1) };
   const spec = argvSpec ?? (options.upstreamCommand ? commandSpec(options.upstreamCommand) : options.upstreamUrl ? { url: options.upstreamUrl } : undefined);
+  // an upstream that answers 401: the proxy signs in (its tokens in the data folder), the client needs nothing
+  const signIn = spec && 'url' in spec && MODE_TRAITS[options.mode].forwards ? cliSignIn(spec.url, options.oauth) : undefined;
+  if (signIn) reportSignIn(signIn, options.oauth, log);
   // attached, the agent is waiting for its server: no probe (a failing command answers the agent's initialize with the reason)
-  const openOptions = { log: bridgeLog, idleMs: options.sessionIdleMs, allowedOrigins: options.allowedOrigins, probe: !options.attach };
+  const openOptions = { log: bridgeLog, idleMs: options.sessionIdleMs, allowedOrigins: options.allowedOrigins, probe: !options.attach, auth: signIn };
   const upstream = spec ? await openUpstream(spec, openOptions).catch((error: Error) => fail(1, error.message)) : undefined;
+  const upstreamAuth = upstream?.bridge ? undefined : signIn;
+  // the sign-in starts at once; requests that need the upstream wait for it (or get the step that failed)
+  if (upstream?.needsSignIn) void signIn?.signIn().catch(() => {});
   const upstreamLabel = argvSpec
     ? `${options.upstreamArgv!.map(shellQuote).join(' ')} (stdio)`
     : options.upstreamCommand
@@ -77,6 +84,7 @@ async function proxyCommand(argv: string[]): Promise<void> {
   const proxy = await startProxy({
     ...options,
     upstreamUrl: upstream?.url,
+    upstreamAuth,
     serverInfo,
     // attached: rules that the app can replace live, and a recorder that it can switch
     ...(recording ? { rules: { overlay: { tools: [], passthrough: true } }, extraHooks: [recording] } : {}),
@@ -107,6 +115,7 @@ async function proxyCommand(argv: string[]): Promise<void> {
   if (options.verbose) proxy.events.on('exchange', (event) => log(formatExchange(event)));
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];
   if (upstreamLabel) lines.push(`  upstream      ${upstreamLabel}`);
+  if (upstreamAuth && upstreamAuth.info().state !== 'none') lines.push(`  sign-in       ${describeSignIn('the upstream', upstreamAuth.info())}`);
   if (proxy.store) lines.push(`  cassette      ${options.cacheDir} (${proxy.store.size} entries)`);
   if (options.rules) lines.push(`  rules         ${options.rules.overlay.tools.length} tool rule(s), passthrough ${options.rules.overlay.passthrough}`);
   if (!options.stdio) {
@@ -182,6 +191,14 @@ async function exportCommand(argv: string[]): Promise<void> {
   writeStdout(await runExport(options, pkg.version, log).catch((error: Error) => fail(1, error.message)));
 }
 
+/** `mcp-rewind auth status|login <url>|logout <url>`: exit status 0, 1 (a sign-in failed), 2 (usage). */
+async function authCommand(argv: string[]): Promise<void> {
+  const { buildAuthProgram, runAuth, toAuthOptions } = await import('./cli/auth-command.js');
+  const program = buildAuthProgram();
+  const options = parse(program, [argv[0], argv[1], ...argv.slice(3)], () => toAuthOptions(program));
+  process.exit(await runAuth(options, writeStdout, log));
+}
+
 /** `mcp-rewind lint|cost`: one run over a recording (lint: exit 1 on any error finding). */
 async function lintCommand(argv: string[]): Promise<void> {
   const { buildLintProgram, runLint, toLintOptions } = await import('./cli/lint-command.js');
@@ -197,6 +214,7 @@ async function costCommand(argv: string[]): Promise<void> {
 
 const subcommands: Record<string, (argv: string[]) => Promise<void>> = {
   serve: serveCommand,
+  auth: authCommand,
   verify: verifyCommand,
   export: exportCommand,
   diff: diffCommand,

@@ -5,6 +5,7 @@ import type { JsonRpcResponse } from './jsonrpc.js';
 import type { ExchangeEvent } from './traffic.js';
 import { BreakpointRuleInputSchema, type BreakpointsState } from './breakpoints.js';
 import { SettingsPatchSchema, type SettingsInfo } from './settings.js';
+import type { SignInInfo } from './sign-in.js';
 import { attachCommands, type AttachOutputs } from './attach.js';
 import { InterceptSelectionSchema, type InterceptList, type InterceptPlan, type InterceptResult } from './intercept.js';
 import { SEVERITIES, type ExchangeInsight, type Finding, type ProblemCounts, type Severity } from './insight/findings.js';
@@ -22,9 +23,10 @@ export type { ProxyConfig };
 
 /**
  * starting: checking its upstream (live modes: it must answer initialize) or its cassette (replay: it must exist);
- * running: it can serve; failed: it cannot (`error` says why, `failure` what failed); stopped: by the user.
+ * running: it can serve; sign-in-required: it listens, but its upstream wants an OAuth sign-in first (`signIn`);
+ * failed: it cannot (`error` says why, `failure` what failed); stopped: by the user.
  */
-export const PROXY_STATES = ['starting', 'running', 'stopped', 'failed'] as const;
+export const PROXY_STATES = ['starting', 'running', 'sign-in-required', 'stopped', 'failed'] as const;
 export type ProxyState = (typeof PROXY_STATES)[number];
 /** what made a proxy fail: its upstream (unreachable, not MCP, a command that does not start), its cassette, its port */
 export type ProxyFailure = 'upstream' | 'cassette' | 'port' | 'other';
@@ -46,6 +48,8 @@ export interface ProxyInfo {
   problems?: ProblemCounts;
   /** the first-start demo's proxy (its upstream is the bundled demo server, started by Run demo) */
   demo?: boolean;
+  /** its upstream's OAuth sign-in, when the proxy is the OAuth client of an upstream that asked for one */
+  signIn?: SignInInfo;
   /**
    * a server an agent starts itself, wrapped by Intercept: its mcp-rewind processes attach to the app (running while
    * one is attached); `clients`: the MCP clients (from their initialize); `record`: the folder recorded to now
@@ -234,6 +238,10 @@ export const commands = {
   'proxies.start': Id,
   'proxies.stop': Id,
   'proxies.remove': Id,
+  /** starts (or joins) the sign-in of a proxy's upstream: the page to open comes back at once, the state follows */
+  'proxies.signIn': Id,
+  /** forgets the tokens of a proxy's upstream (its next request asks for a sign-in again) */
+  'proxies.signOut': Id,
   'traffic.snapshot': z.strictObject({ limit: z.number().int().min(1).max(1_000_000).optional() }),
   /** an exchange whose bodies the timeline truncated, in full, while the engine still holds it */
   'traffic.body': z.strictObject({ proxyId: z.string().min(1), seq: z.number().int() }),
@@ -361,6 +369,9 @@ export interface CommandOutputs extends AttachOutputs {
   'proxies.start': ProxyInfo;
   'proxies.stop': ProxyInfo;
   'proxies.remove': { removed: true };
+  /** `opened`: the engine opened the page itself (the desktop app); otherwise the UI opens `url` */
+  'proxies.signIn': { url: string; opened: boolean };
+  'proxies.signOut': ProxyInfo;
   'traffic.snapshot': TrafficEvent[];
   /** `held: false`: the full bodies were let go (the engine keeps the newest few dozen MB of them) */
   'traffic.body': { held: true; event: TrafficEvent } | { held: false; reason: string };

@@ -79,4 +79,6 @@ export const ErrorCode = {
   UpstreamUnavailable: -32005,
   /** a tools/call failed by the user at a breakpoint */
   BreakpointFailed: -32006,
+  /** live: the upstream needs an OAuth sign-in that has not completed (the message names the step that failed) */
+  SignInFailed: -32007,
 } as const;

@@ -25,6 +25,7 @@ export const PROXY_FIELD_LABELS = {
   allowedOrigins: 'Browser origins',
   upstreamTimeoutS: 'Upstream timeout',
   upstreamMaxTimeS: 'Upstream max time',
+  oauth: 'OAuth client ID',
 } as const;
 export type ProxyField = keyof typeof PROXY_FIELD_LABELS;
 
@@ -44,6 +45,7 @@ function urlProblem(value: unknown): string {
 
 const EACH_ORIGIN = `each one ${BROWSER_ORIGIN_HINT}`;
 const NOT_SECONDS = 'a number of seconds (0: no limit; empty: the default)';
+const CLIENT_ID_HINT = 'a client id of at most 1,000 characters, or leave it empty (mcp-rewind then registers itself)';
 const secondsUpTo = (max: number): { error: string } => ({ error: `seconds from 0 (no limit) to ${max}` });
 
 /** "A mode that forwards needs an upstream", said once (the schema below; the engine's startProxy repeats it to its callers). */
@@ -99,6 +101,19 @@ export const ProxyConfigSchema = z
       .number({ error: NOT_SECONDS })
       .min(0, secondsUpTo(MAX_UPSTREAM_MAX_TIME_S))
       .max(MAX_UPSTREAM_MAX_TIME_S, secondsUpTo(MAX_UPSTREAM_MAX_TIME_S))
+      .optional(),
+    /**
+     * an upstream URL that answers 401: the proxy signs in as its OAuth client (default); `disabled`: never (the 401
+     * reaches the client); `clientId`: a client registered with the upstream's authorization server (public, PKCE)
+     */
+    oauth: z
+      .strictObject(
+        {
+          disabled: z.boolean({ error: 'on or off' }).optional(),
+          clientId: z.string({ error: CLIENT_ID_HINT }).min(1, { error: CLIENT_ID_HINT }).max(1000, { error: CLIENT_ID_HINT }).optional(),
+        },
+        { error: CLIENT_ID_HINT },
+      )
       .optional(),
   })
   .superRefine(checkUpstream, { when: (payload) => payload.issues.length === 0 });

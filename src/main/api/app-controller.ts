@@ -19,6 +19,8 @@ import { ProxyStartError } from './proxies/upstream-check.js';
 import { defaultProxyName, launchProxy } from './proxies/proxy-launch.js';
 import { WorkspaceFile, type SavedProxy } from './files/workspace-file.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
+import type { UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
+import { beginSignIn, followSignIn, proxySignIn } from './proxies/proxy-sign-in.js';
 import { reserveSeqs } from '../engine/pipeline/exchange.js';
 import { AttachHub } from './intercept/attach-hub.js';
 
@@ -37,6 +39,8 @@ export interface AppControllerOptions {
    * page and `mcp-rewind ui --allowed-origin`. Any other page that carries an Origin is refused (403).
    */
   browserOrigins?: () => readonly string[];
+  /** opens a sign-in page in the system browser (the desktop app); without it the UI opens the page itself */
+  openUrl?: (url: string) => void;
 }
 
 interface ManagedProxy {
@@ -50,6 +54,10 @@ interface ManagedProxy {
   lastPort?: number;
   /** start/stop/remove of one proxy run one after another */
   queue: Promise<unknown>;
+  /** its upstream's OAuth sign-in while running (a URL upstream), and whether the upstream asked for one */
+  signIn?: UpstreamSignIn;
+  needsSignIn?: boolean;
+  offSignIn?: () => void;
 }
 
 /** how often, at most, exchange counts alone cause a 'proxies' event */
@@ -88,9 +96,11 @@ export class AppController implements DemoHost {
   private countsTimer?: NodeJS.Timeout;
   private closed = false;
   private readonly browserOrigins: () => readonly string[];
+  private readonly openUrl?: (url: string) => void;
 
   constructor(options: AppControllerOptions) {
     this.dataDir = resolve(options.dataDir);
+    this.openUrl = options.openUrl;
     this.browserOrigins = options.browserOrigins ?? (() => []);
     this.traffic = new AppTraffic(options.trafficCapacity, (seq) => this.verbs.timeline.keeps(seq));
     this.insight = new AppInsight(this.traffic, {
@@ -245,6 +255,19 @@ export class AppController implements DemoHost {
     return { rules, tools: managed.running ? await mergedTools(managed.running) : [], notified };
   }
 
+  /** Starts (or joins) the sign-in of a proxy's upstream; answers the page to open (the desktop app opens it itself). */
+  signIn(id: string): Promise<CommandOutputs['proxies.signIn']> {
+    const managed = this.managed(id);
+    return beginSignIn(managed.signIn, managed.info.name, this.openUrl);
+  }
+
+  /** Forgets the tokens of a proxy's upstream: its next request asks for a sign-in again. */
+  async signOut(id: string): Promise<ProxyInfo> {
+    const managed = this.managed(id);
+    await (managed.signIn ?? proxySignIn(managed.info.config, this.dataDir, (line, level) => this.log(line, level)))?.signOut();
+    return { ...managed.info };
+  }
+
   /** Times each key of a cassette folder was served from cache by the running proxies on it, since they started. */
   cassetteHits(dir: string): Map<string, number> {
     const folder = resolve(dir);
@@ -297,14 +320,19 @@ export class AppController implements DemoHost {
     try {
       // running means it can serve: the upstream answered initialize (live modes), the cassette exists (replay)
       const stillWanted = (): boolean => !this.closed && managed.info.state === 'starting';
-      const { running, upstream } = await launchProxy(config, { lastPort: managed.lastPort, browserOrigins: this.browserOrigins }, log, stillWanted);
+      const signIn = proxySignIn(config, this.dataDir, log);
+      const context = { lastPort: managed.lastPort, browserOrigins: this.browserOrigins, auth: signIn };
+      const { running, upstream } = await launchProxy(config, context, log, stillWanted);
       managed.running = running;
       managed.upstream = upstream;
+      managed.signIn = upstream?.bridge ? undefined : signIn;
+      managed.needsSignIn = upstream?.needsSignIn === true;
       managed.startedAt = Date.now();
       managed.lastPort = running.port;
       running.events.on('exchange', (event) => this.record(id, managed, event));
       this.breakpoints.attach(id, running.breakpoints);
       managed.info = { ...managed.info, state: 'running', url: running.url, error: undefined, failure: undefined };
+      followSignIn(managed, () => this.emitProxies());
     } catch (error) {
       if (managed.info.state === 'starting') {
         const failure = error instanceof ProxyStartError ? error.failure : 'other';
@@ -322,7 +350,9 @@ export class AppController implements DemoHost {
     managed.running = undefined;
     managed.upstream = undefined;
     managed.startedAt = undefined;
-    managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined };
+    managed.offSignIn?.();
+    managed.signIn = managed.offSignIn = undefined;
+    managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined, signIn: undefined };
     this.verbs.sessions.drop(managed.info.id);
     if (running) {
       running.events.removeAllListeners('exchange');

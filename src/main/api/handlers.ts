@@ -78,6 +78,8 @@ export function createApiHandlers(
     'proxies.start': ({ id }) => (attached.has(id) ? Promise.reject(new Error(ATTACHED)) : controller.startProxy(id)),
     'proxies.stop': ({ id }) => (attached.has(id) ? Promise.reject(new Error(ATTACHED)) : controller.stopProxy(id)),
     'proxies.remove': ({ id }) => (attached.has(id) ? attached.remove(id) : controller.removeProxy(id)),
+    'proxies.signIn': ({ id }) => controller.signIn(id),
+    'proxies.signOut': ({ id }) => controller.signOut(id),
     'traffic.snapshot': ({ limit }) => controller.traffic.snapshot(limit),
     'traffic.body': ({ proxyId, seq }) => controller.traffic.full(proxyId, seq),
     'traffic.clear': (scope) => controller.traffic.clear(scope),

@@ -3,7 +3,7 @@
 // src/main/api, which the browser shell (src/main/web) serves over a WebSocket instead.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, ipcMain, Menu, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
+import { app, BrowserWindow, ipcMain, Menu, shell, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
 import { EVENT_NAMES, type EventName } from '../../shared/api';
 import { AppController } from '../api/app-controller';
 import { createApiHandlers, toApiError } from '../api/handlers';
@@ -86,7 +86,9 @@ let dataClaim = claimDataDir(dataDir, { shell: 'electron' });
 // settings.json of the user data folder (theme, window state, timeline capacity…); a bad file falls back to defaults
 const settings = settingsFile(dataDir, warn);
 const saveWindowStates = new Map<BrowserWindow, () => void>();
-const controller = new AppController({ dataDir, trafficCapacity: settings.get().settings.trafficCapacity, version: app.getVersion() });
+// an upstream's sign-in page opens in the system browser, where the user's accounts are (never in an app window)
+const openUrl = (url: string): void => void shell.openExternal(url).catch(() => {});
+const controller = new AppController({ dataDir, trafficCapacity: settings.get().settings.trafficCapacity, version: app.getVersion(), openUrl });
 const handlers = createApiHandlers(controller, { shell: 'electron', version: app.getVersion() }, settings); // package.json's version
 const EVENTS: EventName[] = EVENT_NAMES;
 

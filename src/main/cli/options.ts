@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
 import { MAX_COMMAND_CHARS, ProxyConfigSchema, type ProxyConfig, type ProxyField } from '../../shared/proxy-config.js';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describeZodError, RulesFileSchema } from '../../shared/rules/schema.js';
 import type { ProxyOptions } from '../engine/proxy.js';
 import { compileRedactions } from '../engine/cassette/redact.js';
@@ -19,11 +20,12 @@ import {
   upstreamLimitsMs,
 } from '../../shared/upstream-limits.js';
 import { upstreamLimitFlags } from './upstream-limits.js';
+import { addOAuthOptions, givenSignInFlags, toOAuthOptions, type OAuthCliOptions } from './oauth-options.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function buildProgram(version: string): Command {
-  return new Command('mcp-rewind')
+  const program = new Command('mcp-rewind')
     .description('Record, replay and inspect MCP traffic (Streamable HTTP proxy)')
     .version(version, '--version', 'print the version')
     .helpOption('-h, --help', 'show this help')
@@ -83,8 +85,8 @@ export function buildProgram(version: string): Command {
     )
     .option('--rules <file>', 'JSON file of per-tool rules ({ instructions?, tools: [...], passthrough? }), applied on top of any mode')
     .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
-    .addOption(new Option('--allowed-origin <origin>', "a browser page's origin that may call the proxy (others are refused); repeatable").argParser(collect))
-    .addHelpText('after', SUBCOMMANDS_HELP);
+    .addOption(new Option('--allowed-origin <origin>', "a browser page's origin that may call the proxy (others are refused); repeatable").argParser(collect));
+  return addOAuthOptions(program, true).addHelpText('after', SUBCOMMANDS_HELP);
 }
 
 const SUBCOMMANDS_HELP = `
@@ -93,6 +95,7 @@ Commands (mcp-rewind <command> --help for each):
   verify   send a cassette's requests to the live server and report drift (JUnit with --junit, --update)
   diff     compare two cassettes: keys and tools added, removed, changed (exit 1 on breaking)
   export   a cassette as one file (--out) or as HAR 1.2 (--har)
+  auth     status | login <url> | logout <url>: the sign-ins kept for OAuth-protected upstreams
   ui       the app's UI in your browser (127.0.0.1, access token in the printed URL)
   app      the desktop app (needs Electron: npm install electron)
   intercept  route an MCP client's servers (Claude, Cursor, VS Code…) through mcp-rewind, and back`;
@@ -121,6 +124,12 @@ interface RawOptions {
   stdio?: boolean;
   fsync?: boolean;
   sessionIdle?: string;
+  oauth?: boolean;
+  open?: boolean;
+  oauthClientId?: string;
+  oauthClientSecretFile?: string;
+  oauthCallbackPort?: string;
+  signInTimeout?: string;
   upstreamTimeout?: string;
   upstreamMaxTime?: string;
   attach?: boolean;
@@ -137,6 +146,7 @@ const FLAGS: Partial<Record<ProxyField, { flag: string; expects: string }>> = {
   port: { flag: '--port', expects: 'an integer between 0 and 65535' },
   replayTiming: { flag: '--replay-timing', expects: REPLAY_TIMING_HINT },
   allowedOrigins: { flag: '--allowed-origin', expects: BROWSER_ORIGIN_HINT },
+  oauth: { flag: '--oauth-client-id', expects: 'a client id of at most 1,000 characters' },
 };
 
 /**
@@ -163,6 +173,9 @@ function checkedConfig(raw: RawOptions, mode: Mode, limits: Pick<ProxyConfig, 'u
     strict: raw.strict === true,
     allowedOrigins: raw.allowedOrigin,
     ...limits,
+    ...(raw.oauth === false || raw.oauthClientId !== undefined
+      ? { oauth: { ...(raw.oauth === false ? { disabled: true } : {}), ...(raw.oauthClientId !== undefined ? { clientId: raw.oauthClientId } : {}) } }
+      : {}),
   };
   const parsed = ProxyConfigSchema.safeParse(config);
   if (!parsed.success) throw new UsageError(flagProblem(parsed.error.issues[0], { ...config, port: raw.port }, !raw.replay && !raw.proxyOnly));
@@ -216,13 +229,32 @@ function checkFlagCombinations(raw: RawOptions, upstreamArgv: string[]): void {
   }
 }
 
+/** Flags that only some modes use: --strict (replay), --replay-timing (replay, hybrid), the sign-in's (a mode with an upstream). */
+function checkModeFlags(raw: RawOptions, mode: Mode, config: ProxyConfig): void {
+  const traits = MODE_TRAITS[mode];
+  if (config.strict && !traits.cassetteOnly)
+    throw new UsageError(`--strict applies to replay (--replay without --url or --upstream-command); in ${mode} mode nothing misses`);
+  if (config.replayTiming !== undefined && config.replayTiming !== 'none' && !traits.replays)
+    throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
+  const signInFlag = givenSignInFlags(raw as unknown as Record<string, unknown>)[0];
+  if (signInFlag && !traits.forwards)
+    throw new UsageError(`${signInFlag} applies to the modes that use the upstream (record, hybrid, proxy-only); replay signs in to none`);
+}
+
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
 export function toProxyOptions(
   raw: RawOptions,
   /** the positional arguments commander saw, and those of them after `--` (the only place they may be) */
   positional: string[] = [],
   upstreamArgv: string[] = positional,
-): ProxyOptions & { verbose: boolean; upstreamCommand?: string; upstreamArgv?: string[]; stdio?: boolean; attach?: AttachCliOptions } {
+): ProxyOptions & {
+  verbose: boolean;
+  upstreamCommand?: string;
+  upstreamArgv?: string[];
+  stdio?: boolean;
+  attach?: AttachCliOptions;
+  oauth: OAuthCliOptions;
+} {
   if (positional.length > upstreamArgv.length)
     throw new UsageError(`unexpected argument "${positional[0]}" (an upstream command and its arguments go after --)`);
   if (upstreamArgv.length && (raw.upstreamCommand !== undefined || raw.url !== undefined))
@@ -239,11 +271,7 @@ export function toProxyOptions(
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
   const mode: Mode = raw.proxyOnly || attach ? 'proxy-only' : raw.replay || raw.recordMissing ? (live ? 'hybrid' : 'replay') : 'record';
   const config = checkedConfig(raw, mode, limits);
-  const traits = MODE_TRAITS[mode];
-  if (config.strict && !traits.cassetteOnly)
-    throw new UsageError(`--strict applies to replay (--replay without --url or --upstream-command); in ${mode} mode nothing misses`);
-  if (config.replayTiming !== undefined && config.replayTiming !== 'none' && !traits.replays)
-    throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
+  checkModeFlags(raw, mode, config);
   return {
     mode,
     rules: raw.rules === undefined ? undefined : readRules(raw.rules),
@@ -270,6 +298,7 @@ export function toProxyOptions(
     sessionIdleMs: attach && raw.sessionIdle === undefined ? 0 : Math.round(Number(idle) * 1000),
     ...(attach ? { attach } : {}),
     ...upstreamLimitsMs(config.upstreamTimeoutS, config.upstreamMaxTimeS),
+    oauth: toOAuthOptions(raw as unknown as Record<string, unknown>, process.env, raw.dataDir === undefined ? undefined : resolve(raw.dataDir)),
   };
 }
 

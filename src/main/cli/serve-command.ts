@@ -34,7 +34,7 @@ export function buildServeProgram(env: NodeJS.ProcessEnv): Command {
         'bearer token required on /api/* [MIMCP_API_TOKEN; prefer the variable: flags show in ps]; default: a random token kept in the data folder',
       )
       .option('--no-auth', 'serve the REST API without a token (anyone who can reach the port can create sessions): not recommended')
-      .option('--data-dir <dir>', 'where the generated API token is kept [MCP_REWIND_DATA_DIR]')
+      .option('--data-dir <dir>', "where the generated API token and the sessions' upstream sign-ins are kept [MCP_REWIND_DATA_DIR]")
       .option('--max-sessions <n>', 'sessions held at once; more get 429 [MIMCP_MAX_SESSIONS]', env.MIMCP_MAX_SESSIONS ?? '200')
       .option('--max-rules-bytes <n>', "bytes of one session's rules (tools + instructions as JSON); more get 413", '262144')
       .option('--instructions <text>', 'default instructions for sessions that give none [MIMCP_INSTRUCTIONS]', env.MIMCP_INSTRUCTIONS)
@@ -56,6 +56,7 @@ export function toServeOptions(raw: Record<string, unknown>, env: NodeJS.Process
     apiToken,
     noAuth: raw.auth === false,
     tokenFile: join((raw.dataDir as string | undefined) || userDataDir(env), 'serve-api-token'),
+    dataDir: (raw.dataDir as string | undefined) || userDataDir(env),
     maxSessions: numberFlag('--max-sessions', String(raw.maxSessions), 1, 100_000, true),
     maxRuleSetBytes: numberFlag('--max-rules-bytes', String(raw.maxRulesBytes), 1024, 64 * 1024 * 1024, true),
     instructions: raw.instructions as string | undefined,

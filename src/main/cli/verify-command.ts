@@ -8,6 +8,9 @@ import { UsageError } from '../engine/errors.js';
 import { oneLine } from '../../shared/terminal-text.js';
 import { parseFieldPattern } from '../../shared/json-path.js';
 import { writeAtomic } from '../engine/fs/atomic-write.js';
+import { CredentialStore, hasOwnCredentials } from '../engine/upstream/oauth/credentials.js';
+import { UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
+import { userDataDir } from '../web/user-data.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -35,7 +38,8 @@ export function buildVerifyProgram(): Command {
     )
     .option('--update', 're-record the drifted entries in place (a folder cassette; the old files go to a backup folder beside it)')
     .option('--junit <file>', 'write a JUnit XML report (one test case per key)')
-    .option('--timeout <seconds>', 'per-request timeout', '30');
+    .option('--timeout <seconds>', 'per-request timeout', '30')
+    .option('--no-oauth', "do not use the sign-in kept for --url (mcp-rewind auth login <url>): a 401 is the server's answer");
 }
 
 export interface VerifyCliOptions {
@@ -43,6 +47,8 @@ export interface VerifyCliOptions {
   url?: string;
   upstreamCommand?: string;
   junit?: string;
+  /** use the sign-in kept in the data folder for --url (default true) */
+  oauth?: boolean;
   engine: Omit<VerifyOptions, 'store' | 'openSession'>;
 }
 
@@ -86,6 +92,7 @@ export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions 
     url,
     upstreamCommand,
     junit: raw.junit as string | undefined,
+    oauth: raw.oauth !== false,
     engine: {
       dir: cache,
       upstreamUrl: url,
@@ -183,12 +190,11 @@ export async function runVerify(
     ? await openUpstream(commandSpec(options.upstreamCommand), { log: (line, level) => (level === 'info' ? undefined : log(line)), probe: false })
     : undefined;
   const label = upstream ? `${options.upstreamCommand} (stdio)` : undefined;
-  const report = await verifyCassette({
-    log,
-    ...options.engine,
-    ...(upstream ? { upstreamUrl: upstream.url, upstreamLabel: label, command: true } : {}),
-    ...engine,
-  }).finally(() => upstream?.close());
+  // an OAuth-protected server: the sign-in kept in the data folder (refreshed when it must be; never a browser here)
+  const signsIn = options.url !== undefined && options.oauth !== false && !hasOwnCredentials(options.url);
+  const upstreamAuth = signsIn ? new UpstreamSignIn(options.url as string, { store: new CredentialStore(userDataDir()) }) : undefined;
+  const live = upstream ? { upstreamUrl: upstream.url, upstreamLabel: label, command: true } : { upstreamAuth };
+  const report = await verifyCassette({ log, ...options.engine, ...live, ...engine }).finally(() => upstream?.close());
   out(formatVerifyReport(report, options.cache));
   if (options.junit) await writeAtomic(dirname(resolve(options.junit)), basename(options.junit), junitXml(report));
   return report.drift && !allUpdated(report) ? 1 : 0;

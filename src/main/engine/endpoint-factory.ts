@@ -17,12 +17,15 @@ import { Replayer, type RepeatPolicy } from './pipeline/replayer.js';
 import { RuleHook, type ToolsMemory } from './pipeline/rule-hook.js';
 import { RuleSet } from './rules/rule-set.js';
 import { HttpUpstream } from './upstream/http-upstream.js';
+import type { UpstreamAuth } from './upstream/oauth/challenge.js';
 
 export interface EndpointOptions {
   mode: Mode;
   upstreamUrl?: string;
   /** extra headers sent upstream on every request (e.g. the upstream's own Authorization) */
   upstreamHeaders?: Record<string, string>;
+  /** the upstream's OAuth sign-in (upstream/oauth/sign-in.ts): the proxy is its OAuth client */
+  upstreamAuth?: UpstreamAuth;
   /** abort an upstream call after this long without an answer or a progress notification (progress restarts it) */
   upstreamTimeoutMs?: number;
   /** abort an upstream call after this long in all, progress or not */
@@ -96,7 +99,12 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   // a mode that does not forward never talks to a server, whatever it is given
   const upstream =
     options.upstreamUrl && forwards
-      ? new HttpUpstream(options.upstreamUrl, options.upstreamHeaders, { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs })
+      ? new HttpUpstream(
+          options.upstreamUrl,
+          options.upstreamHeaders,
+          { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs },
+          options.upstreamAuth,
+        )
       : undefined;
   const speed = replaySpeed(options.replayTiming);
   const replayer =
@@ -127,12 +135,12 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   );
   const endpoint = new McpEndpoint({
     upstream,
-    hooks: new HookChain(hooks, log),
+    hooks: new HookChain(hooks, log, recorder !== undefined),
+    rules: ruleHook,
+    cassette: replayer,
     // the cassette may answer initialize, and rules may outlive (or switch) the upstream: the proxy owns the sessions
     ownSessions: replayer !== undefined || rules !== undefined || upstream === undefined,
-    synthesize: rules !== undefined,
     serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
-    replaySpeed: speed,
     sessionIdleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
     maxSessions: options.maxSessions,
     log,

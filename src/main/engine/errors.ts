@@ -114,6 +114,11 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** The error a client gets when the upstream could not take its request: the connector's own (a sign-in that failed), else -32005. */
+export function upstreamError(error: unknown, message: string): RewindError {
+  return error instanceof RewindError && !(error instanceof UpstreamUnavailableError) ? error : new UpstreamUnavailableError(message);
+}
+
 /** A short reason for a network or timeout failure: the error code (ECONNREFUSED) or the message. */
 export function reasonOf(error: unknown): string {
   const limit = timeoutOf(error);
@@ -123,6 +128,7 @@ export function reasonOf(error: unknown): string {
       : `the call exceeded the maximum total time (${limit.seconds} s)`;
   const e = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'no answer within the upstream timeout';
+  if (error instanceof RewindError) return error.message; // its code is a JSON-RPC number, not a network code
   return e?.code ?? e?.cause?.code ?? e?.message ?? String(error); // fetch hides the network error in `cause`
 }
 

@@ -34,8 +34,6 @@ export class RecordingSwitch implements Hook {
     return this.recorder !== undefined;
   }
 
-  readonly wantsRequests = (): boolean => this.recorder !== undefined;
-
   need(exchange: LiveExchange): Need {
     return this.recorder?.need(exchange) ?? 'none';
   }

@@ -4,13 +4,14 @@ import { ErrorCode, errorResponse } from '../../shared/jsonrpc.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import { upstreamLimitsMs } from '../../shared/upstream-limits.js';
 import { listen } from './http/edge.js';
-import { serveMcp } from './http/mcp-http.js';
+import { serveMcp } from './pipeline/mcp-http.js';
 import { sendJson } from './http/sse.js';
 import { header, safeDecode } from './http/url.js';
 import { handleRest } from './rest/router.js';
 import { AuthThrottle, type ThrottleOptions } from './http/auth-throttle.js';
 import { bearerToken, DEFAULT_LIMITS, SessionManager } from './rest/session-manager.js';
 import type { Log } from './log.js';
+import { CredentialStore } from './upstream/oauth/credentials.js';
 
 export interface ServeOptions {
   host?: string;
@@ -41,6 +42,8 @@ export interface ServeOptions {
   /** browser origins given leave (guard.ts); a function is read per request */
   allowedOrigins?: readonly string[] | (() => readonly string[]);
   serverInfo?: { name: string; version: string };
+  /** where sessions' sign-ins to OAuth-protected upstreams are kept (`<dataDir>/oauth`); none: sessions do not sign in */
+  dataDir?: string;
   onLog?: Log;
   /** every finished exchange of every session (verbose logging, timeline) */
   onExchange?: (sessionId: string, event: ExchangeEvent) => void;
@@ -73,6 +76,7 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
       defaultInstructions: options.instructions,
       supervisorIntervalMs: options.supervisorIntervalMs ?? 10_000,
       serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
+      signIns: options.dataDir ? new CredentialStore(options.dataDir) : undefined,
       log,
       onExchange: options.onExchange,
     },

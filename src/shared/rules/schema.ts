@@ -71,6 +71,13 @@ export const UpstreamConfigSchema = z
     /** beyond MiMCP: a stdio server, one child per agent session (words split like sh, no shell) */
     command: z.string().min(1).max(4096).optional(),
     headers: z.record(z.string(), z.string()).default({}),
+    /**
+     * beyond MiMCP: the proxy signs in to a url that answers 401 (default); false: never (its 401 reaches the agent);
+     * a client registered with the upstream's authorization server instead of dynamic registration
+     */
+    oauth: z
+      .union([z.literal(false), z.strictObject({ client_id: z.string().min(1).max(1000), client_secret: z.string().min(1).max(4000).optional() })])
+      .optional(),
   })
   .refine((u) => (u.url === undefined) !== (u.command === undefined), { message: 'give either url or command', path: ['url'] });
 

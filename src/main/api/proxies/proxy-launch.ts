@@ -6,6 +6,7 @@ import type { Log } from '../../engine/log.js';
 import { startProxy, type RunningProxy } from '../../engine/proxy.js';
 import { splitShellWords } from '../../engine/transports/shell-words.js';
 import type { OpenedUpstream } from '../../engine/upstream/open.js';
+import type { UpstreamAuth } from '../../engine/upstream/oauth/challenge.js';
 import { engineRules } from './proxy-rules.js';
 import { checkCassette, openUpstream, ProxyStartError } from './upstream-check.js';
 
@@ -20,6 +21,8 @@ export interface LaunchContext {
   lastPort?: number;
   /** browser origins the app's proxies all admit (the browser UI's page, `ui --allowed-origin`), read per request */
   browserOrigins?: () => readonly string[];
+  /** the upstream URL's OAuth sign-in (proxy-sign-in.ts) */
+  auth?: UpstreamAuth;
 }
 
 /**
@@ -29,7 +32,7 @@ export interface LaunchContext {
  * field where one is at fault; nothing is left open.
  */
 export async function launchProxy(config: ProxyConfig, context: LaunchContext, log: Log, stillWanted: () => boolean): Promise<LaunchedProxy> {
-  const { lastPort, browserOrigins = () => [] } = context;
+  const { lastPort, browserOrigins = () => [], auth } = context;
   const cacheDir = config.cacheDir === undefined ? undefined : resolve(config.cacheDir);
   const own = config.allowedOrigins ?? [];
   const allowedOrigins = (): readonly string[] => [...own, ...browserOrigins()];
@@ -37,6 +40,8 @@ export async function launchProxy(config: ProxyConfig, context: LaunchContext, l
     startProxy({
       mode: config.mode,
       upstreamUrl,
+      // a bridged upstream (stdio, legacy SSE) is never signed in to: only a Streamable HTTP URL
+      upstreamAuth: upstream?.bridge ? undefined : auth,
       cacheDir,
       port,
       allowedOrigins,
@@ -48,7 +53,7 @@ export async function launchProxy(config: ProxyConfig, context: LaunchContext, l
       onLog: (line, level) => log(line, level),
     });
   await checkCassette(config, cacheDir);
-  const upstream = await openUpstream(config, log, allowedOrigins);
+  const upstream = await openUpstream(config, log, allowedOrigins, auth);
   try {
     if (!stillWanted()) throw new Error('stopped while starting');
     const wanted = config.port === 0 && lastPort ? lastPort : config.port;

@@ -6,6 +6,7 @@ import { commandSpec } from '../../engine/upstream/command.js';
 import { openUpstream as openEngineUpstream, type OpenedUpstream } from '../../engine/upstream/open.js';
 import type { ProxyConfig, ProxyFailure } from '../../../shared/api.js';
 import { MODE_TRAITS } from '../../../shared/modes.js';
+import type { UpstreamAuth } from '../../engine/upstream/oauth/challenge.js';
 
 /**
  * What a UI proxy needs before it may say "running": its upstream answers an MCP initialize (live modes), or its
@@ -48,7 +49,12 @@ export async function checkCassette(config: ProxyConfig, dir: string | undefined
  * legacy HTTP+SSE server, probe with an MCP initialize), worded for the form: a ProxyStartError naming the URL or the
  * command (never the bridge's internal loopback address). `log` gets the bridge's lines (a stdio server's stderr).
  */
-export async function openUpstream(config: ProxyConfig, log: Log, allowedOrigins?: () => readonly string[]): Promise<OpenedUpstream | undefined> {
+export async function openUpstream(
+  config: ProxyConfig,
+  log: Log,
+  allowedOrigins?: () => readonly string[],
+  auth?: UpstreamAuth,
+): Promise<OpenedUpstream | undefined> {
   if (!MODE_TRAITS[config.mode].forwards) return undefined;
   const command = config.upstreamCommand;
   const said: string[] = []; // what a child printed on stderr: the reason a command fails is usually there
@@ -63,7 +69,7 @@ export async function openUpstream(config: ProxyConfig, log: Log, allowedOrigins
     throw new ProxyStartError(`stdio command "${command}" cannot be split into words: ${(error as Error).message}`, 'upstream');
   }
   try {
-    return await openEngineUpstream(spec, { log: listen, timeoutMs: PROBE_TIMEOUT_MS, allowedOrigins });
+    return await openEngineUpstream(spec, { log: listen, timeoutMs: PROBE_TIMEOUT_MS, allowedOrigins, auth });
   } catch (error) {
     const why = (error instanceof UnreachableError ? error.reason : reason(error)).replace(/https?:\/\/127\.0\.0\.1:\d+\/mcp/g, 'the bridge');
     if (!command) throw new ProxyStartError(`Upstream URL ${redactUrl(config.upstreamUrl as string)} did not answer an MCP initialize: ${why}`, 'upstream');

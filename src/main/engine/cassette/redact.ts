@@ -28,7 +28,9 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    setOwn(out, name, isSecretHeader(name) ? REDACTED : value);
+    const kept = isSecretHeader(name) ? REDACTED : value;
+    if (name === '__proto__') setOwn(out, name, kept);
+    else out[name] = kept;
   }
   return out;
 }

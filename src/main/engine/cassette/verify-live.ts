@@ -1,5 +1,7 @@
 import { describeError, UnreachableError } from '../errors.js';
 import { sendModern, type ModernEnvelope } from './verify-modern.js';
+import { signedFetch, type UpstreamAuth } from '../upstream/oauth/challenge.js';
+import { hasAuthorization } from '../upstream/own-client.js';
 import { causeOf, openHttpSession, type LiveAnswer, type LiveSession, type VerifyRequest } from './verify-session.js';
 
 /**
@@ -11,6 +13,8 @@ import { causeOf, openHttpSession, type LiveAnswer, type LiveSession, type Verif
 export interface LiveServerOptions {
   upstreamUrl?: string;
   upstreamHeaders?: Record<string, string>;
+  /** the server's OAuth sign-in (the stored one: its token, refreshed when it must be; never a browser) */
+  upstreamAuth?: UpstreamAuth;
   timeoutMs?: number;
   /** how errors name the server */
   display: string;
@@ -43,6 +47,7 @@ export class LiveServer {
             initializeParams: options.initializeParams,
             headers: options.upstreamHeaders,
             timeoutMs: options.timeoutMs,
+            auth: options.upstreamAuth,
           });
     } catch (error) {
       throw new UnreachableError(`${options.display} did not answer an MCP initialize: ${(error as Error).message}`);
@@ -57,7 +62,10 @@ export class LiveServer {
   /** Sends a request in the revision given (undefined: the 2025 session). */
   async send(revision: string | undefined, envelope: ModernEnvelope | undefined, request: VerifyRequest): Promise<LiveAnswer> {
     if (revision === undefined) return (await this.legacy()).send(request);
-    const target = { url: this.options.upstreamUrl ?? '', headers: this.options.upstreamHeaders, timeoutMs: this.options.timeoutMs ?? 30_000 };
+    const url = this.options.upstreamUrl ?? '';
+    const auth = this.options.upstreamAuth;
+    const signed = auth && !hasAuthorization(this.options.upstreamHeaders) ? signedFetch(auth, new URL(url), false, url) : undefined;
+    const target = { url, headers: this.options.upstreamHeaders, timeoutMs: this.options.timeoutMs ?? 30_000, fetch: signed };
     try {
       const answer = await sendModern(target, revision, envelope, request);
       this.answeredModern = true;

@@ -4,6 +4,7 @@ import { encodeHeaderValue, META, modernMeta, nameField } from '../../../shared/
 import { ResponseTap } from '../http/response-tap.js';
 import { withoutCredentials } from '../upstream/own-client.js';
 import { DEFAULT_CLIENT_INFO, type LiveAnswer, type VerifyRequest } from './verify-session.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 /**
  * verify's requests in the 2026-07-28 revision: each one a stateless POST (no initialize, no session), its revision,
@@ -17,6 +18,8 @@ export interface ModernTarget {
   /** extra headers on every request (the server's credentials) */
   headers?: Record<string, string>;
   timeoutMs: number;
+  /** the fetch to send with (the server's OAuth sign-in: oauth/challenge.ts signedFetch); default the global one */
+  fetch?: FetchLike;
 }
 
 /** What a recorded request's `_meta` said of the client, progress token aside (it belonged to the recorded session). */
@@ -54,7 +57,7 @@ export async function sendModern(target: ModernTarget, version: string, envelope
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
   const signal = AbortSignal.timeout(target.timeoutMs);
-  const res = await fetch(url, {
+  const res = await (target.fetch ?? fetch)(url, {
     method: 'POST',
     headers,
     body: JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params }),

@@ -3,6 +3,7 @@ import type { Framing, Timing } from '../../../shared/cassette/entry.js';
 import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { describeError } from '../errors.js';
 import { closeOwnClient, openOwnClient, RawResult } from '../upstream/own-client.js';
+import type { UpstreamAuth } from '../upstream/oauth/challenge.js';
 
 /** What the live server answered one request verify sent again, as the recorder would keep it. */
 export interface LiveAnswer {
@@ -94,7 +95,7 @@ class InFlight {
  */
 export async function openHttpSession(
   url: string,
-  options: { initializeParams?: Record<string, unknown>; headers?: Record<string, string>; timeoutMs?: number } = {},
+  options: { initializeParams?: Record<string, unknown>; headers?: Record<string, string>; timeoutMs?: number; auth?: UpstreamAuth } = {},
 ): Promise<LiveSession> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   let current: InFlight | undefined;
@@ -103,6 +104,7 @@ export async function openHttpSession(
     own = await openOwnClient(url, {
       name: 'mcp-rewind-verify',
       headers: options.headers,
+      auth: options.auth,
       timeoutMs,
       initializeParams: options.initializeParams ?? DEFAULT_CLIENT_PARAMS,
       answer: async (request) => (current ?? new InFlight({ method: '' })).answer(request), // outside a request: no recorded reply

@@ -13,6 +13,7 @@ import { LiveServer } from './verify-live.js';
 import type { ModernEnvelope } from './verify-modern.js';
 import type { LiveAnswer, LiveSession } from './verify-session.js';
 import { rerecordDrifted, type Rerecord, type UpdateReport } from './verify-update.js';
+import type { UpstreamAuth } from '../upstream/oauth/challenge.js';
 
 /**
  * `mcp-rewind verify`: sends every recorded request again to the live server, in the revision it was recorded in (a
@@ -56,6 +57,8 @@ export interface VerifyOptions {
   upstreamLabel?: string;
   /** extra headers on every request to the live server */
   upstreamHeaders?: Record<string, string>;
+  /** the live server's OAuth sign-in (the stored one: verify uses its token and refreshes it, never opens a browser) */
+  upstreamAuth?: UpstreamAuth;
   hashOptions?: ResultHashOptions;
   /** dot paths into the request params (e.g. `arguments.timestamp`) that do not tell recorded requests apart */
   matchIgnore?: string[];

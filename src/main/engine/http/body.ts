@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ErrorCode } from '../../../shared/jsonrpc.js';
+import { ErrorCode, invalidMessageReason, isRequest, type JsonRpcMessage, type JsonRpcRequest } from '../../../shared/jsonrpc.js';
 import { HttpError } from '../errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../../../shared/json-depth.js';
 
@@ -43,5 +43,35 @@ export function parseJsonBody(body: Buffer): unknown {
     return JSON.parse(text);
   } catch (error) {
     throw new HttpError(400, `Parse error: ${(error as Error).message}`, ErrorCode.ParseError);
+  }
+}
+
+/** A POST's body read as JSON-RPC, or why it is not (with the body, when it was read: a 400 may be judged upstream). */
+export type JsonRpcBody =
+  { body: Buffer; parsed: JsonRpcMessage | JsonRpcMessage[]; messages: JsonRpcMessage[]; requests: JsonRpcRequest[] } | { body?: Buffer; error: HttpError };
+
+/** Reads a POST's body and checks it is JSON-RPC: a JSON content type, valid JSON, a message or a non-empty batch of them; its requests apart. */
+export async function readJsonRpc(req: IncomingMessage): Promise<JsonRpcBody> {
+  let body: Buffer | undefined;
+  try {
+    if (!(req.headers['content-type'] ?? '').includes('application/json')) {
+      req.resume();
+      throw new HttpError(415, 'Unsupported Media Type: Content-Type must be application/json', ErrorCode.InvalidRequest);
+    }
+    body = await readBody(req);
+    const parsed = parseJsonBody(body);
+    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as JsonRpcMessage[];
+    if (messages.length === 0) throw new HttpError(400, 'Invalid Request: empty batch', ErrorCode.InvalidRequest);
+    const requests: JsonRpcRequest[] = [];
+    for (const m of messages) {
+      const reason = invalidMessageReason(m);
+      if (reason) throw new HttpError(400, `Invalid Request: ${reason}`, ErrorCode.InvalidRequest);
+      if (isRequest(m)) requests.push(m);
+    }
+    return { body, parsed: parsed as JsonRpcMessage | JsonRpcMessage[], messages, requests };
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    if (error.status === 413) req.resume();
+    return { body, error };
   }
 }

@@ -85,8 +85,6 @@ export class Breakpoints implements Hook {
     return tools.size > 0 && (tools.has('*') || tools.has(String(request.params?.name ?? '')));
   }
 
-  readonly wantsRequests = (): boolean => this.active;
-
   /**
    * Request stage: a matching tools/call pauses before it is planned, so edited arguments go through rules, cassette
    * matching and the exchange key like the client's own. Edits are made in place; a failed call is answered here.
@@ -115,7 +113,9 @@ export class Breakpoints implements Hook {
     }
   }
 
-  need(exchange: LiveExchange): Need {
+  /** With no rule, nothing (one property read per POST); else a matching response is held. */
+  need(exchange?: LiveExchange): Need {
+    if (!exchange) return this.active ? 'hold' : 'none';
     return this.matches(exchange.request, 'response') ? 'hold' : 'none';
   }
 

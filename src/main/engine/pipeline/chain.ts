@@ -1,59 +1,41 @@
 import type { RefusalKind } from '../../../shared/cassette/entry.js';
 import type { JsonRpcError, JsonRpcNotification } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
-import type { CassetteOffer, Closable, ExchangeDetail, Hook, Hooks, Need, Plan, Refused, RuleOffer } from './contract.js';
-import { waits, type LiveExchange, type RequestHeaders } from './exchange.js';
-import { refusalFor } from './replay-protocol.js';
+import type { Closable, ExchangeDetail, Hook, Hooks, Need } from './contract.js';
+import type { LiveExchange } from './exchange.js';
 import type { Session } from './session.js';
 
 const RANK: Record<Need, number> = { none: 0, observe: 1, commit: 2, hold: 3 };
 
+/** Does the answer wait for a hook before it reaches the client? */
+export const waits = (need: Need): boolean => need === 'commit' || need === 'hold';
+
 /** The hooks a mode installs, called in order. Errors of one hook are logged and never break the exchange. */
 export class HookChain implements Hooks {
-  private readonly withActive: Hook[];
   private readonly onRequest: Hook[];
-  private readonly withNeed: Hook[];
   private readonly streamObservers: Hook[];
-  private readonly pushers: Hook[];
-  private readonly preparers: Hook[];
+  private readonly refusalKeepers: Hook[];
 
   constructor(
     readonly hooks: readonly Hook[],
     private readonly log: Log,
+    /** a hook keeps the HTTP detail of upstream answers (the recorder: the cassette's debug files) */
+    private readonly detail = false,
   ) {
-    this.withActive = hooks.filter((h) => h.wantsRequests);
     this.onRequest = hooks.filter((h) => h.onRequest);
-    this.withNeed = hooks.filter((h) => h.need);
     this.streamObservers = hooks.filter((h) => h.onServerMessage);
-    this.pushers = hooks.filter((h) => h.pushes);
-    this.preparers = hooks.filter((h) => h.prepare);
+    this.refusalKeepers = hooks.filter((h) => h.onRefusal);
   }
 
-  prepare(exchanges: readonly LiveExchange[]): Promise<unknown> | undefined {
-    let waits: Array<Promise<void>> | undefined;
-    for (const hook of this.preparers) {
-      if (exchanges.length === 0) {
-        const wait = hook.prepare!(undefined);
-        if (wait) (waits ??= []).push(wait);
-      }
-      for (const exchange of exchanges) {
-        const wait = hook.prepare!(exchange);
-        if (wait) (waits ??= []).push(wait);
-      }
-    }
-    return waits && Promise.all(waits);
-  }
-
-  /** Any hook wants anything of requests now (a hook without `active` always does). */
+  /** Does any hook need anything of the requests to come (else POSTs are piped unparsed)? */
   active(): boolean {
-    if (this.withActive.length < this.hooks.length) return true;
-    for (const hook of this.withActive) if (hook.wantsRequests!()) return true;
+    for (const hook of this.hooks) if (hook.need() !== 'none') return true;
     return false;
   }
 
   /** Does any hook want to see requests before they are planned (a breakpoint is set)? */
   intercepts(): boolean {
-    for (const hook of this.onRequest) if (!hook.wantsRequests || hook.wantsRequests()) return true;
+    for (const hook of this.onRequest) if (hook.need() !== 'none') return true;
     return false;
   }
 
@@ -61,21 +43,9 @@ export class HookChain implements Hooks {
     for (const hook of this.onRequest) await hook.onRequest!(exchange, session, signal);
   }
 
-  offers(exchange: LiveExchange, session: Session): { rule?: RuleOffer; cassette?: CassetteOffer } {
-    let rule: RuleOffer | undefined;
-    let cassette: CassetteOffer | undefined;
-    for (const hook of this.hooks) {
-      rule ??= hook.offerRule?.(exchange);
-      cassette ??= hook.offerCassette?.(exchange, session);
-    }
-    return { rule, cassette };
-  }
-
-  /** Tells the hooks the plan, then asks each what it needs of the exchange. */
-  planned(exchange: LiveExchange, plan: Plan, session: Session): void {
-    for (const hook of this.hooks) hook.onPlanned?.(exchange, plan, session);
-    if (this.withNeed.length === 0) return;
-    const needs = this.hooks.map((h) => h.need?.(exchange) ?? 'none');
+  /** Asks each hook what it needs of a planned exchange; the strongest need decides how its answer travels. */
+  needs(exchange: LiveExchange): void {
+    const needs = this.hooks.map((h) => h.need(exchange));
     let top: Need = 'none';
     for (const need of needs) if (RANK[need] > RANK[top]) top = need;
     exchange.needs = needs;
@@ -113,55 +83,22 @@ export class HookChain implements Hooks {
     }
   }
 
-  refusal(kind: RefusalKind, detail?: string): Refused {
-    for (const hook of this.hooks) {
-      const offered = hook.offerRefusal?.(kind, detail);
-      if (offered) return offered;
-    }
-    return refusalFor(kind, undefined, undefined, detail);
-  }
-
-  /** how the cassette's answers usually travelled (for entries that kept no framing) */
-  usualFraming(): 'json' | 'sse' | undefined {
-    for (const hook of this.hooks) {
-      const framing = hook.usualFraming?.();
-      if (framing) return framing;
-    }
-    return undefined;
-  }
-
-  refusesHead(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined {
-    for (const hook of this.hooks) {
-      const refused = hook.refusesHead?.(headers);
-      if (refused) return refused;
-    }
-    return undefined;
-  }
-
   refused(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void {
-    for (const hook of this.hooks) {
+    for (const hook of this.refusalKeepers) {
       try {
-        hook.onRefusal?.(kind, refusal);
+        hook.onRefusal!(kind, refusal);
       } catch (error) {
         this.log(`${hook.name}: ${kind}: ${(error as Error).message}`, 'warn');
       }
     }
   }
 
-  pushes(): boolean {
-    return this.pushers.some((h) => h.pushes!());
-  }
-
   wantsDetail(): boolean {
-    return this.hooks.some((h) => h.wantsDetail);
+    return this.detail;
   }
 
   observesStreams(): boolean {
     return this.streamObservers.length > 0;
-  }
-
-  async close(): Promise<void> {
-    for (const hook of this.hooks) await hook.close?.();
   }
 }
 

@@ -1,16 +1,18 @@
 /**
- * The pipeline's contract: what every stage of one MCP endpoint shares — the plan (who answers), the hooks
- * (recorder, replayer, rules, breakpoints, events) and the context a stage is given. A leaf: it imports types only,
- * and no stage imports the endpoint.
+ * The pipeline's contract: what every stage of one MCP endpoint shares — who answers (the plan, the answer sources
+ * that offer and deliver: upstream, cassette, rules, the proxy itself), the hooks (recorder, replayer, rules,
+ * breakpoints, events: events and needs) and the context a stage is given. A leaf: it imports types only, and no
+ * stage imports the endpoint.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
-import type { JsonRpcError, JsonRpcNotification, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { McpHead } from '../http/url.js';
+import type { JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
 import type { LiveExchange, Need, RequestHeaders, Rewrite } from './exchange.js';
-import type { Session } from './session.js';
+import type { Session, SessionRegistry } from './session.js';
 
 export type { Need, Rewrite } from './exchange.js';
 
@@ -80,7 +82,7 @@ export interface PlanInput {
   local: () => JsonRpcResponse;
 }
 
-/** Who answers a request, and how. Made by plan.ts (pure); carried out by the endpoint and the relay. */
+/** Who answers a request, and how. Made by plan.ts (pure); carried out by the source it names. */
 export type Plan =
   | { answer: 'upstream' }
   | { answer: 'cassette'; entry: CassetteEntry; single: boolean }
@@ -96,6 +98,75 @@ export type StreamPlan =
   /** a stream of the proxy's own (it pushes list_changed, replayed notifications), the upstream's messages merged in */
   | { kind: 'own'; upstream: boolean };
 
+/** Who delivers the answer of a whole POST (plan.ts planDelivery): the relay, the replay, or the proxy here. */
+export type Delivery = 'upstream' | 'cassette' | 'local';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Answer sources
+
+/** A request of a POST with its plan. */
+export interface Planned {
+  exchange: LiveExchange;
+  plan: Plan;
+}
+
+/** One POST being answered, as the source that delivers it sees it. */
+export interface Post {
+  readonly stage: Stage;
+  readonly sessions: SessionRegistry;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** its MCP headers */
+  readonly head: McpHead;
+  /** the client's body, as it came */
+  readonly body: Buffer;
+  readonly parsed: JsonRpcMessage | JsonRpcMessage[];
+  readonly messages: JsonRpcMessage[];
+  /** the client's session; for an initialize: the proxy's new session (owned), or undefined (born from the answer) */
+  readonly session: Session | undefined;
+  /** the session the plan read: the client's, else the shared stateless one */
+  readonly planSession: Session;
+  /** the initialize exchange of this POST, if it has one */
+  readonly init?: LiveExchange;
+  /** its requests, planned, in order */
+  readonly planned: readonly Planned[];
+}
+
+/** An answer source that delivers a POST's answers on the client's response (mockttp's step, Polly's adapter). */
+export interface AnswerSource {
+  deliver(post: Post): Promise<void>;
+}
+
+/** The rules as a source: an answer of their own (override, hidden tool) or a rewrite of whichever source answers. */
+export interface RuleSource {
+  offer(exchange: LiveExchange): RuleOffer | undefined;
+}
+
+/**
+ * The cassette as a source (the replayer): what it offers a request, how the recorded server refuses, and the replay
+ * it delivers — with the per-session state of that replay (its cursor, the client's replies to the requests it
+ * asked, the streams it played) kept to itself.
+ */
+export interface CassetteSource extends AnswerSource {
+  /** not ready to make its offer yet (the cassette is being indexed): when it will be; exchange undefined: any request */
+  prepare(exchange: LiveExchange | undefined): Promise<void> | undefined;
+  offer(exchange: LiveExchange, session: Session): CassetteOffer;
+  /** the plan took the entry it offered (its replay cursor moves on) */
+  take(exchange: LiveExchange, session: Session): void;
+  /** how the recorded server refuses a whole POST of this kind */
+  refusal(kind: RefusalKind, detail?: string): Refused;
+  /** with no server behind: would the recorded server refuse a request with these headers as a whole? */
+  refusesHead(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined;
+  /** has it messages of its own to push on server streams (recorded notifications)? */
+  pushes(): boolean;
+  /** the client's replies to requests the replay asked: taken (never forwarded); answers how many */
+  takeReplies(session: Session, messages: JsonRpcMessage[]): number;
+  /** a GET resuming a replayed stream the client dropped (Last-Event-ID): what followed goes out again; false: not one */
+  redeliver(session: Session, lastEventId: string, res: ServerResponse): boolean;
+  /** a server stream of the session opened: what waited for one goes out on it */
+  streamOpened(session: Session, res: ServerResponse): void;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Hooks
 
@@ -103,41 +174,25 @@ export type StreamPlan =
 export type ExchangeDetail = DebugFiles;
 
 /**
- * One component plugged into the pipeline, in the spirit of mitmproxy's addons. Every method is optional; the
- * endpoint factory installs the hooks of a mode, in order (that order is the order of onResponse).
+ * One component plugged into the pipeline, in the spirit of mitmproxy's addons: it is told the events of an exchange
+ * and says what it needs of it. The endpoint factory installs the hooks of a mode, in order (that order is the order
+ * of onResponse).
  */
 export interface Hook {
   readonly name: string;
-  /** does this hook want anything of the requests at all right now? false for every hook: POSTs are piped raw */
-  readonly wantsRequests?: () => boolean;
-  /** not ready to make its offer yet (the cassette is being indexed): says when it will be; exchange undefined for a GET */
-  prepare?(exchange: LiveExchange | undefined): Promise<void> | undefined;
+  /**
+   * What this hook needs of the exchange (cheap: asked per request, once it is planned); without one: of the requests
+   * to come, now ('none' from every hook: POSTs are piped unparsed)
+   */
+  need(exchange?: LiveExchange): Need;
   /** before planning: may edit the request (`exchange.edited`) or answer it (`exchange.response`) */
   onRequest?(exchange: LiveExchange, session: Session | undefined, signal: Closable): void | Promise<void>;
-  /** offers for the plan (at most one hook offers each kind) */
-  offerRule?(exchange: LiveExchange): RuleOffer | undefined;
-  offerCassette?(exchange: LiveExchange, session: Session): CassetteOffer | undefined;
-  /** the plan is made (the replayer moves its cursor) */
-  onPlanned?(exchange: LiveExchange, plan: Plan, session: Session): void;
-  /** what this hook needs of the exchange (cheap: asked per request) */
-  need?(exchange: LiveExchange): Need;
-  /** a server message outside any request (the GET stream) */
-  onServerMessage?(message: JsonRpcNotification, session: Session): void;
-  /** how the server refuses a whole POST of this kind (replayer: as recorded, or as the SDK words it) */
-  offerRefusal?(kind: RefusalKind, detail?: string): Refused | undefined;
-  /** how the recorded answers usually travelled, for entries that kept no framing (replayer) */
-  usualFraming?(): 'json' | 'sse' | undefined;
-  /** with no server behind: would the recorded server refuse a request with these headers as a whole? */
-  refusesHead?(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined;
-  /** the upstream refused a whole POST of this kind (recorder: files it) */
-  onRefusal?(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void;
   /** the final answer is known (exchange.response): before release when need was 'commit' or 'hold', else after */
   onResponse?(exchange: LiveExchange, session: Session | undefined, detail: ExchangeDetail | undefined, signal: Closable): void | Promise<void>;
-  /** does onResponse want the HTTP detail of upstream answers (raw body, headers: the cassette's debug files)? */
-  readonly wantsDetail?: boolean;
-  /** may this hook push messages on the client's server stream (it then needs a stream of the proxy's own)? */
-  readonly pushes?: () => boolean;
-  close?(): Promise<void> | void;
+  /** a server message outside any request (the GET stream) */
+  onServerMessage?(message: JsonRpcNotification, session: Session): void;
+  /** the upstream refused a whole POST of this kind */
+  onRefusal?(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void;
 }
 
 /** The client's response, as far as a hook waiting on the client cares: it may go away. */
@@ -148,23 +203,15 @@ export interface Closable {
 
 /** The hooks of an endpoint, as the stages call them (chain.ts). */
 export interface Hooks {
-  /** any hook active (else POSTs are piped raw) */
-  active(): boolean;
-  /** resolves once every hook can make its offers for these exchanges (undefined: at once) */
-  prepare(exchanges: readonly LiveExchange[]): Promise<unknown> | undefined;
   /** runs onResponse of the hooks that hold or commit the exchange (before the client gets the answer) */
   respond(exchange: LiveExchange, session: Session | undefined, signal: Closable, detail?: ExchangeDetail): Promise<void>;
   /** runs onResponse of the hooks that observe the exchange (after the client got it); never throws */
   finish(exchange: LiveExchange, session: Session | undefined, detail?: ExchangeDetail): Promise<void>;
   /** a server notification outside any request */
   serverMessage(message: JsonRpcNotification, session: Session): void;
-  /** how a POST of this kind is refused (a hook's recorded refusal, else the TypeScript SDK's words) */
-  refusal(kind: RefusalKind, detail?: string): Refused;
   /** the upstream refused a POST of this kind: hooks that keep refusals get it */
   refused(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void;
-  /** some hook pushes messages of its own on server streams */
-  pushes(): boolean;
-  /** some hook wants the HTTP detail of upstream answers */
+  /** some hook wants the HTTP detail of upstream answers (the recorder's debug files) */
   wantsDetail(): boolean;
   /** some hook wants the server messages of GET streams */
   observesStreams(): boolean;

@@ -1,39 +1,38 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RefusalKind } from '../../../shared/cassette/entry.js';
-import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { ErrorCode, type JsonRpcMessage, type JsonRpcRequest } from '../../../shared/jsonrpc.js';
+import type { HttpError } from '../errors.js';
+import { readJsonRpc } from '../http/body.js';
 import { metaVersion } from '../../../shared/mcp-protocol.js';
-import { sendJson, sendMessages } from '../http/sse.js';
-import { header } from '../http/url.js';
+import { sendJson } from '../http/sse.js';
+import { mcpHead, type McpHead } from '../http/url.js';
 import type { Log } from '../log.js';
 import type { HookChain } from './chain.js';
-import type { Plan, RuleOffer, Stage, Upstream } from './contract.js';
-import { LiveExchange, waits } from './exchange.js';
-import { localAnswer, planRequest, planStream } from './plan.js';
-import { passRaw, pipePost } from './pipe.js';
-import { answerUpstreamDown, relayPost } from './relay.js';
+import type { CassetteSource, Planned, Post, RuleSource, Stage, Upstream } from './contract.js';
+import { LiveExchange } from './exchange.js';
+import { planStream } from './plan.js';
 import { relayStream, resumableFor } from './stream-relay.js';
 import { openOwnedStream, pushToStreams } from './server-stream.js';
-import { noteReplies, SessionRegistry, takeReplayReplies, type Session } from './session.js';
-import { refuseStaleInit, refuseWhole, replayedInit, requestHeaders, staleSession, type GateFacts } from './gate.js';
-import { parseReplayEventId, replayAnswer, type ReplaySpeed } from './replay-delivery.js';
-import { openUpstreamSession } from './upstream-session.js';
+import { SessionRegistry, type Session } from './session.js';
+import { refuseStaleInit, refuseWhole, staleSession, type GateFacts } from './gate.js';
+import { Sources } from './sources.js';
 
-export interface EndpointOptions {
+export interface McpEndpointOptions {
   /** the upstream server; undefined in replay and for a session without one (may change: setUpstream) */
   upstream?: Upstream;
   /** the hooks of the mode, in order (endpoint-factory.ts) */
   hooks: HookChain;
+  /** the rules, when the proxy has some: they answer or rewrite */
+  rules?: RuleSource;
+  /** the cassette, when the mode replays from one */
+  cassette?: CassetteSource;
   /**
    * true: the proxy issues the client's Mcp-Session-Id and maps it onto upstream sessions (cassette-answered
    * initialize, sessions that survive upstream restarts). false: the upstream's id is handed through.
    */
   ownSessions: boolean;
-  /** rules are installed: with no other source the proxy answers initialize, ping and tools/list itself */
-  synthesize: boolean;
   /** serverInfo of the initialize the proxy answers itself */
   serverInfo: { name: string; version: string };
-  /** --replay-timing: recorded answers wait out the recorded delays ÷ this speed (undefined: at once) */
-  replaySpeed?: ReplaySpeed;
   /** client sessions idle this long (nothing sent, nothing open) are ended, upstream too; 0 or undefined: never */
   sessionIdleMs?: number;
   /** client sessions held at once (default MAX_SESSIONS); beyond, the least recently used one is ended */
@@ -41,32 +40,26 @@ export interface EndpointOptions {
   log: Log;
 }
 
-interface LocalAnswer {
-  exchange: LiveExchange;
-  delayMs: number;
-  /** the HTTP status of a protocol-level answer (a refusal), when not 200 */
-  status?: number;
-}
-
-const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * The MCP endpoint (Streamable HTTP) in front of the upstream and/or the cassette, for one proxy or session: it asks
- * the plan who answers each request (plan.ts), then does it — answers here, relays upstream (relay.ts), replays a
- * recorded stream (stream-replay.ts) — with the mode's hooks called along the way (chain.ts).
+ * The MCP endpoint (Streamable HTTP) in front of the upstream and/or the cassette, for one proxy or session: it finds
+ * a POST's session, asks the answer sources who answers each request (sources.ts, plan.ts) and hands the POST to the
+ * source that delivers it, with the mode's hooks called along the way (chain.ts). It knows no mode and no source.
  */
 export class McpEndpoint implements Stage {
   readonly sessions: SessionRegistry;
   readonly hooks: HookChain;
   readonly log: Log;
-  private currentUpstream?: Upstream;
+  /** the upstream server, if any (it may change: setUpstream) */
+  upstream?: Upstream;
+  private readonly sources: Sources;
   private readonly reaper?: NodeJS.Timeout;
 
-  constructor(private readonly options: EndpointOptions) {
+  constructor(private readonly options: McpEndpointOptions) {
     this.hooks = options.hooks;
     this.log = options.log;
-    this.currentUpstream = options.upstream;
+    this.upstream = options.upstream;
     this.sessions = new SessionRegistry((session, why) => this.endSession(session, why), options.maxSessions);
+    this.sources = new Sources(this, this.sessions, options.ownSessions, options);
     const idle = options.sessionIdleMs;
     if (idle) this.reaper = setInterval(() => this.sessions.reapIdle(idle), Math.max(50, Math.min(idle / 4, 60_000))).unref();
   }
@@ -79,11 +72,7 @@ export class McpEndpoint implements Stage {
     for (const stream of session.streams) stream.end();
     const upstreamId = session.upstreamId;
     this.log(`session ${session.id} ${why === 'idle' ? 'idle' : 'evicted (too many sessions)'}: ended${upstreamId ? ', upstream session closed' : ''}`, 'info');
-    if (upstreamId) void this.currentUpstream?.endSession(upstreamId, session.protocolVersion);
-  }
-
-  get upstream(): Upstream | undefined {
-    return this.currentUpstream;
+    if (upstreamId) void this.upstream?.endSession(upstreamId, session.protocolVersion);
   }
 
   get ownSessions(): boolean {
@@ -92,8 +81,8 @@ export class McpEndpoint implements Stage {
 
   /** Switches (or detaches) the upstream: every session reconnects lazily to the new one. */
   setUpstream(upstream: Upstream | undefined): void {
-    this.currentUpstream?.close();
-    this.currentUpstream = upstream;
+    this.upstream?.close();
+    this.upstream = upstream;
     for (const session of this.sessions.all()) session.upstreamId = undefined;
   }
 
@@ -106,11 +95,7 @@ export class McpEndpoint implements Stage {
 
   /** No hook wants anything and the upstream's sessions are handed through: a POST can be piped unread. */
   get pipes(): boolean {
-    return this.currentUpstream !== undefined && !this.options.ownSessions && !this.hooks.active();
-  }
-
-  pipe(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    return pipePost(this, req, res);
+    return this.upstream !== undefined && !this.options.ownSessions && !this.hooks.active();
   }
 
   /**
@@ -118,170 +103,134 @@ export class McpEndpoint implements Stage {
    * passed on unparsed and the server judges it (its refusal is filed by the recorder); with none, replay refuses it
    * the way the recorded server did.
    */
-  async invalid(req: IncomingMessage, res: ServerResponse, body: Buffer, kind: RefusalKind, message: string): Promise<void> {
-    const indexing = this.hooks.prepare([]);
+  private async invalid(req: IncomingMessage, res: ServerResponse, body: Buffer, kind: RefusalKind, message: string): Promise<void> {
+    const indexing = this.sources.prepare();
     if (indexing) await indexing;
-    if (!this.currentUpstream) {
-      const refused = this.hooks.refusal(kind, message);
-      return sendJson(res, refused.status, refused.response);
-    }
-    const id = header(req, 'mcp-session-id');
+    const id = mcpHead(req).sessionId;
     const upstreamId = id === undefined ? undefined : this.options.ownSessions ? this.sessions.find(id)?.upstreamId : id;
-    await passRaw(this, req, res, body, upstreamId, (status, text) => {
-      if (status < 400) return;
-      try {
-        const answer = JSON.parse(text) as JsonRpcMessage;
-        if (isResponse(answer) && 'error' in answer) this.hooks.refused(kind, { status, error: answer });
-      } catch {
-        // not a JSON-RPC answer: nothing to file
-      }
-    });
+    return this.sources.invalid(req, res, body, kind, message, upstreamId);
   }
 
-  async post(req: IncomingMessage, res: ServerResponse, body: Buffer, parsed: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    const indexing = this.hooks.prepare([]); // the cassette is still being indexed: what it holds decides from here on
+  /** A POST: piped unread when no hook wants it; else read as JSON-RPC, planned and handed to the source that delivers it. */
+  async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.pipes) return this.sources.pipe(req, res);
+    const read = await readJsonRpc(req);
+    if ('error' in read) return this.unread(req, res, read);
+    const indexing = this.sources.prepare(); // the cassette is still being indexed: what it holds decides from here on
     if (indexing) await indexing;
-    const messages = Array.isArray(parsed) ? parsed : [parsed];
-    const requests = messages.filter(isRequest);
+    const { body, parsed, messages, requests } = read;
+    const head = mcpHead(req);
     const initRequest = requests.find((r) => r.method === 'initialize');
-    // a 2026-07-28 request carries its revision in _meta and has no session (an Mcp-Session-Id is ignored)
-    const modern = requests.length > 0 && requests.every((r) => metaVersion(r.params) !== undefined);
-    let session: Session | undefined;
-    const stale = staleSession(req, this.sessions); // before sessionFor, which adopts a mirrored id it did not know
+    const stale = staleSession(head, this.sessions); // before the session is entered: a mirrored id it did not know is made
     if (initRequest) {
-      const refused = refuseStaleInit(req, this.gateFacts());
+      const refused = refuseStaleInit(head, this.gateFacts());
       if (refused) return sendJson(res, refused.status, refused.response);
-      // an owned session is the proxy's from the start; a mirrored one is born from the upstream's answer
-      if (this.options.ownSessions) session = this.sessions.create(undefined);
-      if (session) session.initParams = initRequest.params;
-    } else {
-      const refused = refuseWhole(req, modern, this.gateFacts());
-      if (refused) return sendJson(res, refused.status, refused.response);
-      session = modern ? this.sessions.get(undefined, null) : this.sessionFor(req);
-      this.sessions.hold(session, res);
-      noteReplies(session, messages);
-      const replies = takeReplayReplies(session, messages);
-      if (replies > 0 && replies === messages.length) return void res.writeHead(202).end();
     }
-
-    const exchanges = requests.map((r) => new LiveExchange(r, session?.id));
-    const preparing = this.hooks.prepare(exchanges); // the cassette's loose keys are still being indexed
-    if (preparing) await preparing;
-    const headers = requestHeaders(req);
-    if (stale) headers.staleSession = true;
-    for (const exchange of exchanges) {
-      exchange.headers = headers;
-      exchange.protocolVersion = metaVersion(exchange.request.params) ?? session?.protocolVersion ?? headers.protocolVersion; // for the timeline and the cassette
-    }
-    // hooks before the plan (a breakpoint pauses, edits or fails a call): every request of the POST at once
-    if (this.hooks.intercepts()) await Promise.all(exchanges.map((e) => this.hooks.request(e, session, res)));
+    const session = initRequest ? this.initSession(initRequest) : this.postSession(head, res, messages, requests);
+    if (session === ANSWERED) return;
+    const made = this.exchangesOf(head, res, requests, session);
+    const exchanges = made instanceof Promise ? await made : made;
+    if (stale) for (const exchange of exchanges) exchange.staleSession = true;
     const planSession = session ?? this.sessions.get(undefined, null);
     const single = exchanges.length === 1 && !Array.isArray(parsed);
-    const local: LocalAnswer[] = [];
-    const forward: LiveExchange[] = [];
+    const planned: Planned[] = [];
     for (const exchange of exchanges) {
-      const offers = this.hooks.offers(exchange, planSession);
-      const plan = planRequest({
-        method: exchange.request.method,
-        answered: exchange.response,
-        rule: offers.rule,
-        cassette: offers.cassette,
-        upstream: this.currentUpstream !== undefined,
-        synthesize: this.options.synthesize,
-        single,
-        local: () => localAnswer(exchange.request, this.options.serverInfo),
-      });
-      apply(exchange, plan, offers.rule);
-      this.hooks.planned(exchange, plan, planSession);
-      if (plan.answer === 'cassette' && plan.single) {
-        await this.hooks.respond(exchange, planSession, res);
-        const sessionHeader = exchange.request === initRequest ? replayedInit(this.sessions, exchange, session, plan.entry.stateless === true) : {};
-        return replayAnswer({
-          stage: this,
-          session: planSession,
-          exchange,
-          entry: plan.entry,
-          res,
-          accept: header(req, 'accept'),
-          headers: sessionHeader,
-          speed: this.options.replaySpeed,
-          usualFraming: this.hooks.usualFraming(),
-        });
-      }
-      if (plan.answer === 'upstream') forward.push(exchange);
-      else local.push({ exchange, delayMs: plan.answer === 'rule' ? plan.delayMs : 0, status: plan.answer === 'local' ? plan.status : undefined });
+      const plan = this.sources.plan(exchange, planSession, single);
+      this.hooks.needs(exchange);
+      planned.push({ exchange, plan });
     }
     const init = initRequest ? exchanges.find((e) => e.request === initRequest) : undefined;
+    const post: Post = { stage: this, sessions: this.sessions, req, res, head, body, parsed, messages, session, planSession, init, planned };
+    return this.sources.deliver(post);
+  }
 
-    // notifications and replies go upstream only where an upstream session exists to receive them
-    const relayOnly = requests.length === 0 && this.currentUpstream !== undefined && session !== undefined && session.upstreamId !== undefined;
-    if (forward.length === 0 && !relayOnly) return this.answerLocally(req, res, parsed, local, session, init);
+  /** An initialize: an owned session is the proxy's from the start; a mirrored one is born from the upstream's answer. */
+  private initSession(init: JsonRpcRequest): Session | undefined {
+    if (!this.options.ownSessions) return undefined;
+    const session = this.sessions.create(undefined);
+    session.initParams = init.params;
+    return session;
+  }
 
-    if (session && !init && session.upstreamId === undefined && this.options.ownSessions) {
-      try {
-        await openUpstreamSession(this, session, header(req, 'mcp-protocol-version'));
-      } catch (error) {
-        return answerUpstreamDown(this, res, forward, session, error, await this.settle(local, session, res));
-      }
+  /**
+   * The session of a POST that is not an initialize — or ANSWERED: refused as a whole (an ended or unknown session,
+   * a protocol version the recorded server refused), or nothing but replies a source asked for (202).
+   */
+  private postSession(head: McpHead, res: ServerResponse, messages: JsonRpcMessage[], requests: JsonRpcRequest[]): Session | typeof ANSWERED {
+    // a 2026-07-28 request carries its revision in _meta and has no session (an Mcp-Session-Id is ignored)
+    const modern = requests.length > 0 && requests.every((r) => metaVersion(r.params) !== undefined);
+    const refused = refuseWhole(head, modern, this.gateFacts());
+    if (refused) {
+      sendJson(res, refused.status, refused.response);
+      return ANSWERED;
     }
-    const answeredHere = local.length > 0;
-    const edited = exchanges.some((e) => e.edited);
-    const upstreamMessages = answeredHere ? messages.filter((m) => !(isRequest(m) && local.some((l) => l.exchange.request.id === m.id))) : messages;
-    const upstreamBody = !answeredHere && !edited ? body : Buffer.from(JSON.stringify(Array.isArray(parsed) ? upstreamMessages : upstreamMessages[0]));
-    const answers = await this.settle(local, session, res);
-    await relayPost(this, this.sessions, {
-      req,
-      res,
-      parsed,
-      session,
-      init: init && forward.includes(init) ? init : undefined,
-      body: upstreamBody,
-      exchanges: forward,
-      local: answers,
-      reconnect: this.options.ownSessions ? (s) => openUpstreamSession(this, s, undefined, true).then(() => undefined) : undefined,
-    });
-    for (const { exchange } of local) void this.hooks.finish(exchange, session);
+    const session = modern ? this.sessions.enter(undefined, null, res, messages) : this.enterSession(head, res, messages);
+    const replies = this.sources.takeReplies(session, messages);
+    if (replies === 0 || replies < messages.length) return session;
+    res.writeHead(202).end();
+    return ANSWERED;
+  }
+
+  /**
+   * The exchanges of a POST's requests, once the sources can offer for them; a breakpoint may pause or edit each
+   * (then, or while the cassette is indexed, a promise of them).
+   */
+  private exchangesOf(head: McpHead, res: ServerResponse, requests: JsonRpcRequest[], session: Session | undefined): LiveExchange[] | Promise<LiveExchange[]> {
+    const exchanges = requests.map((r) => new LiveExchange(r, session?.id, head, session?.protocolVersion));
+    const preparing = this.sources.prepare(exchanges); // the cassette's loose keys are still being indexed
+    // hooks before the plan (a breakpoint pauses, edits or fails a call): every request of the POST at once
+    const intercept = (): LiveExchange[] | Promise<LiveExchange[]> =>
+      this.hooks.intercepts() ? Promise.all(exchanges.map((e) => this.hooks.request(e, session, res))).then(() => exchanges) : exchanges;
+    return preparing ? preparing.then(intercept) : intercept();
+  }
+
+  /** A POST that is not JSON-RPC: a 400 goes to `invalid`; other refusals (415, 413) are answered here. */
+  private unread(req: IncomingMessage, res: ServerResponse, read: { body?: Buffer; error: HttpError }): Promise<void> {
+    const { body, error } = read;
+    // not JSON-RPC: the server behind judges it (live), or replay refuses it the way the recorded server did
+    if (body !== undefined && error.status === 400)
+      return this.invalid(req, res, body, error.code === ErrorCode.ParseError ? 'parse-error' : 'invalid-message', error.message);
+    sendJson(res, error.status, error.toResponse(null), error.status === 413 ? { connection: 'close' } : {});
+    return Promise.resolve();
   }
 
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const indexing = this.hooks.prepare([]); // the cassette is still being indexed
+    const indexing = this.sources.prepare(); // the cassette is still being indexed
     if (indexing) await indexing;
-    const refused = refuseWhole(req, false, this.gateFacts());
+    const head = mcpHead(req);
+    const refused = refuseWhole(head, false, this.gateFacts());
     if (refused) return sendJson(res, refused.status, refused.response);
-    const session = this.sessionFor(req);
-    this.sessions.hold(session, res);
-    const lastEventId = header(req, 'last-event-id');
-    if (lastEventId !== undefined && session.resumable.size > 0) {
-      const resuming = resumableFor(session, lastEventId, true);
-      // a replayed POST stream closed early, resumed: the rest of the recording plays here
-      if (resuming?.replay) return resumableFor(session, lastEventId)!.replay!(res);
-      if (resuming && this.currentUpstream) return relayStream(this, req, res, 'GET', session, true); // relayed, it completes the live stream's exchanges
+    const session = this.enterSession(head, res);
+    const { lastEventId } = head;
+    if (lastEventId !== undefined) {
+      // a POST stream closed before its answer, resumed: the rest of it comes here (relayed, or replayed)
+      const resuming = session.resumable.size > 0 ? resumableFor(session, lastEventId, true) : undefined;
+      if (resuming?.ready()) return resumableFor(session, lastEventId)!.resume(req, res);
+      // a stream the client dropped: what followed its last event comes again
+      if (this.sources.redeliver(session, lastEventId, res)) return;
     }
-    // a replayed stream the client dropped: what followed its last event comes again
-    const replayed = lastEventId !== undefined ? parseReplayEventId(lastEventId) : undefined;
-    const stream = replayed && session.replayed.get(replayed.stream);
-    if (replayed && stream) return stream.resume(replayed.event, res);
     const plan = planStream({
-      upstreamSession: this.currentUpstream !== undefined && session.upstreamId !== undefined,
-      pushes: this.hooks.pushes(),
+      upstreamSession: this.upstream !== undefined && session.upstreamId !== undefined,
+      pushes: this.sources.pushes(),
       observed: this.hooks.observesStreams(),
     });
-    if (plan.kind === 'own') return openOwnedStream(this, req, res, session, plan.upstream);
+    if (plan.kind === 'own') return openOwnedStream(this, req, res, session, plan.upstream, (stream) => this.sources.streamOpened(session, stream));
     if (plan.kind === 'relay') return relayStream(this, req, res, 'GET', session, plan.tap);
     res.writeHead(405, { allow: 'POST, DELETE' }).end();
   }
 
   async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const indexing = this.hooks.prepare([]);
+    const indexing = this.sources.prepare();
     if (indexing) await indexing;
-    const refused = refuseWhole(req, false, this.gateFacts());
+    const head = mcpHead(req);
+    const refused = refuseWhole(head, false, this.gateFacts());
     if (refused) return sendJson(res, refused.status, refused.response);
-    const id = header(req, 'mcp-session-id');
-    const session = this.sessionFor(req);
+    const id = head.sessionId;
+    const session = this.sessions.get(id, this.mirroredId(id));
     if (id) this.sessions.end(id);
     for (const stream of session.streams) stream.end();
-    if (this.options.ownSessions || !this.currentUpstream) {
-      if (session.upstreamId) void this.currentUpstream?.endSession(session.upstreamId, session.protocolVersion);
+    if (this.options.ownSessions || !this.upstream) {
+      if (session.upstreamId) void this.upstream?.endSession(session.upstreamId, session.protocolVersion);
       res.writeHead(200).end();
       return;
     }
@@ -289,12 +238,17 @@ export class McpEndpoint implements Stage {
   }
 
   private gateFacts(): GateFacts {
-    return { sessions: this.sessions, hooks: this.hooks, ownSessions: this.options.ownSessions, upstream: this.currentUpstream !== undefined };
+    return { sessions: this.sessions, sources: this.sources, ownSessions: this.options.ownSessions, upstream: this.upstream !== undefined };
   }
 
-  sessionFor(req: IncomingMessage): Session {
-    const id = header(req, 'mcp-session-id');
-    return this.sessions.get(id, this.options.ownSessions ? undefined : (id ?? null));
+  /** The session of a request's Mcp-Session-Id (one the proxy never saw is made: it came after a restart), held open until `res` closes. */
+  private enterSession(head: McpHead, res: ServerResponse, messages?: JsonRpcMessage[]): Session {
+    return this.sessions.enter(head.sessionId, this.mirroredId(head.sessionId), res, messages);
+  }
+
+  /** The upstream session of a client session new to the registry: the client's own id when the upstream's are handed through. */
+  private mirroredId(id: string | undefined): string | null | undefined {
+    return this.options.ownSessions ? undefined : (id ?? null);
   }
 
   /** Upstream sessions the proxy opened itself end with it (mirrored ones belong to their clients). */
@@ -304,66 +258,12 @@ export class McpEndpoint implements Stage {
     for (const session of this.sessions.all()) {
       for (const stream of session.streams) stream.end();
       if (this.options.ownSessions && session.upstreamId)
-        ending.push(this.currentUpstream?.endSession(session.upstreamId, session.protocolVersion) ?? Promise.resolve());
+        ending.push(this.upstream?.endSession(session.upstreamId, session.protocolVersion) ?? Promise.resolve());
     }
     await Promise.all(ending);
-    this.currentUpstream?.close();
-    await this.hooks.close();
-  }
-
-  /** Answers a POST entirely from here (rules, cassette, the proxy itself); each answer waits for its rule's delay. */
-  private async answerLocally(
-    req: IncomingMessage,
-    res: ServerResponse,
-    parsed: JsonRpcMessage | JsonRpcMessage[],
-    local: LocalAnswer[],
-    session: Session | undefined,
-    init: LiveExchange | undefined,
-  ): Promise<void> {
-    if (local.length === 0) return void res.writeHead(202).end(); // notifications and replies need no answer
-    const answers = await this.settle(local, session, res);
-    const headers = init ? replayedInit(this.sessions, init, session, false) : {};
-    const status = local.length === 1 && !Array.isArray(parsed) ? local[0].status : undefined;
-    if (status !== undefined && status !== 200) sendJson(res, status, answers[0], headers);
-    else sendMessages(res, header(req, 'accept'), Array.isArray(parsed) ? answers : answers[0], headers);
-    for (const { exchange } of local) void this.hooks.finish(exchange, session);
-  }
-
-  /** Waits out simulated latency (override delay_s) and the holding hooks; returns the answers in order. */
-  private async settle(local: LocalAnswer[], session: Session | undefined, res: ServerResponse): Promise<JsonRpcResponse[]> {
-    let longest = 0;
-    let holding = false;
-    for (const l of local) {
-      if (l.delayMs > longest) longest = l.delayMs;
-      if (waits(l.exchange.need)) holding = true;
-    }
-    if (longest > 0) await delay(longest);
-    if (holding) await Promise.all(local.map((l) => this.hooks.respond(l.exchange, session, res)));
-    return local.map((l) => l.exchange.response as JsonRpcResponse);
+    this.upstream?.close();
   }
 }
 
-/** Carries a plan's choice into the exchange (what the timeline and the hooks read). */
-function apply(exchange: LiveExchange, plan: Plan, rule: RuleOffer | undefined): void {
-  exchange.behavior = rule?.behavior;
-  exchange.rewrite = rule?.rewrite;
-  switch (plan.answer) {
-    case 'cassette': {
-      exchange.source = 'cache';
-      exchange.cassette = 'hit';
-      const { error } = plan.entry;
-      exchange.response = error
-        ? errorResponse(exchange.request.id, error.code, error.message, error.data)
-        : { jsonrpc: '2.0', id: exchange.request.id, result: plan.entry.result };
-      return;
-    }
-    case 'rule':
-    case 'local':
-      exchange.source = 'proxy';
-      exchange.response = plan.response;
-      if (plan.answer === 'local' && plan.miss) exchange.cassette = 'miss';
-      return;
-    case 'upstream':
-      return;
-  }
-}
+/** A POST answered before its requests are planned (refused as a whole, or replies only). */
+const ANSWERED = Symbol('answered');

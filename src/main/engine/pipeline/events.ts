@@ -8,10 +8,8 @@ export class EventHook implements Hook {
   readonly name = 'events';
   readonly emitter = new EventEmitter<{ exchange: [ExchangeEvent] }>();
 
-  readonly wantsRequests = (): boolean => this.emitter.listenerCount('exchange') > 0;
-
   need(): Need {
-    return this.wantsRequests() ? 'observe' : 'none';
+    return this.emitter.listenerCount('exchange') > 0 ? 'observe' : 'none';
   }
 
   onResponse(exchange: LiveExchange): void {

@@ -1,7 +1,9 @@
 import type { Framing } from '../../../shared/cassette/entry.js';
 import type { JsonRpcError, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import type { CassetteOutcome, ExchangeEvent, ExchangeSource } from '../../../shared/traffic.js';
+import { metaVersion } from '../../../shared/mcp-protocol.js';
 import { keyFor } from '../cassette/keys.js';
+import type { McpHead } from '../http/url.js';
 
 /** A rule's change to a result before the client sees it (inject, the merged tools/list, initialize). */
 export type Rewrite = (result: Record<string, unknown>) => Record<string, unknown>;
@@ -16,9 +18,6 @@ export type Rewrite = (result: Record<string, unknown>) => Record<string, unknow
  */
 export type Need = 'none' | 'observe' | 'commit' | 'hold';
 
-/** Does the answer wait for a hook before it reaches the client? */
-export const waits = (need: Need): boolean => need === 'commit' || need === 'hold';
-
 let nextSeq = 1;
 
 /**
@@ -31,18 +30,8 @@ export function reserveSeqs(count: number): number {
   return first;
 }
 
-/** The standard MCP request headers (names lower-cased as node gives them). */
-export interface RequestHeaders {
-  /** MCP-Protocol-Version */
-  protocolVersion?: string;
-  /** Mcp-Method, Mcp-Name (2026-07-28) */
-  method?: string;
-  name?: string;
-  /** an Mcp-Session-Id was sent */
-  session?: boolean;
-  /** …naming no session the proxy knows live: never issued through it, or ended (what a server refuses as unknown) */
-  staleSession?: boolean;
-}
+/** The standard MCP request headers, for the protocol checks of replay and the recorder's refusal filing. */
+export type RequestHeaders = McpHead;
 const NO_HEADERS: RequestHeaders = {};
 
 /** An exchange in flight: the request, then what streams back, then the answer. */
@@ -73,11 +62,8 @@ export class LiveExchange {
   /** ms from the start at which each message of `stream` arrived */
   readonly streamMs: number[] = [];
   http?: ExchangeEvent['http'];
-  protocolVersion?: string;
   /** a hook changed the request (edited arguments at a breakpoint): what goes upstream is re-serialised */
   edited = false;
-  /** the request's standard MCP headers, for the protocol checks of replay and the recorder's refusal filing */
-  headers: RequestHeaders = NO_HEADERS;
   /** how the upstream's answer travelled (JSON, or SSE with ids, retry, priming, an early close) — the cassette keeps it */
   framing?: Framing;
   /** ms from the start at which the answer arrived */
@@ -86,6 +72,8 @@ export class LiveExchange {
   refusal?: { status: number; error: JsonRpcError };
   /** the client went away before the answer (not the upstream's doing) */
   clientGone = false;
+  /** its Mcp-Session-Id names no session the proxy knows live: never issued through it, or ended (a server refuses it as unknown) */
+  staleSession = false;
   /** the hooks that commit its answer ran before it went out (chain.ts respond); else they run when it finishes */
   committed = false;
   /** the rules' change to the answer, applied by the rule hook whichever source answers */
@@ -95,10 +83,18 @@ export class LiveExchange {
   /** the strongest need of any hook */
   need: Need = 'none';
 
+  /** the revision the exchange is made in: its `_meta`'s (2026-07-28), else its session's, else its header's */
+  protocolVersion?: string;
+
   constructor(
     readonly request: JsonRpcRequest,
     readonly sessionId: string | undefined,
-  ) {}
+    /** the request's standard MCP headers, for the protocol checks of replay and the recorder's refusal filing */
+    readonly headers: RequestHeaders = NO_HEADERS,
+    sessionVersion?: string,
+  ) {
+    this.protocolVersion = metaVersion(request.params) ?? sessionVersion ?? headers.protocolVersion;
+  }
 
   /** the cache key — computed on first use: proxy-only never needs it */
   get key(): string {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, errorResponse, isRequest, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
-import { HttpError, reasonOf, RewindError, timeoutOf, UpstreamUnavailableError } from '../errors.js';
+import { ErrorCode, isRequest, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
+import { HttpError, reasonOf, RewindError, timeoutOf, upstreamError, UpstreamUnavailableError } from '../errors.js';
 import { MAX_BODY_BYTES } from '../http/body.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { header } from '../http/url.js';
@@ -82,8 +82,8 @@ function upstreamDown(stage: Stage, res: ServerResponse, ids: Array<string | num
   const reason = reasonOf(error);
   const where = stage.upstream?.displayUrl;
   stage.log(`upstream ${where} unavailable (${reason}): ${ids.length} request(s) answered with an error`, 'warn');
-  if (ids.length === 0) return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${reason}`));
-  const answers = ids.map((id) => new UpstreamUnavailableError(`mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(id));
+  if (ids.length === 0) return sendJson(res, 502, upstreamError(error, `mcp-rewind: upstream unavailable: ${reason}`).toResponse(null));
+  const answers = ids.map((id) => upstreamError(error, `mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(id));
   sendJson(res, 200, answers.length === 1 ? answers[0] : answers);
 }
 

@@ -1,7 +1,7 @@
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { MethodNotFoundError, UnknownToolError } from '../errors.js';
-import type { Plan, PlanInput, StreamPlan } from './contract.js';
+import type { Delivery, Plan, PlanInput, StreamPlan } from './contract.js';
 
 /**
  * Who answers a request — pure: the same facts always give the same plan, and nothing is changed. In order:
@@ -24,6 +24,17 @@ export function planRequest(input: PlanInput): Plan {
     return { answer: 'local', response, miss: true, status };
   }
   return { answer: 'local', response: input.local() };
+}
+
+/**
+ * Who delivers a POST's answer, once its requests are planned — pure: a recorded exchange alone in its POST is played
+ * back as it travelled (the cassette); a POST with a request for the upstream, or with only notifications and replies
+ * for an upstream session, is relayed (the answers made here join the upstream's); else the proxy answers here.
+ */
+export function planDelivery(plans: readonly Plan[], facts: { forwardsMessages: boolean }): Delivery {
+  if (plans.length === 1 && plans[0].answer === 'cassette' && plans[0].single) return 'cassette';
+  if (facts.forwardsMessages || plans.some((p) => p.answer === 'upstream')) return 'upstream';
+  return 'local';
 }
 
 /** What the client's server stream (GET) is made of — pure, like planRequest. */

@@ -23,11 +23,12 @@ import type { Session } from './session.js';
  */
 export class Recorder implements Hook {
   readonly name = 'recorder';
-  readonly wantsDetail = true;
   /** key#resultHash of saves in flight, so two concurrent identical calls record once */
   private readonly inFlight = new Set<string>();
   /** what could not be recorded so far: how many, and why the first did not */
   readonly failures: RecordFailures = { count: 0 };
+  /** per client session, the key of the exchange it finished last: server notifications that follow are filed after it */
+  private readonly lastKeys = new WeakMap<Session, string>();
 
   constructor(
     private readonly store: CassetteStore,
@@ -42,14 +43,14 @@ export class Recorder implements Hook {
    * entry is on disk), so every answer a client saw survives a crash; with a store that does not fsync
    * (`--no-fsync`) the answer goes first and the entry is written after it.
    */
-  need(exchange: LiveExchange): Need {
-    if (exchange.source !== 'upstream') return 'none';
+  need(exchange?: LiveExchange): Need {
+    if (exchange && exchange.source !== 'upstream') return 'none';
     return this.store.durable ? 'commit' : 'observe';
   }
 
   async onResponse(exchange: LiveExchange, session: Session | undefined, detail: ExchangeDetail | undefined): Promise<void> {
     if (exchange.source !== 'upstream') return; // the upstream did not answer after all (it was down)
-    if (session) session.lastKey = exchange.key;
+    if (session) this.lastKeys.set(session, exchange.key);
     try {
       exchange.cassette = await this.save(
         exchange,
@@ -75,7 +76,7 @@ export class Recorder implements Hook {
   }
 
   onServerMessage(message: JsonRpcNotification, session: Session): void {
-    this.saveFollowUp(session.lastKey ?? 'initialize', message).catch((error: Error) => void this.failed(message.method, error));
+    this.saveFollowUp(this.lastKeys.get(session) ?? 'initialize', message).catch((error: Error) => void this.failed(message.method, error));
   }
 
   private readonly writing = new Set<Promise<unknown>>();
@@ -230,14 +231,14 @@ function timingOf(exchange: LiveExchange): Timing | undefined {
 function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
   const { status } = exchange.refusal as { status: number };
   const headers = exchange.headers;
-  if (status === 404 && headers.session) return 'session-not-found';
+  if (status === 404 && headers.sessionId !== undefined) return 'session-not-found';
   if (status !== 400) return undefined;
   const modern = metaVersion(exchange.request.params) !== undefined;
-  if (!modern && headers.protocolVersion !== undefined && headers.session && !LEGACY_REVISIONS.includes(headers.protocolVersion as never))
+  if (!modern && headers.protocolVersion !== undefined && headers.sessionId !== undefined && !LEGACY_REVISIONS.includes(headers.protocolVersion as never))
     return 'unsupported-protocol-version';
   // a session the proxy saw ended, or never saw issued: how this server refuses an unknown session (some say 400)
-  if (headers.session && headers.staleSession) return 'session-not-found';
-  if (!headers.session && exchange.request.method !== 'initialize') return 'not-initialized';
+  if (headers.sessionId !== undefined && exchange.staleSession) return 'session-not-found';
+  if (headers.sessionId === undefined && exchange.request.method !== 'initialize') return 'not-initialized';
   return undefined;
 }
 

@@ -1,17 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { redactHeaders } from '../cassette/redact.js';
-import { reasonOf, timeoutOf, UpstreamUnavailableError } from '../errors.js';
+import { reasonOf, timeoutOf, upstreamError, UpstreamUnavailableError } from '../errors.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { header } from '../http/url.js';
-import { copyEndToEndHeaders } from '../upstream/headers.js';
+import { copyEndToEndHeaders, downstreamHeaders } from '../upstream/headers.js';
 import type { ExchangeDetail, Stage } from './contract.js';
 import { RewritingDelivery } from './delivery.js';
-import { exchangeFor, waits, type LiveExchange } from './exchange.js';
+import { waits } from './chain.js';
+import { exchangeFor, type LiveExchange } from './exchange.js';
 import { CommitGate } from './commit-gate.js';
 import { watchProgress } from './progress-watch.js';
 import { DEBUG_BODY_MAX_BYTES, ResponseTap } from '../http/response-tap.js';
-import { RESUME_WAIT_MS, type Resumable, type Session, type SessionRegistry } from './session.js';
+import type { Session, SessionRegistry } from './session.js';
+import { awaitResume } from './stream-relay.js';
 
 export interface PostRelay {
   req: IncomingMessage;
@@ -28,14 +30,6 @@ export interface PostRelay {
   local?: JsonRpcResponse[];
   /** the session's upstream id went stale (upstream restarted): reconnect, so the request can be sent again */
   reconnect?: (session: Session) => Promise<void>;
-}
-
-/** Response headers relayed to the client: all end-to-end headers, the session id mapped to the client's. */
-export function downstreamHeaders(upRes: IncomingMessage, session: Session | undefined, owned: boolean): Record<string, string | string[]> {
-  const headers = copyEndToEndHeaders(upRes.headers);
-  if (upRes.headers['content-length']) headers['content-length'] = upRes.headers['content-length'];
-  if (session?.id && (headers['mcp-session-id'] || (owned && (upRes.statusCode ?? 500) < 300))) headers['mcp-session-id'] = session.id;
-  return headers;
 }
 
 /**
@@ -74,7 +68,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   } catch (error) {
     if (owned) sessions.delete(session!.id as string);
     if (exchanges.length === 0)
-      return sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
+      return sendJson(res, 502, upstreamError(error, `mcp-rewind: upstream unavailable: ${(error as Error).message}`).toResponse(null));
     return answerUpstreamDown(stage, res, exchanges, session, error, local);
   }
   if (res.destroyed && exchanges.length > 0) {
@@ -101,7 +95,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   }
   const live = session as Session;
   if (owned && (upRes.statusCode ?? 500) >= 300) sessions.delete(live.id as string); // refused: no session came of it
-  const headers = downstreamHeaders(upRes, live, owned);
+  const headers = downstreamHeaders(upRes, live.id, owned);
   // a hook holds an answer, or the proxy answered part of the POST: the relay goes message by message
   const rewriting = local.length > 0 || exchanges.some((e) => e.need === 'hold');
   const tapped = rewriting || init !== undefined || exchanges.some((e) => e.need !== 'none');
@@ -165,8 +159,8 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       }
       delivery?.write(message);
       if (isResponse(message)) {
-        // an error with id null (or none: server-everything's): the server refused the POST itself (a bad session, a
-        // bad header): the recorder files it
+        // an error with id null: the server refused the POST itself (a bad session, a bad header): the recorder files it
+        // (an error without an id, as server-everything answers, is one too)
         if ((message.id === null || message.id === undefined) && 'error' in message && exchanges.length === 1)
           exchanges[0].refusal = { status: upRes.statusCode ?? 0, error: message };
         return;
@@ -198,7 +192,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       else if (gate) gate.end();
       else res.end();
       // closed early with event ids (SSE polling): the client resumes with Last-Event-ID, the answers come there
-      if (pending.size > 0 && sse && tap.lastEventId !== undefined) return awaitResume(live, tap, [...pending.values()], finish);
+      if (pending.size > 0 && sse && tap.lastEventId !== undefined) return awaitResumeOf(stage, live, tap, [...pending.values()], finish);
       for (const exchange of pending.values()) {
         exchange.framing ??= tap.framing();
         void finish(exchange); // answered nothing (or refused the POST): still on the timeline
@@ -224,7 +218,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       // a resumable stream: the client may come back with Last-Event-ID (the server keeps the events for that)
       const waiting = [...pending.values()];
       pending.clear();
-      awaitResume(live, tap, waiting, finish, 'client');
+      awaitResumeOf(stage, live, tap, waiting, finish, 'client');
     }
     for (const exchange of pending.values()) {
       exchange.clientGone = true; // the client went away: so does the upstream stream
@@ -235,11 +229,12 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
 }
 
 /**
- * Keeps the exchanges of a POST stream that ended early — the server closed it (SSE polling), or the client dropped
- * it — until the client resumes it with Last-Event-ID (stream-relay.ts), or gives up. Only the server's early close
- * is part of the recording (`resumedAfter`): replay closes where the server did, never where a client dropped.
+ * A POST stream that ended before its answers — the server closed it (SSE polling), or the client dropped it — waits
+ * for the client to resume it (stream-relay.ts). Only the server's early close is part of the recording
+ * (`resumedAfter`): replay closes where the server did, never where a client dropped.
  */
-function awaitResume(
+function awaitResumeOf(
+  stage: Stage,
   session: Session,
   tap: ResponseTap,
   exchanges: LiveExchange[],
@@ -247,22 +242,11 @@ function awaitResume(
   closedBy: 'server' | 'client' = 'server',
 ): void {
   for (const exchange of exchanges) exchange.framing = closedBy === 'server' ? { ...tap.framing(), resumedAfter: exchange.stream.length } : tap.framing();
-  const id = tap.lastEventId as string;
-  const resumable: Resumable = {
-    exchanges,
-    finish,
-    timer: setTimeout(() => {
-      session.resumable.delete(id);
-      for (const exchange of exchanges) {
-        if (closedBy === 'client') {
-          exchange.clientGone = true;
-          exchange.flags.push('client disconnected before the answer');
-        }
-        void finish(exchange);
-      }
-    }, RESUME_WAIT_MS).unref(),
+  const gaveUp = (exchange: LiveExchange): void => {
+    exchange.clientGone = true;
+    exchange.flags.push('client disconnected before the answer');
   };
-  session.resumable.set(id, resumable);
+  awaitResume(stage, session, tap.lastEventId as string, { exchanges, finish }, closedBy === 'client' ? gaveUp : undefined);
 }
 
 /** Every request of a POST the upstream could not take gets a JSON-RPC error; the proxy serves on. */
@@ -279,7 +263,7 @@ export function answerUpstreamDown(
   stage.log(`upstream ${where} unavailable (${reason}): ${exchanges.length} request(s) answered with an error`, 'warn');
   const answers = exchanges.map((exchange) => {
     exchange.source = 'proxy';
-    exchange.response = new UpstreamUnavailableError(`mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(exchange.request.id);
+    exchange.response = upstreamError(error, `mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(exchange.request.id);
     void stage.hooks.finish(exchange, session);
     return exchange.response;
   });

@@ -6,11 +6,9 @@ import { META } from '../../../shared/mcp-protocol.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import type { Stage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
-import { REPLAYED_STREAMS_KEPT, RESUME_WAIT_MS, type Session } from './session.js';
+import { REPLAYED_STREAMS_KEPT, REPLY_TIMEOUT_MS, waitForReply, type ReplaySession } from './replay-session.js';
+import { RESUME_WAIT_MS, type Session } from './session.js';
 import { canonicalJson } from '../cassette/keys.js';
-
-/** How long a replayed server→client request waits for the client's reply before the exchange goes on. */
-export const REPLY_TIMEOUT_MS = 60_000;
 
 /** --replay-timing: undefined plays at once; a speed (1 = as recorded, 2 = twice as fast) waits the recorded delays ÷ speed. */
 export type ReplaySpeed = number | undefined;
@@ -20,6 +18,8 @@ const wait = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => s
 export interface ReplayAnswer {
   stage: Stage;
   session: Session;
+  /** what the replay keeps of that session */
+  state: ReplaySession;
   exchange: LiveExchange;
   entry: CassetteEntry;
   res: ServerResponse;
@@ -159,9 +159,9 @@ class Playback {
    */
   keep(): void {
     if (!this.ids) return;
-    const { replayed } = this.a.session;
-    replayed.set(this.ids.stream, { resume: (after, res) => this.redeliver(after, res) });
-    if (replayed.size > REPLAYED_STREAMS_KEPT) replayed.delete(replayed.keys().next().value as string);
+    const { played } = this.a.state;
+    played.set(this.ids.stream, { resume: (after, res) => this.redeliver(after, res) });
+    if (played.size > REPLAYED_STREAMS_KEPT) played.delete(played.keys().next().value as string);
   }
 
   private redeliver(after: number, res: ServerResponse): void {
@@ -184,9 +184,8 @@ class Playback {
     const id = this.ids?.last as string;
     const finish = (): Promise<void> => stage.hooks.finish(exchange, session);
     session.resumable.set(id, {
-      exchanges: [exchange],
-      finish: () => finish(),
-      replay: async (getRes) => {
+      ready: () => true,
+      resume: async (_req, getRes) => {
         getRes.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         getRes.flushHeaders();
         await this.from(at, getRes);
@@ -227,11 +226,11 @@ class Playback {
 
   /** a recorded server→client request, asked again of this client; its reply is compared with the recorded one */
   private async ask(res: ServerResponse, message: JsonRpcMessage & { id: string | number; method: string }, i: number): Promise<void> {
-    const { session, exchange, stage } = this.a;
-    const id = `rewind-${session.nextServerRequestId++}`;
+    const { state, exchange, stage } = this.a;
+    const id = `rewind-${state.nextRequestId++}`;
     const outgoing = { ...message, id };
     exchange.addStreamed(outgoing);
-    const reply = waitForReply(session, id);
+    const reply = waitForReply(state, id);
     this.write(res, outgoing, i);
     const got = await reply;
     const recorded = this.stream.slice(i + 1).find((m) => isResponse(m) && m.id === message.id) as JsonRpcResponse | undefined;
@@ -250,18 +249,4 @@ class Playback {
       );
     }
   }
-}
-
-function waitForReply(session: Session, id: string): Promise<JsonRpcResponse | undefined> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      session.pendingReplies.delete(id);
-      resolve(undefined);
-    }, REPLY_TIMEOUT_MS);
-    timer.unref();
-    session.pendingReplies.set(id, (reply) => {
-      clearTimeout(timer);
-      resolve(reply);
-    });
-  });
 }

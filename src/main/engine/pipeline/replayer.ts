@@ -1,5 +1,6 @@
+import type { ServerResponse } from 'node:http';
 import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
-import { errorResponse, ErrorCode, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { errorResponse, ErrorCode, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import {
   conditionOf,
   firstInputRequest,
@@ -16,9 +17,13 @@ import { safeKey } from '../cassette/safe-name.js';
 import { replayMiss } from '../cassette/closest-key.js';
 import { describeMiss, type ReplayMiss } from '../../../shared/cassette/miss.js';
 import { ReplayMissError } from '../errors.js';
-import type { CassetteOffer, Hook, Need, Plan, Refused } from './contract.js';
+import { sseEvent } from '../http/sse.js';
+import { waits } from './chain.js';
+import type { CassetteOffer, CassetteSource, Hook, Need, Post, Refused } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
-import type { ReplaySpeed } from './replay-delivery.js';
+import { parseReplayEventId, replayAnswer, type ReplaySpeed } from './replay-delivery.js';
+import { playEntry, type Deliver } from './replay-messages.js';
+import { newReplaySession, takeReplies, type ReplaySession } from './replay-session.js';
 import {
   applicable,
   contextOf,
@@ -55,20 +60,24 @@ export interface ReplayOptions {
 }
 
 /**
- * Answers requests from the cassette — as a hook: it offers the recorded entry (or what replay answers without one,
- * or the refusal the recorded server would give) to the plan, moves its per-session cursor once the plan took the
- * entry, and pushes the server notifications recorded after an exchange on the client's server stream once that
- * exchange is answered again. It behaves like the recorded server at the protocol level: the revision of the request
- * picks the entries (never an answer of the other era), `initialize` negotiates against the revisions the cassette
- * holds, a 2026-07-28 request passes the checks of its revision, unknown methods get the server's answer.
+ * Answers requests from the cassette — as an answer source: it offers the recorded entry (or what replay answers
+ * without one, or the refusal the recorded server would give) to the plan, moves its per-session cursor once the plan
+ * took the entry, and delivers the entry as it travelled (replay-delivery.ts); as a hook, it pushes the server
+ * notifications recorded after an exchange on the client's server stream once that exchange is answered again. What
+ * it keeps of a session (the cursor, the replies it waits for, the streams it played) is its own. It behaves like the
+ * recorded server at the protocol level: the revision of the request picks the entries (never an answer of the other
+ * era), `initialize` negotiates against the revisions the cassette holds, a 2026-07-28 request passes the checks of
+ * its revision, unknown methods get the server's answer.
  */
-export class Replayer implements Hook {
+export class Replayer implements CassetteSource, Hook {
   readonly name = 'replayer';
   private readonly repeat: RepeatPolicy;
   private readonly matchIgnore: string[];
-  readonly speed: ReplaySpeed;
+  private readonly speed: ReplaySpeed;
   private readonly strict: boolean;
   private readonly onMiss?: (miss: ReplayMiss) => void;
+  /** what the replay keeps of each client session */
+  private readonly sessions = new WeakMap<Session, ReplaySession>();
   /** the cursor key each planned exchange advances (entries of one key, per revision) */
   private readonly cursors = new WeakMap<LiveExchange, string>();
   private cachedProfile?: { revision: number; profile: ServerProfile };
@@ -85,7 +94,14 @@ export class Replayer implements Hook {
     this.speed = options.speed;
     this.strict = options.strict === true;
     this.onMiss = options.onMiss;
+    void store.indexed.then(
+      () => (this.indexed = true),
+      () => {},
+    );
   }
+
+  /** the cassette is fully indexed (names and content): nothing waits any more */
+  private indexed = false;
 
   /** What the cassette says of the recorded server (recomputed when the cassette changed; a few key lookups). */
   profile(): ServerProfile {
@@ -94,13 +110,19 @@ export class Replayer implements Hook {
     return this.cachedProfile.profile;
   }
 
+  private stateOf(session: Session): ReplaySession {
+    let state = this.sessions.get(session);
+    if (!state) this.sessions.set(session, (state = newReplaySession()));
+    return state;
+  }
+
   /** Server notifications recorded on the GET stream after the exchange `key`, in order. */
-  followUps(key: string): JsonRpcNotification[] {
+  private followUps(key: string): JsonRpcNotification[] {
     return (this.store.lookup(followUpKey(key)) ?? []).map((e) => ({ jsonrpc: '2.0', method: e.method ?? '', params: e.params }));
   }
 
   /** Does the cassette hold any server notification to push? (decides whether replay offers a GET stream) */
-  hasFollowUps(): boolean {
+  pushes(): boolean {
     return this.store.followUpKeys > 0;
   }
 
@@ -113,7 +135,7 @@ export class Replayer implements Hook {
    * The recorded entries answering a request: by its exact (mcp-rewind) key, else by its loose key (argument key
    * order and --match-ignore paths ignored; the store indexes entries by keys.ts looseKeyOfEntry with the same paths).
    */
-  find(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string): readonly CassetteEntry[] | undefined {
+  private find(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string): readonly CassetteEntry[] | undefined {
     return this.store.lookup(key) ?? this.store.lookupLoose(looseKeyFor(request.method, request.params, this.matchIgnore));
   }
 
@@ -122,19 +144,13 @@ export class Replayer implements Hook {
    * revision (else era) count; repeated identical requests walk them in order, then, by policy, keep answering with
    * the last (default), start over (cycle), or miss.
    */
-  pick(
-    request: Pick<JsonRpcRequest, 'method' | 'params'>,
-    key: string,
-    session: Session,
-    ctx: RequestContext = { era: 'legacy' },
-    exchange?: LiveExchange,
-  ): CassetteEntry | undefined {
-    const all = this.find(request, key);
+  private pick(exchange: LiveExchange, session: Session, ctx: RequestContext): CassetteEntry | undefined {
+    const all = this.find(exchange.request, exchange.key);
     if (!all?.length) return undefined;
     const { entries, cursor } = this.partition(all, ctx);
     if (!entries.length) return undefined;
-    if (exchange) this.cursors.set(exchange, cursor);
-    const served = session.replayCursor.get(cursor) ?? 0;
+    this.cursors.set(exchange, cursor);
+    const served = this.sessions.get(session)?.served.get(cursor) ?? 0;
     if (served < entries.length) return entries[served];
     if (this.repeat === 'cycle') return entries[served % entries.length];
     if (this.repeat === 'error') return undefined;
@@ -164,20 +180,19 @@ export class Replayer implements Hook {
     return partition;
   }
 
-  readonly pushes = (): boolean => this.hasFollowUps();
-
   /**
    * While the cassette is being indexed (a proxy answers at once, also on a large cassette): every request waits for
    * the name index, and one whose exact key is not recorded waits for the loose keys too, before it is called a miss.
    */
   prepare(exchange: LiveExchange | undefined): Promise<void> | undefined {
+    if (this.indexed) return undefined;
     if (!this.store.isReady) return this.store.ready;
     if (!exchange || this.store.isIndexed || this.store.has(exchange.key)) return undefined;
     return this.store.indexed;
   }
 
-  offerCassette(exchange: LiveExchange, session: Session): CassetteOffer {
-    const { request, key } = exchange;
+  offer(exchange: LiveExchange, session: Session): CassetteOffer {
+    const { request } = exchange;
     const modern = metaVersion(request.params) !== undefined || isModernRevision(exchange.headers.protocolVersion ?? '');
     if (modern) {
       const refused = this.modernChecks(exchange);
@@ -189,7 +204,7 @@ export class Replayer implements Hook {
       session.protocolVersion ?? exchange.headers.protocolVersion,
       session.initParams?.capabilities as Record<string, unknown> | undefined,
     );
-    const entry = this.pick(request, key, session, ctx, exchange);
+    const entry = this.pick(exchange, session, ctx);
     if (entry) {
       const lacking = entry.error ? undefined : missingInputCapabilities(entry.result, ctx.capabilities);
       if (lacking) return { refuse: missingCapability(request, entry.result, lacking) };
@@ -198,13 +213,59 @@ export class Replayer implements Hook {
     return { miss: () => this.missFor(exchange, ctx) };
   }
 
-  onPlanned(exchange: LiveExchange, plan: Plan, session: Session): void {
-    if (plan.answer !== 'cassette') return;
+  take(exchange: LiveExchange, session: Session): void {
     const cursor = this.cursors.get(exchange);
-    if (cursor !== undefined) session.replayCursor.set(cursor, (session.replayCursor.get(cursor) ?? 0) + 1);
+    if (cursor === undefined) return;
+    const { served } = this.stateOf(session);
+    served.set(cursor, (served.get(cursor) ?? 0) + 1);
   }
 
-  need(exchange: LiveExchange): Need {
+  /** A request alone in its POST, planned to the cassette: its entry is played back as it travelled. */
+  async deliver(post: Post): Promise<void> {
+    const { exchange, plan } = post.planned[0];
+    if (plan.answer !== 'cassette') throw new Error(`replayer: asked to deliver a ${plan.answer} answer`);
+    if (waits(exchange.need)) await post.stage.hooks.respond(exchange, post.planSession, post.res);
+    const headers = exchange === post.init ? post.sessions.initializedHere(exchange, post.session, plan.entry.stateless === true) : {};
+    return replayAnswer({
+      stage: post.stage,
+      session: post.planSession,
+      state: this.stateOf(post.planSession),
+      exchange,
+      entry: plan.entry,
+      res: post.res,
+      accept: post.head.accept,
+      headers,
+      speed: this.speed,
+      usualFraming: this.profile().framing,
+    });
+  }
+
+  /** Plays the entry the plan took back to an in-process client, message by message (the library's wrapTransport). */
+  play(exchange: LiveExchange, entry: CassetteEntry, session: Session, deliver: Deliver): Promise<void> {
+    return playEntry(exchange, entry, this.stateOf(session), deliver, this.followUps(exchange.key));
+  }
+
+  takeReplies(session: Session, messages: JsonRpcMessage[]): number {
+    const state = this.sessions.get(session);
+    return state && state.replies.size > 0 ? takeReplies(state, messages) : 0;
+  }
+
+  redeliver(session: Session, lastEventId: string, res: ServerResponse): boolean {
+    const replayed = parseReplayEventId(lastEventId);
+    const stream = replayed && this.sessions.get(session)?.played.get(replayed.stream);
+    if (!replayed || !stream) return false;
+    stream.resume(replayed.event, res);
+    return true;
+  }
+
+  streamOpened(session: Session, res: ServerResponse): void {
+    const queued = this.sessions.get(session)?.queued;
+    if (queued) for (const message of queued.splice(0)) res.write(sseEvent(message)); // replayed while no stream was open
+  }
+
+  /** Wants every request (a hook that reads the cassette is never piped past); observes hits with follow-ups. */
+  need(exchange?: LiveExchange): Need {
+    if (!exchange) return 'observe';
     return exchange.cassette === 'hit' && this.store.followUpKeys > 0 && this.store.has(followUpKey(exchange.key)) ? 'observe' : 'none';
   }
 
@@ -213,15 +274,11 @@ export class Replayer implements Hook {
     const followUps = this.followUps(exchange.key);
     if (!followUps.length || !session) return;
     setImmediate(() => {
-      for (const message of followUps) pushToStreams(session, message, true);
+      for (const message of followUps) if (pushToStreams(session, message) === 0) this.stateOf(session).queued.push(message);
     });
   }
 
-  usualFraming(): 'json' | 'sse' | undefined {
-    return this.profile().framing;
-  }
-
-  offerRefusal(kind: RefusalKind, detail?: string): Refused {
+  refusal(kind: RefusalKind, detail?: string): Refused {
     return refusalFor(kind, this.store, this.profile(), detail);
   }
 

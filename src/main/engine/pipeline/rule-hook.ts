@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../../shared/jsonrpc.js';
 import { RewindError, UnknownToolError } from '../errors.js';
 import type { RuleSet } from '../rules/rule-set.js';
-import type { Hook, Need, RuleOffer } from './contract.js';
+import type { Hook, Need, RuleOffer, RuleSource } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 
 const RELAYED: RuleOffer = { behavior: 'relay' };
@@ -19,12 +19,12 @@ export interface RuleFacts {
 }
 
 /**
- * The rule set as a hook: it offers its own answers (override, hidden tool) and rewrites whichever source answers
- * (inject, the merged tools/list, initialize). An empty rule set (no tool rule, passthrough, no instructions) wants
- * nothing: initialize and tools/list pass through byte for byte. It always pushes: rules can change live, and the
- * client is then told on a server stream of the proxy's own.
+ * The rule set as an answer source and a hook: it offers its own answers (override, hidden tool) and, holding the
+ * answer, rewrites whichever source answers (inject, the merged tools/list, initialize). An empty rule set (no tool
+ * rule, passthrough, no instructions) needs nothing: initialize and tools/list pass through byte for byte. Rules can
+ * change live (the client is then told on a server stream of the proxy's own: sources.ts `pushes`).
  */
-export class RuleHook implements Hook {
+export class RuleHook implements RuleSource, Hook {
   readonly name = 'rules';
 
   constructor(
@@ -33,10 +33,7 @@ export class RuleHook implements Hook {
     private readonly facts: RuleFacts,
   ) {}
 
-  readonly wantsRequests = (): boolean => !this.rules.isEmpty;
-  readonly pushes = (): boolean => true;
-
-  offerRule(exchange: LiveExchange): RuleOffer | undefined {
+  offer(exchange: LiveExchange): RuleOffer | undefined {
     const { request } = exchange;
     if (this.rules.isEmpty) return request.method === 'tools/call' ? RELAYED : undefined;
     const rules = this.rules;
@@ -62,7 +59,8 @@ export class RuleHook implements Hook {
     return undefined;
   }
 
-  need(exchange: LiveExchange): Need {
+  need(exchange?: LiveExchange): Need {
+    if (!exchange) return this.rules.isEmpty ? 'none' : 'hold';
     return exchange.rewrite ? 'hold' : 'none';
   }
 

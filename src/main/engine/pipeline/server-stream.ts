@@ -7,9 +7,8 @@ import { ResponseTap } from '../http/response-tap.js';
 import type { Session } from './session.js';
 
 /** Writes a message to every server stream the client holds; returns how many streams got it. */
-export function pushToStreams(session: Session, message: JsonRpcMessage, queueIfNone = false): number {
+export function pushToStreams(session: Session, message: JsonRpcMessage): number {
   for (const stream of session.streams) stream.write(sseEvent(message));
-  if (session.streams.size === 0 && queueIfNone) session.pendingPush.push(message);
   return session.streams.size;
 }
 
@@ -18,11 +17,19 @@ export function pushToStreams(session: Session, message: JsonRpcMessage, queueIf
  * change, replayed notifications) between the upstream's. The upstream's own stream, when a live upstream session
  * exists, is read event by event, shown to the hooks (the recorder files its notifications) and re-sent.
  */
-export async function openOwnedStream(stage: Stage, req: IncomingMessage, res: ServerResponse, session: Session, withUpstream: boolean): Promise<void> {
+export async function openOwnedStream(
+  stage: Stage,
+  req: IncomingMessage,
+  res: ServerResponse,
+  session: Session,
+  withUpstream: boolean,
+  /** the stream is open: what waited for one goes out on it (replayed notifications) */
+  opened?: (res: ServerResponse) => void,
+): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
   session.streams.add(res);
-  for (const message of session.pendingPush.splice(0)) res.write(sseEvent(message)); // replayed while no stream was open
+  opened?.(res);
   const { upstream } = stage;
   let upRes: IncomingMessage | undefined;
   res.on('close', () => {

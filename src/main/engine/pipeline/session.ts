@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
-import { isResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isResponse, type JsonRpcId, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import type { LiveExchange } from './exchange.js';
 
 /** A downstream client session and the upstream session that serves it. */
@@ -13,52 +13,31 @@ export interface Session {
   protocolVersion?: string;
   /** the upstream handshake in progress (its initialize result) */
   connecting?: Promise<Record<string, unknown>>;
-  /** replay: how many times each key was served, so repeated calls walk the recorded sequence */
-  readonly replayCursor: Map<string, number>;
   /** server→client requests seen on a live stream, awaiting the client's reply */
   readonly awaitingReplies: Map<JsonRpcId, LiveExchange>;
   /** server streams (GET) the proxy holds open for this client, to push notifications */
   readonly streams: Set<ServerResponse>;
-  /** replayed server→client requests awaiting the client's reply (stream-replay.ts) */
-  readonly pendingReplies: Map<JsonRpcId, (reply: JsonRpcResponse) => void>;
-  /** ids of server→client requests the proxy sends itself */
-  nextServerRequestId: number;
-  /** the key of the exchange this session finished last: server notifications that follow are filed after it */
-  lastKey?: string;
-  /** replay: server notifications waiting for a server stream (GET) to be opened */
-  readonly pendingPush: JsonRpcMessage[];
   /** when the client last sent anything on this session (ms since the epoch) */
   lastActive: number;
   /** requests and server streams of this session still open: a busy session is never idle */
   busy: number;
   /**
-   * POST streams the server closed early (SSE polling, 2025-11-25), by the id of their last event: the client resumes
-   * with GET + Last-Event-ID and the rest of the exchange (more notifications, the answer) arrives there.
+   * POST streams closed before their answer (SSE polling, 2025-11-25; a replayed stream closed where the recorded
+   * server closed it), by the id of their last event: the client resumes with GET + Last-Event-ID and the rest of the
+   * exchange (more notifications, the answer) arrives there. Whoever closed the stream says how it resumes.
    */
   readonly resumable: Map<string, Resumable>;
-  /** replay: the SSE streams replayed lately, by stream id, so a client that dropped one can resume it (Last-Event-ID) */
-  readonly replayed: Map<string, ReplayedStream>;
 }
 
-/** A replayed SSE stream, kept for a while: a client that dropped it gets what followed an event id again. */
-export interface ReplayedStream {
-  resume(afterEvent: number, res: ServerResponse): void;
-}
-
-/** How many replayed streams a session keeps for resumption. */
-export const REPLAYED_STREAMS_KEPT = 32;
-
-/** How long a POST stream the server closed early waits for its client to resume it before its exchanges end unanswered. */
+/** How long a POST stream closed before its answer waits for its client to resume it before its exchanges end unanswered. */
 export const RESUME_WAIT_MS = 5 * 60_000;
 
 /** A stream closed before its answer, waiting for the client to resume it. */
 export interface Resumable {
-  /** the exchanges answered on the resumed stream */
-  exchanges: LiveExchange[];
-  /** hands a finished exchange to the hooks (with the HTTP detail of the stream it began on) */
-  finish: (exchange: LiveExchange) => Promise<void>;
-  /** replay: plays the rest of the recorded stream on the resumed one */
-  replay?: (res: ServerResponse) => Promise<void>;
+  /** can it be resumed now (a live stream needs its upstream) */
+  ready(): boolean;
+  /** the client's GET with Last-Event-ID: the rest of the stream goes there */
+  resume(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** gives up waiting (the exchanges finish unanswered) */
   timer: NodeJS.Timeout;
 }
@@ -114,6 +93,22 @@ export class SessionRegistry {
     session.lastActive = now;
     this.sessions.delete(session.id as string);
     this.sessions.set(session.id as string, session);
+  }
+
+  /**
+   * The session a request comes in on (`get`), held open until `res` closes; the client replies among `messages`
+   * join the exchanges whose server→client requests they answer.
+   */
+  enter(
+    id: string | undefined,
+    upstreamIdIfNew: string | null | undefined,
+    res: { once(event: 'close', listener: () => void): unknown },
+    messages?: JsonRpcMessage[],
+  ): Session {
+    const session = this.get(id, upstreamIdIfNew);
+    this.hold(session, res);
+    if (messages && session.awaitingReplies.size > 0) noteReplies(session, messages);
+    return session;
   }
 
   /** Counts a request or stream of the session as open until `res` closes (a busy session is never reaped). */
@@ -183,43 +178,39 @@ export class SessionRegistry {
   get size(): number {
     return this.sessions.size;
   }
+
+  /**
+   * An initialize answered here (the cassette, the rules, the proxy itself): its session takes the negotiated
+   * revision, and its id goes to the client (the headers answered) — unless no session came of it (an error, or a
+   * recorded server without sessions).
+   */
+  initializedHere(exchange: LiveExchange, session: Session | undefined, stateless: boolean): Record<string, string> {
+    const result = exchange.response && 'result' in exchange.response ? exchange.response.result : undefined;
+    if (!session?.id) return {};
+    if (!result || stateless) {
+      this.delete(session.id); // no session came of it
+      return {};
+    }
+    session.protocolVersion = String(result.protocolVersion ?? '');
+    exchange.protocolVersion = session.protocolVersion;
+    return { 'mcp-session-id': session.id };
+  }
 }
 
 function newSession(id: string | undefined, upstreamId: string | null | undefined): Session {
   return {
     id,
     upstreamId,
-    replayCursor: new Map(),
     awaitingReplies: new Map(),
     streams: new Set(),
-    pendingReplies: new Map(),
-    nextServerRequestId: 0,
-    pendingPush: [],
     resumable: new Map(),
-    replayed: new Map(),
     lastActive: Date.now(),
     busy: 0,
   };
 }
 
-/** Replies to server→client requests the proxy replayed itself: handed to the waiting replay, never forwarded. */
-export function takeReplayReplies(session: Session, messages: JsonRpcMessage[]): number {
-  if (session.pendingReplies.size === 0) return 0;
-  let taken = 0;
-  for (const m of messages) {
-    if (!isResponse(m) || m.id === null) continue;
-    const resolve = session.pendingReplies.get(m.id);
-    if (!resolve) continue;
-    session.pendingReplies.delete(m.id);
-    resolve(m);
-    taken++;
-  }
-  return taken;
-}
-
 /** Client replies to server→client requests become part of the exchange that caused them. */
-export function noteReplies(session: Session, messages: JsonRpcMessage[]): void {
-  if (session.awaitingReplies.size === 0) return;
+function noteReplies(session: Session, messages: JsonRpcMessage[]): void {
   for (const m of messages) {
     if (!isResponse(m) || m.id === null) continue;
     const exchange = session.awaitingReplies.get(m.id);

@@ -2,17 +2,42 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse, isNotification, isRequest, isResponse } from '../../../shared/jsonrpc.js';
 import { ResponseTap } from '../http/response-tap.js';
 import { sendJson } from '../http/sse.js';
-import { header } from '../http/url.js';
-import { copyEndToEndHeaders } from '../upstream/headers.js';
+import { copyEndToEndHeaders, downstreamHeaders } from '../upstream/headers.js';
 import type { Stage } from './contract.js';
-import { exchangeFor } from './exchange.js';
-import { downstreamHeaders } from './relay.js';
+import { exchangeFor, type LiveExchange } from './exchange.js';
 import { RESUME_WAIT_MS, type Resumable, type Session } from './session.js';
+
+/** A live POST stream closed before its answers: its exchanges, which the resumed stream completes. */
+interface Resumption {
+  exchanges: LiveExchange[];
+  /** hands a finished exchange to the hooks (with the HTTP detail of the stream it began on) */
+  finish: (exchange: LiveExchange) => Promise<void>;
+}
+
+/**
+ * Keeps the exchanges of a live POST stream that ended early — the server closed it (SSE polling), or the client
+ * dropped it — on the session until the client resumes it with GET + Last-Event-ID (relayed, its messages complete
+ * them), or gives up: then each is handed to `gaveUp` and finished unanswered.
+ */
+export function awaitResume(stage: Stage, session: Session, lastEventId: string, resumption: Resumption, gaveUp?: (exchange: LiveExchange) => void): void {
+  const resumable: Resumable = {
+    ready: () => stage.upstream !== undefined,
+    resume: (req, res) => relayStream(stage, req, res, 'GET', session, true, resumption),
+    timer: setTimeout(() => {
+      session.resumable.delete(lastEventId);
+      for (const exchange of resumption.exchanges) {
+        gaveUp?.(exchange);
+        void resumption.finish(exchange);
+      }
+    }, RESUME_WAIT_MS).unref(),
+  };
+  session.resumable.set(lastEventId, resumable);
+}
 
 /**
  * Relays a GET (server-initiated SSE stream) or DELETE for a session whose upstream is live, byte for byte; with
  * `tap`, the hooks see the stream's notifications on the way (the recorder files them after the last exchange). A GET
- * resuming a POST stream the server closed early (Last-Event-ID) completes that stream's exchanges: its messages and
+ * resuming a POST stream closed early (Last-Event-ID, `resuming`) completes that stream's exchanges: its messages and
  * answers are theirs.
  */
 export async function relayStream(
@@ -22,9 +47,8 @@ export async function relayStream(
   method: 'GET' | 'DELETE',
   session: Session,
   tap = false,
+  resuming?: Resumption,
 ): Promise<void> {
-  const lastEventId = method === 'GET' ? header(req, 'last-event-id') : undefined;
-  const resuming = lastEventId !== undefined ? resumableFor(session, lastEventId) : undefined;
   let upRes: IncomingMessage;
   try {
     upRes = await stage.upstream!.request(method, copyEndToEndHeaders(req.headers), undefined, session.upstreamId);
@@ -33,11 +57,11 @@ export async function relayStream(
     sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
     return;
   }
-  res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, session, false));
+  res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, session.id, false));
   res.flushHeaders();
   upRes.pipe(res);
   upRes.on('error', () => res.destroy());
-  if (resuming) resumeExchanges(session, upRes, resuming);
+  if (resuming) resumeExchanges(stage, session, upRes, resuming);
   else if (tap && method === 'GET' && upRes.statusCode === 200) {
     const reader = new ResponseTap(
       upRes.headers['content-type'],
@@ -70,7 +94,7 @@ export function resumableFor(session: Session, lastEventId: string, peek = false
 }
 
 /** Reads a resumed stream into the exchanges it continues; closed early again, it waits for the next resumption. */
-function resumeExchanges(session: Session, upRes: IncomingMessage, resuming: Resumable): void {
+function resumeExchanges(stage: Stage, session: Session, upRes: IncomingMessage, resuming: Resumption): void {
   const pending = new Map(resuming.exchanges.map((e) => [e.request.id, e]));
   const reader = new ResponseTap(
     upRes.headers['content-type'],
@@ -96,18 +120,8 @@ function resumeExchanges(session: Session, upRes: IncomingMessage, resuming: Res
   const ended = (): void => {
     if (pending.size === 0) return;
     const rest = [...pending.values()];
-    if (reader.lastEventId !== undefined && upRes.complete) {
-      const id = reader.lastEventId;
-      session.resumable.set(id, {
-        ...resuming,
-        exchanges: rest,
-        timer: setTimeout(() => {
-          session.resumable.delete(id);
-          for (const exchange of rest) void resuming.finish(exchange);
-        }, RESUME_WAIT_MS).unref(),
-      });
-      return;
-    }
+    if (reader.lastEventId !== undefined && upRes.complete)
+      return awaitResume(stage, session, reader.lastEventId, { exchanges: rest, finish: resuming.finish });
     for (const exchange of rest) void resuming.finish(exchange);
   };
   upRes.on('end', () => {

@@ -1,4 +1,4 @@
-import type { Mode } from '../../../shared/modes.js';
+import { MODE_TRAITS, type Mode } from '../../../shared/modes.js';
 import type { CreateSession, MergedTool, PutTools, ToolRule, UpstreamConfig } from '../../../shared/rules/schema.js';
 import type { ExchangeEvent } from '../../../shared/traffic.js';
 import { REDACTED } from '../cassette/redact.js';
@@ -9,6 +9,8 @@ import { HttpUpstream } from '../upstream/http-upstream.js';
 import { openUpstream, type OpenedUpstream } from '../upstream/open.js';
 import { UpstreamSupervisor } from './supervisor.js';
 import { prefixed, type Log } from '../log.js';
+import { hasOwnCredentials, type CredentialStore } from '../upstream/oauth/credentials.js';
+import { signInFor, type UpstreamSignIn } from '../upstream/oauth/sign-in.js';
 
 export interface SessionSettings {
   upstreamTimeoutMs: number;
@@ -19,6 +21,8 @@ export interface SessionSettings {
   defaultInstructions?: string;
   supervisorIntervalMs: number;
   serverInfo: { name: string; version: string };
+  /** where sessions keep their sign-ins to OAuth-protected upstreams (serve's data folder); none: they never sign in */
+  signIns?: CredentialStore;
   log: Log;
   onExchange?: (sessionId: string, event: ExchangeEvent) => void;
 }
@@ -43,6 +47,8 @@ export class RestSession {
   private supervisor?: UpstreamSupervisor;
   /** the session's upstream, opened as the CLI opens one (a legacy SSE server or a command is bridged) */
   private opened?: OpenedUpstream;
+  /** the upstream's OAuth sign-in, when it is a URL that may answer 401 */
+  private signIn?: UpstreamSignIn;
   private overlayTools: ToolRule[];
 
   private constructor(
@@ -51,8 +57,10 @@ export class RestSession {
     readonly built: BuiltEndpoint,
     private readonly settings: SessionSettings,
     opened: OpenedUpstream | undefined,
+    signIn: UpstreamSignIn | undefined,
   ) {
     this.opened = opened;
+    this.signIn = signIn;
     this.upstreamConfig = config.upstream ?? null;
     this.overlayTools = config.tools;
     built.events.on('exchange', (event) => this.observe(event));
@@ -61,11 +69,13 @@ export class RestSession {
 
   static async create(id: string, config: CreateSession & { mode: Mode }, settings: SessionSettings): Promise<RestSession> {
     const { mode } = config;
-    const opened = config.upstream ? await openSessionUpstream(config.upstream, id, settings) : undefined;
+    const signIn = MODE_TRAITS[mode].forwards ? sessionSignIn(config.upstream, settings) : undefined;
+    const opened = config.upstream ? await openSessionUpstream(config.upstream, id, settings, signIn) : undefined;
     const built = await createEndpoint({
       mode,
       upstreamUrl: opened?.url,
       upstreamHeaders: opened?.headers,
+      upstreamAuth: opened?.bridge ? undefined : signIn,
       upstreamTimeoutMs: settings.upstreamTimeoutMs,
       upstreamMaxTimeMs: settings.upstreamMaxTimeMs,
       cacheDir: config.cassette,
@@ -76,7 +86,8 @@ export class RestSession {
       await opened?.close(); // nothing is left open
       throw error;
     });
-    return new RestSession(id, config, built, settings, opened);
+    startSignIn(opened, signIn);
+    return new RestSession(id, config, built, settings, opened, signIn);
   }
 
   get endpoint() {
@@ -99,7 +110,8 @@ export class RestSession {
 
   /** Replaces the overlay (and maybe the upstream); connected agents get notifications/tools/list_changed. */
   async replaceTools(put: PutTools): Promise<number> {
-    const opened = put.upstream ? await openSessionUpstream(put.upstream, this.id, this.settings) : undefined;
+    const signIn = sessionSignIn(put.upstream, this.settings);
+    const opened = put.upstream ? await openSessionUpstream(put.upstream, this.id, this.settings, signIn) : undefined;
     this.overlayTools = put.tools;
     this.built.rules!.replace({ tools: put.tools, passthrough: put.passthrough });
     if (put.upstream !== undefined) {
@@ -107,11 +119,10 @@ export class RestSession {
       this.supervisor?.stop();
       const previous = this.opened;
       this.opened = opened;
-      this.endpoint.setUpstream(
-        opened
-          ? new HttpUpstream(opened.url, opened.headers, { callMs: this.settings.upstreamTimeoutMs, totalMs: this.settings.upstreamMaxTimeMs })
-          : undefined,
-      );
+      this.signIn = signIn;
+      const limits = { callMs: this.settings.upstreamTimeoutMs, totalMs: this.settings.upstreamMaxTimeMs };
+      this.endpoint.setUpstream(opened ? new HttpUpstream(opened.url, opened.headers, limits, opened.bridge ? undefined : signIn) : undefined);
+      startSignIn(opened, signIn);
       void previous?.close();
       this.startSupervisor();
     }
@@ -150,6 +161,7 @@ export class RestSession {
             connected_at: s?.connectedAt ?? null,
           }
         : null,
+      sign_in: this.signIn ? signInDetail(this.signIn) : null,
     };
   }
 
@@ -164,6 +176,7 @@ export class RestSession {
     const upstream = this.endpoint.upstream;
     if (!upstream) return;
     this.supervisor = new UpstreamSupervisor(upstream.url, this.opened?.label ?? upstream.displayUrl, this.opened?.headers ?? {}, {
+      auth: this.opened?.bridge ? undefined : this.signIn,
       connectTimeoutMs: this.settings.connectTimeoutMs,
       intervalMs: this.settings.supervisorIntervalMs,
       onTools: (tools) => {
@@ -201,8 +214,34 @@ function upstreamName(config: UpstreamConfig): { url: string } | { command: stri
   return config.url !== undefined ? { url: config.url } : { command: config.command as string };
 }
 
+/** A url upstream's sign-in (none with `oauth: false`, credentials in its headers, or no data folder to keep tokens in). */
+function sessionSignIn(config: UpstreamConfig | null | undefined, settings: SessionSettings): UpstreamSignIn | undefined {
+  if (!config?.url || config.oauth === false || !settings.signIns || hasOwnCredentials(config.url, config.headers)) return undefined;
+  const client = config.oauth ? { clientId: config.oauth.client_id, clientSecret: config.oauth.client_secret } : undefined;
+  return signInFor(config.url, { store: settings.signIns, client, log: settings.log });
+}
+
+/** An upstream that answered 401: its sign-in starts now, so that the session detail shows the URL to open. */
+function startSignIn(opened: OpenedUpstream | undefined, signIn: UpstreamSignIn | undefined): void {
+  if (opened?.needsSignIn && signIn) void signIn.signIn().catch(() => {}); // the failure is the sign-in's state
+}
+
+/** The session detail's `sign_in`: the state, the URL to open while one waits, who signed in (no token, ever). */
+function signInDetail(signIn: UpstreamSignIn): Record<string, unknown> {
+  const info = signIn.info();
+  return {
+    state: info.state,
+    url: info.url ?? null,
+    user: info.user ?? null,
+    expires_at: info.expiresAt ? new Date(info.expiresAt).toISOString() : null,
+    scope: info.scope ?? null,
+    step: info.step ?? null,
+    error: info.error ?? null,
+  };
+}
+
 /** Opens a session's upstream: detected and bridged as the CLI does; one not reachable yet is retried by the supervisor. */
-async function openSessionUpstream(config: UpstreamConfig, id: string, settings: SessionSettings): Promise<OpenedUpstream> {
+async function openSessionUpstream(config: UpstreamConfig, id: string, settings: SessionSettings, auth?: UpstreamSignIn): Promise<OpenedUpstream> {
   let spec;
   try {
     spec = config.command !== undefined ? commandSpec(config.command) : { url: config.url as string, headers: config.headers };
@@ -215,6 +254,7 @@ async function openSessionUpstream(config: UpstreamConfig, id: string, settings:
       probe: false,
       lenient: true,
       timeoutMs: settings.connectTimeoutMs,
+      auth,
     });
   } catch (error) {
     throw new HttpError(400, `upstream: ${(error as Error).message}`);

@@ -2,10 +2,13 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { reasonOf } from '../errors.js';
 import { closeOwnClient, connectOwnClient, listAllTools, ping } from '../upstream/own-client.js';
 import type { Log } from '../log.js';
+import type { UpstreamAuth } from '../upstream/oauth/challenge.js';
 
 export type UpstreamState = 'connecting' | 'connected' | 'disconnected';
 
 export interface SupervisorOptions {
+  /** the upstream's sign-in: the supervisor uses its token (and a refresh), never waits for a browser */
+  auth?: UpstreamAuth;
   connectTimeoutMs: number;
   /** how often a connected upstream is checked (ping) */
   intervalMs: number;
@@ -50,7 +53,12 @@ export class UpstreamSupervisor {
     this.attempts++;
     try {
       this.drop();
-      this.client = await connectOwnClient(this.url, { name: 'mcp-rewind-supervisor', headers: this.headers, timeoutMs: this.options.connectTimeoutMs });
+      this.client = await connectOwnClient(this.url, {
+        name: 'mcp-rewind-supervisor',
+        headers: this.headers,
+        timeoutMs: this.options.connectTimeoutMs,
+        auth: this.options.auth,
+      });
       await this.refreshTools();
       if (this.stopped) return;
       this.state = 'connected';

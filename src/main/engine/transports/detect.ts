@@ -9,6 +9,8 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { closeOwnClient, connectOwnClient } from '../upstream/own-client.js';
+import type { UpstreamAuth } from '../upstream/oauth/challenge.js';
+import { SignInRequiredError } from '../upstream/oauth/steps.js';
 
 export type UpstreamKind = 'streamable-http' | 'sse';
 
@@ -24,6 +26,8 @@ export interface DetectOptions {
   timeoutMs?: number;
   /** for the legacy SSE handshake (its endpoint event and initialize); default 5 s */
   sseTimeoutMs?: number;
+  /** the URL's OAuth sign-in: a 401 it cannot cure without a browser is a SignInRequiredError, not "not MCP" */
+  auth?: UpstreamAuth;
 }
 
 /**
@@ -32,9 +36,12 @@ export interface DetectOptions {
  */
 export async function detectUpstreamKind(target: string | URL, options: DetectOptions = {}): Promise<UpstreamKind> {
   try {
-    await closeOwnClient(await connectOwnClient(target, { name: 'mcp-rewind-detect', headers: options.headers, timeoutMs: options.timeoutMs ?? 10_000 }));
+    await closeOwnClient(
+      await connectOwnClient(target, { name: 'mcp-rewind-detect', headers: options.headers, timeoutMs: options.timeoutMs ?? 10_000, auth: options.auth }),
+    );
     return 'streamable-http';
   } catch (error) {
+    if (error instanceof SignInRequiredError) throw error;
     const status = error instanceof StreamableHTTPError ? error.code : undefined;
     if (status === undefined || status < 400 || status >= 500) throw networkError(error, status);
     try {

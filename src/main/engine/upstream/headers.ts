@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { setOwn } from '../../../shared/own.js';
 
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus the ones we recompute. */
@@ -19,7 +19,20 @@ export function copyEndToEndHeaders(headers: IncomingHttpHeaders): Record<string
   const out: Record<string, string | string[]> = {};
   for (const name in headers) {
     const value = headers[name];
-    if (value !== undefined && !HOP_BY_HOP.has(name)) setOwn(out, name, value);
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    if (name === '__proto__') setOwn(out, name, value);
+    else out[name] = value;
   }
   return out;
+}
+
+/**
+ * Response headers relayed to the client: all end-to-end headers, the session id mapped to the client's
+ * (`clientSessionId`; `owned`: the proxy issued it, so a successful answer carries it even when the upstream's had none).
+ */
+export function downstreamHeaders(upRes: IncomingMessage, clientSessionId: string | undefined, owned: boolean): Record<string, string | string[]> {
+  const headers = copyEndToEndHeaders(upRes.headers);
+  if (upRes.headers['content-length']) headers['content-length'] = upRes.headers['content-length'];
+  if (clientSessionId && (headers['mcp-session-id'] || (owned && (upRes.statusCode ?? 500) < 300))) headers['mcp-session-id'] = clientSessionId;
+  return headers;
 }

@@ -6,6 +6,7 @@ import { redactUrl } from '../cassette/redact.js';
 import { collectMessages } from '../http/response-tap.js';
 import type { Upstream } from '../pipeline/contract.js';
 import { UpstreamTimeoutError } from '../errors.js';
+import { challengeOf, withSignIn, type UpstreamAuth } from './oauth/challenge.js';
 
 /**
  * Limits of one upstream call (a POST and its answer stream): `callMs` without an answer or a progress notification
@@ -77,11 +78,14 @@ export class HttpUpstream implements Upstream {
    * @param headers sent on every request, over the client's (the upstream's own credentials in a `serve` session)
    * @param limits a POST (one call and its stream) is aborted after `callMs` without an answer or progress, or after
    *   `totalMs` in all (a number: `callMs`)
+   * @param auth the upstream's OAuth sign-in (oauth/sign-in.ts): its token goes on every request to `url`, and a 401
+   *   or a 403 insufficient_scope is cured by it (refresh, sign-in, step-up) and sent once more
    */
   constructor(
     url: string | URL,
     private readonly headers: Record<string, string> = {},
     limits?: number | CallLimits,
+    private readonly auth?: UpstreamAuth,
   ) {
     this.limits = typeof limits === 'number' ? { callMs: limits } : limits?.callMs || limits?.totalMs ? limits : undefined;
     this.url = new URL(url);
@@ -110,6 +114,30 @@ export class HttpUpstream implements Upstream {
     delete out['mcp-session-id'];
     if (sessionId) out['mcp-session-id'] = sessionId;
     if (body instanceof Buffer) out['content-length'] = String(body.length);
+    if (!this.auth || target !== this.url) return this.send(method, out, body, target);
+    const signed = (authorization: string | undefined, payload: Buffer | PipedBody | undefined): Promise<IncomingMessage> => {
+      const headers = { ...out };
+      if (authorization) headers.authorization = authorization;
+      else delete headers.authorization;
+      return this.send(method, headers, payload, target);
+    };
+    let sent = false;
+    return withSignIn(
+      this.auth,
+      {
+        clientAuthorization: typeof out.authorization === 'string' ? out.authorization : undefined,
+        // a piped body goes once as it arrives; a second send (after a sign-in) sends the bytes it collected
+        send: async (authorization) => signed(authorization, sent ? await collected(body) : ((sent = true), body)),
+        challenge: (res) => challengeOf(res.statusCode ?? 0, res.headers['www-authenticate']),
+        discard: (res) => void res.resume(),
+      },
+      method !== 'DELETE', // ending a session (a client leaving, the proxy stopping) never starts a sign-in
+      this.displayUrl,
+    );
+  }
+
+  /** One request as it goes on the wire: resolves with the answer's head (the body streams on). */
+  private send(method: string, out: Record<string, string | string[]>, body: Buffer | PipedBody | undefined, target: URL): Promise<IncomingMessage> {
     const where = target === this.url ? this.target : urlToOptions(target);
     const send = (payload: Buffer | PipedBody | undefined, retried: boolean): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
@@ -210,6 +238,14 @@ export class HttpUpstream implements Upstream {
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** A body as bytes: a piped one once it has all arrived. */
+async function collected(body: Buffer | PipedBody | undefined): Promise<Buffer | undefined> {
+  if (body === undefined || body instanceof Buffer) return body;
+  const { stream, chunks } = body as PipedBody;
+  if (!stream.readableEnded) await new Promise((resolve) => stream.once('end', resolve).once('error', resolve).resume());
+  return Buffer.concat(chunks);
 }
 
 function urlToOptions(url: URL): http.RequestOptions {

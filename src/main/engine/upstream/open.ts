@@ -4,7 +4,9 @@ import type { Log } from '../log.js';
 import { detectUpstreamKind, NotMcpError } from '../transports/detect.js';
 import { startUpstreamBridge, type UpstreamBridge } from '../transports/upstream-bridge.js';
 import type { GuardOptions } from '../http/guard.js';
-import { closeOwnClient, connectOwnClient } from './own-client.js';
+import { closeOwnClient, connectOwnClient, hasAuthorization } from './own-client.js';
+import type { UpstreamAuth } from './oauth/challenge.js';
+import { SignInRequiredError } from './oauth/steps.js';
 
 /** An upstream MCP server as the user names it: a URL (Streamable HTTP or legacy HTTP+SSE, detected) or a command. */
 export type UpstreamSpec = { url: string; headers?: Record<string, string> } | { command: string; args: string[]; env?: Record<string, string>; cwd?: string };
@@ -19,6 +21,8 @@ export interface OpenedUpstream {
   readonly label: string;
   /** the bridge of a stdio or legacy SSE upstream */
   readonly bridge?: UpstreamBridge;
+  /** the upstream answered 401: the proxy must sign in (its `auth`) before the upstream answers anything */
+  readonly needsSignIn?: boolean;
   close(): Promise<void>;
 }
 
@@ -36,6 +40,11 @@ export interface OpenOptions {
   idleMs?: number;
   /** the browser origins the proxy in front admits: its requests reach the bridge with their Origin (guard.ts) */
   allowedOrigins?: GuardOptions['allowedOrigins'];
+  /**
+   * the URL's OAuth sign-in (ignored when the spec's headers carry an Authorization): detection and the probe use its
+   * token; an upstream that wants a sign-in nobody made yet is taken as Streamable HTTP with `needsSignIn`
+   */
+  auth?: UpstreamAuth;
 }
 
 /**
@@ -48,9 +57,15 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
   let bridge: UpstreamBridge | undefined;
   let kind: OpenedUpstream['kind'] = 'stdio';
   const bridgeOptions = { idleMs: options.idleMs, allowedOrigins: options.allowedOrigins };
+  const auth = 'url' in spec && !hasAuthorization(spec.headers) ? options.auth : undefined;
+  let needsSignIn = false;
   try {
     if ('url' in spec) {
-      kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs }).catch((error: Error) => {
+      kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs, auth }).catch((error: Error) => {
+        if (error instanceof SignInRequiredError) {
+          needsSignIn = true; // a 401 with a Bearer challenge: Streamable HTTP (legacy SSE servers are not signed in to)
+          return 'streamable-http' as const;
+        }
         if (options.lenient && !(error instanceof NotMcpError)) return 'streamable-http' as const; // not reachable yet
         throw error;
       });
@@ -61,8 +76,8 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
     const url = bridge?.url ?? (spec as { url: string }).url;
     const headers = bridge ? undefined : (spec as { headers?: Record<string, string> }).headers;
     // a Streamable HTTP server found by detection has answered a full handshake already
-    if (options.probe !== false && (kind !== 'streamable-http' || !('url' in spec) || options.lenient)) {
-      const client = await connectOwnClient(url, { name: 'mcp-rewind-probe', headers, timeoutMs: options.timeoutMs });
+    if (options.probe !== false && !needsSignIn && (kind !== 'streamable-http' || !('url' in spec) || options.lenient)) {
+      const client = await connectOwnClient(url, { name: 'mcp-rewind-probe', headers, timeoutMs: options.timeoutMs, auth: bridge ? undefined : auth });
       await closeOwnClient(client);
     }
     const opened = bridge;
@@ -72,6 +87,7 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
       kind,
       label: kind === 'sse' ? `${label} (legacy HTTP+SSE)` : label,
       bridge,
+      needsSignIn,
       close: async () => {
         await opened?.close();
       },

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { signedFetch, type UpstreamAuth } from './oauth/challenge.js';
 
 export interface OwnClientOptions {
   /** sent on every request (the upstream's own credentials) */
@@ -25,6 +26,11 @@ export interface OwnClientOptions {
   initializeParams?: Record<string, unknown>;
   /** answers server→client requests (sampling, elicitation, roots…) that have no handler of the SDK's */
   answer?: (request: JSONRPCRequest) => Promise<Record<string, unknown>>;
+  /**
+   * the upstream's OAuth sign-in: its token goes on every request; a 401 is cured by a refresh, never by a browser
+   * sign-in (these calls cannot wait for one: SignInRequiredError instead)
+   */
+  auth?: UpstreamAuth;
   /** sees every message of the session as it travels, both ways (verify keeps what streamed during its request) */
   tap?: (message: JSONRPCMessage, direction: 'in' | 'out') => void;
 }
@@ -62,7 +68,10 @@ async function openOnce(url: string | URL, options: OwnClientOptions): Promise<O
   const requestInit = { headers };
   const inner: Transport = options.legacySse
     ? new SSEClientTransport(target, { requestInit, eventSourceInit: { fetch: withHeaders(headers) } })
-    : new StreamableHTTPClientTransport(target, { requestInit });
+    : new StreamableHTTPClientTransport(target, {
+        requestInit,
+        fetch: options.auth && !hasAuthorization(headers) ? signedFetch(options.auth, target, false, target.href) : undefined,
+      });
   const transport = new InitializeAs(inner, options.initializeParams, options.tap);
   const info = options.initializeParams?.clientInfo as { name?: string; version?: string } | undefined;
   const capabilities = (options.initializeParams?.capabilities as Record<string, unknown> | undefined) ?? options.capabilities ?? {};
@@ -168,11 +177,15 @@ function withHeaders(headers: Record<string, string> | undefined): typeof fetch 
   return (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
 }
 
+/** Credentials given by the user (a header, a URL's user:password) win over a sign-in. */
+export const hasAuthorization = (headers: Record<string, string> | undefined): boolean =>
+  Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
+
 /** fetch refuses URLs with user:password@: they become a Basic Authorization header (unless one is given). */
 export function withoutCredentials(url: URL, headers: Record<string, string>): { target: URL; headers: Record<string, string> } {
   if (!url.username && !url.password) return { target: url, headers };
   const out = { ...headers };
-  if (!Object.keys(out).some((h) => h.toLowerCase() === 'authorization'))
+  if (!hasAuthorization(out))
     out.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
   const target = new URL(url);
   target.username = '';

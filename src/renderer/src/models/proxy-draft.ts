@@ -23,6 +23,8 @@ export interface ProxyDraft {
   /** seconds, as typed (empty: the default) */
   upstreamTimeoutS: string
   upstreamMaxTimeS: string
+  /** a client registered with the upstream's authorization server (empty: dynamic registration) */
+  oauthClientId: string
 }
 
 export const EMPTY_DRAFT: ProxyDraft = {
@@ -38,6 +40,7 @@ export const EMPTY_DRAFT: ProxyDraft = {
   allowedOrigins: '',
   upstreamTimeoutS: '',
   upstreamMaxTimeS: '',
+  oauthClientId: '',
 }
 
 export interface DraftParts {
@@ -94,6 +97,7 @@ export function draftConfig(d: ProxyDraft): { config: CommandInput<'proxies.crea
     ...(parts.strict && d.strict ? { strict: true } : {}),
     ...(origins.length ? { allowedOrigins: origins } : {}),
     ...seconds.limits,
+    ...(parts.upstream && d.source === 'url' && d.oauthClientId.trim() ? { oauth: { clientId: d.oauthClientId.trim() } } : {}),
   }
   const issues: ProxyIssues = { ...proxyConfigIssues(config), ...seconds.issues, ...(portProblem ? { port: portProblem } : {}) }
   if (issues.upstreamUrl && d.source === 'command') {

@@ -11,6 +11,9 @@ interface ProxiesState {
   start(id: string): Promise<void>
   stop(id: string): Promise<void>
   remove(id: string): Promise<void>
+  /** starts the sign-in of a proxy's upstream and opens its page (the desktop app opens the system browser itself) */
+  signIn(id: string): Promise<void>
+  signOut(id: string): Promise<void>
 }
 
 function upsert(list: ProxyInfo[], proxy: ProxyInfo): ProxyInfo[] {
@@ -34,6 +37,24 @@ export const useProxies = create<ProxiesState>()((set) => {
     },
     start: (id) => update('proxies.start', id),
     stop: (id) => update('proxies.stop', id),
+    async signIn(id) {
+      // the tab opens at once, inside the click (browsers block pop-ups opened later); the page follows when known
+      const desktop = typeof (globalThis as { rewind?: { call?: unknown } }).rewind?.call === 'function'
+      const tab = desktop ? null : window.open('about:blank', '_blank')
+      if (tab) tab.opener = null // the sign-in page gets no handle on this one
+      try {
+        const { url, opened } = await api().call('proxies.signIn', { id })
+        if (tab && url && !opened) tab.location.href = url
+        else tab?.close()
+      } catch (error) {
+        tab?.close()
+        throw error
+      }
+    },
+    async signOut(id) {
+      const proxy = await api().call('proxies.signOut', { id })
+      set((s) => ({ proxies: upsert(s.proxies, proxy) }))
+    },
     async remove(id) {
       await api().call('proxies.remove', { id })
       set((s) => ({ proxies: s.proxies.filter((p) => p.id !== id) }))

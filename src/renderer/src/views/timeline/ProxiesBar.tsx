@@ -28,7 +28,13 @@ function ProblemCount({ proxy }: { proxy: ProxyInfo }): JSX.Element | null {
   )
 }
 
-const STATE_LABELS: Record<string, string> = { starting: 'starting…', running: 'running', stopped: 'stopped', failed: 'failed' }
+const STATE_LABELS: Record<string, string> = {
+  starting: 'starting…',
+  running: 'running',
+  'sign-in-required': 'sign-in required',
+  stopped: 'stopped',
+  failed: 'failed',
+}
 
 /** What a proxy stands in front of: the upstream URL or command, or (replay) its cassette folder. */
 function target(p: ProxyInfo): string {
@@ -77,11 +83,12 @@ function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promis
           </button>
         )}
         {p.state === 'running' && p.url && <ClientConfig proxy={p} />}
+        <SignInActions proxy={p} run={run} />
         {p.attached ? (
           <span className="muted small" title="started by its MCP client (wrapped in Intercept)">
             {p.attached.clients.join(', ') || 'intercepted'}
           </span>
-        ) : p.state === 'running' || p.state === 'starting' ? (
+        ) : p.state === 'running' || p.state === 'starting' || p.state === 'sign-in-required' ? (
           <button type="button" disabled={p.state === 'starting'} onClick={() => run(() => stop(p.id))}>
             Stop
           </button>
@@ -110,12 +117,47 @@ function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promis
           {p.error}
         </p>
       )}
+      {p.state === 'sign-in-required' && (
+        <p className="proxy-error warning small" role="alert">
+          {p.signIn?.state === 'failed'
+            ? `Sign-in failed at ${p.signIn.step}: ${p.signIn.error}`
+            : `The upstream needs a sign-in${p.signIn?.error ? ` (${p.signIn.error})` : ''}: calls wait for it`}
+        </p>
+      )}
       {p.state === 'running' && p.upstreamDown && (
         <p className="proxy-error warning small" role="alert">
           {p.upstreamDown}: calls are answered with an error until it is back (Stop and Start to check it now)
         </p>
       )}
     </li>
+  )
+}
+
+/** Sign in / signed in as … / Sign out, for a proxy that is the OAuth client of its upstream. */
+function SignInActions({ proxy: p, run }: { proxy: ProxyInfo; run: (action: () => Promise<void>) => void }): JSX.Element | null {
+  const { signIn, signOut } = useProxies.getState()
+  if (p.state === 'sign-in-required')
+    return (
+      <button type="button" className="primary" onClick={() => run(() => signIn(p.id))} aria-label={`Sign in to the upstream of ${p.name}`}>
+        Sign in
+      </button>
+    )
+  if (p.state === 'running' && p.signIn?.state === 'client')
+    return (
+      <span className="muted small" data-testid="signed-in" title="the client sends its own Authorization; the proxy passes it through">
+        client's own sign-in
+      </span>
+    )
+  if (p.state !== 'running' || p.signIn?.state !== 'signed-in') return null
+  return (
+    <>
+      <span className="muted small" data-testid="signed-in">
+        {p.signIn.user ? `signed in as ${p.signIn.user}` : 'signed in'}
+      </span>
+      <button type="button" onClick={() => run(() => signOut(p.id))} aria-label={`Sign out of the upstream of ${p.name}`}>
+        Sign out
+      </button>
+    </>
   )
 }
 

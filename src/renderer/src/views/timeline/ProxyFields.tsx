@@ -55,7 +55,7 @@ function Field({ form, id, hint, children }: { form: ProxyForm; id: ProxyField; 
   )
 }
 
-type TextKey = Exclude<keyof ProxyDraft, 'mode' | 'source' | 'strict'>
+type TextKey = Exclude<keyof ProxyDraft, 'mode' | 'source' | 'strict' | 'oauthClientId'>
 type TextFieldProps = { form: ProxyForm; id: TextKey; hint?: string; after?: ReactNode } & Omit<
   InputHTMLAttributes<HTMLInputElement>,
   'id' | 'value' | 'onChange' | 'form'
@@ -158,6 +158,25 @@ function ReplayTimingField({ form }: { form: ProxyForm }): JSX.Element {
   )
 }
 
+/** The OAuth client id of a URL upstream (the draft's oauthClientId, the configuration's `oauth.clientId`). */
+function OAuthClientField({ form }: { form: ProxyForm }): JSX.Element {
+  return (
+    <Field
+      form={form}
+      id="oauth"
+      hint="for an upstream that asks for an OAuth sign-in: the proxy signs in as this client (else it registers itself); the agent needs no sign-in"
+    >
+      <input
+        {...controlProps(form, 'oauth')}
+        placeholder="optional: registered automatically"
+        spellCheck={false}
+        value={form.draft.oauthClientId}
+        onChange={(e) => form.set({ oauthClientId: e.target.value })}
+      />
+    </Field>
+  )
+}
+
 /** The New proxy form's fields: those the chosen mode has (an upstream, a cassette folder, a replay timing), then the rest. */
 export function ProxyFields({ form, defaultDir }: { form: ProxyForm; defaultDir?: string }): JSX.Element {
   const parts = draftParts(form.draft.mode)
@@ -184,6 +203,7 @@ export function ProxyFields({ form, defaultDir }: { form: ProxyForm; defaultDir?
         spellCheck={false}
         hint="browser pages that may call this proxy, e.g. http://localhost:6274 (separate several with spaces); any other page is refused"
       />
+      {parts.upstream && form.draft.source === 'url' && <OAuthClientField form={form} />}
       <TextField form={form} id="port" inputMode="numeric" placeholder="any free port" />
     </div>
   )

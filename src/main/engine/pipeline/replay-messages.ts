@@ -1,10 +1,7 @@
-import type { CassetteEntry } from '../shared/cassette/entry.js';
-import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../shared/jsonrpc.js';
-import type { LiveExchange } from '../main/engine/pipeline/exchange.js';
-import type { Session } from '../main/engine/pipeline/session.js';
-
-/** How long a replayed server→client request waits for the client's reply (as the HTTP replay: replay-delivery.ts). */
-const REPLY_TIMEOUT_MS = 60_000;
+import type { CassetteEntry } from '../../../shared/cassette/entry.js';
+import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { LiveExchange } from './exchange.js';
+import { REPLY_TIMEOUT_MS, waitForReply, type ReplaySession } from './replay-session.js';
 
 /** Where a replayed exchange goes: the client's onmessage, in order. */
 export type Deliver = (message: JsonRpcMessage) => void;
@@ -24,11 +21,17 @@ function live(message: JsonRpcMessage, liveToken: unknown): JsonRpcMessage | und
 }
 
 /**
- * Plays a recorded exchange back to an in-process client, at the message level: the streamed notifications (progress
+ * Plays a recorded exchange back to an in-process client (the library's wrapTransport), at the message level: the streamed notifications (progress
  * tokens rewritten to the live request's), the server→client requests (sent with ids of this session; the client's
  * reply is awaited, at most REPLY_TIMEOUT_MS), then the answer, then the notifications recorded after the exchange.
  */
-export async function playEntry(exchange: LiveExchange, entry: CassetteEntry, session: Session, deliver: Deliver, followUps: JsonRpcMessage[]): Promise<void> {
+export async function playEntry(
+  exchange: LiveExchange,
+  entry: CassetteEntry,
+  state: ReplaySession,
+  deliver: Deliver,
+  followUps: readonly JsonRpcMessage[],
+): Promise<void> {
   const token = exchange.progressToken;
   for (const message of (entry.stream ?? []) as unknown as JsonRpcMessage[]) {
     if (isResponse(message)) continue; // a recorded client reply: the live client gives its own
@@ -40,9 +43,9 @@ export async function playEntry(exchange: LiveExchange, entry: CassetteEntry, se
       }
       continue;
     }
-    const outgoing = { ...message, id: `rewind-${session.nextServerRequestId++}` };
+    const outgoing = { ...message, id: `rewind-${state.nextRequestId++}` };
     exchange.addStreamed(outgoing);
-    const reply = waitForReply(session, outgoing.id);
+    const reply = waitForReply(state, outgoing.id);
     deliver(outgoing);
     const got = await reply;
     if (got) exchange.addStreamed(got);
@@ -51,18 +54,4 @@ export async function playEntry(exchange: LiveExchange, entry: CassetteEntry, se
   exchange.response = answerOf(exchange, entry);
   deliver(exchange.response);
   for (const message of followUps) deliver(message);
-}
-
-function waitForReply(session: Session, id: string): Promise<JsonRpcResponse | undefined> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      session.pendingReplies.delete(id);
-      resolve(undefined);
-    }, REPLY_TIMEOUT_MS);
-    timer.unref();
-    session.pendingReplies.set(id, (reply) => {
-      clearTimeout(timer);
-      resolve(reply);
-    });
-  });
 }
