@@ -29,6 +29,8 @@ export interface StdioCommand {
 
 export interface PeerClient {
   client: Client;
+  /** what the server printed on stderr so far (direct and bridged; nothing in replay, where no server runs) */
+  serverSaid(): string;
   /** how many roots/list requests the server sent this client */
   rootsAsked(): number;
   close(): Promise<void>;
@@ -37,7 +39,7 @@ export interface PeerClient {
 export type Way = 'direct' | Exclude<Mode, 'hybrid'>;
 
 /** A v1 SDK client; with `roots` it declares the capability and answers roots/list with those folders. */
-export async function connectPeer(transport: Transport, roots?: string[]): Promise<PeerClient> {
+export async function connectPeer(transport: Transport, roots?: string[], serverSaid: () => string = () => ''): Promise<PeerClient> {
   const client = new Client({ name: 'peer-client', version: '1.0.0' }, { capabilities: roots ? { roots: {} } : {} });
   let asked = 0;
   if (roots)
@@ -46,7 +48,7 @@ export async function connectPeer(transport: Transport, roots?: string[]): Promi
       return { roots: roots.map((folder) => ({ uri: `file://${folder}`, name: folder })) };
     });
   await client.connect(transport);
-  return { client, rootsAsked: () => asked, close: () => client.close() };
+  return { client, serverSaid, rootsAsked: () => asked, close: () => client.close() };
 }
 
 /**
@@ -60,27 +62,36 @@ export async function throughWay<T>(
   scenario: (connect: (roots?: string[]) => Promise<PeerClient>) => Promise<T>,
 ): Promise<T> {
   const opened: Array<{ close(): Promise<void> }> = [];
+  let said = '';
+  const serverSaid = () => said;
   try {
     if (way === 'direct') {
-      const stdio = () =>
-        new StdioClientTransport({
+      return await scenario(async (roots) => {
+        const stdio = new StdioClientTransport({
           command: process.execPath,
           args: command.args,
           env: { ...process.env, ...command.env } as Record<string, string>,
-          stderr: 'ignore',
+          stderr: 'pipe',
         });
-      return await scenario(async (roots) => opened[opened.push(await connectPeer(stdio(), roots)) - 1] as PeerClient);
+        stdio.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
+        const peer = await connectPeer(stdio, roots, serverSaid);
+        opened.push(peer);
+        return peer;
+      });
     }
     let upstreamUrl: string | undefined;
     if (way !== 'replay') {
-      const bridge = await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: command.args, env: command.env }, () => {});
+      const bridge = await startUpstreamBridge(
+        { kind: 'stdio', command: process.execPath, args: command.args, env: command.env },
+        (line) => (said += `${line}\n`),
+      );
       opened.push(bridge);
       upstreamUrl = bridge.url;
     }
     const proxy = await startProxy({ mode: way, upstreamUrl, cacheDir: way === 'proxy-only' ? undefined : (cacheDir ?? (await tempDir())) });
     opened.unshift(proxy);
     const seen = await scenario(async (roots) => {
-      const peer = await connectPeer(new StreamableHTTPClientTransport(new URL(proxy.url)) as Transport, roots);
+      const peer = await connectPeer(new StreamableHTTPClientTransport(new URL(proxy.url)) as Transport, roots, serverSaid);
       opened.unshift(peer);
       return peer;
     });
