@@ -1,5 +1,6 @@
 import { useMemo, type JSX } from 'react'
 import type { TrafficEvent } from '../../../../shared/api.js'
+import { finalLabel } from '../../../../shared/traffic.js'
 import { useTraffic } from '../../stores/traffic.js'
 import { indexOfRow, isChanged, statusKind, statusLabel } from './model.js'
 import { useTimelineUi, type DetailTab } from './state.js'
@@ -24,6 +25,12 @@ const TAB_LABELS: Record<DetailTab, string> = {
   changes: 'Changes',
   edit: 'Edit',
   diff: 'Diff',
+}
+
+/** The Response tab of an exchange without an answer: why it ended so, or that it has not ended yet. */
+function noAnswer(event: TrafficEvent): string {
+  const label = finalLabel(event)
+  return label ? `No answer: ${label}${event.finalReason ? ` — ${event.finalReason}` : ''}.` : 'Waiting for the response…'
 }
 
 /** What the Diff tab compares with: the exchange picked, else the original of a resent one. */
@@ -129,7 +136,7 @@ export function DetailPane({
         {shown === 'overview' && <Overview event={event} proxyName={proxyName} />}
         {shown === 'problems' && <Problems event={event} />}
         {shown === 'request' && <JsonTree value={event.request} label="Request" />}
-        {shown === 'response' && (event.response ? <JsonTree value={event.response} label="Response" /> : <p className="muted">Waiting for the response…</p>)}
+        {shown === 'response' && (event.response ? <JsonTree value={event.response} label="Response" /> : <p className="muted">{noAnswer(event)}</p>)}
         {shown === 'stream' && <StreamList event={event} />}
         {shown === 'content' && <RenderedContent event={event} />}
         {shown === 'changes' && <Changes event={event} />}

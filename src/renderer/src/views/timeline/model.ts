@@ -1,5 +1,6 @@
 import type { TrafficEvent } from '../../../../shared/api.js'
 import type { PausedCall } from '../../../../shared/breakpoints.js'
+import { finalLabel, finalOf } from '../../../../shared/traffic.js'
 import { hasProblem, takeHasProblem, worstSeverity } from '../../../../shared/insight/findings.js'
 
 /** Pure helpers of the Timeline view: labels, filtering, lanes and histogram buckets. No React, no I/O. */
@@ -54,16 +55,17 @@ export function heldRows(paused: PausedCall[]): TimelineRow[] {
 export function statusKind(e: TimelineRow): StatusKind {
   if (e.pausedId) return 'held'
   const r = e.response as { error?: { code: number }; result?: { isError?: boolean } } | undefined
-  if (!r) return 'pending'
+  if (!r) return finalOf(e) ? 'error' : 'pending' // ended without an answer: refused, cancelled, the client gone, cut
   if (r.error) return 'error'
   return r.result?.isError ? 'tool error' : 'ok'
 }
 
-/** ok / tool error / error <JSON-RPC code> / pending */
+/** ok / tool error / error <JSON-RPC code> / HTTP 404, cancelled, client gone, timed out / pending */
 export function statusLabel(e: TimelineRow): string {
   const kind = statusKind(e)
   if (kind === 'held') return '‖ held'
   if (kind !== 'error') return kind
+  if (!e.response) return finalLabel(e) ?? 'error'
   return `error ${(e.response as { error: { code: number } }).error.code}`
 }
 
