@@ -5,6 +5,17 @@ import { ErrorCode } from './jsonrpc.js';
 export const BREAKPOINT_STAGES = ['request', 'response'] as const;
 export type BreakpointStage = (typeof BREAKPOINT_STAGES)[number];
 
+/**
+ * How long a call stays held before it resumes unchanged by itself (the app's `breakpointHoldS` setting): below the
+ * timeout most clients give up after — the MCP SDK's default request timeout, 60 s — so a forgotten hold does not
+ * turn into the client's timeout.
+ */
+export const DEFAULT_BREAKPOINT_HOLD_S = 45;
+export const MIN_BREAKPOINT_HOLD_S = 5;
+export const MAX_BREAKPOINT_HOLD_S = 3600;
+/** the MCP SDKs' default request timeout: what most clients wait before they give up (they do not say on the wire) */
+export const USUAL_CLIENT_TIMEOUT_S = 60;
+
 /** JSON-RPC error code of a call failed at a breakpoint */
 export const BREAKPOINT_FAILED_CODE = ErrorCode.BreakpointFailed;
 
@@ -50,4 +61,6 @@ export const CallToolResultShapeSchema = z.looseObject({
 export interface BreakpointsState {
   rules: Record<string, BreakpointRule[]>;
   paused: PausedCall[];
+  /** how long a call is held before it resumes by itself, in seconds */
+  holdS?: number;
 }

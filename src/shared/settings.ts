@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_BREAKPOINT_HOLD_S, MIN_BREAKPOINT_HOLD_S } from './breakpoints.js';
 
 /** Settings of the app, kept as JSON in `<user data folder>/settings.json` (src/main/api/files/settings-file.ts). */
 export const THEMES = ['system', 'light', 'dark'] as const;
@@ -30,6 +31,8 @@ export const SettingsSchema = z.strictObject({
     side: z.number().min(10).max(90),
     bottom: z.number().min(10).max(90),
   }),
+  /** seconds a call waits at a breakpoint before it resumes unchanged by itself (default 45: below clients' usual 60) */
+  breakpointHoldS: z.number().int().min(MIN_BREAKPOINT_HOLD_S).max(MAX_BREAKPOINT_HOLD_S),
   /** `mcp-rewind mcp` (the MCP server for agents) offers its tools that send or write: resend_exchange, edit_and_resend */
   agentCanSend: z.boolean(),
   /** desktop app only */

@@ -28,6 +28,7 @@ describe('api: settings', () => {
       restoreWorkspace: true,
       timelineLayout: { split: 'side', side: 60, bottom: 60 },
       agentCanSend: false,
+      breakpointHoldS: 45,
     });
     expect(info.settings).toEqual(defaultSettings(dataDir));
     expect(info.file).toBe(join(dataDir, 'settings.json'));

@@ -44,7 +44,7 @@ function watch(p: RunningProxy): { events: ExchangeEvent[]; next(toolOrMethod: s
       for (;;) {
         const found = events.find((e) => (e.tool ?? e.method) === name);
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no exchange event for ${tool} (have: ${events.map((e) => e.method).join(', ')})`);
+        if (Date.now() > deadline) throw new Error(`no exchange event for ${name} (have: ${events.map((e) => e.method).join(', ')})`);
         await new Promise((r) => setTimeout(r, 10));
       }
     },

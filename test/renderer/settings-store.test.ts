@@ -106,6 +106,7 @@ describe('settings store', () => {
       restoreWorkspace: true,
       timelineLayout: { split: 'side', side: 60, bottom: 60 },
       agentCanSend: false,
+      breakpointHoldS: 45,
     });
 
     const saving = state().update({ theme: 'dark', autoScroll: false });

@@ -161,3 +161,30 @@ describe('New proxy form: problems in the words of its fields', () => {
     expect(describeProxyIssues(proxyConfigIssues({ mode: 'proxy-only', shiny: true }))).toBe('unknown setting: shiny');
   });
 });
+
+describe('the final state on the row (issue 25)', () => {
+  const base = {
+    seq: 1,
+    proxyId: 'p',
+    method: 'tools/call',
+    tool: 'echo',
+    key: 'k',
+    source: 'upstream',
+    cassette: 'none',
+    stream: [],
+    startedAt: 0,
+    durationMs: 1,
+  } as const;
+  const request = { jsonrpc: '2.0', id: 1, method: 'tools/call' } as const;
+  it('an exchange that ended without an answer says how, never "pending"', () => {
+    const row = (extra: Partial<TrafficEvent>): string => statusLabel({ ...base, request, ...extra } as TrafficEvent);
+    expect(row({ final: 'http-error', http: { status: 400, headers: {} } })).toBe('HTTP 400');
+    expect(row({ final: 'cancelled' })).toBe('cancelled');
+    expect(row({ final: 'client-gone' })).toBe('client gone');
+    expect(row({ final: 'timeout', response: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'cut' } } })).toBe('timed out');
+    // a held answer released because its client cancelled: the row says cancelled, not ok
+    expect(row({ final: 'cancelled', response: { jsonrpc: '2.0', id: 1, result: { content: [] } } })).toBe('cancelled');
+    expect(row({ final: 'answered', response: { jsonrpc: '2.0', id: 1, result: { content: [] } } })).toBe('ok');
+    expect(row({})).toBe('pending'); // still in flight
+  });
+});

@@ -1,3 +1,4 @@
+import { DEFAULT_BREAKPOINT_HOLD_S } from '../../../shared/breakpoints.js';
 import { EventEmitter } from 'node:events';
 import { readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -26,6 +27,7 @@ export function defaultSettings(dataDir: string): Settings {
     restoreWorkspace: true,
     timelineLayout: { split: 'side', side: 60, bottom: 60 },
     agentCanSend: false,
+    breakpointHoldS: DEFAULT_BREAKPOINT_HOLD_S,
   };
 }
 

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import {
   CallToolResultShapeSchema,
+  DEFAULT_BREAKPOINT_HOLD_S,
   ToolArgumentsSchema,
   type BreakpointRule,
   type BreakpointRuleInput,
@@ -13,10 +14,16 @@ import { BreakpointFailedError } from '../errors.js';
 import type { Closable, Hook, Need } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 
-/** how long a call stays paused before it resumes unchanged by itself */
-export const DEFAULT_PAUSE_MS = 5 * 60_000;
+/** how long a call stays paused before it resumes unchanged by itself (below the clients' usual 60 s timeout) */
+export const DEFAULT_PAUSE_MS = DEFAULT_BREAKPOINT_HOLD_S * 1000;
 
-export type Resolution = { action: 'resume'; arguments?: Record<string, unknown>; result?: Record<string, unknown> } | { action: 'fail'; message?: string };
+export type Resolution =
+  | { action: 'resume'; arguments?: Record<string, unknown>; result?: Record<string, unknown> }
+  | { action: 'fail'; message?: string }
+  /** the client cancelled the call or went away while it was held: released at once, nothing more is sent for it */
+  | { action: 'abandoned'; by: 'cancelled' | 'gone' };
+
+const ABANDONED = { cancelled: 'the client cancelled it', gone: 'the client went away' } as const;
 
 interface Waiting {
   call: PausedCall;
@@ -101,8 +108,14 @@ export class Breakpoints implements Hook {
         arguments: args && typeof args === 'object' ? (args as Record<string, unknown>) : {},
       },
       res,
+      exchange,
     );
-    if (resolution.action === 'fail') {
+    if (resolution.action === 'abandoned') {
+      // never sent upstream: the answer the proxy gives here goes to a client that no longer waits for it
+      exchange.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
+      if (resolution.by === 'gone') exchange.end('client-gone', 'the client went away while the call was held at a breakpoint');
+      exchange.response = new BreakpointFailedError(`mcp-rewind: released at a breakpoint: ${ABANDONED[resolution.by]}`).toResponse(request.id);
+    } else if (resolution.action === 'fail') {
       exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(request.id);
       exchange.flags.push('failed at a breakpoint');
     } else if (resolution.arguments) {
@@ -126,7 +139,13 @@ export class Breakpoints implements Hook {
     const resolution = await this.pause(
       { sessionId: exchange.sessionId, tool: String(exchange.request.params?.name ?? ''), stage: 'response', result: response.result },
       res,
+      exchange,
     );
+    if (resolution.action === 'abandoned') {
+      exchange.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
+      if (resolution.by === 'gone') exchange.end('client-gone', 'the client went away while the answer was held at a breakpoint');
+      return;
+    }
     if (resolution.action === 'fail' || resolution.result) exchange.originalResponse ??= response;
     if (resolution.action === 'fail') {
       exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(exchange.request.id);
@@ -179,25 +198,28 @@ export class Breakpoints implements Hook {
     return waiting;
   }
 
-  private pause(call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>, res?: Closable): Promise<Resolution> {
+  private pause(call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>, res?: Closable, exchange?: LiveExchange): Promise<Resolution> {
     const id = `b${nextPause++}`;
     const since = Date.now();
     return new Promise<Resolution>((resolve) => {
       const done = (resolution: Resolution): void => {
         clearTimeout(timer);
         res?.off('close', gone);
+        stopListening?.();
         resolve(resolution);
       };
-      const leave = (): void => {
+      const leave = (resolution: Resolution): void => {
         if (!this.waiting.has(id)) return;
         this.waiting.delete(id);
         this.changed();
-        done({ action: 'resume' });
+        done(resolution);
       };
-      const timer = setTimeout(leave, this.timeoutMs);
+      const timer = setTimeout(() => leave({ action: 'resume' }), this.timeoutMs);
       timer.unref();
-      const gone = (): void => leave(); // the client went away: nothing to wait for
+      // the client went away, or cancelled the call: nothing to wait for, released at once
+      const gone = (): void => leave({ action: 'abandoned', by: 'gone' });
       res?.once('close', gone);
+      const stopListening = exchange?.whenCancelled(() => leave({ action: 'abandoned', by: 'cancelled' }));
       this.waiting.set(id, { call: { ...call, id, since, timeoutAt: since + this.timeoutMs }, settle: done });
       this.changed();
     });

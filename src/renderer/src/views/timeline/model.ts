@@ -55,7 +55,9 @@ export function heldRows(paused: PausedCall[]): TimelineRow[] {
 export function statusKind(e: TimelineRow): StatusKind {
   if (e.pausedId) return 'held'
   const r = e.response as { error?: { code: number }; result?: { isError?: boolean } } | undefined
-  if (!r) return finalOf(e) ? 'error' : 'pending' // ended without an answer: refused, cancelled, the client gone, cut
+  // ended without an answer the client took: refused, cancelled, the client gone, cut by a limit
+  if (finalLabel(e) !== undefined) return 'error'
+  if (!r) return finalOf(e) ? 'error' : 'pending'
   if (r.error) return 'error'
   return r.result?.isError ? 'tool error' : 'ok'
 }
@@ -65,7 +67,8 @@ export function statusLabel(e: TimelineRow): string {
   const kind = statusKind(e)
   if (kind === 'held') return '‖ held'
   if (kind !== 'error') return kind
-  if (!e.response) return finalLabel(e) ?? 'error'
+  const ended = finalLabel(e)
+  if (ended !== undefined || !e.response) return ended ?? 'error'
   return `error ${(e.response as { error: { code: number } }).error.code}`
 }
 
