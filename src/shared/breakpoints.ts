@@ -42,6 +42,8 @@ export interface PausedCall {
   arguments?: Record<string, unknown>;
   /** stage 'response': the result about to reach the client */
   result?: Record<string, unknown>;
+  /** the revision the call is made in: its result is checked against that revision's schema */
+  protocolVersion?: string;
   /** epoch ms when it paused */
   since: number;
   /** epoch ms when it resumes unchanged by itself */
@@ -50,12 +52,6 @@ export interface PausedCall {
 
 /** The arguments of a tools/call as edited at a breakpoint. */
 export const ToolArgumentsSchema = z.record(z.string(), z.unknown());
-/** A tool result as edited at a breakpoint: at least the CallToolResult shape (a content array of typed blocks). */
-export const CallToolResultShapeSchema = z.looseObject({
-  content: z.array(z.looseObject({ type: z.string().min(1) })),
-  structuredContent: z.record(z.string(), z.unknown()).optional(),
-  isError: z.boolean().optional(),
-});
 
 /** What the UI sees: every proxy's breakpoints, and the calls paused now (oldest first). */
 export interface BreakpointsState {

@@ -82,6 +82,10 @@ describe.each([
     expect(paused).toMatchObject({ tool: 'echo', stage: 'response', result: { content: [{ type: 'text', text: 'echo: hi' }] } });
     expect(server.calls).toHaveLength(1); // it went upstream; the answer is held
     expect(() => registry(p).resume(paused.id, { result: { content: 'nope' } })).toThrow(/result: not a CallToolResult/);
+    // the protocol's own schema for the call's revision (the SDK's): a text block needs its text
+    expect(() => registry(p).resume(paused.id, { result: { content: [{ type: 'text' }] } })).toThrow(
+      /result: not a CallToolResult \(2025-11-25, @modelcontextprotocol\/sdk\/types\.js\): result\.content\[0\]\.text: Invalid input: expected string, received undefined/,
+    );
     expect(() => registry(p).resume(paused.id, { arguments: {} })).toThrow(/holds a result/);
     registry(p).resume(paused.id, { result: { content: [{ type: 'text', text: 'edited at a breakpoint' }] } });
     expect(text(await pending)).toBe('edited at a breakpoint');

@@ -13,6 +13,7 @@ import {
 } from '../../src/renderer/src/models/json-tree.js';
 import { toolInputSchema } from '../../src/renderer/src/models/input-schema.js';
 import { entryProblem } from '../../src/renderer/src/models/entry-check.js';
+import { checkEdit } from '../../src/renderer/src/views/breakpoints/validate.js';
 import { heldRows, indexOfRow, isChanged, rowId, rowKey, sourceKind, statusLabel } from '../../src/renderer/src/views/timeline/model.js';
 import { groupBySession } from '../../src/renderer/src/views/timeline/sessions.js';
 import { proxyConfigIssues, describeProxyIssues } from '../../src/shared/proxy-config.js';
@@ -103,6 +104,15 @@ describe('cassette editor: the entry as you type', () => {
     expect(entryProblem(file, key, '{\n  "result": {}\n} x')).toMatch(/^Invalid JSON — line 3, column 3: /); // where V8 names a position
     expect(entryProblem(file, key, '{ "result": ')).toMatch(/^Invalid JSON — /);
     expect(entryProblem(file, key, JSON.stringify({ result: { content: 'no' } }))).toMatch(/^Not an MCP tool result — result\.content: /);
+    // a text block without its text: the protocol's own schema (the SDK's) says what is missing, as you type
+    expect(entryProblem(file, key, JSON.stringify({ name: 'echo', arguments: {}, result: { content: [{ type: 'text' }] } }))).toBe(
+      'Not an MCP tool result — result.content[0].text: Invalid input: expected string, received undefined',
+    );
+    expect(checkEdit('{ "content": [{ "type": "text" }] }', 'response', '2025-11-25')).toEqual({
+      ok: false,
+      message: 'not a CallToolResult: result.content[0].text: Invalid input: expected string, received undefined',
+    });
+    expect(checkEdit('{ "content": [{ "type": "text", "text": "ok" }] }', 'response', '2026-07-28')).toMatchObject({ ok: true });
     expect(entryProblem('1 initialize.json', 'initialize', '[1, 2]')).toMatch(/^Not a cassette entry — /);
     expect(entryProblem(file, key, JSON.stringify({ name: 'echo', arguments: {}, result: { content: [{ type: 'text', text: 'ok' }] } }))).toBeUndefined();
   });

@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import {
-  CallToolResultShapeSchema,
   DEFAULT_BREAKPOINT_HOLD_S,
   ToolArgumentsSchema,
   type BreakpointRule,
@@ -10,6 +9,7 @@ import {
 } from '../../../shared/breakpoints.js';
 import type { JsonRpcRequest } from '../../../shared/jsonrpc.js';
 import { describeZodError } from '../../../shared/rules/schema.js';
+import { resultProblems, resultSchemaSource } from '../../../shared/insight/result-check.js';
 import { BreakpointFailedError } from '../errors.js';
 import type { Closable, Hook, Need } from './contract.js';
 import type { LiveExchange } from './exchange.js';
@@ -106,6 +106,7 @@ export class Breakpoints implements Hook {
         tool: String(request.params?.name ?? ''),
         stage: 'request',
         arguments: args && typeof args === 'object' ? (args as Record<string, unknown>) : {},
+        ...(exchange.protocolVersion ? { protocolVersion: exchange.protocolVersion } : {}),
       },
       res,
       exchange,
@@ -137,7 +138,13 @@ export class Breakpoints implements Hook {
     const response = exchange.response;
     if (!response || !('result' in response) || !this.matches(exchange.request, 'response')) return;
     const resolution = await this.pause(
-      { sessionId: exchange.sessionId, tool: String(exchange.request.params?.name ?? ''), stage: 'response', result: response.result },
+      {
+        sessionId: exchange.sessionId,
+        tool: String(exchange.request.params?.name ?? ''),
+        stage: 'response',
+        result: response.result,
+        ...(exchange.protocolVersion ? { protocolVersion: exchange.protocolVersion } : {}),
+      },
       res,
       exchange,
     );
@@ -169,8 +176,9 @@ export class Breakpoints implements Hook {
       resolution = { action: 'resume', arguments: parsed.data };
     }
     if (edits.result !== undefined) {
-      const parsed = CallToolResultShapeSchema.safeParse(edits.result);
-      if (!parsed.success) throw new Error(`result: not a CallToolResult: ${describeZodError(parsed.error)}`);
+      // the protocol's own schema for the call's revision (the SDK's), as the client's SDK will judge it
+      const problems = resultProblems('tools/call', edits.result, waiting.call.protocolVersion);
+      if (problems.length > 0) throw new Error(`result: not a CallToolResult (${resultSchemaSource(waiting.call.protocolVersion)}): ${problems.join('; ')}`);
       resolution = { action: 'resume', result: edits.result as Record<string, unknown> };
     }
     this.take(id, true);

@@ -117,7 +117,7 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
   const [message, setMessage] = useState('')
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string>()
-  const checked = checkEdit(text, call.stage)
+  const checked = checkEdit(text, call.stage, call.protocolVersion)
   const what = call.stage === 'request' ? 'arguments' : 'result'
   // arguments that break the tool's input schema (as its proxy listed it) are flagged by the engine's check (ajv);
   // the server stays the judge
