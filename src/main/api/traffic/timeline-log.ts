@@ -13,7 +13,8 @@ import { openAtomicStream } from '../../engine/fs/atomic-write.js';
  */
 export const LOG_FILE = 'timeline-log.jsonl';
 
-const LoggedSchema = z.looseObject({
+/** An exchange as the app saves it (timeline.json's kept ones, timeline-log.jsonl's lines): checked loosely. */
+export const SavedEventSchema = z.looseObject({
   seq: z.number().int(),
   proxyId: z.string().min(1),
   method: z.string(),
@@ -60,7 +61,7 @@ export function loadLog(dataDir: string, maxBytes: number): { events: TrafficEve
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
     try {
-      const parsed = LoggedSchema.safeParse(parseJson(line));
+      const parsed = SavedEventSchema.safeParse(parseJson(line));
       if (parsed.success) events.push(parsed.data as unknown as TrafficEvent);
       else skipped++;
     } catch {

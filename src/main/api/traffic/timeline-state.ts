@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Annotation, SourceInfo, TrafficEvent } from '../../../shared/api.js';
 import { reserveSeqs } from '../../engine/pipeline/exchange.js';
 import { StateFile } from '../files/state-file.js';
-import { forgetLog, loadLog, saveLog } from './timeline-log.js';
+import { forgetLog, loadLog, SavedEventSchema, saveLog } from './timeline-log.js';
 import { importTraffic } from './traffic-import.js';
 
 /**
@@ -15,22 +15,12 @@ export const TIMELINE_FILE = 'timeline.json';
 const MAX_KEPT = 2_000;
 const MAX_SOURCES = 50;
 
-const EventSchema = z.looseObject({
-  seq: z.number().int(),
-  proxyId: z.string().min(1),
-  method: z.string(),
-  key: z.string(),
-  request: z.looseObject({}),
-  stream: z.array(z.unknown()),
-  startedAt: z.number(),
-  durationMs: z.number(),
-});
 const KeptSchema = z.strictObject({
   seq: z.number().int(),
   pinned: z.boolean(),
   note: z.string().max(500).optional(),
   /** a live exchange: kept whole */
-  event: EventSchema.optional(),
+  event: SavedEventSchema.optional(),
   /** an exchange of an opened file: which one (it is read again from the file) */
   source: z.strictObject({ id: z.string(), index: z.number().int().min(0) }).optional(),
 });
@@ -250,7 +240,7 @@ export class TimelineState {
         seq,
         pinned: mark.pinned,
         ...(mark.note ? { note: mark.note } : {}),
-        ...(source ? { source } : { event: event as unknown as z.output<typeof EventSchema> }),
+        ...(source ? { source } : { event: event as unknown as z.output<typeof SavedEventSchema> }),
       });
     }
     const sources = [...this.listSources().map(({ id, path }) => ({ id, path })), ...this.unrestored.sources];
