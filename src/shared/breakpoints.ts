@@ -5,6 +5,17 @@ import { ErrorCode } from './jsonrpc.js';
 export const BREAKPOINT_STAGES = ['request', 'response'] as const;
 export type BreakpointStage = (typeof BREAKPOINT_STAGES)[number];
 
+/**
+ * How long a call stays held before it resumes unchanged by itself (the app's `breakpointHoldS` setting): below the
+ * timeout most clients give up after — the MCP SDK's default request timeout, 60 s — so a forgotten hold does not
+ * turn into the client's timeout.
+ */
+export const DEFAULT_BREAKPOINT_HOLD_S = 45;
+export const MIN_BREAKPOINT_HOLD_S = 5;
+export const MAX_BREAKPOINT_HOLD_S = 3600;
+/** the MCP SDKs' default request timeout: what most clients wait before they give up (they do not say on the wire) */
+export const USUAL_CLIENT_TIMEOUT_S = 60;
+
 /** JSON-RPC error code of a call failed at a breakpoint */
 export const BREAKPOINT_FAILED_CODE = ErrorCode.BreakpointFailed;
 
@@ -31,6 +42,8 @@ export interface PausedCall {
   arguments?: Record<string, unknown>;
   /** stage 'response': the result about to reach the client */
   result?: Record<string, unknown>;
+  /** the revision the call is made in: its result is checked against that revision's schema */
+  protocolVersion?: string;
   /** epoch ms when it paused */
   since: number;
   /** epoch ms when it resumes unchanged by itself */
@@ -39,15 +52,11 @@ export interface PausedCall {
 
 /** The arguments of a tools/call as edited at a breakpoint. */
 export const ToolArgumentsSchema = z.record(z.string(), z.unknown());
-/** A tool result as edited at a breakpoint: at least the CallToolResult shape (a content array of typed blocks). */
-export const CallToolResultShapeSchema = z.looseObject({
-  content: z.array(z.looseObject({ type: z.string().min(1) })),
-  structuredContent: z.record(z.string(), z.unknown()).optional(),
-  isError: z.boolean().optional(),
-});
 
 /** What the UI sees: every proxy's breakpoints, and the calls paused now (oldest first). */
 export interface BreakpointsState {
   rules: Record<string, BreakpointRule[]>;
   paused: PausedCall[];
+  /** how long a call is held before it resumes by itself, in seconds */
+  holdS?: number;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_BREAKPOINT_HOLD_S, MIN_BREAKPOINT_HOLD_S } from './breakpoints.js';
 
 /** Settings of the app, kept as JSON in `<user data folder>/settings.json` (src/main/api/files/settings-file.ts). */
 export const THEMES = ['system', 'light', 'dark'] as const;
@@ -59,6 +60,8 @@ export const SettingsSchema = z.strictObject({
     side: z.number().min(10).max(90),
     bottom: z.number().min(10).max(90),
   }),
+  /** seconds a call waits at a breakpoint before it resumes unchanged by itself (default 45: below clients' usual 60) */
+  breakpointHoldS: z.number().int().min(MIN_BREAKPOINT_HOLD_S).max(MAX_BREAKPOINT_HOLD_S),
   /** the Timeline table's columns: order, hidden ones, widths, sort */
   timelineColumns: TimelineColumnsSchema,
   /** the Timeline hides the app's own traffic (its session's setup and the lists Compose asks for) */

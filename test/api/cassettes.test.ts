@@ -94,8 +94,12 @@ describe('api: cassettes', () => {
 
     expect(await write('{ not json')).toMatch(/^text: not valid JSON/);
     expect(await write(JSON.stringify({ name: 'echo', result: 'a string' }))).toMatch(/^text: not a cassette entry: result: /);
-    expect(await write(JSON.stringify({ name: 'echo', result: { content: [{ type: 'text' }] } }))).toMatch(
-      /^text: not a valid MCP tool result: result\.content\.0/,
+    // the protocol's own schema for the entry's revision (the SDK's), with its message for the missing field
+    expect(await write(JSON.stringify({ name: 'echo', result: { content: [{ type: 'text' }] } }))).toBe(
+      'text: not a valid MCP tool result (the 2025 revisions, @modelcontextprotocol/sdk/types.js): result.content[0].text: Invalid input: expected string, received undefined',
+    );
+    expect(await write(JSON.stringify({ name: 'echo', protocolVersion: '2026-07-28', result: { content: [{ type: 'text' }] } }))).toMatch(
+      /^text: not a valid MCP tool result \(2026-07-28, @modelcontextprotocol\/core\): result\.content\[0\]\.text: /,
     );
     expect(await write(JSON.stringify({ name: 'echo', result: { content: 'nope' } }))).toContain('result.content');
     expect(await write(JSON.stringify({ $rewind: 1, method: 'x' }))).toMatch(/^text: not a cassette entry: result: /);

@@ -37,6 +37,7 @@ describe('api: settings', () => {
       preserveLog: false,
       proxiesBar: { height: 120, collapsed: false },
       agentCanSend: false,
+      breakpointHoldS: 45,
     });
     expect(info.settings).toEqual(defaultSettings(dataDir));
     expect(info.file).toBe(join(dataDir, 'settings.json'));

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { BreakpointsState, PausedCall } from '../../src/shared/breakpoints.js';
+import type { ExchangeEvent } from '../../src/shared/traffic.js';
 import { type Breakpoints } from '../../src/main/engine/pipeline/breakpoints.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
@@ -81,6 +82,10 @@ describe.each([
     expect(paused).toMatchObject({ tool: 'echo', stage: 'response', result: { content: [{ type: 'text', text: 'echo: hi' }] } });
     expect(server.calls).toHaveLength(1); // it went upstream; the answer is held
     expect(() => registry(p).resume(paused.id, { result: { content: 'nope' } })).toThrow(/result: not a CallToolResult/);
+    // the protocol's own schema for the call's revision (the SDK's): a text block needs its text
+    expect(() => registry(p).resume(paused.id, { result: { content: [{ type: 'text' }] } })).toThrow(
+      /result: not a CallToolResult \(2025-11-25, @modelcontextprotocol\/sdk\/types\.js\): result\.content\[0\]\.text: Invalid input: expected string, received undefined/,
+    );
     expect(() => registry(p).resume(paused.id, { arguments: {} })).toThrow(/holds a result/);
     registry(p).resume(paused.id, { result: { content: [{ type: 'text', text: 'edited at a breakpoint' }] } });
     expect(text(await pending)).toBe('edited at a breakpoint');
@@ -199,5 +204,82 @@ describe('breakpoints through the API handlers', () => {
     expect((await call(api, 'breakpoints.list', {})).rules[info.id]).toMatchObject([{ tool: 'echo', when: 'request' }]);
     await call(api, 'proxies.remove', { id: info.id });
     expect((await call(api, 'breakpoints.list', {})).rules).toEqual({});
+  });
+});
+
+describe('a held call its client gave up on is released at once (issue 25)', () => {
+  /** The first exchange event of a tool, once it comes. */
+  const eventOf = (p: RunningProxy, tool: string): Promise<ExchangeEvent> =>
+    new Promise((resolve) => {
+      const on = (e: ExchangeEvent): void => {
+        if (e.tool !== tool) return;
+        p.events.off('exchange', on);
+        resolve(e);
+      };
+      p.events.on('exchange', on);
+    });
+
+  it.each(['request', 'response'] as const)('cancelled by the client while held before %s: released, the row says cancelled', async (when) => {
+    const server = await upstream();
+    const p = await proxy({ mode: 'proxy-only', upstreamUrl: server.url });
+    registry(p).set([{ tool: 'echo', when }]);
+    const c = await client(p.url);
+    const ended = eventOf(p, 'echo');
+    const abort = new AbortController();
+    const call = c.client.callTool({ name: 'echo', arguments: { text: 'x' } }, undefined, { signal: abort.signal }).catch((e: unknown) => e);
+    await pausedIn(registry(p));
+    abort.abort('no longer needed');
+    await call;
+    const event = await ended; // at once: long before the hold's timeout
+    expect(registry(p).paused()).toEqual([]);
+    expect(event.final).toBe('cancelled');
+    expect(event.flags).toContain('released at a breakpoint: the client cancelled it');
+    expect(server.calls.length).toBe(when === 'request' ? 0 : 1); // a call held before its request never goes upstream
+  });
+
+  it('the client goes away while its call is held before request: released, never sent upstream, the row says client gone', async () => {
+    const server = await upstream();
+    const p = await proxy({ mode: 'proxy-only', upstreamUrl: server.url });
+    registry(p).set([{ tool: 'echo', when: 'request' }]);
+    const c = await connectClient(p.url, { terminateOnClose: false });
+    const ended = eventOf(p, 'echo');
+    void c.client.callTool({ name: 'echo', arguments: { text: 'x' } }).catch(() => undefined);
+    await pausedIn(registry(p));
+    await c.close();
+    const event = await ended;
+    expect(registry(p).paused()).toEqual([]);
+    expect(event.final).toBe('client-gone');
+    expect(event.flags).toContain('released at a breakpoint: the client went away');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(server.calls).toEqual([]);
+  });
+
+  it('the hold is 45 s by default (below the clients’ usual 60 s), and the app’s setting changes it', async () => {
+    const server = await upstream();
+    const p = await proxy({ mode: 'proxy-only', upstreamUrl: server.url });
+    registry(p).set([{ tool: 'echo', when: 'request' }]);
+    const c = await client(p.url);
+    const pending = c.client.callTool({ name: 'echo', arguments: { text: 'x' } });
+    const [held] = await pausedIn(registry(p));
+    expect(held.timeoutAt - held.since).toBe(45_000);
+    registry(p).resume(held.id);
+    await pending;
+
+    const { api, controller } = await app();
+    const info = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url });
+    expect((await call(api, 'breakpoints.list', {})).holdS).toBe(45);
+    await call(api, 'settings.set', { breakpointHoldS: 20 });
+    await call(api, 'breakpoints.set', { proxyId: info.id, rules: [{ tool: 'echo', when: 'request' }] });
+    expect((await call(api, 'breakpoints.list', {})).holdS).toBe(20);
+    const d = await apiClient(info.url!);
+    const later = d.client.callTool({ name: 'echo', arguments: { text: 'y' } });
+    let state: BreakpointsState;
+    do state = await call(api, 'breakpoints.list', {});
+    while (state.paused.length === 0 && (await new Promise((r) => setTimeout(r, 10)), true));
+    expect(state.paused[0].timeoutAt - state.paused[0].since).toBe(20_000);
+    await call(api, 'breakpoints.resume', { id: state.paused[0].id });
+    await later;
+    expect(await failure(call(api, 'settings.set', { breakpointHoldS: 1 }))).toMatch(/breakpointHoldS/);
+    await controller.close(); // before this file's afterEach removes the temp folders (its data folder among them)
   });
 });

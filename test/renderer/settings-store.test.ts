@@ -115,6 +115,7 @@ describe('settings store', () => {
       preserveLog: false,
       proxiesBar: { height: 120, collapsed: false },
       agentCanSend: false,
+      breakpointHoldS: 45,
     });
 
     const saving = state().update({ theme: 'dark', autoScroll: false });

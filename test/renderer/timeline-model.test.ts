@@ -85,7 +85,7 @@ describe('timeline model over real exchanges', () => {
     expect([statusKind(replayed), sourceLabel(replayed)]).toEqual(['ok', 'cache']);
     expect(statusKind(missed)).toBe('error');
     expect(statusLabel(missed)).toBe('error -32004'); // the JSON-RPC code of an unrecorded call
-    expect(statusKind({ ...echo, response: undefined })).toBe('pending');
+    expect(statusKind({ ...echo, response: undefined, final: undefined })).toBe('pending');
 
     expect(isFiltering(EMPTY_FILTER)).toBe(false);
     expect(isFiltering(filter({ text: '   ' }))).toBe(false);

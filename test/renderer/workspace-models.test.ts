@@ -13,6 +13,7 @@ import {
 } from '../../src/renderer/src/models/json-tree.js';
 import { toolInputSchema } from '../../src/renderer/src/models/input-schema.js';
 import { entryProblem } from '../../src/renderer/src/models/entry-check.js';
+import { checkEdit } from '../../src/renderer/src/views/breakpoints/validate.js';
 import { heldRows, indexOfRow, isChanged, rowId, rowKey, sourceKind, statusLabel } from '../../src/renderer/src/views/timeline/model.js';
 import { groupBySession } from '../../src/renderer/src/views/timeline/sessions.js';
 import { proxyConfigIssues, describeProxyIssues } from '../../src/shared/proxy-config.js';
@@ -103,6 +104,15 @@ describe('cassette editor: the entry as you type', () => {
     expect(entryProblem(file, key, '{\n  "result": {}\n} x')).toMatch(/^Invalid JSON — line 3, column 3: /); // where V8 names a position
     expect(entryProblem(file, key, '{ "result": ')).toMatch(/^Invalid JSON — /);
     expect(entryProblem(file, key, JSON.stringify({ result: { content: 'no' } }))).toMatch(/^Not an MCP tool result — result\.content: /);
+    // a text block without its text: the protocol's own schema (the SDK's) says what is missing, as you type
+    expect(entryProblem(file, key, JSON.stringify({ name: 'echo', arguments: {}, result: { content: [{ type: 'text' }] } }))).toBe(
+      'Not an MCP tool result — result.content[0].text: Invalid input: expected string, received undefined',
+    );
+    expect(checkEdit('{ "content": [{ "type": "text" }] }', 'response', '2025-11-25')).toEqual({
+      ok: false,
+      message: 'not a CallToolResult: result.content[0].text: Invalid input: expected string, received undefined',
+    });
+    expect(checkEdit('{ "content": [{ "type": "text", "text": "ok" }] }', 'response', '2026-07-28')).toMatchObject({ ok: true });
     expect(entryProblem('1 initialize.json', 'initialize', '[1, 2]')).toMatch(/^Not a cassette entry — /);
     expect(entryProblem(file, key, JSON.stringify({ name: 'echo', arguments: {}, result: { content: [{ type: 'text', text: 'ok' }] } }))).toBeUndefined();
   });
@@ -159,5 +169,32 @@ describe('New proxy form: problems in the words of its fields', () => {
       'stdio command: give either an Upstream URL or a stdio command, not both',
     );
     expect(describeProxyIssues(proxyConfigIssues({ mode: 'proxy-only', shiny: true }))).toBe('unknown setting: shiny');
+  });
+});
+
+describe('the final state on the row (issue 25)', () => {
+  const base = {
+    seq: 1,
+    proxyId: 'p',
+    method: 'tools/call',
+    tool: 'echo',
+    key: 'k',
+    source: 'upstream',
+    cassette: 'none',
+    stream: [],
+    startedAt: 0,
+    durationMs: 1,
+  } as const;
+  const request = { jsonrpc: '2.0', id: 1, method: 'tools/call' } as const;
+  it('an exchange that ended without an answer says how, never "pending"', () => {
+    const row = (extra: Partial<TrafficEvent>): string => statusLabel({ ...base, request, ...extra } as TrafficEvent);
+    expect(row({ final: 'http-error', http: { status: 400, headers: {} } })).toBe('HTTP 400');
+    expect(row({ final: 'cancelled' })).toBe('cancelled');
+    expect(row({ final: 'client-gone' })).toBe('client gone');
+    expect(row({ final: 'timeout', response: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'cut' } } })).toBe('timed out');
+    // a held answer released because its client cancelled: the row says cancelled, not ok
+    expect(row({ final: 'cancelled', response: { jsonrpc: '2.0', id: 1, result: { content: [] } } })).toBe('cancelled');
+    expect(row({ final: 'answered', response: { jsonrpc: '2.0', id: 1, result: { content: [] } } })).toBe('ok');
+    expect(row({})).toBe('pending'); // still in flight
   });
 });

@@ -77,6 +77,7 @@ export class AppController implements DemoHost {
   readonly insight: AppInsight;
   private readonly demo = new Demo(this);
   private readonly settings: SettingsFile;
+  private readonly offSettings: () => void;
   private readonly workspace: WorkspaceFile;
   /** tools/call breakpoints of every proxy, and the calls paused in them */
   readonly breakpoints = new BreakpointHub(
@@ -111,6 +112,8 @@ export class AppController implements DemoHost {
     });
     this.logLine = options.log ?? ((line, level) => level === 'warn' && process.stderr.write(terminalSafe(`mcp-rewind: ${line}\n`)));
     this.settings = options.settings ?? settingsFile(this.dataDir, (line) => this.log(line, 'warn'));
+    this.breakpoints.setHold(this.settings.get().settings.breakpointHoldS * 1000);
+    this.offSettings = this.settings.on((info) => this.breakpoints.setHold(info.settings.breakpointHoldS * 1000));
     this.workspace = new WorkspaceFile(this.dataDir, (line) => this.log(line, 'warn'));
     this.verbs = new InspectorVerbs({
       dataDir: this.dataDir,
@@ -285,6 +288,7 @@ export class AppController implements DemoHost {
 
   /** Stops the demo agent, every proxy and the demo server. */
   async close(): Promise<void> {
+    this.offSettings();
     if (this.closed) return;
     this.saveWorkspace(); // as it is now: the proxies that run are started again next time
     this.closed = true;

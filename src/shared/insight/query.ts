@@ -5,6 +5,7 @@
  */
 import type { ExchangeSummary, TrafficEvent } from '../api.js';
 import { hasProblem, takeHasProblem, worstSeverity } from './findings.js';
+import { finalLabel } from '../traffic.js';
 
 export interface TrafficQuery {
   query?: string;
@@ -29,9 +30,9 @@ export function queryMatcher(q: TrafficQuery): (e: TrafficEvent) => boolean {
 }
 
 /** ok / tool error / error <code> / pending, as the timeline's Status column says it. */
-export function statusOf(e: Pick<TrafficEvent, 'response'>): string {
+export function statusOf(e: Pick<TrafficEvent, 'response' | 'final' | 'http'>): string {
   const r = e.response as { error?: { code: number }; result?: { isError?: boolean } } | undefined;
-  if (!r) return 'pending';
+  if (!r) return finalLabel(e) ?? 'pending';
   if (r.error) return `error ${r.error.code}`;
   return r.result?.isError ? 'tool error' : 'ok';
 }

@@ -1,6 +1,6 @@
 import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { resultProblems, resultSchemaSource } from '../../../shared/insight/result-check.js';
 import type { CassetteEntrySummary } from '../../../shared/api.js';
 import { parseDistilled, type CassetteEntry } from '../../../shared/cassette/entry.js';
 import { requestOfEntry, toolNameFromKey } from '../../engine/cassette/keys.js';
@@ -114,12 +114,10 @@ export function parseEntryText(file: string, text: string): CassetteEntry {
     throw new Error(`text: not a cassette entry: ${detail}`, { cause: error });
   }
   if (key.startsWith('tools_call_')) {
-    const checked = CallToolResultSchema.safeParse(entry.result);
-    if (!checked.success) {
-      const prefix = typeof data === 'object' && data !== null && 'result' in data ? 'result' : '(result)';
-      const detail = checked.error.issues.map((i) => `${[prefix, ...i.path].join('.')}: ${i.message}`).join('; ');
-      throw new Error(`text: not a valid MCP tool result: ${detail}`);
-    }
+    // the protocol's own schema for the entry's revision (the SDK's): what a client will judge the replayed answer by
+    const prefix = typeof data === 'object' && data !== null && 'result' in data ? 'result' : '(result)';
+    const problems = resultProblems('tools/call', entry.result, entry.protocolVersion, prefix);
+    if (problems.length > 0) throw new Error(`text: not a valid MCP tool result (${resultSchemaSource(entry.protocolVersion)}): ${problems.join('; ')}`);
   }
   return entry;
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_BREAKPOINT_HOLD_S } from '../../../shared/breakpoints.js';
 import { EventEmitter } from 'node:events';
 import { readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -38,6 +39,7 @@ export function defaultSettings(dataDir: string): Settings {
     preserveLog: false,
     proxiesBar: { height: 120, collapsed: false },
     agentCanSend: false,
+    breakpointHoldS: DEFAULT_BREAKPOINT_HOLD_S,
   };
 }
 

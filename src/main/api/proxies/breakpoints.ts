@@ -1,8 +1,11 @@
-import type { BreakpointRule, BreakpointRuleInput, BreakpointsState } from '../../../shared/breakpoints.js';
+import { DEFAULT_BREAKPOINT_HOLD_S, type BreakpointRule, type BreakpointRuleInput, type BreakpointsState } from '../../../shared/breakpoints.js';
 import type { Breakpoints } from '../../engine/pipeline/breakpoints.js';
 
 /** What the hub needs of a proxy's breakpoints: the engine's own, or an attached process's (attach-breakpoints.ts). */
-export type BreakpointRegistry = Pick<Breakpoints, 'set' | 'paused' | 'has' | 'resume' | 'fail' | 'onChange' | 'releaseAll'>;
+export type BreakpointRegistry = Pick<Breakpoints, 'set' | 'paused' | 'has' | 'resume' | 'fail' | 'onChange' | 'releaseAll'> & {
+  /** how long a call is held before it resumes by itself (the engine's own registries; an attached process keeps its own) */
+  timeoutMs?: number;
+};
 
 /**
  * The app's breakpoints over all proxies: the rules of each proxy (kept across its restarts and applied to the
@@ -12,6 +15,8 @@ export class BreakpointHub {
   private readonly rules = new Map<string, BreakpointRule[]>();
   private readonly live = new Map<string, { registry: BreakpointRegistry; off: () => void }>();
   private pending = false;
+  /** the hold of every proxy's breakpoints (the `breakpointHoldS` setting) */
+  private holdMs = DEFAULT_BREAKPOINT_HOLD_S * 1000;
 
   constructor(
     private readonly publish: (state: BreakpointsState) => void,
@@ -23,7 +28,15 @@ export class BreakpointHub {
     for (const [id, list] of this.rules) if (list.length > 0) rules[id] = list.map((r) => ({ ...r }));
     const paused = [...this.live].flatMap(([proxyId, { registry }]) => registry.paused().map((call) => ({ ...call, proxyId })));
     paused.sort((a, b) => a.since - b.since);
-    return { rules, paused };
+    return { rules, paused, holdS: this.holdMs / 1000 };
+  }
+
+  /** The hold of calls paused from now on, in every proxy (calls held now keep theirs). */
+  setHold(ms: number): void {
+    if (ms === this.holdMs) return;
+    this.holdMs = ms;
+    for (const { registry } of this.live.values()) if (registry.timeoutMs !== undefined) registry.timeoutMs = ms;
+    this.changed();
   }
 
   set(proxyId: string, rules: BreakpointRuleInput[]): BreakpointsState {
@@ -54,6 +67,7 @@ export class BreakpointHub {
     this.detach(proxyId);
     if (!registry) return;
     const off = registry.onChange(() => this.changed());
+    if (registry.timeoutMs !== undefined) registry.timeoutMs = this.holdMs;
     this.live.set(proxyId, { registry, off });
     this.rules.set(proxyId, registry.set(this.rules.get(proxyId) ?? []));
   }

@@ -4,6 +4,7 @@ import { basename, dirname, resolve } from 'node:path';
 import type { SaveResult, TrafficEvent } from '../../../shared/api.js';
 import { distilledFor } from '../../../shared/cassette/entry.js';
 import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { finalOf } from '../../../shared/traffic.js';
 import { redactDeep } from '../../engine/cassette/export.js';
 import type { Har, HarEntry, HarHeader } from '../../engine/cassette/persist/har.js';
 import type { DebugFiles } from '../../engine/cassette/persist/persister.js';
@@ -79,7 +80,10 @@ function harEntry(event: TrafficEvent, req: SaveRequest): HarEntry {
     ...(event.protocolVersion ? [{ name: 'mcp-protocol-version', value: event.protocolVersion }] : []),
   ];
   const body = responseBody(event);
+  // no answer (refused at the HTTP level, cancelled, the client gone): the HTTP status if there was one, else 0 — as
+  // browsers write an aborted request — and why, in `_error`
   const status = event.http?.status ?? (event.response ? 200 : 0);
+  const final = finalOf(event);
   const t = event.timing;
   const send = t?.sentUpstream ?? 0;
   const wait = t?.firstByte !== undefined ? Math.max(0, t.firstByte - send) : 0;
@@ -108,11 +112,12 @@ function harEntry(event: TrafficEvent, req: SaveRequest): HarEntry {
       redirectURL: '',
       headersSize: -1,
       bodySize: Buffer.byteLength(body.text),
+      ...(!event.response && event.finalReason ? { _error: event.finalReason } : {}),
     },
     cache: {},
     timings: { send, wait, receive: Math.max(0, event.durationMs - send - wait) },
     ...(note ? { comment: note } : {}),
-    _mcpRewind: { n: event.seq, key: event.key, synthetic: event.http === undefined },
+    _mcpRewind: { n: event.seq, key: event.key, synthetic: event.http === undefined, ...(final ? { final } : {}) },
   };
 }
 
@@ -126,7 +131,7 @@ interface Distilled {
 /** What recording would store for an exchange: the source's answer (before a rule changed it); errors are not replayed. */
 function distill(event: TrafficEvent, req: SaveRequest): Distilled | string {
   const response = event.original?.response ?? event.response;
-  if (!response) return `#${event.seq} ${event.method}: no answer`;
+  if (!response) return `#${event.seq} ${event.method}: no answer (${event.finalReason ?? finalOf(event) ?? 'in flight'})`;
   if (!('result' in response)) return `#${event.seq} ${event.method}: an error answer (errors are not replayed)`;
   const { request } = event;
   const isToolCall = request.method === 'tools/call';
@@ -208,18 +213,18 @@ export async function saveTraffic(events: TrafficEvent[], req: SaveRequest): Pro
   const out = await checkOut(req);
   const ordered = [...events].sort((a, b) => a.startedAt - b.startedAt || a.seq - b.seq);
   if (req.format === 'har') {
-    const answered = ordered.filter((e) => e.response);
+    const ended = ordered.filter((e) => finalOf(e) !== undefined); // every exchange that ended, answered or not
     const har: Har = {
       log: {
         version: '1.2',
         creator: { name: 'mcp-rewind', version: req.version ?? '0' },
-        entries: answered.map((e) => redactDeep(harEntry(e, req)) as HarEntry),
+        entries: ended.map((e) => redactDeep(harEntry(e, req)) as HarEntry),
       },
     };
     await mkdir(dirname(out), { recursive: true });
     await writeAtomic(dirname(out), basename(out), `${JSON.stringify(har, null, 2)}\n`);
-    const skipped = ordered.filter((e) => !e.response).map((e) => `#${e.seq} ${e.method}: no answer yet`);
-    return { out, written: [out], exchanges: answered.length, skipped, redacted: countRedacted(har) };
+    const skipped = ordered.filter((e) => finalOf(e) === undefined).map((e) => `#${e.seq} ${e.method}: no answer yet`);
+    return { out, written: [out], exchanges: ended.length, skipped, redacted: countRedacted(har) };
   }
   const { kept, skipped } = cassetteOf(ordered, req);
   if (req.format === 'folder') return { out, ...(await saveFolder(out, kept)), exchanges: kept.length, skipped };

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import {
-  CallToolResultShapeSchema,
+  DEFAULT_BREAKPOINT_HOLD_S,
   ToolArgumentsSchema,
   type BreakpointRule,
   type BreakpointRuleInput,
@@ -9,14 +9,21 @@ import {
 } from '../../../shared/breakpoints.js';
 import type { JsonRpcRequest } from '../../../shared/jsonrpc.js';
 import { describeZodError } from '../../../shared/rules/schema.js';
+import { resultProblems, resultSchemaSource } from '../../../shared/insight/result-check.js';
 import { BreakpointFailedError } from '../errors.js';
 import type { Closable, Hook, Need } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 
-/** how long a call stays paused before it resumes unchanged by itself */
-export const DEFAULT_PAUSE_MS = 5 * 60_000;
+/** how long a call stays paused before it resumes unchanged by itself (below the clients' usual 60 s timeout) */
+export const DEFAULT_PAUSE_MS = DEFAULT_BREAKPOINT_HOLD_S * 1000;
 
-export type Resolution = { action: 'resume'; arguments?: Record<string, unknown>; result?: Record<string, unknown> } | { action: 'fail'; message?: string };
+export type Resolution =
+  | { action: 'resume'; arguments?: Record<string, unknown>; result?: Record<string, unknown> }
+  | { action: 'fail'; message?: string }
+  /** the client cancelled the call or went away while it was held: released at once, nothing more is sent for it */
+  | { action: 'abandoned'; by: 'cancelled' | 'gone' };
+
+const ABANDONED = { cancelled: 'the client cancelled it', gone: 'the client went away' } as const;
 
 interface Waiting {
   call: PausedCall;
@@ -99,10 +106,17 @@ export class Breakpoints implements Hook {
         tool: String(request.params?.name ?? ''),
         stage: 'request',
         arguments: args && typeof args === 'object' ? (args as Record<string, unknown>) : {},
+        ...(exchange.protocolVersion ? { protocolVersion: exchange.protocolVersion } : {}),
       },
       res,
+      exchange,
     );
-    if (resolution.action === 'fail') {
+    if (resolution.action === 'abandoned') {
+      // never sent upstream: the answer the proxy gives here goes to a client that no longer waits for it
+      exchange.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
+      if (resolution.by === 'gone') exchange.end('client-gone', 'the client went away while the call was held at a breakpoint');
+      exchange.response = new BreakpointFailedError(`mcp-rewind: released at a breakpoint: ${ABANDONED[resolution.by]}`).toResponse(request.id);
+    } else if (resolution.action === 'fail') {
       exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(request.id);
       exchange.flags.push('failed at a breakpoint');
     } else if (resolution.arguments) {
@@ -124,9 +138,21 @@ export class Breakpoints implements Hook {
     const response = exchange.response;
     if (!response || !('result' in response) || !this.matches(exchange.request, 'response')) return;
     const resolution = await this.pause(
-      { sessionId: exchange.sessionId, tool: String(exchange.request.params?.name ?? ''), stage: 'response', result: response.result },
+      {
+        sessionId: exchange.sessionId,
+        tool: String(exchange.request.params?.name ?? ''),
+        stage: 'response',
+        result: response.result,
+        ...(exchange.protocolVersion ? { protocolVersion: exchange.protocolVersion } : {}),
+      },
       res,
+      exchange,
     );
+    if (resolution.action === 'abandoned') {
+      exchange.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
+      if (resolution.by === 'gone') exchange.end('client-gone', 'the client went away while the answer was held at a breakpoint');
+      return;
+    }
     if (resolution.action === 'fail' || resolution.result) exchange.originalResponse ??= response;
     if (resolution.action === 'fail') {
       exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(exchange.request.id);
@@ -150,8 +176,9 @@ export class Breakpoints implements Hook {
       resolution = { action: 'resume', arguments: parsed.data };
     }
     if (edits.result !== undefined) {
-      const parsed = CallToolResultShapeSchema.safeParse(edits.result);
-      if (!parsed.success) throw new Error(`result: not a CallToolResult: ${describeZodError(parsed.error)}`);
+      // the protocol's own schema for the call's revision (the SDK's), as the client's SDK will judge it
+      const problems = resultProblems('tools/call', edits.result, waiting.call.protocolVersion);
+      if (problems.length > 0) throw new Error(`result: not a CallToolResult (${resultSchemaSource(waiting.call.protocolVersion)}): ${problems.join('; ')}`);
       resolution = { action: 'resume', result: edits.result as Record<string, unknown> };
     }
     this.take(id, true);
@@ -179,25 +206,28 @@ export class Breakpoints implements Hook {
     return waiting;
   }
 
-  private pause(call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>, res?: Closable): Promise<Resolution> {
+  private pause(call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>, res?: Closable, exchange?: LiveExchange): Promise<Resolution> {
     const id = `b${nextPause++}`;
     const since = Date.now();
     return new Promise<Resolution>((resolve) => {
       const done = (resolution: Resolution): void => {
         clearTimeout(timer);
         res?.off('close', gone);
+        stopListening?.();
         resolve(resolution);
       };
-      const leave = (): void => {
+      const leave = (resolution: Resolution): void => {
         if (!this.waiting.has(id)) return;
         this.waiting.delete(id);
         this.changed();
-        done({ action: 'resume' });
+        done(resolution);
       };
-      const timer = setTimeout(leave, this.timeoutMs);
+      const timer = setTimeout(() => leave({ action: 'resume' }), this.timeoutMs);
       timer.unref();
-      const gone = (): void => leave(); // the client went away: nothing to wait for
+      // the client went away, or cancelled the call: nothing to wait for, released at once
+      const gone = (): void => leave({ action: 'abandoned', by: 'gone' });
       res?.once('close', gone);
+      const stopListening = exchange?.whenCancelled(() => leave({ action: 'abandoned', by: 'cancelled' }));
       this.waiting.set(id, { call: { ...call, id, since, timeoutAt: since + this.timeoutMs }, settle: done });
       this.changed();
     });

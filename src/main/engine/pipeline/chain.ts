@@ -62,6 +62,7 @@ export class HookChain implements Hooks {
 
   /** …and the committing hooks whose answer went out without them (answered on a stream the client resumed). */
   async finish(exchange: LiveExchange, session: Session | undefined, detail?: ExchangeDetail): Promise<void> {
+    exchange.settle(); // it ends here, in the state its stage left it, unless that stage ended it already
     if (exchange.need === 'none') return;
     for (let i = 0; i < this.hooks.length; i++) {
       if (exchange.needs[i] !== 'observe' && (exchange.needs[i] !== 'commit' || exchange.committed)) continue;

@@ -13,7 +13,7 @@ import { LiveExchange } from './exchange.js';
 import { planStream } from './plan.js';
 import { relayStream, resumableFor } from './stream-relay.js';
 import { openOwnedStream, pushToStreams } from './server-stream.js';
-import { SessionRegistry, type Session } from './session.js';
+import { noteCancels, SessionRegistry, trackInFlight, type Session } from './session.js';
 import { refuseStaleInit, refuseWhole, staleSession, type GateFacts } from './gate.js';
 import { Sources } from './sources.js';
 
@@ -128,6 +128,7 @@ export class McpEndpoint implements Stage {
     }
     const session = initRequest ? this.initSession(initRequest) : this.postSession(head, res, messages, requests);
     if (session === ANSWERED) return;
+    if (session) noteCancels(session, messages);
     const made = this.exchangesOf(head, res, requests, session);
     const exchanges = made instanceof Promise ? await made : made;
     if (stale) for (const exchange of exchanges) exchange.staleSession = true;
@@ -177,6 +178,7 @@ export class McpEndpoint implements Stage {
    */
   private exchangesOf(head: McpHead, res: ServerResponse, requests: JsonRpcRequest[], session: Session | undefined): LiveExchange[] | Promise<LiveExchange[]> {
     const exchanges = requests.map((r) => new LiveExchange(r, session?.id, head, session?.protocolVersion));
+    trackInFlight(session, exchanges, res);
     const preparing = this.sources.prepare(exchanges); // the cassette's loose keys are still being indexed
     // hooks before the plan (a breakpoint pauses, edits or fails a call): every request of the POST at once
     const intercept = (): LiveExchange[] | Promise<LiveExchange[]> =>
@@ -228,6 +230,7 @@ export class McpEndpoint implements Stage {
     const id = head.sessionId;
     const session = this.sessions.get(id, this.mirroredId(id));
     if (id) this.sessions.end(id);
+    for (const exchange of session.inFlight.values()) exchange.clientGone = true; // its client ended the session under it
     for (const stream of session.streams) stream.end();
     if (this.options.ownSessions || !this.upstream) {
       if (session.upstreamId) void this.upstream?.endSession(session.upstreamId, session.protocolVersion);

@@ -1,6 +1,6 @@
 import type { Framing } from '../../../shared/cassette/entry.js';
 import type { JsonRpcError, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import type { CassetteOutcome, ExchangeEvent, ExchangeSource } from '../../../shared/traffic.js';
+import type { CassetteOutcome, ExchangeEvent, ExchangeFinal, ExchangeSource } from '../../../shared/traffic.js';
 import { metaVersion } from '../../../shared/mcp-protocol.js';
 import { keyFor } from '../cassette/keys.js';
 import type { McpHead } from '../http/url.js';
@@ -83,6 +83,10 @@ export class LiveExchange {
   /** the strongest need of any hook */
   need: Need = 'none';
 
+  /** how it ended (set once: `end`), and why, in words, when it ended without an answer */
+  private ended?: { final: ExchangeFinal; reason?: string };
+  private onCancel?: Array<() => void>;
+
   /** the revision the exchange is made in: its `_meta`'s (2026-07-28), else its session's, else its header's */
   protocolVersion?: string;
 
@@ -112,6 +116,46 @@ export class LiveExchange {
     this.streamMs.push(this.elapsed());
   }
 
+  /** Ends the exchange in this state, once: a later end (an answer after a cancel, a cut after a timeout) changes nothing. */
+  end(final: ExchangeFinal, reason?: string): void {
+    this.ended ??= { final, ...(reason ? { reason } : {}) };
+  }
+
+  /** how it ended, once it did */
+  get final(): ExchangeFinal | undefined {
+    return this.ended?.final;
+  }
+
+  /**
+   * Ends it the way its state says, unless a stage ended it already (hooks.finish: every exchange passes here when it
+   * finishes): an answer (result or error), else the client gone, else the upstream's HTTP refusal.
+   */
+  settle(): void {
+    if (this.ended) return;
+    if (this.response) return this.end('error' in this.response ? 'error' : 'answered');
+    if (this.clientGone) return this.end('client-gone', 'the client went away before the answer');
+    const status = this.refusal?.status ?? this.http?.status ?? 0;
+    const why = this.refusal ? `: ${this.refusal.error.error.message}` : '';
+    if (status >= 400) return this.end('http-error', `the upstream answered HTTP ${status}${why}`);
+    this.end('error', 'the stream ended without an answer');
+  }
+
+  /** The client cancelled the request (notifications/cancelled): it ends so, unless it ended already; whoever waits on it lets go. */
+  cancel(reason?: string): void {
+    if (this.ended) return;
+    this.end('cancelled', reason ? `cancelled by the client: ${reason}` : 'cancelled by the client');
+    for (const listener of this.onCancel?.splice(0) ?? []) listener();
+  }
+
+  /** Runs `listener` if the client cancels the request (a stage that waits for it lets go); answers the way to stop listening. */
+  whenCancelled(listener: () => void): () => void {
+    (this.onCancel ??= []).push(listener);
+    return () => {
+      const at = this.onCancel?.indexOf(listener) ?? -1;
+      if (at >= 0) this.onCancel!.splice(at, 1);
+    };
+  }
+
   get progressToken(): unknown {
     const meta = this.request.params?._meta as Record<string, unknown> | undefined;
     return meta?.progressToken;
@@ -134,6 +178,8 @@ export class LiveExchange {
       flags: this.flags.length ? this.flags : undefined,
       startedAt: this.startedAt,
       durationMs: this.elapsed(),
+      final: this.ended?.final,
+      finalReason: this.ended?.reason,
       original: this.original(),
       timing:
         this.sentUpstreamMs === undefined && this.streamMs.length === 0

@@ -123,6 +123,11 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   const gate = !delivery && exchanges.some((e) => e.need === 'commit') ? new CommitGate(res, upRes, !sse, writeHead) : undefined;
   if (!delivery && !gate) writeHead();
   const pending = new Map(exchanges.map((e) => [e.request.id, e]));
+  for (const exchange of exchanges)
+    exchange.whenCancelled(() => {
+      // the client cancelled it: it ends now, cancelled (an answer the server still sends passes on, unread)
+      if (pending.delete(exchange.request.id)) void finish(exchange);
+    });
   const held: Array<Promise<void>> = [];
   const keepDetail = stage.hooks.wantsDetail();
   const tap = new ResponseTap(
@@ -261,9 +266,11 @@ export function answerUpstreamDown(
   const reason = reasonOf(error);
   const where = stage.upstream?.displayUrl;
   stage.log(`upstream ${where} unavailable (${reason}): ${exchanges.length} request(s) answered with an error`, 'warn');
+  const cut = timeoutOf(error);
   const answers = exchanges.map((exchange) => {
     exchange.source = 'proxy';
     exchange.response = upstreamError(error, `mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(exchange.request.id);
+    if (cut) exchange.end('timeout', cut.message);
     void stage.hooks.finish(exchange, session);
     return exchange.response;
   });
@@ -299,10 +306,12 @@ export function brokenStream(
   if (contentType?.includes('text/event-stream')) {
     // untapped relay: we may be inside an event; a blank line closes it (clients ignore answers to ids already done)
     if (midEvent) res.write('\n\n');
-    const why = timeoutOf(error)?.message ?? 'mcp-rewind: upstream closed the stream before answering';
+    const cut = timeoutOf(error);
+    const why = cut?.message ?? 'mcp-rewind: upstream closed the stream before answering';
     for (const exchange of pending.values()) {
       exchange.source = 'proxy'; // the proxy's words, not the server's answer: never recorded
       exchange.response = new UpstreamUnavailableError(why).toResponse(exchange.request.id);
+      if (cut) exchange.end('timeout', cut.message);
       res.write(sseEvent(exchange.response));
       void stage.hooks.finish(exchange, session);
     }
@@ -310,11 +319,11 @@ export function brokenStream(
     res.end();
   } else if (!res.headersSent && pending.size > 0) {
     // a JSON answer held back whole (a commit, a rewrite) and cut before its end: nothing of it went out yet
+    const cut = timeoutOf(error);
     const answers = [...pending.values()].map((exchange) => {
       exchange.source = 'proxy'; // never recorded
-      exchange.response = new UpstreamUnavailableError(timeoutOf(error)?.message ?? 'mcp-rewind: upstream closed the answer before its end').toResponse(
-        exchange.request.id,
-      );
+      exchange.response = new UpstreamUnavailableError(cut?.message ?? 'mcp-rewind: upstream closed the answer before its end').toResponse(exchange.request.id);
+      if (cut) exchange.end('timeout', cut.message);
       void stage.hooks.finish(exchange, session);
       return exchange.response;
     });

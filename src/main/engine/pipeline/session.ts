@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isResponse, type JsonRpcId, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
+import { isNotification, isResponse, type JsonRpcId, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import type { LiveExchange } from './exchange.js';
 
 /** A downstream client session and the upstream session that serves it. */
@@ -15,6 +15,8 @@ export interface Session {
   connecting?: Promise<Record<string, unknown>>;
   /** server→client requests seen on a live stream, awaiting the client's reply */
   readonly awaitingReplies: Map<JsonRpcId, LiveExchange>;
+  /** the client's requests in flight, by id, while their POST is open: a notifications/cancelled names one */
+  readonly inFlight: Map<JsonRpcId, LiveExchange>;
   /** server streams (GET) the proxy holds open for this client, to push notifications */
   readonly streams: Set<ServerResponse>;
   /** when the client last sent anything on this session (ms since the epoch) */
@@ -202,6 +204,7 @@ function newSession(id: string | undefined, upstreamId: string | null | undefine
     id,
     upstreamId,
     awaitingReplies: new Map(),
+    inFlight: new Map(),
     streams: new Set(),
     resumable: new Map(),
     lastActive: Date.now(),
@@ -217,5 +220,25 @@ function noteReplies(session: Session, messages: JsonRpcMessage[]): void {
     if (!exchange) continue;
     exchange.addStreamed(m);
     session.awaitingReplies.delete(m.id);
+  }
+}
+
+/** Notes a session's requests in flight until their POST closes (stateless clients share no ids: not theirs). */
+export function trackInFlight(session: Session | undefined, exchanges: LiveExchange[], res: { once(event: 'close', listener: () => void): unknown }): void {
+  if (session?.id === undefined || exchanges.length === 0) return;
+  for (const exchange of exchanges) session.inFlight.set(exchange.request.id, exchange);
+  res.once('close', () => {
+    for (const exchange of exchanges) if (session.inFlight.get(exchange.request.id) === exchange) session.inFlight.delete(exchange.request.id);
+  });
+}
+
+/** The client's notifications/cancelled among `messages` end the exchanges they name, cancelled (they go upstream as well). */
+export function noteCancels(session: Session, messages: JsonRpcMessage[]): void {
+  if (session.inFlight.size === 0) return;
+  for (const m of messages) {
+    if (!isNotification(m) || m.method !== 'notifications/cancelled') continue;
+    const params = m.params as { requestId?: JsonRpcId; reason?: unknown } | undefined;
+    const exchange = params?.requestId === undefined ? undefined : session.inFlight.get(params.requestId);
+    exchange?.cancel(typeof params?.reason === 'string' ? params.reason : undefined);
   }
 }

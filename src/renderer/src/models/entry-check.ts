@@ -1,11 +1,10 @@
-import { CallToolResultShapeSchema } from '../../../shared/breakpoints.js'
+import { resultProblems } from '../../../shared/insight/result-check.js'
 import { parseDistilled } from '../../../shared/cassette/entry.js'
 
 /**
  * What the cassette editor says about its text as you type, before Save: JSON (with the line and column of a syntax
  * error), a cassette entry of its kind (the same parser replay uses), and for a tools/call entry a result in the
- * CallToolResult shape. The engine checks again on Save (with the SDK's full schema); this catches the usual mistakes
- * where they are made.
+ * CallToolResult by the protocol's own schema for its revision (the SDK's). The engine checks again on Save.
  */
 export function entryProblem(file: string, key: string, text: string): string | undefined {
   let data: unknown
@@ -26,11 +25,11 @@ export function entryProblem(file: string, key: string, text: string): string | 
     return `Not a cassette entry — ${issues ? issues.map((i) => `${i.path.length ? i.path.join('.') : '(entry)'}: ${i.message}`).join('; ') : (error as Error).message}`
   }
   if (key.startsWith('tools_call_')) {
-    const checked = CallToolResultShapeSchema.safeParse(result)
-    if (!checked.success) {
-      const prefix = typeof data === 'object' && data !== null && 'result' in data ? 'result' : '(result)'
-      return `Not an MCP tool result — ${checked.error.issues.map((i) => `${[prefix, ...i.path].join('.')}: ${i.message}`).join('; ')}`
-    }
+    // the protocol's own schema for the entry's revision (the SDK's), as the engine checks on Save
+    const prefix = typeof data === 'object' && data !== null && 'result' in data ? 'result' : '(result)'
+    const version = (data as { protocolVersion?: unknown }).protocolVersion
+    const problems = resultProblems('tools/call', result, typeof version === 'string' ? version : undefined, prefix)
+    if (problems.length > 0) return `Not an MCP tool result — ${problems.join('; ')}`
   }
   return undefined
 }

@@ -1,4 +1,5 @@
 import type { TrafficEvent } from '../../../shared/api.js'
+import { finalLabel, finalOf } from '../../../shared/traffic.js'
 
 /**
  * What an exchange is, in the words the timeline uses: its status, who answered, whether something changed it, what
@@ -13,16 +14,20 @@ export type ExchangeLike = TrafficEvent & { pausedId?: string }
 export function statusKind(e: ExchangeLike): StatusKind {
   if (e.pausedId) return 'held'
   const r = e.response as { error?: { code: number }; result?: { isError?: boolean } } | undefined
-  if (!r) return 'pending'
+  // ended without an answer the client took: refused, cancelled, the client gone, cut by a limit
+  if (finalLabel(e) !== undefined) return 'error'
+  if (!r) return finalOf(e) ? 'error' : 'pending'
   if (r.error) return 'error'
   return r.result?.isError ? 'tool error' : 'ok'
 }
 
-/** ok / tool error / error <JSON-RPC code> / pending */
+/** ok / tool error / error <JSON-RPC code> / HTTP 404, cancelled, client gone, timed out / pending */
 export function statusLabel(e: ExchangeLike): string {
   const kind = statusKind(e)
   if (kind === 'held') return '‖ held'
   if (kind !== 'error') return kind
+  const ended = finalLabel(e)
+  if (ended !== undefined || !e.response) return ended ?? 'error'
   return `error ${(e.response as { error: { code: number } }).error.code}`
 }
 

@@ -15,7 +15,7 @@ interface BreakpointsStore extends BreakpointsState {
 }
 
 export const useBreakpoints = create<BreakpointsStore>()((set, get) => {
-  const apply = (state: BreakpointsState): void => set({ rules: state.rules, paused: state.paused, loaded: true })
+  const apply = (state: BreakpointsState): void => set({ rules: state.rules, paused: state.paused, holdS: state.holdS, loaded: true })
   return {
     rules: {},
     paused: [],
@@ -53,7 +53,7 @@ export async function syncBreakpoints(): Promise<void> {
 
 /** Feeds the store from the api: the state now, then every `breakpoints` event (the whole state). */
 export function attachBreakpoints(): () => void {
-  const off = api().on('breakpoints', (state) => useBreakpoints.setState({ rules: state.rules, paused: state.paused, loaded: true }))
+  const off = api().on('breakpoints', (state) => useBreakpoints.setState({ rules: state.rules, paused: state.paused, holdS: state.holdS, loaded: true }))
   void syncBreakpoints()
   return off
 }

@@ -68,6 +68,19 @@ export function SettingsView(): JSX.Element {
             await update({ trafficCapacity: Number(text) })
           }}
         />
+        <CommitInput
+          label="Breakpoint hold (seconds)"
+          type="number"
+          min={5}
+          max={3600}
+          step={5}
+          value={String(settings.breakpointHoldS)}
+          hint="How long a call waits at a breakpoint before it resumes unchanged, 5 to 3,600 (default 45: below the 60 s most MCP clients wait)."
+          onCommit={async (text) => {
+            if (!/^\s*\d+\s*$/.test(text)) throw new Error('breakpointHoldS: a whole number of seconds between 5 and 3,600')
+            await update({ breakpointHoldS: Number(text) })
+          }}
+        />
         <label className="check">
           <input type="checkbox" checked={settings.autoScroll} onChange={(e) => save({ autoScroll: e.target.checked })} />
           Follow new exchanges in the timeline (auto-scroll)

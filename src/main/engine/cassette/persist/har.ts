@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { ExchangeFinal } from '../../../../shared/traffic.js';
 import { recordedRequest, type RecordedDebug } from '../recorded-request.js';
 import { redactHeaders, redactUrl } from '../redact.js';
 import { servedBody } from '../served-body.js';
@@ -36,12 +37,14 @@ export interface HarEntry {
     redirectURL: string;
     headersSize: number;
     bodySize: number;
+    /** why there is no answer (as Chrome writes a failed request's): the upstream's refusal, a cancel, a timeout */
+    _error?: string;
   };
   cache: Record<string, never>;
   timings: { send: number; wait: number; receive: number };
   comment?: string;
   /** `edited`: the distilled entry was changed after recording, so the response is rebuilt from it (what replay serves) */
-  _mcpRewind: { n: number; key?: string; synthetic: boolean; edited?: boolean };
+  _mcpRewind: { n: number; key?: string; synthetic: boolean; edited?: boolean; final?: ExchangeFinal };
 }
 export interface Har {
   log: { version: '1.2'; creator: { name: string; version: string }; entries: HarEntry[]; comment?: string };

@@ -19,9 +19,12 @@ export function useNow(active = true): number {
   return now
 }
 
-/** "4:05": the time left before a paused call resumes by itself. */
-export function timeLeft(call: Pick<PausedCall, 'timeoutAt'>, now: number): string {
-  const s = Math.max(0, Math.round((call.timeoutAt - now) / 1000))
+/**
+ * "0:45": the time left before a paused call resumes by itself — never more than its hold: `now` ticks only while a
+ * countdown shows, so a new hold's first render may see the time the last countdown stopped at (it read 5:03 for 5:00).
+ */
+export function timeLeft(call: Pick<PausedCall, 'timeoutAt' | 'since'>, now: number): string {
+  const s = Math.max(0, Math.round(Math.min(call.timeoutAt - now, call.timeoutAt - call.since) / 1000))
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`
 }
 

@@ -1,7 +1,7 @@
 import { Name } from '../../components/Name.js'
 import { useFocusReturn } from '../../components/focus.js'
 import { useEffect, useMemo, useRef, useState, type FormEvent, type JSX } from 'react'
-import type { BreakpointStage, PausedCall } from '../../../../shared/breakpoints.js'
+import { USUAL_CLIENT_TIMEOUT_S, type BreakpointStage, type PausedCall } from '../../../../shared/breakpoints.js'
 import { useBreakpoints } from '../../stores/breakpoints.js'
 import { usePanels } from '../../stores/panels.js'
 import { useProxies } from '../../stores/proxies.js'
@@ -97,6 +97,19 @@ function RuleList({ names }: { names: Map<string, string> }): JSX.Element | null
   )
 }
 
+/** How long a call is held, beside what clients usually wait: a hold past their timeout looks like a failure to them. */
+function HoldNote(): JSX.Element | null {
+  const holdS = useBreakpoints((s) => s.holdS)
+  if (holdS === undefined) return null
+  return (
+    <p className={holdS >= USUAL_CLIENT_TIMEOUT_S ? 'warning small' : 'muted small'} data-testid="bp-hold">
+      A held call resumes unchanged after {holdS} s (Settings: Breakpoint hold). Most MCP clients give up after {USUAL_CLIENT_TIMEOUT_S} s (the SDK&apos;s
+      default request timeout; a client does not say its own)
+      {holdS >= USUAL_CLIENT_TIMEOUT_S ? ': this hold outlasts it.' : '.'} A call the client cancels or leaves is released at once.
+    </p>
+  )
+}
+
 /** One paused call: its arguments or result in a JSON editor, Resume (with the edit) or Fail. */
 function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: string; now: number }): JSX.Element {
   const resume = useBreakpoints((s) => s.resume)
@@ -106,7 +119,7 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
   const [message, setMessage] = useState('')
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string>()
-  const checked = checkEdit(text, call.stage)
+  const checked = checkEdit(text, call.stage, call.protocolVersion)
   const what = call.stage === 'request' ? 'arguments' : 'result'
   // arguments that break the tool's input schema (as its proxy listed it) are flagged by the engine's check (ajv);
   // the server stays the judge
@@ -239,6 +252,7 @@ export function BreakpointsDrawer(): JSX.Element | null {
         )}
         {proxies.length === 0 ? <p className="muted small">Create a proxy first: breakpoints belong to a proxy.</p> : <AddBreakpoint />}
         <RuleList names={names} />
+        <HoldNote />
         {ordered.length > 0 && (
           <div className="bp-paused-list" aria-label="Paused calls">
             {ordered.map((call) => (

@@ -1,6 +1,7 @@
 import { visibleName } from '../../models/visible-text.js'
 import { useMemo, type JSX } from 'react'
 import type { TrafficEvent } from '../../../../shared/api.js'
+import { finalLabel } from '../../../../shared/traffic.js'
 import { Name } from '../../components/Name.js'
 import { onTabListKeyDown, tabStop } from '../../components/tabs.js'
 import { useTraffic } from '../../stores/traffic.js'
@@ -27,6 +28,12 @@ const TAB_LABELS: Record<DetailTab, string> = {
   changes: 'Changes',
   edit: 'Edit',
   diff: 'Diff',
+}
+
+/** The Response tab of an exchange without an answer: why it ended so, or that it has not ended yet. */
+function noAnswer(event: TrafficEvent): string {
+  const label = finalLabel(event)
+  return label ? `No answer: ${label}${event.finalReason ? ` — ${event.finalReason}` : ''}.` : 'Waiting for the response…'
 }
 
 /** What the Diff tab compares with: the exchange picked, else the original of a resent one. */
@@ -136,7 +143,7 @@ export function DetailPane({
         {shown === 'overview' && <Overview event={event} proxyName={proxyName} />}
         {shown === 'problems' && <Problems event={event} />}
         {shown === 'request' && <JsonTree value={event.request} label="Request" />}
-        {shown === 'response' && (event.response ? <JsonTree value={event.response} label="Response" /> : <p className="muted">Waiting for the response…</p>)}
+        {shown === 'response' && (event.response ? <JsonTree value={event.response} label="Response" /> : <p className="muted">{noAnswer(event)}</p>)}
         {shown === 'stream' && <StreamList event={event} />}
         {shown === 'content' && <RenderedContent event={event} />}
         {shown === 'changes' && <Changes event={event} />}

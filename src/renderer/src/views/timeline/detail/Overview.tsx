@@ -56,7 +56,10 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
           </>
         )}
         <dt>Status</dt>
-        <dd>{statusLabel(event)}</dd>
+        <dd>
+          {statusLabel(event)}
+          {!event.response && event.finalReason ? <span className="muted"> — {event.finalReason}</span> : null}
+        </dd>
         <dt>Source</dt>
         <dd>
           {sourceKind(event)}
