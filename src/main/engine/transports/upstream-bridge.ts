@@ -41,7 +41,7 @@ import {
   type JsonRpcRequest,
 } from '../../../shared/jsonrpc.js';
 import { redactUrl } from '../cassette/redact.js';
-import { HttpError } from '../errors.js';
+import { HttpError, type NotStartedData } from '../errors.js';
 import { parseJsonBody, readBody } from '../http/body.js';
 import { createGuard, type GuardOptions } from '../http/guard.js';
 import { sendJson } from '../http/sse.js';
@@ -59,12 +59,16 @@ export interface UpstreamBridge {
   readonly url: string;
   /** process ids of the stdio children currently running (one per session) */
   pids(): number[];
+  /** the last lines (up to 20) its stdio children wrote on stderr */
+  printed(): readonly string[];
   /** ends every session (stdio: close stdin, SIGTERM after 2 s, SIGKILL after 2 s more) and stops listening */
   close(): Promise<void>;
 }
 
 /** How long starting a child or connecting to a legacy SSE server may take. */
 const START_TIMEOUT_MS = 10_000;
+/** How many of the children's last stderr lines `printed()` keeps. */
+const PRINTED_LINES = 20;
 
 const SESSION_NOT_FOUND = { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null };
 
@@ -111,6 +115,7 @@ export async function startUpstreamBridge(
   /** every session not yet closed, initialized or still starting */
   const live = new Set<BridgeSession>();
   let closed = false;
+  const printed: string[] = [];
 
   /** One MCP session: a fresh server transport and its own connection to the real server. */
   async function openSession(req: IncomingMessage, res: ServerResponse, init: JsonRpcRequest, parsed: unknown): Promise<void> {
@@ -120,7 +125,10 @@ export async function startUpstreamBridge(
       const stdio = new StdioClientTransport({ command: spec.command, args: spec.args, env: fullEnvironment(spec.env), cwd: spec.cwd, stderr: 'pipe' });
       // the PassThrough exists before start(): nothing the child prints early is lost
       const lines = createInterface({ input: stdio.stderr as Readable });
-      lines.on('line', (line) => log(`upstream ${label}: ${line}`, 'warn'));
+      lines.on('line', (line) => {
+        if (printed.push(line) > PRINTED_LINES) printed.shift();
+        log(`upstream ${label}: ${line}`, 'warn');
+      });
       client = stdio;
     } else {
       const { url, headers } = sseTarget(spec);
@@ -244,12 +252,12 @@ export async function startUpstreamBridge(
       started = true;
     } catch (error) {
       void session.close();
+      const why = (error as Error).message;
       const reason =
-        spec.kind === 'stdio'
-          ? `could not start the upstream command "${spec.command}": ${(error as Error).message}`
-          : `could not connect to upstream ${label}: ${(error as Error).message}`;
+        spec.kind === 'stdio' ? `could not start the upstream command "${spec.command}": ${why}` : `could not connect to upstream ${label}: ${why}`;
       log(reason, 'warn');
-      return sendJson(res, 200, errorResponse(init.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: ${reason}`));
+      const data: NotStartedData | undefined = spec.kind === 'stdio' ? { notStarted: why } : undefined;
+      return sendJson(res, 200, errorResponse(init.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: ${reason}`, data));
     } finally {
       clearTimeout(timer);
     }
@@ -376,6 +384,7 @@ export async function startUpstreamBridge(
         .map((s) => s.child)
         .filter((c): c is ChildProcess => c !== undefined && c.exitCode === null && c.signalCode === null && c.pid !== undefined)
         .map((c) => c.pid as number),
+    printed: () => printed,
     async close() {
       if (closed) return;
       closed = true;
