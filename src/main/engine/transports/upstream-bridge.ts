@@ -3,7 +3,7 @@
  * server — presented as a Streamable HTTP server on 127.0.0.1, so the proxy pipeline relays to it unchanged.
  *
  *   pipeline ──HTTP──▶ bridge (StreamableHTTPServerTransport, one per MCP session)
- *                        └─▶ one client transport per session: StdioClientTransport (a child process, spawned
+ *                        └─▶ one client transport per session: ChildStdioTransport (a child process, spawned
  *                            at initialize) or SSEClientTransport (one legacy SSE connection)
  *
  * Raw JSON-RPC messages are piped at the SDK `Transport` level: ids, progress tokens and params are untouched
@@ -19,14 +19,11 @@
  * the session's transport is closed, and later requests on it get 404 — the pipeline then opens a new session
  * (own-session modes do so by themselves), whose initialize spawns a new child.
  */
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -49,6 +46,7 @@ import { header } from '../http/url.js';
 import type { Log } from '../log.js';
 import { DEFAULT_SESSION_IDLE_MS } from '../pipeline/session.js';
 import { relatedRequest, type BridgeSession } from './bridge-routing.js';
+import { ChildStdioTransport } from './stdio-child.js';
 
 export type BridgeSpec =
   | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
@@ -122,9 +120,9 @@ export async function startUpstreamBridge(
     let label = describe(spec); // stdio: names the pid once started
     let client: Transport;
     if (spec.kind === 'stdio') {
-      const stdio = new StdioClientTransport({ command: spec.command, args: spec.args, env: fullEnvironment(spec.env), cwd: spec.cwd, stderr: 'pipe' });
+      const stdio = new ChildStdioTransport({ command: spec.command, args: spec.args, env: fullEnvironment(spec.env), cwd: spec.cwd });
       // the PassThrough exists before start(): nothing the child prints early is lost
-      const lines = createInterface({ input: stdio.stderr as Readable });
+      const lines = createInterface({ input: stdio.stderr });
       lines.on('line', (line) => {
         if (printed.push(line) > PRINTED_LINES) printed.shift();
         log(`upstream ${label}: ${line}`, 'warn');
@@ -142,7 +140,6 @@ export async function startUpstreamBridge(
         sessions.set(id, session);
       },
     });
-    let exit: string | undefined;
     const session: BridgeSession = {
       server,
       client,
@@ -219,6 +216,7 @@ export async function startUpstreamBridge(
     // before start() resolved, a failure is reported by its rejection
     client.onclose = () => {
       if (session.closing || closed || !started) return;
+      const exit = client instanceof ChildStdioTransport ? client.exit : undefined;
       log(
         `upstream ${label} ${exit ?? 'closed the connection'}; its session ends (the next initialize ${spec.kind === 'stdio' ? 'starts it again' : 'reconnects'})`,
         'warn',
@@ -261,12 +259,7 @@ export async function startUpstreamBridge(
     } finally {
       clearTimeout(timer);
     }
-    if (client instanceof StdioClientTransport && spec.kind === 'stdio') {
-      // only to report how the child ended; the SDK keeps the ChildProcess private
-      session.child = (client as unknown as { _process?: ChildProcess })._process;
-      session.child?.once('exit', (code, signal) => {
-        exit = `exited (${signal ? `signal ${signal}` : `code ${code}`})`;
-      });
+    if (client instanceof ChildStdioTransport && spec.kind === 'stdio') {
       label = `process ${client.pid} ("${spec.command}")`;
       log(`upstream ${label} started`, 'info');
     }
@@ -381,8 +374,8 @@ export async function startUpstreamBridge(
     url: `http://127.0.0.1:${port}/mcp`,
     pids: () =>
       [...live]
-        .map((s) => s.child)
-        .filter((c): c is ChildProcess => c !== undefined && c.exitCode === null && c.signalCode === null && c.pid !== undefined)
+        .map((s) => s.client)
+        .filter((c): c is ChildStdioTransport => c instanceof ChildStdioTransport && c.running)
         .map((c) => c.pid as number),
     printed: () => printed,
     async close() {
