@@ -48,11 +48,11 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   try {
     if (!upstream) throw new UpstreamUnavailableError('no upstream server');
     for (const e of exchanges) e.sentUpstreamMs = e.elapsed();
-    upRes = await upstream.request('POST', requestHeaders, body, init ? undefined : session?.upstreamId);
+    upRes = await upstream.request({ method: 'POST', headers: requestHeaders, body, sessionId: init ? undefined : session?.upstreamId });
     if (upRes.statusCode === 404 && session && relay.reconnect && session.upstreamId && session.upstreamId !== session.id) {
       upRes.resume(); // the upstream forgot our session (restarted): open a new one and send again, once
       await relay.reconnect(session);
-      upRes = await upstream.request('POST', requestHeaders, body, session.upstreamId);
+      upRes = await upstream.request({ method: 'POST', headers: requestHeaders, body, sessionId: session.upstreamId });
     }
   } catch (error) {
     if (owned) sessions.delete(session!.id as string);
