@@ -185,7 +185,7 @@ export async function exportHarTo(
 }
 
 /** Writes an export to `file` as a stream, replacing it atomically once complete; answers its size in bytes. */
-async function toFile<T>(file: string, write: (sink: Sink) => Promise<T>): Promise<T & { bytes: number }> {
+export async function toFile<T extends object>(file: string, write: (sink: Sink) => Promise<T>): Promise<T & { bytes: number }> {
   const stream = await openAtomicStream(dirname(file), basename(file));
   try {
     const result = await write(stream);
