@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { redactUrl } from '../../engine/cassette/redact.js';
+import { redactUrl } from '../../engine/redact.js';
 import { UnreachableError } from '../../engine/errors.js';
 import type { Log } from '../../engine/log.js';
 import { commandSpec } from '../../engine/upstream/command.js';

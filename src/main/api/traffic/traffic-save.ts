@@ -8,7 +8,7 @@ import { harEntry, harHeaders, HarWriter, type HarEntry } from '../../engine/cas
 import type { DebugFiles } from '../../engine/cassette/persist/persister.js';
 import { buildResultHasher } from '../../engine/cassette/hash.js';
 import { canonicalJson } from '../../engine/cassette/keys.js';
-import { redactHeaders, redactUrl, REDACTED } from '../../engine/cassette/redact.js';
+import { redactHeaders, redactUrl, REDACTED } from '../../engine/redact.js';
 import { CassetteStore, type NewEntry } from '../../engine/cassette/store.js';
 import { fileKey } from '../../engine/cassette/safe-name.js';
 import { SINGLE_FILE_FORMAT, type SingleFileCassette } from '../../engine/cassette/persist/single-file.js';

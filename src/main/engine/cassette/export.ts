@@ -9,7 +9,7 @@ import { StringSink } from './persist/json-stream.js';
 import type { PersistedExchange, Sink } from './persist/persister.js';
 import { SingleFilePersister, type SingleFileCassette } from './persist/single-file.js';
 import { readDebugFilesSync } from './recorded-request.js';
-import { REDACTED, redactHeaders, redactUrl } from './redact.js';
+import { REDACTED, redactHeaders, redactUrl } from '../redact.js';
 import { jsonErrorMessage, readCassetteFileSync, UnsafeEntryError } from './safe-read.js';
 import { parseJson } from '../../../shared/json-depth.js';
 import { setOwn } from '../../../shared/own.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import { redactHeaders } from '../cassette/redact.js';
+import { redactHeaders } from '../redact.js';
 import { reasonOf, timeoutOf, upstreamError, UpstreamUnavailableError } from '../errors.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { copyEndToEndHeaders, downstreamHeaders } from '../upstream/headers.js';

@@ -4,7 +4,7 @@ import { MODE_TRAITS, type Mode } from '../../../shared/modes.js';
 import { ProxyConfigSchema, type ProxyField } from '../../../shared/proxy-config.js';
 import type { CreateSession, ToolRule } from '../../../shared/rules/schema.js';
 import { CassetteMissingError, HttpError } from '../errors.js';
-import { REDACTED } from '../cassette/redact.js';
+import { REDACTED } from '../redact.js';
 import { RestSession, type SessionSettings } from './rest-session.js';
 import { newSessionId } from './session-id.js';
 

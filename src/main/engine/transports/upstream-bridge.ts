@@ -37,7 +37,7 @@ import {
   type JsonRpcMessage,
   type JsonRpcRequest,
 } from '../../../shared/jsonrpc.js';
-import { redactUrl } from '../cassette/redact.js';
+import { redactUrl } from '../redact.js';
 import { HttpError, type NotStartedData } from '../errors.js';
 import { parseJsonBody, readBody } from '../http/body.js';
 import { createGuard, type GuardOptions } from '../http/guard.js';

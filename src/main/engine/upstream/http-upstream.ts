@@ -1,7 +1,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import { redactUrl } from '../cassette/redact.js';
+import { redactUrl } from '../redact.js';
 import { collectMessages } from '../http/response-tap.js';
 import type { PipedBody, Upstream, UpstreamRequest } from '../pipeline/contract.js';
 import { UpstreamTimeoutError } from '../errors.js';

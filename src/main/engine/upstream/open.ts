@@ -1,4 +1,4 @@
-import { redactUrl } from '../cassette/redact.js';
+import { redactUrl } from '../redact.js';
 import { McpError, ErrorCode as SdkErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { describeError, notStartedOf, timeoutOf, UnreachableError, type UnreachableFailure } from '../errors.js';
 import type { Log } from '../log.js';

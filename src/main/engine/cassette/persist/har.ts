@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { recordedRequest, type RecordedDebug } from '../recorded-request.js';
-import { redactHeaders, redactUrl } from '../redact.js';
+import { redactHeaders, redactUrl } from '../../redact.js';
 import { servedBody } from '../served-body.js';
 import { jsonItem } from './json-stream.js';
 import type { EntryName, PersistedExchange, Persister, Sink } from './persister.js';
