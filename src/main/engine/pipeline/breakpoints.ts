@@ -14,7 +14,7 @@ import type { Closable, Hook, Need } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 
 /** how long a call stays paused before it resumes unchanged by itself */
-export const DEFAULT_PAUSE_MS = 5 * 60_000;
+const DEFAULT_PAUSE_MS = 5 * 60_000;
 
 export type Resolution = { action: 'resume'; arguments?: Record<string, unknown>; result?: Record<string, unknown> } | { action: 'fail'; message?: string };
 
@@ -26,7 +26,7 @@ interface Waiting {
 let nextPause = 1;
 let nextRule = 1;
 
-export const failedMessage = (message?: string): string => `mcp-rewind: failed at a breakpoint: ${message?.trim() || 'failed by the user'}`;
+const failedMessage = (message?: string): string => `mcp-rewind: failed at a breakpoint: ${message?.trim() || 'failed by the user'}`;
 
 /**
  * The breakpoints of one endpoint. With no rule set, `active` is false and the pipeline never looks further

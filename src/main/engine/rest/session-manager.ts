@@ -21,7 +21,7 @@ export const DEFAULT_LIMITS: SessionLimits = { maxSessions: 200, maxRuleSetBytes
 export const newAgentToken = (): string => randomBytes(32).toString('base64url');
 
 /** Constant-time comparison of two secrets (hashing first makes the lengths equal). */
-export function sameSecret(given: string, expected: string): boolean {
+function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 

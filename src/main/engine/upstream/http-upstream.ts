@@ -49,7 +49,7 @@ class Deadline {
   }
 }
 
-export const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
+const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
 
 /**
  * One upstream MCP server reached over Streamable HTTP. Requests are relayed at the HTTP level, byte for byte,
