@@ -1,7 +1,7 @@
 import type { ReplayMiss } from '../shared/cassette/miss.js';
 import { MODE_TRAITS, type Mode } from '../shared/modes.js';
 import { buildResultHasher } from '../main/engine/cassette/hash.js';
-import { compileRedactions } from '../main/engine/cassette/redact.js';
+import { compileRedactions } from '../main/engine/redact.js';
 import { CassetteStore } from '../main/engine/cassette/store.js';
 import type { Log } from '../main/engine/log.js';
 import { Recorder } from '../main/engine/pipeline/recorder.js';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { describeZodError, RulesFileSchema } from '../shared/rules/schema.js';
 import { isReplayTiming, REPLAY_TIMING_HINT } from '../shared/replay-timing.js';
-import { compileRedactions } from '../main/engine/cassette/redact.js';
+import { compileRedactions } from '../main/engine/redact.js';
 import type { Overlay } from '../shared/rules/schema.js';
 import { OptionsError } from './errors.js';
 import type { LibraryMode } from './mode.js';

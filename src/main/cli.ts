@@ -8,7 +8,7 @@ import { formatExchange } from './cli/format.js';
 import { buildVerifyProgram, runVerify, toVerifyOptions } from './cli/verify-command.js';
 import { buildExportProgram, runExport, toExportOptions } from './cli/export-command.js';
 import { buildDiffProgram, runDiff, toDiffOptions } from './cli/diff-command.js';
-import { compileRedactions, scrub } from './engine/cassette/redact.js';
+import { compileRedactions, scrub } from './engine/redact.js';
 import { guardStdStreams, stayUp, writeStderr, writeStdout } from './cli/process-guard.js';
 import { persistentToken } from './cli/token-file.js';
 import type { Log } from './engine/log.js';

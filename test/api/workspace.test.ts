@@ -73,6 +73,14 @@ describe('honest proxy states', () => {
     expect(info.error).not.toMatch(/127\.0\.0\.1/);
   });
 
+  it('a stdio command that says nothing in time fails with the last lines it printed on stderr', async () => {
+    const { api } = await app();
+    const script = "console.error('starting'); console.error(''); console.error('API_KEY is not set'); setInterval(() => {}, 1000)";
+    const info = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamCommand: `${JSON.stringify(process.execPath)} -e ${JSON.stringify(script)}` });
+    expect(info).toMatchObject({ state: 'failed', failure: 'upstream' });
+    expect(info.error).toMatch(/^stdio command ".*" did not answer an MCP initialize: .*\(it printed: starting \/ API_KEY is not set\)$/);
+  }, 30_000);
+
   it('replay of a missing folder fails and never creates it', async () => {
     const { api } = await app();
     const missing = join(await tempDir(), 'not-there');

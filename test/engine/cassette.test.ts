@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { argumentsHash, keyFor, rawKeyFor } from '../../src/main/engine/cassette/keys.js';
 import { buildResultHasher, hash16 } from '../../src/main/engine/cassette/hash.js';
 import { MAX_KEY_LENGTH, safeKey } from '../../src/main/engine/cassette/safe-name.js';
-import { redactHeaders } from '../../src/main/engine/cassette/redact.js';
+import { redactHeaders } from '../../src/main/engine/redact.js';
 import { CassetteStore } from '../../src/main/engine/cassette/store.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
 

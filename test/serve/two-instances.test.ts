@@ -102,12 +102,21 @@ describe('serve: override on A', () => {
 
   it('lets an override tool with no delay answer at once and a second call wait again', async () => {
     const { c } = await pair({
-      tools: [{ name: 'slow', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'zzz', delay_s: 0.2 } } }],
+      tools: [
+        { name: 'slow', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'zzz', delay_s: 0.2 } } },
+        { name: 'quick', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'now' } } },
+      ],
     });
     for (let i = 0; i < 2; i++) {
+      // the delayed call goes first; the undelayed one, sent while it waits, is answered before it
+      const order: string[] = [];
       const t0 = performance.now();
-      expect(textOf(await c.client.callTool({ name: 'slow', arguments: {} }))).toBe('zzz');
-      expect(performance.now() - t0).toBeGreaterThanOrEqual(200 - EARLY_MS);
+      const slow = c.client.callTool({ name: 'slow', arguments: {} }).then((r) => (order.push('slow'), r));
+      const quick = c.client.callTool({ name: 'quick', arguments: {} }).then((r) => (order.push('quick'), r));
+      expect(textOf(await quick)).toBe('now');
+      expect(textOf(await slow)).toBe('zzz');
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(200 - EARLY_MS); // each round's delayed call waits again
+      expect(order, `round ${i + 1}`).toEqual(['quick', 'slow']);
     }
   });
 });

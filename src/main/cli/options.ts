@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describeZodError, RulesFileSchema } from '../../shared/rules/schema.js';
 import type { ProxyOptions } from '../engine/proxy.js';
-import { compileRedactions } from '../engine/cassette/redact.js';
+import { compileRedactions } from '../engine/redact.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 import { UsageError } from '../engine/errors.js';
 import { REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';

@@ -3,7 +3,7 @@ import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
 import { replaySpeed } from '../../shared/replay-timing.js';
 import type { Overlay } from '../../shared/rules/schema.js';
 import { buildResultHasher } from './cassette/hash.js';
-import { compileRedactions } from './cassette/redact.js';
+import { compileRedactions } from './redact.js';
 import { CassetteStore } from './cassette/store.js';
 import { silent, type Log } from './log.js';
 import { Breakpoints } from './pipeline/breakpoints.js';

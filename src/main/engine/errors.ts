@@ -86,16 +86,39 @@ export class MethodNotFoundError extends RewindError {
   }
 }
 
+/**
+ * Why a live server did not answer an MCP initialize, for callers that word it their way: `not-started` — its
+ * command could not be spawned (`error`: the spawn's own message); `timeout` — it said nothing in time (`printed`:
+ * the last lines a stdio child wrote on stderr, usually the clue); `other` — it refused, broke or answered non-MCP.
+ */
+export type UnreachableFailure = { kind: 'not-started'; error: string } | { kind: 'timeout'; printed: readonly string[] } | { kind: 'other' };
+
 /** A live server that did not answer an MCP initialize (start-up probe, verify). */
 export class UnreachableError extends RewindError {
-  constructor(
-    message: string,
-    options?: ErrorOptions,
-    /** why, in a few words (ECONNREFUSED …, what the bridge said), for callers that word the message their way */
-    readonly reason: string = message,
-  ) {
-    super(message, ErrorCode.UpstreamUnavailable, undefined, options);
+  /** why, in a few words (ECONNREFUSED …, what the bridge said) */
+  readonly reason: string;
+  readonly failure: UnreachableFailure;
+
+  constructor(message: string, details: { cause?: unknown; reason?: string; failure?: UnreachableFailure } = {}) {
+    super(message, ErrorCode.UpstreamUnavailable, undefined, details.cause === undefined ? undefined : { cause: details.cause });
+    this.reason = details.reason ?? message;
+    this.failure = details.failure ?? { kind: 'other' };
   }
+}
+
+/**
+ * The data of the bridge's error answer to an initialize whose stdio command did not start (transports/upstream-
+ * bridge.ts): the spawn's message, read back by the probe (upstream/open.ts) without parsing the error's text.
+ */
+export interface NotStartedData {
+  notStarted: string;
+}
+
+/** The spawn failure an error answer carries (NotStartedData), if it does. */
+export function notStartedOf(error: unknown): string | undefined {
+  const data = (error as { data?: unknown } | undefined)?.data;
+  const notStarted = (data as Partial<NotStartedData> | undefined)?.notStarted;
+  return typeof notStarted === 'string' ? notStarted : undefined;
 }
 
 /**

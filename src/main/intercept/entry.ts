@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { ClientId, ServerTransport } from '../../shared/intercept.js';
-import { isSecretHeader, redactHeaders, redactUrl, REDACTED } from '../engine/cassette/redact.js';
+import { isSecretHeader, redactHeaders, redactUrl, REDACTED } from '../engine/redact.js';
 
 /**
  * One server entry of a client's config, read as a transport, and what a wrap changes in it. The field names differ

@@ -4,7 +4,7 @@ import { syncFolder, writeAtomic } from '../../engine/fs/atomic-write.js';
 import { exportHarTo, exportSingleFileTo, redactDeep, writeHarExport, writeSingleFileExport } from '../../engine/cassette/export.js';
 import { CountingSink } from '../../engine/cassette/persist/json-stream.js';
 import { isEntryFile, parseCassetteName } from '../../engine/cassette/names.js';
-import { REDACTED } from '../../engine/cassette/redact.js';
+import { REDACTED } from '../../engine/redact.js';
 import { jsonErrorMessage, readCassetteFile, UnsafeEntryError } from '../../engine/cassette/safe-read.js';
 import type { ExportFormat, ExportPreview, ExportResult } from '../../../shared/api.js';
 import { shellQuote } from '../../../shared/shell-quote.js';

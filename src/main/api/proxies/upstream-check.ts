@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { redactUrl } from '../../engine/cassette/redact.js';
+import { redactUrl } from '../../engine/redact.js';
 import { UnreachableError } from '../../engine/errors.js';
 import type { Log } from '../../engine/log.js';
 import { commandSpec } from '../../engine/upstream/command.js';
@@ -57,11 +57,6 @@ export async function openUpstream(
 ): Promise<OpenedUpstream | undefined> {
   if (!MODE_TRAITS[config.mode].forwards) return undefined;
   const command = config.upstreamCommand;
-  const said: string[] = []; // what a child printed on stderr: the reason a command fails is usually there
-  const listen: Log = (line, level) => {
-    if (command && said.length < 20) said.push(line.replace(/^upstream [^:]*: /, ''));
-    log(line, level);
-  };
   let spec;
   try {
     spec = command ? commandSpec(command) : { url: config.upstreamUrl as string };
@@ -69,19 +64,20 @@ export async function openUpstream(
     throw new ProxyStartError(`stdio command "${command}" cannot be split into words: ${(error as Error).message}`, 'upstream');
   }
   try {
-    return await openEngineUpstream(spec, { log: listen, timeoutMs: PROBE_TIMEOUT_MS, allowedOrigins, auth });
+    return await openEngineUpstream(spec, { log, timeoutMs: PROBE_TIMEOUT_MS, allowedOrigins, auth });
   } catch (error) {
-    const why = (error instanceof UnreachableError ? error.reason : reason(error)).replace(/https?:\/\/127\.0\.0\.1:\d+\/mcp/g, 'the bridge');
+    const why = error instanceof UnreachableError ? error.reason : reason(error);
     if (!command) throw new ProxyStartError(`Upstream URL ${redactUrl(config.upstreamUrl as string)} did not answer an MCP initialize: ${why}`, 'upstream');
-    const notStarted = /could not start the upstream command "[^"]*": (.*)$/.exec(why);
-    if (notStarted) throw new ProxyStartError(`stdio command "${command}" did not start: ${notStarted[1]}`, 'upstream');
+    const failure = error instanceof UnreachableError ? error.failure : undefined;
+    if (failure?.kind === 'not-started') throw new ProxyStartError(`stdio command "${command}" did not start: ${failure.error}`, 'upstream');
     // a server that says nothing in time: what it printed on stderr is the best clue
-    const printed = /no answer within|timed out/i.test(why)
-      ? said
-          .filter((l) => l.trim() && !/^upstream process /.test(l))
-          .slice(-3)
-          .join(' / ')
-      : '';
+    const printed =
+      failure?.kind === 'timeout'
+        ? failure.printed
+            .filter((l) => l.trim())
+            .slice(-3)
+            .join(' / ')
+        : '';
     throw new ProxyStartError(`stdio command "${command}" did not answer an MCP initialize: ${why}${printed ? ` (it printed: ${printed})` : ''}`, 'upstream');
   }
 }

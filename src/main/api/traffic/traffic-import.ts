@@ -5,7 +5,7 @@ import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type J
 import type { ExchangeEvent } from '../../../shared/traffic.js';
 import { keyFor } from '../../engine/cassette/keys.js';
 import { entriesByKey, readDebugFiles, recordedRequest } from '../../engine/cassette/recorded-request.js';
-import { REDACTED } from '../../engine/cassette/redact.js';
+import { REDACTED } from '../../engine/redact.js';
 import { messagesOfBody } from '../../engine/cassette/served-body.js';
 import { SINGLE_FILE_FORMAT } from '../../engine/cassette/persist/single-file.js';
 import { CassetteStore } from '../../engine/cassette/store.js';

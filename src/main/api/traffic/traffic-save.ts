@@ -1,16 +1,15 @@
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { STATUS_CODES } from 'node:http';
 import { basename, dirname, resolve } from 'node:path';
 import type { SaveResult, TrafficEvent } from '../../../shared/api.js';
 import { distilledFor } from '../../../shared/cassette/entry.js';
 import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { finalOf } from '../../../shared/traffic.js';
-import { redactDeep } from '../../engine/cassette/export.js';
-import type { Har, HarEntry, HarHeader } from '../../engine/cassette/persist/har.js';
+import { redactDeep, toFile } from '../../engine/cassette/export.js';
+import { harEntry, harHeaders, HarWriter, type HarEntry } from '../../engine/cassette/persist/har.js';
 import type { DebugFiles } from '../../engine/cassette/persist/persister.js';
 import { buildResultHasher } from '../../engine/cassette/hash.js';
 import { canonicalJson } from '../../engine/cassette/keys.js';
-import { redactHeaders, redactUrl, REDACTED } from '../../engine/cassette/redact.js';
+import { redactHeaders, redactUrl, REDACTED } from '../../engine/redact.js';
 import { CassetteStore, type NewEntry } from '../../engine/cassette/store.js';
 import { fileKey } from '../../engine/cassette/safe-name.js';
 import { SINGLE_FILE_FORMAT, type SingleFileCassette } from '../../engine/cassette/persist/single-file.js';
@@ -59,9 +58,6 @@ async function checkOut(req: SaveRequest): Promise<string> {
   return out;
 }
 
-const headers = (list: Record<string, string | string[]>): HarHeader[] =>
-  Object.entries(redactHeaders(list)).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: String(v) })));
-
 /** The HTTP body the client got: SSE when the server streamed messages before its answer, else JSON. */
 function responseBody(event: TrafficEvent, response: JsonRpcResponse | undefined = event.response): { text: string; mimeType: string } {
   if (!response) return { text: '', mimeType: 'application/json' };
@@ -70,8 +66,7 @@ function responseBody(event: TrafficEvent, response: JsonRpcResponse | undefined
   return { text: [...event.stream, response].map((m) => sseEvent(m)).join(''), mimeType: 'text/event-stream' };
 }
 
-function harEntry(event: TrafficEvent, req: SaveRequest): HarEntry {
-  const url = redactUrl(req.urlOf(event) ?? 'http://localhost/mcp');
+function harEntryOf(event: TrafficEvent, req: SaveRequest): HarEntry {
   const requestText = JSON.stringify(event.request);
   const requestHeaders = [
     { name: 'content-type', value: 'application/json' },
@@ -82,43 +77,31 @@ function harEntry(event: TrafficEvent, req: SaveRequest): HarEntry {
   const body = responseBody(event);
   // no answer (refused at the HTTP level, cancelled, the client gone): the HTTP status if there was one, else 0 — as
   // browsers write an aborted request — and why, in `_error`
-  const status = event.http?.status ?? (event.response ? 200 : 0);
   const final = finalOf(event);
   const t = event.timing;
   const send = t?.sentUpstream ?? 0;
   const wait = t?.firstByte !== undefined ? Math.max(0, t.firstByte - send) : 0;
-  const note = req.noteOf?.(event.seq);
-  return {
+  return harEntry({
     startedDateTime: new Date(event.startedAt).toISOString(),
     time: event.durationMs,
     request: {
       method: 'POST',
-      url,
-      httpVersion: 'HTTP/1.1',
+      url: redactUrl(req.urlOf(event) ?? 'http://localhost/mcp'),
       headers: requestHeaders,
       queryString: [],
-      cookies: [],
-      headersSize: -1,
-      bodySize: Buffer.byteLength(requestText),
-      postData: { mimeType: 'application/json', text: requestText },
+      body: { mimeType: 'application/json', text: requestText },
     },
     response: {
-      status,
-      statusText: STATUS_CODES[status] ?? '',
-      httpVersion: 'HTTP/1.1',
-      headers: event.http ? headers(event.http.headers) : [{ name: 'content-type', value: body.mimeType }],
-      cookies: [],
-      content: { size: Buffer.byteLength(body.text), mimeType: body.mimeType, text: body.text },
-      redirectURL: '',
-      headersSize: -1,
-      bodySize: Buffer.byteLength(body.text),
-      ...(!event.response && event.finalReason ? { _error: event.finalReason } : {}),
+      status: event.http?.status ?? (event.response ? 200 : 0),
+      headers: event.http ? harHeaders(event.http.headers) : [{ name: 'content-type', value: body.mimeType }],
+      mimeType: body.mimeType,
+      text: body.text,
+      ...(!event.response && event.finalReason ? { error: event.finalReason } : {}),
     },
-    cache: {},
     timings: { send, wait, receive: Math.max(0, event.durationMs - send - wait) },
-    ...(note ? { comment: note } : {}),
-    _mcpRewind: { n: event.seq, key: event.key, synthetic: event.http === undefined, ...(final ? { final } : {}) },
-  };
+    comment: req.noteOf?.(event.seq),
+    meta: { n: event.seq, key: event.key, synthetic: event.http === undefined, ...(final ? { final } : {}) },
+  });
 }
 
 interface Distilled {
@@ -214,17 +197,21 @@ export async function saveTraffic(events: TrafficEvent[], req: SaveRequest): Pro
   const ordered = [...events].sort((a, b) => a.startedAt - b.startedAt || a.seq - b.seq);
   if (req.format === 'har') {
     const ended = ordered.filter((e) => finalOf(e) !== undefined); // every exchange that ended, answered or not
-    const har: Har = {
-      log: {
-        version: '1.2',
-        creator: { name: 'mcp-rewind', version: req.version ?? '0' },
-        entries: ended.map((e) => redactDeep(harEntry(e, req)) as HarEntry),
-      },
-    };
     await mkdir(dirname(out), { recursive: true });
-    await writeAtomic(dirname(out), basename(out), `${JSON.stringify(har, null, 2)}\n`);
+    const { redacted } = await toFile(out, async (file) => {
+      const har = new HarWriter(file, req.version);
+      let count = 0;
+      await har.begin();
+      for (const e of ended) {
+        const entry = redactDeep(harEntryOf(e, req)) as HarEntry;
+        count += countRedacted(entry);
+        await har.add(entry);
+      }
+      await har.end();
+      return { redacted: count };
+    });
     const skipped = ordered.filter((e) => finalOf(e) === undefined).map((e) => `#${e.seq} ${e.method}: no answer yet`);
-    return { out, written: [out], exchanges: ended.length, skipped, redacted: countRedacted(har) };
+    return { out, written: [out], exchanges: ended.length, skipped, redacted };
   }
   const { kept, skipped } = cassetteOf(ordered, req);
   if (req.format === 'folder') return { out, ...(await saveFolder(out, kept)), exchanges: kept.length, skipped };

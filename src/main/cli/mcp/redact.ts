@@ -1,7 +1,7 @@
 import { SECRET_FORMATS, SECRET_KEY } from '../../../shared/insight/security.js';
 import { setOwn } from '../../../shared/own.js';
 import { redactDeep } from '../../engine/cassette/export.js';
-import { REDACTED } from '../../engine/cassette/redact.js';
+import { REDACTED } from '../../engine/redact.js';
 
 /**
  * What the MCP server for agents hands out, with secrets redacted: headers and authorization-like keys (as exports

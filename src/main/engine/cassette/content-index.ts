@@ -96,7 +96,7 @@ export const WORKER_THRESHOLD = 8192;
  * Worker threads run the built module next to this one (dist/). Run from the TypeScript sources (tests through tsx or
  * vitest, `BENCH_ENGINE=src`), there is no JavaScript to start a worker on: the store reads the files itself.
  */
-export const workersAvailable = (): boolean => !import.meta.url.endsWith('.ts');
+const workersAvailable = (): boolean => !import.meta.url.endsWith('.ts');
 
 /**
  * Reads the loose keys of many entries of a folder on worker threads (one per core, at most 4), in batches;

@@ -9,7 +9,7 @@ import { StringSink } from './persist/json-stream.js';
 import type { PersistedExchange, Sink } from './persist/persister.js';
 import { SingleFilePersister, type SingleFileCassette } from './persist/single-file.js';
 import { readDebugFilesSync } from './recorded-request.js';
-import { REDACTED, redactHeaders, redactUrl } from './redact.js';
+import { REDACTED, redactHeaders, redactUrl } from '../redact.js';
 import { jsonErrorMessage, readCassetteFileSync, UnsafeEntryError } from './safe-read.js';
 import { parseJson } from '../../../shared/json-depth.js';
 import { setOwn } from '../../../shared/own.js';
@@ -185,7 +185,7 @@ export async function exportHarTo(
 }
 
 /** Writes an export to `file` as a stream, replacing it atomically once complete; answers its size in bytes. */
-async function toFile<T>(file: string, write: (sink: Sink) => Promise<T>): Promise<T & { bytes: number }> {
+export async function toFile<T extends object>(file: string, write: (sink: Sink) => Promise<T>): Promise<T & { bytes: number }> {
   const stream = await openAtomicStream(dirname(file), basename(file));
   try {
     const result = await write(stream);

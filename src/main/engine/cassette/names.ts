@@ -7,7 +7,7 @@ import { fileKey } from './safe-name.js';
  */
 const CASSETTE_FILE = /^(\d+)(?: (.+?))?(\.req|\.res|\.res-head)?\.json$/;
 
-export const DEBUG_SUFFIXES = ['.req.json', '.res.json', '.res-head.json'] as const;
+const DEBUG_SUFFIXES = ['.req.json', '.res.json', '.res-head.json'] as const;
 
 export type CassetteFileKind = 'entry' | 'req' | 'res' | 'res-head';
 

@@ -22,7 +22,7 @@ export function safeKey(key: string): string {
 const SAFE_KEY = new RegExp(`^[A-Za-z0-9_.%~-]{1,${MAX_KEY_LENGTH}}$`);
 
 /** Can this key be part of a file name as it is (it is what safeKey writes: no separator, no control character, short)? */
-export const isSafeKey = (key: string): boolean => SAFE_KEY.test(key);
+const isSafeKey = (key: string): boolean => SAFE_KEY.test(key);
 
 /**
  * The key as it becomes part of a file name — the one function every path built from a key goes through (names.ts

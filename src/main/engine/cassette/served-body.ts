@@ -6,7 +6,7 @@ import { canonicalJson } from './keys.js';
 import { parseJson } from '../../../shared/json-depth.js';
 
 /** Does a raw HTTP body look like an SSE stream (rather than JSON)? */
-export const looksLikeSse = (text: string, mimeType = ''): boolean =>
+const looksLikeSse = (text: string, mimeType = ''): boolean =>
   mimeType.includes('text/event-stream') || /^(event|data|id|retry):/m.test(text.trimStart().slice(0, 200)) || text.trimStart().startsWith(':');
 
 /** The JSON-RPC messages of an HTTP body: a JSON message or batch, or an SSE stream of them. Throws on broken JSON. */

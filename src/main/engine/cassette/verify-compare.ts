@@ -36,8 +36,7 @@ const MAX_CHANGES = 20;
 const MAX_CANDIDATES = 8;
 
 export const answerOfEntry = (e: CassetteEntry): AnswerDoc => (e.error ? { error: { code: e.error.code, message: e.error.message } } : { result: e.result });
-export const answerOfResponse = (r: JsonRpcResponse): AnswerDoc =>
-  'error' in r ? { error: { code: r.error.code, message: r.error.message } } : { result: r.result };
+const answerOfResponse = (r: JsonRpcResponse): AnswerDoc => ('error' in r ? { error: { code: r.error.code, message: r.error.message } } : { result: r.result });
 
 /** The normaliser of a verify run (see above). */
 export function buildNormaliser(options: CompareOptions): (doc: AnswerDoc) => unknown {
@@ -75,7 +74,7 @@ function dropServerInfo(result: Record<string, unknown>): void {
 }
 
 /** The server's identity a 2026-07-28 result carries (`_meta`), as "name version". */
-export function serverInfoOf(result: Record<string, unknown>): string | undefined {
+function serverInfoOf(result: Record<string, unknown>): string | undefined {
   const info = (result._meta as Record<string, unknown> | undefined)?.[META.serverInfo] as { name?: unknown; version?: unknown } | undefined;
   return info ? `${String(info.name)} ${String(info.version)}` : undefined;
 }
@@ -128,7 +127,7 @@ function headline(method: string, recorded: readonly CassetteEntry[], live: Json
 type Tool = { name: string; description?: unknown; inputSchema?: unknown; outputSchema?: unknown };
 
 /** tools/list drift: names added, removed, and tools whose description or schemas differ. */
-export function diffTools(recorded: unknown, live: unknown): string | undefined {
+function diffTools(recorded: unknown, live: unknown): string | undefined {
   const toMap = (list: unknown): Map<string, Tool> => new Map((Array.isArray(list) ? (list as Tool[]) : []).map((t) => [String(t.name), t]));
   const before = toMap(recorded);
   const after = toMap(live);

@@ -28,7 +28,7 @@ export type ModernEnvelope = Record<string, unknown>;
 let nextId = 1;
 
 /** The `_meta` verify sends: the recorded envelope, with the entry's revision, else verify's own client info. */
-export function envelopeFor(version: string, recorded: ModernEnvelope | undefined, progress: boolean, id: string): Record<string, unknown> {
+function envelopeFor(version: string, recorded: ModernEnvelope | undefined, progress: boolean, id: string): Record<string, unknown> {
   const { progressToken: _old, ...kept } = recorded ?? {};
   const own = modernMeta(version, kept[META.clientInfo] ?? DEFAULT_CLIENT_INFO, kept[META.clientCapabilities] ?? {});
   return { ...kept, ...own, ...(progress ? { progressToken: id } : {}) };

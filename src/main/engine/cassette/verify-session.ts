@@ -39,7 +39,7 @@ export interface LiveSession {
 }
 
 export const DEFAULT_CLIENT_INFO = { name: 'mcp-rewind-verify', version: '1' };
-export const DEFAULT_CLIENT_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: DEFAULT_CLIENT_INFO };
+const DEFAULT_CLIENT_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: DEFAULT_CLIENT_INFO };
 
 /** The recorded client replies to server→client requests of `method`, in order. */
 function recordedReplies(stream: ReadonlyArray<Record<string, unknown>>, method: string): Array<Record<string, unknown>> {

@@ -6,7 +6,7 @@ import { buildResultHasher, type ResultHashOptions } from './hash.js';
 import { looseKeyFor } from './keys.js';
 import { stemOf } from './names.js';
 import { entriesByKey, readDebugFiles, recordedRequest, requestInBody, requestMetaInBody, type RecordedRequest } from './recorded-request.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../redact.js';
 import { CassetteStore } from './store.js';
 import { buildNormaliser, compareAnswers } from './verify-compare.js';
 import { LiveServer } from './verify-live.js';

@@ -12,7 +12,7 @@ import { writablePathInside } from './inside-folder.js';
 export const TEMP_PREFIX = '.rewind-tmp-';
 
 /** Is a temp file's writer gone (its process no longer exists)? */
-export function writerIsGone(tempName: string): boolean {
+function writerIsGone(tempName: string): boolean {
   const pid = Number(basename(tempName).slice(TEMP_PREFIX.length).split('-')[0]);
   if (!Number.isInteger(pid) || pid <= 0) return true;
   if (pid === process.pid) return false;
@@ -25,7 +25,7 @@ export function writerIsGone(tempName: string): boolean {
 }
 
 /** A temp file this pattern names whose writer is gone: an orphan, removed. */
-export const isOrphanTemp = (name: string): boolean => name.startsWith(TEMP_PREFIX) && writerIsGone(name);
+const isOrphanTemp = (name: string): boolean => name.startsWith(TEMP_PREFIX) && writerIsGone(name);
 
 /** folders whose orphaned temp files this process removed already (once per folder: the first write there) */
 const swept = new Set<string>();

@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
  * the resolved path's folder must be the chosen folder (resolve + compare), and an existing symbolic link there is
  * refused rather than replaced or written through. The folder itself may be a link: the user named it.
  */
-export class UnsafePathError extends Error {
+class UnsafePathError extends Error {
   constructor(
     readonly file: string,
     reason: string,

@@ -32,7 +32,7 @@ function hostnameOf(hostHeader: string): string | undefined {
 }
 
 /** an origin as browsers serialise it ("HTTP://LocalHost:80/" → "http://localhost"); other text lower-cased as is */
-export function normalOrigin(origin: string): string {
+function normalOrigin(origin: string): string {
   try {
     const url = new URL(origin);
     if (url.protocol === 'http:' || url.protocol === 'https:') return url.origin;

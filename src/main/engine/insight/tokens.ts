@@ -7,7 +7,7 @@ import type { TokenCounter } from '../../../shared/insight/cost.js';
  * pure JavaScript. Other models' tokenizers (Claude's, Gemini's, Llama's) count the same text about 10–20% apart, so
  * the figures are a size, not a bill. Loaded on first use (its tables take ~0.3 s to load).
  */
-export const TOKENIZER_ENCODING = 'o200k_base';
+const TOKENIZER_ENCODING = 'o200k_base';
 
 function tokenizerVersion(): string {
   try {

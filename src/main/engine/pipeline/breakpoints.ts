@@ -33,7 +33,7 @@ interface Waiting {
 let nextPause = 1;
 let nextRule = 1;
 
-export const failedMessage = (message?: string): string => `mcp-rewind: failed at a breakpoint: ${message?.trim() || 'failed by the user'}`;
+const failedMessage = (message?: string): string => `mcp-rewind: failed at a breakpoint: ${message?.trim() || 'failed by the user'}`;
 
 /**
  * The breakpoints of one endpoint. With no rule set, `active` is false and the pipeline never looks further

@@ -21,14 +21,8 @@ export interface Upstream {
   readonly url: URL;
   /** the URL without credentials, for logs and errors */
   readonly displayUrl: string;
-  request(
-    method: string,
-    headers: Record<string, string | string[]>,
-    body?: Buffer | { stream: Readable; chunks: Buffer[] },
-    sessionId?: string | null,
-    target?: URL,
-    owned?: boolean,
-  ): Promise<IncomingMessage>;
+  /** sends a request; resolves with the answer's head as soon as it arrives (the body streams on) */
+  request(request: UpstreamRequest): Promise<IncomingMessage>;
   /** opens an upstream session with the client's own initialize params (owned sessions) */
   initialize(params: Record<string, unknown>): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }>;
   endSession(sessionId: string, protocolVersion?: string): Promise<void>;
@@ -37,6 +31,25 @@ export interface Upstream {
   /** the limit that cut this answer short (a timeout), if one did */
   cutBy?(res: IncomingMessage): Error | undefined;
   close(): void;
+}
+
+/** One request to the upstream. */
+export interface UpstreamRequest {
+  method: string;
+  headers: Record<string, string | string[]>;
+  body?: Buffer | PipedBody;
+  /** the upstream session it belongs to (replaces any `mcp-session-id` in `headers`) */
+  sessionId?: string | null;
+  /** another URL of the upstream's (a legacy SSE endpoint); default its MCP URL */
+  target?: URL;
+  /** `headers` is the caller's to give away: sent as they are, not copied */
+  ownHeaders?: boolean;
+}
+
+/** A request body piped through as it arrives; `chunks` fills with its bytes as they pass (the caller collects them). */
+export interface PipedBody {
+  stream: Readable;
+  chunks: Buffer[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------

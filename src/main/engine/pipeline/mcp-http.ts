@@ -28,7 +28,7 @@ export function serveMcp(endpoint: McpEndpoint, req: IncomingMessage, res: Serve
 async function relayWellKnown(req: IncomingMessage, res: ServerResponse, upstream: Upstream, path: string): Promise<void> {
   let upRes: IncomingMessage;
   try {
-    upRes = await upstream.request('GET', copyEndToEndHeaders(req.headers), undefined, undefined, new URL(path, upstream.url));
+    upRes = await upstream.request({ method: 'GET', headers: copyEndToEndHeaders(req.headers), target: new URL(path, upstream.url) });
   } catch (error) {
     return sendJson(res, 502, { error: `upstream unavailable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
   }

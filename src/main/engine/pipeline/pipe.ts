@@ -28,7 +28,7 @@ export function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse
       return sendJson(res, 413, new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`).toResponse(null), { connection: 'close' });
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     upstream
-      .request('POST', headers, body, header(req, 'mcp-session-id'), undefined, true)
+      .request({ method: 'POST', headers, body, sessionId: header(req, 'mcp-session-id'), ownHeaders: true })
       .then(
         (upRes) => relayAnswer(upstream, upRes, res, chunks),
         (error: unknown) => upstreamDown(stage, res, requestIds(chunks), error),
@@ -102,7 +102,7 @@ export async function passRaw(
 ): Promise<void> {
   let upRes: IncomingMessage;
   try {
-    upRes = await stage.upstream!.request('POST', copyEndToEndHeaders(req.headers), body, sessionId);
+    upRes = await stage.upstream!.request({ method: 'POST', headers: copyEndToEndHeaders(req.headers), body, sessionId });
   } catch (error) {
     return upstreamDown(stage, res, [], error);
   }

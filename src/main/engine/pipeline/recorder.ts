@@ -4,7 +4,7 @@ import { conditionOf, eraOf, LEGACY_REVISIONS, metaVersion } from '../../../shar
 import type { DebugFiles } from '../cassette/persist/persister.js';
 import type { CassetteStore } from '../cassette/store.js';
 import { canonicalJson, followUpKey, refusalKey, roundOf } from '../cassette/keys.js';
-import { redactHeaders, scrub } from '../cassette/redact.js';
+import { redactHeaders, scrub } from '../redact.js';
 import type { Log } from '../log.js';
 import type { ExchangeDetail, Hook, Need } from './contract.js';
 import type { LiveExchange } from './exchange.js';

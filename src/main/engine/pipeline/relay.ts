@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import { redactHeaders } from '../cassette/redact.js';
+import { redactHeaders } from '../redact.js';
 import { reasonOf, timeoutOf, upstreamError, UpstreamUnavailableError } from '../errors.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import { header } from '../http/url.js';
@@ -59,11 +59,11 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   try {
     if (!upstream) throw new UpstreamUnavailableError('no upstream server');
     for (const e of exchanges) e.sentUpstreamMs = e.elapsed();
-    upRes = await upstream.request('POST', requestHeaders, body, upstreamSessionOf(req, init, owned, session));
+    upRes = await upstream.request({ method: 'POST', headers: requestHeaders, body, sessionId: upstreamSessionOf(req, init, owned, session) });
     if (upRes.statusCode === 404 && session && relay.reconnect && session.upstreamId && session.upstreamId !== session.id) {
       upRes.resume(); // the upstream forgot our session (restarted): open a new one and send again, once
       await relay.reconnect(session);
-      upRes = await upstream.request('POST', requestHeaders, body, session.upstreamId);
+      upRes = await upstream.request({ method: 'POST', headers: requestHeaders, body, sessionId: session.upstreamId });
     }
   } catch (error) {
     if (owned) sessions.delete(session!.id as string);

@@ -40,7 +40,7 @@ export async function openOwnedStream(
   try {
     const headers = copyEndToEndHeaders(req.headers);
     delete headers['last-event-id']; // event ids on this stream are not the upstream's
-    upRes = await upstream.request('GET', headers, undefined, session.upstreamId);
+    upRes = await upstream.request({ method: 'GET', headers, sessionId: session.upstreamId });
   } catch {
     return; // the proxy's own stream stays open: rule notifications still reach the client
   }

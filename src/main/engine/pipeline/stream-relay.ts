@@ -51,7 +51,7 @@ export async function relayStream(
 ): Promise<void> {
   let upRes: IncomingMessage;
   try {
-    upRes = await stage.upstream!.request(method, copyEndToEndHeaders(req.headers), undefined, session.upstreamId);
+    upRes = await stage.upstream!.request({ method, headers: copyEndToEndHeaders(req.headers), sessionId: session.upstreamId });
   } catch (error) {
     if (resuming) for (const exchange of resuming.exchanges) void resuming.finish(exchange);
     sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));

@@ -1,7 +1,7 @@
 import { MODE_TRAITS, type Mode } from '../../../shared/modes.js';
 import type { CreateSession, MergedTool, PutTools, ToolRule, UpstreamConfig } from '../../../shared/rules/schema.js';
 import type { ExchangeEvent } from '../../../shared/traffic.js';
-import { REDACTED } from '../cassette/redact.js';
+import { REDACTED } from '../redact.js';
 import { createEndpoint, type BuiltEndpoint } from '../endpoint-factory.js';
 import { HttpError } from '../errors.js';
 import { commandSpec } from '../upstream/command.js';

@@ -4,7 +4,7 @@ import { MODE_TRAITS, type Mode } from '../../../shared/modes.js';
 import { ProxyConfigSchema, type ProxyField } from '../../../shared/proxy-config.js';
 import type { CreateSession, ToolRule } from '../../../shared/rules/schema.js';
 import { CassetteMissingError, HttpError } from '../errors.js';
-import { REDACTED } from '../cassette/redact.js';
+import { REDACTED } from '../redact.js';
 import { RestSession, type SessionSettings } from './rest-session.js';
 import { newSessionId } from './session-id.js';
 
@@ -21,7 +21,7 @@ export const DEFAULT_LIMITS: SessionLimits = { maxSessions: 200, maxRuleSetBytes
 export const newAgentToken = (): string => randomBytes(32).toString('base64url');
 
 /** Constant-time comparison of two secrets (hashing first makes the lengths equal). */
-export function sameSecret(given: string, expected: string): boolean {
+function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 

@@ -11,9 +11,9 @@ export function textOf(result: Record<string, unknown>): string {
  * The most an inject template may render to. Placeholders multiply: 60,000 `{args.x}` of a 10 kB argument would be
  * 600 MB, beyond V8's string limit (a RangeError mid-answer). A template past this bound fails with a clear error.
  */
-export const MAX_RENDERED_CHARS = 16 * 1024 * 1024;
+const MAX_RENDERED_CHARS = 16 * 1024 * 1024;
 
-export class TemplateTooLargeError extends Error {
+class TemplateTooLargeError extends Error {
   override name = 'TemplateTooLargeError';
   constructor(limit: number) {
     super(`mcp-rewind: the inject template renders to more than ${Math.round(limit / (1024 * 1024))} MiB; shorten the template or use fewer placeholders`);

@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '../../../shared/jsonrpc.js';
@@ -17,7 +16,6 @@ export interface BridgeSession {
   client: Transport;
   /** the GET stream: what the server sends outside any request */
   stream: SessionStream;
-  child?: ChildProcess;
   /** downstream request ids awaiting their response, oldest first */
   inFlight: JsonRpcId[];
   /** progress token → the downstream request that carries it */

@@ -3,7 +3,7 @@
  * server — presented as a Streamable HTTP server on 127.0.0.1, so the proxy pipeline relays to it unchanged.
  *
  *   pipeline ──HTTP──▶ bridge (StreamableHTTPServerTransport, one per MCP session)
- *                        └─▶ one client transport per session: StdioClientTransport (a child process, spawned
+ *                        └─▶ one client transport per session: ChildStdioTransport (a child process, spawned
  *                            at initialize) or SSEClientTransport (one legacy SSE connection)
  *
  * Raw JSON-RPC messages are piped at the SDK `Transport` level: ids, progress tokens and params are untouched
@@ -20,14 +20,11 @@
  * the session's transport is closed, and later requests on it get 404 — the pipeline then opens a new session
  * (own-session modes do so by themselves), whose initialize spawns a new child.
  */
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -41,8 +38,8 @@ import {
   type JsonRpcMessage,
   type JsonRpcRequest,
 } from '../../../shared/jsonrpc.js';
-import { redactUrl } from '../cassette/redact.js';
-import { HttpError } from '../errors.js';
+import { redactUrl } from '../redact.js';
+import { HttpError, type NotStartedData } from '../errors.js';
 import { parseJsonBody, readBody } from '../http/body.js';
 import { createGuard, type GuardOptions } from '../http/guard.js';
 import { sendJson } from '../http/sse.js';
@@ -50,6 +47,7 @@ import { header } from '../http/url.js';
 import type { Log } from '../log.js';
 import { DEFAULT_SESSION_IDLE_MS } from '../pipeline/session.js';
 import { relatedRequest, type BridgeSession } from './bridge-routing.js';
+import { ChildStdioTransport } from './stdio-child.js';
 import { SessionStream } from './bridge-stream.js';
 
 export type BridgeSpec =
@@ -61,12 +59,16 @@ export interface UpstreamBridge {
   readonly url: string;
   /** process ids of the stdio children currently running (one per session) */
   pids(): number[];
+  /** the last lines (up to 20) its stdio children wrote on stderr */
+  printed(): readonly string[];
   /** ends every session (stdio: close stdin, SIGTERM after 2 s, SIGKILL after 2 s more) and stops listening */
   close(): Promise<void>;
 }
 
 /** How long starting a child or connecting to a legacy SSE server may take. */
 const START_TIMEOUT_MS = 10_000;
+/** How many of the children's last stderr lines `printed()` keeps. */
+const PRINTED_LINES = 20;
 
 const SESSION_NOT_FOUND = { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null };
 
@@ -113,16 +115,20 @@ export async function startUpstreamBridge(
   /** every session not yet closed, initialized or still starting */
   const live = new Set<BridgeSession>();
   let closed = false;
+  const printed: string[] = [];
 
   /** One MCP session: a fresh server transport and its own connection to the real server. */
   async function openSession(req: IncomingMessage, res: ServerResponse, init: JsonRpcRequest, parsed: unknown): Promise<void> {
     let label = describe(spec); // stdio: names the pid once started
     let client: Transport;
     if (spec.kind === 'stdio') {
-      const stdio = new StdioClientTransport({ command: spec.command, args: spec.args, env: fullEnvironment(spec.env), cwd: spec.cwd, stderr: 'pipe' });
+      const stdio = new ChildStdioTransport({ command: spec.command, args: spec.args, env: fullEnvironment(spec.env), cwd: spec.cwd });
       // the PassThrough exists before start(): nothing the child prints early is lost
-      const lines = createInterface({ input: stdio.stderr as Readable });
-      lines.on('line', (line) => log(`upstream ${label}: ${line}`, 'warn'));
+      const lines = createInterface({ input: stdio.stderr });
+      lines.on('line', (line) => {
+        if (printed.push(line) > PRINTED_LINES) printed.shift();
+        log(`upstream ${label}: ${line}`, 'warn');
+      });
       client = stdio;
     } else {
       const { url, headers } = sseTarget(spec);
@@ -136,7 +142,6 @@ export async function startUpstreamBridge(
         sessions.set(id, session);
       },
     });
-    let exit: string | undefined;
     const session: BridgeSession = {
       server,
       client,
@@ -216,6 +221,7 @@ export async function startUpstreamBridge(
     // before start() resolved, a failure is reported by its rejection
     client.onclose = () => {
       if (session.closing || closed || !started) return;
+      const exit = client instanceof ChildStdioTransport ? client.exit : undefined;
       log(
         `upstream ${label} ${exit ?? 'closed the connection'}; its session ends (the next initialize ${spec.kind === 'stdio' ? 'starts it again' : 'reconnects'})`,
         'warn',
@@ -249,21 +255,16 @@ export async function startUpstreamBridge(
       started = true;
     } catch (error) {
       void session.close();
+      const why = (error as Error).message;
       const reason =
-        spec.kind === 'stdio'
-          ? `could not start the upstream command "${spec.command}": ${(error as Error).message}`
-          : `could not connect to upstream ${label}: ${(error as Error).message}`;
+        spec.kind === 'stdio' ? `could not start the upstream command "${spec.command}": ${why}` : `could not connect to upstream ${label}: ${why}`;
       log(reason, 'warn');
-      return sendJson(res, 200, errorResponse(init.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: ${reason}`));
+      const data: NotStartedData | undefined = spec.kind === 'stdio' ? { notStarted: why } : undefined;
+      return sendJson(res, 200, errorResponse(init.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: ${reason}`, data));
     } finally {
       clearTimeout(timer);
     }
-    if (client instanceof StdioClientTransport && spec.kind === 'stdio') {
-      // only to report how the child ended; the SDK keeps the ChildProcess private
-      session.child = (client as unknown as { _process?: ChildProcess })._process;
-      session.child?.once('exit', (code, signal) => {
-        exit = `exited (${signal ? `signal ${signal}` : `code ${code}`})`;
-      });
+    if (client instanceof ChildStdioTransport && spec.kind === 'stdio') {
       label = `process ${client.pid} ("${spec.command}")`;
       log(`upstream ${label} started`, 'info');
     }
@@ -379,9 +380,10 @@ export async function startUpstreamBridge(
     url: `http://127.0.0.1:${port}/mcp`,
     pids: () =>
       [...live]
-        .map((s) => s.child)
-        .filter((c): c is ChildProcess => c !== undefined && c.exitCode === null && c.signalCode === null && c.pid !== undefined)
+        .map((s) => s.client)
+        .filter((c): c is ChildStdioTransport => c instanceof ChildStdioTransport && c.running)
         .map((c) => c.pid as number),
+    printed: () => printed,
     async close() {
       if (closed) return;
       closed = true;

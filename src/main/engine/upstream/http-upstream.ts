@@ -1,10 +1,9 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import type { Readable } from 'node:stream';
 import type { JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
-import { redactUrl } from '../cassette/redact.js';
+import { redactUrl } from '../redact.js';
 import { collectMessages } from '../http/response-tap.js';
-import type { Upstream } from '../pipeline/contract.js';
+import type { PipedBody, Upstream, UpstreamRequest } from '../pipeline/contract.js';
 import { UpstreamTimeoutError } from '../errors.js';
 import { challengeOf, withSignIn, type UpstreamAuth } from './oauth/challenge.js';
 
@@ -50,13 +49,7 @@ class Deadline {
   }
 }
 
-/** A request body piped through as it arrives; `chunks` fills with its bytes as they pass (the caller collects them). */
-export interface PipedBody {
-  stream: Readable;
-  chunks: Buffer[];
-}
-
-export const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
+const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
 
 /**
  * One upstream MCP server reached over Streamable HTTP. Requests are relayed at the HTTP level, byte for byte,
@@ -99,17 +92,10 @@ export class HttpUpstream implements Upstream {
   /**
    * Sends a request upstream; resolves with the response head as soon as it arrives (the body streams on). `body` is
    * a buffer, or the client's request piped through as it arrives (the caller keeps its chunks: they are sent again,
-   * once, should a kept-alive socket turn out closed). `owned`: `headers` is the caller's to give away (not copied).
+   * once, should a kept-alive socket turn out closed).
    */
-  request(
-    method: string,
-    headers: Record<string, string | string[]>,
-    body?: Buffer | PipedBody,
-    sessionId?: string | null,
-    target: URL = this.url,
-    owned = false,
-  ): Promise<IncomingMessage> {
-    const out: Record<string, string | string[]> = owned ? headers : { ...headers };
+  request({ method, headers, body, sessionId, target = this.url, ownHeaders = false }: UpstreamRequest): Promise<IncomingMessage> {
+    const out: Record<string, string | string[]> = ownHeaders ? headers : { ...headers };
     for (const name in this.headers) out[name.toLowerCase()] = this.headers[name];
     delete out['mcp-session-id'];
     if (sessionId) out['mcp-session-id'] = sessionId;
@@ -201,7 +187,7 @@ export class HttpUpstream implements Upstream {
   ): Promise<{ status: number; sessionId?: string; messages: JsonRpcMessage[] }> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     if (protocolVersion) headers['mcp-protocol-version'] = protocolVersion;
-    const res = await this.request('POST', headers, Buffer.from(JSON.stringify(message)), sessionId);
+    const res = await this.request({ method: 'POST', headers, body: Buffer.from(JSON.stringify(message)), sessionId });
     const messages = await collectMessages(res);
     const sid = res.headers['mcp-session-id'];
     return { status: res.statusCode ?? 0, sessionId: typeof sid === 'string' ? sid : undefined, messages };
@@ -218,12 +204,12 @@ export class HttpUpstream implements Upstream {
     if ('error' in answer) throw new Error(`initialize failed: ${answer.error.message} (${answer.error.code})`);
     const protocolVersion = typeof answer.result.protocolVersion === 'string' ? answer.result.protocolVersion : PROTOCOL_VERSION_FALLBACK;
     const initialized = Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-    const ack = await this.request(
-      'POST',
-      { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocolVersion },
-      initialized,
+    const ack = await this.request({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocolVersion },
+      body: initialized,
       sessionId,
-    );
+    });
     ack.resume();
     return { sessionId, result: answer.result, protocolVersion };
   }
@@ -231,7 +217,7 @@ export class HttpUpstream implements Upstream {
   /** Ends an upstream session (DELETE); errors are irrelevant to the caller. */
   async endSession(sessionId: string, protocolVersion?: string): Promise<void> {
     const headers: Record<string, string> = protocolVersion ? { 'mcp-protocol-version': protocolVersion } : {};
-    const res = await this.request('DELETE', headers, undefined, sessionId).catch(() => undefined);
+    const res = await this.request({ method: 'DELETE', headers, sessionId }).catch(() => undefined);
     res?.resume();
   }
 

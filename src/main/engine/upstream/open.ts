@@ -1,5 +1,6 @@
-import { redactUrl } from '../cassette/redact.js';
-import { describeError, UnreachableError } from '../errors.js';
+import { redactUrl } from '../redact.js';
+import { McpError, ErrorCode as SdkErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { describeError, notStartedOf, timeoutOf, UnreachableError, type UnreachableFailure } from '../errors.js';
 import type { Log } from '../log.js';
 import { detectUpstreamKind, NotMcpError } from '../transports/detect.js';
 import { startUpstreamBridge, type UpstreamBridge } from '../transports/upstream-bridge.js';
@@ -95,11 +96,21 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
   } catch (error) {
     await bridge?.close();
     // the SDK client words a JSON-RPC error answer "MCP error <code>: …"; the bridge's own answers start "mcp-rewind: "
-    const reason = describeError(causeOf(error))
+    let reason = describeError(causeOf(error))
       .replace(/^MCP error -?\d+: /, '')
       .replace(/^mcp-rewind: /, '');
-    throw new UnreachableError(`upstream ${label} did not answer an MCP initialize: ${reason}`, { cause: error }, reason);
+    if (bridge) reason = reason.replaceAll(bridge.url, 'the bridge'); // its loopback address means nothing to the user
+    throw new UnreachableError(`upstream ${label} did not answer an MCP initialize: ${reason}`, { cause: error, reason, failure: failureOf(error, bridge) });
   }
+}
+
+/** Why the probe failed, from the error's kind and data (never its text). */
+function failureOf(error: unknown, bridge: UpstreamBridge | undefined): UnreachableFailure {
+  const notStarted = notStartedOf(error);
+  if (notStarted !== undefined) return { kind: 'not-started', error: notStarted };
+  const e = causeOf(error);
+  const timedOut = (e instanceof McpError && e.code === SdkErrorCode.RequestTimeout) || e.name === 'TimeoutError' || timeoutOf(e) !== undefined;
+  return timedOut ? { kind: 'timeout', printed: [...(bridge?.printed() ?? [])] } : { kind: 'other' };
 }
 
 /** fetch failures hide the network error (ECONNREFUSED) in `cause` */

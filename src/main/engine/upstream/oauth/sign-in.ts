@@ -1,5 +1,5 @@
 import type { SignInInfo, SignInStep } from '../../../../shared/sign-in.js';
-import { redactUrl } from '../../cassette/redact.js';
+import { redactUrl } from '../../redact.js';
 import { silent, type Log } from '../../log.js';
 import { challengeOf, type Challenge, type UpstreamAuth } from './challenge.js';
 import { canonicalUpstream, type CredentialStore, type StoredSignIn } from './credentials.js';

@@ -1,4 +1,4 @@
-import { setOwn } from '../../../shared/own.js';
+import { setOwn } from '../../shared/own.js';
 
 export const REDACTED = '[REDACTED]';
 
