@@ -47,7 +47,14 @@ export type Timing = z.infer<typeof TimingSchema>;
  * error carrying `id: null` — filed once per kind (key `refusal_<kind>`), so replay refuses the same requests the
  * way the recorded server did.
  */
-export const REFUSAL_KINDS = ['invalid-message', 'parse-error', 'session-not-found', 'unsupported-protocol-version', 'not-initialized'] as const;
+export const REFUSAL_KINDS = [
+  'invalid-message',
+  'parse-error',
+  'session-not-found',
+  'unsupported-protocol-version',
+  'not-initialized',
+  'not-acceptable',
+] as const;
 export type RefusalKind = (typeof REFUSAL_KINDS)[number];
 
 /** Fields every recorded exchange may carry, whatever its shape. */

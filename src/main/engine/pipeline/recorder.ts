@@ -234,17 +234,21 @@ function timingOf(exchange: LiveExchange): Timing | undefined {
 
 /**
  * Which refusal a POST got, when the upstream answered it at the HTTP level (an error with `id: null`): the same
- * situations replay recognises (unknown session, an unsupported protocol-version header, no session yet).
+ * situations replay recognises (unknown session — 404, or a 400 that says so —, an unsupported protocol-version header,
+ * no session yet, an Accept the server does not take).
  */
 function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
   const { status } = exchange.refusal as { status: number };
   const headers = exchange.headers;
+  if (status === 406) return 'not-acceptable';
   if (status === 404 && headers.sessionId !== undefined) return 'session-not-found';
   if (status !== 400) return undefined;
   const modern = metaVersion(exchange.request.params) !== undefined;
   if (!modern && headers.protocolVersion !== undefined && headers.sessionId !== undefined && !LEGACY_REVISIONS.includes(headers.protocolVersion as never))
     return 'unsupported-protocol-version';
   if (headers.sessionId === undefined && exchange.request.method !== 'initialize') return 'not-initialized';
+  // a server that says 400 to a session it does not know (server-everything: "No valid session ID provided")
+  if (headers.sessionId !== undefined && /session/i.test(exchange.refusal?.error.error.message ?? '')) return 'session-not-found';
   return undefined;
 }
 

@@ -149,7 +149,8 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       delivery?.write(message);
       if (isResponse(message)) {
         // an error with id null: the server refused the POST itself (a bad session, a bad header): the recorder files it
-        if (message.id === null && 'error' in message && exchanges.length === 1) exchanges[0].refusal = { status: upRes.statusCode ?? 0, error: message };
+        if ((message.id === null || message.id === undefined) && 'error' in message && exchanges.length === 1)
+          exchanges[0].refusal = { status: upRes.statusCode ?? 0, error: message };
         return;
       }
       if (message.method === 'notifications/progress') upstream.progressed?.(upRes);
