@@ -6,6 +6,7 @@ import {
   firstInputRequest,
   isKnownMethod,
   isModernRevision,
+  LEGACY_REVISIONS,
   metaVersion,
   missingInputCapabilities,
   PROTOCOL_ERROR,
@@ -300,7 +301,8 @@ export class Replayer implements CassetteSource, Hook {
   }
 
   /**
-   * initialize: the recorded answer for the version the client asks, when the cassette holds one; else the latest
+   * initialize: the recorded answer for the version the client asks, when the cassette holds one; else an older 2025-era
+   * revision is answered as asked (the SDK servers' rule: they speak every earlier revision); else the latest
    * version the recorded server negotiated (the spec: a server answers a version it does not support with another one
    * it supports, SHOULD be its latest). A server that refused initialize (a 2026-only server) refuses it again.
    */
@@ -314,6 +316,10 @@ export class Replayer implements CassetteSource, Hook {
     if (same) return { entry: same };
     let latest = answers[0];
     for (const e of answers) if (String(e.result.protocolVersion ?? '') > String(latest.result.protocolVersion ?? '')) latest = e;
+    // an older revision the SDK servers (TypeScript, Python) still speak is answered as asked, as they did live
+    const newest = String(latest.result.protocolVersion ?? '');
+    if (typeof requested === 'string' && (LEGACY_REVISIONS as readonly string[]).includes(requested) && requested < newest && !isModernRevision(newest))
+      return { entry: { ...latest, result: { ...latest.result, protocolVersion: requested } } };
     return { entry: latest };
   }
 
