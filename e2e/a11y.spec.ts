@@ -26,7 +26,7 @@ async function audit(page: Page, where: string): Promise<Found[]> {
 
 for (const theme of ['light', 'dark'] as const) {
   test(`no serious or critical axe violation on any view (${theme} theme)`, async ({ app }) => {
-    test.setTimeout(90_000);
+    test.setTimeout(180_000); // some 25 axe audits: about a minute on a quiet machine, twice that on a loaded one
     const { page } = app;
     await page.emulateMedia({ colorScheme: theme });
     await page.setViewportSize({ width: 1280, height: 720 });

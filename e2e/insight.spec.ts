@@ -71,6 +71,10 @@ test('problems and context cost: the ⚠ column, the Problems tab, has:problem, 
     const poisonedList = table.getByRole('row').filter({ hasText: 'tools/list' }).last();
     await expect(poisonedList.getByTestId('problem-count')).toHaveText(/⚠[2-9]/);
     await expect(proxyRow.getByTestId('proxy-problems')).toBeVisible();
+    // the proxy's ⚠ count keeps its row on one line (its buttons beside its endpoint, not below it)
+    const endpoint = (await proxyRow.locator('code').boundingBox())!;
+    const remove = (await proxyRow.getByRole('button', { name: /^Remove/ }).boundingBox())!;
+    expect(Math.abs(remove.y + remove.height / 2 - (endpoint.y + endpoint.height / 2))).toBeLessThan(6);
     await poisonedList.click();
     const detail = page.getByRole('complementary', { name: 'Exchange detail' });
     await detail.getByRole('tab', { name: /Problems \(\d+\)/ }).click();
@@ -87,7 +91,7 @@ test('problems and context cost: the ⚠ column, the Problems tab, has:problem, 
     const count = page.getByTestId('filter-count');
     const all = Number((await count.textContent())?.split(' of ')[1]);
     await proxyRow.getByTestId('proxy-problems').click();
-    await expect(page.getByRole('searchbox', { name: 'Search' })).toHaveValue('has:problem');
+    await expect(page.getByRole('combobox', { name: 'Search' })).toHaveValue('has:problem');
     await expect(count).not.toHaveText(`${all} of ${all}`);
     const rows = await table
       .getByRole('row')

@@ -42,6 +42,10 @@ test('a large body is truncated on the timeline and loaded in full on demand', a
     await note.getByRole('button', { name: 'Load full body' }).click();
     await expect(detail.getByRole('note').filter({ hasText: 'Showing the full exchange' })).toBeVisible();
     await detail.getByRole('tab', { name: 'Content' }).click();
+    // the Content tab shows the first 100,000 characters, then more on demand: two steps reach the end of 600,000
+    await expect(detail.getByRole('tabpanel')).toContainText('Showing the first 100,000 of 600,016 characters');
+    await detail.getByRole('button', { name: 'Show more' }).click();
+    await detail.getByRole('button', { name: 'Show more' }).click();
     await expect(detail.getByRole('tabpanel')).toContainText(' end');
     await page.setViewportSize({ width: 1440, height: 900 });
     await app.screenshot(join(ROOT, 'docs/screenshots/large-body-loaded-1440.png'));

@@ -5,13 +5,16 @@ import type { Locator, Page } from '@playwright/test';
 /** the number a counter shows ("21 exchanges" → 21) */
 export const count = async (locator: Locator): Promise<number> => Number(/^\d+/.exec((await locator.textContent()) ?? '')?.[0] ?? NaN);
 
-/** rows of the exchange table whose whole box is inside the window */
+/** rows of the exchange table whose whole box is in sight: inside the window, inside the table's scroll pane, below its header */
 export async function rowsInView(page: Page): Promise<number> {
   return page.evaluate(() => {
-    const h = window.innerHeight;
+    const pane = document.querySelector('[data-testid="timeline-scroll"]')?.getBoundingClientRect();
+    const head = document.querySelector('.tl-table thead')?.getBoundingClientRect();
+    const top = Math.max(0, pane?.top ?? 0, head?.bottom ?? 0);
+    const bottom = Math.min(window.innerHeight, pane?.bottom ?? Infinity);
     return Array.from(document.querySelectorAll('tr.tl-row')).filter((tr) => {
       const r = tr.getBoundingClientRect();
-      return r.top >= 0 && r.bottom <= h && r.height > 0;
+      return r.top >= top - 0.5 && r.bottom <= bottom + 0.5 && r.height > 0;
     }).length;
   });
 }

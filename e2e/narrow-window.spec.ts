@@ -56,7 +56,7 @@ for (const size of [
     await page.getByRole('table', { name: 'Recent exchanges' }).getByRole('row').filter({ hasText: 'long-task' }).last().click();
     await expect(page.getByRole('complementary', { name: 'Exchange detail' })).toBeVisible();
     expect(await clippedOrOverlapping(page)).toEqual([]);
-    await expect(page.getByRole('searchbox')).toBeInViewport({ ratio: 1 });
+    await expect(page.getByLabel('Search')).toBeInViewport({ ratio: 1 });
     expect(await pageScrolls(page)).toBe(false);
     await app.screenshot(join(SHOTS, `workspace-narrow-${size.width}.png`));
     // the other views too: no control past the window's right edge

@@ -150,6 +150,8 @@ test('keyboard only: one Tab stop in the nav, arrow keys move a visible focus, E
   const item = (name: string) => nav.getByRole('button', { name });
 
   await page.keyboard.press('Tab');
+  await expect(page.getByRole('button', { name: 'Skip to the traffic' })).toBeFocused(); // the skip link comes first
+  await page.keyboard.press('Tab');
   await expect(item('Timeline')).toBeFocused(); // the current view is the nav's Tab stop
   const ring = await item('Timeline').evaluate((el) => getComputedStyle(el).outlineStyle);
   expect(ring).not.toBe('none'); // a visible focus ring

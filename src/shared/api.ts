@@ -242,7 +242,8 @@ export const commands = {
   'proxies.signIn': Id,
   /** forgets the tokens of a proxy's upstream (its next request asks for a sign-in again) */
   'proxies.signOut': Id,
-  'traffic.snapshot': z.strictObject({ limit: z.number().int().min(1).max(1_000_000).optional() }),
+  /** the newest exchanges (all, or `limit`); `proxyId`: only those of one proxy or opened file */
+  'traffic.snapshot': z.strictObject({ limit: z.number().int().min(1).max(1_000_000).optional(), proxyId: z.string().min(1).max(200).optional() }),
   /** an exchange whose bodies the timeline truncated, in full, while the engine still holds it */
   'traffic.body': z.strictObject({ proxyId: z.string().min(1), seq: z.number().int() }),
   /** puts back what the last traffic.clear removed (its `undo` token; kept for UNDO_CLEAR_MS, until the next clear) */

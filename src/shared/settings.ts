@@ -12,6 +12,35 @@ export const WindowStateSchema = z.strictObject({
   maximized: z.boolean(),
 });
 export type WindowState = z.infer<typeof WindowStateSchema>;
+/** The Timeline table's columns, in their default order (the renderer's column table defines each). */
+export const TIMELINE_COLUMNS = [
+  'seq',
+  'time',
+  'proxy',
+  'method',
+  'tool',
+  'source',
+  'status',
+  'problems',
+  'tokens',
+  'duration',
+  'size',
+  'revision',
+  'flags',
+] as const;
+export type TimelineColumnId = (typeof TIMELINE_COLUMNS)[number];
+/**
+ * The table's columns as the user left them: their order, the hidden ones, their widths (px, as dragged) and the sort.
+ * Ids are plain strings, so that a file from another version (a column added or gone) still loads: the renderer keeps
+ * the ids it knows and adds the ones missing.
+ */
+export const TimelineColumnsSchema = z.strictObject({
+  order: z.array(z.string().min(1).max(40)).max(40),
+  hidden: z.array(z.string().min(1).max(40)).max(40),
+  widths: z.record(z.string().min(1).max(40), z.number().min(20).max(4000)),
+  sort: z.strictObject({ column: z.string().min(1).max(40), desc: z.boolean() }).nullable(),
+});
+export type TimelineColumns = z.infer<typeof TimelineColumnsSchema>;
 export const SettingsSchema = z.strictObject({
   theme: z.enum(THEMES),
   /** the cassette folder proposed for a new proxy */
@@ -30,6 +59,14 @@ export const SettingsSchema = z.strictObject({
     side: z.number().min(10).max(90),
     bottom: z.number().min(10).max(90),
   }),
+  /** the Timeline table's columns: order, hidden ones, widths, sort */
+  timelineColumns: TimelineColumnsSchema,
+  /** the Timeline hides the app's own traffic (its session's setup and the lists Compose asks for) */
+  hideAppTraffic: z.boolean(),
+  /** the timeline's exchanges are kept across restarts (within its byte cap), not only the pinned ones */
+  preserveLog: z.boolean(),
+  /** the proxies bar above the traffic: its height (px) and whether it is collapsed to a summary line */
+  proxiesBar: z.strictObject({ height: z.number().min(40).max(2000), collapsed: z.boolean() }),
   /** `mcp-rewind mcp` (the MCP server for agents) offers its tools that send or write: resend_exchange, edit_and_resend */
   agentCanSend: z.boolean(),
   /** desktop app only */

@@ -47,8 +47,9 @@ describe('copy as: the generators', () => {
     const call = sdkSnippet({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }, TARGET);
     expect(call).toContain("import { Client } from '@modelcontextprotocol/sdk/client/index.js';");
     expect(call).toContain('new StreamableHTTPClientTransport(new URL("http://127.0.0.1:4321/mcp"))');
-    expect(call).toContain('const result = await client.callTool({\n  "name": "echo",\n  "arguments": {\n    "text": "hi"\n  }\n});');
-    expect(sdkSnippet({ method: 'resources/read', params: { uri: 'a://b' } }, TARGET)).toContain('client.readResource({\n  "uri": "a://b"\n})');
+    expect(call).toContain('  const result = await client.callTool({\n    "name": "echo",\n    "arguments": {\n      "text": "hi"\n    }\n  });');
+    expect(call).not.toMatch(/^await /m); // no top-level await: call.ts runs as CommonJS too
+    expect(sdkSnippet({ method: 'resources/read', params: { uri: 'a://b' } }, TARGET)).toContain('client.readResource({\n    "uri": "a://b"\n  })');
     expect(sdkSnippet({ method: 'tools/list' }, TARGET)).toContain('client.listTools()');
     expect(sdkSnippet({ method: 'ping' }, TARGET)).toContain('client.ping()');
     const progress = sdkSnippet({ method: 'tools/call', params: { name: 'p', arguments: {}, _meta: { progressToken: 3 } } }, TARGET);
@@ -56,12 +57,12 @@ describe('copy as: the generators', () => {
     expect(progress).not.toContain('progressToken');
     const other = sdkSnippet({ method: 'tasks/list', params: {} }, TARGET);
     expect(other).toContain("import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';");
-    expect(other).toContain('client.request({\n  "method": "tasks/list"\n}, ResultSchema)');
+    expect(other).toContain('client.request({\n    "method": "tasks/list"\n  }, ResultSchema)');
   });
 
   it('a method named like an Object.prototype member is a method like any other: client.request', () => {
     for (const method of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
-      expect(sdkSnippet({ method, params: {} }, TARGET)).toContain(`client.request({\n  "method": ${JSON.stringify(method)}\n}, ResultSchema)`);
+      expect(sdkSnippet({ method, params: {} }, TARGET)).toContain(`client.request({\n    "method": ${JSON.stringify(method)}\n  }, ResultSchema)`);
     }
   });
 });
@@ -93,5 +94,16 @@ describe('copy as: what is copied runs against a real proxy and gets the same an
     writeFileSync(file, sdkSnippet(request, { url: proxy.url }));
     const ts = await run(process.execPath, ['--import', 'tsx', file], { timeout: 30_000 });
     expect(JSON.parse(ts.stdout)).toEqual(expected);
+
+    // its own hint, word for word: saved as call.ts in a folder whose package.json says CommonJS (what `npm init`
+    // writes), `npx tsx call.ts` runs it (a top-level await fails there: "not supported with the cjs output format")
+    const cjs = join(dir, `cjs-${process.pid}`);
+    mkdirSync(cjs, { recursive: true });
+    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'my-client', version: '1.0.0', type: 'commonjs' }));
+    const snippet = sdkSnippet(request, { url: proxy.url });
+    expect(snippet).toContain('run with: npx tsx call.ts');
+    writeFileSync(join(cjs, 'call.ts'), snippet);
+    const hinted = await run(process.execPath, [join(process.cwd(), 'node_modules/tsx/dist/cli.mjs'), 'call.ts'], { cwd: cjs, timeout: 30_000 });
+    expect(JSON.parse(hinted.stdout)).toEqual(expected);
   });
 });

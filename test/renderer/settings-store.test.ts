@@ -105,6 +105,15 @@ describe('settings store', () => {
       recentFolders: [],
       restoreWorkspace: true,
       timelineLayout: { split: 'side', side: 60, bottom: 60 },
+      timelineColumns: {
+        order: ['seq', 'time', 'proxy', 'method', 'tool', 'source', 'status', 'problems', 'tokens', 'duration', 'size', 'revision', 'flags'],
+        hidden: ['revision'],
+        widths: {},
+        sort: null,
+      },
+      hideAppTraffic: true,
+      preserveLog: false,
+      proxiesBar: { height: 120, collapsed: false },
       agentCanSend: false,
     });
 

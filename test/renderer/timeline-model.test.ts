@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RewindApi, TrafficEvent } from '../../src/shared/api.js';
 import {
   applyFilter,
-  assignLanes,
   BUCKET_EDGES,
   distinct,
   EMPTY_FILTER,
@@ -10,12 +9,14 @@ import {
   formatTime,
   histogram,
   isFiltering,
+  plainContext,
   rowId,
   sourceLabel,
   statusKind,
   statusLabel,
   type TimelineFilter,
 } from '../../src/renderer/src/views/timeline/model.js';
+import { overviewBins, timeSpan } from '../../src/renderer/src/views/timeline/chart-model.js';
 import { tempDir } from '../helpers/temp.js';
 import { app, cleanup, client, upstream } from '../api/harness.js';
 
@@ -102,6 +103,31 @@ describe('timeline model over real exchanges', () => {
     expect(applyFilter(calls, filter({ text: 'needle', proxy: rec.id }))).toEqual([echo]);
     expect(applyFilter(all, filter({ text: 'no such text anywhere' }))).toEqual([]);
 
+    // the query language over the same exchanges: keys, any of, wildcards, negation, regex, quoted text, has:
+    const q = (text: string): TrafficEvent[] => applyFilter(calls, filter({ text }));
+    expect(q('tool:fail')).toEqual([fail]);
+    expect(q('tool:ECHO -status:ok')).toEqual([badArgs, missed]);
+    expect(q('tool:fail,counter')).toEqual([fail, counter]);
+    expect(q('status:tool-error')).toEqual([fail, badArgs]);
+    expect(q('status:-32004')).toEqual([missed]);
+    expect(q('source:cache')).toEqual([replayed]);
+    expect(q('source:rule')).toEqual([counter]);
+    expect(q('has:edit')).toEqual([counter]);
+    expect(q('has:error')).toEqual([fail, badArgs, missed]);
+    expect(q(`proxy:${replay.id}`)).toEqual([replayed, missed]);
+    expect(q('/need+le/')).toEqual([echo, replayed]);
+    expect(q('"fixed"')).toEqual([counter]);
+    expect(q('-needle tool:echo')).toEqual([badArgs, missed]);
+    expect(q('method:tools/* tool:e*')).toEqual([echo, badArgs, replayed, missed]);
+    expect(q('duration>=0 larger-than:1')).toEqual(calls);
+    expect(q('duration<0')).toEqual([]);
+    expect(q('status:nonsense')).toEqual(calls); // a term that cannot be used is left out (and said: see filter-language)
+    // the app's own traffic (its session's setup, Compose's lists) is left out when hidden
+    const own = { ...echo, seq: 999, sentBy: { kind: 'app' as const } };
+    const composed = { ...echo, seq: 1000, sentBy: { kind: 'compose' as const } };
+    expect(applyFilter([own, composed, echo], EMPTY_FILTER, { ...plainContext(), hideApp: true })).toEqual([composed, echo]);
+    expect(applyFilter([own, echo], EMPTY_FILTER, plainContext())).toEqual([own, echo]);
+
     const { methods, tools } = distinct(all);
     expect(methods).toEqual([...new Set(all.map((e) => e.method))].sort());
     expect(methods).toContain('initialize');
@@ -109,35 +135,26 @@ describe('timeline model over real exchanges', () => {
   });
 });
 
-describe('timeline model: waterfall lanes', () => {
-  it('puts each exchange on the first lane free at its start; lanes = the peak concurrency', () => {
+describe("timeline model: the waterfall's time span", () => {
+  it('spans the first start to the last end; lanes = the peak number open at once', () => {
     const a = timed(0, 100);
     const b = timed(10, 20); // overlaps a
-    const c = timed(30, 50); // b is done: lane 1 again
-    const d = timed(40, 10); // a and c busy
-    const e = timed(100, 5); // a ends at 100: lane 0 is free (end <= start)
-    const { bars, lanes, t0, t1 } = assignLanes([e, d, c, b, a], 0);
-    expect(bars.map((bar) => [bar.event.seq, bar.lane, bar.start, bar.end])).toEqual([
-      [a.seq, 0, 0, 100],
-      [b.seq, 1, 10, 30],
-      [c.seq, 1, 30, 80],
-      [d.seq, 2, 40, 50],
-      [e.seq, 0, 100, 105],
-    ]);
-    expect([lanes, t0, t1]).toEqual([3, 0, 105]);
+    const c = timed(30, 50); // b ends as c starts
+    const d = timed(40, 10); // a and c busy: a third at once
+    const e = timed(100, 5); // a ends at 100
+    expect(timeSpan([e, d, c, b, a], 0)).toEqual({ t0: 0, t1: 105, lanes: 3 });
   });
 
-  it('a pending exchange runs until now; a negative duration is drawn as zero; empty input is one point', () => {
-    const pending = timed(1_000, 0, false);
-    const odd = timed(1_010, -5);
-    const out = assignLanes([pending, odd], 1_500);
-    expect(out.bars.map((b) => [b.lane, b.start, b.end])).toEqual([
-      [0, 1_000, 1_500],
-      [1, 1_010, 1_010],
-    ]);
-    expect([out.t0, out.t1]).toEqual([1_000, 1_500]);
-    expect(assignLanes([timed(2_000, 0, false)], 1_000).bars[0].end).toBe(2_000); // never before its start
-    expect(assignLanes([], 5)).toEqual({ bars: [], lanes: 0, t0: 0, t1: 0 });
+  it('a pending exchange runs until now (never before its start); a negative duration is drawn as zero; nothing is one point', () => {
+    expect(timeSpan([timed(1_000, 0, false), timed(1_010, -5)], 1_500)).toEqual({ t0: 1_000, t1: 1_500, lanes: 2 });
+    expect(timeSpan([timed(2_000, 0, false)], 1_000)).toEqual({ t0: 2_000, t1: 2_000, lanes: 1 });
+    expect(timeSpan([], 5)).toEqual({ t0: 0, t1: 0, lanes: 0 });
+  });
+
+  it('the overview counts the starts in equal slices of the span (the last edge in the last slice)', () => {
+    const list = [timed(0, 1), timed(1, 1), timed(49, 1), timed(50, 1), timed(99, 1), timed(100, 1)];
+    expect(overviewBins(list, 0, 100, 4)).toEqual([2, 1, 1, 2]);
+    expect(overviewBins([], 0, 0, 3)).toEqual([0, 0, 0]);
   });
 });
 

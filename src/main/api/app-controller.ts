@@ -126,7 +126,10 @@ export class AppController implements DemoHost {
         find: (seq) => this.traffic.buffer.find(seq),
         // in full where the timeline truncated a body and still holds it (a save writes what was exchanged)
         snapshot: () => this.traffic.snapshot().map((e) => (e.truncated && this.traffic.buffer.fullOf(e.proxyId, e.seq)) || e),
+        kept: () => this.traffic.snapshot(),
+        maxBytes: this.traffic.maxBytes,
       },
+      preserveLog: () => this.settings.get().settings.preserveLog,
       proxyUrl: (id) => this.proxies.get(id)?.running?.url,
       cassetteOf: (id) => {
         const managed = this.proxies.get(id);

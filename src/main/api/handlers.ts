@@ -80,7 +80,7 @@ export function createApiHandlers(
     'proxies.remove': ({ id }) => (attached.has(id) ? attached.remove(id) : controller.removeProxy(id)),
     'proxies.signIn': ({ id }) => controller.signIn(id),
     'proxies.signOut': ({ id }) => controller.signOut(id),
-    'traffic.snapshot': ({ limit }) => controller.traffic.snapshot(limit),
+    'traffic.snapshot': ({ limit, proxyId }) => controller.traffic.snapshot(limit, proxyId),
     'traffic.body': ({ proxyId, seq }) => controller.traffic.full(proxyId, seq),
     'traffic.clear': (scope) => controller.traffic.clear(scope),
     'traffic.undoClear': ({ undo }) => controller.traffic.undoClear(undo),

@@ -114,41 +114,49 @@ export class AttachLink {
   /** One connection to the app, until it is lost or the app removes this server (answers true then). */
   private async session(client: RewindClient): Promise<boolean> {
     const { attachId } = this;
-    const opened = await client.call('attach.open', {
-      attachId,
-      name: this.options.name,
-      pid: process.pid,
-      upstream: this.options.upstream,
-      ...(this.clientInfo ? { client: this.clientInfo } : {}),
-      ...(this.options.record ? { record: this.options.record } : {}),
-    });
-    this.options.log(`attach: the app at ${this.options.dataDir} sees this server as "${this.options.name}"`, 'info');
-    let detached = await this.apply(client, opened.control);
-    this.firstTry();
     const report = (): void => void this.update(client).catch(() => {});
+    // listening before the hello: the app shows this process attached as soon as it says hello, so every exchange
+    // from then on must reach it (those of the hello's round trip and of applying its answer are held, then sent)
     const queue = this.exchangeQueue(client, () => report());
-    this.proxy.events.on('exchange', queue);
-    const offPaused = this.proxy.breakpoints.onChange(
-      () => void client.call('attach.update', { attachId, paused: this.proxy.breakpoints.paused() as never }).catch(() => {}),
-    );
+    this.proxy.events.on('exchange', queue.push);
+    let offPaused = (): void => {};
     try {
+      const opened = await client.call('attach.open', {
+        attachId,
+        name: this.options.name,
+        pid: process.pid,
+        upstream: this.options.upstream,
+        ...(this.clientInfo ? { client: this.clientInfo } : {}),
+        ...(this.options.record ? { record: this.options.record } : {}),
+      });
+      queue.opened();
+      this.options.log(`attach: the app at ${this.options.dataDir} sees this server as "${this.options.name}"`, 'info');
+      let detached = await this.apply(client, opened.control);
+      this.firstTry();
+      offPaused = this.proxy.breakpoints.onChange(
+        () => void client.call('attach.update', { attachId, paused: this.proxy.breakpoints.paused() as never }).catch(() => {}),
+      );
       report();
       while (!this.closed && !detached && client.status() === 'open') {
         const controls = await client.call('attach.poll', { attachId });
         for (const control of controls) detached = (await this.apply(client, control)) || detached;
       }
+      return detached;
     } finally {
-      this.proxy.events.off('exchange', queue);
+      this.proxy.events.off('exchange', queue.push);
       offPaused();
     }
-    return detached;
   }
 
-  /** batches exchanges into API calls, in order, each batch within BATCH_BYTES */
-  private exchangeQueue(client: RewindClient, toolsSeen: () => void): (event: ExchangeEvent) => void {
+  /**
+   * Batches exchanges into API calls, in order, each batch within BATCH_BYTES; none is sent before `opened` (the app
+   * knows this process only after attach.open).
+   */
+  private exchangeQueue(client: RewindClient, toolsSeen: () => void): { push: (event: ExchangeEvent) => void; opened: () => void } {
     let batch: ExchangeEvent[] = [];
     let size = 0;
-    let sending: Promise<unknown> = Promise.resolve();
+    let opened!: () => void;
+    let sending: Promise<unknown> = new Promise<void>((resolve) => (opened = resolve));
     const send = (): void => {
       if (batch.length === 0) return;
       const events = batch;
@@ -156,7 +164,7 @@ export class AttachLink {
       size = 0;
       sending = sending.then(() => client.call('attach.exchanges', { attachId: this.attachId, events: events as never }).catch(() => {}));
     };
-    return (event) => {
+    const push = (event: ExchangeEvent): void => {
       const wire = wireEvent(event);
       if (size + wire.bytes > BATCH_BYTES || batch.length >= 500) send();
       if (batch.length === 0) setImmediate(send);
@@ -164,6 +172,7 @@ export class AttachLink {
       size += wire.bytes;
       if (event.method === 'tools/list') toolsSeen();
     };
+    return { push, opened };
   }
 
   private update(client: RewindClient): Promise<unknown> {

@@ -181,10 +181,32 @@ function Main(): JSX.Element {
   )
 }
 
+/**
+ * The first Tab stop: straight to the view's main surface (the Timeline's table, else the view's first control),
+ * past the nav, the proxies and the filters. Visible only while focused.
+ */
+function SkipLink(): JSX.Element {
+  const view = useNavigation((s) => s.view)
+  const skip = (): void => {
+    const main = document.querySelector<HTMLElement>('main.panel')
+    const target =
+      (view === 'timeline' && document.querySelector<HTMLElement>('[data-testid="timeline-scroll"]')) ||
+      main?.querySelector<HTMLElement>('.view-body button, .view-body input, .view-body select, .view-body textarea, .view-body [tabindex="0"]') ||
+      document.getElementById('view-title')
+    target?.focus()
+  }
+  return (
+    <button type="button" className="skip-link" onClick={skip}>
+      {view === 'timeline' ? 'Skip to the traffic' : 'Skip to the view'}
+    </button>
+  )
+}
+
 export function App(): JSX.Element {
   useKeyboardNavigation()
   return (
     <div className="layout">
+      <SkipLink />
       <Nav />
       <Main />
       <QuestionDialog />

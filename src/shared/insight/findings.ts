@@ -86,7 +86,7 @@ export function worstSeverity(problems: readonly Finding[] | undefined): Severit
   return SEVERITIES.find((s) => problems.some((p) => p.severity === s));
 }
 
-/** `has:problem` — the search box's filter token for exchanges with at least one finding (joins the filter language later). */
+/** `has:problem` — exchanges with at least one finding (the REST API's and the agents' query; the renderer's filter language has it as a `has:` value). */
 export const HAS_PROBLEM_TOKEN = 'has:problem';
 
 /** The text without its `has:problem` tokens, and whether there was one. */

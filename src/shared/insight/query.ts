@@ -1,7 +1,7 @@
 /**
  * The timeline's filter for programs (the MCP server's list_exchanges, traffic.query): the search box's text — free
  * text, matched in the exchange's JSON, and the `has:problem` token — and the menus' method, tool and proxy. The
- * renderer's Filters use the same `has:problem` token (takeHasProblem); the search language to come takes both over.
+ * renderer's search box speaks the fuller filter language (src/renderer/src/models/filter-query.ts), `has:problem` included.
  */
 import type { ExchangeSummary, TrafficEvent } from '../api.js';
 import { hasProblem, takeHasProblem, worstSeverity } from './findings.js';

@@ -1,7 +1,15 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SettingsPatchSchema, SettingsSchema, type Settings, type SettingsInfo, type SettingsPatch, type WindowState } from '../../../shared/settings.js';
+import {
+  SettingsPatchSchema,
+  SettingsSchema,
+  TIMELINE_COLUMNS,
+  type Settings,
+  type SettingsInfo,
+  type SettingsPatch,
+  type WindowState,
+} from '../../../shared/settings.js';
 import { describeZodError } from '../../../shared/rules/schema.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { parseJson } from '../../../shared/json-depth.js';
@@ -25,6 +33,10 @@ export function defaultSettings(dataDir: string): Settings {
     recentFolders: [],
     restoreWorkspace: true,
     timelineLayout: { split: 'side', side: 60, bottom: 60 },
+    timelineColumns: { order: [...TIMELINE_COLUMNS], hidden: ['revision'], widths: {}, sort: null },
+    hideAppTraffic: true,
+    preserveLog: false,
+    proxiesBar: { height: 120, collapsed: false },
     agentCanSend: false,
   };
 }

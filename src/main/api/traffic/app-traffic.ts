@@ -28,8 +28,12 @@ export class AppTraffic {
     return this.buffer.maxBytes;
   }
 
-  snapshot(limit?: number): TrafficEvent[] {
-    return this.buffer.snapshot(limit);
+  /** the newest `limit` exchanges (all by default), oldest first; `proxyId`: only that proxy's or opened file's */
+  snapshot(limit?: number, proxyId?: string): TrafficEvent[] {
+    if (proxyId === undefined) return this.buffer.snapshot(limit);
+    const mine: TrafficEvent[] = [];
+    this.buffer.forEach((e) => void (e.proxyId === proxyId && mine.push(e)));
+    return limit === undefined ? mine : mine.slice(-limit);
   }
 
   /** An exchange whose bodies the timeline truncated, in full, while the engine holds it ("Load full body"). */

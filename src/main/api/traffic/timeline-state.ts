@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Annotation, SourceInfo, TrafficEvent } from '../../../shared/api.js';
 import { reserveSeqs } from '../../engine/pipeline/exchange.js';
 import { StateFile } from '../files/state-file.js';
+import { forgetLog, loadLog, SavedEventSchema, saveLog } from './timeline-log.js';
 import { importTraffic } from './traffic-import.js';
 
 /**
@@ -14,22 +15,12 @@ export const TIMELINE_FILE = 'timeline.json';
 const MAX_KEPT = 2_000;
 const MAX_SOURCES = 50;
 
-const EventSchema = z.looseObject({
-  seq: z.number().int(),
-  proxyId: z.string().min(1),
-  method: z.string(),
-  key: z.string(),
-  request: z.looseObject({}),
-  stream: z.array(z.unknown()),
-  startedAt: z.number(),
-  durationMs: z.number(),
-});
 const KeptSchema = z.strictObject({
   seq: z.number().int(),
   pinned: z.boolean(),
   note: z.string().max(500).optional(),
   /** a live exchange: kept whole */
-  event: EventSchema.optional(),
+  event: SavedEventSchema.optional(),
   /** an exchange of an opened file: which one (it is read again from the file) */
   source: z.strictObject({ id: z.string(), index: z.number().int().min(0) }).optional(),
 });
@@ -46,6 +37,10 @@ export interface TimelineRing {
   add(events: TrafficEvent[], announce: boolean): void;
   remove(matches: (event: TrafficEvent) => boolean): TrafficEvent[];
   find(seq: number): TrafficEvent | undefined;
+  /** every exchange as the ring keeps it (large bodies truncated), oldest first: what Preserve log saves */
+  kept(): TrafficEvent[];
+  /** the ring's byte cap */
+  readonly maxBytes: number;
 }
 
 export class TimelineState {
@@ -70,10 +65,12 @@ export class TimelineState {
   private unrestored: { sources: Array<{ id: string; path: string }>; kept: Array<z.output<typeof KeptSchema>> } = { sources: [], kept: [] };
 
   constructor(
-    dataDir: string,
+    private readonly dataDir: string,
     private readonly ring: TimelineRing,
     private readonly changed: { annotations(all: Record<number, Annotation>): void; sources(all: SourceInfo[]): void },
     private readonly log: (line: string) => void,
+    /** Preserve log: the whole timeline is kept across restarts (the setting, read at start and at stop) */
+    private readonly preserve: () => boolean = () => false,
   ) {
     this.file = new StateFile(join(dataDir, TIMELINE_FILE), TimelineSchema, 'no pinned exchanges restored', log);
   }
@@ -88,7 +85,9 @@ export class TimelineState {
       this.marks.set(k.seq, { pinned: k.pinned, ...(k.note ? { note: k.note } : {}) });
       this.keptEvents.set(k.seq, { ...(k.event as unknown as TrafficEvent), seq: k.seq });
     }
-    this.ring.add([...this.keptEvents.values()], false);
+    const logged = this.preserve() ? this.loadLog(saved.nextSeq) : [];
+    const inLog = new Set(logged.map((e) => e.seq));
+    this.ring.add([...logged, ...[...this.keptEvents.values()].filter((e) => !inLog.has(e.seq))], false);
     this.unrestored = { sources: [...saved.sources], kept: saved.kept.filter((k) => k.source) };
     this.ready = (async () => {
       for (const { id, path } of saved.sources) {
@@ -164,10 +163,28 @@ export class TimelineState {
     this.changed.annotations(this.annotations());
   }
 
-  /** Saves the numbering too (new exchanges do not write the file; a pin or a source change does). */
-  close(): Promise<void> {
+  /** Saves the numbering too (new exchanges do not write the file; a pin or a source change does), and the log. */
+  async close(): Promise<void> {
     this.persist();
-    return this.file.flush();
+    await this.file.flush();
+    try {
+      if (!this.preserve()) return forgetLog(this.dataDir);
+      // the live exchanges: an opened file's are read from the file again
+      await saveLog(
+        this.dataDir,
+        this.ring.kept().filter((e) => !this.fromSource.has(e.seq)),
+      );
+    } catch (error) {
+      this.log(`the timeline was not kept for the next start: ${(error as Error).message}`);
+    }
+  }
+
+  /** Preserve log at start: the exchanges of the last run (numbered before `nextSeq`, so never renumbered). */
+  private loadLog(nextSeq: number): TrafficEvent[] {
+    const found = loadLog(this.dataDir, this.ring.maxBytes);
+    if (found.problem) this.log(found.problem);
+    if (found.skipped) this.log(`${found.skipped} line${found.skipped === 1 ? '' : 's'} of the saved timeline were not exchanges: left out`);
+    return found.events.filter((e) => e.seq < nextSeq);
   }
 
   private async open(path: string, id: string | undefined, marks: Map<number, z.output<typeof KeptSchema>>, cwd?: string): Promise<SourceInfo> {
@@ -223,7 +240,7 @@ export class TimelineState {
         seq,
         pinned: mark.pinned,
         ...(mark.note ? { note: mark.note } : {}),
-        ...(source ? { source } : { event: event as unknown as z.output<typeof EventSchema> }),
+        ...(source ? { source } : { event: event as unknown as z.output<typeof SavedEventSchema> }),
       });
     }
     const sources = [...this.listSources().map(({ id, path }) => ({ id, path })), ...this.unrestored.sources];

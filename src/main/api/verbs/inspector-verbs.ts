@@ -12,6 +12,8 @@ export interface VerbsHost {
   dataDir: string;
   version: string;
   ring: TimelineRing & { snapshot(): TrafficEvent[] };
+  /** the Preserve log setting */
+  preserveLog(): boolean;
   /** a running proxy's endpoint */
   proxyUrl(id: string): string | undefined;
   /** a proxy's cassette: the running store, or its folder */
@@ -31,7 +33,13 @@ export class InspectorVerbs {
   readonly desk: ServerRequestDesk;
 
   constructor(private readonly host: VerbsHost) {
-    this.timeline = new TimelineState(host.dataDir, host.ring, host.emit, (line) => host.log(line, 'warn'));
+    this.timeline = new TimelineState(
+      host.dataDir,
+      host.ring,
+      host.emit,
+      (line) => host.log(line, 'warn'),
+      () => host.preserveLog(),
+    );
     this.desk = new ServerRequestDesk((all) => host.emit.appRequests(all));
     this.sessions = new AppSessions((id) => host.proxyUrl(id), this.desk, host.version, host.log);
   }

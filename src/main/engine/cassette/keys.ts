@@ -39,10 +39,23 @@ export function rawKeyFor(request: Pick<JsonRpcRequest, 'method' | 'params'>): s
   return `${base}_${hash16(JSON.stringify(withoutMeta(params)))}`;
 }
 
+/**
+ * What makes a later round of a multi-round call (MRTR): the client's answers (an object) and the server's state (a
+ * string). Anything else in those fields (a `null` some clients send on a first round) makes no round.
+ */
+export function roundOf(params: Record<string, unknown> | undefined): { inputResponses?: Record<string, unknown>; requestState?: string } {
+  const round: { inputResponses?: Record<string, unknown>; requestState?: string } = {};
+  const answers = params?.inputResponses;
+  if (typeof answers === 'object' && answers !== null && !Array.isArray(answers)) round.inputResponses = answers as Record<string, unknown>;
+  if (typeof params?.requestState === 'string') round.requestState = params.requestState;
+  return round;
+}
+
 /** `_r<hash>` for a retry carrying input responses or request state (MRTR); empty for a first round. */
 function roundSuffix(params: Record<string, unknown> | undefined): string {
-  if (params?.inputResponses === undefined && params?.requestState === undefined) return '';
-  return `_r${hash16(JSON.stringify({ inputResponses: params.inputResponses, requestState: params.requestState }))}`;
+  const round = roundOf(params);
+  if (round.inputResponses === undefined && round.requestState === undefined) return '';
+  return `_r${hash16(JSON.stringify(round))}`;
 }
 
 /** The key as it appears in file names (see safe-name.ts). */

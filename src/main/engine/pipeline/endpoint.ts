@@ -14,7 +14,7 @@ import { planStream } from './plan.js';
 import { relayStream, resumableFor } from './stream-relay.js';
 import { openOwnedStream, pushToStreams } from './server-stream.js';
 import { SessionRegistry, type Session } from './session.js';
-import { refuseWhole, type GateFacts } from './gate.js';
+import { refuseStaleInit, refuseWhole, staleSession, type GateFacts } from './gate.js';
 import { Sources } from './sources.js';
 
 export interface McpEndpointOptions {
@@ -121,10 +121,16 @@ export class McpEndpoint implements Stage {
     const { body, parsed, messages, requests } = read;
     const head = mcpHead(req);
     const initRequest = requests.find((r) => r.method === 'initialize');
+    const stale = staleSession(head, this.sessions); // before the session is entered: a mirrored id it did not know is made
+    if (initRequest) {
+      const refused = refuseStaleInit(head, this.gateFacts());
+      if (refused) return sendJson(res, refused.status, refused.response);
+    }
     const session = initRequest ? this.initSession(initRequest) : this.postSession(head, res, messages, requests);
     if (session === ANSWERED) return;
     const made = this.exchangesOf(head, res, requests, session);
     const exchanges = made instanceof Promise ? await made : made;
+    if (stale) for (const exchange of exchanges) exchange.staleSession = true;
     const planSession = session ?? this.sessions.get(undefined, null);
     const single = exchanges.length === 1 && !Array.isArray(parsed);
     const planned: Planned[] = [];

@@ -74,6 +74,8 @@ export class LiveExchange {
   refusal?: { status: number; error: JsonRpcError };
   /** the client went away before the answer (not the upstream's doing) */
   clientGone = false;
+  /** its Mcp-Session-Id names no session the proxy knows live: never issued through it, or ended (a server refuses it as unknown) */
+  staleSession = false;
   /** the hooks that commit its answer ran before it went out (chain.ts respond); else they run when it finishes */
   committed = false;
   /** the rules' change to the answer, applied by the rule hook whichever source answers */

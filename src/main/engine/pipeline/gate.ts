@@ -34,3 +34,19 @@ export function refuseWhole(head: McpHead, modern: boolean, facts: GateFacts, po
   const refused = facts.sources.refusesHead(head, post);
   return refused ? facts.sources.refusal(refused.kind, refused.detail) : undefined;
 }
+
+/**
+ * An `initialize` that carries an Mcp-Session-Id the proxy issued no live session for (never, or ended): a server
+ * refuses it, so does the proxy where it owns the sessions (issue 21 item 3) — in the recorded server's words when
+ * the cassette holds them. Where the upstream's ids are handed through, the upstream is sent the id and judges.
+ */
+export function refuseStaleInit(head: McpHead, facts: GateFacts): Refused | undefined {
+  if (!facts.ownSessions) return undefined;
+  return staleSession(head, facts.sessions) ? facts.sources.refusal('session-not-found') : undefined;
+}
+
+/** Does the request name a session (Mcp-Session-Id) that the proxy does not know live? */
+export function staleSession(head: McpHead, sessions: SessionRegistry): boolean {
+  const id = head.sessionId;
+  return id !== undefined && (sessions.wasEnded(id) || sessions.find(id) === undefined);
+}

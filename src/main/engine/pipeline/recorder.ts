@@ -3,7 +3,7 @@ import type { JsonRpcError, JsonRpcNotification } from '../../../shared/jsonrpc.
 import { conditionOf, eraOf, LEGACY_REVISIONS, metaVersion } from '../../../shared/mcp-protocol.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
 import type { CassetteStore } from '../cassette/store.js';
-import { canonicalJson, followUpKey, refusalKey } from '../cassette/keys.js';
+import { canonicalJson, followUpKey, refusalKey, roundOf } from '../cassette/keys.js';
 import { redactHeaders, scrub } from '../cassette/redact.js';
 import type { Log } from '../log.js';
 import type { ExchangeDetail, Hook, Need } from './contract.js';
@@ -217,14 +217,6 @@ function sameRevision(entry: CassetteEntry, version: string | undefined, method:
   return (entry.protocolVersion === undefined && eraOf(version) !== 'modern') || (version === undefined && eraOf(entry.protocolVersion) !== 'modern');
 }
 
-/** The later round of a multi-round call: the client's answers and the server's state, kept beside the arguments. */
-function roundOf(params: Record<string, unknown> | undefined): Record<string, unknown> {
-  const round: Record<string, unknown> = {};
-  if (params?.inputResponses !== undefined) round.inputResponses = params.inputResponses;
-  if (typeof params?.requestState === 'string') round.requestState = params.requestState;
-  return round;
-}
-
 /** When the answer and each streamed message arrived (ms from the request), for --replay-timing. */
 function timingOf(exchange: LiveExchange): Timing | undefined {
   if (exchange.answeredMs === undefined && exchange.streamMs.length === 0) return undefined;
@@ -236,7 +228,7 @@ function timingOf(exchange: LiveExchange): Timing | undefined {
 
 /**
  * Which refusal a POST got, when the upstream answered it at the HTTP level (an error with `id: null`): the same
- * situations replay recognises (unknown session — 404, or a 400 that says so —, an unsupported protocol-version header,
+ * situations replay recognises (unknown session — 404, or the 400 some servers give —, an unsupported protocol-version header,
  * no session yet, an Accept the server does not take).
  */
 function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
@@ -248,9 +240,9 @@ function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
   const modern = metaVersion(exchange.request.params) !== undefined;
   if (!modern && headers.protocolVersion !== undefined && headers.sessionId !== undefined && !LEGACY_REVISIONS.includes(headers.protocolVersion as never))
     return 'unsupported-protocol-version';
+  // a session the proxy saw ended, or never saw issued: how this server refuses an unknown session (some say 400)
+  if (headers.sessionId !== undefined && exchange.staleSession) return 'session-not-found';
   if (headers.sessionId === undefined && exchange.request.method !== 'initialize') return 'not-initialized';
-  // a server that says 400 to a session it does not know (server-everything: "No valid session ID provided")
-  if (headers.sessionId !== undefined && /session/i.test(exchange.refusal?.error.error.message ?? '')) return 'session-not-found';
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from
 import { redactHeaders } from '../cassette/redact.js';
 import { reasonOf, timeoutOf, upstreamError, UpstreamUnavailableError } from '../errors.js';
 import { sendJson, sseEvent } from '../http/sse.js';
+import { header } from '../http/url.js';
 import { copyEndToEndHeaders, downstreamHeaders } from '../upstream/headers.js';
 import type { ExchangeDetail, Stage } from './contract.js';
 import { RewritingDelivery } from './delivery.js';
@@ -32,6 +33,16 @@ export interface PostRelay {
 }
 
 /**
+ * The upstream session a POST goes to: the session's; none for an initialize the proxy's own session makes; and for
+ * an initialize of a mirrored session, the client's own `Mcp-Session-Id` if it sent one (a stale one is the server's
+ * to refuse, as proxy-only and the server itself do: issue 21 item 3).
+ */
+function upstreamSessionOf(req: IncomingMessage, init: LiveExchange | undefined, owned: boolean, session: Session | undefined): string | null | undefined {
+  if (!init) return session?.upstreamId;
+  return owned ? undefined : header(req, 'mcp-session-id');
+}
+
+/**
  * Forwards one POST upstream and relays the answer — byte for byte (JSON or SSE) unless a hook holds an answer
  * (rules rewrite it, a breakpoint pauses it) or the proxy answered part of the POST itself — while reading the
  * messages out of it when a hook observes: streamed notifications and server→client requests join their exchange,
@@ -48,7 +59,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   try {
     if (!upstream) throw new UpstreamUnavailableError('no upstream server');
     for (const e of exchanges) e.sentUpstreamMs = e.elapsed();
-    upRes = await upstream.request('POST', requestHeaders, body, init ? undefined : session?.upstreamId);
+    upRes = await upstream.request('POST', requestHeaders, body, upstreamSessionOf(req, init, owned, session));
     if (upRes.statusCode === 404 && session && relay.reconnect && session.upstreamId && session.upstreamId !== session.id) {
       upRes.resume(); // the upstream forgot our session (restarted): open a new one and send again, once
       await relay.reconnect(session);
@@ -149,6 +160,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       delivery?.write(message);
       if (isResponse(message)) {
         // an error with id null: the server refused the POST itself (a bad session, a bad header): the recorder files it
+        // (an error without an id, as server-everything answers, is one too)
         if ((message.id === null || message.id === undefined) && 'error' in message && exchanges.length === 1)
           exchanges[0].refusal = { status: upRes.statusCode ?? 0, error: message };
         return;

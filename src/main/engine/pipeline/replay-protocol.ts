@@ -136,8 +136,9 @@ function lacks(declared: Record<string, unknown> | undefined, required: Record<s
 
 /**
  * The 2026-07-28 checks a modern request passes before any answer (basic/index.mdx `_meta`, versioning, Streamable
- * HTTP "Server Validation"), in the TypeScript SDK's order and words: the `_meta` envelope (-32602), a revision the
- * recorded server does not speak (-32022 with data.supported), headers that disagree with the body (-32020). A
+ * HTTP "Server Validation"), in the TypeScript SDK's order and words: the `_meta` envelope (-32602),
+ * headers that disagree with the body (-32020: the SDK cross-checks them while classifying, before any version
+ * check), a revision the recorded server does not speak (-32022 with data.supported). A
  * recorded answer to the same mistake, on the same key, is preferred to the made-up one.
  */
 export function modernRefusal(
@@ -157,14 +158,6 @@ export function modernRefusal(
       })
     );
   }
-  if (profile.modern.length > 0 && !profile.modern.includes(claimed)) {
-    const own = recorded?.find((e) => conditionOf(e.error) === 'version' && (e.error?.data as { requested?: string } | undefined)?.requested === claimed);
-    if (own) return { status: own.status ?? 400, response: errorResponse(request.id, own.error!.code, own.error!.message, own.error!.data) };
-    return refuse(400, request.id, PROTOCOL_ERROR.UnsupportedProtocolVersion, `Unsupported protocol version: ${claimed}`, {
-      supported: profile.declared ?? profile.modern,
-      requested: claimed,
-    });
-  }
   const mismatch = headerMismatch(request, headers);
   if (mismatch) {
     const own = recorded?.find(
@@ -172,6 +165,14 @@ export function modernRefusal(
     );
     if (own) return { status: own.status ?? 400, response: errorResponse(request.id, own.error!.code, own.error!.message, own.error!.data) };
     return refuse(400, request.id, PROTOCOL_ERROR.HeaderMismatch, `Bad Request: the request headers and body disagree: ${mismatch.body}`, { mismatch });
+  }
+  if (profile.modern.length > 0 && !profile.modern.includes(claimed)) {
+    const own = recorded?.find((e) => conditionOf(e.error) === 'version' && (e.error?.data as { requested?: string } | undefined)?.requested === claimed);
+    if (own) return { status: own.status ?? 400, response: errorResponse(request.id, own.error!.code, own.error!.message, own.error!.data) };
+    return refuse(400, request.id, PROTOCOL_ERROR.UnsupportedProtocolVersion, `Unsupported protocol version: ${claimed}`, {
+      supported: profile.declared ?? profile.modern,
+      requested: claimed,
+    });
   }
   return undefined;
 }

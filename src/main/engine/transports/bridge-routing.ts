@@ -2,17 +2,21 @@ import type { ChildProcess } from 'node:child_process';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '../../../shared/jsonrpc.js';
+import type { SessionStream } from './bridge-stream.js';
 
 /**
  * One session of the upstream bridge, and where a server message goes back to. StreamableHTTPServerTransport.send()
  * routes a response by its id, but a notification or a server→client request goes to the POST stream of
  * `relatedRequestId` — without one, to the GET stream, where it is silently dropped if the client holds none open
- * (PROTOCOL-NOTES "SDK traps"). So every such message is tied to a downstream request still in flight.
+ * (PROTOCOL-NOTES "SDK traps"). So every such message is tied to a downstream request still in flight, and the
+ * others go to the session's GET stream, which the bridge owns (`stream`: held until the client opens it).
  */
 export interface BridgeSession {
   id?: string;
   server: StreamableHTTPServerTransport;
   client: Transport;
+  /** the GET stream: what the server sends outside any request */
+  stream: SessionStream;
   child?: ChildProcess;
   /** downstream request ids awaiting their response, oldest first */
   inFlight: JsonRpcId[];

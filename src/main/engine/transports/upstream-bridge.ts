@@ -13,7 +13,8 @@
  * but a notification or a server→client request goes to the POST stream of `relatedRequestId` — without one, to
  * the GET stream, where it is silently dropped if the client holds none open. So every such message is tied to
  * a downstream request still in flight: the owner of its progress token, else the most recent in-flight request;
- * with none in flight it goes to the GET stream.
+ * with none in flight it goes to the GET stream, which the bridge serves itself (bridge-stream.ts) so that nothing
+ * is lost while the client has not opened it yet.
  *
  * A child that exits (or a legacy SSE stream that breaks) ends its session: requests still in flight get an error,
  * the session's transport is closed, and later requests on it get 404 — the pipeline then opens a new session
@@ -49,6 +50,7 @@ import { header } from '../http/url.js';
 import type { Log } from '../log.js';
 import { DEFAULT_SESSION_IDLE_MS } from '../pipeline/session.js';
 import { relatedRequest, type BridgeSession } from './bridge-routing.js';
+import { SessionStream } from './bridge-stream.js';
 
 export type BridgeSpec =
   | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
@@ -138,6 +140,7 @@ export async function startUpstreamBridge(
     const session: BridgeSession = {
       server,
       client,
+      stream: new SessionStream(() => label, log),
       inFlight: [],
       tokens: new Map(),
       closing: false,
@@ -156,6 +159,7 @@ export async function startUpstreamBridge(
               .catch(() => {});
           }
         }
+        session.stream.close();
         await server.close().catch(() => {});
         await client.close().catch(() => {});
       },
@@ -203,8 +207,9 @@ export async function startUpstreamBridge(
         return;
       }
       const related = relatedRequest(message, session);
+      if (related === undefined) return session.stream.send(raw);
       server
-        .send(raw, related !== undefined ? { relatedRequestId: related } : undefined)
+        .send(raw, { relatedRequestId: related })
         .catch((error: Error) => log(`upstream ${label}: ${message.method} not delivered: ${error.message}`, 'warn'));
     };
 
@@ -305,6 +310,7 @@ export async function startUpstreamBridge(
         session.open--;
         session.lastActive = Date.now();
       });
+      if (req.method === 'GET') return session.stream.open(req, res, sessionId);
       return session.server.handleRequest(req, res);
     }
     if (req.method !== 'POST') {

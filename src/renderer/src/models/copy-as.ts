@@ -107,26 +107,38 @@ function sdkCall(request: CopyRequest): { call: string; imports: string[] } {
   return { call: `client.request(${message}, ResultSchema)`, imports: ['ResultSchema'] }
 }
 
-/** A TypeScript (ESM) snippet doing the same call with the official SDK's Client over Streamable HTTP. */
+/**
+ * A TypeScript snippet doing the same call with the official SDK's Client over Streamable HTTP. Saved as call.ts it
+ * runs with `npx tsx call.ts` in any folder: no top-level await (a folder without `"type": "module"` makes call.ts
+ * CommonJS, where top-level await is an error), the SDK's imports resolve in both module systems.
+ */
 export function sdkSnippet(request: CopyRequest, target: CopyTarget): string {
   const { call, imports } = sdkCall(request)
   const headers = target.headers && Object.keys(target.headers).length ? target.headers : undefined
   const transportOptions = headers
-    ? `, {\n  requestInit: { headers: { ${Object.entries(headers)
+    ? `, {\n    requestInit: { headers: { ${Object.entries(headers)
         .map(([name, value]) => `${JSON.stringify(name)}: \`${value.replace(/\$([A-Z_][A-Z0-9_]*)/g, '${process.env.$1}')}\``)
-        .join(', ')} } },\n}`
+        .join(', ')} } },\n  }`
     : ''
+  const indent = (text: string): string => text.replace(/\n/g, '\n  ')
   return [
     `// ${target.title ?? request.method} — npm install @modelcontextprotocol/sdk; run with: npx tsx call.ts`,
     `import { Client } from '@modelcontextprotocol/sdk/client/index.js';`,
     `import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';`,
     ...(imports.length ? [`import { ${imports.join(', ')} } from '@modelcontextprotocol/sdk/types.js';`] : []),
     '',
-    `const client = new Client({ name: 'my-client', version: '1.0.0' });`,
-    `await client.connect(new StreamableHTTPClientTransport(new URL(${JSON.stringify(target.url)})${transportOptions}));`,
-    `const result = await ${call};`,
-    `console.log(JSON.stringify(result, null, 2));`,
-    `await client.close();`,
+    'async function main(): Promise<void> {',
+    `  const client = new Client({ name: 'my-client', version: '1.0.0' });`,
+    `  await client.connect(new StreamableHTTPClientTransport(new URL(${JSON.stringify(target.url)})${transportOptions}));`,
+    `  const result = await ${indent(call)};`,
+    `  console.log(JSON.stringify(result, null, 2));`,
+    `  await client.close();`,
+    '}',
+    '',
+    'main().catch((error: unknown) => {',
+    '  console.error(error);',
+    '  process.exitCode = 1;',
+    '});',
     '',
   ].join('\n')
 }

@@ -24,6 +24,8 @@ interface RulesState {
   error?: string
   /** answer of the last apply: how many clients were sent tools/list_changed */
   notified?: number
+  /** unapplied drafts of the other proxies, kept while another proxy's rules are edited */
+  drafts: Record<string, Draft>
   load(proxyId: string): Promise<void>
   select(name: string | undefined): void
   /** edits a tool's rule (creating it, from the upstream's defaults, when the tool had none) */
@@ -34,6 +36,8 @@ interface RulesState {
   setPassthrough(passthrough: boolean): void
   apply(rules: RulesFile): Promise<void>
 }
+
+type Draft = Pick<RulesState, 'forms' | 'passthrough' | 'instructions' | 'dirty' | 'selected'>
 
 function fromRules(rules: RulesFile | null): Pick<RulesState, 'forms' | 'passthrough' | 'instructions' | 'dirty'> {
   return { forms: (rules?.tools ?? []).map(ruleToForm), passthrough: rules?.passthrough ?? true, instructions: rules?.instructions, dirty: false }
@@ -54,19 +58,31 @@ export const useRules = create<RulesState>()((set, get) => ({
   dirty: false,
   loading: false,
   applying: false,
+  drafts: {},
   async load(proxyId) {
-    const switching = proxyId !== get().proxyId
-    set({
-      proxyId,
-      loading: true,
-      error: undefined,
-      ...(switching ? { tools: [], seen: Object.create(null), selected: undefined, notified: undefined, applying: false, ...fromRules(null) } : {}),
-    })
+    const before = get()
+    const switching = proxyId !== before.proxyId
+    if (switching) {
+      // an unapplied draft stays with its proxy: picking another proxy and coming back finds it again
+      const drafts = { ...before.drafts }
+      if (before.proxyId && before.dirty)
+        drafts[before.proxyId] = {
+          forms: before.forms,
+          passthrough: before.passthrough,
+          instructions: before.instructions,
+          dirty: true,
+          selected: before.selected,
+        }
+      const kept = drafts[proxyId]
+      delete drafts[proxyId]
+      set({ tools: [], seen: Object.create(null), selected: undefined, notified: undefined, applying: false, ...fromRules(null), ...kept, drafts })
+    }
+    set({ proxyId, loading: true, error: undefined })
     try {
       const answer = await api().call('rules.get', { id: proxyId })
       if (get().proxyId !== proxyId) return
       // a reload keeps an unapplied draft; a fresh load (or a clean draft) takes the engine's rules
-      const keepDraft = !switching && get().dirty
+      const keepDraft = get().dirty
       set((s) => ({ tools: answer.tools, seen: remember(s.seen, answer.tools), loading: false, ...(keepDraft ? {} : fromRules(answer.rules)) }))
     } catch (error) {
       if (get().proxyId === proxyId) set({ loading: false, error: (error as Error).message })

@@ -220,17 +220,58 @@ export function flushTraffic(): void {
 /** Replaces the view with the engine's buffer, keeping the events that arrived during the call. */
 export async function syncTraffic(): Promise<void> {
   syncing++
+  const known = [...openSources] // open before the snapshot was asked for: in it
   try {
     const snapshot = (await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })).sort((a, b) => a.seq - b.seq)
     const seen = new Set(snapshot.map((e) => e.seq))
     incoming = incoming.filter((e) => !seen.has(e.seq))
     heldBack = []
+    for (const id of known) loadedSources.add(id) // a full snapshot holds the open files' exchanges
     useTraffic.setState({ exchanges: snapshot, held: 0, dropped: 0, error: undefined })
   } catch (error) {
     useTraffic.setState({ error: (error as Error).message })
   } finally {
     syncing--
     flushTraffic()
+  }
+}
+
+/** the opened files whose exchanges the store has (a file opened later is fetched alone), and the files open */
+const loadedSources = new Set<string>()
+let openSources: string[] = []
+
+/**
+ * Follows the files opened into the timeline (the 'sources' event): a newly opened file's exchanges are fetched on
+ * their own — not the whole traffic again —, a closed file's leave the view. Falls back to a full reload when the
+ * engine cannot answer one file's exchanges.
+ */
+export async function followSources(ids: string[]): Promise<void> {
+  openSources = ids
+  const now = new Set(ids)
+  const gone = new Set([...loadedSources].filter((id) => !now.has(id)))
+  if (gone.size) {
+    for (const id of gone) loadedSources.delete(id)
+    useTraffic.setState((s) => ({ exchanges: s.exchanges.filter((e) => !gone.has(e.proxyId)) }))
+  }
+  for (const id of ids) {
+    if (loadedSources.has(id)) continue
+    loadedSources.add(id)
+    try {
+      const events = await api().call('traffic.snapshot', { proxyId: id, limit: useTraffic.getState().capacity })
+      const have = new Set(
+        useTraffic
+          .getState()
+          .exchanges.filter((e) => e.proxyId === id)
+          .map((e) => e.seq),
+      )
+      const fresh = events.filter((e) => !have.has(e.seq))
+      if (fresh.length === 0) continue
+      const { exchanges, cut } = append(useTraffic.getState().exchanges, fresh)
+      useTraffic.setState((s) => ({ exchanges, dropped: s.dropped + cut }))
+    } catch {
+      loadedSources.delete(id)
+      return syncTraffic()
+    }
   }
 }
 
@@ -254,6 +295,7 @@ export function attachTraffic(): () => void {
     timer = undefined
     incoming = []
     heldBack = []
+    loadedSources.clear()
     insights = new Map()
   }
 }

@@ -1,7 +1,7 @@
 import { create } from 'zustand'
 import type { Annotation, AppServerRequest, CommandInput, CommandOutput, ProxyCatalog, SaveResult, SourceInfo } from '../../../shared/api.js'
 import { api } from '../api/current.js'
-import { syncTraffic } from './traffic.js'
+import { followSources } from './traffic.js'
 
 /**
  * The engine state behind the inspector's verbs: pins and notes, the files opened into the timeline, the server's
@@ -82,6 +82,7 @@ export async function syncVerbs(): Promise<void> {
       api().call('appRequests.list', {}),
     ])
     useVerbs.setState({ marks, sources, questions, error: undefined })
+    void followSources(sources.map((s) => s.id))
   } catch (error) {
     useVerbs.setState({ error: (error as Error).message })
   }
@@ -93,7 +94,7 @@ export function attachVerbs(): () => void {
     api().on('annotations', (marks) => useVerbs.setState({ marks })),
     api().on('sources', (sources) => {
       useVerbs.setState({ sources })
-      void syncTraffic() // a file's exchanges are added without one event each
+      void followSources(sources.map((s) => s.id)) // a file's exchanges are added without one event each
     }),
     api().on('appRequests', (questions) => useVerbs.setState({ questions })),
     api().on('proxies', (proxies) => {

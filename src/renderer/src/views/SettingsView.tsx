@@ -73,6 +73,14 @@ export function SettingsView(): JSX.Element {
           Follow new exchanges in the timeline (auto-scroll)
         </label>
         <label className="check">
+          <input type="checkbox" checked={settings.preserveLog} onChange={(e) => save({ preserveLog: e.target.checked })} />
+          Preserve log: keep the timeline across restarts (within its byte cap), not only the pinned exchanges
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={settings.hideAppTraffic} onChange={(e) => save({ hideAppTraffic: e.target.checked })} />
+          Hide the app&apos;s own traffic in the timeline (its session&apos;s setup, the lists Compose asks for)
+        </label>
+        <label className="check">
           <input type="checkbox" checked={settings.restoreWorkspace} onChange={(e) => save({ restoreWorkspace: e.target.checked })} />
           Restore proxies, rules and breakpoints at start (running proxies start again, on the same ports when free)
         </label>

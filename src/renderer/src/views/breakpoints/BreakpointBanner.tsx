@@ -1,3 +1,4 @@
+import { Name } from '../../components/Name.js'
 import { useEffect, useMemo, useState, type JSX } from 'react'
 import type { PausedCall } from '../../../../shared/breakpoints.js'
 import { useBreakpoints } from '../../stores/breakpoints.js'
@@ -56,7 +57,9 @@ export function BreakpointBanner(): JSX.Element | null {
           </span>
           <span>
             <strong>
-              <code>{call.tool}</code>
+              <code>
+                <Name value={call.tool} />
+              </code>
             </strong>{' '}
             held {STAGE_LABELS[call.stage]} on <strong>{names.get(call.proxyId ?? '') ?? call.proxyId}</strong>
           </span>

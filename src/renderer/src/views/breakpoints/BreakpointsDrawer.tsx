@@ -1,3 +1,5 @@
+import { Name } from '../../components/Name.js'
+import { useFocusReturn } from '../../components/focus.js'
 import { useEffect, useMemo, useRef, useState, type FormEvent, type JSX } from 'react'
 import type { BreakpointStage, PausedCall } from '../../../../shared/breakpoints.js'
 import { useBreakpoints } from '../../stores/breakpoints.js'
@@ -78,7 +80,7 @@ function RuleList({ names }: { names: Map<string, string> }): JSX.Element | null
         list.map((rule) => (
           <li key={`${proxyId}:${rule.id}`} className="bp-rule">
             <span className="bp-proxy">{names.get(proxyId) ?? proxyId}</span>
-            <code>{rule.tool === '*' ? '* (every tool)' : rule.tool}</code>
+            <code>{rule.tool === '*' ? '* (every tool)' : <Name value={rule.tool} />}</code>
             <span className="muted">{STAGE_LABELS[rule.when]}</span>
             <button
               type="button"
@@ -134,7 +136,9 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
     <article className="bp-paused" aria-label={`Paused ${call.tool} ${STAGE_LABELS[call.stage]}`} data-paused-id={call.id}>
       <header>
         <span className="bp-badge">{call.stage === 'request' ? 'request held' : 'result held'}</span>
-        <code className="bp-tool">{call.tool}</code>
+        <code className="bp-tool">
+          <Name value={call.tool} />
+        </code>
         <span className="muted">
           {proxyName}
           {call.sessionId ? ` · session ${shortSession(call.sessionId)}` : ''} · paused {new Date(call.since).toLocaleTimeString()} · resumes unchanged in{' '}
@@ -192,6 +196,8 @@ export function BreakpointsDrawer(): JSX.Element | null {
   const names = useMemo(() => new Map(proxies.map((p) => [p.id, p.name])), [proxies])
   const now = useNow(open && paused.length > 0)
   const body = useRef<HTMLDivElement>(null)
+  // Esc or ✕ gives the focus back to what opened the drawer (the Breakpoints button, a banner's Open, a held row)
+  useFocusReturn(open, () => document.querySelector<HTMLElement>('.proxies-head [aria-haspopup="dialog"]'))
 
   useEffect(() => {
     if (!open) return

@@ -1,3 +1,5 @@
+import { visibleName } from '../../models/visible-text.js'
+import { Name } from '../../components/Name.js'
 import { useMemo, useState, type JSX } from 'react'
 import {
   createColumnHelper,
@@ -41,13 +43,20 @@ function cellClass(id: string, meta: unknown): string {
 
 /** the full text of a cell, for its tooltip where the column cuts it */
 function fullText(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length > 0 ? value : undefined
+  return typeof value === 'string' && value.length > 0 ? visibleName(value) : undefined
 }
 
 const columns = [
   column.accessor('n', { header: '#', cell: (c) => c.getValue(), meta: { className: 'num' } }),
-  column.accessor('key', { header: 'Key', cell: (c) => <code className="key">{c.getValue()}</code> }),
-  column.accessor((e) => e.tool ?? e.method ?? '', { id: 'tool', header: 'Tool' }),
+  column.accessor('key', {
+    header: 'Key',
+    cell: (c) => (
+      <code className="key">
+        <Name value={c.getValue()} />
+      </code>
+    ),
+  }),
+  column.accessor((e) => e.tool ?? e.method ?? '', { id: 'tool', header: 'Tool', cell: (c) => <Name value={c.getValue()} /> }),
   column.accessor((e) => compact(e.arguments), { id: 'arguments', header: 'Arguments', cell: (c) => <code>{c.getValue()}</code> }),
   column.accessor('preview', { header: 'Result' }),
   column.accessor('recordedAt', { header: 'Recorded', cell: (c) => when(c.getValue()), enableGlobalFilter: false }),

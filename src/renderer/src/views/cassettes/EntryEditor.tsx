@@ -1,3 +1,4 @@
+import { Name } from '../../components/Name.js'
 import { useState, type JSX } from 'react'
 import type { CassetteEntrySummary } from '../../../../shared/api.js'
 import { useCassettes } from '../../stores/cassettes.js'
@@ -51,7 +52,10 @@ export function EntryEditor({ entry }: { entry: CassetteEntrySummary }): JSX.Ele
     <section className="card entry-editor" aria-label="Entry editor">
       <div className="toolbar">
         <h2>
-          <span className="muted">#{entry.n}</span> <code>{entry.key}</code>
+          <span className="muted">#{entry.n}</span>{' '}
+          <code>
+            <Name value={entry.key} />
+          </code>
         </h2>
         <span className={`badge ${entry.hits > 0 ? 'used' : 'unused'}`}>{entry.hits > 0 ? `used ${entry.hits}×` : 'never matched'}</span>
         <button type="button" className="close" aria-label="Close entry" onClick={() => void select(undefined)}>

@@ -1,3 +1,4 @@
+import { Name } from '../../components/Name.js'
 import type { JSX } from 'react'
 import { useRules } from '../../stores/rules.js'
 import { InjectFields, OverrideFields } from './BehaviorFields.js'
@@ -33,7 +34,9 @@ export function ToolEditor({ proxyId, name, issues }: { proxyId: string; name: s
     <section className="card rule-editor" aria-label={`Rule for ${name}`}>
       <div className="toolbar">
         <h2>
-          <code>{name}</code>
+          <code>
+            <Name value={name} />
+          </code>
         </h2>
         <span className="badge">{origin}</span>
         {listed ? (

@@ -1,3 +1,5 @@
+import { Name } from '../../components/Name.js'
+import { visibleName } from '../../models/visible-text.js'
 import { useState, type FormEvent, type JSX } from 'react'
 import { useRules, type MergedToolView } from '../../stores/rules.js'
 import { syntheticForm, type Issue } from '../../models/rules-form.js'
@@ -84,8 +86,8 @@ export function ToolList({ byTool }: { byTool: Record<string, Issue[]> }): JSX.E
               onClick={() => select(row.name)}
               data-testid={`tool-${row.name}`}
             >
-              <span className="tool-name" title={row.name}>
-                {row.name}
+              <span className="tool-name" title={visibleName(row.name)}>
+                <Name value={row.name} />
                 {byTool[row.name]?.length ? <span className="error"> ⚠</span> : null}
               </span>
               <span className="tool-tags">

@@ -1,5 +1,8 @@
+import { visibleName } from '../../models/visible-text.js'
 import { useMemo, type JSX } from 'react'
 import type { TrafficEvent } from '../../../../shared/api.js'
+import { Name } from '../../components/Name.js'
+import { onTabListKeyDown, tabStop } from '../../components/tabs.js'
 import { useTraffic } from '../../stores/traffic.js'
 import { indexOfRow, isChanged, statusKind, statusLabel } from './model.js'
 import { useTimelineUi, type DetailTab } from './state.js'
@@ -37,7 +40,7 @@ function useOther(event: TrafficEvent, proxyName: (id: string) => string): Other
   return useMemo(
     () =>
       found && {
-        label: `#${found.seq} ${found.method}${found.tool ? ` ${found.tool}` : ''} (${proxyName(found.proxyId)})`,
+        label: `#${found.seq} ${visibleName(found.method)}${found.tool ? ` ${visibleName(found.tool)}` : ''} (${proxyName(found.proxyId)})`,
         request: found.request,
         response: found.response,
         stream: found.stream,
@@ -89,7 +92,10 @@ export function DetailPane({
       <header className="tl-detail-head">
         <div className="tl-detail-title">
           <strong>
-            <code>{event.method}</code> {event.tool && <span>{event.tool}</span>}
+            <code>
+              <Name value={event.method} />
+            </code>{' '}
+            {event.tool && <Name value={event.tool} />}
           </strong>
           <span className={`st st-${statusKind(event).replace(' ', '-')}`}>{statusLabel(event)}</span>
           {event.response && <span className="muted small">{Math.round(event.durationMs)} ms</span>}
@@ -109,13 +115,14 @@ export function DetailPane({
       )}
       <TruncatedNote event={kept} />
       {!held && <DetailActions event={event} proxyName={proxyName} />}
-      <div className="tl-detail-tabs" role="tablist" aria-label="Exchange detail sections">
+      <div className="tl-detail-tabs" role="tablist" aria-label="Exchange detail sections" onKeyDown={(e) => onTabListKeyDown(e, (i) => setTab(tabs[i]))}>
         {tabs.map((t) => (
           <button
             key={t}
             type="button"
             role="tab"
             id={`detail-tab-${t}`}
+            tabIndex={tabStop(t === shown)}
             aria-selected={t === shown}
             aria-controls="detail-panel"
             className={t === shown ? 'active' : undefined}

@@ -1,112 +1,18 @@
-import { useEffect, useMemo, useRef, type JSX, type KeyboardEvent } from 'react'
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table'
+import { useEffect, useMemo, useRef, type JSX, type KeyboardEvent, type MouseEvent } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { usePanels } from '../../stores/panels.js'
 import { useSettings } from '../../stores/settings.js'
 import type { Annotation } from '../../../../shared/api.js'
-import { formatTime, indexOfRow, isChanged, problemsOf, rowId, rowKey, sourceLabel, statusKind, statusLabel, type TimelineRow } from './model.js'
-import { sentByLabel, sessionLabel, shortSession, type SessionInfo } from './sessions.js'
+import { pickMode } from '../../models/selection.js'
+import { indexOfRow, rowId, rowKey, type TimelineRow } from './model.js'
+import type { SessionInfo } from './sessions.js'
 import { useTimelineUi } from './state.js'
+import { renderCell, type CellContext } from './table/cells.js'
+import { TableHeader } from './table/TableHeader.js'
+import { useColumnSettings, useColumnWidths } from './table/use-columns.js'
 import './timeline.css'
 
 const ROW_HEIGHT = 26
-const col = createColumnHelper<TimelineRow>()
-
-/** the flags of a row, in words: changed by a rule or breakpoint, sent by the app, the engine's flags, the note */
-function flagsOf(e: TimelineRow, mark: Annotation | undefined): string {
-  return [
-    ...(isChanged(e) ? ['changed'] : []),
-    ...(sentByLabel(e.sentBy) ? [sentByLabel(e.sentBy)] : []),
-    ...(e.flags ?? []),
-    ...(mark?.note ? [`“${mark.note}”`] : []),
-  ].join(', ')
-}
-
-function columns(proxyName: (id: string) => string, marks: Record<number, Annotation>, sessions: Map<string, SessionInfo>) {
-  return [
-    col.accessor('seq', {
-      id: 'seq',
-      header: '#',
-      cell: (c) =>
-        c.row.original.pausedId ? (
-          ''
-        ) : (
-          <span className={marks[c.getValue()]?.pinned ? 'pinned' : undefined} title={marks[c.getValue()]?.pinned ? 'pinned' : undefined}>
-            {marks[c.getValue()]?.pinned ? '★' : ''}
-            {c.getValue()}
-          </span>
-        ),
-      size: 48,
-      meta: { num: true },
-    }),
-    col.accessor('startedAt', { header: 'Time', cell: (c) => formatTime(c.getValue()), size: 140 }),
-    // the proxy, and the MCP session the exchange belongs to (the app's own sessions say so)
-    col.accessor((e) => `${proxyName(e.proxyId)} ${e.sessionId ?? ''}`, {
-      id: 'proxy',
-      header: 'Proxy',
-      cell: (c) => {
-        const e = c.row.original
-        return (
-          <span title={`${proxyName(e.proxyId)} · session ${sessionLabel(sessions.get(e.sessionId ?? ''), e.sessionId)}${e.sentBy ? ' (the app’s own)' : ''}`}>
-            {proxyName(e.proxyId)} <span className={e.sentBy ? 'session app' : 'session'}>{e.sentBy ? 'app' : shortSession(e.sessionId).slice(0, 4)}</span>
-          </span>
-        )
-      },
-      size: 130,
-    }),
-    col.accessor('method', { header: 'Method', cell: (c) => <code>{c.getValue()}</code>, size: 145 }),
-    col.accessor((e) => e.tool ?? '', { id: 'tool', header: 'Tool', size: 120 }),
-    col.accessor(sourceLabel, {
-      id: 'source',
-      header: 'Source',
-      cell: (c) => <span className={`src src-${c.row.original.source}`}>{c.getValue()}</span>,
-      size: 105,
-    }),
-    col.accessor(statusLabel, {
-      id: 'status',
-      header: 'Status',
-      cell: (c) => <span className={`st st-${statusKind(c.row.original).replace(' ', '-')}`}>{c.getValue()}</span>,
-      size: 85,
-    }),
-    col.accessor((e) => problemsOf(e).count, {
-      id: 'problems',
-      header: () => <span title="Protocol problems and security warnings">⚠</span>,
-      cell: (c) => {
-        const { count, worst } = problemsOf(c.row.original)
-        return count ? (
-          <span className={`pb pb-${worst}`} title={`${count} problem${count === 1 ? '' : 's'} (worst: ${worst})`} data-testid="problem-count">
-            ⚠{count}
-          </span>
-        ) : (
-          ''
-        )
-      },
-      size: 48,
-      meta: { num: true },
-    }),
-    col.accessor((e) => e.insight?.tokens ?? -1, {
-      id: 'tokens',
-      header: () => <span title="Tokens this exchange puts in the model's context (o200k_base)">tok</span>,
-      cell: (c) => (c.getValue() >= 0 ? c.getValue().toLocaleString('en-US') : ''),
-      size: 55,
-      meta: { num: true },
-    }),
-    col.accessor('durationMs', { header: 'ms', cell: (c) => (c.row.original.response ? Math.round(c.getValue()) : ''), size: 55, meta: { num: true } }),
-    col.accessor((e) => flagsOf(e, marks[e.seq]), {
-      id: 'flags',
-      header: 'Flags',
-      cell: (c) =>
-        c.getValue() ? (
-          <span className={isChanged(c.row.original) ? 'flag changed' : c.row.original.sentBy ? 'flag sent' : 'flag'} title={c.getValue()}>
-            {isChanged(c.row.original) ? '✎' : c.row.original.sentBy ? '' : '⚑'} {c.getValue()}
-          </span>
-        ) : (
-          ''
-        ),
-      size: 120,
-    }),
-  ]
-}
 
 interface Props {
   rows: TimelineRow[]
@@ -115,13 +21,36 @@ interface Props {
   sessions: Map<string, SessionInfo>
 }
 
-/** The live exchange table: react-table for the model, react-virtual for the rows (only the visible ones are in the DOM). */
+/** the widest timeline number among the rows, as the # column shows it (a pin adds its star) */
+function widestSeq(rows: TimelineRow[]): string {
+  let max = 0
+  for (const r of rows) if (r.seq > max) max = r.seq
+  return `★${max}`
+}
+
+/** The row the keys move to from `from` by `step` (group heads skipped), or -1. */
+function stepTo(rows: TimelineRow[], from: number, step: number): number {
+  const dir = step > 0 ? 1 : -1
+  const next = Math.min(rows.length - 1, Math.max(0, from + step))
+  for (let i = next; i >= 0 && i < rows.length; i += dir) if (!rows[i].group) return i
+  for (let i = next; i >= 0 && i < rows.length; i -= dir) if (!rows[i].group) return i
+  return -1
+}
+
+/**
+ * The live exchange table: react-virtual for the rows (only the visible ones are in the DOM), columns as the user set
+ * them (sorted, resized, hidden, moved: the settings), one row or many picked.
+ */
 export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.Element {
-  const { selected, select, closeDetail, detailOpen, picking, compare, setPicking } = useTimelineUi()
-  const cols = useMemo(() => columns(proxyName, marks, sessions), [proxyName, marks, sessions])
+  const { selected, picked, select, pick, pickAll, clearPicked, closeDetail, detailOpen, picking, compare, setPicking } = useTimelineUi()
   const scroller = useRef<HTMLDivElement>(null)
-  /** follow the newest row until the user scrolls up (the Settings' auto-scroll) */
-  const autoScroll = useSettings((s) => s.settings?.autoScroll ?? true)
+  const measure = useRef<HTMLSpanElement>(null)
+  const { settings, cols, save } = useColumnSettings()
+  const seqText = useMemo(() => widestSeq(rows), [rows])
+  const widths = useColumnWidths(scroller, measure, cols, settings, save)
+  const ctx: CellContext = useMemo(() => ({ proxyName, marks, sessions }), [proxyName, marks, sessions])
+  /** follow the newest row until the user scrolls up (the Settings' auto-scroll); not while sorted by a column */
+  const autoScroll = useSettings((s) => s.settings?.autoScroll ?? true) && !settings.sort
   const stick = useRef(autoScroll)
   useEffect(() => {
     stick.current = autoScroll
@@ -129,12 +58,6 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
   // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Virtual: the compiler leaves this component unmemoized, as intended
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 })
   const items = virtualizer.getVirtualItems()
-  // react-table gets only the rows in (and around) the viewport: building its row model for 100,000 rows on every
-  // live event costs ~0.5 s (every row gets each feature's methods); a window of ~50 rows costs nothing.
-  const first = items.length ? items[0].index : 0
-  const visible = useMemo(() => rows.slice(first, first + items.length), [rows, first, items.length])
-  const table = useReactTable({ data: visible, columns: cols, getCoreRowModel: getCoreRowModel(), getRowId: rowKey })
-  const model = table.getRowModel().rows
 
   useEffect(() => {
     if (stick.current && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: 'end' })
@@ -161,38 +84,60 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
     select(rowId(row), true)
   }
 
+  const onRowClick = (event: MouseEvent, row: TimelineRow): void => {
+    const mode = pickMode(event)
+    if (mode === 'only' || picking || row.group || row.pausedId) return open(row)
+    pick(rowId(row), mode, rows)
+  }
+
   function onScroll(): void {
     const el = scroller.current
     if (el) stick.current = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW_HEIGHT
   }
 
-  function onKeyDown(event: KeyboardEvent): void {
-    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+  /** moves the selection to row `next` (Shift: the range from the anchor grows with it) */
+  const goTo = (next: number, extend: boolean): void => {
+    if (next < 0) return
+    const id = rowId(rows[next])
+    if (extend) pick(id, 'range', rows)
+    else select(id)
+    virtualizer.scrollToIndex(next, { align: 'auto' })
+    stick.current = next === rows.length - 1
+  }
+
+  const MOVES: Record<string, (from: number, page: number) => number> = {
+    ArrowDown: (from) => stepTo(rows, from < 0 ? -1 : from, 1),
+    ArrowUp: (from) => stepTo(rows, from < 0 ? rows.length : from, -1),
+    PageDown: (from, page) => stepTo(rows, Math.max(from, 0), page),
+    PageUp: (from, page) => stepTo(rows, from < 0 ? rows.length - 1 : from, -page),
+    Home: () => stepTo(rows, -1, 1),
+    End: () => stepTo(rows, rows.length, -1),
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLDivElement>): void {
+    if (event.target !== event.currentTarget) return // keys of the header's controls are theirs
+    const move = MOVES[event.key]
+    if (move) {
       event.preventDefault()
       if (rows.length === 0) return
-      const from = selectedIndex < 0 ? (event.key === 'ArrowDown' ? -1 : rows.length) : selectedIndex
-      const step = event.key === 'ArrowDown' ? 1 : -1
-      let next = Math.min(rows.length - 1, Math.max(0, from + step))
-      while (rows[next]?.group && next + step >= 0 && next + step < rows.length) next += step // group heads are not exchanges
-      if (rows[next]?.group) return
-      select(rowId(rows[next]))
-      virtualizer.scrollToIndex(next, { align: 'auto' })
-      stick.current = next === rows.length - 1
+      const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? ROW_HEIGHT * 10) / ROW_HEIGHT) - 2)
+      goTo(move(selectedIndex, page), event.shiftKey)
     } else if (event.key === 'Enter' && selectedIndex >= 0) {
       event.preventDefault()
       open(rows[selectedIndex])
+    } else if (event.key === 'a' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault()
+      pickAll(rows.filter((r) => !r.group && !r.pausedId).map(rowId))
     } else if (event.key === 'Escape') {
       if (picking) setPicking(false)
+      else if (picked.size > 1) clearPicked()
       else closeDetail()
     }
   }
 
   const padTop = items.length ? items[0].start : 0
   const padBottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1].end : 0
-  // column widths as shares of the whole: the table fits its pane (cells cut with an ellipsis) at any split size
-  const sizes = table.getFlatHeaders().map((h) => h.getSize())
-  const total = sizes.reduce((a, b) => a + b, 0)
-  const widths = sizes.map((w) => `${((w / total) * 100).toFixed(2)}%`)
+  const tableWidth = widths.px.reduce((a, b) => a + b, 0)
 
   return (
     <div
@@ -203,59 +148,55 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
       tabIndex={0}
       data-testid="timeline-scroll"
     >
-      <table className="grid tl-table" aria-label="Recent exchanges" aria-rowcount={rows.length + 1}>
+      <table className="grid tl-table" aria-label="Recent exchanges" aria-rowcount={rows.length + 1} style={{ width: tableWidth }}>
         <colgroup>
-          {widths.map((w, i) => (
-            <col key={i} style={{ width: w }} />
+          {widths.px.map((w, i) => (
+            <col key={cols[i].id} style={{ width: w }} />
           ))}
         </colgroup>
         <thead>
-          {table.getHeaderGroups().map((g) => (
-            <tr key={g.id}>
-              {g.headers.map((h) => (
-                <th key={h.id} className={(h.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}>
-                  {flexRender(h.column.columnDef.header, h.getContext())}
-                </th>
-              ))}
-            </tr>
-          ))}
+          <TableHeader cols={cols} widths={widths} settings={settings} save={save} />
         </thead>
         <tbody>
           {padTop > 0 && (
             <tr aria-hidden className="tl-pad">
-              <td colSpan={widths.length} style={{ height: padTop }} />
+              <td colSpan={cols.length} style={{ height: padTop }} />
             </tr>
           )}
           {items.map((v) => {
-            const row = model[v.index - first]
+            const row = rows[v.index]
             if (!row) return null
-            const group = row.original.group
+            const key = rowKey(row)
+            const group = row.group
             if (group) {
               return (
-                <tr key={row.id} data-index={v.index} aria-rowindex={v.index + 2} className="tl-group" style={{ height: ROW_HEIGHT }}>
-                  <td colSpan={widths.length}>
+                <tr key={key} data-index={v.index} aria-rowindex={v.index + 2} className="tl-group" style={{ height: ROW_HEIGHT }}>
+                  <td colSpan={cols.length}>
                     <strong>{group.label}</strong>{' '}
                     <span className="muted">
-                      · {proxyName(row.original.proxyId)} · {group.count} exchange{group.count === 1 ? '' : 's'}
+                      · {proxyName(row.proxyId)} · {group.count} exchange{group.count === 1 ? '' : 's'}
                     </span>
                   </td>
                 </tr>
               )
             }
-            const isSelected = rowId(row.original) === selected
+            const id = rowId(row)
+            const isSelected = id === selected
+            const isPicked = picked.has(id)
             return (
               <tr
-                key={row.id}
+                key={key}
                 data-index={v.index}
                 aria-rowindex={v.index + 2}
-                aria-selected={isSelected}
-                className={`tl-row${isSelected ? ' selected' : ''}${row.original.pausedId ? ' held' : ''}${marks[row.original.seq]?.pinned && !row.original.pausedId ? ' pinned' : ''}`}
+                aria-selected={isPicked || isSelected}
+                className={`tl-row${isSelected ? ' selected' : ''}${isPicked && picked.size > 1 ? ' picked' : ''}${row.pausedId ? ' held' : ''}${marks[row.seq]?.pinned && !row.pausedId ? ' pinned' : ''}`}
                 style={{ height: ROW_HEIGHT }}
-                onClick={() => open(row.original)}
+                onMouseDown={(e) => e.shiftKey && e.preventDefault()} // a Shift-click picks a range, it selects no text
+                onClick={(e) => onRowClick(e, row)}
               >
-                {row.getVisibleCells().map((cell) => (
-                  <td key={cell.id} className={(cell.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}>
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                {cols.map((c) => (
+                  <td key={c.id} className={c.num ? 'num' : undefined}>
+                    {renderCell(c.id, row, ctx)}
                   </td>
                 ))}
               </tr>
@@ -263,11 +204,14 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
           })}
           {padBottom > 0 && (
             <tr aria-hidden className="tl-pad">
-              <td colSpan={widths.length} style={{ height: padBottom }} />
+              <td colSpan={cols.length} style={{ height: padBottom }} />
             </tr>
           )}
         </tbody>
       </table>
+      <span ref={measure} className="tl-measure" aria-hidden="true">
+        {seqText}
+      </span>
     </div>
   )
 }

@@ -1,6 +1,9 @@
-import { useEffect, useRef, useState, type JSX } from 'react'
+import { useEffect, useMemo, useRef, useState, type JSX } from 'react'
 import type { ProxyInfo, SourceInfo } from '../../../../shared/api.js'
-import { isFiltering, type TimelineFilter } from './model.js'
+import type { CompletionValues } from '../../models/filter-complete.js'
+import { visibleName } from '../../models/visible-text.js'
+import { isFiltering, queryOf, type TimelineFilter } from './model.js'
+import { QueryBox } from './QueryBox.js'
 import { sessionLabel, type SessionInfo } from './sessions.js'
 import { useTimelineUi } from './state.js'
 
@@ -9,6 +12,8 @@ const DEBOUNCE_MS = 150
 interface Props {
   methods: string[]
   tools: string[]
+  /** protocol revisions seen */
+  revisions: string[]
   proxies: ProxyInfo[]
   /** files opened into the timeline (a proxy filter value too) */
   sources: SourceInfo[]
@@ -17,27 +22,38 @@ interface Props {
   total: number
 }
 
-/** Filter bar: method, tool, status, source, proxy, free text (debounced); "N of M"; `/` focuses the text. */
-export function Filters({ methods, tools, proxies, sources, sessions, shown, total }: Props): JSX.Element {
+/** What the search box completes: the values seen in the traffic, by key. */
+function completionValues({ methods, tools, revisions, proxies, sources, sessions }: Omit<Props, 'shown' | 'total'>): CompletionValues {
+  return {
+    method: methods.map((m) => [m, 'seen']),
+    tool: tools.map((t) => [t, 'seen']),
+    revision: revisions.map((r) => [r, 'seen']),
+    proxy: [...proxies.map((p): [string, string] => [p.name, `proxy · ${p.config.mode}`]), ...sources.map((s): [string, string] => [s.name, 'opened file'])],
+    session: [['app', 'the app’s own sessions'], ...[...sessions.values()].map((info): [string, string] => [info.id.slice(0, 8), sessionLabel(info, info.id)])],
+  }
+}
+
+/** Filter bar: method, tool, status, source, proxy, the query (debounced); "N of M"; `/` focuses the query. */
+export function Filters(props: Props): JSX.Element {
+  const { methods, tools, proxies, sources, sessions, shown, total } = props
   const { filter, setFilter, resetFilter } = useTimelineUi()
   const [text, setText] = useState(filter.text)
   const input = useRef<HTMLInputElement>(null)
+  const values = useMemo(() => completionValues(props), [methods, tools, props.revisions, proxies, sources, sessions]) // eslint-disable-line react-hooks/exhaustive-deps -- the props it reads
+  const problems = queryOf(text).problems
 
-  /** the text this box last gave the filter: any other is someone else's (a proxy's ⚠ count sets `has:problem`) */
-  const pushed = useRef(filter.text)
+  // a filter set from elsewhere (a link, a histogram bar, a proxy's ⚠ count, Reset) shows in the box
+  const [shownText, setShownText] = useState(filter.text)
+  if (shownText !== filter.text) {
+    setShownText(filter.text)
+    setText(filter.text)
+  }
+
   useEffect(() => {
     if (text === filter.text) return
-    const t = setTimeout(() => {
-      pushed.current = text
-      setFilter({ text })
-    }, DEBOUNCE_MS)
+    const t = setTimeout(() => setFilter({ text }), DEBOUNCE_MS)
     return () => clearTimeout(t)
   }, [text, filter.text, setFilter])
-  useEffect(() => {
-    if (filter.text === pushed.current) return
-    pushed.current = filter.text
-    setText(filter.text) // the filter changed elsewhere: the box follows it
-  }, [filter.text])
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
@@ -71,12 +87,12 @@ export function Filters({ methods, tools, proxies, sources, sessions, shown, tot
       {select(
         'method',
         'Method',
-        methods.map((m) => [m, m]),
+        methods.map((m) => [m, visibleName(m)]),
       )}
       {select(
         'tool',
         'Tool',
-        tools.map((t) => [t, t]),
+        tools.map((t) => [t, visibleName(t)]),
       )}
       {select('status', 'Status', [
         ['ok', 'ok'],
@@ -99,20 +115,9 @@ export function Filters({ methods, tools, proxies, sources, sessions, shown, tot
           .map((info) => [info.id, `${sessionLabel(info, info.id)}${info.app ? ' (app)' : ''} · ${info.count}`]),
       )}
 
-      <label className="wide">
-        <span className="visually-hidden">Search</span>
-        <input
-          ref={input}
-          aria-label="Search"
-          type="search"
-          placeholder="method, tool, key, JSON or has:problem — press /"
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Escape') (e.target as HTMLInputElement).blur()
-          }}
-        />
-      </label>
+      <div className="wide">
+        <QueryBox value={text} onChange={setText} values={values} problems={problems} input={input} />
+      </div>
       <span className="tl-count muted" data-testid="filter-count">
         {shown} of {total}
       </span>

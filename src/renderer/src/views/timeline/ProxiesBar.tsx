@@ -1,9 +1,11 @@
-import { useState, type JSX } from 'react'
+import { useEffect, useRef, useState, type JSX, type KeyboardEvent, type PointerEvent, type RefObject } from 'react'
 import type { ProxyInfo, SourceInfo } from '../../../../shared/api.js'
+import { Name } from '../../components/Name.js'
 import { MODE_TRAITS } from '../../../../shared/modes.js'
 import { useBreakpoints } from '../../stores/breakpoints.js'
 import { usePanels } from '../../stores/panels.js'
 import { useProxies } from '../../stores/proxies.js'
+import { useSettings } from '../../stores/settings.js'
 import { startDemo } from '../../stores/traffic.js'
 import { closeSource, useVerbs } from '../../stores/verbs.js'
 import { ClientConfig } from './ClientConfig.js'
@@ -50,26 +52,29 @@ function stateLabel(p: ProxyInfo): string {
   return p.failure === 'upstream' ? 'upstream unreachable' : p.failure === 'cassette' ? 'cassette missing' : p.failure === 'port' ? 'port in use' : 'failed'
 }
 
-function ProxyRow({ proxy, run }: { proxy: ProxyInfo; run: (action: () => Promise<void>) => void }): JSX.Element {
+function ProxyRow({ proxy, run, fresh }: { proxy: ProxyInfo; run: (action: () => Promise<void>) => void; fresh?: boolean }): JSX.Element {
   const { start, stop, remove } = useProxies.getState()
   const [confirming, setConfirming] = useState(false)
   const p = proxy
   return (
-    <li className={`proxy-row state-${p.state}`} data-proxy-id={p.id} aria-label={`Proxy ${p.name}`}>
+    <li className={`proxy-row state-${p.state}${fresh ? ' fresh' : ''}`} data-proxy-id={p.id} aria-label={`Proxy ${p.name}`}>
       <span className={`badge ${p.state}${p.upstreamDown ? ' degraded' : ''}`} title={p.error ?? p.upstreamDown}>
         {stateLabel(p)}
       </span>
       <strong className="proxy-name" title={p.name}>
-        {p.name}
+        <Name value={p.name} />
       </strong>
       <span className="chip">{p.config.mode}</span>
       <span className="proxy-target muted" title={target(p)}>
         {target(p)}
       </span>
       {p.url ? <code className="proxy-endpoint">{p.url}</code> : <span className="proxy-endpoint muted">—</span>}
-      <ProblemCount proxy={p} />
-      <span className="proxy-count muted" data-testid="exchanges" title="exchanges">
-        {p.exchanges}
+      {/* one grid cell: a proxy with problems keeps its row on one line */}
+      <span className="proxy-counts">
+        <ProblemCount proxy={p} />
+        <span className="proxy-count muted" data-testid="exchanges" title="exchanges">
+          {p.exchanges}
+        </span>
       </span>
       <span className="row-actions">
         {p.state === 'running' && !p.attached && (
@@ -174,7 +179,7 @@ function SourceRow({ source, run }: { source: SourceInfo; run: (action: () => Pr
     <li className="proxy-row source-row" aria-label={`File ${source.name}`}>
       <span className="badge stopped">read-only</span>
       <strong className="proxy-name" title={source.name}>
-        {source.name}
+        <Name value={source.name} />
       </strong>
       <span className="chip">{KIND_LABELS[source.kind]}</span>
       <span className="proxy-target muted" title={source.path}>
@@ -195,6 +200,91 @@ function SourceRow({ source, run }: { source: SourceInfo; run: (action: () => Pr
   )
 }
 
+/** "9 proxies, 1 failed · 2 files": the bar's line when collapsed */
+export function proxiesSummary(proxies: ProxyInfo[], sources: SourceInfo[]): string {
+  const failed = proxies.filter((p) => p.state === 'failed').length
+  const running = proxies.filter((p) => p.state === 'running').length
+  const signIn = proxies.filter((p) => p.state === 'sign-in-required').length
+  const parts = [
+    `${proxies.length} prox${proxies.length === 1 ? 'y' : 'ies'}`,
+    ...(running && running < proxies.length ? [`${running} running`] : []),
+    ...(failed ? [`${failed} failed`] : []),
+    ...(signIn ? [`${signIn} to sign in`] : []),
+  ]
+  return `${parts.join(', ')}${sources.length ? ` · ${sources.length} file${sources.length === 1 ? '' : 's'} open` : ''}`
+}
+
+/** failed proxies and those waiting for a sign-in first (they need a look), then in the order they were made */
+const needsLook = (p: ProxyInfo): boolean => p.state === 'failed' || p.state === 'sign-in-required'
+const failedFirst = (proxies: ProxyInfo[]): ProxyInfo[] => [...proxies.filter(needsLook), ...proxies.filter((p) => !needsLook(p))]
+
+const MIN_HEIGHT = 40
+const MAX_HEIGHT = 600
+
+/** The bar's height (a drag of its lower edge, or ↑/↓ on it) and whether it is collapsed: kept in the settings. */
+function useBarSize(): { height: number; collapsed: boolean; set(patch: { height?: number; collapsed?: boolean }): void } {
+  const bar = useSettings((s) => s.settings?.proxiesBar) ?? { height: 120, collapsed: false }
+  const update = useSettings((s) => s.update)
+  return { ...bar, set: (patch) => void update({ proxiesBar: { ...bar, ...patch } }).catch(() => {}) }
+}
+
+/** The lower edge of the bar: drag it (or ↑/↓ when focused) to give the proxies more or less room. */
+function BarResizer({ height, onResize }: { height: number; onResize(height: number, done: boolean): void }): JSX.Element {
+  const onPointerDown = (event: PointerEvent<HTMLDivElement>): void => {
+    event.preventDefault()
+    const el = event.currentTarget
+    const y0 = event.clientY
+    el.setPointerCapture(event.pointerId)
+    const at = (e: globalThis.PointerEvent): number => Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height + e.clientY - y0))
+    const move = (e: globalThis.PointerEvent): void => onResize(at(e), false)
+    const up = (e: globalThis.PointerEvent): void => {
+      el.removeEventListener('pointermove', move)
+      el.removeEventListener('pointerup', up)
+      onResize(at(e), true)
+    }
+    el.addEventListener('pointermove', move)
+    el.addEventListener('pointerup', up)
+  }
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
+    const step = event.key === 'ArrowDown' ? 24 : event.key === 'ArrowUp' ? -24 : 0
+    if (!step) return
+    event.preventDefault()
+    onResize(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height + step)), true)
+  }
+  return (
+    <div
+      className="proxies-resizer"
+      role="separator"
+      aria-orientation="horizontal"
+      aria-label="Resize the proxies bar"
+      aria-valuenow={Math.round(height)}
+      aria-valuemin={MIN_HEIGHT}
+      aria-valuemax={MAX_HEIGHT}
+      tabIndex={0}
+      onPointerDown={onPointerDown}
+      onKeyDown={onKeyDown}
+    />
+  )
+}
+
+/** Scrolls a proxy that just appeared (New proxy) or just failed into view in the bar, and marks it a while. */
+function useRevealNew(proxies: ProxyInfo[], list: RefObject<HTMLUListElement | null>): string | undefined {
+  const seen = useRef<Set<string> | undefined>(undefined)
+  const [fresh, setFresh] = useState<string>()
+  useEffect(() => {
+    // a proxy is new to the bar when first listed, and again when it fails
+    const ids = new Set(proxies.map((p) => `${p.id}${p.state === 'failed' ? ' failed' : ''}`))
+    const added = seen.current ? proxies.find((p) => !seen.current!.has(`${p.id}${p.state === 'failed' ? ' failed' : ''}`)) : undefined
+    seen.current = ids
+    if (!added) return
+    setFresh(added.id)
+    requestAnimationFrame(() => list.current?.querySelector(`[data-proxy-id="${CSS.escape(added.id)}"]`)?.scrollIntoView({ block: 'nearest' }))
+    const t = setTimeout(() => setFresh(undefined), 3000)
+    return () => clearTimeout(t)
+  }, [proxies, list])
+  return fresh
+}
+
 export function ProxiesBar(): JSX.Element {
   const { proxies, loaded, error } = useProxies()
   const sources = useVerbs((s) => s.sources)
@@ -203,6 +293,10 @@ export function ProxiesBar(): JSX.Element {
   const { setNewProxy, openBreakpoints } = usePanels.getState()
   const [actionError, setActionError] = useState<string>()
   const [demoBusy, setDemoBusy] = useState(false)
+  const size = useBarSize()
+  const [dragged, setDragged] = useState<number>()
+  const list = useRef<HTMLUListElement>(null)
+  const fresh = useRevealNew(proxies, list)
   const run = (action: () => Promise<void>): void => {
     setActionError(undefined)
     action().catch((e: Error) => setActionError(e.message))
@@ -211,10 +305,28 @@ export function ProxiesBar(): JSX.Element {
     setDemoBusy(true)
     run(() => startDemo().finally(() => setDemoBusy(false)))
   }
+  const height = dragged ?? size.height
+  const any = proxies.length > 0 || sources.length > 0
   return (
-    <section className="proxies-bar" aria-label="Proxies">
+    <section className={`proxies-bar${size.collapsed ? ' collapsed' : ''}`} aria-label="Proxies">
       <div className="proxies-head">
-        <h2>Proxies</h2>
+        <h2>
+          <button
+            type="button"
+            className="bar-toggle"
+            aria-expanded={!size.collapsed}
+            aria-controls={!size.collapsed && loaded && any ? 'proxy-list' : undefined}
+            onClick={() => size.set({ collapsed: !size.collapsed })}
+            title={size.collapsed ? 'Show the proxies' : 'Collapse the proxies to one line'}
+          >
+            <span aria-hidden="true">{size.collapsed ? '▸' : '▾'}</span> Proxies
+          </button>
+        </h2>
+        {size.collapsed && loaded && any && (
+          <span className="muted small" data-testid="proxies-summary">
+            {proxiesSummary(proxies, sources)}
+          </span>
+        )}
         <button type="button" className="primary" onClick={() => setNewProxy(true)}>
           New proxy
         </button>
@@ -231,19 +343,28 @@ export function ProxiesBar(): JSX.Element {
           </span>
         )}
       </div>
-      {!loaded ? (
+      {size.collapsed ? null : !loaded ? (
         <p className="muted small">{error ?? 'Loading proxies…'}</p>
-      ) : proxies.length === 0 && sources.length === 0 ? (
+      ) : !any ? (
         <p className="muted small proxies-empty">No proxy yet: New proxy puts one in front of your MCP server; Run demo shows one at work.</p>
       ) : (
-        <ul className="proxy-list" aria-label="Proxy list">
-          {proxies.map((p) => (
-            <ProxyRow key={p.id} proxy={p} run={run} />
-          ))}
-          {sources.map((s) => (
-            <SourceRow key={s.id} source={s} run={run} />
-          ))}
-        </ul>
+        <>
+          <ul className="proxy-list" id="proxy-list" aria-label="Proxy list" ref={list} style={{ maxHeight: height }}>
+            {failedFirst(proxies).map((p) => (
+              <ProxyRow key={p.id} proxy={p} run={run} fresh={p.id === fresh} />
+            ))}
+            {sources.map((s) => (
+              <SourceRow key={s.id} source={s} run={run} />
+            ))}
+          </ul>
+          <BarResizer
+            height={height}
+            onResize={(h, done) => {
+              setDragged(done ? undefined : h)
+              if (done) size.set({ height: h })
+            }}
+          />
+        </>
       )}
     </section>
   )

@@ -1,133 +1,32 @@
 import { useCallback, useEffect, useMemo, type JSX } from 'react'
 import { Group, Panel, Separator, type Layout } from 'react-resizable-panels'
+import type { TrafficEvent } from '../../../../shared/api.js'
+import { focusTable } from '../../components/focus.js'
+import { sortRows } from '../../models/columns.js'
 import { useBreakpoints } from '../../stores/breakpoints.js'
 import { useProxies } from '../../stores/proxies.js'
 import { useSettings } from '../../stores/settings.js'
-import type { TrafficEvent } from '../../../../shared/api.js'
-import { useTraffic, type ClearScope } from '../../stores/traffic.js'
+import { useTraffic } from '../../stores/traffic.js'
 import { useVerbs } from '../../stores/verbs.js'
-import { usePanels } from '../../stores/panels.js'
-import { applyFilter, distinct, heldRows, indexOfRow, isFiltering, rowKey, warmSearch, type TimelineFilter, type TimelineRow } from './model.js'
-import { groupBySession, sessionLabel, sessionsOf, shortSession } from './sessions.js'
+import { BulkBar } from './BulkBar.js'
+import { applyFilter, distinct, heldRows, indexOfRow, rowKey, warmSearch, type FilterContext, type TimelineRow } from './model.js'
+import { groupBySession, sessionLabel, sessionsOf, type SessionInfo } from './sessions.js'
+import { flagsOf } from './table/cells.js'
+import { ColumnMenu } from './table/ColumnMenu.js'
+import { useColumnSettings } from './table/use-columns.js'
+import { clearScope, Toolbar, ViewOptions } from './TimelineToolbar.js'
+import { useFilterInUrl } from './use-filter-url.js'
+import { CostView } from './CostView.js'
 import { SaveDialog } from './verbs/FileDialogs.js'
-import { useTimelineUi, type TimelineTab } from './state.js'
+import { useTimelineUi } from './state.js'
 import { Filters } from './Filters.js'
 import { ExchangeTable } from './ExchangeTable.js'
 import { DetailPane } from './DetailPane.js'
 import { Waterfall } from './Waterfall.js'
 import { Histogram } from './Histogram.js'
-import { CostView } from './CostView.js'
 import './timeline.css'
+import './inspector.css'
 import './verbs/verbs.css'
-
-const TABS: Array<[TimelineTab, string]> = [
-  ['table', 'Table'],
-  ['waterfall', 'Waterfall'],
-  ['histogram', 'Histogram'],
-  ['cost', 'Cost'],
-]
-
-/** What Clear removes: the rows shown under the filter (and proxy), said in words, or everything. */
-function clearScope(filter: TimelineFilter, proxyName: (id: string) => string, marked: (seq: number) => boolean): ClearScope {
-  const keeps = (e: TrafficEvent): boolean => marked(e.seq)
-  if (!isFiltering(filter)) return { label: 'every exchange', keeps }
-  const parts = [
-    filter.proxy && `proxy ${proxyName(filter.proxy)}`,
-    filter.session && `session ${shortSession(filter.session)}`,
-    filter.pinned && 'pinned',
-    filter.method && `method ${filter.method}`,
-    filter.tool && `tool ${filter.tool}`,
-    filter.status && `status ${filter.status}`,
-    filter.source && `source ${filter.source}`,
-    filter.text.trim() && `“${filter.text.trim()}”`,
-  ].filter(Boolean)
-  const onlyProxy = filter.proxy && parts.length === 1
-  return {
-    label: `the exchanges shown (${parts.join(', ')})`,
-    matches: (e) => applyFilter([e], filter, marked).length === 1,
-    keeps,
-    ...(onlyProxy ? { proxyId: filter.proxy } : {}),
-  }
-}
-
-function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }): JSX.Element {
-  const { exchanges, paused, held, dropped, pause, resume, clear, undoClear, cleared, error } = useTraffic()
-  const { tab, setTab, filter, setFilter, grouped, setGrouped } = useTimelineUi()
-  const { setOpenFile, setSave, openCompose } = usePanels()
-  return (
-    <div className="toolbar tl-toolbar">
-      <div className="tl-tabs" role="tablist" aria-label="Timeline views">
-        {TABS.map(([id, label]) => (
-          <button key={id} type="button" role="tab" aria-selected={tab === id} className={tab === id ? 'active' : undefined} onClick={() => setTab(id)}>
-            {label}
-          </button>
-        ))}
-      </div>
-      <span className="muted" data-testid="traffic-count">
-        {exchanges.length} exchange{exchanges.length === 1 ? '' : 's'}
-        {paused && held > 0 ? ` · ${held} held while paused` : ''}
-      </span>
-      {dropped > 0 && <span className="muted small">({dropped} oldest dropped)</span>}
-      <button type="button" onClick={paused ? resume : pause} aria-pressed={paused}>
-        {paused ? 'Resume' : 'Pause'}
-      </button>
-      <button
-        type="button"
-        onClick={() => void clear(scope)}
-        disabled={shown === 0}
-        title={`Clears ${scope.label} (pinned exchanges stay); can be undone for 10 s`}
-        aria-label={scope.matches ? `Clear ${shown} shown` : 'Clear all'}
-      >
-        {scope.matches ? `Clear ${shown} shown` : 'Clear all'}
-      </button>
-      <button
-        type="button"
-        className={filter.pinned ? 'toggle on' : 'toggle'}
-        aria-pressed={filter.pinned}
-        onClick={() => setFilter({ pinned: !filter.pinned })}
-        title="Only pinned or noted exchanges"
-      >
-        ★ Pinned only
-      </button>
-      <button
-        type="button"
-        className={grouped ? 'toggle on' : 'toggle'}
-        aria-pressed={grouped}
-        onClick={() => setGrouped(!grouped)}
-        title="The table grouped by MCP session"
-      >
-        Group by session
-      </button>
-      <span className="spacer" />
-      <button type="button" onClick={() => openCompose()} title="Call any tool, prompt or resource of a proxy from a form">
-        ✉ Compose
-      </button>
-      <button
-        type="button"
-        onClick={() => setOpenFile(true)}
-        title="Open a HAR file, a single-file cassette or a cassette folder into the timeline (read-only)"
-      >
-        Open…
-      </button>
-      <button type="button" onClick={() => setSave(true)} disabled={exchanges.length === 0} title="Save exchanges as HAR or as a cassette, secrets redacted">
-        Save…
-      </button>
-      {cleared && (
-        <span className="toast" aria-live="polite">
-          Cleared {cleared.count} ({cleared.label})
-          <button type="button" onClick={() => void undoClear()}>
-            Undo
-          </button>
-        </span>
-      )}
-      {error && (
-        <span role="alert" className="error">
-          {error}
-        </span>
-      )}
-    </div>
-  )
-}
 
 /** The split's sizes and orientation live in the settings, so both shells open as the user left them. */
 function useSplit(): { split: 'side' | 'bottom'; table: number; save: (layout: Layout) => void; toggle: () => void } {
@@ -145,32 +44,62 @@ function useSplit(): { split: 'side' | 'bottom'; table: number; save: (layout: L
   }
 }
 
-/** The live timeline: toolbar, filters, and the filtered exchanges as a table beside its detail, a waterfall or a histogram. */
-export function Timeline(): JSX.Element {
+/** What filtering and sorting need: pins and notes, names of proxies and files, sessions, the app's traffic hidden. */
+function useFilterContext(): { ctx: FilterContext; proxyName: (id: string) => string; sessions: Map<string, SessionInfo> } {
   const exchanges = useTraffic((s) => s.exchanges)
-  const paused = useBreakpoints((s) => s.paused)
   const proxies = useProxies((s) => s.proxies)
   const sources = useVerbs((s) => s.sources)
   const marks = useVerbs((s) => s.marks)
-  const { filter, tab, selected, detailOpen, select, closeDetail, resetFilter, grouped, picking, setPicking } = useTimelineUi()
+  const hideApp = useSettings((s) => s.settings?.hideAppTraffic ?? true)
   const names = useMemo(
     () => new Map([...proxies.map((p): [string, string] => [p.id, p.name]), ...sources.map((s): [string, string] => [s.id, `file ${s.name}`])]),
     [proxies, sources],
   )
   const proxyName = useCallback((id: string) => names.get(id) ?? id, [names])
-  const marked = useCallback((seq: number) => marks[seq] !== undefined, [marks])
-  const filtered = useMemo(() => applyFilter(exchanges, filter, marked), [exchanges, filter, marked])
+  // the filter language names a file by its own name (proxy:traffic.har)
+  const plain = useMemo(
+    () => new Map([...proxies.map((p): [string, string] => [p.id, p.name]), ...sources.map((s): [string, string] => [s.id, s.name])]),
+    [proxies, sources],
+  )
   const sessions = useMemo(() => sessionsOf(exchanges), [exchanges])
+  const ctx = useMemo<FilterContext>(
+    () => ({ mark: (seq) => marks[seq], proxyName: (id) => plain.get(id) ?? id, session: (id) => sessions.get(id), hideApp }),
+    [marks, plain, sessions, hideApp],
+  )
+  return { ctx, proxyName, sessions }
+}
+
+/** The rows of the table: the filtered exchanges in the column sort's order, held calls last, grouped when asked. */
+function useRows(filtered: TrafficEvent[], ctx: FilterContext, sessions: Map<string, SessionInfo>, proxyName: (id: string) => string): TimelineRow[] {
+  const paused = useBreakpoints((s) => s.paused)
+  const { filter, grouped } = useTimelineUi()
+  const marks = useVerbs((s) => s.marks)
+  const sort = useSettings((s) => s.settings?.timelineColumns.sort ?? null)
+  const sorted = useMemo(() => sortRows(filtered, sort, { proxyName, flags: (e) => flagsOf(e, marks[e.seq]) }), [filtered, sort, proxyName, marks])
   // calls held at a breakpoint are pending rows at the end (of their proxy, when the filter names one)
-  const rows: TimelineRow[] = useMemo(() => {
+  return useMemo(() => {
     const held = heldRows(paused).filter((r) => !filter.proxy || r.proxyId === filter.proxy)
-    const all = held.length ? [...filtered, ...held] : filtered
+    const all = held.length ? [...sorted, ...held] : sorted
     return grouped ? groupBySession(all, sessions) : all
-  }, [filtered, paused, filter.proxy, grouped, sessions])
-  const { methods, tools } = useMemo(() => distinct(exchanges), [exchanges])
+  }, [sorted, paused, filter.proxy, grouped, sessions])
+}
+
+/** The live timeline: toolbar, filters, and the filtered exchanges as a table beside its detail, a waterfall or a histogram. */
+export function Timeline(): JSX.Element {
+  const exchanges = useTraffic((s) => s.exchanges)
+  const proxies = useProxies((s) => s.proxies)
+  const sources = useVerbs((s) => s.sources)
+  const marks = useVerbs((s) => s.marks)
+  const { filter, tab, selected, picked, detailOpen, select, closeDetail, resetFilter, picking, setPicking, openColumnMenu } = useTimelineUi()
+  const { ctx, proxyName, sessions } = useFilterContext()
+  const filtered = useMemo(() => applyFilter(exchanges, filter, ctx), [exchanges, filter, ctx])
+  const rows = useRows(filtered, ctx, sessions, proxyName)
+  const { methods, tools, revisions } = useMemo(() => distinct(exchanges), [exchanges])
   const split = useSplit()
+  const columns = useColumnSettings()
+  useFilterInUrl()
   useEffect(() => warmSearch(exchanges), [exchanges]) // the first search is as quick as the next
-  const scope = clearScope(filter, proxyName, marked)
+  const scope = clearScope(filter, ctx)
 
   // the detail follows the selection; an exchange the filter hides says so (it does not vanish under the reader)
   const detail = useMemo(() => {
@@ -181,20 +110,35 @@ export function Timeline(): JSX.Element {
     return all >= 0 ? { event: exchanges[all] as TimelineRow, filteredOut: true } : undefined
   }, [detailOpen, selected, rows, exchanges])
 
+  // Esc closes the detail from anywhere in it; the focus goes back to the table (never to <body>)
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.key === 'Escape' && useTimelineUi.getState().detailOpen && !(e.target as HTMLElement | null)?.closest('dialog, .drawer')) closeDetail()
+      if (e.key !== 'Escape' || e.defaultPrevented || !useTimelineUi.getState().detailOpen) return
+      const target = e.target as HTMLElement | null
+      if (target?.closest('dialog, .drawer, [role="menu"], .tl-query')) return
+      closeDetail()
+      focusTable()
     }
     window.addEventListener('keydown', onKey)
     return () => window.removeEventListener('keydown', onKey)
   }, [closeDetail])
 
-  const table = <ExchangeTable rows={rows} proxyName={proxyName} marks={marks} sessions={sessions} />
+  const pickedRows = useMemo(() => (picked.size > 1 ? exchanges.filter((e) => picked.has(e.seq)) : []), [picked, exchanges])
   const base = picking && detail ? detail.event : undefined
   return (
     <section className="traffic" aria-label="Traffic">
       <Toolbar shown={scope.matches ? filtered.length : exchanges.length} scope={scope} />
-      <Filters methods={methods} tools={tools} proxies={proxies} sources={sources} sessions={sessions} shown={filtered.length} total={exchanges.length} />
+      <Filters
+        methods={methods}
+        tools={tools}
+        revisions={revisions}
+        proxies={proxies}
+        sources={sources}
+        sessions={sessions}
+        shown={filtered.length}
+        total={exchanges.length}
+      />
+      {pickedRows.length > 1 && <BulkBar rows={pickedRows} />}
       {base && (
         <p className="picking-banner small" role="status">
           Click the exchange to compare with <strong>#{base.seq}</strong> {base.method} {base.tool ?? ''} (
@@ -220,7 +164,7 @@ export function Timeline(): JSX.Element {
             onLayoutChanged={(layout, meta) => meta.isUserInteraction && detail !== undefined && split.save(layout)}
           >
             <Panel id="table" minSize="15%" defaultSize={detail ? `${split.table}%` : '100%'} className="tl-pane">
-              {table}
+              <ExchangeTable rows={rows} proxyName={proxyName} marks={marks} sessions={sessions} />
             </Panel>
             {detail && <Separator className={`tl-separator ${split.split}`} aria-label="Resize the table and the detail" />}
             {detail && (
@@ -230,7 +174,10 @@ export function Timeline(): JSX.Element {
                   event={detail.event}
                   proxyName={proxyName(detail.event.proxyId)}
                   nameOf={proxyName}
-                  onClose={() => select(selected, false)}
+                  onClose={() => {
+                    select(selected, false)
+                    focusTable()
+                  }}
                   filteredOut={detail.filteredOut}
                   onReveal={resetFilter}
                 />
@@ -239,10 +186,26 @@ export function Timeline(): JSX.Element {
           </Group>
         )}
       </div>
-      <SaveDialog all={exchanges} shown={filtered} selected={detail && !detail.event.pausedId ? detail.event : undefined} />
+      <ColumnMenu settings={columns.settings} save={columns.save} />
+      <SaveDialog all={exchanges} shown={filtered} selected={pickedRows.length > 1 ? pickedRows : detail && !detail.event.pausedId ? [detail.event] : []} />
       <div className="tl-foot small muted">
-        <span>↑/↓ select · Enter open · Esc close · / search</span>
+        <span className="tl-keys-hint">↑/↓ select · Shift/Ctrl to pick more · Enter open · Esc close · / search</span>
         <span className="spacer" />
+        <ViewOptions />
+        {tab === 'table' && (
+          <button
+            type="button"
+            className="small"
+            aria-haspopup="menu"
+            onClick={(e) => {
+              const r = e.currentTarget.getBoundingClientRect()
+              openColumnMenu({ x: r.left, y: r.top, up: true })
+            }}
+            title="Show, hide, sort and move the table's columns (or right-click a header)"
+          >
+            Columns ▾
+          </button>
+        )}
         {detail && (
           <button
             type="button"

@@ -1,10 +1,12 @@
 import type { TrafficEvent } from '../../../../shared/api.js'
 import type { PausedCall } from '../../../../shared/breakpoints.js'
-import { hasProblem, takeHasProblem, worstSeverity } from '../../../../shared/insight/findings.js'
+import { worstSeverity } from '../../../../shared/insight/findings.js'
+import { statusKind, type StatusKind } from '../../models/exchange-facts.js'
+import { matchQuery, parseQuery, type ParsedQuery, type QueryContext } from '../../models/filter-query.js'
+
+export { haystack, isChanged, sourceKind, sourceLabel, statusKind, statusLabel, warmSearch, type StatusKind } from '../../models/exchange-facts.js'
 
 /** Pure helpers of the Timeline view: labels, filtering, lanes and histogram buckets. No React, no I/O. */
-
-export type StatusKind = 'ok' | 'tool error' | 'error' | 'pending' | 'held'
 
 /**
  * A row of the table: an exchange, a call held at a breakpoint (not an exchange yet: it has no answer), or the head
@@ -51,39 +53,6 @@ export function heldRows(paused: PausedCall[]): TimelineRow[] {
   }))
 }
 
-export function statusKind(e: TimelineRow): StatusKind {
-  if (e.pausedId) return 'held'
-  const r = e.response as { error?: { code: number }; result?: { isError?: boolean } } | undefined
-  if (!r) return 'pending'
-  if (r.error) return 'error'
-  return r.result?.isError ? 'tool error' : 'ok'
-}
-
-/** ok / tool error / error <JSON-RPC code> / pending */
-export function statusLabel(e: TimelineRow): string {
-  const kind = statusKind(e)
-  if (kind === 'held') return '‖ held'
-  if (kind !== 'error') return kind
-  return `error ${(e.response as { error: { code: number } }).error.code}`
-}
-
-/** upstream / cache / proxy, and the rule that changed the answer: "upstream · inject" */
-export function sourceLabel(e: TrafficEvent): string {
-  return e.behavior && e.behavior !== 'relay' ? `${e.source} · ${e.behavior}` : e.source
-}
-
-/** Who answered, in the words of the detail's overview: upstream, cassette, rule (override / inject), breakpoint, proxy. */
-export function sourceKind(e: TrafficEvent): string {
-  const at = e.source === 'cache' ? 'cassette' : e.source
-  if (e.flags?.some((f) => f.includes('at a breakpoint'))) return `${at} · edited at a breakpoint`
-  if (e.behavior === 'override') return 'rule (override)'
-  if (e.behavior === 'inject') return `${at} · rule (inject)`
-  return at
-}
-
-/** A rule or a breakpoint changed what the client sent or got. */
-export const isChanged = (e: TrafficEvent): boolean => e.original !== undefined || e.behavior === 'override' || e.behavior === 'inject'
-
 export interface TimelineFilter {
   method: string
   tool: string
@@ -99,63 +68,46 @@ export interface TimelineFilter {
 
 export const EMPTY_FILTER: TimelineFilter = { method: '', tool: '', status: '', source: '', proxy: '', session: '', pinned: false, text: '' }
 
-/** request + response + stream as lower-case JSON, computed once per exchange (events are immutable) */
-const haystacks = new WeakMap<TrafficEvent, string>()
-function haystack(e: TrafficEvent): string {
-  let text = haystacks.get(e)
-  if (text === undefined) {
-    text =
-      `${e.method}\n${e.tool ?? ''}\n${e.key}\n${JSON.stringify(e.request)}\n${JSON.stringify(e.response ?? null)}\n${JSON.stringify(e.stream)}`.toLowerCase()
-    haystacks.set(e, text)
-  }
-  return text
-}
-
-/**
- * Builds the search text of the exchanges ahead of time, in idle slices, so that the first search over 100,000 of
- * them costs what a second one does (a few ms per 2,000 exchanges, never a long task). Call it with the current list
- * whenever it changes; a newer list replaces the one being warmed.
- */
-let warming: { list: TrafficEvent[]; at: number } | undefined
-export function warmSearch(list: TrafficEvent[]): void {
-  const idle = (globalThis as { requestIdleCallback?: (cb: (deadline: { timeRemaining(): number }) => void) => number }).requestIdleCallback
-  const running = warming !== undefined
-  warming = { list, at: warming?.list === list ? warming.at : 0 }
-  if (running || !idle) return
-  const slice = (deadline: { timeRemaining(): number }): void => {
-    const job = warming
-    if (!job) return
-    while (job.at < job.list.length && deadline.timeRemaining() > 2) {
-      const end = Math.min(job.list.length, job.at + 500)
-      for (; job.at < end; job.at++) haystack(job.list[job.at])
-    }
-    if (job.at < job.list.length) idle(slice)
-    else warming = undefined
-  }
-  idle(slice)
-}
-
 export function isFiltering(f: TimelineFilter): boolean {
   return Boolean(f.method || f.tool || f.status || f.source || f.proxy || f.session || f.pinned || f.text.trim())
 }
 
-/** The exchanges the filter lets through; `marked` tells a pinned or noted exchange (for the Pinned filter). */
-export function applyFilter(list: TrafficEvent[], f: TimelineFilter, marked: (seq: number) => boolean = () => false): TrafficEvent[] {
-  if (!isFiltering(f)) return list
-  // `has:problem` in the search box: exchanges the insight checks found something in (the search language takes it over)
-  const { hasProblem: problemsOnly, rest } = takeHasProblem(f.text)
-  const text = rest.trim().toLowerCase()
+/** What filtering needs besides the filter: pins and notes, names, sessions, and whether the app's own traffic shows. */
+export interface FilterContext extends QueryContext {
+  /** hide the app's own traffic (its session's setup, the lists Compose asks for) */
+  hideApp?: boolean
+}
+
+/** a context with nothing pinned and ids for names (tests, and callers that need no more) */
+export const plainContext = (marked: (seq: number) => boolean = () => false): FilterContext => ({
+  mark: (seq) => (marked(seq) ? { pinned: true } : undefined),
+  proxyName: (id) => id,
+  session: () => undefined,
+})
+
+let lastQuery: { text: string; parsed: ParsedQuery } | undefined
+/** the filter's text compiled (the last one is kept: the same text is not parsed twice) */
+export function queryOf(text: string): ParsedQuery {
+  if (lastQuery?.text !== text) lastQuery = { text, parsed: parseQuery(text) }
+  return lastQuery.parsed
+}
+
+/** The exchanges the filter (its menus and its query) lets through, the app's own left out when `hideApp`. */
+export function applyFilter(list: TrafficEvent[], f: TimelineFilter, ctx: FilterContext = plainContext()): TrafficEvent[] {
+  const hideApp = ctx.hideApp === true
+  if (!isFiltering(f) && !hideApp) return list
+  const query = queryOf(f.text)
   return list.filter(
     (e) =>
+      !(hideApp && e.sentBy?.kind === 'app') &&
       (!f.method || e.method === f.method) &&
       (!f.session || e.sessionId === f.session) &&
-      (!f.pinned || marked(e.seq)) &&
+      (!f.pinned || ctx.mark(e.seq) !== undefined) &&
       (!f.tool || e.tool === f.tool) &&
       (!f.proxy || e.proxyId === f.proxy) &&
       (!f.status || statusKind(e) === f.status) &&
       (!f.source || (f.source === 'rule' ? Boolean(e.behavior && e.behavior !== 'relay') : e.source === f.source)) &&
-      (!problemsOnly || hasProblem(e)) &&
-      (!text || haystack(e).includes(text)),
+      matchQuery(query, e, ctx),
   )
 }
 
@@ -165,42 +117,17 @@ export function problemsOf(e: TrafficEvent): { count: number; worst: string } {
   return { count: problems.length, worst: worstSeverity(problems) ?? '' }
 }
 
-/** the distinct methods and tools seen, for the filter menus */
-export function distinct(list: TrafficEvent[]): { methods: string[]; tools: string[] } {
+/** the distinct methods, tools and protocol revisions seen, for the filter menus and the search's completion */
+export function distinct(list: TrafficEvent[]): { methods: string[]; tools: string[]; revisions: string[] } {
   const methods = new Set<string>()
   const tools = new Set<string>()
+  const revisions = new Set<string>()
   for (const e of list) {
     methods.add(e.method)
     if (e.tool) tools.add(e.tool)
+    if (e.protocolVersion) revisions.add(e.protocolVersion)
   }
-  return { methods: [...methods].sort(), tools: [...tools].sort() }
-}
-
-export interface LaneBar {
-  event: TrafficEvent
-  lane: number
-  start: number
-  end: number
-}
-
-/** Greedy lane assignment: each exchange goes on the first lane free at its start (concurrency = lane count). */
-export function assignLanes(list: TrafficEvent[], now: number): { bars: LaneBar[]; lanes: number; t0: number; t1: number } {
-  const sorted = [...list].sort((a, b) => a.startedAt - b.startedAt)
-  const laneEnds: number[] = []
-  const bars: LaneBar[] = []
-  let t0 = Infinity
-  let t1 = -Infinity
-  for (const event of sorted) {
-    const start = event.startedAt
-    const end = event.response ? start + Math.max(0, event.durationMs) : Math.max(start, now)
-    let lane = laneEnds.findIndex((free) => free <= start)
-    if (lane < 0) lane = laneEnds.push(end) - 1
-    else laneEnds[lane] = end
-    bars.push({ event, lane, start, end })
-    t0 = Math.min(t0, start)
-    t1 = Math.max(t1, end)
-  }
-  return { bars, lanes: laneEnds.length, t0: Number.isFinite(t0) ? t0 : 0, t1: Number.isFinite(t1) ? t1 : 0 }
+  return { methods: [...methods].sort(), tools: [...tools].sort(), revisions: [...revisions].sort() }
 }
 
 /** Log bucket edges in ms: 1-2-5 per decade, from 1 ms to 100 s; below 1 ms is the first bucket. */

@@ -1,3 +1,4 @@
+import { visibleName } from '../../models/visible-text.js'
 import type { SentBy, TrafficEvent } from '../../../../shared/api.js'
 import type { TimelineRow } from './model.js'
 
@@ -34,7 +35,7 @@ export function sessionsOf(list: TrafficEvent[]): Map<string, SessionInfo> {
 /** "1a2b3c4d · demo-agent" */
 export function sessionLabel(info: SessionInfo | undefined, id: string | undefined): string {
   if (!id) return 'no session'
-  return info?.client ? `${shortSession(id)} · ${info.client}` : shortSession(id)
+  return info?.client ? `${shortSession(id)} · ${visibleName(info.client)}` : shortSession(id)
 }
 
 /** What the app sent, in a word, for the table's flags: "↻ resent from #12", "✎ edited from #12", "composed" */

@@ -1,3 +1,4 @@
+import { Name } from '../../../components/Name.js'
 import type { JSX } from 'react'
 import type { TrafficEvent } from '../../../../../shared/api.js'
 import { useTraffic } from '../../../stores/traffic.js'
@@ -40,13 +41,17 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
       <dl className="kv">
         <dt>Method</dt>
         <dd>
-          <code>{event.method}</code>
+          <code>
+            <Name value={event.method} />
+          </code>
         </dd>
         {event.tool && (
           <>
             <dt>Tool</dt>
             <dd>
-              <code>{event.tool}</code>
+              <code>
+                <Name value={event.tool} />
+              </code>
             </dd>
           </>
         )}
@@ -69,7 +74,9 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
         <dd>{!event.insight ? 'checking…' : event.insight.problems.length ? `⚠ ${event.insight.problems.length} (see Problems)` : 'none'}</dd>
         <dt>Key</dt>
         <dd>
-          <code>{event.key}</code>
+          <code>
+            <Name value={event.key} />
+          </code>
         </dd>
         <dt>Started</dt>
         <dd>{formatTime(event.startedAt)}</dd>

@@ -1,5 +1,10 @@
-import type { JSX } from 'react'
+import { useState, type JSX } from 'react'
 import type { TrafficEvent } from '../../../../../shared/api.js'
+
+/** text shown at first (and added per "Show more"): a 5 MB text block laid out whole takes seconds */
+export const TEXT_SHOWN = 100_000
+/** structured content rows shown at first (and added per "Show more") */
+export const ROWS_SHOWN = 200
 
 type Block = {
   type?: string
@@ -44,7 +49,7 @@ export function RenderedContent({ event }: { event: TrafficEvent }): JSX.Element
 function ContentBlock({ block }: { block: Block }): JSX.Element {
   switch (block.type) {
     case 'text':
-      return <pre className="text-block">{block.text}</pre>
+      return <TextBlock text={block.text ?? ''} />
     case 'image':
       return (
         <img
@@ -73,57 +78,102 @@ function ContentBlock({ block }: { block: Block }): JSX.Element {
             {block.resource?.mimeType ? <span className="muted"> ({block.resource.mimeType})</span> : null}
           </p>
           {block.resource?.text !== undefined ? (
-            <pre className="text-block">{block.resource.text}</pre>
+            <TextBlock text={block.resource.text} />
           ) : (
             <p className="muted small">binary ({(block.resource?.blob ?? '').length.toLocaleString('en')} base64 characters)</p>
           )}
         </div>
       )
     default:
-      return <pre className="text-block">{JSON.stringify(block, null, 2)}</pre>
+      return <TextBlock text={JSON.stringify(block, null, 2)} />
   }
 }
 
-const cell = (v: unknown): string => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v))
+/** A text as the client would show it: the first TEXT_SHOWN characters, then more on demand (its size said). */
+function TextBlock({ text }: { text: string }): JSX.Element {
+  const [shown, setShown] = useState(TEXT_SHOWN)
+  const cut = text.length > shown
+  return (
+    <>
+      <pre className="text-block">{cut ? text.slice(0, shown) : text}</pre>
+      {cut && (
+        <p className="muted small" role="note">
+          Showing the first {shown.toLocaleString('en')} of {text.length.toLocaleString('en')} characters (the Response tab has all of it).{' '}
+          <button type="button" className="small" onClick={() => setShown(shown * 4)}>
+            Show more
+          </button>
+        </p>
+      )}
+    </>
+  )
+}
+
+/** a cell's text, cut at 300 characters (the Response tab has all of it) */
+const cell = (v: unknown): string => {
+  const text = v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v)
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text
+}
 
 /** structuredContent: an object as key/value rows; an array of objects (or an object holding one) as a table. */
 function StructuredTable({ value }: { value: unknown }): JSX.Element {
+  const [shown, setShown] = useState(ROWS_SHOWN)
   const rows = Array.isArray(value)
     ? value
     : Object.values(value as Record<string, unknown>).find((v) => Array.isArray(v) && v.every((r) => r && typeof r === 'object'))
   if (Array.isArray(rows) && rows.length > 0 && rows.every((r) => r && typeof r === 'object' && !Array.isArray(r))) {
     const columns = [...new Set(rows.slice(0, 200).flatMap((r) => Object.keys(r as object)))]
     return (
-      <table className="grid structured" aria-label="Structured content">
-        <thead>
-          <tr>
-            {columns.map((c) => (
-              <th key={c}>{c}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.slice(0, 500).map((r, i) => (
-            <tr key={i}>
+      <>
+        <table className="grid structured" aria-label="Structured content">
+          <thead>
+            <tr>
               {columns.map((c) => (
-                <td key={c}>{cell((r as Record<string, unknown>)[c])}</td>
+                <th key={c}>{c}</th>
               ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.slice(0, shown).map((r, i) => (
+              <tr key={i}>
+                {columns.map((c) => (
+                  <td key={c}>{cell((r as Record<string, unknown>)[c])}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {rows.length > shown && (
+          <p className="muted small" role="note">
+            Showing {shown.toLocaleString('en')} of {rows.length.toLocaleString('en')} rows.{' '}
+            <button type="button" className="small" onClick={() => setShown(shown * 5)}>
+              Show more
+            </button>
+          </p>
+        )}
+      </>
+    )
+  }
+  const entries = Object.entries(value as Record<string, unknown>)
+  return (
+    <>
+      <table className="grid structured" aria-label="Structured content">
+        <tbody>
+          {entries.slice(0, shown).map(([k, v]) => (
+            <tr key={k}>
+              <th scope="row">{k}</th>
+              <td>{cell(v)}</td>
             </tr>
           ))}
         </tbody>
       </table>
-    )
-  }
-  return (
-    <table className="grid structured" aria-label="Structured content">
-      <tbody>
-        {Object.entries(value as Record<string, unknown>).map(([k, v]) => (
-          <tr key={k}>
-            <th scope="row">{k}</th>
-            <td>{cell(v)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      {entries.length > shown && (
+        <p className="muted small" role="note">
+          Showing {shown.toLocaleString('en')} of {entries.length.toLocaleString('en')} fields.{' '}
+          <button type="button" className="small" onClick={() => setShown(shown * 5)}>
+            Show more
+          </button>
+        </p>
+      )}
+    </>
   )
 }

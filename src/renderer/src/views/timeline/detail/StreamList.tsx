@@ -1,5 +1,6 @@
 import { useState, type JSX } from 'react'
 import type { TrafficEvent } from '../../../../../shared/api.js'
+import { Name } from '../../../components/Name.js'
 import { JsonTree } from './JsonTree.js'
 import { messageSummary } from './Overview.js'
 
@@ -17,7 +18,9 @@ export function StreamList({ event }: { event: TrafficEvent }): JSX.Element {
             <button type="button" className="stream-row" aria-expanded={open === i} onClick={() => setOpen(open === i ? undefined : i)}>
               <span className="stream-at">{at === undefined ? '' : `+${at < 10 ? at.toFixed(1) : Math.round(at)} ms`}</span>
               <span className="stream-n">#{i + 1}</span>
-              <span className="stream-text">{messageSummary(message)}</span>
+              <span className="stream-text">
+                <Name value={messageSummary(message)} />
+              </span>
             </button>
             {open === i && <JsonTree value={message} label={`Message ${i + 1}`} maxHeight={240} />}
           </li>

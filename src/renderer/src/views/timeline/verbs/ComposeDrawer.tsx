@@ -1,7 +1,10 @@
-import { useEffect, useMemo, useState, type JSX } from 'react'
+import { useEffect, useMemo, useRef, useState, type JSX } from 'react'
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
 import type { ProxyCatalog } from '../../../../../shared/api.js'
+import { onTabListKeyDown, tabStop } from '../../../components/tabs.js'
+import { useFocusReturn } from '../../../components/focus.js'
 import { formOf, initialValue, promptForm } from '../../../models/schema-form.js'
+import { visibleName } from '../../../models/visible-text.js'
 import { usePanels } from '../../../stores/panels.js'
 import { useProxies } from '../../../stores/proxies.js'
 import { flushTraffic } from '../../../stores/traffic.js'
@@ -10,6 +13,7 @@ import { useTimelineUi } from '../state.js'
 import { answerLine, RequestEditor, type Sent } from './RequestEditor.js'
 
 type Kind = 'tools' | 'prompts' | 'resources'
+const KINDS: Kind[] = ['tools', 'prompts', 'resources']
 
 function ToolComposer({ proxyId, tools, onSent }: { proxyId: string; tools: ProxyCatalog['tools']; onSent(sent: Sent): void }): JSX.Element {
   const [name, setName] = useState(tools[0]?.name ?? '')
@@ -24,7 +28,7 @@ function ToolComposer({ proxyId, tools, onSent }: { proxyId: string; tools: Prox
         <select aria-label="Tool" value={tool.name} onChange={(e) => setName(e.target.value)}>
           {tools.map((t) => (
             <option key={t.name} value={t.name}>
-              {t.title ? `${t.name} — ${t.title}` : t.name}
+              {t.title ? `${visibleName(t.name)} — ${visibleName(t.title)}` : visibleName(t.name)}
             </option>
           ))}
         </select>
@@ -37,8 +41,8 @@ function ToolComposer({ proxyId, tools, onSent }: { proxyId: string; tools: Prox
         params={params}
         schema={schema ?? { type: 'object' }}
         kind="compose"
-        sendLabel={`Call ${tool.name}`}
-        label={`Arguments of ${tool.name}`}
+        sendLabel={`Call ${visibleName(tool.name)}`}
+        label={`Arguments of ${visibleName(tool.name)}`}
         onSent={onSent}
       />
     </>
@@ -58,7 +62,7 @@ function PromptComposer({ proxyId, prompts, onSent }: { proxyId: string; prompts
         <select aria-label="Prompt" value={prompt.name} onChange={(e) => setName(e.target.value)}>
           {prompts.map((p) => (
             <option key={p.name} value={p.name}>
-              {p.name}
+              {visibleName(p.name)}
             </option>
           ))}
         </select>
@@ -71,8 +75,8 @@ function PromptComposer({ proxyId, prompts, onSent }: { proxyId: string; prompts
         params={params}
         form={form}
         kind="compose"
-        sendLabel={`Get ${prompt.name}`}
-        label={`Arguments of ${prompt.name}`}
+        sendLabel={`Get ${visibleName(prompt.name)}`}
+        label={`Arguments of ${visibleName(prompt.name)}`}
         onSent={onSent}
       />
     </>
@@ -139,7 +143,7 @@ function ResourceComposer({ proxyId, catalog, onSent }: { proxyId: string; catal
             <select aria-label="Resource template" value={templateIndex} onChange={(e) => (setTemplateIndex(Number(e.target.value)), setVars({}))}>
               {catalog.resourceTemplates.map((t, i) => (
                 <option key={t.uriTemplate} value={i}>
-                  {t.name ? `${t.name} — ${t.uriTemplate}` : t.uriTemplate}
+                  {t.name ? `${visibleName(t.name)} — ${visibleName(t.uriTemplate)}` : visibleName(t.uriTemplate)}
                 </option>
               ))}
             </select>
@@ -187,6 +191,12 @@ export function ComposeDrawer(): JSX.Element | null {
   useEffect(() => {
     if (open && proxyId) void loadCatalog(proxyId)
   }, [open, proxyId])
+  // Compose takes the focus when it opens (Esc then closes it), and gives it back when it closes
+  const heading = useRef<HTMLHeadingElement>(null)
+  useFocusReturn(open)
+  useEffect(() => {
+    if (open) heading.current?.focus()
+  }, [open])
   if (!open) return null
   const catalog = entry?.catalog
   const counts: Record<Kind, number> = {
@@ -200,14 +210,16 @@ export function ComposeDrawer(): JSX.Element | null {
       className="drawer compose-panel"
       aria-label="Compose"
       onKeyDown={(e) => {
-        if (e.key === 'Escape' && !(e.target as HTMLElement).closest('.cm-editor, select, .copy-menu')) {
+        if (e.key === 'Escape' && !e.defaultPrevented && !(e.target as HTMLElement).closest('.cm-editor, [role="menu"]')) {
           e.stopPropagation()
           closeCompose()
         }
       }}
     >
       <header>
-        <h2>Compose</h2>
+        <h2 ref={heading} tabIndex={-1}>
+          Compose
+        </h2>
         <select aria-label="Proxy to call through" value={proxyId} onChange={(e) => (setPicked(e.target.value), setSent(undefined))}>
           {proxies.map((p) => (
             <option key={p.id} value={p.id}>
@@ -240,12 +252,18 @@ export function ComposeDrawer(): JSX.Element | null {
           <p className="muted small">Listing what the proxy offers…</p>
         ) : (
           <>
-            <div className="tl-detail-tabs" role="tablist" aria-label="What to call">
-              {(['tools', 'prompts', 'resources'] as const).map((k) => (
+            <div
+              className="tl-detail-tabs"
+              role="tablist"
+              aria-label="What to call"
+              onKeyDown={(e) => onTabListKeyDown(e, (i) => (setKind(KINDS[i]), setSent(undefined)))}
+            >
+              {KINDS.map((k) => (
                 <button
                   key={k}
                   type="button"
                   role="tab"
+                  tabIndex={tabStop(k === kind)}
                   aria-selected={k === kind}
                   className={k === kind ? 'active' : undefined}
                   onClick={() => (setKind(k), setSent(undefined))}

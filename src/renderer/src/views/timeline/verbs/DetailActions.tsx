@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type JSX } from 'react'
+import { useState, type JSX } from 'react'
 import type { TrafficEvent } from '../../../../../shared/api.js'
 import { curlScript, jsonRpcMessage, responseJson, sdkSnippet, type CopyTarget } from '../../../models/copy-as.js'
 import { useProxies } from '../../../stores/proxies.js'
@@ -7,23 +7,16 @@ import { annotate, sendExchange, useVerbs } from '../../../stores/verbs.js'
 import { useTimelineUi } from '../state.js'
 import { useSendTarget } from './SendTarget.js'
 import { copyText } from '../../../components/clipboard.js'
+import { MenuButton } from '../../../components/Menu.js'
 
 /** Requests the verbs apply to: every client request but the handshake. */
 export const canResend = (e: TrafficEvent): boolean => e.method !== 'initialize' && !e.method.startsWith('notifications/')
 
 /** "Copy as": curl (a script with a session of its own), JSON-RPC, a TypeScript SDK snippet; the response as JSON. */
 function CopyMenu({ event, target }: { event: TrafficEvent; target?: CopyTarget }): JSX.Element {
-  const [open, setOpen] = useState(false)
   const [status, setStatus] = useState<string>()
-  const menu = useRef<HTMLDivElement>(null)
-  useEffect(() => {
-    if (!open) return
-    const close = (e: MouseEvent): void => void (!menu.current?.contains(e.target as Node) && setOpen(false))
-    window.addEventListener('mousedown', close)
-    return () => window.removeEventListener('mousedown', close)
-  }, [open])
   const request = { method: event.method, params: event.request.params }
-  const item = (label: string, hint: string, text: (() => string) | undefined, what: string): JSX.Element => (
+  const item = (close: () => void, label: string, hint: string, text: (() => string) | undefined, what: string): JSX.Element => (
     <button
       type="button"
       role="menuitem"
@@ -31,7 +24,7 @@ function CopyMenu({ event, target }: { event: TrafficEvent; target?: CopyTarget 
       title={hint}
       onClick={() => {
         if (text) copyText(text(), setStatus, `copied ${what}`)
-        setOpen(false)
+        close()
       }}
     >
       <span>{label}</span>
@@ -39,33 +32,35 @@ function CopyMenu({ event, target }: { event: TrafficEvent; target?: CopyTarget 
     </button>
   )
   return (
-    <div className="copy-menu" ref={menu} onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}>
-      <button type="button" className="small" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>
-        Copy as ▾
-      </button>
-      {open && (
-        <div className="menu" role="menu" aria-label="Copy as">
-          {item(
-            'curl',
-            target ? 'a sh script: opens a session of its own on the proxy, sends, prints the answer' : 'no running proxy to send it to',
-            target && (() => curlScript(request, target)),
-            'curl',
-          )}
-          {item('JSON-RPC message', 'the request, with a fresh id', () => jsonRpcMessage(request), 'the JSON-RPC message')}
-          {item(
-            'TypeScript (SDK)',
-            target ? 'client.callTool(…) with the official SDK' : 'no running proxy to send it to',
-            target && (() => sdkSnippet(request, target)),
-            'the TypeScript snippet',
-          )}
-          {item(
-            'Response as JSON',
-            event.response ? 'the answer the client got' : 'no answer yet',
-            event.response && (() => responseJson(event.response)),
-            'the response',
-          )}
-        </div>
-      )}
+    <div className="copy-menu">
+      <MenuButton label="Copy as ▾" menuLabel="Copy as">
+        {(close) => (
+          <>
+            {item(
+              close,
+              'curl',
+              target ? 'a sh script: opens a session of its own on the proxy, sends, prints the answer' : 'no running proxy to send it to',
+              target && (() => curlScript(request, target)),
+              'curl',
+            )}
+            {item(close, 'JSON-RPC message', 'the request, with a fresh id', () => jsonRpcMessage(request), 'the JSON-RPC message')}
+            {item(
+              close,
+              'TypeScript (SDK)',
+              target ? 'client.callTool(…) with the official SDK' : 'no running proxy to send it to',
+              target && (() => sdkSnippet(request, target)),
+              'the TypeScript snippet',
+            )}
+            {item(
+              close,
+              'Response as JSON',
+              event.response ? 'the answer the client got' : 'no answer yet',
+              event.response && (() => responseJson(event.response)),
+              'the response',
+            )}
+          </>
+        )}
+      </MenuButton>
       {status && (
         <span className="muted small" aria-live="polite">
           {status}

@@ -1,3 +1,4 @@
+import { onTabListKeyDown, tabStop } from '../../../components/tabs.js'
 import { useEffect, useMemo, useState, type JSX } from 'react'
 import type { CommandOutput, TrafficEvent } from '../../../../../shared/api.js'
 import { api } from '../../../api/current.js'
@@ -147,9 +148,17 @@ export function DiffTab({
       ) : (
         <>
           <div className="diff-parts">
-            <div className="tl-detail-tabs" role="tablist" aria-label="Part to compare">
+            <div className="tl-detail-tabs" role="tablist" aria-label="Part to compare" onKeyDown={(e) => onTabListKeyDown(e, (i) => setPart(parts[i]))}>
               {parts.map((p) => (
-                <button key={p} type="button" role="tab" aria-selected={p === shown} className={p === shown ? 'active' : undefined} onClick={() => setPart(p)}>
+                <button
+                  key={p}
+                  type="button"
+                  role="tab"
+                  tabIndex={tabStop(p === shown)}
+                  aria-selected={p === shown}
+                  className={p === shown ? 'active' : undefined}
+                  onClick={() => setPart(p)}
+                >
                   {PART_LABELS[p]}
                 </button>
               ))}

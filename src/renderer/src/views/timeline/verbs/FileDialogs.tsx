@@ -93,12 +93,18 @@ const FORMATS = [
   ['file', 'Single-file cassette', 'one JSON file; replays with --cache <file>'],
 ] as const
 
-/** Save…: the timeline, what the filter shows, the pinned exchanges or the selected one, as HAR or a cassette. */
-export function SaveDialog({ all, shown, selected }: { all: TrafficEvent[]; shown: TrafficEvent[]; selected?: TrafficEvent }): JSX.Element {
+/** Save…: the timeline, what the filter shows, the pinned exchanges or the selected ones, as HAR or a cassette. */
+export function SaveDialog({ all, shown, selected }: { all: TrafficEvent[]; shown: TrafficEvent[]; selected: TrafficEvent[] }): JSX.Element {
   const { save, setSave } = usePanels()
   const marks = useVerbs((s) => s.marks)
   const [format, setFormat] = useState<'har' | 'folder' | 'file'>('har')
   const [scope, setScope] = useState<Scope>('all')
+  // several exchanges picked in the table: Save… is about them
+  const [offered, setOffered] = useState(false)
+  if (save !== offered) {
+    setOffered(save)
+    if (save && selected.length > 1) setScope('selected')
+  }
   const [out, setOut] = useState('')
   const [overwrite, setOverwrite] = useState(false)
   const [busy, setBusy] = useState(false)
@@ -109,7 +115,7 @@ export function SaveDialog({ all, shown, selected }: { all: TrafficEvent[]; show
     ['all', 'Every exchange', all],
     ['shown', 'The ones the filter shows', shown],
     ['pinned', 'Pinned and noted', pinned],
-    ['selected', 'The selected one', selected ? [selected] : []],
+    ['selected', selected.length > 1 ? 'The picked ones' : 'The selected one', selected],
   ]
   const chosen = scopes.find(([s]) => s === scope)?.[2] ?? []
 

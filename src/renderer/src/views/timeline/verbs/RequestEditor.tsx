@@ -1,3 +1,4 @@
+import { Name } from '../../../components/Name.js'
 import { useMemo, useState, type JSX } from 'react'
 import type { JsonRpcResponse } from '../../../../../shared/jsonrpc.js'
 import { JsonEditor } from '../../../components/JsonEditor.js'
@@ -104,7 +105,9 @@ export function RequestEditor({ proxyId, method, params, schema, form: givenForm
   return (
     <div className="request-editor">
       <div className="re-head">
-        <code>{method}</code>
+        <code>
+          <Name value={method} />
+        </code>
         {hasArguments && (
           <div className="segmented" role="radiogroup" aria-label="Edit as">
             <label>

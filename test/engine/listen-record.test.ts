@@ -1,0 +1,105 @@
+/**
+ * Issue 21 item 1: recording must not block a long-lived stream. A 2026-07-28 `subscriptions/listen` answer is a
+ * stream that ends only when the client closes it; with the default durable commit (the answer waits for its entry
+ * on disk) its acknowledgement and each change notification must still reach the client while it is open, and the
+ * stream's entry is committed once it ends. Read off the wire as it arrives (raw HTTP, no SDK client in between), a
+ * change published only after the client holds the acknowledgement; direct, through record (durable), through
+ * replay with the server stopped.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ExchangeEvent } from '../../src/shared/traffic.js';
+import { startProxy } from '../../src/main/engine/proxy.js';
+import { startV2Server } from '../fixtures/v2-server.js';
+import { replayThrough } from '../helpers/recording.js';
+import { distilledFiles, removeTempDirs, tempDir } from '../helpers/temp.js';
+
+afterAll(removeTempDirs);
+
+const MODERN = '2026-07-28';
+const META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'listen-client', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** An open listen stream, its messages read one by one as they arrive. */
+async function listen(url: string): Promise<{ next(): Promise<unknown>; close(): void }> {
+  const abort = new AbortController();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'subscriptions/listen',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params: { _meta: META, notifications: { toolsListChanged: true } } }),
+    signal: abort.signal,
+  });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  const messages: unknown[] = [];
+  return {
+    async next() {
+      while (messages.length === 0) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the listen stream ended while the client still held it open');
+        buffered += decoder.decode(value, { stream: true });
+        const events = buffered.split('\n\n');
+        buffered = events.pop() ?? '';
+        for (const event of events) {
+          const data = event
+            .split('\n')
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).trim())
+            .join('');
+          if (data) messages.push(JSON.parse(data));
+        }
+      }
+      return messages.shift();
+    },
+    close: () => abort.abort(),
+  };
+}
+
+/** The client's view: the first two messages of the stream, the second one made by a change after the first arrived. */
+async function scenario(url: string, change: (() => void) | undefined): Promise<{ acknowledged: unknown; changed: unknown }> {
+  const stream = await listen(url);
+  const acknowledged = await stream.next(); // only then is the change made: it cannot be in the same write
+  change?.();
+  const changed = await stream.next();
+  stream.close();
+  return { acknowledged, changed };
+}
+
+describe('recording a subscriptions/listen stream (durable commit)', () => {
+  it('the acknowledgement and a later change reach the client while the stream is open; the entry is committed when it ends', async () => {
+    const server = await startV2Server();
+    const cacheDir = await tempDir();
+    try {
+      const direct = await scenario(server.url, () => server.notify.toolsChanged());
+      expect(direct.acknowledged).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+      expect(direct.changed).toMatchObject({ method: 'notifications/tools/list_changed' });
+
+      const recorder = await startProxy({ mode: 'record', upstreamUrl: server.url, cacheDir, durable: true });
+      const ended = new Promise<ExchangeEvent>((resolve) => recorder.events.on('exchange', (e) => e.method === 'subscriptions/listen' && resolve(e)));
+      const recorded = await scenario(recorder.url, () => server.notify.toolsChanged());
+      const exchange = await ended; // the stream ended when the client closed it: then its entry is written
+      await recorder.flush();
+      await recorder.close();
+      expect(recorded).toEqual(direct);
+      expect(exchange.cassette).toBe('recorded');
+
+      await server.close();
+      const [file] = (await distilledFiles(cacheDir)).filter((f) => f.includes('subscriptions_listen'));
+      const entry = JSON.parse(await readFile(join(cacheDir, file), 'utf8')) as { stream?: { method: string }[] };
+      expect(entry.stream?.map((m) => m.method)).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed']);
+      expect(await replayThrough(cacheDir, (url) => scenario(url, undefined))).toEqual(direct);
+    } finally {
+      await server.close();
+    }
+  });
+});
