@@ -47,7 +47,14 @@ export type Timing = z.infer<typeof TimingSchema>;
  * error carrying `id: null` — filed once per kind (key `refusal_<kind>`), so replay refuses the same requests the
  * way the recorded server did.
  */
-export const REFUSAL_KINDS = ['invalid-message', 'parse-error', 'session-not-found', 'unsupported-protocol-version', 'not-initialized'] as const;
+export const REFUSAL_KINDS = [
+  'invalid-message',
+  'parse-error',
+  'session-not-found',
+  'unsupported-protocol-version',
+  'not-initialized',
+  'not-acceptable',
+] as const;
 export type RefusalKind = (typeof REFUSAL_KINDS)[number];
 
 /** Fields every recorded exchange may carry, whatever its shape. */
@@ -62,7 +69,10 @@ const ExchangeFields = {
   timing: TimingSchema.optional(),
   /** initialize: the server issued no Mcp-Session-Id (a stateless server) */
   stateless: z.boolean().optional(),
-  /** subscriptions/listen: the client closed the stream before any answer (the streamed notifications are the exchange) */
+  /**
+   * no answer came: subscriptions/listen — the client closed the stream (the streamed notifications are the exchange);
+   * any other request — the client cancelled it (notifications/cancelled) and the server never answered
+   */
   unanswered: z.literal(true).optional(),
   /** a refusal entry (key `refusal_<kind>`): the server's answer to a POST it refused as a whole */
   refusal: z.enum(REFUSAL_KINDS).optional(),
@@ -264,6 +274,11 @@ export function distilledFor(method: string, entry: Omit<CassetteEntry, 'n' | 'k
   const extra: Record<string, unknown> = {};
   for (const field of ['status', 'protocolVersion', 'framing', 'timing', 'stateless'] as const) if (entry[field] !== undefined) extra[field] = entry[field];
   if (entry.refusal !== undefined) return { $schema, $rewind: 1, refusal: entry.refusal, ...answer, ...extra, recordedAt: entry.recordedAt };
+  // a call the client cancelled keeps its request in the `$rewind` form (a tools/call entry answers with result or error)
+  if (method === 'tools/call' && entry.unanswered) {
+    const params = { name: entry.name, arguments: entry.arguments ?? {} };
+    return { $schema, $rewind: 1, method, params, ...answer, ...extra, recordedAt: entry.recordedAt, ...stream };
+  }
   if (method === 'tools/call') {
     const { name, arguments: args, resultHash, recordedAt, inputResponses, requestState } = entry;
     const round = inputResponses !== undefined || requestState !== undefined ? { inputResponses, requestState } : {};

@@ -168,8 +168,8 @@ export interface CassetteSource extends AnswerSource {
   take(exchange: LiveExchange, session: Session): void;
   /** how the recorded server refuses a whole POST of this kind */
   refusal(kind: RefusalKind, detail?: string): Refused;
-  /** with no server behind: would the recorded server refuse a request with these headers as a whole? */
-  refusesHead(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined;
+  /** with no server behind: would the recorded server refuse a request (a POST: `post`) with these headers as a whole? */
+  refusesHead(headers: RequestHeaders, post: boolean): { kind: RefusalKind; detail?: string } | undefined;
   /** has it messages of its own to push on server streams (recorded notifications)? */
   pushes(): boolean;
   /** the client's replies to requests the replay asked: taken (never forwarded); answers how many */

@@ -160,7 +160,7 @@ export class McpEndpoint implements Stage {
   private postSession(head: McpHead, res: ServerResponse, messages: JsonRpcMessage[], requests: JsonRpcRequest[]): Session | typeof ANSWERED {
     // a 2026-07-28 request carries its revision in _meta and has no session (an Mcp-Session-Id is ignored)
     const modern = requests.length > 0 && requests.every((r) => metaVersion(r.params) !== undefined);
-    const refused = refuseWhole(head, modern, this.gateFacts());
+    const refused = refuseWhole(head, modern, this.gateFacts(), true);
     if (refused) {
       sendJson(res, refused.status, refused.response);
       return ANSWERED;

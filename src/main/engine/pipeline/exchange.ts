@@ -50,6 +50,8 @@ export class LiveExchange {
   source: ExchangeSource = 'upstream';
   /** things worth a look (a replayed exchange whose client reply differed from the recording, …) */
   readonly flags: string[] = [];
+  /** the client cancelled the request (notifications/cancelled) */
+  cancelled = false;
   cassette: CassetteOutcome = 'none';
   // what the timeline shows beside the messages (set where they are known; the pipeline never reads them)
   /** the client's request before a breakpoint edited its arguments */

@@ -14,10 +14,12 @@ export interface GateFacts {
 
 /**
  * The refusal of a whole 2025-era request before anything else (planSession): a session the client ended, or one
- * replay never issued, gets 404; with no server behind, an MCP-Protocol-Version the recorded server did not accept
- * gets 400 — in the recorded server's words when the cassette holds them.
+ * replay never issued, gets 404; with no server behind, what the recorded server refused as a whole is refused again —
+ * an MCP-Protocol-Version it did not accept (400), and, when the cassette holds the server's own refusal, a POST whose
+ * Accept lacks a type it demanded (406) or one that is not an initialize and carries no session (400) — in the
+ * recorded server's words and status when the cassette holds them.
  */
-export function refuseWhole(head: McpHead, modern: boolean, facts: GateFacts): Refused | undefined {
+export function refuseWhole(head: McpHead, modern: boolean, facts: GateFacts, post = false): Refused | undefined {
   const id = head.sessionId;
   const verdict = planSession({
     sessionId: id,
@@ -29,7 +31,7 @@ export function refuseWhole(head: McpHead, modern: boolean, facts: GateFacts): R
   });
   if (verdict === 'not-found') return facts.sources.refusal('session-not-found');
   if (modern || facts.upstream) return undefined;
-  const refused = facts.sources.refusesHead({ protocolVersion: head.protocolVersion });
+  const refused = facts.sources.refusesHead(head, post);
   return refused ? facts.sources.refusal(refused.kind, refused.detail) : undefined;
 }
 

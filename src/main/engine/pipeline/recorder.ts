@@ -8,7 +8,7 @@ import { redactHeaders, scrub } from '../redact.js';
 import type { Log } from '../log.js';
 import type { ExchangeDetail, Hook, Need } from './contract.js';
 import type { LiveExchange } from './exchange.js';
-import type { Session } from './session.js';
+import { wasCancelled, type Session } from './session.js';
 
 /**
  * Decides what a finished live exchange adds to the cassette, mcp-rewind's way: a key already cached is skipped,
@@ -51,6 +51,7 @@ export class Recorder implements Hook {
   async onResponse(exchange: LiveExchange, session: Session | undefined, detail: ExchangeDetail | undefined): Promise<void> {
     if (exchange.source !== 'upstream') return; // the upstream did not answer after all (it was down)
     if (session) this.lastKeys.set(session, exchange.key);
+    if (wasCancelled(session, exchange.request.id)) exchange.cancelled = true;
     try {
       exchange.cassette = await this.save(
         exchange,
@@ -146,7 +147,8 @@ export class Recorder implements Hook {
       return 'none';
     }
     // a subscriptions/listen stream ends when the client closes it: its notifications are the answer
-    const unanswered = !response && request.method === 'subscriptions/listen' && exchange.stream.length > 0;
+    // a call the client cancelled, never answered: replay leaves it unanswered too (the client's abort ends it)
+    const unanswered = !response && ((request.method === 'subscriptions/listen' && exchange.stream.length > 0) || exchange.cancelled);
     if (!response && !unanswered) return 'none';
     if (request.params?.task !== undefined || (response && 'result' in response && 'task' in response.result)) return 'none'; // a CreateTaskResult is not the answer
     const error = response && 'error' in response ? response.error : undefined;
@@ -226,11 +228,13 @@ function timingOf(exchange: LiveExchange): Timing | undefined {
 
 /**
  * Which refusal a POST got, when the upstream answered it at the HTTP level (an error with `id: null`): the same
- * situations replay recognises (unknown session, an unsupported protocol-version header, no session yet).
+ * situations replay recognises (unknown session — 404, or the 400 some servers give —, an unsupported protocol-version header,
+ * no session yet, an Accept the server does not take).
  */
 function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
   const { status } = exchange.refusal as { status: number };
   const headers = exchange.headers;
+  if (status === 406) return 'not-acceptable';
   if (status === 404 && headers.sessionId !== undefined) return 'session-not-found';
   if (status !== 400) return undefined;
   const modern = metaVersion(exchange.request.params) !== undefined;

@@ -188,6 +188,15 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     gate?.write(chunk);
   });
   if (!delivery && !gate) upRes.pipe(res, { end: false });
+  // a request the client cancelled ends unanswered when its stream does (the client never resumes it)
+  const endCancelled = (): void => {
+    if (!live.cancelled?.size) return;
+    for (const exchange of [...pending.values()].filter((e) => live.cancelled?.has(e.request.id))) {
+      pending.delete(exchange.request.id);
+      exchange.framing ??= tap.framing();
+      void finish(exchange);
+    }
+  };
   upRes.on('end', () => {
     tap.end();
     const done = (): void => {
@@ -196,6 +205,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       if (delivery) delivery.end(tap.rawBody, headers);
       else if (gate) gate.end();
       else res.end();
+      endCancelled();
       // closed early with event ids (SSE polling): the client resumes with Last-Event-ID, the answers come there
       if (pending.size > 0 && sse && tap.lastEventId !== undefined) return awaitResumeOf(stage, live, tap, [...pending.values()], finish);
       for (const exchange of pending.values()) {
@@ -219,6 +229,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   upRes.on('aborted', () => broken(upstream.cutBy?.(upRes)));
   res.on('close', () => {
     if (upRes.complete) return;
+    endCancelled();
     if (pending.size > 0 && tap.lastEventId !== undefined && contentType?.includes('text/event-stream')) {
       // a resumable stream: the client may come back with Last-Event-ID (the server keeps the events for that)
       const waiting = [...pending.values()];

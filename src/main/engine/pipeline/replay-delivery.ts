@@ -121,10 +121,11 @@ class Playback {
     this.elapsed = Math.max(this.elapsed, at);
   }
 
-  async from(start: number, res: ServerResponse): Promise<void> {
+  /** `resumed`: on the stream the client resumed (GET + Last-Event-ID), which is not closed early again */
+  async from(start: number, res: ServerResponse, resumed = false): Promise<void> {
     const { exchange, entry, stage, session } = this.a;
     // where the server closed its POST stream in the recording (only a stream with event ids can be resumed)
-    const resumeAt = start === 0 && this.ids ? entry.framing?.resumedAfter : undefined;
+    const resumeAt = !resumed && this.ids ? entry.framing?.resumedAfter : undefined;
     for (let i = start; i < this.stream.length && !res.destroyed; i++) {
       if (i === resumeAt && this.ids?.last !== undefined) return this.closeEarly(res, i);
       const message = this.stream[i];
@@ -188,7 +189,7 @@ class Playback {
       resume: async (_req, getRes) => {
         getRes.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         getRes.flushHeaders();
-        await this.from(at, getRes);
+        await this.from(at, getRes, true);
       },
       timer: setTimeout(() => {
         session.resumable.delete(id);

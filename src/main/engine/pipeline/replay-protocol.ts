@@ -207,6 +207,8 @@ export function refusalFor(kind: RefusalKind, store: CassetteStore | undefined, 
       return refuse(400, null, ErrorCode.ParseError, detail ?? 'Parse error');
     case 'invalid-message':
       return refuse(400, null, ErrorCode.InvalidRequest, detail ?? 'Invalid Request');
+    case 'not-acceptable':
+      return refuse(406, null, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
   }
 }
 

@@ -6,13 +6,14 @@ import {
   firstInputRequest,
   isKnownMethod,
   isModernRevision,
+  LEGACY_REVISIONS,
   metaVersion,
   missingInputCapabilities,
   PROTOCOL_ERROR,
   REMOVED_IN_MODERN,
 } from '../../../shared/mcp-protocol.js';
 import type { CassetteStore } from '../cassette/store.js';
-import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor } from '../cassette/keys.js';
+import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor, refusalKey } from '../cassette/keys.js';
 import { safeKey } from '../cassette/safe-name.js';
 import { replayMiss } from '../cassette/closest-key.js';
 import { describeMiss, type ReplayMiss } from '../../../shared/cassette/miss.js';
@@ -282,15 +283,26 @@ export class Replayer implements CassetteSource, Hook {
     return refusalFor(kind, this.store, this.profile(), detail);
   }
 
-  /** A 2025-era request whose MCP-Protocol-Version the recorded server would refuse (400). */
-  refusesHead(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined {
+  /**
+   * A 2025-era request the recorded server would refuse as a whole: a POST whose Accept lacks JSON or SSE (406), one
+   * with no session (400) — only when the cassette holds that refusal (the server made it), in its order — or an
+   * MCP-Protocol-Version it did not negotiate (400).
+   */
+  refusesHead(headers: RequestHeaders, post: boolean): { kind: RefusalKind; detail?: string } | undefined {
+    if (post && this.recorded('not-acceptable') && !acceptsBoth(headers.accept)) return { kind: 'not-acceptable' };
+    if (post && headers.sessionId === undefined && this.recorded('not-initialized')) return { kind: 'not-initialized' };
     return unsupportedHeader(headers.protocolVersion, () => this.profile())
       ? { kind: 'unsupported-protocol-version', detail: headers.protocolVersion }
       : undefined;
   }
 
+  private recorded(kind: RefusalKind): boolean {
+    return this.store.has(refusalKey(kind));
+  }
+
   /**
-   * initialize: the recorded answer for the version the client asks, when the cassette holds one; else the latest
+   * initialize: the recorded answer for the version the client asks, when the cassette holds one; else an older 2025-era
+   * revision is answered as asked (the SDK servers' rule: they speak every earlier revision); else the latest
    * version the recorded server negotiated (the spec: a server answers a version it does not support with another one
    * it supports, SHOULD be its latest). A server that refused initialize (a 2026-only server) refuses it again.
    */
@@ -304,6 +316,10 @@ export class Replayer implements CassetteSource, Hook {
     if (same) return { entry: same };
     let latest = answers[0];
     for (const e of answers) if (String(e.result.protocolVersion ?? '') > String(latest.result.protocolVersion ?? '')) latest = e;
+    // an older revision the SDK servers (TypeScript, Python) still speak is answered as asked, as they did live
+    const newest = String(latest.result.protocolVersion ?? '');
+    if (typeof requested === 'string' && (LEGACY_REVISIONS as readonly string[]).includes(requested) && requested < newest && !isModernRevision(newest))
+      return { entry: { ...latest, result: { ...latest.result, protocolVersion: requested } } };
     return { entry: latest };
   }
 
@@ -396,4 +412,9 @@ function missingCapability(request: JsonRpcRequest, result: Record<string, unkno
     ? `Cannot request input '${input.key}' (${input.method}): the request's client capabilities do not declare the required capability`
     : `the request's client capabilities do not declare ${capability}`;
   return refuse(400, request.id, PROTOCOL_ERROR.MissingRequiredClientCapability, message, { requiredCapabilities: lacking });
+}
+
+/** The Accept of a POST the reference SDK server takes: both JSON and SSE named. */
+function acceptsBoth(accept: string | undefined): boolean {
+  return accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream');
 }

@@ -29,6 +29,8 @@ export interface Session {
    * exchange (more notifications, the answer) arrives there. Whoever closed the stream says how it resumes.
    */
   readonly resumable: Map<string, Resumable>;
+  /** ids of requests the client cancelled (notifications/cancelled) that have not finished yet */
+  cancelled?: Set<JsonRpcId>;
 }
 
 /** How long a POST stream closed before its answer waits for its client to resume it before its exchanges end unanswered. */
@@ -110,6 +112,7 @@ export class SessionRegistry {
     const session = this.get(id, upstreamIdIfNew);
     this.hold(session, res);
     if (messages && session.awaitingReplies.size > 0) noteReplies(session, messages);
+    if (messages) noteCancelled(session, messages);
     return session;
   }
 
@@ -210,6 +213,26 @@ function newSession(id: string | undefined, upstreamId: string | null | undefine
     lastActive: Date.now(),
     busy: 0,
   };
+}
+
+/** Requests kept as cancelled at most, per session (a client that cancels what already finished never grows it further). */
+const CANCELLED_KEPT = 256;
+
+/** The client cancelled requests of its own: noted, so the exchange that ends unanswered is known as cancelled. */
+function noteCancelled(session: Session, messages: JsonRpcMessage[]): void {
+  for (const m of messages) {
+    if (!('method' in m) || m.method !== 'notifications/cancelled' || 'id' in m) continue;
+    const id = (m.params as { requestId?: unknown } | undefined)?.requestId;
+    if (typeof id !== 'string' && typeof id !== 'number') continue;
+    session.cancelled ??= new Set();
+    if (session.cancelled.size >= CANCELLED_KEPT) session.cancelled.delete(session.cancelled.values().next().value as JsonRpcId);
+    session.cancelled.add(id);
+  }
+}
+
+/** Did the client cancel this request (forgotten once asked: the exchange has finished)? */
+export function wasCancelled(session: Session | undefined, id: JsonRpcId): boolean {
+  return session?.cancelled?.delete(id) === true;
 }
 
 /** Client replies to server→client requests become part of the exchange that caused them. */

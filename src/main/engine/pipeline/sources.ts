@@ -103,8 +103,8 @@ export class Sources {
     return this.options.cassette?.refusal(kind, detail) ?? refusalFor(kind, undefined, undefined, detail);
   }
 
-  refusesHead(headers: RequestHeaders): { kind: RefusalKind; detail?: string } | undefined {
-    return this.options.cassette?.refusesHead(headers);
+  refusesHead(headers: RequestHeaders, post: boolean): { kind: RefusalKind; detail?: string } | undefined {
+    return this.options.cassette?.refusesHead(headers, post);
   }
 
   /** Some source pushes messages of its own on server streams: the rules (list_changed), the cassette (recorded notifications). */

@@ -1,0 +1,44 @@
+/**
+ * Replay refuses what the recorded server refused, with its status and words (issue 21 item 9): a POST with no
+ * session (400), an Accept without both JSON and SSE (406), a session reused after DELETE (server-everything: 400
+ * "No valid session ID provided", not replay's own 404) — three ways: straight at the server, through record,
+ * through replay with the server stopped.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { startEverything } from '../fixtures/everything.js';
+import { removeTempDirs } from '../helpers/temp.js';
+import { rawPost, threeWays, type Upstream } from '../helpers/three-ways.js';
+
+afterEach(removeTempDirs);
+
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+/** A refusal as the client sees it: the status and the error (its id left out: the server sends none or null). */
+async function refusal(answer: Promise<{ status: number; messages: unknown[] }>): Promise<{ status: number; error: unknown }> {
+  const { status, messages } = await answer;
+  return { status, error: (messages[0] as { error?: unknown } | undefined)?.error };
+}
+
+async function refusals(url: string): Promise<Record<string, unknown>> {
+  const noSession = await refusal(rawPost(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+  const { sessionId } = await rawPost(url, INIT);
+  const session = { 'mcp-session-id': sessionId!, 'mcp-protocol-version': '2025-06-18' };
+  await rawPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session);
+  const listed = await rawPost(url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, session);
+  const wrongAccept = await refusal(rawPost(url, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { ...session, accept: 'application/json' }));
+  const ended = await fetch(url, { method: 'DELETE', headers: session });
+  const reused = await refusal(rawPost(url, { jsonrpc: '2.0', id: 5, method: 'tools/list' }, session));
+  return { noSession, listed: listed.status, wrongAccept, deleted: ended.status, reused };
+}
+
+it('server-everything: a POST without a session, a wrong Accept and a session reused after DELETE are refused in replay as the server refused them', async () => {
+  const { direct, recorded, replayed } = await threeWays(() => startEverything('streamableHttp') as Promise<Upstream>, refusals);
+  expect(direct).toMatchObject({ noSession: { status: 400 }, listed: 200, wrongAccept: { status: 406 }, deleted: 200, reused: { status: 400 } });
+  expect(recorded).toEqual(direct);
+  expect(replayed).toEqual(direct);
+}, 60_000);
