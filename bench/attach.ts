@@ -39,7 +39,9 @@ interface Target {
 async function connect(target: Target): Promise<void> {
   const started = performance.now();
   const client = new Client({ name: 'bench-attach', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: target.args[0], args: target.args.slice(1), stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: target.args[0], args: target.args.slice(1), stderr: 'ignore' }),
+  );
   await client.listTools();
   target.connectMs = performance.now() - started;
   target.client = client;
@@ -109,7 +111,10 @@ async function main(): Promise<void> {
     await ui.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
-  const rows = targets.map((t) => `| ${t.name} | ${median(t.perCall).toFixed(2)} | ${median(t.ratios).toFixed(2)} | ${(t.connectMs ?? NaN).toFixed(0)} |`);
+  const rows = targets.map(
+    (t) =>
+      `| ${t.name} | ${median(t.perCall).toFixed(2)} | ${median(t.ratios).toFixed(2)} | ${(t.connectMs ?? NaN).toFixed(0)} |`,
+  );
   const markdown = [
     '# Attach: the cost of a wrapped server, per call',
     '',

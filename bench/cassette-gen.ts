@@ -10,19 +10,33 @@ import { keyFor } from '../src/main/engine/cassette/keys.js';
 export const TOOL = 'search';
 export const PROTOCOL_VERSION = '2025-06-18';
 
-export const argumentsFor = (i: number): Record<string, unknown> => ({ query: `quarterly revenue report ${i}`, limit: 10, includeArchived: false });
+export const argumentsFor = (i: number): Record<string, unknown> => ({
+  query: `quarterly revenue report ${i}`,
+  limit: 10,
+  includeArchived: false,
+});
 
 const FILLER = 'Revenue grew 12% quarter over quarter, driven by subscriptions; churn fell to 2.1%. '.repeat(4);
 
 /** A realistic tools/call result (~450 bytes of JSON, or about `bytes`); `i` makes each recorded answer distinct. */
 export const toolResult = (i: number, bytes = 0): Record<string, unknown> => ({
-  content: [{ type: 'text', text: `Result ${i}: ${bytes > FILLER.length ? FILLER.repeat(Math.ceil(bytes / FILLER.length)).slice(0, bytes) : FILLER}` }],
+  content: [
+    {
+      type: 'text',
+      text: `Result ${i}: ${bytes > FILLER.length ? FILLER.repeat(Math.ceil(bytes / FILLER.length)).slice(0, bytes) : FILLER}`,
+    },
+  ],
 });
 
 /** What a real server answers to initialize (what `1 initialize.json` holds). */
 export const INITIALIZE_RESULT = {
   protocolVersion: PROTOCOL_VERSION,
-  capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, logging: {} },
+  capabilities: {
+    tools: { listChanged: true },
+    resources: { subscribe: true, listChanged: true },
+    prompts: { listChanged: true },
+    logging: {},
+  },
   serverInfo: { name: 'bench-server', title: 'Bench server', version: '1.0.0' },
   instructions: 'Search the quarterly reports.',
 };
@@ -46,7 +60,12 @@ export async function generateCassette(dir: string, count: number, resultBytes =
       const request = callRequest(i, i);
       const key = keyFor(request);
       const result = toolResult(i, resultBytes);
-      const entry = { arguments: request.params.arguments, result, resultHash: hashResult(result), recordedAt: '2025-01-01T00:00:00.000Z' };
+      const entry = {
+        arguments: request.params.arguments,
+        result,
+        resultHash: hashResult(result),
+        recordedAt: '2025-01-01T00:00:00.000Z',
+      };
       writes.push(writeFile(join(dir, `${i + 2} ${key}.json`), JSON.stringify(entry, null, 2)));
     }
     await Promise.all(writes);
@@ -72,7 +91,11 @@ export const modernCallRequest = (i: number, id: number) => ({
 
 /** Every tenth call's recorded answer is a JSON-RPC error (code, message, data), as a server sends it. */
 export const isErrorCall = (i: number): boolean => i % 10 === 9;
-const errorOf = (i: number) => ({ code: -32602, message: `Invalid arguments for tool ${TOOL}: report ${i} is archived`, data: { report: i } });
+const errorOf = (i: number) => ({
+  code: -32602,
+  message: `Invalid arguments for tool ${TOOL}: report ${i} is archived`,
+  data: { report: i },
+});
 
 /**
  * A cassette of both revisions and error entries: each of the `calls` argument sets recorded twice — by a 2025 client
@@ -88,10 +111,17 @@ export async function generateMixedCassette(dir: string, calls: number): Promise
     $rewind: 1,
     method: 'server/discover',
     params: {},
-    result: { supportedVersions: [MODERN_VERSION], capabilities: INITIALIZE_RESULT.capabilities, resultType: 'complete' },
+    result: {
+      supportedVersions: [MODERN_VERSION],
+      capabilities: INITIALIZE_RESULT.capabilities,
+      resultType: 'complete',
+    },
     protocolVersion: MODERN_VERSION,
   };
-  await writeFile(join(dir, `2 ${keyFor({ method: 'server/discover', params: {} })}.json`), JSON.stringify(discover, null, 2));
+  await writeFile(
+    join(dir, `2 ${keyFor({ method: 'server/discover', params: {} })}.json`),
+    JSON.stringify(discover, null, 2),
+  );
   const serverInfo = { 'io.modelcontextprotocol/serverInfo': INITIALIZE_RESULT.serverInfo };
   const BATCH = 256;
   for (let start = 0; start < calls; start += BATCH) {
@@ -101,7 +131,8 @@ export async function generateMixedCassette(dir: string, calls: number): Promise
       const key = keyFor(request);
       const legacyResult = toolResult(i);
       const modernResult = { ...toolResult(i), resultType: 'complete', _meta: serverInfo };
-      const answer = (result: Record<string, unknown>) => (isErrorCall(i) ? { error: errorOf(i) } : { result, resultHash: hashResult(result) });
+      const answer = (result: Record<string, unknown>) =>
+        isErrorCall(i) ? { error: errorOf(i) } : { result, resultHash: hashResult(result) };
       const legacy = {
         name: TOOL,
         arguments: request.params.arguments,

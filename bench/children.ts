@@ -28,7 +28,13 @@ export interface Child {
 /** `profileDir`: run the child with `--cpu-prof` (the profile is written when it stops). */
 export function startServer(name: string, args: string[] = [], profileDir?: string): Promise<Child> {
   const script = fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url));
-  const nodeArgs = ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), script, ...args];
+  const nodeArgs = [
+    '--import',
+    'tsx',
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    script,
+    ...args,
+  ];
   const child = spawn(process.execPath, nodeArgs, { stdio: ['pipe', 'pipe', 'inherit'] });
   children.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -42,7 +48,8 @@ export function startServer(name: string, args: string[] = [], profileDir?: stri
       child.kill('SIGTERM');
       reject(error);
     };
-    const early = (code: number | null): void => fail(new Error(`${name} exited (code ${code}) before printing its URL`));
+    const early = (code: number | null): void =>
+      fail(new Error(`${name} exited (code ${code}) before printing its URL`));
     child.once('exit', early);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();

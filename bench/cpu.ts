@@ -32,7 +32,9 @@ export class CpuMeter {
   async measure<T>(work: () => Promise<T>): Promise<T> {
     const before = this.processes.map((p) => cpuMs(p.pid));
     const result = await work();
-    this.processes.forEach((p, i) => this.totals.set(p.label, (this.totals.get(p.label) ?? 0) + cpuMs(p.pid) - before[i]));
+    this.processes.forEach((p, i) =>
+      this.totals.set(p.label, (this.totals.get(p.label) ?? 0) + cpuMs(p.pid) - before[i]),
+    );
     return result;
   }
 }

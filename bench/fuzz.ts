@@ -8,7 +8,15 @@
  * client check; each finding names (seed, target, index), which `inputFor` in test/fuzz/run-fuzz.ts regenerates.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { figuresTable, histogram, KNOWN_ISSUES, runFuzz, TARGETS, type Finding, type TargetName } from '../test/fuzz/run-fuzz.js';
+import {
+  figuresTable,
+  histogram,
+  KNOWN_ISSUES,
+  runFuzz,
+  TARGETS,
+  type Finding,
+  type TargetName,
+} from '../test/fuzz/run-fuzz.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,7 +33,9 @@ async function main(): Promise<void> {
   const targets = only >= 0 ? (process.argv[only + 1].split(',') as TargetName[]) : TARGETS;
   const gc = typeof (globalThis as { gc?: unknown }).gc === 'function';
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
-  log(`fuzz: seed ${seed}, ${count} inputs per target, targets ${targets.join(', ')}${gc ? '' : ' (no --expose-gc: RSS without a forced GC)'}`);
+  log(
+    `fuzz: seed ${seed}, ${count} inputs per target, targets ${targets.join(', ')}${gc ? '' : ' (no --expose-gc: RSS without a forced GC)'}`,
+  );
   const started = performance.now();
   const known = process.argv.includes('--skip-known') ? 'skip' : 'send';
   const report = await runFuzz({ seed, count, targets, timeoutMs: 5000, clientEvery: 250, concurrency: 4, known, log });
@@ -38,7 +48,10 @@ async function main(): Promise<void> {
   const knownLines = KNOWN_ISSUES.map((k) => {
     const hits = report.findings.filter((f) => f.known === k.id);
     const byKind = Object.entries(
-      hits.reduce<Record<string, number>>((a, f) => ({ ...a, [`${f.kind} on ${f.target}`]: (a[`${f.kind} on ${f.target}`] ?? 0) + 1 }), {}),
+      hits.reduce<Record<string, number>>(
+        (a, f) => ({ ...a, [`${f.kind} on ${f.target}`]: (a[`${f.kind} on ${f.target}`] ?? 0) + 1 }),
+        {},
+      ),
     )
       .map(([what, n]) => `${n}× ${what}`)
       .join(', ');
@@ -71,7 +84,9 @@ async function main(): Promise<void> {
     '',
     '## Other findings',
     '',
-    findings.length ? findings.join('\n') : 'none: every crash, 5xx and hang above belongs to a known issue; every client check passed.',
+    findings.length
+      ? findings.join('\n')
+      : 'none: every crash, 5xx and hang above belongs to a known issue; every client check passed.',
     '',
   ].join('\n');
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });

@@ -46,7 +46,9 @@ async function libraryStart(cassette: string): Promise<[number, number]> {
 /** The CLI: ms from spawn to its banner, and to the first answer. */
 async function cliStart(cassette: string): Promise<[number, number]> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, '--replay', '--cache', cassette], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [BIN, '--replay', '--cache', cassette], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -67,10 +69,14 @@ async function cliStart(cassette: string): Promise<[number, number]> {
 
 async function bareClient(): Promise<Client> {
   const server = new McpServer({ name: 'bench-server', version: '1.0.0' });
-  server.registerTool(TOOL, { inputSchema: { query: z.string(), limit: z.number(), includeArchived: z.boolean() } }, (args) => {
-    const i = Number(/(\d+)$/.exec(args.query)?.[1] ?? 0);
-    return toolResult(i) as { content: Array<{ type: 'text'; text: string }> };
-  });
+  server.registerTool(
+    TOOL,
+    { inputSchema: { query: z.string(), limit: z.number(), includeArchived: z.boolean() } },
+    (args) => {
+      const i = Number(/(\d+)$/.exec(args.query)?.[1] ?? 0);
+      return toolResult(i) as { content: Array<{ type: 'text'; text: string }> };
+    },
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'bench', version: '1' });

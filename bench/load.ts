@@ -49,7 +49,11 @@ export class LoadClient {
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
-      params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcp-rewind-bench', version: '1' } },
+      params: {
+        protocolVersion: PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'mcp-rewind-bench', version: '1' },
+      },
     };
     const answer = await this.send(Buffer.from(JSON.stringify(init)));
     if (answer.status !== 200) throw new Error(`initialize at ${this.url.href}: HTTP ${answer.status}`);
@@ -62,7 +66,12 @@ export class LoadClient {
    * Sends `bodies` round-robin for `durationMs` (or until `maxRequests`) over `concurrency` connections.
    * Requests in flight at the deadline are finished and counted (elapsed time includes them).
    */
-  async run(bodies: Array<Buffer | Payload>, concurrency: number, durationMs: number, maxRequests = Infinity): Promise<LoadResult> {
+  async run(
+    bodies: Array<Buffer | Payload>,
+    concurrency: number,
+    durationMs: number,
+    maxRequests = Infinity,
+  ): Promise<LoadResult> {
     const latencies: number[] = [];
     let next = 0;
     let errors = 0;
@@ -86,8 +95,16 @@ export class LoadClient {
     await Promise.all(Array.from({ length: concurrency }, worker));
     const elapsedMs = performance.now() - t0;
     latencies.sort((a, b) => a - b);
-    const pick = (q: number): number => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : NaN);
-    return { completed: latencies.length, errors, elapsedMs, rps: (latencies.length * 1000) / elapsedMs, p50Ms: pick(0.5), p99Ms: pick(0.99) };
+    const pick = (q: number): number =>
+      latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : NaN;
+    return {
+      completed: latencies.length,
+      errors,
+      elapsedMs,
+      rps: (latencies.length * 1000) / elapsedMs,
+      p50Ms: pick(0.5),
+      p99Ms: pick(0.99),
+    };
   }
 
   close(): void {
@@ -95,7 +112,11 @@ export class LoadClient {
   }
 
   /** One POST; resolves once the whole answer body has been read. `ok`: the body holds a JSON-RPC result (or error). */
-  private send(body: Buffer, extra?: Headers, expect: 'result' | 'error' = 'result'): Promise<{ status: number; ok: boolean; sessionId?: string }> {
+  private send(
+    body: Buffer,
+    extra?: Headers,
+    expect: 'result' | 'error' = 'result',
+  ): Promise<{ status: number; ok: boolean; sessionId?: string }> {
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -104,14 +125,18 @@ export class LoadClient {
           path: this.url.pathname,
           method: 'POST',
           agent: this.agent,
-          headers: extra ? { ...this.headers, ...extra, 'content-length': body.length } : { ...this.headers, 'content-length': body.length },
+          headers: extra
+            ? { ...this.headers, ...extra, 'content-length': body.length }
+            : { ...this.headers, 'content-length': body.length },
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () => {
             const sid = res.headers['mcp-session-id'];
-            const ok = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).includes(expect === 'result' ? '"result"' : '"error"');
+            const ok = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).includes(
+              expect === 'result' ? '"result"' : '"error"',
+            );
             resolve({ status: res.statusCode ?? 0, ok, sessionId: typeof sid === 'string' ? sid : undefined });
           });
           res.on('error', reject);

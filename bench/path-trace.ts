@@ -11,7 +11,9 @@ import { startServer } from './children.js';
 import { callRequest } from './cassette-gen.js';
 import { LoadClient } from './load.js';
 const root = process.argv[2] ?? new URL('..', import.meta.url).pathname.replace(/\/$/, '');
-const { startProxy } = (await import(`${root}/dist/main/engine/proxy.js`)) as typeof import('../src/main/engine/proxy.js');
+const { startProxy } = (await import(
+  `${root}/dist/main/engine/proxy.js`
+)) as typeof import('../src/main/engine/proxy.js');
 const canned = await startServer('canned');
 const session = new Session();
 session.connect();
@@ -28,7 +30,9 @@ async function trace(name: string, proxy: Awaited<ReturnType<typeof startProxy>>
   await c.run(body, 1, 5000, 1);
   await new Promise((r) => setTimeout(r, 100)); // hooks that run after the answer (recorder, events) are done
   const { result } = await session.post('Profiler.takePreciseCoverage');
-  const files = result.filter((s) => s.url.includes(`${root}/dist/`) && s.functions.some((f) => f.ranges[0].count > 0)).map((s) => s.url.split('/dist/')[1]);
+  const files = result
+    .filter((s) => s.url.includes(`${root}/dist/`) && s.functions.some((f) => f.ranges[0].count > 0))
+    .map((s) => s.url.split('/dist/')[1]);
   console.log(`${name}: ${files.length} files: ${files.sort().join(' ')}`);
   c.close();
   await proxy.close();

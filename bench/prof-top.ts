@@ -33,11 +33,15 @@ profile.samples.forEach((id, i) => {
   total += dt;
 });
 const idle = self.get('(idle)') ?? 0;
-process.stdout.write(`${file}: ${(total / 1000).toFixed(0)} ms sampled, ${(((total - idle) / total) * 100).toFixed(1)}% busy\n`);
+process.stdout.write(
+  `${file}: ${(total / 1000).toFixed(0)} ms sampled, ${(((total - idle) / total) * 100).toFixed(1)}% busy\n`,
+);
 process.stdout.write('self ms   % busy  frame\n');
 for (const [name, us] of [...self]
   .filter(([n]) => n !== '(idle)')
   .sort((a, b) => b[1] - a[1])
   .slice(0, Number(countArg ?? 25))) {
-  process.stdout.write(`${(us / 1000).toFixed(0).padStart(7)}  ${((us / (total - idle)) * 100).toFixed(1).padStart(6)}  ${name}\n`);
+  process.stdout.write(
+    `${(us / 1000).toFixed(0).padStart(7)}  ${((us / (total - idle)) * 100).toFixed(1).padStart(6)}  ${name}\n`,
+  );
 }

@@ -23,7 +23,8 @@ export interface ThroughputRow {
 }
 
 /** CPU microseconds per request of one process over the throughput rounds. */
-export const cpuPerRequest = (row: ThroughputRow, label: string): number => ((row.cpuMs.get(label) ?? NaN) * 1000) / row.requests;
+export const cpuPerRequest = (row: ThroughputRow, label: string): number =>
+  ((row.cpuMs.get(label) ?? NaN) * 1000) / row.requests;
 
 export interface LatencyRow {
   name: string;
@@ -42,7 +43,12 @@ export interface TargetRow {
   unit: 'x' | 'ms';
 }
 
-export function summary(config: string, throughput: ThroughputRow[], latency: LatencyRow[], targets: TargetRow[]): string {
+export function summary(
+  config: string,
+  throughput: ThroughputRow[],
+  latency: LatencyRow[],
+  targets: TargetRow[],
+): string {
   const lines: string[] = [];
   lines.push(`# mcp-rewind bench — ${new Date().toISOString()}`, '');
   lines.push(`node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), ${config}`, '');
@@ -51,7 +57,8 @@ export function summary(config: string, throughput: ThroughputRow[], latency: La
   for (const t of targets) {
     const value = median(t.values);
     const digits = 3;
-    const range = t.values.length > 1 ? `${fmt(Math.min(...t.values), digits)}–${fmt(Math.max(...t.values), digits)}` : '';
+    const range =
+      t.values.length > 1 ? `${fmt(Math.min(...t.values), digits)}–${fmt(Math.max(...t.values), digits)}` : '';
     if (t.target === undefined) {
       lines.push(`| ${t.metric} | ${fmt(value, digits)} ${t.unit} | ${range} | (info) | |`);
       continue;
@@ -67,9 +74,15 @@ export function summary(config: string, throughput: ThroughputRow[], latency: La
   );
   const failed = throughput.reduce((n, r) => n + r.errors, 0);
   if (failed)
-    lines.push('', `**WARNING: ${failed} requests failed (HTTP error, transport error or JSON-RPC error such as a replay miss); see the errors column.**`);
+    lines.push(
+      '',
+      `**WARNING: ${failed} requests failed (HTTP error, transport error or JSON-RPC error such as a replay miss); see the errors column.**`,
+    );
   lines.push('', '## Throughput (closed loop, fixed concurrency; medians over rounds)', '');
-  lines.push('| server | req/s | min–max req/s | p50 ms | p99 ms | errors | CPU µs/request |', '|---|---:|---:|---:|---:|---:|---|');
+  lines.push(
+    '| server | req/s | min–max req/s | p50 ms | p99 ms | errors | CPU µs/request |',
+    '|---|---:|---:|---:|---:|---:|---|',
+  );
   for (const r of throughput) {
     const cpu = [...r.cpuMs.keys()].map((label) => `${label} ${fmt(cpuPerRequest(r, label))}`).join(', ');
     lines.push(

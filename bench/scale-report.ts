@@ -48,7 +48,10 @@ export function scaleSummary(config: string, rows: SizeRow[], exports: ExportRow
   ];
   const col = (label: string, cell: (r: SizeRow) => string): string => `| ${label} | ${rows.map(cell).join(' | ')} |`;
   lines.push('## Replay, by cassette size', '');
-  lines.push(`| | ${rows.map((r) => `${fmt(r.size)} entries`).join(' | ')} |`, `|---|${rows.map(() => '---:').join('|')}|`);
+  lines.push(
+    `| | ${rows.map((r) => `${fmt(r.size)} entries`).join(' | ')} |`,
+    `|---|${rows.map(() => '---:').join('|')}|`,
+  );
   lines.push(col('port answers after (ms from spawn)', (r) => fmt(r.portMs)));
   lines.push(col('fully indexed after (ms from spawn)', (r) => fmt(r.indexedMs)));
   lines.push(col('RSS once indexed (MB)', (r) => fmt(r.rssMb)));
@@ -73,7 +76,10 @@ export function scaleSummary(config: string, rows: SizeRow[], exports: ExportRow
     '',
   );
   lines.push('## Export (`mcp-rewind export --out --har`, streamed)', '');
-  lines.push('| cassette | V8 heap | time (s) | peak RSS (MB) | single file (MB) | HAR (MB) | ok |', '|---|---|---:|---:|---:|---:|:---:|');
+  lines.push(
+    '| cassette | V8 heap | time (s) | peak RSS (MB) | single file (MB) | HAR (MB) | ok |',
+    '|---|---|---:|---:|---:|---:|:---:|',
+  );
   for (const e of exports)
     lines.push(
       `| ${e.what} | ${e.heapMb ? `limited to ${e.heapMb} MB` : 'as V8 likes'} | ${fmt(e.seconds, 1)} | ${fmt(e.peakRssMb)} | ${fmt(e.jsonMb)} | ${fmt(e.harMb)} | ${e.ok ? 'yes' : '**NO**'} |`,
@@ -82,10 +88,16 @@ export function scaleSummary(config: string, rows: SizeRow[], exports: ExportRow
     '',
     'Left alone, V8 lets a busy heap grow long before it collects; with the heap limited, the same export completes: what it holds does not grow with the cassette (the names of its entries aside, ~200 bytes each).',
   );
-  lines.push('', '## Record: the answer waits for the entry to be on disk (fsync of file and folder) — or not (`--no-fsync`)', '');
+  lines.push(
+    '',
+    '## Record: the answer waits for the entry to be on disk (fsync of file and folder) — or not (`--no-fsync`)',
+    '',
+  );
   lines.push('| | p50 (ms, 1 connection) | p99 (ms) | req/s (32 connections) |', '|---|---:|---:|---:|');
   for (const r of record)
-    lines.push(`| ${r.durable ? 'durable (default)' : '--no-fsync'} | ${fmt(median(r.p50), 3)} | ${fmt(median(r.p99), 3)} | ${fmt(median(r.rps))} |`);
+    lines.push(
+      `| ${r.durable ? 'durable (default)' : '--no-fsync'} | ${fmt(median(r.p50), 3)} | ${fmt(median(r.p99), 3)} | ${fmt(median(r.rps))} |`,
+    );
   const [on, off] = record;
   if (on && off)
     lines.push(

@@ -31,7 +31,8 @@ const EXPORT_HEAP_MB = 128;
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
-const kb = (status: string, field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+const kb = (status: string, field: string): number =>
+  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
 const procStatus = (pid: number): string => {
   try {
     return readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -55,7 +56,9 @@ function getJson(url: string): Promise<{ status: number; body: Record<string, un
     const req = http.get(url, { agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text || '{}') as Record<string, unknown> }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text || '{}') as Record<string, unknown> }),
+      );
     });
     req.on('error', () => resolve(undefined));
   });
@@ -135,7 +138,9 @@ async function getRate(url: string, concurrency: number, durationMs: number): Pr
 
 const sample = (size: number, count: number, offset = 0): Buffer[] => {
   const n = Math.min(size, count);
-  return Array.from({ length: n }, (_, k) => Buffer.from(JSON.stringify(callRequest(offset + Math.floor((k * size) / n), k + 1))));
+  return Array.from({ length: n }, (_, k) =>
+    Buffer.from(JSON.stringify(callRequest(offset + Math.floor((k * size) / n), k + 1))),
+  );
 };
 
 async function measureSize(dir: string, size: number): Promise<SizeRow> {
@@ -164,8 +169,14 @@ async function measureSize(dir: string, size: number): Promise<SizeRow> {
       }),
     );
     // the same load of hits instead, for comparison: a miss must cost no more than a hit
-    const [underHits] = await Promise.all([client.run(hits, 1, PHASE_MS), ...storm.map((c) => c.run(hits, 8, PHASE_MS))]);
-    const [underStorm, ...stormRuns] = await Promise.all([client.run(hits, 1, PHASE_MS), ...storm.map((c) => c.run(missBodies, 8, PHASE_MS))]);
+    const [underHits] = await Promise.all([
+      client.run(hits, 1, PHASE_MS),
+      ...storm.map((c) => c.run(hits, 8, PHASE_MS)),
+    ]);
+    const [underStorm, ...stormRuns] = await Promise.all([
+      client.run(hits, 1, PHASE_MS),
+      ...storm.map((c) => c.run(missBodies, 8, PHASE_MS)),
+    ]);
     for (const c of [client, ...storm]) c.close();
     return {
       size,
@@ -196,9 +207,13 @@ async function measureExport(what: string, dir: string, out: string, heapMb?: nu
   const har = `${json.slice(0, -5)}.har`;
   const t0 = performance.now();
   const heap = heapMb ? [`--max-old-space-size=${heapMb}`] : [];
-  const child = spawn(process.execPath, [...heap, join(REPO, 'bin/mcp-rewind.js'), 'export', '--cache', dir, '--out', json, '--har', har], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...heap, join(REPO, 'bin/mcp-rewind.js'), 'export', '--cache', dir, '--out', json, '--har', har],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -211,8 +226,17 @@ async function measureExport(what: string, dir: string, out: string, heapMb?: nu
   const code = await exited;
   const seconds = (performance.now() - t0) / 1000;
   if (code !== 0) log(`bench: export of ${what} failed (${code}): ${stderr.trim().split('\n').pop()}`);
-  const size = async (file: string): Promise<number> => ((await stat(file).catch(() => undefined))?.size ?? NaN) / 1024 / 1024;
-  const row = { what, heapMb, seconds, peakRssMb: peak, jsonMb: await size(json), harMb: await size(har), ok: code === 0 };
+  const size = async (file: string): Promise<number> =>
+    ((await stat(file).catch(() => undefined))?.size ?? NaN) / 1024 / 1024;
+  const row = {
+    what,
+    heapMb,
+    seconds,
+    peakRssMb: peak,
+    jsonMb: await size(json),
+    harMb: await size(har),
+    ok: code === 0,
+  };
   await rm(json, { force: true });
   await rm(har, { force: true });
   return row;
@@ -244,7 +268,8 @@ async function measureRecord(tmp: string): Promise<RecordRow[]> {
     const rounds = QUICK ? 2 : 6;
     const perRound = QUICK ? 200 : 400;
     let next = 0;
-    const fresh = (count: number): Buffer[] => Array.from({ length: count }, () => Buffer.from(JSON.stringify(callRequest(1_000_000 + next, ++next))));
+    const fresh = (count: number): Buffer[] =>
+      Array.from({ length: count }, () => Buffer.from(JSON.stringify(callRequest(1_000_000 + next, ++next))));
     for (let round = 0; round < rounds; round++) {
       for (const i of round % 2 ? [1, 0] : [0, 1]) {
         const r = await clients[i].run(fresh(perRound), 1, 60_000, perRound);
@@ -300,7 +325,8 @@ async function main(): Promise<void> {
       await both('60,000 × 10 kB', tenKb);
       await rm(tenKb, { recursive: true, force: true });
     }
-    for (const e of exports) log(`bench scale: export ${e.what}: ${e.seconds.toFixed(1)} s, peak RSS ${e.peakRssMb.toFixed(0)} MB`);
+    for (const e of exports)
+      log(`bench scale: export ${e.what}: ${e.seconds.toFixed(1)} s, peak RSS ${e.peakRssMb.toFixed(0)} MB`);
 
     const record = await measureRecord(tmp);
     const config = `${QUICK ? 'BENCH_QUICK' : 'full'}: phases of ${PHASE_MS} ms at 32 connections (hits rotate over ${SAMPLE.toLocaleString('en')} keys spread across the cassette); total ${((performance.now() - started) / 1000).toFixed(0)} s; ${engineLabel()}`;

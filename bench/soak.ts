@@ -44,7 +44,8 @@ interface ChildSample {
 async function child(upstreamUrl: string, dir: string): Promise<void> {
   const { startProxy } = await import('../src/main/engine/proxy.js');
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-  const warn = (line: string, level: string): void => void (level === 'warn' && process.stderr.write(`soak child: ${line}\n`));
+  const warn = (line: string, level: string): void =>
+    void (level === 'warn' && process.stderr.write(`soak child: ${line}\n`));
   const recorder = await startProxy({ mode: 'record', upstreamUrl, cacheDir: dir, onLog: warn });
   const replay = await startProxy({ mode: 'replay', cacheDir: dir, onLog: warn });
   process.stdout.write(`URLS ${recorder.url} ${replay.url}\n`);
@@ -92,9 +93,13 @@ async function main(minutes: number): Promise<void> {
   const tmp = await mkdtemp(join(tmpdir(), 'mcp-rewind-soak-'));
   const dir = join(tmp, 'cassette');
   const upstream = await startSdkServer({ json: true });
-  const proc = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', upstream.url, dir], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const proc = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', upstream.url, dir],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const samples: Array<ChildSample & { calls: number; errors: number; recordCalls: number; replayCalls: number }> = [];
   let waitingSample: ((s: ChildSample) => void) | undefined;
   let urls: [string, string] | undefined;
@@ -138,7 +143,9 @@ async function main(minutes: number): Promise<void> {
           for (let i = 0; i < CHURN && !stopping.now; i++) {
             const text = pick();
             try {
-              const result = await c.client.callTool({ name: 'echo', arguments: { text } }, undefined, { timeout: 15_000 });
+              const result = await c.client.callTool({ name: 'echo', arguments: { text } }, undefined, {
+                timeout: 15_000,
+              });
               if (JSON.stringify(result).includes(`echo: ${text}`)) {
                 calls++;
                 if (replay) replayCalls++;
@@ -149,7 +156,8 @@ async function main(minutes: number): Promise<void> {
               } else throw new Error(`unexpected answer ${JSON.stringify(result).slice(0, 200)}`);
             } catch (error) {
               errors++;
-              if (firstError.length < 5) firstError.push(`${replay ? 'replay' : 'record'} ${text}: ${(error as Error).message}`);
+              if (firstError.length < 5)
+                firstError.push(`${replay ? 'replay' : 'record'} ${text}: ${(error as Error).message}`);
             }
             await sleep(pauseMs);
           }
@@ -158,7 +166,8 @@ async function main(minutes: number): Promise<void> {
         }
       }
     };
-    const recordPick = (): string => (Math.random() < 0.1 ? `new ${newKey++}` : recorded[Math.floor(Math.random() * recorded.length)]);
+    const recordPick = (): string =>
+      Math.random() < 0.1 ? `new ${newKey++}` : recorded[Math.floor(Math.random() * recorded.length)];
     const replayPick = (): string => seedKeys[Math.floor(Math.random() * seedKeys.length)];
     const loops = [
       ...Array.from({ length: 4 }, () => loop(recordUrl, 25, recordPick, false)),
@@ -177,7 +186,13 @@ async function main(minutes: number): Promise<void> {
       const s = await requestSample();
       const now = Date.now();
       const secs = (now - last.at) / 1000;
-      const row = { ...s, calls: calls - last.calls, errors, recordCalls: recordCalls - last.recordCalls, replayCalls: replayCalls - last.replayCalls };
+      const row = {
+        ...s,
+        calls: calls - last.calls,
+        errors,
+        recordCalls: recordCalls - last.recordCalls,
+        replayCalls: replayCalls - last.replayCalls,
+      };
       samples.push(row);
       const line = `| ${(s.t / 1000).toFixed(0)} | ${(s.rss / MB).toFixed(1)} | ${(s.heap / MB).toFixed(1)} | ${s.handles} | ${(row.calls / secs).toFixed(0)} | ${(row.recordCalls / secs).toFixed(0)} | ${(row.replayCalls / secs).toFixed(0)} | ${errors} | ${s.recordEntries} / ${s.replayEntries} | ${s.recordSessions} / ${s.replaySessions} |`;
       rows.push(line);

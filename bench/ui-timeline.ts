@@ -63,7 +63,8 @@ async function startUi(dataDir: string): Promise<{ url: string; child: ChildProc
 /** Generates `n` synthetic exchanges in the page and ingests them; resolves when the count is painted. */
 async function load(page: Page, n: number): Promise<number> {
   return page.evaluate(async (n) => {
-    const debug = (window as unknown as { __rewindDebug: { ingest(e: unknown[]): void; flush(): void; reset(): void } }).__rewindDebug;
+    const debug = (window as unknown as { __rewindDebug: { ingest(e: unknown[]): void; flush(): void; reset(): void } })
+      .__rewindDebug;
     debug.reset();
     await new Promise(requestAnimationFrame);
     const sources = ['upstream', 'upstream', 'cache', 'proxy'];
@@ -79,9 +80,26 @@ async function load(page: Page, n: number): Promise<number> {
         key: `tools_call_${tool}_${((i * 2654435761) >>> 0).toString(16)}`,
         source: sources[i % 4],
         cassette: 'recorded',
-        request: { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: tool, arguments: { query: `q${i}`, n: i } } },
-        stream: i % 10 === 0 ? [{ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: i, progress: 1, total: 1 } }] : [],
-        response: i % 997 === 0 ? undefined : { jsonrpc: '2.0', id: i + 1, result: { content: [{ type: 'text', text: `result ${i}` }], isError } },
+        request: {
+          jsonrpc: '2.0',
+          id: i + 1,
+          method: 'tools/call',
+          params: { name: tool, arguments: { query: `q${i}`, n: i } },
+        },
+        stream:
+          i % 10 === 0
+            ? [
+                {
+                  jsonrpc: '2.0',
+                  method: 'notifications/progress',
+                  params: { progressToken: i, progress: 1, total: 1 },
+                },
+              ]
+            : [],
+        response:
+          i % 997 === 0
+            ? undefined
+            : { jsonrpc: '2.0', id: i + 1, result: { content: [{ type: 'text', text: `result ${i}` }], isError } },
         flags: i % 211 === 0 ? ['client reply differed'] : undefined,
         startedAt: t0 + i * 20,
         durationMs: Math.exp(Math.random() * 7),
@@ -92,7 +110,8 @@ async function load(page: Page, n: number): Promise<number> {
     debug.ingest(events);
     debug.flush();
     const want = `${n} exchanges`;
-    while (document.querySelector('[data-testid="traffic-count"]')?.textContent?.trim() !== want) await new Promise(requestAnimationFrame);
+    while (document.querySelector('[data-testid="traffic-count"]')?.textContent?.trim() !== want)
+      await new Promise(requestAnimationFrame);
     return performance.now() - start;
   }, n);
 }
@@ -100,7 +119,8 @@ async function load(page: Page, n: number): Promise<number> {
 /** one more live exchange on top of the loaded ones: ingest → painted (the steady-state cost of live traffic) */
 async function appendOne(page: Page, n: number): Promise<number> {
   return page.evaluate(async (n) => {
-    const debug = (window as unknown as { __rewindDebug: { ingest(e: unknown[]): void; flush(): void; reset(): void } }).__rewindDebug;
+    const debug = (window as unknown as { __rewindDebug: { ingest(e: unknown[]): void; flush(): void; reset(): void } })
+      .__rewindDebug;
     const times: number[] = [];
     for (let k = 0; k < 5; k++) {
       const seq = 10_000_000 + k;
@@ -126,7 +146,8 @@ async function appendOne(page: Page, n: number): Promise<number> {
       // at the store's 100,000 cap the count stays and the oldest is dropped instead
       const total = n + k + 1;
       const want = total <= 100_000 ? `${total} exchanges` : `(${total - 100_000} oldest dropped)`;
-      while (!document.querySelector('.traffic .toolbar')?.textContent?.includes(want)) await new Promise(requestAnimationFrame);
+      while (!document.querySelector('.traffic .toolbar')?.textContent?.includes(want))
+        await new Promise(requestAnimationFrame);
       times.push(performance.now() - start);
     }
     return times.sort((a, b) => a - b)[2];
@@ -220,7 +241,8 @@ async function arrowDown(page: Page): Promise<{ work: number[]; paint: number[] 
       const start = performance.now();
       scroller.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));
       await Promise.resolve();
-      while (document.querySelector('tr[aria-selected="true"]')?.getAttribute('data-index') === before) await new Promise((r) => setTimeout(r, 0));
+      while (document.querySelector('tr[aria-selected="true"]')?.getAttribute('data-index') === before)
+        await new Promise((r) => setTimeout(r, 0));
       document.querySelector('.tl-detail')!.getBoundingClientRect();
       work.push(performance.now() - start);
       await frame();
@@ -255,7 +277,12 @@ async function liveIngest(page: Page, ms: number): Promise<{ longTasks: number; 
             key: `live-${seq}`,
             source: 'upstream',
             cassette: 'none',
-            request: { jsonrpc: '2.0', id: seq, method: 'tools/call', params: { name: `tool-${seq % 20}`, arguments: { q: seq } } },
+            request: {
+              jsonrpc: '2.0',
+              id: seq,
+              method: 'tools/call',
+              params: { name: `tool-${seq % 20}`, arguments: { q: seq } },
+            },
             stream: [],
             response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: `live ${seq}` }] } },
             startedAt: Date.now(),
@@ -281,7 +308,12 @@ async function bigResponse(page: Page): Promise<number> {
   return page.evaluate(async () => {
     const frame = (): Promise<number> => new Promise(requestAnimationFrame);
     const debug = (window as unknown as { __rewindDebug: { ingest(e: unknown[]): void; flush(): void } }).__rewindDebug;
-    const items = Array.from({ length: 25_000 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['alpha', 'beta'], payload: 'x'.repeat(150) }));
+    const items = Array.from({ length: 25_000 }, (_, i) => ({
+      id: i,
+      name: `item ${i}`,
+      tags: ['alpha', 'beta'],
+      payload: 'x'.repeat(150),
+    }));
     const seq = 30_000_000;
     debug.ingest([
       {
@@ -294,7 +326,11 @@ async function bigResponse(page: Page): Promise<number> {
         cassette: 'none',
         request: { jsonrpc: '2.0', id: seq, method: 'tools/call', params: { name: 'big-result' } },
         stream: [],
-        response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: 'big' }], structuredContent: { items } } },
+        response: {
+          jsonrpc: '2.0',
+          id: seq,
+          result: { content: [{ type: 'text', text: 'big' }], structuredContent: { items } },
+        },
         startedAt: Date.now(),
         durationMs: 40,
       },
@@ -305,11 +341,17 @@ async function bigResponse(page: Page): Promise<number> {
     while (!row) {
       scroller.scrollTop = scroller.scrollHeight;
       await frame();
-      row = Array.from(document.querySelectorAll<HTMLElement>('tr.tl-row')).find((tr) => tr.textContent?.includes('big-result'));
+      row = Array.from(document.querySelectorAll<HTMLElement>('tr.tl-row')).find((tr) =>
+        tr.textContent?.includes('big-result'),
+      );
     }
     const start = performance.now();
     row.click();
-    while (!Array.from(document.querySelectorAll('.json-rows [role="treeitem"]')).some((el) => el.textContent?.includes('25000 items'))) {
+    while (
+      !Array.from(document.querySelectorAll('.json-rows [role="treeitem"]')).some((el) =>
+        el.textContent?.includes('25000 items'),
+      )
+    ) {
       await frame();
       document.querySelector<HTMLButtonElement>('#detail-tab-response')?.click();
     }
@@ -326,7 +368,8 @@ async function resetFilters(page: Page): Promise<void> {
     .waitFor();
 }
 
-const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
+const pct = (xs: number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rewind-bench-ui-'));

@@ -53,7 +53,12 @@ export function walkOf(events: Frame[][], entry = 'serveMcp'): string[] {
     const frames = below >= 0 ? all.slice(below) : all; // what called the entry is not part of the walk
     let common = 0;
     // the top frame is a new call: at most the frames under it are shared with the previous stack
-    while (common < previous.length && common < frames.length - 1 && previous[common].fn === frames[common].fn && previous[common].file === frames[common].file)
+    while (
+      common < previous.length &&
+      common < frames.length - 1 &&
+      previous[common].fn === frames[common].fn &&
+      previous[common].file === frames[common].file
+    )
       common++;
     for (let i = previous.length - 2; i >= Math.max(common - 1, 0); i--) step(previous[i].file); // returns
     for (let i = common; i < frames.length; i++) step(frames[i].file); // calls
@@ -91,7 +96,9 @@ async function trace(name: string, proxy: Awaited<ReturnType<typeof startProxy>>
   const events = await ask<Frame[][]>('disarm');
   const walk = walkOf(events);
   const s = summary(walk);
-  console.log(`${name}: ${s.steps} steps, ${s.files} files, ${s.back} back into a file already left (${s.top || 'none'})`);
+  console.log(
+    `${name}: ${s.steps} steps, ${s.files} files, ${s.back} back into a file already left (${s.top || 'none'})`,
+  );
   if (showWalk) console.log(`  ${walk.map((f) => f.replace(/^main\/engine\//, '').replace(/\.js$/, '')).join(' → ')}`);
   client.close();
   await proxy.close();

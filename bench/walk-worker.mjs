@@ -36,7 +36,9 @@ for (const file of jsFiles(join(dist, 'main/engine')).concat(jsFiles(join(dist, 
     if (ts.isFunctionLike(node) && 'body' in node && node.body) {
       const body = node.body;
       const first = ts.isBlock(body) ? (body.statements[0] ?? body) : body;
-      const [lineNumber, columnNumber] = at(first === body && ts.isBlock(body) ? body.getEnd() - 1 : first.getStart(source));
+      const [lineNumber, columnNumber] = at(
+        first === body && ts.isBlock(body) ? body.getEnd() - 1 : first.getStart(source),
+      );
       /** @type {Range} */
       const range = { start: at(body.getStart(source)), end: at(body.getEnd()) };
       setting.push(
@@ -63,12 +65,16 @@ const within = (l, r) => {
 session.on('Debugger.paused', ({ params }) => {
   const top = params.callFrames[0];
   // a breakpoint V8 moved out of its function (an empty one) is not an entry
-  const entry = armed && (params.hitBreakpoints ?? []).some((id) => ranges.has(id) && within(top.location, ranges.get(id)));
+  const entry =
+    armed && (params.hitBreakpoints ?? []).some((id) => ranges.has(id) && within(top.location, ranges.get(id)));
   if (entry) {
     const frames = params.callFrames
       .map((f) => ({ url: urls.get(f.location.scriptId) ?? '', f }))
       .filter(({ url }) => url.startsWith(base))
-      .map(({ url, f }) => ({ file: url.slice(base.length), fn: `${f.functionLocation?.lineNumber}:${f.functionLocation?.columnNumber}:${f.functionName}` }))
+      .map(({ url, f }) => ({
+        file: url.slice(base.length),
+        fn: `${f.functionLocation?.lineNumber}:${f.functionLocation?.columnNumber}:${f.functionName}`,
+      }))
       .reverse();
     events.push(frames);
   }

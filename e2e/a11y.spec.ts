@@ -13,7 +13,9 @@ interface Found {
 }
 
 async function audit(page: Page, where: string): Promise<Found[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
+    .analyze();
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({
@@ -100,7 +102,12 @@ for (const theme of ['light', 'dark'] as const) {
       if (view === 'Rules') await page.getByRole('region', { name: 'Tools' }).getByTestId('tool-weather').click();
       if (view === 'Cassettes') {
         await page.getByRole('list', { name: 'Proxy cassette folders' }).getByRole('button').first().click();
-        await page.getByRole('table', { name: 'Cassette entries' }).getByRole('row').filter({ hasText: 'weather' }).first().click();
+        await page
+          .getByRole('table', { name: 'Cassette entries' })
+          .getByRole('row')
+          .filter({ hasText: 'weather' })
+          .first()
+          .click();
       }
       found.push(...(await audit(page, view.toLowerCase())));
     }

@@ -11,7 +11,9 @@ const seconds = (text: string): number => {
   return m * 60 + s;
 };
 
-test('the countdown starts at the hold, not seconds above it; a cancelled held call is released at once and its row says so', async ({ app }) => {
+test('the countdown starts at the hold, not seconds above it; a cancelled held call is released at once and its row says so', async ({
+  app,
+}) => {
   test.setTimeout(60_000);
   const { page, problems } = app;
   const upstream: SdkServerHandle = await startSdkServer();
@@ -25,7 +27,10 @@ test('the countdown starts at the hold, not seconds above it; a cancelled held c
     await form.getByLabel('Upstream URL').fill(upstream.url);
     await form.getByLabel('Name').fill('hold-proxy');
     await form.getByRole('button', { name: 'Create proxy' }).click();
-    const proxyRow = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: 'hold-proxy' });
+    const proxyRow = page
+      .getByRole('list', { name: 'Proxy list' })
+      .getByRole('listitem')
+      .filter({ hasText: 'hold-proxy' });
     await expect(proxyRow.getByText('running')).toBeVisible();
     const endpoint = (await proxyRow.locator('code').textContent()) ?? '';
 
@@ -50,7 +55,9 @@ test('the countdown starts at the hold, not seconds above it; a cancelled held c
     // a while later, a second hold: its countdown must start at the hold (the clock of the last one stopped long ago)
     await page.waitForTimeout(3_000);
     const abort = new AbortController();
-    const second = mcp.client.callTool({ name: 'echo', arguments: { text: 'two' } }, undefined, { signal: abort.signal }).catch((e: Error) => e);
+    const second = mcp.client
+      .callTool({ name: 'echo', arguments: { text: 'two' } }, undefined, { signal: abort.signal })
+      .catch((e: Error) => e);
     await expect(banner.locator('.countdown')).toBeVisible();
     const shown = seconds((await banner.locator('.countdown').textContent()) ?? '');
     expect(shown).toBeLessThanOrEqual(45);

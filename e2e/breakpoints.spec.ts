@@ -16,7 +16,9 @@ async function replaceEditorText(page: Page, label: string, text: string): Promi
   await page.keyboard.insertText(text);
 }
 
-test('a breakpoint before request holds a real client call; the arguments edited in the UI reach the upstream', async ({ app }) => {
+test('a breakpoint before request holds a real client call; the arguments edited in the UI reach the upstream', async ({
+  app,
+}) => {
   const { page, problems } = app;
   const upstream: SdkServerHandle = await startSdkServer();
   let mcp: ConnectedClient | undefined;
@@ -44,7 +46,9 @@ test('a breakpoint before request holds a real client call; the arguments edited
 
     mcp = await connectClient(endpoint);
     let settled = false;
-    const pending = mcp.client.callTool({ name: 'echo', arguments: { text: 'from the client' } }).finally(() => (settled = true));
+    const pending = mcp.client
+      .callTool({ name: 'echo', arguments: { text: 'from the client' } })
+      .finally(() => (settled = true));
     const card = panel.getByRole('article', { name: 'Paused echo before request' });
     await expect(card).toBeVisible();
     await expect(card.getByLabel('echo arguments', { exact: true })).toContainText('from the client');
@@ -85,7 +89,9 @@ test('a breakpoint before request holds a real client call; the arguments edited
     await panel.getByRole('button', { name: 'Remove breakpoint echo before request' }).click();
     await panel.getByRole('button', { name: 'Remove breakpoint add before response' }).click();
     await expect(panel.getByText('No breakpoints')).toBeVisible();
-    expect((await mcp.client.callTool({ name: 'echo', arguments: { text: 'free' } })).content).toEqual([{ type: 'text', text: 'echo: free' }]);
+    expect((await mcp.client.callTool({ name: 'echo', arguments: { text: 'free' } })).content).toEqual([
+      { type: 'text', text: 'echo: free' },
+    ]);
     expect(problems).toEqual([]);
   } finally {
     await mcp?.close();

@@ -18,11 +18,22 @@ interface Child {
 }
 
 /** Spawns the CLI and waits until its output matches `ready`; answers the first group. */
-async function spawnCli(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<Child & { match: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function spawnCli(
+  args: string[],
+  ready: RegExp,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Child & { match: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const match = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mcp-rewind ${args.join(' ')}: nothing matched ${ready} within 15 s:\n${out}`)), 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`mcp-rewind ${args.join(' ')}: nothing matched ${ready} within 15 s:\n${out}`)),
+      15_000,
+    );
     const look = (chunk: Buffer): void => {
       out += chunk.toString();
       const found = ready.exec(out);
@@ -63,7 +74,10 @@ test.afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function createProxy(page: Page, fields: { mode: string; name: string; cacheDir: string; upstreamUrl?: string }): Promise<string> {
+async function createProxy(
+  page: Page,
+  fields: { mode: string; name: string; cacheDir: string; upstreamUrl?: string },
+): Promise<string> {
   await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Timeline' }).click();
   await page.getByRole('button', { name: 'New proxy', exact: true }).click(); // the New proxy dialog
   const form = page.getByRole('form', { name: 'New proxy' });
@@ -77,7 +91,9 @@ async function createProxy(page: Page, fields: { mode: string; name: string; cac
   return (await row.locator('code').first().textContent()) ?? '';
 }
 
-test('record, hand-edit an entry in the Cassettes view, replay the edit, export a single file and replay it with the CLI', async ({ app }) => {
+test('record, hand-edit an entry in the Cassettes view, replay the edit, export a single file and replay it with the CLI', async ({
+  app,
+}) => {
   test.setTimeout(90_000);
   const { page, problems } = app;
   const upstream: SdkServerHandle = await startSdkServer();
@@ -90,12 +106,23 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
     const nav = page.getByRole('navigation', { name: 'Views' });
 
     // record through a proxy created in the UI
-    const recorder = await createProxy(page, { mode: 'record', name: 'recorder', cacheDir: cassette, upstreamUrl: upstream.url });
+    const recorder = await createProxy(page, {
+      mode: 'record',
+      name: 'recorder',
+      cacheDir: cassette,
+      upstreamUrl: upstream.url,
+    });
     const rec = await connectClient(recorder, { headers: { Authorization: 'Bearer e2e-secret-token' } });
     clients.push(rec);
     expect(textOf(await rec.client.callTool({ name: 'echo', arguments: { text: 'original' } }))).toBe('echo: original');
     await rec.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
-    await expect.poll(() => readdirSync(cassette).filter((f) => /^\d+ tools_call_/.test(f) && !/\.(req|res|res-head)\.json$/.test(f)).length).toBe(2);
+    await expect
+      .poll(
+        () =>
+          readdirSync(cassette).filter((f) => /^\d+ tools_call_/.test(f) && !/\.(req|res|res-head)\.json$/.test(f))
+            .length,
+      )
+      .toBe(2);
 
     // open its folder from the proxies' shortcuts
     await nav.getByRole('button', { name: 'Cassettes' }).click();
@@ -120,7 +147,9 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
     const content = editor.getByRole('textbox', { name: 'Entry JSON' });
     await expect(content).toContainText('echo: original');
     const file = readdirSync(cassette).find((f) => / tools_call_echo_[0-9a-f]+\.json$/.test(f)) as string;
-    const entry = JSON.parse(readFileSync(join(cassette, file), 'utf8')) as { result: { content: Array<{ text: string }> } };
+    const entry = JSON.parse(readFileSync(join(cassette, file), 'utf8')) as {
+      result: { content: Array<{ text: string }> };
+    };
     const replace = async (text: string): Promise<void> => {
       await content.click();
       await page.keyboard.press('ControlOrMeta+A');
@@ -150,13 +179,17 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
     const replayer = await createProxy(page, { mode: 'replay', name: 'replayer', cacheDir: cassette });
     const rep = await connectClient(replayer);
     clients.push(rep);
-    expect(textOf(await rep.client.callTool({ name: 'echo', arguments: { text: 'original' } }))).toBe('edited in the Cassettes view');
+    expect(textOf(await rep.client.callTool({ name: 'echo', arguments: { text: 'original' } }))).toBe(
+      'edited in the Cassettes view',
+    );
     expect(upstream.calls.map((c) => c.tool)).toEqual(['echo', 'add']); // the upstream never saw the replay
 
     // back in the Cassettes view: the entry the run used vs the ones it never matched
     await nav.getByRole('button', { name: 'Cassettes' }).click();
     await expect(page.getByRole('button', { name: /^Used by the last run [1-9]/ })).toBeVisible({ timeout: 10_000 });
-    await expect(table.getByRole('row').filter({ hasText: 'edited in the Cassettes view' }).getByRole('cell').last()).toHaveText('1');
+    await expect(
+      table.getByRole('row').filter({ hasText: 'edited in the Cassettes view' }).getByRole('cell').last(),
+    ).toHaveText('1');
     await table.getByRole('row').filter({ hasText: 'edited in the Cassettes view' }).click();
     await expect(content).toContainText('edited in the Cassettes view');
     await app.screenshot(join(ROOT, 'docs/screenshots/cassettes.png'));
@@ -172,7 +205,9 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
     await form.getByLabel('Output path').fill(exported);
     const preview = page.getByRole('region', { name: 'Export preview' });
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    await expect(preview.getByTestId('replay-command')).toHaveText(`npx mcp-rewind@${version} --replay --cache ${exported}`); // runs in any folder
+    await expect(preview.getByTestId('replay-command')).toHaveText(
+      `npx mcp-rewind@${version} --replay --cache ${exported}`,
+    ); // runs in any folder
     await expect(preview.getByTestId('command-note')).toContainText('not on npm yet'); // npx mcp-rewind@<v> 404s until a release exists
     await expect(preview.getByTestId('command-note')).toContainText('npm pack');
     await expect(preview.getByTestId('preview-summary')).toContainText('1 file');
@@ -187,7 +222,9 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
     cli = started;
     const ci = await connectClient(started.match);
     clients.push(ci);
-    expect(textOf(await ci.client.callTool({ name: 'echo', arguments: { text: 'original' } }))).toBe('edited in the Cassettes view');
+    expect(textOf(await ci.client.callTool({ name: 'echo', arguments: { text: 'original' } }))).toBe(
+      'edited in the Cassettes view',
+    );
     expect(textOf(await ci.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }))).toBe('3');
 
     // duplicate, rename and delete (with confirmation) from the editor

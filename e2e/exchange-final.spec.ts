@@ -6,7 +6,9 @@ import { expect, test } from './shell.js';
 // Every exchange ends in a final state, and the timeline's row, its Overview and its Response tab say which: the app
 // as a user starts it (e2e/shell.ts), a real SDK upstream that restarts under the session, a real SDK client.
 
-test('a call the restarted upstream refused at the HTTP level ends so on the row, in the Overview and the Response tab, never "pending"', async ({ app }) => {
+test('a call the restarted upstream refused at the HTTP level ends so on the row, in the Overview and the Response tab, never "pending"', async ({
+  app,
+}) => {
   test.setTimeout(60_000);
   const { page, problems } = app;
   const servers: SdkServerHandle[] = [await startSdkServer({ unknownSession: 400 })];
@@ -20,7 +22,10 @@ test('a call the restarted upstream refused at the HTTP level ends so on the row
     await form.getByLabel('Upstream URL').fill(servers[0].url);
     await form.getByLabel('Name').fill('restarting');
     await form.getByRole('button', { name: 'Create proxy' }).click();
-    const proxyRow = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: 'restarting' });
+    const proxyRow = page
+      .getByRole('list', { name: 'Proxy list' })
+      .getByRole('listitem')
+      .filter({ hasText: 'restarting' });
     await expect(proxyRow.getByText('running')).toBeVisible();
     const endpoint = (await proxyRow.locator('code').textContent()) ?? '';
 
@@ -47,7 +52,9 @@ test('a call the restarted upstream refused at the HTTP level ends so on the row
     await row('add').click();
     const detail = page.getByRole('complementary', { name: 'Exchange detail' });
     await detail.getByRole('tab', { name: 'Overview' }).click();
-    await expect(detail.getByRole('tabpanel')).toContainText('HTTP 400 — the upstream answered HTTP 400: Bad Request: No valid session ID provided');
+    await expect(detail.getByRole('tabpanel')).toContainText(
+      'HTTP 400 — the upstream answered HTTP 400: Bad Request: No valid session ID provided',
+    );
     await expect(detail.getByRole('tabpanel')).toContainText('upstream answered HTTP 400');
     await detail.getByRole('tab', { name: 'Response' }).click();
     await expect(detail.getByRole('tabpanel')).toContainText('No answer: HTTP 400');

@@ -23,7 +23,9 @@ const STDIO_COMMAND = `${process.execPath} ${EVERYTHING} stdio`;
 
 /** the other local server: one empty page, on a port of its own */
 async function otherLocalServer(): Promise<{ server: Server; origin: string }> {
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>a local dev server</title>'));
+  const server = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>a local dev server</title>'),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
@@ -39,9 +41,17 @@ interface Attempt {
 function attempt(page: Page, url: string, args: Record<string, string>): Promise<Attempt> {
   return page.evaluate(
     async ({ url, args }) => {
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+      const headers = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      };
       const send = (body: unknown, session?: string | null) =>
-        fetch(url, { method: 'POST', headers: { ...headers, ...(session ? { 'mcp-session-id': session } : {}) }, body: JSON.stringify(body) });
+        fetch(url, {
+          method: 'POST',
+          headers: { ...headers, ...(session ? { 'mcp-session-id': session } : {}) },
+          body: JSON.stringify(body),
+        });
       try {
         const init = await send({
           jsonrpc: '2.0',
@@ -53,7 +63,10 @@ function attempt(page: Page, url: string, args: Record<string, string>): Promise
         await init.text();
         if (!init.ok) return { initialize: init.status };
         await send({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
-        const call = await send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: args } }, session);
+        const call = await send(
+          { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: args } },
+          session,
+        );
         return { initialize: init.status, call: await call.text() };
       } catch (error) {
         return { blocked: String(error) };
@@ -71,7 +84,9 @@ async function simpleRequestStatus(page: Page, url: string, method: 'POST' | 'GE
       fetch(url, {
         method,
         mode: 'no-cors',
-        ...(method === 'POST' ? { headers: { 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' } : {}),
+        ...(method === 'POST'
+          ? { headers: { 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' }
+          : {}),
       }).catch(() => {}),
     { url, method },
   );
@@ -83,7 +98,10 @@ function statusWithOrigin(url: string, origin: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: 'POST', headers: { origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+      {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      },
       (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
@@ -127,8 +145,17 @@ test("another local server's page cannot drive the UI's recording or stdio proxy
   const api = await apiOf(ui.origin, ui.token());
   try {
     const cassette = tempDir('rewind-e2e-cassette-');
-    const recording = await api.call<ProxyInfo>('proxies.create', { name: 'recording', mode: 'record', upstreamUrl: upstream.url, cacheDir: cassette });
-    const stdio = await api.call<ProxyInfo>('proxies.create', { name: 'stdio', mode: 'proxy-only', upstreamCommand: STDIO_COMMAND });
+    const recording = await api.call<ProxyInfo>('proxies.create', {
+      name: 'recording',
+      mode: 'record',
+      upstreamUrl: upstream.url,
+      cacheDir: cassette,
+    });
+    const stdio = await api.call<ProxyInfo>('proxies.create', {
+      name: 'stdio',
+      mode: 'proxy-only',
+      upstreamCommand: STDIO_COMMAND,
+    });
     expect([recording.state, stdio.state]).toEqual(['running', 'running']);
     await new Promise((r) => setTimeout(r, 500)); // the stdio probe's child has gone
     const children = descendantsOf(ui.pid).length;
@@ -140,9 +167,14 @@ test("another local server's page cannot drive the UI's recording or stdio proxy
       [recording, { text: 'from a page' }],
       [stdio, { message: 'from a page' }],
     ] as const) {
-      expect(await attempt(evil, proxy.url!, args), proxy.name).toEqual({ blocked: expect.stringMatching(/Failed to fetch/) });
+      expect(await attempt(evil, proxy.url!, args), proxy.name).toEqual({
+        blocked: expect.stringMatching(/Failed to fetch/),
+      });
       expect(await simpleRequestStatus(evil, proxy.url!, 'POST'), `${proxy.name}: a no-cors POST`).toBe(403);
-      expect(await simpleRequestStatus(evil, proxy.url!.replace(/\/mcp$/, '/sse'), 'GET'), `${proxy.name}: a no-cors GET /sse`).toBe(403);
+      expect(
+        await simpleRequestStatus(evil, proxy.url!.replace(/\/mcp$/, '/sse'), 'GET'),
+        `${proxy.name}: a no-cors GET /sse`,
+      ).toBe(403);
     }
     expect(descendantsOf(ui.pid).length, 'no stdio server was spawned').toBe(children);
     expect(entries(cassette), 'nothing recorded').toEqual([]);
@@ -186,9 +218,14 @@ test("another local server's page cannot drive the UI's recording or stdio proxy
     const row = app.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: 'for the page' });
     await expect(row.getByText('running')).toBeVisible();
     const allowedUrl = (await row.locator('code').textContent())!;
-    expect(await attempt(evil, allowedUrl, { text: 'allowed page' })).toMatchObject({ initialize: 200, call: expect.stringContaining('allowed page') });
+    expect(await attempt(evil, allowedUrl, { text: 'allowed page' })).toMatchObject({
+      initialize: 200,
+      call: expect.stringContaining('allowed page'),
+    });
     await expect.poll(() => entries(allowedCassette).length).toBeGreaterThan(0);
-    expect(await attempt(evil, recording.url!, { text: 'still not' })).toEqual({ blocked: expect.stringMatching(/Failed to fetch/) });
+    expect(await attempt(evil, recording.url!, { text: 'still not' })).toEqual({
+      blocked: expect.stringMatching(/Failed to fetch/),
+    });
     await context.close();
   } finally {
     api.close();
@@ -203,7 +240,11 @@ test('mcp-rewind ui --allowed-origin: that page may call every proxy of the UI, 
   ui = await startUiProcess(tempDir('rewind-e2e-data-'), { args: ['--no-open', '--allowed-origin', page.origin] });
   const api = await apiOf(ui.origin, ui.token());
   try {
-    const stdio = await api.call<ProxyInfo>('proxies.create', { name: 'stdio', mode: 'proxy-only', upstreamCommand: STDIO_COMMAND });
+    const stdio = await api.call<ProxyInfo>('proxies.create', {
+      name: 'stdio',
+      mode: 'proxy-only',
+      upstreamCommand: STDIO_COMMAND,
+    });
     expect(stdio.state).toBe('running');
     await new Promise((r) => setTimeout(r, 500));
     const children = descendantsOf(ui.pid).length;

@@ -29,22 +29,31 @@ async function runDemo(page: Page, runs = 1): Promise<void> {
   const before = await count(page.getByTestId('traffic-count'));
   for (let run = 1; run <= runs; run++) {
     await page.getByRole('button', { name: 'Run demo' }).click();
-    await expect.poll(() => count(page.getByTestId('traffic-count')), { timeout: 20_000 }).toBeGreaterThanOrEqual(before + 7 * run);
+    await expect
+      .poll(() => count(page.getByTestId('traffic-count')), { timeout: 20_000 })
+      .toBeGreaterThanOrEqual(before + 7 * run);
   }
 }
 
-test('the proxies bar: a failure is shown first and in view, the bar resizes (kept), and collapses to a summary', async ({ app }) => {
+test('the proxies bar: a failure is shown first and in view, the bar resizes (kept), and collapses to a summary', async ({
+  app,
+}) => {
   test.setTimeout(150_000);
   const { page, problems, dataDir } = app;
   const folders = Array.from({ length: 8 }, () => mkdtempSync(join(tmpdir(), 'rewind-e2e-bar-')));
   try {
     await page.setViewportSize({ width: 1280, height: 720 });
     await app.open();
-    for (const [i, folder] of folders.entries()) await newProxy(page, { mode: 'replay', name: `replay-${i + 1}`, cacheDir: folder });
+    for (const [i, folder] of folders.entries())
+      await newProxy(page, { mode: 'replay', name: `replay-${i + 1}`, cacheDir: folder });
     const list = page.getByRole('list', { name: 'Proxy list' });
     await expect(list.getByText('running', { exact: true })).toHaveCount(8);
     // a ninth that cannot start: listed first, in view once the dialog is gone
-    const failed = await newProxy(page, { mode: 'replay', name: 'broken', cacheDir: join(folders[0], 'no-such-folder') });
+    const failed = await newProxy(page, {
+      mode: 'replay',
+      name: 'broken',
+      cacheDir: join(folders[0], 'no-such-folder'),
+    });
     await expect(failed.getByText('cassette missing')).toBeVisible();
     await expect(list.getByRole('listitem').first()).toHaveAttribute('aria-label', 'Proxy broken');
     await expect(failed).toBeInViewport();
@@ -67,7 +76,9 @@ test('the proxies bar: a failure is shown first and in view, the bar resizes (ke
     await page.mouse.move(box.x + 100, box.y + 200, { steps: 5 });
     await page.mouse.up();
     await expect.poll(visible).toBeGreaterThan(few + 3);
-    await expect.poll(() => (settings(dataDir).proxiesBar as { height: number } | undefined)?.height ?? 0).toBeGreaterThan(250);
+    await expect
+      .poll(() => (settings(dataDir).proxiesBar as { height: number } | undefined)?.height ?? 0)
+      .toBeGreaterThan(250);
     // from the keyboard too
     const height = Number(await edge.getAttribute('aria-valuenow'));
     await edge.focus();
@@ -87,13 +98,17 @@ test('the proxies bar: a failure is shown first and in view, the bar resizes (ke
   }
 });
 
-test('a 5 MB text in the Content tab: the first 100,000 characters, then more on demand (its size said)', async ({ app }) => {
+test('a 5 MB text in the Content tab: the first 100,000 characters, then more on demand (its size said)', async ({
+  app,
+}) => {
   test.setTimeout(120_000);
   const { page, problems } = app;
   const text = 'line of text, '.repeat(400_000); // 5.6 MB
   const big = await startCustomUpstream(() => {
     const server = new Server({ name: 'big', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'bigtext', inputSchema: { type: 'object' } }] }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [{ name: 'bigtext', inputSchema: { type: 'object' } }],
+    }));
     server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text }] }));
     return server;
   });
@@ -106,13 +121,21 @@ test('a 5 MB text in the Content tab: the first 100,000 characters, then more on
     await mcp.client.callTool({ name: 'bigtext', arguments: {} });
     await page.getByRole('table', { name: 'Recent exchanges' }).getByRole('row').filter({ hasText: 'bigtext' }).click();
     const detail = page.getByRole('complementary', { name: 'Exchange detail' });
-    await detail.getByRole('note').filter({ hasText: 'Large body truncated' }).getByRole('button', { name: 'Load full body' }).click();
+    await detail
+      .getByRole('note')
+      .filter({ hasText: 'Large body truncated' })
+      .getByRole('button', { name: 'Load full body' })
+      .click();
     await expect(detail.getByRole('note').filter({ hasText: 'Showing the full exchange' })).toBeVisible();
     await detail.getByRole('tab', { name: 'Content' }).click();
     const block = detail.locator('.text-block');
     await expect(block).toHaveCount(1);
     expect((await block.textContent())?.length).toBe(100_000);
-    await expect(detail.getByRole('note').filter({ hasText: `Showing the first 100,000 of ${text.length.toLocaleString('en')} characters` })).toBeVisible();
+    await expect(
+      detail
+        .getByRole('note')
+        .filter({ hasText: `Showing the first 100,000 of ${text.length.toLocaleString('en')} characters` }),
+    ).toBeVisible();
     await detail.getByRole('button', { name: 'Show more' }).click();
     await expect.poll(async () => (await block.textContent())?.length).toBe(400_000);
     expect(problems).toEqual([]);
@@ -141,7 +164,12 @@ test('opening a 22-entry HAR fetches its exchanges only, not the whole traffic a
     const har = join(dir, 'agent.har');
     writeHar(
       har,
-      Array.from({ length: 22 }, (_, i) => ({ tool: 'search', text: `result ${i}`, ms: 12, at: Date.now() - 60_000 + i * 100 })),
+      Array.from({ length: 22 }, (_, i) => ({
+        tool: 'search',
+        text: `result ${i}`,
+        ms: 12,
+        at: Date.now() - 60_000 + i * 100,
+      })),
     );
     snapshots.length = 0;
     const file = await openFile(page, har, 'agent.har');
@@ -159,7 +187,9 @@ test('opening a 22-entry HAR fetches its exchanges only, not the whole traffic a
   }
 });
 
-test('the Rules view: no contrast failure in the light theme, and an unapplied draft stays with its proxy across switches', async ({ app }) => {
+test('the Rules view: no contrast failure in the light theme, and an unapplied draft stays with its proxy across switches', async ({
+  app,
+}) => {
   test.setTimeout(120_000);
   const { page, problems } = app;
   const upstream = await startSdkServer();
@@ -181,7 +211,9 @@ test('the Rules view: no contrast failure in the light theme, and an unapplied d
     await expect(json).toContainText('DRAFT {original_text}');
     // the tool now has a rule: its badge passes axe's contrast check
     const { violations } = await new AxeBuilder({ page }).withRules(['color-contrast']).analyze();
-    expect(violations.flatMap((v) => v.nodes.map((n) => `${n.target.join(' ')}: ${n.any[0]?.message ?? ''}`))).toEqual([]);
+    expect(violations.flatMap((v) => v.nodes.map((n) => `${n.target.join(' ')}: ${n.any[0]?.message ?? ''}`))).toEqual(
+      [],
+    );
 
     // another proxy, another view, back: the draft of "one" is there, unapplied
     await picker.selectOption({ label: 'two (running)' });
@@ -198,13 +230,17 @@ test('the Rules view: no contrast failure in the light theme, and an unapplied d
   }
 });
 
-test('a tool named evil\\u202Egnp.exe shows its bidi control, in the table, the filter, the detail, Compose and Rules', async ({ app }) => {
+test('a tool named evil\\u202Egnp.exe shows its bidi control, in the table, the filter, the detail, Compose and Rules', async ({
+  app,
+}) => {
   test.setTimeout(120_000);
   const { page, problems } = app;
   const evil = 'evil\u202Egnp.exe';
   const up = await startCustomUpstream(() => {
     const server = new Server({ name: 'evil', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: evil, inputSchema: { type: 'object' } }] }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [{ name: evil, inputSchema: { type: 'object' } }],
+    }));
     server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: 'ran' }] }));
     return server;
   });
@@ -220,9 +256,12 @@ test('a tool named evil\\u202Egnp.exe shows its bidi control, in the table, the 
     const shown = 'evilU+202Egnp.exe';
     await expect(call.locator('td', { hasText: shown })).toHaveCount(1);
     await expect(call.locator('.hidden-char')).toHaveAttribute('title', 'U+202E RIGHT-TO-LEFT OVERRIDE');
-    await expect(page.getByRole('search', { name: 'Filter exchanges' }).getByLabel('Tool').locator('option', { hasText: 'evil⟨U+202E⟩gnp.exe' })).toHaveCount(
-      1,
-    );
+    await expect(
+      page
+        .getByRole('search', { name: 'Filter exchanges' })
+        .getByLabel('Tool')
+        .locator('option', { hasText: 'evil⟨U+202E⟩gnp.exe' }),
+    ).toHaveCount(1);
     await call.click();
     const detail = page.getByRole('complementary', { name: 'Exchange detail' });
     await expect(detail.locator('.tl-detail-title')).toContainText(shown);
@@ -267,7 +306,9 @@ test("the app's own traffic (Compose's lists) is hidden by default, and shows wh
   expect(problems).toEqual([]);
 });
 
-test('Preserve log keeps the timeline across a restart of the UI; without it only pinned exchanges come back', async ({ app }) => {
+test('Preserve log keeps the timeline across a restart of the UI; without it only pinned exchanges come back', async ({
+  app,
+}) => {
   test.setTimeout(120_000);
   const { page, problems, dataDir } = app;
   await page.setViewportSize({ width: 1280, height: 720 });
@@ -299,7 +340,9 @@ test('what the user guide says of the demo and the window is what the app does',
   test.setTimeout(90_000);
   const { page, problems } = app;
   const guide = readFileSync(join(ROOT, 'docs/user-guide.md'), 'utf8').replace(/\s+/g, ' ');
-  const perRun = Number(/the demo's agent makes (\d+) exchanges each time \*\*Run demo\*\* is pressed/.exec(guide)?.[1]);
+  const perRun = Number(
+    /the demo's agent makes (\d+) exchanges each time \*\*Run demo\*\* is pressed/.exec(guide)?.[1],
+  );
   const claim = /at 1280×720 the table shows at least (\d+) rows at once after (\w+) runs of the demo/.exec(guide);
   expect(perRun).toBeGreaterThan(0);
   expect(claim).not.toBeNull();

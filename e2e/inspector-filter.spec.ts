@@ -21,7 +21,9 @@ async function query(page: Page, text: string, expected: number): Promise<void> 
   await expect.poll(() => shownCount(page)).toBe(expected);
 }
 
-test('the query language: completion, keys, negation, regex, quoted text, problems, the URL, a histogram bucket', async ({ app }) => {
+test('the query language: completion, keys, negation, regex, quoted text, problems, the URL, a histogram bucket', async ({
+  app,
+}) => {
   test.setTimeout(120_000);
   const { page, problems } = app;
   const upstream: SdkServerHandle = await startSdkServer();
@@ -120,7 +122,9 @@ test('the query language: completion, keys, negation, regex, quoted text, proble
   }
 });
 
-test('the waterfall covers every exchange (virtualised: a bounded DOM), and a span dragged on it filters to it', async ({ app }) => {
+test('the waterfall covers every exchange (virtualised: a bounded DOM), and a span dragged on it filters to it', async ({
+  app,
+}) => {
   test.setTimeout(120_000);
   const { page, problems } = app;
   const dir = mkdtempSync(join(tmpdir(), 'rewind-e2e-waterfall-'));
@@ -130,7 +134,12 @@ test('the waterfall covers every exchange (virtualised: a bounded DOM), and a sp
     const har = join(dir, 'many.har');
     writeHar(
       har,
-      Array.from({ length: n }, (_, i) => ({ tool: `tool-${i % 7}`, text: `answer ${i}`, ms: 5 + (i % 40), at: t0 + i * 10 })),
+      Array.from({ length: n }, (_, i) => ({
+        tool: `tool-${i % 7}`,
+        text: `answer ${i}`,
+        ms: 5 + (i % 40),
+        at: t0 + i * 10,
+      })),
     );
     await page.setViewportSize({ width: 1280, height: 720 });
     await app.open();
@@ -142,7 +151,8 @@ test('the waterfall covers every exchange (virtualised: a bounded DOM), and a sp
     // only the lines in view are drawn, however many there are; the first and the last exchange are both there
     const bars = page.getByTestId('waterfall-bar');
     expect(await bars.count()).toBeLessThan(100);
-    const seqsInView = async (): Promise<number[]> => (await page.locator('.tl-wf-label').allTextContents()).map((l) => Number(/#(\d+)/.exec(l)?.[1]));
+    const seqsInView = async (): Promise<number[]> =>
+      (await page.locator('.tl-wf-label').allTextContents()).map((l) => Number(/#(\d+)/.exec(l)?.[1]));
     const top = await seqsInView();
     await page.getByTestId('waterfall-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight));
     await expect.poll(async () => Math.max(...(await seqsInView()))).toBe(Math.min(...top) + n - 1);

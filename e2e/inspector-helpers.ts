@@ -6,7 +6,10 @@ import { expect } from './shell.js';
 // way a browser's network panel saves one, opening a file into the timeline, reading settings.json.
 
 /** Creates a proxy through the New proxy dialog; answers its line in the proxies bar once the dialog closed. */
-export async function newProxy(page: Page, fields: { mode: string; name: string; upstreamUrl?: string; cacheDir?: string }): Promise<Locator> {
+export async function newProxy(
+  page: Page,
+  fields: { mode: string; name: string; upstreamUrl?: string; cacheDir?: string },
+): Promise<Locator> {
   await page.getByRole('button', { name: 'New proxy', exact: true }).click();
   const form = page.getByRole('form', { name: 'New proxy' });
   await form.getByLabel('Mode').selectOption(fields.mode);
@@ -39,13 +42,21 @@ export function writeHar(path: string, calls: HarCall[]): void {
       headers: [{ name: 'content-type', value: 'application/json' }],
       postData: {
         mimeType: 'application/json',
-        text: JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: c.tool, arguments: { n: i } } }),
+        text: JSON.stringify({
+          jsonrpc: '2.0',
+          id: i + 1,
+          method: 'tools/call',
+          params: { name: c.tool, arguments: { n: i } },
+        }),
       },
     },
     response: {
       status: 200,
       headers: [{ name: 'content-type', value: 'application/json' }],
-      content: { mimeType: 'application/json', text: JSON.stringify({ jsonrpc: '2.0', id: i + 1, result: { content: [{ type: 'text', text: c.text }] } }) },
+      content: {
+        mimeType: 'application/json',
+        text: JSON.stringify({ jsonrpc: '2.0', id: i + 1, result: { content: [{ type: 'text', text: c.text }] } }),
+      },
     },
     timings: { send: 0, wait: c.ms, receive: 0 },
   }));

@@ -6,9 +6,13 @@ import { expect, test } from './shell.js';
 // Esc giving the focus back (detail, Copy as, Breakpoints, Compose, the column menu) instead of leaving it on <body>.
 
 const selectedIndex = (page: Page): Promise<number> =>
-  page.evaluate(() => Number(document.querySelector('tr.tl-row[aria-selected="true"]')?.getAttribute('data-index') ?? -1));
+  page.evaluate(() =>
+    Number(document.querySelector('tr.tl-row[aria-selected="true"]')?.getAttribute('data-index') ?? -1),
+  );
 
-test('skip link, table keys, tabs with arrows, menus with arrows, and Esc never leaves the focus on <body>', async ({ app }) => {
+test('skip link, table keys, tabs with arrows, menus with arrows, and Esc never leaves the focus on <body>', async ({
+  app,
+}) => {
   test.setTimeout(120_000);
   const { page, problems } = app;
   await page.setViewportSize({ width: 1280, height: 720 });
@@ -17,12 +21,15 @@ test('skip link, table keys, tabs with arrows, menus with arrows, and Esc never 
   for (let run = 1; run <= 3; run++) {
     await page.getByRole('button', { name: 'Run demo' }).click();
     await expect
-      .poll(async () => Number(/^\d+/.exec((await page.getByTestId('traffic-count').textContent()) ?? '')?.[0]), { timeout: 20_000 })
+      .poll(async () => Number(/^\d+/.exec((await page.getByTestId('traffic-count').textContent()) ?? '')?.[0]), {
+        timeout: 20_000,
+      })
       .toBeGreaterThanOrEqual(7 * run);
   }
   const table = page.getByRole('table', { name: 'Recent exchanges' });
   const scroller = page.getByTestId('timeline-scroll');
-  const onBody = (): Promise<boolean> => page.evaluate(() => document.activeElement === document.body || document.activeElement === null);
+  const onBody = (): Promise<boolean> =>
+    page.evaluate(() => document.activeElement === document.body || document.activeElement === null);
 
   // the first Tab stop after a load skips to the traffic
   await page.reload();
@@ -111,7 +118,9 @@ test('skip link, table keys, tabs with arrows, menus with arrows, and Esc never 
   await page.keyboard.press('Enter');
   const drawer = page.getByRole('complementary', { name: 'Breakpoints' });
   await expect(drawer).toBeVisible();
-  await expect.poll(() => page.evaluate(() => Boolean(document.activeElement?.closest('[aria-label="Breakpoints"]')))).toBe(true);
+  await expect
+    .poll(() => page.evaluate(() => Boolean(document.activeElement?.closest('[aria-label="Breakpoints"]'))))
+    .toBe(true);
   await page.keyboard.press('Escape');
   await expect(drawer).toHaveCount(0);
   await expect(breakpoints).toBeFocused();

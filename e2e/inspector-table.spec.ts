@@ -12,10 +12,13 @@ import { expect, ROOT, test } from './shell.js';
 const SHOTS = join(ROOT, 'docs/screenshots');
 const N = 10_000;
 
-const settingsOf = (dataDir: string): { timelineColumns: { order: string[]; hidden: string[]; widths: Record<string, number>; sort: unknown } } =>
+const settingsOf = (
+  dataDir: string,
+): { timelineColumns: { order: string[]; hidden: string[]; widths: Record<string, number>; sort: unknown } } =>
   JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8'));
 
-const headers = async (table: Locator): Promise<string[]> => (await table.locator('thead th').allTextContents()).map((t) => t.replace(/ [▲▼]$/, '').trim());
+const headers = async (table: Locator): Promise<string[]> =>
+  (await table.locator('thead th').allTextContents()).map((t) => t.replace(/ [▲▼]$/, '').trim());
 
 /** whether the cell's text is cut (an ellipsis) */
 const isCut = (cell: Locator): Promise<boolean> => cell.evaluate((td) => td.scrollWidth > td.clientWidth + 1);
@@ -25,13 +28,20 @@ async function openMany(page: Page, dir: string): Promise<void> {
   const t0 = Date.UTC(2026, 0, 5, 9, 0, 0);
   writeHar(
     har,
-    Array.from({ length: N }, (_, i) => ({ tool: `tool-${i % 7}`, text: 'x'.repeat(i % 300), ms: (i * 37) % 900, at: t0 + i * 10 })),
+    Array.from({ length: N }, (_, i) => ({
+      tool: `tool-${i % 7}`,
+      text: 'x'.repeat(i % 300),
+      ms: (i * 37) % 900,
+      at: t0 + i * 10,
+    })),
   );
   await openFile(page, har, 'many.har');
   await expect.poll(() => shownCount(page), { timeout: 20_000 }).toBe(N);
 }
 
-test('five-digit numbers are never cut; sort, hide, show, move and resize columns, kept in the settings', async ({ app }) => {
+test('five-digit numbers are never cut; sort, hide, show, move and resize columns, kept in the settings', async ({
+  app,
+}) => {
   test.setTimeout(150_000);
   const { page, problems, dataDir } = app;
   const dir = mkdtempSync(join(tmpdir(), 'rewind-e2e-table-'));
@@ -66,7 +76,11 @@ test('five-digit numbers are never cut; sort, hide, show, move and resize column
     await scroller.evaluate((el) => (el.scrollTop = 0));
     const msAt = (await headers(table)).indexOf('ms');
     const durations = async (): Promise<number[]> =>
-      (await table.locator('tbody tr.tl-row').evaluateAll((rows, at) => rows.map((r) => r.querySelectorAll('td')[at]?.textContent ?? ''), msAt)).map(Number);
+      (
+        await table
+          .locator('tbody tr.tl-row')
+          .evaluateAll((rows, at) => rows.map((r) => r.querySelectorAll('td')[at]?.textContent ?? ''), msAt)
+      ).map(Number);
     const up = await durations();
     expect(up.length).toBeGreaterThan(5);
     expect(new Set(up).size).toBeGreaterThan(1); // real durations, not an empty column read as zeros
@@ -92,17 +106,34 @@ test('five-digit numbers are never cut; sort, hide, show, move and resize column
     await expect(menu.getByRole('menuitemcheckbox', { name: /Revision/ })).toHaveAttribute('aria-checked', 'true');
     await menu.getByRole('menuitem', { name: 'Move Tool left' }).click();
     await expect(menu).toBeHidden();
-    expect(await headers(table)).toEqual(['#', 'Time', 'Proxy', 'Tool', 'Method', 'Status', '⚠', 'tok', 'ms', 'Size', 'Revision', 'Flags']);
+    expect(await headers(table)).toEqual([
+      '#',
+      'Time',
+      'Proxy',
+      'Tool',
+      'Method',
+      'Status',
+      '⚠',
+      'tok',
+      'ms',
+      'Size',
+      'Revision',
+      'Flags',
+    ]);
     await expect.poll(() => settingsOf(dataDir).timelineColumns.hidden).toEqual(['source']);
     expect(settingsOf(dataDir).timelineColumns.order.slice(0, 5)).toEqual(['seq', 'time', 'proxy', 'tool', 'method']);
     // the Size column: request / answer bytes
     const sizeAt = (await headers(table)).indexOf('Size');
-    await expect(table.locator('tbody tr.tl-row').first().locator('td').nth(sizeAt)).toHaveText(/^\d+ B \/ \d+(\.\d)? k?B$/);
+    await expect(table.locator('tbody tr.tl-row').first().locator('td').nth(sizeAt)).toHaveText(
+      /^\d+ B \/ \d+(\.\d)? k?B$/,
+    );
 
     // from the keyboard: the header is one Tab stop, ←/→ between columns, Ctrl+Shift+→ moves one
     await table.locator('thead th', { hasText: /^Time/ }).getByRole('button').focus();
     await page.keyboard.press('Control+Shift+ArrowRight');
-    await expect.poll(() => headers(table)).toEqual(['#', 'Proxy', 'Time', 'Tool', 'Method', 'Status', '⚠', 'tok', 'ms', 'Size', 'Revision', 'Flags']);
+    await expect
+      .poll(() => headers(table))
+      .toEqual(['#', 'Proxy', 'Time', 'Tool', 'Method', 'Status', '⚠', 'tok', 'ms', 'Size', 'Revision', 'Flags']);
     await page.keyboard.press('ArrowRight');
     await expect(table.locator('thead th', { hasText: /^Tool/ }).getByRole('button')).toBeFocused();
 
@@ -120,7 +151,20 @@ test('five-digit numbers are never cut; sort, hide, show, move and resize column
     // a restart of the page: the columns come back as they were left
     await page.reload();
     await expect(table.locator('tbody tr.tl-row').first()).toBeVisible({ timeout: 20_000 });
-    expect(await headers(table)).toEqual(['#', 'Proxy', 'Time', 'Tool', 'Method', 'Status', '⚠', 'tok', 'ms', 'Size', 'Revision', 'Flags']);
+    expect(await headers(table)).toEqual([
+      '#',
+      'Proxy',
+      'Time',
+      'Tool',
+      'Method',
+      'Status',
+      '⚠',
+      'tok',
+      'ms',
+      'Size',
+      'Revision',
+      'Flags',
+    ]);
     await page.setViewportSize({ width: 1440, height: 900 });
     await table.locator('thead th', { hasText: /^Method/ }).click({ button: 'right' });
     await expect(menu).toBeVisible();
@@ -133,7 +177,9 @@ test('five-digit numbers are never cut; sort, hide, show, move and resize column
   }
 });
 
-test('multi-select: Shift/Ctrl-click and Shift+arrows; save, compare, remove (undoable), pin and note the picked ones', async ({ app }) => {
+test('multi-select: Shift/Ctrl-click and Shift+arrows; save, compare, remove (undoable), pin and note the picked ones', async ({
+  app,
+}) => {
   test.setTimeout(150_000);
   const { page, problems } = app;
   const dir = mkdtempSync(join(tmpdir(), 'rewind-e2e-pick-'));
@@ -144,7 +190,12 @@ test('multi-select: Shift/Ctrl-click and Shift+arrows; save, compare, remove (un
     const t0 = Date.UTC(2026, 0, 5, 9, 0, 0);
     writeHar(
       har,
-      Array.from({ length: 30 }, (_, i) => ({ tool: `tool-${i % 3}`, text: `answer ${i}`, ms: 10 + i, at: t0 + i * 100 })),
+      Array.from({ length: 30 }, (_, i) => ({
+        tool: `tool-${i % 3}`,
+        text: `answer ${i}`,
+        ms: 10 + i,
+        at: t0 + i * 100,
+      })),
     );
     await openFile(page, har, 'some.har');
     await expect.poll(() => shownCount(page)).toBe(30);

@@ -11,7 +11,9 @@ import { expect, test } from './shell.js';
 
 /** serious or critical axe violations of the page now (as e2e/a11y.spec.ts audits the other views) */
 async function axe(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
+    .analyze();
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
@@ -23,7 +25,15 @@ async function axe(page: Page): Promise<string[]> {
 
 const HOME = join(tmpdir(), `rewind-e2e-intercept-${process.pid}`);
 const CONFIG = join(HOME, '.config');
-test.use({ uiEnv: { HOME, USERPROFILE: HOME, XDG_CONFIG_HOME: CONFIG, APPDATA: join(HOME, 'AppData', 'Roaming'), CODEX_HOME: '' } });
+test.use({
+  uiEnv: {
+    HOME,
+    USERPROFILE: HOME,
+    XDG_CONFIG_HOME: CONFIG,
+    APPDATA: join(HOME, 'AppData', 'Roaming'),
+    CODEX_HOME: '',
+  },
+});
 
 let home: ClientHome;
 test.beforeEach(async () => {
@@ -33,7 +43,9 @@ test.beforeEach(async () => {
 });
 test.afterAll(() => rmSync(HOME, { recursive: true, force: true }));
 
-test('Intercept: clients found, Wrap as a diff, the agent’s traffic on the Timeline, Unwrap byte for byte', async ({ app }) => {
+test('Intercept: clients found, Wrap as a diff, the agent’s traffic on the Timeline, Unwrap byte for byte', async ({
+  app,
+}) => {
   test.setTimeout(90_000);
   const { page, problems } = app;
   const desktop = home.files['claude-desktop'][0];
@@ -46,10 +58,14 @@ test('Intercept: clients found, Wrap as a diff, the agent’s traffic on the Tim
     await page.keyboard.press('Control+6');
     await expect(page.getByRole('heading', { name: 'Intercept', level: 1 })).toBeVisible();
     const clients = page.getByRole('region', { name: 'Clients' });
-    await expect(page.getByTestId('intercept-summary')).toHaveText('7 clients · 14 servers · 0 through mcp-rewind · 0 live');
+    await expect(page.getByTestId('intercept-summary')).toHaveText(
+      '7 clients · 14 servers · 0 through mcp-rewind · 0 live',
+    );
     for (const label of ['Claude Desktop', 'Claude Code', 'Cursor', 'VS Code', 'Windsurf', 'Gemini CLI', 'Codex CLI'])
       await expect(clients.getByRole('listitem', { name: label })).toBeVisible();
-    const server = clients.getByRole('listitem', { name: 'Claude Desktop' }).getByRole('button', { name: /^everything stdio user/ });
+    const server = clients
+      .getByRole('listitem', { name: 'Claude Desktop' })
+      .getByRole('button', { name: /^everything stdio user/ });
     await expect(server).toHaveAttribute('data-target', 'claude-desktop:everything');
     await expect(server).toContainText(/direct$/);
     await server.click();
@@ -71,13 +87,17 @@ test('Intercept: clients found, Wrap as a diff, the agent’s traffic on the Tim
     await app.screenshot('docs/screenshots/intercept-diff.png');
     expect(await axe(page)).toEqual([]);
     await change.getByRole('button', { name: 'Write the change' }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'Wrapped claude-desktop:everything' })).toContainText('restart Claude Desktop to apply');
+    await expect(page.getByRole('status').filter({ hasText: 'Wrapped claude-desktop:everything' })).toContainText(
+      'restart Claude Desktop to apply',
+    );
     await expect(server).toContainText('through mcp-rewind · not started by the client since');
 
     // the client launches the entry exactly as the file now says
     const entry = entryOf(desktop, ['mcpServers', 'everything']);
     agent = new Client({ name: 'e2e-agent', version: '1.0.0' });
-    await agent.connect(new StdioClientTransport({ command: entry.command, args: entry.args ?? [], env: entry.env, stderr: 'ignore' }));
+    await agent.connect(
+      new StdioClientTransport({ command: entry.command, args: entry.args ?? [], env: entry.env, stderr: 'ignore' }),
+    );
     await expect(server).toContainText('through mcp-rewind · live', { timeout: 15_000 });
     await agent.callTool({ name: 'echo', arguments: { message: 'seen by the inspector' } });
     await agent.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
@@ -85,8 +105,13 @@ test('Intercept: clients found, Wrap as a diff, the agent’s traffic on the Tim
     await detail.getByRole('button', { name: 'Show its traffic' }).click();
     const table = page.getByRole('table', { name: 'Recent exchanges' });
     await expect(table.getByRole('row').filter({ hasText: 'tools/call' })).toHaveCount(2);
-    await expect(table.getByRole('row').filter({ hasText: 'echo' }).getByRole('cell').nth(2)).toHaveText(/^claude-desktop:everything/);
-    const proxyRow = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: 'claude-desktop:everything' });
+    await expect(table.getByRole('row').filter({ hasText: 'echo' }).getByRole('cell').nth(2)).toHaveText(
+      /^claude-desktop:everything/,
+    );
+    const proxyRow = page
+      .getByRole('list', { name: 'Proxy list' })
+      .getByRole('listitem')
+      .filter({ hasText: 'claude-desktop:everything' });
     await expect(proxyRow).toContainText('attached');
     await expect(proxyRow).toContainText('e2e-agent');
     await app.screenshot('docs/screenshots/intercept-timeline.png');
@@ -96,7 +121,9 @@ test('Intercept: clients found, Wrap as a diff, the agent’s traffic on the Tim
     await server.click();
     await detail.getByRole('button', { name: 'Unwrap…' }).click();
     await change.getByRole('button', { name: 'Write the change' }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'Unwrapped claude-desktop:everything' })).toContainText('restored byte for byte');
+    await expect(page.getByRole('status').filter({ hasText: 'Unwrapped claude-desktop:everything' })).toContainText(
+      'restored byte for byte',
+    );
     expect(readFileSync(desktop, 'utf8')).toBe(original);
     expect(problems).toEqual([]);
   } finally {

@@ -3,7 +3,8 @@ import type { Locator, Page } from '@playwright/test';
 // Measures of the window's layout, shared by the workspace specs.
 
 /** the number a counter shows ("21 exchanges" → 21) */
-export const count = async (locator: Locator): Promise<number> => Number(/^\d+/.exec((await locator.textContent()) ?? '')?.[0] ?? NaN);
+export const count = async (locator: Locator): Promise<number> =>
+  Number(/^\d+/.exec((await locator.textContent()) ?? '')?.[0] ?? NaN);
 
 /** rows of the exchange table whose whole box is in sight: inside the window, inside the table's scroll pane, below its header */
 export async function rowsInView(page: Page): Promise<number> {

@@ -11,18 +11,23 @@ const SHOTS = join(ROOT, 'docs/screenshots');
 async function clippedOrOverlapping(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const found: string[] = [];
-    const name = (el: Element): string => `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 30)}"`;
+    const name = (el: Element): string =>
+      `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 30)}"`;
     for (const bar of Array.from(document.querySelectorAll('.proxy-row, .tl-toolbar, .tl-filters'))) {
-      const items = Array.from(bar.querySelectorAll('button, select, input, code, .proxy-target, .proxy-name, .chip, .badge'))
+      const items = Array.from(
+        bar.querySelectorAll('button, select, input, code, .proxy-target, .proxy-name, .chip, .badge'),
+      )
         .map((el) => ({ el, r: el.getBoundingClientRect() }))
         .filter(({ r }) => r.width > 0 && r.height > 0);
-      for (const { el, r } of items) if (r.left < 0 || r.right > window.innerWidth + 0.5) found.push(`${name(el)} cut off at the window's edge`);
+      for (const { el, r } of items)
+        if (r.left < 0 || r.right > window.innerWidth + 0.5) found.push(`${name(el)} cut off at the window's edge`);
       for (let i = 0; i < items.length; i++)
         for (let j = i + 1; j < items.length; j++) {
           const [a, b] = [items[i], items[j]];
           if (a.el.contains(b.el) || b.el.contains(a.el)) continue;
           const overlap =
-            Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left) > 1 && Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top) > 1;
+            Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left) > 1 &&
+            Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top) > 1;
           if (overlap) found.push(`${name(a.el)} overlaps ${name(b.el)}`);
         }
     }
@@ -39,7 +44,10 @@ async function cutOff(page: Page): Promise<string[]> {
         const r = el.getBoundingClientRect();
         return r.width > 0 && r.height > 0 && r.right > window.innerWidth + 0.5;
       })
-      .map((el) => `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 30)}"`),
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 30)}"`,
+      ),
   );
 }
 
@@ -47,13 +55,20 @@ for (const size of [
   { width: 720, height: 480 },
   { width: 1100, height: 700 },
 ]) {
-  test(`a narrow window (${size.width}×${size.height}, the app's minimum is 720×480): every control visible, none over another`, async ({ app }) => {
+  test(`a narrow window (${size.width}×${size.height}, the app's minimum is 720×480): every control visible, none over another`, async ({
+    app,
+  }) => {
     const { page } = app;
     await page.setViewportSize(size);
     await app.open();
     await page.getByRole('button', { name: 'Run demo' }).click();
     await expect.poll(() => count(page.getByTestId('traffic-count')), { timeout: 20_000 }).toBeGreaterThanOrEqual(7);
-    await page.getByRole('table', { name: 'Recent exchanges' }).getByRole('row').filter({ hasText: 'long-task' }).last().click();
+    await page
+      .getByRole('table', { name: 'Recent exchanges' })
+      .getByRole('row')
+      .filter({ hasText: 'long-task' })
+      .last()
+      .click();
     await expect(page.getByRole('complementary', { name: 'Exchange detail' })).toBeVisible();
     expect(await clippedOrOverlapping(page)).toEqual([]);
     await expect(page.getByLabel('Search')).toBeInViewport({ ratio: 1 });

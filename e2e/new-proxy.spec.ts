@@ -7,7 +7,9 @@ import { expect, test } from './shell.js';
 
 const MISSING = (mode: string): string => `give the upstream server’s URL, or a stdio command, in ${mode} mode`;
 
-test('the fields follow the mode; each problem is the one schema’s, beside its field; a good draft makes a running proxy', async ({ app }) => {
+test('the fields follow the mode; each problem is the one schema’s, beside its field; a good draft makes a running proxy', async ({
+  app,
+}) => {
   const { page, problems } = app;
   await app.open();
   await page.getByRole('button', { name: 'New proxy', exact: true }).click();
@@ -42,7 +44,9 @@ test('the fields follow the mode; each problem is the one schema’s, beside its
 
   // a port that is not a number: the schema's words for the port
   await form.getByLabel('Port').fill('80a');
-  await expect(form.getByRole('alert').filter({ hasText: 'a whole number from 0 to 65535 (empty or 0: any free port)' })).toBeVisible();
+  await expect(
+    form.getByRole('alert').filter({ hasText: 'a whole number from 0 to 65535 (empty or 0: any free port)' }),
+  ).toBeVisible();
   await form.getByLabel('Port').fill('');
 
   const upstream = await startSdkServer();

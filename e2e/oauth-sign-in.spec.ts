@@ -8,7 +8,10 @@ import { expect, test } from './shell.js';
 // in*, and an agent without any credential is answered; Sign out makes it ask again. `mcp-rewind ui` as a real
 // process, the page in real Chromium, the sign-in followed by Chromium itself. No stubbed window APIs.
 
-test.skip(({ shell }) => shell !== 'browser', 'the browser shell: the desktop app opens the system browser instead (shell.openExternal)');
+test.skip(
+  ({ shell }) => shell !== 'browser',
+  'the browser shell: the desktop app opens the system browser instead (shell.openExternal)',
+);
 
 let server: DemoOAuthServer | undefined;
 test.afterEach(async () => {
@@ -16,7 +19,9 @@ test.afterEach(async () => {
   server = undefined;
 });
 
-test('Sign in: the tab follows the authorization server back to the proxy; the proxy turns running; Sign out asks again', async ({ app }) => {
+test('Sign in: the tab follows the authorization server back to the proxy; the proxy turns running; Sign out asks again', async ({
+  app,
+}) => {
   test.setTimeout(60_000);
   server = await startDemoOAuthServer();
   const { page, problems } = app;
@@ -37,7 +42,9 @@ test('Sign in: the tab follows the authorization server back to the proxy; the p
   await row.getByRole('button', { name: 'Sign in to the upstream of protected' }).click();
   const tab = await tabOpened;
   // Chromium goes to the authorization server, which redirects to the proxy's loopback callback
-  await expect(tab.locator('body')).toContainText(`Signed in to ${server.url}. You can close this tab.`, { timeout: 15_000 });
+  await expect(tab.locator('body')).toContainText(`Signed in to ${server.url}. You can close this tab.`, {
+    timeout: 15_000,
+  });
   expect(new URL(tab.url()).origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(tab.url()).not.toContain('access_token');
   await tab.close();
@@ -46,7 +53,9 @@ test('Sign in: the tab follows the authorization server back to the proxy; the p
   await expect(row.getByTestId('signed-in')).toHaveText('signed in');
   const endpoint = (await row.locator('.proxy-endpoint').textContent()) ?? '';
   const agent = await connectClient(endpoint);
-  expect(await agent.client.callTool({ name: 'greet', arguments: { name: 'Chromium' } })).toEqual({ content: [{ type: 'text', text: 'Hello, Chromium!' }] });
+  expect(await agent.client.callTool({ name: 'greet', arguments: { name: 'Chromium' } })).toEqual({
+    content: [{ type: 'text', text: 'Hello, Chromium!' }],
+  });
   await agent.close();
 
   await row.getByRole('button', { name: 'Sign out of the upstream of protected' }).click();

@@ -23,7 +23,9 @@ test.afterAll(async () => {
   await upstream?.close();
 });
 
-test('Rules view: override and inject rules, validated as you type, previewed on a recorded result, applied live', async ({ app }) => {
+test('Rules view: override and inject rules, validated as you type, previewed on a recorded result, applied live', async ({
+  app,
+}) => {
   test.setTimeout(60_000);
   const { page, problems } = app;
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -57,7 +59,9 @@ test('Rules view: override and inject rules, validated as you type, previewed on
   await addEditor.getByRole('radio', { name: 'override' }).check();
   await addEditor.getByLabel('Text', { exact: true }).fill('forty-two');
   await addEditor.getByLabel('Content blocks (JSON)').fill('[{ "type": "text", "text": "also" }]');
-  await expect(addEditor.getByRole('alert').first()).toContainText('behavior.response: give either text or content, not both');
+  await expect(addEditor.getByRole('alert').first()).toContainText(
+    'behavior.response: give either text or content, not both',
+  );
   const apply = page.getByRole('button', { name: 'Apply', exact: true });
   await expect(apply).toBeDisabled();
   await expect(page.getByTestId('rules-invalid')).toContainText('tools.0.behavior.response');
@@ -104,7 +108,9 @@ test('Rules view: override and inject rules, validated as you type, previewed on
   await app.screenshot(join(ROOT, 'docs/screenshots/rules.png'));
 
   // the client hears about it, and its next calls get the rules' answers
-  await expect.poll(() => mcp!.notifications.some((n) => n.method === 'notifications/tools/list_changed'), { timeout: 10_000 }).toBe(true);
+  await expect
+    .poll(() => mcp!.notifications.some((n) => n.method === 'notifications/tools/list_changed'), { timeout: 10_000 })
+    .toBe(true);
   const added = await mcp.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
   expect(textOf(added)).toBe('forty-two');
   expect(added.structuredContent).toEqual({ sum: 42 });
@@ -121,7 +127,9 @@ test('Rules view: override and inject rules, validated as you type, previewed on
   await fakeEditor.getByLabel('input_schema', { exact: true }).fill('{ "type": "array" }');
   await expect(fakeEditor.getByRole('alert').first()).toContainText('input_schema.type');
   await expect(apply).toBeDisabled();
-  await fakeEditor.getByLabel('input_schema', { exact: true }).fill('{ "type": "object", "properties": { "cmd": { "type": "string" } } }');
+  await fakeEditor
+    .getByLabel('input_schema', { exact: true })
+    .fill('{ "type": "object", "properties": { "cmd": { "type": "string" } } }');
   await tools.getByLabel(/Hide upstream tools without a rule/).check();
   await expect(tools.getByTestId('tool-counter')).toContainText('hidden');
   await apply.click();

@@ -8,7 +8,8 @@ import { expect, ROOT, test, type App } from './shell.js';
 const SHOTS = join(ROOT, 'docs/screenshots');
 
 const heading = (page: Page) => page.getByRole('heading', { level: 1 });
-const background = (page: Page): Promise<string> => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+const background = (page: Page): Promise<string> =>
+  page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
 const hashOf = (page: Page): string => new URL(page.url()).hash;
 
 /**
@@ -26,7 +27,9 @@ async function loadFresh(app: App, hash: string): Promise<{ page: Page; done: ()
   return { page: app.page, done: async () => {} };
 }
 
-test('dark theme: applied at once, saved by the engine in settings.json, still dark after a reload', async ({ app }) => {
+test('dark theme: applied at once, saved by the engine in settings.json, still dark after a reload', async ({
+  app,
+}) => {
   const { page, problems } = app;
   await page.emulateMedia({ colorScheme: 'light' }); // 'system' shows light here, so dark is a visible change
   await page.setViewportSize({ width: 1100, height: 760 });
@@ -48,7 +51,11 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   const lum = (rgb: string): number => (rgb.match(/\d+/g) ?? []).slice(0, 3).reduce((sum, n) => sum + Number(n), 0);
   expect(lum(dark)).toBeLessThan(lum(light));
   await expect
-    .poll(() => (existsSync(join(app.dataDir, 'settings.json')) ? JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')).theme : undefined))
+    .poll(() =>
+      existsSync(join(app.dataDir, 'settings.json'))
+        ? JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')).theme
+        : undefined,
+    )
     .toBe('dark');
 
   // other settings: saved on change, an invalid value answered with the engine's message naming the field
@@ -79,7 +86,8 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   await expect(heading(page)).toHaveText('Timeline');
   // the dark timeline with live traffic: the built-in demo (demo server, recording proxy, scripted agent)
   await page.getByRole('button', { name: 'Run demo' }).click();
-  const exchanges = async (): Promise<number> => Number(/^\d+/.exec((await page.getByTestId('traffic-count').textContent()) ?? '')?.[0] ?? 0);
+  const exchanges = async (): Promise<number> =>
+    Number(/^\d+/.exec((await page.getByTestId('traffic-count').textContent()) ?? '')?.[0] ?? 0);
   await expect.poll(exchanges, { timeout: 15_000 }).toBeGreaterThanOrEqual(5);
   await page.waitForTimeout(1500); // let the scripted agent finish its run
   await page.setViewportSize({ width: 1100, height: 900 });
@@ -95,7 +103,9 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   expect(problems).toEqual([]);
 });
 
-test('views by name: Ctrl+3 opens Cassettes, the URL hash opens a view directly, back and forward work', async ({ app }) => {
+test('views by name: Ctrl+3 opens Cassettes, the URL hash opens a view directly, back and forward work', async ({
+  app,
+}) => {
   test.setTimeout(60_000); // a fresh page load per view
   const { page, problems } = app;
   await app.open();
@@ -105,7 +115,9 @@ test('views by name: Ctrl+3 opens Cassettes, the URL hash opens a view directly,
   await page.keyboard.press('Control+3');
   await expect(heading(page)).toHaveText('Cassettes');
   expect(hashOf(page)).toBe('#/cassettes');
-  await expect(page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Cassettes' })).toHaveAttribute('aria-current', 'page');
+  await expect(
+    page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Cassettes' }),
+  ).toHaveAttribute('aria-current', 'page');
   await page.keyboard.press('Control+4');
   await expect(heading(page)).toHaveText('Export');
 
@@ -142,7 +154,9 @@ test('views by name: Ctrl+3 opens Cassettes, the URL hash opens a view directly,
   expect(problems).toEqual([]);
 });
 
-test('keyboard only: one Tab stop in the nav, arrow keys move a visible focus, Enter opens the view', async ({ app }) => {
+test('keyboard only: one Tab stop in the nav, arrow keys move a visible focus, Enter opens the view', async ({
+  app,
+}) => {
   const { page, problems } = app;
   await app.open();
   await expect(page.getByRole('status')).toHaveText('connected');

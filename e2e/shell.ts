@@ -1,4 +1,11 @@
-import { _electron as electron, expect, test as base, type Browser, type ElectronApplication, type Page } from '@playwright/test';
+import {
+  _electron as electron,
+  expect,
+  test as base,
+  type Browser,
+  type ElectronApplication,
+  type Page,
+} from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -66,7 +73,8 @@ function electronBinary(): string | undefined {
 }
 
 function requireBuilt(files: string[]): void {
-  for (const built of files) if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
+  for (const built of files)
+    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
 }
 
 /** console errors and page errors, checked at the end of each test */
@@ -82,7 +90,11 @@ function watchProblems(page: Page): string[] {
 const SIGN_IN_LINK = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?code=[A-Za-z0-9_-]+)/;
 
 /** `mcp-rewind ui --no-open --port 0` with its own data folder; answers the one-time sign-in link it prints. */
-async function startUi(dataDir: string, port = 0, extraEnv: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
+async function startUi(
+  dataDir: string,
+  port = 0,
+  extraEnv: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess }> {
   requireBuilt(['dist/main/cli.js', 'out/renderer/index.html']);
   const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', String(port)], {
     cwd: ROOT,
@@ -137,7 +149,10 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-export const test = base.extend<{ app: App; uiEnv: Record<string, string> }, ShellOptions & { shellBrowser: Browser | undefined }>({
+export const test = base.extend<
+  { app: App; uiEnv: Record<string, string> },
+  ShellOptions & { shellBrowser: Browser | undefined }
+>({
   shell: ['browser', { option: true, scope: 'worker' }],
   /** more environment for `mcp-rewind ui` (browser shell), e.g. a HOME of config files for Intercept: test.use({ uiEnv }) */
   uiEnv: [{}, { option: true }],

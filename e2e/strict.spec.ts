@@ -6,7 +6,9 @@ import { expect, ROOT, test } from './shell.js';
 // The New proxy form's Strict box (issue 21 item 17) in real Chromium against `mcp-rewind ui`: shown for replay only,
 // kept with the proxy; the proxy it makes answers a miss with the closest recorded key and what differs.
 
-test('Strict: a replay proxy made with it answers a miss with the closest recorded key and the difference', async ({ app }) => {
+test('Strict: a replay proxy made with it answers a miss with the closest recorded key and the difference', async ({
+  app,
+}) => {
   const { page } = app;
   await app.open();
   const cassette = join(app.dataDir, 'strict-cassette');
@@ -33,7 +35,9 @@ test('Strict: a replay proxy made with it answers a miss with the closest record
       () => 'answered',
       (error: Error) => error.message,
     );
-    expect(refused).toContain('closest recorded tools_call_echo_cbbbdcd27692344d (arguments.text: "hello" recorded, "Hello" asked)');
+    expect(refused).toContain(
+      'closest recorded tools_call_echo_cbbbdcd27692344d (arguments.text: "hello" recorded, "Hello" asked)',
+    );
   } finally {
     await agent.close();
   }

@@ -9,9 +9,12 @@ import { expect, ROOT, test } from './shell.js';
 // The Timeline view against the app as a user starts it (e2e/shell.ts: `mcp-rewind ui` in real Chromium, or the
 // Electron app), with the real engine, a real SDK upstream and a real SDK client. No stubbed window APIs.
 
-const count = async (locator: Locator): Promise<number> => Number(/^\d+/.exec((await locator.textContent()) ?? '')?.[0] ?? NaN);
+const count = async (locator: Locator): Promise<number> =>
+  Number(/^\d+/.exec((await locator.textContent()) ?? '')?.[0] ?? NaN);
 
-test('live exchanges of a real SDK client: rows, filters, detail with streamed progress, waterfall and histogram', async ({ app }) => {
+test('live exchanges of a real SDK client: rows, filters, detail with streamed progress, waterfall and histogram', async ({
+  app,
+}) => {
   test.setTimeout(60_000);
   const { page, problems } = app;
   const upstream: SdkServerHandle = await startSdkServer();
@@ -27,13 +30,18 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
     await form.getByLabel('Cassette folder').fill(cassette);
     await form.getByLabel('Name').fill('fixture');
     await form.getByRole('button', { name: 'Create proxy' }).click();
-    const proxyRow = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: 'fixture' });
+    const proxyRow = page
+      .getByRole('list', { name: 'Proxy list' })
+      .getByRole('listitem')
+      .filter({ hasText: 'fixture' });
     await expect(proxyRow.getByText('running')).toBeVisible();
     const endpoint = (await proxyRow.locator('code').textContent()) ?? '';
 
     // the client config menu of the running proxy shows the URL-based snippets
     await proxyRow.getByText('Copy client config').click();
-    await expect(proxyRow.locator('[data-config="cursor"] pre')).toHaveText(JSON.stringify({ mcpServers: { fixture: { url: endpoint } } }, null, 2));
+    await expect(proxyRow.locator('[data-config="cursor"] pre')).toHaveText(
+      JSON.stringify({ mcpServers: { fixture: { url: endpoint } } }, null, 2),
+    );
     await expect(proxyRow.locator('[data-config="vscode"] pre')).toContainText('"type": "http"');
     await expect(proxyRow.locator('[data-config="claude"] pre')).toContainText('mcp-remote');
     await proxyRow.getByText('Copy client config').click();
@@ -42,7 +50,9 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
     await mcp.client.callTool({ name: 'echo', arguments: { text: 'from the timeline e2e' } });
     await mcp.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
     let progressSeen = 0;
-    await mcp.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: () => void progressSeen++ });
+    await mcp.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, {
+      onprogress: () => void progressSeen++,
+    });
     expect(progressSeen).toBe(3);
     const unknown = await mcp.client.callTool({ name: 'no-such-tool', arguments: {} }).catch((e: Error) => e);
 
@@ -92,8 +102,13 @@ test('live exchanges of a real SDK client: rows, filters, detail with streamed p
     await expect(tab(/^Stream \(4\)$/)).toBeVisible();
     await tab(/^Stream/).click();
     const streamed = detail.getByRole('list', { name: 'Streamed messages' });
-    for (let i = 1; i <= 3; i++) await expect(streamed.getByRole('listitem', { name: `#${i} notifications/progress` })).toContainText(`step ${i}/3`);
-    await expect(streamed.getByRole('listitem', { name: '#4 notifications/message' })).toContainText('progress finished 3 steps');
+    for (let i = 1; i <= 3; i++)
+      await expect(streamed.getByRole('listitem', { name: `#${i} notifications/progress` })).toContainText(
+        `step ${i}/3`,
+      );
+    await expect(streamed.getByRole('listitem', { name: '#4 notifications/message' })).toContainText(
+      'progress finished 3 steps',
+    );
     await expect(streamed.getByRole('listitem').first()).toContainText(/\+\d+(\.\d)? ms/); // its time from the request
     await tab('Content').click();
     await expect(detail.getByRole('tabpanel')).toContainText('done 3');
@@ -153,8 +168,12 @@ test('Run demo: a newcomer sees live traffic within seconds', async ({ app }) =>
   await page.getByRole('button', { name: 'Run demo' }).click();
   const proxyRow = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem').filter({ hasText: 'demo' });
   await expect(proxyRow.getByText('running')).toBeVisible({ timeout: 10_000 });
-  await expect.poll(() => count(page.getByTestId('traffic-count')), { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 5);
+  await expect
+    .poll(() => count(page.getByTestId('traffic-count')), { timeout: 15_000 })
+    .toBeGreaterThanOrEqual(before + 5);
   const table = page.getByRole('table', { name: 'Recent exchanges' });
-  await expect(table.getByRole('row').filter({ hasText: 'tools/call' }).filter({ hasText: 'demo' }).first()).toBeVisible();
+  await expect(
+    table.getByRole('row').filter({ hasText: 'tools/call' }).filter({ hasText: 'demo' }).first(),
+  ).toBeVisible();
   expect(problems).toEqual([]);
 });

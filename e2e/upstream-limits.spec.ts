@@ -6,7 +6,9 @@ import { expect, test } from './shell.js';
 // The New proxy form's upstream limits, as a user sets them: a field with the default as placeholder, a problem shown
 // beside it, and a proxy whose upstream never answers cutting the call at the timeout the user gave.
 
-test('New proxy: "Upstream timeout" 2 cuts a call the upstream never answers, and the timeline says which limit', async ({ app }) => {
+test('New proxy: "Upstream timeout" 2 cuts a call the upstream never answers, and the timeline says which limit', async ({
+  app,
+}) => {
   const { page, problems } = app;
   const upstream = await startRawUpstream();
   try {

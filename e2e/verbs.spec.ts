@@ -29,7 +29,10 @@ async function newProxy(page: Page, fields: { mode: string; name: string; upstre
 }
 
 /** two proxies in a chain: `rec` (record) → `upstream-watch` (proxy-only) → server-everything; an agent on `rec` */
-async function chain(page: Page, everything: EverythingHttpHandle): Promise<{ agent: ConnectedClient; recUrl: string }> {
+async function chain(
+  page: Page,
+  everything: EverythingHttpHandle,
+): Promise<{ agent: ConnectedClient; recUrl: string }> {
   const watch = await newProxy(page, { mode: 'proxy-only', name: 'upstream-watch', upstreamUrl: everything.url });
   const watchUrl = (await watch.locator('code.proxy-endpoint').textContent()) as string;
   const rec = await newProxy(page, { mode: 'record', name: 'rec', upstreamUrl: watchUrl });
@@ -41,7 +44,8 @@ async function chain(page: Page, everything: EverythingHttpHandle): Promise<{ ag
 const filters = (page: Page): Locator => page.getByRole('search', { name: 'Filter exchanges' });
 const table = (page: Page): Locator => page.getByRole('table', { name: 'Recent exchanges' });
 const detail = (page: Page): Locator => page.getByRole('complementary', { name: 'Exchange detail' });
-const echoRows = (page: Page): Locator => table(page).getByRole('row').filter({ hasText: 'tools/call' }).filter({ hasText: 'echo' });
+const echoRows = (page: Page): Locator =>
+  table(page).getByRole('row').filter({ hasText: 'tools/call' }).filter({ hasText: 'echo' });
 
 /** searches the detail's Request or Response tree; answers its hit count ("1 of 1") */
 async function found(page: Page, tab: 'Request' | 'Response', text: string): Promise<Locator> {
@@ -61,7 +65,9 @@ test.afterEach(async () => {
   everything = undefined;
 });
 
-test('resend a tools/call (a second upstream call, linked to its original), then edit and resend with new arguments', async ({ app }) => {
+test('resend a tools/call (a second upstream call, linked to its original), then edit and resend with new arguments', async ({
+  app,
+}) => {
   const { page, problems } = app;
   await page.setViewportSize({ width: 1280, height: 720 });
   await app.open();
@@ -81,7 +87,9 @@ test('resend a tools/call (a second upstream call, linked to its original), then
   // the new exchange is selected, beside its original: identical answers, side by side
   await expect(echoRows(page)).toHaveCount(2);
   await expect(table(page).locator('tr[aria-selected="true"]')).toContainText(`resent from #${originalSeq}`);
-  await expect(detail(page).getByTestId('diff-summary')).toHaveText(new RegExp(`^#${originalSeq} tools/call echo \\(rec\\) → #\\d+: identical$`));
+  await expect(detail(page).getByTestId('diff-summary')).toHaveText(
+    new RegExp(`^#${originalSeq} tools/call echo \\(rec\\) → #\\d+: identical$`),
+  );
   await expect(detail(page).locator('.cm-mergeView')).toBeVisible();
   await detail(page).getByRole('tab', { name: 'Overview' }).click();
   await expect(detail(page).getByText(`↻ resent from #${originalSeq}`)).toBeVisible();
@@ -89,7 +97,9 @@ test('resend a tools/call (a second upstream call, linked to its original), then
   // a second upstream call, on a session of the app's own (the agent's session untouched)
   await filters(page).getByLabel('Proxy').selectOption({ label: 'upstream-watch' });
   await expect(echoRows(page)).toHaveCount(2);
-  expect(await agent.client.callTool({ name: 'echo', arguments: { message: 'still mine' } })).toMatchObject({ content: [{ text: 'Echo: still mine' }] });
+  expect(await agent.client.callTool({ name: 'echo', arguments: { message: 'still mine' } })).toMatchObject({
+    content: [{ text: 'Echo: still mine' }],
+  });
 
   // edit and resend: a form from the tool's input schema, new arguments, a new result
   await filters(page).getByLabel('Proxy').selectOption({ label: 'rec' });
@@ -113,7 +123,9 @@ test('resend a tools/call (a second upstream call, linked to its original), then
   expect(problems).toEqual([]);
 });
 
-test('diff two exchanges: the changed path; copy as curl runs against the proxy and gets the same answer', async ({ app }) => {
+test('diff two exchanges: the changed path; copy as curl runs against the proxy and gets the same answer', async ({
+  app,
+}) => {
   const { page, problems } = app;
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
@@ -166,7 +178,9 @@ test('compose a call to a tool with a nested-object schema from the generated fo
     if (size.width === 1280) {
       await app.open();
       await page.getByRole('button', { name: 'Run demo' }).click();
-      await expect(page.getByRole('list', { name: 'Proxy list' }).getByText('running', { exact: true })).toBeVisible({ timeout: 20_000 });
+      await expect(page.getByRole('list', { name: 'Proxy list' }).getByText('running', { exact: true })).toBeVisible({
+        timeout: 20_000,
+      });
     }
     await page.getByRole('button', { name: 'Compose a call through demo' }).click();
     const compose = page.getByRole('complementary', { name: 'Compose' });
@@ -193,7 +207,9 @@ test('compose a call to a tool with a nested-object schema from the generated fo
     await expect(form.getByRole('alert')).toHaveCount(0);
     await compose.getByRole('button', { name: 'Call schedule' }).click();
     const answer = compose.getByRole('status', { name: 'Answer' });
-    await expect(answer).toContainText(`ok: Booked “Design review ${size.width}” on 2026-03-02 for 45 min with Ada, Grace (high priority, online)`);
+    await expect(answer).toContainText(
+      `ok: Booked “Design review ${size.width}” on 2026-03-02 for 45 min with Ada, Grace (high priority, online)`,
+    );
     await answer.getByRole('button', { name: /^Open #\d+ in the timeline$/ }).click();
     await expect(compose).toHaveCount(0);
     await expect(await found(page, 'Request', 'grace@example.com')).toHaveText('1 of 1');
@@ -201,7 +217,9 @@ test('compose a call to a tool with a nested-object schema from the generated fo
   expect(problems).toEqual([]);
 });
 
-test('save the timeline as HAR, open it again (read-only, searchable, resendable); a sampling request asks the user', async ({ app }) => {
+test('save the timeline as HAR, open it again (read-only, searchable, resendable); a sampling request asks the user', async ({
+  app,
+}) => {
   const { page, problems } = app;
   await page.setViewportSize({ width: 1280, height: 720 });
   await app.open();
@@ -257,7 +275,10 @@ test('save the timeline as HAR, open it again (read-only, searchable, resendable
     await page.getByRole('button', { name: 'Compose a call through rec' }).click();
     const compose = page.getByRole('complementary', { name: 'Compose' });
     await compose.getByLabel('Tool').selectOption('trigger-sampling-request');
-    await compose.getByRole('group', { name: 'Arguments of trigger-sampling-request' }).getByLabel('prompt').fill('Name a colour');
+    await compose
+      .getByRole('group', { name: 'Arguments of trigger-sampling-request' })
+      .getByLabel('prompt')
+      .fill('Name a colour');
     await compose.getByRole('button', { name: 'Call trigger-sampling-request' }).click();
     const question = page.getByRole('dialog', { name: 'The server asks' });
     await expect(question).toContainText('Sampling request from rec');
@@ -282,7 +303,9 @@ test('save the timeline as HAR, open it again (read-only, searchable, resendable
   expect(problems).toEqual([]);
 });
 
-test('pin an exchange with a note: it survives Clear and a restart of the UI; the table groups by session', async ({ app }) => {
+test('pin an exchange with a note: it survives Clear and a restart of the UI; the table groups by session', async ({
+  app,
+}) => {
   const { page, problems } = app;
   await page.setViewportSize({ width: 1440, height: 900 });
   await app.open();

@@ -29,7 +29,8 @@ test.describe('the token gate', () => {
     await app.open();
     const nav = page.getByRole('navigation', { name: 'Views' });
     await expect(nav).toBeVisible();
-    for (const name of ['Timeline', 'Rules', 'Cassettes', 'Export', 'Settings']) await expect(nav.getByRole('button', { name })).toBeVisible();
+    for (const name of ['Timeline', 'Rules', 'Cassettes', 'Export', 'Settings'])
+      await expect(nav.getByRole('button', { name })).toBeVisible();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Timeline');
     await expect(page.getByText('Browser', { exact: true })).toBeVisible(); // no preload bridge: the WebSocket transport
     await expect(page.getByRole('status')).toHaveText('connected');
@@ -64,7 +65,9 @@ test.describe('the token gate', () => {
     expect(problems.filter((p) => !/WebSocket|ERR_CONNECTION_REFUSED|Failed to load resource/.test(p))).toEqual([]);
   });
 
-  test("another local server's page, in the same browser, receives no credential of the UI and cannot drive its API", async ({ app }) => {
+  test("another local server's page, in the same browser, receives no credential of the UI and cannot drive its API", async ({
+    app,
+  }) => {
     await app.open();
     await expect(app.page.getByRole('status')).toHaveText('connected');
     const ui = new URL(app.url);
@@ -138,7 +141,9 @@ test.describe('the hand-off file', () => {
     const pids: number[] = [];
     try {
       const token = ui.token();
-      await expect.poll(() => (existsSync(log) ? readFileSync(log, 'utf8') : ''), { timeout: 15_000 }).toMatch(/^opener \d+ file:\/\//);
+      await expect
+        .poll(() => (existsSync(log) ? readFileSync(log, 'utf8') : ''), { timeout: 15_000 })
+        .toMatch(/^opener \d+ file:\/\//);
       const opener = /^opener (\d+) (\S+)/.exec(readFileSync(log, 'utf8'))!;
       pids.push(Number(opener[1]));
       const fileUrl = opener[2];
@@ -173,7 +178,8 @@ test.describe('the hand-off file', () => {
       await expect(again.getByTestId('signin-notice')).toBeVisible();
       await again.context().close();
     } finally {
-      for (const line of existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []) pids.push(Number(line.split(' ')[1]));
+      for (const line of existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [])
+        pids.push(Number(line.split(' ')[1]));
       for (const pid of new Set(pids)) {
         try {
           process.kill(pid, 'SIGKILL'); // the stand-in opener and browser
@@ -189,7 +195,9 @@ test.describe('the hand-off file', () => {
   });
 });
 
-test('a proxy created from the UI in front of a real SDK server counts the traffic of a real SDK client', async ({ app }) => {
+test('a proxy created from the UI in front of a real SDK server counts the traffic of a real SDK client', async ({
+  app,
+}) => {
   const { page, problems } = app;
   const upstream: SdkServerHandle = await startSdkServer();
   const cassette = mkdtempSync(join(tmpdir(), 'rewind-e2e-cassette-'));
@@ -229,7 +237,9 @@ test('a proxy created from the UI in front of a real SDK server counts the traff
     await mcp.client.callTool({ name: 'echo', arguments: { text: 'from the e2e' } });
     await mcp.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
     // initialize, notifications/initialized?, tools/call ×2 (the engine decides what an exchange is): at least 3
-    await expect.poll(async () => Number(await row.getByTestId('exchanges').textContent()), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(async () => Number(await row.getByTestId('exchanges').textContent()), { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(3);
     const recent = page.getByRole('table', { name: 'Recent exchanges' });
     await expect(recent.getByRole('row').filter({ hasText: 'echo' })).toHaveCount(1);
     await expect(recent.getByRole('row').filter({ hasText: 'add' }).first()).toContainText('tools/call');

@@ -18,7 +18,10 @@ const SIZES = [
   { width: 1440, height: 900 },
 ];
 
-async function newProxy(page: Page, fields: { mode: string; name: string; upstreamUrl?: string; cacheDir?: string }): Promise<Locator> {
+async function newProxy(
+  page: Page,
+  fields: { mode: string; name: string; upstreamUrl?: string; cacheDir?: string },
+): Promise<Locator> {
   await page.getByRole('button', { name: 'New proxy', exact: true }).click();
   const form = page.getByRole('form', { name: 'New proxy' });
   await form.getByLabel('Mode').selectOption(fields.mode);
@@ -31,14 +34,18 @@ async function newProxy(page: Page, fields: { mode: string; name: string; upstre
 }
 
 for (const size of SIZES) {
-  test(`first start at ${size.width}×${size.height}: the demo's traffic fills the window (≥15 rows), the page never scrolls`, async ({ app }) => {
+  test(`first start at ${size.width}×${size.height}: the demo's traffic fills the window (≥15 rows), the page never scrolls`, async ({
+    app,
+  }) => {
     const { page, problems } = app;
     await page.setViewportSize(size);
     await app.open();
     await expect(page.getByRole('status')).toHaveText('connected');
     for (let run = 1; run <= 3; run++) {
       await page.getByRole('button', { name: 'Run demo' }).click();
-      await expect.poll(() => count(page.getByTestId('traffic-count')), { timeout: 20_000 }).toBeGreaterThanOrEqual(7 * run);
+      await expect
+        .poll(() => count(page.getByTestId('traffic-count')), { timeout: 20_000 })
+        .toBeGreaterThanOrEqual(7 * run);
     }
     await expect.poll(() => rowsInView(page)).toBeGreaterThanOrEqual(15);
     expect(await pageScrolls(page)).toBe(false);
@@ -49,7 +56,8 @@ for (const size of SIZES) {
     };
     const filters = page.getByRole('search', { name: 'Filter exchanges' });
     const line = await middle(filters.getByRole('combobox').first());
-    for (const part of [filters.getByLabel('Search'), page.getByTestId('filter-count')]) expect(Math.abs((await middle(part)) - line)).toBeLessThan(6);
+    for (const part of [filters.getByLabel('Search'), page.getByTestId('filter-count')])
+      expect(Math.abs((await middle(part)) - line)).toBeLessThan(6);
     await app.screenshot(join(SHOTS, `workspace-${size.width}.png`));
 
     // a row opens its detail beside the table; the selected row stays in view; still no page scroll
@@ -91,7 +99,8 @@ test('the split: open, resize (remembered in the settings), below instead of bes
   await page.mouse.move(handle.x - 200, handle.y + handle.height / 2, { steps: 8 });
   await page.mouse.up();
   await expect.poll(async () => (await detail.boundingBox())!.width).toBeGreaterThan(before + 150);
-  const settings = (): { timelineLayout: { split: string; side: number } } => JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8'));
+  const settings = (): { timelineLayout: { split: string; side: number } } =>
+    JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8'));
   await expect.poll(() => settings().timelineLayout.side, { timeout: 5_000 }).toBeLessThan(55);
   const side = settings().timelineLayout.side;
 
@@ -118,7 +127,9 @@ test('the split: open, resize (remembered in the settings), below instead of bes
   expect(problems).toEqual([]);
 });
 
-test('honest states: an unreachable upstream and a missing replay folder fail with their reasons; Retry', async ({ app }) => {
+test('honest states: an unreachable upstream and a missing replay folder fail with their reasons; Retry', async ({
+  app,
+}) => {
   const { page, problems } = app;
   await page.setViewportSize({ width: 1280, height: 720 });
   await app.open();
@@ -136,7 +147,11 @@ test('honest states: an unreachable upstream and a missing replay folder fail wi
   await app.screenshot(join(SHOTS, 'new-proxy.png'));
   // replay (and hybrid) proxies take a replay timing: none, recorded, or a speed; anything else is said beside it
   await form.getByLabel('Mode').selectOption('replay');
-  await expect(form.getByText('none: at once; recorded: the recorded latency and spacing of streamed messages; x2 / x0.5: twice / half as fast')).toBeVisible();
+  await expect(
+    form.getByText(
+      'none: at once; recorded: the recorded latency and spacing of streamed messages; x2 / x0.5: twice / half as fast',
+    ),
+  ).toBeVisible();
   await form.getByLabel('Replay timing').fill('slowly');
   await form.getByRole('button', { name: 'Create proxy' }).click();
   await expect(form.getByLabel('Replay timing')).toHaveAttribute('aria-invalid', 'true');
@@ -147,13 +162,21 @@ test('honest states: an unreachable upstream and a missing replay folder fail wi
   await form.getByRole('button', { name: 'Cancel' }).click();
   const down = await newProxy(page, { mode: 'proxy-only', name: 'down', upstreamUrl: `http://127.0.0.1:${port}/mcp` });
   await expect(down.getByText('upstream unreachable')).toBeVisible();
-  await expect(down.getByRole('alert')).toContainText(`Upstream URL http://127.0.0.1:${port}/mcp did not answer an MCP initialize`);
+  await expect(down.getByRole('alert')).toContainText(
+    `Upstream URL http://127.0.0.1:${port}/mcp did not answer an MCP initialize`,
+  );
   await expect(down.getByRole('alert')).toContainText('ECONNREFUSED');
   await expect(down.locator('code')).toHaveCount(0); // no endpoint to hand out
 
-  const replay = await newProxy(page, { mode: 'replay', name: 'replay-missing', cacheDir: join(app.dataDir, 'no-such-cassette') });
+  const replay = await newProxy(page, {
+    mode: 'replay',
+    name: 'replay-missing',
+    cacheDir: join(app.dataDir, 'no-such-cassette'),
+  });
   await expect(replay.getByText('cassette missing')).toBeVisible();
-  await expect(replay.getByRole('alert')).toContainText('does not exist: replay answers from a recorded cassette and never creates one');
+  await expect(replay.getByRole('alert')).toContainText(
+    'does not exist: replay answers from a recorded cassette and never creates one',
+  );
   await app.screenshot(join(SHOTS, 'failed-proxy.png'));
 
   // the upstream comes back on its port: Retry makes the proxy run
@@ -168,7 +191,9 @@ test('honest states: an unreachable upstream and a missing replay folder fail wi
   expect(problems).toEqual([]);
 });
 
-test('a paused call: a banner on every view with a countdown, a pending row in the table, Resume from the banner', async ({ app }) => {
+test('a paused call: a banner on every view with a countdown, a pending row in the table, Resume from the banner', async ({
+  app,
+}) => {
   const { page, problems } = app;
   await page.setViewportSize({ width: 1280, height: 720 });
   const upstream = await startSdkServer();
@@ -218,14 +243,19 @@ test('a paused call: a banner on every view with a countdown, a pending row in t
     const edited = mcp.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
     await banner.getByRole('button', { name: 'Open add' }).click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Timeline');
-    const again = page.getByRole('complementary', { name: 'Breakpoints' }).getByRole('article', { name: 'Paused add before request' });
+    const again = page
+      .getByRole('complementary', { name: 'Breakpoints' })
+      .getByRole('article', { name: 'Paused add before request' });
     await again.getByLabel('add arguments', { exact: true }).click();
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.insertText('{ "a": 20, "b": 3 }');
     await again.getByRole('button', { name: 'Resume' }).click();
     expect((await edited).content).toEqual([{ type: 'text', text: '23' }]);
     await page.getByRole('button', { name: 'Close breakpoints' }).click();
-    const changed = page.getByRole('table', { name: 'Recent exchanges' }).getByRole('row').filter({ hasText: 'arguments edited at a breakpoint' });
+    const changed = page
+      .getByRole('table', { name: 'Recent exchanges' })
+      .getByRole('row')
+      .filter({ hasText: 'arguments edited at a breakpoint' });
     await expect(changed).toContainText('✎ changed');
     await changed.click();
     const detail = page.getByRole('complementary', { name: 'Exchange detail' });
@@ -284,14 +314,26 @@ test('restart the UI process: proxies, rules and breakpoints come back', async (
   }
 });
 
-test('a 5 MB result opens in the detail (loaded in full from the engine): a tree to search, copy and collapse', async ({ app }) => {
+test('a 5 MB result opens in the detail (loaded in full from the engine): a tree to search, copy and collapse', async ({
+  app,
+}) => {
   const { page, problems } = app;
   await page.setViewportSize({ width: 1440, height: 900 });
-  const items = Array.from({ length: 25_000 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['alpha', 'beta'], payload: 'x'.repeat(150) }));
+  const items = Array.from({ length: 25_000 }, (_, i) => ({
+    id: i,
+    name: `item ${i}`,
+    tags: ['alpha', 'beta'],
+    payload: 'x'.repeat(150),
+  }));
   const big = await startCustomUpstream(() => {
     const server = new Server({ name: 'big', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'big', inputSchema: { type: 'object' } }] }));
-    server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: `${items.length} items` }], structuredContent: { items } }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [{ name: 'big', inputSchema: { type: 'object' } }],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, () => ({
+      content: [{ type: 'text', text: `${items.length} items` }],
+      structuredContent: { items },
+    }));
     return server;
   });
   let mcp: ConnectedClient | undefined;
@@ -305,7 +347,11 @@ test('a 5 MB result opens in the detail (loaded in full from the engine): a tree
     await table.getByRole('row').filter({ hasText: 'big' }).filter({ hasText: 'tools/call' }).click();
     const detail = page.getByRole('complementary', { name: 'Exchange detail' });
     // the timeline keeps bodies over 256 kB truncated (its memory is capped by bytes): the detail loads it in full
-    await detail.getByRole('note').filter({ hasText: 'Large body truncated' }).getByRole('button', { name: 'Load full body' }).click();
+    await detail
+      .getByRole('note')
+      .filter({ hasText: 'Large body truncated' })
+      .getByRole('button', { name: 'Load full body' })
+      .click();
     await expect(detail.getByRole('note').filter({ hasText: 'Showing the full exchange' })).toBeVisible();
     await detail.getByRole('tab', { name: 'Response' }).click();
     const tree = detail.getByRole('tree', { name: 'Response tree' });
@@ -321,7 +367,9 @@ test('a 5 MB result opens in the detail (loaded in full from the engine): a tree
     // copy the found value's path, and the value itself
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
     await detail.getByRole('button', { name: 'Copy path' }).click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('result.structuredContent.items[24999].name');
+    await expect
+      .poll(() => page.evaluate(() => navigator.clipboard.readText()))
+      .toBe('result.structuredContent.items[24999].name');
     await detail.getByRole('button', { name: 'Copy value' }).click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('item 24999');
     await detail.getByRole('button', { name: 'Collapse all' }).click();

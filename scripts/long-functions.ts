@@ -17,13 +17,20 @@ export interface LongFunction {
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourceFiles(join(dir, e.name)) : /\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : [],
+    e.isDirectory()
+      ? sourceFiles(join(dir, e.name))
+      : /\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')
+        ? [join(dir, e.name)]
+        : [],
   );
 }
 
 /** A function's name as a reader would say it: `Class.method`, the variable or property it is assigned to, else `(anonymous)`. */
 function nameOf(node: ts.SignatureDeclaration): string {
-  const own = node.name && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name) || ts.isPrivateIdentifier(node.name)) ? node.name.text : undefined;
+  const own =
+    node.name && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name) || ts.isPrivateIdentifier(node.name))
+      ? node.name.text
+      : undefined;
   const parent = node.parent;
   const holder =
     ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)
@@ -32,7 +39,11 @@ function nameOf(node: ts.SignatureDeclaration): string {
         ? `${parent.expression.getText().slice(0, 40)}(…)`
         : undefined;
   const name = own ?? (ts.isConstructorDeclaration(node) ? 'constructor' : holder) ?? '(anonymous)';
-  const owner = ts.isClassLike(node.parent) ? node.parent.name?.text : ts.isClassLike(parent?.parent) ? parent.parent.name?.text : undefined;
+  const owner = ts.isClassLike(node.parent)
+    ? node.parent.name?.text
+    : ts.isClassLike(parent?.parent)
+      ? parent.parent.name?.text
+      : undefined;
   return owner ? `${owner}.${name}` : name;
 }
 
@@ -45,7 +56,8 @@ export function longFunctions(folders: string[], max: number): LongFunction[] {
         const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
         const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
         const lines = last - first + 1;
-        if (lines > max) found.push({ file: relative(process.cwd(), file), name: nameOf(node), line: first + 1, lines });
+        if (lines > max)
+          found.push({ file: relative(process.cwd(), file), name: nameOf(node), line: first + 1, lines });
       }
       ts.forEachChild(node, visit);
     };

@@ -23,7 +23,8 @@ try {
     return page.screenshot({ omitBackground: true, clip: { x: 0, y: 0, width: size, height: size } });
   };
   await mkdir(new URL('resources/icons/', root), { recursive: true });
-  for (const size of LINUX_SIZES) await writeFile(new URL(`resources/icons/${size}x${size}.png`, root), await render(size));
+  for (const size of LINUX_SIZES)
+    await writeFile(new URL(`resources/icons/${size}x${size}.png`, root), await render(size));
   await copyFile(new URL('resources/icons/1024x1024.png', root), new URL('resources/icon.png', root));
   await writeFile(new URL('src/renderer/public/favicon.png', root), await render(32));
   await copyFile(new URL('resources/icon.svg', root), new URL('src/renderer/public/favicon.svg', root));

@@ -36,11 +36,15 @@ function whyNoElectron() {
   } catch {
     return 'Electron is not installed (npm ci --omit=dev, or its install was skipped)';
   }
-  if (process.env.ELECTRON_SKIP_BINARY_DOWNLOAD) return "Electron's binary is not installed (ELECTRON_SKIP_BINARY_DOWNLOAD is set)";
+  if (process.env.ELECTRON_SKIP_BINARY_DOWNLOAD)
+    return "Electron's binary is not installed (ELECTRON_SKIP_BINARY_DOWNLOAD is set)";
   say("fetching Electron's binary (first start only, about 100 MB)…");
   const fetched = spawnSync(process.execPath, [installer], { cwd: root, encoding: 'utf8' });
   if (fetched.status === 0 && electronBinary()) return undefined;
-  const reason = `${fetched.stderr ?? ''}`.split('\n').find((l) => l.trim()) ?? fetched.error?.message ?? `exit status ${fetched.status}`;
+  const reason =
+    `${fetched.stderr ?? ''}`.split('\n').find((l) => l.trim()) ??
+    fetched.error?.message ??
+    `exit status ${fetched.status}`;
   return `Electron's binary could not be downloaded (${reason.trim()})`;
 }
 
@@ -58,9 +62,15 @@ if (!reason) {
   say(`${reason}, so the desktop window cannot open; serving the browser UI instead.`);
   // build first, as electron-vite preview does (the UI and the CLI run from out/ and dist/)
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const build = spawnSync(npm, ['run', '--silent', 'build'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
+  const build = spawnSync(npm, ['run', '--silent', 'build'], {
+    cwd: root,
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  });
   if (build.status !== 0) {
-    process.stderr.write(`${build.stdout ?? ''}${build.stderr ?? ''}mcp-rewind: npm run build failed${build.error ? `: ${build.error.message}` : ''}\n`);
+    process.stderr.write(
+      `${build.stdout ?? ''}${build.stderr ?? ''}mcp-rewind: npm run build failed${build.error ? `: ${build.error.message}` : ''}\n`,
+    );
     process.exit(1);
   }
   run(process.execPath, [join(root, 'bin/mcp-rewind.js'), 'ui', ...args]);

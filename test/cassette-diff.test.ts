@@ -64,8 +64,15 @@ describe('mcp-rewind diff', () => {
     const run = await runCli(['diff', a, b]);
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout).toMatch(/^ {2}compatible {2}echo: inputSchema\.properties\.lang: new optional field$/m);
-    expect(run.stdout).toMatch(new RegExp(`^ {2}changed {2}${echoKey}\\n {13}\\$\\.result\\.content\\[0\\]\\.text: "echo: hi" → "v2:echo: hi"$`, 'm'));
-    expect(run.stdout).toMatch(/^ {2}changed {2}tools_list\n {13}\$\.result\.tools\[0\]\.inputSchema\.properties\.lang: added \{"type":"string"\}$/m);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^ {2}changed {2}${echoKey}\\n {13}\\$\\.result\\.content\\[0\\]\\.text: "echo: hi" → "v2:echo: hi"$`,
+        'm',
+      ),
+    );
+    expect(run.stdout).toMatch(
+      /^ {2}changed {2}tools_list\n {13}\$\.result\.tools\[0\]\.inputSchema\.properties\.lang: added \{"type":"string"\}$/m,
+    );
     expect(run.stdout.trim().split('\n').at(-1)).toBe('0 breaking, 1 compatible tool change — no breaking change');
     // what the keys' comparison leaves out
     const ignoring = JSON.parse((await runCli(['diff', a, b, '--json', '--ignore-fields', '**.text'])).stdout);
@@ -81,7 +88,11 @@ describe('mcp-rewind diff', () => {
     expect(run.code).toBe(1);
     const echo = JSON.parse(run.stdout).tools.find((t: { tool: string }) => t.tool === 'echo');
     expect(echo).toMatchObject({ change: 'changed', rating: 'breaking' });
-    expect(echo.details).toContainEqual({ at: 'inputSchema.properties.lang', what: 'new required field', rating: 'breaking' });
+    expect(echo.details).toContainEqual({
+      at: 'inputSchema.properties.lang',
+      what: 'new required field',
+      rating: 'breaking',
+    });
   });
 
   it('does not call every tool removed when one recording never listed the tools', async () => {
@@ -111,14 +122,25 @@ describe('mcp-rewind diff', () => {
 });
 
 describe('schema rating', () => {
-  const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required });
+  const object = (properties: Record<string, unknown>, required: string[] = []) => ({
+    type: 'object',
+    properties,
+    required,
+  });
 
   it('input: narrowing breaks (removed property, newly required, fewer types or enum values, tighter bounds), widening does not', () => {
-    const before = object({ a: { type: ['string', 'number'] }, b: { enum: ['x', 'y'] }, c: { type: 'string', maxLength: 10 }, d: {} }, ['a']);
-    const after = object({ a: { type: 'string' }, b: { enum: ['x', 'y', 'z'] }, c: { type: 'string', maxLength: 5, description: 'now documented' } }, [
-      'a',
-      'b',
-    ]);
+    const before = object(
+      { a: { type: ['string', 'number'] }, b: { enum: ['x', 'y'] }, c: { type: 'string', maxLength: 10 }, d: {} },
+      ['a'],
+    );
+    const after = object(
+      {
+        a: { type: 'string' },
+        b: { enum: ['x', 'y', 'z'] },
+        c: { type: 'string', maxLength: 5, description: 'now documented' },
+      },
+      ['a', 'b'],
+    );
     expect(diffSchema(before, after, 'input', 'inputSchema')).toEqual([
       { at: 'inputSchema.properties.a.type', what: 'type narrowed: "number" removed', rating: 'breaking' },
       { at: 'inputSchema.properties.b.enum', what: 'enum widened: "z" added', rating: 'compatible' },
@@ -151,7 +173,13 @@ describe('schema rating', () => {
         tool: 'a',
         change: 'changed',
         rating: 'breaking',
-        details: [{ at: 'inputSchema.properties.s.pattern', what: 'changed; cannot tell whether it narrows', rating: 'breaking' }],
+        details: [
+          {
+            at: 'inputSchema.properties.s.pattern',
+            what: 'changed; cannot tell whether it narrows',
+            rating: 'breaking',
+          },
+        ],
       },
       { tool: 'b', change: 'added', rating: 'compatible', details: [] },
     ]);

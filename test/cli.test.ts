@@ -49,7 +49,11 @@ function killAll(): Promise<void> {
 }
 
 function spawnCli(args: string[], bin = BIN): ChildProcess {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -88,7 +92,9 @@ async function startCli(args: string[]): Promise<RunningCli> {
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const closed = new Promise<Finished>((resolve) => child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const closed = new Promise<Finished>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   const deadline = Date.now() + 15_000;
   let match: RegExpMatchArray | null;
   while (!(match = /MCP endpoint\s+(http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(stdout))) {
@@ -133,7 +139,8 @@ function textOf(result: unknown): string {
 
 const DISTILLED = /^(\d+) (.+?)\.json$/;
 const isDistilled = (name: string): boolean => DISTILLED.test(name) && !/\.(req|res|res-head)\.json$/.test(name);
-const echoKey = (text: string): string => keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text } } });
+const echoKey = (text: string): string =>
+  keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text } } });
 
 // ---------------------------------------------------------------------------------------------------------------
 // shared cleanup
@@ -160,7 +167,8 @@ afterAll(async () => {
 });
 
 beforeAll(() => {
-  if (!existsSync(path.join(REPO, 'dist/main/cli.js'))) throw new Error('dist/main/cli.js is missing: run `npm run build:cli` (npm test does it)');
+  if (!existsSync(path.join(REPO, 'dist/main/cli.js')))
+    throw new Error('dist/main/cli.js is missing: run `npm run build:cli` (npm test does it)');
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -168,7 +176,11 @@ beforeAll(() => {
 describe('usage errors: exit 2 and exactly one line on stderr', () => {
   it.each([
     { name: '--clean --replay', args: ['--clean', '--replay'], mentions: '--clean' },
-    { name: '--proxy-only --replay', args: ['--proxy-only', '--replay', '--url', 'http://127.0.0.1:1/mcp'], mentions: '--proxy-only' },
+    {
+      name: '--proxy-only --replay',
+      args: ['--proxy-only', '--replay', '--url', 'http://127.0.0.1:1/mcp'],
+      mentions: '--proxy-only',
+    },
     { name: 'record mode without --url', args: [], mentions: '--url' },
     { name: '--port abc', args: ['--replay', '--port', 'abc'], mentions: '--port' },
     { name: '--port 70000', args: ['--replay', '--port', '70000'], mentions: '--port' },
@@ -177,14 +189,42 @@ describe('usage errors: exit 2 and exactly one line on stderr', () => {
     { name: 'an unknown option', args: ['--replay', '--no-such-option'], mentions: '--no-such-option' },
     { name: 'a stray argument', args: ['--replay', 'stray'], mentions: 'argument' },
     { name: '--attach without --stdio', args: ['--attach', '--', 'node', 'server.js'], mentions: '--stdio' },
-    { name: '--attach with --replay', args: ['--stdio', '--attach', '--replay', '--', 'node', 'server.js'], mentions: '--replay' },
-    { name: '--record without --attach', args: ['--stdio', '--record', 'x', '--', 'node', 'server.js'], mentions: '--attach' },
-    { name: 'an upstream after -- and --url', args: ['--url', 'http://127.0.0.1:1/mcp', '--', 'node', 'server.js'], mentions: '--url' },
+    {
+      name: '--attach with --replay',
+      args: ['--stdio', '--attach', '--replay', '--', 'node', 'server.js'],
+      mentions: '--replay',
+    },
+    {
+      name: '--record without --attach',
+      args: ['--stdio', '--record', 'x', '--', 'node', 'server.js'],
+      mentions: '--attach',
+    },
+    {
+      name: 'an upstream after -- and --url',
+      args: ['--url', 'http://127.0.0.1:1/mcp', '--', 'node', 'server.js'],
+      mentions: '--url',
+    },
     // the sign-in flags need an upstream: replay has none (record, hybrid and proxy-only take them)
-    { name: '--no-oauth in replay', args: ['--replay', '--no-oauth'], mentions: '--no-oauth applies to the modes that use the upstream' },
-    { name: '--oauth-client-id in replay', args: ['--replay', '--oauth-client-id', 'x'], mentions: '--oauth-client-id applies to' },
-    { name: '--sign-in-timeout in replay', args: ['--replay', '--sign-in-timeout', '10'], mentions: '--sign-in-timeout applies to' },
-    { name: '--oauth-client-id empty', args: ['--url', 'http://127.0.0.1:1/mcp', '--oauth-client-id', ''], mentions: '--oauth-client-id must be' },
+    {
+      name: '--no-oauth in replay',
+      args: ['--replay', '--no-oauth'],
+      mentions: '--no-oauth applies to the modes that use the upstream',
+    },
+    {
+      name: '--oauth-client-id in replay',
+      args: ['--replay', '--oauth-client-id', 'x'],
+      mentions: '--oauth-client-id applies to',
+    },
+    {
+      name: '--sign-in-timeout in replay',
+      args: ['--replay', '--sign-in-timeout', '10'],
+      mentions: '--sign-in-timeout applies to',
+    },
+    {
+      name: '--oauth-client-id empty',
+      args: ['--url', 'http://127.0.0.1:1/mcp', '--oauth-client-id', ''],
+      mentions: '--oauth-client-id must be',
+    },
   ])('$name', async ({ args, mentions }) => {
     const dir = await tempDir();
     const { code, stdout, stderr } = await runCli([...args, '--cache', path.join(dir, 'cassette')]);
@@ -203,7 +243,8 @@ describe('informational flags', () => {
     const { code, stdout, stderr } = await runCli(['--help']);
     expect(code, stderr).toBe(0);
     expect(stdout).toContain('Usage: mcp-rewind');
-    for (const flag of ['--url', '--replay', '--cache', '--port', '--clean', '--proxy-only', '--verbose']) expect(stdout).toContain(flag);
+    for (const flag of ['--url', '--replay', '--cache', '--port', '--clean', '--proxy-only', '--verbose'])
+      expect(stdout).toContain(flag);
     expect(stderr).toBe('');
   });
 
@@ -341,7 +382,9 @@ describe('running against a real upstream', () => {
     expect(keys).toContain('initialize');
     for (const text of texts) expect(keys).toContain(echoKey(text));
     for (const name of distilled) JSON.parse(await readFile(path.join(dir, name), 'utf8'));
-    const one = JSON.parse(await readFile(path.join(dir, distilled.find((n) => n.includes(echoKey(texts[7]))) as string), 'utf8')) as { result: unknown };
+    const one = JSON.parse(
+      await readFile(path.join(dir, distilled.find((n) => n.includes(echoKey(texts[7]))) as string), 'utf8'),
+    ) as { result: unknown };
     expect(textOf(one.result)).toBe(`echo: ${texts[7]}`);
   });
 

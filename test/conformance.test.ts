@@ -37,7 +37,9 @@ describe.skipIf(missing !== undefined)('the MCP conformance suite, direct / thro
   for (const c of CASES) {
     it(`${c.name}: as many checks pass through record and through replay (server stopped) as direct`, async () => {
       const { direct, recorded, replayed } = await threeWays(c.start, (url) => runConformance(url, c.requirements));
-      console.log(`conformance ${c.name}: passed direct ${direct.passed}, record ${recorded.passed}, replay ${replayed.passed}`);
+      console.log(
+        `conformance ${c.name}: passed direct ${direct.passed}, record ${recorded.passed}, replay ${replayed.passed}`,
+      );
 
       expect(unguarded(checkDifferences(direct, recorded)), recorded.output).toEqual([]);
       expect(recorded.passed).toBe(direct.passed);

@@ -51,7 +51,9 @@ function relativeLinks(markdown: string): string[] {
 }
 
 function longFlags(program: Command): string[] {
-  return program.options.map((o) => o.long).filter((f): f is string => f !== undefined && f !== '--version' && f !== '--help');
+  return program.options
+    .map((o) => o.long)
+    .filter((f): f is string => f !== undefined && f !== '--version' && f !== '--help');
 }
 
 const programs: Record<string, Command> = {
@@ -81,7 +83,9 @@ describe('README and docs/', () => {
     const first = /```sh\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(first?.trim().split('\n').slice(0, 2)).toEqual(['npm ci', 'npm start']);
     expect(readme).toContain('`npm test`');
-    expect(relativeLinks(readme).filter((l) => l.startsWith('docs/') && l.endsWith('.md')).length).toBeGreaterThanOrEqual(8);
+    expect(
+      relativeLinks(readme).filter((l) => l.startsWith('docs/') && l.endsWith('.md')).length,
+    ).toBeGreaterThanOrEqual(8);
   });
 
   it('every relative link of every page names a file that exists, and an anchor that its headings make', () => {
@@ -91,7 +95,8 @@ describe('README and docs/', () => {
         const [file, anchor] = link.split('#');
         const target = file ? resolve(REPO, dirname(page), decodeURIComponent(file)) : join(REPO, page);
         if (!existsSync(target)) broken.push(`${page}: ${link} (no such file)`);
-        else if (anchor && target.endsWith('.md') && !anchorsOf(readFileSync(target, 'utf8')).has(anchor)) broken.push(`${page}: ${link} (no such heading)`);
+        else if (anchor && target.endsWith('.md') && !anchorsOf(readFileSync(target, 'utf8')).has(anchor))
+          broken.push(`${page}: ${link} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);
@@ -115,12 +120,17 @@ describe('README and docs/', () => {
     );
     expect(tableFlags.length).toBeGreaterThan(30);
     const builtIn = new Set(['--version', '--help']);
-    expect(tableFlags.filter((flag) => !known.has(flag) && !builtIn.has(flag) && !known.has(flag.replace(/^--no-/, '--')))).toEqual([]);
+    expect(
+      tableFlags.filter((flag) => !known.has(flag) && !builtIn.has(flag) && !known.has(flag.replace(/^--no-/, '--'))),
+    ).toEqual([]);
   });
 
   it('pins its own version wherever it names one, and advertises no npx of an unpublished version in a code block', () => {
     const all = pages.map(text).join('\n');
-    const pinned = [...all.matchAll(/mcp-rewind@(\d[^\s"'`)]*)/g), ...all.matchAll(/mcp-rewind-(\d[^\s"'`]*)\.tgz/g)].map((m) => m[1]);
+    const pinned = [
+      ...all.matchAll(/mcp-rewind@(\d[^\s"'`)]*)/g),
+      ...all.matchAll(/mcp-rewind-(\d[^\s"'`]*)\.tgz/g),
+    ].map((m) => m[1]);
     expect(pinned.length).toBeGreaterThanOrEqual(3);
     expect(new Set(pinned)).toEqual(new Set([pkg.version]));
     if (!PUBLISHED_ON_NPM) {
@@ -131,6 +141,7 @@ describe('README and docs/', () => {
   });
 
   it('says nothing about the machines the project was built on', () => {
-    for (const page of pages) expect(text(page), page).not.toMatch(/these machines|this project's (CI )?machines|the CI machines/i);
+    for (const page of pages)
+      expect(text(page), page).not.toMatch(/these machines|this project's (CI )?machines|the CI machines/i);
   });
 });

@@ -8,7 +8,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Notification, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, type ConnectClientOptions, type ConnectedClient } from './fixtures/client.js';
 import { startEverything, type EverythingHttpHandle } from './fixtures/everything.js';
-import { FIXTURE_SERVER_INSTRUCTIONS, FIXTURE_SERVER_NAME, startSdkServer, type SdkServerHandle } from './fixtures/sdk-server.js';
+import {
+  FIXTURE_SERVER_INSTRUCTIONS,
+  FIXTURE_SERVER_NAME,
+  startSdkServer,
+  type SdkServerHandle,
+} from './fixtures/sdk-server.js';
 
 function textOf(result: unknown): string {
   const content = (result as CallToolResult).content ?? [];
@@ -90,7 +95,14 @@ describe.each(variants)('SDK fixture server (stateless=$stateless, json=$json)',
     expect(fail.isError).toBe(true);
     expect(textOf(fail)).toBe('failed on purpose');
 
-    expect(server.calls.slice(before).map((c) => c.tool)).toEqual(['echo', 'echo', 'add', 'counter', 'counter', 'fail']);
+    expect(server.calls.slice(before).map((c) => c.tool)).toEqual([
+      'echo',
+      'echo',
+      'add',
+      'counter',
+      'counter',
+      'fail',
+    ]);
     expect(server.calls[before]?.args).toEqual({ text: 'hi' });
     if (stateless) expect(server.calls[before]?.sessionId).toBeUndefined();
     else expect(server.calls[before]?.sessionId).toBe(clients[0]?.sessionId());
@@ -153,7 +165,9 @@ describe.each(variants)('SDK fixture server (stateless=$stateless, json=$json)',
         },
         onElicit: () => ({ action: 'decline' }),
       });
-      expect(textOf(await custom.client.callTool({ name: 'sample', arguments: { prompt: 'p' } }))).toBe('sampled: custom');
+      expect(textOf(await custom.client.callTool({ name: 'sample', arguments: { prompt: 'p' } }))).toBe(
+        'sampled: custom',
+      );
       expect(seen[0]).toMatchObject({ messages: [{ role: 'user', content: { type: 'text', text: 'p' } }] });
       expect(textOf(await custom.client.callTool({ name: 'elicit', arguments: {} }))).toBe('elicited: decline ');
 

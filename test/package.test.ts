@@ -66,7 +66,8 @@ describe('package.json', () => {
       './jest': { types: './dist/lib/jest.d.ts', import: './dist/lib/jest.js' },
       './package.json': './package.json',
     });
-    for (const entry of ['index', 'vitest', 'jest']) expect(existsSync(join(REPO, 'src/lib', `${entry}.ts`)), entry).toBe(true);
+    for (const entry of ['index', 'vitest', 'jest'])
+      expect(existsSync(join(REPO, 'src/lib', `${entry}.ts`)), entry).toBe(true);
   });
 
   it('has exactly the runtime imports as dependencies; Electron, test and build tools are not among them', () => {
@@ -77,7 +78,16 @@ describe('package.json', () => {
     expect(pkg.peerDependencies).toEqual({ vitest: '>=3.0.0' });
     expect(pkg.peerDependenciesMeta).toEqual({ vitest: { optional: true } });
     for (const field of [pkg.dependencies, pkg.optionalDependencies ?? {}]) {
-      for (const tool of ['electron', 'electron-vite', 'vite', 'typescript', 'vitest', '@playwright/test', 'react', 'tsx'])
+      for (const tool of [
+        'electron',
+        'electron-vite',
+        'vite',
+        'typescript',
+        'vitest',
+        '@playwright/test',
+        'react',
+        'tsx',
+      ])
         expect(field).not.toHaveProperty(tool);
     }
     expect(pkg.devDependencies).toHaveProperty('electron');
@@ -99,9 +109,13 @@ describe('resources/ (the app icon)', () => {
     expect(pngSize(join(REPO, 'resources/icon.png'))).toEqual({ width: 1024, height: 1024 });
     for (const size of [16, 24, 32, 48, 64, 128, 256, 512, 1024])
       expect(pngSize(join(REPO, `resources/icons/${size}x${size}.png`))).toEqual({ width: size, height: size });
-    expect(readFileSync(join(REPO, 'src/renderer/public/favicon.svg'), 'utf8')).toBe(readFileSync(join(REPO, 'resources/icon.svg'), 'utf8'));
+    expect(readFileSync(join(REPO, 'src/renderer/public/favicon.svg'), 'utf8')).toBe(
+      readFileSync(join(REPO, 'resources/icon.svg'), 'utf8'),
+    );
     expect(pngSize(join(REPO, 'src/renderer/public/favicon.png'))).toEqual({ width: 32, height: 32 });
-    expect(readFileSync(join(REPO, 'src/renderer/index.html'), 'utf8')).toMatch(/rel="icon" type="image\/svg\+xml" href="\.\/favicon\.svg"/);
+    expect(readFileSync(join(REPO, 'src/renderer/index.html'), 'utf8')).toMatch(
+      /rel="icon" type="image\/svg\+xml" href="\.\/favicon\.svg"/,
+    );
   });
 
   it('electron-builder.yml points at files that exist, for Linux, macOS and Windows', () => {

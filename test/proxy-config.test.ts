@@ -26,10 +26,38 @@ const CLI_FLAGS: Partial<Record<Mode, string[]>> = { record: [], 'proxy-only': [
 describe('the mode table', () => {
   it('says what each mode does with an upstream and a cassette', () => {
     expect(MODE_TRAITS).toEqual({
-      record: { forwards: true, replays: false, records: true, usesCassette: true, needsExistingCassette: false, cassetteOnly: false },
-      replay: { forwards: false, replays: true, records: false, usesCassette: true, needsExistingCassette: true, cassetteOnly: true },
-      hybrid: { forwards: true, replays: true, records: true, usesCassette: true, needsExistingCassette: false, cassetteOnly: false },
-      'proxy-only': { forwards: true, replays: false, records: false, usesCassette: false, needsExistingCassette: false, cassetteOnly: false },
+      record: {
+        forwards: true,
+        replays: false,
+        records: true,
+        usesCassette: true,
+        needsExistingCassette: false,
+        cassetteOnly: false,
+      },
+      replay: {
+        forwards: false,
+        replays: true,
+        records: false,
+        usesCassette: true,
+        needsExistingCassette: true,
+        cassetteOnly: true,
+      },
+      hybrid: {
+        forwards: true,
+        replays: true,
+        records: true,
+        usesCassette: true,
+        needsExistingCassette: false,
+        cassetteOnly: false,
+      },
+      'proxy-only': {
+        forwards: true,
+        replays: false,
+        records: false,
+        usesCassette: false,
+        needsExistingCassette: false,
+        cassetteOnly: false,
+      },
     });
   });
 
@@ -93,9 +121,15 @@ describe('the OAuth client id is a field of the one schema (issue 24)', () => {
   it('the form sends it where the mode forwards to a URL, never in replay or for a command; the schema names the field', async () => {
     const url = 'http://127.0.0.1:9/mcp';
     for (const mode of forwarding)
-      expect(draftConfig({ ...EMPTY_DRAFT, mode, upstreamUrl: url, oauthClientId: ' app-1 ' }).config.oauth, mode).toEqual({ clientId: 'app-1' });
+      expect(
+        draftConfig({ ...EMPTY_DRAFT, mode, upstreamUrl: url, oauthClientId: ' app-1 ' }).config.oauth,
+        mode,
+      ).toEqual({ clientId: 'app-1' });
     expect(draftConfig({ ...EMPTY_DRAFT, mode: 'replay', oauthClientId: 'app-1' }).config.oauth).toBeUndefined();
-    expect(draftConfig({ ...EMPTY_DRAFT, source: 'command', upstreamCommand: 'node s.js', oauthClientId: 'app-1' }).config.oauth).toBeUndefined();
+    expect(
+      draftConfig({ ...EMPTY_DRAFT, source: 'command', upstreamCommand: 'node s.js', oauthClientId: 'app-1' }).config
+        .oauth,
+    ).toBeUndefined();
 
     const tooLong = draftConfig({ ...EMPTY_DRAFT, upstreamUrl: url, oauthClientId: 'x'.repeat(1001) }).issues;
     expect(tooLong).toEqual({ oauth: expect.stringContaining('a client id of at most 1,000 characters') });

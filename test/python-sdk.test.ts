@@ -11,7 +11,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyFor } from '../src/main/engine/cassette/keys.js';
 import { runCli } from './helpers/hostile.js';
-import { PYTHON_TEST_MS, pythonSdkMissing, runPythonClient, startPythonServer, type PythonServer } from './helpers/python-sdk.js';
+import {
+  PYTHON_TEST_MS,
+  pythonSdkMissing,
+  runPythonClient,
+  startPythonServer,
+  type PythonServer,
+} from './helpers/python-sdk.js';
 import { recordThrough, replayThrough } from './helpers/recording.js';
 import { distilledFiles, removeTempDirs } from './helpers/temp.js';
 
@@ -29,7 +35,8 @@ async function python(...args: string[]): Promise<PythonServer> {
   return server;
 }
 
-const key = (name: string, args: Record<string, unknown>) => keyFor({ method: 'tools/call', params: { name, arguments: args } });
+const key = (name: string, args: Record<string, unknown>) =>
+  keyFor({ method: 'tools/call', params: { name, arguments: args } });
 
 describe.skipIf(missing !== undefined)('the Python SDK, recorded and verified', () => {
   it(
@@ -62,14 +69,24 @@ describe.skipIf(missing !== undefined)('the Python SDK, recorded and verified', 
       const run = await runCli(['verify', '--cache', cacheDir, '--url', next.url]);
       expect(run.code).toBe(1);
       const lines = run.stdout.split('\n');
-      const echo = lines.findIndex((l) => l.includes(`DRIFT  ${key('echo', { text: 'hello' })} (2026-07-28)  result changed`));
+      const echo = lines.findIndex((l) =>
+        l.includes(`DRIFT  ${key('echo', { text: 'hello' })} (2026-07-28)  result changed`),
+      );
       expect(lines.slice(echo + 1, echo + 3).map((l) => l.trim())).toEqual([
         '$.result.content[0].text: "hello" → "v2:hello"',
         '$.result.structuredContent.result: "hello" → "v2:hello"',
       ]);
-      expect(run.stdout).toMatch(/DRIFT {2}tools_list \(2026-07-28\) {2}tools removed: shout; changed: echo \(inputSchema\), add \(inputSchema\)/);
-      expect(run.stdout).toMatch(new RegExp(`DRIFT {2}${key('add', { a: 2, b: 40 })} \\(2026-07-28\\) {2}result changed \\(now an error result\\)`));
-      expect(run.stdout).toMatch(/info {3}server_discover_\w+ \(2026-07-28\) {2}serverInfo py-fixture 1\.0\.0 → py-fixture 2\.0\.0/);
+      expect(run.stdout).toMatch(
+        /DRIFT {2}tools_list \(2026-07-28\) {2}tools removed: shout; changed: echo \(inputSchema\), add \(inputSchema\)/,
+      );
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `DRIFT {2}${key('add', { a: 2, b: 40 })} \\(2026-07-28\\) {2}result changed \\(now an error result\\)`,
+        ),
+      );
+      expect(run.stdout).toMatch(
+        /info {3}server_discover_\w+ \(2026-07-28\) {2}serverInfo py-fixture 1\.0\.0 → py-fixture 2\.0\.0/,
+      );
       expect(run.stdout).toMatch(/ok {5}resources_read_\w+ \(2026-07-28\)/);
     },
     PYTHON_TEST_MS,

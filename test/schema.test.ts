@@ -31,7 +31,10 @@ afterEach(async () => {
 
 async function entries(dir: string): Promise<Array<{ file: string; data: Record<string, unknown> }>> {
   return Promise.all(
-    (await distilledFiles(dir)).map(async (file) => ({ file, data: JSON.parse(await readFile(join(dir, file), 'utf8')) as Record<string, unknown> })),
+    (await distilledFiles(dir)).map(async (file) => ({
+      file,
+      data: JSON.parse(await readFile(join(dir, file), 'utf8')) as Record<string, unknown>,
+    })),
   );
 }
 
@@ -72,14 +75,23 @@ describe('cassette entry schema', () => {
     await c.client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
     await c.client.callTool({ name: 'get-structured-content', arguments: { location: 'Chicago' } });
     await c.client.callTool({ name: 'get-tiny-image', arguments: {} });
-    await c.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 } }, undefined, { onprogress: () => {} });
+    await c.client.callTool(
+      { name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 } },
+      undefined,
+      { onprogress: () => {} },
+    );
     await c.client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hi' } });
     const templates = await c.client.listResourceTemplates();
     await c.client.listResources();
-    await c.client.readResource({ uri: String(templates.resourceTemplates[0]?.uriTemplate).replace('{resourceId}', '1') });
+    await c.client.readResource({
+      uri: String(templates.resourceTemplates[0]?.uriTemplate).replace('{resourceId}', '1'),
+    });
     await c.client.listPrompts();
     await c.client.getPrompt({ name: 'args-prompt', arguments: { city: 'Paris' } });
-    await c.client.complete({ ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } });
+    await c.client.complete({
+      ref: { type: 'ref/prompt', name: 'completable-prompt' },
+      argument: { name: 'department', value: 'E' },
+    });
     await c.client.setLoggingLevel('warning');
     const rec2 = keep(await startProxy({ mode: 'record', upstreamUrl: sdk.url, cacheDir: dir2 }));
     const c2 = keep(await connectClient(rec2.url));
@@ -98,13 +110,16 @@ describe('cassette entry schema', () => {
       // mcp-rewind's bare results are sent to the client as they are: no $schema there; every other entry has one
       expect(data.$schema, file).toBe(bare ? undefined : CASSETTE_ENTRY_SCHEMA_URL);
     }
-    const kinds = new Set(written.map(({ data }) => ('$rewind' in data ? 'wrapped' : 'resultHash' in data ? 'tools/call' : 'bare')));
+    const kinds = new Set(
+      written.map(({ data }) => ('$rewind' in data ? 'wrapped' : 'resultHash' in data ? 'tools/call' : 'bare')),
+    );
     expect([...kinds].sort()).toEqual(['bare', 'tools/call', 'wrapped']);
     expect(written.some(({ data }) => Array.isArray(data.stream))).toBe(true);
   });
 
   it("accepts mcp-rewind's own cache (bare results, pre-hashing tools/call results)", async () => {
-    for (const { file, data } of await entries(MCP_REWIND_CACHE)) expect(entrySchema.problem(data), file).toBeUndefined();
+    for (const { file, data } of await entries(MCP_REWIND_CACHE))
+      expect(entrySchema.problem(data), file).toBeUndefined();
   });
 
   it('rejects malformed entries', () => {
@@ -132,7 +147,11 @@ describe('cassette entry schema', () => {
       capabilities: {},
       serverInfo: { name: 's', version: '1' },
     });
-    expect(entry.result).toEqual({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } });
+    expect(entry.result).toEqual({
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      serverInfo: { name: 's', version: '1' },
+    });
 
     const dir = await copyOf(MCP_REWIND_CACHE);
     for (const file of ['1 initialize.json', '3 tools_list.json', '5 tools_call_echo_cbbbdcd27692344d.json']) {
@@ -151,12 +170,16 @@ describe('cassette entry schema', () => {
       }),
     });
     const body = await res.text();
-    const json = JSON.parse(body.startsWith('{') ? body : (/^data: (.*)$/m.exec(body)?.[1] ?? '')) as { result: Record<string, unknown> };
+    const json = JSON.parse(body.startsWith('{') ? body : (/^data: (.*)$/m.exec(body)?.[1] ?? '')) as {
+      result: Record<string, unknown>;
+    };
     expect(json.result).not.toHaveProperty('$schema');
     expect(json.result.serverInfo).toEqual({ name: 'recorded-by-mcp-rewind', version: '3.1.4' });
     const c = keep(await connectClient(proxy.url));
     expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'add']);
-    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'hello' } })).toEqual({ content: [{ type: 'text', text: 'hello from mcp-rewind' }] });
+    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'hello' } })).toEqual({
+      content: [{ type: 'text', text: 'hello from mcp-rewind' }],
+    });
   });
 });
 
@@ -178,9 +201,17 @@ describe('rules file schema', () => {
 
   it('a rules file with $schema loads in the CLI', async () => {
     const file = join(await tempDir(), 'rules.json');
-    await writeFile(file, JSON.stringify({ $schema: RULES_SCHEMA_URL, tools: [{ name: 'echo', behavior: { type: 'inject', template: '{original_text}!' } }] }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        $schema: RULES_SCHEMA_URL,
+        tools: [{ name: 'echo', behavior: { type: 'inject', template: '{original_text}!' } }],
+      }),
+    );
     const argv = ['node', 'mcp-rewind', '--replay', '--rules', file];
-    const options = toProxyOptions(buildProgram('0.0.0-test').exitOverride().parse(argv).opts() as unknown as RawOptions);
+    const options = toProxyOptions(
+      buildProgram('0.0.0-test').exitOverride().parse(argv).opts() as unknown as RawOptions,
+    );
     expect(options.rules?.overlay.tools.map((t) => t.name)).toEqual(['echo']);
   });
 

@@ -36,7 +36,11 @@ async function plantedCassette(): Promise<{ dir: string; outside: string; honest
   const linkedKey = keyFor(readRequest('file:///home/me/.aws/credentials'));
   writeFileSync(
     join(dir, '1 initialize.json'),
-    JSON.stringify({ protocolVersion: '2025-06-18', capabilities: { resources: {} }, serverInfo: { name: 'recorded', version: '1' } }),
+    JSON.stringify({
+      protocolVersion: '2025-06-18',
+      capabilities: { resources: {} },
+      serverInfo: { name: 'recorded', version: '1' },
+    }),
   );
   writeFileSync(
     join(dir, `2 ${honestKey}.json`),
@@ -58,7 +62,10 @@ async function plantedCassette(): Promise<{ dir: string; outside: string; honest
     }),
   );
   writeFileSync(join(outside, 'passwd'), `${PASSWD}\n`);
-  writeFileSync(join(outside, 'req.json'), JSON.stringify({ method: 'POST', url: 'http://x/mcp', headers: {}, body: { secret: SECRET } }));
+  writeFileSync(
+    join(outside, 'req.json'),
+    JSON.stringify({ method: 'POST', url: 'http://x/mcp', headers: {}, body: { secret: SECRET } }),
+  );
   symlinkSync(join(outside, 'credentials.json'), join(dir, `3 ${linkedKey}.json`));
   symlinkSync(join(outside, 'passwd'), join(dir, `4 ${keyFor(readRequest('file:///etc/passwd'))}.json`));
   symlinkSync(join(outside, 'req.json'), join(dir, `2 ${honestKey}.req.json`));
@@ -106,7 +113,9 @@ describe('cassette entries that are symbolic links', () => {
     symlinkSync(join(outside, 'credentials.json'), join(dir, `7 ${lateKey}.json`));
     symlinkSync(join(outside, 'credentials.json'), join(dir, 'swap.tmp'));
     renameSync(join(dir, 'swap.tmp'), join(dir, `2 ${honestKey}.json`));
-    await expect.poll(() => logs.join('\n'), { timeout: 5_000 }).toContain(`refusing 2 ${honestKey}.json: it is a symbolic link`);
+    await expect
+      .poll(() => logs.join('\n'), { timeout: 5_000 })
+      .toContain(`refusing 2 ${honestKey}.json: it is a symbolic link`);
     await expect.poll(() => logs.join('\n'), { timeout: 5_000 }).toContain(`refusing 7 ${lateKey}.json`);
     expect(proxy.store?.size).toBe(1); // initialize only
     const answer = await read(proxy.url, 'fixture://hello');
@@ -127,7 +136,11 @@ describe('cassette entries that are symbolic links', () => {
     expect(warnings.join('\n')).toContain(`refusing 3 ${linkedKey}.json`);
     expect(warnings.join('\n')).toMatch(/refusing 2 resources_read_\w+\.req\.json: it is a symbolic link/);
     for (const format of ['file', 'har', 'folder'] as const) {
-      const preview = await previewExport({ dir, format, out: join(await tempDir('rewind-out-'), format === 'folder' ? 'out' : `out.${format}`) });
+      const preview = await previewExport({
+        dir,
+        format,
+        out: join(await tempDir('rewind-out-'), format === 'folder' ? 'out' : `out.${format}`),
+      });
       expect(preview.skipped.join('\n'), format).toContain('symbolic link');
     }
   });
@@ -137,7 +150,16 @@ describe('cassette entries that are symbolic links', () => {
     const out = await tempDir('rewind-out-');
     const run = spawnSync(
       process.execPath,
-      [join(REPO, 'bin/mcp-rewind.js'), 'export', '--cache', dir, '--out', join(out, 'c.json'), '--har', join(out, 'c.har')],
+      [
+        join(REPO, 'bin/mcp-rewind.js'),
+        'export',
+        '--cache',
+        dir,
+        '--out',
+        join(out, 'c.json'),
+        '--har',
+        join(out, 'c.har'),
+      ],
       { encoding: 'utf8' },
     );
     expect(run.status, run.stderr).toBe(0);

@@ -29,7 +29,11 @@ const INIT = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serve
 const callKey = (name: string): string => keyFor({ method: 'tools/call', params: { name, arguments: {} } });
 /** a tools/call entry whose result holds the deep array */
 const deepEntry = `{"name":"deep","arguments":{},"result":{"content":[{"type":"text","text":"x"}],"deep":${DEEP}}}`;
-const honestEntry = JSON.stringify({ name: 'echo', arguments: {}, result: { content: [{ type: 'text', text: 'honest' }] } });
+const honestEntry = JSON.stringify({
+  name: 'echo',
+  arguments: {},
+  result: { content: [{ type: 'text', text: 'honest' }] },
+});
 
 /** A folder (initialize, an honest call, the deep call), the same as a single file, and a HAR whose answer is deep. */
 async function deepInputs(): Promise<{ folder: string; file: string; har: string; root: string }> {
@@ -41,7 +45,10 @@ async function deepInputs(): Promise<{ folder: string; file: string; har: string
   writeFileSync(path.join(folder, `3 ${callKey('deep')}.json`), deepEntry);
   const file = path.join(root, 'deep.json');
   const entries = `[{"n":1,"key":"initialize","entry":${JSON.stringify(INIT)}},{"n":2,"key":"${callKey('deep')}","entry":${deepEntry}}]`;
-  writeFileSync(file, `{"format":"mcp-rewind-cassette","version":1,"exportedAt":"2026-01-01T00:00:00.000Z","entries":${entries}}`);
+  writeFileSync(
+    file,
+    `{"format":"mcp-rewind-cassette","version":1,"exportedAt":"2026-01-01T00:00:00.000Z","entries":${entries}}`,
+  );
   const har = path.join(root, 'deep.har');
   const request = {
     method: 'POST',
@@ -49,12 +56,25 @@ async function deepInputs(): Promise<{ folder: string; file: string; har: string
     headers: [],
     postData: { mimeType: 'application/json', text: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' },
   };
-  const response = { status: 200, headers: [], content: { mimeType: 'application/json', text: `{"jsonrpc":"2.0","id":1,"result":{"tools":${DEEP}}}` } };
-  writeFileSync(har, JSON.stringify({ log: { version: '1.2', entries: [{ startedDateTime: '2026-01-01T00:00:00.000Z', time: 1, request, response }] } }));
+  const response = {
+    status: 200,
+    headers: [],
+    content: { mimeType: 'application/json', text: `{"jsonrpc":"2.0","id":1,"result":{"tools":${DEEP}}}` },
+  };
+  writeFileSync(
+    har,
+    JSON.stringify({
+      log: { version: '1.2', entries: [{ startedDateTime: '2026-01-01T00:00:00.000Z', time: 1, request, response }] },
+    }),
+  );
   return { folder, file, har, root };
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string }> {
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
@@ -73,11 +93,25 @@ describe('a cassette entry nested 100,000 deep', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     });
-    const session = { 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-06-18' };
-    const deep = await post(cli.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'deep', arguments: {} } }, session);
+    const session = {
+      'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+      'mcp-protocol-version': '2025-06-18',
+    };
+    const deep = await post(
+      cli.url,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'deep', arguments: {} } },
+      session,
+    );
     expect(deep.status).toBe(200);
-    expect(JSON.parse(deep.text)).toMatchObject({ id: 1, error: { message: expect.stringMatching(/no recorded answer/) } });
-    const honest = await post(cli.url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } }, session);
+    expect(JSON.parse(deep.text)).toMatchObject({
+      id: 1,
+      error: { message: expect.stringMatching(/no recorded answer/) },
+    });
+    const honest = await post(
+      cli.url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } },
+      session,
+    );
     expect(JSON.parse(honest.text)).toMatchObject({ id: 2, result: { content: [{ text: 'honest' }] } });
     expect(cli.stderr()).toContain(`ignoring 3 ${callKey('deep')}.json: JSON nested deeper than 1000 levels`);
     expect(cli.stderr()).not.toMatch(/RangeError|internal error/);
@@ -89,7 +123,15 @@ describe('a cassette entry nested 100,000 deep', () => {
     expect(replay.code).toBe(1);
     expect(replay.stderr).toContain(`cassette ${file}: not a readable JSON file: JSON nested deeper than 1000 levels`);
     expect(replay.stderr).not.toMatch(/RangeError|at /);
-    const exported = await runCli(['export', '--cache', folder, '--out', path.join(root, 'out.json'), '--har', path.join(root, 'out.har')]);
+    const exported = await runCli([
+      'export',
+      '--cache',
+      folder,
+      '--out',
+      path.join(root, 'out.json'),
+      '--har',
+      path.join(root, 'out.har'),
+    ]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stderr).toContain(`ignoring 3 ${callKey('deep')}.json: JSON nested deeper than 1000 levels`);
     expect(JSON.parse(readFileSync(path.join(root, 'out.json'), 'utf8')).entries).toHaveLength(2);
@@ -119,9 +161,11 @@ describe('the UI', () => {
   it('refuses deep API input: a hand-edited entry, and a WebSocket frame (answered by its id; the connection stays usable)', async () => {
     const { folder } = await deepInputs();
     const ui = kept(await uiApi());
-    expect(await refusal(ui.api.call('cassettes.write', { dir: folder, file: `2 ${callKey('echo')}.json`, text: deepEntry }))).toMatch(
-      /^text: JSON nested deeper than 1000 levels/,
-    );
+    expect(
+      await refusal(
+        ui.api.call('cassettes.write', { dir: folder, file: `2 ${callKey('echo')}.json`, text: deepEntry }),
+      ),
+    ).toMatch(/^text: JSON nested deeper than 1000 levels/);
     expect(readFileSync(path.join(folder, `2 ${callKey('echo')}.json`), 'utf8')).toBe(honestEntry);
 
     const ws = new WebSocket(ui.url, ui.protocols);
@@ -134,7 +178,11 @@ describe('the UI', () => {
     ws.send(`{"id":7,"command":"schema.check","input":{"schema":{"type":"array"},"value":${DEEP}}}`);
     ws.send('{"id":8,"command":"app.info","input":{}}');
     await expect.poll(() => answers.length, { timeout: 5_000 }).toBe(2);
-    expect(answers.find((a) => a.id === 7)).toEqual({ id: 7, ok: false, error: { message: 'malformed frame: JSON nested deeper than 1000 levels' } });
+    expect(answers.find((a) => a.id === 7)).toEqual({
+      id: 7,
+      ok: false,
+      error: { message: 'malformed frame: JSON nested deeper than 1000 levels' },
+    });
     expect(answers.find((a) => a.id === 8)).toMatchObject({ id: 8, ok: true });
     ws.close();
   });

@@ -40,15 +40,23 @@ async function hostileLayout(): Promise<{ root: string; victim: string; work: st
   const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } };
   const entries = [
     { n: 1, key: HOSTILE_KEY, entry: { $rewind: 1, method: 'initialize', params: initialize, result: PAYLOAD } },
-    { n: 2, key: 'initialize', entry: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } } },
+    {
+      n: 2,
+      key: 'initialize',
+      entry: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } },
+    },
   ];
-  writeFileSync(evil, JSON.stringify({ format: 'mcp-rewind-cassette', version: 1, exportedAt: new Date().toISOString(), entries }));
+  writeFileSync(
+    evil,
+    JSON.stringify({ format: 'mcp-rewind-cassette', version: 1, exportedAt: new Date().toISOString(), entries }),
+  );
   return { root, victim, work, evil };
 }
 
 /** What appeared under `root` since `before`, and whether each is inside one of `allowed` (a folder's content, or a file). */
 function outside(root: string, before: string[], allowed: string[]): string[] {
-  const inside = (p: string): boolean => allowed.some((a) => p === a || p === a + path.sep || p.startsWith(a + path.sep));
+  const inside = (p: string): boolean =>
+    allowed.some((a) => p === a || p === a + path.sep || p.startsWith(a + path.sep));
   return treeOf(root).filter((p) => !before.includes(p) && !inside(p));
 }
 
@@ -59,8 +67,13 @@ describe('a hostile single-file cassette opened in the UI and saved', () => {
     const source = await ui.api.call('sources.open', { path: evil });
     expect(source.exchanges).toBe(2);
     const before = treeOf(root);
-    const outs = { folder: path.join(work, 'saved'), file: path.join(work, 'saved.json'), har: path.join(work, 'saved.har') };
-    for (const format of ['folder', 'file', 'har'] as const) await ui.api.call('traffic.save', { format, out: outs[format] });
+    const outs = {
+      folder: path.join(work, 'saved'),
+      file: path.join(work, 'saved.json'),
+      har: path.join(work, 'saved.har'),
+    };
+    for (const format of ['folder', 'file', 'har'] as const)
+      await ui.api.call('traffic.save', { format, out: outs[format] });
 
     expect(existsSync(path.join(victim, 'package.json'))).toBe(false);
     expect(outside(root, before, Object.values(outs))).toEqual([]);
@@ -68,12 +81,17 @@ describe('a hostile single-file cassette opened in the UI and saved', () => {
     expect(source.skipped.join('\n')).toContain(`key ${JSON.stringify(HOSTILE_KEY)} is not a safe file name`);
     const safe = '..%2F..%2F..%2F..%2Fvictim%2Fpackage';
     expect(existsSync(path.join(outs.folder, `1 ${safe}.json`))).toBe(true);
-    expect(JSON.parse(readFileSync(outs.file, 'utf8')).entries.map((e: { key: string }) => e.key)).toEqual([safe, 'initialize']);
+    expect(JSON.parse(readFileSync(outs.file, 'utf8')).entries.map((e: { key: string }) => e.key)).toEqual([
+      safe,
+      'initialize',
+    ]);
 
     // the saved folder's index maps the rewritten key to the entry
     await ui.api.call('sources.open', { path: outs.folder });
     const events = (await ui.api.call('traffic.snapshot', {})) as TrafficEvent[];
-    expect(events.filter((e) => e.key === safe && e.proxyId !== source.id).map((e) => e.response)).toEqual([{ jsonrpc: '2.0', id: 1, result: PAYLOAD }]);
+    expect(events.filter((e) => e.key === safe && e.proxyId !== source.id).map((e) => e.response)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: PAYLOAD },
+    ]);
   });
 
   it('export (the UI, the CLI) of the hostile cassettes writes only the chosen file or folder', async () => {
@@ -84,8 +102,12 @@ describe('a hostile single-file cassette opened in the UI and saved', () => {
     await ui.api.call('traffic.save', { format: 'folder', out: saved });
     const before = treeOf(root);
     const outs = [path.join(work, 'x-folder'), path.join(work, 'x.json'), path.join(work, 'x.har')];
-    for (const [i, format] of (['folder', 'file', 'har'] as const).entries()) await ui.api.call('export.run', { dir: saved, format, out: outs[i] });
-    const cli = await runCli(['export', '--cache', evil, '--out', path.join(work, 'y.json'), '--har', path.join(work, 'y.har')], work);
+    for (const [i, format] of (['folder', 'file', 'har'] as const).entries())
+      await ui.api.call('export.run', { dir: saved, format, out: outs[i] });
+    const cli = await runCli(
+      ['export', '--cache', evil, '--out', path.join(work, 'y.json'), '--har', path.join(work, 'y.har')],
+      work,
+    );
     expect(cli.code, cli.stderr).toBe(0);
     expect(existsSync(path.join(victim, 'package.json'))).toBe(false);
     expect(outside(root, before, [...outs, path.join(work, 'y.json'), path.join(work, 'y.har')])).toEqual([]);
@@ -104,7 +126,11 @@ describe('names from the wire and the API', () => {
     await client.close();
     cli.child.kill('SIGTERM');
     expect(await cli.exited).toBe(0);
-    expect(treeOf(root).filter((p) => path.dirname(p) !== dir && p !== path.join(root, 'a') + path.sep && p !== dir + path.sep)).toEqual([]);
+    expect(
+      treeOf(root).filter(
+        (p) => path.dirname(p) !== dir && p !== path.join(root, 'a') + path.sep && p !== dir + path.sep,
+      ),
+    ).toEqual([]);
     expect(treeOf(dir).filter((p) => p.includes('tools_call_')).length).toBeGreaterThanOrEqual(names.length);
   });
 
@@ -115,7 +141,11 @@ describe('names from the wire and the API', () => {
     const dir = path.join(work, 'saved');
     await ui.api.call('traffic.save', { format: 'folder', out: dir });
     const before = treeOf(root);
-    const text = JSON.stringify({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'edited', version: '1' } });
+    const text = JSON.stringify({
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      serverInfo: { name: 'edited', version: '1' },
+    });
     for (const file of ['../../../victim/package.json', '1 ../../../../victim/package.json', '..']) {
       expect(await refusal(ui.api.call('cassettes.write', { dir, file, text }))).toMatch(/^file: /);
     }
@@ -128,7 +158,9 @@ describe('names from the wire and the API', () => {
     writeFileSync(target, '{"untouched":true}');
     before.push(target);
     symlinkSync(target, path.join(dir, '9 initialize.json'));
-    expect(await refusal(ui.api.call('cassettes.write', { dir, file: '9 initialize.json', text }))).toMatch(/symbolic link/);
+    expect(await refusal(ui.api.call('cassettes.write', { dir, file: '9 initialize.json', text }))).toMatch(
+      /symbolic link/,
+    );
     expect(readFileSync(target, 'utf8')).toBe('{"untouched":true}');
     expect(existsSync(path.join(victim, 'package.json'))).toBe(false);
     expect(outside(root, before, [dir])).toEqual([]);

@@ -18,14 +18,22 @@ const hasProc = existsSync('/proc/self/stat');
 const open: Array<{ close(): Promise<void> }> = [];
 const children: ChildProcess[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const thing of open.splice(0).reverse()) await thing.close().catch(() => {});
   await removeTempDirs();
 });
 
 /** Starts the CLI, waits for `pattern` in its stdout, then closes the reading ends of its stdout and stderr. */
-async function startThenDeafen(args: string[], pattern: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+async function startThenDeafen(
+  args: string[],
+  pattern: RegExp,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   children.push(child);
   let out = '';
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
@@ -71,16 +79,22 @@ function terminate(child: ChildProcess): Promise<string> {
 }
 
 describe.skipIf(!hasProc)('a closed stdout/stderr never wedges the process', () => {
-  if (!hasProc) console.log('skipped: CPU time is read from /proc (Linux); the stream guard is the same code everywhere');
+  if (!hasProc)
+    console.log('skipped: CPU time is read from /proc (Linux); the stream guard is the same code everywhere');
 
   it('the proxy (--verbose): answers the next calls, stays idle, exits on SIGTERM', async () => {
     const upstream = await startSdkServer();
     open.push(upstream);
-    const { child, match } = await startThenDeafen(['-v', '--url', upstream.url, '--cache', await tempDir('rewind-closed-')], /MCP endpoint\s+(http\S+)/);
+    const { child, match } = await startThenDeafen(
+      ['-v', '--url', upstream.url, '--cache', await tempDir('rewind-closed-')],
+      /MCP endpoint\s+(http\S+)/,
+    );
     const c = await connectClient(match[1]);
     open.push(c);
     for (let i = 0; i < 5; i++)
-      expect(await c.client.callTool({ name: 'echo', arguments: { text: `call ${i}` } })).toMatchObject({ content: [{ text: `echo: call ${i}` }] });
+      expect(await c.client.callTool({ name: 'echo', arguments: { text: `call ${i}` } })).toMatchObject({
+        content: [{ text: `echo: call ${i}` }],
+      });
     await c.close();
     // a busy loop would use ~1,500 ms of CPU in 1.5 s
     expect(await cpuDuring(child.pid!, 1_500)).toBeLessThan(500);
@@ -89,18 +103,30 @@ describe.skipIf(!hasProc)('a closed stdout/stderr never wedges the process', () 
 
   it('`serve --verbose`: answers REST and MCP, stays idle, exits on SIGTERM', async () => {
     const dataDir = await tempDir('rewind-serve-data-');
-    const { child, match } = await startThenDeafen(['serve', '-v', '--port', '0', '--data-dir', dataDir], /REST API\s+(http:\/\/[^/]+)\/api/);
+    const { child, match } = await startThenDeafen(
+      ['serve', '-v', '--port', '0', '--data-dir', dataDir],
+      /REST API\s+(http:\/\/[^/]+)\/api/,
+    );
     const token = readFileSync(join(dataDir, 'serve-api-token'), 'utf8').trim();
     const created = await fetch(`${match[1]}/api/sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ tools: [{ name: 'ping', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'pong' } } }] }),
+      body: JSON.stringify({
+        tools: [
+          {
+            name: 'ping',
+            input_schema: { type: 'object' },
+            behavior: { type: 'override', response: { text: 'pong' } },
+          },
+        ],
+      }),
     });
     expect(created.status).toBe(201);
     const { mcp } = (await created.json()) as { mcp: { url: string; headers: Record<string, string> } };
     const c = await connectClient(mcp.url, { headers: mcp.headers });
     open.push(c);
-    for (let i = 0; i < 5; i++) expect(await c.client.callTool({ name: 'ping', arguments: {} })).toMatchObject({ content: [{ text: 'pong' }] });
+    for (let i = 0; i < 5; i++)
+      expect(await c.client.callTool({ name: 'ping', arguments: {} })).toMatchObject({ content: [{ text: 'pong' }] });
     await c.close();
     expect(await cpuDuring(child.pid!, 1_500)).toBeLessThan(500);
     expect(await terminate(child)).toBe('0');
@@ -108,14 +134,22 @@ describe.skipIf(!hasProc)('a closed stdout/stderr never wedges the process', () 
 
   it('`ui`: keeps answering on its WebSocket after a logged error, stays idle, exits on SIGTERM', async () => {
     const dataDir = await tempDir('rewind-ui-data-');
-    const { child, match } = await startThenDeafen(['ui', '--no-open', '--port', '0'], /open\s+(http:\/\/127\.0\.0\.1:(\d+))\/\?code=/, {
-      MCP_REWIND_DATA_DIR: dataDir,
-    });
+    const { child, match } = await startThenDeafen(
+      ['ui', '--no-open', '--port', '0'],
+      /open\s+(http:\/\/127\.0\.0\.1:(\d+))\/\?code=/,
+      {
+        MCP_REWIND_DATA_DIR: dataDir,
+      },
+    );
     const [, origin] = match;
     const token = readFileSync(join(dataDir, 'ui-token'), 'utf8').trim(); // the owner's, 0600
     const connect = (): Promise<WebSocket> =>
       new Promise((resolve, reject) => {
-        const ws = new WebSocket(`${origin.replace('http', 'ws')}/api`, ['mcp-rewind.v1', `mcp-rewind.token.${token}`], { origin });
+        const ws = new WebSocket(
+          `${origin.replace('http', 'ws')}/api`,
+          ['mcp-rewind.v1', `mcp-rewind.token.${token}`],
+          { origin },
+        );
         ws.once('open', () => resolve(ws));
         ws.once('error', reject);
       });

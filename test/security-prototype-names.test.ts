@@ -26,7 +26,9 @@ afterEach(async () => {
 const kept = <T extends { close(): Promise<void> }>(thing: T): T => (open.push(thing), thing);
 
 /** The JSON-RPC requests of a HAR's entries, as their bodies say. */
-const harRequests = (har: Har): Array<{ method?: unknown; params?: { name?: unknown; arguments?: Record<string, unknown> } }> =>
+const harRequests = (
+  har: Har,
+): Array<{ method?: unknown; params?: { name?: unknown; arguments?: Record<string, unknown> } }> =>
   har.log.entries.map((e) => JSON.parse(e.request.postData?.text ?? 'null') as { method?: unknown });
 
 describe('tools named like Object.prototype’s members', () => {
@@ -37,8 +39,13 @@ describe('tools named like Object.prototype’s members', () => {
     const client = kept(await connectClient(cli.url));
     expect((await client.client.listTools()).tools.map((t) => t.name)).toEqual(NAMES);
     for (const name of NAMES) {
-      expect(await client.client.callTool({ name, arguments: {} })).toEqual({ content: [{ type: 'text', text: `called ${name}` }] });
-      await client.client.callTool({ name, arguments: JSON.parse(`{${JSON.stringify(name)}: "x"}`) as Record<string, unknown> });
+      expect(await client.client.callTool({ name, arguments: {} })).toEqual({
+        content: [{ type: 'text', text: `called ${name}` }],
+      });
+      await client.client.callTool({
+        name,
+        arguments: JSON.parse(`{${JSON.stringify(name)}: "x"}`) as Record<string, unknown>,
+      });
     }
     await client.close();
     cli.child.kill('SIGTERM');
@@ -50,7 +57,15 @@ describe('tools named like Object.prototype’s members', () => {
     for (const name of NAMES) expect(verify.stdout).toMatch(new RegExp(`ok\\s+tools_call_${name}_[0-9a-f]{16}\\n`));
 
     const out = path.dirname(dir);
-    const run = await runCli(['export', '--cache', dir, '--out', path.join(out, 'c.json'), '--har', path.join(out, 'c.har')]);
+    const run = await runCli([
+      'export',
+      '--cache',
+      dir,
+      '--out',
+      path.join(out, 'c.json'),
+      '--har',
+      path.join(out, 'c.har'),
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const har = JSON.parse(readFileSync(path.join(out, 'c.har'), 'utf8')) as Har;
     const calls = harRequests(har).filter((r) => r.method === 'tools/call');
@@ -58,14 +73,20 @@ describe('tools named like Object.prototype’s members', () => {
     expect(harRequests(har).every((r) => typeof r.method === 'string')).toBe(true);
     expect(calls.map((r) => r.params?.name)).toEqual(NAMES.flatMap((n) => [n, n]));
     // the argument named `__proto__` is still an argument in the single file (it was assigned away as a prototype)
-    const single = JSON.parse(readFileSync(path.join(out, 'c.json'), 'utf8')) as { entries: Array<{ entry: { name?: string; arguments?: object } }> };
-    const args = single.entries.filter((e) => e.entry.name === '__proto__').map((e) => Object.keys(e.entry.arguments ?? {}));
+    const single = JSON.parse(readFileSync(path.join(out, 'c.json'), 'utf8')) as {
+      entries: Array<{ entry: { name?: string; arguments?: object } }>;
+    };
+    const args = single.entries
+      .filter((e) => e.entry.name === '__proto__')
+      .map((e) => Object.keys(e.entry.arguments ?? {}));
     expect(args).toEqual([[], ['__proto__']]);
 
     const ui = kept(await uiApi());
     for (const source of [dir, path.join(out, 'c.json'), path.join(out, 'c.har')]) {
       const opened = await ui.api.call('sources.open', { path: source });
-      const events = ((await ui.api.call('traffic.snapshot', {})) as TrafficEvent[]).filter((e) => e.proxyId === opened.id);
+      const events = ((await ui.api.call('traffic.snapshot', {})) as TrafficEvent[]).filter(
+        (e) => e.proxyId === opened.id,
+      );
       expect(
         events.filter((e) => e.method === 'tools/call').map((e) => e.tool),
         source,
@@ -80,9 +101,18 @@ describe('entries keyed by Object.prototype’s member names', () => {
     const dir = await tempDir('rewind-proto-');
     writeFileSync(
       path.join(dir, '1 initialize.json'),
-      JSON.stringify({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } }),
+      JSON.stringify({
+        protocolVersion: '2025-06-18',
+        capabilities: { tools: {} },
+        serverInfo: { name: 's', version: '1' },
+      }),
     );
-    NAMES.forEach((name, i) => writeFileSync(path.join(dir, `${i + 2} ${name}.json`), JSON.stringify({ content: [{ type: 'text', text: name }] })));
+    NAMES.forEach((name, i) =>
+      writeFileSync(
+        path.join(dir, `${i + 2} ${name}.json`),
+        JSON.stringify({ content: [{ type: 'text', text: name }] }),
+      ),
+    );
     return dir;
   }
 
@@ -92,7 +122,8 @@ describe('entries keyed by Object.prototype’s member names', () => {
     const verify = await runCli(['verify', '--cache', dir, '--url', upstream.url]);
     expect(verify.stderr).not.toMatch(/TypeError/);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
-    for (const name of NAMES) expect(verify.stdout).toContain(`skip   ${name}  cannot send again: the key "${name}" does not tell the request`);
+    for (const name of NAMES)
+      expect(verify.stdout).toContain(`skip   ${name}  cannot send again: the key "${name}" does not tell the request`);
 
     const harFile = path.join(dir, '..', `${path.basename(dir)}.har`);
     const run = await runCli(['export', '--cache', dir, '--har', harFile]);
@@ -103,20 +134,28 @@ describe('entries keyed by Object.prototype’s member names', () => {
     const ui = kept(await uiApi());
     const opened = await ui.api.call('sources.open', { path: dir });
     expect(opened.exchanges).toBe(1);
-    for (const name of NAMES) expect(opened.skipped.join('\n')).toContain(`the key "${name}" does not tell the request`);
+    for (const name of NAMES)
+      expect(opened.skipped.join('\n')).toContain(`the key "${name}" does not tell the request`);
   });
 
   it('replay answers a request for those methods with a JSON-RPC error, and keeps serving', async () => {
     const dir = await bareFolder();
     const cli = kept(await startCli(['--replay', '--cache', dir]));
-    const post = async (body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: unknown }> => {
+    const post = async (
+      body: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<{ status: number; headers: Headers; json: unknown }> => {
       const res = await fetch(cli.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
         body: JSON.stringify(body),
       });
       const text = await res.text();
-      return { status: res.status, headers: res.headers, json: JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null')) };
+      return {
+        status: res.status,
+        headers: res.headers,
+        json: JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null')),
+      };
     };
     const init = await post({
       jsonrpc: '2.0',
@@ -124,11 +163,17 @@ describe('entries keyed by Object.prototype’s member names', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     });
-    const session = { 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-06-18' };
+    const session = {
+      'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+      'mcp-protocol-version': '2025-06-18',
+    };
     for (const [i, method] of NAMES.entries()) {
       const answer = await post({ jsonrpc: '2.0', id: i + 1, method, params: {} }, session);
       expect(answer.json, method).toMatchObject({ jsonrpc: '2.0', id: i + 1, error: { code: -32601 } });
     }
-    expect(await post({ jsonrpc: '2.0', id: 99, method: 'ping' }, session)).toMatchObject({ status: 200, json: { id: 99, result: {} } });
+    expect(await post({ jsonrpc: '2.0', id: 99, method: 'ping' }, session)).toMatchObject({
+      status: 200,
+      json: { id: 99, result: {} },
+    });
   });
 });

@@ -72,7 +72,15 @@ describe('what the CLI prints carries no raw control character', () => {
   it('export: the warnings naming refused and broken entries are escaped', async () => {
     const dir = await escapedFolder();
     const out = await tempDir('rewind-out-');
-    const run = await runCli(['export', '--cache', dir, '--out', path.join(out, 'c.json'), '--har', path.join(out, 'c.har')]);
+    const run = await runCli([
+      'export',
+      '--cache',
+      dir,
+      '--out',
+      path.join(out, 'c.json'),
+      '--har',
+      path.join(out, 'c.har'),
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout + run.stderr).not.toMatch(RAW_CONTROL);
     expect(run.stderr).toContain(`ignoring 3 ${SHOWN}x.json: not valid JSON`);
@@ -85,7 +93,9 @@ describe('what the CLI prints carries no raw control character', () => {
     const cli = kept(await startCli(['-v', '--url', upstream.url, '--cache', await tempDir('rewind-term-')]));
     const client = kept(await connectClient(cli.url));
     await client.client.callTool({ name, arguments: {} });
-    await expect.poll(() => cli.stderr(), { timeout: 5_000 }).toContain(`tools/call ${SHOWN}\\x0alive   tools/call forged`);
+    await expect
+      .poll(() => cli.stderr(), { timeout: 5_000 })
+      .toContain(`tools/call ${SHOWN}\\x0alive   tools/call forged`);
     expect(cli.stderr()).not.toMatch(RAW_CONTROL);
     expect(
       cli

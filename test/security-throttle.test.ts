@@ -24,7 +24,10 @@ afterEach(async () => {
 async function serveProcess(): Promise<{ base: string; apiToken: string }> {
   const dataDir = await tempDir('rewind-serve-');
   const cli = keep(await startCli(['--data-dir', dataDir], { serve: true }));
-  return { base: cli.url.replace(/\/mcp$/, ''), apiToken: readFileSync(join(dataDir, 'serve-api-token'), 'utf8').trim() };
+  return {
+    base: cli.url.replace(/\/mcp$/, ''),
+    apiToken: readFileSync(join(dataDir, 'serve-api-token'), 'utf8').trim(),
+  };
 }
 
 const PING = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
@@ -33,11 +36,16 @@ const PING = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
 function statusOf(url: string, token: string, from: string, body?: string): Promise<number> {
   return new Promise((resolve) => {
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-    if (body) Object.assign(headers, { 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
-    const req = http.request(url, { method: body ? 'POST' : 'GET', headers, localAddress: from, agent: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    if (body)
+      Object.assign(headers, { 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+    const req = http.request(
+      url,
+      { method: body ? 'POST' : 'GET', headers, localAddress: from, agent: false },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('error', () => resolve(0));
     req.end(body);
   });
@@ -65,7 +73,8 @@ function flood(url: string, from: string[], body?: string): { counts: Map<number
 }
 
 /** 127.0.0.2, 127.0.0.3 … : `count` loopback addresses other than 127.0.0.1 */
-const loopback = (count: number): string[] => Array.from({ length: count }, (_, i) => `127.0.${Math.floor((i + 1) / 254)}.${((i + 1) % 254) + 1}`);
+const loopback = (count: number): string[] =>
+  Array.from({ length: count }, (_, i) => `127.0.${Math.floor((i + 1) / 254)}.${((i + 1) % 254) + 1}`);
 /** every other request from the right client's own 127.0.0.1, the rest rotating through 64 other addresses */
 const FLOOD_FROM = loopback(64).flatMap((address) => ['127.0.0.1', address]);
 
@@ -78,7 +87,9 @@ describe('serve: wrong tokens back off without locking out the right one', () =>
     for (let i = 0; i < 29; i++) right.push(await statusOf(`${base}/api/sessions`, apiToken, '127.0.0.1'));
     await wrong.stop();
     expect(right).toEqual(Array(29).fill(200));
-    expect((wrong.counts.get(429) ?? 0) + (wrong.counts.get(401) ?? 0)).toBe([...wrong.counts.values()].reduce((a, b) => a + b, 0));
+    expect((wrong.counts.get(429) ?? 0) + (wrong.counts.get(401) ?? 0)).toBe(
+      [...wrong.counts.values()].reduce((a, b) => a + b, 0),
+    );
     expect(wrong.counts.get(429)).toBeGreaterThan(0);
   });
 
@@ -87,7 +98,11 @@ describe('serve: wrong tokens back off without locking out the right one', () =>
     const created = await fetch(`${base}/api/sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${apiToken}` },
-      body: JSON.stringify({ tools: [{ name: 'hello', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'hi' } } }] }),
+      body: JSON.stringify({
+        tools: [
+          { name: 'hello', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'hi' } } },
+        ],
+      }),
     });
     expect(created.status).toBe(201);
     const { mcp } = (await created.json()) as { mcp: { url: string; headers: Record<string, string> } };
@@ -110,7 +125,9 @@ describe('serve: wrong tokens back off without locking out the right one', () =>
 
   it('a burst of wrong tokens from 200 loopback addresses, one each, shares one budget: most of it gets 429', async () => {
     const { base } = await serveProcess();
-    const statuses = await Promise.all(loopback(200).map((from, i) => statusOf(`${base}/api/sessions`, `wrong-${i}`, from)));
+    const statuses = await Promise.all(
+      loopback(200).map((from, i) => statusOf(`${base}/api/sessions`, `wrong-${i}`, from)),
+    );
     const count = (s: number): number => statuses.filter((x) => x === s).length;
     expect(count(401) + count(429)).toBe(200);
     // per address (before), every one of them was a first failure: 200 × 401, none refused

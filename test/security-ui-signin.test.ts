@@ -73,7 +73,10 @@ describe.skipIf(!HAS_PROCFS)('mcp-rewind ui: signing in', () => {
     expect(tree).toEqual(expect.arrayContaining(noted.map((p) => p.pid)));
     const argvs = [argvOf(ui.pid), ...tree.map(argvOf)];
     const printedCode = new URL(ui.link).searchParams.get('code');
-    const holding = argvs.filter((argv) => argv.includes(token) || /[?&](code|token)=/.test(argv) || (printedCode !== null && argv.includes(printedCode)));
+    const holding = argvs.filter(
+      (argv) =>
+        argv.includes(token) || /[?&](code|token)=/.test(argv) || (printedCode !== null && argv.includes(printedCode)),
+    );
     expect(holding, 'processes whose argv unlocks the UI').toEqual([]);
 
     // what the browser was given: a file:// URL of a file only its owner reads, holding no token, one code
@@ -87,23 +90,40 @@ describe.skipIf(!HAS_PROCFS)('mcp-rewind ui: signing in', () => {
     const fileCode = /name="code" value="([\w-]+)"/.exec(html)![1];
     expect(fileCode).not.toBe(printedCode);
     // the file's form, as the browser posts it from a file:// page (Origin: null): the token once, then never again
-    const first = await post(`${ui.origin}/api/handoff`, 'application/x-www-form-urlencoded', `code=${fileCode}`, 'null');
+    const first = await post(
+      `${ui.origin}/api/handoff`,
+      'application/x-www-form-urlencoded',
+      `code=${fileCode}`,
+      'null',
+    );
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('no-store');
     const page = await first.text();
     expect(page).toContain(`sessionStorage.setItem("mcp-rewind-token", "${token}")`);
     expect(page).toContain("location.replace('/')");
-    expect((await post(`${ui.origin}/api/handoff`, 'application/x-www-form-urlencoded', `code=${fileCode}`, 'null')).status).toBe(401);
+    expect(
+      (await post(`${ui.origin}/api/handoff`, 'application/x-www-form-urlencoded', `code=${fileCode}`, 'null')).status,
+    ).toBe(401);
 
     // the printed link's code: exchanged once by the page (its own origin), refused the second time
     expect(Object.keys(Object.fromEntries(new URL(ui.link).searchParams))).toEqual(['code']);
-    const exchange = () => post(`${ui.origin}/api/session`, 'application/json', JSON.stringify({ code: printedCode }), ui.origin);
+    const exchange = () =>
+      post(`${ui.origin}/api/session`, 'application/json', JSON.stringify({ code: printedCode }), ui.origin);
     const traded = await exchange();
     expect(traded.status).toBe(200);
     expect(await traded.json()).toEqual({ token });
     expect((await exchange()).status).toBe(401);
     // a page of another local server cannot trade a code, nor post the hand-off form
-    expect((await post(`${ui.origin}/api/session`, 'application/json', JSON.stringify({ code: 'x' }), 'http://127.0.0.1:4598')).status).toBe(403);
+    expect(
+      (
+        await post(
+          `${ui.origin}/api/session`,
+          'application/json',
+          JSON.stringify({ code: 'x' }),
+          'http://127.0.0.1:4598',
+        )
+      ).status,
+    ).toBe(403);
   }, 60_000);
 
   it('run again on the same folder: a new link to the running UI, and again nothing that unlocks it in any argv', async () => {
@@ -129,7 +149,9 @@ describe.skipIf(!HAS_PROCFS)('mcp-rewind ui: signing in', () => {
     }
     const html = readFileSync(fileURLToPath(noted[0].argv.split(' ').at(-1)!), 'utf8');
     const fileCode = /name="code" value="([\w-]+)"/.exec(html)![1];
-    expect((await post(`${ui.origin}/api/handoff`, 'application/x-www-form-urlencoded', `code=${fileCode}`, 'null')).status).toBe(200);
+    expect(
+      (await post(`${ui.origin}/api/handoff`, 'application/x-www-form-urlencoded', `code=${fileCode}`, 'null')).status,
+    ).toBe(200);
     const code = new URL(second.link).searchParams.get('code');
     const traded = await post(`${ui.origin}/api/session`, 'application/json', JSON.stringify({ code }));
     expect(await traded.json()).toEqual({ token });

@@ -44,7 +44,9 @@ function upgrade(url: string, headers: Record<string, string>, protocols: string
   });
 }
 
-async function surfaces(): Promise<Array<{ name: string; url: string; method: string; body?: string; headers?: Record<string, string> }>> {
+async function surfaces(): Promise<
+  Array<{ name: string; url: string; method: string; body?: string; headers?: Record<string, string> }>
+> {
   const upstream = await startSdkServer();
   open.push(upstream);
   const proxy = await startProxy({ mode: 'proxy-only', upstreamUrl: upstream.url });
@@ -54,13 +56,25 @@ async function surfaces(): Promise<Array<{ name: string; url: string; method: st
   const rendererDir = await tempDir('rewind-renderer-');
   mkdirSync(join(rendererDir, 'assets'));
   writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>ui</title>');
-  const ui = await startUi({ host: '127.0.0.1', port: 0, open: false, dataDir: await tempDir('rewind-data-'), version: 'test', rendererDir });
+  const ui = await startUi({
+    host: '127.0.0.1',
+    port: 0,
+    open: false,
+    dataDir: await tempDir('rewind-data-'),
+    version: 'test',
+    rendererDir,
+  });
   open.push(ui);
   const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
   const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   return [
     { name: 'proxy MCP', url: proxy.url, method: 'POST', body: init, headers: json },
-    { name: 'proxy legacy SSE', url: proxy.url.replace('/mcp', '/sse'), method: 'GET', headers: { accept: 'text/event-stream' } },
+    {
+      name: 'proxy legacy SSE',
+      url: proxy.url.replace('/mcp', '/sse'),
+      method: 'GET',
+      headers: { accept: 'text/event-stream' },
+    },
     { name: 'serve REST', url: `${serve.url}/api/sessions`, method: 'GET' },
     { name: 'serve MCP', url: `${serve.url}/mcp`, method: 'POST', body: init, headers: json },
     { name: 'UI page', url: `${ui.shell.origin}/`, method: 'GET' },
@@ -71,13 +85,24 @@ describe('Host and Origin validation on every surface', () => {
   it('refuses a foreign Host (DNS rebinding) and any browser Origin not given leave, loopback ones included, with 403', async () => {
     for (const s of await surfaces()) {
       const port = new URL(s.url).port;
-      expect(await request(s.url, s.method, { ...s.headers, host: `attacker.example:${port}` }, s.body), `${s.name}, Host`).toBe(403);
-      expect(await request(s.url, s.method, { ...s.headers, origin: 'http://attacker.example' }, s.body), `${s.name}, Origin`).toBe(403);
+      expect(
+        await request(s.url, s.method, { ...s.headers, host: `attacker.example:${port}` }, s.body),
+        `${s.name}, Host`,
+      ).toBe(403);
+      expect(
+        await request(s.url, s.method, { ...s.headers, origin: 'http://attacker.example' }, s.body),
+        `${s.name}, Origin`,
+      ).toBe(403);
       // a page on another loopback port is no more this server than a web site is (nor is a file:// page)
       for (const origin of [`http://localhost:${Number(port) + 1}`, 'http://127.0.0.1:4598', 'null'])
-        expect(await request(s.url, s.method, { ...s.headers, origin }, s.body), `${s.name}, Origin ${origin}`).toBe(403);
+        expect(await request(s.url, s.method, { ...s.headers, origin }, s.body), `${s.name}, Origin ${origin}`).toBe(
+          403,
+        );
       // a no-cors request of another site's page carries no Origin, but says where it comes from
-      expect(await request(s.url, s.method, { ...s.headers, 'sec-fetch-site': 'same-site' }, s.body), `${s.name}, Sec-Fetch-Site`).toBe(403);
+      expect(
+        await request(s.url, s.method, { ...s.headers, 'sec-fetch-site': 'same-site' }, s.body),
+        `${s.name}, Sec-Fetch-Site`,
+      ).toBe(403);
       // no Origin at all: an agent, an SDK client, curl
       expect(await request(s.url, s.method, { ...s.headers }, s.body), `${s.name}, no Origin`).not.toBe(403);
       // parsed strictly: a loopback literal followed by anything but a port is not loopback
@@ -91,14 +116,24 @@ describe('Host and Origin validation on every surface', () => {
       ]) {
         expect(await request(s.url, s.method, { ...s.headers, host }, s.body), `${s.name}, Host ${host}`).toBe(403);
       }
-      expect(await request(s.url, s.method, { ...s.headers, host: `[::1]:${port}` }, s.body), `${s.name}, Host [::1]:port`).not.toBe(403);
+      expect(
+        await request(s.url, s.method, { ...s.headers, host: `[::1]:${port}` }, s.body),
+        `${s.name}, Host [::1]:port`,
+      ).not.toBe(403);
     }
   });
 
   it("the UI's WebSocket bridge refuses another origin even with the token", async () => {
     const rendererDir = await tempDir('rewind-renderer-');
     writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>ui</title>');
-    const ui = await startUi({ host: '127.0.0.1', port: 0, open: false, dataDir: await tempDir('rewind-data-'), version: 'test', rendererDir });
+    const ui = await startUi({
+      host: '127.0.0.1',
+      port: 0,
+      open: false,
+      dataDir: await tempDir('rewind-data-'),
+      version: 'test',
+      rendererDir,
+    });
     open.push(ui);
     const ws = `ws://127.0.0.1:${ui.shell.port}/api`;
     const withToken = ['mcp-rewind.v1', `mcp-rewind.token.${ui.shell.token}`];
@@ -139,7 +174,9 @@ describe('serve: locked by default, bounded, backing off', () => {
     expect((await fetch(`${serve.url}/api/sessions`)).status).toBe(401);
     expect((await post(`${serve.url}/api/sessions`, { tools: [] })).status).toBe(401);
     const auth = { authorization: `Bearer ${serve.apiToken}` };
-    const created = (await (await post(`${serve.url}/api/sessions`, { tools: [{ name: 't', input_schema: { type: 'object' } }] }, auth)).json()) as {
+    const created = (await (
+      await post(`${serve.url}/api/sessions`, { tools: [{ name: 't', input_schema: { type: 'object' } }] }, auth)
+    ).json()) as {
       session_id: string;
       mcp: { token: string };
     };
@@ -160,7 +197,11 @@ describe('serve: locked by default, bounded, backing off', () => {
     const serve = await startServe({ maxSessions: 2 });
     open.push(serve);
     const auth = { authorization: `Bearer ${serve.apiToken}` };
-    const tool = { name: 'echo', input_schema: { type: 'object' }, behavior: { type: 'inject', template: '{args.x}'.repeat(30_000) } };
+    const tool = {
+      name: 'echo',
+      input_schema: { type: 'object' },
+      behavior: { type: 'inject', template: '{args.x}'.repeat(30_000) },
+    };
     const upstream = await startSdkServer();
     open.push(upstream);
     const created = await post(`${serve.url}/api/sessions`, { upstream: { url: upstream.url }, tools: [tool] }, auth);
@@ -175,7 +216,11 @@ describe('serve: locked by default, bounded, backing off', () => {
     const big = await startServe();
     open.push(big);
     const bigAuth = { authorization: `Bearer ${big.apiToken}` };
-    const huge = await post(`${big.url}/api/sessions`, { tools: [{ ...tool, behavior: { type: 'inject', template: '{args.x}'.repeat(60_000) } }] }, bigAuth);
+    const huge = await post(
+      `${big.url}/api/sessions`,
+      { tools: [{ ...tool, behavior: { type: 'inject', template: '{args.x}'.repeat(60_000) } }] },
+      bigAuth,
+    );
     expect(huge.status).toBe(413);
     expect(((await huge.json()) as { message: string }).message).toMatch(/rule set is \d+ bytes/);
     const body = await fetch(`${big.url}/api/sessions`, {
@@ -198,7 +243,9 @@ describe('serve: locked by default, bounded, backing off', () => {
     const serve = await startServe();
     open.push(serve);
     const statuses = await Promise.all(
-      Array.from({ length: 60 }, () => fetch(`${serve.url}/api/sessions`, { headers: { authorization: 'Bearer wrong' } }).then((r) => r.status)),
+      Array.from({ length: 60 }, () =>
+        fetch(`${serve.url}/api/sessions`, { headers: { authorization: 'Bearer wrong' } }).then((r) => r.status),
+      ),
     );
     expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(10);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);

@@ -12,7 +12,16 @@ import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from './helpers/temp.js';
-import { connectThroughCli, FILESYSTEM_ENTRY, MEMORY_ENTRY, throughWay, within, type PeerClient, type StdioCommand, type Way } from './helpers/stdio-peers.js';
+import {
+  connectThroughCli,
+  FILESYSTEM_ENTRY,
+  MEMORY_ENTRY,
+  throughWay,
+  within,
+  type PeerClient,
+  type StdioCommand,
+  type Way,
+} from './helpers/stdio-peers.js';
 
 afterAll(removeTempDirs);
 
@@ -55,7 +64,9 @@ describe('server-filesystem: roots/list right after connect (issue 21 item 2)', 
         if (got) delivered[way]++;
       }
     }
-    console.log(`roots/list delivered: direct ${delivered.direct}/5, proxy-only ${delivered['proxy-only']}/5, record ${delivered.record}/5`);
+    console.log(
+      `roots/list delivered: direct ${delivered.direct}/5, proxy-only ${delivered['proxy-only']}/5, record ${delivered.record}/5`,
+    );
     expect(delivered).toEqual({ direct: 5, 'proxy-only': 5, record: 5 });
   }, 120_000);
 
@@ -65,12 +76,18 @@ describe('server-filesystem: roots/list right after connect (issue 21 item 2)', 
     const delivered: Record<string, number> = { 'proxy-only': 0, record: 0 };
     for (const way of ['proxy-only', 'record'] as const) {
       for (let run = 0; run < 5; run++) {
-        const peer = await connectThroughCli(command, way === 'record' ? ['--cache', await tempDir()] : ['--proxy-only'], [root]);
+        const peer = await connectThroughCli(
+          command,
+          way === 'record' ? ['--cache', await tempDir()] : ['--proxy-only'],
+          [root],
+        );
         if (await within(ROOTS_MS, () => peer.rootsAsked() > 0)) delivered[way]++;
         await peer.close();
       }
     }
-    console.log(`roots/list delivered through --stdio: proxy-only ${delivered['proxy-only']}/5, record ${delivered.record}/5`);
+    console.log(
+      `roots/list delivered through --stdio: proxy-only ${delivered['proxy-only']}/5, record ${delivered.record}/5`,
+    );
     expect(delivered).toEqual({ 'proxy-only': 5, record: 5 });
   }, 120_000);
 
@@ -83,7 +100,8 @@ describe('server-filesystem: roots/list right after connect (issue 21 item 2)', 
       // replay does not send the roots/list recorded on the GET stream (issue 21 item 6, replay side): not awaited there
       const asked = way === 'replay' ? undefined : await within(ROOTS_MS, () => peer.rootsAsked() > 0);
       // the server applies the roots it got (a few fs calls, then a line on stderr) before it is asked anything
-      if (way !== 'replay') await within(ROOTS_MS, () => peer.serverSaid().includes('Updated allowed directories from MCP roots'));
+      if (way !== 'replay')
+        await within(ROOTS_MS, () => peer.serverSaid().includes('Updated allowed directories from MCP roots'));
       return {
         asked,
         allowed: await call(peer, 'list_allowed_directories', {}),
@@ -121,8 +139,12 @@ describe('server-memory: a knowledge graph recorded and replayed', () => {
             { name: 'Analytical Engine', entityType: 'machine', observations: [] },
           ],
         }),
-        related: await call(peer, 'create_relations', { relations: [{ from: 'Ada', to: 'Analytical Engine', relationType: 'programmed' }] }),
-        observed: await call(peer, 'add_observations', { observations: [{ entityName: 'Analytical Engine', contents: ['designed by Babbage'] }] }),
+        related: await call(peer, 'create_relations', {
+          relations: [{ from: 'Ada', to: 'Analytical Engine', relationType: 'programmed' }],
+        }),
+        observed: await call(peer, 'add_observations', {
+          observations: [{ entityName: 'Analytical Engine', contents: ['designed by Babbage'] }],
+        }),
         graph: await call(peer, 'read_graph', {}),
         found: await call(peer, 'search_nodes', { query: 'Babbage' }),
         missing: await call(peer, 'add_observations', { observations: [{ entityName: 'Nobody', contents: ['x'] }] }),

@@ -55,7 +55,9 @@ async function session(c: ConnectedClient) {
     echo: await c.client.callTool({ name: 'echo', arguments: { text: 'hello' } }),
     add: await c.client.callTool({ name: 'add', arguments: { a: 2, b: 40 } }),
     fail: await c.client.callTool({ name: 'fail', arguments: {} }),
-    progress: await c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { onprogress: () => {} }),
+    progress: await c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, {
+      onprogress: () => {},
+    }),
     sample: await c.client.callTool({ name: 'sample', arguments: { prompt: 'hi' } }),
     resources: await c.client.listResources(),
     resource: await c.client.readResource({ uri: 'fixture://hello' }),
@@ -88,7 +90,10 @@ describe('mcp-rewind verify', () => {
     );
     const report = await verifyCassette({ dir: cacheDir, upstreamUrl: server.url });
     expect(report.drift).toBe(false);
-    expect(report.results.find((r) => r.key === 'after_initialize')).toMatchObject({ status: 'skipped', method: 'notifications/tools/list_changed' });
+    expect(report.results.find((r) => r.key === 'after_initialize')).toMatchObject({
+      status: 'skipped',
+      method: 'notifications/tools/list_changed',
+    });
   });
 
   it('finds no drift against the recorded server, then DRIFT on the echo key once its results change (CLI, JUnit)', async () => {
@@ -116,7 +121,9 @@ describe('mcp-rewind verify', () => {
     const xml = await readFile(junit, 'utf8');
     expectWellFormed(xml);
     expect(xml).toMatch(/<testsuite name="mcp-rewind verify" tests="\d+" failures="1"/);
-    expect(xml).toMatch(new RegExp(`<testcase name="${echoKey}"[^>]*>\\s*<failure message="result changed[^"]*" type="drift">`));
+    expect(xml).toMatch(
+      new RegExp(`<testcase name="${echoKey}"[^>]*>\\s*<failure message="result changed[^"]*" type="drift">`),
+    );
     expect((xml.match(/<testcase /g) ?? []).length).toBe((await distilledFiles(cacheDir)).length);
   });
 
@@ -126,9 +133,13 @@ describe('mcp-rewind verify', () => {
     await server.close();
     const smaller = await startCustomUpstream(() => {
       const s = new McpServer({ name: 'fixture-server', version: '1.0.0' });
-      s.registerTool('echo', { description: 'Echo the text back with a prefix', inputSchema: { text: z.string() } }, async ({ text }) => ({
-        content: [{ type: 'text', text: `echo: ${text}` }],
-      }));
+      s.registerTool(
+        'echo',
+        { description: 'Echo the text back with a prefix', inputSchema: { text: z.string() } },
+        async ({ text }) => ({
+          content: [{ type: 'text', text: `echo: ${text}` }],
+        }),
+      );
       return s.server;
     });
     open.push(smaller);
@@ -203,7 +214,15 @@ describe('mcp-rewind verify', () => {
   it('escapes every key and reason in the JUnit XML', () => {
     const xml = junitXml({
       upstream: 'http://h/mcp?a=1&b=2',
-      results: [{ key: 'tools_call_a<b>&"c\u0001', method: 'tools/call', status: 'drift', reason: "it's <bad> & \uD800", durationMs: 1 }],
+      results: [
+        {
+          key: 'tools_call_a<b>&"c\u0001',
+          method: 'tools/call',
+          status: 'drift',
+          reason: "it's <bad> & \uD800",
+          durationMs: 1,
+        },
+      ],
       counts: { ok: 0, drift: 1, info: 0, skipped: 0 },
       drift: true,
     });
@@ -255,7 +274,9 @@ describe('mcp-rewind export', () => {
     expect(replaying.store?.size).toBe(files.length);
     expect(await session(await client(replaying.url))).toEqual(live);
 
-    await expect(replaying.store?.add('ping', 'ping', { result: {} })).rejects.toThrow('a single-file cassette is read-only: record into a folder');
+    await expect(replaying.store?.add('ping', 'ping', { result: {} })).rejects.toThrow(
+      'a single-file cassette is read-only: record into a folder',
+    );
     const recordIntoFile = await runCli(['--url', 'http://127.0.0.1:9/mcp', '--cache', file]);
     expect(recordIntoFile.code).toBe(1);
     expect(recordIntoFile.stderr.trim().split('\n')).toHaveLength(1);
@@ -265,7 +286,11 @@ describe('mcp-rewind export', () => {
   it('redacts authorization and cookie keys an entry may hold', async () => {
     const dir = await tempDir();
     const store = await CassetteStore.open(dir, { watch: false });
-    await store.add('x/custom', 'x_custom_1', { method: 'x/custom', params: { headers: { Authorization: SECRET, accept: 'a' }, cookie: 'c=1' }, result: {} });
+    await store.add('x/custom', 'x_custom_1', {
+      method: 'x/custom',
+      params: { headers: { Authorization: SECRET, accept: 'a' }, cookie: 'c=1' },
+      result: {},
+    });
     store.close();
     const text = JSON.stringify(await exportSingleFile(dir));
     expect(text).not.toContain('sk-verify-export');
@@ -289,7 +314,10 @@ describe('mcp-rewind export', () => {
     expect(parsed.log.entries.every((e) => !e._mcpRewind.synthetic)).toBe(true);
     const echo = parsed.log.entries.find((e) => e._mcpRewind.key === echoKey);
     expect(echo?.request.url).toBe(server.url);
-    expect(JSON.parse(echo?.request.postData?.text ?? '{}')).toMatchObject({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
+    expect(JSON.parse(echo?.request.postData?.text ?? '{}')).toMatchObject({
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hello' } },
+    });
     expect(echo?.response.content.text).toContain('echo: hello');
     expect(echo?.request.headers.find((h) => h.name.toLowerCase() === 'authorization')?.value).toBe('[REDACTED]');
   });
@@ -303,7 +331,10 @@ describe('mcp-rewind export', () => {
     expectHar(fromFile);
     expect(fromFile.log.entries.every((e) => e._mcpRewind.synthetic)).toBe(true);
     const echo = fromFile.log.entries.find((e) => e._mcpRewind.key === echoKey);
-    expect(JSON.parse(echo?.request.postData?.text ?? '{}')).toMatchObject({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
+    expect(JSON.parse(echo?.request.postData?.text ?? '{}')).toMatchObject({
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hello' } },
+    });
 
     const legacy = await exportHar(path.join(REPO, 'test/fixtures/mcp-rewind-cache'));
     expectHar(legacy);
@@ -317,7 +348,8 @@ describe('mcp-rewind export', () => {
 function expectHar(har: Har): void {
   expect(har.log.version).toBe('1.2');
   expect(har.log.creator).toEqual({ name: 'mcp-rewind', version: expect.any(String) });
-  const isHeaders = (list: unknown): boolean => Array.isArray(list) && list.every((h) => typeof h.name === 'string' && typeof h.value === 'string');
+  const isHeaders = (list: unknown): boolean =>
+    Array.isArray(list) && list.every((h) => typeof h.name === 'string' && typeof h.value === 'string');
   for (const e of har.log.entries) {
     expect(Number.isNaN(Date.parse(e.startedDateTime))).toBe(false);
     expect(e.startedDateTime).toMatch(/^\d{4}-\d\d-\d\dT/);

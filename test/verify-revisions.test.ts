@@ -35,7 +35,8 @@ async function server(options: V2ServerOptions = {}): Promise<V2ServerHandle> {
 const session = v2Session;
 
 const echoKey = keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'modern' } } });
-const bodies = (s: V2ServerHandle, from: number) => s.received.slice(from) as Array<{ method?: string; params?: { _meta?: Record<string, unknown> } }>;
+const bodies = (s: V2ServerHandle, from: number) =>
+  s.received.slice(from) as Array<{ method?: string; params?: { _meta?: Record<string, unknown> } }>;
 
 describe('verify in the revision each entry was recorded in', () => {
   it('sends a 2026-07-28 cassette again as stateless requests with their _meta: nothing skipped, no drift against the same server', async () => {
@@ -74,21 +75,30 @@ describe('verify in the revision each entry was recorded in', () => {
     const at = lines.findIndex((l) => l.includes(`DRIFT  ${echoKey} (${MODERN})`));
     expect(lines[at]).toMatch(/result changed$/);
     expect(lines[at + 1].trim()).toBe('$.result.content[0].text: "echo: modern" → "v2:echo: modern"');
-    const list = lines.findIndex((l) => /DRIFT {2}tools_list \(2026-07-28\) {2}tools changed: echo \(inputSchema\)/.test(l));
+    const list = lines.findIndex((l) =>
+      /DRIFT {2}tools_list \(2026-07-28\) {2}tools changed: echo \(inputSchema\)/.test(l),
+    );
     expect(list).toBeGreaterThan(0);
-    expect(lines.slice(list + 1, list + 4).map((l) => l.trim())).toContain('$.result.tools[0].inputSchema.properties.lang: added {"type":"string"}');
+    expect(lines.slice(list + 1, list + 4).map((l) => l.trim())).toContain(
+      '$.result.tools[0].inputSchema.properties.lang: added {"type":"string"}',
+    );
     expect(run.stdout).toContain('$.result.content[0].text: "done 2" → "v2:done 2"');
     expect(run.stdout).toContain('$.result.messages[0].content.text: "Hello, Ada!" → "v2:Hello, Ada!"');
     expect(run.stdout).toMatch(/ok\s+resources_read_\w+ \(2026-07-28\)/);
 
     const xml = await readFile(junit, 'utf8');
     expect(xml).toContain(`<testcase name="${echoKey} (${MODERN})" classname="mcp-rewind.verify.tools/call" time="`);
-    expect(xml).toContain('<failure message="result changed: $.result.content[0].text: &quot;echo: modern&quot; → &quot;v2:echo: modern&quot;" type="drift">');
+    expect(xml).toContain(
+      '<failure message="result changed: $.result.content[0].text: &quot;echo: modern&quot; → &quot;v2:echo: modern&quot;" type="drift">',
+    );
   });
 
   it('verifies a cassette of both eras: the 2025 entries in a session, the 2026-07-28 ones stateless, each reported with its revision', async () => {
     const live = await server({ legacy: 'stateful' });
-    const { cacheDir } = await recordThrough(live.url, async (url) => [await session(url, 'legacy'), await session(url, 'auto')]);
+    const { cacheDir } = await recordThrough(live.url, async (url) => [
+      await session(url, 'legacy'),
+      await session(url, 'auto'),
+    ]);
     const before = live.received.length;
     const report = await verifyCassette({ dir: cacheDir, upstreamUrl: live.url });
     expect(report.drift).toBe(false);
@@ -100,7 +110,9 @@ describe('verify in the revision each entry was recorded in', () => {
     ]);
     const sent = bodies(live, before);
     expect(sent.filter((b) => b.method === 'initialize')).toHaveLength(1); // verify's own 2025 session
-    expect(sent.filter((b) => b.params?._meta?.[META.protocolVersion] === MODERN).length).toBe(report.results.filter((r) => r.revision).length);
+    expect(sent.filter((b) => b.params?._meta?.[META.protocolVersion] === MODERN).length).toBe(
+      report.results.filter((r) => r.revision).length,
+    );
 
     const next = await server({ legacy: 'stateful', release: { resultPrefix: 'v2:' } });
     const changed = await verifyCassette({ dir: cacheDir, upstreamUrl: next.url });
@@ -125,13 +137,18 @@ describe.each([
     };
     const { cacheDir } = await recordThrough(first.url, prompt('1'));
     await recordThrough(later.url, prompt('2'), cacheDir); // the same prompt, recorded from the next release
-    const staleKey = keyFor({ method: 'prompts/get', params: { name: 'greet', arguments: { name: 'Ada', nonce: '2' } } });
+    const staleKey = keyFor({
+      method: 'prompts/get',
+      params: { name: 'greet', arguments: { name: 'Ada', nonce: '2' } },
+    });
 
     const strict = await verifyCassette({ dir: cacheDir, upstreamUrl: first.url });
     expect(strict.results.find((r) => r.key === staleKey)?.status).toBe('drift');
     const loose = await verifyCassette({ dir: cacheDir, upstreamUrl: first.url, matchIgnore: ['arguments.nonce'] });
     expect(loose.drift).toBe(false);
-    expect(strict.results.find((r) => r.key === staleKey)?.changes).toEqual(['$.result.messages[0].content.text: "v2:Hello, Ada!" → "Hello, Ada!"']);
+    expect(strict.results.find((r) => r.key === staleKey)?.changes).toEqual([
+      '$.result.messages[0].content.text: "v2:Hello, Ada!" → "Hello, Ada!"',
+    ]);
   });
 
   it('--result-hash-ignore and --ignore-fields leave a resource text and any deep field out of the comparison', async () => {
@@ -142,11 +159,17 @@ describe.each([
 
     const plain = await verifyCassette({ dir: cacheDir, upstreamUrl: next.url });
     expect(plain.results.find(readKey)?.status).toBe('drift');
-    const hashed = await verifyCassette({ dir: cacheDir, upstreamUrl: next.url, hashOptions: { ignore: ['contents.0.text'] } });
+    const hashed = await verifyCassette({
+      dir: cacheDir,
+      upstreamUrl: next.url,
+      hashOptions: { ignore: ['contents.0.text'] },
+    });
     expect(hashed.results.find(readKey)?.status).toBe('ok');
     const ignored = await verifyCassette({ dir: cacheDir, upstreamUrl: next.url, ignoreFields: ['**.text'] });
     expect(ignored.results.filter((r) => r.status === 'drift').map((r) => r.key)).toEqual([]);
-    expect(plain.results.find(readKey)?.changes).toEqual(['$.result.contents[0].text: "hello resource" → "hello again"']);
+    expect(plain.results.find(readKey)?.changes).toEqual([
+      '$.result.contents[0].text: "hello resource" → "hello again"',
+    ]);
 
     const cli = await runCli(['verify', '--cache', cacheDir, '--url', next.url, '--ignore-fields', '$..text']);
     expect(cli.code, cli.stdout).toBe(0);

@@ -31,7 +31,10 @@ async function v2(options: V2ServerOptions = {}) {
 }
 
 /** The files `after` holds differently from `before` (changed or gone), and those it gained. */
-function changedFiles(before: Map<string, string>, after: Map<string, string>): { changed: string[]; gone: string[]; added: string[] } {
+function changedFiles(
+  before: Map<string, string>,
+  after: Map<string, string>,
+): { changed: string[]; gone: string[]; added: string[] } {
   return {
     changed: [...before].filter(([name, text]) => after.has(name) && after.get(name) !== text).map(([name]) => name),
     gone: [...before.keys()].filter((name) => !after.has(name)),
@@ -75,11 +78,15 @@ describe.each([
     const entries = [...before.keys()].filter((f) => keys.some((k) => f.endsWith(` ${k}.json`)));
     expect(entries).toHaveLength(3);
     expect(diff.changed.sort()).toEqual(entries.sort());
-    expect(diff.gone.sort()).toEqual(entries.flatMap((f) => [`${stem(f)}.res-head.json`, `${stem(f)}.res.json`]).sort());
+    expect(diff.gone.sort()).toEqual(
+      entries.flatMap((f) => [`${stem(f)}.res-head.json`, `${stem(f)}.res.json`]).sort(),
+    );
     expect(diff.added).toEqual([]);
     // the backup holds every replaced file as it was
     const saved = await folderFiles(backup);
-    expect([...saved.keys()].sort()).toEqual(entries.flatMap((f) => [f, `${stem(f)}.req.json`, `${stem(f)}.res-head.json`, `${stem(f)}.res.json`]).sort());
+    expect([...saved.keys()].sort()).toEqual(
+      entries.flatMap((f) => [f, `${stem(f)}.req.json`, `${stem(f)}.res-head.json`, `${stem(f)}.res.json`]).sort(),
+    );
     for (const [name, text] of saved) expect(text).toBe(before.get(name));
 
     const again = await runCli(['verify', '--cache', cacheDir, '--url', next.url]);
@@ -113,7 +120,10 @@ describe('verify --update, more', () => {
 
     server.setEchoPrefix('c: ');
     const report = await verifyCassette({ dir: cacheDir, upstreamUrl: server.url, update: true });
-    expect(report.results.find((r) => r.key === key)).toMatchObject({ status: 'drift', changes: ['$.result.content[0].text: "b: hello" → "c: hello"'] });
+    expect(report.results.find((r) => r.key === key)).toMatchObject({
+      status: 'drift',
+      changes: ['$.result.content[0].text: "b: hello" → "c: hello"'],
+    });
     expect(report.updated?.rewritten).toEqual([before[0]]);
     expect(report.updated?.removed).toEqual([before[1]]);
     const after = await folderFiles(cacheDir);

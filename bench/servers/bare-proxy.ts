@@ -14,12 +14,15 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'ho
 const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
   const headers: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
-  const upReq = http.request({ host: upstream.hostname, port: upstream.port, path: upstream.pathname, method: req.method, headers, agent }, (upRes) => {
-    const out: http.OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(upRes.headers)) if (!HOP_BY_HOP.has(name)) out[name] = value;
-    res.writeHead(upRes.statusCode ?? 502, out);
-    upRes.pipe(res);
-  });
+  const upReq = http.request(
+    { host: upstream.hostname, port: upstream.port, path: upstream.pathname, method: req.method, headers, agent },
+    (upRes) => {
+      const out: http.OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(upRes.headers)) if (!HOP_BY_HOP.has(name)) out[name] = value;
+      res.writeHead(upRes.statusCode ?? 502, out);
+      upRes.pipe(res);
+    },
+  );
   upReq.on('error', () => {
     if (!res.headersSent) res.writeHead(502);
     res.end();

@@ -17,7 +17,10 @@ if (!target) {
   process.exit(2);
 }
 const built = (path: string): string =>
-  new URL(`../../${engineKind() === 'dist' ? 'dist' : 'src'}/main/${path}.${engineKind() === 'dist' ? 'js' : 'ts'}`, import.meta.url).href;
+  new URL(
+    `../../${engineKind() === 'dist' ? 'dist' : 'src'}/main/${path}.${engineKind() === 'dist' ? 'js' : 'ts'}`,
+    import.meta.url,
+  ).href;
 const { startProxy } = (await import(engineProxyUrl().href)) as typeof Engine;
 const proxy = await startProxy({ mode: 'proxy-only', upstreamUrl: target });
 const kept: ExchangeEvent[] = [];
@@ -51,6 +54,10 @@ if (flag === '--insight') {
 } else proxy.events.on('exchange', keep);
 process.on(
   'exit',
-  () => flag === '--insight' && process.stderr.write(`  insight: ${checked} exchanges checked (${problems} findings), ${counted} token counts (paced)\n`),
+  () =>
+    flag === '--insight' &&
+    process.stderr.write(
+      `  insight: ${checked} exchanges checked (${problems} findings), ${counted} token counts (paced)\n`,
+    ),
 );
 announce(proxy.url, () => proxy.close());

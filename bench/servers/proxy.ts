@@ -13,7 +13,9 @@ import { announce } from './serve.js';
 
 const [mode, target, cacheDir, flag] = process.argv.slice(2);
 if ((mode !== 'replay' && mode !== 'proxy-only' && mode !== 'record') || !target || (mode === 'record' && !cacheDir)) {
-  process.stderr.write('usage: proxy.ts replay <cacheDir> | proxy-only <upstreamUrl> | record <upstreamUrl> <cacheDir> [--no-fsync]\n');
+  process.stderr.write(
+    'usage: proxy.ts replay <cacheDir> | proxy-only <upstreamUrl> | record <upstreamUrl> <cacheDir> [--no-fsync]\n',
+  );
   process.exit(2);
 }
 

@@ -18,7 +18,10 @@ function newServer(): McpServer {
   const server = new McpServer({ name: 'bench-sdk-server', version: '1.0.0' });
   server.registerTool(
     TOOL,
-    { description: 'Searches the reports', inputSchema: { query: z.string(), limit: z.number(), includeArchived: z.boolean() } },
+    {
+      description: 'Searches the reports',
+      inputSchema: { query: z.string(), limit: z.number(), includeArchived: z.boolean() },
+    },
     async () => RESULT,
   );
   return server;

@@ -46,9 +46,16 @@ export async function openSources(o: SourceOptions): Promise<CassetteSources> {
     durable: o.durable,
   });
   const replayer = replays
-    ? new Replayer(store, { repeat: o.repeat, matchIgnore: o.matchIgnore, strict: o.strict && cassetteOnly, onMiss: o.onMiss })
+    ? new Replayer(store, {
+        repeat: o.repeat,
+        matchIgnore: o.matchIgnore,
+        strict: o.strict && cassetteOnly,
+        onMiss: o.onMiss,
+      })
     : undefined;
-  const recorder = records ? new Recorder(store, buildResultHasher(), compileRedactions(o.redact ?? []), o.log) : undefined;
+  const recorder = records
+    ? new Recorder(store, buildResultHasher(), compileRedactions(o.redact ?? []), o.log)
+    : undefined;
   const session = new SessionRegistry().create(null);
   return {
     store,

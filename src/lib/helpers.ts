@@ -20,7 +20,8 @@ export interface TestInfo {
 /** The cassette of the current test: the one given, else `<dir>/<cassetteName(full test name)>`. */
 export function testCassette(test: TestInfo, options: CassetteDefaults): string {
   if (options.cassette) return options.cassette;
-  if (!test.currentTestName) throw new OptionsError('useCassette() must be called inside a test (it names the cassette after the test)');
+  if (!test.currentTestName)
+    throw new OptionsError('useCassette() must be called inside a test (it names the cassette after the test)');
   const dir = options.dir ?? join(test.testPath ? dirname(test.testPath) : process.cwd(), '__cassettes__');
   return cassettePath(test.currentTestName, dir);
 }
@@ -38,7 +39,11 @@ export function proxyForTest(test: TestInfo, options: CassetteDefaults): Promise
 }
 
 /** wrapTransport on the current test's cassette. */
-export function transportForTest(test: TestInfo, transport: McpTransport, options: WrapOptions & { dir?: string }): WrappedTransport {
+export function transportForTest(
+  test: TestInfo,
+  transport: McpTransport,
+  options: WrapOptions & { dir?: string },
+): WrappedTransport {
   const { dir: _dir, ...rest } = options;
   return wrapTransport(transport, { ...rest, cassette: testCassette(test, options) });
 }

@@ -9,6 +9,12 @@ export { resolveMode, type LibraryMode, type ResolvedMode } from './mode.js';
 export type { CassetteOptions, RepeatPolicy, RulesFile } from './options.js';
 export { cassetteName, cassettePath } from './cassette-name.js';
 export { CassetteMissError, CassetteMissingError, OptionsError, UnreachableError } from './errors.js';
-export { describeMiss, describeMisses, type ClosestKey, type Difference, type ReplayMiss } from '../shared/cassette/miss.js';
+export {
+  describeMiss,
+  describeMisses,
+  type ClosestKey,
+  type Difference,
+  type ReplayMiss,
+} from '../shared/cassette/miss.js';
 export type { ExchangeEvent } from '../shared/traffic.js';
 export type { Mode } from '../shared/modes.js';

@@ -22,7 +22,10 @@ const open: Array<RunningProxy | WrappedTransport> = [];
 
 function jestGlobals(): Required<JestGlobals> {
   const g = globalThis as JestGlobals;
-  if (!g.expect || !g.afterEach) throw new OptionsError("mcp-rewind/jest needs jest's globals (expect, afterEach): run it under jest with injectGlobals on");
+  if (!g.expect || !g.afterEach)
+    throw new OptionsError(
+      "mcp-rewind/jest needs jest's globals (expect, afterEach): run it under jest with injectGlobals on",
+    );
   return g as Required<JestGlobals>;
 }
 
@@ -39,7 +42,10 @@ export function setupCassettes(options: CassetteDefaults = {}): void {
 }
 
 function testInfo(): TestInfo {
-  if (!defaults) throw new OptionsError('call setupCassettes() first, in a setup file (jest setupFilesAfterEnv): it closes the cassettes after each test');
+  if (!defaults)
+    throw new OptionsError(
+      'call setupCassettes() first, in a setup file (jest setupFilesAfterEnv): it closes the cassettes after each test',
+    );
   return jestGlobals().expect.getState();
 }
 
@@ -52,7 +58,10 @@ export async function useCassette(options: CassetteDefaults = {}): Promise<Runni
 }
 
 /** Inside a test: wrapTransport on this test's cassette, closed after the test. */
-export function useCassetteTransport(transport: McpTransport, options: WrapOptions & { dir?: string } = {}): WrappedTransport {
+export function useCassetteTransport(
+  transport: McpTransport,
+  options: WrapOptions & { dir?: string } = {},
+): WrappedTransport {
   const test = testInfo();
   const { upstream: _upstream, port: _port, rules: _rules, replayTiming: _timing, ...shared } = defaults ?? {};
   const wrapped = transportForTest(test, transport, { ...shared, ...options });

@@ -31,8 +31,12 @@ const isOn = (value: string | undefined): boolean => value !== undefined && /^(1
  * passthrough), else `replay` on CI (`CI=true`) and `hybrid` elsewhere (replay what is recorded, record what is
  * missing). Strict: the option when given, else `MCP_REWIND_STRICT=1`; it only changes replay.
  */
-export function resolveMode(options: { mode?: LibraryMode; strict?: boolean }, env: NodeJS.ProcessEnv = process.env): ResolvedMode {
+export function resolveMode(
+  options: { mode?: LibraryMode; strict?: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedMode {
   const fromEnv = env.MCP_REWIND_MODE?.trim() ? modeNamed(env.MCP_REWIND_MODE, 'MCP_REWIND_MODE') : undefined;
-  const mode = options.mode !== undefined ? modeNamed(options.mode, 'mode') : (fromEnv ?? (isOn(env.CI) ? 'replay' : 'hybrid'));
+  const mode =
+    options.mode !== undefined ? modeNamed(options.mode, 'mode') : (fromEnv ?? (isOn(env.CI) ? 'replay' : 'hybrid'));
   return { mode, strict: options.strict ?? isOn(env.MCP_REWIND_STRICT) };
 }

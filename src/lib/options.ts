@@ -55,5 +55,6 @@ export function engineRules(rules: RulesFile | undefined): { overlay: Overlay; i
 }
 
 export function checkReplayTiming(timing: string | undefined): void {
-  if (timing !== undefined && !isReplayTiming(timing)) throw new OptionsError(`replayTiming must be ${REPLAY_TIMING_HINT}, got "${timing}"`);
+  if (timing !== undefined && !isReplayTiming(timing))
+    throw new OptionsError(`replayTiming must be ${REPLAY_TIMING_HINT}, got "${timing}"`);
 }

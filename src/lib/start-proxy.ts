@@ -5,12 +5,19 @@ import { startProxy as startEngineProxy } from '../main/engine/proxy.js';
 import { openUpstream, type OpenedUpstream, type UpstreamSpec } from '../main/engine/upstream/open.js';
 import { OptionsError } from './errors.js';
 import { resolveMode } from './mode.js';
-import { checkCassetteOptions, checkReplayTiming, engineRules, type CassetteOptions, type RulesFile } from './options.js';
+import {
+  checkCassetteOptions,
+  checkReplayTiming,
+  engineRules,
+  type CassetteOptions,
+  type RulesFile,
+} from './options.js';
 import { Observed } from './observed.js';
 
 /** The server behind the proxy: a URL (Streamable HTTP or legacy HTTP+SSE, detected), or a command run as a stdio child. */
 export type UpstreamOption =
-  { url: string; headers?: Record<string, string> } | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string };
+  | { url: string; headers?: Record<string, string> }
+  | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string };
 
 /** Options of startProxy. */
 export interface ProxyOptions extends CassetteOptions {
@@ -55,9 +62,12 @@ function check(options: ProxyOptions, mode: Mode): void {
   checkCassetteOptions(options);
   checkReplayTiming(options.replayTiming);
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new OptionsError(`port must be an integer from 0 to 65535, got ${String(options.port)}`);
-  if (MODE_TRAITS[mode].forwards && !options.upstream) throw new OptionsError(`upstream is required in ${mode} mode ({ url } or { command, args })`);
-  if (MODE_TRAITS[mode].usesCassette && !options.cassette && !options.rules) throw new OptionsError(`cassette is required in ${mode} mode (a folder)`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new OptionsError(`port must be an integer from 0 to 65535, got ${String(options.port)}`);
+  if (MODE_TRAITS[mode].forwards && !options.upstream)
+    throw new OptionsError(`upstream is required in ${mode} mode ({ url } or { command, args })`);
+  if (MODE_TRAITS[mode].usesCassette && !options.cassette && !options.rules)
+    throw new OptionsError(`cassette is required in ${mode} mode (a folder)`);
 }
 
 /**
@@ -72,10 +82,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const { forwards, cassetteOnly } = MODE_TRAITS[mode];
   const strict = strictAsked && cassetteOnly;
   const rules = engineRules(options.rules);
-  const onLog = options.onLog ?? ((line: string, level: 'info' | 'warn') => (level === 'warn' ? process.stderr.write(`mcp-rewind: ${line}\n`) : undefined));
+  const onLog =
+    options.onLog ??
+    ((line: string, level: 'info' | 'warn') =>
+      level === 'warn' ? process.stderr.write(`mcp-rewind: ${line}\n`) : undefined);
   const observed = new Observed(options.cassette);
   const upstream: OpenedUpstream | undefined =
-    forwards && options.upstream ? await openUpstream(specOf(options.upstream), { log: (line, level) => onLog(line, level) }) : undefined;
+    forwards && options.upstream
+      ? await openUpstream(specOf(options.upstream), { log: (line, level) => onLog(line, level) })
+      : undefined;
   const proxy = await startEngineProxy({
     mode,
     upstreamUrl: upstream?.url,

@@ -88,7 +88,11 @@ export class UpstreamSession {
    * A notification of the client: to the server when it has a session (the client's `initialized` after a replayed
    * initialize has none to go to), except a cancellation of a request the server never got (a replayed one).
    */
-  async notify(message: JsonRpcNotification, options: unknown, upstreamRequests: ReadonlyMap<unknown, unknown>): Promise<void> {
+  async notify(
+    message: JsonRpcNotification,
+    options: unknown,
+    upstreamRequests: ReadonlyMap<unknown, unknown>,
+  ): Promise<void> {
     if (!this.started || !this.initialized) return;
     if (message.method === 'notifications/cancelled' && !upstreamRequests.has(message.params?.requestId)) return;
     await this.inner.send(message, options);

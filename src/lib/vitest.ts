@@ -31,7 +31,10 @@ export async function useCassette(options: CassetteDefaults = {}): Promise<Runni
 }
 
 /** Inside a test: wrapTransport on this test's cassette, closed when the test ends (strict misses fail the test). */
-export function useCassetteTransport(transport: McpTransport, options: WrapOptions & { dir?: string } = {}): WrappedTransport {
+export function useCassetteTransport(
+  transport: McpTransport,
+  options: WrapOptions & { dir?: string } = {},
+): WrappedTransport {
   const { upstream: _upstream, port: _port, rules: _rules, replayTiming: _timing, ...shared } = defaults;
   const wrapped = transportForTest(expect.getState(), transport, { ...shared, ...options });
   onTestFinished(() => finishCassette(wrapped));

@@ -1,6 +1,13 @@
 import type { ReplayMiss } from '../shared/cassette/miss.js';
 import type { CassetteEntry } from '../shared/cassette/entry.js';
-import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../shared/jsonrpc.js';
+import {
+  isRequest,
+  isResponse,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../shared/jsonrpc.js';
 import { metaVersion } from '../shared/mcp-protocol.js';
 import { MODE_TRAITS, type Mode } from '../shared/modes.js';
 import type { ExchangeEvent } from '../shared/traffic.js';
@@ -48,7 +55,8 @@ const asMessage = (message: unknown): JsonRpcMessage => message as JsonRpcMessag
 export function wrapTransport(transport: McpTransport, options: WrapOptions): WrappedTransport {
   const { mode, strict } = resolveMode(options, options.env);
   checkCassetteOptions(options);
-  if (MODE_TRAITS[mode].usesCassette && !options.cassette) throw new OptionsError(`cassette is required in ${mode} mode (a folder)`);
+  if (MODE_TRAITS[mode].usesCassette && !options.cassette)
+    throw new OptionsError(`cassette is required in ${mode} mode (a folder)`);
   return new CassetteTransport(transport, { ...options, mode, strict: strict && MODE_TRAITS[mode].cassetteOnly });
 }
 
@@ -107,7 +115,10 @@ class CassetteTransport implements WrappedTransport {
         cassette: cassette as string,
         durable: this.options.fsync !== false,
         onMiss: (miss) => this.observed.missed(miss),
-        log: (line, level) => (this.options.onLog ? this.options.onLog(line, level) : level === 'warn' && process.stderr.write(`mcp-rewind: ${line}\n`)),
+        log: (line, level) =>
+          this.options.onLog
+            ? this.options.onLog(line, level)
+            : level === 'warn' && process.stderr.write(`mcp-rewind: ${line}\n`),
       });
     if (forwards && !replays) await this.upstream.start(); // hybrid opens it for its first miss
   }
@@ -196,7 +207,8 @@ class CassetteTransport implements WrappedTransport {
     if (owner) {
       owner.addStreamed(message);
       if (isRequest(message)) this.awaiting.set(message.id, owner);
-    } else if (!isRequest(message) && this.session) this.sources?.recorder?.onServerMessage(message as JsonRpcNotification, this.session);
+    } else if (!isRequest(message) && this.session)
+      this.sources?.recorder?.onServerMessage(message as JsonRpcNotification, this.session);
     this.enqueue(() => this.deliver(message));
   }
 

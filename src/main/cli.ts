@@ -54,23 +54,43 @@ async function proxyCommand(argv: string[]): Promise<void> {
   const program = buildProgram(pkg.version);
   const dashdash = argv.indexOf('--', 2);
   const afterDashDash = dashdash < 0 ? [] : argv.slice(dashdash + 1);
-  const options = parse(program, argv, (opts) => toProxyOptions(opts as unknown as RawOptions, program.args, afterDashDash));
+  const options = parse(program, argv, (opts) =>
+    toProxyOptions(opts as unknown as RawOptions, program.args, afterDashDash),
+  );
   // --redact patterns hold for what is printed as much as for what is written (a miss's arguments, verbose lines)
   const redactions = compileRedactions(options.redact ?? []);
   const log = (line: string): void => writeStderr(scrub(line, redactions));
   if (MODE_TRAITS[options.mode].records && statSync(options.cacheDir ?? '', { throwIfNoEntry: false })?.isFile()) {
-    fail(1, `cannot start: --cache ${options.cacheDir} is a single-file cassette, which is read-only: ${options.mode} mode needs a folder`);
+    fail(
+      1,
+      `cannot start: --cache ${options.cacheDir} is a single-file cassette, which is read-only: ${options.mode} mode needs a folder`,
+    );
   }
   // a stdio or legacy HTTP+SSE upstream is bridged onto Streamable HTTP; the pipeline only ever sees Streamable HTTP
   const bridgeLog: Log = (line, level) => (options.verbose || level !== 'info' ? log(line) : undefined);
   const argvSpec = options.upstreamArgv && { command: options.upstreamArgv[0], args: options.upstreamArgv.slice(1) };
-  const spec = argvSpec ?? (options.upstreamCommand ? commandSpec(options.upstreamCommand) : options.upstreamUrl ? { url: options.upstreamUrl } : undefined);
+  const spec =
+    argvSpec ??
+    (options.upstreamCommand
+      ? commandSpec(options.upstreamCommand)
+      : options.upstreamUrl
+        ? { url: options.upstreamUrl }
+        : undefined);
   // an upstream that answers 401: the proxy signs in (its tokens in the data folder), the client needs nothing
-  const signIn = spec && 'url' in spec && MODE_TRAITS[options.mode].forwards ? cliSignIn(spec.url, options.oauth) : undefined;
+  const signIn =
+    spec && 'url' in spec && MODE_TRAITS[options.mode].forwards ? cliSignIn(spec.url, options.oauth) : undefined;
   if (signIn) reportSignIn(signIn, options.oauth, log);
   // attached, the agent is waiting for its server: no probe (a failing command answers the agent's initialize with the reason)
-  const openOptions = { log: bridgeLog, idleMs: options.sessionIdleMs, allowedOrigins: options.allowedOrigins, probe: !options.attach, auth: signIn };
-  const upstream = spec ? await openUpstream(spec, openOptions).catch((error: Error) => fail(1, error.message)) : undefined;
+  const openOptions = {
+    log: bridgeLog,
+    idleMs: options.sessionIdleMs,
+    allowedOrigins: options.allowedOrigins,
+    probe: !options.attach,
+    auth: signIn,
+  };
+  const upstream = spec
+    ? await openUpstream(spec, openOptions).catch((error: Error) => fail(1, error.message))
+    : undefined;
   const upstreamAuth = upstream?.bridge ? undefined : signIn;
   // the sign-in starts at once; requests that need the upstream wait for it (or get the step that failed)
   if (upstream?.needsSignIn) void signIn?.signIn().catch(() => {});
@@ -93,7 +113,10 @@ async function proxyCommand(argv: string[]): Promise<void> {
   }).catch(async (error: Error) => {
     await upstream?.close();
     if (error instanceof CassetteMissingError)
-      fail(2, `cannot replay: ${error.message} (record it first, or add --record-missing with --url or --upstream-command to record what is missing)`);
+      fail(
+        2,
+        `cannot replay: ${error.message} (record it first, or add --record-missing with --url or --upstream-command to record what is missing)`,
+      );
     return fail(1, `cannot start: ${error.message}`);
   });
   // a record run in which anything could not be recorded ends with status 1, saying so (the answers went out), as
@@ -102,22 +125,34 @@ async function proxyCommand(argv: string[]): Promise<void> {
   const status = (): number => (failures.count > 0 || (options.strict && misses.count > 0) ? 1 : 0);
   const link =
     recording &&
-    new AttachLink(proxy, recording, { ...options.attach!, dataDir: options.attach!.dataDir ?? userDataDir(), upstream: upstreamLabel ?? '', log: bridgeLog });
+    new AttachLink(proxy, recording, {
+      ...options.attach!,
+      dataDir: options.attach!.dataDir ?? userDataDir(),
+      upstream: upstreamLabel ?? '',
+      log: bridgeLog,
+    });
   await link?.start().catch((error: Error) => log(`attach: ${error.message}`));
   const close = async (): Promise<void> => {
     await link?.close();
     if (recording) await recording.close();
     await proxy.close();
     await upstream?.close();
-    if (failures.count > 0) log(`mcp-rewind: ${failures.count} recording(s) could not be written to the cassette (first: ${failures.first}); exit status 1`);
+    if (failures.count > 0)
+      log(
+        `mcp-rewind: ${failures.count} recording(s) could not be written to the cassette (first: ${failures.first}); exit status 1`,
+      );
     if (options.strict && misses.count > 0) log(`mcp-rewind: --strict: ${misses.summary()}`);
   };
   if (options.verbose) proxy.events.on('exchange', (event) => log(formatExchange(event)));
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];
   if (upstreamLabel) lines.push(`  upstream      ${upstreamLabel}`);
-  if (upstreamAuth && upstreamAuth.info().state !== 'none') lines.push(`  sign-in       ${describeSignIn('the upstream', upstreamAuth.info())}`);
+  if (upstreamAuth && upstreamAuth.info().state !== 'none')
+    lines.push(`  sign-in       ${describeSignIn('the upstream', upstreamAuth.info())}`);
   if (proxy.store) lines.push(`  cassette      ${options.cacheDir} (${proxy.store.size} entries)`);
-  if (options.rules) lines.push(`  rules         ${options.rules.overlay.tools.length} tool rule(s), passthrough ${options.rules.overlay.passthrough}`);
+  if (options.rules)
+    lines.push(
+      `  rules         ${options.rules.overlay.tools.length} tool rule(s), passthrough ${options.rules.overlay.passthrough}`,
+    );
   if (!options.stdio) {
     writeStdout(lines.join('\n') + '\n');
     stayUp(close, log, status);
@@ -137,7 +172,9 @@ async function proxyCommand(argv: string[]): Promise<void> {
 }
 
 async function serveCommand(argv: string[]): Promise<void> {
-  const options = parse(buildServeProgram(process.env), [argv[0], argv[1], ...argv.slice(3)], (opts) => toServeOptions(opts));
+  const options = parse(buildServeProgram(process.env), [argv[0], argv[1], ...argv.slice(3)], (opts) =>
+    toServeOptions(opts),
+  );
   // authenticated by default: a token of our own, kept (0600) in the data folder, printed when it is made
   let tokenLine: string;
   if (options.noAuth) {
@@ -149,7 +186,10 @@ async function serveCommand(argv: string[]): Promise<void> {
     try {
       kept = persistentToken(options.tokenFile);
     } catch (error) {
-      return fail(1, `cannot keep the API token in ${options.tokenFile}: ${(error as Error).message} (give --api-token, or --data-dir)`);
+      return fail(
+        1,
+        `cannot keep the API token in ${options.tokenFile}: ${(error as Error).message} (give --api-token, or --data-dir)`,
+      );
     }
     options.apiToken = kept.token;
     tokenLine = kept.created ? `${kept.token}  (new; kept in ${options.tokenFile})` : `in ${options.tokenFile}`;
@@ -182,7 +222,9 @@ async function verifyCommand(argv: string[]): Promise<void> {
 
 /** `mcp-rewind diff A B`: exit status 0 (no breaking change), 1 (breaking, or a cassette that cannot be read), 2 (usage). */
 async function diffCommand(argv: string[]): Promise<void> {
-  const options = parse(buildDiffProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts, args) => toDiffOptions(opts, args));
+  const options = parse(buildDiffProgram(), [argv[0], argv[1], ...argv.slice(3)], (opts, args) =>
+    toDiffOptions(opts, args),
+  );
   process.exit(await runDiff(options, writeStdout, log).catch((error: Error) => fail(1, error.message)));
 }
 
@@ -224,6 +266,8 @@ const subcommands: Record<string, (argv: string[]) => Promise<void>> = {
   ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)),
   app: (argv) => import('./cli/app-command.js').then((m) => m.appCommand(argv)),
   intercept: (argv) =>
-    import('./cli/intercept-command.js').then(async (m) => process.exit(await m.interceptCommand(argv, pkg.version, { out: writeStdout, err: writeStderr }))),
+    import('./cli/intercept-command.js').then(async (m) =>
+      process.exit(await m.interceptCommand(argv, pkg.version, { out: writeStdout, err: writeStderr })),
+    ),
 };
 void (Object.hasOwn(subcommands, process.argv[2] ?? '') ? subcommands[process.argv[2]] : proxyCommand)(process.argv);

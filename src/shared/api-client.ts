@@ -115,7 +115,8 @@ interface Queued extends Pending {
 
 /** The browser adapter: JSON frames over one WebSocket (ClientFrame → ServerFrame), events pushed by the shell. */
 export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
-  const Ctor = options.WebSocket ?? (globalThis.WebSocket as unknown as new (url: string, protocols?: string[]) => WebSocketLike);
+  const Ctor =
+    options.WebSocket ?? (globalThis.WebSocket as unknown as new (url: string, protocols?: string[]) => WebSocketLike);
   const minDelay = options.minDelayMs ?? 250;
   const maxDelay = options.maxDelayMs ?? 5_000;
   const queueTimeout = options.queueTimeoutMs ?? 15_000;
@@ -184,7 +185,12 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
       socket = undefined;
       for (const [id, call] of pending) {
         pending.delete(id);
-        call.reject(new ApiCallError(call.command, `the connection to mcp-rewind was lost before "${call.command}" was answered (it may or may not have run)`));
+        call.reject(
+          new ApiCallError(
+            call.command,
+            `the connection to mcp-rewind was lost before "${call.command}" was answered (it may or may not have run)`,
+          ),
+        );
       }
       if (status === 'closed' || status === 'unauthorized') return;
       setStatus('reconnecting');
@@ -213,7 +219,8 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
     transport: 'websocket',
     call(command, input) {
       return new Promise((resolve, reject) => {
-        if (status === 'closed') return reject(new ApiCallError(command, `the mcp-rewind client is closed ("${command}" not sent)`));
+        if (status === 'closed')
+          return reject(new ApiCallError(command, `the mcp-rewind client is closed ("${command}" not sent)`));
         if (status === 'unauthorized') return reject(new ApiCallError(command, UNAUTHORIZED_MESSAGE));
         const id = nextId++;
         const frame = JSON.stringify({ id, command, input });
@@ -236,7 +243,8 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
         queue.push({ ...call, frame, timer });
       });
     },
-    on: <E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void) => events.add(event, listener as Listener),
+    on: <E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void) =>
+      events.add(event, listener as Listener),
     status: () => status,
     onStatus(listener) {
       statusListeners.add(listener);
@@ -247,7 +255,9 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
       clearTimeout(retry);
       for (const queued of queue.splice(0)) {
         clearTimeout(queued.timer);
-        queued.reject(new ApiCallError(queued.command, `the mcp-rewind client was closed before "${queued.command}" was sent`));
+        queued.reject(
+          new ApiCallError(queued.command, `the mcp-rewind client was closed before "${queued.command}" was sent`),
+        );
       }
       const ws = socket;
       ws?.close();

@@ -8,7 +8,13 @@ import { SettingsPatchSchema, type SettingsInfo } from './settings.js';
 import type { SignInInfo } from './sign-in.js';
 import { attachCommands, type AttachOutputs } from './attach.js';
 import { InterceptSelectionSchema, type InterceptList, type InterceptPlan, type InterceptResult } from './intercept.js';
-import { SEVERITIES, type ExchangeInsight, type Finding, type ProblemCounts, type Severity } from './insight/findings.js';
+import {
+  SEVERITIES,
+  type ExchangeInsight,
+  type Finding,
+  type ProblemCounts,
+  type Severity,
+} from './insight/findings.js';
 import type { CostDiff, CostReport } from './insight/cost.js';
 
 /**
@@ -147,7 +153,12 @@ export interface AppServerRequest {
 /** What the proxy offers a client: its merged tool list, prompts, resources and resource templates. */
 export interface ProxyCatalog {
   tools: Array<{ name: string; title?: string; description?: string; inputSchema?: Record<string, unknown> }>;
-  prompts: Array<{ name: string; title?: string; description?: string; arguments?: Array<{ name: string; description?: string; required?: boolean }> }>;
+  prompts: Array<{
+    name: string;
+    title?: string;
+    description?: string;
+    arguments?: Array<{ name: string; description?: string; required?: boolean }>;
+  }>;
   resources: Array<{ uri: string; name?: string; description?: string; mimeType?: string }>;
   resourceTemplates: Array<{ uriTemplate: string; name?: string; description?: string; mimeType?: string }>;
   /** lists the server does not offer or that failed ("prompts: not offered by the server") */
@@ -243,7 +254,10 @@ export const commands = {
   /** forgets the tokens of a proxy's upstream (its next request asks for a sign-in again) */
   'proxies.signOut': Id,
   /** the newest exchanges (all, or `limit`); `proxyId`: only those of one proxy or opened file */
-  'traffic.snapshot': z.strictObject({ limit: z.number().int().min(1).max(1_000_000).optional(), proxyId: z.string().min(1).max(200).optional() }),
+  'traffic.snapshot': z.strictObject({
+    limit: z.number().int().min(1).max(1_000_000).optional(),
+    proxyId: z.string().min(1).max(200).optional(),
+  }),
   /** an exchange whose bodies the timeline truncated, in full, while the engine still holds it */
   'traffic.body': z.strictObject({ proxyId: z.string().min(1), seq: z.number().int() }),
   /** puts back what the last traffic.clear removed (its `undo` token; kept for UNDO_CLEAR_MS, until the next clear) */
@@ -258,7 +272,11 @@ export const commands = {
   }),
   'rules.get': Id,
   'rules.set': z.strictObject({ id: z.string().min(1), rules: RulesFileSchema }),
-  'rules.preview': z.strictObject({ template: z.string(), result: z.record(z.string(), z.unknown()), args: z.record(z.string(), z.unknown()).optional() }),
+  'rules.preview': z.strictObject({
+    template: z.string(),
+    result: z.record(z.string(), z.unknown()),
+    args: z.record(z.string(), z.unknown()).optional(),
+  }),
   /** `remember`: the user opened it, so it goes first in the settings' recent folders */
   'cassettes.list': z.strictObject({ dir: z.string().min(1), remember: z.boolean().optional() }),
   'cassettes.read': CassetteFile,
@@ -298,7 +316,10 @@ export const commands = {
       .string()
       .min(1)
       .max(200)
-      .refine((m) => m !== 'initialize' && !m.startsWith('notifications/'), 'send a request (not initialize, not a notification)'),
+      .refine(
+        (m) => m !== 'initialize' && !m.startsWith('notifications/'),
+        'send a request (not initialize, not a notification)',
+      ),
     params: z.record(z.string(), z.unknown()).optional(),
     kind: z.enum(['resend', 'edit', 'compose']),
     from: z.number().int().optional(),
@@ -308,11 +329,19 @@ export const commands = {
   /** checks a value against a JSON Schema (ajv): each problem with its path */
   'schema.check': z.strictObject({ schema: z.record(z.string(), z.unknown()), value: z.unknown() }),
   /** answers a server→client request made to the app's session: `result`, or refuses with `error` */
-  'appRequests.answer': z.strictObject({ id: z.string().min(1), result: z.record(z.string(), z.unknown()).optional(), error: z.string().max(2000).optional() }),
+  'appRequests.answer': z.strictObject({
+    id: z.string().min(1),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z.string().max(2000).optional(),
+  }),
   'appRequests.list': z.strictObject({}),
   'traffic.annotations': z.strictObject({}),
   /** pins or unpins an exchange and sets its note (an empty note removes it) */
-  'traffic.annotate': z.strictObject({ seq: z.number().int(), pinned: z.boolean().optional(), note: z.string().max(500).optional() }),
+  'traffic.annotate': z.strictObject({
+    seq: z.number().int(),
+    pinned: z.boolean().optional(),
+    note: z.string().max(500).optional(),
+  }),
   /** the exchanges given (timeline numbers; all when absent) as HAR, a cassette folder or a single-file cassette, secrets redacted */
   'traffic.save': z.strictObject({
     format: z.enum(SAVE_FORMATS),
@@ -364,7 +393,13 @@ export type CommandInput<C extends CommandName> = z.input<(typeof commands)[C]>;
 
 export interface CommandOutputs extends AttachOutputs {
   /** trafficCapacity: the exchanges the timeline keeps in this run (the setting as it was at start) */
-  'app.info': { version: string; shell: 'electron' | 'browser'; platform: string; trafficCapacity: number; trafficBytes?: number };
+  'app.info': {
+    version: string;
+    shell: 'electron' | 'browser';
+    platform: string;
+    trafficCapacity: number;
+    trafficBytes?: number;
+  };
   'proxies.list': ProxyInfo[];
   'proxies.create': ProxyInfo;
   'proxies.start': ProxyInfo;
@@ -381,11 +416,23 @@ export interface CommandOutputs extends AttachOutputs {
   'traffic.undoClear': { restored: number };
   'rules.get': {
     rules: z.infer<typeof RulesFileSchema> | null;
-    tools: Array<{ name: string; description?: string; behavior: string; origin: string; inputSchema?: Record<string, unknown> }>;
+    tools: Array<{
+      name: string;
+      description?: string;
+      behavior: string;
+      origin: string;
+      inputSchema?: Record<string, unknown>;
+    }>;
   };
   'rules.set': {
     rules: z.infer<typeof RulesFileSchema>;
-    tools: Array<{ name: string; description?: string; behavior: string; origin: string; inputSchema?: Record<string, unknown> }>;
+    tools: Array<{
+      name: string;
+      description?: string;
+      behavior: string;
+      origin: string;
+      inputSchema?: Record<string, unknown>;
+    }>;
     notified: number;
   };
   'rules.preview': { text: string };
@@ -418,7 +465,13 @@ export interface CommandOutputs extends AttachOutputs {
   'sources.list': SourceInfo[];
   'cassettes.lookup': {
     dir: string;
-    entries: Array<{ file: string; n: number; result: Record<string, unknown>; stream?: Array<Record<string, unknown>>; recordedAt?: string }>;
+    entries: Array<{
+      file: string;
+      n: number;
+      result: Record<string, unknown>;
+      stream?: Array<Record<string, unknown>>;
+      recordedAt?: string;
+    }>;
   };
   'intercept.list': InterceptList;
   'intercept.plan': InterceptPlan & { planId: string };
@@ -476,4 +529,7 @@ export interface ApiError {
 
 /** Wire format of the WebSocket bridge (and of Electron IPC payloads). */
 export type ClientFrame = { id: number; command: string; input: unknown };
-export type ServerFrame = { id: number; ok: true; output: unknown } | { id: number; ok: false; error: ApiError } | { event: EventName; payload: unknown };
+export type ServerFrame =
+  | { id: number; ok: true; output: unknown }
+  | { id: number; ok: false; error: ApiError }
+  | { event: EventName; payload: unknown };

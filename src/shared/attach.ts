@@ -7,7 +7,9 @@ import type { RulesFileSchema } from './rules/schema.js';
  * app through its API, and takes the app's rules, breakpoints and recording choice for that server. Data only.
  */
 
-export const AttachIdSchema = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'an attach id (8 to 64 letters, digits, - or _)');
+export const AttachIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{8,64}$/, 'an attach id (8 to 64 letters, digits, - or _)');
 
 const ClientInfoSchema = z.strictObject({ name: z.string().max(200), version: z.string().max(200).optional() });
 
@@ -58,7 +60,15 @@ export const AttachUpdateSchema = z.strictObject({
   client: ClientInfoSchema.optional(),
   /** its calls paused at a breakpoint now (all of them) */
   paused: z
-    .array(z.looseObject({ id: z.string(), tool: z.string(), stage: z.enum(['request', 'response']), since: z.number(), timeoutAt: z.number() }))
+    .array(
+      z.looseObject({
+        id: z.string(),
+        tool: z.string(),
+        stage: z.enum(['request', 'response']),
+        since: z.number(),
+        timeoutAt: z.number(),
+      }),
+    )
     .max(1000)
     .optional(),
   /** its merged tool list (upstream + rules), for the Rules view */
@@ -77,7 +87,10 @@ export const attachCommands = {
   'attach.poll': z.strictObject({ attachId: AttachIdSchema }),
   'attach.close': z.strictObject({ attachId: AttachIdSchema }),
   /** the user's recording choice for an attached server: a folder, null (not recorded), or absent: as its args say */
-  'attach.record': z.strictObject({ proxyId: z.string().min(1), dir: z.string().min(1).max(4096).nullable().optional() }),
+  'attach.record': z.strictObject({
+    proxyId: z.string().min(1),
+    dir: z.string().min(1).max(4096).nullable().optional(),
+  }),
 } as const;
 
 export interface AttachOutputs {

@@ -45,7 +45,8 @@ export class JsonDepthError extends Error {
 function manyBrackets(text: string, limit: number): boolean {
   let opens = 0;
   for (const bracket of ['[', '{']) {
-    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) if (++opens > limit) return true;
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1))
+      if (++opens > limit) return true;
   }
   return false;
 }
@@ -54,7 +55,8 @@ function manyBrackets(text: string, limit: number): boolean {
  * Is this text nested deeper than `limit`? Nesting needs an opening bracket per level, so a text shorter than twice the
  * limit, or with no more opening brackets than the limit (strings included), is not scanned at all.
  */
-export const tooDeep = (text: string, limit: number): boolean => text.length > 2 * limit && manyBrackets(text, limit) && jsonDepth(text, limit) > limit;
+export const tooDeep = (text: string, limit: number): boolean =>
+  text.length > 2 * limit && manyBrackets(text, limit) && jsonDepth(text, limit) > limit;
 
 /** JSON.parse, refusing nesting deeper than `limit` (JsonDepthError) before parsing; a SyntaxError as JSON.parse throws it. */
 export function parseJson(text: string, limit = MAX_FILE_JSON_DEPTH): unknown {

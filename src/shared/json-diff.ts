@@ -32,7 +32,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** items of arrays are matched by what names them (tools, resources, prompts), else by position (content blocks) */
 function identity(item: object, index?: number): string {
   const o = item as Record<string, unknown>;
-  for (const key of ['id', 'uri', 'name']) if (typeof o[key] === 'string' || typeof o[key] === 'number') return `${key}:${String(o[key])}`;
+  for (const key of ['id', 'uri', 'name'])
+    if (typeof o[key] === 'string' || typeof o[key] === 'number') return `${key}:${String(o[key])}`;
   return `#${index ?? 0}`;
 }
 
@@ -75,7 +76,12 @@ function change(path: Path, kind: ChangeKind, before: unknown, after: unknown): 
   const c: Change = { path, at: pathText(path) || '(the whole value)', kind };
   if (kind !== 'added') c.before = before;
   if (kind !== 'removed') c.after = after;
-  if (kind === 'changed' && typeof before === 'string' && typeof after === 'string' && (before.includes('\n') || after.includes('\n')))
+  if (
+    kind === 'changed' &&
+    typeof before === 'string' &&
+    typeof after === 'string' &&
+    (before.includes('\n') || after.includes('\n'))
+  )
     c.lines = diffLines(before, after);
   return c;
 }

@@ -9,7 +9,10 @@ export type Path = Array<string | number>;
 
 /** "a.b[0].c": the path as the UI and the engine's schema check name it ("" for the root) */
 export function pathText(path: Path): string {
-  return path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
+  return path.reduce<string>(
+    (out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${part}` : part),
+    '',
+  );
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
@@ -113,6 +116,7 @@ export function omitFields(value: unknown, patterns: readonly FieldPattern[], pa
     return out;
   }
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) if (keep(key)) setOwn(out, key, omitFields(item, patterns, [...path, key])); // `__proto__` stays a key
+  for (const [key, item] of Object.entries(value))
+    if (keep(key)) setOwn(out, key, omitFields(item, patterns, [...path, key])); // `__proto__` stays a key
   return out;
 }

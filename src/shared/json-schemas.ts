@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { ANSWER_FIELDS, CassetteEntryFileSchema, ToolCallEntryFileSchema, WrappedEntryFileSchema } from './cassette/entry.js';
+import {
+  ANSWER_FIELDS,
+  CassetteEntryFileSchema,
+  ToolCallEntryFileSchema,
+  WrappedEntryFileSchema,
+} from './cassette/entry.js';
 import { OverrideResponseSchema, RulesFileSchema } from './rules/schema.js';
 import { CASSETTE_ENTRY_SCHEMA_URL, RULES_SCHEMA_URL } from './schema-urls.js';
 
@@ -30,8 +35,10 @@ function describe(id: string, title: string, description: string, schema: z.ZodT
     io: 'input',
     override: ({ zodSchema, jsonSchema }) => {
       if (zodSchema === OverrideResponseSchema) jsonSchema.not = { required: ['text', 'content'] }; // "either text or content"
-      if (zodSchema === WrappedEntryFileSchema) jsonSchema.anyOf = ANSWER_FIELDS.wrapped.map((field) => ({ required: [field] })); // an answer of some kind
-      if (zodSchema === ToolCallEntryFileSchema) jsonSchema.anyOf = ANSWER_FIELDS.toolCall.map((field) => ({ required: [field] }));
+      if (zodSchema === WrappedEntryFileSchema)
+        jsonSchema.anyOf = ANSWER_FIELDS.wrapped.map((field) => ({ required: [field] })); // an answer of some kind
+      if (zodSchema === ToolCallEntryFileSchema)
+        jsonSchema.anyOf = ANSWER_FIELDS.toolCall.map((field) => ({ required: [field] }));
     },
   });
   return { $schema, $id: id, title, description, ...rest };

@@ -20,11 +20,13 @@ export const LEGACY_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025
 export const FIRST_MODERN_REVISION = '2026-07-28';
 
 /** A revision carried in `_meta` per request (2026-07-28 and later): revisions are dates, compared as strings. */
-export const isModernRevision = (version: string): boolean => version >= FIRST_MODERN_REVISION && /^\d{4}-\d{2}-\d{2}$/.test(version);
+export const isModernRevision = (version: string): boolean =>
+  version >= FIRST_MODERN_REVISION && /^\d{4}-\d{2}-\d{2}$/.test(version);
 
 /** The era of a revision: both eras can share one endpoint and one cassette, but never an answer. */
 export type Era = 'legacy' | 'modern';
-export const eraOf = (version: string | undefined): Era | undefined => (version === undefined ? undefined : isModernRevision(version) ? 'modern' : 'legacy');
+export const eraOf = (version: string | undefined): Era | undefined =>
+  version === undefined ? undefined : isModernRevision(version) ? 'modern' : 'legacy';
 
 /** The revision a request declares in its `_meta` (2026-07-28 requests); undefined for legacy requests. */
 export function metaVersion(params: Record<string, unknown> | undefined): string | undefined {
@@ -76,7 +78,13 @@ export const LEGACY_METHODS = new Set([
 ]);
 
 /** Methods 2026-07-28 removed (changelog: no initialize, ping, logging/setLevel, resources/(un)subscribe). */
-export const REMOVED_IN_MODERN = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+export const REMOVED_IN_MODERN = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
 
 /** Is this method part of the given era's core protocol (or one of its extensions, like tasks)? */
 export function isKnownMethod(method: string, era: Era): boolean {
@@ -102,7 +110,10 @@ const INPUT_REQUEST_CAPABILITY: ReadonlyMap<string, string> = new Map([
  * The capabilities an input_required result asks of the client that `declared` lacks (the server MUST NOT send input
  * requests the client has not declared support for: it answers -32021 instead). Undefined when none is missing.
  */
-export function missingInputCapabilities(result: Record<string, unknown>, declared: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+export function missingInputCapabilities(
+  result: Record<string, unknown>,
+  declared: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
   if (result.resultType !== 'input_required') return undefined;
   const requests = result.inputRequests as Record<string, { method?: unknown }> | undefined;
   if (!requests) return undefined;
@@ -115,10 +126,14 @@ export function missingInputCapabilities(result: Record<string, unknown>, declar
 }
 
 /** The first input request name of an input_required result that needs a missing capability (for the -32021 message). */
-export function firstInputRequest(result: Record<string, unknown>, capability: string): { key: string; method: string } | undefined {
+export function firstInputRequest(
+  result: Record<string, unknown>,
+  capability: string,
+): { key: string; method: string } | undefined {
   const requests = (result.inputRequests ?? {}) as Record<string, { method?: unknown }>;
   for (const [key, request] of Object.entries(requests)) {
-    if (typeof request?.method === 'string' && INPUT_REQUEST_CAPABILITY.get(request.method) === capability) return { key, method: request.method };
+    if (typeof request?.method === 'string' && INPUT_REQUEST_CAPABILITY.get(request.method) === capability)
+      return { key, method: request.method };
   }
   return undefined;
 }
@@ -165,9 +180,13 @@ export interface StandardHeaders {
  * they agree: the protocol version against `_meta`, `Mcp-Method` against `method`, `Mcp-Name` against
  * `params.name` / `params.uri` (required for tools/call, resources/read and prompts/get).
  */
-export function headerMismatch(request: Pick<JsonRpcRequest, 'method' | 'params'>, headers: StandardHeaders): { header: string; body: string } | undefined {
+export function headerMismatch(
+  request: Pick<JsonRpcRequest, 'method' | 'params'>,
+  headers: StandardHeaders,
+): { header: string; body: string } | undefined {
   const version = metaVersion(request.params);
-  if (headers.protocolVersion === undefined) return { header: 'MCP-Protocol-Version', body: 'the MCP-Protocol-Version header is missing' };
+  if (headers.protocolVersion === undefined)
+    return { header: 'MCP-Protocol-Version', body: 'the MCP-Protocol-Version header is missing' };
   if (version !== undefined && headers.protocolVersion !== version) {
     return {
       header: headers.protocolVersion,
@@ -186,7 +205,10 @@ export function headerMismatch(request: Pick<JsonRpcRequest, 'method' | 'params'
   if (headers.name === undefined) return { header: 'Mcp-Name', body: 'the Mcp-Name header is missing' };
   const named = decodeHeaderValue(headers.name);
   if (typeof bodyValue === 'string' && named !== bodyValue)
-    return { header: named, body: `the body carries params.${field}=${JSON.stringify(bodyValue)} but the Mcp-Name header names ${JSON.stringify(named)}` };
+    return {
+      header: named,
+      body: `the body carries params.${field}=${JSON.stringify(bodyValue)} but the Mcp-Name header names ${JSON.stringify(named)}`,
+    };
   return undefined;
 }
 

@@ -9,7 +9,10 @@ export function isBrowserOrigin(text: string): boolean {
   } catch {
     return false;
   }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin.toLowerCase() === text.replace(/\/$/, '').toLowerCase();
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.origin.toLowerCase() === text.replace(/\/$/, '').toLowerCase()
+  );
 }
 
 export const BROWSER_ORIGIN_HINT = 'a browser origin: http(s)://host[:port], no path (e.g. http://localhost:6274)';

@@ -5,9 +5,11 @@
  * and Object.fromEntries do.
  */
 export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
 /** The own property `key` of an object, never one it inherits (`constructor`, `toString`, `__proto__`…). */
-export const getOwn = <T>(source: Readonly<Record<string, T>>, key: string): T | undefined => (Object.hasOwn(source, key) ? source[key] : undefined);
+export const getOwn = <T>(source: Readonly<Record<string, T>>, key: string): T | undefined =>
+  Object.hasOwn(source, key) ? source[key] : undefined;

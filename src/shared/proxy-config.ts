@@ -40,7 +40,9 @@ function urlProblem(value: unknown): string {
   } catch {
     return 'not a URL (e.g. http://127.0.0.1:3000/mcp)';
   }
-  return url.protocol === 'http:' || url.protocol === 'https:' ? 'not a valid http(s) URL' : `must start with http:// or https:// (not ${url.protocol}//)`;
+  return url.protocol === 'http:' || url.protocol === 'https:'
+    ? 'not a valid http(s) URL'
+    : `must start with http:// or https:// (not ${url.protocol}//)`;
 }
 
 const EACH_ORIGIN = `each one ${BROWSER_ORIGIN_HINT}`;
@@ -49,22 +51,34 @@ const CLIENT_ID_HINT = 'a client id of at most 1,000 characters, or leave it emp
 const secondsUpTo = (max: number): { error: string } => ({ error: `seconds from 0 (no limit) to ${max}` });
 
 /** "A mode that forwards needs an upstream", said once (the schema below; the engine's startProxy repeats it to its callers). */
-export const missingUpstream = (mode: Mode): string => `give the upstream server’s URL, or a stdio command, in ${mode} mode`;
+export const missingUpstream = (mode: Mode): string =>
+  `give the upstream server’s URL, or a stdio command, in ${mode} mode`;
 
 /**
  * What the fields need together: a mode that forwards needs an upstream, a URL or a command, not both. Checked once
  * every field has its shape, so a form shows a field's own problem first.
  */
-function checkUpstream(config: { mode: Mode; upstreamUrl?: string; upstreamCommand?: string }, ctx: z.RefinementCtx): void {
+function checkUpstream(
+  config: { mode: Mode; upstreamUrl?: string; upstreamCommand?: string },
+  ctx: z.RefinementCtx,
+): void {
   if (MODE_TRAITS[config.mode].forwards && !config.upstreamUrl && !config.upstreamCommand)
     ctx.addIssue({ code: 'custom', path: ['upstreamUrl'], message: missingUpstream(config.mode) });
   if (config.upstreamUrl && config.upstreamCommand)
-    ctx.addIssue({ code: 'custom', path: ['upstreamCommand'], message: 'give either an Upstream URL or a stdio command, not both' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['upstreamCommand'],
+      message: 'give either an Upstream URL or a stdio command, not both',
+    });
 }
 
 export const ProxyConfigSchema = z
   .strictObject({
-    name: z.string({ error: 'give a name, or leave it empty' }).min(1).max(100, { error: 'at most 100 characters' }).optional(),
+    name: z
+      .string({ error: 'give a name, or leave it empty' })
+      .min(1)
+      .max(100, { error: 'at most 100 characters' })
+      .optional(),
     mode: z.enum(MODES, { error: 'record, replay, hybrid or proxy-only' }),
     /** upstream MCP server (Streamable HTTP or legacy HTTP+SSE, detected); a mode that forwards needs it or upstreamCommand */
     upstreamUrl: z.url({ protocol: /^https?$/, error: (issue) => urlProblem(issue.input) }).optional(),
@@ -76,10 +90,18 @@ export const ProxyConfigSchema = z
       .optional(),
     /** cassette folder (empty: the default one); unused where the mode has no cassette (proxy-only) */
     cacheDir: z.string({ error: 'give a folder, or leave it empty for the default one' }).min(1).optional(),
-    port: z.number({ error: 'a whole number from 0 to 65535 (empty or 0: any free port)' }).int().min(0).max(65535).default(0),
+    port: z
+      .number({ error: 'a whole number from 0 to 65535 (empty or 0: any free port)' })
+      .int()
+      .min(0)
+      .max(65535)
+      .default(0),
     rules: RulesFileSchema.optional(),
     /** modes that replay: how long replayed answers take (none, recorded, x<speed>), as --replay-timing */
-    replayTiming: z.string({ error: REPLAY_TIMING_HINT }).refine(isReplayTiming, { error: REPLAY_TIMING_HINT }).optional(),
+    replayTiming: z
+      .string({ error: REPLAY_TIMING_HINT })
+      .refine(isReplayTiming, { error: REPLAY_TIMING_HINT })
+      .optional(),
     /** modes that replay: a miss is a JSON-RPC error naming the closest recorded key and what differs, as --strict */
     strict: z.boolean({ error: 'on or off' }).optional(),
     /**
@@ -110,7 +132,11 @@ export const ProxyConfigSchema = z
       .strictObject(
         {
           disabled: z.boolean({ error: 'on or off' }).optional(),
-          clientId: z.string({ error: CLIENT_ID_HINT }).min(1, { error: CLIENT_ID_HINT }).max(1000, { error: CLIENT_ID_HINT }).optional(),
+          clientId: z
+            .string({ error: CLIENT_ID_HINT })
+            .min(1, { error: CLIENT_ID_HINT })
+            .max(1000, { error: CLIENT_ID_HINT })
+            .optional(),
         },
         { error: CLIENT_ID_HINT },
       )
@@ -127,8 +153,10 @@ export function proxyIssuesOf(error: z.ZodError): ProxyIssues {
   const issues: ProxyIssues = {};
   for (const issue of error.issues) {
     const head = issue.path[0];
-    if (typeof head === 'string' && Object.hasOwn(PROXY_FIELD_LABELS, head)) issues[head as ProxyField] ??= issue.message;
-    else if (issue.code === 'unrecognized_keys') issues.form ??= `unknown setting${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`;
+    if (typeof head === 'string' && Object.hasOwn(PROXY_FIELD_LABELS, head))
+      issues[head as ProxyField] ??= issue.message;
+    else if (issue.code === 'unrecognized_keys')
+      issues.form ??= `unknown setting${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`;
     else issues.form ??= issue.message;
   }
   return issues;
@@ -141,7 +169,8 @@ export function fieldProblem(field: Exclude<ProxyField, 'mode'>, value: unknown)
 
 /** Checks a proxy configuration as the engine will. An empty cassette folder is fine: the default is used. */
 export function proxyConfigIssues(input: unknown): ProxyIssues {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { form: 'expected the proxy’s settings as an object' };
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    return { form: 'expected the proxy’s settings as an object' };
   const parsed = ProxyConfigSchema.safeParse(input);
   return parsed.success ? {} : proxyIssuesOf(parsed.error);
 }

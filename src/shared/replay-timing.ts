@@ -15,7 +15,8 @@ export function replaySpeed(timing: string | undefined): number | undefined {
   if (timing === 'recorded') return 1;
   const m = /^x(\d+(?:\.\d+)?)$/.exec(timing);
   const speed = m ? Number(m[1]) : NaN;
-  if (!(speed > 0) || !Number.isFinite(speed)) throw new Error(`replay timing must be ${REPLAY_TIMING_HINT}, got "${timing}"`);
+  if (!(speed > 0) || !Number.isFinite(speed))
+    throw new Error(`replay timing must be ${REPLAY_TIMING_HINT}, got "${timing}"`);
   return speed;
 }
 

@@ -13,7 +13,10 @@ export const UPSTREAM_TIMEOUT_HINT = `seconds without an answer or a progress no
 export const UPSTREAM_MAX_TIME_HINT = `seconds in all for one call, progress or not; 0: none; default ${DEFAULT_UPSTREAM_MAX_TIME_S}`;
 
 /** The limits in ms as HttpUpstream takes them (0: none), each defaulting as above. */
-export function upstreamLimitsMs(timeoutS: number | undefined, maxTimeS: number | undefined): { upstreamTimeoutMs: number; upstreamMaxTimeMs: number } {
+export function upstreamLimitsMs(
+  timeoutS: number | undefined,
+  maxTimeS: number | undefined,
+): { upstreamTimeoutMs: number; upstreamMaxTimeMs: number } {
   return {
     upstreamTimeoutMs: Math.round((timeoutS ?? DEFAULT_UPSTREAM_TIMEOUT_S) * 1000),
     upstreamMaxTimeMs: Math.round((maxTimeS ?? DEFAULT_UPSTREAM_MAX_TIME_S) * 1000),

@@ -16,12 +16,15 @@ async function recorded(t: TestApp): Promise<string> {
   await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } });
   await c.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
   await c.close();
-  await expect.poll(async () => (await distilledFiles(cacheDir)).filter((f) => f.includes('tools_call_')).length).toBe(2);
+  await expect
+    .poll(async () => (await distilledFiles(cacheDir)).filter((f) => f.includes('tools_call_')).length)
+    .toBe(2);
   await call(t.api, 'proxies.stop', { id: rec.id });
   return cacheDir;
 }
 
-const byTool = (entries: CassetteEntrySummary[], tool: string): CassetteEntrySummary => entries.find((e) => e.tool === tool) as CassetteEntrySummary;
+const byTool = (entries: CassetteEntrySummary[], tool: string): CassetteEntrySummary =>
+  entries.find((e) => e.tool === tool) as CassetteEntrySummary;
 
 describe('api: cassettes', () => {
   it('an entry that recorded a JSON-RPC error previews its code and message', async () => {
@@ -31,8 +34,12 @@ describe('api: cassettes', () => {
     const rec = await call(t.api, 'proxies.create', { mode: 'record', upstreamUrl: server.url, cacheDir });
     const c = await client(rec.url as string);
     await expect(c.client.readResource({ uri: 'fixture://nope' })).rejects.toThrow(/fixture:\/\/nope/);
-    await expect.poll(async () => (await distilledFiles(cacheDir)).filter((f) => f.includes('resources_read')).length).toBe(1);
-    const entry = (await call(t.api, 'cassettes.list', { dir: cacheDir })).entries.find((e) => e.method === 'resources/read');
+    await expect
+      .poll(async () => (await distilledFiles(cacheDir)).filter((f) => f.includes('resources_read')).length)
+      .toBe(1);
+    const entry = (await call(t.api, 'cassettes.list', { dir: cacheDir })).entries.find(
+      (e) => e.method === 'resources/read',
+    );
     expect(entry?.preview).toMatch(/^error -32\d{3}: .*fixture:\/\/nope/);
   });
 
@@ -44,10 +51,19 @@ describe('api: cassettes', () => {
     expect(listed.dir).toBe(dir);
     expect(listed.entries.map((e) => e.n)).toEqual([...listed.entries.map((e) => e.n)].sort((a, b) => a - b));
     const echo = byTool(listed.entries, 'echo');
-    expect(echo).toMatchObject({ method: 'tools/call', arguments: { text: 'hi' }, preview: 'echo: hi', hits: 0, recordedAt: expect.any(String) });
+    expect(echo).toMatchObject({
+      method: 'tools/call',
+      arguments: { text: 'hi' },
+      preview: 'echo: hi',
+      hits: 0,
+      recordedAt: expect.any(String),
+    });
     expect(echo.file).toBe(`${echo.n} ${echo.key}.json`);
     expect(byTool(listed.entries, 'add')).toMatchObject({ arguments: { a: 2, b: 3 }, preview: '5' });
-    expect(listed.entries.find((e) => e.key === 'initialize')).toMatchObject({ method: 'initialize', preview: expect.stringContaining('fixture-server') });
+    expect(listed.entries.find((e) => e.key === 'initialize')).toMatchObject({
+      method: 'initialize',
+      preview: expect.stringContaining('fixture-server'),
+    });
 
     // a replay proxy on the same folder serves the recording and counts hits
     const replay = await call(t.api, 'proxies.create', { mode: 'replay', cacheDir: dir });
@@ -57,7 +73,11 @@ describe('api: cassettes', () => {
 
     // hand edit: the very next replayed call gets it, no restart
     const { text } = await call(t.api, 'cassettes.read', { dir, file: echo.file });
-    expect(JSON.parse(text)).toMatchObject({ name: 'echo', arguments: { text: 'hi' }, result: { content: [{ type: 'text', text: 'echo: hi' }] } });
+    expect(JSON.parse(text)).toMatchObject({
+      name: 'echo',
+      arguments: { text: 'hi' },
+      result: { content: [{ type: 'text', text: 'echo: hi' }] },
+    });
     const edited = JSON.parse(text) as { result: { content: Array<{ text: string }> } };
     edited.result.content[0].text = 'edited by hand';
     const newText = JSON.stringify(edited, null, 1);
@@ -70,7 +90,12 @@ describe('api: cassettes', () => {
     // duplicate: the next free sequence number, same key and text
     const maxN = Math.max(...(await readdir(dir)).map((f) => parseInt(f, 10)).filter((n) => !Number.isNaN(n)));
     const dup = (await call(t.api, 'cassettes.duplicate', { dir, file: echo.file })).entry;
-    expect(dup).toMatchObject({ file: `${maxN + 1} ${echo.key}.json`, n: maxN + 1, key: echo.key, preview: 'edited by hand' });
+    expect(dup).toMatchObject({
+      file: `${maxN + 1} ${echo.key}.json`,
+      n: maxN + 1,
+      key: echo.key,
+      preview: 'edited by hand',
+    });
     expect(await readFile(join(dir, dup.file), 'utf8')).toBe(newText);
     expect((await call(t.api, 'cassettes.list', { dir })).entries.filter((e) => e.key === echo.key)).toHaveLength(2);
 
@@ -90,15 +115,22 @@ describe('api: cassettes', () => {
     const dir = await recorded(t);
     const echo = byTool((await call(t.api, 'cassettes.list', { dir })).entries, 'echo');
     const before = await readFile(join(dir, echo.file), 'utf8');
-    const write = (text: string, file = echo.file): Promise<string> => failure(call(t.api, 'cassettes.write', { dir, file, text }));
+    const write = (text: string, file = echo.file): Promise<string> =>
+      failure(call(t.api, 'cassettes.write', { dir, file, text }));
 
     expect(await write('{ not json')).toMatch(/^text: not valid JSON/);
-    expect(await write(JSON.stringify({ name: 'echo', result: 'a string' }))).toMatch(/^text: not a cassette entry: result: /);
+    expect(await write(JSON.stringify({ name: 'echo', result: 'a string' }))).toMatch(
+      /^text: not a cassette entry: result: /,
+    );
     // the protocol's own schema for the entry's revision (the SDK's), with its message for the missing field
     expect(await write(JSON.stringify({ name: 'echo', result: { content: [{ type: 'text' }] } }))).toBe(
       'text: not a valid MCP tool result (the 2025 revisions, @modelcontextprotocol/sdk/types.js): result.content[0].text: Invalid input: expected string, received undefined',
     );
-    expect(await write(JSON.stringify({ name: 'echo', protocolVersion: '2026-07-28', result: { content: [{ type: 'text' }] } }))).toMatch(
+    expect(
+      await write(
+        JSON.stringify({ name: 'echo', protocolVersion: '2026-07-28', result: { content: [{ type: 'text' }] } }),
+      ),
+    ).toMatch(
       /^text: not a valid MCP tool result \(2026-07-28, @modelcontextprotocol\/core\): result\.content\[0\]\.text: /,
     );
     expect(await write(JSON.stringify({ name: 'echo', result: { content: 'nope' } }))).toContain('result.content');
@@ -108,7 +140,9 @@ describe('api: cassettes', () => {
     expect(await readFile(join(dir, echo.file), 'utf8')).toBe(before);
 
     // a new entry file is fine when valid; a broken file on disk stays listed so it can be fixed
-    expect((await call(t.api, 'cassettes.write', { dir, file: '99 tools_list.json', text: '{"tools":[]}' })).entry).toMatchObject({
+    expect(
+      (await call(t.api, 'cassettes.write', { dir, file: '99 tools_list.json', text: '{"tools":[]}' })).entry,
+    ).toMatchObject({
       n: 99,
       key: 'tools_list',
       method: 'tools/list',
@@ -119,7 +153,9 @@ describe('api: cassettes', () => {
       file: '100 broken.json',
       preview: expect.stringContaining('(invalid entry)'),
     });
-    expect(await failure(call(t.api, 'cassettes.read', { dir, file: '5 missing.json' }))).toBe('file: no entry "5 missing.json" in this folder');
+    expect(await failure(call(t.api, 'cassettes.read', { dir, file: '5 missing.json' }))).toBe(
+      'file: no entry "5 missing.json" in this folder',
+    );
     expect(await failure(call(t.api, 'cassettes.list', { dir: join(dir, 'nope') }))).toContain('dir: no such folder');
   });
 
@@ -150,9 +186,14 @@ describe('api: cassettes', () => {
     ];
     for (const file of attempts) {
       for (const command of ['cassettes.read', 'cassettes.delete', 'cassettes.duplicate'] as const) {
-        expect(await failure(call(t.api, command, { dir, file })), `${command} ${JSON.stringify(file)}`).toMatch(/^file: /);
+        expect(await failure(call(t.api, command, { dir, file })), `${command} ${JSON.stringify(file)}`).toMatch(
+          /^file: /,
+        );
       }
-      expect(await failure(call(t.api, 'cassettes.write', { dir, file, text: '{"tools":[]}' })), JSON.stringify(file)).toMatch(/^file: /);
+      expect(
+        await failure(call(t.api, 'cassettes.write', { dir, file, text: '{"tools":[]}' })),
+        JSON.stringify(file),
+      ).toMatch(/^file: /);
     }
     expect(await readFile(join(parent, 'x.json'), 'utf8')).toBe('{"secret":true}');
     expect((await readdir(parent)).sort()).toEqual(['1 a.json', 'cassette', 'x.json']);

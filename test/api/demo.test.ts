@@ -9,7 +9,8 @@ afterEach(cleanup);
 
 /** the tools the demo agent calls; the server also lists `schedule` (for Compose), which the agent leaves alone */
 const TOOLS = ['weather', 'logo', 'stats', 'long-task', 'summarize'];
-const result = (event: TrafficEvent | undefined): Record<string, unknown> => (event?.response as { result: Record<string, unknown> }).result;
+const result = (event: TrafficEvent | undefined): Record<string, unknown> =>
+  (event?.response as { result: Record<string, unknown> }).result;
 
 describe('api: demo', () => {
   it('starts a demo server, a recording proxy in front of it and an agent that calls every tool', async () => {
@@ -38,17 +39,25 @@ describe('api: demo', () => {
     const image = (result(byTool('logo')).content as Array<{ type: string; data: string; mimeType: string }>)[0];
     expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
     expect(Buffer.from(image.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
-    expect(result(byTool('stats')).structuredContent).toMatchObject({ calls: expect.any(Number), uptimeS: expect.any(Number) });
+    expect(result(byTool('stats')).structuredContent).toMatchObject({
+      calls: expect.any(Number),
+      uptimeS: expect.any(Number),
+    });
     const longTask = byTool('long-task') as TrafficEvent;
     expect(textOf(result(longTask))).toBe('finished 5 steps');
     expect(longTask.stream.filter((m) => 'method' in m && m.method === 'notifications/progress')).toHaveLength(5);
     const summarize = byTool('summarize') as TrafficEvent;
     expect(textOf(result(summarize))).toBe('Summary: A calm, sunny day — nothing to worry about.');
-    expect(summarize.stream.map((m) => ('method' in m ? m.method : 'reply'))).toEqual(['sampling/createMessage', 'reply']);
+    expect(summarize.stream.map((m) => ('method' in m ? m.method : 'reply'))).toEqual([
+      'sampling/createMessage',
+      'reply',
+    ]);
 
     // everything was recorded into the demo cassette
     const cassette = join(dataDir, 'demo-cassette');
-    await expect.poll(async () => (await distilledFiles(cassette)).filter((f) => f.includes('tools_call_')).length).toBe(TOOLS.length);
+    await expect
+      .poll(async () => (await distilledFiles(cassette)).filter((f) => f.includes('tools_call_')).length)
+      .toBe(TOOLS.length);
     const entries = (await call(api, 'cassettes.list', { dir: cassette })).entries;
     expect(entries.find((e) => e.tool === 'logo')?.preview).toBe('[image image/png]');
 
@@ -71,14 +80,25 @@ describe('api: demo', () => {
     const c = await client(demo.upstreamUrl);
     expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual([...TOOLS, 'schedule']);
     expect(
-      textOf(await c.client.callTool({ name: 'schedule', arguments: { title: 'Review', when: { date: '2026-03-02' }, attendees: [{ name: 'Ada' }] } })),
+      textOf(
+        await c.client.callTool({
+          name: 'schedule',
+          arguments: { title: 'Review', when: { date: '2026-03-02' }, attendees: [{ name: 'Ada' }] },
+        }),
+      ),
     ).toBe('Booked “Review” on 2026-03-02 for 30 min with Ada (normal priority)');
     expect((await c.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['brief']);
-    expect((await c.client.readResource({ uri: 'demo://city/Porto' })).contents[0]).toMatchObject({ text: 'Porto: sunny, 21 °C' });
+    expect((await c.client.readResource({ uri: 'demo://city/Porto' })).contents[0]).toMatchObject({
+      text: 'Porto: sunny, 21 °C',
+    });
     const progress: number[] = [];
-    await c.client.callTool({ name: 'long-task', arguments: {} }, undefined, { onprogress: (p) => void progress.push(p.progress) });
+    await c.client.callTool({ name: 'long-task', arguments: {} }, undefined, {
+      onprogress: (p) => void progress.push(p.progress),
+    });
     expect(progress).toEqual([1, 2, 3, 4, 5]);
-    expect(textOf(await c.client.callTool({ name: 'summarize', arguments: { text: 'x' } }))).toBe('Summary: sampled-Summarize in one line: x');
+    expect(textOf(await c.client.callTool({ name: 'summarize', arguments: { text: 'x' } }))).toBe(
+      'Summary: sampled-Summarize in one line: x',
+    );
   });
 
   it('makes a valid PNG', () => {

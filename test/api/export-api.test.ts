@@ -18,7 +18,9 @@ async function recorded(): Promise<string> {
   await c.client.callTool({ name: 'echo', arguments: { text: 'exported' } });
   await c.client.callTool({ name: 'add', arguments: { a: 20, b: 22 } });
   await c.close();
-  await expect.poll(async () => (await distilledFiles(cacheDir)).filter((f) => f.includes('tools_call_')).length).toBe(2);
+  await expect
+    .poll(async () => (await distilledFiles(cacheDir)).filter((f) => f.includes('tools_call_')).length)
+    .toBe(2);
   await proxy.close();
   // the debug files hold the redacted header: the secret never reached the disk
   const req = (await readdir(cacheDir)).find((f) => f.endsWith('.req.json') && f.includes('tools_call_echo')) as string;
@@ -88,7 +90,9 @@ describe('api: export', () => {
     expect(harPreview.command).toBe(`npx mcp-rewind@0.0.0-test export --cache ${dir} --har ${har}`);
     await call(t.api, 'export.run', { dir, format: 'har', out: har });
     const log = (
-      JSON.parse(await readFile(har, 'utf8')) as { log: { version: string; entries: Array<{ request: { headers: Array<{ name: string; value: string }> } }> } }
+      JSON.parse(await readFile(har, 'utf8')) as {
+        log: { version: string; entries: Array<{ request: { headers: Array<{ name: string; value: string }> } }> };
+      }
     ).log;
     expect(log.version).toBe('1.2');
     const auth = log.entries.flatMap((e) => e.request.headers).filter((h) => h.name.toLowerCase() === 'authorization');
@@ -102,7 +106,10 @@ describe('api: export', () => {
     const dir = await recorded();
     const echo = (await distilledFiles(dir)).find((f) => f.includes('tools_call_echo')) as string;
     const entry = JSON.parse(await readFile(join(dir, echo), 'utf8')) as Record<string, unknown>;
-    await writeFile(join(dir, echo), JSON.stringify({ ...entry, headers: { Authorization: SECRET, Accept: 'x' }, cookie: 'sid=1' }));
+    await writeFile(
+      join(dir, echo),
+      JSON.stringify({ ...entry, headers: { Authorization: SECRET, Accept: 'x' }, cookie: 'sid=1' }),
+    );
     for (const format of ['folder', 'file'] as const) {
       const out = join(await tempDir('rewind-export-out-'), format === 'file' ? 'c.json' : 'c');
       const preview = await call(t.api, 'export.preview', { dir, format, out });
@@ -117,7 +124,9 @@ describe('api: export', () => {
     const t = await app();
     const dir = await recorded();
     const echo = (await call(t.api, 'cassettes.list', { dir })).entries.find((e) => e.tool === 'echo')!;
-    const entry = JSON.parse((await call(t.api, 'cassettes.read', { dir, file: echo.file })).text) as { result: { content: Array<{ text: string }> } };
+    const entry = JSON.parse((await call(t.api, 'cassettes.read', { dir, file: echo.file })).text) as {
+      result: { content: Array<{ text: string }> };
+    };
     entry.result.content[0].text = 'edited by hand';
     await call(t.api, 'cassettes.write', { dir, file: echo.file, text: JSON.stringify(entry, null, 2) });
     expect(await readFile(join(dir, echo.file.replace(/\.json$/, '.res.json')), 'utf8')).toContain('echo: exported'); // the debug file is stale
@@ -140,9 +149,9 @@ describe('api: export', () => {
     expect(echoHar.response.content.text).not.toContain('echo: exported');
     expect(echoHar._mcpRewind.edited).toBe(true);
     // the body keeps its recorded format (SSE or JSON): what the client would read
-    expect(echoHar.response.content.text.startsWith('event:') || echoHar.response.content.text.startsWith('data:')).toBe(
-      echoHar.response.content.mimeType.includes('event-stream'),
-    );
+    expect(
+      echoHar.response.content.text.startsWith('event:') || echoHar.response.content.text.startsWith('data:'),
+    ).toBe(echoHar.response.content.mimeType.includes('event-stream'));
     const addHar = entries.find((e) => e.request.postData?.text.includes('"add"'))!;
     expect(addHar._mcpRewind.edited).toBeUndefined(); // untouched entries keep the recorded body
     expect(addHar.response.content.text).toContain('"sum":42');
@@ -156,10 +165,18 @@ describe('api: export', () => {
     const t = await app();
     const dir = await recorded();
     const before = (await readdir(dir)).sort();
-    expect(await failure(call(t.api, 'export.preview', { dir, format: 'folder', out: join(dir, 'copy') }))).toMatch(/^out: .* is inside the source folder/);
-    expect(await failure(call(t.api, 'export.run', { dir, format: 'file', out: join(dir, 'c.json') }))).toMatch(/inside the source folder/);
-    expect(await failure(call(t.api, 'export.run', { dir, format: 'folder', out: dir }))).toMatch(/inside the source folder/);
-    expect(await failure(call(t.api, 'export.run', { dir, format: 'folder', out: join(dir, '..'), overwrite: true }))).toMatch(/contains the source folder/);
+    expect(await failure(call(t.api, 'export.preview', { dir, format: 'folder', out: join(dir, 'copy') }))).toMatch(
+      /^out: .* is inside the source folder/,
+    );
+    expect(await failure(call(t.api, 'export.run', { dir, format: 'file', out: join(dir, 'c.json') }))).toMatch(
+      /inside the source folder/,
+    );
+    expect(await failure(call(t.api, 'export.run', { dir, format: 'folder', out: dir }))).toMatch(
+      /inside the source folder/,
+    );
+    expect(
+      await failure(call(t.api, 'export.run', { dir, format: 'folder', out: join(dir, '..'), overwrite: true })),
+    ).toMatch(/contains the source folder/);
     expect((await readdir(dir)).sort()).toEqual(before);
 
     const busy = await tempDir('rewind-export-busy-');
@@ -174,12 +191,18 @@ describe('api: export', () => {
     expect((await readdir(busy)).sort()).toEqual([...(await distilledFiles(dir)), 'keep.txt'].sort());
 
     const existing = join(busy, 'keep.txt');
-    expect(await failure(call(t.api, 'export.run', { dir, format: 'file', out: existing }))).toMatch(/exists; set overwrite/);
-    expect(await readFile(existing, 'utf8')).toBe('mine');
-    expect(await failure(call(t.api, 'export.run', { dir, format: 'har', out: busy }))).toMatch(/is a folder; a HAR export needs a file path/);
-    expect(await failure(call(t.api, 'export.preview', { dir: join(busy, 'nope'), format: 'file', out: join(busy, 'x.json') }))).toMatch(
-      /^dir: no such folder/,
+    expect(await failure(call(t.api, 'export.run', { dir, format: 'file', out: existing }))).toMatch(
+      /exists; set overwrite/,
     );
+    expect(await readFile(existing, 'utf8')).toBe('mine');
+    expect(await failure(call(t.api, 'export.run', { dir, format: 'har', out: busy }))).toMatch(
+      /is a folder; a HAR export needs a file path/,
+    );
+    expect(
+      await failure(
+        call(t.api, 'export.preview', { dir: join(busy, 'nope'), format: 'file', out: join(busy, 'x.json') }),
+      ),
+    ).toMatch(/^dir: no such folder/);
     expect(await failure(call(t.api, 'export.preview', { dir, format: 'zip' as never, out: 'x' }))).toMatch(/format/);
     // a relative path is resolved against the working directory, and the command keeps it as typed
     const rel = relative(process.cwd(), join(await tempDir('rewind-export-rel-'), 'rel cassette.json'));
@@ -196,9 +219,18 @@ describe('api: cassettes.rename', () => {
     const entries = (await call(t.api, 'cassettes.list', { dir })).entries;
     const echo = entries.find((e) => e.tool === 'echo')!;
     const add = entries.find((e) => e.tool === 'add')!;
-    const { entry, renamed } = await call(t.api, 'cassettes.rename', { dir, file: echo.file, key: 'tools_call_echo_my/key' });
+    const { entry, renamed } = await call(t.api, 'cassettes.rename', {
+      dir,
+      file: echo.file,
+      key: 'tools_call_echo_my/key',
+    });
     expect(renamed).toBe(echo.file);
-    expect(entry).toMatchObject({ n: echo.n, key: 'tools_call_echo_my%2Fkey', file: `${echo.n} tools_call_echo_my%2Fkey.json`, preview: 'echo: exported' });
+    expect(entry).toMatchObject({
+      n: echo.n,
+      key: 'tools_call_echo_my%2Fkey',
+      file: `${echo.n} tools_call_echo_my%2Fkey.json`,
+      preview: 'echo: exported',
+    });
     const names = await readdir(dir);
     expect(names.filter((f) => f.startsWith(`${echo.n} `)).sort()).toEqual(
       ['.json', '.req.json', '.res-head.json', '.res.json'].map((s) => `${echo.n} tools_call_echo_my%2Fkey${s}`).sort(),
@@ -210,9 +242,13 @@ describe('api: cassettes.rename', () => {
     expect(moved).toMatchObject({ n: echo.n, key: add.key, tool: 'echo' }); // the tool comes from the entry's name
     // the same file name is a collision
     await writeFile(join(dir, `${echo.n} taken.json`), await readFile(join(dir, moved.file), 'utf8'));
-    expect(await failure(call(t.api, 'cassettes.rename', { dir, file: moved.file, key: 'taken' }))).toMatch(/^key: "taken" is taken/);
+    expect(await failure(call(t.api, 'cassettes.rename', { dir, file: moved.file, key: 'taken' }))).toMatch(
+      /^key: "taken" is taken/,
+    );
     expect(await readdir(dir)).toContain(moved.file);
-    expect(await failure(call(t.api, 'cassettes.rename', { dir, file: moved.file, key: '  ' }))).toMatch(/^key: give the new key/);
+    expect(await failure(call(t.api, 'cassettes.rename', { dir, file: moved.file, key: '  ' }))).toMatch(
+      /^key: give the new key/,
+    );
     expect(await failure(call(t.api, 'cassettes.rename', { dir, file: '../x.json', key: 'y' }))).toMatch(/^file: /);
   });
 });

@@ -42,7 +42,11 @@ export async function app(): Promise<TestApp> {
 }
 
 /** A typed call through the handler table (what both transports do). */
-export function call<C extends CommandName>(api: ApiHandlers, command: C, input: CommandInput<C>): Promise<CommandOutput<C>> {
+export function call<C extends CommandName>(
+  api: ApiHandlers,
+  command: C,
+  input: CommandInput<C>,
+): Promise<CommandOutput<C>> {
   return api.call(command, input) as Promise<CommandOutput<C>>;
 }
 
@@ -61,7 +65,8 @@ export async function failure(promise: Promise<unknown>): Promise<string> {
 }
 
 export const upstream = (options?: SdkServerOptions): Promise<SdkServerHandle> => startSdkServer(options).then(keep);
-export const client = (url: string, options?: ConnectClientOptions): Promise<ConnectedClient> => connectClient(url, options).then(keep);
+export const client = (url: string, options?: ConnectClientOptions): Promise<ConnectedClient> =>
+  connectClient(url, options).then(keep);
 
 /** The text blocks of a tool result, joined. */
 export function textOf(result: unknown): string {

@@ -16,7 +16,11 @@ import { app, call, cleanup, client, keep, textOf } from './harness.js';
 
 afterEach(cleanup);
 
-async function until(api: Parameters<typeof call>[0], id: string, wanted: (p: ProxyInfo) => boolean): Promise<ProxyInfo> {
+async function until(
+  api: Parameters<typeof call>[0],
+  id: string,
+  wanted: (p: ProxyInfo) => boolean,
+): Promise<ProxyInfo> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const proxy = (await call(api, 'proxies.list', {})).find((p) => p.id === id) as ProxyInfo;
@@ -54,7 +58,8 @@ describe('the app: a proxy whose upstream wants an OAuth sign-in', () => {
     const agent = await client(created.url as string);
     expect(textOf(await agent.client.callTool({ name: 'greet', arguments: { name: 'agent' } }))).toBe('Hello, agent!');
     await agent.close();
-    if (composed.seq !== undefined) await call(api, 'traffic.annotate', { seq: composed.seq, pinned: true, note: 'kept' });
+    if (composed.seq !== undefined)
+      await call(api, 'traffic.annotate', { seq: composed.seq, pinned: true, note: 'kept' });
     const har = path.join(await tempDir(), 'saved.har');
     await call(api, 'traffic.save', { format: 'har', out: har });
 
@@ -65,7 +70,9 @@ describe('the app: a proxy whose upstream wants an OAuth sign-in', () => {
 
     await controller.close();
     const written = [...(await filesBelow(dataDir)), ...(await filesBelow(cacheDir)), har];
-    expect(written.map((f) => path.basename(f))).toEqual(expect.arrayContaining(['workspace.json', 'timeline.json', 'saved.har']));
+    expect(written.map((f) => path.basename(f))).toEqual(
+      expect.arrayContaining(['workspace.json', 'timeline.json', 'saved.har']),
+    );
     expect(await secretsFound(written, {}, { ...server.secrets })).toEqual([]);
   });
 
@@ -73,7 +80,11 @@ describe('the app: a proxy whose upstream wants an OAuth sign-in', () => {
     const server = await startTestAuthServer();
     keep(server);
     const { api } = await app();
-    const created = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url, oauth: { disabled: true } });
+    const created = await call(api, 'proxies.create', {
+      mode: 'proxy-only',
+      upstreamUrl: server.url,
+      oauth: { disabled: true },
+    });
     expect(created.state).toBe('failed');
     expect(created.error).toMatch(/401/);
     expect(server.authorizations).toEqual([]);

@@ -13,13 +13,20 @@ import { app, call, cleanup, client, keep, upstream } from './harness.js';
 
 afterEach(cleanup);
 
-async function traffic(): Promise<{ dataDir: string; calls: number; api: Awaited<ReturnType<typeof app>>['api']; controller: AppController }> {
+async function traffic(): Promise<{
+  dataDir: string;
+  calls: number;
+  api: Awaited<ReturnType<typeof app>>['api'];
+  controller: AppController;
+}> {
   const { api, controller, dataDir } = await app();
   const server = await upstream();
   const rec = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url });
   const c = await client(rec.url!);
   for (let i = 0; i < 5; i++) await c.client.callTool({ name: 'echo', arguments: { text: `kept ${i}` } });
-  await expect.poll(async () => (await call(api, 'traffic.snapshot', {})).filter((e) => e.method === 'tools/call').length).toBe(5);
+  await expect
+    .poll(async () => (await call(api, 'traffic.snapshot', {})).filter((e) => e.method === 'tools/call').length)
+    .toBe(5);
   await c.close();
   return { dataDir, calls: 5, api, controller };
 }
@@ -57,7 +64,9 @@ describe('Preserve log', () => {
     const next = again(dataDir);
     const after = await call(next.api, 'traffic.snapshot', {});
     expect(after.map((e) => [e.seq, e.method, e.tool])).toEqual(before.map((e) => [e.seq, e.method, e.tool]));
-    expect(await call(next.api, 'traffic.annotations', {})).toEqual({ [before[2].seq]: { pinned: true, note: 'look' } });
+    expect(await call(next.api, 'traffic.annotations', {})).toEqual({
+      [before[2].seq]: { pinned: true, note: 'look' },
+    });
     expect(next.logs.some((l) => l.includes('2 lines of the saved timeline were not exchanges'))).toBe(true);
     // numbering goes on after them: a new exchange never takes one of their numbers
     const server = await upstream();
@@ -79,7 +88,8 @@ describe('Preserve log', () => {
     // a cap of half the file: the newest exchanges that fit in it
     const cap = Math.ceil(statSync(join(dataDir, LOG_FILE)).size / 2);
     let fit = 0;
-    for (let used = 0; fit < weights.length && used + weights[weights.length - 1 - fit] <= cap; fit++) used += weights[weights.length - 1 - fit];
+    for (let used = 0; fit < weights.length && used + weights[weights.length - 1 - fit] <= cap; fit++)
+      used += weights[weights.length - 1 - fit];
     expect(fit).toBeGreaterThan(0);
     expect(fit).toBeLessThan(before.length);
     expect(loadLog(dataDir, cap).events.map((e) => e.seq)).toEqual(before.slice(-fit).map((e) => e.seq));
@@ -95,7 +105,9 @@ describe('traffic.snapshot of one proxy or opened file', () => {
     const all = await call(api, 'traffic.snapshot', {});
     const proxyId = all[0].proxyId;
     expect(await call(api, 'traffic.snapshot', { proxyId })).toEqual(all.filter((e) => e.proxyId === proxyId));
-    expect(await call(api, 'traffic.snapshot', { proxyId, limit: 2 })).toEqual(all.filter((e) => e.proxyId === proxyId).slice(-2));
+    expect(await call(api, 'traffic.snapshot', { proxyId, limit: 2 })).toEqual(
+      all.filter((e) => e.proxyId === proxyId).slice(-2),
+    );
     expect(await call(api, 'traffic.snapshot', { proxyId: 'nobody' })).toEqual([]);
   });
 });

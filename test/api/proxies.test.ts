@@ -18,7 +18,13 @@ describe('api: proxies and traffic', () => {
     api.on('proxies', (list) => void lists.push(list));
 
     const info = await call(api, 'proxies.create', { name: 'rec', mode: 'record', upstreamUrl: server.url, cacheDir });
-    expect(info).toMatchObject({ id: expect.any(String), name: 'rec', state: 'running', exchanges: 0, config: { mode: 'record', port: 0 } });
+    expect(info).toMatchObject({
+      id: expect.any(String),
+      name: 'rec',
+      state: 'running',
+      exchanges: 0,
+      config: { mode: 'record', port: 0 },
+    });
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect(lists.at(-1)?.map((p) => [p.id, p.state])).toEqual([[info.id, 'running']]);
 
@@ -27,7 +33,13 @@ describe('api: proxies and traffic', () => {
     await expect.poll(() => traffic.some((e) => e.method === 'tools/call')).toBe(true);
 
     const call1 = traffic.find((e) => e.method === 'tools/call') as TrafficEvent;
-    expect(call1).toMatchObject({ proxyId: info.id, tool: 'echo', source: 'upstream', cassette: 'recorded', behavior: 'relay' });
+    expect(call1).toMatchObject({
+      proxyId: info.id,
+      tool: 'echo',
+      source: 'upstream',
+      cassette: 'recorded',
+      behavior: 'relay',
+    });
     expect(call1.response).toMatchObject({ result: { content: [{ type: 'text', text: 'echo: hi' }] } });
     expect(traffic.map((e) => e.method)).toContain('initialize');
     expect(traffic.every((e) => e.proxyId === info.id)).toBe(true);
@@ -35,7 +47,9 @@ describe('api: proxies and traffic', () => {
     const snapshot = await call(api, 'traffic.snapshot', {});
     expect(snapshot.map((e) => e.seq)).toEqual(traffic.map((e) => e.seq));
     expect(await call(api, 'traffic.snapshot', { limit: 1 })).toEqual([traffic.at(-1)]);
-    await expect.poll(async () => (await distilledFiles(cacheDir)).some((f) => f.includes('tools_call_echo_'))).toBe(true);
+    await expect
+      .poll(async () => (await distilledFiles(cacheDir)).some((f) => f.includes('tools_call_echo_')))
+      .toBe(true);
 
     // the exchange count reaches the list (and, throttled, a 'proxies' event)
     expect((await call(api, 'proxies.list', {}))[0].exchanges).toBe(traffic.length);
@@ -57,7 +71,9 @@ describe('api: proxies and traffic', () => {
     await ca.client.callTool({ name: 'echo', arguments: { text: 'a' } });
     await cb.client.callTool({ name: 'echo', arguments: { text: 'b' } });
     const calls = async () =>
-      (await call(api, 'traffic.snapshot', {})).filter((e) => e.method === 'tools/call').map((e) => [e.proxyId, e.request.params?.arguments]);
+      (await call(api, 'traffic.snapshot', {}))
+        .filter((e) => e.method === 'tools/call')
+        .map((e) => [e.proxyId, e.request.params?.arguments]);
     await expect.poll(calls).toEqual([
       [a.id, { text: 'a' }],
       [b.id, { text: 'b' }],
@@ -102,7 +118,10 @@ describe('api: proxies and traffic', () => {
     expect((await call(api, 'proxies.list', {}))[0]).toMatchObject({ id: info.id, state: 'failed' });
 
     await new Promise<void>((resolve) => blocker.close(() => resolve()));
-    expect(await call(api, 'proxies.start', { id: info.id })).toMatchObject({ state: 'running', url: `http://127.0.0.1:${port}/mcp` });
+    expect(await call(api, 'proxies.start', { id: info.id })).toMatchObject({
+      state: 'running',
+      url: `http://127.0.0.1:${port}/mcp`,
+    });
   });
 
   it('closes every proxy with the controller', async () => {
@@ -111,7 +130,9 @@ describe('api: proxies and traffic', () => {
     const info = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url });
     await controller.close();
     await expect(fetch(info.url as string, { method: 'POST' })).rejects.toThrow();
-    expect(await failure(call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url }))).toContain('shutting down');
+    expect(await failure(call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url }))).toContain(
+      'shutting down',
+    );
   });
 });
 
@@ -135,14 +156,24 @@ describe('api: the dispatcher', () => {
     const bad = (command: string, input: unknown): Promise<string> => failure(api.call(command, input));
     // a new proxy's problems are named after the New proxy form's fields, never the API's (upstreamUrl, cacheDir)
     expect(await bad('proxies.create', { mode: 'rewind' })).toBe('Mode: record, replay, hybrid or proxy-only');
-    expect(await bad('proxies.create', { mode: 'record', upstreamUrl: 'ftp://x' })).toBe('Upstream URL: must start with http:// or https:// (not ftp://)');
-    expect(await bad('proxies.create', { mode: 'record', upstreamUrl: 'localhost 3000' })).toBe('Upstream URL: not a URL (e.g. http://127.0.0.1:3000/mcp)');
-    expect(await bad('proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:1/mcp', port: 70000 })).toBe(
-      'Port: a whole number from 0 to 65535 (empty or 0: any free port)',
+    expect(await bad('proxies.create', { mode: 'record', upstreamUrl: 'ftp://x' })).toBe(
+      'Upstream URL: must start with http:// or https:// (not ftp://)',
     );
-    expect(await bad('proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:1/mcp', colour: 'red' })).toContain('colour');
-    expect(await bad('proxies.create', { mode: 'proxy-only' })).toBe('Upstream URL: give the upstream server’s URL, or a stdio command, in proxy-only mode');
-    expect(await bad('proxies.create', { mode: 'record' })).toBe('Upstream URL: give the upstream server’s URL, or a stdio command, in record mode');
+    expect(await bad('proxies.create', { mode: 'record', upstreamUrl: 'localhost 3000' })).toBe(
+      'Upstream URL: not a URL (e.g. http://127.0.0.1:3000/mcp)',
+    );
+    expect(
+      await bad('proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:1/mcp', port: 70000 }),
+    ).toBe('Port: a whole number from 0 to 65535 (empty or 0: any free port)');
+    expect(
+      await bad('proxies.create', { mode: 'proxy-only', upstreamUrl: 'http://127.0.0.1:1/mcp', colour: 'red' }),
+    ).toContain('colour');
+    expect(await bad('proxies.create', { mode: 'proxy-only' })).toBe(
+      'Upstream URL: give the upstream server’s URL, or a stdio command, in proxy-only mode',
+    );
+    expect(await bad('proxies.create', { mode: 'record' })).toBe(
+      'Upstream URL: give the upstream server’s URL, or a stdio command, in record mode',
+    );
     for (const message of await Promise.all([
       bad('proxies.create', { mode: 'record', upstreamUrl: 'x' }),
       bad('proxies.create', { mode: 'replay', cacheDir: '' }),
@@ -153,7 +184,9 @@ describe('api: the dispatcher', () => {
     expect(await bad('proxies.stop', {})).toContain('id: ');
     expect(await bad('proxies.stop', { id: 'nope' })).toBe('id: no proxy "nope"');
     expect(await bad('traffic.snapshot', { limit: 0 })).toContain('limit: ');
-    expect(await bad('rules.set', { id: 'p1', rules: { tools: [{ name: 'x', behavior: { type: 'explode' } }] } })).toContain('rules.tools.0.behavior.type');
+    expect(
+      await bad('rules.set', { id: 'p1', rules: { tools: [{ name: 'x', behavior: { type: 'explode' } }] } }),
+    ).toContain('rules.tools.0.behavior.type');
     expect(await bad('cassettes.write', { dir: '/tmp', file: '1 a.json' })).toContain('text: ');
     expect(await call(api, 'proxies.list', {})).toEqual([]); // nothing half-made
   });

@@ -18,9 +18,11 @@ describe('api: a replay proxy with a replay timing', () => {
       replayTiming: 'none, recorded, or x<speed> (e.g. x2: twice as fast, x0.5: half as fast)',
     });
     const { api } = await app();
-    expect(await failure(call(api, 'proxies.create', { mode: 'replay', cacheDir: await tempDir(), replayTiming: 'slowly' } as never))).toMatch(
-      /^Replay timing: none, recorded, or x<speed>/,
-    );
+    expect(
+      await failure(
+        call(api, 'proxies.create', { mode: 'replay', cacheDir: await tempDir(), replayTiming: 'slowly' } as never),
+      ),
+    ).toMatch(/^Replay timing: none, recorded, or x<speed>/);
   });
 
   it('keeps the timing with the proxy, and replays the recorded latency with it', async () => {
@@ -38,7 +40,13 @@ describe('api: a replay proxy with a replay timing', () => {
     expect(info.config).toMatchObject({ replayTiming: 'x0.01' });
     const replaying = await client(info.url as string);
     const started = performance.now();
-    expect(textOf(await replaying.client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { onprogress: () => {} }))).toBe('done 2');
+    expect(
+      textOf(
+        await replaying.client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, {
+          onprogress: () => {},
+        }),
+      ),
+    ).toBe('done 2');
     // x0.01: a hundred times the recorded delay of the answer
     const file = (await distilledFiles(cacheDir)).find((f) => f.includes('tools_call_progress_')) as string;
     const { timing } = JSON.parse(await readFile(join(cacheDir, file), 'utf8')) as { timing: { answerMs: number } };

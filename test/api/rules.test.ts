@@ -12,7 +12,11 @@ const listChanged = (c: ConnectedClient): number => c.notifications.filter((n) =
 const FIXTURE_TOOLS = ['add', 'counter', 'echo', 'elicit', 'fail', 'progress', 'sample'];
 
 /** rules.set until `clients` are notified: a client opens its server stream (GET) shortly after connecting. */
-async function setUntilNotified(api: ApiHandlers, input: CommandInput<'rules.set'>, clients = 1): Promise<CommandOutput<'rules.set'>> {
+async function setUntilNotified(
+  api: ApiHandlers,
+  input: CommandInput<'rules.set'>,
+  clients = 1,
+): Promise<CommandOutput<'rules.set'>> {
   for (let i = 0; i < 100; i++) {
     const out = await call(api, 'rules.set', input);
     if (out.notified >= clients) return out;
@@ -25,7 +29,11 @@ describe('api: live rules', () => {
   it('shows the merged tool list, applies an override live and tells the connected client', async () => {
     const { api } = await app();
     const server = await upstream();
-    const info = await call(api, 'proxies.create', { mode: 'record', upstreamUrl: server.url, cacheDir: await tempDir() });
+    const info = await call(api, 'proxies.create', {
+      mode: 'record',
+      upstreamUrl: server.url,
+      cacheDir: await tempDir(),
+    });
 
     // no client has listed the tools yet: the proxy asks the upstream itself
     const before = await call(api, 'rules.get', { id: info.id });
@@ -37,13 +45,25 @@ describe('api: live rules', () => {
       behavior: 'relay',
       origin: 'upstream',
       // the input schema too: the breakpoint editor checks held arguments against it
-      inputSchema: expect.objectContaining({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }),
+      inputSchema: expect.objectContaining({
+        type: 'object',
+        properties: { text: { type: 'string' } },
+        required: ['text'],
+      }),
     });
 
     const c = await client(info.url as string);
     expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('echo: x');
 
-    const rules = { tools: [{ name: 'echo', description: 'patched echo', behavior: { type: 'override' as const, response: { text: 'overridden!' } } }] };
+    const rules = {
+      tools: [
+        {
+          name: 'echo',
+          description: 'patched echo',
+          behavior: { type: 'override' as const, response: { text: 'overridden!' } },
+        },
+      ],
+    };
     const set = await setUntilNotified(api, { id: info.id, rules });
     expect(set.notified).toBe(1);
     expect(set.rules).toEqual({ ...rules, passthrough: true }); // defaults filled in by the schema
@@ -73,7 +93,11 @@ describe('api: live rules', () => {
       passthrough: false,
       tools: [
         { name: 'echo', behavior: { type: 'inject' as const, template: '[{original_text}] for {args.text}' } },
-        { name: 'made-up', input_schema: { type: 'object' as const }, behavior: { type: 'override' as const, response: { text: 'synthetic' } } },
+        {
+          name: 'made-up',
+          input_schema: { type: 'object' as const },
+          behavior: { type: 'override' as const, response: { text: 'synthetic' } },
+        },
       ],
     };
     const set = await setUntilNotified(api, { id: info.id, rules });
@@ -92,7 +116,9 @@ describe('api: live rules', () => {
     const server = await upstream();
     const info = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url });
     await call(api, 'proxies.stop', { id: info.id });
-    const rules = { tools: [{ name: 'echo', behavior: { type: 'override' as const, response: { text: 'after restart' } } }] };
+    const rules = {
+      tools: [{ name: 'echo', behavior: { type: 'override' as const, response: { text: 'after restart' } } }],
+    };
     const set = await call(api, 'rules.set', { id: info.id, rules });
     expect(set).toMatchObject({ notified: 0, tools: [] });
     expect((await call(api, 'rules.get', { id: info.id })).rules).toEqual({ ...rules, passthrough: true });
@@ -108,21 +134,34 @@ describe('api: live rules', () => {
     const info = await call(api, 'proxies.create', {
       mode: 'proxy-only',
       upstreamUrl: server.url,
-      rules: { instructions: 'be brief', tools: [{ name: 'echo', behavior: { type: 'override', response: { text: 'from config' } } }] },
+      rules: {
+        instructions: 'be brief',
+        tools: [{ name: 'echo', behavior: { type: 'override', response: { text: 'from config' } } }],
+      },
     });
     const c = await client(info.url as string);
     expect(c.client.getInstructions()).toBe('be brief');
     expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('from config');
-    expect((await call(api, 'rules.get', { id: info.id })).tools.find((t) => t.name === 'echo')?.behavior).toBe('override');
+    expect((await call(api, 'rules.get', { id: info.id })).tools.find((t) => t.name === 'echo')?.behavior).toBe(
+      'override',
+    );
   });
 
   it('previews an inject template against a result', async () => {
     const { api } = await app();
     const result = { content: [{ type: 'text', text: 'sunny' }] };
-    expect(await call(api, 'rules.preview', { template: 'Weather: {original_text} in {args.city}', result, args: { city: 'Baku' } })).toEqual({
+    expect(
+      await call(api, 'rules.preview', {
+        template: 'Weather: {original_text} in {args.city}',
+        result,
+        args: { city: 'Baku' },
+      }),
+    ).toEqual({
       text: 'Weather: sunny in Baku',
     });
-    expect(await call(api, 'rules.preview', { template: '{original_payload}', result })).toEqual({ text: JSON.stringify(result) });
+    expect(await call(api, 'rules.preview', { template: '{original_payload}', result })).toEqual({
+      text: JSON.stringify(result),
+    });
     expect(await failure(api.call('rules.preview', { template: 'x', result: [] }))).toContain('result: ');
     expect(await failure(api.call('rules.get', { id: 'p99' }))).toBe('id: no proxy "p99"');
   });

@@ -12,7 +12,11 @@ afterEach(cleanup);
 /** A second app on the same data folder, reading the settings file afresh (as after a restart). */
 function reopen(dataDir: string, logs: string[] = []) {
   const controller = keep(new AppController({ dataDir, log: (line) => void logs.push(line) }));
-  return createApiHandlers(controller, { shell: 'browser', version: '0.0.0-test' }, new SettingsFile(dataDir, (line) => void logs.push(line)));
+  return createApiHandlers(
+    controller,
+    { shell: 'browser', version: '0.0.0-test' },
+    new SettingsFile(dataDir, (line) => void logs.push(line)),
+  );
 }
 
 describe('api: settings', () => {
@@ -28,7 +32,21 @@ describe('api: settings', () => {
       restoreWorkspace: true,
       timelineLayout: { split: 'side', side: 60, bottom: 60 },
       timelineColumns: {
-        order: ['seq', 'time', 'proxy', 'method', 'tool', 'source', 'status', 'problems', 'tokens', 'duration', 'size', 'revision', 'flags'],
+        order: [
+          'seq',
+          'time',
+          'proxy',
+          'method',
+          'tool',
+          'source',
+          'status',
+          'problems',
+          'tokens',
+          'duration',
+          'size',
+          'revision',
+          'flags',
+        ],
         hidden: ['revision'],
         widths: {},
         sort: null,
@@ -51,7 +69,13 @@ describe('api: settings', () => {
     const off = api.on('settings', (info) => void seen.push(info));
     const window = { x: 10, y: 20, width: 1000, height: 700, maximized: false };
     const out = await call(api, 'settings.set', { theme: 'dark', trafficCapacity: 5_000, window });
-    expect(out.settings).toMatchObject({ theme: 'dark', trafficCapacity: 5_000, autoScroll: true, recentFolders: [], window });
+    expect(out.settings).toMatchObject({
+      theme: 'dark',
+      trafficCapacity: 5_000,
+      autoScroll: true,
+      recentFolders: [],
+      window,
+    });
     expect(seen).toEqual([out]);
     off();
 
@@ -81,12 +105,18 @@ describe('api: settings', () => {
   it('rejects an invalid field with a message naming it, and changes nothing', async () => {
     const { api, dataDir } = await app();
     await call(api, 'settings.set', { theme: 'light' });
-    expect(await failure(call(api, 'settings.set', { trafficCapacity: 10 }))).toMatch(/^settings\.set: invalid input: trafficCapacity: /);
+    expect(await failure(call(api, 'settings.set', { trafficCapacity: 10 }))).toMatch(
+      /^settings\.set: invalid input: trafficCapacity: /,
+    );
     expect(await failure(call(api, 'settings.set', { trafficCapacity: 2_000_000 }))).toMatch(/trafficCapacity/);
     expect(await failure(call(api, 'settings.set', { theme: 'purple' } as never))).toMatch(/theme/);
-    expect(await failure(call(api, 'settings.set', { recentFolders: Array.from({ length: 11 }, (_, i) => `/f${i}`) }))).toMatch(/recentFolders/);
+    expect(
+      await failure(call(api, 'settings.set', { recentFolders: Array.from({ length: 11 }, (_, i) => `/f${i}`) })),
+    ).toMatch(/recentFolders/);
     expect(await failure(call(api, 'settings.set', { defaultCacheDir: '  ' }))).toMatch(/defaultCacheDir/);
-    expect(await failure(call(api, 'settings.set', { window: { x: 0, y: 0, width: 5, height: 600, maximized: false } }))).toMatch(/window\.width/);
+    expect(
+      await failure(call(api, 'settings.set', { window: { x: 0, y: 0, width: 5, height: 600, maximized: false } })),
+    ).toMatch(/window\.width/);
     expect(await failure(call(api, 'settings.set', { colour: 'red' } as never))).toMatch(/colour/);
     expect((await call(api, 'settings.get', {})).settings).toEqual({ ...defaultSettings(dataDir), theme: 'light' });
     expect(JSON.parse(await readFile(join(dataDir, 'settings.json'), 'utf8')).theme).toBe('light');

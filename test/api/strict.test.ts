@@ -33,11 +33,17 @@ describe('api: a replay proxy with Strict', () => {
 
   it('keeps the switch, and answers a miss with the closest recorded key and the difference; without it, as before', async () => {
     const { api } = await app();
-    const strict = await call(api, 'proxies.create', { mode: 'replay', cacheDir: await fixture(), strict: true } as never);
+    const strict = await call(api, 'proxies.create', {
+      mode: 'replay',
+      cacheDir: await fixture(),
+      strict: true,
+    } as never);
     expect(strict.config).toMatchObject({ strict: true });
     const s = await client(strict.url as string);
     const strictAnswer = await miss(s);
-    expect(strictAnswer).toContain('closest recorded tools_call_echo_cbbbdcd27692344d (arguments.text: "hello" recorded, "Hello" asked)');
+    expect(strictAnswer).toContain(
+      'closest recorded tools_call_echo_cbbbdcd27692344d (arguments.text: "hello" recorded, "Hello" asked)',
+    );
     expect(
       await s.client.listPrompts().then(
         () => 'answered',

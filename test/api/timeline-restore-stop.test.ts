@@ -37,7 +37,10 @@ function har(file: string, n: number, tag: string): string {
     response: {
       status: 200,
       headers: [{ name: 'content-type', value: 'application/json' }],
-      content: { mimeType: 'application/json', text: JSON.stringify({ jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text: `${tag} ${i}` }] } }) },
+      content: {
+        mimeType: 'application/json',
+        text: JSON.stringify({ jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text: `${tag} ${i}` }] } }),
+      },
     },
   }));
   writeFileSync(file, JSON.stringify({ log: { version: '1.2', creator: { name: 'test', version: '1' }, entries } }));
@@ -70,7 +73,10 @@ describe('stopping the UI while it reopens files', () => {
     for (const seq of pinned) await api.call('traffic.annotate', { seq, pinned: true, note: `pin ${seq}` });
     api.close();
     await ui.stop();
-    const saved = JSON.parse(readFileSync(join(dataDir, 'timeline.json'), 'utf8')) as { sources: unknown[]; kept: unknown[] };
+    const saved = JSON.parse(readFileSync(join(dataDir, 'timeline.json'), 'utf8')) as {
+      sources: unknown[];
+      kept: unknown[];
+    };
     expect([saved.sources.length, saved.kept.length]).toEqual([4, 4]);
 
     // the second run is stopped as soon as it has reopened some of them, not all
@@ -83,8 +89,13 @@ describe('stopping the UI while it reopens files', () => {
     }, 'the first file reopened');
     ui.child.kill('SIGTERM');
     await ui.exited;
-    const kept = JSON.parse(readFileSync(join(dataDir, 'timeline.json'), 'utf8')) as { sources: unknown[]; kept: unknown[] };
-    console.log(`stopped with ${partly} of 4 files reopened: timeline.json keeps ${kept.sources.length} files, ${kept.kept.length} pins`);
+    const kept = JSON.parse(readFileSync(join(dataDir, 'timeline.json'), 'utf8')) as {
+      sources: unknown[];
+      kept: unknown[];
+    };
+    console.log(
+      `stopped with ${partly} of 4 files reopened: timeline.json keeps ${kept.sources.length} files, ${kept.kept.length} pins`,
+    );
     expect(partly, 'stopped in the middle of the restore (the files reopen one by one)').toBeLessThan(4);
 
     // the third run: every file and every pin is back

@@ -22,7 +22,13 @@ describe('api: a proxy’s upstream limits', () => {
     const cacheDir = await tempDir();
     const traffic: TrafficEvent[] = [];
     api.on('traffic', (event) => void traffic.push(event));
-    const info = await call(api, 'proxies.create', { mode: 'record', upstreamUrl: upstream.url, cacheDir, upstreamTimeoutS: 2, upstreamMaxTimeS: 30 });
+    const info = await call(api, 'proxies.create', {
+      mode: 'record',
+      upstreamUrl: upstream.url,
+      cacheDir,
+      upstreamTimeoutS: 2,
+      upstreamMaxTimeS: 30,
+    });
     expect(info).toMatchObject({ state: 'running', config: { upstreamTimeoutS: 2, upstreamMaxTimeS: 30 } });
     const c = await client(info.url as string);
     const options = { timeout: 30_000, onprogress: () => {}, resetTimeoutOnProgress: true };
@@ -38,22 +44,31 @@ describe('api: a proxy’s upstream limits', () => {
     expect(hang?.message).toContain('no answer and no progress within the per-call timeout (2 s)');
     expect(textOf(progress)).toBe('done');
     await expect.poll(() => traffic.find((e) => e.tool === 'hang')?.source).toBe('proxy');
-    await expect.poll(async () => (await distilledFiles(cacheDir)).some((f) => f.includes('tools_call_progress_'))).toBe(true);
+    await expect
+      .poll(async () => (await distilledFiles(cacheDir)).some((f) => f.includes('tools_call_progress_')))
+      .toBe(true);
     expect((await distilledFiles(cacheDir)).filter((f) => f.includes('tools_call_hang'))).toEqual([]);
     // kept for the next start, as the rest of its configuration
     await expect
-      .poll(async () => JSON.parse(await readFile(join(dataDir, 'workspace.json'), 'utf8').catch(() => '{}')) as { proxies?: Array<{ config: object }> })
+      .poll(
+        async () =>
+          JSON.parse(await readFile(join(dataDir, 'workspace.json'), 'utf8').catch(() => '{}')) as {
+            proxies?: Array<{ config: object }>;
+          },
+      )
       .toMatchObject({ proxies: [{ config: { upstreamTimeoutS: 2, upstreamMaxTimeS: 30 } }] });
   });
 
   it('refuses a limit out of range, naming the form’s field', async () => {
     const { api } = await app();
     const upstream = keep(await startRawUpstream());
-    expect(await failure(call(api, 'proxies.create', { mode: 'record', upstreamUrl: upstream.url, upstreamTimeoutS: -1 }))).toBe(
-      'Upstream timeout: seconds from 0 (no limit) to 86400',
-    );
-    expect(await failure(call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: upstream.url, upstreamMaxTimeS: 1e9 }))).toBe(
-      'Upstream max time: seconds from 0 (no limit) to 604800',
-    );
+    expect(
+      await failure(call(api, 'proxies.create', { mode: 'record', upstreamUrl: upstream.url, upstreamTimeoutS: -1 })),
+    ).toBe('Upstream timeout: seconds from 0 (no limit) to 86400');
+    expect(
+      await failure(
+        call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: upstream.url, upstreamMaxTimeS: 1e9 }),
+      ),
+    ).toBe('Upstream max time: seconds from 0 (no limit) to 604800');
   });
 });

@@ -11,11 +11,22 @@ describe('a UI proxy opens its upstream like the CLI', () => {
   it('detects a legacy HTTP+SSE server and bridges it (server-everything over SSE)', async () => {
     const { api } = await app();
     const ev = keep(await startEverything('sse'));
-    const info = await call(api, 'proxies.create', { mode: 'record', upstreamUrl: ev.url, cacheDir: await tempDir(), name: 'legacy' });
+    const info = await call(api, 'proxies.create', {
+      mode: 'record',
+      upstreamUrl: ev.url,
+      cacheDir: await tempDir(),
+      name: 'legacy',
+    });
     expect(info.state).toBe('running');
     const c = await client(info.url as string);
-    expect(textOf(await c.client.callTool({ name: 'echo', arguments: { message: 'over sse' } }))).toBe('Echo: over sse');
-    await expect.poll(async () => (await call(api, 'traffic.snapshot', {})).filter((e) => e.tool === 'echo').map((e) => e.cassette)).toEqual(['recorded']);
+    expect(textOf(await c.client.callTool({ name: 'echo', arguments: { message: 'over sse' } }))).toBe(
+      'Echo: over sse',
+    );
+    await expect
+      .poll(async () =>
+        (await call(api, 'traffic.snapshot', {})).filter((e) => e.tool === 'echo').map((e) => e.cassette),
+      )
+      .toEqual(['recorded']);
   });
 
   it('an upstream that does not answer MCP: the proxy is listed as failed, naming the upstream', async () => {

@@ -89,11 +89,20 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
     });
     await expect.poll(() => asked.at(-1)?.length).toBe(1);
     const question = (asked.at(-1) as AppServerRequest[])[0];
-    expect(question).toMatchObject({ proxyId: proxy.id, method: 'sampling/createMessage', params: { messages: [{ content: { text: 'a haiku' } }] } });
+    expect(question).toMatchObject({
+      proxyId: proxy.id,
+      method: 'sampling/createMessage',
+      params: { messages: [{ content: { text: 'a haiku' } }] },
+    });
     expect(await call(api, 'appRequests.list', {})).toHaveLength(1);
-    await call(api, 'appRequests.answer', { id: question.id, result: { role: 'assistant', content: { type: 'text', text: 'autumn moon' }, model: 'by hand' } });
+    await call(api, 'appRequests.answer', {
+      id: question.id,
+      result: { role: 'assistant', content: { type: 'text', text: 'autumn moon' }, model: 'by hand' },
+    });
     expect((await sampling).response).toMatchObject({ result: { content: [{ text: 'sampled: autumn moon' }] } });
-    expect(await failure(call(api, 'appRequests.answer', { id: question.id, error: 'late' }))).toMatch(/answered already/);
+    expect(await failure(call(api, 'appRequests.answer', { id: question.id, error: 'late' }))).toMatch(
+      /answered already/,
+    );
 
     const refused = call(api, 'exchange.send', {
       proxyId: proxy.id,
@@ -107,10 +116,18 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
     expect(JSON.stringify(answer)).toMatch(/refused by the user: not now/);
 
     // elicitation: the user fills the requested form
-    const eliciting = call(api, 'exchange.send', { proxyId: proxy.id, method: 'tools/call', params: { name: 'elicit', arguments: {} }, kind: 'compose' });
+    const eliciting = call(api, 'exchange.send', {
+      proxyId: proxy.id,
+      method: 'tools/call',
+      params: { name: 'elicit', arguments: {} },
+      kind: 'compose',
+    });
     await expect.poll(() => asked.at(-1)?.length).toBe(1);
     const form = (asked.at(-1) as AppServerRequest[])[0];
-    expect(form).toMatchObject({ method: 'elicitation/create', params: { message: 'What is your name?', requestedSchema: { required: ['name'] } } });
+    expect(form).toMatchObject({
+      method: 'elicitation/create',
+      params: { message: 'What is your name?', requestedSchema: { required: ['name'] } },
+    });
     await call(api, 'appRequests.answer', { id: form.id, result: { action: 'accept', content: { name: 'Ada' } } });
     expect((await eliciting).response).toMatchObject({ result: { content: [{ text: 'elicited: accept Ada' }] } });
   });
@@ -119,17 +136,33 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
     const { api, proxy } = await setup();
     const catalog = await call(api, 'exchange.catalog', { proxyId: proxy.id });
     expect(catalog.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'add', 'sample']));
-    expect(catalog.tools.find((t) => t.name === 'echo')?.inputSchema).toMatchObject({ properties: { text: { type: 'string' } } });
+    expect(catalog.tools.find((t) => t.name === 'echo')?.inputSchema).toMatchObject({
+      properties: { text: { type: 'string' } },
+    });
     expect(catalog.prompts.map((p) => p.name)).toContain('greet');
     expect(catalog.resources.map((r) => r.uri)).toContain('fixture://hello');
-    const read = await call(api, 'exchange.send', { proxyId: proxy.id, method: 'resources/read', params: { uri: 'fixture://hello' }, kind: 'compose' });
+    const read = await call(api, 'exchange.send', {
+      proxyId: proxy.id,
+      method: 'resources/read',
+      params: { uri: 'fixture://hello' },
+      kind: 'compose',
+    });
     expect(read.response).toMatchObject({ result: { contents: [{ text: 'hello resource' }] } });
 
     await call(api, 'proxies.stop', { id: proxy.id });
-    expect(await failure(call(api, 'exchange.send', { proxyId: proxy.id, method: 'tools/call', params: { name: 'echo' }, kind: 'compose' }))).toMatch(
-      /not running/,
-    );
-    expect(await failure(call(api, 'exchange.send', { proxyId: proxy.id, method: 'initialize', kind: 'compose' }))).toMatch(/not initialize/);
+    expect(
+      await failure(
+        call(api, 'exchange.send', {
+          proxyId: proxy.id,
+          method: 'tools/call',
+          params: { name: 'echo' },
+          kind: 'compose',
+        }),
+      ),
+    ).toMatch(/not running/);
+    expect(
+      await failure(call(api, 'exchange.send', { proxyId: proxy.id, method: 'initialize', kind: 'compose' })),
+    ).toMatch(/not initialize/);
     // started again (maybe on another port): a new app session
     await call(api, 'proxies.start', { id: proxy.id });
     const after = await call(api, 'exchange.send', {
@@ -145,7 +178,10 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
     const { api } = await app();
     const schema = {
       type: 'object',
-      properties: { a: { type: 'number' }, o: { type: 'object', properties: { x: { enum: ['a', 'b'] } }, required: ['x'] } },
+      properties: {
+        a: { type: 'number' },
+        o: { type: 'object', properties: { x: { enum: ['a', 'b'] } }, required: ['x'] },
+      },
       required: ['a'],
     };
     expect((await call(api, 'schema.check', { schema, value: { a: 1, o: { x: 'a' } } })).problems).toEqual([]);
@@ -199,10 +235,16 @@ describe('api: save the timeline, open it again', () => {
     expect(har.redacted).toBeGreaterThan(0); // session ids
     const sessionId = (await find((e) => e.tool === 'echo')).sessionId as string;
     expect(await readFile(har.out, 'utf8')).not.toContain(sessionId);
-    const folder = await call(api, 'traffic.save', { format: 'folder', out: `${dir}/cassette`, seqs: [echo.seq, progress.seq] });
+    const folder = await call(api, 'traffic.save', {
+      format: 'folder',
+      out: `${dir}/cassette`,
+      seqs: [echo.seq, progress.seq],
+    });
     expect(folder.exchanges).toBe(2);
     const file = await call(api, 'traffic.save', { format: 'file', out: `${dir}/c.json` });
-    expect(await failure(call(api, 'traffic.save', { format: 'file', out: `${dir}/c.json` }))).toMatch(/exists; set overwrite/);
+    expect(await failure(call(api, 'traffic.save', { format: 'file', out: `${dir}/c.json` }))).toMatch(
+      /exists; set overwrite/,
+    );
 
     const sources: string[] = [];
     for (const path of [har.out, folder.out, file.out]) {
@@ -217,9 +259,13 @@ describe('api: save the timeline, open it again', () => {
       expect(p.stream.filter((m) => 'method' in m && m.method === 'notifications/progress')).toHaveLength(2);
     }
     expect(await failure(call(api, 'sources.open', { path: har.out }))).toMatch(/open already/);
-    expect(await failure(call(api, 'exchange.send', { proxyId: sources[0], method: 'tools/call', kind: 'resend' }))).toMatch(/opened file cannot answer/);
+    expect(
+      await failure(call(api, 'exchange.send', { proxyId: sources[0], method: 'tools/call', kind: 'resend' })),
+    ).toMatch(/opened file cannot answer/);
     // an exchange of a file resent to a running proxy
-    const fromFile = (await call(api, 'traffic.snapshot', {})).find((e) => e.proxyId === sources[0] && e.tool === 'echo') as TrafficEvent;
+    const fromFile = (await call(api, 'traffic.snapshot', {})).find(
+      (e) => e.proxyId === sources[0] && e.tool === 'echo',
+    ) as TrafficEvent;
     const resent = await call(api, 'exchange.send', {
       proxyId: proxy.id,
       method: 'tools/call',
@@ -244,7 +290,9 @@ describe('api: save the timeline, open it again', () => {
     const replay = await call(api, 'proxies.create', { name: 'rep', mode: 'replay', cacheDir: out });
     expect(replay.state).toBe('running');
     const c = await client(replay.url as string);
-    expect(await c.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).toMatchObject({ structuredContent: { sum: 5 } });
+    expect(await c.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).toMatchObject({
+      structuredContent: { sum: 5 },
+    });
     const looked = await call(api, 'cassettes.lookup', { proxyId: replay.id, key: add.key });
     expect(looked.entries).toHaveLength(1);
     expect(looked.entries[0].result).toMatchObject({ structuredContent: { sum: 5 } });

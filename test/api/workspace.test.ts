@@ -16,8 +16,14 @@ afterEach(cleanup);
 /** A second run of the app on the same data folder (a fresh SettingsFile: nothing cached from the first run). */
 function restart(dataDir: string, logs: string[] = []) {
   const settings = new SettingsFile(dataDir, (line) => void logs.push(line));
-  const controller = keep(new AppController({ dataDir, settings, log: (line, level) => void logs.push(`${level}: ${line}`) }));
-  return { controller, api: createApiHandlers(controller, { shell: 'browser', version: '0.0.0-test' }, settings), logs };
+  const controller = keep(
+    new AppController({ dataDir, settings, log: (line, level) => void logs.push(`${level}: ${line}`) }),
+  );
+  return {
+    controller,
+    api: createApiHandlers(controller, { shell: 'browser', version: '0.0.0-test' }, settings),
+    logs,
+  };
 }
 
 describe('honest proxy states', () => {
@@ -28,16 +34,26 @@ describe('honest proxy states', () => {
     await server.close();
     const states: string[] = [];
     api.on('proxies', (list) => void states.push(list[0]?.state ?? ''));
-    const info = await call(api, 'proxies.create', { name: 'down', mode: 'proxy-only', upstreamUrl: `http://127.0.0.1:${port}/mcp` });
+    const info = await call(api, 'proxies.create', {
+      name: 'down',
+      mode: 'proxy-only',
+      upstreamUrl: `http://127.0.0.1:${port}/mcp`,
+    });
     expect(info).toMatchObject({ state: 'failed', failure: 'upstream' });
-    expect(info.error).toMatch(new RegExp(`^Upstream URL http://127\\.0\\.0\\.1:${port}/mcp did not answer an MCP initialize: .*ECONNREFUSED`));
+    expect(info.error).toMatch(
+      new RegExp(`^Upstream URL http://127\\.0\\.0\\.1:${port}/mcp did not answer an MCP initialize: .*ECONNREFUSED`),
+    );
     expect(info.url).toBeUndefined();
     expect(states).toContain('starting');
     expect(states).not.toContain('running');
 
     const again = await upstream({ port });
     expect(again.url).toContain(`:${port}/`);
-    expect(await call(api, 'proxies.start', { id: info.id })).toMatchObject({ state: 'running', error: undefined, failure: undefined });
+    expect(await call(api, 'proxies.start', { id: info.id })).toMatchObject({
+      state: 'running',
+      error: undefined,
+      failure: undefined,
+    });
   });
 
   it('a running proxy whose upstream stops answering says so, until it answers again', async () => {
@@ -50,7 +66,10 @@ describe('honest proxy states', () => {
     await server.close();
     await c.client.callTool({ name: 'echo', arguments: { text: 'two' } }).catch(() => undefined);
     const down = (await call(api, 'proxies.list', {}))[0];
-    expect(down).toMatchObject({ state: 'running', upstreamDown: expect.stringContaining(`upstream ${server.url} unavailable`) });
+    expect(down).toMatchObject({
+      state: 'running',
+      upstreamDown: expect.stringContaining(`upstream ${server.url} unavailable`),
+    });
     await upstream({ port });
     await expect
       .poll(
@@ -65,20 +84,36 @@ describe('honest proxy states', () => {
 
   it('a stdio command that does not start fails naming the command, not the bridge', async () => {
     const { api } = await app();
-    const info = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamCommand: 'mcp-rewind-no-such-command --flag' });
+    const info = await call(api, 'proxies.create', {
+      mode: 'proxy-only',
+      upstreamCommand: 'mcp-rewind-no-such-command --flag',
+    });
     expect(info).toMatchObject({ state: 'failed', failure: 'upstream' });
-    expect(info.error).toBe('stdio command "mcp-rewind-no-such-command --flag" did not start: spawn mcp-rewind-no-such-command ENOENT');
-    const exits = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamCommand: `${JSON.stringify(process.execPath)} -e "process.exit(3)"` });
-    expect(exits.error).toMatch(/^stdio command ".*" did not answer an MCP initialize: upstream process \d+ \(".*"\) exited \(code 3\) before answering$/);
+    expect(info.error).toBe(
+      'stdio command "mcp-rewind-no-such-command --flag" did not start: spawn mcp-rewind-no-such-command ENOENT',
+    );
+    const exits = await call(api, 'proxies.create', {
+      mode: 'proxy-only',
+      upstreamCommand: `${JSON.stringify(process.execPath)} -e "process.exit(3)"`,
+    });
+    expect(exits.error).toMatch(
+      /^stdio command ".*" did not answer an MCP initialize: upstream process \d+ \(".*"\) exited \(code 3\) before answering$/,
+    );
     expect(info.error).not.toMatch(/127\.0\.0\.1/);
   });
 
   it('a stdio command that says nothing in time fails with the last lines it printed on stderr', async () => {
     const { api } = await app();
-    const script = "console.error('starting'); console.error(''); console.error('API_KEY is not set'); setInterval(() => {}, 1000)";
-    const info = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamCommand: `${JSON.stringify(process.execPath)} -e ${JSON.stringify(script)}` });
+    const script =
+      "console.error('starting'); console.error(''); console.error('API_KEY is not set'); setInterval(() => {}, 1000)";
+    const info = await call(api, 'proxies.create', {
+      mode: 'proxy-only',
+      upstreamCommand: `${JSON.stringify(process.execPath)} -e ${JSON.stringify(script)}`,
+    });
     expect(info).toMatchObject({ state: 'failed', failure: 'upstream' });
-    expect(info.error).toMatch(/^stdio command ".*" did not answer an MCP initialize: .*\(it printed: starting \/ API_KEY is not set\)$/);
+    expect(info.error).toMatch(
+      /^stdio command ".*" did not answer an MCP initialize: .*\(it printed: starting \/ API_KEY is not set\)$/,
+    );
   }, 30_000);
 
   it('replay of a missing folder fails and never creates it', async () => {
@@ -101,9 +136,9 @@ describe('honest proxy states', () => {
     const b = await call(api, 'proxies.create', { mode: 'record', upstreamUrl: server.url });
     expect([a.name, b.name]).toEqual([`record ${new URL(server.url).host}`, `record ${new URL(server.url).host} 2`]);
     await call(api, 'proxies.create', { name: 'mine', mode: 'proxy-only', upstreamUrl: server.url });
-    expect(await failure(call(api, 'proxies.create', { name: 'Mine', mode: 'proxy-only', upstreamUrl: server.url }))).toBe(
-      'Name: a proxy named "Mine" exists already; choose another name',
-    );
+    expect(
+      await failure(call(api, 'proxies.create', { name: 'Mine', mode: 'proxy-only', upstreamUrl: server.url })),
+    ).toBe('Name: a proxy named "Mine" exists already; choose another name');
   });
 });
 
@@ -111,8 +146,17 @@ describe('nothing lost on restart', () => {
   it('brings back proxies, rules and breakpoints; running ones start again on their port', async () => {
     const first = await app();
     const server = await upstream();
-    const running = await call(first.api, 'proxies.create', { name: 'live', mode: 'proxy-only', upstreamUrl: server.url });
-    const stopped = await call(first.api, 'proxies.create', { name: 'idle', mode: 'record', upstreamUrl: server.url, cacheDir: await tempDir() });
+    const running = await call(first.api, 'proxies.create', {
+      name: 'live',
+      mode: 'proxy-only',
+      upstreamUrl: server.url,
+    });
+    const stopped = await call(first.api, 'proxies.create', {
+      name: 'idle',
+      mode: 'record',
+      upstreamUrl: server.url,
+      cacheDir: await tempDir(),
+    });
     await call(first.api, 'proxies.stop', { id: stopped.id });
     const rules = {
       passthrough: true,
@@ -138,7 +182,9 @@ describe('nothing lost on restart', () => {
     expect(back.url).toBe(running.url); // the same port: client configs stay valid
     expect((await call(second.api, 'proxies.list', {}))[1].state).toBe('stopped');
     expect((await call(second.api, 'rules.get', { id: running.id })).rules).toEqual(rules);
-    expect((await call(second.api, 'breakpoints.list', {})).rules[running.id]).toMatchObject([{ tool: 'add', when: 'response' }]);
+    expect((await call(second.api, 'breakpoints.list', {})).rules[running.id]).toMatchObject([
+      { tool: 'add', when: 'response' },
+    ]);
     const c = await client(back.url!);
     expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('kept');
     expect((await c.client.listTools()).tools.map((t) => t.name)).not.toContain('add'); // hidden: one rule, one tool
@@ -184,7 +230,9 @@ describe('timeline data', () => {
     expect((await call(api, 'traffic.snapshot', {})).map((e) => e.seq)).toEqual(all.map((e) => e.seq)); // back in place
     await call(api, 'traffic.clear', { proxyId: a.id });
     const echoOfB = all.filter((e) => e.proxyId === b.id && e.tool === 'echo');
-    const second = await call(api, 'traffic.clear', { items: echoOfB.map((e) => ({ proxyId: e.proxyId, seq: e.seq })) });
+    const second = await call(api, 'traffic.clear', {
+      items: echoOfB.map((e) => ({ proxyId: e.proxyId, seq: e.seq })),
+    });
     expect(second.cleared).toBe(1);
     const left = await call(api, 'traffic.snapshot', {});
     expect(left.every((e) => e.proxyId === b.id && e.tool !== 'echo')).toBe(true);
@@ -207,7 +255,10 @@ describe('timeline data', () => {
     const { api } = await app();
     const server = await upstream();
     const p = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url });
-    await call(api, 'rules.set', { id: p.id, rules: { tools: [{ name: 'add', behavior: { type: 'inject', template: 'sum: {original_text}' } }] } });
+    await call(api, 'rules.set', {
+      id: p.id,
+      rules: { tools: [{ name: 'add', behavior: { type: 'inject', template: 'sum: {original_text}' } }] },
+    });
     const state = await call(api, 'breakpoints.set', { proxyId: p.id, rules: [{ tool: 'echo', when: 'request' }] });
     expect(state.rules[p.id]).toHaveLength(1);
     const traffic: TrafficEvent[] = [];
@@ -220,13 +271,18 @@ describe('timeline data', () => {
     await call(api, 'breakpoints.resume', { id: paused.id, arguments: { text: 'edited' } });
     expect(textOf(await echo)).toBe('echo: edited');
     let progress = 0;
-    await c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { onprogress: () => void progress++ });
+    await c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, {
+      onprogress: () => void progress++,
+    });
 
     await expect.poll(() => traffic.filter((e) => e.tool).length).toBe(3);
     const add = traffic.find((e) => e.tool === 'add')!;
     expect(add.original?.response).toMatchObject({ result: { content: [{ type: 'text', text: '5' }] } });
     expect(add.response).toMatchObject({ result: { content: [{ type: 'text', text: 'sum: 5' }] } });
-    expect(add.http).toMatchObject({ status: 200, headers: expect.objectContaining({ 'content-type': expect.any(String) }) });
+    expect(add.http).toMatchObject({
+      status: 200,
+      headers: expect.objectContaining({ 'content-type': expect.any(String) }),
+    });
     expect(add.timing?.sentUpstream).toBeGreaterThanOrEqual(0);
     expect(add.timing!.firstByte!).toBeGreaterThanOrEqual(add.timing!.sentUpstream!);
     expect(add.protocolVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -237,7 +293,9 @@ describe('timeline data', () => {
     const streamed = traffic.find((e) => e.tool === 'progress')!;
     expect(progress).toBe(2);
     expect(streamed.timing?.stream).toHaveLength(streamed.stream.length);
-    expect(streamed.timing!.stream!.every((t, i, all) => t >= 0 && t <= streamed.durationMs && (i === 0 || t >= all[i - 1]))).toBe(true);
+    expect(
+      streamed.timing!.stream!.every((t, i, all) => t >= 0 && t <= streamed.durationMs && (i === 0 || t >= all[i - 1])),
+    ).toBe(true);
     expect(streamed.original).toBeUndefined(); // nothing changed it
   });
 });
@@ -247,7 +305,10 @@ it('the settings file and workspace file are separate and readable JSON', async 
   const server = await upstream();
   await call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url });
   await controller.close();
-  const saved = JSON.parse(readFileSync(join(dataDir, 'workspace.json'), 'utf8')) as { version: number; proxies: unknown[] };
+  const saved = JSON.parse(readFileSync(join(dataDir, 'workspace.json'), 'utf8')) as {
+    version: number;
+    proxies: unknown[];
+  };
   expect(saved.version).toBe(1);
   expect(saved.proxies).toHaveLength(1);
 });

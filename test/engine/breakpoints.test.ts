@@ -33,7 +33,8 @@ async function pausedIn(bp: Breakpoints, count = 1): Promise<PausedCall[]> {
   return bp.paused();
 }
 
-const text = (result: unknown): string => ((result as { content?: Array<{ type: string; text?: string }> }).content ?? []).map((b) => b.text ?? '').join('\n');
+const text = (result: unknown): string =>
+  ((result as { content?: Array<{ type: string; text?: string }> }).content ?? []).map((b) => b.text ?? '').join('\n');
 
 describe.each([
   { json: false, mode: 'record' as const },
@@ -48,7 +49,9 @@ describe.each([
     const c = await client(p.url);
 
     let settled = false;
-    const pending = c.client.callTool({ name: 'echo', arguments: { text: 'original' } }).finally(() => (settled = true));
+    const pending = c.client
+      .callTool({ name: 'echo', arguments: { text: 'original' } })
+      .finally(() => (settled = true));
     const [paused] = await pausedIn(registry(p));
     expect(paused).toMatchObject({ tool: 'echo', stage: 'request', arguments: { text: 'original' } });
     await new Promise((r) => setTimeout(r, 100));
@@ -79,9 +82,15 @@ describe.each([
 
     const pending = c.client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     const [paused] = await pausedIn(registry(p));
-    expect(paused).toMatchObject({ tool: 'echo', stage: 'response', result: { content: [{ type: 'text', text: 'echo: hi' }] } });
+    expect(paused).toMatchObject({
+      tool: 'echo',
+      stage: 'response',
+      result: { content: [{ type: 'text', text: 'echo: hi' }] },
+    });
     expect(server.calls).toHaveLength(1); // it went upstream; the answer is held
-    expect(() => registry(p).resume(paused.id, { result: { content: 'nope' } })).toThrow(/result: not a CallToolResult/);
+    expect(() => registry(p).resume(paused.id, { result: { content: 'nope' } })).toThrow(
+      /result: not a CallToolResult/,
+    );
     // the protocol's own schema for the call's revision (the SDK's): a text block needs its text
     expect(() => registry(p).resume(paused.id, { result: { content: [{ type: 'text' }] } })).toThrow(
       /result: not a CallToolResult \(2025-11-25, @modelcontextprotocol\/sdk\/types\.js\): result\.content\[0\]\.text: Invalid input: expected string, received undefined/,
@@ -181,7 +190,11 @@ describe('breakpoints through the API handlers', () => {
     const set = await call(api, 'breakpoints.set', { proxyId: info.id, rules: [{ tool: 'echo', when: 'request' }] });
     expect(set.rules[info.id]).toMatchObject([{ tool: 'echo', when: 'request' }]);
     expect(await failure(call(api, 'breakpoints.set', { proxyId: 'nope', rules: [] }))).toMatch(/proxyId/);
-    expect(await failure(call(api, 'breakpoints.set', { proxyId: info.id, rules: [{ tool: 'echo', when: 'later' as 'request' }] }))).toMatch(/when/);
+    expect(
+      await failure(
+        call(api, 'breakpoints.set', { proxyId: info.id, rules: [{ tool: 'echo', when: 'later' as 'request' }] }),
+      ),
+    ).toMatch(/when/);
 
     const c = await apiClient(info.url!);
     const pending = c.client.callTool({ name: 'echo', arguments: { text: 'a' } });
@@ -191,9 +204,13 @@ describe('breakpoints through the API handlers', () => {
       await new Promise((r) => setTimeout(r, 10));
       state = await call(api, 'breakpoints.list', {});
     } while (state.paused.length === 0 && Date.now() < deadline);
-    expect(state.paused).toMatchObject([{ proxyId: info.id, tool: 'echo', stage: 'request', arguments: { text: 'a' } }]);
+    expect(state.paused).toMatchObject([
+      { proxyId: info.id, tool: 'echo', stage: 'request', arguments: { text: 'a' } },
+    ]);
     expect(events.some((e) => e.paused.length === 1)).toBe(true);
-    expect(await failure(call(api, 'breakpoints.resume', { id: state.paused[0].id, result: { content: [] } }))).toMatch(/holds a request/);
+    expect(await failure(call(api, 'breakpoints.resume', { id: state.paused[0].id, result: { content: [] } }))).toMatch(
+      /holds a request/,
+    );
     await call(api, 'breakpoints.resume', { id: state.paused[0].id, arguments: { text: 'b' } });
     expect(textOf(await pending)).toBe('echo: b');
     expect(await failure(call(api, 'breakpoints.fail', { id: state.paused[0].id }))).toMatch(/no call paused/);
@@ -219,23 +236,28 @@ describe('a held call its client gave up on is released at once (issue 25)', () 
       p.events.on('exchange', on);
     });
 
-  it.each(['request', 'response'] as const)('cancelled by the client while held before %s: released, the row says cancelled', async (when) => {
-    const server = await upstream();
-    const p = await proxy({ mode: 'proxy-only', upstreamUrl: server.url });
-    registry(p).set([{ tool: 'echo', when }]);
-    const c = await client(p.url);
-    const ended = eventOf(p, 'echo');
-    const abort = new AbortController();
-    const call = c.client.callTool({ name: 'echo', arguments: { text: 'x' } }, undefined, { signal: abort.signal }).catch((e: unknown) => e);
-    await pausedIn(registry(p));
-    abort.abort('no longer needed');
-    await call;
-    const event = await ended; // at once: long before the hold's timeout
-    expect(registry(p).paused()).toEqual([]);
-    expect(event.final).toBe('cancelled');
-    expect(event.flags).toContain('released at a breakpoint: the client cancelled it');
-    expect(server.calls.length).toBe(when === 'request' ? 0 : 1); // a call held before its request never goes upstream
-  });
+  it.each(['request', 'response'] as const)(
+    'cancelled by the client while held before %s: released, the row says cancelled',
+    async (when) => {
+      const server = await upstream();
+      const p = await proxy({ mode: 'proxy-only', upstreamUrl: server.url });
+      registry(p).set([{ tool: 'echo', when }]);
+      const c = await client(p.url);
+      const ended = eventOf(p, 'echo');
+      const abort = new AbortController();
+      const call = c.client
+        .callTool({ name: 'echo', arguments: { text: 'x' } }, undefined, { signal: abort.signal })
+        .catch((e: unknown) => e);
+      await pausedIn(registry(p));
+      abort.abort('no longer needed');
+      await call;
+      const event = await ended; // at once: long before the hold's timeout
+      expect(registry(p).paused()).toEqual([]);
+      expect(event.final).toBe('cancelled');
+      expect(event.flags).toContain('released at a breakpoint: the client cancelled it');
+      expect(server.calls.length).toBe(when === 'request' ? 0 : 1); // a call held before its request never goes upstream
+    },
+  );
 
   it('the client goes away while its call is held before request: released, never sent upstream, the row says client gone', async () => {
     const server = await upstream();

@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WORKER_THRESHOLD } from '../../src/main/engine/cassette/content-index.js';
 import type * as StoreModule from '../../src/main/engine/cassette/store.js';
-import { exportHar, exportSingleFile, writeHarExport, writeSingleFileExport } from '../../src/main/engine/cassette/export.js';
+import {
+  exportHar,
+  exportSingleFile,
+  writeHarExport,
+  writeSingleFileExport,
+} from '../../src/main/engine/cassette/export.js';
 import { keyFor, looseKeyFor } from '../../src/main/engine/cassette/keys.js';
 import { CassetteStore } from '../../src/main/engine/cassette/store.js';
 import { startProxy } from '../../src/main/engine/proxy.js';
@@ -24,7 +29,10 @@ afterEach(async () => {
   await removeTempDirs();
 });
 
-const call = (name: string, args: Record<string, unknown>) => ({ method: 'tools/call', params: { name, arguments: args } });
+const call = (name: string, args: Record<string, unknown>) => ({
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 /** `count` recorded calls of tool `search` (arguments `{ q, page }`), numbered from 2, and `1 initialize.json`. */
 async function bigCassette(count: number): Promise<string> {
@@ -40,7 +48,11 @@ async function bigCassette(count: number): Promise<string> {
         const args = { q: `query ${i}`, page: i % 7 };
         return writeFile(
           join(dir, `${i + 2} ${keyFor(call('search', args))}.json`),
-          JSON.stringify({ name: 'search', arguments: args, result: { content: [{ type: 'text', text: `result ${i}` }] } }),
+          JSON.stringify({
+            name: 'search',
+            arguments: args,
+            result: { content: [{ type: 'text', text: `result ${i}` }] },
+          }),
         );
       }),
     );
@@ -55,7 +67,11 @@ describe('a cassette large enough for the worker threads', () => {
     const outside = await tempDir('rewind-outside-');
     await writeFile(
       join(outside, 'secret.json'),
-      JSON.stringify({ name: 'search', arguments: { q: 'secret' }, result: { content: [{ type: 'text', text: 'SECRET' }] } }),
+      JSON.stringify({
+        name: 'search',
+        arguments: { q: 'secret' },
+        result: { content: [{ type: 'text', text: 'SECRET' }] },
+      }),
     );
     const linked = `${count + 2} ${keyFor(call('search', { q: 'secret' }))}.json`;
     symlinkSync(join(outside, 'secret.json'), join(dir, linked));
@@ -65,7 +81,12 @@ describe('a cassette large enough for the worker threads', () => {
     const notFound = keyFor({ method: 'resources/read', params: { uri: 'x://y' } });
     await writeFile(
       join(dir, `${count + 4} ${notFound}.json`),
-      JSON.stringify({ $rewind: 1, method: 'resources/read', params: { uri: 'x://y' }, error: { code: -32601, message: 'Method not found' } }),
+      JSON.stringify({
+        $rewind: 1,
+        method: 'resources/read',
+        params: { uri: 'x://y' },
+        error: { code: -32601, message: 'Method not found' },
+      }),
     );
     await writeFile(
       join(dir, `${count + 5} ${keyFor(call('ask', {}))}.json`),
@@ -73,8 +94,14 @@ describe('a cassette large enough for the worker threads', () => {
     );
     const lines: string[] = [];
     // the worker threads run the built engine (dist/, as shipped): run from the sources, the store reads the files itself
-    const built = (await import(new URL('../../dist/main/engine/cassette/store.js', import.meta.url).href)) as typeof StoreModule;
-    const store = await built.CassetteStore.open(dir, { watch: false, log: (l) => lines.push(l), loose: { ignore: [] } });
+    const built = (await import(
+      new URL('../../dist/main/engine/cassette/store.js', import.meta.url).href
+    )) as typeof StoreModule;
+    const store = await built.CassetteStore.open(dir, {
+      watch: false,
+      log: (l) => lines.push(l),
+      loose: { ignore: [] },
+    });
     keep({ close: async () => store.close() });
     expect(store.isIndexed).toBe(true);
     expect(lines.join('\n')).toContain(`refusing ${linked}: it is a symbolic link`);
@@ -89,7 +116,9 @@ describe('a cassette large enough for the worker threads', () => {
     for (const i of [0, 4321, count - 1]) {
       const reordered = { page: i % 7, q: `query ${i}` };
       expect(store.lookup(keyFor(call('search', reordered)))).toBeUndefined();
-      expect(store.lookupLoose(looseKeyFor('tools/call', { name: 'search', arguments: reordered }))?.[0].result).toEqual({
+      expect(
+        store.lookupLoose(looseKeyFor('tools/call', { name: 'search', arguments: reordered }))?.[0].result,
+      ).toEqual({
         content: [{ type: 'text', text: `result ${i}` }],
       });
     }
@@ -117,7 +146,10 @@ describe('a cassette large enough for the worker threads', () => {
 describe('a replay miss', () => {
   it('names keys recorded for the same tool only (from the index), never those of a tool whose name extends it', async () => {
     const dir = await tempDir();
-    await writeFile(join(dir, `1 ${keyFor(call('foo', { a: 1 }))}.json`), JSON.stringify({ name: 'foo', arguments: { a: 1 }, result: { content: [] } }));
+    await writeFile(
+      join(dir, `1 ${keyFor(call('foo', { a: 1 }))}.json`),
+      JSON.stringify({ name: 'foo', arguments: { a: 1 }, result: { content: [] } }),
+    );
     await writeFile(
       join(dir, `2 ${keyFor(call('foo_bar', { a: 1 }))}.json`),
       JSON.stringify({ name: 'foo_bar', arguments: { a: 1 }, result: { content: [] } }),
@@ -146,8 +178,12 @@ describe('exports stream', () => {
     const now = new Date('2026-01-02T03:04:05.000Z');
     await writeSingleFileExport(dir, join(out, 'c.json'), { now });
     await writeHarExport(dir, join(out, 'c.har'), { now, creatorVersion: '9.9.9' });
-    expect(await readFile(join(out, 'c.json'), 'utf8')).toBe(JSON.stringify(await exportSingleFile(dir, { now }), null, 2) + '\n');
-    expect(await readFile(join(out, 'c.har'), 'utf8')).toBe(JSON.stringify(await exportHar(dir, { now, creatorVersion: '9.9.9' }), null, 2) + '\n');
+    expect(await readFile(join(out, 'c.json'), 'utf8')).toBe(
+      JSON.stringify(await exportSingleFile(dir, { now }), null, 2) + '\n',
+    );
+    expect(await readFile(join(out, 'c.har'), 'utf8')).toBe(
+      JSON.stringify(await exportHar(dir, { now, creatorVersion: '9.9.9' }), null, 2) + '\n',
+    );
     const empty = await tempDir();
     await mkdir(join(empty, 'x'));
     await writeSingleFileExport(join(empty, 'x'), join(out, 'empty.json'), { now });

@@ -12,21 +12,28 @@ afterEach(removeTempDirs);
 
 describe('cache keys', () => {
   it("are mcp-rewind's for its five methods", () => {
-    expect(keyFor({ method: 'initialize', params: { protocolVersion: 'x', capabilities: {}, clientInfo: { name: 'a', version: '1' } } })).toBe('initialize');
+    expect(
+      keyFor({
+        method: 'initialize',
+        params: { protocolVersion: 'x', capabilities: {}, clientInfo: { name: 'a', version: '1' } },
+      }),
+    ).toBe('initialize');
     expect(keyFor({ method: 'tools/list' })).toBe('tools_list');
     expect(keyFor({ method: 'resources/list', params: {} })).toBe('resources_list');
     expect(keyFor({ method: 'resources/templates/list' })).toBe('resources_templates_list');
     // sha256(JSON.stringify(arguments ?? {})) cut to 16 hex, as mcp-rewind computes it
-    expect(keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } })).toBe('tools_call_echo_cbbbdcd27692344d');
+    expect(keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } })).toBe(
+      'tools_call_echo_cbbbdcd27692344d',
+    );
     expect(keyFor({ method: 'tools/call', params: { name: 'noargs' } })).toBe(`tools_call_noargs_${hash16('{}')}`);
   });
 
   it('ignore _meta (progress tokens) and give each list page its own key', () => {
     const plain = keyFor({ method: 'resources/read', params: { uri: 'file:///a' } });
     expect(keyFor({ method: 'resources/read', params: { uri: 'file:///a', _meta: { progressToken: 7 } } })).toBe(plain);
-    expect(keyFor({ method: 'tools/call', params: { name: 't', arguments: { a: 1 }, _meta: { progressToken: 'x' } } })).toBe(
-      keyFor({ method: 'tools/call', params: { name: 't', arguments: { a: 1 } } }),
-    );
+    expect(
+      keyFor({ method: 'tools/call', params: { name: 't', arguments: { a: 1 }, _meta: { progressToken: 'x' } } }),
+    ).toBe(keyFor({ method: 'tools/call', params: { name: 't', arguments: { a: 1 } } }));
     expect(keyFor({ method: 'tools/list', params: { cursor: 'page-2' } })).toBe(`tools_list_${hash16('"page-2"')}`);
     expect(rawKeyFor({ method: 'prompts/get', params: { name: 'greet', arguments: { name: 'Ada' } } })).toBe(
       `prompts_get_greet_${argumentsHash({ name: 'Ada' })}`,
@@ -35,10 +42,24 @@ describe('cache keys', () => {
 });
 
 describe('safe file names', () => {
-  const hostile = ['../escape', 'a/b', 'back\\slash', 'nul\u0000byte', 'x'.repeat(600), 'CON', '..', 'ünï/cødé', 'tab\there', 'q?*:<>|"', '\ud800lone', '%41'];
+  const hostile = [
+    '../escape',
+    'a/b',
+    'back\\slash',
+    'nul\u0000byte',
+    'x'.repeat(600),
+    'CON',
+    '..',
+    'ünï/cødé',
+    'tab\there',
+    'q?*:<>|"',
+    '\ud800lone',
+    '%41',
+  ];
 
   it('leave valid MCP tool names unchanged', () => {
-    for (const name of ['echo', 'get-sum', 'a.b_c-D9', 'tools_call_x_0123456789abcdef']) expect(safeKey(name)).toBe(name);
+    for (const name of ['echo', 'get-sum', 'a.b_c-D9', 'tools_call_x_0123456789abcdef'])
+      expect(safeKey(name)).toBe(name);
   });
 
   it('never contain separators, control or reserved characters, and stay short', () => {
@@ -102,7 +123,11 @@ describe('cassette store', () => {
     const added = await store.add('tools/call', 'tools_call_a_1', { result: result('a'), resultHash: 'h' });
     expect(added.n).toBe(10);
     expect(store.lookup('tools_call_a_1')?.map((e) => e.n)).toEqual([10]);
-    expect(JSON.parse(await readFile(join(dir, '10 tools_call_a_1.json'), 'utf8'))).toMatchObject({ arguments: {}, result: result('a'), resultHash: 'h' });
+    expect(JSON.parse(await readFile(join(dir, '10 tools_call_a_1.json'), 'utf8'))).toMatchObject({
+      arguments: {},
+      result: result('a'),
+      resultHash: 'h',
+    });
     expect(store.lookup('tools_list')?.[0].result).toEqual({ tools: [] });
     store.close();
   });

@@ -31,7 +31,9 @@ describe('an mcp-rewind cache folder', () => {
       content: [{ type: 'text', text: 'hello from mcp-rewind' }],
     });
     // the old bare-result format of a tools/call entry
-    expect(await client.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).toEqual({ content: [{ type: 'text', text: '5' }] });
+    expect(await client.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).toEqual({
+      content: [{ type: 'text', text: '5' }],
+    });
   });
 
   it('answers an unrecorded call with a JSON-RPC error naming the call and what was recorded, and empty lists', async () => {
@@ -51,7 +53,11 @@ describe('an mcp-rewind cache folder', () => {
     const dir = await copyOf(MCP_REWIND_CACHE);
     proxy = await startProxy({ mode: 'replay', cacheDir: dir });
     expect(proxy.store?.size).toBe(5);
-    expect(proxy.store?.lookup('tools_call_echo_cbbbdcd27692344d')?.[0]).toMatchObject({ n: 5, resultHash: 'da0894431d817bb9', arguments: { text: 'hello' } });
+    expect(proxy.store?.lookup('tools_call_echo_cbbbdcd27692344d')?.[0]).toMatchObject({
+      n: 5,
+      resultHash: 'da0894431d817bb9',
+      arguments: { text: 'hello' },
+    });
     expect(join(dir, proxy.store!.lookup('initialize')![0].file)).toBe(join(dir, '1 initialize.json'));
   });
 });

@@ -52,9 +52,13 @@ describe('server-everything as the upstream', () => {
     const p = keep(await startProxy({ mode: 'proxy-only', upstreamUrl: everything.url }));
     const c = keep(await connectClient(p.url));
     const progress: Progress[] = [];
-    const result = await c.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, {
-      onprogress: (x) => progress.push(x),
-    });
+    const result = await c.client.callTool(
+      { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
+      undefined,
+      {
+        onprogress: (x) => progress.push(x),
+      },
+    );
     expect(progress.map((x) => x.progress)).toEqual([1, 2, 3]);
     expect(JSON.stringify(result.content)).toContain('Long running operation completed');
     const sampled = await c.client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hello there' } });
@@ -79,7 +83,10 @@ describe('server-everything as the upstream', () => {
         unsubscribe: await c.client.unsubscribeResource({ uri }),
         prompts: await c.client.listPrompts(),
         prompt: await c.client.getPrompt({ name: 'args-prompt', arguments: { city: 'Paris' } }),
-        completion: await c.client.complete({ ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } }),
+        completion: await c.client.complete({
+          ref: { type: 'ref/prompt', name: 'completable-prompt' },
+          argument: { name: 'department', value: 'E' },
+        }),
         setLevel: await c.client.setLoggingLevel('warning'),
       };
     };
@@ -98,6 +105,8 @@ describe('server-everything as the upstream', () => {
     });
     expect(await every(keep(await connectClient(replaying.url)))).toEqual(live);
     // ping/setLevel/subscribe have empty results and may replay from the entry or the empty default: both are right
-    expect(misses.filter((m) => !['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'].includes(m))).toEqual([]);
+    expect(
+      misses.filter((m) => !['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'].includes(m)),
+    ).toEqual([]);
   });
 });

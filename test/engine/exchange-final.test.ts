@@ -25,10 +25,13 @@ const keep = <T extends { close(): Promise<void> }>(thing: T): T => (open.push(t
 /** A server with a tool that never answers on its own (it lets go when the proxy or the test closes it). */
 function hangingServer(): Server {
   const server = new Server({ name: 'hanging', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'hang', inputSchema: { type: 'object' } }] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: 'hang', inputSchema: { type: 'object' } }],
+  }));
   server.setRequestHandler(
     CallToolRequestSchema,
-    (_request, extra) => new Promise((resolve) => extra.signal.addEventListener('abort', () => resolve({ content: [] }))),
+    (_request, extra) =>
+      new Promise((resolve) => extra.signal.addEventListener('abort', () => resolve({ content: [] }))),
   );
   return server;
 }
@@ -44,7 +47,8 @@ function watch(p: RunningProxy): { events: ExchangeEvent[]; next(toolOrMethod: s
       for (;;) {
         const found = events.find((e) => (e.tool ?? e.method) === name);
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no exchange event for ${name} (have: ${events.map((e) => e.method).join(', ')})`);
+        if (Date.now() > deadline)
+          throw new Error(`no exchange event for ${name} (have: ${events.map((e) => e.method).join(', ')})`);
         await new Promise((r) => setTimeout(r, 10));
       }
     },
@@ -56,7 +60,11 @@ const client = async (url: string): Promise<ConnectedClient> => keep(await conne
 const hanging = async (): Promise<CustomUpstream> => keep(await startCustomUpstream(hangingServer));
 
 describe.each(['record', 'proxy-only'] as const)('every exchange ends in a final state (%s)', (mode) => {
-  const options = async (upstreamUrl: string): Promise<ProxyOptions> => ({ mode, upstreamUrl, ...(mode === 'record' ? { cacheDir: await tempDir() } : {}) });
+  const options = async (upstreamUrl: string): Promise<ProxyOptions> => ({
+    mode,
+    upstreamUrl,
+    ...(mode === 'record' ? { cacheDir: await tempDir() } : {}),
+  });
 
   it('answered (a tool error result included) and error (a JSON-RPC error)', async () => {
     const server = keep(await startSdkServer());
@@ -111,7 +119,9 @@ describe.each(['record', 'proxy-only'] as const)('every exchange ends in a final
     const seen = watch(p);
     const c = await client(p.url);
     const abort = new AbortController();
-    const call = c.client.callTool({ name: 'hang', arguments: {} }, undefined, { signal: abort.signal }).catch((e: Error) => e);
+    const call = c.client
+      .callTool({ name: 'hang', arguments: {} }, undefined, { signal: abort.signal })
+      .catch((e: Error) => e);
     await new Promise((r) => setTimeout(r, 200));
     abort.abort('the user pressed stop');
     await call;
@@ -121,17 +131,20 @@ describe.each(['record', 'proxy-only'] as const)('every exchange ends in a final
     expect(event.response).toBeUndefined();
   });
 
-  it.each([true, false])('client-gone: the client goes away before the answer (ending its session first: %s)', async (terminateOnClose) => {
-    const up = await hanging();
-    const p = await proxy(await options(up.url));
-    const seen = watch(p);
-    const c = await connectClient(p.url, { terminateOnClose });
-    void c.client.callTool({ name: 'hang', arguments: {} }).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 200));
-    await c.close();
-    const event = await seen.next('hang');
-    expect(event.final).toBe('client-gone');
-  });
+  it.each([true, false])(
+    'client-gone: the client goes away before the answer (ending its session first: %s)',
+    async (terminateOnClose) => {
+      const up = await hanging();
+      const p = await proxy(await options(up.url));
+      const seen = watch(p);
+      const c = await connectClient(p.url, { terminateOnClose });
+      void c.client.callTool({ name: 'hang', arguments: {} }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 200));
+      await c.close();
+      const event = await seen.next('hang');
+      expect(event.final).toBe('client-gone');
+    },
+  );
 
   it('timeout: the upstream limit cuts the call; the client gets -32005 and the exchange says timed out', async () => {
     const up = await hanging();

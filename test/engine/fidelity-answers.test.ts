@@ -38,7 +38,9 @@ describe.each(SERVERS)('every answer, recorded and replayed: $name', ({ start })
           await outcome(c.client.readResource({ uri: 'fixture://nope' })),
           await outcome(c.client.getPrompt({ name: 'no-such-prompt', arguments: {} })),
           await outcome(c.client.setLoggingLevel('debug')),
-          await outcome(c.client.request({ method: 'no/such/method', params: {} }, (await import('zod')).z.object({}).loose())),
+          await outcome(
+            c.client.request({ method: 'no/such/method', params: {} }, (await import('zod')).z.object({}).loose()),
+          ),
         ];
       } finally {
         await c.close();
@@ -49,7 +51,9 @@ describe.each(SERVERS)('every answer, recorded and replayed: $name', ({ start })
     expect(replayed).toEqual(direct);
     // the cassette documents the errors: an `error` with the server's code and message, no result
     const files = await distilledFiles(cacheDir);
-    const resource = JSON.parse(await readFile(join(cacheDir, files.find((f) => f.includes('resources_read_')) as string), 'utf8'));
+    const resource = JSON.parse(
+      await readFile(join(cacheDir, files.find((f) => f.includes('resources_read_')) as string), 'utf8'),
+    );
     expect(resource.result).toBeUndefined();
     expect(typeof resource.error.code).toBe('number');
   });
@@ -85,7 +89,13 @@ describe.each(SERVERS)('every answer, recorded and replayed: $name', ({ start })
       await rawPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, h);
       return [
         withoutSession(init),
-        withoutSession(await rawPost(url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'raw' } } }, h)),
+        withoutSession(
+          await rawPost(
+            url,
+            { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'raw' } } },
+            h,
+          ),
+        ),
         withoutSession(await rawPost(url, { jsonrpc: '2.0', id: 3, method: 'no/such/method', params: {} }, h)),
         withoutSession(await rawPost(url, { jsonrpc: '2.0', id: null, method: 'tools/list' }, h)),
         withoutSession(await rawPost(url, { jsonrpc: '2.0', id: { not: 'an id' }, method: 'tools/list' }, h)),
@@ -106,7 +116,9 @@ describe('streamed messages', () => {
         const c = await connectClient(url);
         try {
           const progress: unknown[] = [];
-          const result = await c.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => progress.push(p) });
+          const result = await c.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, {
+            onprogress: (p) => progress.push(p),
+          });
           return { result, progress, notifications: c.notifications.map((n) => n.method) };
         } finally {
           await c.close();
@@ -128,10 +140,18 @@ describe('streamed messages', () => {
           method: 'initialize',
           params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
         });
-        const h: Record<string, string> = { 'mcp-session-id': init.sessionId as string, 'mcp-protocol-version': '2025-11-25' };
+        const h: Record<string, string> = {
+          'mcp-session-id': init.sessionId as string,
+          'mcp-protocol-version': '2025-11-25',
+        };
         const call = await rawPost(
           url,
-          { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 7 } } },
+          {
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'tools/call',
+            params: { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 7 } },
+          },
           h,
         );
         return [withoutSession(init), withoutSession(call)];

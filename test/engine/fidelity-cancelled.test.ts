@@ -43,7 +43,9 @@ it('server-everything: a cancelled tools/call is recorded and replayed unanswere
   recorder.events.on('exchange', (e: ExchangeEvent) => seen.push(e));
   const recorded = await cancelThenCall(recorder.url);
   // the cancelled call ends when its client closes the stream: then it is on the timeline, and recorded
-  await until(() => seen.some((e) => e.method === 'tools/call' && (e.request.params as { name?: string }).name === LONG.name));
+  await until(() =>
+    seen.some((e) => e.method === 'tools/call' && (e.request.params as { name?: string }).name === LONG.name),
+  );
   await recorder.flush();
   await recorder.close();
   await everything.close();

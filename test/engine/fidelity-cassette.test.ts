@@ -98,9 +98,17 @@ describe('error entries in the cassette', () => {
     await rawPost(proxy.url, { jsonrpc: '2.0', id: null, method: 'ping' }, h); // the same kind again: filed once
     await proxy.flush();
     const refusals = (await distilledFiles(cacheDir)).filter((f) => f.includes('refusal_'));
-    expect(refusals.map((f) => f.replace(/^\d+ /, ''))).toEqual(['refusal_invalid_message.json', 'refusal_session_not_found.json']);
+    expect(refusals.map((f) => f.replace(/^\d+ /, ''))).toEqual([
+      'refusal_invalid_message.json',
+      'refusal_session_not_found.json',
+    ]);
     const entry = JSON.parse(await readFile(join(cacheDir, refusals[0]), 'utf8'));
-    expect(entry).toMatchObject({ $rewind: 1, refusal: 'invalid-message', status: 400, error: { code: expect.any(Number) } });
+    expect(entry).toMatchObject({
+      $rewind: 1,
+      refusal: 'invalid-message',
+      status: 400,
+      error: { code: expect.any(Number) },
+    });
     const replaying = keep(await startProxy({ mode: 'replay', cacheDir }));
     const replayed = [
       await rawPost(replaying.url, { jsonrpc: '2.0', id: null, method: 'tools/list' }, h),

@@ -33,7 +33,10 @@ it('a stream closed before its first message is resumed and answered in replay (
       }
     },
   );
-  expect(direct).toEqual({ v1: { ok: { content: [{ type: 'text', text: 'polled 2' }] } }, v2: { ok: { content: [{ type: 'text', text: 'polled 2' }] } } });
+  expect(direct).toEqual({
+    v1: { ok: { content: [{ type: 'text', text: 'polled 2' }] } },
+    v2: { ok: { content: [{ type: 'text', text: 'polled 2' }] } },
+  });
   expect(recorded).toEqual(direct);
   expect(replayed).toEqual(direct);
 }, 60_000);

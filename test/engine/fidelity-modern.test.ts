@@ -60,7 +60,12 @@ describe.each([
               await outcome(c.client.readResource({ uri: 'fixture://hello' })),
               await outcome(c.client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } })),
               await outcome(c.client.listTools()),
-              await outcome(c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, { onprogress: (p) => progress.push(p.progress) })),
+              await outcome(
+                c.client.callTool(
+                  { name: 'progress', arguments: { steps: 2 } },
+                  { onprogress: (p) => progress.push(p.progress) },
+                ),
+              ),
             ],
             progress,
           };
@@ -75,7 +80,12 @@ describe.each([
     expect(recorded).toEqual(direct);
     expect(replayed).toEqual(direct);
     // the cassette and the timeline say which revision each exchange was made in
-    const echo = JSON.parse(await readFile(join(cacheDir, (await distilledFiles(cacheDir)).find((f) => f.includes('tools_call_echo_')) as string), 'utf8'));
+    const echo = JSON.parse(
+      await readFile(
+        join(cacheDir, (await distilledFiles(cacheDir)).find((f) => f.includes('tools_call_echo_')) as string),
+        'utf8',
+      ),
+    );
     expect(echo.protocolVersion).toBe(MODERN);
     for (const events of [recordEvents, replayEvents])
       expect(events.filter((e) => e.method === 'tools/call').every((e) => e.protocolVersion === MODERN)).toBe(true);
@@ -138,7 +148,9 @@ describe('input_required (multi-round) calls', () => {
       { ok: { content: [{ type: 'text', text: 'Hello, Alice!' }], _meta: expect.anything() } },
       { ok: { content: [{ type: 'text', text: 'Hello, Bob!' }], _meta: expect.anything() } },
     ]);
-    expect((direct.answers[3] as { ok: { content: Array<{ text: string }> } }).ok.content[0].text).toBe('Bob likes blue');
+    expect((direct.answers[3] as { ok: { content: Array<{ text: string }> } }).ok.content[0].text).toBe(
+      'Bob likes blue',
+    );
     expect(direct.forged.messages[0]).toMatchObject({ error: { code: -32602 } });
     expect(recorded).toEqual(direct);
     expect(replayed).toEqual(direct);
@@ -151,13 +163,21 @@ describe('input_required (multi-round) calls', () => {
         const call = (caps: Record<string, unknown>, id: number) =>
           rawPost(
             url,
-            { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'needs-sampling', arguments: {}, _meta: meta(MODERN, caps) } },
+            {
+              jsonrpc: '2.0',
+              id,
+              method: 'tools/call',
+              params: { name: 'needs-sampling', arguments: {}, _meta: meta(MODERN, caps) },
+            },
             headers('tools/call', 'needs-sampling'),
           );
         return [await call({}, 1), await call({ sampling: {} }, 2), await call({ elicitation: {} }, 3)];
       },
     );
-    expect(direct[0]).toMatchObject({ status: 400, messages: [{ error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } } }] });
+    expect(direct[0]).toMatchObject({
+      status: 400,
+      messages: [{ error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } } }],
+    });
     expect(direct[1].status).toBe(200);
     expect(recorded).toEqual(direct);
     expect(replayed).toEqual(direct);
@@ -169,22 +189,40 @@ describe('the revision checks of 2026-07-28', () => {
     const { direct, recorded, replayed } = await threeWays(
       () => startV2Server(),
       async (url) => {
-        const post = (body: Record<string, unknown>, h: Record<string, string>) => rawPost(url, { jsonrpc: '2.0', ...body }, h);
+        const post = (body: Record<string, unknown>, h: Record<string, string>) =>
+          rawPost(url, { jsonrpc: '2.0', ...body }, h);
         return [
           await post({ id: 1, method: 'server/discover', params: { _meta: meta() } }, headers('server/discover')),
-          await post({ id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'a' }, _meta: meta() } }, headers('tools/call', 'other')),
-          await post({ id: 3, method: 'tools/list', params: { _meta: meta() } }, headers('tools/list', undefined, '2025-11-25')),
-          await post({ id: 4, method: 'tools/list', params: { _meta: meta('2099-01-01') } }, headers('tools/list', undefined, '2099-01-01')),
-          await post({ id: 5, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } } }, headers('tools/list')),
+          await post(
+            { id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'a' }, _meta: meta() } },
+            headers('tools/call', 'other'),
+          ),
+          await post(
+            { id: 3, method: 'tools/list', params: { _meta: meta() } },
+            headers('tools/list', undefined, '2025-11-25'),
+          ),
+          await post(
+            { id: 4, method: 'tools/list', params: { _meta: meta('2099-01-01') } },
+            headers('tools/list', undefined, '2099-01-01'),
+          ),
+          await post(
+            { id: 5, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } } },
+            headers('tools/list'),
+          ),
           await post({ id: 6, method: 'ping', params: { _meta: meta() } }, headers('ping')),
-          await post({ id: 7, method: 'logging/setLevel', params: { level: 'debug', _meta: meta() } }, headers('logging/setLevel')),
+          await post(
+            { id: 7, method: 'logging/setLevel', params: { level: 'debug', _meta: meta() } },
+            headers('logging/setLevel'),
+          ),
           await post({ id: 8, method: 'vendor/thing', params: { _meta: meta() } }, headers('vendor/thing')),
           await post({ id: null, method: 'tools/list', params: { _meta: meta() } }, headers('tools/list')),
         ];
       },
     );
     expect(direct.map((a) => a.status)).toEqual([200, 400, 400, 400, 400, 404, 404, 404, 400]);
-    expect(direct[3].messages[0]).toMatchObject({ error: { code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } } });
+    expect(direct[3].messages[0]).toMatchObject({
+      error: { code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } },
+    });
     expect(recorded).toEqual(direct);
     expect(replayed).toEqual(direct);
   });
@@ -242,7 +280,9 @@ describe('both revisions in one cassette', () => {
     expect(recorded).toEqual(direct);
     expect(replayed).toEqual(direct);
     const files = (await distilledFiles(cacheDir)).filter((f) => f.includes('tools_call_echo_'));
-    const versions = await Promise.all(files.map(async (f) => JSON.parse(await readFile(join(cacheDir, f), 'utf8')).protocolVersion));
+    const versions = await Promise.all(
+      files.map(async (f) => JSON.parse(await readFile(join(cacheDir, f), 'utf8')).protocolVersion),
+    );
     expect(versions.sort()).toEqual(['2025-11-25', MODERN]);
   });
 
@@ -252,7 +292,10 @@ describe('both revisions in one cassette', () => {
       async (url) => {
         const c = await connectV2Client(url, { negotiation: 'auto' });
         try {
-          return { era: c.client.getProtocolEra(), echo: await outcome(c.client.callTool({ name: 'echo', arguments: { text: 'fallback' } })) };
+          return {
+            era: c.client.getProtocolEra(),
+            echo: await outcome(c.client.callTool({ name: 'echo', arguments: { text: 'fallback' } })),
+          };
         } finally {
           await c.close();
         }

@@ -19,7 +19,9 @@ const INIT = {
 };
 
 /** A refusal as the client sees it: the status and the error (its id left out: the server sends none or null). */
-async function refusal(answer: Promise<{ status: number; messages: unknown[] }>): Promise<{ status: number; error: unknown }> {
+async function refusal(
+  answer: Promise<{ status: number; messages: unknown[] }>,
+): Promise<{ status: number; error: unknown }> {
   const { status, messages } = await answer;
   return { status, error: (messages[0] as { error?: unknown } | undefined)?.error };
 }
@@ -30,15 +32,26 @@ async function refusals(url: string): Promise<Record<string, unknown>> {
   const session = { 'mcp-session-id': sessionId!, 'mcp-protocol-version': '2025-06-18' };
   await rawPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session);
   const listed = await rawPost(url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, session);
-  const wrongAccept = await refusal(rawPost(url, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { ...session, accept: 'application/json' }));
+  const wrongAccept = await refusal(
+    rawPost(url, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { ...session, accept: 'application/json' }),
+  );
   const ended = await fetch(url, { method: 'DELETE', headers: session });
   const reused = await refusal(rawPost(url, { jsonrpc: '2.0', id: 5, method: 'tools/list' }, session));
   return { noSession, listed: listed.status, wrongAccept, deleted: ended.status, reused };
 }
 
 it('server-everything: a POST without a session, a wrong Accept and a session reused after DELETE are refused in replay as the server refused them', async () => {
-  const { direct, recorded, replayed } = await threeWays(() => startEverything('streamableHttp') as Promise<Upstream>, refusals);
-  expect(direct).toMatchObject({ noSession: { status: 400 }, listed: 200, wrongAccept: { status: 406 }, deleted: 200, reused: { status: 400 } });
+  const { direct, recorded, replayed } = await threeWays(
+    () => startEverything('streamableHttp') as Promise<Upstream>,
+    refusals,
+  );
+  expect(direct).toMatchObject({
+    noSession: { status: 400 },
+    listed: 200,
+    wrongAccept: { status: 406 },
+    deleted: 200,
+    reused: { status: 400 },
+  });
   expect(recorded).toEqual(direct);
   expect(replayed).toEqual(direct);
 }, 60_000);

@@ -35,8 +35,11 @@ function wireLog(): { fetch: typeof fetch; log: string[] } {
     const res = await fetch(url, init);
     const method = init?.method ?? 'GET';
     if (method === 'POST')
-      log.push(`POST ${(JSON.parse(String(init?.body)) as { method?: string }).method ?? 'reply'} → ${res.status} ${res.headers.get('content-type') ?? ''}`);
-    else if (headers.has('last-event-id')) log.push(`GET resume → ${res.status} ${res.headers.get('content-type') ?? ''}`);
+      log.push(
+        `POST ${(JSON.parse(String(init?.body)) as { method?: string }).method ?? 'reply'} → ${res.status} ${res.headers.get('content-type') ?? ''}`,
+      );
+    else if (headers.has('last-event-id'))
+      log.push(`GET resume → ${res.status} ${res.headers.get('content-type') ?? ''}`);
     return res;
   };
   return { fetch: logged, log };
@@ -54,7 +57,9 @@ describe('a stream the server closes early (SSE polling) and the client resumes'
         await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: wire.fetch }));
         try {
           const progress: number[] = [];
-          const result = await client.callTool({ name: 'poll', arguments: { steps: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+          const result = await client.callTool({ name: 'poll', arguments: { steps: 3 } }, undefined, {
+            onprogress: (p) => progress.push(p.progress),
+          });
           return { result, progress, wire: wire.log.filter((l) => !l.startsWith('POST notifications')) };
         } finally {
           await client.close();
@@ -80,7 +85,13 @@ describe('sessions', () => {
         const live = withoutSession(await rawPost(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, h));
         const ended = await fetch(url, { method: 'DELETE', headers: h });
         const afterDelete = withoutSession(await rawPost(url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, h));
-        const unknown = withoutSession(await rawPost(url, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { ...h, 'mcp-session-id': 'no-such-session' }));
+        const unknown = withoutSession(
+          await rawPost(
+            url,
+            { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+            { ...h, 'mcp-session-id': 'no-such-session' },
+          ),
+        );
         return { live: live.status, deleted: ended.status, afterDelete, unknown };
       });
       expect(direct.afterDelete.status).toBe(404);
@@ -98,7 +109,10 @@ describe('sessions', () => {
         const v2 = await connectV2Client(url);
         // the server forgets both sessions (as after a restart, or a session ended elsewhere)
         for (const id of [v1.sessionId(), v2.transport.sessionId])
-          await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-11-25' } });
+          await fetch(url, {
+            method: 'DELETE',
+            headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-11-25' },
+          });
         const v1Call = await outcome(v1.client.listTools());
         const v2Call = await outcome(v2.client.listTools());
         const v1Error = v1Call as { error?: unknown };
@@ -146,10 +160,25 @@ describe('protocol versions (2025 revisions)', () => {
         const newer = await rawPost(url, INIT('2025-11-25'));
         const unknown = await rawPost(url, INIT('1999-01-01'));
         const h = { 'mcp-session-id': newer.sessionId as string };
-        const badHeader = await rawPost(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...h, 'mcp-protocol-version': 'garbage' });
-        const goodHeader = await rawPost(url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { ...h, 'mcp-protocol-version': '2025-11-25' });
-        const version = (a: { messages: unknown[] }) => (a.messages[0] as { result?: { protocolVersion?: string } }).result?.protocolVersion;
-        return { older: version(older), newer: version(newer), unknown: version(unknown), badHeader: withoutSession(badHeader), goodHeader: goodHeader.status };
+        const badHeader = await rawPost(
+          url,
+          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+          { ...h, 'mcp-protocol-version': 'garbage' },
+        );
+        const goodHeader = await rawPost(
+          url,
+          { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+          { ...h, 'mcp-protocol-version': '2025-11-25' },
+        );
+        const version = (a: { messages: unknown[] }) =>
+          (a.messages[0] as { result?: { protocolVersion?: string } }).result?.protocolVersion;
+        return {
+          older: version(older),
+          newer: version(newer),
+          unknown: version(unknown),
+          badHeader: withoutSession(badHeader),
+          goodHeader: goodHeader.status,
+        };
       },
     );
     expect(direct).toMatchObject({ older: '2025-06-18', newer: '2025-11-25', unknown: '2025-11-25', goodHeader: 200 });
@@ -171,12 +200,20 @@ describe('a stream the client drops and resumes (Last-Event-ID)', () => {
     return startCustomUpstream(
       () => {
         const server = new Server({ name: 'droppable', version: '1.0.0' }, { capabilities: { tools: {} } });
-        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'work', inputSchema: { type: 'object' } }] }));
+        server.setRequestHandler(ListToolsRequestSchema, () => ({
+          tools: [{ name: 'work', inputSchema: { type: 'object' } }],
+        }));
         server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
           const token = request.params._meta?.progressToken as string | number;
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: 1, total: 2 },
+          });
           await new Promise((resolve) => setTimeout(resolve, 300));
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 2, total: 2 } });
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: 2, total: 2 },
+          });
           return { content: [{ type: 'text', text: 'worked' }] };
         });
         return server;
@@ -200,7 +237,12 @@ describe('a stream the client drops and resumes (Last-Event-ID)', () => {
         method: 'POST',
         headers: h,
         signal: abort.signal,
-        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'work', arguments: {}, _meta: { progressToken: 'p' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'work', arguments: {}, _meta: { progressToken: 'p' } },
+        }),
       });
       const reader = (res.body as ReadableStream<Uint8Array>).getReader();
       let text = '';
@@ -231,7 +273,11 @@ describe('a stream the client drops and resumes (Last-Event-ID)', () => {
         .map((d) => JSON.parse(d) as Record<string, unknown>)
         // the SDK's event store may redeliver a priming event it stored as `{}` (a race inside the server): no message
         .filter((m) => Object.keys(m).length > 0);
-      return { first: /data: (\{.*\})/.exec(text)?.[1] && JSON.parse(/data: (\{.*\})/.exec(text)![1]), resumedStatus: resumed.status, rest };
+      return {
+        first: /data: (\{.*\})/.exec(text)?.[1] && JSON.parse(/data: (\{.*\})/.exec(text)![1]),
+        resumedStatus: resumed.status,
+        rest,
+      };
     });
     expect(direct.rest).toEqual([
       { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 2, total: 2 } },

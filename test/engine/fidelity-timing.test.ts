@@ -26,13 +26,18 @@ const STEPS = 4;
 /** A tool that takes SLOW_MS, with a progress notification every SLOW_MS / STEPS. */
 function slowServer(): Server {
   const server = new Server({ name: 'slow', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'slow', inputSchema: { type: 'object' } }] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: 'slow', inputSchema: { type: 'object' } }],
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const token = request.params._meta?.progressToken;
     for (let i = 1; i <= STEPS; i++) {
       await new Promise((resolve) => setTimeout(resolve, SLOW_MS / STEPS));
       if (token !== undefined && i < STEPS)
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: STEPS } });
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: i, total: STEPS },
+        });
     }
     return { content: [{ type: 'text', text: 'slow done' }] };
   });
@@ -53,7 +58,10 @@ async function recordSlowCall(): Promise<string> {
   return cacheDir;
 }
 
-async function replaying(cacheDir: string, replayTiming?: string): Promise<{ proxy: RunningProxy; client: ConnectedClient }> {
+async function replaying(
+  cacheDir: string,
+  replayTiming?: string,
+): Promise<{ proxy: RunningProxy; client: ConnectedClient }> {
   const proxy = keep(await startProxy({ mode: 'replay', cacheDir, replayTiming }));
   const client = keep(await connectClient(proxy.url));
   return { proxy, client };
@@ -63,7 +71,9 @@ describe('--replay-timing', () => {
   it('none (default): the answer comes at once, so a client with a short timeout gets it', async () => {
     const cacheDir = await recordSlowCall();
     const { client } = await replaying(cacheDir);
-    expect(await outcome(client.client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: SLOW_MS / 2 }))).toEqual({
+    expect(
+      await outcome(client.client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: SLOW_MS / 2 })),
+    ).toEqual({
       ok: { content: [{ type: 'text', text: 'slow done' }] },
     });
   });
@@ -71,10 +81,14 @@ describe('--replay-timing', () => {
   it('recorded: the recorded latency comes back — a client timing out live times out in replay too; a patient one waits as long', async () => {
     const cacheDir = await recordSlowCall();
     const { client } = await replaying(cacheDir, 'recorded');
-    const short = await outcome(client.client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: SLOW_MS / 2 }));
+    const short = await outcome(
+      client.client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: SLOW_MS / 2 }),
+    );
     expect(short).toMatchObject({ error: { code: -32001 } }); // the SDK's RequestTimeout, as against the live server
     const started = performance.now();
-    const patient = await outcome(client.client.callTool({ name: 'slow', arguments: {} }, undefined, { onprogress: () => {} }));
+    const patient = await outcome(
+      client.client.callTool({ name: 'slow', arguments: {} }, undefined, { onprogress: () => {} }),
+    );
     expect(patient).toEqual({ ok: { content: [{ type: 'text', text: 'slow done' }] } });
     expect(performance.now() - started).toBeGreaterThanOrEqual(SLOW_MS * 0.9);
   });
@@ -99,7 +113,9 @@ describe('--replay-timing', () => {
   it('x<speed>: x4 plays four times as fast (the short timeout now holds), x0.5 half as fast', async () => {
     const cacheDir = await recordSlowCall();
     const fast = await replaying(cacheDir, 'x4');
-    expect(await outcome(fast.client.client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: SLOW_MS / 2 }))).toMatchObject({ ok: {} });
+    expect(
+      await outcome(fast.client.client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: SLOW_MS / 2 })),
+    ).toMatchObject({ ok: {} });
     const slow = await replaying(cacheDir, 'x0.5');
     const started = performance.now();
     await slow.client.client.callTool({ name: 'slow', arguments: {} });
@@ -108,7 +124,9 @@ describe('--replay-timing', () => {
 
   it('is refused with a clear message when it is not a timing', async () => {
     const cacheDir = await tempDir();
-    await expect(startProxy({ mode: 'replay', cacheDir, replayTiming: 'slowly' })).rejects.toThrow(/replay timing must be none, recorded, or x<speed>/);
+    await expect(startProxy({ mode: 'replay', cacheDir, replayTiming: 'slowly' })).rejects.toThrow(
+      /replay timing must be none, recorded, or x<speed>/,
+    );
   });
 });
 
@@ -123,9 +141,13 @@ describe('the flags', () => {
   it('--replay-timing takes none, recorded or x<speed>, in replay (and hybrid) only', async () => {
     expect((await parse(['--replay', '--replay-timing', 'recorded'])).replayTiming).toBe('recorded');
     expect((await parse(['--replay', '--replay-timing', 'x2.5'])).replayTiming).toBe('x2.5');
-    await expect(parse(['--replay', '--replay-timing', 'fast'])).rejects.toThrow(/--replay-timing must be none, recorded, or x<speed>/);
+    await expect(parse(['--replay', '--replay-timing', 'fast'])).rejects.toThrow(
+      /--replay-timing must be none, recorded, or x<speed>/,
+    );
     await expect(parse(['--replay', '--replay-timing', 'x0'])).rejects.toThrow(/--replay-timing must be/);
-    await expect(parse(['--url', 'http://127.0.0.1:1/mcp', '--replay-timing', 'recorded'])).rejects.toThrow(/applies to replay/);
+    await expect(parse(['--url', 'http://127.0.0.1:1/mcp', '--replay-timing', 'recorded'])).rejects.toThrow(
+      /applies to replay/,
+    );
   });
 
   it('serve: --upstream-max-time and MIMCP_UPSTREAM_MAX_TIME_S set the maximum total time of a call', async () => {

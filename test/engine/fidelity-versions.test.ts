@@ -25,7 +25,11 @@ async function negotiated(url: string): Promise<unknown[]> {
       method: 'initialize',
       params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     });
-    out.push([version, answer.status, (answer.messages[0] as { result?: { protocolVersion?: unknown } }).result?.protocolVersion]);
+    out.push([
+      version,
+      answer.status,
+      (answer.messages[0] as { result?: { protocolVersion?: unknown } }).result?.protocolVersion,
+    ]);
   }
   return out;
 }

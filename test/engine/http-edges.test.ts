@@ -13,7 +13,9 @@ afterEach(async () => {
 
 describe('HTTP edges', () => {
   it('relays OAuth discovery documents from the upstream origin, path and all', async () => {
-    const upstream: CustomUpstream = await startCustomUpstream(() => new Server({ name: 'u', version: '1' }, { capabilities: {} }));
+    const upstream: CustomUpstream = await startCustomUpstream(
+      () => new Server({ name: 'u', version: '1' }, { capabilities: {} }),
+    );
     open.push(upstream);
     const proxy: RunningProxy = await startProxy({ mode: 'proxy-only', upstreamUrl: upstream.url });
     open.push(proxy);
@@ -61,7 +63,9 @@ describe('the standalone GET stream', () => {
     const { connectClient } = await import('../fixtures/client.js');
     const upstream = await startCustomUpstream(() => {
       const server = new Server({ name: 'pusher', version: '1' }, { capabilities: { tools: { listChanged: true } } });
-      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'poke', inputSchema: { type: 'object' } }] }));
+      server.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: [{ name: 'poke', inputSchema: { type: 'object' } }],
+      }));
       server.setRequestHandler(CallToolRequestSchema, async () => {
         await server.sendToolListChanged(); // not tied to the request: travels on the GET stream
         return { content: [{ type: 'text', text: 'poked' }] };
@@ -76,7 +80,9 @@ describe('the standalone GET stream', () => {
     // the SDK client opens its GET stream after initialize; wait until it reached the upstream through the proxy
     await expect.poll(() => upstream.requests.some((r) => r.method === 'GET'), { timeout: 5000 }).toBe(true);
     await c.client.callTool({ name: 'poke', arguments: {} });
-    await expect.poll(() => c.notifications.map((n) => n.method), { timeout: 5000 }).toContain('notifications/tools/list_changed');
+    await expect
+      .poll(() => c.notifications.map((n) => n.method), { timeout: 5000 })
+      .toContain('notifications/tools/list_changed');
   });
 });
 
@@ -90,7 +96,9 @@ describe('server notifications outside requests', () => {
     const live = await connectClient(recording.url);
     await expect.poll(() => upstream.requests.some((r) => r.method === 'GET'), { timeout: 5000 }).toBe(true);
     await live.client.subscribeResource({ uri: 'demo://a' });
-    await expect.poll(() => live.notifications.map((n) => n.method), { timeout: 5000 }).toContain('notifications/resources/updated');
+    await expect
+      .poll(() => live.notifications.map((n) => n.method), { timeout: 5000 })
+      .toContain('notifications/resources/updated');
     await recording.flush();
     await live.close();
     await recording.close();
@@ -101,7 +109,9 @@ describe('server notifications outside requests', () => {
     const c = await connectClient(replaying.url);
     open.push(c);
     await c.client.subscribeResource({ uri: 'demo://a' });
-    await expect.poll(() => c.notifications, { timeout: 5000 }).toEqual([{ method: 'notifications/resources/updated', params: { uri: 'demo://a' } }]);
+    await expect
+      .poll(() => c.notifications, { timeout: 5000 })
+      .toEqual([{ method: 'notifications/resources/updated', params: { uri: 'demo://a' } }]);
   });
 });
 
@@ -109,7 +119,8 @@ describe('resumability in live modes', () => {
   it('relays SSE event ids, retry and priming events byte for byte, and Last-Event-ID back to the upstream', async () => {
     const http = await import('node:http');
     const seen: Array<{ method?: string; lastEventId?: string | string[] }> = [];
-    const body = 'id: prime-1\nretry: 1500\ndata: \n\nid: ev-2\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+    const body =
+      'id: prime-1\nretry: 1500\ndata: \n\nid: ev-2\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
     const raw = http.createServer((req, res) => {
       seen.push({ method: req.method, lastEventId: req.headers['last-event-id'] });
       req.resume();
@@ -124,11 +135,17 @@ describe('resumability in live modes', () => {
       open.push(proxy);
       const post = await fetch(proxy.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'upstream-session' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': 'upstream-session',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
       });
       expect(await post.text()).toBe(body);
-      const resume = await fetch(proxy.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'upstream-session', 'last-event-id': 'ev-2' } });
+      const resume = await fetch(proxy.url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': 'upstream-session', 'last-event-id': 'ev-2' },
+      });
       expect(await resume.text()).toBe(body);
       expect(seen.at(-1)).toEqual({ method: 'GET', lastEventId: 'ev-2' });
     }

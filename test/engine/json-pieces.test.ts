@@ -13,7 +13,13 @@ afterEach(removeTempDirs);
 
 const SLICE = 16 * 1024;
 /** a long string whose slice boundaries fall inside surrogate pairs and next to characters JSON escapes */
-const tricky = 'a'.repeat(SLICE - 1) + '😀' + '"\\\n\u0001'.repeat(1000) + '\ud800 lone ' + 'é'.repeat(SLICE) + '😀'.repeat(SLICE / 2);
+const tricky =
+  'a'.repeat(SLICE - 1) +
+  '😀' +
+  '"\\\n\u0001'.repeat(1000) +
+  '\ud800 lone ' +
+  'é'.repeat(SLICE) +
+  '😀'.repeat(SLICE / 2);
 
 describe('jsonPieces', () => {
   const values: Array<[string, unknown]> = [
@@ -36,7 +42,8 @@ describe('jsonPieces', () => {
   ];
   for (const [what, value] of values) {
     it(`${what}: the pieces joined are JSON.stringify's text, compact and indented`, () => {
-      for (const space of [undefined, 2]) expect([...jsonPieces(value, space)].join('')).toBe(JSON.stringify(value, null, space));
+      for (const space of [undefined, 2])
+        expect([...jsonPieces(value, space)].join('')).toBe(JSON.stringify(value, null, space));
       expect(jsonSha256(value)).toBe(createHash('sha256').update(JSON.stringify(value)).digest('hex'));
     });
   }

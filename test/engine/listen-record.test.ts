@@ -35,7 +35,12 @@ async function listen(url: string): Promise<{ next(): Promise<unknown>; close():
       'mcp-protocol-version': MODERN,
       'mcp-method': 'subscriptions/listen',
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params: { _meta: META, notifications: { toolsListChanged: true } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'subscriptions/listen',
+      params: { _meta: META, notifications: { toolsListChanged: true } },
+    }),
     signal: abort.signal,
   });
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -66,7 +71,10 @@ async function listen(url: string): Promise<{ next(): Promise<unknown>; close():
 }
 
 /** The client's view: the first two messages of the stream, the second one made by a change after the first arrived. */
-async function scenario(url: string, change: (() => void) | undefined): Promise<{ acknowledged: unknown; changed: unknown }> {
+async function scenario(
+  url: string,
+  change: (() => void) | undefined,
+): Promise<{ acknowledged: unknown; changed: unknown }> {
   const stream = await listen(url);
   const acknowledged = await stream.next(); // only then is the change made: it cannot be in the same write
   change?.();
@@ -85,7 +93,9 @@ describe('recording a subscriptions/listen stream (durable commit)', () => {
       expect(direct.changed).toMatchObject({ method: 'notifications/tools/list_changed' });
 
       const recorder = await startProxy({ mode: 'record', upstreamUrl: server.url, cacheDir, durable: true });
-      const ended = new Promise<ExchangeEvent>((resolve) => recorder.events.on('exchange', (e) => e.method === 'subscriptions/listen' && resolve(e)));
+      const ended = new Promise<ExchangeEvent>((resolve) =>
+        recorder.events.on('exchange', (e) => e.method === 'subscriptions/listen' && resolve(e)),
+      );
       const recorded = await scenario(recorder.url, () => server.notify.toolsChanged());
       const exchange = await ended; // the stream ended when the client closed it: then its entry is written
       await recorder.flush();
@@ -96,7 +106,10 @@ describe('recording a subscriptions/listen stream (durable commit)', () => {
       await server.close();
       const [file] = (await distilledFiles(cacheDir)).filter((f) => f.includes('subscriptions_listen'));
       const entry = JSON.parse(await readFile(join(cacheDir, file), 'utf8')) as { stream?: { method: string }[] };
-      expect(entry.stream?.map((m) => m.method)).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed']);
+      expect(entry.stream?.map((m) => m.method)).toEqual([
+        'notifications/subscriptions/acknowledged',
+        'notifications/tools/list_changed',
+      ]);
       expect(await replayThrough(cacheDir, (url) => scenario(url, undefined))).toEqual(direct);
     } finally {
       await server.close();

@@ -27,18 +27,28 @@ const INVALID = [
   { name: 'not JSON', body: '{"jsonrpc":' },
 ];
 
-describe.each(['proxy-only', 'record'] as const)('%s with someone watching: invalid requests reach the server', (mode) => {
-  it.each(INVALID)('$name: the server answers it, not the proxy', async ({ body }) => {
-    const server = keep(await startSdkServer());
-    const proxy = keep(await startProxy({ mode, upstreamUrl: server.url, cacheDir: mode === 'record' ? await tempDir() : undefined, onLog: () => {} }));
-    proxy.events.on('exchange', () => {}); // someone watches: POSTs are parsed, not piped
-    const h = { 'mcp-protocol-version': '2025-11-25' };
-    const direct = await rawPost(server.url, body, h);
-    const through = await rawPost(proxy.url, body, h);
-    expect(direct.status).toBe(400);
-    expect(through).toEqual(direct);
-  });
-});
+describe.each(['proxy-only', 'record'] as const)(
+  '%s with someone watching: invalid requests reach the server',
+  (mode) => {
+    it.each(INVALID)('$name: the server answers it, not the proxy', async ({ body }) => {
+      const server = keep(await startSdkServer());
+      const proxy = keep(
+        await startProxy({
+          mode,
+          upstreamUrl: server.url,
+          cacheDir: mode === 'record' ? await tempDir() : undefined,
+          onLog: () => {},
+        }),
+      );
+      proxy.events.on('exchange', () => {}); // someone watches: POSTs are parsed, not piped
+      const h = { 'mcp-protocol-version': '2025-11-25' };
+      const direct = await rawPost(server.url, body, h);
+      const through = await rawPost(proxy.url, body, h);
+      expect(direct.status).toBe(400);
+      expect(through).toEqual(direct);
+    });
+  },
+);
 
 describe('a client that disconnects', () => {
   it('is logged as a disconnected client, not as "upstream closed the stream"; the timeline flags it', async () => {
@@ -47,7 +57,9 @@ describe('a client that disconnects', () => {
     const upstream = keep(
       await startCustomUpstream(() => {
         const server = new Server({ name: 'slow', version: '1.0.0' }, { capabilities: { tools: {}, logging: {} } });
-        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'slow', inputSchema: { type: 'object' } }] }));
+        server.setRequestHandler(ListToolsRequestSchema, () => ({
+          tools: [{ name: 'slow', inputSchema: { type: 'object' } }],
+        }));
         server.setRequestHandler(CallToolRequestSchema, async (_request, extra) => {
           await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'working' } });
           started();
@@ -58,7 +70,14 @@ describe('a client that disconnects', () => {
       }),
     );
     const lines: string[] = [];
-    const proxy = keep(await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir: await tempDir(), onLog: (line) => lines.push(line) }));
+    const proxy = keep(
+      await startProxy({
+        mode: 'record',
+        upstreamUrl: upstream.url,
+        cacheDir: await tempDir(),
+        onLog: (line) => lines.push(line),
+      }),
+    );
     const events: ExchangeEvent[] = [];
     proxy.events.on('exchange', (e) => events.push(e));
     const init = await rawPost(proxy.url, {
@@ -83,7 +102,8 @@ describe('a client that disconnects', () => {
     abort.abort();
     await call.catch(() => {});
     const end = Date.now() + 5_000;
-    while (!events.some((e) => e.method === 'tools/call') && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!events.some((e) => e.method === 'tools/call') && Date.now() < end)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     const exchange = events.find((e) => e.method === 'tools/call');
     expect(exchange?.flags).toEqual(['client disconnected before the answer']);
     expect(exchange?.response).toBeUndefined();

@@ -20,7 +20,10 @@ async function keep<T extends { close(): Promise<void> }>(thing: Promise<T>): Pr
 const text = (r: unknown): string => ((r as { content: Array<{ text: string }> }).content[0] ?? { text: '' }).text;
 
 /** Records `calls` against the fixture server, stops it, and returns a client of a replay proxy with `options`. */
-async function recorded(calls: (c: ConnectedClient) => Promise<void>, options: Partial<ProxyOptions> = {}): Promise<ConnectedClient> {
+async function recorded(
+  calls: (c: ConnectedClient) => Promise<void>,
+  options: Partial<ProxyOptions> = {},
+): Promise<ConnectedClient> {
   const server = await startSdkServer();
   const cacheDir = await tempDir();
   const recording = await startProxy({ mode: 'record', upstreamUrl: server.url, cacheDir });
@@ -40,12 +43,19 @@ describe('matching a request to a recording', () => {
   });
 
   it('ignores --match-ignore paths, and only those', async () => {
-    const c = await recorded(async (r) => void (await r.client.callTool({ name: 'echo', arguments: { text: 'at 10:00' } })), {
-      matchIgnore: ['arguments.text'],
-    });
+    const c = await recorded(
+      async (r) => void (await r.client.callTool({ name: 'echo', arguments: { text: 'at 10:00' } })),
+      {
+        matchIgnore: ['arguments.text'],
+      },
+    );
     expect(text(await c.client.callTool({ name: 'echo', arguments: { text: 'at 10:05' } }))).toBe('echo: at 10:00');
-    const strict = await recorded(async (r) => void (await r.client.callTool({ name: 'echo', arguments: { text: 'at 10:00' } })));
-    const miss = await strict.client.callTool({ name: 'echo', arguments: { text: 'at 10:05' } }).catch((e: unknown) => e);
+    const strict = await recorded(
+      async (r) => void (await r.client.callTool({ name: 'echo', arguments: { text: 'at 10:00' } })),
+    );
+    const miss = await strict.client
+      .callTool({ name: 'echo', arguments: { text: 'at 10:05' } })
+      .catch((e: unknown) => e);
     expect((miss as McpError).code).toBe(-32004);
   });
 });
@@ -57,7 +67,10 @@ describe('repeated identical requests', () => {
   };
   const three = async (c: ConnectedClient): Promise<string[]> => {
     const out: string[] = [];
-    for (let i = 0; i < 3; i++) out.push(await c.client.callTool({ name: 'counter', arguments: {} }).then(text, (e: McpError) => `error ${e.code}`));
+    for (let i = 0; i < 3; i++)
+      out.push(
+        await c.client.callTool({ name: 'counter', arguments: {} }).then(text, (e: McpError) => `error ${e.code}`),
+      );
     return out;
   };
 
@@ -77,7 +90,10 @@ describe('repeated identical requests', () => {
 
 describe('paginated lists', () => {
   it('record each page as its own entry and replay them, nextCursor preserved', async () => {
-    const pages: Record<string, { tools: Array<{ name: string; inputSchema: { type: 'object' } }>; nextCursor?: string }> = {
+    const pages: Record<
+      string,
+      { tools: Array<{ name: string; inputSchema: { type: 'object' } }>; nextCursor?: string }
+    > = {
       first: { tools: [{ name: 'one', inputSchema: { type: 'object' } }], nextCursor: 'page-2' },
       'page-2': { tools: [{ name: 'two', inputSchema: { type: 'object' } }], nextCursor: 'page-3' },
       'page-3': { tools: [{ name: 'three', inputSchema: { type: 'object' } }] },
@@ -91,14 +107,22 @@ describe('paginated lists', () => {
     const cacheDir = await tempDir();
     const recording = await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir });
     const r = await connectClient(recording.url);
-    const live = [await r.client.listTools(), await r.client.listTools({ cursor: 'page-2' }), await r.client.listTools({ cursor: 'page-3' })];
+    const live = [
+      await r.client.listTools(),
+      await r.client.listTools({ cursor: 'page-2' }),
+      await r.client.listTools({ cursor: 'page-3' }),
+    ];
     await r.close();
     await recording.close();
     await upstream.close();
 
     const replaying = await keep(startProxy({ mode: 'replay', cacheDir }));
     const c = await keep(connectClient(replaying.url));
-    const replayed = [await c.client.listTools(), await c.client.listTools({ cursor: 'page-2' }), await c.client.listTools({ cursor: 'page-3' })];
+    const replayed = [
+      await c.client.listTools(),
+      await c.client.listTools({ cursor: 'page-2' }),
+      await c.client.listTools({ cursor: 'page-3' }),
+    ];
     expect(replayed).toEqual(live);
     expect(replayed.map((p) => p.nextCursor)).toEqual(['page-2', 'page-3', undefined]);
     expect(replaying.store?.size).toBeGreaterThanOrEqual(4); // initialize + three pages

@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readdir } from 'node:fs/promises';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
-import { startSdkServer, type SdkServerHandle, FIXTURE_SERVER_NAME, FIXTURE_SERVER_INSTRUCTIONS } from '../fixtures/sdk-server.js';
+import {
+  startSdkServer,
+  type SdkServerHandle,
+  FIXTURE_SERVER_NAME,
+  FIXTURE_SERVER_INSTRUCTIONS,
+} from '../fixtures/sdk-server.js';
 import { distilledFiles, removeTempDirs, tempDir } from '../helpers/temp.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -79,7 +84,9 @@ describe('record mode', () => {
     const files = await readdir(cacheDir);
     const echo = (await distilledFiles(cacheDir)).find((f) => f.includes('tools_call_echo_')) as string;
     const stem = echo.slice(0, -'.json'.length);
-    expect(files).toEqual(expect.arrayContaining([`${stem}.json`, `${stem}.req.json`, `${stem}.res.json`, `${stem}.res-head.json`]));
+    expect(files).toEqual(
+      expect.arrayContaining([`${stem}.json`, `${stem}.req.json`, `${stem}.res.json`, `${stem}.res-head.json`]),
+    );
 
     const before = await distilledFiles(cacheDir);
     const second = await proxy({ mode: 'record', upstreamUrl: server.url, cacheDir });
@@ -111,7 +118,11 @@ describe('record mode', () => {
     const replaying = await proxy({ mode: 'replay', cacheDir });
     const r = await client(replaying.url);
     const texts = [];
-    for (let i = 0; i < 3; i++) texts.push(((await r.client.callTool({ name: 'echo', arguments: { text: 'x' } })).content as Array<{ text: string }>)[0].text);
+    for (let i = 0; i < 3; i++)
+      texts.push(
+        ((await r.client.callTool({ name: 'echo', arguments: { text: 'x' } })).content as Array<{ text: string }>)[0]
+          .text,
+      );
     expect(texts).toEqual(['echo: x', 'changed: x', 'changed: x']);
   });
 
@@ -126,7 +137,13 @@ describe('record mode', () => {
     expect((await distilledFiles(cacheDir)).filter((f) => f.includes('tools_call_counter_'))).toHaveLength(1);
 
     const other = await tempDir();
-    const plain = await proxy({ mode: 'record', upstreamUrl: server.url, cacheDir: other, resultHashPath: 'content.0', resultHashIgnore: [] });
+    const plain = await proxy({
+      mode: 'record',
+      upstreamUrl: server.url,
+      cacheDir: other,
+      resultHashPath: 'content.0',
+      resultHashIgnore: [],
+    });
     const c2 = await client(plain.url);
     for (let i = 0; i < 3; i++) await c2.client.callTool({ name: 'counter', arguments: {} });
     await plain.flush();
@@ -148,14 +165,20 @@ describe('hybrid mode', () => {
 
     const hybrid = await proxy({ mode: 'hybrid', upstreamUrl: server.url, cacheDir });
     const c2 = await client(hybrid.url);
-    expect(await c2.client.callTool({ name: 'echo', arguments: { text: 'cached' } })).toEqual({ content: [{ type: 'text', text: 'echo: cached' }] });
+    expect(await c2.client.callTool({ name: 'echo', arguments: { text: 'cached' } })).toEqual({
+      content: [{ type: 'text', text: 'echo: cached' }],
+    });
     expect(server.calls.length).toBe(callsAfterRecording); // a hit never reaches the server
-    expect(await c2.client.callTool({ name: 'echo', arguments: { text: 'fresh' } })).toEqual({ content: [{ type: 'text', text: 'echo: fresh' }] });
+    expect(await c2.client.callTool({ name: 'echo', arguments: { text: 'fresh' } })).toEqual({
+      content: [{ type: 'text', text: 'echo: fresh' }],
+    });
     expect(server.calls.length).toBe(callsAfterRecording + 1);
     await hybrid.flush();
     const filesAfterHybrid = await distilledFiles(cacheDir);
     expect(filesAfterHybrid.length).toBe(filesAfterRecording.length + 1);
-    expect(filesAfterHybrid.filter((f) => !filesAfterRecording.includes(f))[0]).toMatch(/^\d+ tools_call_echo_[0-9a-f]{16}\.json$/);
+    expect(filesAfterHybrid.filter((f) => !filesAfterRecording.includes(f))[0]).toMatch(
+      /^\d+ tools_call_echo_[0-9a-f]{16}\.json$/,
+    );
     await c2.close();
     await hybrid.close();
     await server.close();
@@ -163,7 +186,9 @@ describe('hybrid mode', () => {
     // the cassette grew: replay alone now answers both
     const replaying = await proxy({ mode: 'replay', cacheDir });
     const c3 = await client(replaying.url);
-    expect(await c3.client.callTool({ name: 'echo', arguments: { text: 'fresh' } })).toEqual({ content: [{ type: 'text', text: 'echo: fresh' }] });
+    expect(await c3.client.callTool({ name: 'echo', arguments: { text: 'fresh' } })).toEqual({
+      content: [{ type: 'text', text: 'echo: fresh' }],
+    });
   });
 });
 
@@ -175,7 +200,9 @@ describe('proxy-only mode', () => {
     const c = await client(p.url);
     const exchanges: string[] = [];
     p.events.on('exchange', (e) => exchanges.push(`${e.method}:${e.source}`));
-    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'p' } })).toEqual({ content: [{ type: 'text', text: 'echo: p' }] });
+    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'p' } })).toEqual({
+      content: [{ type: 'text', text: 'echo: p' }],
+    });
     await c.client.callTool({ name: 'echo', arguments: { text: 'p' } });
     expect(server.calls).toHaveLength(2);
     expect(exchanges).toEqual(['tools/call:upstream', 'tools/call:upstream']);

@@ -34,7 +34,12 @@ const settled = <T>(p: Promise<T>): Promise<{ value?: T; error?: string }> =>
 
 describe('the loopback callback', () => {
   it('gives the code when the state matches; the page says so and never shows the code', async () => {
-    const callback = await listenForCallback({ port: 0, state: 's'.repeat(43), timeoutMs: 5_000, label: 'http://up/mcp' });
+    const callback = await listenForCallback({
+      port: 0,
+      state: 's'.repeat(43),
+      timeoutMs: 5_000,
+      label: 'http://up/mcp',
+    });
     const page = await get(`${callback.url}?code=the-code-123&state=${'s'.repeat(43)}`);
     expect(page.status).toBe(200);
     expect(page.body).toContain('Signed in to http://up/mcp');
@@ -46,7 +51,10 @@ describe('the loopback callback', () => {
     for (const [query, says] of [
       ['code=c&state=forged', 'wrong state'],
       ['code=c', 'wrong state'],
-      ['error=access_denied&error_description=no%20thanks&state=right', 'the authorization server answered access_denied (no thanks)'],
+      [
+        'error=access_denied&error_description=no%20thanks&state=right',
+        'the authorization server answered access_denied (no thanks)',
+      ],
     ]) {
       const callback = await listenForCallback({ port: 0, state: 'right', timeoutMs: 5_000, label: 'x' });
       const page = await get(`${callback.url}?${query}`);
@@ -88,13 +96,19 @@ describe('the credential store', () => {
 
 describe('challenges and resources', () => {
   it('a 401 with a Bearer challenge, or a 403 insufficient_scope; nothing else', () => {
-    expect(challengeOf(401, 'Bearer resource_metadata="http://a/.well-known/oauth-protected-resource/mcp", scope="x y"')).toEqual({
+    expect(
+      challengeOf(401, 'Bearer resource_metadata="http://a/.well-known/oauth-protected-resource/mcp", scope="x y"'),
+    ).toEqual({
       status: 401,
       resourceMetadataUrl: new URL('http://a/.well-known/oauth-protected-resource/mcp'),
       scope: 'x y',
       error: undefined,
     });
-    expect(challengeOf(403, 'Bearer error="insufficient_scope", scope="x y z"')).toMatchObject({ status: 403, scope: 'x y z', error: 'insufficient_scope' });
+    expect(challengeOf(403, 'Bearer error="insufficient_scope", scope="x y z"')).toMatchObject({
+      status: 403,
+      scope: 'x y z',
+      error: 'insufficient_scope',
+    });
     expect(challengeOf(403, 'Bearer error="invalid_token"')).toBeUndefined();
     expect(challengeOf(401, 'Basic realm="x"')).toBeUndefined();
     expect(challengeOf(401, undefined)).toBeUndefined();
@@ -103,13 +117,17 @@ describe('challenges and resources', () => {
 
   it('the resource is the upstream URL; metadata naming another server is refused', async () => {
     const record = { get: () => ({ upstream: 'http://a:1/mcp' }), update: async () => {} };
-    const provider = new RewindOAuthProvider('http://a:1/mcp', record, { redirectUrl: 'http://127.0.0.1:2/callback', state: 's', fresh: true });
+    const provider = new RewindOAuthProvider('http://a:1/mcp', record, {
+      redirectUrl: 'http://127.0.0.1:2/callback',
+      state: 's',
+      fresh: true,
+    });
     expect((await provider.validateResourceURL('http://a:1/mcp', 'http://a:1/mcp')).href).toBe('http://a:1/mcp');
     expect((await provider.validateResourceURL('http://a:1/mcp')).href).toBe('http://a:1/mcp');
     await expect(provider.validateResourceURL('http://a:1/mcp', 'http://b:1/mcp')).rejects.toBeInstanceOf(StepError);
-    await expect(provider.saveDiscoveryState({ authorizationServerUrl: 'http://as/', authorizationServerMetadata: undefined })).rejects.toThrow(
-      /no authorization server metadata/,
-    );
+    await expect(
+      provider.saveDiscoveryState({ authorizationServerUrl: 'http://as/', authorizationServerMetadata: undefined }),
+    ).rejects.toThrow(/no authorization server metadata/);
   });
 
   it("names the user from an id_token's claims", () => {

@@ -15,8 +15,16 @@ afterEach(closeAll);
 
 const ACCEPT = 'application/json, text/event-stream';
 
-async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body });
+async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
+    body,
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -35,11 +43,19 @@ describe('proxy-only with nobody watching pipes POSTs', () => {
     });
     await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
     keep({ close: () => new Promise<void>((resolve) => raw.close(() => resolve())) });
-    const proxy = keep(await startProxy({ mode: 'proxy-only', upstreamUrl: `http://127.0.0.1:${(raw.address() as AddressInfo).port}/mcp` }));
+    const proxy = keep(
+      await startProxy({
+        mode: 'proxy-only',
+        upstreamUrl: `http://127.0.0.1:${(raw.address() as AddressInfo).port}/mcp`,
+      }),
+    );
     const oddlySpaced = '{ "jsonrpc" : "2.0", "id": 7,   "method": "tools/list" , "x": [1,2,3 ';
     const answer = await post(proxy.url, oddlySpaced);
     expect(seen).toEqual([oddlySpaced]); // not parsed, not re-serialised, not refused by the proxy
-    expect(answer).toEqual({ status: 400, text: '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"upstream says: parse error"}}' });
+    expect(answer).toEqual({
+      status: 400,
+      text: '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"upstream says: parse error"}}',
+    });
   });
 
   it('a real SDK client works through it, and an upstream that is gone answers -32005 with the request id', async () => {
@@ -59,16 +75,29 @@ describe('proxy-only with nobody watching pipes POSTs', () => {
     const raw = http.createServer((req, res) => {
       reached++;
       req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}'));
+      req.on('end', () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}'),
+      );
     });
     await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
     keep({ close: () => new Promise<void>((resolve) => raw.close(() => resolve())) });
-    const proxy = keep(await startProxy({ mode: 'proxy-only', upstreamUrl: `http://127.0.0.1:${(raw.address() as AddressInfo).port}/mcp` }));
+    const proxy = keep(
+      await startProxy({
+        mode: 'proxy-only',
+        upstreamUrl: `http://127.0.0.1:${(raw.address() as AddressInfo).port}/mcp`,
+      }),
+    );
     const answer = await post(proxy.url, ' '.repeat(4 * 1024 * 1024 + 10));
     expect(answer.status).toBe(413);
-    expect(JSON.parse(answer.text)).toMatchObject({ id: null, error: { message: expect.stringContaining('larger than') } });
+    expect(JSON.parse(answer.text)).toMatchObject({
+      id: null,
+      error: { message: expect.stringContaining('larger than') },
+    });
     expect(reached).toBe(0);
-    expect(await post(proxy.url, '{"jsonrpc":"2.0","id":1,"method":"ping"}')).toEqual({ status: 200, text: '{"jsonrpc":"2.0","id":1,"result":{}}' });
+    expect(await post(proxy.url, '{"jsonrpc":"2.0","id":1,"method":"ping"}')).toEqual({
+      status: 200,
+      text: '{"jsonrpc":"2.0","id":1,"result":{}}',
+    });
     expect(reached).toBe(1);
   });
 

@@ -34,12 +34,20 @@ async function subscriber() {
 }
 
 /** Records a subscribe and the notification that followed it; answers the cassette's follow-up file names. */
-async function recordSubscription(proxy: RunningProxy, upstream: { requests: Array<{ method: string }> }, cacheDir: string): Promise<string[]> {
+async function recordSubscription(
+  proxy: RunningProxy,
+  upstream: { requests: Array<{ method: string }> },
+  cacheDir: string,
+): Promise<string[]> {
   const live = keep(await connectClient(proxy.url));
   await expect.poll(() => upstream.requests.some((r) => r.method === 'GET'), { timeout: 5000 }).toBe(true);
   await live.client.subscribeResource({ uri: 'demo://a' });
-  await expect.poll(() => live.notifications.map((n) => n.method), { timeout: 5000 }).toContain('notifications/resources/updated');
-  await expect.poll(async () => (await readdir(cacheDir)).filter((n) => n.includes('after_')), { timeout: 5000 }).not.toEqual([]);
+  await expect
+    .poll(() => live.notifications.map((n) => n.method), { timeout: 5000 })
+    .toContain('notifications/resources/updated');
+  await expect
+    .poll(async () => (await readdir(cacheDir)).filter((n) => n.includes('after_')), { timeout: 5000 })
+    .not.toEqual([]);
   await proxy.flush();
   return (await readdir(cacheDir)).filter((n) => n.includes('after_') && !n.includes('.re'));
 }
@@ -48,7 +56,9 @@ describe('defect 1: GET-stream notifications are recorded whatever else is insta
   it('with rules (as every app proxy has): recorded, then replayed on the server stream', async () => {
     const upstream = await subscriber();
     const cacheDir = await tempDir();
-    const recording = keep(await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir, rules: EMPTY_RULES }));
+    const recording = keep(
+      await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir, rules: EMPTY_RULES }),
+    );
     const files = await recordSubscription(recording, upstream, cacheDir);
     expect(files).toEqual([expect.stringMatching(/^\d+ after_resources_subscribe_[0-9a-f]{16}\.json$/)]);
     await recording.close();
@@ -56,7 +66,9 @@ describe('defect 1: GET-stream notifications are recorded whatever else is insta
     const replaying = keep(await startProxy({ mode: 'replay', cacheDir }));
     const c = keep(await connectClient(replaying.url));
     await c.client.subscribeResource({ uri: 'demo://a' });
-    await expect.poll(() => c.notifications, { timeout: 5000 }).toEqual([{ method: 'notifications/resources/updated', params: { uri: 'demo://a' } }]);
+    await expect
+      .poll(() => c.notifications, { timeout: 5000 })
+      .toEqual([{ method: 'notifications/resources/updated', params: { uri: 'demo://a' } }]);
   });
 
   it('in hybrid, when the cassette already holds server notifications', async () => {
@@ -71,7 +83,11 @@ describe('defect 1: GET-stream notifications are recorded whatever else is insta
     const hybrid = keep(await startProxy({ mode: 'hybrid', upstreamUrl: upstream.url, cacheDir }));
     const headers = { 'content-type': 'application/json', accept: ACCEPT };
     const post = (body: unknown, sessionId?: string): Promise<Response> =>
-      fetch(hybrid.url, { method: 'POST', headers: { ...headers, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) }, body: JSON.stringify(body) });
+      fetch(hybrid.url, {
+        method: 'POST',
+        headers: { ...headers, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+        body: JSON.stringify(body),
+      });
     const init = await post({
       jsonrpc: '2.0',
       id: 1,
@@ -84,14 +100,23 @@ describe('defect 1: GET-stream notifications are recorded whatever else is insta
     await (await post({ jsonrpc: '2.0', id: 2, method: 'resources/list' }, sid)).text(); // a miss: the upstream session opens
     const gets = upstream.requests.filter((r) => r.method === 'GET').length;
     const abort = new AbortController();
-    const stream = await fetch(hybrid.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sid }, signal: abort.signal });
+    const stream = await fetch(hybrid.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sid },
+      signal: abort.signal,
+    });
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
     void stream.body?.pipeTo(new WritableStream()).catch(() => undefined);
-    await expect.poll(() => upstream.requests.filter((r) => r.method === 'GET').length, { timeout: 5000 }).toBeGreaterThan(gets);
-    const before = (await readdir(cacheDir)).filter((n) => n.includes('after_') && !n.includes('.re')).length;
-    await (await post({ jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: 'demo://b' } }, sid)).text(); // a miss, forwarded
     await expect
-      .poll(async () => (await readdir(cacheDir)).filter((n) => n.includes('after_') && !n.includes('.re')).length, { timeout: 5000 })
+      .poll(() => upstream.requests.filter((r) => r.method === 'GET').length, { timeout: 5000 })
+      .toBeGreaterThan(gets);
+    const before = (await readdir(cacheDir)).filter((n) => n.includes('after_') && !n.includes('.re')).length;
+    await (
+      await post({ jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: 'demo://b' } }, sid)
+    ).text(); // a miss, forwarded
+    await expect
+      .poll(async () => (await readdir(cacheDir)).filter((n) => n.includes('after_') && !n.includes('.re')).length, {
+        timeout: 5000,
+      })
       .toBe(before + 1);
     abort.abort();
   });
@@ -100,11 +125,21 @@ describe('defect 1: GET-stream notifications are recorded whatever else is insta
 describe('defect 2: an empty rule set passes initialize and tools/list through byte for byte', () => {
   it.each(['record', 'proxy-only'] as const)('%s: the same bytes as the upstream gives directly', async (mode) => {
     const server = keep(await startSdkServer({ json: true }));
-    const proxy = keep(await startProxy({ mode, upstreamUrl: server.url, cacheDir: await tempDir(), rules: EMPTY_RULES }));
-    const post = async (url: string, body: unknown, sessionId?: string): Promise<{ text: string; sessionId?: string }> => {
+    const proxy = keep(
+      await startProxy({ mode, upstreamUrl: server.url, cacheDir: await tempDir(), rules: EMPTY_RULES }),
+    );
+    const post = async (
+      url: string,
+      body: unknown,
+      sessionId?: string,
+    ): Promise<{ text: string; sessionId?: string }> => {
       const res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: ACCEPT, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          accept: ACCEPT,
+          ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+        },
         body: JSON.stringify(body),
       });
       return { text: await res.text(), sessionId: res.headers.get('mcp-session-id') ?? undefined };
@@ -137,10 +172,19 @@ describe('defect 3: the upstream bridge checks Host/Origin and validates before 
     const args = ['-e', `require('node:fs').mkdirSync(${JSON.stringify(marker)}); setInterval(() => {}, 1000)`];
     const bridge = keep(await startUpstreamBridge({ kind: 'stdio', command, args }, () => {}));
     const { port } = new URL(bridge.url);
-    const send = (headers: Record<string, string>, body = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}'): Promise<number> =>
+    const send = (
+      headers: Record<string, string>,
+      body = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}',
+    ): Promise<number> =>
       new Promise((resolve, reject) => {
         const req = http.request(
-          { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { accept: ACCEPT, 'content-length': Buffer.byteLength(body), ...headers } },
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/mcp',
+            method: 'POST',
+            headers: { accept: ACCEPT, 'content-length': Buffer.byteLength(body), ...headers },
+          },
           (res) => {
             res.resume();
             resolve(res.statusCode ?? 0);
@@ -150,9 +194,14 @@ describe('defect 3: the upstream bridge checks Host/Origin and validates before 
         req.end(body);
       });
     for (let i = 0; i < 3; i++) expect(await send({ host: 'evil.example', 'content-type': 'text/plain' })).toBe(403);
-    expect(await send({ host: `127.0.0.1:${port}`, origin: 'http://evil.example', 'content-type': 'application/json' })).toBe(403);
-    for (let i = 0; i < 3; i++) expect(await send({ host: `127.0.0.1:${port}`, 'content-type': 'text/plain' })).toBe(415);
-    expect(await send({ host: `127.0.0.1:${port}`, 'content-type': 'application/json', accept: 'application/json' })).toBe(406);
+    expect(
+      await send({ host: `127.0.0.1:${port}`, origin: 'http://evil.example', 'content-type': 'application/json' }),
+    ).toBe(403);
+    for (let i = 0; i < 3; i++)
+      expect(await send({ host: `127.0.0.1:${port}`, 'content-type': 'text/plain' })).toBe(415);
+    expect(
+      await send({ host: `127.0.0.1:${port}`, 'content-type': 'application/json', accept: 'application/json' }),
+    ).toBe(406);
     expect(bridge.pids()).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 300)); // a child would have made its folder by now
     await expect(readdir(marker)).rejects.toMatchObject({ code: 'ENOENT' });

@@ -19,7 +19,12 @@ describe('user-configured secret patterns (--redact)', () => {
     const server = await startSdkServer();
     open.push(server);
     const cacheDir = await tempDir();
-    const proxy = await startProxy({ mode: 'record', upstreamUrl: server.url, cacheDir, redact: ['sk-[A-Za-z0-9]{8,}'] });
+    const proxy = await startProxy({
+      mode: 'record',
+      upstreamUrl: server.url,
+      cacheDir,
+      redact: ['sk-[A-Za-z0-9]{8,}'],
+    });
     open.push(proxy);
     const c = await connectClient(proxy.url);
     open.push(c);
@@ -29,8 +34,14 @@ describe('user-configured secret patterns (--redact)', () => {
     await proxy.flush();
     const files = await readdir(cacheDir);
     expect(files.some((f) => f.includes('tools_call_echo_'))).toBe(true);
-    for (const file of files) expect(await readFile(join(cacheDir, file), 'utf8'), file).not.toContain('sk-LiveSecret123');
-    const entry = JSON.parse(await readFile(join(cacheDir, files.find((f) => /^\d+ tools_call_echo_[0-9a-f]{16}\.json$/.test(f)) as string), 'utf8'));
+    for (const file of files)
+      expect(await readFile(join(cacheDir, file), 'utf8'), file).not.toContain('sk-LiveSecret123');
+    const entry = JSON.parse(
+      await readFile(
+        join(cacheDir, files.find((f) => /^\d+ tools_call_echo_[0-9a-f]{16}\.json$/.test(f)) as string),
+        'utf8',
+      ),
+    );
     expect(entry.result.content[0].text).toBe('echo: token [REDACTED]');
     expect(entry.arguments).toEqual({ text: 'token [REDACTED]' });
   });

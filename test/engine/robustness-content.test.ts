@@ -6,7 +6,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startCustomUpstream, type CustomUpstream } from '../helpers/custom-upstream.js';
@@ -39,9 +44,16 @@ const HOSTILE_NAMES = [
 
 function hostileServer(): Server {
   const server = new Server({ name: 'hostile', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: HOSTILE_NAMES.map((name) => ({ name, inputSchema: { type: 'object' as const } })) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: HOSTILE_NAMES.map((name) => ({ name, inputSchema: { type: 'object' as const } })),
+  }));
   server.setRequestHandler(CallToolRequestSchema, (request) => ({
-    content: [{ type: 'text', text: `called ${JSON.stringify(request.params.name)} with ${JSON.stringify(request.params.arguments ?? {})}` }],
+    content: [
+      {
+        type: 'text',
+        text: `called ${JSON.stringify(request.params.name)} with ${JSON.stringify(request.params.arguments ?? {})}`,
+      },
+    ],
   }));
   return server;
 }
@@ -132,13 +144,21 @@ describe('secrets never reach the cassette', () => {
     const dir = path.join(await tempDir(), 'cassette');
     upstream = await startCustomUpstream(() => {
       const server = new Server({ name: 'secrets', version: '1.0.0' }, { capabilities: { tools: {} } });
-      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object' as const } }] }));
-      server.setRequestHandler(CallToolRequestSchema, (request) => ({ content: [{ type: 'text', text: `echo ${JSON.stringify(request.params.arguments)}` }] }));
+      server.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: [{ name: 'echo', inputSchema: { type: 'object' as const } }],
+      }));
+      server.setRequestHandler(CallToolRequestSchema, (request) => ({
+        content: [{ type: 'text', text: `echo ${JSON.stringify(request.params.arguments)}` }],
+      }));
       return server;
     });
     proxy = await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir: dir });
     client = await connectClient(proxy.url, {
-      headers: { Authorization: 'Bearer sk-secret-123', Cookie: 'sid=cookie-secret-456', 'X-Api-Key': 'key-secret-789' },
+      headers: {
+        Authorization: 'Bearer sk-secret-123',
+        Cookie: 'sid=cookie-secret-456',
+        'X-Api-Key': 'key-secret-789',
+      },
     });
     expect(textOf(await client.client.callTool({ name: 'echo', arguments: { a: 1 } }))).toBe('echo {"a":1}');
     expect(await client.client.listTools()).toMatchObject({ tools: [{ name: 'echo' }] });
@@ -157,7 +177,8 @@ describe('secrets never reach the cassette', () => {
     expect(names.filter(isDistilled).length).toBeGreaterThanOrEqual(3); // initialize, tools_call_echo_…, tools_list
     for (const name of names) {
       const content = await readFile(path.join(dir, name), 'utf8');
-      for (const secret of ['sk-secret-123', 'cookie-secret-456', 'key-secret-789']) expect(content, `${name} contains ${secret}`).not.toContain(secret);
+      for (const secret of ['sk-secret-123', 'cookie-secret-456', 'key-secret-789'])
+        expect(content, `${name} contains ${secret}`).not.toContain(secret);
     }
     const reqFiles = names.filter((n) => n.endsWith('.req.json'));
     expect(reqFiles.length).toBeGreaterThanOrEqual(3);
@@ -194,17 +215,24 @@ describe('secrets never reach the cassette', () => {
     expect(names.filter((n) => n.endsWith('.req.json')).length).toBeGreaterThanOrEqual(2);
     for (const name of names) {
       const content = await readFile(path.join(dir, name), 'utf8');
-      for (const secret of ['pass-secret-111', 'query-secret-000']) expect(content, `${name} contains ${secret}`).not.toContain(secret);
+      for (const secret of ['pass-secret-111', 'query-secret-000'])
+        expect(content, `${name} contains ${secret}`).not.toContain(secret);
     }
   });
 
   it('the "upstream unavailable" error names the upstream without its credentials', async () => {
-    upstream = await startCustomUpstream(() => new Server({ name: 'x', version: '1.0.0' }, { capabilities: { tools: {} } }));
+    upstream = await startCustomUpstream(
+      () => new Server({ name: 'x', version: '1.0.0' }, { capabilities: { tools: {} } }),
+    );
     const url = new URL(upstream.url);
     url.username = 'user';
     url.password = 'pass-secret-111';
     url.searchParams.set('api_key', 'query-secret-000');
-    proxy = await startProxy({ mode: 'record', upstreamUrl: url.href, cacheDir: path.join(await tempDir(), 'cassette') });
+    proxy = await startProxy({
+      mode: 'record',
+      upstreamUrl: url.href,
+      cacheDir: path.join(await tempDir(), 'cassette'),
+    });
     client = await connectClient(proxy.url);
     await upstream.close();
     const error = (await client.client.ping({ timeout: 15_000 }).then(

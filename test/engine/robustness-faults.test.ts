@@ -62,10 +62,12 @@ describe('upstream going away', () => {
 
     await sdk.close();
     // a bounded client timeout: a proxy that hangs would surface as -32001 (request timed out), not -32005
-    const error = await client.client.callTool({ name: 'echo', arguments: { text: 'two' } }, undefined, { timeout: 15_000 }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await client.client
+      .callTool({ name: 'echo', arguments: { text: 'two' } }, undefined, { timeout: 15_000 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).code).toBe(-32005);
     expect((error as McpError).message).toContain(sdk.url);
@@ -84,8 +86,16 @@ describe('upstream going away', () => {
     // the proxy's error answer is not an upstream answer: nothing of the failed call goes into the cassette
     await proxy.flush();
     const names = await readdir(dir);
-    expect(names.some((n) => n.includes(keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'one' } } })))).toBe(true);
-    expect(names.filter((n) => n.includes(keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'two' } } })))).toEqual([]);
+    expect(
+      names.some((n) =>
+        n.includes(keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'one' } } })),
+      ),
+    ).toBe(true);
+    expect(
+      names.filter((n) =>
+        n.includes(keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'two' } } })),
+      ),
+    ).toEqual([]);
   });
 
   // proxy-only with nobody watching takes the untapped byte relay; record parses the stream
@@ -96,10 +106,16 @@ describe('upstream going away', () => {
       const progressed = new Promise<void>((resolve) => (progressSent = resolve));
       custom = await startCustomUpstream(() => {
         const server = new Server({ name: 'hanging', version: '1.0.0' }, { capabilities: { tools: {} } });
-        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'hang', inputSchema: { type: 'object' } }] }));
+        server.setRequestHandler(ListToolsRequestSchema, () => ({
+          tools: [{ name: 'hang', inputSchema: { type: 'object' } }],
+        }));
         server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
           const progressToken = request.params._meta?.progressToken;
-          if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } });
+          if (progressToken !== undefined)
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: 1, total: 2 },
+            });
           progressSent();
           await new Promise<void>((resolve) => hung.push(resolve)); // never answers on its own
           return { content: [{ type: 'text', text: 'too late' }] };
@@ -111,10 +127,15 @@ describe('upstream going away', () => {
       client = await connectClient(proxy.url);
 
       const progress: number[] = [];
-      const call = client.client.callTool({ name: 'hang', arguments: {} }, undefined, { timeout: 15_000, onprogress: (p) => progress.push(p.progress) }).then(
-        () => new Error('the call resolved'),
-        (e: unknown) => e,
-      );
+      const call = client.client
+        .callTool({ name: 'hang', arguments: {} }, undefined, {
+          timeout: 15_000,
+          onprogress: (p) => progress.push(p.progress),
+        })
+        .then(
+          () => new Error('the call resolved'),
+          (e: unknown) => e,
+        );
       await within(progressed, 10_000, 'the upstream tool starting');
       await until(() => progress.length > 0, 10_000, 'the progress notification reaching the client through the proxy');
 
@@ -145,13 +166,18 @@ describe('upstream going away', () => {
         if (request.params.name === 'quick') return { content: [{ type: 'text', text: 'quick' }] };
         started++;
         const progressToken = request.params._meta?.progressToken;
-        if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1 } });
+        if (progressToken !== undefined)
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1 } });
         await new Promise<void>((resolve) => hung.push(resolve));
         return { content: [{ type: 'text', text: 'too late' }] };
       });
       return server;
     });
-    proxy = await startProxy({ mode: 'record', upstreamUrl: custom.url, cacheDir: path.join(await tempDir(), 'cassette') });
+    proxy = await startProxy({
+      mode: 'record',
+      upstreamUrl: custom.url,
+      cacheDir: path.join(await tempDir(), 'cassette'),
+    });
     const session = await rawSession(proxy.url);
 
     for (let i = 0; i < 5; i++) {
@@ -165,7 +191,11 @@ describe('upstream going away', () => {
         });
         const req = http.request(
           proxy!.url,
-          { method: 'POST', headers: { ...jsonHeaders(session), 'content-length': String(Buffer.byteLength(body)) }, agent: false },
+          {
+            method: 'POST',
+            headers: { ...jsonHeaders(session), 'content-length': String(Buffer.byteLength(body)) },
+            agent: false,
+          },
           (res) => {
             let text = '';
             res.setEncoding('utf8').on('data', (d: string) => {
@@ -234,13 +264,17 @@ describe('cassette store survives kill -9 of a recording process', () => {
         if (line.startsWith('recorded ')) recordedKeys.push(line.slice('recorded '.length));
       }
     });
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child?.once('exit', (code, signal) => resolve(signal ?? code)));
-
-    await until(() => recordedKeys.length >= 60 || child?.exitCode !== null, 25_000, `the child recording 60 exchanges (stderr: ${stderr})`).catch(
-      (e: Error) => {
-        throw new Error(`${e.message}\nchild stderr:\n${stderr}`);
-      },
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      child?.once('exit', (code, signal) => resolve(signal ?? code)),
     );
+
+    await until(
+      () => recordedKeys.length >= 60 || child?.exitCode !== null,
+      25_000,
+      `the child recording 60 exchanges (stderr: ${stderr})`,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\nchild stderr:\n${stderr}`);
+    });
     expect(child.exitCode, stderr).toBeNull();
     const confirmed = [...recordedKeys];
     child.kill('SIGKILL');

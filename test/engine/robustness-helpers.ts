@@ -34,13 +34,16 @@ export function rawRequest(url: string, opts: RawOptions = {}): Promise<RawRespo
   return new Promise((resolve, reject) => {
     const body = opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body);
     const headers: Record<string, string> = { ...opts.headers };
-    if (body && !opts.chunked && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['content-length'] = String(body.length);
+    if (body && !opts.chunked && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length'))
+      headers['content-length'] = String(body.length);
     let answered = false;
     const req = http.request(url, { method: opts.method ?? 'POST', headers, agent: false }, (res) => {
       answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.setTimeout(10_000, () => req.destroy(new Error(`no answer from ${url} within 10 s`)));
@@ -82,7 +85,11 @@ export function answerOf(res: RawResponse): Record<string, unknown> {
   return answers[0];
 }
 
-export const jsonHeaders = (extra: Record<string, string> = {}): Record<string, string> => ({ 'content-type': 'application/json', accept: ACCEPT, ...extra });
+export const jsonHeaders = (extra: Record<string, string> = {}): Record<string, string> => ({
+  'content-type': 'application/json',
+  accept: ACCEPT,
+  ...extra,
+});
 
 /** A raw MCP session (initialize + initialized) through the proxy; returns the headers later requests need. */
 export async function rawSession(url: string): Promise<Record<string, string>> {
@@ -100,7 +107,10 @@ export async function rawSession(url: string): Promise<Record<string, string>> {
   const headers: Record<string, string> = { 'mcp-protocol-version': answer.result.protocolVersion };
   const sid = init.headers['mcp-session-id'];
   if (typeof sid === 'string') headers['mcp-session-id'] = sid;
-  const ack = await rawRequest(url, { headers: jsonHeaders(headers), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const ack = await rawRequest(url, {
+    headers: jsonHeaders(headers),
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   expect(ack.status).toBe(202);
   return headers;
 }

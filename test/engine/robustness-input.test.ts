@@ -10,7 +10,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
-import { FOUR_MIB, answerOf, healthcheck, jsonHeaders, rawRequest, rawSession, tempDir, textOf, removeRobustTempDirs } from './robustness-helpers.js';
+import {
+  FOUR_MIB,
+  answerOf,
+  healthcheck,
+  jsonHeaders,
+  rawRequest,
+  rawSession,
+  tempDir,
+  textOf,
+  removeRobustTempDirs,
+} from './robustness-helpers.js';
 
 afterAll(removeRobustTempDirs);
 
@@ -29,16 +39,30 @@ interface BadInput {
 const BAD_INPUTS: BadInput[] = [
   { name: 'empty body', body: '', status: 400, code: -32700 },
   { name: 'JSON null', body: 'null', status: 400, code: -32600 },
-  { name: 'batch with a non-message', body: '[{"jsonrpc":"2.0","method":"notifications/initialized"},42]', status: 400, code: -32600 },
+  {
+    name: 'batch with a non-message',
+    body: '[{"jsonrpc":"2.0","method":"notifications/initialized"},42]',
+    status: 400,
+    code: -32600,
+  },
   { name: 'request id null', body: '{"jsonrpc":"2.0","id":null,"method":"ping"}', status: 400, code: -32600 },
   { name: 'broken JSON', body: '{"jsonrpc":"2.0","id":1,"method":', status: 400, code: -32700 },
   {
     name: 'invalid UTF-8 bytes',
-    body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}}')]),
+    body: Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'),
+      Buffer.from([0xc3, 0x28, 0xff, 0xfe]),
+      Buffer.from('"}}'),
+    ]),
     status: 400,
     code: -32700,
   },
-  { name: 'non-JSON content type', headers: { 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}', status: 415 },
+  {
+    name: 'non-JSON content type',
+    headers: { 'content-type': 'text/plain' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    status: 415,
+  },
   { name: 'empty batch', body: '[]', status: 400, code: -32600 },
   { name: 'message without jsonrpc', body: '{"id":1,"method":"ping"}', status: 400, code: -32600 },
   { name: 'JSON nested 10,000 deep', body: '['.repeat(10_000) + ']'.repeat(10_000), status: 400 },
@@ -47,7 +71,11 @@ const BAD_INPUTS: BadInput[] = [
     body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}}`,
     status: 400,
   },
-  { name: 'body > 4 MiB (Content-Length)', body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(FOUR_MIB)}"}}`, status: 413 },
+  {
+    name: 'body > 4 MiB (Content-Length)',
+    body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(FOUR_MIB)}"}}`,
+    status: 413,
+  },
   {
     name: 'body > 4 MiB (chunked, no Content-Length)',
     body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(FOUR_MIB)}"}}`,
@@ -142,7 +170,11 @@ describe.each(['record', 'replay'] as const)('malformed and odd input (%s mode)'
     { name: '1e308', raw: '1e308', check: (id: unknown) => expect(id).toBe(1e308) },
     { name: '-0', raw: '-0', check: (id: unknown) => expect(id === 0).toBe(true) },
     { name: 'empty string', raw: '""', check: (id: unknown) => expect(id).toBe('') },
-    { name: '10 kB string', raw: JSON.stringify('i'.repeat(10_240)), check: (id: unknown) => expect(id).toBe('i'.repeat(10_240)) },
+    {
+      name: '10 kB string',
+      raw: JSON.stringify('i'.repeat(10_240)),
+      check: (id: unknown) => expect(id).toBe('i'.repeat(10_240)),
+    },
   ])('request id $name is answered with the same id', async ({ raw, check }) => {
     const body = `{"jsonrpc":"2.0","id":${raw},"method":"ping"}`;
     const session = await rawSession(proxy.url);
@@ -165,7 +197,9 @@ describe.each(['record', 'replay'] as const)('malformed and odd input (%s mode)'
 
   it('after all that (and the same garbage again, concurrently) a real SDK client still connects and calls a tool', async () => {
     const garbage = Promise.all(
-      BAD_INPUTS.map((b) => rawRequest(proxy.url, { headers: { ...jsonHeaders(), ...b.headers }, body: b.body, chunked: b.chunked })),
+      BAD_INPUTS.map((b) =>
+        rawRequest(proxy.url, { headers: { ...jsonHeaders(), ...b.headers }, body: b.body, chunked: b.chunked }),
+      ),
     );
     const c = await connectClient(proxy.url);
     clients.push(c);
@@ -212,30 +246,45 @@ describe('Host and Origin validation, CORS, healthcheck', () => {
   });
 
   it('Host: evil.example:<port> on GET /healthcheck → 403 too (DNS rebinding)', async () => {
-    const res = await rawRequest(`http://127.0.0.1:${proxy.port}/healthcheck`, { method: 'GET', headers: { host: `evil.example:${proxy.port}` } });
+    const res = await rawRequest(`http://127.0.0.1:${proxy.port}/healthcheck`, {
+      method: 'GET',
+      headers: { host: `evil.example:${proxy.port}` },
+    });
     expect(res.status).toBe(403);
   });
 
   it('Origin: http://evil.example → 403, and the upstream never sees the request', async () => {
     const before = upstream.messages.length;
-    const res = await rawRequest(proxy.url, { headers: jsonHeaders({ origin: 'http://evil.example' }), body: initBody });
+    const res = await rawRequest(proxy.url, {
+      headers: jsonHeaders({ origin: 'http://evil.example' }),
+      body: initBody,
+    });
     expect(res.status).toBe(403);
     expect(upstream.messages.length).toBe(before);
   });
 
   it('Origin of another loopback port, not given leave → 403 (and its preflight too), and the upstream never sees the request', async () => {
     const before = upstream.messages.length;
-    const res = await rawRequest(proxy.url, { headers: jsonHeaders({ origin: 'http://localhost:4598' }), body: initBody });
+    const res = await rawRequest(proxy.url, {
+      headers: jsonHeaders({ origin: 'http://localhost:4598' }),
+      body: initBody,
+    });
     expect(res.status).toBe(403);
     expect(JSON.parse(res.text).error.message).toMatch(/Origin "http:\/\/localhost:4598" is not allowed/);
-    const preflight = await rawRequest(proxy.url, { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:4598', 'access-control-request-method': 'POST' } });
+    const preflight = await rawRequest(proxy.url, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://127.0.0.1:4598', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(403);
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     expect(upstream.messages.length).toBe(before);
   });
 
   it('Origin given leave (allowedOrigins: http://localhost:1234) is allowed, with CORS headers echoing it and exposing mcp-session-id', async () => {
-    const res = await rawRequest(proxy.url, { headers: jsonHeaders({ origin: 'http://localhost:1234' }), body: initBody });
+    const res = await rawRequest(proxy.url, {
+      headers: jsonHeaders({ origin: 'http://localhost:1234' }),
+      body: initBody,
+    });
     expect(res.status).toBe(200);
     expect(answerOf(res)).toMatchObject({ id: 1, result: { serverInfo: { name: 'fixture-server' } } });
     expect(res.headers['mcp-session-id']).toBeTruthy();
@@ -260,7 +309,15 @@ describe('Host and Origin validation, CORS, healthcheck', () => {
     const allowed = String(res.headers['access-control-allow-headers'])
       .toLowerCase()
       .split(/\s*,\s*/);
-    expect(allowed).toEqual(expect.arrayContaining(['mcp-session-id', 'mcp-protocol-version', 'content-type', 'authorization', 'last-event-id']));
+    expect(allowed).toEqual(
+      expect.arrayContaining([
+        'mcp-session-id',
+        'mcp-protocol-version',
+        'content-type',
+        'authorization',
+        'last-event-id',
+      ]),
+    );
     expect(String(res.headers['access-control-allow-methods'])).toContain('POST');
   });
 

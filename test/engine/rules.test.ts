@@ -10,7 +10,12 @@ import { startSdkServer } from '../fixtures/sdk-server.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
 
 const upstreamTools = [
-  { name: 'echo', description: 'Echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, annotations: { readOnlyHint: true } },
+  {
+    name: 'echo',
+    description: 'Echo',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+    annotations: { readOnlyHint: true },
+  },
   { name: 'add', description: 'Add', inputSchema: { type: 'object' }, outputSchema: { type: 'object' } },
 ];
 
@@ -25,9 +30,9 @@ describe('inject templates', () => {
   it('fill original_text, original_payload and args, and leave unknown placeholders', () => {
     expect(renderTemplate('[{original_text}]', result, {})).toBe('[one\ntwo]');
     expect(renderTemplate('{original_payload}', result, {})).toBe(JSON.stringify(result));
-    expect(renderTemplate('{args.q} {args.n} {args.o} {args.missing} {nope}', result, { q: 'str', n: 3, o: { a: [1] } })).toBe(
-      'str 3 {"a":[1]} {args.missing} {nope}',
-    );
+    expect(
+      renderTemplate('{args.q} {args.n} {args.o} {args.missing} {nope}', result, { q: 'str', n: 3, o: { a: [1] } }),
+    ).toBe('str 3 {"a":[1]} {args.missing} {nope}');
   });
 });
 
@@ -53,7 +58,9 @@ describe('the tool overlay', () => {
     expect(rules.rewriteToolsList({ tools: upstreamTools, nextCursor: 'p2' }, false).tools).toHaveLength(2); // synthetic tools only on page 1
 
     const hidden = new RuleSet(OverlaySchema.parse({ passthrough: false, tools: [{ name: 'add' }] }));
-    expect((hidden.rewriteToolsList({ tools: upstreamTools }, true).tools as Array<{ name: string }>).map((t) => t.name)).toEqual(['add']);
+    expect(
+      (hidden.rewriteToolsList({ tools: upstreamTools }, true).tools as Array<{ name: string }>).map((t) => t.name),
+    ).toEqual(['add']);
     expect(hidden.planCall('echo', {}, upstreamTools, true)).toEqual({ kind: 'unknown-tool' });
   });
 
@@ -66,7 +73,15 @@ describe('the tool overlay', () => {
           {
             name: 'fixed',
             input_schema: { type: 'object' },
-            behavior: { type: 'override', response: { content: [{ type: 'text', text: 'f' }], structured_content: { a: 1 }, is_error: true, delay_s: 0.25 } },
+            behavior: {
+              type: 'override',
+              response: {
+                content: [{ type: 'text', text: 'f' }],
+                structured_content: { a: 1 },
+                is_error: true,
+                delay_s: 0.25,
+              },
+            },
           },
         ],
       }),
@@ -83,14 +98,19 @@ describe('the tool overlay', () => {
     const noSource = rules.planCall('echo', {}, undefined, false);
     expect(JSON.stringify(noSource)).toContain('no upstream server');
     const inject = rules.planCall('echo', { text: 'x' }, upstreamTools, true);
-    expect(inject.kind === 'forward' && inject.rewrite?.({ content: [{ type: 'text', text: 'up' }], structuredContent: { s: 1 } })).toEqual({
+    expect(
+      inject.kind === 'forward' &&
+        inject.rewrite?.({ content: [{ type: 'text', text: 'up' }], structuredContent: { s: 1 } }),
+    ).toEqual({
       content: [{ type: 'text', text: 'up!' }],
       structuredContent: { s: 1 },
     });
   });
 
   it('rejects bad definitions with a message naming the field', () => {
-    const bad = RulesFileSchema.safeParse({ tools: [{ name: 'a', behavior: { type: 'override', response: { text: 'x', content: [] } } }, { name: 'a' }] });
+    const bad = RulesFileSchema.safeParse({
+      tools: [{ name: 'a', behavior: { type: 'override', response: { text: 'x', content: [] } } }, { name: 'a' }],
+    });
     expect(bad.success).toBe(false);
     const message = describeZodError(bad.error!);
     expect(message).toContain('tools.0.behavior.response');
@@ -116,7 +136,11 @@ describe('rules on a CLI proxy', () => {
         tools: [
           { name: 'echo', behavior: { type: 'inject', template: 'INJECTED({original_text})' } },
           { name: 'add', behavior: { type: 'override', response: { text: 'no math today' } } },
-          { name: 'secret', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'synthetic' } } },
+          {
+            name: 'secret',
+            input_schema: { type: 'object' },
+            behavior: { type: 'override', response: { text: 'synthetic' } },
+          },
         ],
       }),
     };
@@ -126,8 +150,12 @@ describe('rules on a CLI proxy', () => {
     open.push(c);
     expect(c.client.getInstructions()).toBe('tampered instructions');
     expect((await c.client.listTools()).tools.map((t) => t.name)).toContain('secret');
-    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'a' } })).toEqual({ content: [{ type: 'text', text: 'INJECTED(echo: a)' }] });
-    expect(await c.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).toMatchObject({ content: [{ type: 'text', text: 'no math today' }] });
+    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'a' } })).toEqual({
+      content: [{ type: 'text', text: 'INJECTED(echo: a)' }],
+    });
+    expect(await c.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).toMatchObject({
+      content: [{ type: 'text', text: 'no math today' }],
+    });
     expect(server.calls.map((x) => x.tool)).toEqual(['echo']); // override never reached the upstream
     await c.close();
     await recording.close();
@@ -138,7 +166,9 @@ describe('rules on a CLI proxy', () => {
     open.push(plain);
     const p = await connectClient(plain.url);
     open.push(p);
-    expect(await p.client.callTool({ name: 'echo', arguments: { text: 'a' } })).toEqual({ content: [{ type: 'text', text: 'echo: a' }] });
+    expect(await p.client.callTool({ name: 'echo', arguments: { text: 'a' } })).toEqual({
+      content: [{ type: 'text', text: 'echo: a' }],
+    });
     expect(p.client.getInstructions()).toBe('fixture instructions');
 
     // replay with the rules: tampered again, with no server
@@ -146,9 +176,15 @@ describe('rules on a CLI proxy', () => {
     open.push(tampered);
     const t = await connectClient(tampered.url);
     open.push(t);
-    expect(await t.client.callTool({ name: 'echo', arguments: { text: 'a' } })).toEqual({ content: [{ type: 'text', text: 'INJECTED(echo: a)' }] });
-    expect(await t.client.callTool({ name: 'secret', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'synthetic' }] });
-    const miss = await t.client.callTool({ name: 'echo', arguments: { text: 'never recorded' } }).catch((e: unknown) => e);
+    expect(await t.client.callTool({ name: 'echo', arguments: { text: 'a' } })).toEqual({
+      content: [{ type: 'text', text: 'INJECTED(echo: a)' }],
+    });
+    expect(await t.client.callTool({ name: 'secret', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'synthetic' }],
+    });
+    const miss = await t.client
+      .callTool({ name: 'echo', arguments: { text: 'never recorded' } })
+      .catch((e: unknown) => e);
     expect((miss as McpError).code).toBe(-32004);
   });
 });

@@ -25,7 +25,12 @@ const initialize = (id: number) => ({
 async function refusal(url: string, body: unknown, sessionId: string) {
   const answer = await rawPost(url, body, { ...HEAD, 'mcp-session-id': sessionId });
   const first = answer.messages[0] as { error?: unknown; result?: { serverInfo?: unknown } } | undefined;
-  return { status: answer.status, issuedSession: answer.sessionId !== undefined, error: first?.error, initialized: first?.result?.serverInfo !== undefined };
+  return {
+    status: answer.status,
+    issuedSession: answer.sessionId !== undefined,
+    error: first?.error,
+    initialized: first?.result?.serverInfo !== undefined,
+  };
 }
 
 async function scenario(url: string) {

@@ -32,12 +32,19 @@ describe.each(['record', 'proxy-only', 'hybrid'] as const)('live traffic in %s m
   it('relays progress and logging notifications of a tool call, in order, to the client', async () => {
     const { c } = await setUp(mode);
     const progress: Progress[] = [];
-    const result = await c.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => progress.push(p) });
+    const result = await c.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
     expect(result).toEqual({ content: [{ type: 'text', text: 'done 3' }] });
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
     expect(progress[0]).toMatchObject({ total: 3, message: 'step 1/3' });
     const methods = c.notifications.map((n) => n.method);
-    expect(methods).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress', 'notifications/message']);
+    expect(methods).toEqual([
+      'notifications/progress',
+      'notifications/progress',
+      'notifications/progress',
+      'notifications/message',
+    ]);
     expect(c.notifications[3].params).toMatchObject({ level: 'info', data: 'progress finished 3 steps' });
   });
 
@@ -53,7 +60,9 @@ describe.each(['record', 'proxy-only', 'hybrid'] as const)('live traffic in %s m
       content: [{ type: 'text', text: 'sampled: from the client' }],
     });
     expect(seen[0].messages[0].content).toEqual({ type: 'text', text: 'write a haiku' });
-    expect(await c.client.callTool({ name: 'elicit', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'elicited: accept Ada' }] });
+    expect(await c.client.callTool({ name: 'elicit', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'elicited: accept Ada' }],
+    });
     // both id spaces start at 0 and interleave: a second round proves replies were not confused with requests
     expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'again' } })).toEqual({
       content: [{ type: 'text', text: 'sampled: from the client' }],
@@ -65,8 +74,12 @@ describe.each(['record', 'proxy-only', 'hybrid'] as const)('live traffic in %s m
     const a: number[] = [];
     const b: number[] = [];
     const [ra, rb] = await Promise.all([
-      c.client.callTool({ name: 'progress', arguments: { steps: 4 } }, undefined, { onprogress: (p) => a.push(p.progress) }),
-      c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { onprogress: (p) => b.push(p.progress) }),
+      c.client.callTool({ name: 'progress', arguments: { steps: 4 } }, undefined, {
+        onprogress: (p) => a.push(p.progress),
+      }),
+      c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, {
+        onprogress: (p) => b.push(p.progress),
+      }),
     ]);
     expect([ra.content, rb.content]).toEqual([[{ type: 'text', text: 'done 4' }], [{ type: 'text', text: 'done 2' }]]);
     expect(a).toEqual([1, 2, 3, 4]);
@@ -81,12 +94,23 @@ describe('the recorded exchange', () => {
     await c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { onprogress: () => {} });
     await proxy.flush();
     const files = await distilledFiles(cacheDir);
-    const sample = JSON.parse(await readFile(join(cacheDir, files.find((f) => f.includes('tools_call_sample_')) as string), 'utf8'));
-    expect(sample.stream.map((m: { method?: string; result?: unknown }) => m.method ?? 'reply')).toEqual(['sampling/createMessage', 'reply']);
+    const sample = JSON.parse(
+      await readFile(join(cacheDir, files.find((f) => f.includes('tools_call_sample_')) as string), 'utf8'),
+    );
+    expect(sample.stream.map((m: { method?: string; result?: unknown }) => m.method ?? 'reply')).toEqual([
+      'sampling/createMessage',
+      'reply',
+    ]);
     expect(sample.stream[1].result).toMatchObject({ content: { type: 'text', text: 'sampled-p' } });
     expect(sample.stream[1].id).toBe(sample.stream[0].id);
-    const progress = JSON.parse(await readFile(join(cacheDir, files.find((f) => f.includes('tools_call_progress_')) as string), 'utf8'));
-    expect(progress.stream.map((m: { method: string }) => m.method)).toEqual(['notifications/progress', 'notifications/progress', 'notifications/message']);
+    const progress = JSON.parse(
+      await readFile(join(cacheDir, files.find((f) => f.includes('tools_call_progress_')) as string), 'utf8'),
+    );
+    expect(progress.stream.map((m: { method: string }) => m.method)).toEqual([
+      'notifications/progress',
+      'notifications/progress',
+      'notifications/message',
+    ]);
     expect(progress.result).toEqual({ content: [{ type: 'text', text: 'done 2' }] });
   });
 });
@@ -109,7 +133,9 @@ describe('replaying the whole exchange', () => {
     const c = await connectClient(replaying.url);
     open.push(c);
     const progress: Progress[] = [];
-    const result = await c.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => progress.push(p) });
+    const result = await c.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
     expect(result).toEqual({ content: [{ type: 'text', text: 'done 3' }] });
     expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([
       [1, 3, 'step 1/3'],
@@ -139,8 +165,12 @@ describe('replaying the whole exchange', () => {
       },
     });
     open.push(c);
-    expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'p' } })).toEqual({ content: [{ type: 'text', text: 'sampled: sampled-p' }] });
-    expect(await c.client.callTool({ name: 'elicit', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'elicited: accept Ada' }] });
+    expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'p' } })).toEqual({
+      content: [{ type: 'text', text: 'sampled: sampled-p' }],
+    });
+    expect(await c.client.callTool({ name: 'elicit', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'elicited: accept Ada' }],
+    });
     expect(asked).toHaveLength(2);
     expect(asked[0]).toBe('sampling: {"type":"text","text":"p"}');
   });
@@ -154,7 +184,9 @@ describe('replaying the whole exchange', () => {
     });
     open.push(c);
     // the recorded answer comes back: the cassette is the server
-    expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'p' } })).toEqual({ content: [{ type: 'text', text: 'sampled: sampled-p' }] });
+    expect(await c.client.callTool({ name: 'sample', arguments: { prompt: 'p' } })).toEqual({
+      content: [{ type: 'text', text: 'sampled: sampled-p' }],
+    });
     const sample = events.find((e) => e.key.startsWith('tools_call_sample_'));
     expect(sample?.flags).toEqual(['client reply to sampling/createMessage differs from the recorded one']);
   });

@@ -70,7 +70,9 @@ async function calls(client: Client) {
 }
 
 /** A Client with the fixture client's capabilities and answers, over the built CLI in --stdio mode. */
-async function stdioCli(args: string[]): Promise<McpSession & { pid: number; stderr(): string; exited: Promise<number | null> }> {
+async function stdioCli(
+  args: string[],
+): Promise<McpSession & { pid: number; stderr(): string; exited: Promise<number | null> }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, '--stdio', ...args],
@@ -80,7 +82,10 @@ async function stdioCli(args: string[]): Promise<McpSession & { pid: number; std
   });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-  const client = new Client({ name: 'fixture-client', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {} } } });
+  const client = new Client(
+    { name: 'fixture-client', version: '1.0.0' },
+    { capabilities: { sampling: {}, elicitation: { form: {} } } },
+  );
   client.setRequestHandler(CreateMessageRequestSchema, (req) => defaultSamplingHandler(req.params));
   client.setRequestHandler(ElicitRequestSchema, (req) => defaultElicitHandler(req.params));
   await client.connect(transport).catch((error: Error) => {
@@ -113,7 +118,8 @@ async function startUpstream(transport: EverythingTransport, forCli: boolean): P
   const everything = await startEverything(transport);
   const kind = await detectUpstreamKind(everything.url);
   expect(kind).toBe(transport === 'sse' ? 'sse' : 'streamable-http');
-  if (forCli || kind === 'streamable-http') return { url: everything.url, cliArgs: ['--url', everything.url], close: () => everything.close() };
+  if (forCli || kind === 'streamable-http')
+    return { url: everything.url, cliArgs: ['--url', everything.url], close: () => everything.close() };
   const bridge = await startUpstreamBridge({ kind: 'sse', url: everything.url }, quiet);
   return {
     url: bridge.url,
@@ -131,10 +137,16 @@ async function run(downstream: Downstream, mode: Mode, cacheDir: string, upstrea
   const upstream = upstreamTransport ? keep(await startUpstream(upstreamTransport, downstream === 'stdio')) : undefined;
   let session: McpSession;
   if (downstream === 'stdio') {
-    session = keep(await stdioCli([...(mode === 'replay' ? ['--replay'] : []), '--cache', cacheDir, ...(upstream?.cliArgs ?? [])]));
+    session = keep(
+      await stdioCli([...(mode === 'replay' ? ['--replay'] : []), '--cache', cacheDir, ...(upstream?.cliArgs ?? [])]),
+    );
   } else {
     const proxy = keep(await startProxy({ mode, upstreamUrl: upstream?.url, cacheDir }));
-    session = keep(downstream === 'sse' ? await connectClient(proxy.url.replace(/\/mcp$/, '/sse'), { transport: 'sse' }) : await connectClient(proxy.url));
+    session = keep(
+      downstream === 'sse'
+        ? await connectClient(proxy.url.replace(/\/mcp$/, '/sse'), { transport: 'sse' })
+        : await connectClient(proxy.url),
+    );
   }
   const results = await calls(session.client);
   await closeAll(); // client, proxy or CLI, then the upstream: the replay runs with the server gone
@@ -152,7 +164,9 @@ describe('record → stop the upstream → replay, for every upstream × downstr
     const cacheDir = await tempDir();
     const live = await run(down, 'record', cacheDir, up);
     expect(live.server?.name).toBe('mcp-servers/everything');
-    expect(live.tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'trigger-long-running-operation']));
+    expect(live.tools.tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['echo', 'get-sum', 'trigger-long-running-operation']),
+    );
     expect(live.echo.content).toEqual([{ type: 'text', text: 'Echo: over any transport' }]);
     expect(live.sum.content).toEqual([{ type: 'text', text: 'The sum of 19 and 23 is 42.' }]);
     const replayed = await run(down, 'replay', cacheDir);
@@ -162,14 +176,20 @@ describe('record → stop the upstream → replay, for every upstream × downstr
 
 describe('stdio upstream', () => {
   it('relays progress notifications live, before the answer — and a sampling request, to the client that caused it', async () => {
-    const bridge = keep(await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: STDIO_ARGS }, quiet));
+    const bridge = keep(
+      await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: STDIO_ARGS }, quiet),
+    );
     const proxy = keep(await startProxy({ mode: 'record', upstreamUrl: bridge.url, cacheDir: await tempDir() }));
     const c = keep(await connectClient(proxy.url));
     const progress: Array<Progress & { at: number }> = [];
     const started = Date.now();
-    const result = await c.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.6, steps: 3 } }, undefined, {
-      onprogress: (p) => progress.push({ ...p, at: Date.now() }),
-    });
+    const result = await c.client.callTool(
+      { name: 'trigger-long-running-operation', arguments: { duration: 0.6, steps: 3 } },
+      undefined,
+      {
+        onprogress: (p) => progress.push({ ...p, at: Date.now() }),
+      },
+    );
     const answeredAt = Date.now();
     expect(progress.map((p) => [p.progress, p.total])).toEqual([
       [1, 3],
@@ -186,20 +206,32 @@ describe('stdio upstream', () => {
 
   it('captures the child stderr line by line, and a command that cannot start answers initialize with an error', async () => {
     const lines: string[] = [];
-    const bridge = keep(await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: STDIO_ARGS }, (line) => lines.push(line)));
+    const bridge = keep(
+      await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: STDIO_ARGS }, (line) =>
+        lines.push(line),
+      ),
+    );
     keep(await connectClient(bridge.url));
     await expect.poll(() => lines.join('\n')).toContain('Starting default (STDIO) server...');
 
-    const broken = keep(await startUpstreamBridge({ kind: 'stdio', command: path.join(REPO, 'no-such-command'), args: [] }, quiet));
+    const broken = keep(
+      await startUpstreamBridge({ kind: 'stdio', command: path.join(REPO, 'no-such-command'), args: [] }, quiet),
+    );
     await expect(connectClient(broken.url)).rejects.toThrow(/could not start the upstream command/);
   });
 
   it('a child that dies mid-session is started again: the next call is answered (own-session modes reconnect)', async () => {
     const lines: string[] = [];
-    const bridge = keep(await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: STDIO_ARGS }, (line) => lines.push(line)));
+    const bridge = keep(
+      await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: STDIO_ARGS }, (line) =>
+        lines.push(line),
+      ),
+    );
     const proxy = keep(await startProxy({ mode: 'hybrid', upstreamUrl: bridge.url, cacheDir: await tempDir() }));
     const c = keep(await connectClient(proxy.url));
-    expect((await c.client.callTool({ name: 'echo', arguments: { message: 'before' } })).content).toEqual([{ type: 'text', text: 'Echo: before' }]);
+    expect((await c.client.callTool({ name: 'echo', arguments: { message: 'before' } })).content).toEqual([
+      { type: 'text', text: 'Echo: before' },
+    ]);
     const [first] = bridge.pids();
     expect(bridge.pids()).toHaveLength(1);
 
@@ -207,7 +239,9 @@ describe('stdio upstream', () => {
     await expect.poll(() => bridge.pids()).toEqual([]);
     await expect.poll(() => lines.join('\n')).toMatch(/exited \(signal SIGKILL\)/);
 
-    expect((await c.client.callTool({ name: 'echo', arguments: { message: 'after' } })).content).toEqual([{ type: 'text', text: 'Echo: after' }]);
+    expect((await c.client.callTool({ name: 'echo', arguments: { message: 'after' } })).content).toEqual([
+      { type: 'text', text: 'Echo: after' },
+    ]);
     expect(bridge.pids()).toHaveLength(1);
     expect(bridge.pids()[0]).not.toBe(first);
   });
@@ -215,12 +249,16 @@ describe('stdio upstream', () => {
   it('through the CLI in --stdio record mode (the upstream session id handed through): the pipe re-initializes', async () => {
     const cacheDir = await tempDir();
     const cli = keep(await stdioCli(['--cache', cacheDir, '--upstream-command', STDIO_COMMAND_LINE]));
-    expect((await cli.client.callTool({ name: 'echo', arguments: { message: 'one' } })).content).toEqual([{ type: 'text', text: 'Echo: one' }]);
+    expect((await cli.client.callTool({ name: 'echo', arguments: { message: 'one' } })).content).toEqual([
+      { type: 'text', text: 'Echo: one' },
+    ]);
     const child = await serverChildOf(cli.pid);
     process.kill(child, 'SIGKILL');
     await expect.poll(() => alive(child)).toBe(false);
     await expect.poll(() => cli.stderr()).toMatch(/exited \(signal SIGKILL\)/);
-    expect((await cli.client.callTool({ name: 'echo', arguments: { message: 'two' } })).content).toEqual([{ type: 'text', text: 'Echo: two' }]);
+    expect((await cli.client.callTool({ name: 'echo', arguments: { message: 'two' } })).content).toEqual([
+      { type: 'text', text: 'Echo: two' },
+    ]);
     expect(await serverChildOf(cli.pid)).not.toBe(child);
 
     // the end of stdin ends the run: exit status 0, children gone
@@ -235,7 +273,9 @@ describe('detection and the CLI flags', () => {
     const plain = http.createServer((_req, res) => res.writeHead(404).end('nothing here'));
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/mcp`;
-    await expect(detectUpstreamKind(url)).rejects.toThrow(/POST initialize answered HTTP 404 and GET \(legacy HTTP\+SSE\) answered HTTP 404/);
+    await expect(detectUpstreamKind(url)).rejects.toThrow(
+      /POST initialize answered HTTP 404 and GET \(legacy HTTP\+SSE\) answered HTTP 404/,
+    );
     await new Promise<void>((resolve) => plain.close(() => resolve()));
     await expect(detectUpstreamKind(url)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });

@@ -9,8 +9,18 @@ import { figuresTable, histogram, runFuzz, TARGETS } from './run-fuzz.js';
 // Inputs of an issue listed in KNOWN_ISSUES (run-fuzz.ts; empty today) are not sent here; bench/fuzz.ts sends them.
 
 it('survives ~2,000 seeded hostile inputs over all endpoints (seed 1)', async () => {
-  const report = await runFuzz({ seed: 1, count: 300, targets: TARGETS, timeoutMs: 4000, clientEvery: 100, concurrency: 4, known: 'skip' });
-  process.stdout.write(`\nfuzz seed 1, ${report.count} inputs per target\n${figuresTable(report)}\n${histogram(report)}\n`);
+  const report = await runFuzz({
+    seed: 1,
+    count: 300,
+    targets: TARGETS,
+    timeoutMs: 4000,
+    clientEvery: 100,
+    concurrency: 4,
+    known: 'skip',
+  });
+  process.stdout.write(
+    `\nfuzz seed 1, ${report.count} inputs per target\n${figuresTable(report)}\n${histogram(report)}\n`,
+  );
   const findings = report.findings.map((f) => `${f.kind} ${f.target} #${f.index} ${f.label}: ${f.detail} ${f.preview}`);
   expect(findings).toEqual([]);
   for (const f of report.targets) {

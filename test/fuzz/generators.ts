@@ -39,7 +39,13 @@ export function mulberry32(seed: number): Rng {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const int = (n: number): number => Math.floor(next() * n);
-  return { next, int, range: (lo, hi) => lo + int(hi - lo + 1), chance: (p) => next() < p, pick: (items) => items[int(items.length)] };
+  return {
+    next,
+    int,
+    range: (lo, hi) => lo + int(hi - lo + 1),
+    chance: (p) => next() < p,
+    pick: (items) => items[int(items.length)],
+  };
 }
 
 /** FNV-1a of a string: stable per-target salt */
@@ -183,7 +189,9 @@ export function oddString(r: Rng): string {
 
 export function nested(depth: number, leaf: unknown = 1, kind: 'array' | 'object' = 'array'): RawJson {
   const leafText = toJson(leaf);
-  return kind === 'array' ? new RawJson('['.repeat(depth) + leafText + ']'.repeat(depth)) : new RawJson('{"a":'.repeat(depth) + leafText + '}'.repeat(depth));
+  return kind === 'array'
+    ? new RawJson('['.repeat(depth) + leafText + ']'.repeat(depth))
+    : new RawJson('{"a":'.repeat(depth) + leafText + '}'.repeat(depth));
 }
 
 /** depths around the engine's limit (128) and far above it */
@@ -214,7 +222,9 @@ export function oddValue(r: Rng, budget = 2): unknown {
     case 10:
       return { __proto__x: 1, ['__proto__']: oddValue(r, budget - 1), constructor: { prototype: { polluted: true } } };
     default:
-      return Object.fromEntries(Array.from({ length: r.range(1, 4) }, () => [r.chance(0.5) ? oddString(r) : 'k', oddValue(r, budget - 1)]));
+      return Object.fromEntries(
+        Array.from({ length: r.range(1, 4) }, () => [r.chance(0.5) ? oddString(r) : 'k', oddValue(r, budget - 1)]),
+      );
   }
 }
 
@@ -256,7 +266,8 @@ function validParams(r: Rng, method: string): Record<string, unknown> | undefine
   switch (method) {
     case 'tools/call': {
       const name = r.chance(0.8) ? r.pick(TOOLS) : oddString(r);
-      const args = name === 'add' ? { a: r.int(100), b: r.int(100) } : name === 'echo' ? { text: `fuzz-${r.int(1000)}` } : {};
+      const args =
+        name === 'add' ? { a: r.int(100), b: r.int(100) } : name === 'echo' ? { text: `fuzz-${r.int(1000)}` } : {};
       return { name, arguments: args };
     }
     case 'resources/read':
@@ -313,10 +324,24 @@ export function rpcMessage(r: Rng, mutations = r.pick([0, 0, 1, 1, 1, 2, 3])): R
   let m: Record<string, unknown>;
   if (kind === 'request') m = { jsonrpc: '2.0', id: plainId(r), method, params: validParams(r, method) };
   else if (kind === 'notification')
-    m = { jsonrpc: '2.0', method: r.chance(0.7) ? r.pick(METHODS.filter((x) => x.startsWith('notifications/'))) : method, params: validParams(r, method) };
+    m = {
+      jsonrpc: '2.0',
+      method: r.chance(0.7) ? r.pick(METHODS.filter((x) => x.startsWith('notifications/'))) : method,
+      params: validParams(r, method),
+    };
   // responses to nothing: ids the proxy never sent
-  else if (kind === 'response') m = { jsonrpc: '2.0', id: plainId(r), result: r.chance(0.5) ? {} : { content: [{ type: 'text', text: 'unsolicited' }] } };
-  else m = { jsonrpc: '2.0', id: r.chance(0.3) ? null : plainId(r), error: { code: r.pick([-32000, -32601, 0, 1e9]), message: 'unsolicited' } };
+  else if (kind === 'response')
+    m = {
+      jsonrpc: '2.0',
+      id: plainId(r),
+      result: r.chance(0.5) ? {} : { content: [{ type: 'text', text: 'unsolicited' }] },
+    };
+  else
+    m = {
+      jsonrpc: '2.0',
+      id: r.chance(0.3) ? null : plainId(r),
+      error: { code: r.pick([-32000, -32601, 0, 1e9]), message: 'unsolicited' },
+    };
   for (let i = 0; i < mutations; i++) mutate(r, m);
   return m;
 }
@@ -393,26 +418,48 @@ export function rpcBody(r: Rng): { label: string; body: Buffer } {
     const shape = r.int(7);
     if (shape === 0) return { label: 'batch: empty', body: utf8('[]') };
     if (shape === 1)
-      return { label: 'batch: 1000 pings', body: utf8(toJson(Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })))) };
+      return {
+        label: 'batch: 1000 pings',
+        body: utf8(toJson(Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })))),
+      };
     if (shape === 2)
       return {
         label: 'batch: 1000 notifications',
-        body: utf8(toJson(Array.from({ length: 1000 }, () => ({ jsonrpc: '2.0', method: 'notifications/initialized' })))),
+        body: utf8(
+          toJson(Array.from({ length: 1000 }, () => ({ jsonrpc: '2.0', method: 'notifications/initialized' }))),
+        ),
       };
-    if (shape === 3) return { label: 'batch: nested arrays', body: utf8(toJson([[rpcMessage(r, 0)], [[rpcMessage(r, 0)]]])) };
+    if (shape === 3)
+      return { label: 'batch: nested arrays', body: utf8(toJson([[rpcMessage(r, 0)], [[rpcMessage(r, 0)]]])) };
     if (shape === 4)
       return {
         label: 'batch: duplicate ids',
-        body: utf8(toJson(Array.from({ length: r.range(2, 5) }, () => ({ jsonrpc: '2.0', id: 7, method: r.pick(['ping', 'tools/list']) })))),
+        body: utf8(
+          toJson(
+            Array.from({ length: r.range(2, 5) }, () => ({
+              jsonrpc: '2.0',
+              id: 7,
+              method: r.pick(['ping', 'tools/list']),
+            })),
+          ),
+        ),
       };
     if (shape === 5)
       return {
         label: 'batch: 1000 responses to nothing',
-        body: utf8(toJson(Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: '2.0', id: `nothing-${i}`, result: {} })))),
+        body: utf8(
+          toJson(Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: '2.0', id: `nothing-${i}`, result: {} }))),
+        ),
       };
     return {
       label: 'batch: mixed valid/invalid',
-      body: utf8(toJson(Array.from({ length: r.range(2, 12) }, () => (r.chance(0.5) ? rpcMessage(r, 0) : r.chance(0.7) ? rpcMessage(r, 2) : oddValue(r))))),
+      body: utf8(
+        toJson(
+          Array.from({ length: r.range(2, 12) }, () =>
+            r.chance(0.5) ? rpcMessage(r, 0) : r.chance(0.7) ? rpcMessage(r, 2) : oddValue(r),
+          ),
+        ),
+      ),
     };
   }
   // deep nesting
@@ -423,12 +470,30 @@ export function rpcBody(r: Rng): { label: string; body: Buffer } {
     if (where === 1)
       return {
         label: `deep nesting ${depth} (in arguments)`,
-        body: utf8(toJson({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: nested(depth, 'x', 'object') } } })),
+        body: utf8(
+          toJson({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'echo', arguments: { text: nested(depth, 'x', 'object') } },
+          }),
+        ),
       };
-    if (where === 2) return { label: `deep nesting ${depth} (in id)`, body: utf8(toJson({ jsonrpc: '2.0', id: nested(depth), method: 'ping' })) };
+    if (where === 2)
+      return {
+        label: `deep nesting ${depth} (in id)`,
+        body: utf8(toJson({ jsonrpc: '2.0', id: nested(depth), method: 'ping' })),
+      };
     return {
       label: `deep nesting ${depth} (brackets in a string)`,
-      body: utf8(toJson({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: '['.repeat(depth) } } })),
+      body: utf8(
+        toJson({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: '['.repeat(depth) } },
+        }),
+      ),
     };
   }
   // whole bodies that are not a message
@@ -460,7 +525,12 @@ export function rpcBody(r: Rng): { label: string; body: Buffer } {
     if (how === 1)
       return {
         label: 'broken JSON: bad escape',
-        body: utf8(text.replace(/"(\w)/, (_, c: string) => `"${r.pick(['\\x41', '\\u12', '\\ud800', '\\', '\\U0041', '\\\u0000'])}${c}`)),
+        body: utf8(
+          text.replace(
+            /"(\w)/,
+            (_, c: string) => `"${r.pick(['\\x41', '\\u12', '\\ud800', '\\', '\\U0041', '\\\u0000'])}${c}`,
+          ),
+        ),
       };
     if (how === 2)
       return {
@@ -469,7 +539,8 @@ export function rpcBody(r: Rng): { label: string; body: Buffer } {
       };
     if (how === 3) return { label: 'broken JSON: single quotes', body: utf8(text.replace(/"/g, "'")) };
     if (how === 4) return { label: 'broken JSON: trailing comma', body: utf8(text.replace(/}$/, ',}')) };
-    if (how === 5) return { label: 'duplicate keys', body: utf8(text.replace(/^{/, `{"id":${toJson(oddId(r))},"method":"ping",`)) };
+    if (how === 5)
+      return { label: 'duplicate keys', body: utf8(text.replace(/^{/, `{"id":${toJson(oddId(r))},"method":"ping",`)) };
     if (how === 6) return { label: 'JSON with comments', body: utf8(`/* c */${text}// c`) };
     if (how === 7) return { label: 'UTF-16 body', body: Buffer.from('\ufeff' + text, 'utf16le') };
     text = text.replace(/"$/, '');
@@ -481,7 +552,10 @@ export function rpcBody(r: Rng): { label: string; body: Buffer } {
     const buf = utf8(text);
     const inString = text.indexOf('"', 1);
     const at = r.chance(0.6) && inString > 0 ? inString + 1 : r.int(buf.length + 1);
-    return { label: `invalid UTF-8 ${bytes.toString('hex')}`, body: Buffer.concat([buf.subarray(0, at), bytes, buf.subarray(at)]) };
+    return {
+      label: `invalid UTF-8 ${bytes.toString('hex')}`,
+      body: Buffer.concat([buf.subarray(0, at), bytes, buf.subarray(at)]),
+    };
   }
   return {
     label: `message (${Object.keys(message)
@@ -530,8 +604,26 @@ const SESSION_IDS = [
   '{{SID}} ',
   ' {{SID}}',
 ];
-const PROTOCOL_VERSIONS = ['1999-01-01', '', 'latest', '2025-11-25, 2025-06-18', '2024-11-05', 'x'.repeat(5000), '2025-13-45', '\u00e9'];
-const HOSTS = ['evil.example', 'localhost.evil.example', '127.0.0.1.nip.io', '[::1', '', 'LOCALHOST', '127.0.0.1:99999', 'x'.repeat(5000)];
+const PROTOCOL_VERSIONS = [
+  '1999-01-01',
+  '',
+  'latest',
+  '2025-11-25, 2025-06-18',
+  '2024-11-05',
+  'x'.repeat(5000),
+  '2025-13-45',
+  '\u00e9',
+];
+const HOSTS = [
+  'evil.example',
+  'localhost.evil.example',
+  '127.0.0.1.nip.io',
+  '[::1',
+  '',
+  'LOCALHOST',
+  '127.0.0.1:99999',
+  'x'.repeat(5000),
+];
 const ORIGINS = [
   'null',
   'http://evil.example',
@@ -548,7 +640,11 @@ const ORIGINS = [
 const headerSafe = (s: string): string => s.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
 
 /** odd headers on top of `base`; returns the label of what was changed */
-export function oddHeaders(r: Rng, base: Record<string, string | string[]>, extra: Array<[string, () => string | string[]]> = []): string {
+export function oddHeaders(
+  r: Rng,
+  base: Record<string, string | string[]>,
+  extra: Array<[string, () => string | string[]]> = [],
+): string {
   const how = r.int(14 + extra.length);
   switch (how) {
     case 0:
@@ -568,7 +664,9 @@ export function oddHeaders(r: Rng, base: Record<string, string | string[]>, extr
       base['mcp-session-id'] = r.chance(0.3) ? ['{{SID}}', r.pick(SESSION_IDS)] : headerSafe(r.pick(SESSION_IDS));
       return 'bogus mcp-session-id';
     case 5:
-      base['mcp-protocol-version'] = r.chance(0.3) ? ['2025-11-25', '1999-01-01'] : headerSafe(r.pick(PROTOCOL_VERSIONS));
+      base['mcp-protocol-version'] = r.chance(0.3)
+        ? ['2025-11-25', '1999-01-01']
+        : headerSafe(r.pick(PROTOCOL_VERSIONS));
       return 'bogus mcp-protocol-version';
     case 6:
       base.host = headerSafe(r.pick(HOSTS));
@@ -592,7 +690,16 @@ export function oddHeaders(r: Rng, base: Record<string, string | string[]>, extr
       base.expect = '100-continue';
       return 'expect 100-continue';
     case 13:
-      base.authorization = headerSafe(r.pick(['Bearer', 'Bearer ', 'Basic Zm9vOmJhcg==', `Bearer ${'x'.repeat(9000)}`, 'Bearer \u00ff', 'bearer {{TOKEN}}']));
+      base.authorization = headerSafe(
+        r.pick([
+          'Bearer',
+          'Bearer ',
+          'Basic Zm9vOmJhcg==',
+          `Bearer ${'x'.repeat(9000)}`,
+          'Bearer \u00ff',
+          'bearer {{TOKEN}}',
+        ]),
+      );
       return 'odd authorization';
     default: {
       const [name, value] = extra[how - 14];
@@ -700,8 +807,14 @@ function rawRequest(r: Rng, path: string): RawInput {
       'two Content-Lengths',
       `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 1\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     ],
-    ['negative Content-Length', `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: -1\r\n\r\n`],
-    ['bad chunk size', `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n${body}\r\n0\r\n\r\n`],
+    [
+      'negative Content-Length',
+      `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: -1\r\n\r\n`,
+    ],
+    [
+      'bad chunk size',
+      `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n${body}\r\n0\r\n\r\n`,
+    ],
     ['bare LF line ends', `GET ${path} HTTP/1.1\nHost: 127.0.0.1\n\n`],
     ['NUL in header', `GET ${path} HTTP/1.1\r\n${host}X-A: a\u0000b\r\n\r\n`],
     ['latin1 path bytes', `GET ${path}\u00ff\u00fe HTTP/1.1\r\n${host}\r\n`],
@@ -709,7 +822,10 @@ function rawRequest(r: Rng, path: string): RawInput {
     ['absolute-form target', `GET http://evil.example${path} HTTP/1.1\r\n${host}\r\n`],
     ['asterisk target', `OPTIONS * HTTP/1.1\r\n${host}\r\n`],
     ['pipelined garbage', `GET /healthcheck HTTP/1.1\r\n${host}\r\nGARBAGE\r\n\r\n`],
-    ['Transfer-Encoding: gzip, chunked', `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n`],
+    [
+      'Transfer-Encoding: gzip, chunked',
+      `POST ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n`,
+    ],
   ];
   const [label, bytes] = r.pick(cases);
   return { type: 'raw', label: `raw: ${label}`, bytes };
@@ -718,9 +834,23 @@ function rawRequest(r: Rng, path: string): RawInput {
 /** Streamable HTTP MCP endpoint (`paths`: where it is served; `auth`: headers that reach it, for serve) */
 export function mcpInput(r: Rng, opts: { paths: string[]; auth?: (r: Rng) => Record<string, string> }): FuzzInput {
   if (r.chance(0.04)) return rawRequest(r, r.pick(opts.paths));
-  const headers: Record<string, string | string[]> = { 'content-type': 'application/json', accept: ACCEPT, ...(opts.auth?.(r) ?? {}) };
+  const headers: Record<string, string | string[]> = {
+    'content-type': 'application/json',
+    accept: ACCEPT,
+    ...(opts.auth?.(r) ?? {}),
+  };
   const big = oversized(r);
-  if (big) return { type: 'http', label: big.label, method: 'POST', path: r.pick(opts.paths), headers, body: big.body, chunked: big.chunked, session: true };
+  if (big)
+    return {
+      type: 'http',
+      label: big.label,
+      method: 'POST',
+      path: r.pick(opts.paths),
+      headers,
+      body: big.body,
+      chunked: big.chunked,
+      session: true,
+    };
   const verb = r.int(100);
   const path = r.chance(0.15) ? oddPath(r, opts.paths) : r.pick(opts.paths);
   if (verb < 8)
@@ -753,7 +883,17 @@ export function legacyInput(r: Rng): FuzzInput {
   const big = oversized(r);
   const sid = r.chance(0.75)
     ? '{{LEGACY}}'
-    : r.pick(['', 'bogus', '00000000-0000-0000-0000-000000000000', '%', '%E0', 'x'.repeat(10_000), '{{LEGACY}}&sessionId=other', '{{LEGACY}}%00', '..%2F..']);
+    : r.pick([
+        '',
+        'bogus',
+        '00000000-0000-0000-0000-000000000000',
+        '%',
+        '%E0',
+        'x'.repeat(10_000),
+        '{{LEGACY}}&sessionId=other',
+        '{{LEGACY}}%00',
+        '..%2F..',
+      ]);
   const prefix = r.chance(0.85) ? '' : r.pick(['/x', '/mcp', '//', '/a/b/c', '/%2e%2e', '/\u00ff']);
   if (big)
     return {
@@ -766,7 +906,9 @@ export function legacyInput(r: Rng): FuzzInput {
       chunked: big.chunked,
     };
   if (r.chance(0.12)) {
-    const headers: Record<string, string | string[]> = { accept: r.chance(0.7) ? 'text/event-stream' : r.pick(ACCEPTS) };
+    const headers: Record<string, string | string[]> = {
+      accept: r.chance(0.7) ? 'text/event-stream' : r.pick(ACCEPTS),
+    };
     if (r.chance(0.2)) headers['mcp-session-id'] = headerSafe(r.pick(SESSION_IDS));
     return odd(r, {
       type: 'http',
@@ -777,8 +919,17 @@ export function legacyInput(r: Rng): FuzzInput {
     });
   }
   const { label, body } = rpcBody(r);
-  const query = r.chance(0.9) ? `?sessionId=${sid}` : r.pick(['', '?', '?sessionid={{LEGACY}}', '?sessionId', `?sessionId=${sid}&sessionId=x`]);
-  return odd(r, { type: 'http', label, method: 'POST', path: `${prefix}/messages${query}`, headers: { 'content-type': 'application/json' }, body });
+  const query = r.chance(0.9)
+    ? `?sessionId=${sid}`
+    : r.pick(['', '?', '?sessionid={{LEGACY}}', '?sessionId', `?sessionId=${sid}&sessionId=x`]);
+  return odd(r, {
+    type: 'http',
+    label,
+    method: 'POST',
+    path: `${prefix}/messages${query}`,
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
 }
 
 // ---- REST ---------------------------------------------------------------------------------------------------
@@ -796,7 +947,9 @@ const UPSTREAM_URLS = [
 ];
 
 function toolRule(r: Rng): Record<string, unknown> {
-  const rule: Record<string, unknown> = { name: r.chance(0.7) ? `fz${r.int(50)}` : r.pick(['', 'x'.repeat(1025), 'echo', oddString(r)]) };
+  const rule: Record<string, unknown> = {
+    name: r.chance(0.7) ? `fz${r.int(50)}` : r.pick(['', 'x'.repeat(1025), 'echo', oddString(r)]),
+  };
   if (r.chance(0.5)) rule.description = r.chance(0.8) ? 'fuzz tool' : oddValue(r);
   if (r.chance(0.6))
     rule.input_schema = r.pick<() => unknown>([
@@ -812,11 +965,22 @@ function toolRule(r: Rng): Record<string, unknown> {
       () => ({ type: 'override', response: { text: 'fixed' } }),
       () => ({ type: 'override', response: { text: 'a', content: [] } }),
       () => ({ type: 'override', response: { content: [{ type: '' }] } }),
-      () => ({ type: 'override', response: { text: 'x', delay_s: r.pick([-1, 601, new RawJson('1e400'), 'soon', 0]) } }),
+      () => ({
+        type: 'override',
+        response: { text: 'x', delay_s: r.pick([-1, 601, new RawJson('1e400'), 'soon', 0]) },
+      }),
       () => ({ type: 'override', response: { structured_content: oddValue(r), is_error: oddValue(r) } }),
       () => ({
         type: 'inject',
-        template: r.pick(['{{', '}}', '{{result}}', '{{#each x}}', '{{__proto__}}', '{{constructor.constructor("x")()}}', 'x'.repeat(20_000)]),
+        template: r.pick([
+          '{{',
+          '}}',
+          '{{result}}',
+          '{{#each x}}',
+          '{{__proto__}}',
+          '{{constructor.constructor("x")()}}',
+          'x'.repeat(20_000),
+        ]),
       }),
       () => ({ type: r.pick(['bogus', '', 42, null]) }),
       () => ({ type: 'relay', extra: 1 }),
@@ -842,11 +1006,22 @@ function sessionBody(r: Rng, put: boolean): unknown {
       () => 'http://127.0.0.1:1/mcp',
       () => ({}),
     ])();
-  if (r.chance(0.7)) body.tools = r.chance(0.85) ? Array.from({ length: r.pick([0, 1, 2, 3, 300]) }, () => toolRule(r)) : oddValue(r);
+  if (r.chance(0.7))
+    body.tools = r.chance(0.85) ? Array.from({ length: r.pick([0, 1, 2, 3, 300]) }, () => toolRule(r)) : oddValue(r);
   if (r.chance(0.3)) body.passthrough = r.chance(0.5) ? r.chance(0.5) : oddValue(r);
-  if (!put && r.chance(0.4)) body.mode = r.pick<unknown>(['record', 'replay', 'hybrid', 'proxy-only', 'bogus', '', 1, null]);
+  if (!put && r.chance(0.4))
+    body.mode = r.pick<unknown>(['record', 'replay', 'hybrid', 'proxy-only', 'bogus', '', 1, null]);
   // cassette folders only inside the run's sandbox (or not a string at all)
-  if (!put && r.chance(0.4)) body.cassette = r.pick<unknown>(['{{SANDBOX}}/rest-cassette', '{{SANDBOX}}/a/../b', '', '{{SANDBOX}}/x\u0000y', 42, null, ['a']]);
+  if (!put && r.chance(0.4))
+    body.cassette = r.pick<unknown>([
+      '{{SANDBOX}}/rest-cassette',
+      '{{SANDBOX}}/a/../b',
+      '',
+      '{{SANDBOX}}/x\u0000y',
+      42,
+      null,
+      ['a'],
+    ]);
   if (r.chance(0.15)) body[r.pick(['extra', '__proto__', 'constructor', oddString(r)])] = oddValue(r);
   return body;
 }
@@ -886,10 +1061,20 @@ export function restInput(r: Rng): FuzzInput {
   const auth = r.int(20);
   if (auth < 16) headers.authorization = 'Bearer {{API}}';
   else if (auth === 16)
-    headers.authorization = r.pick(['Bearer wrong', 'Bearer', 'Basic {{API}}', 'bearer    {{API}}   ', 'Bearer {{API}}x', `Bearer ${'x'.repeat(9000)}`]);
+    headers.authorization = r.pick([
+      'Bearer wrong',
+      'Bearer',
+      'Basic {{API}}',
+      'bearer    {{API}}   ',
+      'Bearer {{API}}x',
+      `Bearer ${'x'.repeat(9000)}`,
+    ]);
   else if (auth === 17) headers.authorization = ['Bearer wrong', 'Bearer {{API}}'];
   // (18, 19: no authorization)
-  const big = method !== 'GET' && r.chance(0.004) ? { label: 'REST body > 1 MiB', body: utf8(`{"name":"${'x'.repeat(1024 * 1024 + 1)}"}`) } : undefined;
+  const big =
+    method !== 'GET' && r.chance(0.004)
+      ? { label: 'REST body > 1 MiB', body: utf8(`{"name":"${'x'.repeat(1024 * 1024 + 1)}"}`) }
+      : undefined;
   let body: Buffer | undefined;
   let label = `${method} ${path.slice(0, 40)}`;
   if (big) {
@@ -958,7 +1143,15 @@ export function pageInput(r: Rng): FuzzInput {
       'Origin: http://127.0.0.1:{{PORT}}\r\n',
       'Origin: http://127.0.0.1:{{PORT}}\r\nOrigin: http://evil.example\r\n',
     ]);
-    const target = r.pick(['/api?token={{TOKEN}}', '/api', '/api?token=wrong', '/other?token={{TOKEN}}', '//', '/api?token=%', '/API?token={{TOKEN}}']);
+    const target = r.pick([
+      '/api?token={{TOKEN}}',
+      '/api',
+      '/api?token=wrong',
+      '/other?token={{TOKEN}}',
+      '//',
+      '/api?token=%',
+      '/API?token={{TOKEN}}',
+    ]);
     const upgrade = r.pick([
       'Upgrade: websocket\r\nConnection: Upgrade\r\n',
       'Upgrade: websocket\r\n',
@@ -991,7 +1184,14 @@ export function pageInput(r: Rng): FuzzInput {
   if (r.chance(0.04)) return rawRequest(r, '/?token={{TOKEN}}');
   const path = r.pick(PAGE_PATHS) + r.pick(TOKEN_QUERIES);
   const headers: Record<string, string | string[]> = {};
-  if (r.chance(0.2)) headers.authorization = r.pick(['Bearer {{TOKEN}}', 'Bearer wrong', 'Bearer', `Bearer ${'x'.repeat(9000)}`, 'Basic {{TOKEN}}']);
+  if (r.chance(0.2))
+    headers.authorization = r.pick([
+      'Bearer {{TOKEN}}',
+      'Bearer wrong',
+      'Bearer',
+      `Bearer ${'x'.repeat(9000)}`,
+      'Basic {{TOKEN}}',
+    ]);
   if (r.chance(0.2))
     headers.cookie = r.pick([
       'mcp_rewind_token_{{PORT}}={{TOKEN}}',
@@ -1010,7 +1210,13 @@ export function pageInput(r: Rng): FuzzInput {
 
 // ---- browser shell: WebSocket frames ------------------------------------------------------------------------
 
-const SAFE_DIRS = ['{{SANDBOX}}/cassette', '{{SANDBOX}}/cassette/', '{{SANDBOX}}/missing', '{{SANDBOX}}/cassette/../cassette', '{{SANDBOX}}/file.txt'];
+const SAFE_DIRS = [
+  '{{SANDBOX}}/cassette',
+  '{{SANDBOX}}/cassette/',
+  '{{SANDBOX}}/missing',
+  '{{SANDBOX}}/cassette/../cassette',
+  '{{SANDBOX}}/file.txt',
+];
 /** file names inside a cassette folder of the sandbox: `..` never climbs more than the sandbox's own depth */
 const ENTRY_FILES = [
   '1 tools-call-echo.json',
@@ -1047,7 +1253,9 @@ function wsCommandInput(r: Rng, command: string): unknown {
         mode: field(r, () => r.pick(['record', 'replay', 'bogus'])),
         upstreamUrl: field(r, () => r.pick(UPSTREAM_URLS)),
         // never a command that could run: a binary that does not exist, or not a string
-        upstreamCommand: r.chance(0.2) ? r.pick<unknown>(['/nonexistent/mcp-rewind-fuzz-binary --x', 42, '', null]) : undefined,
+        upstreamCommand: r.chance(0.2)
+          ? r.pick<unknown>(['/nonexistent/mcp-rewind-fuzz-binary --x', 42, '', null])
+          : undefined,
         cacheDir: r.chance(0.7) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]),
         port: r.pick<unknown>([0, 0, -1, 65536, 1.5, '0', null]),
         rules: r.chance(0.2) ? { tools: [toolRule(r)], instructions: oddValue(r) } : undefined,
@@ -1060,7 +1268,9 @@ function wsCommandInput(r: Rng, command: string): unknown {
     case 'rules.set':
       return {
         id: field(r, () => r.pick(ODD_IDS)),
-        rules: r.chance(0.7) ? { tools: Array.from({ length: r.range(0, 3) }, () => toolRule(r)), passthrough: oddValue(r) } : oddValue(r),
+        rules: r.chance(0.7)
+          ? { tools: Array.from({ length: r.range(0, 3) }, () => toolRule(r)), passthrough: oddValue(r) }
+          : oddValue(r),
       };
     case 'rules.preview':
       return {
@@ -1085,12 +1295,17 @@ function wsCommandInput(r: Rng, command: string): unknown {
     case 'cassettes.read':
     case 'cassettes.delete':
     case 'cassettes.duplicate':
-      return { dir: r.chance(0.85) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]), file: field(r, () => r.pick(ENTRY_FILES)) };
+      return {
+        dir: r.chance(0.85) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]),
+        file: field(r, () => r.pick(ENTRY_FILES)),
+      };
     case 'cassettes.write':
       return {
         dir: r.chance(0.85) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]),
         file: field(r, () => r.pick(ENTRY_FILES)),
-        text: field(r, () => r.pick(['{}', '', 'not json', toJson(nested(200)), '{"request":{"method":"tools/call"},"response":{}}'])),
+        text: field(r, () =>
+          r.pick(['{}', '', 'not json', toJson(nested(200)), '{"request":{"method":"tools/call"},"response":{}}']),
+        ),
       };
     case 'cassettes.rename':
       return {
@@ -1105,7 +1320,13 @@ function wsCommandInput(r: Rng, command: string): unknown {
         dir: r.chance(0.85) ? r.pick(SAFE_DIRS) : r.pick<unknown>([42, '', null]),
         format: field(r, () => r.pick(['folder', 'file', 'har', 'zip'])),
         out: r.chance(0.85)
-          ? r.pick(['{{SANDBOX}}/out', '{{SANDBOX}}/out.json', '{{SANDBOX}}/cassette', '{{SANDBOX}}/cassette/inner', '{{SANDBOX}}/out\u0000x'])
+          ? r.pick([
+              '{{SANDBOX}}/out',
+              '{{SANDBOX}}/out.json',
+              '{{SANDBOX}}/cassette',
+              '{{SANDBOX}}/cassette/inner',
+              '{{SANDBOX}}/out\u0000x',
+            ])
           : r.pick<unknown>([42, '', null]),
         overwrite: r.chance(0.5) ? oddValue(r) : undefined,
       };
@@ -1123,17 +1344,32 @@ function wsCommandInput(r: Rng, command: string): unknown {
           : oddValue(r),
       };
     case 'breakpoints.resume':
-      return { id: field(r, () => r.pick(ODD_IDS)), arguments: r.chance(0.5) ? oddValue(r) : undefined, result: r.chance(0.5) ? oddValue(r) : undefined };
+      return {
+        id: field(r, () => r.pick(ODD_IDS)),
+        arguments: r.chance(0.5) ? oddValue(r) : undefined,
+        result: r.chance(0.5) ? oddValue(r) : undefined,
+      };
     case 'breakpoints.fail':
-      return { id: field(r, () => r.pick(ODD_IDS)), message: r.chance(0.5) ? r.pick<unknown>(['m', 'x'.repeat(2001), 1]) : undefined };
+      return {
+        id: field(r, () => r.pick(ODD_IDS)),
+        message: r.chance(0.5) ? r.pick<unknown>(['m', 'x'.repeat(2001), 1]) : undefined,
+      };
     case 'settings.set':
       return {
         theme: r.chance(0.4) ? r.pick<unknown>(['dark', 'light', 'system', 'neon', 1]) : undefined,
-        defaultCacheDir: r.chance(0.3) ? r.pick<unknown>(['{{SANDBOX}}/default', '   ', '', 'x'.repeat(4097), 1]) : undefined,
-        trafficCapacity: r.chance(0.3) ? r.pick<unknown>([1000, 999, 1_000_001, 1.5, '1000', new RawJson('1e400')]) : undefined,
+        defaultCacheDir: r.chance(0.3)
+          ? r.pick<unknown>(['{{SANDBOX}}/default', '   ', '', 'x'.repeat(4097), 1])
+          : undefined,
+        trafficCapacity: r.chance(0.3)
+          ? r.pick<unknown>([1000, 999, 1_000_001, 1.5, '1000', new RawJson('1e400')])
+          : undefined,
         autoScroll: r.chance(0.2) ? oddValue(r) : undefined,
-        recentFolders: r.chance(0.3) ? r.pick<unknown>([['{{SANDBOX}}/a'], Array.from({ length: 11 }, () => '{{SANDBOX}}/b'), [''], 'x', [1]]) : undefined,
-        window: r.chance(0.3) ? r.pick<unknown>([null, { x: 0, y: 0, width: 99, height: 100, maximized: false }, { x: 1e6 }, 'max']) : undefined,
+        recentFolders: r.chance(0.3)
+          ? r.pick<unknown>([['{{SANDBOX}}/a'], Array.from({ length: 11 }, () => '{{SANDBOX}}/b'), [''], 'x', [1]])
+          : undefined,
+        window: r.chance(0.3)
+          ? r.pick<unknown>([null, { x: 0, y: 0, width: 99, height: 100, maximized: false }, { x: 1e6 }, 'max'])
+          : undefined,
       };
     default:
       return r.chance(0.7) ? {} : oddValue(r);
@@ -1190,17 +1426,46 @@ export function wsInput(r: Rng, index: number): WsInput {
   const pick = r.int(100);
   const id = 1_000 + index;
   if (pick < 5)
-    return { type: 'ws', label: 'binary frame', frame: Buffer.from(toJson({ id, command: 'app.info', input: {} })), binary: true, expect: { id: -1 } };
+    return {
+      type: 'ws',
+      label: 'binary frame',
+      frame: Buffer.from(toJson({ id, command: 'app.info', input: {} })),
+      binary: true,
+      expect: { id: -1 },
+    };
   if (pick < 12) {
-    const text = r.pick(['', 'null', '{', '[]', '[{"id":1}]', '42', '"x"', 'true', 'NaN', '{"id":1,', '\ufeff{}', oddString(r)]);
+    const text = r.pick([
+      '',
+      'null',
+      '{',
+      '[]',
+      '[{"id":1}]',
+      '42',
+      '"x"',
+      'true',
+      'NaN',
+      '{"id":1,',
+      '\ufeff{}',
+      oddString(r),
+    ]);
     // a bare string that is valid JSON with an object? none of these are objects with an id
-    return { type: 'ws', label: `non-JSON or non-object frame ${JSON.stringify(text.slice(0, 12))}`, frame: text, binary: false, expect: { id: -1 } };
+    return {
+      type: 'ws',
+      label: `non-JSON or non-object frame ${JSON.stringify(text.slice(0, 12))}`,
+      frame: text,
+      binary: false,
+      expect: { id: -1 },
+    };
   }
   if (pick < 14)
     return {
       type: 'ws',
       label: 'invalid UTF-8 text frame',
-      frame: Buffer.concat([Buffer.from(`{"id":${id},"command":"app.info","x":"`), Buffer.from(r.pick(INVALID_UTF8)), Buffer.from('"}')]),
+      frame: Buffer.concat([
+        Buffer.from(`{"id":${id},"command":"app.info","x":"`),
+        Buffer.from(r.pick(INVALID_UTF8)),
+        Buffer.from('"}'),
+      ]),
       binary: false,
       expect: { close: 1007 },
     };
@@ -1216,7 +1481,11 @@ export function wsInput(r: Rng, index: number): WsInput {
     return {
       type: 'ws',
       label: 'frame just under 1 MiB',
-      frame: toJson({ id, command: 'rules.preview', input: { template: 'x'.repeat(MAX_FRAME_BYTES - 200), result: {} } }),
+      frame: toJson({
+        id,
+        command: 'rules.preview',
+        input: { template: 'x'.repeat(MAX_FRAME_BYTES - 200), result: {} },
+      }),
       binary: false,
       expect: { id },
     };

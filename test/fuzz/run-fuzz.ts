@@ -28,7 +28,16 @@ import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { startServe, type RunningServe } from '../../src/main/engine/serve.js';
 import { connectClient, type ConnectClientOptions } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
-import { ACCEPT, generate, rngFor, type EndpointKind, type FuzzInput, type HttpInput, type Rng, type WsInput } from './generators.js';
+import {
+  ACCEPT,
+  generate,
+  rngFor,
+  type EndpointKind,
+  type FuzzInput,
+  type HttpInput,
+  type Rng,
+  type WsInput,
+} from './generators.js';
 
 export const TARGETS = ['mcp-record', 'mcp-replay', 'legacy-sse', 'rest', 'serve-mcp', 'ui-page', 'ui-ws'] as const;
 export type TargetName = (typeof TARGETS)[number];
@@ -119,7 +128,11 @@ export function inputFor(seed: number, target: TargetName, index: number): FuzzI
     return generate('mcp', r, index, {
       mcpPaths: ['/mcp', '/s/{{TOKEN}}/mcp', '/s/bogus/mcp', '/s/%E0%A4%A/mcp', '/s/%/mcp', '/'],
       mcpAuth: (rr: Rng): Record<string, string> =>
-        rr.chance(0.7) ? { authorization: 'Bearer {{TOKEN}}' } : rr.chance(0.5) ? { 'x-mimcp-session': '{{TOKEN}}' } : {},
+        rr.chance(0.7)
+          ? { authorization: 'Bearer {{TOKEN}}' }
+          : rr.chance(0.5)
+            ? { 'x-mimcp-session': '{{TOKEN}}' }
+            : {},
     });
   }
   return generate(KIND[target], r, index, { mcpPaths: ['/mcp', '/', '/anything/else', '/mcp/'] });
@@ -133,7 +146,10 @@ export interface KnownIssue {
   id: string;
   what: string;
   /** the request as it will be sent (path, headers; raw bytes for raw inputs) */
-  matches(target: TargetName, request: { path: string; headers: Record<string, string | string[]>; body?: Buffer; raw?: string }): boolean;
+  matches(
+    target: TargetName,
+    request: { path: string; headers: Record<string, string | string[]>; body?: Buffer; raw?: string },
+  ): boolean;
 }
 
 /**
@@ -178,7 +194,11 @@ interface LegacyStream {
   alive(): boolean;
 }
 
-async function restJson(url: string, method: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function restJson(
+  url: string,
+  method: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(url, {
     method,
     headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
@@ -199,24 +219,27 @@ async function createSession(serve: RunningServe, body: unknown): Promise<{ id: 
 function openLegacy(port: number): Promise<LegacyStream> {
   return new Promise((resolve, reject) => {
     let alive = true;
-    const req = http.get({ host: '127.0.0.1', port, path: '/sse', headers: { accept: 'text/event-stream' }, agent: false }, (res) => {
-      let buffer = '';
-      let done = false;
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        if (done) return;
-        buffer += chunk;
-        const m = /sessionId=([^\s&]+)/.exec(buffer);
-        if (m) {
-          done = true;
-          resolve({ sessionId: m[1], close: () => req.destroy(), alive: () => alive });
-        }
-      });
-      res.on('close', () => {
-        alive = false;
-        if (!done) reject(new Error('legacy SSE stream closed before its endpoint event'));
-      });
-    });
+    const req = http.get(
+      { host: '127.0.0.1', port, path: '/sse', headers: { accept: 'text/event-stream' }, agent: false },
+      (res) => {
+        let buffer = '';
+        let done = false;
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          if (done) return;
+          buffer += chunk;
+          const m = /sessionId=([^\s&]+)/.exec(buffer);
+          if (m) {
+            done = true;
+            resolve({ sessionId: m[1], close: () => req.destroy(), alive: () => alive });
+          }
+        });
+        res.on('close', () => {
+          alive = false;
+          if (!done) reject(new Error('legacy SSE stream closed before its endpoint event'));
+        });
+      },
+    );
     req.on('error', (error) => {
       alive = false;
       reject(error);
@@ -243,7 +266,9 @@ export async function startInstances(targets: readonly TargetName[]): Promise<In
     return thing;
   };
   const upstream = keep(await startSdkServer({ serverRequestTimeoutMs: 1000 }));
-  const record = keep(await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir: path.join(sandbox, 'record-cassette') }));
+  const record = keep(
+    await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir: path.join(sandbox, 'record-cassette') }),
+  );
   // the replay cassette: the handshake and one echo call, recorded through a proxy of its own
   const replayDir = path.join(sandbox, 'replay-cassette');
   const recorder = await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir: replayDir });
@@ -260,13 +285,20 @@ export async function startInstances(targets: readonly TargetName[]): Promise<In
   const replay = keep(await startProxy({ mode: 'replay', cacheDir: replayDir }));
   // wrong tokens back off (auth-throttle.ts); the same gate here, with short delays so the run stays quick
   const serve = keep(
-    await startServe({ apiToken: API_TOKEN, supervisorIntervalMs: 2000, upstreamTimeoutS: 10, authThrottle: { baseDelayMs: 1, maxDelayMs: 20 } }),
+    await startServe({
+      apiToken: API_TOKEN,
+      supervisorIntervalMs: 2000,
+      upstreamTimeoutS: 10,
+      authThrottle: { baseDelayMs: 1, maxDelayMs: 20 },
+    }),
   );
   const health = await createSession(serve, { name: 'health', upstream: { url: upstream.url } });
   const victim = await createSession(serve, {
     name: 'victim',
     upstream: { url: upstream.url },
-    tools: [{ name: 'fixed', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'fixed' } } }],
+    tools: [
+      { name: 'fixed', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'fixed' } } },
+    ],
   });
   const ui = await startUi({
     host: '127.0.0.1',
@@ -304,7 +336,9 @@ export async function startInstances(targets: readonly TargetName[]): Promise<In
 type Outcome = { status: number } | { outcome: 'reset' | 'closed' | 'hang' | 'unsendable'; detail: string };
 
 function fillText(text: string, values: Record<string, string>): string {
-  return text.includes('{{') ? text.replace(/\{\{([A-Z]+)\}\}/g, (m, k: string) => (Object.hasOwn(values, k) ? values[k] : m)) : text;
+  return text.includes('{{')
+    ? text.replace(/\{\{([A-Z]+)\}\}/g, (m, k: string) => (Object.hasOwn(values, k) ? values[k] : m))
+    : text;
 }
 
 function fillBuffer(buf: Buffer, values: Record<string, string>): Buffer {
@@ -337,9 +371,14 @@ interface Prepared {
   chunked?: boolean;
 }
 
-function prepare(input: HttpInput, values: Record<string, string>, session: Record<string, string> | undefined): Prepared {
+function prepare(
+  input: HttpInput,
+  values: Record<string, string>,
+  session: Record<string, string> | undefined,
+): Prepared {
   const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(input.headers)) headers[k] = Array.isArray(v) ? v.map((x) => fillText(x, values)) : fillText(v, values);
+  for (const [k, v] of Object.entries(input.headers))
+    headers[k] = Array.isArray(v) ? v.map((x) => fillText(x, values)) : fillText(v, values);
   if (input.session && session) for (const [k, v] of Object.entries(session)) if (!(k in headers)) headers[k] = v;
   const body = input.body && fillBuffer(input.body, values);
   if (body && !input.chunked) headers['content-length'] = String(body.length);
@@ -369,11 +408,20 @@ function sendHttp(port: number, p: Prepared, timeoutMs: number): Promise<Outcome
     let req: http.ClientRequest | undefined;
     try {
       req = http.request(
-        { host: '127.0.0.1', port, method: p.method, path: p.path, headers: p.headers, agent: false, setHost: !('host' in p.headers) },
+        {
+          host: '127.0.0.1',
+          port,
+          method: p.method,
+          path: p.path,
+          headers: p.headers,
+          agent: false,
+          setHost: !('host' in p.headers),
+        },
         (res) => {
           status = res.statusCode ?? 0;
           // a server stream (GET, or a legacy /sse) stays open by design: its headers are the answer
-          if (String(res.headers['content-type'] ?? '').includes('text/event-stream') && p.method !== 'POST') return finish({ status });
+          if (String(res.headers['content-type'] ?? '').includes('text/event-stream') && p.method !== 'POST')
+            return finish({ status });
           res.on('data', () => {});
           res.on('end', () => finish({ status: status! }));
           res.on('error', () => finish({ status: status! }));
@@ -406,15 +454,21 @@ function sendRaw(port: number, bytes: string, timeoutMs: number): Promise<Outcom
       socket.destroy();
       resolve(o);
     };
-    const timer = setTimeout(() => finish({ outcome: 'hang', detail: `no answer and no close within ${timeoutMs} ms` }), timeoutMs);
+    const timer = setTimeout(
+      () => finish({ outcome: 'hang', detail: `no answer and no close within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
       data += chunk;
       const m = /^HTTP\/1\.[01] (\d{3})/.exec(data);
       if (m) finish({ status: Number(m[1]) });
-      else if (data.length > 16 || data.includes('\n')) finish({ outcome: 'closed', detail: `not an HTTP answer: ${JSON.stringify(data.slice(0, 40))}` });
+      else if (data.length > 16 || data.includes('\n'))
+        finish({ outcome: 'closed', detail: `not an HTTP answer: ${JSON.stringify(data.slice(0, 40))}` });
     });
-    socket.on('error', (error: NodeJS.ErrnoException) => finish({ outcome: 'reset', detail: error.code ?? error.message }));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      finish({ outcome: 'reset', detail: error.code ?? error.message }),
+    );
     socket.on('close', () => finish({ outcome: 'closed', detail: 'closed without an answer' }));
     socket.write(Buffer.from(bytes, 'latin1'));
   });
@@ -423,7 +477,10 @@ function sendRaw(port: number, bytes: string, timeoutMs: number): Promise<Outcom
 /** one authenticated WebSocket on the bridge; frames are sent one at a time and answered in order */
 class Bridge {
   private ws?: WebSocket;
-  private waiting?: (m: { frame?: { id?: unknown; ok?: boolean; error?: { message?: string } }; close?: number }) => void;
+  private waiting?: (m: {
+    frame?: { id?: unknown; ok?: boolean; error?: { message?: string } };
+    close?: number;
+  }) => void;
 
   constructor(
     private readonly url: string,
@@ -535,7 +592,14 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     for (const target of targets) {
       current = target;
       figures.push(
-        await runTarget(inst, target, options.seed, options.count, { known: options.known ?? 'send', timeoutMs, clientEvery, concurrency, findings, log }),
+        await runTarget(inst, target, options.seed, options.count, {
+          known: options.known ?? 'send',
+          timeoutMs,
+          clientEvery,
+          concurrency,
+          findings,
+          log,
+        }),
       );
     }
     const finals = await Promise.all(
@@ -543,7 +607,15 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         clientCheck(inst, t).then(
           () => true,
           (error: Error) => {
-            findings.push({ kind: 'client', target: t, seed: options.seed, index: -1, label: 'final client check', detail: error.message, preview: '' });
+            findings.push({
+              kind: 'client',
+              target: t,
+              seed: options.seed,
+              index: -1,
+              label: 'final client check',
+              detail: error.message,
+              preview: '',
+            });
             return false;
           },
         ),
@@ -555,7 +627,14 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     process.off('uncaughtException', onUncaught);
     process.off('unhandledRejection', onUncaught);
   }
-  return { seed: options.seed, count: options.count, gc: typeof (globalThis as { gc?: unknown }).gc === 'function', targets: figures, findings, finalClientOk };
+  return {
+    seed: options.seed,
+    count: options.count,
+    gc: typeof (globalThis as { gc?: unknown }).gc === 'function',
+    targets: figures,
+    findings,
+    finalClientOk,
+  };
 }
 
 function portOf(inst: Instances, target: TargetName): number {
@@ -576,15 +655,20 @@ function portOf(inst: Instances, target: TargetName): number {
 /** the health probe: GET /healthcheck (proxies), /api/healthz (serve), the page with its token (UI) */
 async function probe(inst: Instances, target: TargetName, timeoutMs: number): Promise<string | undefined> {
   const port = portOf(inst, target);
-  const p = target === 'rest' || target === 'serve-mcp' ? '/api/healthz' : target.startsWith('ui') ? '/' : '/healthcheck';
+  const p =
+    target === 'rest' || target === 'serve-mcp' ? '/api/healthz' : target.startsWith('ui') ? '/' : '/healthcheck';
   const o = await sendHttp(port, { method: 'GET', path: p, headers: {} }, timeoutMs);
-  return 'status' in o && o.status === 200 ? undefined : `health probe GET ${p}: ${'status' in o ? o.status : `${o.outcome} (${o.detail})`}`;
+  return 'status' in o && o.status === 200
+    ? undefined
+    : `health probe GET ${p}: ${'status' in o ? o.status : `${o.outcome} (${o.detail})`}`;
 }
 
 async function withClient(url: string, opts: ConnectClientOptions, text: string, expected: string): Promise<void> {
   const c = await connectClient(url, opts);
   try {
-    const result = (await c.client.callTool({ name: 'echo', arguments: { text } })) as { content: Array<{ type: string; text?: string }> };
+    const result = (await c.client.callTool({ name: 'echo', arguments: { text } })) as {
+      content: Array<{ type: string; text?: string }>;
+    };
     const got = result.content.map((x) => x.text ?? '').join('');
     if (got !== expected) throw new Error(`echo answered ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
   } finally {
@@ -595,16 +679,30 @@ async function withClient(url: string, opts: ConnectClientOptions, text: string,
 /** a real client still works: an SDK client's tools/call (MCP targets), REST read, UI bridge commands */
 async function clientCheck(inst: Instances, target: TargetName): Promise<void> {
   const bounded = <T>(p: Promise<T>): Promise<T> =>
-    Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('client check: nothing within 15 s')), 15_000))]);
+    Promise.race([
+      p,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('client check: nothing within 15 s')), 15_000),
+      ),
+    ]);
   switch (target) {
     case 'mcp-record':
       return bounded(withClient(inst.record.url, {}, 'check', 'echo: check'));
     case 'mcp-replay':
       return bounded(withClient(inst.replay.url, {}, 'after', 'echo: after'));
     case 'legacy-sse':
-      return bounded(withClient(`http://127.0.0.1:${inst.record.port}/sse`, { transport: 'sse' }, 'legacy', 'echo: legacy'));
+      return bounded(
+        withClient(`http://127.0.0.1:${inst.record.port}/sse`, { transport: 'sse' }, 'legacy', 'echo: legacy'),
+      );
     case 'serve-mcp':
-      return bounded(withClient(`${inst.serve.url}/mcp`, { headers: { authorization: `Bearer ${inst.health.token}` } }, 'serve', 'echo: serve'));
+      return bounded(
+        withClient(
+          `${inst.serve.url}/mcp`,
+          { headers: { authorization: `Bearer ${inst.health.token}` } },
+          'serve',
+          'echo: serve',
+        ),
+      );
     case 'rest': {
       const { status } = await restJson(`${inst.serve.url}/api/sessions/${inst.health.id}`, 'GET');
       if (status !== 200) throw new Error(`GET /api/sessions/<health> → ${status}`);
@@ -615,7 +713,8 @@ async function clientCheck(inst: Instances, target: TargetName): Promise<void> {
       try {
         for (const [i, command] of ['app.info', 'proxies.list', 'settings.get'].entries()) {
           const answer = await bridge.send(JSON.stringify({ id: i + 1, command, input: {} }), false, 10_000);
-          if (!answer?.frame || answer.frame.id !== i + 1 || answer.frame.ok !== true) throw new Error(`UI bridge ${command}: ${JSON.stringify(answer)}`);
+          if (!answer?.frame || answer.frame.id !== i + 1 || answer.frame.ok !== true)
+            throw new Error(`UI bridge ${command}: ${JSON.stringify(answer)}`);
         }
       } finally {
         bridge.close();
@@ -634,7 +733,12 @@ interface RunContext {
 }
 
 /** a raw MCP session (initialize + initialized) for inputs that are meant to reach the pipeline */
-async function mcpSession(port: number, p: string, auth: Record<string, string>, timeoutMs: number): Promise<Record<string, string> | undefined> {
+async function mcpSession(
+  port: number,
+  p: string,
+  auth: Record<string, string>,
+  timeoutMs: number,
+): Promise<Record<string, string> | undefined> {
   const init = await new Promise<{ status: number; sid?: string; text: string }>((resolve, reject) => {
     const body = JSON.stringify({
       jsonrpc: '2.0',
@@ -643,11 +747,20 @@ async function mcpSession(port: number, p: string, auth: Record<string, string>,
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
     });
     const req = http.request(
-      { host: '127.0.0.1', port, method: 'POST', path: p, headers: { 'content-type': 'application/json', accept: ACCEPT, ...auth }, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: p,
+        headers: { 'content-type': 'application/json', accept: ACCEPT, ...auth },
+        agent: false,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, sid: res.headers['mcp-session-id'] as string | undefined, text }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, sid: res.headers['mcp-session-id'] as string | undefined, text }),
+        );
       },
     );
     req.setTimeout(timeoutMs, () => req.destroy(new Error('initialize: no answer')));
@@ -655,7 +768,9 @@ async function mcpSession(port: number, p: string, auth: Record<string, string>,
     req.end(body);
   });
   if (init.status !== 200) return undefined;
-  const headers: Record<string, string> = { 'mcp-protocol-version': /"protocolVersion":"([^"]+)"/.exec(init.text)?.[1] ?? '2025-11-25' };
+  const headers: Record<string, string> = {
+    'mcp-protocol-version': /"protocolVersion":"([^"]+)"/.exec(init.text)?.[1] ?? '2025-11-25',
+  };
   if (init.sid) headers['mcp-session-id'] = init.sid;
   await sendHttp(
     port,
@@ -670,7 +785,13 @@ async function mcpSession(port: number, p: string, auth: Record<string, string>,
   return headers;
 }
 
-async function runTarget(inst: Instances, target: TargetName, seed: number, count: number, ctx: RunContext): Promise<TargetFigures> {
+async function runTarget(
+  inst: Instances,
+  target: TargetName,
+  seed: number,
+  count: number,
+  ctx: RunContext,
+): Promise<TargetFigures> {
   const started = performance.now();
   const before = await settleMemory();
   const fig: TargetFigures = {
@@ -713,13 +834,23 @@ async function runTarget(inst: Instances, target: TargetName, seed: number, coun
     values.SID = session?.['mcp-session-id'] ?? 'none';
   };
   await refreshSession();
-  const bridges = target === 'ui-ws' ? Array.from({ length: ctx.concurrency }, () => new Bridge(`ws://127.0.0.1:${port}/api`, inst.ui.shell.token)) : [];
+  const bridges =
+    target === 'ui-ws'
+      ? Array.from({ length: ctx.concurrency }, () => new Bridge(`ws://127.0.0.1:${port}/api`, inst.ui.shell.token))
+      : [];
 
   const count1 = (key: string, cls: 's2xx' | 's4xx' | 's5xx' | 'other'): void => {
     fig.statuses[key] = (fig.statuses[key] ?? 0) + 1;
     fig[cls]++;
   };
-  const finding = (kind: FindingKind, index: number, label: string, detail: string, preview: string, known?: string): void => {
+  const finding = (
+    kind: FindingKind,
+    index: number,
+    label: string,
+    detail: string,
+    preview: string,
+    known?: string,
+  ): void => {
     ctx.findings.push({ kind, target, seed, index, label: label.slice(0, 200), detail, preview, known });
     if (known) fig.knownFailures++;
     else ctx.log(`fuzz: ${kind} on ${target} #${index} (${label.slice(0, 200)}): ${detail}`);
@@ -796,7 +927,8 @@ async function runTarget(inst: Instances, target: TargetName, seed: number, coun
     if (answer.close !== undefined) {
       const expected = 'close' in input.expect && input.expect.close === answer.close;
       count1(`ws-close-${answer.close}`, expected ? 's4xx' : answer.close === 1011 ? 's5xx' : 'other');
-      if (answer.close === 1011) finding('5xx', index, input.label, 'the bridge closed with 1011 (internal error)', preview);
+      if (answer.close === 1011)
+        finding('5xx', index, input.label, 'the bridge closed with 1011 (internal error)', preview);
       return;
     }
     const f = answer.frame!;
@@ -818,7 +950,9 @@ async function runTarget(inst: Instances, target: TargetName, seed: number, coun
     while (!aborted) {
       const index = next++;
       if (index >= count) return;
-      await one(index, w).catch((error: Error) => finding('crash', index, 'runner error', `the fuzzer itself failed: ${error.stack ?? error.message}`, ''));
+      await one(index, w).catch((error: Error) =>
+        finding('crash', index, 'runner error', `the fuzzer itself failed: ${error.stack ?? error.message}`, ''),
+      );
       if (++sinceSession >= 100) {
         sinceSession = 0;
         await refreshSession().catch(() => {});
@@ -853,7 +987,9 @@ async function runTarget(inst: Instances, target: TargetName, seed: number, coun
   });
   // sessions a fuzzed POST /api/sessions happened to create are removed (they would keep supervisors running)
   if (target === 'rest') {
-    const { json } = await restJson(`${inst.serve.url}/api/sessions`, 'GET').catch(() => ({ json: { sessions: [] } as Record<string, unknown> }));
+    const { json } = await restJson(`${inst.serve.url}/api/sessions`, 'GET').catch(() => ({
+      json: { sessions: [] } as Record<string, unknown>,
+    }));
     for (const s of (json.sessions as Array<{ session_id: string }>) ?? []) {
       if (s.session_id !== inst.health.id && s.session_id !== inst.victim.id)
         await restJson(`${inst.serve.url}/api/sessions/${encodeURIComponent(s.session_id)}`, 'DELETE').catch(() => {});
@@ -864,7 +1000,9 @@ async function runTarget(inst: Instances, target: TargetName, seed: number, coun
   fig.rssAfterMiB = mib(after.rss);
   fig.heapAfterMiB = mib(after.heap);
   fig.seconds = Math.round((performance.now() - started) / 100) / 10;
-  ctx.log(`fuzz: ${target}: ${fig.inputs} inputs in ${fig.seconds} s, 5xx ${fig.s5xx}, crashes ${fig.crashes}, hangs ${fig.hangs}`);
+  ctx.log(
+    `fuzz: ${target}: ${fig.inputs} inputs in ${fig.seconds} s, 5xx ${fig.s5xx}, crashes ${fig.crashes}, hangs ${fig.hangs}`,
+  );
   return fig;
 }
 
@@ -882,7 +1020,12 @@ export function figuresTable(report: FuzzReport): string {
     );
   }
   const total = report.targets.reduce(
-    (a, f) => ({ inputs: a.inputs + f.inputs, s5xx: a.s5xx + f.s5xx, crashes: a.crashes + f.crashes, hangs: a.hangs + f.hangs }),
+    (a, f) => ({
+      inputs: a.inputs + f.inputs,
+      s5xx: a.s5xx + f.s5xx,
+      crashes: a.crashes + f.crashes,
+      hangs: a.hangs + f.hangs,
+    }),
     { inputs: 0, s5xx: 0, crashes: 0, hangs: 0 },
   );
   rows.push(

@@ -21,7 +21,11 @@ export function killCliProcesses(): void {
 
 /** Starts `mcp-rewind <args>` and waits (at most 15 s) for its banner's MCP endpoint. */
 export async function startCliProcess(args: string[]): Promise<CliProcess> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   started.add(child);
   let stdout = '';
   let stderr = '';
@@ -31,7 +35,8 @@ export async function startCliProcess(args: string[]): Promise<CliProcess> {
   const deadline = Date.now() + 15_000;
   let match: RegExpMatchArray | null;
   while (!(match = /MCP endpoint\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stdout))) {
-    if (child.exitCode !== null) throw new Error(`CLI exited (${child.exitCode}) before its banner:\n${stdout}\n${stderr}`);
+    if (child.exitCode !== null)
+      throw new Error(`CLI exited (${child.exitCode}) before its banner:\n${stdout}\n${stderr}`);
     if (Date.now() > deadline) throw new Error(`CLI printed no banner within 15 s:\n${stdout}\n${stderr}`);
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -26,7 +26,11 @@ export async function clientHome(options: { httpUrl?: string; home?: string } = 
   const home = options.home ?? (await tempDir('rewind-home-'));
   const project = join(home, 'work', 'my project');
   const config = join(home, '.config');
-  const server = { command: process.execPath, args: [everythingEntry(), 'stdio'], env: { EVERYTHING_FROM_FILE: 'value from the file "quoted" & spaced' } };
+  const server = {
+    command: process.execPath,
+    args: [everythingEntry(), 'stdio'],
+    env: { EVERYTHING_FROM_FILE: 'value from the file "quoted" & spaced' },
+  };
   const http = options.httpUrl ?? 'https://mcp.example.com/mcp';
   const stdio = (indent: string): string =>
     `{\n${indent}  "command": ${q(server.command)},\n${indent}  "args": ${q(server.args)},\n${indent}  "env": ${q(server.env)}\n${indent}}`;
@@ -41,7 +45,8 @@ export async function clientHome(options: { httpUrl?: string; home?: string } = 
       [join(project, '.mcp.json')]: `{\n  "mcpServers": {\n    "project-everything": ${stdio('    ')}\n  }\n}\n`,
     },
     cursor: {
-      [join(home, '.cursor', 'mcp.json')]: `{\n  "mcpServers": {\n    "everything": ${stdio('    ')},\n    "remote": { "url": ${q(http)} }\n  }\n}\n`,
+      [join(home, '.cursor', 'mcp.json')]:
+        `{\n  "mcpServers": {\n    "everything": ${stdio('    ')},\n    "remote": { "url": ${q(http)} }\n  }\n}\n`,
     },
     vscode: {
       [join(config, 'Code', 'User', 'mcp.json')]:
@@ -82,6 +87,12 @@ export async function clientHome(options: { httpUrl?: string; home?: string } = 
       await writeFile(path, text);
     }
   }
-  const env = { HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: config, APPDATA: join(home, 'AppData', 'Roaming'), CODEX_HOME: '' };
+  const env = {
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CONFIG_HOME: config,
+    APPDATA: join(home, 'AppData', 'Roaming'),
+    CODEX_HOME: '',
+  };
   return { home, project, env, files, server };
 }

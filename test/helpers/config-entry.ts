@@ -22,13 +22,22 @@ export function entryOf(file: string, path: string[]): StdioEntry & Record<strin
     : file.endsWith('.json') && /Code|\.cursor|\.gemini/.test(file)
       ? parseJsonc(text)
       : JSON.parse(text);
-  return path.reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], root) as StdioEntry & Record<string, unknown>;
+  return path.reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], root) as StdioEntry &
+    Record<string, unknown>;
 }
 
 /** What a client gets from server-everything: its tools, an echo, a sum and the env var the file set. */
-export async function answersOf(entry: StdioEntry, clientName = 'config-entry-test'): Promise<{ tools: string[]; echo: unknown; sum: unknown; env: string }> {
+export async function answersOf(
+  entry: StdioEntry,
+  clientName = 'config-entry-test',
+): Promise<{ tools: string[]; echo: unknown; sum: unknown; env: string }> {
   const client = new Client({ name: clientName, version: '1.0.0' });
-  const transport = new StdioClientTransport({ command: entry.command, args: entry.args ?? [], env: entry.env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: entry.command,
+    args: entry.args ?? [],
+    env: entry.env,
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   try {

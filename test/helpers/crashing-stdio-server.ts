@@ -17,11 +17,15 @@ const when = process.argv[2] === 'during' ? 'during' : 'after';
 let calls = 0;
 
 const server = new McpServer({ name: 'crashing-stdio', version: '1.0.0' }, { capabilities: { tools: {} } });
-server.registerTool('echo', { description: 'Echo, until the 2nd call', inputSchema: { text: z.string() } }, async ({ text }) => {
-  calls++;
-  if (calls === 2 && when === 'during') process.exit(3);
-  if (calls === 2) setTimeout(() => process.exit(3), 20); // the answer is flushed first
-  return { content: [{ type: 'text', text: `echo: ${text} (pid ${process.pid}, call ${calls})` }] };
-});
+server.registerTool(
+  'echo',
+  { description: 'Echo, until the 2nd call', inputSchema: { text: z.string() } },
+  async ({ text }) => {
+    calls++;
+    if (calls === 2 && when === 'during') process.exit(3);
+    if (calls === 2) setTimeout(() => process.exit(3), 20); // the answer is flushed first
+    return { content: [{ type: 'text', text: `echo: ${text} (pid ${process.pid}, call ${calls})` }] };
+  },
+);
 process.stdin.on('end', () => process.exit(0));
 await server.connect(new StdioServerTransport());

@@ -11,7 +11,12 @@ import WebSocket from 'ws';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startUi } from '../../src/main/cli/ui-command.js';
-import { bridgeProtocols, createWebSocketApi, type RewindClient, type WebSocketLike } from '../../src/renderer/src/api/client.js';
+import {
+  bridgeProtocols,
+  createWebSocketApi,
+  type RewindClient,
+  type WebSocketLike,
+} from '../../src/renderer/src/api/client.js';
 import { startCustomUpstream, type CustomUpstream } from './custom-upstream.js';
 import { tempDir } from './temp.js';
 
@@ -62,10 +67,21 @@ export async function uiApi(): Promise<UiApi> {
   mkdirSync(path.join(rendererDir, 'assets'));
   writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>ui</title>');
   const dataDir = await tempDir('rewind-data-');
-  const running = await startUi({ host: '127.0.0.1', port: 0, open: false, dataDir, version: '0.0.0-test', rendererDir });
+  const running = await startUi({
+    host: '127.0.0.1',
+    port: 0,
+    open: false,
+    dataDir,
+    version: '0.0.0-test',
+    rendererDir,
+  });
   const url = `ws://127.0.0.1:${running.shell.port}/api`;
   const protocols = bridgeProtocols(running.shell.token);
-  const api = createWebSocketApi({ url, protocols, WebSocket: WebSocket as unknown as new (url: string) => WebSocketLike });
+  const api = createWebSocketApi({
+    url,
+    protocols,
+    WebSocket: WebSocket as unknown as new (url: string) => WebSocketLike,
+  });
   return {
     api,
     dataDir,
@@ -92,13 +108,19 @@ export async function refusal(call: Promise<unknown>): Promise<string> {
 export function namedToolsServer(names: readonly string[]): Promise<CustomUpstream> {
   return startCustomUpstream(() => {
     const server = new Server({ name: 'named-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: names.map((name) => ({ name, inputSchema: { type: 'object' as const } })) }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => ({ content: [{ type: 'text', text: `called ${request.params.name}` }] }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: names.map((name) => ({ name, inputSchema: { type: 'object' as const } })),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, (request) => ({
+      content: [{ type: 'text', text: `called ${request.params.name}` }],
+    }));
     return server;
   });
 }
 
 /** Every file and folder under `root` (folders end with the separator). */
 export function treeOf(root: string): string[] {
-  return readdirSync(root, { recursive: true, withFileTypes: true }).map((e) => path.join(e.parentPath, e.name) + (e.isDirectory() ? path.sep : ''));
+  return readdirSync(root, { recursive: true, withFileTypes: true }).map(
+    (e) => path.join(e.parentPath, e.name) + (e.isDirectory() ? path.sep : ''),
+  );
 }

@@ -20,6 +20,9 @@ export function compileSchema(schema: Record<string, unknown>): SchemaCheck {
   const validate = new Ajv2020({ strict: true, strictRequired: false, allErrors: true }).compile(schema);
   return {
     validate,
-    problem: (data) => (validate(data) ? undefined : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ')),
+    problem: (data) =>
+      validate(data)
+        ? undefined
+        : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; '),
   };
 }

@@ -1,5 +1,8 @@
 /** Things a test opens, closed in reverse order after each test: `const { keep, closeAll } = keeper(); afterEach(closeAll)`. */
-export function keeper(): { keep: <T extends { close(): Promise<void> }>(thing: T) => T; closeAll: () => Promise<void> } {
+export function keeper(): {
+  keep: <T extends { close(): Promise<void> }>(thing: T) => T;
+  closeAll: () => Promise<void>;
+} {
   const open: Array<{ close(): Promise<void> }> = [];
   return {
     keep: (thing) => {

@@ -91,7 +91,11 @@ class TestProvider implements OAuthServerProvider {
     return {
       getClient: (id) => this.clients.get(id),
       registerClient: (client) => {
-        const full = { ...client, client_id: randomUUID(), client_id_issued_at: Math.floor(Date.now() / 1000) } as OAuthClientInformationFull;
+        const full = {
+          ...client,
+          client_id: randomUUID(),
+          client_id_issued_at: Math.floor(Date.now() / 1000),
+        } as OAuthClientInformationFull;
         this.clients.set(full.client_id, full);
         if (full.client_secret) this.secrets.clientSecrets.push(full.client_secret);
         return full;
@@ -100,7 +104,11 @@ class TestProvider implements OAuthServerProvider {
   }
 
   /** "logs in" at once, as the SDK's demo does: the redirect carries the code and the client's state */
-  async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: { redirect(url: string): void }): Promise<void> {
+  async authorize(
+    client: OAuthClientInformationFull,
+    params: AuthorizationParams,
+    res: { redirect(url: string): void },
+  ): Promise<void> {
     this.authorizations.push({ scopes: params.scopes ?? [], resource: params.resource?.href });
     const code = randomUUID();
     this.secrets.codes.push(code);
@@ -115,7 +123,11 @@ class TestProvider implements OAuthServerProvider {
     return this.codes.get(code)?.params.codeChallenge ?? '';
   }
 
-  async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, verifier?: string): Promise<OAuthTokens> {
+  async exchangeAuthorizationCode(
+    client: OAuthClientInformationFull,
+    code: string,
+    verifier?: string,
+  ): Promise<OAuthTokens> {
     const issued = this.codes.get(code);
     this.codes.delete(code);
     if (!issued || issued.client !== client.client_id) throw new InvalidGrantError('unknown authorization code');
@@ -145,18 +157,37 @@ class TestProvider implements OAuthServerProvider {
     const refresh = randomUUID();
     this.secrets.accessTokens.push(access);
     this.secrets.refreshTokens.push(refresh);
-    this.tokens.set(access, { token: access, clientId: client, scopes, expiresAt: Math.floor(Date.now() / 1000) + lifetime, resource });
+    this.tokens.set(access, {
+      token: access,
+      clientId: client,
+      scopes,
+      expiresAt: Math.floor(Date.now() / 1000) + lifetime,
+      resource,
+    });
     this.refreshTokens.set(refresh, { client, scopes, resource });
-    const claims = Buffer.from(JSON.stringify({ sub: 'user-1', name: this.options.user ?? 'Ada Lovelace' })).toString('base64url');
-    return { access_token: access, token_type: 'bearer', expires_in: lifetime, refresh_token: refresh, scope: scopes.join(' '), id_token: `e30.${claims}.` };
+    const claims = Buffer.from(JSON.stringify({ sub: 'user-1', name: this.options.user ?? 'Ada Lovelace' })).toString(
+      'base64url',
+    );
+    return {
+      access_token: access,
+      token_type: 'bearer',
+      expires_in: lifetime,
+      refresh_token: refresh,
+      scope: scopes.join(' '),
+      id_token: `e30.${claims}.`,
+    };
   }
 }
 
 /** The MCP server behind the bearer check: greet (any token), write-note (needs mcp:write: 403 insufficient_scope). */
 function mcpServer(): McpServer {
   const server = new McpServer({ name: 'oauth-test-server', version: '1.0.0' });
-  server.registerTool('greet', { inputSchema: { name: z.string() } }, async ({ name }) => ({ content: [{ type: 'text', text: `Hello, ${name}!` }] }));
-  server.registerTool('write-note', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text: `noted: ${text}` }] }));
+  server.registerTool('greet', { inputSchema: { name: z.string() } }, async ({ name }) => ({
+    content: [{ type: 'text', text: `Hello, ${name}!` }],
+  }));
+  server.registerTool('write-note', { inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: 'text', text: `noted: ${text}` }],
+  }));
   return server;
 }
 
@@ -173,7 +204,14 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
   const asApp = createMcpExpressApp({ host: 'localhost' });
   const as = await listen(asApp);
   const issuerUrl = new URL(`http://localhost:${as.port}/`);
-  asApp.use(mcpAuthRouter({ provider, issuerUrl, scopesSupported: [READ, WRITE], clientRegistrationOptions: { clientSecretExpirySeconds: 0 } }));
+  asApp.use(
+    mcpAuthRouter({
+      provider,
+      issuerUrl,
+      scopesSupported: [READ, WRITE],
+      clientRegistrationOptions: { clientSecretExpirySeconds: 0 },
+    }),
+  );
 
   const mcpApp = createMcpExpressApp({ host: 'localhost' });
   const mcp = await listen(mcpApp);
@@ -195,7 +233,10 @@ export async function startTestAuthServer(options: TestAuthServerOptions = {}): 
   mcpApp.all('/mcp', bearer, async (req: McpRequest, res: McpResponse) => {
     const body = req.body as { method?: string; params?: { name?: string } } | undefined;
     if (body?.method === 'tools/call' && body.params?.name === 'write-note' && !req.auth?.scopes.includes(WRITE)) {
-      res.setHeader('www-authenticate', `Bearer error="insufficient_scope", scope="${READ} ${WRITE}", resource_metadata="${resourceMetadataUrl}"`);
+      res.setHeader(
+        'www-authenticate',
+        `Bearer error="insufficient_scope", scope="${READ} ${WRITE}", resource_metadata="${resourceMetadataUrl}"`,
+      );
       res.status(403).json({ error: 'insufficient_scope', error_description: 'writing notes needs mcp:write' });
       return;
     }

@@ -21,7 +21,11 @@ export interface Cli {
 
 /** Starts the CLI with `env` added; a proxy (`banner: true`) is returned once its banner names its endpoint. */
 export async function startCli(args: string[], env: NodeJS.ProcessEnv, banner = true): Promise<Cli> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: REPO,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -31,7 +35,8 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv, banner = 
     for (;;) {
       const match = pattern.exec(output);
       if (match) return match;
-      if (child.exitCode !== null) throw new Error(`the CLI exited (${child.exitCode}) before printing ${pattern}:\n${output}`);
+      if (child.exitCode !== null)
+        throw new Error(`the CLI exited (${child.exitCode}) before printing ${pattern}:\n${output}`);
       if (Date.now() > deadline) throw new Error(`the CLI printed no ${pattern} within ${timeoutMs} ms:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -50,10 +55,15 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv, banner = 
 }
 
 /** Runs the CLI to its end (bounded: SIGKILL after 30 s). */
-export async function runCliWith(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+export async function runCliWith(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
   const cli = await startCli(args, env, false);
   const timer = setTimeout(() => cli.child.kill('SIGKILL'), 30_000);
-  const code = await new Promise<number | null>((resolve) => (cli.child.exitCode !== null ? resolve(cli.child.exitCode) : cli.child.once('exit', resolve)));
+  const code = await new Promise<number | null>((resolve) =>
+    cli.child.exitCode !== null ? resolve(cli.child.exitCode) : cli.child.once('exit', resolve),
+  );
   clearTimeout(timer);
   return { code, output: cli.output() };
 }
@@ -76,11 +86,18 @@ function forms(label: string, value: string): Array<[string, string]> {
 }
 
 /** "<file>: <secret> (<form>)" for every occurrence of a secret in the files and the extra texts (logs). */
-export async function secretsFound(files: string[], texts: Record<string, string>, secrets: Record<string, string[]>): Promise<string[]> {
-  const needles = Object.entries(secrets).flatMap(([label, values]) => values.filter(Boolean).flatMap((v, i) => forms(`${label} #${i + 1}`, v)));
+export async function secretsFound(
+  files: string[],
+  texts: Record<string, string>,
+  secrets: Record<string, string[]>,
+): Promise<string[]> {
+  const needles = Object.entries(secrets).flatMap(([label, values]) =>
+    values.filter(Boolean).flatMap((v, i) => forms(`${label} #${i + 1}`, v)),
+  );
   const haystacks: Array<[string, string]> = [...Object.entries(texts)];
   for (const file of files) haystacks.push([path.relative(REPO, file), await readFile(file, 'latin1')]);
   const hits: string[] = [];
-  for (const [where, text] of haystacks) for (const [label, needle] of needles) if (text.includes(needle)) hits.push(`${where}: ${label}`);
+  for (const [where, text] of haystacks)
+    for (const [label, needle] of needles) if (text.includes(needle)) hits.push(`${where}: ${label}`);
   return hits;
 }

@@ -11,7 +11,11 @@ import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { closedPort } from './ports.js';
 
 const SDK_ROOT = dirname(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/sdk/client/index.js')));
@@ -73,7 +77,10 @@ export interface FollowedSignIn {
  * redirect to the proxy's 127.0.0.1 callback). `rewrite` may change the callback URL before it is followed (a forged
  * state); `stopAtCallback` keeps it unfollowed (a client that reads the code itself).
  */
-export async function followSignIn(start: string, options: { rewrite?: (callback: URL) => URL; stopAtCallback?: boolean } = {}): Promise<FollowedSignIn> {
+export async function followSignIn(
+  start: string,
+  options: { rewrite?: (callback: URL) => URL; stopAtCallback?: boolean } = {},
+): Promise<FollowedSignIn> {
   let url = start;
   let callback: URL | undefined;
   for (let hop = 0; hop < 10; hop++) {

@@ -18,7 +18,8 @@ export const PYTHON_TEST_MS = 240_000;
 
 /** Why the Python SDK cannot be used here; undefined when it can. */
 export function pythonSdkMissing(): string | undefined {
-  if (!existsSync(VENV_PYTHON)) return `no Python venv at ${path.relative(REPO, VENV_PYTHON)} (bash .ci/run creates it and pip installs mcp there)`;
+  if (!existsSync(VENV_PYTHON))
+    return `no Python venv at ${path.relative(REPO, VENV_PYTHON)} (bash .ci/run creates it and pip installs mcp there)`;
   if (!existsSync(path.join(REPO, '.venv-py', 'lib'))) return 'the .venv-py venv is incomplete';
   return undefined;
 }
@@ -45,7 +46,10 @@ export async function startPythonServer(args: string[] = []): Promise<PythonServ
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const url = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    const timer = setTimeout(() => reject(new Error(`the Python server did not start within 120 s: ${stderr}`)), START_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the Python server did not start within 120 s: ${stderr}`)),
+      START_MS,
+    );
     lines.on('line', (line) => {
       if (!line.startsWith('URL ')) return;
       clearTimeout(timer);
@@ -59,7 +63,9 @@ export async function startPythonServer(args: string[] = []): Promise<PythonServ
 /** Runs the Python client's fixed session against `url` (`auto`: 2026-07-28 where offered) and resolves with what it saw. */
 export function runPythonClient(url: string, mode: 'auto' | 'legacy' = 'auto'): Promise<Record<string, unknown>> {
   // asynchronous: the proxy it talks to runs in this process
-  const child = spawn(VENV_PYTHON, [path.join(FIXTURES, 'client.py'), url, '--mode', mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(VENV_PYTHON, [path.join(FIXTURES, 'client.py'), url, '--mode', mode], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -27,12 +27,17 @@ export interface RawUpstream {
 interface Call {
   id: unknown;
   method?: string;
-  params?: { name?: string; arguments?: { seconds?: number; mib?: number; json?: boolean }; _meta?: { progressToken?: unknown } };
+  params?: {
+    name?: string;
+    arguments?: { seconds?: number; mib?: number; json?: boolean };
+    _meta?: { progressToken?: unknown };
+  };
 }
 
 export const RAW_TOOLS = ['hang', 'garbage', 'drip', 'drip_json', 'progress', 'ok', 'big'] as const;
 
-const answer = (id: unknown, text: string): string => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
+const answer = (id: unknown, text: string): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
 const sseHead = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 
 function every(res: ServerResponse, ms: number, tick: (n: number) => boolean | undefined): void {
@@ -73,7 +78,11 @@ const TOOLS: Record<(typeof RAW_TOOLS)[number], (res: ServerResponse, call: Call
     const token = call.params?._meta?.progressToken;
     every(res, 1_000, (n) => {
       if (n + 1 >= seconds) return void res.end(`event: message\ndata: ${answer(call.id, 'done')}\n\n`);
-      const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: n + 1, total: seconds } };
+      const progress = {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: n + 1, total: seconds },
+      };
       res.write(`event: message\ndata: ${JSON.stringify(progress)}\n\n`);
       return true;
     });
@@ -83,7 +92,10 @@ const TOOLS: Record<(typeof RAW_TOOLS)[number], (res: ServerResponse, call: Call
     const { mib = 1, json = false } = call.params?.arguments ?? {};
     const message = Buffer.from(answer(call.id, bigText(mib)));
     const body = json ? message : Buffer.concat([Buffer.from('event: message\ndata: '), message, Buffer.from('\n\n')]);
-    res.writeHead(200, { 'content-type': json ? 'application/json' : 'text/event-stream', 'content-length': String(body.length) });
+    res.writeHead(200, {
+      'content-type': json ? 'application/json' : 'text/event-stream',
+      'content-length': String(body.length),
+    });
     const write = (at: number): void => {
       if (at >= body.length) return void res.end();
       if (res.write(body.subarray(at, at + MIB))) setImmediate(() => write(at + MIB));
@@ -113,10 +125,17 @@ function handle(req: IncomingMessage, res: ServerResponse, calls: string[]): voi
     const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Call;
     if (call.id === undefined) return void res.writeHead(202).end();
     const json = (result: unknown): void =>
-      void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }));
+      void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }));
     if (call.method === 'initialize')
-      return json({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'stalling', version: '1' } });
-    if (call.method === 'tools/list') return json({ tools: RAW_TOOLS.map((name) => ({ name, inputSchema: { type: 'object' } })) });
+      return json({
+        protocolVersion: '2025-06-18',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'stalling', version: '1' },
+      });
+    if (call.method === 'tools/list')
+      return json({ tools: RAW_TOOLS.map((name) => ({ name, inputSchema: { type: 'object' } })) });
     const name = call.params?.name ?? '';
     if (call.method === 'tools/call' && Object.hasOwn(TOOLS, name)) {
       calls.push(name);

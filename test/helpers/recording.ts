@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import { startProxy } from '../../src/main/engine/proxy.js';
 import { tempDir } from './temp.js';
 
-export async function recordThrough<T>(upstreamUrl: string, scenario: (url: string) => Promise<T>, into?: string): Promise<{ cacheDir: string; seen: T }> {
+export async function recordThrough<T>(
+  upstreamUrl: string,
+  scenario: (url: string) => Promise<T>,
+  into?: string,
+): Promise<{ cacheDir: string; seen: T }> {
   const cacheDir = into ?? (await tempDir());
   const recorder = await startProxy({ mode: 'record', upstreamUrl, cacheDir });
   try {
@@ -32,5 +36,7 @@ export async function replayThrough<T>(cacheDir: string, scenario: (url: string)
 /** Every file of a folder with its text. */
 export async function folderFiles(dir: string): Promise<Map<string, string>> {
   const names = (await readdir(dir)).sort();
-  return new Map(await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const)));
+  return new Map(
+    await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const)),
+  );
 }

@@ -39,7 +39,11 @@ export interface PeerClient {
 export type Way = 'direct' | Exclude<Mode, 'hybrid'>;
 
 /** A v1 SDK client; with `roots` it declares the capability and answers roots/list with those folders. */
-export async function connectPeer(transport: Transport, roots?: string[], serverSaid: () => string = () => ''): Promise<PeerClient> {
+export async function connectPeer(
+  transport: Transport,
+  roots?: string[],
+  serverSaid: () => string = () => '',
+): Promise<PeerClient> {
   const client = new Client({ name: 'peer-client', version: '1.0.0' }, { capabilities: roots ? { roots: {} } : {} });
   let asked = 0;
   if (roots)
@@ -88,10 +92,18 @@ export async function throughWay<T>(
       opened.push(bridge);
       upstreamUrl = bridge.url;
     }
-    const proxy = await startProxy({ mode: way, upstreamUrl, cacheDir: way === 'proxy-only' ? undefined : (cacheDir ?? (await tempDir())) });
+    const proxy = await startProxy({
+      mode: way,
+      upstreamUrl,
+      cacheDir: way === 'proxy-only' ? undefined : (cacheDir ?? (await tempDir())),
+    });
     opened.unshift(proxy);
     const seen = await scenario(async (roots) => {
-      const peer = await connectPeer(new StreamableHTTPClientTransport(new URL(proxy.url)) as Transport, roots, serverSaid);
+      const peer = await connectPeer(
+        new StreamableHTTPClientTransport(new URL(proxy.url)) as Transport,
+        roots,
+        serverSaid,
+      );
       opened.unshift(peer);
       return peer;
     });

@@ -25,5 +25,7 @@ export async function removeTempDirs(): Promise<void> {
 /** Distilled entry files (`<n> <key>.json`) of a cassette folder, sorted by sequence number. */
 export async function distilledFiles(dir: string): Promise<string[]> {
   const names = await readdir(dir);
-  return names.filter((n) => /^\d+ .+\.json$/.test(n) && !/\.(req|res|res-head)\.json$/.test(n)).sort((a, b) => parseInt(a) - parseInt(b));
+  return names
+    .filter((n) => /^\d+ .+\.json$/.test(n) && !/\.(req|res|res-head)\.json$/.test(n))
+    .sort((a, b) => parseInt(a) - parseInt(b));
 }

@@ -73,7 +73,9 @@ export async function outcome(call: Promise<unknown>): Promise<Outcome> {
     return { ok: await call };
   } catch (e) {
     const error = e as { code?: unknown; message: string; data?: unknown };
-    return { error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } };
+    return {
+      error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) },
+    };
   }
 }
 

@@ -31,12 +31,19 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-export async function startUiProcess(dataDir: string, options: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<UiProcess> {
-  const child = spawn(process.execPath, [path.join(REPO, 'bin/mcp-rewind.js'), 'ui', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1', ...options.env },
-  });
+export async function startUiProcess(
+  dataDir: string,
+  options: { args?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<UiProcess> {
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO, 'bin/mcp-rewind.js'), 'ui', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])],
+    {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+    },
+  );
   running.add(child);
   let out = '';
   let err = '';
@@ -50,7 +57,10 @@ export async function startUiProcess(dataDir: string, options: { args?: string[]
   // the whole banner (it ends with "(Ctrl-C to stop)"), or all a second UI on the folder prints before it exits
   const link = await new Promise<string>((resolve, reject) => {
     const found = (): string | undefined => /open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*)/.exec(out)?.[1];
-    const timer = setTimeout(() => reject(new Error(`mcp-rewind ui printed no link within 30 s:\n${out}${err}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`mcp-rewind ui printed no link within 30 s:\n${out}${err}`)),
+      30_000,
+    );
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       if (!found() || !out.includes('Ctrl-C')) return;
@@ -118,13 +128,21 @@ wait
 }
 
 /** The API of a running UI over its WebSocket, as a script would use it (Authorization: Bearer, no Origin). */
-export async function apiOf(origin: string, token: string): Promise<{ call<T = unknown>(command: string, input?: unknown): Promise<T>; close(): void }> {
+export async function apiOf(
+  origin: string,
+  token: string,
+): Promise<{ call<T = unknown>(command: string, input?: unknown): Promise<T>; close(): void }> {
   const ws = new WebSocket(`${origin.replace('http', 'ws')}/api`, { headers: { authorization: `Bearer ${token}` } });
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   let next = 1;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   ws.on('message', (data) => {
-    const frame = JSON.parse(data.toString()) as { id?: number; ok?: boolean; output?: unknown; error?: { message: string } };
+    const frame = JSON.parse(data.toString()) as {
+      id?: number;
+      ok?: boolean;
+      output?: unknown;
+      error?: { message: string };
+    };
     const w = frame.id === undefined ? undefined : waiting.get(frame.id);
     if (!w) return;
     waiting.delete(frame.id!);

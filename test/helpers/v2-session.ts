@@ -14,7 +14,10 @@ export async function v2Session(url: string, negotiation: 'auto' | 'legacy' = 'a
       era: c.client.getProtocolEra(),
       tools: await c.client.listTools(),
       echo: await c.client.callTool({ name: 'echo', arguments: { text: 'modern' } }),
-      progress: await c.client.callTool({ name: 'progress', arguments: { steps: 2 } }, { onprogress: (p) => progress.push(p.progress) }),
+      progress: await c.client.callTool(
+        { name: 'progress', arguments: { steps: 2 } },
+        { onprogress: (p) => progress.push(p.progress) },
+      ),
       progressSeen: progress,
       resource: await c.client.readResource({ uri: 'fixture://hello' }),
       prompt: await c.client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } }),

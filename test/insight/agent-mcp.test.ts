@@ -6,7 +6,10 @@
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RewindClient } from '../../src/shared/api-client.js';
 import { connectRunningUi } from '../../src/main/web/ui-link.js';
@@ -46,7 +49,14 @@ beforeAll(async () => {
     await new Promise((r) => setTimeout(r, 50));
   }
   agent = new Client({ name: 'test-agent', version: '1' });
-  await agent.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--data-dir', dataDir], cwd: REPO, stderr: 'pipe' }));
+  await agent.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--data-dir', dataDir],
+      cwd: REPO,
+      stderr: 'pipe',
+    }),
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -70,10 +80,14 @@ describe('mcp-rewind mcp, driven by the SDK client', () => {
       'list_proxies',
       'read_entry',
     ]);
-    const listed = parsed<{ items: Array<{ seq: number; method: string; tokens?: number }> }>(await agent.callTool({ name: 'list_exchanges', arguments: {} }));
+    const listed = parsed<{ items: Array<{ seq: number; method: string; tokens?: number }> }>(
+      await agent.callTool({ name: 'list_exchanges', arguments: {} }),
+    );
     expect(listed.items[0].seq).toBeGreaterThan(listed.items.at(-1)?.seq ?? 0);
     expect(listed.items.find((i) => i.seq === echoSeq)?.tokens).toBeGreaterThan(0);
-    const problems = parsed<unknown[]>(await agent.callTool({ name: 'list_exchanges', arguments: { query: 'has:problem' } }));
+    const problems = parsed<unknown[]>(
+      await agent.callTool({ name: 'list_exchanges', arguments: { query: 'has:problem' } }),
+    );
     expect((problems as unknown as { items: unknown[] }).items).toEqual([]); // the fixture server breaks no rule
   });
 
@@ -84,9 +98,14 @@ describe('mcp-rewind mcp, driven by the SDK client', () => {
     expect(whole.text).toContain('"echo"');
     expect(whole.text).not.toContain(SECRET);
     expect(whole.text).toContain('[REDACTED]');
-    const first = parsed<{ text: string; next_offset: number }>(await agent.callTool({ name: 'get_exchange', arguments: { seq: echoSeq, max_chars: 100 } }));
+    const first = parsed<{ text: string; next_offset: number }>(
+      await agent.callTool({ name: 'get_exchange', arguments: { seq: echoSeq, max_chars: 100 } }),
+    );
     const rest = parsed<{ text: string }>(
-      await agent.callTool({ name: 'get_exchange', arguments: { seq: echoSeq, offset: first.next_offset, max_chars: 200_000 } }),
+      await agent.callTool({
+        name: 'get_exchange',
+        arguments: { seq: echoSeq, offset: first.next_offset, max_chars: 200_000 },
+      }),
     );
     expect(first.text + rest.text).toBe(whole.text);
     const missing = await agent.callTool({ name: 'get_exchange', arguments: { seq: 999_999 } });
@@ -99,7 +118,9 @@ describe('mcp-rewind mcp, driven by the SDK client', () => {
       await agent.callTool({ name: 'diff_exchanges', arguments: { a: items[0].seq, b: items[1].seq } }),
     );
     expect(diff.changes.some((c) => c.path.startsWith('request.'))).toBe(true);
-    const proxies = parsed<Array<{ name: string; exchanges: number }>>(await agent.callTool({ name: 'list_proxies', arguments: {} }));
+    const proxies = parsed<Array<{ name: string; exchanges: number }>>(
+      await agent.callTool({ name: 'list_proxies', arguments: {} }),
+    );
     expect(proxies[0]).toMatchObject({ name: 'fixture' });
   });
 
@@ -113,7 +134,9 @@ describe('mcp-rewind mcp, driven by the SDK client', () => {
   });
 
   it('says the resource list changed as new traffic arrives', async () => {
-    const changed = new Promise<void>((resolve) => agent.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
+    const changed = new Promise<void>((resolve) =>
+      agent.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()),
+    );
     const proxy = (await api.call('proxies.list', {}))[0];
     const mcp = await connectClient(proxy.url as string);
     await mcp.client.listTools();
@@ -124,17 +147,22 @@ describe('mcp-rewind mcp, driven by the SDK client', () => {
   });
 
   it('offers the send tools only once Settings allow them (tools/list_changed), and resends through the proxy', async () => {
-    const changed = new Promise<void>((resolve) => agent.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    const changed = new Promise<void>((resolve) =>
+      agent.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
     await api.call('settings.set', { agentCanSend: true });
     await changed;
-    expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['resend_exchange', 'edit_and_resend']));
+    expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['resend_exchange', 'edit_and_resend']),
+    );
     const sent = parsed<{ seq: number; response: { result: { content: Array<{ text: string }> } } }>(
       await agent.callTool({ name: 'edit_and_resend', arguments: { seq: echoSeq, arguments: { text: 'again' } } }),
     );
     expect(sent.response.result.content[0].text).toContain('again');
     expect(sent.seq).toBeGreaterThan(echoSeq);
     await api.call('settings.set', { agentCanSend: false });
-    for (let i = 0; i < 50 && (await agent.listTools()).tools.some((t) => t.name === 'resend_exchange'); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 50 && (await agent.listTools()).tools.some((t) => t.name === 'resend_exchange'); i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect((await agent.listTools()).tools.map((t) => t.name)).not.toContain('resend_exchange');
   });
 });
@@ -144,20 +172,32 @@ describe('mcp-rewind mcp, driven by the MCP Inspector CLI', () => {
     const build = `${REPO}/node_modules/@modelcontextprotocol/inspector-cli/build`;
     // the target's command goes before `--`, its arguments after; the CLI finds its own package.json from its folder
     const target = [process.execPath, ...args, '--', BIN, 'mcp', '--data-dir', dataDir];
-    const child = spawn(process.execPath, [`${build}/index.js`, ...target], { cwd: build, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [`${build}/index.js`, ...target], {
+      cwd: build,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    return new Promise((resolve) => child.once('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr }))));
+    return new Promise((resolve) =>
+      child.once('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr }))),
+    );
   };
 
   it('lists the tools and calls list_exchanges', async () => {
     const tools = await inspector(['--method', 'tools/list']);
     expect(tools.code, tools.stderr).toBe(0);
     expect(JSON.parse(tools.stdout).tools.map((t: { name: string }) => t.name)).toContain('list_exchanges');
-    const called = await inspector(['--method', 'tools/call', '--tool-name', 'list_exchanges', '--tool-arg', 'tool=echo']);
+    const called = await inspector([
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'list_exchanges',
+      '--tool-arg',
+      'tool=echo',
+    ]);
     expect(called.code, called.stderr).toBe(0);
     const items = JSON.parse(JSON.parse(called.stdout).content[0].text).items as Array<{ tool: string }>;
     expect(items.length).toBeGreaterThan(0);
@@ -168,7 +208,10 @@ describe('mcp-rewind mcp, driven by the MCP Inspector CLI', () => {
 describe('mcp-rewind mcp without a running UI', () => {
   it('says so on stderr and exits 1, writing nothing to stdout', async () => {
     const empty = await tempDir('rewind-agent-none-');
-    const child = spawn(process.execPath, [BIN, 'mcp', '--data-dir', empty], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'mcp', '--data-dir', empty], {
+      cwd: REPO,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

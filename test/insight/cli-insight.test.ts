@@ -38,11 +38,18 @@ describe('mcp-rewind lint', () => {
     expect(text.code).toBe(1);
     expect(text.stdout).toContain('tool.input-schema  response.result.tools[0].inputSchema');
     expect(text.stdout).toContain('tool.name-duplicate  response.result.tools[1].name');
-    const json = await runCli(['lint', '--cache', dir, '--json', '--junit', join(dir, '..', `${dir.split('/').pop()}-lint.xml`)]);
+    const json = await runCli([
+      'lint',
+      '--cache',
+      dir,
+      '--json',
+      '--junit',
+      join(dir, '..', `${dir.split('/').pop()}-lint.xml`),
+    ]);
     expect(json.code).toBe(1);
-    const ids = (JSON.parse(json.stdout) as { exchanges: Array<{ problems: Array<{ id: string; spec: string }> }> }).exchanges.flatMap((x) =>
-      x.problems.map((p) => p.id),
-    );
+    const ids = (
+      JSON.parse(json.stdout) as { exchanges: Array<{ problems: Array<{ id: string; spec: string }> }> }
+    ).exchanges.flatMap((x) => x.problems.map((p) => p.id));
     expect(ids).toEqual(expect.arrayContaining(['tool.input-schema', 'tool.name-duplicate']));
     const junit = await readFile(join(dir, '..', `${dir.split('/').pop()}-lint.xml`), 'utf8');
     expect(junit).toMatch(/<testsuites name="mcp-rewind lint" tests="\d+" failures="1">/);
@@ -62,11 +69,17 @@ describe('mcp-rewind cost', () => {
     const list = JSON.parse(await readFile(join(FIXTURE, LIST), 'utf8')) as { tools: unknown[] };
     const run = await runCli(['cost', '--cache', FIXTURE, '--json']);
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { lists: { tool: number }; tokenizer: string; largestDescriptions: Array<{ name: string }> };
+    const report = JSON.parse(run.stdout) as {
+      lists: { tool: number };
+      tokenizer: string;
+      largestDescriptions: Array<{ name: string }>;
+    };
     expect(report.lists.tool).toBe(list.tools.reduce((sum: number, t) => sum + count(JSON.stringify(t)), 0));
     expect(report.tokenizer).toMatch(/^o200k_base \(gpt-tokenizer /);
 
-    const grown = await edited((tools) => void (tools[1].description = 'Adds two numbers, with a very long explanation. '.repeat(10)));
+    const grown = await edited(
+      (tools) => void (tools[1].description = 'Adds two numbers, with a very long explanation. '.repeat(10)),
+    );
     const diff = await runCli(['cost', '--cache', FIXTURE, '--against', grown]);
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toMatch(/against mcp-rewind-cache: \+[\d,]+ tokens before the first call/);

@@ -7,9 +7,16 @@ import { applyReverse, reversePatch } from '../../src/main/intercept/ledger.js';
 // The edits Intercept makes to clients' config files: only the value changed, every comment and byte around it kept.
 
 describe('TOML edits (Codex config.toml)', () => {
-  const toml = ['# top comment', '[mcp_servers.a]', 'command = "npx" # trailing', 'env = { "K" = "v" }', '', '[mcp_servers.b]', 'url = "http://x"', ''].join(
-    '\n',
-  );
+  const toml = [
+    '# top comment',
+    '[mcp_servers.a]',
+    'command = "npx" # trailing',
+    'env = { "K" = "v" }',
+    '',
+    '[mcp_servers.b]',
+    'url = "http://x"',
+    '',
+  ].join('\n');
 
   it('replaces one value and keeps comments, blank lines and the other tables', () => {
     const out = openConfigDoc(toml, 'toml').set(['mcp_servers', 'a', 'command'], { value: 'node' });
@@ -18,8 +25,12 @@ describe('TOML edits (Codex config.toml)', () => {
 
   it('adds a missing key as one line in its table, after the table’s last key', () => {
     const out = openConfigDoc(toml, 'toml').set(['mcp_servers', 'a', 'args'], { value: ['-y', 'a "quoted"\\path'] });
-    expect(out).toBe(toml.replace('env = { "K" = "v" }\n', 'env = { "K" = "v" }\nargs = ["-y", "a \\"quoted\\"\\\\path"]\n'));
-    expect((openConfigDoc(out, 'toml').value as { mcp_servers: { a: { args: string[] } } }).mcp_servers.a.args).toEqual(['-y', 'a "quoted"\\path']);
+    expect(out).toBe(
+      toml.replace('env = { "K" = "v" }\n', 'env = { "K" = "v" }\nargs = ["-y", "a \\"quoted\\"\\\\path"]\n'),
+    );
+    expect((openConfigDoc(out, 'toml').value as { mcp_servers: { a: { args: string[] } } }).mcp_servers.a.args).toEqual(
+      ['-y', 'a "quoted"\\path'],
+    );
   });
 
   it('adds to an inline table and to dotted keys, and removes what it added', () => {
@@ -70,7 +81,10 @@ describe('JSON and JSONC edits', () => {
 describe('entries', () => {
   it('a wrapped entry carries the original command and args word for word after --, and reads back', () => {
     const original = { command: 'npx', args: ['-y', 'server', '${workspaceFolder}/a b', '--'] };
-    const args = wrappedArgs({ command: '/usr/bin/node', args: ['/x/bin/mcp-rewind.js'] }, 'cursor:s', original, { dataDir: '/d', record: '/r' });
+    const args = wrappedArgs({ command: '/usr/bin/node', args: ['/x/bin/mcp-rewind.js'] }, 'cursor:s', original, {
+      dataDir: '/d',
+      record: '/r',
+    });
     const wrapped = transportOf({ command: '/usr/bin/node', args, env: { K: 'v' } });
     expect(unwrapStdio(wrapped as never)).toEqual({ name: 'cursor:s', record: '/r', original });
     expect(unwrapStdio(transportOf({ command: 'npx', args: ['--', 'x'] }) as never)).toBeUndefined(); // not ours
@@ -78,10 +92,22 @@ describe('entries', () => {
 
   it('reads each client’s URL field and legacy SSE', () => {
     expect(transportOf({ serverUrl: 'http://w' })).toEqual({ kind: 'http', url: 'http://w' });
-    expect(transportOf({ httpUrl: 'http://g', headers: { A: 'b' } }, 'gemini')).toEqual({ kind: 'http', url: 'http://g', headers: { A: 'b' } });
+    expect(transportOf({ httpUrl: 'http://g', headers: { A: 'b' } }, 'gemini')).toEqual({
+      kind: 'http',
+      url: 'http://g',
+      headers: { A: 'b' },
+    });
     expect(transportOf({ url: 'http://g' }, 'gemini')).toEqual({ kind: 'http', url: 'http://g', sse: true });
-    expect(transportOf({ type: 'sse', url: 'http://c' }, 'claude-code')).toEqual({ kind: 'http', url: 'http://c', sse: true });
-    expect(transportOf({ url: 'http://x', http_headers: { H: '1' } }, 'codex')).toEqual({ kind: 'http', url: 'http://x', headers: { H: '1' } });
+    expect(transportOf({ type: 'sse', url: 'http://c' }, 'claude-code')).toEqual({
+      kind: 'http',
+      url: 'http://c',
+      sse: true,
+    });
+    expect(transportOf({ url: 'http://x', http_headers: { H: '1' } }, 'codex')).toEqual({
+      kind: 'http',
+      url: 'http://x',
+      headers: { H: '1' },
+    });
     expect(transportOf({ command: 'x', args: [1] })).toMatch(/not a list of strings/);
   });
 });

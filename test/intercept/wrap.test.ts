@@ -16,7 +16,11 @@ import { removeTempDirs, tempDir } from '../helpers/temp.js';
 const CLI = join(import.meta.dirname, '../../bin/mcp-rewind.js');
 const run = promisify(execFile);
 
-async function intercept(home: ClientHome, dataDir: string, ...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+async function intercept(
+  home: ClientHome,
+  dataDir: string,
+  ...args: string[]
+): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, 'intercept', ...args, '--data-dir', dataDir], {
       env: { ...process.env, ...home.env },
@@ -52,7 +56,9 @@ describe('mcp-rewind intercept (no app running)', () => {
     const { stdout, code } = await intercept(home, dataDir, 'list', '--json');
     expect(code).toBe(0);
     const list = JSON.parse(stdout) as InterceptList;
-    const targets = list.clients.flatMap((c) => c.files.flatMap((f) => f.servers.map((s) => `${s.target} ${s.transport.kind} ${s.scope}`)));
+    const targets = list.clients.flatMap((c) =>
+      c.files.flatMap((f) => f.servers.map((s) => `${s.target} ${s.transport.kind} ${s.scope}`)),
+    );
     expect(targets.sort()).toEqual(
       [
         'claude-desktop:everything stdio user',
@@ -76,7 +82,11 @@ describe('mcp-rewind intercept (no app running)', () => {
     expect(codex.transport).toEqual({ kind: 'stdio', ...home.server });
     // credentials are not printed: a header named like one is redacted
     const gemini = list.clients.find((c) => c.id === 'gemini')!.files[0].servers.find((s) => s.name === 'remote')!;
-    expect(gemini.transport).toEqual({ kind: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: '[REDACTED]' } });
+    expect(gemini.transport).toEqual({
+      kind: 'http',
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: '[REDACTED]' },
+    });
     expect(stdout).not.toContain('not-a-real-token');
     expect(snapshot(home)).toEqual(before);
   });
@@ -97,12 +107,15 @@ describe('mcp-rewind intercept (no app running)', () => {
       expect(existsSync(`${file}.mcp-rewind.bak`)).toBe(true);
       expect(readFileSync(`${file}.mcp-rewind.bak`, 'utf8')).toBe(original);
       // the comments of JSONC and TOML are still there
-      for (const comment of original.match(/(\/\/|#) [^\n]*/g) ?? []) expect(readFileSync(file, 'utf8')).toContain(comment);
+      for (const comment of original.match(/(\/\/|#) [^\n]*/g) ?? [])
+        expect(readFileSync(file, 'utf8')).toContain(comment);
       const through = await answersOf(entry);
       expect(through).toEqual(direct);
       expect(through.env).toContain('value from the file');
       const listed = JSON.parse((await intercept(home, dataDir, 'list', '--json')).stdout) as InterceptList;
-      const server = listed.clients.flatMap((c) => c.files.flatMap((f) => f.servers)).find((s) => s.target === `${client}:everything` && s.scope === 'user')!;
+      const server = listed.clients
+        .flatMap((c) => c.files.flatMap((f) => f.servers))
+        .find((s) => s.target === `${client}:everything` && s.scope === 'user')!;
       expect(server.state).toBe('intercepted');
       expect(server.original).toMatchObject({ command: home.server.command, args: home.server.args });
       const unwrapped = await intercept(home, dataDir, 'unwrap', `${client}:everything`);
@@ -180,7 +193,9 @@ describe('mcp-rewind intercept (no app running)', () => {
     const after = snapshot(fresh);
     for (const f of Object.keys(before)) if (!f.endsWith('.vscode/mcp.json')) expect(after[f], f).not.toBe(before[f]);
     // an HTTP server points at a proxy of the app on a fixed port, saved for the app's next start
-    const workspace = JSON.parse(readFileSync(join(data, 'workspace.json'), 'utf8')) as { proxies: Array<{ config: { port: number; upstreamUrl: string } }> };
+    const workspace = JSON.parse(readFileSync(join(data, 'workspace.json'), 'utf8')) as {
+      proxies: Array<{ config: { port: number; upstreamUrl: string } }>;
+    };
     expect(workspace.proxies.length).toBe(6);
     const cursor = entryOf(fresh.files.cursor[0], ['mcpServers', 'remote']) as { url?: string };
     expect(workspace.proxies.map((p) => `http://127.0.0.1:${p.config.port}/mcp`)).toContain(cursor.url);

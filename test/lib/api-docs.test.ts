@@ -11,7 +11,11 @@ import { REPO } from '../helpers/hostile.js';
 const ENTRIES = ['src/lib/index.ts', 'src/lib/vitest.ts', 'src/lib/jest.ts'].map((f) => join(REPO, f));
 
 function exportsOf(): Map<string, { file: string; documented: boolean }> {
-  const program = ts.createProgram(ENTRIES, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true });
+  const program = ts.createProgram(ENTRIES, {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    noEmit: true,
+  });
   const checker = program.getTypeChecker();
   const found = new Map<string, { file: string; documented: boolean }>();
   for (const entry of ENTRIES) {
@@ -19,7 +23,10 @@ function exportsOf(): Map<string, { file: string; documented: boolean }> {
     for (const exported of checker.getExportsOfModule(moduleSymbol)) {
       const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
       const documented = target.getDocumentationComment(checker).some((part) => part.text.trim().length > 0);
-      found.set(exported.name, { file: entry.slice(REPO.length + 1), documented: (found.get(exported.name)?.documented ?? true) && documented });
+      found.set(exported.name, {
+        file: entry.slice(REPO.length + 1),
+        documented: (found.get(exported.name)?.documented ?? true) && documented,
+      });
     }
   }
   return found;
@@ -31,7 +38,8 @@ const sections = new Set([...page.matchAll(/^### `([^`]+)`$/gm)].map((m) => m[1]
 
 describe('the library API reference (docs/library-api.md)', () => {
   it('finds the exports (the check itself works)', () => {
-    for (const name of ['startProxy', 'wrapTransport', 'CassetteMissError', 'useCassette', 'setupCassettes']) expect(exported.has(name), name).toBe(true);
+    for (const name of ['startProxy', 'wrapTransport', 'CassetteMissError', 'useCassette', 'setupCassettes'])
+      expect(exported.has(name), name).toBe(true);
   });
 
   it('every export has a doc comment in its source', () => {

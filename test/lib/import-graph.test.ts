@@ -11,9 +11,12 @@ function graph(entry: string): { files: Set<string>; packages: Set<string> } {
   const visit = (file: string): void => {
     if (files.has(file)) return;
     files.add(file);
-    for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)/g)) {
+    for (const [, spec] of readFileSync(file, 'utf8').matchAll(
+      /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)/g,
+    )) {
       if (!spec || spec.startsWith('node:')) continue;
-      if (!spec.startsWith('.')) packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+      if (!spec.startsWith('.'))
+        packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
       else {
         const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
         visit(existsSync(target) ? target : target.replace(/\.ts$/, '.tsx'));
@@ -24,12 +27,18 @@ function graph(entry: string): { files: Set<string>; packages: Set<string> } {
   return { files, packages };
 }
 
-it.each(['index', 'vitest', 'jest'])('src/lib/%s.ts reaches no Electron, React, renderer or app-shell module', (name) => {
-  const { files, packages } = graph(join(REPO, 'src/lib', `${name}.ts`));
-  expect(files.size).toBeGreaterThan(10); // the walk follows imports
-  for (const banned of ['electron', 'react', 'react-dom', 'zustand', 'vite', 'electron-vite']) expect(packages).not.toContain(banned);
-  const shells = [...files].map((f) => relative(REPO, f)).filter((f) => /^src\/(renderer|preload|main\/app|main\/web|main\/api)\//.test(f));
-  expect(shells).toEqual([]);
-  if (name === 'vitest') expect(packages).toContain('vitest');
-  else expect(packages).not.toContain('vitest');
-});
+it.each(['index', 'vitest', 'jest'])(
+  'src/lib/%s.ts reaches no Electron, React, renderer or app-shell module',
+  (name) => {
+    const { files, packages } = graph(join(REPO, 'src/lib', `${name}.ts`));
+    expect(files.size).toBeGreaterThan(10); // the walk follows imports
+    for (const banned of ['electron', 'react', 'react-dom', 'zustand', 'vite', 'electron-vite'])
+      expect(packages).not.toContain(banned);
+    const shells = [...files]
+      .map((f) => relative(REPO, f))
+      .filter((f) => /^src\/(renderer|preload|main\/app|main\/web|main\/api)\//.test(f));
+    expect(shells).toEqual([]);
+    if (name === 'vitest') expect(packages).toContain('vitest');
+    else expect(packages).not.toContain('vitest');
+  },
+);

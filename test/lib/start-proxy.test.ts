@@ -40,7 +40,11 @@ describe('startProxy', () => {
     await c.close();
     await proxy.close();
     expect((await distilledFiles(cassette)).some((f) => f.includes('tools_call_get-sum_'))).toBe(true);
-    expect(proxy.exchanges().find((e) => e.method === 'tools/call')).toMatchObject({ tool: 'get-sum', cassette: 'recorded', source: 'upstream' });
+    expect(proxy.exchanges().find((e) => e.method === 'tools/call')).toMatchObject({
+      tool: 'get-sum',
+      cassette: 'recorded',
+      source: 'upstream',
+    });
   });
 
   it('replay on CI (CI=true): the server is never started; `await using` closes the proxy', async () => {
@@ -60,13 +64,17 @@ describe('startProxy', () => {
     const proxy = await startProxy({ cassette, env: { MCP_REWIND_MODE: 'replay', MCP_REWIND_STRICT: '1' } });
     expect(proxy.strict).toBe(true);
     const c = await connectClient(proxy.url);
-    const refused = await c.client.callTool({ name: 'get-sum', arguments: { a: 2, b: 41 } }).catch((error: Error) => error);
+    const refused = await c.client
+      .callTool({ name: 'get-sum', arguments: { a: 2, b: 41 } })
+      .catch((error: Error) => error);
     expect(String(refused)).toContain('arguments.b: 40 recorded, 41 asked');
     await c.close();
     await proxy.close();
     expect(proxy.misses()).toHaveLength(1);
     expect(() => proxy.assertNoMisses()).toThrow(CassetteMissError);
-    expect(() => proxy.assertNoMisses()).toThrow(/cassette .*cassette: 1 replay miss:\n {2}1\. tools\/call "get-sum" with arguments \{"a":2,"b":41\}/);
+    expect(() => proxy.assertNoMisses()).toThrow(
+      /cassette .*cassette: 1 replay miss:\n {2}1\. tools\/call "get-sum" with arguments \{"a":2,"b":41\}/,
+    );
   });
 
   it('replay of a missing cassette rejects with CassetteMissingError; nothing is created', async () => {
@@ -82,7 +90,9 @@ describe('startProxy', () => {
     );
     await expect(startProxy({ mode: 'replay', cassette: dir, port: 70_000 })).rejects.toThrow(OptionsError);
     await expect(startProxy({ mode: 'replay', cassette: dir, redact: ['('] })).rejects.toThrow(/^redact: /);
-    await expect(startProxy({ mode: 'replay', cassette: dir, rules: { tools: [{ nme: 'x' }] } as never })).rejects.toThrow(/^rules: /);
+    await expect(
+      startProxy({ mode: 'replay', cassette: dir, rules: { tools: [{ nme: 'x' }] } as never }),
+    ).rejects.toThrow(/^rules: /);
     expect(readdirSync(dir)).toEqual([]);
   });
 });

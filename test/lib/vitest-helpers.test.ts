@@ -11,7 +11,11 @@ import { removeTempDirs, tempDir } from '../helpers/temp.js';
 let dir: string;
 beforeAll(async () => {
   dir = await tempDir();
-  setupCassettes({ dir, upstream: { command: process.execPath, args: [everythingEntry(), 'stdio'] }, env: { MCP_REWIND_MODE: 'record' } });
+  setupCassettes({
+    dir,
+    upstream: { command: process.execPath, args: [everythingEntry(), 'stdio'] },
+    env: { MCP_REWIND_MODE: 'record' },
+  });
 });
 afterAll(removeTempDirs);
 

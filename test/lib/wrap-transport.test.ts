@@ -77,11 +77,17 @@ describe('wrapTransport around the SDK 1.x StdioClientTransport', () => {
     const wrapped = wrapTransport(new StdioClientTransport(server), { mode: 'replay', strict: true, cassette, env });
     const client = new Client({ name: 'lib-test', version: '1.0.0' });
     await client.connect(wrapped);
-    const refused = await client.callTool({ name: 'get-sum', arguments: { a: 19, b: 24 } }).catch((error: Error & { code?: number }) => error);
+    const refused = await client
+      .callTool({ name: 'get-sum', arguments: { a: 19, b: 24 } })
+      .catch((error: Error & { code?: number }) => error);
     expect((refused as { code?: number }).code).toBe(-32004);
     expect(String(refused)).toContain('arguments.b: 23 recorded, 24 asked');
     const [miss] = wrapped.misses();
-    expect(miss).toMatchObject({ method: 'tools/call', tool: 'get-sum', closest: { differences: [{ path: 'arguments.b', recorded: 23, asked: 24 }] } });
+    expect(miss).toMatchObject({
+      method: 'tools/call',
+      tool: 'get-sum',
+      closest: { differences: [{ path: 'arguments.b', recorded: 23, asked: 24 }] },
+    });
     expect(miss.closest?.key).toMatch(/^tools_call_get-sum_[0-9a-f]{16}$/);
     const thrown = (() => {
       try {
@@ -103,7 +109,9 @@ describe('wrapTransport around the SDK 1.x StdioClientTransport', () => {
     const client = new Client({ name: 'lib-test', version: '1.0.0' });
     await client.connect(wrapped);
     expect(stdio.pid).toBeNull(); // initialize came from the cassette
-    expect(await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })).toMatchObject({ content: [{ text: 'The sum of 1 and 2 is 3.' }] });
+    expect(await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })).toMatchObject({
+      content: [{ text: 'The sum of 1 and 2 is 3.' }],
+    });
     expect(stdio.pid).toBeGreaterThan(0);
     await client.close();
     expect(wrapped.exchanges().map((e) => e.cassette)).toEqual(['hit', 'recorded']);
@@ -112,9 +120,9 @@ describe('wrapTransport around the SDK 1.x StdioClientTransport', () => {
   it('replay of a missing cassette rejects with CassetteMissingError and creates nothing', async () => {
     const missing = join(await tempDir(), 'nope');
     const client = new Client({ name: 'lib-test', version: '1.0.0' });
-    await expect(client.connect(wrapTransport(new StdioClientTransport(server), { mode: 'replay', cassette: missing, env }))).rejects.toBeInstanceOf(
-      CassetteMissingError,
-    );
+    await expect(
+      client.connect(wrapTransport(new StdioClientTransport(server), { mode: 'replay', cassette: missing, env })),
+    ).rejects.toBeInstanceOf(CassetteMissingError);
     expect(existsSync(missing)).toBe(false);
   });
 });
@@ -122,7 +130,12 @@ describe('wrapTransport around the SDK 1.x StdioClientTransport', () => {
 describe('wrapTransport around the SDK 2.x StdioClientTransport', () => {
   it('a cassette recorded by the CLI replays in-process with the v2 client, and a v2 recording replays in-process', async () => {
     const cassette = join(await tempDir(), 'cli');
-    const recording = await startCliProcess(['--upstream-command', `${process.execPath} ${everythingEntry()} stdio`, '--cache', cassette]);
+    const recording = await startCliProcess([
+      '--upstream-command',
+      `${process.execPath} ${everythingEntry()} stdio`,
+      '--cache',
+      cassette,
+    ]);
     const c = await connectClient(recording.url);
     const live = await calls(c.client);
     await c.close();
@@ -142,7 +155,11 @@ describe('wrapTransport around the SDK 2.x StdioClientTransport', () => {
     await v2.connect(recorder);
     const recorded = await calls(v2 as unknown as Client);
     await v2.close();
-    const replayer = wrapTransport(new V2StdioClientTransport({ command: '/nonexistent/never-started' }), { mode: 'replay', cassette: own, env });
+    const replayer = wrapTransport(new V2StdioClientTransport({ command: '/nonexistent/never-started' }), {
+      mode: 'replay',
+      cassette: own,
+      env,
+    });
     const again = new V2Client({ name: 'lib-test-v2', version: '1.0.0' });
     await again.connect(replayer);
     expect(await calls(again as unknown as Client)).toEqual(recorded);

@@ -56,7 +56,9 @@ describe('auth status | login | logout, and verify with the stored sign-in', () 
     expect(await mixed.client.callTool({ name: 'greet', arguments: { name: 'verify me' } })).toEqual({
       content: [{ type: 'text', text: 'Hello, verify me!' }],
     });
-    expect(await mixed.client.callTool({ name: 'greet', arguments: { name: 'new' } })).toEqual({ content: [{ type: 'text', text: 'Hello, new!' }] });
+    expect(await mixed.client.callTool({ name: 'greet', arguments: { name: 'new' } })).toEqual({
+      content: [{ type: 'text', text: 'Hello, new!' }],
+    });
     await mixed.close();
     await hybrid.stop();
     expect(server.authorizations).toHaveLength(1);
@@ -65,9 +67,13 @@ describe('auth status | login | logout, and verify with the stored sign-in', () 
     expect(verified.output).toContain('0 drift');
     expect(verified.code).toBe(0);
     // without the stored sign-in: verify cannot open a browser, and says what to do
-    const without = await runCliWith(['verify', '-c', cassette, '--url', server.url], { MCP_REWIND_DATA_DIR: await tempDir('rewind-oauth-none-') });
+    const without = await runCliWith(['verify', '-c', cassette, '--url', server.url], {
+      MCP_REWIND_DATA_DIR: await tempDir('rewind-oauth-none-'),
+    });
     expect(without.code).toBe(1);
-    expect(without.output).toContain(`${server.url} needs a sign-in: sign in first (mcp-rewind auth login ${server.url}`);
+    expect(without.output).toContain(
+      `${server.url} needs a sign-in: sign in first (mcp-rewind auth login ${server.url}`,
+    );
     const refused = await runCliWith(['verify', '-c', cassette, '--url', server.url, '--no-oauth'], env);
     expect(refused.code).toBe(1);
     expect(refused.output).toMatch(/\b401\b/);
@@ -85,8 +91,14 @@ describe('auth status | login | logout, and verify with the stored sign-in', () 
       code: 2,
       output: 'mcp-rewind: auth: the action must be status, login or logout, got "sideways"\n',
     });
-    expect(await runCliWith(['auth', 'login'], env)).toEqual({ code: 2, output: "mcp-rewind: auth login needs the upstream's URL\n" });
-    const run = await runCliWith(['--url', 'http://127.0.0.1:9/mcp', '--oauth-client-secret-file', '/nonexistent'], env);
+    expect(await runCliWith(['auth', 'login'], env)).toEqual({
+      code: 2,
+      output: "mcp-rewind: auth login needs the upstream's URL\n",
+    });
+    const run = await runCliWith(
+      ['--url', 'http://127.0.0.1:9/mcp', '--oauth-client-secret-file', '/nonexistent'],
+      env,
+    );
     expect(run).toEqual({ code: 2, output: 'mcp-rewind: --oauth-client-secret-file needs --oauth-client-id\n' });
   });
 });

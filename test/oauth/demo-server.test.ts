@@ -28,7 +28,11 @@ async function answers(client: Client): Promise<{ tools: string[]; greet: unknow
   return { tools, greet: await client.callTool({ name: 'greet', arguments: { name: 'Ada' } }) };
 }
 
-async function recordThroughSignIn(server: DemoOAuthServer, data: string, cassette: string): Promise<{ cli: Cli; code: string }> {
+async function recordThroughSignIn(
+  server: DemoOAuthServer,
+  data: string,
+  cassette: string,
+): Promise<{ cli: Cli; code: string }> {
   const cli = await startCli(['--url', server.url, '-c', cassette, '--no-open', '-v'], { MCP_REWIND_DATA_DIR: data });
   running.push(cli);
   const [, signInUrl] = await cli.waitFor(/needs a sign-in: open (\S+)/);
@@ -65,7 +69,10 @@ describe('an OAuth-protected server: the SDK example with its demo authorization
       const [file] = await readdir(folder);
       expect(statSync(folder).mode & 0o777).toBe(0o700);
       expect(statSync(path.join(folder, file)).mode & 0o777).toBe(0o600);
-      const kept = JSON.parse(await readFile(path.join(folder, file), 'utf8')) as { upstream: string; tokens: { access_token: string } };
+      const kept = JSON.parse(await readFile(path.join(folder, file), 'utf8')) as {
+        upstream: string;
+        tokens: { access_token: string };
+      };
       expect(kept.upstream).toBe(server.url);
 
       const recordLog = cli.output();
@@ -97,19 +104,27 @@ describe('an OAuth-protected server: the SDK example with its demo authorization
     },
   );
 
-  it('--oauth-strict (tokens bound to the upstream URL): the proxy signs in and is answered', { timeout: 60_000 }, async () => {
-    const server = await startDemoOAuthServer({ strict: true });
-    running.push(server);
-    const { cli } = await recordThroughSignIn(server, await tempDir('rewind-oauth-data-'), path.join(await tempDir(), 'cassette'));
-    const client = await connectClient(cli.url);
-    const seen = await answers(client.client);
-    await client.close();
-    const direct = await signedInClient(server.url);
-    expect(seen).toEqual(await answers(direct));
-    await direct.close();
-    // the strict server accepted the token, so it was issued for its own URL: a call went through
-    expect(JSON.stringify(seen.greet)).toContain('Hello, Ada!');
-  });
+  it(
+    '--oauth-strict (tokens bound to the upstream URL): the proxy signs in and is answered',
+    { timeout: 60_000 },
+    async () => {
+      const server = await startDemoOAuthServer({ strict: true });
+      running.push(server);
+      const { cli } = await recordThroughSignIn(
+        server,
+        await tempDir('rewind-oauth-data-'),
+        path.join(await tempDir(), 'cassette'),
+      );
+      const client = await connectClient(cli.url);
+      const seen = await answers(client.client);
+      await client.close();
+      const direct = await signedInClient(server.url);
+      expect(seen).toEqual(await answers(direct));
+      await direct.close();
+      // the strict server accepted the token, so it was issued for its own URL: a call went through
+      expect(JSON.stringify(seen.greet)).toContain('Hello, Ada!');
+    },
+  );
 
   it(
     '--no-oauth keeps the old behaviour: the 401 is not answered by a sign-in (the CLI refuses the upstream, naming the 401)',
@@ -117,7 +132,9 @@ describe('an OAuth-protected server: the SDK example with its demo authorization
     async () => {
       const server = await startDemoOAuthServer();
       running.push(server);
-      const run = await runCliWith(['--url', server.url, '-c', path.join(await tempDir(), 'c'), '--no-oauth'], { MCP_REWIND_DATA_DIR: await tempDir() });
+      const run = await runCliWith(['--url', server.url, '-c', path.join(await tempDir(), 'c'), '--no-oauth'], {
+        MCP_REWIND_DATA_DIR: await tempDir(),
+      });
       expect(run.code).toBe(1);
       expect(run.output).toMatch(/did not answer an MCP initialize: .*\b401\b/);
       expect(run.output).not.toContain('sign-in');

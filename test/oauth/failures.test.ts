@@ -23,7 +23,15 @@ import { closedPort } from '../helpers/ports.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
 
 type Misbehaviour =
-  'none' | 'unreachable' | 'silent' | 'registration-refused' | 'error-response' | 'wrong-state' | 'expired-code' | 'refresh-fails' | 'no-pkce';
+  | 'none'
+  | 'unreachable'
+  | 'silent'
+  | 'registration-refused'
+  | 'error-response'
+  | 'wrong-state'
+  | 'expired-code'
+  | 'refresh-fails'
+  | 'no-pkce';
 
 interface Misbehaving {
   url: string;
@@ -55,7 +63,12 @@ async function misbehaving(mode: Misbehaviour): Promise<Misbehaving> {
         const token = `token-${++issued}`;
         const lifetime = mode === 'refresh-fails' ? 1 : 3600;
         tokens.set(token, Date.now() + lifetime * 1000);
-        json(res, 200, { access_token: token, token_type: 'bearer', expires_in: lifetime, refresh_token: `refresh-${issued}` });
+        json(res, 200, {
+          access_token: token,
+          token_type: 'bearer',
+          expires_in: lifetime,
+          refresh_token: `refresh-${issued}`,
+        });
       };
       if (url.pathname === '/.well-known/oauth-protected-resource/mcp')
         return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [asElsewhere ?? base] });
@@ -72,14 +85,24 @@ async function misbehaving(mode: Misbehaviour): Promise<Misbehaving> {
         });
       if (url.pathname === '/register') {
         const metadata = JSON.parse(await bodyOf(req)) as Record<string, unknown>;
-        if (mode === 'registration-refused') return json(res, 400, { error: 'invalid_client_metadata', error_description: 'registration is closed' });
+        if (mode === 'registration-refused')
+          return json(res, 400, { error: 'invalid_client_metadata', error_description: 'registration is closed' });
         return json(res, 201, { ...metadata, client_id: 'client-1' });
       }
       if (url.pathname === '/authorize') {
         const back = new URL(url.searchParams.get('redirect_uri') as string);
         const state = url.searchParams.get('state') ?? '';
-        if (mode === 'error-response') back.search = new URLSearchParams({ error: 'access_denied', error_description: 'the user said no', state }).toString();
-        else back.search = new URLSearchParams({ code: 'code-1', state: mode === 'wrong-state' ? 'forged-state' : state }).toString();
+        if (mode === 'error-response')
+          back.search = new URLSearchParams({
+            error: 'access_denied',
+            error_description: 'the user said no',
+            state,
+          }).toString();
+        else
+          back.search = new URLSearchParams({
+            code: 'code-1',
+            state: mode === 'wrong-state' ? 'forged-state' : state,
+          }).toString();
         return void res.writeHead(302, { location: back.href }).end();
       }
       if (url.pathname === '/token') {
@@ -93,11 +116,16 @@ async function misbehaving(mode: Misbehaviour): Promise<Misbehaving> {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       if (!token || (tokens.get(token) ?? 0) < Date.now()) {
         unauthorized++;
-        res.setHeader('www-authenticate', `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
+        res.setHeader(
+          'www-authenticate',
+          `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+        );
         return json(res, 401, { error: 'invalid_token' });
       }
       const mcp = new McpServer({ name: 'behind a misbehaving AS', version: '1' });
-      mcp.registerTool('greet', { inputSchema: { name: z.string() } }, async ({ name }) => ({ content: [{ type: 'text', text: `Hello, ${name}!` }] }));
+      mcp.registerTool('greet', { inputSchema: { name: z.string() } }, async ({ name }) => ({
+        content: [{ type: 'text', text: `Hello, ${name}!` }],
+      }));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => void transport.close());
       await mcp.connect(transport);
@@ -105,7 +133,11 @@ async function misbehaving(mode: Misbehaviour): Promise<Misbehaving> {
     })().catch((error: Error) => res.writeHead(500).end(error.message));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server, unauthorized: () => unauthorized };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    server,
+    unauthorized: () => unauthorized,
+  };
 }
 
 const open: Array<{ close(): unknown }> = [];
@@ -115,8 +147,14 @@ afterEach(async () => {
 afterAll(removeTempDirs);
 
 /** A proxy-only proxy signed in (or not) to `upstream`; the browser stand-in follows the first `follow` sign-in URLs. */
-async function proxyFor(upstream: Misbehaving, follow: number, timeoutMs = 10_000): Promise<{ proxy: RunningProxy; signIn: UpstreamSignIn }> {
-  open.push({ close: () => new Promise((resolve) => (upstream.server.closeAllConnections(), upstream.server.close(resolve))) });
+async function proxyFor(
+  upstream: Misbehaving,
+  follow: number,
+  timeoutMs = 10_000,
+): Promise<{ proxy: RunningProxy; signIn: UpstreamSignIn }> {
+  open.push({
+    close: () => new Promise((resolve) => (upstream.server.closeAllConnections(), upstream.server.close(resolve))),
+  });
   const store = new CredentialStore(await tempDir('rewind-oauth-data-'));
   const signIn = new UpstreamSignIn(upstream.url, { store, timeoutMs, requestTimeoutMs: 500 });
   let followed = 0;
@@ -145,7 +183,12 @@ const CASES: Array<{ mode: Misbehaviour; step: SignInStep; says: RegExp; follow:
   { mode: 'unreachable', step: 'discovery', says: /unreachable \(ECONNREFUSED\)/, follow: 0 },
   { mode: 'silent', step: 'discovery', says: /http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.5 s/, follow: 0 },
   { mode: 'no-pkce', step: 'discovery', says: /does not advertise PKCE/, follow: 0 },
-  { mode: 'registration-refused', step: 'registration', says: /HTTP 400 invalid_client_metadata \(registration is closed\)/, follow: 0 },
+  {
+    mode: 'registration-refused',
+    step: 'registration',
+    says: /HTTP 400 invalid_client_metadata \(registration is closed\)/,
+    follow: 0,
+  },
   { mode: 'error-response', step: 'authorization', says: /answered access_denied \(the user said no\)/, follow: 1 },
   { mode: 'wrong-state', step: 'authorization', says: /wrong state/, follow: 1 },
   { mode: 'expired-code', step: 'token', says: /HTTP 400 invalid_grant \(the code expired\)/, follow: 1 },
@@ -186,7 +229,9 @@ describe('a misbehaving authorization server: the step is named, the proxy serve
   it('the control: an authorization server that behaves signs the client in', async () => {
     const { proxy, signIn } = await proxyFor(await misbehaving('none'), 1);
     const client = await connectClient(proxy.url);
-    expect(await client.client.callTool({ name: 'greet', arguments: { name: 'x' } })).toEqual({ content: [{ type: 'text', text: 'Hello, x!' }] });
+    expect(await client.client.callTool({ name: 'greet', arguments: { name: 'x' } })).toEqual({
+      content: [{ type: 'text', text: 'Hello, x!' }],
+    });
     expect(signIn.info().state).toBe('signed-in');
     await client.close();
   });
@@ -198,23 +243,33 @@ describe('the CLI with a misbehaving authorization server', () => {
     for (const cli of clis.splice(0)) await cli.stop();
   });
 
-  it('a wrong state: stderr names the step, the client gets -32007, the process serves on and exits 0 on SIGTERM', { timeout: 30_000 }, async () => {
-    const upstream = await misbehaving('wrong-state');
-    open.push({ close: () => new Promise((resolve) => (upstream.server.closeAllConnections(), upstream.server.close(resolve))) });
-    const cli = await startCli(['--url', upstream.url, '--proxy-only', '--no-open'], { MCP_REWIND_DATA_DIR: await tempDir('rewind-oauth-data-') });
-    clis.push(cli);
-    const [, url] = await cli.waitFor(/needs a sign-in: open (\S+)/);
-    const before = upstream.unauthorized();
-    const waiting = refusal(cli.url); // waits for the sign-in the CLI started
-    while (upstream.unauthorized() === before) await new Promise((resolve) => setTimeout(resolve, 10)); // its initialize reached the upstream
-    const page = await followSignIn(url);
-    expect(page.status).toBe(400);
-    expect(page.body).toContain('wrong state');
-    const answer = await waiting;
-    expect(answer.code).toBe(ErrorCode.SignInFailed);
-    expect(answer.message).toMatch(/failed at authorization \(the browser sign-in\): the redirect carried a wrong state/);
-    await cli.waitFor(/sign-in to \S+ failed at authorization: the redirect carried a wrong state/);
-    expect((await fetch(cli.url.replace('/mcp', '/healthcheck'))).status).toBe(200);
-    expect(await cli.stop()).toBe(0);
-  });
+  it(
+    'a wrong state: stderr names the step, the client gets -32007, the process serves on and exits 0 on SIGTERM',
+    { timeout: 30_000 },
+    async () => {
+      const upstream = await misbehaving('wrong-state');
+      open.push({
+        close: () => new Promise((resolve) => (upstream.server.closeAllConnections(), upstream.server.close(resolve))),
+      });
+      const cli = await startCli(['--url', upstream.url, '--proxy-only', '--no-open'], {
+        MCP_REWIND_DATA_DIR: await tempDir('rewind-oauth-data-'),
+      });
+      clis.push(cli);
+      const [, url] = await cli.waitFor(/needs a sign-in: open (\S+)/);
+      const before = upstream.unauthorized();
+      const waiting = refusal(cli.url); // waits for the sign-in the CLI started
+      while (upstream.unauthorized() === before) await new Promise((resolve) => setTimeout(resolve, 10)); // its initialize reached the upstream
+      const page = await followSignIn(url);
+      expect(page.status).toBe(400);
+      expect(page.body).toContain('wrong state');
+      const answer = await waiting;
+      expect(answer.code).toBe(ErrorCode.SignInFailed);
+      expect(answer.message).toMatch(
+        /failed at authorization \(the browser sign-in\): the redirect carried a wrong state/,
+      );
+      await cli.waitFor(/sign-in to \S+ failed at authorization: the redirect carried a wrong state/);
+      expect((await fetch(cli.url.replace('/mcp', '/healthcheck'))).status).toBe(200);
+      expect(await cli.stop()).toBe(0);
+    },
+  );
 });

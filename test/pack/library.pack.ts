@@ -15,7 +15,12 @@ import { killAll, run, userEnv, type Finished } from './processes.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SERVER = 'node_modules/@modelcontextprotocol/server-everything';
-const PEERS = ['vitest@4.1.12', 'jest@30.5.2', '@modelcontextprotocol/sdk@1.32.2', '@modelcontextprotocol/server-everything@2026.8.31'];
+const PEERS = [
+  'vitest@4.1.12',
+  'jest@30.5.2',
+  '@modelcontextprotocol/sdk@1.32.2',
+  '@modelcontextprotocol/server-everything@2026.8.31',
+];
 
 let work: string;
 let app: string;
@@ -23,13 +28,25 @@ let app: string;
 /** The environment of a developer's shell (CI unset: the helpers' default is then hybrid), plus `extra`. */
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const base = userEnv(extra);
-  for (const name of ['CI', 'MCP_REWIND_MODE', 'MCP_REWIND_STRICT', 'VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID', 'NODE_OPTIONS'])
+  for (const name of [
+    'CI',
+    'MCP_REWIND_MODE',
+    'MCP_REWIND_STRICT',
+    'VITEST',
+    'VITEST_WORKER_ID',
+    'VITEST_POOL_ID',
+    'NODE_OPTIONS',
+  ])
     if (!(name in extra)) delete base[name];
   return base;
 }
 
 const vitest = (args: string[], extra?: Record<string, string>): Promise<Finished> =>
-  run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args], { cwd: app, env: env(extra), timeoutMs: 120_000 });
+  run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args], {
+    cwd: app,
+    env: env(extra),
+    timeoutMs: 120_000,
+  });
 
 /** The server is gone: its package moved away (a spawn of it fails), and back. */
 async function withoutServer<T>(body: () => Promise<T>): Promise<T> {
@@ -51,7 +68,11 @@ beforeAll(async () => {
   app = join(work, 'app');
   await mkdir(app);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'library-user', private: true, type: 'module' }));
-  const install = await run('npm', ['install', '--no-audit', '--no-fund', inject('tarball'), ...PEERS], { cwd: app, env: env(), timeoutMs: 400_000 });
+  const install = await run('npm', ['install', '--no-audit', '--no-fund', inject('tarball'), ...PEERS], {
+    cwd: app,
+    env: env(),
+    timeoutMs: 400_000,
+  });
   expect(install.code, install.stderr).toBe(0);
 }, 480_000);
 
@@ -114,14 +135,20 @@ describe('startProxy from the installed package, run by the project’s vitest',
     const recorded = await vitest(['test/proxy.test.js'], { MCP_REWIND_MODE: 'record' });
     expect(recorded.code, recorded.stdout + recorded.stderr).toBe(0);
     expect(recorded.stdout).toContain('MODE record');
-    expect(readdirSync(join(app, 'cassettes/sum')).some((f) => /^\d+ tools_call_get-sum_[0-9a-f]{16}\.json$/.test(f))).toBe(true);
+    expect(
+      readdirSync(join(app, 'cassettes/sum')).some((f) => /^\d+ tools_call_get-sum_[0-9a-f]{16}\.json$/.test(f)),
+    ).toBe(true);
 
     await withoutServer(async () => {
       const replayed = await vitest(['test/proxy.test.js'], { MCP_REWIND_MODE: 'replay' });
       expect(replayed.code, replayed.stdout + replayed.stderr).toBe(0);
       expect(replayed.stdout).toContain('MODE replay');
 
-      const strict = await vitest(['test/proxy.test.js'], { MCP_REWIND_MODE: 'replay', MCP_REWIND_STRICT: '1', SUM_B: '24' });
+      const strict = await vitest(['test/proxy.test.js'], {
+        MCP_REWIND_MODE: 'replay',
+        MCP_REWIND_STRICT: '1',
+        SUM_B: '24',
+      });
       expect(strict.code).toBe(1);
       expect(strict.stdout + strict.stderr).toContain('arguments.b: 23 recorded, 24 asked');
       expect(strict.stdout + strict.stderr).toMatch(/closest recorded tools_call_get-sum_[0-9a-f]{16}/);
@@ -164,18 +191,25 @@ describe('the helpers fail a test whose strict replay missed, even when the test
   const runners = {
     vitest: (extra: Record<string, string>) => vitest(['test/helper.test.js'], extra),
     jest: (extra: Record<string, string>) =>
-      run(process.execPath, ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js', '--config', 'jest.helper.config.mjs'], {
-        cwd: app,
-        env: env(extra),
-        timeoutMs: 120_000,
-      }),
+      run(
+        process.execPath,
+        ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js', '--config', 'jest.helper.config.mjs'],
+        {
+          cwd: app,
+          env: env(extra),
+          timeoutMs: 120_000,
+        },
+      ),
   };
   for (const framework of ['vitest', 'jest'] as const) {
     it(`${framework}: recorded, then a strict replay with a changed argument fails with the CassetteMissError summary; a plain replay passes`, async () => {
       if (framework === 'vitest') await write('test/helper.test.js', HELPER_TEST('vitest'));
       else {
         await write('test/jest-helper/helper.test.mjs', HELPER_TEST('jest'));
-        await write('test/jest-helper/setup.mjs', "import { setupCassettes } from 'mcp-rewind/jest';\nsetupCassettes();\n");
+        await write(
+          'test/jest-helper/setup.mjs',
+          "import { setupCassettes } from 'mcp-rewind/jest';\nsetupCassettes();\n",
+        );
         await write(
           'jest.helper.config.mjs',
           "export default { roots: ['<rootDir>/test/jest-helper'], setupFilesAfterEnv: ['<rootDir>/test/jest-helper/setup.mjs'], transform: {} };\n",
@@ -218,16 +252,30 @@ describe('the examples of docs/testing.md, as written', () => {
     files = await docExamples();
   });
 
-  const runners: Array<{ name: string; run: (extra?: Record<string, string>) => Promise<Finished>; cassettes: string }> = [
+  const runners: Array<{
+    name: string;
+    run: (extra?: Record<string, string>) => Promise<Finished>;
+    cassettes: string;
+  }> = [
     { name: 'vitest', run: (extra) => vitest(['test/vitest'], extra), cassettes: 'test/vitest/__cassettes__' },
     {
       name: 'jest',
-      run: (extra) => run(process.execPath, ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js'], { cwd: app, env: env(extra), timeoutMs: 120_000 }),
+      run: (extra) =>
+        run(process.execPath, ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js'], {
+          cwd: app,
+          env: env(extra),
+          timeoutMs: 120_000,
+        }),
       cassettes: 'test/jest/__cassettes__',
     },
     {
       name: 'node:test',
-      run: (extra) => run(process.execPath, ['--test', 'test/node/everything.test.mjs'], { cwd: app, env: env(extra), timeoutMs: 120_000 }),
+      run: (extra) =>
+        run(process.execPath, ['--test', 'test/node/everything.test.mjs'], {
+          cwd: app,
+          env: env(extra),
+          timeoutMs: 120_000,
+        }),
       cassettes: 'test/node/__cassettes__',
     },
   ];
@@ -263,14 +311,22 @@ describe('install size', () => {
     const dir = join(work, 'size');
     await mkdir(dir);
     await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'size', private: true }));
-    const install = await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', inject('tarball')], { cwd: dir, env: env(), timeoutMs: 240_000 });
+    const install = await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', inject('tarball')], {
+      cwd: dir,
+      env: env(),
+      timeoutMs: 240_000,
+    });
     expect(install.code, install.stderr).toBe(0);
     const modules = readdirSync(join(dir, 'node_modules'));
-    for (const heavy of ['electron', 'react', 'react-dom', 'vite', 'vitest', 'jest']) expect(modules).not.toContain(heavy);
-    const kB = async (path: string): Promise<number> => Number((await run('du', ['-sk', path], { cwd: dir })).stdout.split(/\s/)[0]);
+    for (const heavy of ['electron', 'react', 'react-dom', 'vite', 'vitest', 'jest'])
+      expect(modules).not.toContain(heavy);
+    const kB = async (path: string): Promise<number> =>
+      Number((await run('du', ['-sk', path], { cwd: dir })).stdout.split(/\s/)[0]);
     const all = await kB('node_modules');
     const own = await kB('node_modules/mcp-rewind');
-    console.log(`install size: ${all} kB in node_modules (mcp-rewind itself ${own} kB; tarball ${Math.round(statSync(inject('tarball')).size / 1024)} kB)`);
+    console.log(
+      `install size: ${all} kB in node_modules (mcp-rewind itself ${own} kB; tarball ${Math.round(statSync(inject('tarball')).size / 1024)} kB)`,
+    );
     expect(all).toBeGreaterThan(own);
   });
 });

@@ -47,11 +47,24 @@ export function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     .split(delimiter)
     .filter((dir) => !dir.endsWith(join('node_modules', '.bin')))
     .join(delimiter);
-  return { ...env, PATH, NO_COLOR: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...extra };
+  return {
+    ...env,
+    PATH,
+    NO_COLOR: '1',
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+    ...extra,
+  };
 }
 
 export function start(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Running {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? userEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   groups.add(child);
   let stdout = '';
   let stderr = '';
@@ -73,8 +86,13 @@ export function start(command: string, args: string[], options: { cwd: string; e
         const match = pattern.exec(stdout);
         if (match) return match;
         if (child.exitCode !== null || child.signalCode !== null)
-          throw new Error(`${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${stdout}\n${stderr}`);
-        if (Date.now() > deadline) throw new Error(`${command} ${args.join(' ')} printed no ${pattern} within ${timeoutMs} ms:\n${stdout}\n${stderr}`);
+          throw new Error(
+            `${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${stdout}\n${stderr}`,
+          );
+        if (Date.now() > deadline)
+          throw new Error(
+            `${command} ${args.join(' ')} printed no ${pattern} within ${timeoutMs} ms:\n${stdout}\n${stderr}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     },
@@ -89,7 +107,11 @@ export function start(command: string, args: string[], options: { cwd: string; e
 }
 
 /** Runs a command to completion (SIGKILL after `timeoutMs`, which the caller sees as a null exit code). */
-export async function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Finished> {
+export async function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<Finished> {
   const running = start(command, args, options);
   const timer = setTimeout(() => killGroup(running.child, 'SIGKILL'), options.timeoutMs ?? 120_000);
   const finished = await new Promise<Finished>((resolve) =>

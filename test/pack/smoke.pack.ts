@@ -27,7 +27,8 @@ let app: string; // the empty folder the tarball is installed into
 let tarball: string;
 let packedFiles: string[];
 let installed: string; // app/node_modules/mcp-rewind
-const npx = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => run('npx', ['mcp-rewind', ...args], { cwd: app, env: userEnv(extraEnv) });
+const npx = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+  run('npx', ['mcp-rewind', ...args], { cwd: app, env: userEnv(extraEnv) });
 const startNpx = (args: string[]): Running => start('npx', ['mcp-rewind', ...args], { cwd: app, env: userEnv() });
 
 async function calls(c: ConnectedClient): Promise<unknown> {
@@ -48,7 +49,10 @@ beforeAll(async () => {
   tarball = inject('tarball'); // packed once for every pack test (tarball.setup.ts)
   packedFiles = inject('packedFiles');
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'pack-smoke', private: true }));
-  const install = await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', tarball], { cwd: app, timeoutMs: 240_000 });
+  const install = await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', tarball], {
+    cwd: app,
+    timeoutMs: 240_000,
+  });
   expect(install.code, install.stderr).toBe(0);
   installed = join(app, 'node_modules/mcp-rewind');
 }, 480_000);
@@ -61,9 +65,12 @@ afterAll(async () => {
 describe('npm pack', () => {
   it('holds only what runs: bin, compiled CLI and engine, built renderer, Electron bundles, schemas, icon, README, LICENSE', () => {
     expect(tarball).toMatch(new RegExp(`mcp-rewind-${VERSION.replace(/\./g, '\\.')}\\.tgz$`));
-    const allowed = /^(bin\/|dist\/|out\/(main|preload|renderer)\/|schemas\/|resources\/icons\/256x256\.png$|package\.json$|README\.md$|LICENSE$)/;
+    const allowed =
+      /^(bin\/|dist\/|out\/(main|preload|renderer)\/|schemas\/|resources\/icons\/256x256\.png$|package\.json$|README\.md$|LICENSE$)/;
     expect(packedFiles.filter((f) => !allowed.test(f))).toEqual([]);
-    expect(packedFiles.filter((f) => f.endsWith('.map') || (f.endsWith('.ts') && !/^dist\/.*\.d\.ts$/.test(f)))).toEqual([]);
+    expect(
+      packedFiles.filter((f) => f.endsWith('.map') || (f.endsWith('.ts') && !/^dist\/.*\.d\.ts$/.test(f))),
+    ).toEqual([]);
     for (const f of [
       'bin/mcp-rewind.js',
       'dist/main/cli.js',
@@ -88,9 +95,15 @@ describe('npm pack', () => {
     const modules = readdirSync(join(app, 'node_modules'));
     for (const dep of ['commander', 'ws', 'zod', 'eventsource-parser']) expect(modules).toContain(dep);
     expect(existsSync(join(app, 'node_modules/@modelcontextprotocol/sdk'))).toBe(true);
-    for (const dev of ['electron', 'electron-vite', 'vite', 'react', 'typescript', 'vitest', 'tsx', 'playwright']) expect(modules).not.toContain(dev);
-    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
-    expect(Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies, ...pkg.peerDependencies })).not.toContain('electron');
+    for (const dev of ['electron', 'electron-vite', 'vite', 'react', 'typescript', 'vitest', 'tsx', 'playwright'])
+      expect(modules).not.toContain(dev);
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, string> | undefined
+    >;
+    expect(Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies, ...pkg.peerDependencies })).not.toContain(
+      'electron',
+    );
   });
 });
 
@@ -103,7 +116,8 @@ describe('npx mcp-rewind, from the installed tarball', () => {
     const help = await npx(['--help']);
     expect(help.code, help.stderr).toBe(0);
     expect(help.stdout).toContain('Usage: mcp-rewind');
-    for (const word of ['--replay', '--cache', 'serve', 'verify', 'export', 'ui', 'app']) expect(help.stdout).toContain(word);
+    for (const word of ['--replay', '--cache', 'serve', 'verify', 'export', 'ui', 'app'])
+      expect(help.stdout).toContain(word);
     expect((await npx(['--version'])).stdout.trim()).toBe(VERSION);
     const pinned = await run('npx', [`mcp-rewind@${VERSION}`, '--version'], { cwd: app });
     expect(pinned.stdout.trim(), pinned.stderr).toBe(VERSION);
@@ -128,7 +142,9 @@ describe('npx mcp-rewind, from the installed tarball', () => {
   });
 
   it("the entries' $schema resolves to the packaged schema, which accepts them and rejects a malformed one", async () => {
-    const files = readdirSync(cache()).filter((f) => /^\d+ .+\.json$/.test(f) && !/\.(req|res|res-head)\.json$/.test(f));
+    const files = readdirSync(cache()).filter(
+      (f) => /^\d+ .+\.json$/.test(f) && !/\.(req|res|res-head)\.json$/.test(f),
+    );
     const referenced = new Set<string>();
     for (const file of files) {
       const data = JSON.parse(await readFile(join(cache(), file), 'utf8')) as Record<string, unknown>;
@@ -143,7 +159,8 @@ describe('npx mcp-rewind, from the installed tarball', () => {
     const schema = JSON.parse(await readFile(schemaFile, 'utf8')) as Record<string, unknown>;
     expect(schema.$id).toBe(url);
     const check = compileSchema(schema);
-    for (const file of files) expect(check.problem(JSON.parse(await readFile(join(cache(), file), 'utf8'))), file).toBeUndefined();
+    for (const file of files)
+      expect(check.problem(JSON.parse(await readFile(join(cache(), file), 'utf8'))), file).toBeUndefined();
     expect(check.problem({ $schema: url, name: 'echo', arguments: {}, resultHash: 'x' })).toBeDefined(); // no result
   });
 
@@ -158,7 +175,10 @@ describe('npx mcp-rewind, from the installed tarball', () => {
   it('export writes one file and HAR; the single file replays', async () => {
     const exported = await npx(['export', '--cache', './cache', '--out', 'cassette.json', '--har', 'cassette.har']);
     expect(exported.code, exported.stderr).toBe(0);
-    expect(JSON.parse(await readFile(join(app, 'cassette.json'), 'utf8'))).toMatchObject({ format: 'mcp-rewind-cassette', version: 1 });
+    expect(JSON.parse(await readFile(join(app, 'cassette.json'), 'utf8'))).toMatchObject({
+      format: 'mcp-rewind-cassette',
+      version: 1,
+    });
     expect(JSON.parse(await readFile(join(app, 'cassette.har'), 'utf8'))).toMatchObject({ log: { version: '1.2' } });
     const replayer = startNpx(['--replay', '--cache', 'cassette.json']);
     const r = await connectClient((await replayer.waitFor(endpoint))[1]);
@@ -190,27 +210,34 @@ describe('npx mcp-rewind, from the installed tarball', () => {
     await serve.stop();
   });
 
-  it.skipIf(!CHROMIUM && !process.env.PLAYWRIGHT_BROWSERS_PATH)('ui: the browser UI opens in Chromium on the Timeline', async () => {
-    const ui = startNpx(['ui', '--no-open', '--port', '0', '--data-dir', join(work, 'ui-data')]);
-    const url = (await ui.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*code=\S+)/))[1];
-    let browser: Browser | undefined;
-    try {
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-      const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-      await page.goto(url);
-      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Timeline');
-      for (const name of ['Timeline', 'Rules', 'Cassettes', 'Export', 'Settings'])
-        expect(await page.getByRole('button', { name, exact: true }).count(), name).toBeGreaterThan(0);
-      const favicon = await page.evaluate(
-        async () => (await fetch((document.querySelector('link[rel="icon"][type="image/svg+xml"]') as HTMLLinkElement).href)).status,
-      );
-      expect(favicon).toBe(200);
-      await page.screenshot({ path: join(REPO, 'test-results/pack-ui-timeline.png') });
-    } finally {
-      await browser?.close();
-      await ui.stop();
-    }
-  });
+  it.skipIf(!CHROMIUM && !process.env.PLAYWRIGHT_BROWSERS_PATH)(
+    'ui: the browser UI opens in Chromium on the Timeline',
+    async () => {
+      const ui = startNpx(['ui', '--no-open', '--port', '0', '--data-dir', join(work, 'ui-data')]);
+      const url = (await ui.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*code=\S+)/))[1];
+      let browser: Browser | undefined;
+      try {
+        browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+        const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+        await page.goto(url);
+        await expect
+          .poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 })
+          .toBe('Timeline');
+        for (const name of ['Timeline', 'Rules', 'Cassettes', 'Export', 'Settings'])
+          expect(await page.getByRole('button', { name, exact: true }).count(), name).toBeGreaterThan(0);
+        const favicon = await page.evaluate(
+          async () =>
+            (await fetch((document.querySelector('link[rel="icon"][type="image/svg+xml"]') as HTMLLinkElement).href))
+              .status,
+        );
+        expect(favicon).toBe(200);
+        await page.screenshot({ path: join(REPO, 'test-results/pack-ui-timeline.png') });
+      } finally {
+        await browser?.close();
+        await ui.stop();
+      }
+    },
+  );
 
   it('app: says in one line what to install where Electron is missing', async () => {
     const result = await npx(['app']);
@@ -244,18 +271,29 @@ describe('npm start in the checkout', () => {
       return false;
     }
   })();
-  if (hasElectron) console.log('npm start opens the desktop app on this machine (Electron binary installed): its browser-UI fallback is not exercised here');
+  if (hasElectron)
+    console.log(
+      'npm start opens the desktop app on this machine (Electron binary installed): its browser-UI fallback is not exercised here',
+    );
 
-  it.skipIf(hasElectron)("serves the browser UI, saying in one line why, where Electron's binary cannot be had", async () => {
-    const started = start('npm', ['start', '--', '--no-open', '--port', '0'], { cwd: REPO, env: userEnv({ MCP_REWIND_DATA_DIR: join(work, 'start-data') }) });
-    try {
-      const url = (await started.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*code=\S+)/, 120_000))[1];
-      expect(started.stdout()).toMatch(/mcp-rewind: .*(could not be downloaded|not installed).*serving the browser UI instead\./);
-      const page = await fetch(url);
-      expect(page.status).toBe(200);
-      expect(await page.text()).toContain('<div id="root">');
-    } finally {
-      await started.stop();
-    }
-  });
+  it.skipIf(hasElectron)(
+    "serves the browser UI, saying in one line why, where Electron's binary cannot be had",
+    async () => {
+      const started = start('npm', ['start', '--', '--no-open', '--port', '0'], {
+        cwd: REPO,
+        env: userEnv({ MCP_REWIND_DATA_DIR: join(work, 'start-data') }),
+      });
+      try {
+        const url = (await started.waitFor(/open\s+(http:\/\/127\.0\.0\.1:\d+\/\S*code=\S+)/, 120_000))[1];
+        expect(started.stdout()).toMatch(
+          /mcp-rewind: .*(could not be downloaded|not installed).*serving the browser UI instead\./,
+        );
+        const page = await fetch(url);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('<div id="root">');
+      } finally {
+        await started.stop();
+      }
+    },
+  );
 });

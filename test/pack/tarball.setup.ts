@@ -22,7 +22,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const work = await mkdtemp(join(tmpdir(), 'rewind-tarball-'));
   const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: REPO, timeoutMs: 240_000 });
   if (packed.code !== 0) throw new Error(`npm pack failed (${packed.code}):\n${packed.stderr}`);
-  const report = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[\n'))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const report = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[\n'))) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   project.provide('tarball', join(work, report[0].filename));
   project.provide('packedFiles', report[0].files.map((f) => f.path).sort());
   return () => rm(work, { recursive: true, force: true });

@@ -54,7 +54,9 @@ async function openAndLeave(url: string): Promise<string> {
 describe('idle client sessions end', () => {
   it('their upstream sessions are closed (DELETE); a session still in use is kept', async () => {
     const upstream = keep(await startSdkServer());
-    const proxy = keep(await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir: await tempDir(), sessionIdleMs: 300 }));
+    const proxy = keep(
+      await startProxy({ mode: 'record', upstreamUrl: upstream.url, cacheDir: await tempDir(), sessionIdleMs: 300 }),
+    );
     // each upstream session as seen right after its client opened it (a busy machine may reap the first ones sooner)
     const seen = new Set<string>();
     for (let i = 0; i < 5; i++) {
@@ -73,7 +75,9 @@ describe('idle client sessions end', () => {
   it.skipIf(!HAS_PROCFS)(
     'their stdio children end (the built CLI, --session-idle 1)',
     async () => {
-      const cli = keep(await startCli(['--upstream-command', EVERYTHING, '--cache', await tempDir(), '--session-idle', '1']));
+      const cli = keep(
+        await startCli(['--upstream-command', EVERYTHING, '--cache', await tempDir(), '--session-idle', '1']),
+      );
       // each session's child, as seen right after it opened (on a busy machine the first may be reaped before the third opens)
       const seen = new Set<number>();
       for (let i = 0; i < 3; i++) {
@@ -103,8 +107,22 @@ describe('idle client sessions end', () => {
   );
 
   it('a session evicted at the cap ends its stdio child', async () => {
-    const bridge = keep(await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: [everythingEntry(), 'stdio'] }, () => {}, { idleMs: 0 }));
-    const proxy = keep(await startProxy({ mode: 'record', upstreamUrl: bridge.url, cacheDir: await tempDir(), maxSessions: 2, sessionIdleMs: 0 }));
+    const bridge = keep(
+      await startUpstreamBridge(
+        { kind: 'stdio', command: process.execPath, args: [everythingEntry(), 'stdio'] },
+        () => {},
+        { idleMs: 0 },
+      ),
+    );
+    const proxy = keep(
+      await startProxy({
+        mode: 'record',
+        upstreamUrl: bridge.url,
+        cacheDir: await tempDir(),
+        maxSessions: 2,
+        sessionIdleMs: 0,
+      }),
+    );
     for (let i = 0; i < 4; i++) await openAndLeave(proxy.url);
     await expect.poll(() => bridge.pids().length, { timeout: 15_000 }).toBe(2);
     expect(proxy.endpoint.sessions.size).toBe(2);
@@ -119,13 +137,19 @@ describe.skipIf(!HAS_PROCFS)('connections are released', () => {
         '--import',
         'tsx',
         path.join(REPO, 'test/helpers/proxy-process.ts'),
-        JSON.stringify({ mode: 'replay', cacheDir: await tempDir(), limits: { headersMs: 6000, requestMs: 7000, checkMs: 100 } }),
+        JSON.stringify({
+          mode: 'replay',
+          cacheDir: await tempDir(),
+          limits: { headersMs: 6000, requestMs: 7000, checkMs: 100 },
+        }),
       ],
       { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] },
     );
     keep({ close: async () => void child.kill('SIGKILL') });
     const url = await new Promise<string>((resolve) =>
-      child.stdout?.setEncoding('utf8').on('data', (d: string) => /URL (\S+)/.test(d) && resolve(/URL (\S+)/.exec(d)?.[1] as string)),
+      child.stdout
+        ?.setEncoding('utf8')
+        .on('data', (d: string) => /URL (\S+)/.test(d) && resolve(/URL (\S+)/.exec(d)?.[1] as string)),
     );
     const { hostname, port } = new URL(url);
     const pid = child.pid as number;
@@ -146,7 +170,9 @@ describe.skipIf(!HAS_PROCFS)('connections are released', () => {
     const host = `Host: ${hostname}:${port}\r\n`;
     for (let i = 0; i < 50; i++) {
       await open(`POST /mcp HTTP/1.1\r\n${host}`); // headers never finished
-      await open(`POST /mcp HTTP/1.1\r\n${host}content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"jsonrpc"`); // body never finished
+      await open(
+        `POST /mcp HTTP/1.1\r\n${host}content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"jsonrpc"`,
+      ); // body never finished
       await open('THIS IS NOT HTTP\r\n\r\n'); // malformed
     }
     keep({ close: async () => sockets.forEach((s) => s.destroy()) });
@@ -160,7 +186,9 @@ describe.skipIf(!HAS_PROCFS)('connections are released', () => {
     });
     expect(await ping.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     // our side never closes its sockets: the proxy must
-    await expect.poll(() => sockets.filter((s) => s.destroyed || s.readableEnded).length, { timeout: 20_000 }).toBe(150);
+    await expect
+      .poll(() => sockets.filter((s) => s.destroyed || s.readableEnded).length, { timeout: 20_000 })
+      .toBe(150);
     await expect.poll(() => openFds(pid), { timeout: 20_000 }).toBeLessThanOrEqual(baseline + 2);
     expect(answers.filter((a) => a.startsWith('HTTP/1.1 400'))).toHaveLength(50);
     expect(answers.filter((a) => a.startsWith('HTTP/1.1 408'))).toHaveLength(100);

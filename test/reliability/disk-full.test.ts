@@ -48,11 +48,17 @@ describe('a full disk', () => {
     expect(stderr.match(/cassette: could not record tools_call_echo_\w+: ENOSPC/g)).toHaveLength(2);
     expect(stderr.match(/^record tools\/call echo .*$/gm)).toHaveLength(2); // before, after
     expect(stderr.match(/^live {3}tools\/call echo .*\[not recorded: ENOSPC\]$/gm)).toHaveLength(2);
-    expect(stderr).toMatch(/2 recording\(s\) could not be written to the cassette \(first: tools_call_echo_\w+: ENOSPC[^)]*\); exit status 1/);
-    const recorded = await Promise.all(
-      (await distilledFiles(cassette)).filter((f) => f.includes('tools_call_echo')).map((f) => readFile(path.join(cassette, f), 'utf8')),
+    expect(stderr).toMatch(
+      /2 recording\(s\) could not be written to the cassette \(first: tools_call_echo_\w+: ENOSPC[^)]*\); exit status 1/,
     );
-    expect(recorded.map((text) => (JSON.parse(text) as { arguments: { text: string } }).arguments.text).sort()).toEqual(['after', 'before']);
+    const recorded = await Promise.all(
+      (await distilledFiles(cassette))
+        .filter((f) => f.includes('tools_call_echo'))
+        .map((f) => readFile(path.join(cassette, f), 'utf8')),
+    );
+    expect(recorded.map((text) => (JSON.parse(text) as { arguments: { text: string } }).arguments.text).sort()).toEqual(
+      ['after', 'before'],
+    );
   });
 
   it('a record run in which everything was recorded ends with status 0', async () => {
@@ -79,7 +85,11 @@ describe('a full disk', () => {
     const traffic: TrafficEvent[] = [];
     api.on('traffic', (event) => void traffic.push(event));
     const upstream = keep(await startSdkServer());
-    const info = (await api.call('proxies.create', { mode: 'record', upstreamUrl: upstream.url, cacheDir: path.join(disk.dir, 'cassette') })) as {
+    const info = (await api.call('proxies.create', {
+      mode: 'record',
+      upstreamUrl: upstream.url,
+      cacheDir: path.join(disk.dir, 'cassette'),
+    })) as {
       url: string;
     };
     const client = keep(await connectClient(info.url));
@@ -87,7 +97,9 @@ describe('a full disk', () => {
     await disk.fill();
     expect(textOf(await client.client.callTool(echo('full')))).toBe('echo: full');
     await expect
-      .poll(() => traffic.filter((e) => e.tool === 'echo').map((e) => [e.request.params?.arguments, e.cassette, e.flags]))
+      .poll(() =>
+        traffic.filter((e) => e.tool === 'echo').map((e) => [e.request.params?.arguments, e.cassette, e.flags]),
+      )
       .toEqual([
         [{ text: 'room' }, 'recorded', undefined],
         [{ text: 'full' }, 'none', ['not recorded: ENOSPC']],
@@ -101,15 +113,19 @@ describe('a full disk', () => {
     const api = appOn(disk.dir);
     const upstream = keep(await startSdkServer());
     await disk.fill();
-    const refused = await api.call('proxies.create', { mode: 'proxy-only', upstreamUrl: upstream.url, name: 'second' }).then(
-      () => 'ok',
-      (error: { message: string }) => error.message,
-    );
+    const refused = await api
+      .call('proxies.create', { mode: 'proxy-only', upstreamUrl: upstream.url, name: 'second' })
+      .then(
+        () => 'ok',
+        (error: { message: string }) => error.message,
+      );
     expect(refused).toMatch(/^the proxy was not added: cannot write .*workspace\.json: ENOSPC/);
     expect(await api.call('proxies.list', {})).toEqual([]);
     await disk.free();
     await api.call('proxies.create', { mode: 'proxy-only', upstreamUrl: upstream.url, name: 'second' });
-    const saved = JSON.parse(await readFile(path.join(disk.dir, 'data', 'workspace.json'), 'utf8')) as { proxies: Array<{ name: string }> };
+    const saved = JSON.parse(await readFile(path.join(disk.dir, 'data', 'workspace.json'), 'utf8')) as {
+      proxies: Array<{ name: string }>;
+    };
     expect(saved.proxies.map((p) => p.name)).toEqual(['second']);
   });
 });

@@ -33,7 +33,8 @@ function seeded(seed: number): () => number {
   };
 }
 
-const textOf = (result: unknown): string => ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('');
+const textOf = (result: unknown): string =>
+  ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('');
 
 const { keep, closeAll } = keeper();
 let upstream: SdkServerHandle;
@@ -51,11 +52,15 @@ afterEach(async () => {
 /** Cassette files that should not be there: temp files, and debug files whose distilled entry is missing. */
 async function leftovers(dir: string): Promise<string[]> {
   const names = await readdir(dir);
-  const entries = new Set(names.filter((n) => parseCassetteName(n)?.kind === 'entry').map((n) => parseCassetteName(n)?.stem));
+  const entries = new Set(
+    names.filter((n) => parseCassetteName(n)?.kind === 'entry').map((n) => parseCassetteName(n)?.stem),
+  );
   return names.filter(
     (n) =>
       n.startsWith('.rewind-tmp-') ||
-      (parseCassetteName(n)?.kind !== 'entry' && parseCassetteName(n)?.key !== undefined && !entries.has(parseCassetteName(n)?.stem)),
+      (parseCassetteName(n)?.kind !== 'entry' &&
+        parseCassetteName(n)?.key !== undefined &&
+        !entries.has(parseCassetteName(n)?.stem)),
   );
 }
 
@@ -66,7 +71,15 @@ describe('kill -9 of a recording proxy during 100 concurrent calls', () => {
     let lostInFlight = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const dir = await tempDir('rewind-kill9-');
-      const cli = keep(await startCli(['--url', upstream.url, '--cache', dir, ...(process.env.DURABILITY_NO_FSYNC ? ['--no-fsync'] : [])]));
+      const cli = keep(
+        await startCli([
+          '--url',
+          upstream.url,
+          '--cache',
+          dir,
+          ...(process.env.DURABILITY_NO_FSYNC ? ['--no-fsync'] : []),
+        ]),
+      );
       const clients: ConnectedClient[] = [];
       for (let i = 0; i < SESSIONS; i++) clients.push(await connectClient(cli.url));
       const killAfter = 1 + Math.floor(random() * (SESSIONS * CALLS_PER_SESSION - 1)); // the answer after which the kill comes

@@ -16,7 +16,12 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode as SdkErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode as SdkErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { CassetteStore } from '../../src/main/engine/cassette/store.js';
 import { keyFor } from '../../src/main/engine/cassette/keys.js';
 import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
@@ -24,7 +29,15 @@ import { startUpstreamBridge, type UpstreamBridge } from '../../src/main/engine/
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
 import { startCustomUpstream, type CustomUpstream } from '../helpers/custom-upstream.js';
-import { REPO, healthcheck, isDistilled, removeRobustTempDirs, tempDir, textOf, until } from '../engine/robustness-helpers.js';
+import {
+  REPO,
+  healthcheck,
+  isDistilled,
+  removeRobustTempDirs,
+  tempDir,
+  textOf,
+  until,
+} from '../engine/robustness-helpers.js';
 
 const CALL_TIMEOUT_MS = 10_000;
 
@@ -40,7 +53,9 @@ afterAll(async () => {
   const rows = [
     '| case | client-visible outcome | hang | cassette loadable |',
     '|---|---|:---:|:---:|',
-    ...figures.map((f) => `| ${f.case} | ${f.outcome.replaceAll('|', '\\|').replaceAll('\n', ' ')} | ${f.hang} | ${f.loadable} |`),
+    ...figures.map(
+      (f) => `| ${f.case} | ${f.outcome.replaceAll('|', '\\|').replaceAll('\n', ' ')} | ${f.hang} | ${f.loadable} |`,
+    ),
   ];
   const hangs = figures.filter((f) => f.hang === 'yes').length;
   console.log(`\nFault figures (${figures.length} cases, ${hangs} hangs)\n${rows.join('\n')}\n`);
@@ -65,7 +80,10 @@ async function outcomeOf(
 
 /** one line, at most 140 characters (a ZodError's message is a page of JSON) */
 const describeError = (e: Error | undefined): string => {
-  const text = e instanceof McpError ? `McpError ${e.code}: ${e.message.replace(/^MCP error -?\d+: /, '')}` : `${e?.name}: ${e?.message}`;
+  const text =
+    e instanceof McpError
+      ? `McpError ${e.code}: ${e.message.replace(/^MCP error -?\d+: /, '')}`
+      : `${e?.name}: ${e?.message}`;
   const line = text.replace(/\s+/g, ' ');
   return line.length > 140 ? `${line.slice(0, 137)}...` : line;
 };
@@ -95,9 +113,14 @@ const GARBAGE: Record<string, Misbehave> = {
   },
   // a JSON-RPC answer declared as text/plain
   wrong_content_type: (res, _req, id) =>
-    res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'plain' }] } })),
+    res
+      .writeHead(200, { 'content-type': 'text/plain' })
+      .end(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'plain' }] } })),
   // an HTML error page
-  html_500: (res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<html><body><h1>500 Internal Server Error</h1></body></html>'),
+  html_500: (res) =>
+    res
+      .writeHead(500, { 'content-type': 'text/html' })
+      .end('<html><body><h1>500 Internal Server Error</h1></body></html>'),
   // JSON, but not JSON-RPC
   json_not_rpc: (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"hello":"world"}'),
   // 200 with an empty body
@@ -138,15 +161,25 @@ async function startGarbageUpstream(): Promise<RawUpstream> {
       };
       if (message.id === undefined) return void res.writeHead(202).end();
       const json = (result: unknown): void =>
-        void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+        void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
       if (message.method === 'initialize')
-        return json({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'garbage', version: '1' } });
+        return json({
+          protocolVersion: '2025-06-18',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'garbage', version: '1' },
+        });
       if (message.method === 'tools/list')
         return json({
-          tools: [{ name: 'ok', inputSchema: { type: 'object' } }, ...Object.keys(GARBAGE).map((name) => ({ name, inputSchema: { type: 'object' } }))],
+          tools: [
+            { name: 'ok', inputSchema: { type: 'object' } },
+            ...Object.keys(GARBAGE).map((name) => ({ name, inputSchema: { type: 'object' } })),
+          ],
         });
       const name = message.params?.name ?? '';
-      if (message.method === 'tools/call' && name === 'ok') return json({ content: [{ type: 'text', text: `ok ${message.params?.arguments?.text ?? ''}` }] });
+      if (message.method === 'tools/call' && name === 'ok')
+        return json({ content: [{ type: 'text', text: `ok ${message.params?.arguments?.text ?? ''}` }] });
       if (message.method === 'tools/call' && Object.hasOwn(GARBAGE, name)) return GARBAGE[name](res, req, message.id);
       res
         .writeHead(200, { 'content-type': 'application/json' })
@@ -186,115 +219,135 @@ describe('faults', () => {
     client = proxy = raw = custom = sdk = bridge = undefined;
   });
 
-  it.each(['sse', 'json'] as const)('upstream slower than upstreamTimeoutMs (%s answer): the client gets a JSON-RPC error promptly, no hang', async (kind) => {
-    const release: Array<() => void> = [];
-    cleanups.push(async () => release.forEach((r) => r()));
-    let upstreamUrl: string;
-    if (kind === 'sse') {
-      // an SDK server whose tool sleeps 5 s: SSE answers send their head at once, so the abort breaks the stream
-      custom = await startCustomUpstream(() => {
-        const server = new Server({ name: 'slow', version: '1.0.0' }, { capabilities: { tools: {} } });
-        server.setRequestHandler(ListToolsRequestSchema, () => ({
-          tools: [
-            { name: 'slow', inputSchema: { type: 'object' } },
-            { name: 'ok', inputSchema: { type: 'object' } },
-          ],
-        }));
-        server.setRequestHandler(CallToolRequestSchema, async (request) => {
-          if (request.params.name === 'slow') await new Promise<void>((resolve) => release.push(resolve) && setTimeout(resolve, 5_000));
-          return { content: [{ type: 'text', text: `ok ${String((request.params.arguments as { text?: string } | undefined)?.text ?? '')}` }] };
-        });
-        return server;
-      });
-      upstreamUrl = custom.url;
-    } else {
-      // JSON answers: the head comes with the result, after 5 s; the abort hits before any byte
-      const server = http.createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req
-          .on('data', (c: Buffer) => chunks.push(c))
-          .on('end', () => {
-            const m = JSON.parse(Buffer.concat(chunks).toString() || '{}') as {
-              id?: unknown;
-              method?: string;
-              params?: { name?: string; arguments?: { text?: string } };
+  it.each(['sse', 'json'] as const)(
+    'upstream slower than upstreamTimeoutMs (%s answer): the client gets a JSON-RPC error promptly, no hang',
+    async (kind) => {
+      const release: Array<() => void> = [];
+      cleanups.push(async () => release.forEach((r) => r()));
+      let upstreamUrl: string;
+      if (kind === 'sse') {
+        // an SDK server whose tool sleeps 5 s: SSE answers send their head at once, so the abort breaks the stream
+        custom = await startCustomUpstream(() => {
+          const server = new Server({ name: 'slow', version: '1.0.0' }, { capabilities: { tools: {} } });
+          server.setRequestHandler(ListToolsRequestSchema, () => ({
+            tools: [
+              { name: 'slow', inputSchema: { type: 'object' } },
+              { name: 'ok', inputSchema: { type: 'object' } },
+            ],
+          }));
+          server.setRequestHandler(CallToolRequestSchema, async (request) => {
+            if (request.params.name === 'slow')
+              await new Promise<void>((resolve) => release.push(resolve) && setTimeout(resolve, 5_000));
+            return {
+              content: [
+                {
+                  type: 'text',
+                  text: `ok ${String((request.params.arguments as { text?: string } | undefined)?.text ?? '')}`,
+                },
+              ],
             };
-            if (m.id === undefined) return void res.writeHead(202).end();
-            const answer = (result: unknown): void =>
-              void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
-            if (m.method === 'initialize')
-              return answer({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'slow-json', version: '1' } });
-            const timer = setTimeout(
-              () => answer({ content: [{ type: 'text', text: `ok ${m.params?.arguments?.text ?? ''}` }] }),
-              m.params?.name === 'slow' ? 5_000 : 0,
-            );
-            release.push(() => clearTimeout(timer));
           });
+          return server;
+        });
+        upstreamUrl = custom.url;
+      } else {
+        // JSON answers: the head comes with the result, after 5 s; the abort hits before any byte
+        const server = http.createServer((req, res) => {
+          const chunks: Buffer[] = [];
+          req
+            .on('data', (c: Buffer) => chunks.push(c))
+            .on('end', () => {
+              const m = JSON.parse(Buffer.concat(chunks).toString() || '{}') as {
+                id?: unknown;
+                method?: string;
+                params?: { name?: string; arguments?: { text?: string } };
+              };
+              if (m.id === undefined) return void res.writeHead(202).end();
+              const answer = (result: unknown): void =>
+                void res
+                  .writeHead(200, { 'content-type': 'application/json' })
+                  .end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+              if (m.method === 'initialize')
+                return answer({
+                  protocolVersion: '2025-06-18',
+                  capabilities: { tools: {} },
+                  serverInfo: { name: 'slow-json', version: '1' },
+                });
+              const timer = setTimeout(
+                () => answer({ content: [{ type: 'text', text: `ok ${m.params?.arguments?.text ?? ''}` }] }),
+                m.params?.name === 'slow' ? 5_000 : 0,
+              );
+              release.push(() => clearTimeout(timer));
+            });
+        });
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        raw = {
+          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+          close: () => new Promise((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
+        };
+        upstreamUrl = raw.url;
+      }
+      const dir = path.join(await tempDir(), 'cassette');
+      const warnings: string[] = [];
+      proxy = await startProxy({
+        mode: 'record',
+        upstreamUrl,
+        cacheDir: dir,
+        upstreamTimeoutMs: 500,
+        onLog: (line, level) => level === 'warn' && warnings.push(line),
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      raw = {
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-        close: () => new Promise((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
-      };
-      upstreamUrl = raw.url;
-    }
-    const dir = path.join(await tempDir(), 'cassette');
-    const warnings: string[] = [];
-    proxy = await startProxy({
-      mode: 'record',
-      upstreamUrl,
-      cacheDir: dir,
-      upstreamTimeoutMs: 500,
-      onLog: (line, level) => level === 'warn' && warnings.push(line),
-    });
-    client = await connectClient(proxy.url);
+      client = await connectClient(proxy.url);
 
-    const slow = await outcomeOf(client, 'slow');
-    expect(slow.hang, describeError(slow.error)).toBe(false);
-    expect(slow.error).toBeInstanceOf(McpError);
-    expect((slow.error as McpError).code).toBe(-32005);
-    expect(slow.ms).toBeLessThan(4_000); // the proxy's 500 ms, not the upstream's 5 s
-    const after = await outcomeOf(client, 'ok', { text: 'after' });
-    expect(after.text).toBe('ok after');
-    await proxy.flush();
-    expect((await readdir(dir)).filter((n) => n.includes('tools_call_slow'))).toEqual([]);
-    const cassetteOk = await loadable(dir);
-    figures.push({
-      case: `upstream slower than upstreamTimeoutMs=500 (${kind} answer, tool sleeps 5 s)`,
-      outcome: `${describeError(slow.error)} after ${slow.ms.toFixed(0)} ms; next call: ${after.text ?? describeError(after.error)}`,
-      hang: slow.hang || after.hang ? 'yes' : 'no',
-      loadable: cassetteOk ? 'yes' : 'no',
-    });
-    expect(cassetteOk).toBe(true);
-  });
+      const slow = await outcomeOf(client, 'slow');
+      expect(slow.hang, describeError(slow.error)).toBe(false);
+      expect(slow.error).toBeInstanceOf(McpError);
+      expect((slow.error as McpError).code).toBe(-32005);
+      expect(slow.ms).toBeLessThan(4_000); // the proxy's 500 ms, not the upstream's 5 s
+      const after = await outcomeOf(client, 'ok', { text: 'after' });
+      expect(after.text).toBe('ok after');
+      await proxy.flush();
+      expect((await readdir(dir)).filter((n) => n.includes('tools_call_slow'))).toEqual([]);
+      const cassetteOk = await loadable(dir);
+      figures.push({
+        case: `upstream slower than upstreamTimeoutMs=500 (${kind} answer, tool sleeps 5 s)`,
+        outcome: `${describeError(slow.error)} after ${slow.ms.toFixed(0)} ms; next call: ${after.text ?? describeError(after.error)}`,
+        hang: slow.hang || after.hang ? 'yes' : 'no',
+        loadable: cassetteOk ? 'yes' : 'no',
+      });
+      expect(cassetteOk).toBe(true);
+    },
+  );
 
-  it.each(Object.keys(GARBAGE))('upstream misbehaves on a tools/call (%s): a clear error, no hang, the proxy serves on', async (name) => {
-    raw = await startGarbageUpstream();
-    const dir = path.join(await tempDir(), 'cassette');
-    proxy = await startProxy({ mode: 'record', upstreamUrl: raw.url, cacheDir: dir });
-    client = await connectClient(proxy.url);
-    const bad = await outcomeOf(client, name);
-    const next = await outcomeOf(client, 'ok', { text: 'next' });
-    const health = (await healthcheck(proxy)).status;
-    await proxy.flush();
-    const cassetteOk = await loadable(dir);
-    const outcome = bad.error ? describeError(bad.error) : `result "${bad.text}"`;
-    figures.push({
-      case: `upstream garbage: ${name}`,
-      outcome: `${outcome} (${bad.ms.toFixed(0)} ms); next call: ${next.text ?? describeError(next.error)}`,
-      hang: bad.hang || next.hang ? 'yes' : 'no',
-      loadable: cassetteOk ? 'yes' : 'no',
-    });
+  it.each(Object.keys(GARBAGE))(
+    'upstream misbehaves on a tools/call (%s): a clear error, no hang, the proxy serves on',
+    async (name) => {
+      raw = await startGarbageUpstream();
+      const dir = path.join(await tempDir(), 'cassette');
+      proxy = await startProxy({ mode: 'record', upstreamUrl: raw.url, cacheDir: dir });
+      client = await connectClient(proxy.url);
+      const bad = await outcomeOf(client, name);
+      const next = await outcomeOf(client, 'ok', { text: 'next' });
+      const health = (await healthcheck(proxy)).status;
+      await proxy.flush();
+      const cassetteOk = await loadable(dir);
+      const outcome = bad.error ? describeError(bad.error) : `result "${bad.text}"`;
+      figures.push({
+        case: `upstream garbage: ${name}`,
+        outcome: `${outcome} (${bad.ms.toFixed(0)} ms); next call: ${next.text ?? describeError(next.error)}`,
+        hang: bad.hang || next.hang ? 'yes' : 'no',
+        loadable: cassetteOk ? 'yes' : 'no',
+      });
 
-    expect(bad.hang, outcome).toBe(false);
-    expect(next.text).toBe('ok next');
-    expect(health).toBe(200);
-    expect(cassetteOk).toBe(true);
-    // garbage is never recorded as an answer. text/plain carrying a valid JSON-RPC result is: the tap reads any
-    // non-SSE body as JSON (lenient by design), so replay later serves it as application/json, which the client accepts
-    const recorded = (await readdir(dir)).filter((n) => isDistilled(n) && n.includes(`tools_call_${name}`));
-    expect(recorded).toHaveLength(name === 'wrong_content_type' ? 1 : 0);
-  });
+      expect(bad.hang, outcome).toBe(false);
+      expect(next.text).toBe('ok next');
+      expect(health).toBe(200);
+      expect(cassetteOk).toBe(true);
+      // garbage is never recorded as an answer. text/plain carrying a valid JSON-RPC result is: the tap reads any
+      // non-SSE body as JSON (lenient by design), so replay later serves it as application/json, which the client accepts
+      const recorded = (await readdir(dir)).filter((n) => isDistilled(n) && n.includes(`tools_call_${name}`));
+      expect(recorded).toHaveLength(name === 'wrong_content_type' ? 1 : 0);
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -329,7 +382,12 @@ describe('cassette folder faults while recording', () => {
   ): Promise<{ warnings: string[]; outcome: string; hang: boolean; loadable: boolean }> {
     sdk = await startSdkServer();
     const warnings: string[] = [];
-    proxy = await startProxy({ mode: 'record', upstreamUrl: sdk.url, cacheDir: dir, onLog: (line, level) => void (level === 'warn' && warnings.push(line)) });
+    proxy = await startProxy({
+      mode: 'record',
+      upstreamUrl: sdk.url,
+      cacheDir: dir,
+      onLog: (line, level) => void (level === 'warn' && warnings.push(line)),
+    });
     client = await connectClient(proxy.url);
     expect((await outcomeOf(client, 'echo', { text: 'before' })).text).toBe('echo: before');
     await proxy.flush();
@@ -355,7 +413,8 @@ describe('cassette folder faults while recording', () => {
     expect(cassetteOk).toBe(true);
     const replay = await CassetteStore.open(dir, { watch: false });
     replay.close();
-    const key = (text: string): string => keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text } } });
+    const key = (text: string): string =>
+      keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text } } });
     expect(replay.lookup(key('before'))).toHaveLength(1);
     expect(replay.lookup(key('after'))).toHaveLength(1);
     const duringRecorded = replay.lookup(key(`during ${'x'.repeat(20_000)}`)) !== undefined;
@@ -462,52 +521,65 @@ describe('stdio upstream crashing', () => {
     ['record', 'during'],
     ['hybrid', 'after'],
     ['hybrid', 'during'],
-  ] as const)('%s mode, the child exits %s its 2nd tool call: the next call is answered after a respawn or fails clearly, no hang', async (mode, when) => {
-    const log: string[] = [];
-    bridge = await startUpstreamBridge(
-      { kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', path.join(REPO, 'test/helpers/crashing-stdio-server.ts'), when], cwd: REPO },
-      (line) => void log.push(line),
-    );
-    const dir = path.join(await tempDir(), 'cassette');
-    proxy = await startProxy({ mode, upstreamUrl: bridge.url, cacheDir: dir });
-    const client = await connectClient(proxy.url);
-    clients.push(client);
+  ] as const)(
+    '%s mode, the child exits %s its 2nd tool call: the next call is answered after a respawn or fails clearly, no hang',
+    async (mode, when) => {
+      const log: string[] = [];
+      bridge = await startUpstreamBridge(
+        {
+          kind: 'stdio',
+          command: process.execPath,
+          args: ['--import', 'tsx', path.join(REPO, 'test/helpers/crashing-stdio-server.ts'), when],
+          cwd: REPO,
+        },
+        (line) => void log.push(line),
+      );
+      const dir = path.join(await tempDir(), 'cassette');
+      proxy = await startProxy({ mode, upstreamUrl: bridge.url, cacheDir: dir });
+      const client = await connectClient(proxy.url);
+      clients.push(client);
 
-    const first = await outcomeOf(client, 'echo', { text: 'one' });
-    expect(first.text).toMatch(/^echo: one \(pid \d+, call 1\)$/);
-    const pid1 = Number(/pid (\d+)/.exec(first.text ?? '')?.[1]);
-    const second = await outcomeOf(client, 'echo', { text: 'two' });
-    expect(second.hang).toBe(false);
-    if (when === 'after') expect(second.text).toMatch(/call 2\)$/);
-    else {
-      expect(second.error).toBeInstanceOf(McpError);
-      expect((second.error as McpError).code).toBe(-32005);
-    }
-    await until(() => !bridge!.pids().includes(pid1), 5_000, 'the child exiting');
+      const first = await outcomeOf(client, 'echo', { text: 'one' });
+      expect(first.text).toMatch(/^echo: one \(pid \d+, call 1\)$/);
+      const pid1 = Number(/pid (\d+)/.exec(first.text ?? '')?.[1]);
+      const second = await outcomeOf(client, 'echo', { text: 'two' });
+      expect(second.hang).toBe(false);
+      if (when === 'after') expect(second.text).toMatch(/call 2\)$/);
+      else {
+        expect(second.error).toBeInstanceOf(McpError);
+        expect((second.error as McpError).code).toBe(-32005);
+      }
+      await until(() => !bridge!.pids().includes(pid1), 5_000, 'the child exiting');
 
-    const third = await outcomeOf(client, 'echo', { text: 'three' });
-    expect(third.hang, describeError(third.error)).toBe(false);
-    let outcome: string;
-    if (mode === 'hybrid') {
-      // the proxy reopened its upstream session: a new child answers
-      expect(third.text, describeError(third.error)).toMatch(/^echo: three \(pid \d+, call 1\)$/);
-      expect(Number(/pid (\d+)/.exec(third.text ?? '')?.[1])).not.toBe(pid1);
-      outcome = `3rd call answered by a respawned child (pid ${pid1} → ${/pid (\d+)/.exec(third.text ?? '')?.[1]})`;
-    } else {
-      // mirrored session: the client sees the bridge's 404 (session gone) at once; a reconnect spawns a new child
-      expect(third.error).toBeDefined();
-      const again = await connectClient(proxy.url);
-      clients.push(again);
-      const fourth = await outcomeOf(again, 'echo', { text: 'four' });
-      expect(fourth.text).toMatch(/^echo: four \(pid \d+, call 1\)$/);
-      outcome = `3rd call: ${describeError(third.error).slice(0, 90)}; a new client session is answered by a respawned child`;
-    }
-    if (when === 'during') outcome = `2nd call: ${describeError(second.error).slice(0, 100)}; ${outcome}`;
-    expect((await healthcheck(proxy)).status).toBe(200);
-    await proxy.flush();
-    const ok = await loadable(dir);
-    expect(ok).toBe(true);
-    const hang = [first, second, third].some((o) => o.hang);
-    figures.push({ case: `stdio upstream exits ${when} its 2nd call (${mode})`, outcome, hang: hang ? 'yes' : 'no', loadable: ok ? 'yes' : 'no' });
-  });
+      const third = await outcomeOf(client, 'echo', { text: 'three' });
+      expect(third.hang, describeError(third.error)).toBe(false);
+      let outcome: string;
+      if (mode === 'hybrid') {
+        // the proxy reopened its upstream session: a new child answers
+        expect(third.text, describeError(third.error)).toMatch(/^echo: three \(pid \d+, call 1\)$/);
+        expect(Number(/pid (\d+)/.exec(third.text ?? '')?.[1])).not.toBe(pid1);
+        outcome = `3rd call answered by a respawned child (pid ${pid1} → ${/pid (\d+)/.exec(third.text ?? '')?.[1]})`;
+      } else {
+        // mirrored session: the client sees the bridge's 404 (session gone) at once; a reconnect spawns a new child
+        expect(third.error).toBeDefined();
+        const again = await connectClient(proxy.url);
+        clients.push(again);
+        const fourth = await outcomeOf(again, 'echo', { text: 'four' });
+        expect(fourth.text).toMatch(/^echo: four \(pid \d+, call 1\)$/);
+        outcome = `3rd call: ${describeError(third.error).slice(0, 90)}; a new client session is answered by a respawned child`;
+      }
+      if (when === 'during') outcome = `2nd call: ${describeError(second.error).slice(0, 100)}; ${outcome}`;
+      expect((await healthcheck(proxy)).status).toBe(200);
+      await proxy.flush();
+      const ok = await loadable(dir);
+      expect(ok).toBe(true);
+      const hang = [first, second, third].some((o) => o.hang);
+      figures.push({
+        case: `stdio upstream exits ${when} its 2nd call (${mode})`,
+        outcome,
+        hang: hang ? 'yes' : 'no',
+        loadable: ok ? 'yes' : 'no',
+      });
+    },
+  );
 });

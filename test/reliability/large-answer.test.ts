@@ -55,40 +55,51 @@ async function recording(): Promise<{ cli: CliProcess; client: ConnectedClient }
   return { cli, client };
 }
 
-describe.skipIf(!LINUX)('a 100 MiB answer through the recording proxy (skipped without /proc/<pid>/clear_refs: not Linux)', () => {
-  for (const json of [false, true]) {
-    it(`as ${json ? 'one JSON body' : 'SSE'}: peak RSS within 3× the message (+64 MiB), the whole answer delivered after its entry is on disk`, async () => {
-      const { cli, client } = await recording();
-      writeFileSync(`/proc/${cli.pid}/clear_refs`, '5'); // resets VmHWM to the current RSS
-      const before = status(cli.pid, 'VmRSS');
-      let onDiskFirst = false;
-      const result = await client.client.callTool({ name: 'big', arguments: { mib: 100, json } }, undefined, { timeout: 120_000 }).then((r) => {
-        onDiskFirst = readdirSync(dir).some(
-          (name) => /^\d+ tools_call_big_[0-9a-f]+\.json$/.test(name) && readFileSync(join(dir, name), 'utf8').includes(`"json": ${json}`),
+describe.skipIf(!LINUX)(
+  'a 100 MiB answer through the recording proxy (skipped without /proc/<pid>/clear_refs: not Linux)',
+  () => {
+    for (const json of [false, true]) {
+      it(`as ${json ? 'one JSON body' : 'SSE'}: peak RSS within 3× the message (+64 MiB), the whole answer delivered after its entry is on disk`, async () => {
+        const { cli, client } = await recording();
+        writeFileSync(`/proc/${cli.pid}/clear_refs`, '5'); // resets VmHWM to the current RSS
+        const before = status(cli.pid, 'VmRSS');
+        let onDiskFirst = false;
+        const result = await client.client
+          .callTool({ name: 'big', arguments: { mib: 100, json } }, undefined, { timeout: 120_000 })
+          .then((r) => {
+            onDiskFirst = readdirSync(dir).some(
+              (name) =>
+                /^\d+ tools_call_big_[0-9a-f]+\.json$/.test(name) &&
+                readFileSync(join(dir, name), 'utf8').includes(`"json": ${json}`),
+            );
+            return r;
+          });
+        const grew = status(cli.pid, 'VmHWM') - before;
+        const message = bigMessageBytes(100, 0);
+        figures.push(
+          `- ${json ? 'JSON' : 'SSE '}: message ${(message / MIB).toFixed(0)} MiB, RSS ${(before / MIB).toFixed(0)} MiB before, peak +${(grew / MIB).toFixed(0)} MiB (${(grew / message).toFixed(2)}×)`,
         );
-        return r;
-      });
-      const grew = status(cli.pid, 'VmHWM') - before;
-      const message = bigMessageBytes(100, 0);
-      figures.push(
-        `- ${json ? 'JSON' : 'SSE '}: message ${(message / MIB).toFixed(0)} MiB, RSS ${(before / MIB).toFixed(0)} MiB before, peak +${(grew / MIB).toFixed(0)} MiB (${(grew / message).toFixed(2)}×)`,
-      );
-      expect(grew).toBeLessThanOrEqual(3 * message + 64 * MIB);
-      expect(textOf(result) === bigText(100)).toBe(true);
-      expect(onDiskFirst).toBe(true);
-      expect(cli.stderr()).not.toContain('MaxListenersExceededWarning');
-    }, 180_000);
-  }
-
-  it('the entries hold the whole answer, with the result hash of its whole text', () => {
-    const entries = readdirSync(dir)
-      .filter((name) => /^\d+ tools_call_big_[0-9a-f]+\.json$/.test(name))
-      .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as CassetteEntry & { arguments: { mib: number } })
-      .filter((entry) => entry.arguments.mib === 100);
-    expect(entries).toHaveLength(2);
-    for (const entry of entries) {
-      expect((entry.result.content as Array<{ text: string }>)[0].text === bigText(100)).toBe(true);
-      expect(entry.resultHash).toBe(createHash('sha256').update(JSON.stringify(entry.result)).digest('hex').slice(0, 16));
+        expect(grew).toBeLessThanOrEqual(3 * message + 64 * MIB);
+        expect(textOf(result) === bigText(100)).toBe(true);
+        expect(onDiskFirst).toBe(true);
+        expect(cli.stderr()).not.toContain('MaxListenersExceededWarning');
+      }, 180_000);
     }
-  });
-});
+
+    it('the entries hold the whole answer, with the result hash of its whole text', () => {
+      const entries = readdirSync(dir)
+        .filter((name) => /^\d+ tools_call_big_[0-9a-f]+\.json$/.test(name))
+        .map(
+          (name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as CassetteEntry & { arguments: { mib: number } },
+        )
+        .filter((entry) => entry.arguments.mib === 100);
+      expect(entries).toHaveLength(2);
+      for (const entry of entries) {
+        expect((entry.result.content as Array<{ text: string }>)[0].text === bigText(100)).toBe(true);
+        expect(entry.resultHash).toBe(
+          createHash('sha256').update(JSON.stringify(entry.result)).digest('hex').slice(0, 16),
+        );
+      }
+    });
+  },
+);

@@ -36,7 +36,9 @@ const MB = 1024 * 1024;
 const figures: string[] = [];
 
 afterAll(async () => {
-  console.log(`\nLoad figures (${CLIENTS} clients × ${CALLS} calls)\n| figure | value |\n|---|---|\n${figures.join('\n')}\n`);
+  console.log(
+    `\nLoad figures (${CLIENTS} clients × ${CALLS} calls)\n| figure | value |\n|---|---|\n${figures.join('\n')}\n`,
+  );
   await removeRobustTempDirs();
 });
 
@@ -53,125 +55,157 @@ function random(seed: number): () => number {
 const textFor = (c: number, i: number): string => `client ${c} call ${i}`;
 
 describe(`load: ${CLIENTS} concurrent sessions × ${CALLS} tool calls through one recording proxy`, () => {
-  it('records every exchange exactly once, replays them identically, and keeps no per-exchange state', { timeout: 120_000 }, async () => {
-    const gc = getGc();
-    const heap = (): { heap: number; rss: number } => {
-      gc();
-      gc();
-      const m = process.memoryUsage();
-      return { heap: m.heapUsed, rss: m.rss };
-    };
-    const dir = path.join(await tempDir(), 'cassette');
-    let sdk: SdkServerHandle | undefined = await startSdkServer({ json: true });
-    let recorder: RunningProxy | undefined = await startProxy({ mode: 'record', upstreamUrl: sdk.url, cacheDir: dir });
-    let replay: RunningProxy | undefined;
-    const clients: ConnectedClient[] = [];
-    try {
-      // warm-up (JIT, agent sockets, module state), then the baseline
-      const warm = await connectClient(recorder.url);
-      await warm.client.callTool({ name: 'echo', arguments: { text: 'warm-up' } });
-      await warm.close();
-      await recorder.flush();
-      const before = heap();
+  it(
+    'records every exchange exactly once, replays them identically, and keeps no per-exchange state',
+    { timeout: 120_000 },
+    async () => {
+      const gc = getGc();
+      const heap = (): { heap: number; rss: number } => {
+        gc();
+        gc();
+        const m = process.memoryUsage();
+        return { heap: m.heapUsed, rss: m.rss };
+      };
+      const dir = path.join(await tempDir(), 'cassette');
+      let sdk: SdkServerHandle | undefined = await startSdkServer({ json: true });
+      let recorder: RunningProxy | undefined = await startProxy({
+        mode: 'record',
+        upstreamUrl: sdk.url,
+        cacheDir: dir,
+      });
+      let replay: RunningProxy | undefined;
+      const clients: ConnectedClient[] = [];
+      try {
+        // warm-up (JIT, agent sockets, module state), then the baseline
+        const warm = await connectClient(recorder.url);
+        await warm.client.callTool({ name: 'echo', arguments: { text: 'warm-up' } });
+        await warm.close();
+        await recorder.flush();
+        const before = heap();
 
-      const live = new Map<string, unknown>();
-      const t0 = performance.now();
-      clients.push(...(await Promise.all(Array.from({ length: CLIENTS }, (_, c) => connectClient(recorder!.url, { name: `load-${c}` })))));
-      await Promise.all(
-        clients.map(async (client, c) => {
-          for (let i = 0; i < CALLS; i++) {
-            const result = await client.client.callTool({ name: 'echo', arguments: { text: textFor(c, i) } }, undefined, { timeout: CALL_TIMEOUT_MS });
-            live.set(textFor(c, i), result);
-          }
-        }),
-      );
-      const recordMs = performance.now() - t0;
-      expect(recorder.endpoint.sessions.size).toBe(CLIENTS); // every client session is known while open
-      await Promise.all(clients.splice(0).map((c) => c.close()));
-      await recorder.flush();
-      const after = heap();
-      figures.push(
-        `| record: ${CLIENTS * CALLS} tool calls, ${CLIENTS} concurrent sessions | ${recordMs.toFixed(0)} ms (${((CLIENTS * CALLS * 1000) / recordMs).toFixed(0)} calls/s) |`,
-      );
+        const live = new Map<string, unknown>();
+        const t0 = performance.now();
+        clients.push(
+          ...(await Promise.all(
+            Array.from({ length: CLIENTS }, (_, c) => connectClient(recorder!.url, { name: `load-${c}` })),
+          )),
+        );
+        await Promise.all(
+          clients.map(async (client, c) => {
+            for (let i = 0; i < CALLS; i++) {
+              const result = await client.client.callTool(
+                { name: 'echo', arguments: { text: textFor(c, i) } },
+                undefined,
+                { timeout: CALL_TIMEOUT_MS },
+              );
+              live.set(textFor(c, i), result);
+            }
+          }),
+        );
+        const recordMs = performance.now() - t0;
+        expect(recorder.endpoint.sessions.size).toBe(CLIENTS); // every client session is known while open
+        await Promise.all(clients.splice(0).map((c) => c.close()));
+        await recorder.flush();
+        const after = heap();
+        figures.push(
+          `| record: ${CLIENTS * CALLS} tool calls, ${CLIENTS} concurrent sessions | ${recordMs.toFixed(0)} ms (${((CLIENTS * CALLS * 1000) / recordMs).toFixed(0)} calls/s) |`,
+        );
 
-      // sessions closed by their clients (DELETE) leave nothing behind, in the proxy and upstream
-      expect(recorder.endpoint.sessions.size).toBe(0);
-      expect(sdk.sessionIds()).toEqual([]);
+        // sessions closed by their clients (DELETE) leave nothing behind, in the proxy and upstream
+        expect(recorder.endpoint.sessions.size).toBe(0);
+        expect(sdk.sessionIds()).toEqual([]);
 
-      // every exchange recorded exactly once: one distilled file per key
-      const names = (await readdir(dir)).filter(isDistilled);
-      const perKey = new Map<string, number>();
-      for (const name of names) {
-        const key = / (.+)\.json$/.exec(name)![1];
-        perKey.set(key, (perKey.get(key) ?? 0) + 1);
-      }
-      const duplicates = [...perKey].filter(([, n]) => n !== 1);
-      expect(duplicates).toEqual([]);
-      // the tool calls, the warm-up call and one initialize (the same key for every session)
-      expect(names.length).toBe(CLIENTS * CALLS + 2);
-      expect(perKey.has('initialize')).toBe(true);
-      for (let c = 0; c < CLIENTS; c++)
-        for (let i = 0; i < CALLS; i++)
-          expect(perKey.get(keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: textFor(c, i) } } }))).toBe(1);
-      // the store holds the recorded entries, nothing else
-      expect(recorder.store?.size).toBe(names.length);
-      figures.push(`| distilled files / distinct keys / duplicates | ${names.length} / ${perKey.size} / ${duplicates.length} |`);
-
-      // a second wave of already-recorded calls (same keys: skipped) must not grow the heap: no per-exchange state
-      const wave = await Promise.all(Array.from({ length: 20 }, () => connectClient(recorder!.url)));
-      await Promise.all(
-        wave.map(async (client, c) => {
+        // every exchange recorded exactly once: one distilled file per key
+        const names = (await readdir(dir)).filter(isDistilled);
+        const perKey = new Map<string, number>();
+        for (const name of names) {
+          const key = / (.+)\.json$/.exec(name)![1];
+          perKey.set(key, (perKey.get(key) ?? 0) + 1);
+        }
+        const duplicates = [...perKey].filter(([, n]) => n !== 1);
+        expect(duplicates).toEqual([]);
+        // the tool calls, the warm-up call and one initialize (the same key for every session)
+        expect(names.length).toBe(CLIENTS * CALLS + 2);
+        expect(perKey.has('initialize')).toBe(true);
+        for (let c = 0; c < CLIENTS; c++)
           for (let i = 0; i < CALLS; i++)
-            await client.client.callTool({ name: 'echo', arguments: { text: textFor(c, i) } }, undefined, { timeout: CALL_TIMEOUT_MS });
-        }),
-      );
-      await Promise.all(wave.map((c) => c.close()));
-      await recorder.flush();
-      const afterWave = heap();
-      expect((await readdir(dir)).filter(isDistilled)).toHaveLength(names.length);
-      expect(recorder.endpoint.sessions.size).toBe(0);
-      const perEntry = (after.heap - before.heap) / (CLIENTS * CALLS);
-      figures.push(
-        `| heap after GC: baseline → after recording → after ${20 * CALLS} repeated calls | ${(before.heap / MB).toFixed(1)} → ${(after.heap / MB).toFixed(1)} → ${(afterWave.heap / MB).toFixed(1)} MB |`,
-      );
-      figures.push(
-        `| RSS: baseline → after recording → after repeated calls | ${(before.rss / MB).toFixed(0)} → ${(after.rss / MB).toFixed(0)} → ${(afterWave.rss / MB).toFixed(0)} MB |`,
-      );
-      figures.push(`| heap growth per recorded entry (the store's in-memory index) | ${(perEntry / 1024).toFixed(2)} kB |`);
-      figures.push(`| SessionRegistry size after the clients closed | ${recorder.endpoint.sessions.size} |`);
-      // the index of 10,000 small entries, plus noise: a few kB per entry at most
-      expect(perEntry).toBeLessThan(4 * 1024);
-      // repeated calls add no entries, so no heap beyond GC noise
-      expect(afterWave.heap - after.heap).toBeLessThan(8 * MB);
+            expect(
+              perKey.get(
+                keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: textFor(c, i) } } }),
+              ),
+            ).toBe(1);
+        // the store holds the recorded entries, nothing else
+        expect(recorder.store?.size).toBe(names.length);
+        figures.push(
+          `| distilled files / distinct keys / duplicates | ${names.length} / ${perKey.size} / ${duplicates.length} |`,
+        );
 
-      // replay with the upstream stopped: a seeded random sample answers exactly as live did
-      await recorder.close();
-      recorder = undefined;
-      await sdk.close();
-      sdk = undefined;
-      replay = await startProxy({ mode: 'replay', cacheDir: dir });
-      expect(replay.store?.size).toBe(names.length);
-      const replayers = await Promise.all(Array.from({ length: 10 }, () => connectClient(replay!.url)));
-      clients.push(...replayers);
-      const next = random(42);
-      const sample = Array.from({ length: Math.min(SAMPLE, CLIENTS * CALLS) }, () => textFor(Math.floor(next() * CLIENTS), Math.floor(next() * CALLS)));
-      const t1 = performance.now();
-      let mismatches = 0;
-      await Promise.all(
-        replayers.map(async (client, r) => {
-          for (let s = r; s < sample.length; s += replayers.length) {
-            const result = await client.client.callTool({ name: 'echo', arguments: { text: sample[s] } }, undefined, { timeout: CALL_TIMEOUT_MS });
-            if (JSON.stringify(result) !== JSON.stringify(live.get(sample[s]))) mismatches++;
-            expect(result).toEqual(live.get(sample[s]));
-          }
-        }),
-      );
-      figures.push(`| replay (upstream stopped): sampled calls / mismatches | ${sample.length} / ${mismatches} (${(performance.now() - t1).toFixed(0)} ms) |`);
-    } finally {
-      await Promise.all(clients.map((c) => c.close().catch(() => {})));
-      await replay?.close();
-      await recorder?.close();
-      await sdk?.close();
-    }
-  });
+        // a second wave of already-recorded calls (same keys: skipped) must not grow the heap: no per-exchange state
+        const wave = await Promise.all(Array.from({ length: 20 }, () => connectClient(recorder!.url)));
+        await Promise.all(
+          wave.map(async (client, c) => {
+            for (let i = 0; i < CALLS; i++)
+              await client.client.callTool({ name: 'echo', arguments: { text: textFor(c, i) } }, undefined, {
+                timeout: CALL_TIMEOUT_MS,
+              });
+          }),
+        );
+        await Promise.all(wave.map((c) => c.close()));
+        await recorder.flush();
+        const afterWave = heap();
+        expect((await readdir(dir)).filter(isDistilled)).toHaveLength(names.length);
+        expect(recorder.endpoint.sessions.size).toBe(0);
+        const perEntry = (after.heap - before.heap) / (CLIENTS * CALLS);
+        figures.push(
+          `| heap after GC: baseline → after recording → after ${20 * CALLS} repeated calls | ${(before.heap / MB).toFixed(1)} → ${(after.heap / MB).toFixed(1)} → ${(afterWave.heap / MB).toFixed(1)} MB |`,
+        );
+        figures.push(
+          `| RSS: baseline → after recording → after repeated calls | ${(before.rss / MB).toFixed(0)} → ${(after.rss / MB).toFixed(0)} → ${(afterWave.rss / MB).toFixed(0)} MB |`,
+        );
+        figures.push(
+          `| heap growth per recorded entry (the store's in-memory index) | ${(perEntry / 1024).toFixed(2)} kB |`,
+        );
+        figures.push(`| SessionRegistry size after the clients closed | ${recorder.endpoint.sessions.size} |`);
+        // the index of 10,000 small entries, plus noise: a few kB per entry at most
+        expect(perEntry).toBeLessThan(4 * 1024);
+        // repeated calls add no entries, so no heap beyond GC noise
+        expect(afterWave.heap - after.heap).toBeLessThan(8 * MB);
+
+        // replay with the upstream stopped: a seeded random sample answers exactly as live did
+        await recorder.close();
+        recorder = undefined;
+        await sdk.close();
+        sdk = undefined;
+        replay = await startProxy({ mode: 'replay', cacheDir: dir });
+        expect(replay.store?.size).toBe(names.length);
+        const replayers = await Promise.all(Array.from({ length: 10 }, () => connectClient(replay!.url)));
+        clients.push(...replayers);
+        const next = random(42);
+        const sample = Array.from({ length: Math.min(SAMPLE, CLIENTS * CALLS) }, () =>
+          textFor(Math.floor(next() * CLIENTS), Math.floor(next() * CALLS)),
+        );
+        const t1 = performance.now();
+        let mismatches = 0;
+        await Promise.all(
+          replayers.map(async (client, r) => {
+            for (let s = r; s < sample.length; s += replayers.length) {
+              const result = await client.client.callTool({ name: 'echo', arguments: { text: sample[s] } }, undefined, {
+                timeout: CALL_TIMEOUT_MS,
+              });
+              if (JSON.stringify(result) !== JSON.stringify(live.get(sample[s]))) mismatches++;
+              expect(result).toEqual(live.get(sample[s]));
+            }
+          }),
+        );
+        figures.push(
+          `| replay (upstream stopped): sampled calls / mismatches | ${sample.length} / ${mismatches} (${(performance.now() - t1).toFixed(0)} ms) |`,
+        );
+      } finally {
+        await Promise.all(clients.map((c) => c.close().catch(() => {})));
+        await replay?.close();
+        await recorder?.close();
+        await sdk?.close();
+      }
+    },
+  );
 });

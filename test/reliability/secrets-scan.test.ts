@@ -93,9 +93,11 @@ async function startCli(args: string[], env: NodeJS.ProcessEnv): Promise<Cli> {
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (output += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await until(() => /MCP endpoint\s+(http\S+)/.test(output) || child.exitCode !== null, 15_000, 'the CLI banner').catch((e: Error) => {
-    throw new Error(`${e.message}\n${output}`);
-  });
+  await until(() => /MCP endpoint\s+(http\S+)/.test(output) || child.exitCode !== null, 15_000, 'the CLI banner').catch(
+    (e: Error) => {
+      throw new Error(`${e.message}\n${output}`);
+    },
+  );
   const url = /MCP endpoint\s+(http\S+)/.exec(output)?.[1];
   if (!url) throw new Error(`the CLI did not start:\n${output}`);
   return {
@@ -126,102 +128,135 @@ describe('secrets scan: nothing written or logged holds a secret', () => {
     upstream = undefined;
   });
 
-  it('record (CLI -v) → replay (CLI -v) → export single file + HAR: 0 occurrences in every file and log line', { timeout: 60_000 }, async () => {
-    if (!existsSync(path.join(REPO, 'dist/main/cli.js'))) throw new Error('dist/main/cli.js is missing: run `npm run build:cli` (npm test does it)');
-    const root = await tempDir();
-    const cassette = path.join(root, 'cassette');
-    const exports = path.join(root, 'exports');
-    const home = path.join(root, 'home');
-    await mkdir(exports);
-    await mkdir(home);
-    // the children's HOME and data folders are under the scanned root too: a stray settings/log file would be found
-    const env = {
-      ...process.env,
-      HOME: home,
-      XDG_DATA_HOME: path.join(home, 'data'),
-      XDG_CONFIG_HOME: path.join(home, 'config'),
-      MCP_REWIND_DATA_DIR: path.join(home, 'rewind'),
-      NO_COLOR: '1',
-    };
+  it(
+    'record (CLI -v) → replay (CLI -v) → export single file + HAR: 0 occurrences in every file and log line',
+    { timeout: 60_000 },
+    async () => {
+      if (!existsSync(path.join(REPO, 'dist/main/cli.js')))
+        throw new Error('dist/main/cli.js is missing: run `npm run build:cli` (npm test does it)');
+      const root = await tempDir();
+      const cassette = path.join(root, 'cassette');
+      const exports = path.join(root, 'exports');
+      const home = path.join(root, 'home');
+      await mkdir(exports);
+      await mkdir(home);
+      // the children's HOME and data folders are under the scanned root too: a stray settings/log file would be found
+      const env = {
+        ...process.env,
+        HOME: home,
+        XDG_DATA_HOME: path.join(home, 'data'),
+        XDG_CONFIG_HOME: path.join(home, 'config'),
+        MCP_REWIND_DATA_DIR: path.join(home, 'rewind'),
+        NO_COLOR: '1',
+      };
 
-    upstream = await startCustomUpstream(() => {
-      const server = new Server({ name: 'secrets', version: '1.0.0' }, { capabilities: { tools: {} } });
-      server.setRequestHandler(ListToolsRequestSchema, () => ({
-        tools: [{ name: 'lookup', description: 'returns an internal token', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }],
-      }));
-      server.setRequestHandler(CallToolRequestSchema, (request) => ({
-        content: [{ type: 'text', text: `result for ${String((request.params.arguments as { q?: string } | undefined)?.q)}: ${CUSTOM_SECRET}` }],
-        structuredContent: { token: CUSTOM_SECRET },
-      }));
-      return server;
-    });
-    const upstreamUrl = new URL(upstream.url);
-    upstreamUrl.username = URL_USER;
-    upstreamUrl.password = URL_PASSWORD;
-    upstreamUrl.searchParams.set('api_key', QUERY_KEY);
-    const headers = { Authorization: `Bearer ${AUTH_TOKEN}`, Cookie: `sid=${COOKIE_VALUE}; theme=dark`, 'X-Api-Key': API_KEY, ...CREDENTIAL_HEADERS };
+      upstream = await startCustomUpstream(() => {
+        const server = new Server({ name: 'secrets', version: '1.0.0' }, { capabilities: { tools: {} } });
+        server.setRequestHandler(ListToolsRequestSchema, () => ({
+          tools: [
+            {
+              name: 'lookup',
+              description: 'returns an internal token',
+              inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+            },
+          ],
+        }));
+        server.setRequestHandler(CallToolRequestSchema, (request) => ({
+          content: [
+            {
+              type: 'text',
+              text: `result for ${String((request.params.arguments as { q?: string } | undefined)?.q)}: ${CUSTOM_SECRET}`,
+            },
+          ],
+          structuredContent: { token: CUSTOM_SECRET },
+        }));
+        return server;
+      });
+      const upstreamUrl = new URL(upstream.url);
+      upstreamUrl.username = URL_USER;
+      upstreamUrl.password = URL_PASSWORD;
+      upstreamUrl.searchParams.set('api_key', QUERY_KEY);
+      const headers = {
+        Authorization: `Bearer ${AUTH_TOKEN}`,
+        Cookie: `sid=${COOKIE_VALUE}; theme=dark`,
+        'X-Api-Key': API_KEY,
+        ...CREDENTIAL_HEADERS,
+      };
 
-    // 1. record through the CLI
-    const recorder = await startCli(['--url', upstreamUrl.href, '--cache', cassette, '--redact', CUSTOM_PATTERN], env);
-    clis.push(recorder);
-    const live = await connectClient(recorder.url, { headers });
-    await live.client.listTools();
-    for (const q of ['alpha', `with ${CUSTOM_SECRET} inside`])
-      expect(textOf(await live.client.callTool({ name: 'lookup', arguments: { q } }))).toContain(CUSTOM_SECRET);
-    await live.close();
-    await recorder.stop();
-    // the secrets really went through (else the scan proves nothing)
-    const seen = upstream.requests.find((r) => r.method === 'POST' && r.headers['x-api-key'] !== undefined);
-    expect(seen?.headers.authorization).toBe(`Bearer ${AUTH_TOKEN}`);
-    expect(seen?.headers.cookie).toContain(COOKIE_VALUE);
-    expect(seen?.url).toContain(QUERY_KEY);
-    for (const [name, value] of Object.entries(CREDENTIAL_HEADERS)) expect(seen?.headers[name.toLowerCase()], name).toBe(value);
-    expect(upstream.requests.some((r) => r.headers.authorization === `Basic ${Buffer.from(`${URL_USER}:${URL_PASSWORD}`).toString('base64')}`)).toBe(true);
-
-    // 2. replay through the CLI (the client sends its secrets again); a miss logs its arguments: --redact holds there too
-    const replayer = await startCli(['--replay', '--cache', cassette, '--redact', CUSTOM_PATTERN], env);
-    clis.push(replayer);
-    const again = await connectClient(replayer.url, { headers });
-    await again.client.listTools();
-    const replayed = await again.client.callTool({ name: 'lookup', arguments: { q: 'alpha' } });
-    expect(textOf(replayed)).toBe('result for alpha: [REDACTED]'); // the cassette holds the scrubbed answer
-    await again.client.callTool({ name: 'lookup', arguments: { q: `never recorded ${CUSTOM_SECRET}` } }).catch(() => undefined);
-    await until(() => /never recorded/.test(replayer.output()), 5_000, 'the miss in the verbose log');
-    await again.close();
-    await replayer.stop();
-
-    // 3. exports
-    await writeFile(path.join(exports, 'cassette.json'), JSON.stringify(await exportSingleFile(cassette), null, 2));
-    await writeFile(path.join(exports, 'cassette.har'), JSON.stringify(await exportHar(cassette), null, 2));
-    const logs = path.join(root, 'logs');
-    await mkdir(logs);
-    await writeFile(path.join(logs, 'record.log'), recorder.output());
-    await writeFile(path.join(logs, 'replay.log'), replayer.output());
-
-    // 4. scan every file below the root and every log line (first: the scanner finds a planted secret in each form)
-    for (const [label, needle] of needles())
+      // 1. record through the CLI
+      const recorder = await startCli(
+        ['--url', upstreamUrl.href, '--cache', cassette, '--redact', CUSTOM_PATTERN],
+        env,
+      );
+      clis.push(recorder);
+      const live = await connectClient(recorder.url, { headers });
+      await live.client.listTools();
+      for (const q of ['alpha', `with ${CUSTOM_SECRET} inside`])
+        expect(textOf(await live.client.callTool({ name: 'lookup', arguments: { q } }))).toContain(CUSTOM_SECRET);
+      await live.close();
+      await recorder.stop();
+      // the secrets really went through (else the scan proves nothing)
+      const seen = upstream.requests.find((r) => r.method === 'POST' && r.headers['x-api-key'] !== undefined);
+      expect(seen?.headers.authorization).toBe(`Bearer ${AUTH_TOKEN}`);
+      expect(seen?.headers.cookie).toContain(COOKIE_VALUE);
+      expect(seen?.url).toContain(QUERY_KEY);
+      for (const [name, value] of Object.entries(CREDENTIAL_HEADERS))
+        expect(seen?.headers[name.toLowerCase()], name).toBe(value);
       expect(
-        [...needles().values()].some((n) => `planted ${needle} here`.includes(n)),
-        label,
+        upstream.requests.some(
+          (r) => r.headers.authorization === `Basic ${Buffer.from(`${URL_USER}:${URL_PASSWORD}`).toString('base64')}`,
+        ),
       ).toBe(true);
-    expect(recorder.output()).toMatch(/record\s+tools\/call lookup/); // the verbose log really logged the exchanges
-    const files = await walk(root);
-    expect(files.filter((f) => f.startsWith(cassette)).length).toBeGreaterThan(4);
-    const found: string[] = [];
-    let bytes = 0;
-    for (const file of files) {
-      const text = (await readFile(file)).toString('latin1');
-      bytes += text.length;
-      for (const [label, needle] of needles()) if (text.includes(needle)) found.push(`${path.relative(root, file)}: ${label}`);
-    }
-    const lines = `${recorder.output()}\n${replayer.output()}`.split('\n');
-    for (const [i, line] of lines.entries())
-      for (const [label, needle] of needles()) if (line.includes(needle)) found.push(`log line ${i + 1} "${line.slice(0, 80)}": ${label}`);
-    console.log(
-      `\nSecrets scan: ${files.length} files (${(bytes / 1024).toFixed(0)} kB) and ${lines.length} log lines scanned for ${needles().size} secret forms: ${found.length} occurrences${found.length ? `\n${found.join('\n')}` : ''}\n`,
-    );
-    expect(found).toEqual([]);
-    // the redaction is visible, not silent
-    expect(await readFile(path.join(exports, 'cassette.har'), 'utf8')).toContain('[REDACTED]');
-  });
+
+      // 2. replay through the CLI (the client sends its secrets again); a miss logs its arguments: --redact holds there too
+      const replayer = await startCli(['--replay', '--cache', cassette, '--redact', CUSTOM_PATTERN], env);
+      clis.push(replayer);
+      const again = await connectClient(replayer.url, { headers });
+      await again.client.listTools();
+      const replayed = await again.client.callTool({ name: 'lookup', arguments: { q: 'alpha' } });
+      expect(textOf(replayed)).toBe('result for alpha: [REDACTED]'); // the cassette holds the scrubbed answer
+      await again.client
+        .callTool({ name: 'lookup', arguments: { q: `never recorded ${CUSTOM_SECRET}` } })
+        .catch(() => undefined);
+      await until(() => /never recorded/.test(replayer.output()), 5_000, 'the miss in the verbose log');
+      await again.close();
+      await replayer.stop();
+
+      // 3. exports
+      await writeFile(path.join(exports, 'cassette.json'), JSON.stringify(await exportSingleFile(cassette), null, 2));
+      await writeFile(path.join(exports, 'cassette.har'), JSON.stringify(await exportHar(cassette), null, 2));
+      const logs = path.join(root, 'logs');
+      await mkdir(logs);
+      await writeFile(path.join(logs, 'record.log'), recorder.output());
+      await writeFile(path.join(logs, 'replay.log'), replayer.output());
+
+      // 4. scan every file below the root and every log line (first: the scanner finds a planted secret in each form)
+      for (const [label, needle] of needles())
+        expect(
+          [...needles().values()].some((n) => `planted ${needle} here`.includes(n)),
+          label,
+        ).toBe(true);
+      expect(recorder.output()).toMatch(/record\s+tools\/call lookup/); // the verbose log really logged the exchanges
+      const files = await walk(root);
+      expect(files.filter((f) => f.startsWith(cassette)).length).toBeGreaterThan(4);
+      const found: string[] = [];
+      let bytes = 0;
+      for (const file of files) {
+        const text = (await readFile(file)).toString('latin1');
+        bytes += text.length;
+        for (const [label, needle] of needles())
+          if (text.includes(needle)) found.push(`${path.relative(root, file)}: ${label}`);
+      }
+      const lines = `${recorder.output()}\n${replayer.output()}`.split('\n');
+      for (const [i, line] of lines.entries())
+        for (const [label, needle] of needles())
+          if (line.includes(needle)) found.push(`log line ${i + 1} "${line.slice(0, 80)}": ${label}`);
+      console.log(
+        `\nSecrets scan: ${files.length} files (${(bytes / 1024).toFixed(0)} kB) and ${lines.length} log lines scanned for ${needles().size} secret forms: ${found.length} occurrences${found.length ? `\n${found.join('\n')}` : ''}\n`,
+      );
+      expect(found).toEqual([]);
+      // the redaction is visible, not silent
+      expect(await readFile(path.join(exports, 'cassette.har'), 'utf8')).toContain('[REDACTED]');
+    },
+  );
 });

@@ -26,9 +26,17 @@ afterEach(async () => {
 });
 
 /** A call's outcome: its text, or its JSON-RPC error code and message (never the client's own timeout). */
-async function outcome(client: ConnectedClient, name: string, args: Record<string, unknown> = {}): Promise<{ text?: string; code?: number; message?: string }> {
+async function outcome(
+  client: ConnectedClient,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ text?: string; code?: number; message?: string }> {
   try {
-    const result = await client.client.callTool({ name, arguments: args }, undefined, { timeout: 30_000, onprogress: () => {}, resetTimeoutOnProgress: true });
+    const result = await client.client.callTool({ name, arguments: args }, undefined, {
+      timeout: 30_000,
+      onprogress: () => {},
+      resetTimeoutOnProgress: true,
+    });
     return { text: textOf(result) };
   } catch (error) {
     return { code: error instanceof McpError ? error.code : undefined, message: (error as Error).message };
@@ -44,7 +52,9 @@ describe('CLI: --upstream-timeout and --upstream-max-time', () => {
   it('record: a silent, a garbage and a dripping upstream are cut at 2 s with -32005 naming the limit, and nothing of them is recorded', async () => {
     const upstream = keep(await startRawUpstream());
     const dir = await tempDir();
-    const cli = keep(await startCli(['--url', upstream.url, '--cache', dir, '--upstream-timeout', '2', '--upstream-max-time', '7']));
+    const cli = keep(
+      await startCli(['--url', upstream.url, '--cache', dir, '--upstream-timeout', '2', '--upstream-max-time', '7']),
+    );
     const client = keep(await connectClient(cli.url));
     const [hang, garbage, drip, dripJson, progress, endless] = await Promise.all([
       outcome(client, 'hang'),
@@ -54,9 +64,17 @@ describe('CLI: --upstream-timeout and --upstream-max-time', () => {
       outcome(client, 'progress', { seconds: 5 }), // a progress every second: each restarts the 2 s timeout
       outcome(client, 'progress', { seconds: 30 }), // progress all along: cut by the maximum total time
     ]);
-    expect({ hang, garbage, drip, dripJson }).toEqual({ hang: perCall(2), garbage: perCall(2), drip: perCall(2), dripJson: perCall(2) });
+    expect({ hang, garbage, drip, dripJson }).toEqual({
+      hang: perCall(2),
+      garbage: perCall(2),
+      drip: perCall(2),
+      dripJson: perCall(2),
+    });
     expect(progress).toEqual({ text: 'done' });
-    expect(endless).toEqual({ code: ErrorCode.UpstreamUnavailable, message: expect.stringContaining('exceeded the maximum total time (7 s)') });
+    expect(endless).toEqual({
+      code: ErrorCode.UpstreamUnavailable,
+      message: expect.stringContaining('exceeded the maximum total time (7 s)'),
+    });
     expect(await outcome(client, 'ok')).toEqual({ text: 'ok' }); // the proxy serves on
     await client.close();
     cli.child.kill('SIGTERM'); // pending writes are finished first
@@ -87,7 +105,18 @@ describe('CLI: --upstream-timeout and --upstream-max-time', () => {
 
   it('a 2026-07-28 subscriptions/listen stream is no call to time out: a change sent after the timeout still arrives', async () => {
     const server = keep(await startV2Server());
-    const cli = keep(await startCli(['--url', server.url, '--cache', await tempDir(), '--upstream-timeout', '1', '--upstream-max-time', '2']));
+    const cli = keep(
+      await startCli([
+        '--url',
+        server.url,
+        '--cache',
+        await tempDir(),
+        '--upstream-timeout',
+        '1',
+        '--upstream-max-time',
+        '2',
+      ]),
+    );
     const c = keep(await connectV2Client(cli.url, { negotiation: 'auto' }));
     const updated: unknown[] = [];
     c.client.setNotificationHandler('notifications/resources/updated', async (n) => void updated.push(n.params));
@@ -104,10 +133,14 @@ describe('CLI: --upstream-timeout and --upstream-max-time', () => {
     expect(help).toMatch(/--upstream-max-time <seconds>[^]*?\(default:\s+"600"\)/);
     const bad = (() => {
       try {
-        execFileSync(process.execPath, [path.join(REPO, 'bin/mcp-rewind.js'), '--url', 'http://127.0.0.1:1/mcp', '--upstream-timeout', 'soon'], {
-          encoding: 'utf8',
-          stdio: 'pipe',
-        });
+        execFileSync(
+          process.execPath,
+          [path.join(REPO, 'bin/mcp-rewind.js'), '--url', 'http://127.0.0.1:1/mcp', '--upstream-timeout', 'soon'],
+          {
+            encoding: 'utf8',
+            stdio: 'pipe',
+          },
+        );
         return { status: 0, stderr: '' };
       } catch (error) {
         const e = error as { status: number; stderr: string };

@@ -13,7 +13,11 @@ const state = () => useBreakpoints.getState();
 
 async function recordingProxy() {
   const { api } = await browserShell();
-  const proxy = await api.call('proxies.create', { mode: 'record', upstreamUrl: await upstream(), cacheDir: await tempDir('rewind-cassette-') });
+  const proxy = await api.call('proxies.create', {
+    mode: 'record',
+    upstreamUrl: await upstream(),
+    cacheDir: await tempDir('rewind-cassette-'),
+  });
   return { api, proxy };
 }
 

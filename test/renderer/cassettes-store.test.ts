@@ -30,7 +30,9 @@ afterEach(closeAll);
 async function attached(): Promise<{ dir: string; api: Awaited<ReturnType<typeof browserShell>>['api'] }> {
   const { api } = await browserShell();
   closers.push(connectStores(api));
-  await api.call('settings.set', { recentFolders: ['/r/0', '/r/1', '/r/2', '/r/3', '/r/4', '/r/5', '/r/6', '/r/7', '/r/8'] });
+  await api.call('settings.set', {
+    recentFolders: ['/r/0', '/r/1', '/r/2', '/r/3', '/r/4', '/r/5', '/r/6', '/r/7', '/r/8'],
+  });
   return { dir: await copyOf(FIXTURE), api };
 }
 
@@ -84,9 +86,16 @@ describe('cassettes store', () => {
     await state().open(dir);
     await state().select(ECHO);
     expect(state().selected).toBe(ECHO);
-    expect(JSON.parse(state().text!)).toMatchObject({ arguments: { text: 'hello' }, result: { content: [{ text: 'hello from mcp-rewind' }] } });
+    expect(JSON.parse(state().text!)).toMatchObject({
+      arguments: { text: 'hello' },
+      result: { content: [{ text: 'hello from mcp-rewind' }] },
+    });
 
-    const edited = JSON.stringify({ arguments: { text: 'hello' }, result: { content: [{ type: 'text', text: 'edited' }] } }, null, 2);
+    const edited = JSON.stringify(
+      { arguments: { text: 'hello' }, result: { content: [{ type: 'text', text: 'edited' }] } },
+      null,
+      2,
+    );
     await state().save(edited);
     expect(state().text).toBe(edited);
     expect(state().entries.find((e) => e.file === ECHO)?.preview).toBe('edited');
@@ -114,7 +123,11 @@ describe('cassettes store', () => {
     const { dir } = await attached();
     await state().open(dir);
     const dup = await state().duplicate(ECHO);
-    expect(dup).toMatchObject({ n: 7, key: 'tools_call_echo_cbbbdcd27692344d', file: '7 tools_call_echo_cbbbdcd27692344d.json' });
+    expect(dup).toMatchObject({
+      n: 7,
+      key: 'tools_call_echo_cbbbdcd27692344d',
+      file: '7 tools_call_echo_cbbbdcd27692344d.json',
+    });
     expect(state().entries.map((e) => e.n)).toEqual([1, 3, 4, 5, 6, 7]);
 
     await state().select(dup.file);
@@ -138,7 +151,9 @@ describe('cassettes store', () => {
     await state().open(dir);
     const replay = await api.call('proxies.create', { mode: 'replay', cacheDir: dir });
     const c = await mcpClient(replay.url!);
-    expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'hello' } }))).toBe('hello from mcp-rewind');
+    expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'hello' } }))).toBe(
+      'hello from mcp-rewind',
+    );
     await expect
       .poll(async () => {
         await state().refresh();

@@ -3,8 +3,12 @@ import { brief, diffLines, diffValues, summary } from '../../src/shared/json-dif
 
 describe('exchange diff: structure with paths', () => {
   it('lists added, removed and changed values with their paths; equal values have none', () => {
-    const a = { result: { content: [{ type: 'text', text: 'sunny' }], structuredContent: { temp: 21, unit: 'C' }, old: true } };
-    const b = { result: { content: [{ type: 'text', text: 'rain' }], structuredContent: { temp: 14, unit: 'C', wind: 30 } } };
+    const a = {
+      result: { content: [{ type: 'text', text: 'sunny' }], structuredContent: { temp: 21, unit: 'C' }, old: true },
+    };
+    const b = {
+      result: { content: [{ type: 'text', text: 'rain' }], structuredContent: { temp: 14, unit: 'C', wind: 30 } },
+    };
     const changes = diffValues(a, b);
     expect(changes.map((c) => [c.at, c.kind, c.before, c.after])).toEqual([
       ['result.content[0].text', 'changed', 'sunny', 'rain'],
@@ -35,7 +39,9 @@ describe('exchange diff: structure with paths', () => {
       ['tools[1]', 'added'],
       ['tools[2].description', 'changed'],
     ]);
-    expect(diffValues({ xs: [1, 2, 3] }, { xs: [1, 3] }).map((c) => [c.at, c.kind, c.before])).toEqual([['xs[1]', 'removed', 2]]);
+    expect(diffValues({ xs: [1, 2, 3] }, { xs: [1, 3] }).map((c) => [c.at, c.kind, c.before])).toEqual([
+      ['xs[1]', 'removed', 2],
+    ]);
   });
 
   it('a type change at the root is one change of the whole value', () => {

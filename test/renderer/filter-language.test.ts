@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { TrafficEvent } from '../../src/shared/api.js';
 import { finding } from '../../src/shared/insight/findings.js';
-import { applyCompletion, complete, quoteValue, type CompletionValues } from '../../src/renderer/src/models/filter-complete.js';
+import {
+  applyCompletion,
+  complete,
+  quoteValue,
+  type CompletionValues,
+} from '../../src/renderer/src/models/filter-complete.js';
 import {
   HAS,
   matchQuery,
@@ -34,7 +39,12 @@ function exchange(patch: Partial<TrafficEvent> = {}): TrafficEvent {
     key: `tools_call_echo_${seq}`,
     source: 'upstream',
     cassette: 'none',
-    request: { jsonrpc: '2.0', id: seq, method: 'tools/call', params: { name: 'echo', arguments: { text: `hello ${seq}` } } },
+    request: {
+      jsonrpc: '2.0',
+      id: seq,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: `hello ${seq}` } },
+    },
     stream: [],
     response: { jsonrpc: '2.0', id: seq, result: { content: [{ type: 'text', text: 'Echo' }] } },
     startedAt: new Date(2026, 4, 1, 12, 0, 0).getTime(),
@@ -52,7 +62,15 @@ const matches = (text: string, e: TrafficEvent): boolean => matchQuery(parseQuer
 
 describe('filter language: tokens', () => {
   it('splits on spaces, except inside quotes and /regexes/; keys and operators; - negates', () => {
-    expect(tokenize('tool:echo -status:ok "two words" /a b/i duration>=5 http://x').map((t) => [t.negate, t.key, t.op, t.value, t.text])).toEqual([
+    expect(
+      tokenize('tool:echo -status:ok "two words" /a b/i duration>=5 http://x').map((t) => [
+        t.negate,
+        t.key,
+        t.op,
+        t.value,
+        t.text,
+      ]),
+    ).toEqual([
       [false, 'tool', ':', 'echo', 'tool:echo'],
       [true, 'status', ':', 'ok', 'status:ok'],
       [false, undefined, undefined, 'two words', 'two words'],
@@ -71,15 +89,20 @@ describe('filter language: tokens', () => {
   });
 
   it('reads sizes, durations and times', () => {
-    expect([parseSize('500'), parseSize('10k'), parseSize('1.5M'), parseSize('2kb'), parseSize('1KiB'), parseSize('x')]).toEqual([
+    expect([
+      parseSize('500'),
+      parseSize('10k'),
+      parseSize('1.5M'),
+      parseSize('2kb'),
+      parseSize('1KiB'),
+      parseSize('x'),
+    ]).toEqual([500, 10_240, 1_572_864, 2_048, 1_024, undefined]);
+    expect([parseDuration('500'), parseDuration('1.5s'), parseDuration('20ms'), parseDuration('soon')]).toEqual([
       500,
-      10_240,
-      1_572_864,
-      2_048,
-      1_024,
+      1_500,
+      20,
       undefined,
     ]);
-    expect([parseDuration('500'), parseDuration('1.5s'), parseDuration('20ms'), parseDuration('soon')]).toEqual([500, 1_500, 20, undefined]);
     expect(parseTime('12:03')).toEqual({ ofDay: (12 * 60 + 3) * 60_000 });
     expect(parseTime('12:03:04.12')).toEqual({ ofDay: ((12 * 60 + 3) * 60 + 4) * 1000 + 120 });
     expect(parseTime('25:00')).toBeUndefined();
@@ -91,9 +114,22 @@ describe('filter language: each key', () => {
   it('method, tool and key: exact (any case) or * wildcards; a comma means any of', () => {
     const e = exchange();
     expect(
-      ['method:tools/call', 'method:TOOLS/CALL', 'method:tools/*', 'tool:echo', 'tool:ec*', 'tool:add,echo', 'key:tools_call_echo_*'].map((t) => matches(t, e)),
+      [
+        'method:tools/call',
+        'method:TOOLS/CALL',
+        'method:tools/*',
+        'tool:echo',
+        'tool:ec*',
+        'tool:add,echo',
+        'key:tools_call_echo_*',
+      ].map((t) => matches(t, e)),
     ).toEqual([true, true, true, true, true, true, true]);
-    expect(['method:tools', 'tool:ech', 'tool:add,sum', '-tool:echo'].map((t) => matches(t, e))).toEqual([false, false, false, false]);
+    expect(['method:tools', 'tool:ech', 'tool:add,sum', '-tool:echo'].map((t) => matches(t, e))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('status: words, a JSON-RPC code, an HTTP status or class', () => {
@@ -101,7 +137,10 @@ describe('filter language: each key', () => {
     const rpc = exchange({ response: { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad' } } });
     const tool = exchange({ response: { jsonrpc: '2.0', id: 1, result: { isError: true, content: [] } } });
     const pending = exchange({ response: undefined });
-    const http = exchange({ response: { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'x' } }, http: { status: 404, headers: {} } });
+    const http = exchange({
+      response: { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'x' } },
+      http: { status: 404, headers: {} },
+    });
     const all = [ok, rpc, tool, pending, http];
     const which = (text: string): number[] => all.filter((e) => matches(text, e)).map((e) => all.indexOf(e));
     expect(which('status:ok')).toEqual([0]);
@@ -112,16 +151,24 @@ describe('filter language: each key', () => {
     expect(which('status:404')).toEqual([4]);
     expect(which('status:4xx')).toEqual([4]);
     expect(which('has:error')).toEqual([1, 2, 4]);
-    expect(parseQuery('status:maybe').problems).toEqual([{ term: 'status:maybe', message: expect.stringContaining('status:maybe — expected ok, error') }]);
+    expect(parseQuery('status:maybe').problems).toEqual([
+      { term: 'status:maybe', message: expect.stringContaining('status:maybe — expected ok, error') },
+    ]);
   });
 
   it('source, proxy (by name), session (id start, client, app)', () => {
     const cached = exchange({ source: 'cache', proxyId: 'p2', sessionId: 'abcd1234-0000' });
     const injected = exchange({ behavior: 'inject', sentBy: { kind: 'resend' } });
     expect(
-      ['source:cache', 'source:cassette', 'proxy:"other proxy"', 'proxy:other*', 'session:abcd', 'session:claude*', 'session:"Claude Desktop"'].map((t) =>
-        matches(t, cached),
-      ),
+      [
+        'source:cache',
+        'source:cassette',
+        'proxy:"other proxy"',
+        'proxy:other*',
+        'session:abcd',
+        'session:claude*',
+        'session:"Claude Desktop"',
+      ].map((t) => matches(t, cached)),
     ).toEqual([true, true, true, true, true, true, true]);
     expect(['source:rule', 'session:app'].map((t) => [matches(t, cached), matches(t, injected)])).toEqual([
       [false, true],
@@ -131,7 +178,9 @@ describe('filter language: each key', () => {
   });
 
   it('has: each value of the table; a value it does not know is said', () => {
-    const streamed = exchange({ stream: [{ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }] });
+    const streamed = exchange({
+      stream: [{ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }],
+    });
     const pinned = exchange(); // seq 2 is pinned in ctx… when it is the second made here
     const values = Object.keys(HAS);
     expect(values).toEqual(['error', 'stream', 'edit', 'note', 'pin', 'flag', 'truncated', 'problem']);
@@ -143,12 +192,16 @@ describe('filter language: each key', () => {
     expect(matches('has:flag', exchange({ flags: ['client reply differed'] }))).toBe(true);
     expect(matches('has:truncated', exchange({ truncated: { response: 600_000 } }))).toBe(true);
     // the insight checks' findings (the ⚠ column); `has:problems` as the REST API and the agents say it
-    const found = exchange({ insight: { problems: [finding('tool.is-error-empty', 'response.result', 'isError without content')] } });
-    expect(['has:problem', 'has:problems', '-has:problem'].map((t) => [matches(t, found), matches(t, pinned)])).toEqual([
-      [true, false],
-      [true, false],
-      [false, true],
-    ]);
+    const found = exchange({
+      insight: { problems: [finding('tool.is-error-empty', 'response.result', 'isError without content')] },
+    });
+    expect(['has:problem', 'has:problems', '-has:problem'].map((t) => [matches(t, found), matches(t, pinned)])).toEqual(
+      [
+        [true, false],
+        [true, false],
+        [false, true],
+      ],
+    );
     expect(parseQuery('has:magic').problems[0].message).toContain('error, stream, edit, note, pin');
   });
 
@@ -160,7 +213,9 @@ describe('filter language: each key', () => {
       [true, false],
       [false, true],
     ]);
-    expect(['duration>500', 'duration>=900', 'duration<1s', 'duration<=10'].map((t) => [matches(t, big), matches(t, small)])).toEqual([
+    expect(
+      ['duration>500', 'duration>=900', 'duration<1s', 'duration<=10'].map((t) => [matches(t, big), matches(t, small)]),
+    ).toEqual([
       [false, true],
       [false, true],
       [true, true],
@@ -175,27 +230,33 @@ describe('filter language: each key', () => {
 
   it('after / before: a time of day, or a date and time', () => {
     const noon = exchange();
-    expect(['after:11:59', 'before:12:00:00.001', 'after:2026-05-01T11:00', 'before:2026-05-02T00:00'].map((t) => matches(t, noon))).toEqual([
-      true,
-      true,
-      true,
-      true,
+    expect(
+      ['after:11:59', 'before:12:00:00.001', 'after:2026-05-01T11:00', 'before:2026-05-02T00:00'].map((t) =>
+        matches(t, noon),
+      ),
+    ).toEqual([true, true, true, true]);
+    expect(['after:12:00:01', 'before:12:00', 'after:2026-05-02T00:00'].map((t) => matches(t, noon))).toEqual([
+      false,
+      false,
+      false,
     ]);
-    expect(['after:12:00:01', 'before:12:00', 'after:2026-05-02T00:00'].map((t) => matches(t, noon))).toEqual([false, false, false]);
     expect(parseQuery('after:noon').problems).toHaveLength(1);
   });
 
   it('free text and /regex/ search the JSON in any case; a bad regex is said; unknown keys are text', () => {
-    const e = exchange({ request: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { url: 'http://Example.com/a' } } } });
-    expect(['example', 'EXAMPLE.com', 'http://example.com', '"com/a"', '/exam+ple\\.com/', '/EXAMPLE/', '-nothing'].map((t) => matches(t, e))).toEqual([
-      true,
-      true,
-      true,
-      true,
-      true,
-      true,
-      true,
-    ]);
+    const e = exchange({
+      request: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { url: 'http://Example.com/a' } },
+      },
+    });
+    expect(
+      ['example', 'EXAMPLE.com', 'http://example.com', '"com/a"', '/exam+ple\\.com/', '/EXAMPLE/', '-nothing'].map(
+        (t) => matches(t, e),
+      ),
+    ).toEqual([true, true, true, true, true, true, true]);
     expect(['absent', '-example', '/^xyz/'].map((t) => matches(t, e))).toEqual([false, false, false]);
     expect(parseQuery('/(unclosed/').problems[0].message).toContain('not a regular expression');
     expect(parseQuery('foo:bar').problems).toEqual([]);
@@ -229,7 +290,14 @@ describe('filter language: completion at the cursor', () => {
   });
 
   it('values of the key at the cursor: fixed ones and those seen, quoted when needed; after a comma, the next one', () => {
-    expect(complete('status:', 7, values)?.options.map((o) => o.label)).toEqual(['ok', 'error', 'tool-error', 'pending', 'held', '4xx']);
+    expect(complete('status:', 7, values)?.options.map((o) => o.label)).toEqual([
+      'ok',
+      'error',
+      'tool-error',
+      'pending',
+      'held',
+      '4xx',
+    ]);
     expect(complete('tool:ec', 7, values)?.options.map((o) => o.insert)).toEqual(['echo ', '"Echo Two" ']);
     const after = complete('tool:echo,a', 11, values);
     expect(after).toMatchObject({ from: 10, to: 11 });
@@ -255,9 +323,9 @@ describe('filter language: completion at the cursor', () => {
 
 describe('filter language: what a chart click writes, and the URL', () => {
   it('withTerms replaces the terms of the keys given (negated ones stay), timeTerm writes a time the language reads', () => {
-    expect(withTerms('tool:echo duration>5 duration<9 -duration>100', ['duration'], ['duration>=10', 'duration<20'])).toBe(
-      'tool:echo -duration>100 duration>=10 duration<20',
-    );
+    expect(
+      withTerms('tool:echo duration>5 duration<9 -duration>100', ['duration'], ['duration>=10', 'duration<20']),
+    ).toBe('tool:echo -duration>100 duration>=10 duration<20');
     const at = new Date(2026, 4, 1, 9, 5, 7, 30).getTime();
     expect(timeTerm(at, false)).toBe('09:05:07.030');
     expect(timeTerm(at, true)).toBe('2026-05-01T09:05:07.030');

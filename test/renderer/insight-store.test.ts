@@ -38,18 +38,31 @@ describe('findings on the timeline', () => {
     await client.client.listTools();
     await client.client.callTool({ name: 'find', arguments: {} });
 
-    const list = await eventually(() => useTraffic.getState().exchanges.find((e) => e.method === 'tools/list' && e.insight), 'the checked tools/list');
+    const list = await eventually(
+      () => useTraffic.getState().exchanges.find((e) => e.method === 'tools/list' && e.insight),
+      'the checked tools/list',
+    );
     expect(problemsOf(list)).toEqual({ count: 1, worst: 'error' });
-    expect(list.insight?.problems[0]).toMatchObject({ id: 'tool.name-duplicate', path: 'response.result.tools[1].name' });
-    await eventually(() => useTraffic.getState().exchanges.find((e) => e.method === 'tools/call' && e.insight?.tokens !== undefined), 'the counted tools/call');
+    expect(list.insight?.problems[0]).toMatchObject({
+      id: 'tool.name-duplicate',
+      path: 'response.result.tools[1].name',
+    });
+    await eventually(
+      () => useTraffic.getState().exchanges.find((e) => e.method === 'tools/call' && e.insight?.tokens !== undefined),
+      'the counted tools/call',
+    );
 
     const all = useTraffic.getState().exchanges;
     expect(applyFilter(all, { ...EMPTY_FILTER, text: 'has:problem' }).map((e) => e.method)).toEqual(['tools/list']);
-    expect(applyFilter(all, { ...EMPTY_FILTER, text: 'has:problem find' }).map((e) => e.method)).toEqual(['tools/list']);
+    expect(applyFilter(all, { ...EMPTY_FILTER, text: 'has:problem find' }).map((e) => e.method)).toEqual([
+      'tools/list',
+    ]);
     expect(applyFilter(all, { ...EMPTY_FILTER, text: 'has:problem nothing-like-this' })).toEqual([]);
 
     await syncTraffic(); // a reconnect's snapshot: the engine's copies carry the findings too
-    expect(useTraffic.getState().exchanges.find((e) => e.method === 'tools/list')?.insight?.problems[0]?.id).toBe('tool.name-duplicate');
+    expect(useTraffic.getState().exchanges.find((e) => e.method === 'tools/list')?.insight?.problems[0]?.id).toBe(
+      'tool.name-duplicate',
+    );
     const counts = (await api.call('proxies.list', {})).find((p) => p.id === proxy.id)?.problems;
     expect(counts).toEqual({ error: 1, warning: 0, info: 0 });
   });

@@ -30,7 +30,12 @@ describe('columns', () => {
   });
 
   it('settings from another version: unknown ids dropped, missing ones added, # always shown', () => {
-    const cols = visibleColumns({ order: ['tool', 'gone', 'seq'], hidden: ['seq', 'time', 'revision'], widths: {}, sort: null });
+    const cols = visibleColumns({
+      order: ['tool', 'gone', 'seq'],
+      hidden: ['seq', 'time', 'revision'],
+      widths: {},
+      sort: null,
+    });
     expect(ids(cols).slice(0, 2)).toEqual(['tool', 'seq']);
     expect(ids(cols)).not.toContain('time');
     expect(ids(cols)).toContain('size');
@@ -99,21 +104,40 @@ describe('columns', () => {
     expect(sortRows(rows, null, names)).toBe(rows);
     expect(sortRows(rows, { column: 'duration', desc: false }, names).map((r) => r.seq)).toEqual([5, 2, 4, 1, 3]);
     expect(sortRows(rows, { column: 'duration', desc: true }, names).map((r) => r.seq)).toEqual([3, 1, 2, 4, 5]);
-    expect(sortRows(rows, { column: 'tool', desc: false }, names).map((r) => r.tool)).toEqual(['a', 'b', 'B', 'tool9', 'tool10']);
+    expect(sortRows(rows, { column: 'tool', desc: false }, names).map((r) => r.tool)).toEqual([
+      'a',
+      'b',
+      'B',
+      'tool9',
+      'tool10',
+    ]);
     expect(sortRows(rows, { column: 'nope', desc: false }, names)).toBe(rows);
   });
 
   it('the Size column: request and answer bytes, full sizes where the timeline truncated them', () => {
-    const e = { request: { jsonrpc: '2.0', id: 1, method: 'ping' }, response: { jsonrpc: '2.0', id: 1, result: {} }, stream: [] } as unknown as TrafficEvent;
+    const e = {
+      request: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      response: { jsonrpc: '2.0', id: 1, result: {} },
+      stream: [],
+    } as unknown as TrafficEvent;
     expect(exchangeSizes(e)).toEqual({ request: 40, response: 36, stream: 0, total: 76 });
     expect(exchangeSizes({ ...e, truncated: { response: 5_000_000 } }).response).toBe(5_000_000);
-    expect([formatBytes(950), formatBytes(2048), formatBytes(12_800), formatBytes(5 * 1024 * 1024)]).toEqual(['950 B', '2.0 kB', '13 kB', '5.0 MB']);
+    expect([formatBytes(950), formatBytes(2048), formatBytes(12_800), formatBytes(5 * 1024 * 1024)]).toEqual([
+      '950 B',
+      '2.0 kB',
+      '13 kB',
+      '5.0 MB',
+    ]);
   });
 });
 
 describe('multi-select', () => {
   const keys = ['a', 'b', 'head', 'c', 'd'];
-  const rows = { count: keys.length, indexOf: (k: string) => keys.indexOf(k), keyAt: (i: number) => (keys[i] === 'head' ? undefined : keys[i]) };
+  const rows = {
+    count: keys.length,
+    indexOf: (k: string) => keys.indexOf(k),
+    keyAt: (i: number) => (keys[i] === 'head' ? undefined : keys[i]),
+  };
 
   it('a click picks one; Ctrl adds or removes one; Shift picks the range from the anchor (group heads left out)', () => {
     let p = pick({ keys: new Set() }, 'b', 'only', rows);

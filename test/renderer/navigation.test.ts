@@ -95,7 +95,8 @@ describe('navigation: hash parsing', () => {
     expect(viewFromHash('#/Rules')).toBe('rules');
     expect(viewFromHash('#/rules/echo')).toBe('rules');
     expect(viewFromHash('#/settings?tab=theme')).toBe('settings');
-    for (const hash of ['', '#', '#/', '#/nope', '#//rules', 'rules-x', '#/toString', '#/__proto__']) expect(viewFromHash(hash), hash).toBeUndefined();
+    for (const hash of ['', '#', '#/', '#/nope', '#//rules', 'rules-x', '#/toString', '#/__proto__'])
+      expect(viewFromHash(hash), hash).toBeUndefined();
     expect(hashOf('export')).toBe('#/export');
     for (const { id } of VIEWS) expect(viewFromHash(hashOf(id))).toBe(id);
   });

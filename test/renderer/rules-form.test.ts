@@ -51,7 +51,11 @@ describe('rules form: rule → form', () => {
 
   it('hides one tool with one rule: { name, hidden: true } (the behavior stays a relay)', () => {
     const hidden = { ...emptyForm('secret'), hidden: true };
-    expect(checkDraft(draft([hidden])).rules?.tools[0]).toEqual({ name: 'secret', hidden: true, behavior: { type: 'relay' } });
+    expect(checkDraft(draft([hidden])).rules?.tools[0]).toEqual({
+      name: 'secret',
+      hidden: true,
+      behavior: { type: 'relay' },
+    });
     expect(ruleToForm({ name: 'secret', hidden: true })).toEqual(hidden);
     expect(checkDraft(draft([emptyForm('shown')])).rules?.tools[0]).not.toHaveProperty('hidden');
   });
@@ -67,7 +71,15 @@ describe('rules form: rule → form', () => {
       name: 'b',
       description: 'patched',
       input_schema: { type: 'object', properties: { q: { type: 'string' } } },
-      behavior: { type: 'override', response: { content: [{ type: 'text', text: 'x' }], structured_content: { n: 1 }, is_error: true, delay_s: 0.25 } },
+      behavior: {
+        type: 'override',
+        response: {
+          content: [{ type: 'text', text: 'x' }],
+          structured_content: { n: 1 },
+          is_error: true,
+          delay_s: 0.25,
+        },
+      },
     });
     expect(form).toEqual({
       ...emptyForm('b'),
@@ -92,7 +104,12 @@ describe('rules form: rule → form', () => {
         input_schema: { type: 'object', required: ['q'] },
         behavior: {
           type: 'override',
-          response: { content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }], structured_content: { a: [1] }, is_error: true, delay_s: 3 },
+          response: {
+            content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }],
+            structured_content: { a: [1] },
+            is_error: true,
+            delay_s: 3,
+          },
         },
       },
     ];
@@ -120,11 +137,17 @@ describe('rules form: form → candidate', () => {
       inputSchemaJson: '{',
       description: 'x',
     });
-    expect(rule).toEqual({ name: 'a', description: 'x', behavior: { type: 'override', response: { text: 'kept', delay_s: 1.5 } } });
+    expect(rule).toEqual({
+      name: 'a',
+      description: 'x',
+      behavior: { type: 'override', response: { text: 'kept', delay_s: 1.5 } },
+    });
     expect(issues.map((i) => i.path)).toEqual(['input_schema', 'behavior.response.content']);
     expect(issues[0].message).toMatch(/^not valid JSON \(/);
     // a delay that is no number goes to zod as the string itself, so zod's message names the field
-    expect(formToCandidate({ ...emptyForm('a'), behavior: 'override', delay: 'soon' }).rule).toMatchObject({ behavior: { response: { delay_s: 'soon' } } });
+    expect(formToCandidate({ ...emptyForm('a'), behavior: 'override', delay: 'soon' }).rule).toMatchObject({
+      behavior: { response: { delay_s: 'soon' } },
+    });
   });
 });
 
@@ -141,15 +164,26 @@ describe('rules form: checkDraft (RulesFileSchema)', () => {
     const check = checkDraft(draft(forms));
     expect(check.rules).toBeUndefined();
     expect(check.byTool.ok).toBeUndefined();
-    expect(check.byTool.slow).toEqual([{ path: 'behavior.response.delay_s', message: expect.stringMatching(/>=\s*0/) }]);
+    expect(check.byTool.slow).toEqual([
+      { path: 'behavior.response.delay_s', message: expect.stringMatching(/>=\s*0/) },
+    ]);
     expect(issuesAt(check.byTool.nan, 'behavior.response.delay_s')).toHaveLength(1);
-    expect(check.byTool.both).toEqual([{ path: 'behavior.response', message: 'give either text or content, not both' }]);
+    expect(check.byTool.both).toEqual([
+      { path: 'behavior.response', message: 'give either text or content, not both' },
+    ]);
     expect(issuesAt(check.byTool.schema, 'input_schema', true).map((i) => i.path)).toEqual(['input_schema.type']);
-    expect(check.byTool.json).toEqual([{ path: 'behavior.response.structured_content', message: expect.stringMatching(/^not valid JSON/) }]);
+    expect(check.byTool.json).toEqual([
+      { path: 'behavior.response.structured_content', message: expect.stringMatching(/^not valid JSON/) },
+    ]);
     expect(check.general).toEqual([]);
     // one line naming every bad field, the JSON syntax errors first (per tool), then zod's
     expect(check.summary).toMatch(/^json: behavior\.response\.structured_content: not valid JSON/);
-    for (const path of ['tools.1.behavior.response.delay_s', 'tools.2.behavior.response.delay_s', 'tools.3.behavior.response', 'tools.4.input_schema.type'])
+    for (const path of [
+      'tools.1.behavior.response.delay_s',
+      'tools.2.behavior.response.delay_s',
+      'tools.3.behavior.response',
+      'tools.4.input_schema.type',
+    ])
       expect(check.summary).toContain(path);
     // the JSON view still shows the candidate of an invalid draft
     expect((check.candidate.tools as unknown[]).length).toBe(6);
@@ -167,7 +201,11 @@ describe('rules form: checkDraft (RulesFileSchema)', () => {
     expect(dup.byTool.echo).toEqual([{ path: 'name', message: 'duplicate tool name "echo"' }]);
     expect(dup.summary).toBe('tools.1.name: duplicate tool name "echo"');
 
-    const bad = checkDraft({ forms: [], passthrough: 'yes' as unknown as boolean, instructions: 7 as unknown as string });
+    const bad = checkDraft({
+      forms: [],
+      passthrough: 'yes' as unknown as boolean,
+      instructions: 7 as unknown as string,
+    });
     expect(bad.general.map((i) => i.path).sort()).toEqual(['instructions', 'passthrough']);
     expect(bad.byTool).toEqual({});
     expect(checkDraft(draft([])).rules).toEqual({ passthrough: true, tools: [] });

@@ -71,7 +71,11 @@ describe('rules store', () => {
     expect(rules).toBeDefined();
     await useRules.getState().apply(rules!);
     s = useRules.getState();
-    expect(s).toMatchObject({ applying: false, dirty: false, forms: [{ ...emptyForm('echo'), behavior: 'override', text: 'overridden!' }] });
+    expect(s).toMatchObject({
+      applying: false,
+      dirty: false,
+      forms: [{ ...emptyForm('echo'), behavior: 'override', text: 'overridden!' }],
+    });
     expect(typeof s.notified).toBe('number');
     expect(s.tools.find((t) => t.name === 'echo')).toMatchObject({ behavior: 'override', origin: 'overlay' });
     expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('overridden!');
@@ -81,7 +85,10 @@ describe('rules store', () => {
     });
 
     // a reload of a clean draft takes the engine's rules (here set by another window)
-    await api.call('rules.set', { id: proxy.id, rules: { tools: [{ name: 'echo', behavior: { type: 'override', response: { text: 'elsewhere' } } }] } });
+    await api.call('rules.set', {
+      id: proxy.id,
+      rules: { tools: [{ name: 'echo', behavior: { type: 'override', response: { text: 'elsewhere' } } }] },
+    });
     await useRules.getState().load(proxy.id);
     expect(useRules.getState().forms.map((f) => f.text)).toEqual(['elsewhere']);
     expect(useRules.getState().notified).toBe(s.notified); // still the answer of our last apply
@@ -123,7 +130,10 @@ describe('rules store', () => {
   it('shows the engine refusing an apply, and a load of an unknown proxy', async () => {
     const { proxy } = await proxyOnUpstream();
     await useRules.getState().load(proxy.id);
-    const bad = { passthrough: true, tools: [{ name: 'x', behavior: { type: 'override', response: { delay_s: -1 } } }] } as unknown as RulesFile;
+    const bad = {
+      passthrough: true,
+      tools: [{ name: 'x', behavior: { type: 'override', response: { delay_s: -1 } } }],
+    } as unknown as RulesFile;
     await useRules.getState().apply(bad);
     expect(useRules.getState().applying).toBe(false);
     expect(useRules.getState().error).toMatch(/^rules\.set: invalid input: .*delay_s/);
@@ -139,16 +149,29 @@ describe('rules store', () => {
 
     const { api, proxy } = await proxyOnUpstream();
     const other = await api.call('proxies.create', { mode: 'proxy-only', upstreamUrl: await upstream() });
-    await api.call('rules.set', { id: other.id, rules: { passthrough: true, tools: [{ name: 'add', description: 'sum' }] } });
+    await api.call('rules.set', {
+      id: other.id,
+      rules: { passthrough: true, tools: [{ name: 'add', description: 'sum' }] },
+    });
     await useRules.getState().load(proxy.id);
     useRules.getState().addRule(syntheticForm('draft-only'));
     expect(useRules.getState().selected).toBe('draft-only');
 
     const switching = useRules.getState().load(other.id);
-    expect(useRules.getState()).toMatchObject({ proxyId: other.id, loading: true, forms: [], tools: [], selected: undefined, dirty: false });
+    expect(useRules.getState()).toMatchObject({
+      proxyId: other.id,
+      loading: true,
+      forms: [],
+      tools: [],
+      selected: undefined,
+      dirty: false,
+    });
     await switching;
     expect(useRules.getState().forms.map((f) => [f.name, f.description])).toEqual([['add', 'sum']]);
-    await eventually(() => useRules.getState().tools.find((t) => t.name === 'add')?.description === 'sum', 'the merged add tool');
+    await eventually(
+      () => useRules.getState().tools.find((t) => t.name === 'add')?.description === 'sum',
+      'the merged add tool',
+    );
   });
 
   it('a slow answer for a proxy no longer shown is dropped', async () => {

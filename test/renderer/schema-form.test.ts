@@ -24,13 +24,21 @@ const EVENT_SCHEMA = {
     title: { type: 'string', title: 'Title', description: 'What happens' },
     when: {
       type: 'object',
-      properties: { date: { type: 'string', format: 'date' }, allDay: { type: 'boolean', default: false }, hours: { type: 'integer' } },
+      properties: {
+        date: { type: 'string', format: 'date' },
+        allDay: { type: 'boolean', default: false },
+        hours: { type: 'integer' },
+      },
       required: ['date'],
     },
     priority: { enum: ['low', 'normal', 'high'], default: 'normal' },
     attendees: {
       type: 'array',
-      items: { type: 'object', properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } }, required: ['name'] },
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } },
+        required: ['name'],
+      },
     },
     tags: { type: 'array', items: { type: 'string' } },
     note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
@@ -73,17 +81,30 @@ describe('schema form: fields from a JSON Schema', () => {
 
   it('starts from the defaults and the required parts; optional fields stay absent', () => {
     expect(initialValue(formOf(EVENT_SCHEMA))).toEqual({ when: { allDay: false }, priority: 'normal' });
-    expect(initialValue(formOf({ type: 'object', properties: { flag: { type: 'boolean' }, on: { type: 'boolean' } }, required: ['on'] }))).toEqual({
+    expect(
+      initialValue(
+        formOf({
+          type: 'object',
+          properties: { flag: { type: 'boolean' }, on: { type: 'boolean' } },
+          required: ['on'],
+        }),
+      ),
+    ).toEqual({
       on: false,
     });
-    expect(initialValue(formOf({ type: 'object', properties: { kind: { const: 'fixed' } }, required: ['kind'] }))).toEqual({ kind: 'fixed' });
+    expect(
+      initialValue(formOf({ type: 'object', properties: { kind: { const: 'fixed' } }, required: ['kind'] })),
+    ).toEqual({ kind: 'fixed' });
     expect(initialValue(formOf(undefined))).toEqual({});
   });
 
   it('follows local $refs ($defs), and stops at a recursive one with a JSON field', () => {
     const form = formOf({
       type: 'object',
-      $defs: { point: { type: 'object', properties: { x: { type: 'number' } } }, node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } },
+      $defs: {
+        point: { type: 'object', properties: { x: { type: 'number' } } },
+        node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } },
+      },
       properties: { at: { $ref: '#/$defs/point' }, list: { $ref: '#/$defs/node' } },
     });
     expect(byName(byName(form, 'at'), 'x')).toMatchObject({ kind: 'number', path: ['at', 'x'] });
@@ -91,7 +112,10 @@ describe('schema form: fields from a JSON Schema', () => {
   });
 
   it('treats tuples, type unions and untyped values as JSON, saying why', () => {
-    const form = formOf({ type: 'object', properties: { t: { type: 'array', items: [{ type: 'string' }] }, u: { type: ['string', 'number'] }, any: {} } });
+    const form = formOf({
+      type: 'object',
+      properties: { t: { type: 'array', items: [{ type: 'string' }] }, u: { type: ['string', 'number'] }, any: {} },
+    });
     expect(form.fields!.map((f) => [f.kind, f.reason])).toEqual([
       ['json', 'a tuple: give it as JSON'],
       ['json', 'one of several types (string, number): give it as JSON'],

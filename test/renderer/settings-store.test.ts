@@ -34,7 +34,10 @@ const setOsDark = (dark: boolean): void => {
 };
 const html = { dataset: {} as Record<string, string>, style: {} as Record<string, string> };
 Object.assign(globalThis, {
-  window: { matchMedia: (query: string) => (query === os.media ? os : { matches: false, addEventListener() {}, removeEventListener() {} }) },
+  window: {
+    matchMedia: (query: string) =>
+      query === os.media ? os : { matches: false, addEventListener() {}, removeEventListener() {} },
+  },
   document: { documentElement: html },
 });
 
@@ -96,7 +99,12 @@ describe('settings store', () => {
 
   it('loads the defaults, shows an update at once, saves it to the settings file', async () => {
     const { dataDir } = await attached();
-    expect(state()).toMatchObject({ saving: 0, file: join(dataDir, 'settings.json'), problem: undefined, error: undefined });
+    expect(state()).toMatchObject({
+      saving: 0,
+      file: join(dataDir, 'settings.json'),
+      problem: undefined,
+      error: undefined,
+    });
     expect(state().settings).toEqual({
       theme: 'system',
       defaultCacheDir: join(dataDir, 'cassettes'),
@@ -106,7 +114,21 @@ describe('settings store', () => {
       restoreWorkspace: true,
       timelineLayout: { split: 'side', side: 60, bottom: 60 },
       timelineColumns: {
-        order: ['seq', 'time', 'proxy', 'method', 'tool', 'source', 'status', 'problems', 'tokens', 'duration', 'size', 'revision', 'flags'],
+        order: [
+          'seq',
+          'time',
+          'proxy',
+          'method',
+          'tool',
+          'source',
+          'status',
+          'problems',
+          'tokens',
+          'duration',
+          'size',
+          'revision',
+          'flags',
+        ],
         hidden: ['revision'],
         widths: {},
         sort: null,
@@ -124,7 +146,10 @@ describe('settings store', () => {
     await saving;
     expect(state().saving).toBe(0);
     expect(state().settings).toMatchObject({ theme: 'dark', autoScroll: false });
-    expect(JSON.parse(await readFile(join(dataDir, 'settings.json'), 'utf8'))).toMatchObject({ theme: 'dark', autoScroll: false });
+    expect(JSON.parse(await readFile(join(dataDir, 'settings.json'), 'utf8'))).toMatchObject({
+      theme: 'dark',
+      autoScroll: false,
+    });
   });
 
   it('undoes a refused update (the engine names the field) and keeps the error until a save succeeds', async () => {

@@ -2,7 +2,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startUi } from '../../src/main/cli/ui-command.js';
-import { bridgeProtocols, createWebSocketApi, type RewindClient, type WebSocketLike } from '../../src/renderer/src/api/client.js';
+import {
+  bridgeProtocols,
+  createWebSocketApi,
+  type RewindClient,
+  type WebSocketLike,
+} from '../../src/renderer/src/api/client.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer } from '../fixtures/sdk-server.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
@@ -33,7 +38,14 @@ export async function browserShell(): Promise<Shell> {
   mkdirSync(join(rendererDir, 'assets'));
   writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>ui</title>');
   const dataDir = await tempDir('rewind-data-');
-  const running = await startUi({ host: '127.0.0.1', port: 0, open: false, dataDir, version: '0.0.0-test', rendererDir });
+  const running = await startUi({
+    host: '127.0.0.1',
+    port: 0,
+    open: false,
+    dataDir,
+    version: '0.0.0-test',
+    rendererDir,
+  });
   closers.push(() => running.close());
   const url = `ws://127.0.0.1:${running.shell.port}/api`;
   // Node 20 has no global WebSocket: the `ws` package stands in for the browser's

@@ -53,7 +53,10 @@ describe('timeline model over real exchanges', () => {
     const server = await upstream();
     const cacheDir = await tempDir();
     const rec = await api.call('proxies.create', { mode: 'record', upstreamUrl: server.url, cacheDir });
-    await api.call('rules.set', { id: rec.id, rules: { tools: [{ name: 'counter', behavior: { type: 'override', response: { text: 'fixed' } } }] } });
+    await api.call('rules.set', {
+      id: rec.id,
+      rules: { tools: [{ name: 'counter', behavior: { type: 'override', response: { text: 'fixed' } } }] },
+    });
     const c = await client(rec.url!);
     await c.client.callTool({ name: 'echo', arguments: { text: 'Needle' } });
     await c.client.callTool({ name: 'fail', arguments: {} });
@@ -125,7 +128,10 @@ describe('timeline model over real exchanges', () => {
     // the app's own traffic (its session's setup, Compose's lists) is left out when hidden
     const own = { ...echo, seq: 999, sentBy: { kind: 'app' as const } };
     const composed = { ...echo, seq: 1000, sentBy: { kind: 'compose' as const } };
-    expect(applyFilter([own, composed, echo], EMPTY_FILTER, { ...plainContext(), hideApp: true })).toEqual([composed, echo]);
+    expect(applyFilter([own, composed, echo], EMPTY_FILTER, { ...plainContext(), hideApp: true })).toEqual([
+      composed,
+      echo,
+    ]);
     expect(applyFilter([own, echo], EMPTY_FILTER, plainContext())).toEqual([own, echo]);
 
     const { methods, tools } = distinct(all);
@@ -160,11 +166,21 @@ describe("timeline model: the waterfall's time span", () => {
 
 describe('timeline model: latency histogram', () => {
   it('has 1-2-5 edges per decade from 1 ms to 100 s', () => {
-    expect(BUCKET_EDGES).toEqual([1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000]);
+    expect(BUCKET_EDGES).toEqual([
+      1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000,
+    ]);
   });
 
   it('counts answered exchanges in [from, to) buckets, trimmed to the non-empty range', () => {
-    const list = [timed(0, 0.4), timed(0, 2), timed(0, 4.99), timed(0, 5), timed(0, 19), timed(0, -3), timed(0, 7_000, false)];
+    const list = [
+      timed(0, 0.4),
+      timed(0, 2),
+      timed(0, 4.99),
+      timed(0, 5),
+      timed(0, 19),
+      timed(0, -3),
+      timed(0, 7_000, false),
+    ];
     expect(histogram(list)).toEqual([
       { from: 0, to: 1, count: 2 }, // 0.4 ms and the negative one (as 0)
       { from: 1, to: 2, count: 0 },
@@ -179,7 +195,13 @@ describe('timeline model: latency histogram', () => {
   });
 
   it('formats bucket edges and times', () => {
-    expect([formatMs(0), formatMs(500), formatMs(1_000), formatMs(2_500), formatMs(Infinity)]).toEqual(['0 ms', '500 ms', '1 s', '2.5 s', '∞']);
+    expect([formatMs(0), formatMs(500), formatMs(1_000), formatMs(2_500), formatMs(Infinity)]).toEqual([
+      '0 ms',
+      '500 ms',
+      '1 s',
+      '2.5 s',
+      '∞',
+    ]);
     const at = new Date(2024, 0, 2, 3, 4, 5, 6).getTime(); // local time, as formatTime shows it
     expect(formatTime(at)).toBe('03:04:05.006');
   });

@@ -19,16 +19,25 @@ const BIG = 'x'.repeat(600_000);
 describe('a large exchange on the timeline', () => {
   it('arrives with its bodies truncated and its size; "Load full body" gets it in full from the engine', async () => {
     const { api } = await browserShell();
-    const proxy = await api.call('proxies.create', { mode: 'record', upstreamUrl: await upstream(), cacheDir: await tempDir('rewind-cassette-') });
+    const proxy = await api.call('proxies.create', {
+      mode: 'record',
+      upstreamUrl: await upstream(),
+      cacheDir: await tempDir('rewind-cassette-'),
+    });
     closers.push(connectStores(api));
     const client = await mcpClient(proxy.url as string);
     expect(textOf(await client.client.callTool({ name: 'echo', arguments: { text: BIG } }))).toBe(`echo: ${BIG}`); // the client got it all
-    const event = await eventually(() => useTraffic.getState().exchanges.find((e) => e.tool === 'echo'), 'the echo exchange');
+    const event = await eventually(
+      () => useTraffic.getState().exchanges.find((e) => e.tool === 'echo'),
+      'the echo exchange',
+    );
     expect(event.truncated?.request).toBeGreaterThan(600_000);
     expect(event.truncated?.response).toBeGreaterThan(600_000);
     expect(event.bytes).toBeLessThan(10_000);
     expect(JSON.stringify(event).length).toBeLessThan(10_000);
-    expect(event.response).toMatchObject({ result: { $truncated: { bytes: expect.any(Number), preview: expect.stringContaining('echo: xxx') } } });
+    expect(event.response).toMatchObject({
+      result: { $truncated: { bytes: expect.any(Number), preview: expect.stringContaining('echo: xxx') } },
+    });
 
     await useTraffic.getState().loadFullBody(event);
     const full = useTraffic.getState().full?.event;

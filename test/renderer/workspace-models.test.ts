@@ -14,7 +14,15 @@ import {
 import { toolInputSchema } from '../../src/renderer/src/models/input-schema.js';
 import { entryProblem } from '../../src/renderer/src/models/entry-check.js';
 import { checkEdit } from '../../src/renderer/src/views/breakpoints/validate.js';
-import { heldRows, indexOfRow, isChanged, rowId, rowKey, sourceKind, statusLabel } from '../../src/renderer/src/views/timeline/model.js';
+import {
+  heldRows,
+  indexOfRow,
+  isChanged,
+  rowId,
+  rowKey,
+  sourceKind,
+  statusLabel,
+} from '../../src/renderer/src/views/timeline/model.js';
 import { groupBySession } from '../../src/renderer/src/views/timeline/sessions.js';
 import { proxyConfigIssues, describeProxyIssues } from '../../src/shared/proxy-config.js';
 import type { TrafficEvent } from '../../src/shared/api.js';
@@ -50,7 +58,9 @@ describe('JSON tree model', () => {
   });
 
   it('opens small documents a few levels deep, big ones at the root only', () => {
-    expect([...initialExpansion(doc)].sort()).toEqual([pathId([]), pathId(['result']), pathId(['result', 'content'])].sort()); // 3 levels; items (250) stays shut
+    expect([...initialExpansion(doc)].sort()).toEqual(
+      [pathId([]), pathId(['result']), pathId(['result', 'content'])].sort(),
+    ); // 3 levels; items (250) stays shut
     expect([...initialExpansion(Array.from({ length: 5000 }, (_, i) => i))]).toEqual([pathId([])]);
   });
 
@@ -89,7 +99,11 @@ describe('breakpoint and resend editors: the tool schema', () => {
       ({
         proxyId,
         method: 'tools/list',
-        response: { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type } } } }] } },
+        response: {
+          jsonrpc: '2.0',
+          id: 1,
+          result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type } } } }] },
+        },
       }) as unknown as TrafficEvent;
     const schemaOf = toolInputSchema([list('p1', 'string'), list('p2', 'number'), list('p1', 'boolean')], 'p1', 'echo');
     expect(schemaOf).toMatchObject({ properties: { text: { type: 'boolean' } } });
@@ -103,18 +117,28 @@ describe('cassette editor: the entry as you type', () => {
   it('says where the JSON breaks, when it is no entry, and when a tools/call result is not MCP', () => {
     expect(entryProblem(file, key, '{\n  "result": {}\n} x')).toMatch(/^Invalid JSON — line 3, column 3: /); // where V8 names a position
     expect(entryProblem(file, key, '{ "result": ')).toMatch(/^Invalid JSON — /);
-    expect(entryProblem(file, key, JSON.stringify({ result: { content: 'no' } }))).toMatch(/^Not an MCP tool result — result\.content: /);
-    // a text block without its text: the protocol's own schema (the SDK's) says what is missing, as you type
-    expect(entryProblem(file, key, JSON.stringify({ name: 'echo', arguments: {}, result: { content: [{ type: 'text' }] } }))).toBe(
-      'Not an MCP tool result — result.content[0].text: Invalid input: expected string, received undefined',
+    expect(entryProblem(file, key, JSON.stringify({ result: { content: 'no' } }))).toMatch(
+      /^Not an MCP tool result — result\.content: /,
     );
+    // a text block without its text: the protocol's own schema (the SDK's) says what is missing, as you type
+    expect(
+      entryProblem(file, key, JSON.stringify({ name: 'echo', arguments: {}, result: { content: [{ type: 'text' }] } })),
+    ).toBe('Not an MCP tool result — result.content[0].text: Invalid input: expected string, received undefined');
     expect(checkEdit('{ "content": [{ "type": "text" }] }', 'response', '2025-11-25')).toEqual({
       ok: false,
       message: 'not a CallToolResult: result.content[0].text: Invalid input: expected string, received undefined',
     });
-    expect(checkEdit('{ "content": [{ "type": "text", "text": "ok" }] }', 'response', '2026-07-28')).toMatchObject({ ok: true });
+    expect(checkEdit('{ "content": [{ "type": "text", "text": "ok" }] }', 'response', '2026-07-28')).toMatchObject({
+      ok: true,
+    });
     expect(entryProblem('1 initialize.json', 'initialize', '[1, 2]')).toMatch(/^Not a cassette entry — /);
-    expect(entryProblem(file, key, JSON.stringify({ name: 'echo', arguments: {}, result: { content: [{ type: 'text', text: 'ok' }] } }))).toBeUndefined();
+    expect(
+      entryProblem(
+        file,
+        key,
+        JSON.stringify({ name: 'echo', arguments: {}, result: { content: [{ type: 'text', text: 'ok' }] } }),
+      ),
+    ).toBeUndefined();
   });
 });
 
@@ -133,8 +157,14 @@ describe('timeline rows', () => {
     ...extra,
   });
   it('held calls become pending rows with their own ids; an id finds its row', () => {
-    const held = heldRows([{ id: 'b1', proxyId: 'p1', tool: 'echo', stage: 'request', arguments: { text: 'x' }, since: 5, timeoutAt: 10 }]);
-    expect(held[0]).toMatchObject({ pausedId: 'b1', tool: 'echo', request: { params: { name: 'echo', arguments: { text: 'x' } } } });
+    const held = heldRows([
+      { id: 'b1', proxyId: 'p1', tool: 'echo', stage: 'request', arguments: { text: 'x' }, since: 5, timeoutAt: 10 },
+    ]);
+    expect(held[0]).toMatchObject({
+      pausedId: 'b1',
+      tool: 'echo',
+      request: { params: { name: 'echo', arguments: { text: 'x' } } },
+    });
     expect(statusLabel(held[0])).toBe('‖ held');
     const rows = [event('p1', 1), event('p:2', 7), ...held];
     expect(indexOfRow(rows, rowId(rows[1]))).toBe(1);
@@ -143,7 +173,10 @@ describe('timeline rows', () => {
     expect(indexOfRow(rows, undefined)).toBe(-1);
   });
   it('an exchange is named by its seq alone, whatever its proxy; a group head is never the row found', () => {
-    const rows = groupBySession([event('p:1', 3, { sessionId: 's' }), event('p:2', 4, { sessionId: 's' }), event('p:1', 5)], new Map());
+    const rows = groupBySession(
+      [event('p:1', 3, { sessionId: 's' }), event('p:2', 4, { sessionId: 's' }), event('p:1', 5)],
+      new Map(),
+    );
     expect(rows.map((r) => (r.group ? 'head' : r.seq))).toEqual(['head', 3, 4, 'head', 5]);
     expect(rows[0].seq).toBe(3); // a head carries its first exchange's fields
     expect(indexOfRow(rows, 3)).toBe(1);
@@ -156,18 +189,25 @@ describe('timeline rows', () => {
     expect(isChanged(event('p', 1, { original: { response: { jsonrpc: '2.0', id: 1, result: {} } } }))).toBe(true);
     expect(sourceKind(event('p', 1, { source: 'cache', behavior: 'inject' }))).toBe('cassette · rule (inject)');
     expect(sourceKind(event('p', 1, { source: 'proxy', behavior: 'override' }))).toBe('rule (override)');
-    expect(sourceKind(event('p', 1, { flags: ['result edited at a breakpoint'] }))).toBe('upstream · edited at a breakpoint');
+    expect(sourceKind(event('p', 1, { flags: ['result edited at a breakpoint'] }))).toBe(
+      'upstream · edited at a breakpoint',
+    );
   });
 });
 
 describe('New proxy form: problems in the words of its fields', () => {
   it('names the form labels, never the API fields', () => {
-    expect(proxyConfigIssues({ mode: 'record', upstreamUrl: 'nope' })).toEqual({ upstreamUrl: 'not a URL (e.g. http://127.0.0.1:3000/mcp)' });
-    expect(proxyConfigIssues({ mode: 'replay', port: -1, name: 'x'.repeat(101) })).toEqual({ port: expect.any(String), name: 'at most 100 characters' });
+    expect(proxyConfigIssues({ mode: 'record', upstreamUrl: 'nope' })).toEqual({
+      upstreamUrl: 'not a URL (e.g. http://127.0.0.1:3000/mcp)',
+    });
+    expect(proxyConfigIssues({ mode: 'replay', port: -1, name: 'x'.repeat(101) })).toEqual({
+      port: expect.any(String),
+      name: 'at most 100 characters',
+    });
     expect(proxyConfigIssues({ mode: 'replay' })).toEqual({}); // an empty cassette folder means the default one
-    expect(describeProxyIssues(proxyConfigIssues({ mode: 'hybrid', upstreamUrl: 'http://a/mcp', upstreamCommand: 'x' }))).toBe(
-      'stdio command: give either an Upstream URL or a stdio command, not both',
-    );
+    expect(
+      describeProxyIssues(proxyConfigIssues({ mode: 'hybrid', upstreamUrl: 'http://a/mcp', upstreamCommand: 'x' })),
+    ).toBe('stdio command: give either an Upstream URL or a stdio command, not both');
     expect(describeProxyIssues(proxyConfigIssues({ mode: 'proxy-only', shiny: true }))).toBe('unknown setting: shiny');
   });
 });
@@ -191,7 +231,9 @@ describe('the final state on the row (issue 25)', () => {
     expect(row({ final: 'http-error', http: { status: 400, headers: {} } })).toBe('HTTP 400');
     expect(row({ final: 'cancelled' })).toBe('cancelled');
     expect(row({ final: 'client-gone' })).toBe('client gone');
-    expect(row({ final: 'timeout', response: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'cut' } } })).toBe('timed out');
+    expect(
+      row({ final: 'timeout', response: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'cut' } } }),
+    ).toBe('timed out');
     // a held answer released because its client cancelled: the row says cancelled, not ok
     expect(row({ final: 'cancelled', response: { jsonrpc: '2.0', id: 1, result: { content: [] } } })).toBe('cancelled');
     expect(row({ final: 'answered', response: { jsonrpc: '2.0', id: 1, result: { content: [] } } })).toBe('ok');

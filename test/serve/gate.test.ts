@@ -8,7 +8,11 @@ import { agent, cleanup, instance, keep, rawMcpPost, textOf } from './harness.js
 // The token-gated MCP endpoint: Bearer, X-MiMCP-Session or /s/<token>/mcp; 401 otherwise; tokens stay here.
 afterEach(cleanup);
 
-const tool = (name: string, text = name) => ({ name, input_schema: { type: 'object' }, behavior: { type: 'override', response: { text } } });
+const tool = (name: string, text = name) => ({
+  name,
+  input_schema: { type: 'object' },
+  behavior: { type: 'override', response: { text } },
+});
 const UNKNOWN = 'calm-heron-0000';
 
 function customUpstream(): Promise<CustomUpstream> {
@@ -40,10 +44,17 @@ describe('serve: the MCP token gate', () => {
     for (const [what, url, headers] of denied) {
       const answer = await rawMcpPost(url, headers);
       expect(answer.status, what).toBe(401);
-      expect(answer.body, what).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: expect.any(Number), message: expect.any(String) } });
+      expect(answer.body, what).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: expect.any(Number), message: expect.any(String) },
+      });
     }
     for (const method of ['GET', 'DELETE']) {
-      const res = await fetch(`${serve.url}/mcp`, { method, headers: { accept: 'text/event-stream', 'mcp-session-id': 'whatever' } });
+      const res = await fetch(`${serve.url}/mcp`, {
+        method,
+        headers: { accept: 'text/event-stream', 'mcp-session-id': 'whatever' },
+      });
       expect(res.status, method).toBe(401);
       await res.body?.cancel();
     }
@@ -108,7 +119,9 @@ describe('serve: what reaches the upstream', () => {
   it('sends the session upstream.headers on every request and never the session token', async () => {
     const up = await customUpstream();
     const { api } = await instance();
-    const s = await api.create({ upstream: { url: up.url, headers: { Authorization: 'Bearer upstream-secret', 'X-Upstream-Key': 'k1' } } });
+    const s = await api.create({
+      upstream: { url: up.url, headers: { Authorization: 'Bearer upstream-secret', 'X-Upstream-Key': 'k1' } },
+    });
     for (const via of ['bearer', 'x-header', 'path'] as const) {
       const c = await agent(s, via);
       expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: via } }))).toBe(`spy: ${via}`);

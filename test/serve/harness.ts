@@ -124,9 +124,15 @@ export class Rest {
   ) {}
 
   /** A raw request: `body` is JSON-encoded unless it is a string (sent as is, to test malformed JSON). */
-  async request<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer<T>> {
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<HttpAnswer<T>> {
     const all: Record<string, string> = { ...headers };
-    if (this.token !== undefined && !Object.keys(all).some((h) => h.toLowerCase() === 'authorization')) all.authorization = `Bearer ${this.token}`;
+    if (this.token !== undefined && !Object.keys(all).some((h) => h.toLowerCase() === 'authorization'))
+      all.authorization = `Bearer ${this.token}`;
     if (body !== undefined) all['content-type'] = 'application/json';
     const res = await fetch(this.base + path, {
       method,
@@ -147,7 +153,8 @@ export class Rest {
 
   private async expect<T>(status: number, method: string, path: string, body?: unknown): Promise<T> {
     const answer = await this.request<T>(method, path, body);
-    if (answer.status !== status) throw new Error(`${method} ${path}: expected HTTP ${status}, got ${answer.status}: ${answer.text}`);
+    if (answer.status !== status)
+      throw new Error(`${method} ${path}: expected HTTP ${status}, got ${answer.status}: ${answer.text}`);
     return answer.body;
   }
 
@@ -166,7 +173,10 @@ export class Rest {
   tools(sid: string): Promise<{ tools: ToolView[]; passthrough: boolean }> {
     return this.expect(200, 'GET', `/api/sessions/${sid}/tools`);
   }
-  putTools(sid: string, body: Record<string, unknown>): Promise<{ tools: ToolView[]; passthrough: boolean; notified: number }> {
+  putTools(
+    sid: string,
+    body: Record<string, unknown>,
+  ): Promise<{ tools: ToolView[]; passthrough: boolean; notified: number }> {
     return this.expect(200, 'PUT', `/api/sessions/${sid}/tools`, body);
   }
   async calls(sid: string): Promise<CallRecord[]> {
@@ -192,7 +202,8 @@ export async function agent(
   opts: ConnectClientOptions = {},
 ): Promise<ConnectedClient> {
   const url = via === 'path' ? session.mcp.path_url : session.mcp.url;
-  const headers = via === 'bearer' ? session.mcp.headers : via === 'x-header' ? { 'X-MiMCP-Session': session.mcp.token } : undefined;
+  const headers =
+    via === 'bearer' ? session.mcp.headers : via === 'x-header' ? { 'X-MiMCP-Session': session.mcp.token } : undefined;
   return keep(await connectClient(url, { ...opts, headers: { ...(headers ?? {}), ...(opts.headers ?? {}) } }));
 }
 
@@ -256,7 +267,8 @@ export async function rawMcpPost(
 // Fixtures for the two-instance setup (B is the fake upstream, configured only through its REST API)
 
 /** A 1x1 PNG. */
-export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+export const PNG_1X1 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 /** B's synthetic override tools: what "the upstream" of instance A offers. */
 export const B_TOOLS = [
@@ -269,7 +281,10 @@ export const B_TOOLS = [
   {
     name: 'lookup',
     description: 'Lookup from B',
-    input_schema: { type: 'object', properties: { q: { type: 'string' }, n: { type: 'number' }, obj: { type: 'object' } } },
+    input_schema: {
+      type: 'object',
+      properties: { q: { type: 'string' }, n: { type: 'number' }, obj: { type: 'object' } },
+    },
     behavior: {
       type: 'override',
       response: {
@@ -316,9 +331,16 @@ export interface FakeUpstream extends Instance {
 }
 
 /** Instance B: a serve with one session that has NO upstream, only synthetic override tools (B_TOOLS unless given). */
-export async function fakeUpstream(tools: readonly unknown[] = B_TOOLS, options: ServeOptions = {}): Promise<FakeUpstream> {
+export async function fakeUpstream(
+  tools: readonly unknown[] = B_TOOLS,
+  options: ServeOptions = {},
+): Promise<FakeUpstream> {
   const b = await instance(options);
-  const session = await b.api.create({ name: 'fake-upstream', tools: tools as unknown[], instructions: 'B instructions' });
+  const session = await b.api.create({
+    name: 'fake-upstream',
+    tools: tools as unknown[],
+    instructions: 'B instructions',
+  });
   return { ...b, session };
 }
 
@@ -344,7 +366,9 @@ export async function pair(
 ): Promise<Pair> {
   const b = await fakeUpstream(opts.bTools ?? B_TOOLS);
   const a = await instance(opts.a ?? {});
-  const upstream = opts.viaHeader ? { url: b.session.mcp.url, headers: { Authorization: `Bearer ${b.session.mcp.token}` } } : { url: b.session.mcp.path_url };
+  const upstream = opts.viaHeader
+    ? { url: b.session.mcp.url, headers: { Authorization: `Bearer ${b.session.mcp.token}` } }
+    : { url: b.session.mcp.path_url };
   const session = await a.api.create({ upstream, ...create });
   const c = await agent(session);
   return { a, b, session, c };

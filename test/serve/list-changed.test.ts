@@ -8,7 +8,8 @@ afterEach(cleanup);
 
 const LIST_CHANGED = 'notifications/tools/list_changed';
 const listChanged = (c: ConnectedClient): number => c.notifications.filter((n) => n.method === LIST_CHANGED).length;
-const names = async (c: ConnectedClient): Promise<string[]> => (await c.client.listTools()).tools.map((t) => t.name).sort();
+const names = async (c: ConnectedClient): Promise<string[]> =>
+  (await c.client.listTools()).tools.map((t) => t.name).sort();
 
 describe('serve: PUT /tools and tools/list_changed', () => {
   it('notifies every agent of the session (and only of that session); the new list is what they see next', async () => {
@@ -65,9 +66,15 @@ describe('serve: PUT /tools and tools/list_changed', () => {
 
   it('answers notified 0 when no agent is connected, and a later agent sees the new list', async () => {
     const { api } = await instance();
-    const s = await api.create({ tools: [{ name: 'old', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'old' } } }] });
+    const s = await api.create({
+      tools: [
+        { name: 'old', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'old' } } },
+      ],
+    });
     const put = await api.putTools(s.session_id, {
-      tools: [{ name: 'new', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'new' } } }],
+      tools: [
+        { name: 'new', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'new' } } },
+      ],
     });
     expect(put.notified).toBe(0);
     expect(put.tools.map((t) => t.name)).toEqual(['new']);
@@ -79,8 +86,16 @@ describe('serve: PUT /tools and tools/list_changed', () => {
   it('switches the upstream, keeps it when absent, detaches it with null', async () => {
     const b1 = await fakeUpstream();
     const b2 = await fakeUpstream([
-      { name: 'weather', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'B2: snow' } } },
-      { name: 'only_b2', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'B2 only' } } },
+      {
+        name: 'weather',
+        input_schema: { type: 'object' },
+        behavior: { type: 'override', response: { text: 'B2: snow' } },
+      },
+      {
+        name: 'only_b2',
+        input_schema: { type: 'object' },
+        behavior: { type: 'override', response: { text: 'B2 only' } },
+      },
     ]);
     const a = await instance();
     const s = await a.api.create({ upstream: { url: b1.session.mcp.path_url } });
@@ -103,7 +118,13 @@ describe('serve: PUT /tools and tools/list_changed', () => {
     // null: detached, only the overlay's own tools remain
     await a.api.putTools(s.session_id, {
       upstream: null,
-      tools: [{ name: 'alone', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'no upstream' } } }],
+      tools: [
+        {
+          name: 'alone',
+          input_schema: { type: 'object' },
+          behavior: { type: 'override', response: { text: 'no upstream' } },
+        },
+      ],
     });
     expect((await a.api.detail(s.session_id)).upstream).toBeNull();
     expect((await a.api.tools(s.session_id)).tools.map((t) => t.name)).toEqual(['alone']);

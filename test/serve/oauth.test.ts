@@ -19,7 +19,11 @@ async function upstream(): Promise<TestAuthServer> {
 }
 
 /** polls the session detail until `sign_in` matches */
-async function signInOf(api: Rest, sid: string, until: (signIn: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+async function signInOf(
+  api: Rest,
+  sid: string,
+  until: (signIn: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const signIn = ((await api.detail(sid)) as unknown as { sign_in: Record<string, unknown> }).sign_in;
@@ -45,13 +49,16 @@ describe('serve: a session whose upstream wants an OAuth sign-in', () => {
     const c = await agent(session);
     expect(textOf(await c.client.callTool({ name: 'greet', arguments: { name: 'serve' } }))).toBe('Hello, serve!');
     const detail = JSON.stringify(await api.detail(session.session_id));
-    for (const token of [...server.secrets.accessTokens, ...server.secrets.refreshTokens]) expect(detail).not.toContain(token);
+    for (const token of [...server.secrets.accessTokens, ...server.secrets.refreshTokens])
+      expect(detail).not.toContain(token);
   });
 
   it('oauth: false: no sign-in; as before, a session on an upstream that only answers 401 is refused, naming the 401', async () => {
     const server = await upstream();
     const { api } = await instance({ dataDir: await tempDir('rewind-serve-oauth-') });
-    const answer = await api.request<{ message: string }>('POST', '/api/sessions', { upstream: { url: server.url, oauth: false } });
+    const answer = await api.request<{ message: string }>('POST', '/api/sessions', {
+      upstream: { url: server.url, oauth: false },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body.message).toMatch(/did not answer an MCP initialize: .*\b401\b/);
     expect(server.authorizations).toEqual([]);

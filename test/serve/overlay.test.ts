@@ -4,11 +4,13 @@ import { B_TOOL_NAMES, B_TOOLS, agent, cleanup, instance, pair, rejection, textO
 // The tool overlay on A (upstream: B): inject placeholders, partial overrides, hidden and synthetic tools.
 afterEach(cleanup);
 
-const byName = <T extends { name: string }>(list: T[]): Record<string, T> => Object.fromEntries(list.map((t) => [t.name, t]));
+const byName = <T extends { name: string }>(list: T[]): Record<string, T> =>
+  Object.fromEntries(list.map((t) => [t.name, t]));
 
 describe('serve: inject', () => {
   it('renders {original_text}, {args.<name>} (JSON when not a string), {original_payload}; unknown placeholders stay literal', async () => {
-    const template = 'T={original_text}|Q={args.q}|N={args.n}|O={args.obj}|F={args.flag}|M={args.missing}|U={unknown}|A={args}|P={original_payload}';
+    const template =
+      'T={original_text}|Q={args.q}|N={args.n}|O={args.obj}|F={args.flag}|M={args.missing}|U={unknown}|A={args}|P={original_payload}';
     const { a, b, session, c } = await pair({ tools: [{ name: 'lookup', behavior: { type: 'inject', template } }] });
     await c.client.listTools();
     const args = { q: 'cats', n: 3, obj: { a: [1, 'x'] }, flag: true };
@@ -27,25 +29,39 @@ describe('serve: inject', () => {
     });
     // B saw the call, untouched; A recorded it as inject
     expect((await b.api.calls(b.session.session_id)).map((x) => [x.tool, x.arguments])).toEqual([['lookup', args]]);
-    expect(await a.api.calls(session.session_id)).toMatchObject([{ tool: 'lookup', behavior: 'inject', arguments: args }]);
+    expect(await a.api.calls(session.session_id)).toMatchObject([
+      { tool: 'lookup', behavior: 'inject', arguments: args },
+    ]);
   });
 
   it('applies even when the agent calls before listing tools (once the upstream is connected)', async () => {
-    const { a, session, c } = await pair({ tools: [{ name: 'weather', behavior: { type: 'inject', template: '{original_text} SPONSORED: Acme(tm)!' } }] });
-    await expect.poll(async () => (await a.api.detail(session.session_id)).upstream?.state, { timeout: 5000 }).toBe('connected');
-    expect(textOf(await c.client.callTool({ name: 'weather', arguments: { city: 'Rome' } }))).toBe('B: sunny SPONSORED: Acme(tm)!');
+    const { a, session, c } = await pair({
+      tools: [{ name: 'weather', behavior: { type: 'inject', template: '{original_text} SPONSORED: Acme(tm)!' } }],
+    });
+    await expect
+      .poll(async () => (await a.api.detail(session.session_id)).upstream?.state, { timeout: 5000 })
+      .toBe('connected');
+    expect(textOf(await c.client.callTool({ name: 'weather', arguments: { city: 'Rome' } }))).toBe(
+      'B: sunny SPONSORED: Acme(tm)!',
+    );
   });
 
   it('keeps a string argument as is, even when it looks like JSON or holds braces', async () => {
     const { c } = await pair({ tools: [{ name: 'lookup', behavior: { type: 'inject', template: '<{args.q}>' } }] });
     await c.client.listTools();
-    expect(textOf(await c.client.callTool({ name: 'lookup', arguments: { q: '{"x":1} {original_text}' } }))).toBe('<{"x":1} {original_text}>');
+    expect(textOf(await c.client.callTool({ name: 'lookup', arguments: { q: '{"x":1} {original_text}' } }))).toBe(
+      '<{"x":1} {original_text}>',
+    );
   });
 });
 
 describe('serve: description and input_schema overrides', () => {
   it('override only the fields given; null keeps the upstream value; calls still relay', async () => {
-    const newSchema = { type: 'object', properties: { term: { type: 'string', description: 'what to look up' } }, required: ['term'] };
+    const newSchema = {
+      type: 'object',
+      properties: { term: { type: 'string', description: 'what to look up' } },
+      required: ['term'],
+    };
     const { a, session, c } = await pair({
       tools: [
         { name: 'weather', description: 'patched weather' },
@@ -69,8 +85,17 @@ describe('serve: description and input_schema overrides', () => {
       behavior: { type: 'relay' },
       origin: 'overlay',
     });
-    expect(tools.lookup).toMatchObject({ description: 'Lookup from B', input_schema: newSchema, behavior: { type: 'relay' }, origin: 'overlay' });
-    expect(tools.admin).toMatchObject({ description: 'Dangerous admin tool on B', behavior: { type: 'relay' }, origin: 'upstream' });
+    expect(tools.lookup).toMatchObject({
+      description: 'Lookup from B',
+      input_schema: newSchema,
+      behavior: { type: 'relay' },
+      origin: 'overlay',
+    });
+    expect(tools.admin).toMatchObject({
+      description: 'Dangerous admin tool on B',
+      behavior: { type: 'relay' },
+      origin: 'upstream',
+    });
   });
 });
 
@@ -91,7 +116,9 @@ describe('serve: hidden tools (passthrough false)', () => {
     expect(textOf(await c.client.callTool({ name: 'weather', arguments: { city: 'Kyiv' } }))).toBe('B: sunny');
     expect(textOf(await c.client.callTool({ name: 'fake_admin', arguments: { cmd: 'rm -rf /' } }))).toBe('denied');
     for (const hidden of ['admin', 'lookup']) {
-      expect(await rejection(c.client.callTool({ name: hidden, arguments: { cmd: 'x' } })), hidden).toMatchObject({ code: -32602 });
+      expect(await rejection(c.client.callTool({ name: hidden, arguments: { cmd: 'x' } })), hidden).toMatchObject({
+        code: -32602,
+      });
     }
     expect((await b.api.calls(b.session.session_id)).map((x) => x.tool)).toEqual(['weather']);
 
@@ -116,7 +143,9 @@ describe('serve: synthetic tools', () => {
       ],
     });
     const listed = byName((await c.client.listTools()).tools);
-    expect(Object.keys(listed).sort()).toEqual([...B_TOOL_NAMES, 'ghost_inject', 'ghost_override', 'ghost_relay'].sort());
+    expect(Object.keys(listed).sort()).toEqual(
+      [...B_TOOL_NAMES, 'ghost_inject', 'ghost_override', 'ghost_relay'].sort(),
+    );
     expect(listed.ghost_relay).toMatchObject({ description: 'no counterpart', inputSchema: schema });
 
     for (const name of ['ghost_relay', 'ghost_inject']) {
@@ -124,7 +153,9 @@ describe('serve: synthetic tools', () => {
       expect(result.isError, name).toBe(true);
       expect(textOf(result), name).toContain(name);
     }
-    expect(await c.client.callTool({ name: 'ghost_override', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'boo' }] });
+    expect(await c.client.callTool({ name: 'ghost_override', arguments: {} })).toMatchObject({
+      content: [{ type: 'text', text: 'boo' }],
+    });
     expect(await b.api.calls(b.session.session_id)).toEqual([]);
     expect((await a.api.calls(session.session_id)).map((x) => [x.tool, x.behavior, x.is_error])).toEqual([
       ['ghost_relay', 'relay', true],

@@ -61,10 +61,14 @@ async function startPinnedUpstream(opts: { port?: number; prefix?: string } = {}
 
   function build(): McpServer {
     const server = new McpServer({ name: 'pinned-upstream', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.registerTool('echo', { description: 'Echo with a prefix', inputSchema: { text: z.string() } }, async ({ text }) => {
-      calls.push({ tool: 'echo', args: { text } });
-      return { content: [{ type: 'text', text: `${prefix}${text}` }] };
-    });
+    server.registerTool(
+      'echo',
+      { description: 'Echo with a prefix', inputSchema: { text: z.string() } },
+      async ({ text }) => {
+        calls.push({ tool: 'echo', args: { text } });
+        return { content: [{ type: 'text', text: `${prefix}${text}` }] };
+      },
+    );
     return server;
   }
 
@@ -189,14 +193,18 @@ describe('serve: upstream restarts', () => {
     await expect.poll(() => state(a.api, s.session_id), { timeout: 5000 }).not.toBe('connected');
     const down = await a.api.detail(s.session_id);
     expect(['connecting', 'disconnected']).toContain(down.upstream?.state);
-    await expect.poll(async () => (await a.api.detail(s.session_id)).upstream?.last_error, { timeout: 5000 }).toEqual(expect.any(String));
+    await expect
+      .poll(async () => (await a.api.detail(s.session_id)).upstream?.last_error, { timeout: 5000 })
+      .toEqual(expect.any(String));
     expect(await outcome(c, 'while down')).toBe('error'); // answered, not hung
 
     const second = keep(await startPinnedUpstream({ port: first.port, prefix: 'second: ' }));
     await expect.poll(() => state(a.api, s.session_id), { timeout: 20_000 }).toBe('connected');
     const back = await a.api.detail(s.session_id);
     expect(back.upstream?.attempts).toBeGreaterThanOrEqual(1);
-    expect(Date.parse(back.upstream?.connected_at ?? '')).toBeGreaterThan(Date.parse(before.upstream?.connected_at ?? ''));
+    expect(Date.parse(back.upstream?.connected_at ?? '')).toBeGreaterThan(
+      Date.parse(before.upstream?.connected_at ?? ''),
+    );
     expect(await outcome(c, 'c')).toBe('second: c');
     expect(second.calls.map((x) => x.args)).toEqual([{ text: 'c' }]);
   });
@@ -208,7 +216,9 @@ describe('serve: upstream restarts', () => {
     const s = await a.api.create({ upstream: { url } });
     expect(s.upstream).toMatchObject({ url });
     expect(s.upstream?.state).not.toBe('connected');
-    await expect.poll(async () => (await a.api.detail(s.session_id)).upstream?.attempts ?? 0, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(async () => (await a.api.detail(s.session_id)).upstream?.attempts ?? 0, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(2);
     const down = await a.api.detail(s.session_id);
     expect(down.upstream?.state).not.toBe('connected');
     expect(down.upstream?.last_error).toEqual(expect.any(String));

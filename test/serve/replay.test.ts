@@ -17,8 +17,12 @@ async function recordCassette(): Promise<string> {
   const c = await connectClient(proxy.url);
   try {
     await c.client.listTools();
-    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({ content: [{ type: 'text', text: 'echo: hi' }] });
-    expect((await c.client.callTool({ name: 'add', arguments: { a: 2, b: 40 } })).structuredContent).toEqual({ sum: 42 });
+    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({
+      content: [{ type: 'text', text: 'echo: hi' }],
+    });
+    expect((await c.client.callTool({ name: 'add', arguments: { a: 2, b: 40 } })).structuredContent).toEqual({
+      sum: 42,
+    });
     await c.client.callTool({ name: 'fail', arguments: {} });
   } finally {
     await c.close();
@@ -29,9 +33,20 @@ async function recordCassette(): Promise<string> {
 }
 
 const RULES = [
-  { name: 'echo', behavior: { type: 'inject', template: '[{original_text}] for {args.text}, payload {original_payload}' } },
-  { name: 'add', description: 'Adds, badly', behavior: { type: 'override', response: { text: 'no math today', structured_content: { sum: -1 } } } },
-  { name: 'fake', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'synthetic in replay' } } },
+  {
+    name: 'echo',
+    behavior: { type: 'inject', template: '[{original_text}] for {args.text}, payload {original_payload}' },
+  },
+  {
+    name: 'add',
+    description: 'Adds, badly',
+    behavior: { type: 'override', response: { text: 'no math today', structured_content: { sum: -1 } } },
+  },
+  {
+    name: 'fake',
+    input_schema: { type: 'object' },
+    behavior: { type: 'override', response: { text: 'synthetic in replay' } },
+  },
 ];
 
 describe('serve: rules on replayed traffic', () => {
@@ -52,7 +67,9 @@ describe('serve: rules on replayed traffic', () => {
     const echo = await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     const text = textOf(echo);
     expect(text.startsWith('[echo: hi] for hi, payload ')).toBe(true);
-    expect(JSON.parse(text.slice('[echo: hi] for hi, payload '.length))).toMatchObject({ content: [{ type: 'text', text: 'echo: hi' }] });
+    expect(JSON.parse(text.slice('[echo: hi] for hi, payload '.length))).toMatchObject({
+      content: [{ type: 'text', text: 'echo: hi' }],
+    });
     expect(echo.isError).toBeFalsy();
 
     // add has an outputSchema upstream: the override's structured content must still satisfy it for the SDK client
@@ -80,7 +97,9 @@ describe('serve: rules on replayed traffic', () => {
     const { api } = await instance();
     const s = await api.create({ mode: 'replay', cassette, tools: [RULES[0]] });
     const c = await agent(s);
-    expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toMatch(/^\[echo: hi\] for hi, payload /);
+    expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toMatch(
+      /^\[echo: hi\] for hi, payload /,
+    );
   });
 
   it('hides unlisted cached tools with passthrough false', async () => {
@@ -89,8 +108,12 @@ describe('serve: rules on replayed traffic', () => {
     const s = await api.create({ mode: 'replay', cassette, passthrough: false, tools: [{ name: 'echo' }] });
     const c = await agent(s);
     expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(['echo']);
-    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({ content: [{ type: 'text', text: 'echo: hi' }] });
-    expect(await rejection(c.client.callTool({ name: 'add', arguments: { a: 2, b: 40 } }))).toMatchObject({ code: -32602 });
+    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({
+      content: [{ type: 'text', text: 'echo: hi' }],
+    });
+    expect(await rejection(c.client.callTool({ name: 'add', arguments: { a: 2, b: 40 } }))).toMatchObject({
+      code: -32602,
+    });
   });
 
   it('a PUT changes the rules applied to the same cached result', async () => {
@@ -99,8 +122,12 @@ describe('serve: rules on replayed traffic', () => {
     const s = await api.create({ mode: 'replay', cassette, tools: [] });
     const c = await agent(s);
     await c.client.listTools();
-    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({ content: [{ type: 'text', text: 'echo: hi' }] });
-    await api.putTools(s.session_id, { tools: [{ name: 'echo', behavior: { type: 'inject', template: '{original_text} (tampered)' } }] });
+    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({
+      content: [{ type: 'text', text: 'echo: hi' }],
+    });
+    await api.putTools(s.session_id, {
+      tools: [{ name: 'echo', behavior: { type: 'inject', template: '{original_text} (tampered)' } }],
+    });
     await c.client.listTools();
     expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('echo: hi (tampered)');
   });

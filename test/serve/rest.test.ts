@@ -5,7 +5,11 @@ import { agent, cleanup, instance, Rest, type CreatedSession, type ErrorBody, ty
 afterEach(cleanup);
 
 const SID = /^[a-z]+-[a-z]+-[0-9a-f]{4}$/;
-const SYNTH = { name: 'ping', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'pong' } } };
+const SYNTH = {
+  name: 'ping',
+  input_schema: { type: 'object' },
+  behavior: { type: 'override', response: { text: 'pong' } },
+};
 
 describe('serve REST: sessions', () => {
   it('GET /api/healthz answers ok', async () => {
@@ -74,8 +78,16 @@ describe('serve REST: sessions', () => {
     const c = await agent(one);
     await c.client.callTool({ name: 'ping', arguments: {} });
     const after = (await api.list()).sessions;
-    expect(after.find((s) => s.session_id === one.session_id)).toMatchObject({ name: 'one', status: 'connected', calls: 1 });
-    expect(after.find((s) => s.session_id === two.session_id)).toMatchObject({ name: 'two', status: 'pending', calls: 0 });
+    expect(after.find((s) => s.session_id === one.session_id)).toMatchObject({
+      name: 'one',
+      status: 'connected',
+      calls: 1,
+    });
+    expect(after.find((s) => s.session_id === two.session_id)).toMatchObject({
+      name: 'two',
+      status: 'pending',
+      calls: 0,
+    });
   });
 
   it('GET /api/sessions/{sid} gives the full detail, with the upstream headers redacted', async () => {
@@ -85,7 +97,10 @@ describe('serve REST: sessions', () => {
       instructions: 'Be nice.',
       passthrough: false,
       // nothing listens there: the detail must still answer
-      upstream: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer upstream-secret-123', 'X-Api-Key': 'key-secret-456' } },
+      upstream: {
+        url: 'http://127.0.0.1:9/mcp',
+        headers: { Authorization: 'Bearer upstream-secret-123', 'X-Api-Key': 'key-secret-456' },
+      },
       tools: [{ name: 'search', description: 'patched' }],
     });
     expect(JSON.stringify(created)).not.toMatch(/secret-123|secret-456/);
@@ -99,7 +114,11 @@ describe('serve REST: sessions', () => {
       passthrough: false,
       overlay: [{ name: 'search', description: 'patched' }],
       // the agent's token was shown once, at creation: masked from then on
-      mcp: { url: created.mcp.url, headers: { Authorization: 'Bearer [REDACTED]' }, path_url: created.mcp.path_url.replace(created.mcp.token, '[REDACTED]') },
+      mcp: {
+        url: created.mcp.url,
+        headers: { Authorization: 'Bearer [REDACTED]' },
+        path_url: created.mcp.path_url.replace(created.mcp.token, '[REDACTED]'),
+      },
       agents: 0,
       calls: 0,
       upstream: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: '[REDACTED]', 'X-Api-Key': '[REDACTED]' } },
@@ -129,7 +148,11 @@ describe('serve REST: sessions', () => {
     const del = await api.request('DELETE', `/api/sessions/${s.session_id}`);
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
-    for (const path of [`/api/sessions/${s.session_id}`, `/api/sessions/${s.session_id}/tools`, `/api/sessions/${s.session_id}/calls`]) {
+    for (const path of [
+      `/api/sessions/${s.session_id}`,
+      `/api/sessions/${s.session_id}/tools`,
+      `/api/sessions/${s.session_id}/calls`,
+    ]) {
       expect((await api.request('GET', path)).status, path).toBe(404);
     }
     expect((await api.request('DELETE', `/api/sessions/${s.session_id}`)).status).toBe(404);
@@ -165,8 +188,12 @@ describe('serve REST: the API token', () => {
 
     expect((await anonymous.request('GET', '/api/sessions')).status).toBe(401);
     expect((await anonymous.request('POST', '/api/sessions', { tools: [SYNTH] })).status).toBe(401);
-    expect((await anonymous.request('GET', '/api/sessions', undefined, { authorization: 'Bearer wrong' })).status).toBe(401);
-    expect((await anonymous.request('GET', '/api/sessions', undefined, { authorization: 'api-s3cret' })).status).toBe(401);
+    expect((await anonymous.request('GET', '/api/sessions', undefined, { authorization: 'Bearer wrong' })).status).toBe(
+      401,
+    );
+    expect((await anonymous.request('GET', '/api/sessions', undefined, { authorization: 'api-s3cret' })).status).toBe(
+      401,
+    );
     expect((await api.list()).sessions).toEqual([]); // nothing was created by the rejected POST
 
     const s = await api.create({ tools: [SYNTH] });
@@ -181,7 +208,11 @@ describe('serve REST: the API token', () => {
       expect(answer.status, `${method} ${path}`).toBe(401);
       // the session token is not an API token either
       expect(
-        (await anonymous.request(method, path, method === 'PUT' ? { tools: [] } : undefined, { authorization: `Bearer ${s.mcp.token}` })).status,
+        (
+          await anonymous.request(method, path, method === 'PUT' ? { tools: [] } : undefined, {
+            authorization: `Bearer ${s.mcp.token}`,
+          })
+        ).status,
         `${method} ${path} with the session token`,
       ).toBe(401);
     }
@@ -190,7 +221,9 @@ describe('serve REST: the API token', () => {
 
     // the MCP endpoint needs the session token, not the API token
     const c = await agent(s);
-    expect(await c.client.callTool({ name: 'ping', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'pong' }] });
+    expect(await c.client.callTool({ name: 'ping', arguments: {} })).toMatchObject({
+      content: [{ type: 'text', text: 'pong' }],
+    });
   });
 });
 
@@ -198,7 +231,14 @@ describe('serve REST: recorded calls', () => {
   it('records tool, arguments, behavior, response, is_error, duration and time, oldest first', async () => {
     const { api } = await instance();
     const s = await api.create({
-      tools: [SYNTH, { name: 'bad', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'nope', is_error: true } } }],
+      tools: [
+        SYNTH,
+        {
+          name: 'bad',
+          input_schema: { type: 'object' },
+          behavior: { type: 'override', response: { text: 'nope', is_error: true } },
+        },
+      ],
     });
     const c = await agent(s);
     const started = Date.now();

@@ -22,7 +22,10 @@ function workServer(): Server {
     for (let i = 1; i <= 6; i++) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       if (request.params.arguments?.progress && token !== undefined)
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 6 } });
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: i, total: 6 },
+        });
     }
     return { content: [{ type: 'text', text: 'worked' }] };
   });
@@ -38,10 +41,16 @@ async function setUp(options: { upstreamTimeoutS: number; upstreamMaxTimeS?: num
 }
 
 const call = (client: Awaited<ReturnType<typeof setUp>>['client'], progress: boolean) =>
-  client.client.callTool({ name: 'work', arguments: { progress } }, undefined, { onprogress: () => {}, resetTimeoutOnProgress: true, timeout: 10_000 }).then(
-    (result) => ({ ok: textOf(result) }),
-    (error: Error) => ({ error: error.message }),
-  );
+  client.client
+    .callTool({ name: 'work', arguments: { progress } }, undefined, {
+      onprogress: () => {},
+      resetTimeoutOnProgress: true,
+      timeout: 10_000,
+    })
+    .then(
+      (result) => ({ ok: textOf(result) }),
+      (error: Error) => ({ error: error.message }),
+    );
 
 describe('serve: upstream call limits', () => {
   it('progress notifications restart the per-call timeout: a 1.2 s call with progress every 200 ms outlives a 0.5 s timeout', async () => {
@@ -52,12 +61,16 @@ describe('serve: upstream call limits', () => {
   it('without progress the per-call timeout cuts the call, and the error says so', async () => {
     const { client } = await setUp({ upstreamTimeoutS: 0.5 });
     const outcome = await call(client, false);
-    expect(outcome).toMatchObject({ error: expect.stringContaining('no answer and no progress within the per-call timeout (0.5 s)') });
+    expect(outcome).toMatchObject({
+      error: expect.stringContaining('no answer and no progress within the per-call timeout (0.5 s)'),
+    });
     expect(JSON.stringify(outcome)).not.toContain('closed the stream');
   });
 
   it('the maximum total time cuts a call however much progress it sends, and the error says so', async () => {
     const { client } = await setUp({ upstreamTimeoutS: 0.5, upstreamMaxTimeS: 0.7 });
-    expect(await call(client, true)).toMatchObject({ error: expect.stringContaining('exceeded the maximum total time (0.7 s)') });
+    expect(await call(client, true)).toMatchObject({
+      error: expect.stringContaining('exceeded the maximum total time (0.7 s)'),
+    });
   });
 });

@@ -10,11 +10,20 @@ describe('serve: upstreams that do not speak Streamable HTTP', () => {
   it('a legacy HTTP+SSE server is detected and bridged; rules apply and the supervisor sees its tools', async () => {
     const ev = keep(await startEverything('sse'));
     const { api } = await instance();
-    const s = await api.create({ upstream: { url: ev.url }, tools: [{ name: 'echo', behavior: { type: 'inject', template: '[{original_text}]' } }] });
+    const s = await api.create({
+      upstream: { url: ev.url },
+      tools: [{ name: 'echo', behavior: { type: 'inject', template: '[{original_text}]' } }],
+    });
     const c = await agent(s);
-    expect(textOf(await c.client.callTool({ name: 'echo', arguments: { message: 'via sse' } }))).toBe('[Echo: via sse]');
-    expect(textOf(await c.client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }))).toBe('The sum of 1 and 2 is 3.');
-    await expect.poll(async () => (await api.detail(s.session_id)).upstream?.state, { timeout: 10_000 }).toBe('connected');
+    expect(textOf(await c.client.callTool({ name: 'echo', arguments: { message: 'via sse' } }))).toBe(
+      '[Echo: via sse]',
+    );
+    expect(textOf(await c.client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }))).toBe(
+      'The sum of 1 and 2 is 3.',
+    );
+    await expect
+      .poll(async () => (await api.detail(s.session_id)).upstream?.state, { timeout: 10_000 })
+      .toBe('connected');
     expect((await api.tools(s.session_id)).tools.map((t) => t.name)).toContain('get-sum');
   });
 
@@ -23,7 +32,9 @@ describe('serve: upstreams that do not speak Streamable HTTP', () => {
     const command = [process.execPath, everythingEntry(), 'stdio'].map((w) => `"${w}"`).join(' ');
     const s = await api.create({ upstream: { command }, passthrough: true, tools: [] });
     const c = await agent(s);
-    expect(textOf(await c.client.callTool({ name: 'echo', arguments: { message: 'via stdio' } }))).toBe('Echo: via stdio');
+    expect(textOf(await c.client.callTool({ name: 'echo', arguments: { message: 'via stdio' } }))).toBe(
+      'Echo: via stdio',
+    );
     const detail = await api.detail(s.session_id);
     expect(detail.upstream).toMatchObject({ command });
   });

@@ -1,6 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { performance } from 'node:perf_hooks';
-import { agent, B_TOOL_NAMES, B_TOOLS, cleanup, fakeUpstream, instance, pair, PNG_1X1, rejection, textOf } from './harness.js';
+import {
+  agent,
+  B_TOOL_NAMES,
+  B_TOOLS,
+  cleanup,
+  fakeUpstream,
+  instance,
+  pair,
+  PNG_1X1,
+  rejection,
+  textOf,
+} from './harness.js';
 
 // As MiMCP's own end-to-end test: instance B is a fake upstream configured only over its REST API (a session with
 // no upstream and synthetic override tools); instance A is the proxy under test, whose session's upstream is B.
@@ -20,9 +31,13 @@ describe('serve: A in front of B (relay)', () => {
       const fromB = await direct.client.listTools();
       expect(viaA.tools.map((t) => t.name).sort()).toEqual([...B_TOOL_NAMES].sort());
       expect(
-        viaA.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })).sort((x, y) => x.name.localeCompare(y.name)),
+        viaA.tools
+          .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))
+          .sort((x, y) => x.name.localeCompare(y.name)),
       ).toEqual(
-        fromB.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })).sort((x, y) => x.name.localeCompare(y.name)),
+        fromB.tools
+          .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))
+          .sort((x, y) => x.name.localeCompare(y.name)),
       );
 
       const calls = [
@@ -36,7 +51,10 @@ describe('serve: A in front of B (relay)', () => {
         expect(relayed, call.name).toEqual(await direct.client.callTool(call));
       }
       expect(textOf(await c.client.callTool(calls[0]))).toBe('B: sunny');
-      expect(await c.client.callTool(calls[1])).toMatchObject({ isError: true, content: [{ type: 'text', text: 'B failed' }] });
+      expect(await c.client.callTool(calls[1])).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'B failed' }],
+      });
       expect((await c.client.callTool(calls[2])).content).toEqual([
         { type: 'text', text: 'a pixel' },
         { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
@@ -48,7 +66,9 @@ describe('serve: A in front of B (relay)', () => {
         expect(detail.upstream?.headers).toEqual({ Authorization: '[REDACTED]' });
         expect(JSON.stringify(detail)).not.toContain(b.session.mcp.token);
       }
-      await expect.poll(async () => (await a.api.detail(session.session_id)).upstream?.state, { timeout: 5000 }).toBe('connected');
+      await expect
+        .poll(async () => (await a.api.detail(session.session_id)).upstream?.state, { timeout: 5000 })
+        .toBe('connected');
     },
   );
 });
@@ -103,7 +123,11 @@ describe('serve: override on A', () => {
   it('lets an override tool with no delay answer at once and a second call wait again', async () => {
     const { c } = await pair({
       tools: [
-        { name: 'slow', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'zzz', delay_s: 0.2 } } },
+        {
+          name: 'slow',
+          input_schema: { type: 'object' },
+          behavior: { type: 'override', response: { text: 'zzz', delay_s: 0.2 } },
+        },
         { name: 'quick', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'now' } } },
       ],
     });
@@ -126,7 +150,11 @@ describe('serve: call recording on both instances', () => {
     const { a, b, session, c } = await pair({
       tools: [
         { name: 'lookup', behavior: { type: 'inject', template: 'injected[{original_text}]' } },
-        { name: 'fake', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'from A', delay_s: 0.1 } } },
+        {
+          name: 'fake',
+          input_schema: { type: 'object' },
+          behavior: { type: 'override', response: { text: 'from A', delay_s: 0.1 } },
+        },
       ],
     });
     await c.client.callTool({ name: 'weather', arguments: { city: 'Paris', days: 3 } });
@@ -141,7 +169,12 @@ describe('serve: call recording on both instances', () => {
       ['fake', 'override', false],
       ['broken', 'relay', true],
     ]);
-    expect(onA.map((x) => x.arguments)).toEqual([{ city: 'Paris', days: 3 }, { q: 'cats', n: 2 }, { anything: [1, 2] }, {}]);
+    expect(onA.map((x) => x.arguments)).toEqual([
+      { city: 'Paris', days: 3 },
+      { q: 'cats', n: 2 },
+      { anything: [1, 2] },
+      {},
+    ]);
     expect(onA[0].response).toMatchObject({ content: [{ type: 'text', text: 'B: sunny' }] });
     expect(onA[1].response).toMatchObject({ content: [{ type: 'text', text: 'injected[B-line-1\nB-line-2]' }] }); // what the agent got
     expect(onA[2].response).toMatchObject({ content: [{ type: 'text', text: 'from A' }] });
@@ -185,7 +218,11 @@ describe('serve: instructions', () => {
 
 describe('serve: upstream timeout', () => {
   it('answers a relayed call that outlives upstreamTimeoutS with a JSON-RPC error, and records it', async () => {
-    const slow = { name: 'slow', input_schema: { type: 'object' }, behavior: { type: 'override', response: { text: 'too late', delay_s: 3 } } };
+    const slow = {
+      name: 'slow',
+      input_schema: { type: 'object' },
+      behavior: { type: 'override', response: { text: 'too late', delay_s: 3 } },
+    };
     const { a, session, c } = await pair({}, { a: { upstreamTimeoutS: 1 }, bTools: [slow] });
     const t0 = performance.now();
     const outcome = await rejection(c.client.callTool({ name: 'slow', arguments: {} }));
@@ -194,9 +231,15 @@ describe('serve: upstream timeout', () => {
     expect(outcome).toMatchObject({ code: expect.any(Number) });
 
     const [call] = await a.api.calls(session.session_id);
-    expect(call).toMatchObject({ tool: 'slow', behavior: 'relay', response: { error: { code: expect.any(Number), message: expect.any(String) } } });
+    expect(call).toMatchObject({
+      tool: 'slow',
+      behavior: 'relay',
+      response: { error: { code: expect.any(Number), message: expect.any(String) } },
+    });
     // the session still works afterwards
-    await a.api.putTools(session.session_id, { tools: [{ name: 'slow', behavior: { type: 'override', response: { text: 'fast now' } } }] });
+    await a.api.putTools(session.session_id, {
+      tools: [{ name: 'slow', behavior: { type: 'override', response: { text: 'fast now' } } }],
+    });
     expect(textOf(await c.client.callTool({ name: 'slow', arguments: {} }))).toBe('fast now');
   });
 });

@@ -8,7 +8,11 @@ const SCHEMA = { type: 'object' };
 const ok = (name: string) => ({ name, input_schema: SCHEMA, behavior: { type: 'override', response: { text: name } } });
 
 const badCreates: Array<{ what: string; body: unknown; names: string[] }> = [
-  { what: 'an unknown behavior type', body: { tools: [{ name: 'x', input_schema: SCHEMA, behavior: { type: 'nope' } }] }, names: ['tools.0.behavior.type'] },
+  {
+    what: 'an unknown behavior type',
+    body: { tools: [{ name: 'x', input_schema: SCHEMA, behavior: { type: 'nope' } }] },
+    names: ['tools.0.behavior.type'],
+  },
   { what: 'duplicate tool names', body: { tools: [ok('a'), ok('b'), ok('a')] }, names: ['tools.2.name', 'duplicate'] },
   {
     what: 'a synthetic tool without input_schema (no upstream: every tool is synthetic)',
@@ -17,7 +21,11 @@ const badCreates: Array<{ what: string; body: unknown; names: string[] }> = [
   },
   {
     what: 'both text and content in a response',
-    body: { tools: [{ ...ok('x'), behavior: { type: 'override', response: { text: 'a', content: [{ type: 'text', text: 'b' }] } } }] },
+    body: {
+      tools: [
+        { ...ok('x'), behavior: { type: 'override', response: { text: 'a', content: [{ type: 'text', text: 'b' }] } } },
+      ],
+    },
     names: ['tools.0.behavior.response'],
   },
   {
@@ -25,8 +33,16 @@ const badCreates: Array<{ what: string; body: unknown; names: string[] }> = [
     body: { tools: [{ ...ok('x'), behavior: { type: 'override', response: { text: 'a', delay_s: -1 } } }] },
     names: ['tools.0.behavior.response.delay_s'],
   },
-  { what: 'an override without a response', body: { tools: [{ ...ok('x'), behavior: { type: 'override' } }] }, names: ['tools.0.behavior.response'] },
-  { what: 'an inject without a template', body: { tools: [{ ...ok('x'), behavior: { type: 'inject' } }] }, names: ['tools.0.behavior.template'] },
+  {
+    what: 'an override without a response',
+    body: { tools: [{ ...ok('x'), behavior: { type: 'override' } }] },
+    names: ['tools.0.behavior.response'],
+  },
+  {
+    what: 'an inject without a template',
+    body: { tools: [{ ...ok('x'), behavior: { type: 'inject' } }] },
+    names: ['tools.0.behavior.template'],
+  },
   {
     what: 'an input_schema that is not an object schema',
     body: { tools: [{ ...ok('x'), input_schema: { type: 'array' } }] },
@@ -38,16 +54,28 @@ const badCreates: Array<{ what: string; body: unknown; names: string[] }> = [
     body: { tools: [{ ...ok('x'), behavior: { type: 'override', response: { content: [{ text: 'no type' }] } } }] },
     names: ['tools.0.behavior.response.content.0.type'],
   },
-  { what: 'an unknown field in a rule', body: { tools: [{ ...ok('x'), colour: 'red' }] }, names: ['tools.0', 'colour'] },
+  {
+    what: 'an unknown field in a rule',
+    body: { tools: [{ ...ok('x'), colour: 'red' }] },
+    names: ['tools.0', 'colour'],
+  },
   { what: 'an unknown top-level field', body: { tools: [], bogus_field: 1 }, names: ['bogus_field'] },
   { what: 'tools that is not a list', body: { tools: { name: 'x' } }, names: ['tools'] },
   { what: 'a non-boolean passthrough', body: { passthrough: 'yes' }, names: ['passthrough'] },
   { what: 'an unknown mode', body: { mode: 'rewind' }, names: ['mode'] },
   { what: 'a non-http upstream url', body: { upstream: { url: 'ftp://127.0.0.1/mcp' } }, names: ['upstream.url'] },
-  { what: 'a non-string upstream header', body: { upstream: { url: 'http://127.0.0.1:9/mcp', headers: { 'X-Num': 5 } } }, names: ['upstream.headers.X-Num'] },
+  {
+    what: 'a non-string upstream header',
+    body: { upstream: { url: 'http://127.0.0.1:9/mcp', headers: { 'X-Num': 5 } } },
+    names: ['upstream.headers.X-Num'],
+  },
   { what: 'a body that is not an object', body: [1, 2], names: [] },
   { what: 'proxy-only mode without an upstream', body: { mode: 'proxy-only' }, names: ['upstream'] },
-  { what: 'record mode without a cassette', body: { mode: 'record', upstream: { url: 'http://127.0.0.1:9/mcp' } }, names: ['cassette'] },
+  {
+    what: 'record mode without a cassette',
+    body: { mode: 'record', upstream: { url: 'http://127.0.0.1:9/mcp' } },
+    names: ['cassette'],
+  },
 ];
 
 describe('serve REST validation: POST /api/sessions', () => {
@@ -80,7 +108,10 @@ describe('serve REST validation: POST /api/sessions', () => {
           name: 'fake_admin',
           description: null,
           input_schema: { type: 'object', properties: { cmd: { type: 'string' } } },
-          behavior: { type: 'override', response: { text: 'denied', structured_content: { ok: false }, is_error: false, delay_s: 0 } },
+          behavior: {
+            type: 'override',
+            response: { text: 'denied', structured_content: { ok: false }, is_error: false, delay_s: 0 },
+          },
         },
       ],
     });

@@ -24,5 +24,8 @@ vi.mock('../../src/shared/cassette/entry.js', async (importOriginal) => {
 
 afterAll(() => {
   const shown = audit.rejected.slice(0, 10); // the first ones are enough to see what is wrong
-  expect(shown, `${audit.rejected.length} of ${audit.checked} recorded entries rejected by schemas/cassette-entry.schema.json`).toEqual([]);
+  expect(
+    shown,
+    `${audit.rejected.length} of ${audit.checked} recorded entries rejected by schemas/cassette-entry.schema.json`,
+  ).toEqual([]);
 });

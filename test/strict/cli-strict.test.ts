@@ -68,7 +68,9 @@ describe('--strict', () => {
     const cache = await copyOf(FIXTURE);
     const proxy = await startCliProcess(['--replay', '--strict', '--cache', cache]);
     const c = await connectClient(proxy.url);
-    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'hello' } })).toMatchObject({ content: [{ text: 'hello from mcp-rewind' }] });
+    expect(await c.client.callTool({ name: 'echo', arguments: { text: 'hello' } })).toMatchObject({
+      content: [{ text: 'hello from mcp-rewind' }],
+    });
     const refused = await c.client.callTool({ name: 'echo', arguments: { text: 'Hello' } }).then(
       () => undefined,
       (error: Error & { code?: number }) => error,
@@ -87,7 +89,9 @@ describe('--strict', () => {
     const stopped = await proxy.stop();
     expect(stopped.code).toBe(1);
     expect(stopped.stderr).toContain('--strict: 2 replay misses:');
-    expect(stopped.stderr).toMatch(/ {2}1\. tools\/call "echo" with arguments \{"text":"Hello"\}.*arguments\.text: "hello" recorded, "Hello" asked/);
+    expect(stopped.stderr).toMatch(
+      / {2}1\. tools\/call "echo" with arguments \{"text":"Hello"\}.*arguments\.text: "hello" recorded, "Hello" asked/,
+    );
     expect(stopped.stderr).toMatch(/ {2}2\. prompts\/list/);
   });
 

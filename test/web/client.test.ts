@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ApiCallError, bridgeProtocols, bridgeUrl, createApi, signIn, createIpcApi, type IpcBridge } from '../../src/renderer/src/api/client.js';
+import {
+  ApiCallError,
+  bridgeProtocols,
+  bridgeUrl,
+  createApi,
+  signIn,
+  createIpcApi,
+  type IpcBridge,
+} from '../../src/renderer/src/api/client.js';
 import { toUiOptions } from '../../src/main/cli/ui-command.js';
 import { userDataDir } from '../../src/main/web/user-data.js';
 
@@ -70,12 +78,19 @@ describe('renderer client: WebSocket URL and token', () => {
 
   it('takes the one-time code out of the address bar, trades it once for the token (kept in sessionStorage); never reads a token from the URL', async () => {
     const stored = new Map<string, string>();
-    const storage = { getItem: (k: string) => stored.get(k) ?? null, setItem: (k: string, v: string) => void stored.set(k, v) };
+    const storage = {
+      getItem: (k: string) => stored.get(k) ?? null,
+      setItem: (k: string, v: string) => void stored.set(k, v),
+    };
     const replaced: string[] = [];
-    const history = { replaceState: (_d: unknown, _t: string, url?: string | URL | null) => void replaced.push(String(url)) };
+    const history = {
+      replaceState: (_d: unknown, _t: string, url?: string | URL | null) => void replaced.push(String(url)),
+    };
     const codes = new Set(['c0de']);
     const exchange = async (code: string) => (codes.delete(code) ? 't0k' : undefined); // once, as the shell does
-    expect(await signIn({ search: '?a=1&code=c0de', pathname: '/', hash: '#/rules' }, storage, history, exchange)).toBe('t0k');
+    expect(await signIn({ search: '?a=1&code=c0de', pathname: '/', hash: '#/rules' }, storage, history, exchange)).toBe(
+      't0k',
+    );
     expect(replaced).toEqual(['/?a=1#/rules']);
     // a reload (the code is spent: the tab keeps its token) and a plain load read it from sessionStorage
     expect(await signIn({ search: '?code=c0de', pathname: '/', hash: '' }, storage, history, exchange)).toBe('t0k');
@@ -104,7 +119,13 @@ describe('renderer client: WebSocket URL and token', () => {
       close(): void {}
     }
     let asked = 0;
-    const api = createWebSocketApi({ url: 'ws://x/api', protocols: ['p'], WebSocket: Refused, minDelayMs: 5, checkAuth: async () => (++asked, 'refused') });
+    const api = createWebSocketApi({
+      url: 'ws://x/api',
+      protocols: ['p'],
+      WebSocket: Refused,
+      minDelayMs: 5,
+      checkAuth: async () => (++asked, 'refused'),
+    });
     const call = api.call('app.info', {});
     await expect(call).rejects.toThrow(/not signed in to mcp-rewind/);
     expect(api.status()).toBe('unauthorized');
@@ -120,7 +141,9 @@ describe('mcp-rewind ui options', () => {
     expect(userDataDir({}, 'linux', '/home/u')).toBe('/home/u/.local/share/mcp-rewind');
     expect(userDataDir({ XDG_DATA_HOME: '/xdg' }, 'linux', '/home/u')).toBe('/xdg/mcp-rewind');
     expect(userDataDir({}, 'darwin', '/Users/u')).toBe('/Users/u/Library/Application Support/mcp-rewind');
-    expect(userDataDir({ APPDATA: 'C:/Users/u/AppData/Roaming' }, 'win32', 'C:/Users/u')).toMatch(/Roaming[\\/]mcp-rewind$/);
+    expect(userDataDir({ APPDATA: 'C:/Users/u/AppData/Roaming' }, 'win32', 'C:/Users/u')).toMatch(
+      /Roaming[\\/]mcp-rewind$/,
+    );
     expect(userDataDir({ MCP_REWIND_DATA_DIR: '/data' }, 'linux', '/home/u')).toBe('/data');
   });
 
@@ -131,7 +154,12 @@ describe('mcp-rewind ui options', () => {
       open: true,
       dataDir: '/xdg/mcp-rewind',
     });
-    expect(toUiOptions({ port: '8080', host: '::1', open: false, dataDir: '/d' }, {})).toMatchObject({ port: 8080, host: '::1', open: false, dataDir: '/d' });
+    expect(toUiOptions({ port: '8080', host: '::1', open: false, dataDir: '/d' }, {})).toMatchObject({
+      port: 8080,
+      host: '::1',
+      open: false,
+      dataDir: '/d',
+    });
     expect(() => toUiOptions({ port: '70000', host: 'h' }, {})).toThrow(/--port must be an integer/);
     expect(() => toUiOptions({ port: 'x', host: 'h' }, {})).toThrow(/--port/);
   });

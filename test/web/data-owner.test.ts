@@ -13,7 +13,8 @@ const BIN = join(REPO, 'bin/mcp-rewind.js');
 const running: RunningUi[] = [];
 const children: ChildProcess[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const ui of running.splice(0).reverse()) await ui.close().catch(() => {});
   await removeTempDirs();
 });
@@ -37,7 +38,8 @@ async function deadPid(): Promise<number> {
   return child.pid!;
 }
 
-const ownerOf = (dataDir: string): { pid: number; shell: string; origin?: string } => JSON.parse(readFileSync(join(dataDir, 'owner.json'), 'utf8'));
+const ownerOf = (dataDir: string): { pid: number; shell: string; origin?: string } =>
+  JSON.parse(readFileSync(join(dataDir, 'owner.json'), 'utf8'));
 
 describe('one UI per data folder', () => {
   it('a second UI on the folder is refused, naming the running one; once that one closes, the folder is free', async () => {
@@ -61,13 +63,19 @@ describe('one UI per data folder', () => {
 
   it('a record left behind does not hold the folder: its process is gone, or its pid lives on but no UI answers there', async () => {
     const [dataDir, rendererDir] = [await tempDir('rewind-data-'), await renderer()];
-    writeFileSync(join(dataDir, 'owner.json'), JSON.stringify({ pid: await deadPid(), shell: 'browser', origin: 'http://127.0.0.1:9', since: '' }));
+    writeFileSync(
+      join(dataDir, 'owner.json'),
+      JSON.stringify({ pid: await deadPid(), shell: 'browser', origin: 'http://127.0.0.1:9', since: '' }),
+    );
     const ui = await start(dataDir, rendererDir);
     expect(ownerOf(dataDir).pid).toBe(process.pid);
     await ui.close();
     running.splice(0);
     // a live process (the test runner's parent) named with an address where nothing answers: a reused pid
-    writeFileSync(join(dataDir, 'owner.json'), JSON.stringify({ pid: process.ppid, shell: 'browser', origin: 'http://127.0.0.1:9', since: '' }));
+    writeFileSync(
+      join(dataDir, 'owner.json'),
+      JSON.stringify({ pid: process.ppid, shell: 'browser', origin: 'http://127.0.0.1:9', since: '' }),
+    );
     await start(dataDir, rendererDir);
     expect(ownerOf(dataDir).pid).toBe(process.pid);
   });
@@ -82,8 +90,14 @@ describe('one UI per data folder', () => {
 
   it('`mcp-rewind ui` run twice: the second prints a new one-time link to the running UI and exits 0; after a kill -9 the next one starts', async () => {
     const dataDir = await tempDir('rewind-data-');
-    const launch = (): { child: ChildProcess; output: Promise<{ code: number | null; out: string }>; banner: Promise<string> } => {
-      const child = spawn(process.execPath, [BIN, 'ui', '--no-open', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const launch = (): {
+      child: ChildProcess;
+      output: Promise<{ code: number | null; out: string }>;
+      banner: Promise<string>;
+    } => {
+      const child = spawn(process.execPath, [BIN, 'ui', '--no-open', '--port', '0', '--data-dir', dataDir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       children.push(child);
       let out = '';
       let seen: (url: string) => void = () => {};
@@ -94,7 +108,9 @@ describe('one UI per data folder', () => {
         if (url) seen(url);
       });
       child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-      const output = new Promise<{ code: number | null; out: string }>((resolve) => child.once('exit', (code) => resolve({ code, out })));
+      const output = new Promise<{ code: number | null; out: string }>((resolve) =>
+        child.once('exit', (code) => resolve({ code, out })),
+      );
       return { child, output, banner };
     };
     const first = launch();

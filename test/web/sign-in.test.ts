@@ -24,9 +24,17 @@ async function shell(options: { codeTtlMs?: number; now?: () => number } = {}): 
 }
 
 const session = (s: WebShell, code: unknown, headers: Record<string, string> = {}): Promise<Response> =>
-  fetch(`${s.origin}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ code }) });
+  fetch(`${s.origin}/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ code }),
+  });
 const handoff = (s: WebShell, code: string, origin = 'null'): Promise<Response> =>
-  fetch(`${s.origin}/api/handoff`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: `code=${code}` });
+  fetch(`${s.origin}/api/handoff`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+    body: `code=${code}`,
+  });
 
 describe('one-time sign-in codes', () => {
   it('a code works once: the token the first time, 401 the second; codes are distinct, and never the token', async () => {
@@ -77,7 +85,9 @@ describe('one-time sign-in codes', () => {
     const nonce = /'nonce-([^']+)'/.exec(csp)![1];
     expect(csp).toMatch(/default-src 'none'/);
     const page = await res.text();
-    expect(page).toContain(`<script nonce="${nonce}">sessionStorage.setItem("mcp-rewind-token", "${s.token}"); location.replace('/');</script>`);
+    expect(page).toContain(
+      `<script nonce="${nonce}">sessionStorage.setItem("mcp-rewind-token", "${s.token}"); location.replace('/');</script>`,
+    );
     expect((await handoff(s, code)).status).toBe(401);
     expect(await (await handoff(s, code)).text()).toContain('Run <code>mcp-rewind ui</code> again');
   });
@@ -88,17 +98,36 @@ describe('one-time sign-in codes', () => {
     expect((await session(s, s.issueCode(), { origin: 'null' })).status).toBe(403);
     expect((await session(s, s.issueCode(), { origin: 'http://localhost:4598' })).status).toBe(403);
     expect((await fetch(`${s.origin}/api/session`)).status).toBe(405);
-    expect((await fetch(`${s.origin}/api/session`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
-    expect((await fetch(`${s.origin}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(10_000) })).status).toBe(
-      413,
-    );
+    expect(
+      (
+        await fetch(`${s.origin}/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(415);
+    expect(
+      (
+        await fetch(`${s.origin}/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: 'x'.repeat(10_000),
+        })
+      ).status,
+    ).toBe(413);
   });
 
   it('a new link for the holder of the token only (POST /api/code, as a second mcp-rewind ui asks)', async () => {
     const s = await shell();
     expect((await fetch(`${s.origin}/api/code`, { method: 'POST' })).status).toBe(401);
-    expect((await fetch(`${s.origin}/api/code`, { method: 'POST', headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
-    const res = await fetch(`${s.origin}/api/code`, { method: 'POST', headers: { authorization: `Bearer ${s.token}` } });
+    expect(
+      (await fetch(`${s.origin}/api/code`, { method: 'POST', headers: { authorization: 'Bearer wrong' } })).status,
+    ).toBe(401);
+    const res = await fetch(`${s.origin}/api/code`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.token}` },
+    });
     expect(res.status).toBe(201);
     const { code, url } = (await res.json()) as { code: string; url: string };
     expect(url).toBe(`${s.origin}/?code=${code}`);

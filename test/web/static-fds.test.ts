@@ -56,7 +56,11 @@ describe.skipIf(!HAS_PROCFS)('the UI page server under resets', () => {
     for (const path of paths) expect((await fetch(`${ui.origin}${path}`)).status, path).toBe(200); // warm: every file served once
     const before = await settledFds(ui.pid);
     for (let batch = 0; batch < 10; batch++) {
-      await Promise.all(Array.from({ length: 50 }, (_, i) => resetGet(port, paths[(batch * 50 + i) % paths.length], i % 2 === 0 ? 'mid-answer' : 'at once')));
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          resetGet(port, paths[(batch * 50 + i) % paths.length], i % 2 === 0 ? 'mid-answer' : 'at once'),
+        ),
+      );
     }
     const after = await settledFds(ui.pid);
     console.log(`UI page server: ${before} descriptors before, ${after} after 500 reset requests`);

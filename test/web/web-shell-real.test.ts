@@ -5,7 +5,13 @@ import WebSocket from 'ws';
 import type { ProxyInfo, ServerFrame, TrafficEvent } from '../../src/shared/api.js';
 import { startUi, uiTokenFile, type RunningUi } from '../../src/main/cli/ui-command.js';
 import { startWebShell } from '../../src/main/web/web-shell.js';
-import { ApiCallError, bridgeProtocols, createWebSocketApi, type RewindClient, type WebSocketLike } from '../../src/renderer/src/api/client.js';
+import {
+  ApiCallError,
+  bridgeProtocols,
+  createWebSocketApi,
+  type RewindClient,
+  type WebSocketLike,
+} from '../../src/renderer/src/api/client.js';
 import { useProxies } from '../../src/renderer/src/stores/proxies.js';
 import { flushTraffic, useTraffic } from '../../src/renderer/src/stores/traffic.js';
 import { connectStores } from '../../src/renderer/src/stores/connection.js';
@@ -28,7 +34,14 @@ async function ui(): Promise<RunningUi> {
   const rendererDir = await tempDir('rewind-renderer-');
   mkdirSync(join(rendererDir, 'assets'));
   writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>ui</title>');
-  const running = await startUi({ host: '127.0.0.1', port: 0, open: false, dataDir: await tempDir('rewind-data-'), version: '9.9.9-test', rendererDir });
+  const running = await startUi({
+    host: '127.0.0.1',
+    port: 0,
+    open: false,
+    dataDir: await tempDir('rewind-data-'),
+    version: '9.9.9-test',
+    rendererDir,
+  });
   closers.push(() => running.close());
   return running;
 }
@@ -40,7 +53,10 @@ async function upstream(): Promise<string> {
 }
 
 /** the renderer's client, over the `ws` package (Node 20 has no global WebSocket) */
-function client(url: string, options: { token?: string; minDelayMs?: number; queueTimeoutMs?: number } = {}): RewindClient {
+function client(
+  url: string,
+  options: { token?: string; minDelayMs?: number; queueTimeoutMs?: number } = {},
+): RewindClient {
   const { token, ...rest } = options;
   const api = createWebSocketApi({
     url,
@@ -93,19 +109,34 @@ describe('web shell over the real handler table', () => {
     ws.on('message', (data) => frames.push(JSON.parse(data.toString()) as ServerFrame));
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
 
-    ws.send(JSON.stringify({ id: 1, command: 'proxies.create', input: { mode: 'record', upstreamUrl, cacheDir: await tempDir('rewind-cassette-') } }));
+    ws.send(
+      JSON.stringify({
+        id: 1,
+        command: 'proxies.create',
+        input: { mode: 'record', upstreamUrl, cacheDir: await tempDir('rewind-cassette-') },
+      }),
+    );
     ws.send(JSON.stringify({ id: 2, command: 'proxies.create', input: { mode: 'record', upstreamUrl: 'ftp://x' } }));
     ws.send('garbage');
-    const created = await eventually(() => frames.find((f): f is Extract<ServerFrame, { ok: true }> => 'id' in f && f.id === 1 && f.ok), 'proxies.create');
+    const created = await eventually(
+      () => frames.find((f): f is Extract<ServerFrame, { ok: true }> => 'id' in f && f.id === 1 && f.ok),
+      'proxies.create',
+    );
     const proxy = created.output as ProxyInfo;
     expect(proxy).toMatchObject({ state: 'running', exchanges: 0, config: { mode: 'record', upstreamUrl } });
-    expect(frames.find((f) => 'id' in f && f.id === 2)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/^Upstream URL: /) } });
+    expect(frames.find((f) => 'id' in f && f.id === 2)).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/^Upstream URL: /) },
+    });
     expect(await eventually(() => frames.find((f) => 'id' in f && f.id === -1), 'the garbage reply')).toMatchObject({
       ok: false,
       error: { message: 'malformed frame: not JSON' },
     });
     await eventually(
-      () => frames.some((f) => 'event' in f && f.event === 'proxies' && (f.payload as ProxyInfo[]).some((p) => p.id === proxy.id)),
+      () =>
+        frames.some(
+          (f) => 'event' in f && f.event === 'proxies' && (f.payload as ProxyInfo[]).some((p) => p.id === proxy.id),
+        ),
       'a proxies event',
     );
 
@@ -122,7 +153,13 @@ describe('web shell over the real handler table', () => {
     });
     // the exchange counts follow in a proxies event
     await eventually(
-      () => frames.some((f) => 'event' in f && f.event === 'proxies' && ((f.payload as ProxyInfo[]).find((p) => p.id === proxy.id)?.exchanges ?? 0) >= 2),
+      () =>
+        frames.some(
+          (f) =>
+            'event' in f &&
+            f.event === 'proxies' &&
+            ((f.payload as ProxyInfo[]).find((p) => p.id === proxy.id)?.exchanges ?? 0) >= 2,
+        ),
       'the exchange count',
     );
   });
@@ -133,7 +170,8 @@ describe('the UI token across restarts', () => {
     const rendererDir = await tempDir('rewind-renderer-');
     writeFileSync(join(rendererDir, 'index.html'), '');
     const dataDir = await tempDir('rewind-data-');
-    const start = (newToken?: boolean) => startUi({ host: '127.0.0.1', port: 0, open: false, dataDir, version: 'test', rendererDir, newToken });
+    const start = (newToken?: boolean) =>
+      startUi({ host: '127.0.0.1', port: 0, open: false, dataDir, version: 'test', rendererDir, newToken });
     const first = await start();
     const token = first.shell.token;
     expect(Buffer.from(token, 'base64url')).toHaveLength(32);
@@ -155,7 +193,9 @@ describe('the UI token across restarts', () => {
       WebSocket: WebSocket as unknown as new (url: string) => WebSocketLike,
       minDelayMs: 10,
       checkAuth: async () => {
-        const res = await fetch(`http://127.0.0.1:${third.shell.port}/api/auth`, { headers: { authorization: `Bearer ${token}` } });
+        const res = await fetch(`http://127.0.0.1:${third.shell.port}/api/auth`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
         return res.status === 401 ? 'refused' : 'ok';
       },
     });
@@ -217,7 +257,9 @@ describe('renderer stores over the browser shell', () => {
     await eventually(() => useProxies.getState().loaded, 'the proxies list');
     expect(useProxies.getState().proxies).toEqual([]);
 
-    const proxy = await useProxies.getState().create({ mode: 'hybrid', upstreamUrl, cacheDir: await tempDir('rewind-cassette-') });
+    const proxy = await useProxies
+      .getState()
+      .create({ mode: 'hybrid', upstreamUrl, cacheDir: await tempDir('rewind-cassette-') });
     expect(useProxies.getState().proxies.map((p) => p.id)).toEqual([proxy.id]);
     await expect(useProxies.getState().create({ mode: 'record' })).rejects.toThrow(/^Upstream URL: /);
 
@@ -225,7 +267,10 @@ describe('renderer stores over the browser shell', () => {
     closers.push(() => mcp.close());
     await mcp.client.callTool({ name: 'echo', arguments: { text: 'one' } });
     await eventually(() => useTraffic.getState().exchanges.some((e) => e.tool === 'echo'), 'echo in the traffic store');
-    await eventually(() => (useProxies.getState().proxies[0]?.exchanges ?? 0) >= 2, 'the exchange count in the proxies store');
+    await eventually(
+      () => (useProxies.getState().proxies[0]?.exchanges ?? 0) >= 2,
+      'the exchange count in the proxies store',
+    );
     const before = useTraffic.getState().exchanges.length;
 
     useTraffic.getState().pause();
@@ -242,7 +287,11 @@ describe('renderer stores over the browser shell', () => {
     await useTraffic.getState().clear({ label: 'every exchange' });
     expect(useTraffic.getState().exchanges).toEqual([]);
     expect(await api.call('traffic.snapshot', {})).toEqual([]); // the engine's buffer too
-    expect(useTraffic.getState().cleared).toMatchObject({ count: all.length, label: 'every exchange', undo: expect.any(String) });
+    expect(useTraffic.getState().cleared).toMatchObject({
+      count: all.length,
+      label: 'every exchange',
+      undo: expect.any(String),
+    });
     await useTraffic.getState().undoClear(); // back in the engine and the view, in their order
     expect(seqs(useTraffic.getState().exchanges)).toEqual(all);
     expect(seqs(await api.call('traffic.snapshot', {}))).toEqual(all);

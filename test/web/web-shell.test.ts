@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { EventName, EventPayloads, ProxyInfo, ServerFrame, TrafficEvent } from '../../src/shared/api.js';
-import { API_PROTOCOL, MAX_FRAME_BYTES, startWebShell, TOKEN_PROTOCOL_PREFIX, type ApiHandlerTable, type WebShell } from '../../src/main/web/web-shell.js';
+import {
+  API_PROTOCOL,
+  MAX_FRAME_BYTES,
+  startWebShell,
+  TOKEN_PROTOCOL_PREFIX,
+  type ApiHandlerTable,
+  type WebShell,
+} from '../../src/main/web/web-shell.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
 
 /**
@@ -49,7 +56,10 @@ function fakeHandlers(): ApiHandlerTable & {
 async function rendererFixture(): Promise<string> {
   const dir = await tempDir('web-shell-renderer-');
   mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>fixture</title><script type="module" src="./assets/app.js"></script>');
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><title>fixture</title><script type="module" src="./assets/app.js"></script>',
+  );
   writeFileSync(join(dir, 'assets', 'app.js'), 'console.log("app")');
   return dir;
 }
@@ -80,7 +90,12 @@ function get(shell: WebShell, path: string, headers: Record<string, string> = {}
  */
 function connect(
   shell: WebShell,
-  options: { token?: string | null; via?: 'protocol' | 'bearer' | 'query' | 'cookie'; origin?: string | null; host?: string } = {},
+  options: {
+    token?: string | null;
+    via?: 'protocol' | 'bearer' | 'query' | 'cookie';
+    origin?: string | null;
+    host?: string;
+  } = {},
 ): Promise<WebSocket> {
   const token = options.token === undefined ? shell.token : options.token;
   const via = options.via ?? 'protocol';
@@ -185,7 +200,10 @@ describe('web shell: pages', () => {
       expect(page.status, path).toBe(200);
       expect(page.headers['content-type']).toMatch(/^text\/html/);
       expect(page.headers['referrer-policy']).toBe('no-referrer');
-      expect(page.headers['set-cookie'], `${path}: a cookie would reach every other server on this host`).toBeUndefined();
+      expect(
+        page.headers['set-cookie'],
+        `${path}: a cookie would reach every other server on this host`,
+      ).toBeUndefined();
       expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
       expect(page.body).toContain('<title>fixture</title>');
       expect(page.body).not.toContain(s.token);
@@ -202,7 +220,9 @@ describe('web shell: pages', () => {
     expect((await get(s, '/api/auth', { authorization: `Bearer ${s.token}x` })).status).toBe(401);
     expect((await get(s, '/api/auth')).status).toBe(401);
     expect((await get(s, `/api/auth?token=${s.token}`)).status).toBe(401);
-    expect((await get(s, '/api/auth', { authorization: `Bearer ${s.token}`, origin: 'http://127.0.0.1:1' })).status).toBe(403);
+    expect(
+      (await get(s, '/api/auth', { authorization: `Bearer ${s.token}`, origin: 'http://127.0.0.1:1' })).status,
+    ).toBe(403);
   });
 
   it('serves nothing outside the renderer folder, and 404s unknown files', async () => {
@@ -216,7 +236,9 @@ describe('web shell: pages', () => {
     expect((await get(s, '//')).status).toBe(200); // the index, not a 500
     const post = await new Promise<number>((resolve, reject) =>
       http
-        .request({ host: '127.0.0.1', port: s.port, path: '/', method: 'POST', headers: {} }, (res) => resolve(res.statusCode ?? 0))
+        .request({ host: '127.0.0.1', port: s.port, path: '/', method: 'POST', headers: {} }, (res) =>
+          resolve(res.statusCode ?? 0),
+        )
         .on('error', reject)
         .end(),
     );
@@ -256,7 +278,9 @@ describe('web shell: WebSocket upgrade', () => {
     await expect(connect(s, { origin: `http://127.0.0.1:${s.port + 1}` })).rejects.toMatchObject({ status: 403 });
     await expect(connect(s, { origin: `https://127.0.0.1:${s.port}` })).rejects.toMatchObject({ status: 403 });
     await expect(connect(s, { origin: 'null' })).rejects.toMatchObject({ status: 403 });
-    await expect(connect(s, { host: 'evil.example', origin: 'http://evil.example' })).rejects.toMatchObject({ status: 403 });
+    await expect(connect(s, { host: 'evil.example', origin: 'http://evil.example' })).rejects.toMatchObject({
+      status: 403,
+    });
     // the page opened as localhost: its origin matches its Host
     await open(s, { host: `localhost:${s.port}`, origin: `http://localhost:${s.port}` });
     // no Origin at all: not a browser (browsers always send one on a WebSocket handshake)
@@ -265,9 +289,13 @@ describe('web shell: WebSocket upgrade', () => {
 
   it('refuses upgrades on other paths', async () => {
     const s = await start();
-    const ws = new WebSocket(`ws://127.0.0.1:${s.port}/other`, [API_PROTOCOL, `${TOKEN_PROTOCOL_PREFIX}${s.token}`], { origin: s.origin });
+    const ws = new WebSocket(`ws://127.0.0.1:${s.port}/other`, [API_PROTOCOL, `${TOKEN_PROTOCOL_PREFIX}${s.token}`], {
+      origin: s.origin,
+    });
     ws.on('error', () => {});
-    const status = await new Promise<number>((resolve) => ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    const status = await new Promise<number>((resolve) =>
+      ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
+    );
     ws.terminate();
     expect(status).toBe(404);
   });
@@ -277,10 +305,18 @@ describe('web shell: frames', () => {
   it('answers a call with an ok frame carrying the same id, and a failing call with an error frame', async () => {
     const s = await start();
     const c = frames(await open(s));
-    expect(await c.call('app.info')).toEqual({ id: 1, ok: true, output: { version: '0.0.0-test', shell: 'browser', platform: process.platform } });
+    expect(await c.call('app.info')).toEqual({
+      id: 1,
+      ok: true,
+      output: { version: '0.0.0-test', shell: 'browser', platform: process.platform },
+    });
     expect(await c.call('echo', { a: [1, 2] })).toEqual({ id: 2, ok: true, output: { a: [1, 2] } });
     expect(await c.call('nope')).toEqual({ id: 3, ok: false, error: { message: 'unknown command "nope"' } });
-    expect(await c.call('cyclic')).toMatchObject({ id: 4, ok: false, error: { message: expect.stringMatching(/could not be serialized/) } });
+    expect(await c.call('cyclic')).toMatchObject({
+      id: 4,
+      ok: false,
+      error: { message: expect.stringMatching(/could not be serialized/) },
+    });
   });
 
   it('runs calls concurrently: replies carry their ids whatever the order', async () => {
@@ -344,7 +380,14 @@ describe('web shell: events', () => {
     const a = frames(await open(s));
     const b = frames(await open(s, { via: 'bearer', origin: null }));
     const proxies: ProxyInfo[] = [
-      { id: 'p1', name: 'demo', config: { mode: 'record', port: 0 }, state: 'running', url: 'http://127.0.0.1:1/mcp', exchanges: 0 },
+      {
+        id: 'p1',
+        name: 'demo',
+        config: { mode: 'record', port: 0 },
+        state: 'running',
+        url: 'http://127.0.0.1:1/mcp',
+        exchanges: 0,
+      },
     ];
     const traffic = {
       seq: 1,

@@ -1,6 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
-import { type CommandOutputs, type EventName, type EventPayloads, type ProxyConfig, type ProxyInfo, type TrafficEvent } from '../../shared/api.js';
+import {
+  type CommandOutputs,
+  type EventName,
+  type EventPayloads,
+  type ProxyConfig,
+  type ProxyInfo,
+  type TrafficEvent,
+} from '../../shared/api.js';
 import { ErrorCode } from '../../shared/jsonrpc.js';
 import { MODE_TRAITS } from '../../shared/modes.js';
 import { checkProxyConfig } from '../../shared/proxy-config.js';
@@ -107,10 +114,12 @@ export class AppController implements DemoHost {
     this.insight = new AppInsight(this.traffic, {
       emit: (batch) => this.emitter.emit('insight', batch),
       changed: () => this.countsSoon(),
-      nameOf: (id) => this.proxies.get(id)?.info.name ?? this.verbs.timeline.listSources().find((s) => s.id === id)?.name,
+      nameOf: (id) =>
+        this.proxies.get(id)?.info.name ?? this.verbs.timeline.listSources().find((s) => s.id === id)?.name,
       log: (line, level) => this.log(line, level),
     });
-    this.logLine = options.log ?? ((line, level) => level === 'warn' && process.stderr.write(terminalSafe(`mcp-rewind: ${line}\n`)));
+    this.logLine =
+      options.log ?? ((line, level) => level === 'warn' && process.stderr.write(terminalSafe(`mcp-rewind: ${line}\n`)));
     this.settings = options.settings ?? settingsFile(this.dataDir, (line) => this.log(line, 'warn'));
     this.breakpoints.setHold(this.settings.get().settings.breakpointHoldS * 1000);
     this.offSettings = this.settings.on((info) => this.breakpoints.setHold(info.settings.breakpointHoldS * 1000));
@@ -128,7 +137,8 @@ export class AppController implements DemoHost {
         remove: (matches) => this.traffic.buffer.remove(matches),
         find: (seq) => this.traffic.buffer.find(seq),
         // in full where the timeline truncated a body and still holds it (a save writes what was exchanged)
-        snapshot: () => this.traffic.snapshot().map((e) => (e.truncated && this.traffic.buffer.fullOf(e.proxyId, e.seq)) || e),
+        snapshot: () =>
+          this.traffic.snapshot().map((e) => (e.truncated && this.traffic.buffer.fullOf(e.proxyId, e.seq)) || e),
         kept: () => this.traffic.snapshot(),
         maxBytes: this.traffic.maxBytes,
       },
@@ -137,7 +147,9 @@ export class AppController implements DemoHost {
       cassetteOf: (id) => {
         const managed = this.proxies.get(id);
         if (!managed) throw new Error(`proxyId: no proxy "${id}"`);
-        return MODE_TRAITS[managed.info.config.mode].usesCassette ? { store: managed.running?.store, dir: managed.info.config.cacheDir } : undefined;
+        return MODE_TRAITS[managed.info.config.mode].usesCassette
+          ? { store: managed.running?.store, dir: managed.info.config.cacheDir }
+          : undefined;
       },
       emit: {
         annotations: (all) => this.emitter.emit('annotations', all),
@@ -196,10 +208,13 @@ export class AppController implements DemoHost {
   async createProxy(input: ProxyConfig, options: { demo?: boolean } = {}): Promise<ProxyInfo> {
     if (this.closed) throw new Error('the app is shutting down');
     let config = checkProxyConfig(input);
-    if (MODE_TRAITS[config.mode].usesCassette && !config.cacheDir) config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
-    const taken = (name: string): boolean => [...this.proxies.values()].some((p) => p.info.name.toLowerCase() === name.toLowerCase());
+    if (MODE_TRAITS[config.mode].usesCassette && !config.cacheDir)
+      config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
+    const taken = (name: string): boolean =>
+      [...this.proxies.values()].some((p) => p.info.name.toLowerCase() === name.toLowerCase());
     const name = config.name?.trim() || this.uniqueName(defaultProxyName(config), taken);
-    if (config.name && taken(name)) throw new Error(`Name: a proxy named "${name}" exists already; choose another name`);
+    if (config.name && taken(name))
+      throw new Error(`Name: a proxy named "${name}" exists already; choose another name`);
     const id = `p${this.nextId++}`;
     const managed: ManagedProxy = {
       info: { id, name, config, state: 'stopped', exchanges: 0, ...(options.demo ? { demo: true } : {}) },
@@ -247,7 +262,10 @@ export class AppController implements DemoHost {
 
   async getRules(id: string): Promise<CommandOutputs['rules.get']> {
     const managed = this.managed(id);
-    return { rules: managed.info.config.rules ?? null, tools: managed.running ? await mergedTools(managed.running) : [] };
+    return {
+      rules: managed.info.config.rules ?? null,
+      tools: managed.running ? await mergedTools(managed.running) : [],
+    };
   }
 
   /** Replaces a proxy's rules (kept for its next start too); a running proxy applies them at once. */
@@ -256,7 +274,8 @@ export class AppController implements DemoHost {
     const instructionsChanged = rules.instructions !== managed.info.config.rules?.instructions;
     managed.info.config = { ...managed.info.config, rules };
     const notified = managed.running ? applyRules(managed.running, rules) : 0;
-    if (managed.running && instructionsChanged) this.log(`[${managed.info.name}] new instructions apply after a restart of the proxy`, 'info');
+    if (managed.running && instructionsChanged)
+      this.log(`[${managed.info.name}] new instructions apply after a restart of the proxy`, 'info');
     this.emitProxies();
     return { rules, tools: managed.running ? await mergedTools(managed.running) : [], notified };
   }
@@ -270,7 +289,9 @@ export class AppController implements DemoHost {
   /** Forgets the tokens of a proxy's upstream: its next request asks for a sign-in again. */
   async signOut(id: string): Promise<ProxyInfo> {
     const managed = this.managed(id);
-    await (managed.signIn ?? proxySignIn(managed.info.config, this.dataDir, (line, level) => this.log(line, level)))?.signOut();
+    await (
+      managed.signIn ?? proxySignIn(managed.info.config, this.dataDir, (line, level) => this.log(line, level))
+    )?.signOut();
     return { ...managed.info };
   }
 
@@ -278,7 +299,8 @@ export class AppController implements DemoHost {
   cassetteHits(dir: string): Map<string, number> {
     const folder = resolve(dir);
     const since = new Map<string, number>();
-    for (const [id, p] of this.proxies) if (p.running?.store?.dir === folder && p.startedAt !== undefined) since.set(id, p.startedAt);
+    for (const [id, p] of this.proxies)
+      if (p.running?.store?.dir === folder && p.startedAt !== undefined) since.set(id, p.startedAt);
     return this.traffic.hits(since);
   }
 
@@ -322,7 +344,14 @@ export class AppController implements DemoHost {
     if (this.closed) throw new Error('the app is shutting down');
     const { config, name } = managed.info;
     const log: Log = (line, level) => this.log(`[${name}] ${line}`, level);
-    managed.info = { ...managed.info, state: 'starting', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined };
+    managed.info = {
+      ...managed.info,
+      state: 'starting',
+      url: undefined,
+      error: undefined,
+      failure: undefined,
+      upstreamDown: undefined,
+    };
     this.emitProxies();
     try {
       // running means it can serve: the upstream answered initialize (live modes), the cassette exists (replay)
@@ -359,7 +388,15 @@ export class AppController implements DemoHost {
     managed.startedAt = undefined;
     managed.offSignIn?.();
     managed.signIn = managed.offSignIn = undefined;
-    managed.info = { ...managed.info, state: 'stopped', url: undefined, error: undefined, failure: undefined, upstreamDown: undefined, signIn: undefined };
+    managed.info = {
+      ...managed.info,
+      state: 'stopped',
+      url: undefined,
+      error: undefined,
+      failure: undefined,
+      upstreamDown: undefined,
+      signIn: undefined,
+    };
     this.verbs.sessions.drop(managed.info.id);
     if (running) {
       running.events.removeAllListeners('exchange');
@@ -419,7 +456,14 @@ export class AppController implements DemoHost {
     for (const p of saved) {
       if (this.proxies.has(p.id)) continue;
       const managed: ManagedProxy = {
-        info: { id: p.id, name: p.name, config: p.config, state: 'stopped', exchanges: 0, ...(p.demo ? { demo: true } : {}) },
+        info: {
+          id: p.id,
+          name: p.name,
+          config: p.config,
+          state: 'stopped',
+          exchanges: 0,
+          ...(p.demo ? { demo: true } : {}),
+        },
         lastPort: p.lastPort,
         queue: Promise.resolve(),
       };

@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import { commands, type ApiError, type CommandName, type CommandOutputs, type EventName, type EventPayloads } from '../../shared/api.js';
+import {
+  commands,
+  type ApiError,
+  type CommandName,
+  type CommandOutputs,
+  type EventName,
+  type EventPayloads,
+} from '../../shared/api.js';
 import { describeProxyIssues, proxyIssuesOf } from '../../shared/proxy-config.js';
 import { describeZodError } from '../../shared/rules/schema.js';
 import { renderTemplate } from '../engine/rules/template.js';
@@ -38,18 +45,21 @@ async function rememberFolder(settings: SettingsFile, dir: string): Promise<void
   await settings.set({ recentFolders: [dir, ...recent.filter((d) => d !== dir)].slice(0, 10) });
 }
 
-const ATTACHED = 'id: this server is started by its MCP client (wrapped by Intercept): start or stop it there; Unwrap in Intercept puts it back';
+const ATTACHED =
+  'id: this server is started by its MCP client (wrapped by Intercept): start or stop it there; Unwrap in Intercept puts it back';
 
 /** An ApiError from anything thrown: its message only. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof Error) return { message: error.message || error.name };
-  if (typeof error === 'object' && error !== null && typeof (error as ApiError).message === 'string') return { message: (error as ApiError).message };
+  if (typeof error === 'object' && error !== null && typeof (error as ApiError).message === 'string')
+    return { message: (error as ApiError).message };
   return { message: String(error) };
 }
 
 /** What is wrong with a command's input: a new proxy's settings under the New proxy form's labels, others by path. */
 function invalidInput(name: CommandName, input: unknown, error: z.ZodError): string {
-  if (name === 'proxies.create' && typeof input === 'object' && input !== null) return describeProxyIssues(proxyIssuesOf(error));
+  if (name === 'proxies.create' && typeof input === 'object' && input !== null)
+    return describeProxyIssues(proxyIssuesOf(error));
   return `${name}: invalid input: ${describeZodError(error)}`;
 }
 
@@ -94,22 +104,32 @@ export function createApiHandlers(
     },
     'cassettes.read': ({ dir, file }) => readEntry(dir, file),
     // through the folder's persister: the running proxies on the folder serve the change from the next call on
-    'cassettes.write': async ({ dir, file, text }) => ({ entry: (await writeEntry(dir, file, text, controller.cassetteHits(dir))).entry }),
+    'cassettes.write': async ({ dir, file, text }) => ({
+      entry: (await writeEntry(dir, file, text, controller.cassetteHits(dir))).entry,
+    }),
     'cassettes.delete': ({ dir, file }) => deleteEntry(dir, file),
-    'cassettes.duplicate': async ({ dir, file }) => ({ entry: (await duplicateEntry(dir, file, controller.cassetteHits(dir))).entry }),
-    'cassettes.rename': async ({ dir, file, key }) => ({ entry: (await renameEntry(dir, file, key, controller.cassetteHits(dir))).entry, renamed: file }),
+    'cassettes.duplicate': async ({ dir, file }) => ({
+      entry: (await duplicateEntry(dir, file, controller.cassetteHits(dir))).entry,
+    }),
+    'cassettes.rename': async ({ dir, file, key }) => ({
+      entry: (await renameEntry(dir, file, key, controller.cassetteHits(dir))).entry,
+      renamed: file,
+    }),
     'export.preview': (input) => previewExport({ ...input, version: shellInfo.version }),
     'export.run': (input) => runExport({ ...input, version: shellInfo.version }),
     'demo.start': () => controller.startDemo(),
     'breakpoints.list': () => controller.breakpoints.state(),
     'breakpoints.set': ({ proxyId, rules }) => controller.breakpoints.set(proxyId, rules),
-    'breakpoints.resume': ({ id, arguments: args, result }) => controller.breakpoints.resume(id, { arguments: args, result }),
+    'breakpoints.resume': ({ id, arguments: args, result }) =>
+      controller.breakpoints.resume(id, { arguments: args, result }),
     'breakpoints.fail': ({ id, message }) => controller.breakpoints.fail(id, message),
     'settings.get': () => settings.get(),
     'settings.set': (patch) => settings.set(patch),
     'exchange.send': (input) => controller.verbs.send(input),
     'exchange.catalog': ({ proxyId }) =>
-      controller.find(proxyId) ? controller.verbs.sessions.catalog(proxyId) : Promise.reject(new Error(`proxyId: no proxy "${proxyId}"`)),
+      controller.find(proxyId)
+        ? controller.verbs.sessions.catalog(proxyId)
+        : Promise.reject(new Error(`proxyId: no proxy "${proxyId}"`)),
     'schema.check': ({ schema, value }) => ({ problems: checkAgainstSchema(schema, value) }),
     'appRequests.answer': ({ id, result, error }) => controller.verbs.desk.answer(id, { result, error }),
     'appRequests.list': () => controller.verbs.desk.list(),

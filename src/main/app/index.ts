@@ -3,7 +3,15 @@
 // src/main/api, which the browser shell (src/main/web) serves over a WebSocket instead.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, ipcMain, Menu, shell, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  ipcMain,
+  Menu,
+  shell,
+  type IpcMainInvokeEvent,
+  type MenuItemConstructorOptions,
+} from 'electron';
 import { EVENT_NAMES, type EventName } from '../../shared/api';
 import { AppController } from '../api/app-controller';
 import { createApiHandlers, toApiError } from '../api/handlers';
@@ -88,7 +96,12 @@ const settings = settingsFile(dataDir, warn);
 const saveWindowStates = new Map<BrowserWindow, () => void>();
 // an upstream's sign-in page opens in the system browser, where the user's accounts are (never in an app window)
 const openUrl = (url: string): void => void shell.openExternal(url).catch(() => {});
-const controller = new AppController({ dataDir, trafficCapacity: settings.get().settings.trafficCapacity, version: app.getVersion(), openUrl });
+const controller = new AppController({
+  dataDir,
+  trafficCapacity: settings.get().settings.trafficCapacity,
+  version: app.getVersion(),
+  openUrl,
+});
 const handlers = createApiHandlers(controller, { shell: 'electron', version: app.getVersion() }, settings); // package.json's version
 const EVENTS: EventName[] = EVENT_NAMES;
 
@@ -114,7 +127,8 @@ const localApi: Promise<WebShell | undefined> = startWebShell({
 
 /** Commands only from our own page; every failure becomes { ok: false, error } (as a WebSocket error frame). */
 ipcMain.handle('rewind:call', async (event: IpcMainInvokeEvent, command: unknown, input: unknown) => {
-  if (!event.senderFrame || !isOwnPage(event.senderFrame.url)) return { ok: false, error: { message: 'refused: not the mcp-rewind page' } };
+  if (!event.senderFrame || !isOwnPage(event.senderFrame.url))
+    return { ok: false, error: { message: 'refused: not the mcp-rewind page' } };
   try {
     return { ok: true, output: await handlers.call(String(command), input) };
   } catch (error) {
@@ -125,7 +139,8 @@ ipcMain.handle('rewind:call', async (event: IpcMainInvokeEvent, command: unknown
 // every engine event goes to every window (the preload fans it out to the renderer's listeners)
 for (const name of EVENTS) {
   handlers.on(name, (payload) => {
-    for (const win of BrowserWindow.getAllWindows()) if (!win.webContents.isDestroyed()) win.webContents.send('rewind:event', name, payload);
+    for (const win of BrowserWindow.getAllWindows())
+      if (!win.webContents.isDestroyed()) win.webContents.send('rewind:event', name, payload);
   });
 }
 
@@ -135,10 +150,12 @@ app.on('before-quit', (event) => {
   quitting = true;
   event.preventDefault(); // stop the proxies first, then quit for real
   for (const save of saveWindowStates.values()) save(); // before-quit comes before the windows' close (Cmd-Q)
-  void Promise.allSettled([localApi.then((shell) => shell?.close()), controller.close(), settings.flush()]).finally(() => {
-    dataClaim.release();
-    app.quit();
-  });
+  void Promise.allSettled([localApi.then((shell) => shell?.close()), controller.close(), settings.flush()]).finally(
+    () => {
+      dataClaim.release();
+      app.quit();
+    },
+  );
 });
 
 void app.whenReady().then(() => {

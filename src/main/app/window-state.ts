@@ -18,19 +18,32 @@ export function savedWindowOptions(settings: SettingsFile): {
     saved,
     screen.getAllDisplays().map((d) => d.workArea),
   );
-  return { options: { x: fitted.x, y: fitted.y, width: fitted.width, height: fitted.height }, maximized: fitted.maximized };
+  return {
+    options: { x: fitted.x, y: fitted.y, width: fitted.width, height: fitted.height },
+    maximized: fitted.maximized,
+  };
 }
 
 function stateOf(win: BrowserWindow): WindowState {
   const b = win.getNormalBounds(); // the unmaximized bounds, also while maximized or minimized
-  return { x: Math.round(b.x), y: Math.round(b.y), width: Math.round(b.width), height: Math.round(b.height), maximized: win.isMaximized() };
+  return {
+    x: Math.round(b.x),
+    y: Math.round(b.y),
+    width: Math.round(b.width),
+    height: Math.round(b.height),
+    maximized: win.isMaximized(),
+  };
 }
 
 const same = (a: WindowState | undefined, b: WindowState): boolean =>
   !!a && a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height && a.maximized === b.maximized;
 
 /** Keeps the window's state in the settings; answers `saveNow` (for before-quit, when close may come too late). */
-export function rememberWindowState(win: BrowserWindow, settings: SettingsFile, log: (line: string) => void): () => void {
+export function rememberWindowState(
+  win: BrowserWindow,
+  settings: SettingsFile,
+  log: (line: string) => void,
+): () => void {
   let timer: NodeJS.Timeout | undefined;
   const saveNow = (): void => {
     clearTimeout(timer);

@@ -13,7 +13,9 @@ import { writeStderr } from './process-guard.js';
  */
 export function buildAppProgram(): Command {
   return new Command('mcp-rewind app')
-    .description('open the desktop app (needs Electron installed beside mcp-rewind or on the PATH; `mcp-rewind ui` needs none)')
+    .description(
+      'open the desktop app (needs Electron installed beside mcp-rewind or on the PATH; `mcp-rewind ui` needs none)',
+    )
     .helpOption('-h, --help', 'show this help')
     .option('--data-dir <dir>', 'user data folder (settings, saved proxies) [MCP_REWIND_DATA_DIR]');
 }
@@ -90,7 +92,8 @@ export function appCommand(argv: string[]): void {
     if (error.code === 'commander.helpDisplayed') process.exit(0);
     fail(2, `${error.message.replace(/^error: /, '')} (see --help)`);
   }
-  if (!existsSync(join(PACKAGE_ROOT, 'out/main/index.js'))) fail(1, 'the desktop app is not built (out/main is missing): run `npm run build`');
+  if (!existsSync(join(PACKAGE_ROOT, 'out/main/index.js')))
+    fail(1, 'the desktop app is not built (out/main is missing): run `npm run build`');
   const electron = findElectron();
   if ('problem' in electron) return fail(1, electron.problem);
   const dataDir = program.opts<{ dataDir?: string }>().dataDir;

@@ -3,7 +3,13 @@ import { UsageError } from '../engine/errors.js';
 import { canonicalUpstream, CredentialStore } from '../engine/upstream/oauth/credentials.js';
 import { UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
 import { userDataDir } from '../web/user-data.js';
-import { addOAuthOptions, describeSignIn, reportSignIn, toOAuthOptions, type OAuthCliOptions } from './oauth-options.js';
+import {
+  addOAuthOptions,
+  describeSignIn,
+  reportSignIn,
+  toOAuthOptions,
+  type OAuthCliOptions,
+} from './oauth-options.js';
 
 export interface AuthCliOptions {
   action: 'status' | 'login' | 'logout';
@@ -28,20 +34,27 @@ export function toAuthOptions(program: Command, env: NodeJS.ProcessEnv = process
     throw new UsageError(`auth: the action must be status, login or logout, got "${action}"`);
   if (action !== 'status') {
     if (!url) throw new UsageError(`auth ${action} needs the upstream's URL`);
-    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError(`auth ${action}: not an http(s) URL: "${url}"`);
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+      throw new UsageError(`auth ${action}: not an http(s) URL: "${url}"`);
   }
   const raw = program.opts();
   return { action, url, oauth: toOAuthOptions(raw, env, (raw.dataDir as string | undefined) || userDataDir(env)) };
 }
 
 /** Runs one action; resolves with the exit status (0, or 1 when a sign-in failed). */
-export async function runAuth(options: AuthCliOptions, out: (text: string) => void, log: (line: string) => void): Promise<number> {
+export async function runAuth(
+  options: AuthCliOptions,
+  out: (text: string) => void,
+  log: (line: string) => void,
+): Promise<number> {
   const store = new CredentialStore(options.oauth.dataDir);
   if (options.action === 'status') {
     const all = store.list();
     if (all.length === 0) out(`no sign-in kept in ${store.dir}\n`);
     for (const kept of all)
-      out(`${describeSignIn(kept.upstream, new UpstreamSignIn(kept.upstream, { store }).info())}${kept.tokens?.refresh_token ? ', refreshable' : ''}\n`);
+      out(
+        `${describeSignIn(kept.upstream, new UpstreamSignIn(kept.upstream, { store }).info())}${kept.tokens?.refresh_token ? ', refreshable' : ''}\n`,
+      );
     return 0;
   }
   const url = canonicalUpstream(options.url as string);
@@ -49,7 +62,12 @@ export async function runAuth(options: AuthCliOptions, out: (text: string) => vo
     out((await store.remove(url)) ? `signed out of ${url}\n` : `no sign-in kept for ${url}\n`);
     return 0;
   }
-  const signIn = new UpstreamSignIn(url, { store, client: options.oauth.client, callbackPort: options.oauth.callbackPort, timeoutMs: options.oauth.timeoutMs });
+  const signIn = new UpstreamSignIn(url, {
+    store,
+    client: options.oauth.client,
+    callbackPort: options.oauth.callbackPort,
+    timeoutMs: options.oauth.timeoutMs,
+  });
   reportSignIn(signIn, options.oauth, log);
   try {
     await signIn.signIn();

@@ -9,7 +9,9 @@ import { loadTokenCounter, TOKENIZER_LABEL } from '../engine/insight/tokens.js';
 /** `mcp-rewind cost`: what a recording puts in a model's context, in tokens, and the difference from another. */
 export function buildCostProgram(): Command {
   return new Command('mcp-rewind cost')
-    .description('Count the tokens a recording puts in the context (tool lists before the first call, descriptions, results)')
+    .description(
+      'Count the tokens a recording puts in the context (tool lists before the first call, descriptions, results)',
+    )
     .helpOption('-h, --help', 'show this help')
     .option('-c, --cache <path>', 'cassette folder, single-file cassette or HAR file', './cache')
     .option('--against <path>', 'another recording to compare with (its cost minus this one’s)')
@@ -26,7 +28,8 @@ export function toCostOptions(raw: Record<string, unknown>): CostCliOptions {
   const cache = String(raw.cache);
   const against = raw.against as string | undefined;
   for (const path of [cache, against])
-    if (path !== undefined && !existsSync(path)) throw new UsageError(`${path === cache ? '--cache' : '--against'} ${path} does not exist`);
+    if (path !== undefined && !existsSync(path))
+      throw new UsageError(`${path === cache ? '--cache' : '--against'} ${path} does not exist`);
   return { cache, against, json: raw.json === true };
 }
 
@@ -46,7 +49,8 @@ export function formatCost(r: CostReport): string {
     `  results: ${r.results.count} (${n(r.results.tokens)} tokens${r.results.largest ? `; largest #${r.results.largest.seq} ${r.results.largest.tool ?? r.results.largest.method}: ${n(r.results.largest.tokens)}` : ''})`,
   ];
   if (r.largestDescriptions.length) lines.push('  largest descriptions:');
-  for (const d of r.largestDescriptions) lines.push(oneLine(`    ${n(d.description).padStart(7)}  ${d.kind} ${d.name} (whole definition ${n(d.tokens)})`));
+  for (const d of r.largestDescriptions)
+    lines.push(oneLine(`    ${n(d.description).padStart(7)}  ${d.kind} ${d.name} (whole definition ${n(d.tokens)})`));
   return lines.join('\n') + '\n';
 }
 

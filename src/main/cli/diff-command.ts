@@ -10,13 +10,18 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 /** `mcp-rewind diff <A> <B>`: what changed between two recordings (exit 1 on a breaking tool change). */
 export function buildDiffProgram(): Command {
   return new Command('mcp-rewind diff')
-    .description('Compare two cassettes: keys added, removed and changed, and tools rated breaking or compatible (exit 1 on breaking)')
+    .description(
+      'Compare two cassettes: keys added, removed and changed, and tools rated breaking or compatible (exit 1 on breaking)',
+    )
     .helpOption('-h, --help', 'show this help')
     .argument('<a>', 'the earlier cassette (folder or single file)')
     .argument('<b>', 'the later cassette (folder or single file)')
     .option('--json', 'print the comparison as JSON')
     .addOption(
-      new Option('--ignore-fields <pattern>', 'field left out when answers are compared, at any depth (e.g. "**.timestamp"); repeatable').argParser(collect),
+      new Option(
+        '--ignore-fields <pattern>',
+        'field left out when answers are compared, at any depth (e.g. "**.timestamp"); repeatable',
+      ).argParser(collect),
     );
 }
 
@@ -44,7 +49,8 @@ export function formatDiff(diff: CassetteDiff): string {
   else lines.push(`tools: ${count('removed')} removed, ${count('added')} added, ${count('changed')} changed`);
   for (const t of diff.tools) {
     if (t.change !== 'changed') lines.push(`  ${RATING[t.rating].padEnd(10)}  ${oneLine(t.tool)}: ${t.change}`);
-    for (const d of t.details) lines.push(`  ${RATING[d.rating].padEnd(10)}  ${oneLine(t.tool)}: ${oneLine(d.at)}: ${oneLine(d.what)}`);
+    for (const d of t.details)
+      lines.push(`  ${RATING[d.rating].padEnd(10)}  ${oneLine(t.tool)}: ${oneLine(d.at)}: ${oneLine(d.what)}`);
   }
   const { added, removed, changed } = diff.keys;
   lines.push(`keys: ${added.length} added, ${removed.length} removed, ${changed.length} changed`);
@@ -55,12 +61,18 @@ export function formatDiff(diff: CassetteDiff): string {
     for (const line of c.changes) lines.push(`             ${oneLine(line)}`);
   }
   const { breaking, compatible } = diff.counts;
-  lines.push(`${breaking} breaking, ${compatible} compatible tool change${compatible === 1 ? '' : 's'} — ${diff.breaking ? 'BREAKING' : 'no breaking change'}`);
+  lines.push(
+    `${breaking} breaking, ${compatible} compatible tool change${compatible === 1 ? '' : 's'} — ${diff.breaking ? 'BREAKING' : 'no breaking change'}`,
+  );
   return lines.join('\n') + '\n';
 }
 
 /** Runs the comparison and prints it; resolves with the exit status: 0 no breaking change, 1 breaking. */
-export async function runDiff(options: DiffCliOptions, out: (text: string) => void, log?: (line: string) => void): Promise<number> {
+export async function runDiff(
+  options: DiffCliOptions,
+  out: (text: string) => void,
+  log?: (line: string) => void,
+): Promise<number> {
   const diff = await diffCassettes(options.a, options.b, { ignoreFields: options.ignoreFields, log });
   out(options.json ? JSON.stringify(diff, null, 2) + '\n' : formatDiff(diff));
   return diff.breaking ? 1 : 0;

@@ -29,7 +29,11 @@ export function toExportOptions(raw: Record<string, unknown>): ExportCliOptions 
 }
 
 /** Writes the exports (streamed: memory does not grow with the cassette); resolves with the lines to print. */
-export async function runExport(options: ExportCliOptions, creatorVersion: string, log?: (line: string) => void): Promise<string> {
+export async function runExport(
+  options: ExportCliOptions,
+  creatorVersion: string,
+  log?: (line: string) => void,
+): Promise<string> {
   const lines: string[] = [];
   if (options.out) {
     const { entries } = await writeSingleFileExport(options.cache, options.out, { log });

@@ -11,7 +11,10 @@ function outcome(e: ExchangeEvent): string {
 export function formatExchange(e: ExchangeEvent): string {
   // names from the wire: one line each, control characters escaped
   const what = oneLine(e.tool !== undefined ? `${e.method} ${e.tool}` : e.method);
-  const error = e.response && 'error' in e.response ? `  error ${e.response.error.code}: ${oneLine(String(e.response.error.message))}` : '';
+  const error =
+    e.response && 'error' in e.response
+      ? `  error ${e.response.error.code}: ${oneLine(String(e.response.error.message))}`
+      : '';
   const streamed = e.stream.length ? `  (+${e.stream.length} streamed)` : '';
   const flags = e.flags?.length ? `  [${e.flags.map(oneLine).join('; ')}]` : '';
   return `${outcome(e).padEnd(6)} ${what}  ${oneLine(e.key)}  ${e.durationMs.toFixed(1)} ms${streamed}${error}${flags}`;

@@ -31,7 +31,10 @@ function common(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'user data folder (intercept.json: what mcp-rewind changed) [MCP_REWIND_DATA_DIR]')
     .addOption(
-      new Option('--project <dir>', 'a project folder whose own config files are read too (default: the working folder); repeatable').argParser(collect),
+      new Option(
+        '--project <dir>',
+        'a project folder whose own config files are read too (default: the working folder); repeatable',
+      ).argParser(collect),
     );
 }
 
@@ -47,7 +50,9 @@ function service(options: CommonOptions & { launcher?: 'node' | 'npx' }, version
 }
 
 function describe(transport: ServerTransport): string {
-  return transport.kind === 'stdio' ? [transport.command, ...transport.args].join(' ') : `${transport.url}${transport.sse ? ' (SSE)' : ''}`;
+  return transport.kind === 'stdio'
+    ? [transport.command, ...transport.args].join(' ')
+    : `${transport.url}${transport.sse ? ' (SSE)' : ''}`;
 }
 
 export function formatList(list: InterceptList): string {
@@ -63,7 +68,9 @@ export function formatList(list: InterceptList): string {
       for (const p of file.problems ?? []) lines.push(`    (not read: ${p})`);
       for (const s of file.servers) {
         const state = s.state === 'direct' ? 'direct' : 'through mcp-rewind';
-        lines.push(`    ${s.target}  [${s.transport.kind}, ${s.scope}${s.project ? ` ${s.project}` : ''}]  ${state}  ${describe(s.original ?? s.transport)}`);
+        lines.push(
+          `    ${s.target}  [${s.transport.kind}, ${s.scope}${s.project ? ` ${s.project}` : ''}]  ${state}  ${describe(s.original ?? s.transport)}`,
+        );
       }
     }
   }
@@ -83,9 +90,22 @@ function formatResult(result: InterceptResult): string {
 }
 
 /** `client` or `client:server` → a selection; a usage error names the clients. */
-function selection(action: 'wrap' | 'unwrap', target: string, options: { file?: string; record?: string }): InterceptSelection {
-  const parsed = parseTarget(target) ?? ((CLIENT_IDS as readonly string[]).includes(target) ? { client: target as ClientId, server: undefined } : undefined);
-  if (!parsed) throw new CommanderError(2, 'intercept.target', `"${target}" is not <client>[:<server>] (clients: ${CLIENT_IDS.join(', ')})`);
+function selection(
+  action: 'wrap' | 'unwrap',
+  target: string,
+  options: { file?: string; record?: string },
+): InterceptSelection {
+  const parsed =
+    parseTarget(target) ??
+    ((CLIENT_IDS as readonly string[]).includes(target)
+      ? { client: target as ClientId, server: undefined }
+      : undefined);
+  if (!parsed)
+    throw new CommanderError(
+      2,
+      'intercept.target',
+      `"${target}" is not <client>[:<server>] (clients: ${CLIENT_IDS.join(', ')})`,
+    );
   return {
     action,
     client: parsed.client,
@@ -95,7 +115,11 @@ function selection(action: 'wrap' | 'unwrap', target: string, options: { file?: 
   };
 }
 
-export function buildInterceptProgram(version: string, out: (text: string) => void, failed: (status: number) => void): Command {
+export function buildInterceptProgram(
+  version: string,
+  out: (text: string) => void,
+  failed: (status: number) => void,
+): Command {
   const program = new Command('mcp-rewind intercept')
     .description("route an MCP client's servers through mcp-rewind, and back")
     .helpOption('-h, --help', 'show this help');
@@ -105,25 +129,39 @@ export function buildInterceptProgram(version: string, out: (text: string) => vo
       const list = await service(options, version).list();
       out(options.json ? `${JSON.stringify(list, null, 2)}\n` : formatList(list));
     });
-  common(program.command('wrap <target>').description('route <client>:<server> (or every server of <client>) through mcp-rewind'))
+  common(
+    program
+      .command('wrap <target>')
+      .description('route <client>:<server> (or every server of <client>) through mcp-rewind'),
+  )
     .option('--record <dir>', 'record its traffic to this cassette folder (also when no app runs)')
     .option('--file <path>', 'the config file, when the server is named in several')
     .addOption(
-      new Option('--launcher <how>', 'how the client starts mcp-rewind: this installation (node + its path) or npx with this version')
+      new Option(
+        '--launcher <how>',
+        'how the client starts mcp-rewind: this installation (node + its path) or npx with this version',
+      )
         .choices(['node', 'npx'])
         .default('node'),
     )
-    .action(async (target: string, options: CommonOptions & { record?: string; file?: string; launcher: 'node' | 'npx' }) => {
-      const svc = service(options, version);
-      const result = await svc.apply(await svc.plan(selection('wrap', target, options)));
-      out(formatResult(result));
-      if (result.skipped.length && !result.written.length) failed(1);
-    });
-  common(program.command('unwrap [target]').description('put <client>:<server> (or every server of <client>) back as it was'))
+    .action(
+      async (target: string, options: CommonOptions & { record?: string; file?: string; launcher: 'node' | 'npx' }) => {
+        const svc = service(options, version);
+        const result = await svc.apply(await svc.plan(selection('wrap', target, options)));
+        out(formatResult(result));
+        if (result.skipped.length && !result.written.length) failed(1);
+      },
+    );
+  common(
+    program
+      .command('unwrap [target]')
+      .description('put <client>:<server> (or every server of <client>) back as it was'),
+  )
     .option('--all', 'every change mcp-rewind made (recorded in the data folder)', false)
     .option('--file <path>', 'the config file, when the server is named in several')
     .action(async (target: string | undefined, options: CommonOptions & { all: boolean; file?: string }) => {
-      if (!target === !options.all) throw new CommanderError(2, 'intercept.target', 'give <client>[:<server>] or --all');
+      if (!target === !options.all)
+        throw new CommanderError(2, 'intercept.target', 'give <client>[:<server>] or --all');
       const svc = service(options, version);
       const result = await svc.apply(await svc.plan(options.all ? 'all' : selection('unwrap', target!, options)));
       out(formatResult(result));
@@ -133,7 +171,11 @@ export function buildInterceptProgram(version: string, out: (text: string) => vo
 }
 
 /** The whole `mcp-rewind intercept …` run (argv as process.argv, "intercept" at index 2). */
-export async function interceptCommand(argv: string[], version: string, io: { out(text: string): void; err(line: string): void }): Promise<number> {
+export async function interceptCommand(
+  argv: string[],
+  version: string,
+  io: { out(text: string): void; err(line: string): void },
+): Promise<number> {
   let status = 0;
   const program = buildInterceptProgram(version, io.out, (s) => (status = s));
   program.exitOverride().configureOutput({ writeOut: io.out, writeErr: () => {} });
@@ -143,7 +185,12 @@ export async function interceptCommand(argv: string[], version: string, io: { ou
     return status;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return 0;
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.help' ||
+        error.code === 'commander.version'
+      )
+        return 0;
       io.err(`mcp-rewind: ${error.message.replace(/^error: /, '')} (see mcp-rewind intercept --help)`);
       return 2;
     }

@@ -43,7 +43,9 @@ export interface LintedExchange {
 }
 
 /** The recording's exchanges, each checked in recorded order (one analyzer: one server, its sessions and lists). */
-export async function lintRecording(path: string): Promise<{ name: string; exchanges: LintedExchange[]; skipped: string[] }> {
+export async function lintRecording(
+  path: string,
+): Promise<{ name: string; exchanges: LintedExchange[]; skipped: string[] }> {
   const imported = await importTraffic(path);
   const analyzer = new InsightAnalyzer({ validate: checkAgainstSchema, countTokens: await loadTokenCounter() });
   const exchanges = imported.events.map((e: ExchangeEvent, i) => ({
@@ -86,21 +88,37 @@ function textReport(name: string, exchanges: LintedExchange[]): string {
   const lines: string[] = [];
   for (const x of exchanges)
     for (const p of x.problems) {
-      lines.push(oneLine(`#${x.n} ${x.method}${x.tool ? ` ${x.tool}` : ''}  ${p.severity}  ${p.id}  ${p.path}: ${p.message}`));
+      lines.push(
+        oneLine(`#${x.n} ${x.method}${x.tool ? ` ${x.tool}` : ''}  ${p.severity}  ${p.id}  ${p.path}: ${p.message}`),
+      );
       if (p.detail) for (const d of p.detail.split('\n').slice(0, 20)) lines.push(oneLine(`      ${d}`));
     }
   const all = exchanges.flatMap((x) => x.problems);
   const count = (s: string): number => all.filter((p) => p.severity === s).length;
-  lines.push(`${name}: ${exchanges.length} exchanges checked, ${count('error')} errors, ${count('warning')} warnings, ${count('info')} notes`);
+  lines.push(
+    `${name}: ${exchanges.length} exchanges checked, ${count('error')} errors, ${count('warning')} warnings, ${count('info')} notes`,
+  );
   return lines.join('\n') + '\n';
 }
 
 /** Runs lint, prints the report (and writes --junit); resolves with the exit status: 0 no error, 1 an error. */
-export async function runLint(options: LintCliOptions, out: (text: string) => void, log: (line: string) => void): Promise<number> {
+export async function runLint(
+  options: LintCliOptions,
+  out: (text: string) => void,
+  log: (line: string) => void,
+): Promise<number> {
   const { name, exchanges, skipped } = await lintRecording(options.cache);
   for (const line of skipped) log(`mcp-rewind: lint: skipped ${line}`);
-  if (options.json) out(JSON.stringify({ cassette: resolve(options.cache), exchanges: exchanges.filter((x) => x.problems.length > 0) }, null, 2) + '\n');
+  if (options.json)
+    out(
+      JSON.stringify(
+        { cassette: resolve(options.cache), exchanges: exchanges.filter((x) => x.problems.length > 0) },
+        null,
+        2,
+      ) + '\n',
+    );
   else out(textReport(name, exchanges));
-  if (options.junit) await writeAtomic(dirname(resolve(options.junit)), basename(options.junit), lintJunit(name, exchanges));
+  if (options.junit)
+    await writeAtomic(dirname(resolve(options.junit)), basename(options.junit), lintJunit(name, exchanges));
   return exchanges.some((x) => x.problems.some((p) => p.severity === 'error')) ? 1 : 0;
 }

@@ -8,7 +8,9 @@ import { stayUp, writeStderr } from './process-guard.js';
 /** `mcp-rewind mcp`: the inspector as an MCP server on stdio, for an agent's configuration. */
 export function buildMcpProgram(): Command {
   return new Command('mcp-rewind mcp')
-    .description('serve the running mcp-rewind UI to an agent as an MCP server on stdio (list_exchanges, get_exchange, list_problems…)')
+    .description(
+      'serve the running mcp-rewind UI to an agent as an MCP server on stdio (list_exchanges, get_exchange, list_problems…)',
+    )
     .helpOption('-h, --help', 'show this help')
     .option('--data-dir <dir>', 'user data folder of the running `mcp-rewind ui` [MCP_REWIND_DATA_DIR]');
 }
@@ -26,12 +28,18 @@ export async function mcpCommand(argv: string[], version: string): Promise<void>
     program.parse([argv[0], argv[1], ...argv.slice(3)]);
     dataDir = (program.opts().dataDir as string | undefined) || userDataDir();
   } catch (error) {
-    if (error instanceof CommanderError && (error.code === 'commander.helpDisplayed' || error.code === 'commander.version')) process.exit(0);
+    if (
+      error instanceof CommanderError &&
+      (error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
+    )
+      process.exit(0);
     writeStderr(`mcp-rewind: ${(error as Error).message.replace(/^error: /, '')} (see --help)`);
     process.exit(2);
   }
   const api = await connectRunningUi(dataDir).catch((error: Error) => {
-    writeStderr(`mcp-rewind mcp: ${error instanceof NoRunningUi ? `${error.message}: start it with \`mcp-rewind ui\` first` : error.message}`);
+    writeStderr(
+      `mcp-rewind mcp: ${error instanceof NoRunningUi ? `${error.message}: start it with \`mcp-rewind ui\` first` : error.message}`,
+    );
     process.exit(1);
   });
   const agent = await createAgentServer(api, version);

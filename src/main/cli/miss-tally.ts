@@ -17,7 +17,10 @@ export class MissTally {
 
   /** `3 replay misses:` and a line each (`… and N more` beyond the ones kept). */
   summary(): string {
-    const text = describeMisses(this.kept).replace(/^\d+ replay miss(es)?:/, `${this.count} replay miss${this.count === 1 ? '' : 'es'}:`);
+    const text = describeMisses(this.kept).replace(
+      /^\d+ replay miss(es)?:/,
+      `${this.count} replay miss${this.count === 1 ? '' : 'es'}:`,
+    );
     return this.count > this.kept.length ? `${text}\n  … and ${this.count - this.kept.length} more` : text;
   }
 }

@@ -24,16 +24,29 @@ export interface OAuthCliOptions {
 
 /** The sign-in flags of the proxy and of `auth login`. */
 export function addOAuthOptions(command: Command, withToggle: boolean): Command {
-  if (withToggle) command.option('--no-oauth', 'never sign in to the upstream: its 401 reaches the client, which may bring its own Authorization');
+  if (withToggle)
+    command.option(
+      '--no-oauth',
+      'never sign in to the upstream: its 401 reaches the client, which may bring its own Authorization',
+    );
   return command
     .option('--no-open', 'print the sign-in URL of an upstream that needs one, without opening the browser')
-    .option('--oauth-client-id <id>', "sign in with this client id (registered with the upstream's authorization server) instead of registering one")
+    .option(
+      '--oauth-client-id <id>',
+      "sign in with this client id (registered with the upstream's authorization server) instead of registering one",
+    )
     .option(
       '--oauth-client-secret-file <file>',
       `the client secret of --oauth-client-id, read from a file (or the ${CLIENT_SECRET_ENV} variable; never a flag)`,
     )
-    .option('--oauth-callback-port <port>', 'the 127.0.0.1 port of the sign-in redirect (default: the one registered last, else any free port)')
-    .option('--sign-in-timeout <seconds>', 'how long a sign-in waits for the browser; requests wait as long (default: 300)');
+    .option(
+      '--oauth-callback-port <port>',
+      'the 127.0.0.1 port of the sign-in redirect (default: the one registered last, else any free port)',
+    )
+    .option(
+      '--sign-in-timeout <seconds>',
+      'how long a sign-in waits for the browser; requests wait as long (default: 300)',
+    );
 }
 
 /** The sign-in flags given on the command line (a mode without an upstream, replay, takes none of them). */
@@ -50,21 +63,29 @@ export function givenSignInFlags(raw: Record<string, unknown>): string[] {
 }
 
 /** Validates the sign-in flags; the data folder is MCP_REWIND_DATA_DIR's, or the platform's (user-data.ts). */
-export function toOAuthOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env, dataDir = userDataDir(env)): OAuthCliOptions {
+export function toOAuthOptions(
+  raw: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+  dataDir = userDataDir(env),
+): OAuthCliOptions {
   const timeout = String(raw.signInTimeout ?? '300');
-  if (!/^\d+(\.\d+)?$/.test(timeout) || Number(timeout) <= 0) throw new UsageError(`--sign-in-timeout must be a positive number of seconds, got "${timeout}"`);
+  if (!/^\d+(\.\d+)?$/.test(timeout) || Number(timeout) <= 0)
+    throw new UsageError(`--sign-in-timeout must be a positive number of seconds, got "${timeout}"`);
   const port = raw.oauthCallbackPort === undefined ? undefined : String(raw.oauthCallbackPort);
   if (port !== undefined && (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535))
     throw new UsageError(`--oauth-callback-port must be an integer between 1 and 65535, got "${port}"`);
   const clientId = raw.oauthClientId as string | undefined;
   const secretFile = raw.oauthClientSecretFile as string | undefined;
-  if (secretFile !== undefined && clientId === undefined) throw new UsageError('--oauth-client-secret-file needs --oauth-client-id');
+  if (secretFile !== undefined && clientId === undefined)
+    throw new UsageError('--oauth-client-secret-file needs --oauth-client-id');
   let clientSecret = env[CLIENT_SECRET_ENV] || undefined;
   if (secretFile !== undefined) {
     try {
       clientSecret = readFileSync(secretFile, 'utf8').trim();
     } catch (error) {
-      throw new UsageError(`--oauth-client-secret-file ${secretFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(
+        `--oauth-client-secret-file ${secretFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
   return {
@@ -89,14 +110,19 @@ export function cliSignIn(url: string, options: OAuthCliOptions): UpstreamSignIn
 }
 
 /** Prints each new sign-in state on stderr (the URL to open, who signed in, the step that failed), and opens the URL. */
-export function reportSignIn(signIn: UpstreamSignIn, options: Pick<OAuthCliOptions, 'open'>, log: (line: string) => void): () => void {
+export function reportSignIn(
+  signIn: UpstreamSignIn,
+  options: Pick<OAuthCliOptions, 'open'>,
+  log: (line: string) => void,
+): () => void {
   let opened: string | undefined;
   return signIn.onChange((info) => {
     if (info.state === 'required' && info.url && info.url !== opened) {
       opened = info.url;
       log(`mcp-rewind: ${signIn.label} needs a sign-in${info.error ? ` (${info.error})` : ''}: open ${info.url}`);
       if (options.open) openBrowser(info.url);
-    } else if (info.state === 'signed-in' || info.state === 'failed') log(`mcp-rewind: ${describeSignIn(signIn.label, info)}`);
+    } else if (info.state === 'signed-in' || info.state === 'failed')
+      log(`mcp-rewind: ${describeSignIn(signIn.label, info)}`);
   });
 }
 

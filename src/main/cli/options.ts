@@ -31,21 +31,34 @@ export function buildProgram(version: string): Command {
     .helpOption('-h, --help', 'show this help')
     .option('-p, --port <port>', 'port to listen on (0 = random)', '0')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('-u, --url <url>', 'upstream MCP server URL (record, hybrid, proxy-only): Streamable HTTP or legacy HTTP+SSE, detected')
+    .option(
+      '-u, --url <url>',
+      'upstream MCP server URL (record, hybrid, proxy-only): Streamable HTTP or legacy HTTP+SSE, detected',
+    )
     .option(
       '--upstream-command <command>',
       'instead of --url: run the upstream MCP server as a stdio child, e.g. "npx -y some-server --flag" (quotes and backslashes as in sh; no shell)',
     )
-    .option('--stdio', 'speak MCP on stdin/stdout (for agents that launch a command); the banner and all logs go to stderr', false)
+    .option(
+      '--stdio',
+      'speak MCP on stdin/stdout (for agents that launch a command); the banner and all logs go to stderr',
+      false,
+    )
     .option(
       '--attach',
       "with --stdio: show this server's traffic in the running app (found through the data folder) and take its rules, breakpoints and recording choice; a plain pass-through while no app runs",
       false,
     )
-    .option('--attach-name <name>', 'with --attach: the name the app shows and keeps rules under (Intercept writes <client>:<server>)')
+    .option(
+      '--attach-name <name>',
+      'with --attach: the name the app shows and keeps rules under (Intercept writes <client>:<server>)',
+    )
     .option('--record <dir>', 'with --attach: record to this cassette folder (also while no app runs)')
     .option('--data-dir <dir>', "with --attach: the app's user data folder [MCP_REWIND_DATA_DIR]")
-    .argument('[upstream...]', 'after --: the upstream stdio server, as its command and arguments (each word exactly as given)')
+    .argument(
+      '[upstream...]',
+      'after --: the upstream stdio server, as its command and arguments (each word exactly as given)',
+    )
     .option('-c, --cache <dir>', 'cassette folder', './cache')
     .option('-r, --replay', 'replay from the cache; with --url: hybrid', false)
     .option(
@@ -53,39 +66,68 @@ export function buildProgram(version: string): Command {
       'hybrid: replay what the cassette holds, record what it misses (needs --url or --upstream-command; creates the cassette folder)',
       false,
     )
-    .option('--strict', 'replay: a miss is an error naming the closest recorded key and what differs; at exit, a miss summary and exit status 1', false)
+    .option(
+      '--strict',
+      'replay: a miss is an error naming the closest recorded key and what differs; at exit, a miss summary and exit status 1',
+      false,
+    )
     .option('--proxy-only', 'forward without reading or writing the cache', false)
     .option('--clean', 'wipe the cassette files of the cache folder at startup (record mode only)', false)
     .option(
       '--no-fsync',
       'record, hybrid: answer before the entry is flushed to disk (faster; an answered call can be lost if the proxy or the machine crashes)',
     )
-    .option('--upstream-timeout <seconds>', `upstream call: ${UPSTREAM_TIMEOUT_HINT}`, String(DEFAULT_UPSTREAM_TIMEOUT_S))
-    .option('--upstream-max-time <seconds>', `upstream call: ${UPSTREAM_MAX_TIME_HINT}`, String(DEFAULT_UPSTREAM_MAX_TIME_S))
+    .option(
+      '--upstream-timeout <seconds>',
+      `upstream call: ${UPSTREAM_TIMEOUT_HINT}`,
+      String(DEFAULT_UPSTREAM_TIMEOUT_S),
+    )
+    .option(
+      '--upstream-max-time <seconds>',
+      `upstream call: ${UPSTREAM_MAX_TIME_HINT}`,
+      String(DEFAULT_UPSTREAM_MAX_TIME_S),
+    )
     .option(
       '--session-idle <seconds>',
       'end client sessions that sent nothing this long, with their upstream session and stdio child (0: never; default 600, with --attach 0)',
     )
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
-    .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
     .addOption(
-      new Option('--match-ignore <path>', 'replay: dot path into the request params ignored when matching (e.g. arguments.timestamp); repeatable').argParser(
-        collect,
-      ),
+      new Option(
+        '--result-hash-ignore <path>',
+        'dot path deleted before hashing (relative to --result-hash-path); repeatable',
+      ).argParser(collect),
     )
     .addOption(
-      new Option('--repeat <policy>', 'replay: once a repeated request used every recorded answer').choices(['last', 'cycle', 'error']).default('last'),
+      new Option(
+        '--match-ignore <path>',
+        'replay: dot path into the request params ignored when matching (e.g. arguments.timestamp); repeatable',
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option('--repeat <policy>', 'replay: once a repeated request used every recorded answer')
+        .choices(['last', 'cycle', 'error'])
+        .default('last'),
     )
     .option('--replay-timing <timing>', `replay: how long answers take: ${REPLAY_TIMING_HINT}`, 'none')
     .addOption(
-      new Option('--redact <regex>', 'secret pattern written as [REDACTED] everywhere in the cassette (headers are redacted anyway); repeatable').argParser(
-        collect,
-      ),
+      new Option(
+        '--redact <regex>',
+        'secret pattern written as [REDACTED] everywhere in the cassette (headers are redacted anyway); repeatable',
+      ).argParser(collect),
     )
-    .option('--rules <file>', 'JSON file of per-tool rules ({ instructions?, tools: [...], passthrough? }), applied on top of any mode')
+    .option(
+      '--rules <file>',
+      'JSON file of per-tool rules ({ instructions?, tools: [...], passthrough? }), applied on top of any mode',
+    )
     .addOption(new Option('--allowed-host <name>', 'extra Host header value to accept; repeatable').argParser(collect))
-    .addOption(new Option('--allowed-origin <origin>', "a browser page's origin that may call the proxy (others are refused); repeatable").argParser(collect));
+    .addOption(
+      new Option(
+        '--allowed-origin <origin>',
+        "a browser page's origin that may call the proxy (others are refused); repeatable",
+      ).argParser(collect),
+    );
   return addOAuthOptions(program, true).addHelpText('after', SUBCOMMANDS_HELP);
 }
 
@@ -157,12 +199,17 @@ function flagProblem(issue: z.core.$ZodIssue, given: Record<string, unknown>, re
   const field = issue.path[0] as ProxyField;
   const { flag, expects } = FLAGS[field] ?? { flag: String(field), expects: issue.message };
   const value = issue.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key], given);
-  if (value === undefined) return `${flag}: ${issue.message}${recordByDefault ? ' (to replay a cassette: --replay)' : ''}`;
+  if (value === undefined)
+    return `${flag}: ${issue.message}${recordByDefault ? ' (to replay a cassette: --replay)' : ''}`;
   return `${flag} must be ${expects}, got "${String(value)}"`;
 }
 
 /** The flags' proxy configuration, checked by the one schema the app, `serve` and the New proxy form use. */
-function checkedConfig(raw: RawOptions, mode: Mode, limits: Pick<ProxyConfig, 'upstreamTimeoutS' | 'upstreamMaxTimeS'>): ProxyConfig {
+function checkedConfig(
+  raw: RawOptions,
+  mode: Mode,
+  limits: Pick<ProxyConfig, 'upstreamTimeoutS' | 'upstreamMaxTimeS'>,
+): ProxyConfig {
   const config = {
     mode,
     upstreamUrl: raw.url,
@@ -174,11 +221,19 @@ function checkedConfig(raw: RawOptions, mode: Mode, limits: Pick<ProxyConfig, 'u
     allowedOrigins: raw.allowedOrigin,
     ...limits,
     ...(raw.oauth === false || raw.oauthClientId !== undefined
-      ? { oauth: { ...(raw.oauth === false ? { disabled: true } : {}), ...(raw.oauthClientId !== undefined ? { clientId: raw.oauthClientId } : {}) } }
+      ? {
+          oauth: {
+            ...(raw.oauth === false ? { disabled: true } : {}),
+            ...(raw.oauthClientId !== undefined ? { clientId: raw.oauthClientId } : {}),
+          },
+        }
       : {}),
   };
   const parsed = ProxyConfigSchema.safeParse(config);
-  if (!parsed.success) throw new UsageError(flagProblem(parsed.error.issues[0], { ...config, port: raw.port }, !raw.replay && !raw.proxyOnly));
+  if (!parsed.success)
+    throw new UsageError(
+      flagProblem(parsed.error.issues[0], { ...config, port: raw.port }, !raw.replay && !raw.proxyOnly),
+    );
   return parsed.data;
 }
 
@@ -202,8 +257,11 @@ function attachOptions(raw: RawOptions, upstreamArgv: string[]): AttachCliOption
   }
   if (!raw.stdio) throw new UsageError('--attach needs --stdio (an agent starts it as a command)');
   if (raw.replay || raw.clean || raw.proxyOnly)
-    throw new UsageError('--attach cannot be combined with --replay, --clean or --proxy-only (it records only with --record, or when the app says so)');
-  if (raw.rules !== undefined) throw new UsageError('--attach takes its rules from the app; --rules cannot be combined with it');
+    throw new UsageError(
+      '--attach cannot be combined with --replay, --clean or --proxy-only (it records only with --record, or when the app says so)',
+    );
+  if (raw.rules !== undefined)
+    throw new UsageError('--attach takes its rules from the app; --rules cannot be combined with it');
   const name = raw.attachName ?? upstreamArgv[0] ?? raw.upstreamCommand ?? raw.url ?? 'mcp-rewind';
   return { name: name.slice(0, 200), record: raw.record, dataDir: raw.dataDir };
 }
@@ -212,12 +270,20 @@ function attachOptions(raw: RawOptions, upstreamArgv: string[]): AttachCliOption
 function checkFlagCombinations(raw: RawOptions, upstreamArgv: string[]): void {
   if (raw.replay && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --replay');
   if (raw.recordMissing && raw.proxyOnly) throw new UsageError('--proxy-only cannot be combined with --record-missing');
-  if (raw.recordMissing && raw.clean) throw new UsageError('--clean cannot be combined with --record-missing (it would wipe the cassette being replayed)');
+  if (raw.recordMissing && raw.clean)
+    throw new UsageError(
+      '--clean cannot be combined with --record-missing (it would wipe the cassette being replayed)',
+    );
   if (raw.recordMissing && raw.url === undefined && raw.upstreamCommand === undefined)
-    throw new UsageError('--record-missing needs --url or --upstream-command (the server that answers what the cassette misses)');
-  if (raw.clean && raw.replay) throw new UsageError('--clean cannot be combined with --replay (it would wipe the cassette being replayed)');
-  if (raw.clean && raw.proxyOnly) throw new UsageError('--clean has no meaning with --proxy-only (no cache is written)');
-  if (raw.url !== undefined && raw.upstreamCommand !== undefined) throw new UsageError('--upstream-command cannot be combined with --url (one upstream)');
+    throw new UsageError(
+      '--record-missing needs --url or --upstream-command (the server that answers what the cassette misses)',
+    );
+  if (raw.clean && raw.replay)
+    throw new UsageError('--clean cannot be combined with --replay (it would wipe the cassette being replayed)');
+  if (raw.clean && raw.proxyOnly)
+    throw new UsageError('--clean has no meaning with --proxy-only (no cache is written)');
+  if (raw.url !== undefined && raw.upstreamCommand !== undefined)
+    throw new UsageError('--upstream-command cannot be combined with --url (one upstream)');
   if (raw.upstreamCommand !== undefined && !upstreamArgv.length) {
     let words: string[];
     try {
@@ -233,12 +299,16 @@ function checkFlagCombinations(raw: RawOptions, upstreamArgv: string[]): void {
 function checkModeFlags(raw: RawOptions, mode: Mode, config: ProxyConfig): void {
   const traits = MODE_TRAITS[mode];
   if (config.strict && !traits.cassetteOnly)
-    throw new UsageError(`--strict applies to replay (--replay without --url or --upstream-command); in ${mode} mode nothing misses`);
+    throw new UsageError(
+      `--strict applies to replay (--replay without --url or --upstream-command); in ${mode} mode nothing misses`,
+    );
   if (config.replayTiming !== undefined && config.replayTiming !== 'none' && !traits.replays)
     throw new UsageError('--replay-timing applies to replay (--replay, and hybrid)');
   const signInFlag = givenSignInFlags(raw as unknown as Record<string, unknown>)[0];
   if (signInFlag && !traits.forwards)
-    throw new UsageError(`${signInFlag} applies to the modes that use the upstream (record, hybrid, proxy-only); replay signs in to none`);
+    throw new UsageError(
+      `${signInFlag} applies to the modes that use the upstream (record, hybrid, proxy-only); replay signs in to none`,
+    );
 }
 
 /** Validates the parsed flags and turns them into engine options; throws UsageError on a bad combination. */
@@ -269,7 +339,8 @@ export function toProxyOptions(
     upstreamMaxTime: raw.upstreamMaxTime ?? DEFAULT_UPSTREAM_MAX_TIME_S,
   });
   const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
-  const mode: Mode = raw.proxyOnly || attach ? 'proxy-only' : raw.replay || raw.recordMissing ? (live ? 'hybrid' : 'replay') : 'record';
+  const mode: Mode =
+    raw.proxyOnly || attach ? 'proxy-only' : raw.replay || raw.recordMissing ? (live ? 'hybrid' : 'replay') : 'record';
   const config = checkedConfig(raw, mode, limits);
   checkModeFlags(raw, mode, config);
   return {
@@ -298,7 +369,11 @@ export function toProxyOptions(
     sessionIdleMs: attach && raw.sessionIdle === undefined ? 0 : Math.round(Number(idle) * 1000),
     ...(attach ? { attach } : {}),
     ...upstreamLimitsMs(config.upstreamTimeoutS, config.upstreamMaxTimeS),
-    oauth: toOAuthOptions(raw as unknown as Record<string, unknown>, process.env, raw.dataDir === undefined ? undefined : resolve(raw.dataDir)),
+    oauth: toOAuthOptions(
+      raw as unknown as Record<string, unknown>,
+      process.env,
+      raw.dataDir === undefined ? undefined : resolve(raw.dataDir),
+    ),
   };
 }
 

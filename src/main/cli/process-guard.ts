@@ -45,7 +45,11 @@ export const SHUTDOWN_GRACE_MS = 3_000;
  * `status()` (0 unless the run says otherwise: a record run in which something could not be recorded, a strict
  * replay that missed). A bug in one exchange is reported (`log`) and does not stop the others.
  */
-export function stayUp(close: () => Promise<void>, log: (line: string) => void = writeStderr, status: () => number = () => 0): void {
+export function stayUp(
+  close: () => Promise<void>,
+  log: (line: string) => void = writeStderr,
+  status: () => number = () => 0,
+): void {
   guardStdStreams();
   let stopping = false;
   const stop = (): void => {

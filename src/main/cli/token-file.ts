@@ -16,7 +16,8 @@ export function persistentToken(file: string): { token: string; created: boolean
   try {
     const info = statSync(file);
     const text = readFileSync(file, 'utf8').trim();
-    if (VALID.test(text) && (process.platform === 'win32' || (info.mode & 0o077) === 0)) return { token: text, created: false };
+    if (VALID.test(text) && (process.platform === 'win32' || (info.mode & 0o077) === 0))
+      return { token: text, created: false };
   } catch {
     // missing or unreadable: make one
   }

@@ -26,7 +26,11 @@ export function buildUiProgram(): Command {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data-dir <dir>', 'user data folder (settings, saved proxies) [MCP_REWIND_DATA_DIR]')
     .option('--no-open', 'print the URL only; do not open a browser')
-    .option('--new-token', 'replace the access token kept in the data folder (open tabs must then sign in again)', false)
+    .option(
+      '--new-token',
+      'replace the access token kept in the data folder (open tabs must then sign in again)',
+      false,
+    )
     .addOption(
       new Option(
         '--allowed-origin <origin>',
@@ -47,9 +51,12 @@ export interface UiOptions {
 
 export function toUiOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): UiOptions {
   const port = String(raw.port);
-  if (!/^\d+$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got "${port}"`);
+  if (!/^\d+$/.test(port) || Number(port) > 65535)
+    throw new UsageError(`--port must be an integer between 0 and 65535, got "${port}"`);
   const origins = (raw.allowedOrigin as string[] | undefined) ?? [];
-  for (const origin of origins) if (!isBrowserOrigin(origin)) throw new UsageError(`--allowed-origin must be ${BROWSER_ORIGIN_HINT}, got "${origin}"`);
+  for (const origin of origins)
+    if (!isBrowserOrigin(origin))
+      throw new UsageError(`--allowed-origin must be ${BROWSER_ORIGIN_HINT}, got "${origin}"`);
   return {
     host: String(raw.host),
     port: Number(port),
@@ -90,7 +97,8 @@ export async function startUi(
   options: UiOptions & { version: string; rendererDir?: string; onLog?: (line: string) => void; codeTtlMs?: number },
 ): Promise<RunningUi> {
   const rendererDir = options.rendererDir ?? RENDERER_DIR;
-  if (!existsSync(rendererIndex(rendererDir))) throw new Error(`the UI is not built (${rendererDir} is missing): run npm run build`);
+  if (!existsSync(rendererIndex(rendererDir)))
+    throw new Error(`the UI is not built (${rendererDir} is missing): run npm run build`);
   const owner = await liveOwner(options.dataDir);
   if (owner) throw new DataFolderInUse(owner, options.dataDir);
   if (options.newToken) rmSync(uiTokenFile(options.dataDir), { force: true });
@@ -99,13 +107,20 @@ export async function startUi(
   const { trafficCapacity } = settingsFile(options.dataDir).get().settings;
   // the proxies admit the UI's own page (known once it listens) and the origins given with --allowed-origin
   const browserOrigins = [...(options.allowedOrigins ?? [])];
-  const controller = new AppController({ dataDir: options.dataDir, trafficCapacity, version: options.version, browserOrigins: () => browserOrigins }); // its warnings go to stderr
+  const controller = new AppController({
+    dataDir: options.dataDir,
+    trafficCapacity,
+    version: options.version,
+    browserOrigins: () => browserOrigins,
+  }); // its warnings go to stderr
   const handlers = createApiHandlers(controller, { shell: 'browser', version: options.version });
   const { host, port, onLog, codeTtlMs } = options;
-  const shell = await startWebShell({ host, port, rendererDir, handlers, token, onLog, codeTtlMs }).catch(async (error: Error) => {
-    await controller.close();
-    throw error;
-  });
+  const shell = await startWebShell({ host, port, rendererDir, handlers, token, onLog, codeTtlMs }).catch(
+    async (error: Error) => {
+      await controller.close();
+      throw error;
+    },
+  );
   browserOrigins.push(shell.origin);
   const claim = claimDataDir(options.dataDir, { shell: 'browser', origin: shell.origin });
   return {
@@ -122,9 +137,16 @@ export async function startUi(
 const LINK_NOTE = `        (a one-time link: it works once, within ${CODE_TTL_MS / 1000} s; run mcp-rewind ui again for a new one)`;
 
 /** Prints the sign-in link and, unless --no-open, opens the hand-off file (a code of its own) in the browser. */
-async function letIn(lines: string[], options: UiOptions, origin: string, newCode: () => Promise<string>): Promise<void> {
+async function letIn(
+  lines: string[],
+  options: UiOptions,
+  origin: string,
+  newCode: () => Promise<string>,
+): Promise<void> {
   const link = `${origin}/?code=${await newCode()}`;
-  const opened = options.open ? await openHandoff(options.dataDir, origin, await newCode()).catch(() => undefined) : undefined;
+  const opened = options.open
+    ? await openHandoff(options.dataDir, origin, await newCode()).catch(() => undefined)
+    : undefined;
   writeStdout([...lines, `  open  ${link}`, LINK_NOTE, ...(opened ? [`  browser  ${opened}`] : [])].join('\n') + '\n');
 }
 
@@ -156,9 +178,9 @@ export async function uiCommand(argv: string[], version: string): Promise<void> 
       // one UI per data folder: let the user into the running one (it issues the link; the token stays in the folder)
       const { origin, pid } = error.owner;
       const token = persistentToken(uiTokenFile(options.dataDir)).token;
-      await letIn([`mcp-rewind: the UI of this data folder is already running (pid ${pid})`], options, origin, () => codeFromRunningUi(origin, token)).catch(
-        (cause: Error) => fail(1, `cannot sign in to the running UI: ${cause.message}`),
-      );
+      await letIn([`mcp-rewind: the UI of this data folder is already running (pid ${pid})`], options, origin, () =>
+        codeFromRunningUi(origin, token),
+      ).catch((cause: Error) => fail(1, `cannot sign in to the running UI: ${cause.message}`));
       process.exit(0);
     }
     return fail(1, `cannot start the UI: ${error.message}`);

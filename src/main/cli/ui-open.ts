@@ -18,7 +18,12 @@ export function openBrowser(url: string): void {
         ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]]
         : ['xdg-open', [url]];
   try {
-    const child = spawn(command, args, { stdio: 'ignore', detached: true, windowsHide: true, windowsVerbatimArguments: process.platform === 'win32' });
+    const child = spawn(command, args, {
+      stdio: 'ignore',
+      detached: true,
+      windowsHide: true,
+      windowsVerbatimArguments: process.platform === 'win32',
+    });
     child.on('error', () => {});
     child.unref();
   } catch {
@@ -36,17 +41,23 @@ export async function openHandoff(dataDir: string, origin: string, code: string)
 /** A new one-time code from the UI running at `origin` (POST /api/code with its token, over loopback: never in argv). */
 export function codeFromRunningUi(origin: string, token: string, timeoutMs = 5_000): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request(`${origin}/api/code`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        const code = res.statusCode === 201 ? (JSON.parse(body) as { code?: unknown }).code : undefined;
-        if (typeof code === 'string') resolve(code);
-        else reject(new Error(`the running UI at ${origin} gave no sign-in link (HTTP ${res.statusCode})`));
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(`the running UI at ${origin} did not answer within ${timeoutMs} ms`)));
+    const req = request(
+      `${origin}/api/code`,
+      { method: 'POST', headers: { authorization: `Bearer ${token}` }, timeout: timeoutMs },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => {
+          const code = res.statusCode === 201 ? (JSON.parse(body) as { code?: unknown }).code : undefined;
+          if (typeof code === 'string') resolve(code);
+          else reject(new Error(`the running UI at ${origin} gave no sign-in link (HTTP ${res.statusCode})`));
+        });
+      },
+    );
+    req.on('timeout', () =>
+      req.destroy(new Error(`the running UI at ${origin} did not answer within ${timeoutMs} ms`)),
+    );
     req.on('error', reject);
     req.end();
   });

@@ -23,7 +23,12 @@ export function buildVerifyProgram(): Command {
     .option('-u, --url <url>', 'the live MCP server (Streamable HTTP)')
     .option('--upstream-command <command>', 'the live MCP server as a command speaking MCP on stdio (instead of --url)')
     .option('--result-hash-path <path>', 'dot path into a tool result used as hash input instead of the whole result')
-    .addOption(new Option('--result-hash-ignore <path>', 'dot path deleted before hashing (relative to --result-hash-path); repeatable').argParser(collect))
+    .addOption(
+      new Option(
+        '--result-hash-ignore <path>',
+        'dot path deleted before hashing (relative to --result-hash-path); repeatable',
+      ).argParser(collect),
+    )
     .addOption(
       new Option(
         '--match-ignore <path>',
@@ -36,10 +41,16 @@ export function buildVerifyProgram(): Command {
         'field left out of every comparison, at any depth (e.g. "**.timestamp", "result.content[*].annotations"); repeatable',
       ).argParser(collect),
     )
-    .option('--update', 're-record the drifted entries in place (a folder cassette; the old files go to a backup folder beside it)')
+    .option(
+      '--update',
+      're-record the drifted entries in place (a folder cassette; the old files go to a backup folder beside it)',
+    )
     .option('--junit <file>', 'write a JUnit XML report (one test case per key)')
     .option('--timeout <seconds>', 'per-request timeout', '30')
-    .option('--no-oauth', "do not use the sign-in kept for --url (mcp-rewind auth login <url>): a 401 is the server's answer");
+    .option(
+      '--no-oauth',
+      "do not use the sign-in kept for --url (mcp-rewind auth login <url>): a 401 is the server's answer",
+    );
 }
 
 export interface VerifyCliOptions {
@@ -69,7 +80,8 @@ export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions 
   const url = raw.url as string | undefined;
   const upstreamCommand = raw.upstreamCommand as string | undefined;
   if (url && upstreamCommand) throw new UsageError('--url and --upstream-command cannot be combined');
-  if (!url && !upstreamCommand) throw new UsageError('--url or --upstream-command is required: the live server to verify against');
+  if (!url && !upstreamCommand)
+    throw new UsageError('--url or --upstream-command is required: the live server to verify against');
   if (url) {
     let parsed: URL;
     try {
@@ -77,7 +89,8 @@ export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions 
     } catch {
       throw new UsageError(`--url must be a valid URL, got "${url}"`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`);
   }
   const cache = String(raw.cache);
   if (!existsSync(cache)) throw new UsageError(`--cache ${cache} does not exist`);
@@ -96,7 +109,10 @@ export function toVerifyOptions(raw: Record<string, unknown>): VerifyCliOptions 
     engine: {
       dir: cache,
       upstreamUrl: url,
-      hashOptions: { path: raw.resultHashPath as string | undefined, ignore: raw.resultHashIgnore as string[] | undefined },
+      hashOptions: {
+        path: raw.resultHashPath as string | undefined,
+        ignore: raw.resultHashIgnore as string[] | undefined,
+      },
       matchIgnore: raw.matchIgnore as string[] | undefined,
       ignoreFields,
       update: raw.update === true,
@@ -119,7 +135,9 @@ export function formatVerifyReport(report: VerifyReport, cache: string): string 
   }
   const { ok, drift, info, skipped } = report.counts;
   const total = report.results.length;
-  lines.push(`${total} key${total === 1 ? '' : 's'}: ${ok} ok, ${drift} drift, ${info} info, ${skipped} skipped — ${drift ? 'DRIFT' : 'no drift'}`);
+  lines.push(
+    `${total} key${total === 1 ? '' : 's'}: ${ok} ok, ${drift} drift, ${info} info, ${skipped} skipped — ${drift ? 'DRIFT' : 'no drift'}`,
+  );
   const updated = report.updated;
   if (updated) {
     const removed = updated.removed.length
@@ -133,7 +151,8 @@ export function formatVerifyReport(report: VerifyReport, cache: string): string 
 }
 
 /** Did --update re-record every drifted key (the cassette now agrees with the server)? */
-const allUpdated = (report: VerifyReport): boolean => report.updated !== undefined && report.updated.rewritten.length === report.counts.drift;
+const allUpdated = (report: VerifyReport): boolean =>
+  report.updated !== undefined && report.updated.rewritten.length === report.counts.drift;
 
 /** Text safe inside XML attributes and elements: escaped, and without the characters XML 1.0 cannot hold. */
 export function xmlEscape(text: string): string {
@@ -160,7 +179,11 @@ export function junitXml(report: VerifyReport, timestamp = new Date()): string {
     const open = `    <testcase name="${xmlEscape(keyLabel(r))}" classname="${xmlEscape(`mcp-rewind.verify.${r.method}`)}" time="${seconds(r.durationMs)}"`;
     const reason = xmlEscape(r.reason ?? '');
     if (r.status === 'drift')
-      lines.push(`${open}>`, `      <failure message="${xmlEscape(failureMessage(r))}" type="drift">${xmlEscape(failureText(r))}</failure>`, '    </testcase>');
+      lines.push(
+        `${open}>`,
+        `      <failure message="${xmlEscape(failureMessage(r))}" type="drift">${xmlEscape(failureText(r))}</failure>`,
+        '    </testcase>',
+      );
     else if (r.status === 'skipped') lines.push(`${open}>`, `      <skipped message="${reason}"/>`, '    </testcase>');
     else if (r.status === 'info') lines.push(`${open}>`, `      <system-out>${reason}</system-out>`, '    </testcase>');
     else lines.push(`${open}/>`);
@@ -172,7 +195,9 @@ export function junitXml(report: VerifyReport, timestamp = new Date()): string {
 /** A drift's one-line message: the reason and its first change (`result changed: $.result.x: 1 → 2 (+2 more)`). */
 function failureMessage(r: KeyVerdict): string {
   const [first, ...rest] = r.changes ?? [];
-  return first === undefined ? (r.reason ?? '') : `${r.reason}: ${first}${rest.length ? ` (+${rest.length} more)` : ''}`;
+  return first === undefined
+    ? (r.reason ?? '')
+    : `${r.reason}: ${first}${rest.length ? ` (+${rest.length} more)` : ''}`;
 }
 
 /** A drift's full text: the reason, then every change on a line of its own. */
@@ -187,12 +212,17 @@ export async function runVerify(
 ): Promise<number> {
   // a stdio server is opened as the proxy opens one (bridged onto Streamable HTTP); verify's own session is the probe
   const upstream = options.upstreamCommand
-    ? await openUpstream(commandSpec(options.upstreamCommand), { log: (line, level) => (level === 'info' ? undefined : log(line)), probe: false })
+    ? await openUpstream(commandSpec(options.upstreamCommand), {
+        log: (line, level) => (level === 'info' ? undefined : log(line)),
+        probe: false,
+      })
     : undefined;
   const label = upstream ? `${options.upstreamCommand} (stdio)` : undefined;
   // an OAuth-protected server: the sign-in kept in the data folder (refreshed when it must be; never a browser here)
   const signsIn = options.url !== undefined && options.oauth !== false && !hasOwnCredentials(options.url);
-  const upstreamAuth = signsIn ? new UpstreamSignIn(options.url as string, { store: new CredentialStore(userDataDir()) }) : undefined;
+  const upstreamAuth = signsIn
+    ? new UpstreamSignIn(options.url as string, { store: new CredentialStore(userDataDir()) })
+    : undefined;
   const live = upstream ? { upstreamUrl: upstream.url, upstreamLabel: label, command: true } : { upstreamAuth };
   const report = await verifyCassette({ log, ...options.engine, ...live, ...engine }).finally(() => upstream?.close());
   out(formatVerifyReport(report, options.cache));

@@ -109,11 +109,22 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   const speed = replaySpeed(options.replayTiming);
   const replayer =
     store && replays
-      ? new Replayer(store, { repeat: options.repeat, matchIgnore: options.matchIgnore, speed, strict: options.strict, onMiss: options.onMiss })
+      ? new Replayer(store, {
+          repeat: options.repeat,
+          matchIgnore: options.matchIgnore,
+          speed,
+          strict: options.strict,
+          onMiss: options.onMiss,
+        })
       : undefined;
   const recorder =
     store && records
-      ? new Recorder(store, buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }), compileRedactions(options.redact ?? []), log)
+      ? new Recorder(
+          store,
+          buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }),
+          compileRedactions(options.redact ?? []),
+          log,
+        )
       : undefined;
   const rules = options.rules ? new RuleSet(options.rules.overlay, options.rules.instructions) : undefined;
   const memory: ToolsMemory = {};

@@ -60,7 +60,10 @@ export class UpstreamTimeoutError extends UpstreamUnavailableError {
 
 /** Replay has no recorded answer (or has used them all). */
 export class ReplayMissError extends RewindError {
-  constructor(message: string, data: { key: string; method: string; nearest?: string[]; exhausted?: number } & Partial<ReplayMiss>) {
+  constructor(
+    message: string,
+    data: { key: string; method: string; nearest?: string[]; exhausted?: number } & Partial<ReplayMiss>,
+  ) {
     super(message, ErrorCode.ReplayMiss, data);
   }
 }
@@ -91,7 +94,8 @@ export class MethodNotFoundError extends RewindError {
  * command could not be spawned (`error`: the spawn's own message); `timeout` — it said nothing in time (`printed`:
  * the last lines a stdio child wrote on stderr, usually the clue); `other` — it refused, broke or answered non-MCP.
  */
-export type UnreachableFailure = { kind: 'not-started'; error: string } | { kind: 'timeout'; printed: readonly string[] } | { kind: 'other' };
+export type UnreachableFailure =
+  { kind: 'not-started'; error: string } | { kind: 'timeout'; printed: readonly string[] } | { kind: 'other' };
 
 /** A live server that did not answer an MCP initialize (start-up probe, verify). */
 export class UnreachableError extends RewindError {
@@ -100,7 +104,12 @@ export class UnreachableError extends RewindError {
   readonly failure: UnreachableFailure;
 
   constructor(message: string, details: { cause?: unknown; reason?: string; failure?: UnreachableFailure } = {}) {
-    super(message, ErrorCode.UpstreamUnavailable, undefined, details.cause === undefined ? undefined : { cause: details.cause });
+    super(
+      message,
+      ErrorCode.UpstreamUnavailable,
+      undefined,
+      details.cause === undefined ? undefined : { cause: details.cause },
+    );
     this.reason = details.reason ?? message;
     this.failure = details.failure ?? { kind: 'other' };
   }
@@ -139,7 +148,9 @@ export class UsageError extends Error {
 
 /** The error a client gets when the upstream could not take its request: the connector's own (a sign-in that failed), else -32005. */
 export function upstreamError(error: unknown, message: string): RewindError {
-  return error instanceof RewindError && !(error instanceof UpstreamUnavailableError) ? error : new UpstreamUnavailableError(message);
+  return error instanceof RewindError && !(error instanceof UpstreamUnavailableError)
+    ? error
+    : new UpstreamUnavailableError(message);
 }
 
 /** A short reason for a network or timeout failure: the error code (ECONNREFUSED) or the message. */

@@ -68,7 +68,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const path = pathOf(req);
       if (path === '/healthcheck' && req.method === 'GET') {
         const store = built.store;
-        sendJson(res, 200, { status: 'ok', mode, ...(store ? { cassette: { entries: store.size, ready: store.isReady, indexed: store.isIndexed } } : {}) });
+        sendJson(res, 200, {
+          status: 'ok',
+          mode,
+          ...(store ? { cassette: { entries: store.size, ready: store.isReady, indexed: store.isIndexed } } : {}),
+        });
         return Promise.resolve();
       }
       // the legacy SSE paths parse the URL: only for requests that may be theirs (the hot path stays a string check)
@@ -84,7 +88,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // indexed by name — about a second for 300,000 entries — and replay's loose keys follow in the background
   const store = built.store;
   void store?.indexed.then(
-    () => options.onLog?.(`cassette: ${store.size} entries of ${store.dir} indexed in ${((store.indexedMs ?? 0) / 1000).toFixed(2)} s`, 'info'),
+    () =>
+      options.onLog?.(
+        `cassette: ${store.size} entries of ${store.dir} indexed in ${((store.indexedMs ?? 0) / 1000).toFixed(2)} s`,
+        'info',
+      ),
     () => {},
   );
   try {

@@ -38,7 +38,12 @@ export class RecordingSwitch implements Hook {
     return this.recorder?.need(exchange) ?? 'none';
   }
 
-  onResponse(exchange: LiveExchange, session: Session | undefined, detail: ExchangeDetail | undefined, _signal: Closable): Promise<void> | undefined {
+  onResponse(
+    exchange: LiveExchange,
+    session: Session | undefined,
+    detail: ExchangeDetail | undefined,
+    _signal: Closable,
+  ): Promise<void> | undefined {
     return this.recorder?.onResponse(exchange, session, detail);
   }
 

@@ -24,7 +24,9 @@ const HARMLESS = new Set([
 export const isSecretHeader = (name: string): boolean => !HARMLESS.has(name.toLowerCase()) && SECRET_WORD.test(name);
 
 /** A copy of the headers with every credential-like value replaced by "[REDACTED]" (before anything touches disk). */
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+export function redactHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
@@ -68,7 +70,8 @@ export function scrub<T>(value: T, patterns: readonly RegExp[]): T {
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return patterns.reduce((text, re) => text.replace(re, REDACTED), v);
     if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]));
     return v;
   };
   return walk(value) as T;

@@ -82,7 +82,10 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
     },
     apiToken,
     () => base,
-    { maxSessions: options.maxSessions ?? DEFAULT_LIMITS.maxSessions, maxRuleSetBytes: options.maxRuleSetBytes ?? DEFAULT_LIMITS.maxRuleSetBytes },
+    {
+      maxSessions: options.maxSessions ?? DEFAULT_LIMITS.maxSessions,
+      maxRuleSetBytes: options.maxRuleSetBytes ?? DEFAULT_LIMITS.maxRuleSetBytes,
+    },
   );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -99,7 +102,11 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
         return sendJson(
           res,
           429,
-          errorResponse(null, ErrorCode.InvalidRequest, `mcp-rewind: too many wrong session tokens from this host; retry in ${wait} s`),
+          errorResponse(
+            null,
+            ErrorCode.InvalidRequest,
+            `mcp-rewind: too many wrong session tokens from this host; retry in ${wait} s`,
+          ),
         );
       }
       res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind"');
@@ -122,7 +129,12 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
   }
 
   const http = await listen(
-    { host: options.host ?? '127.0.0.1', port: options.port, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
+    {
+      host: options.host ?? '127.0.0.1',
+      port: options.port,
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
+    },
     handle,
     log,
   );

@@ -24,7 +24,9 @@ export const backupPath = (file: string): string => `${file}.mcp-rewind.bak`;
 async function replaceIfUnchanged(file: string, expected: string, text: string): Promise<void> {
   const [current, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
   if (sha256(current) !== sha256(expected))
-    throw new ConcurrentEdit(`${file} changed since it was read (by someone else?): nothing was written; list it again and retry`);
+    throw new ConcurrentEdit(
+      `${file} changed since it was read (by someone else?): nothing was written; list it again and retry`,
+    );
   await writeAtomic(dirname(file), basename(file), text, { mode: info.mode & 0o7777 });
 }
 
@@ -37,7 +39,12 @@ async function backup(plan: FilePlan, outstanding: LedgerRecord[]): Promise<stri
   return writeAtomic(dirname(file), basename(backupPath(file)), plan.before, { mode: mode & 0o7777 });
 }
 
-async function writeWrap(plan: FilePlan, ledger: Ledger, proxies: ProxyHost | undefined, record: string | undefined): Promise<{ backup?: string }> {
+async function writeWrap(
+  plan: FilePlan,
+  ledger: Ledger,
+  proxies: ProxyHost | undefined,
+  record: string | undefined,
+): Promise<{ backup?: string }> {
   const outstanding = ledger.read();
   const saved = await backup(plan, outstanding);
   const at = new Date().toISOString();
@@ -45,8 +52,17 @@ async function writeWrap(plan: FilePlan, ledger: Ledger, proxies: ProxyHost | un
   for (const planned of plan.records) {
     let proxy = planned.proxy;
     if (proxy && planned.original.kind === 'http') {
-      if (!proxies) throw new Error(`${planned.target}: an HTTP server goes through a proxy of the app; none can be made here`);
-      proxy = { ...proxy, ...(await proxies.ensure({ target: planned.target, upstreamUrl: planned.original.url, port: proxy.port, record })) };
+      if (!proxies)
+        throw new Error(`${planned.target}: an HTTP server goes through a proxy of the app; none can be made here`);
+      proxy = {
+        ...proxy,
+        ...(await proxies.ensure({
+          target: planned.target,
+          upstreamUrl: planned.original.url,
+          port: proxy.port,
+          record,
+        })),
+      };
     }
     records.push({ ...planned, ...(proxy ? { proxy } : {}), ...(saved ? { backup: saved } : {}), at });
   }
@@ -68,7 +84,8 @@ async function writeUnwrap(plan: FilePlan, ledger: Ledger, proxies: ProxyHost | 
   const left = ledger.read().some((r) => r.file === plan.read.realPath);
   const saved = plan.undone.find((r) => r.backup)?.backup;
   // the backup has done its job once the file is back to those very bytes
-  if (!left && saved && plan.exact && (await readFile(saved, 'utf8').catch(() => undefined)) === plan.after) await rm(saved, { force: true });
+  if (!left && saved && plan.exact && (await readFile(saved, 'utf8').catch(() => undefined)) === plan.after)
+    await rm(saved, { force: true });
 }
 
 /** Writes planned changes, file by file: a file that changed meanwhile, or fails, is reported and the others go on. */
@@ -82,10 +99,12 @@ export async function applyPlan(
     try {
       if (action === 'wrap') {
         const { backup } = await writeWrap(file, deps.ledger, deps.proxies, deps.record);
-        for (const target of file.targets) result.written.push({ path: file.read.location.path, target, ...(backup ? { backup } : {}) });
+        for (const target of file.targets)
+          result.written.push({ path: file.read.location.path, target, ...(backup ? { backup } : {}) });
       } else {
         await writeUnwrap(file, deps.ledger, deps.proxies);
-        for (const target of file.targets) result.written.push({ path: file.read.location.path, target, exact: file.exact === true });
+        for (const target of file.targets)
+          result.written.push({ path: file.read.location.path, target, exact: file.exact === true });
       }
       const hint = `${CLIENTS[file.read.location.client].label}: ${CLIENTS[file.read.location.client].applyHint}`;
       if (!result.hints.includes(hint)) result.hints.push(hint);

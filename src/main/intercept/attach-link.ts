@@ -41,7 +41,12 @@ export function wireEvent(event: ExchangeEvent): { event: ExchangeEvent; bytes: 
   const { proxyId: _id, ...rest } = slim as TrafficEvent;
   let bytes = JSON.stringify(rest).length;
   if (bytes <= BATCH_BYTES) return { event: rest, bytes };
-  const cut = { ...rest, stream: [], original: undefined, truncated: { ...rest.truncated, stream: JSON.stringify(event.stream).length } };
+  const cut = {
+    ...rest,
+    stream: [],
+    original: undefined,
+    truncated: { ...rest.truncated, stream: JSON.stringify(event.stream).length },
+  };
   bytes = JSON.stringify(cut).length;
   return { event: cut, bytes };
 }
@@ -76,7 +81,10 @@ export class AttachLink {
     const m = message as { method?: string; params?: { clientInfo?: { name?: unknown; version?: unknown } } };
     const info = m.method === 'initialize' ? m.params?.clientInfo : undefined;
     if (!info || typeof info.name !== 'string') return;
-    this.clientInfo = { name: info.name.slice(0, 200), ...(typeof info.version === 'string' ? { version: info.version.slice(0, 200) } : {}) };
+    this.clientInfo = {
+      name: info.name.slice(0, 200),
+      ...(typeof info.version === 'string' ? { version: info.version.slice(0, 200) } : {}),
+    };
     void this.client?.call('attach.update', { attachId: this.attachId, client: this.clientInfo }).catch(() => {});
   }
 
@@ -99,7 +107,9 @@ export class AttachLink {
         });
         if (client && !this.closed) {
           this.client = client;
-          const detached = await this.session(client).catch((error: Error) => this.options.log(`attach: ${error.message}`, 'info'));
+          const detached = await this.session(client).catch((error: Error) =>
+            this.options.log(`attach: ${error.message}`, 'info'),
+          );
           if (detached) this.detachedFrom = key;
           this.client = undefined;
           client.close();
@@ -134,7 +144,10 @@ export class AttachLink {
       let detached = await this.apply(client, opened.control);
       this.firstTry();
       offPaused = this.proxy.breakpoints.onChange(
-        () => void client.call('attach.update', { attachId, paused: this.proxy.breakpoints.paused() as never }).catch(() => {}),
+        () =>
+          void client
+            .call('attach.update', { attachId, paused: this.proxy.breakpoints.paused() as never })
+            .catch(() => {}),
       );
       report();
       while (!this.closed && !detached && client.status() === 'open') {
@@ -152,7 +165,10 @@ export class AttachLink {
    * Batches exchanges into API calls, in order, each batch within BATCH_BYTES; none is sent before `opened` (the app
    * knows this process only after attach.open).
    */
-  private exchangeQueue(client: RewindClient, toolsSeen: () => void): { push: (event: ExchangeEvent) => void; opened: () => void } {
+  private exchangeQueue(
+    client: RewindClient,
+    toolsSeen: () => void,
+  ): { push: (event: ExchangeEvent) => void; opened: () => void } {
     let batch: ExchangeEvent[] = [];
     let size = 0;
     let opened!: () => void;
@@ -162,7 +178,9 @@ export class AttachLink {
       const events = batch;
       batch = [];
       size = 0;
-      sending = sending.then(() => client.call('attach.exchanges', { attachId: this.attachId, events: events as never }).catch(() => {}));
+      sending = sending.then(() =>
+        client.call('attach.exchanges', { attachId: this.attachId, events: events as never }).catch(() => {}),
+      );
     };
     const push = (event: ExchangeEvent): void => {
       const wire = wireEvent(event);

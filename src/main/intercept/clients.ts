@@ -35,10 +35,26 @@ export const CLIENTS: Record<ClientId, ClientInfo> = {
     label: 'Claude Desktop',
     applyHint: 'restart Claude Desktop to apply (quit it from its menu, not just the window)',
   },
-  'claude-code': { id: 'claude-code', label: 'Claude Code', applyHint: 'restart Claude Code (or its session) to apply' },
-  cursor: { id: 'cursor', label: 'Cursor', applyHint: 'Cursor reloads mcp.json when it changes; if not, toggle the server in Settings → MCP' },
-  vscode: { id: 'vscode', label: 'VS Code', applyHint: 'VS Code reloads mcp.json when it changes; restart the server from mcp.json if it keeps running' },
-  windsurf: { id: 'windsurf', label: 'Windsurf', applyHint: 'press Refresh in Windsurf’s MCP panel (or restart Windsurf) to apply' },
+  'claude-code': {
+    id: 'claude-code',
+    label: 'Claude Code',
+    applyHint: 'restart Claude Code (or its session) to apply',
+  },
+  cursor: {
+    id: 'cursor',
+    label: 'Cursor',
+    applyHint: 'Cursor reloads mcp.json when it changes; if not, toggle the server in Settings → MCP',
+  },
+  vscode: {
+    id: 'vscode',
+    label: 'VS Code',
+    applyHint: 'VS Code reloads mcp.json when it changes; restart the server from mcp.json if it keeps running',
+  },
+  windsurf: {
+    id: 'windsurf',
+    label: 'Windsurf',
+    applyHint: 'press Refresh in Windsurf’s MCP panel (or restart Windsurf) to apply',
+  },
   gemini: { id: 'gemini', label: 'Gemini CLI', applyHint: 'restart Gemini CLI to apply' },
   codex: { id: 'codex', label: 'Codex CLI', applyHint: 'restart Codex to apply' },
 };
@@ -70,7 +86,8 @@ export function claudeCodeContainers(parsed: unknown): ServerContainer[] {
   const containers: ServerContainer[] = user(['mcpServers']);
   const projects = (parsed as { projects?: unknown } | undefined)?.projects;
   if (projects && typeof projects === 'object' && !Array.isArray(projects))
-    for (const dir of Object.keys(projects)) containers.push({ path: ['projects', dir, 'mcpServers'], scope: 'local', project: dir });
+    for (const dir of Object.keys(projects))
+      containers.push({ path: ['projects', dir, 'mcpServers'], scope: 'local', project: dir });
   return containers;
 }
 
@@ -80,21 +97,61 @@ export function configLocations(context: LocateContext): ConfigLocation[] {
   const appDir = appConfigDir(context, home);
   const codexHome = context.env.CODEX_HOME || join(home, '.codex');
   const found: ConfigLocation[] = [
-    { client: 'claude-desktop', path: join(appDir, 'Claude', 'claude_desktop_config.json'), format: 'json', containers: user(['mcpServers']) },
+    {
+      client: 'claude-desktop',
+      path: join(appDir, 'Claude', 'claude_desktop_config.json'),
+      format: 'json',
+      containers: user(['mcpServers']),
+    },
     { client: 'claude-code', path: join(home, '.claude.json'), format: 'json', containers: claudeCodeContainers },
     { client: 'cursor', path: join(home, '.cursor', 'mcp.json'), format: 'jsonc', containers: user(['mcpServers']) },
-    { client: 'vscode', path: join(appDir, 'Code', 'User', 'mcp.json'), format: 'jsonc', containers: user(['servers']) },
-    { client: 'windsurf', path: join(home, '.codeium', 'windsurf', 'mcp_config.json'), format: 'json', containers: user(['mcpServers']) },
-    { client: 'gemini', path: join(home, '.gemini', 'settings.json'), format: 'jsonc', containers: user(['mcpServers']) },
+    {
+      client: 'vscode',
+      path: join(appDir, 'Code', 'User', 'mcp.json'),
+      format: 'jsonc',
+      containers: user(['servers']),
+    },
+    {
+      client: 'windsurf',
+      path: join(home, '.codeium', 'windsurf', 'mcp_config.json'),
+      format: 'json',
+      containers: user(['mcpServers']),
+    },
+    {
+      client: 'gemini',
+      path: join(home, '.gemini', 'settings.json'),
+      format: 'jsonc',
+      containers: user(['mcpServers']),
+    },
     { client: 'codex', path: join(codexHome, 'config.toml'), format: 'toml', containers: user(['mcp_servers']) },
   ];
   for (const dir of new Set(context.projects)) {
     found.push(
       { client: 'claude-code', path: join(dir, '.mcp.json'), format: 'json', containers: project(dir, ['mcpServers']) },
-      { client: 'cursor', path: join(dir, '.cursor', 'mcp.json'), format: 'jsonc', containers: project(dir, ['mcpServers']) },
-      { client: 'vscode', path: join(dir, '.vscode', 'mcp.json'), format: 'jsonc', containers: project(dir, ['servers']) },
-      { client: 'gemini', path: join(dir, '.gemini', 'settings.json'), format: 'jsonc', containers: project(dir, ['mcpServers']) },
-      { client: 'codex', path: join(dir, '.codex', 'config.toml'), format: 'toml', containers: project(dir, ['mcp_servers']) },
+      {
+        client: 'cursor',
+        path: join(dir, '.cursor', 'mcp.json'),
+        format: 'jsonc',
+        containers: project(dir, ['mcpServers']),
+      },
+      {
+        client: 'vscode',
+        path: join(dir, '.vscode', 'mcp.json'),
+        format: 'jsonc',
+        containers: project(dir, ['servers']),
+      },
+      {
+        client: 'gemini',
+        path: join(dir, '.gemini', 'settings.json'),
+        format: 'jsonc',
+        containers: project(dir, ['mcpServers']),
+      },
+      {
+        client: 'codex',
+        path: join(dir, '.codex', 'config.toml'),
+        format: 'toml',
+        containers: project(dir, ['mcp_servers']),
+      },
     );
   }
   return found;

@@ -13,7 +13,8 @@ interface Located {
 }
 
 const keyName = (key: AST.TOMLBare | AST.TOMLQuoted): string => (key.type === 'TOMLBare' ? key.name : key.value);
-const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const same = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Every key/value with its full key path (tables, dotted keys and inline tables resolved). */
 function locate(program: AST.TOMLProgram): Located[] {
@@ -32,7 +33,15 @@ function locate(program: AST.TOMLProgram): Located[] {
   return found;
 }
 
-const escapes: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };
+const escapes: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\b': '\\b',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\f': '\\f',
+  '\r': '\\r',
+};
 
 /** A TOML basic string, or a bare key where the name allows one. */
 export function tomlString(text: string): string {
@@ -65,7 +74,9 @@ export function openTomlDoc(text: string): ConfigDoc {
     program = parseTOML(text);
   } catch (error) {
     const e = error as Error & { index?: number };
-    throw new MalformedConfig(`not valid TOML: ${e.message}${e.index !== undefined ? ` at ${lineColumn(text, e.index)}` : ''}`);
+    throw new MalformedConfig(
+      `not valid TOML: ${e.message}${e.index !== undefined ? ` at ${lineColumn(text, e.index)}` : ''}`,
+    );
   }
   const located = locate(program);
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
@@ -75,7 +86,8 @@ export function openTomlDoc(text: string): ConfigDoc {
     if (kv.parent.type === 'TOMLInlineTable') {
       const siblings = kv.parent.body;
       const i = siblings.indexOf(kv);
-      const [from, to] = i > 0 ? [siblings[i - 1].range[1], kv.range[1]] : [kv.range[0], siblings[1]?.range[0] ?? kv.range[1]];
+      const [from, to] =
+        i > 0 ? [siblings[i - 1].range[1], kv.range[1]] : [kv.range[0], siblings[1]?.range[0] ?? kv.range[1]];
       return text.slice(0, from) + text.slice(to);
     }
     return text.slice(0, lineStart(text, kv.range[0])) + text.slice(lineEnd(text, kv.range[1]));
@@ -91,14 +103,21 @@ export function openTomlDoc(text: string): ConfigDoc {
       return `${text.slice(0, at)}${last ? ', ' : ' '}${key} = ${valueText}${last ? '' : ' '}${text.slice(at)}`;
     }
     const table = program.body[0].body.find(
-      (n): n is AST.TOMLTable => n.type === 'TOMLTable' && n.kind === 'standard' && same(n.resolvedKey.map(String), parent),
+      (n): n is AST.TOMLTable =>
+        n.type === 'TOMLTable' && n.kind === 'standard' && same(n.resolvedKey.map(String), parent),
     );
     // a sibling written with dotted keys (`name.command = …`) gets a sibling line with the same prefix
-    const sibling = table?.body[table.body.length - 1] ?? located.find((l) => l.path.length === path.length && same(l.path.slice(0, -1), parent))?.kv;
+    const sibling =
+      table?.body[table.body.length - 1] ??
+      located.find((l) => l.path.length === path.length && same(l.path.slice(0, -1), parent))?.kv;
     const after = sibling ?? table;
     if (!after) throw new Error(`no table [${parent.join('.')}] to add "${path[path.length - 1]}" to`);
     const prefix =
-      sibling && sibling.parent === table ? '' : sibling ? text.slice(sibling.key.range[0], sibling.key.keys[sibling.key.keys.length - 1].range[0]) : '';
+      sibling && sibling.parent === table
+        ? ''
+        : sibling
+          ? text.slice(sibling.key.range[0], sibling.key.keys[sibling.key.keys.length - 1].range[0])
+          : '';
     const indent = sibling ? text.slice(lineStart(text, sibling.range[0]), sibling.range[0]) : '';
     const at = lineEnd(text, (sibling ?? table!.key).range[1]);
     const newline = at === text.length && !text.endsWith('\n') ? eol : '';

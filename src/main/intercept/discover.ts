@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { CLIENT_IDS, type InterceptClient, type InterceptFile, type InterceptServer } from '../../shared/intercept.js';
 import { getOwn } from '../../shared/own.js';
-import { CLIENTS, claudeCodeContainers, configLocations, homeOf, type ConfigLocation, type LocateContext } from './clients.js';
+import {
+  CLIENTS,
+  claudeCodeContainers,
+  configLocations,
+  homeOf,
+  type ConfigLocation,
+  type LocateContext,
+} from './clients.js';
 import { MalformedConfig, openConfigDoc, type ConfigDoc } from './config-doc.js';
 import { localProxyPort, redactedTransport, transportOf, unwrapStdio } from './entry.js';
 import type { LedgerRecord } from './ledger.js';
@@ -26,7 +33,8 @@ export interface DiscoverOptions extends Partial<LocateContext> {
 
 export function valueAt(root: unknown, path: string[]): unknown {
   let at = root;
-  for (const key of path) at = at && typeof at === 'object' && !Array.isArray(at) ? getOwn(at as Record<string, unknown>, key) : undefined;
+  for (const key of path)
+    at = at && typeof at === 'object' && !Array.isArray(at) ? getOwn(at as Record<string, unknown>, key) : undefined;
   return at;
 }
 
@@ -100,10 +108,18 @@ async function projectsOf(context: LocateContext): Promise<string[]> {
 }
 
 /** Every client, its config files that exist (read, never written) and their servers. */
-export async function discover(options: DiscoverOptions = {}): Promise<{ clients: InterceptClient[]; reads: ReadConfig[] }> {
-  const base: LocateContext = { env: options.env ?? process.env, platform: options.platform ?? process.platform, projects: options.projects ?? [] };
+export async function discover(
+  options: DiscoverOptions = {},
+): Promise<{ clients: InterceptClient[]; reads: ReadConfig[] }> {
+  const base: LocateContext = {
+    env: options.env ?? process.env,
+    platform: options.platform ?? process.platform,
+    projects: options.projects ?? [],
+  };
   const locations = configLocations({ ...base, projects: await projectsOf(base) });
-  const reads = await Promise.all(locations.filter((l) => existsSync(l.path)).map((l) => readConfig(l, options.ledger)));
+  const reads = await Promise.all(
+    locations.filter((l) => existsSync(l.path)).map((l) => readConfig(l, options.ledger)),
+  );
   const clients = CLIENT_IDS.map((id): InterceptClient => {
     const files: InterceptFile[] = reads
       .filter((r) => r.location.client === id)

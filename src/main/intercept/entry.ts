@@ -13,14 +13,19 @@ export type Entry = Record<string, unknown>;
 
 const URL_KEYS = ['httpUrl', 'serverUrl', 'url'] as const;
 
-const strings = (value: unknown): string[] | undefined => (Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined);
+const strings = (value: unknown): string[] | undefined =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 const stringMap = (value: unknown): Record<string, string> | undefined =>
-  value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string')
+  value &&
+  typeof value === 'object' &&
+  !Array.isArray(value) &&
+  Object.values(value).every((v) => typeof v === 'string')
     ? (value as Record<string, string>)
     : undefined;
 
 /** The field that holds an HTTP entry's URL. */
-export const urlKey = (entry: Entry): (typeof URL_KEYS)[number] | undefined => URL_KEYS.find((k) => typeof entry[k] === 'string');
+export const urlKey = (entry: Entry): (typeof URL_KEYS)[number] | undefined =>
+  URL_KEYS.find((k) => typeof entry[k] === 'string');
 
 /** The entry as a transport; why not, when it is neither (a string instead of an object, no command nor URL…). */
 export function transportOf(entry: unknown, client?: ClientId): ServerTransport | string {
@@ -30,7 +35,13 @@ export function transportOf(entry: unknown, client?: ClientId): ServerTransport 
     const args = e.args === undefined ? [] : strings(e.args);
     if (!args) return '"args" is not a list of strings';
     const env = stringMap(e.env);
-    return { kind: 'stdio', command: e.command, args, ...(env ? { env } : {}), ...(typeof e.cwd === 'string' ? { cwd: e.cwd } : {}) };
+    return {
+      kind: 'stdio',
+      command: e.command,
+      args,
+      ...(env ? { env } : {}),
+      ...(typeof e.cwd === 'string' ? { cwd: e.cwd } : {}),
+    };
   }
   const key = urlKey(e);
   if (!key) return 'neither "command" nor a URL';
@@ -49,7 +60,9 @@ export interface Launcher {
 export const BIN = fileURLToPath(new URL('../../../bin/mcp-rewind.js', import.meta.url));
 
 export function launcherFor(kind: 'node' | 'npx', version: string): Launcher {
-  return kind === 'npx' ? { command: 'npx', args: ['-y', `mcp-rewind@${version}`] } : { command: process.execPath, args: [BIN] };
+  return kind === 'npx'
+    ? { command: 'npx', args: ['-y', `mcp-rewind@${version}`] }
+    : { command: process.execPath, args: [BIN] };
 }
 
 /**
@@ -63,7 +76,19 @@ export function wrappedArgs(
   own: { dataDir: string; record?: string },
 ): string[] {
   const record = own.record ? ['--record', own.record] : [];
-  return [...launcher.args, '--stdio', '--attach', '--attach-name', target, '--data-dir', own.dataDir, ...record, '--', original.command, ...original.args];
+  return [
+    ...launcher.args,
+    '--stdio',
+    '--attach',
+    '--attach-name',
+    target,
+    '--data-dir',
+    own.dataDir,
+    ...record,
+    '--',
+    original.command,
+    ...original.args,
+  ];
 }
 
 export interface WrappedStdio {
@@ -82,11 +107,16 @@ export function unwrapStdio(transport: ServerTransport): WrappedStdio | undefine
   const own = args.slice(0, split);
   if (!own.includes('--attach') || ![command, ...own].some((word) => /mcp-rewind/.test(word))) return undefined;
   const valueOf = (flag: string): string | undefined => (own.includes(flag) ? own[own.indexOf(flag) + 1] : undefined);
-  return { name: valueOf('--attach-name'), record: valueOf('--record'), original: { command: args[split + 1], args: args.slice(split + 2) } };
+  return {
+    name: valueOf('--attach-name'),
+    record: valueOf('--record'),
+    original: { command: args[split + 1], args: args.slice(split + 2) },
+  };
 }
 
 /** The proxy URL an HTTP entry gets: the app's proxy on a fixed port, at /sse for a legacy SSE client. */
-export const proxyUrl = (port: number, sse: boolean | undefined): string => `http://127.0.0.1:${port}/${sse ? 'sse' : 'mcp'}`;
+export const proxyUrl = (port: number, sse: boolean | undefined): string =>
+  `http://127.0.0.1:${port}/${sse ? 'sse' : 'mcp'}`;
 
 /** The port of a URL that points at a local proxy, if it does. */
 export function localProxyPort(url: string): number | undefined {
@@ -96,9 +126,19 @@ export function localProxyPort(url: string): number | undefined {
 
 /** A transport as listed (the CLI's output, the app's view): credential-like headers, env values and URL parts redacted. */
 export function redactedTransport(t: ServerTransport): ServerTransport {
-  if (t.kind === 'http') return { ...t, url: redactUrl(t.url), ...(t.headers ? { headers: redactHeaders(t.headers) as Record<string, string> } : {}) };
+  if (t.kind === 'http')
+    return {
+      ...t,
+      url: redactUrl(t.url),
+      ...(t.headers ? { headers: redactHeaders(t.headers) as Record<string, string> } : {}),
+    };
   if (!t.env) return t;
-  return { ...t, env: Object.fromEntries(Object.entries(t.env).map(([name, value]) => [name, isSecretHeader(name) ? REDACTED : value])) };
+  return {
+    ...t,
+    env: Object.fromEntries(
+      Object.entries(t.env).map(([name, value]) => [name, isSecretHeader(name) ? REDACTED : value]),
+    ),
+  };
 }
 
 /** A transport as the data folder's record keeps it: what a restore needs, never env values or headers. */

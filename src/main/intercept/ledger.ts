@@ -21,7 +21,12 @@ const TransportSchema = z.union([
     env: z.record(z.string(), z.string()).optional(),
     cwd: z.string().optional(),
   }),
-  z.object({ kind: z.literal('http'), url: z.string(), headers: z.record(z.string(), z.string()).optional(), sse: z.boolean().optional() }),
+  z.object({
+    kind: z.literal('http'),
+    url: z.string(),
+    headers: z.record(z.string(), z.string()).optional(),
+    sse: z.boolean().optional(),
+  }),
 ]);
 
 const RecordSchema = z.strictObject({
@@ -56,7 +61,12 @@ export function reversePatch(before: string, after: string): Span {
   let start = 0;
   while (start < before.length && start < after.length && before[start] === after[start]) start++;
   let tail = 0;
-  while (tail < before.length - start && tail < after.length - start && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  while (
+    tail < before.length - start &&
+    tail < after.length - start &&
+    before[before.length - 1 - tail] === after[after.length - 1 - tail]
+  )
+    tail++;
   return { start, end: after.length - tail, text: before.slice(start, before.length - tail) };
 }
 
@@ -81,7 +91,10 @@ export class Ledger {
       throw new Error(`cannot read ${this.file}: ${(error as Error).message}`, { cause: error });
     }
     const parsed = LedgerSchema.safeParse(parseJson(text));
-    if (!parsed.success) throw new Error(`${this.file} is not a record of mcp-rewind's changes (left as it is): ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success)
+      throw new Error(
+        `${this.file} is not a record of mcp-rewind's changes (left as it is): ${parsed.error.issues[0]?.message}`,
+      );
     return parsed.data.records;
   }
 

@@ -41,25 +41,44 @@ type Found = { read: ReadConfig; server: InterceptServer & { path: string[] } };
 export function select(selection: InterceptSelection, reads: ReadConfig[]): { found: Found[]; skipped: string[] } {
   const skipped: string[] = [];
   const files = reads.filter(
-    (r) => r.location.client === selection.client && (!selection.file || r.location.path === selection.file || r.realPath === selection.file),
+    (r) =>
+      r.location.client === selection.client &&
+      (!selection.file || r.location.path === selection.file || r.realPath === selection.file),
   );
   for (const r of files) if (r.error) skipped.push(`${r.location.path}: ${r.error} (left as it is)`);
-  const found = files.flatMap((read) => read.servers.filter((s) => !selection.server || s.name === selection.server).map((server) => ({ read, server })));
+  const found = files.flatMap((read) =>
+    read.servers.filter((s) => !selection.server || s.name === selection.server).map((server) => ({ read, server })),
+  );
   if (selection.server && found.length === 0) {
     const names = files.flatMap((r) => r.servers.map((s) => s.name));
-    throw new Error(`no server "${selection.server}" in ${CLIENTS[selection.client].label}'s config${names.length ? ` (it has: ${names.join(', ')})` : ''}`);
+    throw new Error(
+      `no server "${selection.server}" in ${CLIENTS[selection.client].label}'s config${names.length ? ` (it has: ${names.join(', ')})` : ''}`,
+    );
   }
   if (selection.server && new Set(found.map((f) => f.read.location.path)).size > 1)
-    throw new Error(`"${selection.server}" is in several files: ${found.map((f) => f.read.location.path).join(', ')}; name one with --file`);
+    throw new Error(
+      `"${selection.server}" is in several files: ${found.map((f) => f.read.location.path).join(', ')}; name one with --file`,
+    );
   return { found, skipped };
 }
 
-function change(text: string, format: ReadConfig['location']['format'], path: string[], key: string, value: unknown): string {
+function change(
+  text: string,
+  format: ReadConfig['location']['format'],
+  path: string[],
+  key: string,
+  value: unknown,
+): string {
   return openConfigDoc(text, format).set([...path, key], { value });
 }
 
 /** One entry wrapped: the new text and the record that undoes it. */
-async function wrapOne(text: string, { read, server }: Found, context: PlanContext, record?: string): Promise<{ text: string; record: PlannedRecord }> {
+async function wrapOne(
+  text: string,
+  { read, server }: Found,
+  context: PlanContext,
+  record?: string,
+): Promise<{ text: string; record: PlannedRecord }> {
   const { format } = read.location;
   const doc = openConfigDoc(text, format);
   const entry = valueAt(doc.value, server.path) as Entry;
@@ -94,7 +113,11 @@ async function wrapOne(text: string, { read, server }: Found, context: PlanConte
       format,
       path: server.path,
       original: recordedTransport(server.transport),
-      keys: keys.map((key) => ({ key, before: doc.raw([...server.path, key]) ?? null, after: done.raw([...server.path, key])! })),
+      keys: keys.map((key) => ({
+        key,
+        before: doc.raw([...server.path, key]) ?? null,
+        after: done.raw([...server.path, key])!,
+      })),
       beforeHash: sha256(text),
       afterHash: sha256(after),
       reverse,
@@ -110,7 +133,10 @@ function byFile(found: Found[]): Map<ReadConfig, Found[]> {
   return files;
 }
 
-export async function planWrap(selection: InterceptSelection, context: PlanContext): Promise<{ files: FilePlan[]; skipped: string[] }> {
+export async function planWrap(
+  selection: InterceptSelection,
+  context: PlanContext,
+): Promise<{ files: FilePlan[]; skipped: string[] }> {
   const { found, skipped } = select(selection, context.reads);
   const files: FilePlan[] = [];
   for (const [read, servers] of byFile(found)) {
@@ -126,31 +152,48 @@ export async function planWrap(selection: InterceptSelection, context: PlanConte
       text = wrapped.text;
       records.push(wrapped.record);
     }
-    if (records.length) files.push({ read, before, after: text, targets: records.map((r) => r.target), records, undone: [] });
+    if (records.length)
+      files.push({ read, before, after: text, targets: records.map((r) => r.target), records, undone: [] });
   }
   return { files, skipped };
 }
 
 /** One entry put back: the recorded change undone exactly, else the entry restored (the rest of the file untouched). */
-export function unwrapOne(text: string, read: ReadConfig, path: string[], record: LedgerRecord | undefined, server?: InterceptServer): string | undefined {
+export function unwrapOne(
+  text: string,
+  read: ReadConfig,
+  path: string[],
+  record: LedgerRecord | undefined,
+  server?: InterceptServer,
+): string | undefined {
   if (record && sha256(text) === record.afterHash) return applyReverse(text, record.reverse);
   const { format } = read.location;
   const doc = openConfigDoc(text, format);
   if (record && record.keys.every((k) => doc.raw([...path, k.key]) === k.after)) {
-    return record.keys.reduceRight((t, k) => openConfigDoc(t, format).set([...path, k.key], k.before === null ? undefined : { raw: k.before }), text);
+    return record.keys.reduceRight(
+      (t, k) => openConfigDoc(t, format).set([...path, k.key], k.before === null ? undefined : { raw: k.before }),
+      text,
+    );
   }
   const wrapped = server && unwrapStdio(server.transport);
   if (wrapped) {
     const restored = change(text, format, path, 'command', wrapped.original.command);
     const noArgs = wrapped.original.args.length === 0 && record?.keys.find((k) => k.key === 'args')?.before === null;
-    return openConfigDoc(restored, format).set([...path, 'args'], noArgs ? undefined : { value: wrapped.original.args });
+    return openConfigDoc(restored, format).set(
+      [...path, 'args'],
+      noArgs ? undefined : { value: wrapped.original.args },
+    );
   }
-  if (record?.original.kind === 'http' && record.keys[0]) return change(text, format, path, record.keys[0].key, record.original.url);
+  if (record?.original.kind === 'http' && record.keys[0])
+    return change(text, format, path, record.keys[0].key, record.original.url);
   return undefined;
 }
 
 /** Unwraps the records given (`unwrap --all`) or the servers selected, newest change first, file by file. */
-export function planUnwrap(selection: InterceptSelection | 'all', context: Pick<PlanContext, 'reads' | 'ledger'>): { files: FilePlan[]; skipped: string[] } {
+export function planUnwrap(
+  selection: InterceptSelection | 'all',
+  context: Pick<PlanContext, 'reads' | 'ledger'>,
+): { files: FilePlan[]; skipped: string[] } {
   const skipped: string[] = [];
   const targets: Array<{ read: ReadConfig; path: string[]; server?: InterceptServer; record?: LedgerRecord }> = [];
   const recordOf = (read: ReadConfig, path: string[]): LedgerRecord | undefined =>
@@ -159,7 +202,13 @@ export function planUnwrap(selection: InterceptSelection | 'all', context: Pick<
     for (const record of [...context.ledger].reverse()) {
       const read = context.reads.find((r) => r.realPath === record.file);
       if (!read?.doc) skipped.push(`${record.target}: ${record.file} ${read?.error ?? 'is gone'} (its record is kept)`);
-      else targets.push({ read, path: record.path, record, server: read.servers.find((s) => s.path.join('\0') === record.path.join('\0')) });
+      else
+        targets.push({
+          read,
+          path: record.path,
+          record,
+          server: read.servers.find((s) => s.path.join('\0') === record.path.join('\0')),
+        });
     }
   } else {
     const found = select(selection, context.reads);
@@ -172,10 +221,19 @@ export function planUnwrap(selection: InterceptSelection | 'all', context: Pick<
   }
   const files = new Map<ReadConfig, FilePlan>();
   for (const t of targets) {
-    const plan = files.get(t.read) ?? { read: t.read, before: t.read.doc!.text, after: t.read.doc!.text, targets: [], records: [], undone: [] };
+    const plan = files.get(t.read) ?? {
+      read: t.read,
+      before: t.read.doc!.text,
+      after: t.read.doc!.text,
+      targets: [],
+      records: [],
+      undone: [],
+    };
     const after = unwrapOne(plan.after, t.read, t.path, t.record, t.server);
     if (after === undefined) {
-      skipped.push(`${t.server?.target ?? t.record?.target}: points at a local proxy that mcp-rewind has no record of: edit it by hand`);
+      skipped.push(
+        `${t.server?.target ?? t.record?.target}: points at a local proxy that mcp-rewind has no record of: edit it by hand`,
+      );
       continue;
     }
     plan.after = after;

@@ -17,7 +17,10 @@ export function interceptProxyConfig(input: Parameters<ProxyHost['ensure']>[0]):
 }
 
 /** Proxies through an API of the app (the app's own controller, or the running UI's API). */
-export function apiProxyHost(call: { create(config: ProxyConfig): Promise<ProxyInfo>; remove(id: string): Promise<unknown> }): ProxyHost {
+export function apiProxyHost(call: {
+  create(config: ProxyConfig): Promise<ProxyInfo>;
+  remove(id: string): Promise<unknown>;
+}): ProxyHost {
   return {
     ensure: async (input) => ({ id: (await call.create(interceptProxyConfig(input))).id }),
     remove: async ({ id }) => void (id && (await call.remove(id))),
@@ -47,14 +50,24 @@ export function cliProxyHost(dataDir: string): ProxyHost {
         async () => {
           const saved = workspace.load();
           const id = `p${Math.max(0, ...saved.map((p) => Number(/^p(\d+)$/.exec(p.id)?.[1] ?? 0))) + 1}`;
-          workspace.save([...saved, { id, name: input.target.slice(0, 100), config: interceptProxyConfig(input), running: true, breakpoints: [] }]);
+          workspace.save([
+            ...saved,
+            {
+              id,
+              name: input.target.slice(0, 100),
+              config: interceptProxyConfig(input),
+              running: true,
+              breakpoints: [],
+            },
+          ]);
           await workspace.flush();
           return { id };
         },
       ),
     remove: (proxy) =>
       withUi(
-        async (client) => void (proxy.id && (await client.call('proxies.remove', { id: proxy.id }).catch(() => undefined))),
+        async (client) =>
+          void (proxy.id && (await client.call('proxies.remove', { id: proxy.id }).catch(() => undefined))),
         async () => {
           workspace.save(workspace.load().filter((p) => p.id !== proxy.id && p.config.port !== proxy.port));
           await workspace.flush();

@@ -1,5 +1,11 @@
 import { createServer } from 'node:net';
-import type { InterceptChange, InterceptList, InterceptPlan, InterceptResult, InterceptSelection } from '../../shared/intercept.js';
+import type {
+  InterceptChange,
+  InterceptList,
+  InterceptPlan,
+  InterceptResult,
+  InterceptSelection,
+} from '../../shared/intercept.js';
 import { applyPlan, type ProxyHost } from './apply.js';
 import { CLIENTS } from './clients.js';
 import { discover, type DiscoverOptions } from './discover.js';
@@ -57,7 +63,11 @@ export class InterceptService {
     if (selection === 'all') return { action: 'unwrap', ...planUnwrap('all', { reads, ledger }) };
     if (selection.action === 'unwrap') return { action: 'unwrap', ...planUnwrap(selection, { reads, ledger }) };
     const launcher = this.options.launcher ?? launcherFor('node', this.options.version);
-    return { action: 'wrap', record: selection.record, ...(await planWrap(selection, { reads, ledger, launcher, dataDir: this.options.dataDir, freePort })) };
+    return {
+      action: 'wrap',
+      record: selection.record,
+      ...(await planWrap(selection, { reads, ledger, launcher, dataDir: this.options.dataDir, freePort })),
+    };
   }
 
   apply(plan: PreparedPlan): Promise<InterceptResult> {
@@ -74,6 +84,10 @@ export function describePlan(plan: PreparedPlan): InterceptPlan {
     after: f.after,
     baseHash: sha256(f.before),
   }));
-  const hints = [...new Set(plan.files.map((f) => `${CLIENTS[f.read.location.client].label}: ${CLIENTS[f.read.location.client].applyHint}`))];
+  const hints = [
+    ...new Set(
+      plan.files.map((f) => `${CLIENTS[f.read.location.client].label}: ${CLIENTS[f.read.location.client].applyHint}`),
+    ),
+  ];
   return { action: plan.action, changes, skipped: plan.skipped, hints };
 }

@@ -15,7 +15,8 @@ import { HANDOFF_REFUSED_HTML, handoffPage, type SignInCodes } from './sign-in.j
  */
 export const SIGN_IN_PATHS = new Set(['/api/session', '/api/handoff', '/api/code']);
 const MAX_SIGN_IN_BODY = 4096;
-const REFUSED = 'this sign-in link was used already or has expired (a link works once, within a minute): run mcp-rewind ui again for a new one';
+const REFUSED =
+  'this sign-in link was used already or has expired (a link works once, within a minute): run mcp-rewind ui again for a new one';
 
 export interface SignInContext {
   codes: SignInCodes;
@@ -25,11 +26,23 @@ export interface SignInContext {
 }
 
 const json = (res: ServerResponse, status: number, body: unknown): void =>
-  void res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
-
-const html = (res: ServerResponse, status: number, text: string, csp = SECURITY_HEADERS['content-security-policy']): void =>
   void res
-    .writeHead(status, { ...SECURITY_HEADERS, 'content-security-policy': csp, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+    .writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json', 'cache-control': 'no-store' })
+    .end(JSON.stringify(body));
+
+const html = (
+  res: ServerResponse,
+  status: number,
+  text: string,
+  csp = SECURITY_HEADERS['content-security-policy'],
+): void =>
+  void res
+    .writeHead(status, {
+      ...SECURITY_HEADERS,
+      'content-security-policy': csp,
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+    })
     .end(text);
 
 /** the body of a sign-in POST of the given content type, else an HttpError (415, 413) */
@@ -53,7 +66,8 @@ function codeOf(text: string): string | undefined {
 async function route(ctx: SignInContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   if (path === '/api/code') {
     req.resume();
-    if (!ctx.authorized(req)) return json(res, 401, { error: 'the UI token is required (Authorization: Bearer <token>)' });
+    if (!ctx.authorized(req))
+      return json(res, 401, { error: 'the UI token is required (Authorization: Bearer <token>)' });
     const code = ctx.codes.issue();
     return json(res, 201, { code, url: `${ctx.origin}/?code=${code}` });
   }
@@ -68,7 +82,12 @@ async function route(ctx: SignInContext, req: IncomingMessage, res: ServerRespon
 }
 
 /** Answers one of SIGN_IN_PATHS (POST only). */
-export async function answerSignIn(ctx: SignInContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+export async function answerSignIn(
+  ctx: SignInContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
   if (req.method !== 'POST') {
     req.resume();
     return void res.writeHead(405, { ...SECURITY_HEADERS, allow: 'POST' }).end();

@@ -36,8 +36,14 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
  * with stream.pipeline, so a client that resets mid-answer closes the file too (with .pipe() it stayed open: one
  * descriptor per reset, until the process ran out of them).
  */
-export async function serveStatic(root: string, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { ...SECURITY_HEADERS, allow: 'GET, HEAD' }).end();
+export async function serveStatic(
+  root: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return void res.writeHead(405, { ...SECURITY_HEADERS, allow: 'GET, HEAD' }).end();
   let path: string;
   try {
     path = decodeURIComponent(pathname);
@@ -46,7 +52,10 @@ export async function serveStatic(root: string, req: IncomingMessage, res: Serve
   }
   const file = resolve(root, '.' + (path.endsWith('/') ? path + 'index.html' : path));
   const info = file === root || !file.startsWith(root + sep) ? undefined : await stat(file).catch(() => undefined);
-  if (!info?.isFile()) return void res.writeHead(404, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' }).end('not found');
+  if (!info?.isFile())
+    return void res
+      .writeHead(404, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' })
+      .end('not found');
   res.writeHead(200, {
     ...SECURITY_HEADERS,
     'content-type': TYPES[extname(file)] ?? 'application/octet-stream',

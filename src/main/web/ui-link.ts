@@ -18,7 +18,10 @@ export class NoRunningUi extends Error {
  * WebSocket subprotocol as the page does. Never in argv, never in a URL. The desktop app serves the same local API
  * (src/main/app/index.ts). Fails with NoRunningUi when no app owns the folder, or it names no address.
  */
-export async function connectRunningUi(dataDir: string, options: { queueTimeoutMs?: number } = {}): Promise<RewindClient> {
+export async function connectRunningUi(
+  dataDir: string,
+  options: { queueTimeoutMs?: number } = {},
+): Promise<RewindClient> {
   const owner = await liveOwner(dataDir);
   if (!owner) throw new NoRunningUi(`no mcp-rewind ui runs on ${dataDir}`);
   if (!owner.origin) throw new NoRunningUi(`the app (pid ${owner.pid}) on ${dataDir} offers no local API (yet)`);
@@ -26,7 +29,9 @@ export async function connectRunningUi(dataDir: string, options: { queueTimeoutM
   try {
     token = readFileSync(uiTokenFile(dataDir), 'utf8').trim();
   } catch (error) {
-    throw new NoRunningUi(`cannot read the UI's token in ${dataDir}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    throw new NoRunningUi(
+      `cannot read the UI's token in ${dataDir}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+    );
   }
   const client = createWebSocketApi({
     url: `${owner.origin.replace(/^http/, 'ws')}/api`,

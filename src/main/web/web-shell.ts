@@ -58,7 +58,8 @@ export { API_PROTOCOL, MAX_FRAME_BYTES, TOKEN_PROTOCOL_PREFIX } from './ws-bridg
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 /** constant time whatever the lengths: both sides are hashed first */
-const sameToken = (given: string | undefined, token: string): boolean => given !== undefined && timingSafeEqual(digest(given), digest(token));
+const sameToken = (given: string | undefined, token: string): boolean =>
+  given !== undefined && timingSafeEqual(digest(given), digest(token));
 
 /** The credential a request presents explicitly: a `mcp-rewind.token.*` subprotocol, or `Authorization: Bearer`. */
 function presentedToken(req: IncomingMessage): string | undefined {
@@ -73,7 +74,9 @@ function presentedToken(req: IncomingMessage): string | undefined {
 /** A browser's Origin must be this shell itself (same Host, http); no Origin: not a browser. */
 function foreignOrigin(req: IncomingMessage): string | undefined {
   const origin = req.headers.origin;
-  return origin !== undefined && origin.toLowerCase() !== `http://${req.headers.host ?? ''}`.toLowerCase() ? origin : undefined;
+  return origin !== undefined && origin.toLowerCase() !== `http://${req.headers.host ?? ''}`.toLowerCase()
+    ? origin
+    : undefined;
 }
 
 /** the request target as a URL (path + query), or undefined when it cannot be one (e.g. "//") */
@@ -90,7 +93,8 @@ function guardOptions(host: string): GuardOptions {
   return {
     host,
     ownOrigin: true,
-    admits: (origin, req) => origin === 'null' && req.method === 'POST' && parseUrl(req.url)?.pathname === '/api/handoff',
+    admits: (origin, req) =>
+      origin === 'null' && req.method === 'POST' && parseUrl(req.url)?.pathname === '/api/handoff',
   };
 }
 
@@ -101,7 +105,9 @@ async function serveHttp(site: SignInContext, root: string, req: IncomingMessage
   if (url.pathname === '/api/auth') {
     // lets a page tell "my token was refused" (the shell restarted with another one) from "the shell is down"
     if (foreignOrigin(req)) return void res.writeHead(403, SECURITY_HEADERS).end();
-    return void res.writeHead(site.authorized(req) ? 204 : 401, { ...SECURITY_HEADERS, 'cache-control': 'no-store' }).end();
+    return void res
+      .writeHead(site.authorized(req) ? 204 : 401, { ...SECURITY_HEADERS, 'cache-control': 'no-store' })
+      .end();
   }
   if (SIGN_IN_PATHS.has(url.pathname)) return answerSignIn(site, req, res, url.pathname);
   return serveStatic(root, req, res, url.pathname);
@@ -122,7 +128,10 @@ function handshakeRefusal(
   const foreign = foreignOrigin(req);
   if (foreign !== undefined) return [403, `forbidden: Origin "${foreign}" is not this shell`];
   if (!authorized(req))
-    return [401, 'access token required (subprotocol mcp-rewind.token.<token> or Authorization: Bearer): open the URL printed by mcp-rewind ui'];
+    return [
+      401,
+      'access token required (subprotocol mcp-rewind.token.<token> or Authorization: Bearer): open the URL printed by mcp-rewind ui',
+    ];
   return undefined;
 }
 
@@ -134,7 +143,11 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
   const codes = new SignInCodes(options.codeTtlMs, options.now);
   const site: SignInContext = { codes, token, origin: '', authorized }; // its origin once the port is known
   const root = resolve(options.rendererDir);
-  const edge = await listen({ ...guardOptions(host), port: options.port ?? 0 }, (req, res) => serveHttp(site, root, req, res), log);
+  const edge = await listen(
+    { ...guardOptions(host), port: options.port ?? 0 },
+    (req, res) => serveHttp(site, root, req, res),
+    log,
+  );
   site.origin = edge.url('');
 
   const bridge = new ApiBridge(options.handlers, log);

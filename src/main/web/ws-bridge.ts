@@ -18,7 +18,12 @@ export const TOKEN_PROTOCOL_PREFIX = 'mcp-rewind.token.';
 /** a client that falls this far behind on events is dropped (it reconnects and takes a snapshot) */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+};
 
 /** Answers a refused WebSocket handshake with a plain HTTP error (the reason goes in the body, never the status line). */
 export function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
@@ -37,7 +42,10 @@ function messageOf(error: unknown): string {
 }
 
 /** A request frame's parts, or what is wrong with it (answered with its id when it has one, else -1). */
-function parseFrame(data: RawData, isBinary: boolean): { id: number; command: string; input: unknown } | { id: number; problem: string } {
+function parseFrame(
+  data: RawData,
+  isBinary: boolean,
+): { id: number; command: string; input: unknown } | { id: number; problem: string } {
   if (isBinary) return { id: -1, problem: 'malformed frame: expected a text frame with JSON { id, command, input }' };
   const text = data.toString();
   let frame: unknown;
@@ -49,9 +57,12 @@ function parseFrame(data: RawData, isBinary: boolean): { id: number; command: st
   if (typeof frame !== 'object' || frame === null || Array.isArray(frame))
     return { id: -1, problem: 'malformed frame: expected an object { id, command, input }' };
   const { id, command, input } = frame as Record<string, unknown>;
-  if (typeof id !== 'number' || !Number.isSafeInteger(id)) return { id: -1, problem: 'malformed frame: "id" must be an integer' };
-  if (typeof command !== 'string' || command === '') return { id, problem: 'malformed frame: "command" must be a command name' };
-  if (tooDeep(text, MAX_FILE_JSON_DEPTH)) return { id, problem: `malformed frame: JSON nested deeper than ${MAX_FILE_JSON_DEPTH} levels` };
+  if (typeof id !== 'number' || !Number.isSafeInteger(id))
+    return { id: -1, problem: 'malformed frame: "id" must be an integer' };
+  if (typeof command !== 'string' || command === '')
+    return { id, problem: 'malformed frame: "command" must be a command name' };
+  if (tooDeep(text, MAX_FILE_JSON_DEPTH))
+    return { id, problem: `malformed frame: JSON nested deeper than ${MAX_FILE_JSON_DEPTH} levels` };
   return { id, command, input };
 }
 
@@ -69,7 +80,9 @@ export class ApiBridge {
     private readonly handlers: ApiHandlers,
     private readonly log: (line: string) => void,
   ) {
-    this.unsubscribe = EVENT_NAMES.map((event) => handlers.on(event, (payload) => this.broadcast({ event, payload } satisfies ServerFrame)));
+    this.unsubscribe = EVENT_NAMES.map((event) =>
+      handlers.on(event, (payload) => this.broadcast({ event, payload } satisfies ServerFrame)),
+    );
   }
 
   /** connected clients */
@@ -90,7 +103,13 @@ export class ApiBridge {
 
   private connected(ws: WebSocket): void {
     this.clients.add(ws);
-    ws.on('message', (data, isBinary) => void this.answer(ws, data, isBinary).catch((error: Error) => this.log(`web shell: ${error.stack ?? error.message}`)));
+    ws.on(
+      'message',
+      (data, isBinary) =>
+        void this.answer(ws, data, isBinary).catch((error: Error) =>
+          this.log(`web shell: ${error.stack ?? error.message}`),
+        ),
+    );
     ws.on('error', (error) => this.log(`web shell: WebSocket error: ${error.message}`)); // e.g. a frame over maxPayload (closed with 1009)
     ws.on('close', () => this.clients.delete(ws));
   }
@@ -111,8 +130,13 @@ export class ApiBridge {
     try {
       text = JSON.stringify(frame);
     } catch (error) {
-      if (!('id' in frame)) return this.log(`web shell: cannot serialize a ${frame.event} event: ${(error as Error).message}`);
-      text = JSON.stringify({ id: frame.id, ok: false, error: { message: `the answer could not be serialized: ${(error as Error).message}` } });
+      if (!('id' in frame))
+        return this.log(`web shell: cannot serialize a ${frame.event} event: ${(error as Error).message}`);
+      text = JSON.stringify({
+        id: frame.id,
+        ok: false,
+        error: { message: `the answer could not be serialized: ${(error as Error).message}` },
+      });
     }
     ws.send(text);
   }

@@ -1,16 +1,16 @@
-import { useEffect, useRef, useState, type JSX, type KeyboardEvent as ReactKeyboardEvent } from 'react'
-import { useConnection } from './stores/connection'
-import { VIEWS, followHash, useNavigation } from './stores/navigation'
-import { TimelineView } from './views/TimelineView'
-import { RulesView } from './views/RulesView'
-import { CassettesView } from './views/CassettesView'
-import { ExportView } from './views/ExportView'
-import { SettingsView } from './views/SettingsView'
-import { InterceptView } from './views/InterceptView'
-import { BreakpointBanner } from './views/breakpoints/BreakpointBanner'
-import { QuestionDialog } from './views/timeline/verbs/QuestionDialog'
-import type { ViewId } from './stores/navigation'
-import './workspace.css'
+import { useEffect, useRef, useState, type JSX, type KeyboardEvent as ReactKeyboardEvent } from 'react';
+import { useConnection } from './stores/connection';
+import { VIEWS, followHash, useNavigation } from './stores/navigation';
+import { TimelineView } from './views/TimelineView';
+import { RulesView } from './views/RulesView';
+import { CassettesView } from './views/CassettesView';
+import { ExportView } from './views/ExportView';
+import { SettingsView } from './views/SettingsView';
+import { InterceptView } from './views/InterceptView';
+import { BreakpointBanner } from './views/breakpoints/BreakpointBanner';
+import { QuestionDialog } from './views/timeline/verbs/QuestionDialog';
+import type { ViewId } from './stores/navigation';
+import './workspace.css';
 
 /** One component per view; each view owns its files under views/. */
 const VIEW_COMPONENTS: Record<ViewId, () => JSX.Element> = {
@@ -20,11 +20,11 @@ const VIEW_COMPONENTS: Record<ViewId, () => JSX.Element> = {
   export: ExportView,
   settings: SettingsView,
   intercept: InterceptView,
-}
+};
 
 function shellLabel(): string {
-  const bridge = window.rewind
-  return bridge ? `Desktop · ${bridge.platform} · v${bridge.version}` : 'Browser'
+  const bridge = window.rewind;
+  return bridge ? `Desktop · ${bridge.platform} · v${bridge.version}` : 'Browser';
 }
 
 const STATUS_LABELS: Record<string, string> = {
@@ -33,43 +33,43 @@ const STATUS_LABELS: Record<string, string> = {
   reconnecting: 'reconnecting…',
   closed: 'disconnected',
   unauthorized: 'not signed in',
-}
+};
 
 /** The connection as the client reports it (any status it has a label for is shown as the client words it). */
 function ConnectionStatus(): JSX.Element {
-  const status = useConnection((s) => s.status)
+  const status = useConnection((s) => s.status);
   return (
     <div className={`connection ${status}`} role="status">
       {STATUS_LABELS[status] ?? status}
     </div>
-  )
+  );
 }
 
 /** Ctrl+1…6 (Cmd on macOS) show the views in nav order; the digit keys by position, whatever the layout. */
 function shortcutView(event: KeyboardEvent): ViewId | undefined {
-  if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return undefined
-  const digit = /^Digit([1-9])$/.exec(event.code)?.[1] ?? (/^[1-9]$/.test(event.key) ? event.key : undefined)
-  return digit ? VIEWS[Number(digit) - 1]?.id : undefined
+  if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return undefined;
+  const digit = /^Digit([1-9])$/.exec(event.code)?.[1] ?? (/^[1-9]$/.test(event.key) ? event.key : undefined);
+  return digit ? VIEWS[Number(digit) - 1]?.id : undefined;
 }
 
-const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform)
-const MOD = isMac ? '⌘' : 'Ctrl+'
+const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
+const MOD = isMac ? '⌘' : 'Ctrl+';
 
 /** Keyboard navigation: view shortcuts anywhere, and the view named by the URL hash (back/forward). */
 function useKeyboardNavigation(): void {
-  useEffect(() => followHash(), [])
+  useEffect(() => followHash(), []);
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
-      const view = shortcutView(event)
-      if (!view) return
-      event.preventDefault()
-      useNavigation.getState().select(view)
+      const view = shortcutView(event);
+      if (!view) return;
+      event.preventDefault();
+      useNavigation.getState().select(view);
       // focus the new view's title, so the next Tab starts in that view (the old focus may be gone with the old view)
-      requestAnimationFrame(() => document.getElementById('view-title')?.focus({ preventScroll: true }))
-    }
-    window.addEventListener('keydown', onKey)
-    return () => window.removeEventListener('keydown', onKey)
-  }, [])
+      requestAnimationFrame(() => document.getElementById('view-title')?.focus({ preventScroll: true }));
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
 }
 
 /**
@@ -77,19 +77,19 @@ function useKeyboardNavigation(): void {
  * items, Enter or Space shows the focused one.
  */
 function Nav(): JSX.Element {
-  const view = useNavigation((s) => s.view)
-  const select = useNavigation((s) => s.select)
-  const items = useRef<Array<HTMLButtonElement | null>>([])
-  const [focused, setFocused] = useState<number | null>(null)
+  const view = useNavigation((s) => s.view);
+  const select = useNavigation((s) => s.select);
+  const items = useRef<Array<HTMLButtonElement | null>>([]);
+  const [focused, setFocused] = useState<number | null>(null);
   const current = Math.max(
     0,
     VIEWS.findIndex((v) => v.id === view),
-  )
-  const tabStop = focused ?? current
+  );
+  const tabStop = focused ?? current;
 
   const onKeyDown = (event: ReactKeyboardEvent<HTMLUListElement>): void => {
-    const from = focused ?? current
-    const last = VIEWS.length - 1
+    const from = focused ?? current;
+    const last = VIEWS.length - 1;
     const to =
       event.key === 'ArrowDown' || event.key === 'ArrowRight'
         ? (from + 1) % VIEWS.length
@@ -99,12 +99,12 @@ function Nav(): JSX.Element {
             ? 0
             : event.key === 'End'
               ? last
-              : undefined
-    if (to === undefined) return
-    event.preventDefault()
-    setFocused(to)
-    items.current[to]?.focus()
-  }
+              : undefined;
+    if (to === undefined) return;
+    event.preventDefault();
+    setFocused(to);
+    items.current[to]?.focus();
+  };
 
   return (
     <nav className="nav" aria-label="Views">
@@ -112,7 +112,7 @@ function Nav(): JSX.Element {
       <ul
         onKeyDown={onKeyDown}
         onBlur={(event) => {
-          if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setFocused(null) // the Tab stop goes back to the current view
+          if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setFocused(null); // the Tab stop goes back to the current view
         }}
       >
         {VIEWS.map((v, i) => (
@@ -142,18 +142,19 @@ function Nav(): JSX.Element {
         <ConnectionStatus />
       </div>
     </nav>
-  )
+  );
 }
 
 /** The shell refused (or never got) this page's token: say what to do, in one line, instead of spinning forever. */
 function SignInNotice(): JSX.Element | null {
-  const status = useConnection((s) => s.status)
-  if (status !== 'unauthorized') return null
+  const status = useConnection((s) => s.status);
+  if (status !== 'unauthorized') return null;
   return (
     <div className="signin-notice" role="alert" data-testid="signin-notice">
-      This page is not signed in: run <code>mcp-rewind ui</code> and open the link it prints (a link works once, within a minute).
+      This page is not signed in: run <code>mcp-rewind ui</code> and open the link it prints (a link works once, within
+      a minute).
     </div>
-  )
+  );
 }
 
 /**
@@ -161,9 +162,9 @@ function SignInNotice(): JSX.Element | null {
  * rest of the window and scrolls inside its own panes (the page itself never scrolls).
  */
 function Main(): JSX.Element {
-  const view = useNavigation((s) => s.view)
-  const current = VIEWS.find((v) => v.id === view) ?? VIEWS[0]
-  const View = VIEW_COMPONENTS[current.id]
+  const view = useNavigation((s) => s.view);
+  const current = VIEWS.find((v) => v.id === view) ?? VIEWS[0];
+  const View = VIEW_COMPONENTS[current.id];
   return (
     <main className="panel" data-view={current.id}>
       <SignInNotice />
@@ -178,7 +179,7 @@ function Main(): JSX.Element {
         <View />
       </div>
     </main>
-  )
+  );
 }
 
 /**
@@ -186,24 +187,26 @@ function Main(): JSX.Element {
  * past the nav, the proxies and the filters. Visible only while focused.
  */
 function SkipLink(): JSX.Element {
-  const view = useNavigation((s) => s.view)
+  const view = useNavigation((s) => s.view);
   const skip = (): void => {
-    const main = document.querySelector<HTMLElement>('main.panel')
+    const main = document.querySelector<HTMLElement>('main.panel');
     const target =
       (view === 'timeline' && document.querySelector<HTMLElement>('[data-testid="timeline-scroll"]')) ||
-      main?.querySelector<HTMLElement>('.view-body button, .view-body input, .view-body select, .view-body textarea, .view-body [tabindex="0"]') ||
-      document.getElementById('view-title')
-    target?.focus()
-  }
+      main?.querySelector<HTMLElement>(
+        '.view-body button, .view-body input, .view-body select, .view-body textarea, .view-body [tabindex="0"]',
+      ) ||
+      document.getElementById('view-title');
+    target?.focus();
+  };
   return (
     <button type="button" className="skip-link" onClick={skip}>
       {view === 'timeline' ? 'Skip to the traffic' : 'Skip to the view'}
     </button>
-  )
+  );
 }
 
 export function App(): JSX.Element {
-  useKeyboardNavigation()
+  useKeyboardNavigation();
   return (
     <div className="layout">
       <SkipLink />
@@ -211,5 +214,5 @@ export function App(): JSX.Element {
       <Main />
       <QuestionDialog />
     </div>
-  )
+  );
 }

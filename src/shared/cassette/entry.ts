@@ -21,7 +21,11 @@ import { CASSETTE_ENTRY_SCHEMA_URL } from '../schema-urls.js';
 export const StreamedMessageSchema = z.looseObject({ jsonrpc: z.literal('2.0') });
 
 /** A JSON-RPC error answer, exactly as the server sent it. */
-export const RecordedErrorSchema = z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
+export const RecordedErrorSchema = z.looseObject({
+  code: z.number().int(),
+  message: z.string(),
+  data: z.unknown().optional(),
+});
 export type RecordedError = z.infer<typeof RecordedErrorSchema>;
 
 /** How the answer travelled: one JSON body, or an SSE stream (with event ids, a `retry` hint, a priming event). */
@@ -39,7 +43,10 @@ export const FramingSchema = z.object({
 export type Framing = z.infer<typeof FramingSchema>;
 
 /** When the answer came: ms from the request to the answer, and to each streamed message (for --replay-timing). */
-export const TimingSchema = z.object({ answerMs: z.number().min(0).optional(), streamMs: z.array(z.number().min(0)).optional() });
+export const TimingSchema = z.object({
+  answerMs: z.number().min(0).optional(),
+  streamMs: z.array(z.number().min(0)).optional(),
+});
 export type Timing = z.infer<typeof TimingSchema>;
 
 /**
@@ -115,9 +122,15 @@ const SchemaRefSchema = z.string().optional();
 /** A `$rewind` entry as the file holds it; it answers with `result`, `error`, or a stream the client ended (`unanswered`). */
 export const WrappedEntryFileSchema = WrappedEntrySchema.extend({ $schema: SchemaRefSchema });
 /** A tools/call entry as the file holds it (`result` or `error`). */
-export const ToolCallEntryFileSchema = ToolCallEntrySchema.extend({ $schema: SchemaRefSchema, $rewind: z.never().optional() });
+export const ToolCallEntryFileSchema = ToolCallEntrySchema.extend({
+  $schema: SchemaRefSchema,
+  $rewind: z.never().optional(),
+});
 /** JSON Schema for what zod cannot say: an entry answers with one of these (json-schemas.ts adds it). */
-export const ANSWER_FIELDS: Record<'wrapped' | 'toolCall', string[]> = { wrapped: ['result', 'error', 'unanswered'], toolCall: ['result', 'error'] };
+export const ANSWER_FIELDS: Record<'wrapped' | 'toolCall', string[]> = {
+  wrapped: ['result', 'error', 'unanswered'],
+  toolCall: ['result', 'error'],
+};
 
 export const CassetteEntryFileSchema = z.union([
   WrappedEntryFileSchema,
@@ -165,7 +178,10 @@ export interface CassetteEntry {
 
 /** The exchange fields of a parsed entry, only those present (an entry's object stays small). */
 function exchangeFields(
-  e: Pick<CassetteEntry, 'error' | 'status' | 'protocolVersion' | 'framing' | 'timing' | 'stateless' | 'unanswered' | 'refusal'>,
+  e: Pick<
+    CassetteEntry,
+    'error' | 'status' | 'protocolVersion' | 'framing' | 'timing' | 'stateless' | 'unanswered' | 'refusal'
+  >,
 ): Partial<CassetteEntry> {
   const out: Partial<CassetteEntry> = {};
   if (e.unanswered !== undefined) out.unanswered = e.unanswered;
@@ -179,7 +195,11 @@ function exchangeFields(
   return out;
 }
 
-function answerOf(e: { result?: Record<string, unknown>; error?: RecordedError; unanswered?: true }): Record<string, unknown> {
+function answerOf(e: {
+  result?: Record<string, unknown>;
+  error?: RecordedError;
+  unanswered?: true;
+}): Record<string, unknown> {
   if (e.result !== undefined) return e.result;
   if (e.error !== undefined || e.unanswered) return {};
   throw new Error('result: missing (an entry answers with a result or an error)');
@@ -190,11 +210,27 @@ export function parseDistilled(n: number, key: string, file: string, data: unkno
   const base = { n, key, file };
   if (typeof data === 'object' && data !== null && '$rewind' in data) {
     const e = WrappedEntrySchema.parse(data);
-    return { ...base, result: answerOf(e), method: e.method, params: e.params, stream: e.stream, recordedAt: e.recordedAt, ...exchangeFields(e) };
+    return {
+      ...base,
+      result: answerOf(e),
+      method: e.method,
+      params: e.params,
+      stream: e.stream,
+      recordedAt: e.recordedAt,
+      ...exchangeFields(e),
+    };
   }
-  if (key.startsWith('tools_call_') && typeof data === 'object' && data !== null && ('result' in data || ('error' in data && 'arguments' in data))) {
+  if (
+    key.startsWith('tools_call_') &&
+    typeof data === 'object' &&
+    data !== null &&
+    ('result' in data || ('error' in data && 'arguments' in data))
+  ) {
     const e = ToolCallEntrySchema.parse(data);
-    const round = e.inputResponses !== undefined || e.requestState !== undefined ? { inputResponses: e.inputResponses, requestState: e.requestState } : {};
+    const round =
+      e.inputResponses !== undefined || e.requestState !== undefined
+        ? { inputResponses: e.inputResponses, requestState: e.requestState }
+        : {};
     return {
       ...base,
       method: 'tools/call',
@@ -215,17 +251,31 @@ export function parseDistilled(n: number, key: string, file: string, data: unkno
 }
 
 /** What a distilled file says about its request, read without checking the rest of it (the cassette index's pass). */
-export type EntryRequestFields = Pick<CassetteEntry, 'key' | 'method' | 'params' | 'name' | 'arguments' | 'inputResponses' | 'requestState'>;
+export type EntryRequestFields = Pick<
+  CassetteEntry,
+  'key' | 'method' | 'params' | 'name' | 'arguments' | 'inputResponses' | 'requestState'
+>;
 
-const isTools = (key: string, d: Record<string, unknown>): boolean => key.startsWith('tools_call_') && ('result' in d || ('error' in d && 'arguments' in d));
+const isTools = (key: string, d: Record<string, unknown>): boolean =>
+  key.startsWith('tools_call_') && ('result' in d || ('error' in d && 'arguments' in d));
 
 /** The request fields parseDistilled would give a file, without validating it (a full parse follows on first use). */
 export function requestFieldsOf(key: string, data: unknown): EntryRequestFields {
   if (typeof data !== 'object' || data === null) return { key };
   const d = data as Record<string, unknown>;
-  if ('$rewind' in d) return { key, method: typeof d.method === 'string' ? d.method : undefined, params: d.params as Record<string, unknown> | undefined };
+  if ('$rewind' in d)
+    return {
+      key,
+      method: typeof d.method === 'string' ? d.method : undefined,
+      params: d.params as Record<string, unknown> | undefined,
+    };
   if (!isTools(key, d)) return { key };
-  const fields: EntryRequestFields = { key, method: 'tools/call', name: typeof d.name === 'string' ? d.name : undefined, arguments: d.arguments };
+  const fields: EntryRequestFields = {
+    key,
+    method: 'tools/call',
+    name: typeof d.name === 'string' ? d.name : undefined,
+    arguments: d.arguments,
+  };
   if (d.inputResponses !== undefined || d.requestState !== undefined) {
     fields.inputResponses = d.inputResponses as Record<string, unknown> | undefined;
     fields.requestState = d.requestState as string | undefined;
@@ -242,7 +292,10 @@ export interface EntryMarks {
 /** The marks of a parsed entry, or of a file's JSON (as parseDistilled would read it); undefined when it has none. */
 export function entryMarksOf(entry: Pick<CassetteEntry, 'error' | 'result'>): EntryMarks | undefined;
 export function entryMarksOf(key: string, data: unknown): EntryMarks | undefined;
-export function entryMarksOf(a: string | Pick<CassetteEntry, 'error' | 'result'>, data?: unknown): EntryMarks | undefined {
+export function entryMarksOf(
+  a: string | Pick<CassetteEntry, 'error' | 'result'>,
+  data?: unknown,
+): EntryMarks | undefined {
   let error: unknown;
   let result: unknown;
   if (typeof a !== 'string') ({ error, result } = a);
@@ -254,7 +307,10 @@ export function entryMarksOf(a: string | Pick<CassetteEntry, 'error' | 'result'>
   const code = (error as { code?: unknown } | undefined)?.code;
   const state = (result as { requestState?: unknown } | undefined)?.requestState;
   if (typeof code !== 'number' && typeof state !== 'string') return undefined;
-  return { ...(typeof code === 'number' ? { errorCode: code } : {}), ...(typeof state === 'string' ? { issuedState: state } : {}) };
+  return {
+    ...(typeof code === 'number' ? { errorCode: code } : {}),
+    ...(typeof state === 'string' ? { issuedState: state } : {}),
+  };
 }
 
 /** The inverse of parseDistilled: what is written to disk for a newly recorded exchange. */
@@ -262,7 +318,13 @@ const MCP_REWIND_BARE = new Set(['initialize', 'tools/list', 'resources/list', '
 
 /** Can the entry be written as mcp-rewind's bare result, losing nothing replay answers differently without? */
 function bareWillDo(method: string, entry: Omit<CassetteEntry, 'n' | 'key' | 'file'>): boolean {
-  if (!MCP_REWIND_BARE.has(method) || entry.params?.cursor !== undefined || entry.stream?.length || entry.error !== undefined) return false;
+  if (
+    !MCP_REWIND_BARE.has(method) ||
+    entry.params?.cursor !== undefined ||
+    entry.stream?.length ||
+    entry.error !== undefined
+  )
+    return false;
   if (entry.stateless || entry.framing?.resumedAfter !== undefined) return false;
   return entry.protocolVersion === undefined || !isModernRevision(entry.protocolVersion);
 }
@@ -270,10 +332,17 @@ function bareWillDo(method: string, entry: Omit<CassetteEntry, 'n' | 'key' | 'fi
 export function distilledFor(method: string, entry: Omit<CassetteEntry, 'n' | 'key' | 'file'>): unknown {
   const stream = entry.stream?.length ? { stream: entry.stream } : {};
   const $schema = CASSETTE_ENTRY_SCHEMA_URL;
-  const answer = entry.error !== undefined ? { error: entry.error } : entry.unanswered ? { unanswered: true } : { result: entry.result };
+  const answer =
+    entry.error !== undefined
+      ? { error: entry.error }
+      : entry.unanswered
+        ? { unanswered: true }
+        : { result: entry.result };
   const extra: Record<string, unknown> = {};
-  for (const field of ['status', 'protocolVersion', 'framing', 'timing', 'stateless'] as const) if (entry[field] !== undefined) extra[field] = entry[field];
-  if (entry.refusal !== undefined) return { $schema, $rewind: 1, refusal: entry.refusal, ...answer, ...extra, recordedAt: entry.recordedAt };
+  for (const field of ['status', 'protocolVersion', 'framing', 'timing', 'stateless'] as const)
+    if (entry[field] !== undefined) extra[field] = entry[field];
+  if (entry.refusal !== undefined)
+    return { $schema, $rewind: 1, refusal: entry.refusal, ...answer, ...extra, recordedAt: entry.recordedAt };
   // a call the client cancelled keeps its request in the `$rewind` form (a tools/call entry answers with result or error)
   if (method === 'tools/call' && entry.unanswered) {
     const params = { name: entry.name, arguments: entry.arguments ?? {} };
@@ -285,5 +354,14 @@ export function distilledFor(method: string, entry: Omit<CassetteEntry, 'n' | 'k
     return { $schema, name, arguments: args ?? {}, ...round, ...answer, resultHash, ...extra, recordedAt, ...stream };
   }
   if (bareWillDo(method, entry)) return entry.result;
-  return { $schema, $rewind: 1, method, params: entry.params ?? {}, ...answer, ...extra, recordedAt: entry.recordedAt, ...stream };
+  return {
+    $schema,
+    $rewind: 1,
+    method,
+    params: entry.params ?? {},
+    ...answer,
+    ...extra,
+    recordedAt: entry.recordedAt,
+    ...stream,
+  };
 }

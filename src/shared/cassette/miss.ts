@@ -47,7 +47,8 @@ export function comparedPart(method: string, params: Record<string, unknown> | u
   return rest;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Every leaf value that differs between two JSON values, by dot path (array items by index: `items.2`). */
 export function differences(recorded: unknown, asked: unknown, path = ''): Difference[] {
@@ -72,7 +73,11 @@ export function differences(recorded: unknown, asked: unknown, path = ''): Diffe
 }
 
 /** The recorded request with the fewest differences from the asked one (the first of equals); undefined when none is given. */
-export function closestOf(method: string, asked: Record<string, unknown> | undefined, candidates: readonly RecordedRequest[]): ClosestKey | undefined {
+export function closestOf(
+  method: string,
+  asked: Record<string, unknown> | undefined,
+  candidates: readonly RecordedRequest[],
+): ClosestKey | undefined {
   const wanted = comparedPart(method, asked);
   let best: ClosestKey | undefined;
   for (const candidate of candidates) {
@@ -104,7 +109,8 @@ export function describeDifferences(differences: readonly Difference[], limit = 
 
 /** What was asked, in a few words: `tools/call "get-weather" {"city":"paris"}` or the method and its params. */
 export function describeAsked(miss: Pick<ReplayMiss, 'method' | 'tool' | 'asked'>): string {
-  if (miss.tool !== undefined) return `${miss.method} "${miss.tool}" with arguments ${shown(miss.asked.arguments ?? {})}`;
+  if (miss.tool !== undefined)
+    return `${miss.method} "${miss.tool}" with arguments ${shown(miss.asked.arguments ?? {})}`;
   return Object.keys(miss.asked).length ? `${miss.method} ${shown(miss.asked)}` : miss.method;
 }
 
@@ -115,9 +121,12 @@ export function describeAsked(miss: Pick<ReplayMiss, 'method' | 'tool' | 'asked'
  */
 export function describeMiss(miss: ReplayMiss): string {
   const head = `${describeAsked(miss)} (key ${miss.key})`;
-  if (miss.exhausted !== undefined) return `${head}: all ${miss.exhausted} recorded answer(s) were already used (--repeat error)`;
+  if (miss.exhausted !== undefined)
+    return `${head}: all ${miss.exhausted} recorded answer(s) were already used (--repeat error)`;
   if (!miss.closest) return `${head}: nothing recorded for this ${miss.tool !== undefined ? 'tool' : 'method'}`;
-  const what = miss.closest.differences.length ? describeDifferences(miss.closest.differences) : 'its entry does not keep what it was asked';
+  const what = miss.closest.differences.length
+    ? describeDifferences(miss.closest.differences)
+    : 'its entry does not keep what it was asked';
   return `${head}: closest recorded ${miss.closest.key} (${what})`;
 }
 

@@ -45,7 +45,10 @@ function keyOf(parts: string, value: unknown): string | undefined {
 /** Schema findings under a path a specific rule already explained say the same thing twice: they are dropped. */
 function withoutRepeats(schema: Finding[], specific: Finding[]): Finding[] {
   if (specific.length === 0) return schema;
-  return schema.filter((s) => !specific.some((f) => s.path === f.path || s.path.startsWith(`${f.path}.`) || s.path.startsWith(`${f.path}[`)));
+  return schema.filter(
+    (s) =>
+      !specific.some((f) => s.path === f.path || s.path.startsWith(`${f.path}.`) || s.path.startsWith(`${f.path}[`)),
+  );
 }
 
 export class InsightAnalyzer {
@@ -63,7 +66,8 @@ export class InsightAnalyzer {
     const era = eraOfExchange(event);
     const { method, params } = event.request;
     const response = event.response as { result?: unknown; error?: unknown } | undefined;
-    const answerKey = response && keyOf(`${era} ${method} ${params?.task !== undefined}`, response.error ?? response.result);
+    const answerKey =
+      response && keyOf(`${era} ${method} ${params?.task !== undefined}`, response.error ?? response.result);
     const schema = [
       ...this.requests.get(keyOf(`${era} ${method}`, params), () => checkRequestSchema(event)),
       ...this.answers.get(answerKey, () => checkAnswerSchema(event)),

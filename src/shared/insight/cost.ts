@@ -60,7 +60,8 @@ const LIST_KIND: Record<string, { kind: DefinitionKind; field: string; key: stri
 const RESULT_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);
 
 type Result = Record<string, unknown>;
-const resultOf = (e: ExchangeEvent): Result | undefined => (e.response && 'result' in e.response ? e.response.result : undefined);
+const resultOf = (e: ExchangeEvent): Result | undefined =>
+  e.response && 'result' in e.response ? e.response.result : undefined;
 
 /** The text of what an exchange puts in the context (lists, results, reads, initialize's instructions), or undefined. */
 export function contextText(e: ExchangeEvent): string | undefined {
@@ -79,7 +80,12 @@ export function exchangeTokens(e: ExchangeEvent, count: TokenCounter): number | 
 }
 
 /** The cost of a recording: its exchanges, oldest first (later lists replace earlier definitions of the same name). */
-export function costOf(events: readonly ExchangeEvent[], count: TokenCounter, label: string, tokenizer: string): CostReport {
+export function costOf(
+  events: readonly ExchangeEvent[],
+  count: TokenCounter,
+  label: string,
+  tokenizer: string,
+): CostReport {
   const definitions = new Map<string, CostItem>();
   let instructions = 0;
   const results: CostReport['results'] = { count: 0, tokens: 0 };
@@ -92,14 +98,20 @@ export function costOf(events: readonly ExchangeEvent[], count: TokenCounter, la
       for (const def of result[list.field] as Array<Record<string, unknown>>) {
         const name = String(def?.[list.key] ?? '');
         const description = typeof def?.description === 'string' ? count(def.description) : 0;
-        definitions.set(`${list.kind}\u0000${name}`, { kind: list.kind, name, tokens: count(JSON.stringify(def)), description });
+        definitions.set(`${list.kind}\u0000${name}`, {
+          kind: list.kind,
+          name,
+          tokens: count(JSON.stringify(def)),
+          description,
+        });
       }
     }
     if (RESULT_METHODS.has(e.method)) {
       const tokens = exchangeTokens(e, count) ?? 0;
       results.count++;
       results.tokens += tokens;
-      if (!results.largest || tokens > results.largest.tokens) results.largest = { seq: e.seq, method: e.method, tool: e.tool, tokens };
+      if (!results.largest || tokens > results.largest.tokens)
+        results.largest = { seq: e.seq, method: e.method, tool: e.tool, tokens };
     }
   }
   const all = [...definitions.values()].sort((x, y) => y.tokens - x.tokens);
@@ -123,7 +135,9 @@ export function costDiff(a: CostReport, b: CostReport): CostDiff {
   const inA = new Map(a.definitions.map((d) => [key(d), d]));
   const inB = new Map(b.definitions.map((d) => [key(d), d]));
   const changes: CostChange[] = [];
-  for (const [k, d] of inA) if (inB.get(k)?.tokens !== d.tokens) changes.push({ kind: d.kind, name: d.name, a: d.tokens, b: inB.get(k)?.tokens });
+  for (const [k, d] of inA)
+    if (inB.get(k)?.tokens !== d.tokens)
+      changes.push({ kind: d.kind, name: d.name, a: d.tokens, b: inB.get(k)?.tokens });
   for (const [k, d] of inB) if (!inA.has(k)) changes.push({ kind: d.kind, name: d.name, b: d.tokens });
   changes.sort((x, y) => Math.abs((y.b ?? 0) - (y.a ?? 0)) - Math.abs((x.b ?? 0) - (x.a ?? 0)));
   const kinds = ['tool', 'prompt', 'resource', 'template', 'instructions'] as const;

@@ -38,23 +38,91 @@ const SPEC = 'https://modelcontextprotocol.io/specification/2025-11-25';
 export const RULES = {
   'schema.request': { severity: 'error', title: 'request does not match the protocol schema', spec: `${SPEC}/schema` },
   'schema.result': { severity: 'error', title: 'result does not match the protocol schema', spec: `${SPEC}/schema` },
-  'schema.error': { severity: 'error', title: 'error response does not match the protocol schema', spec: `${SPEC}/basic#responses` },
-  'schema.notification': { severity: 'error', title: 'notification does not match the protocol schema', spec: `${SPEC}/schema` },
-  'tool.output-schema': { severity: 'error', title: 'structuredContent does not match the tool’s outputSchema', spec: `${SPEC}/server/tools#output-schema` },
-  'tool.error-as-jsonrpc': { severity: 'warning', title: 'a tool execution error answered as a JSON-RPC error', spec: `${SPEC}/server/tools#error-handling` },
-  'tool.is-error-empty': { severity: 'warning', title: 'isError result without any content explaining it', spec: `${SPEC}/server/tools#error-handling` },
-  'content.unknown-type': { severity: 'error', title: 'content block of an unknown or invalid type', spec: `${SPEC}/server/tools#tool-result` },
-  'progress.unknown-token': { severity: 'error', title: 'progress for a token the client never sent', spec: `${SPEC}/basic/utilities/progress` },
-  'id.reused': { severity: 'error', title: 'request id used before in the same session', spec: `${SPEC}/basic#requests` },
-  'notification.answered': { severity: 'error', title: 'a reply to no request (a notification must not be answered)', spec: `${SPEC}/basic#notifications` },
-  'tool.name-invalid': { severity: 'warning', title: 'tool name outside the allowed characters or length', spec: `${SPEC}/server/tools#tool-names` },
-  'tool.name-duplicate': { severity: 'error', title: 'two tools with the same name', spec: `${SPEC}/server/tools#tool-names` },
-  'tool.input-schema': { severity: 'error', title: 'inputSchema is not an object schema', spec: `${SPEC}/server/tools#tool` },
-  'pagination.cursor-loop': { severity: 'error', title: 'a paginated list whose cursor loops', spec: `${SPEC}/server/utilities/pagination` },
-  'security.hidden-text': { severity: 'error', title: 'hidden or invisible characters', spec: `${SPEC}/server/tools#security-considerations` },
-  'security.zero-width': { severity: 'warning', title: 'zero-width or invisible formatting characters', spec: `${SPEC}/server/tools#security-considerations` },
-  'security.homoglyph': { severity: 'error', title: 'tool name that looks like another tool’s', spec: `${SPEC}/server/tools#security-considerations` },
-  'security.instructions': { severity: 'warning', title: 'instruction-like text aimed at the model', spec: `${SPEC}/server/tools#security-considerations` },
+  'schema.error': {
+    severity: 'error',
+    title: 'error response does not match the protocol schema',
+    spec: `${SPEC}/basic#responses`,
+  },
+  'schema.notification': {
+    severity: 'error',
+    title: 'notification does not match the protocol schema',
+    spec: `${SPEC}/schema`,
+  },
+  'tool.output-schema': {
+    severity: 'error',
+    title: 'structuredContent does not match the tool’s outputSchema',
+    spec: `${SPEC}/server/tools#output-schema`,
+  },
+  'tool.error-as-jsonrpc': {
+    severity: 'warning',
+    title: 'a tool execution error answered as a JSON-RPC error',
+    spec: `${SPEC}/server/tools#error-handling`,
+  },
+  'tool.is-error-empty': {
+    severity: 'warning',
+    title: 'isError result without any content explaining it',
+    spec: `${SPEC}/server/tools#error-handling`,
+  },
+  'content.unknown-type': {
+    severity: 'error',
+    title: 'content block of an unknown or invalid type',
+    spec: `${SPEC}/server/tools#tool-result`,
+  },
+  'progress.unknown-token': {
+    severity: 'error',
+    title: 'progress for a token the client never sent',
+    spec: `${SPEC}/basic/utilities/progress`,
+  },
+  'id.reused': {
+    severity: 'error',
+    title: 'request id used before in the same session',
+    spec: `${SPEC}/basic#requests`,
+  },
+  'notification.answered': {
+    severity: 'error',
+    title: 'a reply to no request (a notification must not be answered)',
+    spec: `${SPEC}/basic#notifications`,
+  },
+  'tool.name-invalid': {
+    severity: 'warning',
+    title: 'tool name outside the allowed characters or length',
+    spec: `${SPEC}/server/tools#tool-names`,
+  },
+  'tool.name-duplicate': {
+    severity: 'error',
+    title: 'two tools with the same name',
+    spec: `${SPEC}/server/tools#tool-names`,
+  },
+  'tool.input-schema': {
+    severity: 'error',
+    title: 'inputSchema is not an object schema',
+    spec: `${SPEC}/server/tools#tool`,
+  },
+  'pagination.cursor-loop': {
+    severity: 'error',
+    title: 'a paginated list whose cursor loops',
+    spec: `${SPEC}/server/utilities/pagination`,
+  },
+  'security.hidden-text': {
+    severity: 'error',
+    title: 'hidden or invisible characters',
+    spec: `${SPEC}/server/tools#security-considerations`,
+  },
+  'security.zero-width': {
+    severity: 'warning',
+    title: 'zero-width or invisible formatting characters',
+    spec: `${SPEC}/server/tools#security-considerations`,
+  },
+  'security.homoglyph': {
+    severity: 'error',
+    title: 'tool name that looks like another tool’s',
+    spec: `${SPEC}/server/tools#security-considerations`,
+  },
+  'security.instructions': {
+    severity: 'warning',
+    title: 'instruction-like text aimed at the model',
+    spec: `${SPEC}/server/tools#security-considerations`,
+  },
   'security.rug-pull': {
     severity: 'warning',
     title: 'the tool list changed since an earlier session of the same server',
@@ -75,7 +143,10 @@ export function finding(id: RuleId, path: string, message: string, detail?: stri
   return { id, severity: rule.severity, path, message, spec: rule.spec, ...(detail ? { detail } : {}) };
 }
 
-export function countProblems(problems: readonly Finding[] | undefined, into: ProblemCounts = { error: 0, warning: 0, info: 0 }): ProblemCounts {
+export function countProblems(
+  problems: readonly Finding[] | undefined,
+  into: ProblemCounts = { error: 0, warning: 0, info: 0 },
+): ProblemCounts {
   for (const p of problems ?? []) into[p.severity]++;
   return into;
 }

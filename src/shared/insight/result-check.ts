@@ -18,13 +18,18 @@ function leafIssues(issues: readonly ZodIssueLike[], prefix: readonly PropertyKe
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     if (issue.code === 'invalid_union' && issue.errors?.length) {
-      const meant = issue.errors.filter((branch) => !branch.some((i) => i.code === 'invalid_value' && i.path.length === 1 && i.path[0] === 'type'));
+      const meant = issue.errors.filter(
+        (branch) => !branch.some((i) => i.code === 'invalid_value' && i.path.length === 1 && i.path[0] === 'type'),
+      );
       if (meant.length === 1 && meant[0].length > 0) {
         out.push(...leafIssues(meant[0], path));
         continue;
       }
     }
-    out.push({ path, message: issue.code === 'invalid_union' ? 'matches none of the shapes the protocol allows here' : issue.message });
+    out.push({
+      path,
+      message: issue.code === 'invalid_union' ? 'matches none of the shapes the protocol allows here' : issue.message,
+    });
   }
   return out;
 }

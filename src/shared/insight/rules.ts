@@ -22,16 +22,28 @@ export interface SessionState {
 export const newSession = (): SessionState => ({ tools: new Map(), ids: new Set(), cursors: new Map() });
 
 /** A JSON Schema check (ajv in the engine): each problem with its path from the value's root. */
-export type SchemaValidator = (schema: Record<string, unknown>, value: unknown) => Array<{ path: string; message: string }>;
+export type SchemaValidator = (
+  schema: Record<string, unknown>,
+  value: unknown,
+) => Array<{ path: string; message: string }>;
 
 type Result = Record<string, unknown>;
-const resultOf = (e: ExchangeEvent): Result | undefined => (e.response && 'result' in e.response ? e.response.result : undefined);
+const resultOf = (e: ExchangeEvent): Result | undefined =>
+  e.response && 'result' in e.response ? e.response.result : undefined;
 
 /** Codes the protocol (or mcp-rewind itself) answers a tools/call with; any other is the tool's own failure. */
-const PROTOCOL_CODES = new Set([-32700, -32600, -32601, -32602, -32001, -32002, -32004, -32005, -32006, -32020, -32021, -32022, -32042, -32800]);
+const PROTOCOL_CODES = new Set([
+  -32700, -32600, -32601, -32602, -32001, -32002, -32004, -32005, -32006, -32020, -32021, -32022, -32042, -32800,
+]);
 /** 2025-11-25 "Tool names": 1–128 of A-Z a-z 0-9 _ - . */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'tasks/list']);
+const LIST_METHODS = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'tasks/list',
+]);
 
 function toolCallRules(e: ExchangeEvent, session: SessionState, validate: SchemaValidator): Finding[] {
   const out: Finding[] = [];
@@ -47,12 +59,20 @@ function toolCallRules(e: ExchangeEvent, session: SessionState, validate: Schema
   const result = resultOf(e);
   if (!result) return out;
   if (result.isError === true && Array.isArray(result.content) && result.content.length === 0)
-    out.push(finding('tool.is-error-empty', 'response.result.content', 'isError: true with no content saying what went wrong'));
+    out.push(
+      finding('tool.is-error-empty', 'response.result.content', 'isError: true with no content saying what went wrong'),
+    );
   const tool = session.tools.get(String(e.request.params?.name ?? ''));
   const outputSchema = tool?.outputSchema;
   if (result.isError === true || !outputSchema || typeof outputSchema !== 'object') return out;
   if (result.structuredContent === undefined) {
-    out.push(finding('tool.output-schema', 'response.result.structuredContent', 'the tool declares an outputSchema, but the result has no structuredContent'));
+    out.push(
+      finding(
+        'tool.output-schema',
+        'response.result.structuredContent',
+        'the tool declares an outputSchema, but the result has no structuredContent',
+      ),
+    );
     return out;
   }
   for (const p of validate(outputSchema as Record<string, unknown>, result.structuredContent).slice(0, 20))
@@ -75,11 +95,20 @@ export function contentRules(e: ExchangeEvent): Finding[] {
   const checkBlock = (block: unknown, path: string): void => {
     const type = (block as { type?: unknown } | null)?.type;
     if (typeof type !== 'string' || !allowed.has(type))
-      out.push(finding('content.unknown-type', path, `content type ${JSON.stringify(type ?? null)} is not one of ${[...allowed].join(', ')}`));
+      out.push(
+        finding(
+          'content.unknown-type',
+          path,
+          `content type ${JSON.stringify(type ?? null)} is not one of ${[...allowed].join(', ')}`,
+        ),
+      );
   };
-  if (e.method === 'tools/call' && Array.isArray(result.content)) result.content.forEach((b, i) => checkBlock(b, `response.result.content[${i}]`));
+  if (e.method === 'tools/call' && Array.isArray(result.content))
+    result.content.forEach((b, i) => checkBlock(b, `response.result.content[${i}]`));
   if (e.method === 'prompts/get' && Array.isArray(result.messages))
-    result.messages.forEach((m, i) => checkBlock((m as { content?: unknown })?.content, `response.result.messages[${i}].content`));
+    result.messages.forEach((m, i) =>
+      checkBlock((m as { content?: unknown })?.content, `response.result.messages[${i}].content`),
+    );
   return out;
 }
 
@@ -90,7 +119,11 @@ function streamRules(e: ExchangeEvent): Finding[] {
   e.stream.forEach((message, i) => {
     const m = message as { id?: unknown; method?: string; params?: { progressToken?: unknown } };
     // a cassette's entry keeps no progress token of its request (replay gives the live request's): nothing to compare
-    if (m.method === 'notifications/progress' && m.params?.progressToken !== sent && !(sent === undefined && e.source === 'cache'))
+    if (
+      m.method === 'notifications/progress' &&
+      m.params?.progressToken !== sent &&
+      !(sent === undefined && e.source === 'cache')
+    )
       out.push(
         finding(
           'progress.unknown-token',
@@ -102,7 +135,13 @@ function streamRules(e: ExchangeEvent): Finding[] {
       );
     if (typeof m.method === 'string' && m.id !== undefined) asked.add(m.id);
     else if (m.method === undefined && !asked.has(m.id))
-      out.push(finding('notification.answered', `stream[${i}].id`, `a reply with id ${JSON.stringify(m.id ?? null)} answers no request of this exchange`));
+      out.push(
+        finding(
+          'notification.answered',
+          `stream[${i}].id`,
+          `a reply with id ${JSON.stringify(m.id ?? null)} answers no request of this exchange`,
+        ),
+      );
   });
   return out;
 }
@@ -114,7 +153,9 @@ function idRule(e: ExchangeEvent, session: SessionState): Finding[] {
     if (session.ids.size < 100_000) session.ids.add(id);
     return [];
   }
-  return [finding('id.reused', 'request.id', `request id ${JSON.stringify(e.request.id)} was used before in this session`)];
+  return [
+    finding('id.reused', 'request.id', `request id ${JSON.stringify(e.request.id)} was used before in this session`),
+  ];
 }
 
 function toolListRules(e: ExchangeEvent, session: SessionState): Finding[] {
@@ -126,8 +167,15 @@ function toolListRules(e: ExchangeEvent, session: SessionState): Finding[] {
     const at = `response.result.tools[${i}]`;
     const name = typeof tool?.name === 'string' ? tool.name : undefined;
     if (name !== undefined && !TOOL_NAME.test(name))
-      out.push(finding('tool.name-invalid', `${at}.name`, `tool name ${JSON.stringify(name)} is not 1–128 of A-Z a-z 0-9 _ - .`));
-    if (name !== undefined && session.tools.has(name)) out.push(finding('tool.name-duplicate', `${at}.name`, `a second tool named ${JSON.stringify(name)}`));
+      out.push(
+        finding(
+          'tool.name-invalid',
+          `${at}.name`,
+          `tool name ${JSON.stringify(name)} is not 1–128 of A-Z a-z 0-9 _ - .`,
+        ),
+      );
+    if (name !== undefined && session.tools.has(name))
+      out.push(finding('tool.name-duplicate', `${at}.name`, `a second tool named ${JSON.stringify(name)}`));
     const schema = tool?.inputSchema as { type?: unknown } | undefined;
     if (!schema || typeof schema !== 'object' || Array.isArray(schema) || schema.type !== 'object')
       out.push(

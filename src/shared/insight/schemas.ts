@@ -66,7 +66,8 @@ function resultsOf(mod: SchemaModule, methods: Iterable<string>): Map<string, Wi
   for (const method of methods) {
     const base = names.get(method);
     // sampling with tools answers CreateMessageResultWithTools, a superset of CreateMessageResult
-    const schema = (base && (mod[`${base}ResultWithToolsSchema`] ?? mod[`${base}ResultSchema`])) ?? mod.EmptyResultSchema;
+    const schema =
+      (base && (mod[`${base}ResultWithToolsSchema`] ?? mod[`${base}ResultSchema`])) ?? mod.EmptyResultSchema;
     results.set(method, schema as WireSchema);
   }
   return results;
@@ -104,6 +105,8 @@ export function schemasOf(era: Era): EraSchemas {
 
 /** The content block types an era allows (the `type` literals of its ContentBlock union). */
 export function contentTypesOf(era: Era): ReadonlySet<string> {
-  const union = (era === 'modern' ? v2.ContentBlockSchema : v1.ContentBlockSchema) as unknown as { options: Array<{ shape?: { type?: { value?: unknown } } }> };
+  const union = (era === 'modern' ? v2.ContentBlockSchema : v1.ContentBlockSchema) as unknown as {
+    options: Array<{ shape?: { type?: { value?: unknown } } }>;
+  };
   return new Set(union.options.map((o) => o.shape?.type?.value).filter((t): t is string => typeof t === 'string'));
 }

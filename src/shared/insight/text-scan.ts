@@ -11,7 +11,11 @@ export type PathOf = () => string;
 const segment = (k: string): string => (/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
 
 /** Calls `visit` for every string inside a JSON value, with its path (built on demand) and the key that holds it. */
-export function walkStrings(value: unknown, path: string | PathOf, visit: (path: PathOf, text: string, key: string) => void): void {
+export function walkStrings(
+  value: unknown,
+  path: string | PathOf,
+  visit: (path: PathOf, text: string, key: string) => void,
+): void {
   const walk = (v: unknown, at: PathOf, key: string, depth: number): void => {
     if (typeof v === 'string') return visit(at, v, key);
     if (depth > 64 || v === null || typeof v !== 'object') return;
@@ -19,13 +23,15 @@ export function walkStrings(value: unknown, path: string | PathOf, visit: (path:
       for (let i = 0; i < v.length; i++) walk(v[i], () => `${at()}[${i}]`, key, depth + 1);
       return;
     }
-    for (const k in v as Record<string, unknown>) if (Object.hasOwn(v, k)) walk((v as Record<string, unknown>)[k], () => at() + segment(k), k, depth + 1);
+    for (const k in v as Record<string, unknown>)
+      if (Object.hasOwn(v, k)) walk((v as Record<string, unknown>)[k], () => at() + segment(k), k, depth + 1);
   };
   walk(value, typeof path === 'string' ? () => path : path, '', 0);
 }
 
 /** any character one of the checks below is about: most strings have none, and one scan tells */
-const SUSPECT = /[\u202A-\u202E\u2066-\u2069\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/; // no `u` flag: 4× faster; tags are U+DB40 U+DC00–DC7F
+const SUSPECT =
+  /[\u202A-\u202E\u2066-\u2069\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/; // no `u` flag: 4× faster; tags are U+DB40 U+DC00–DC7F
 const TAGS = /[\u{E0000}-\u{E007F}]/u;
 const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
 const INVISIBLE_CHARS = '[\\u200B-\\u200D\\u2060-\\u2064\\uFEFF\\u00AD\\u180E\\uFFF9-\\uFFFB]';
@@ -43,7 +49,9 @@ export function decodeTags(text: string): string {
 }
 
 const codes = (chars: Iterable<string>): string =>
-  [...new Set(chars)].map((c) => `U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`).join(', ');
+  [...new Set(chars)]
+    .map((c) => `U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`)
+    .join(', ');
 
 /** Invisible characters that are not part of an emoji sequence (ZWJ) or of a non-Latin script's spelling (ZWNJ). */
 function strayInvisibles(text: string, strict: boolean): string[] {
@@ -87,7 +95,11 @@ export function hiddenText(text: string, path: string, strict: boolean): Finding
   const stray = INVISIBLE.test(text) ? strayInvisibles(text, strict) : [];
   if (stray.length > 0) {
     const message = `${stray.length} zero-width or invisible character${stray.length === 1 ? '' : 's'} (${codes(stray)})`;
-    out.push(strict ? finding('security.hidden-text', path, `${message} in a name`) : finding('security.zero-width', path, message));
+    out.push(
+      strict
+        ? finding('security.hidden-text', path, `${message} in a name`)
+        : finding('security.zero-width', path, message),
+    );
   }
   return out;
 }
@@ -101,7 +113,10 @@ export const INSTRUCTION_PATTERNS: ReadonlyArray<{ name: string; re: RegExp }> =
     name: 'ignore previous instructions',
     re: /\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|preceding)\s+(instructions|prompts?|messages|rules|directions)/i,
   },
-  { name: 'an <IMPORTANT> (or <SYSTEM>, <INSTRUCTIONS>) block', re: /<\s*\/?\s*(important|system|instructions?|secret|hidden)\s*>/i },
+  {
+    name: 'an <IMPORTANT> (or <SYSTEM>, <INSTRUCTIONS>) block',
+    re: /<\s*\/?\s*(important|system|instructions?|secret|hidden)\s*>/i,
+  },
   {
     name: 'keep it from the user',
     re: /\b(do\s+not|don['’]t|never|without)\s+(tell(ing)?|inform(ing)?|mention(ing)?|reveal(ing)?|show(ing)?|alert(ing)?|notify(ing)?)\b.{0,40}\b(the\s+)?user\b/i,
@@ -151,9 +166,16 @@ export function instructionLike(text: string, path: string, where: string): Find
   const matched = INSTRUCTION_PATTERNS.filter((p) => p.re.test(text));
   if (matched.length === 0) return [];
   const first = matched[0].re.exec(text);
-  const quote = first ? text.slice(Math.max(0, first.index - 20), first.index + first[0].length + 20).replace(/\s+/g, ' ') : '';
+  const quote = first
+    ? text.slice(Math.max(0, first.index - 20), first.index + first[0].length + 20).replace(/\s+/g, ' ')
+    : '';
   return [
-    finding('security.instructions', path, `${where} holds instruction-like text: ${matched.map((m) => m.name).join('; ')}`, quote ? `…${quote}…` : undefined),
+    finding(
+      'security.instructions',
+      path,
+      `${where} holds instruction-like text: ${matched.map((m) => m.name).join('; ')}`,
+      quote ? `…${quote}…` : undefined,
+    ),
   ];
 }
 

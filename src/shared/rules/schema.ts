@@ -19,7 +19,9 @@ export const OverrideResponseSchema = z
     /** simulated latency, seconds */
     delay_s: z.number().min(0).max(600).optional(),
   })
-  .refine((r) => !(r.text !== undefined && r.content !== undefined), { message: 'give either text or content, not both' });
+  .refine((r) => !(r.text !== undefined && r.content !== undefined), {
+    message: 'give either text or content, not both',
+  });
 
 export const BehaviorSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('relay') }),
@@ -43,7 +45,8 @@ export const ToolRuleSchema = z.strictObject({
 const uniqueNames = (tools: Array<{ name: string }>, ctx: z.RefinementCtx): void => {
   const seen = new Set<string>();
   tools.forEach((t, i) => {
-    if (seen.has(t.name)) ctx.addIssue({ code: 'custom', message: `duplicate tool name "${t.name}"`, path: [i, 'name'] });
+    if (seen.has(t.name))
+      ctx.addIssue({ code: 'custom', message: `duplicate tool name "${t.name}"`, path: [i, 'name'] });
     seen.add(t.name);
   });
 };
@@ -76,10 +79,19 @@ export const UpstreamConfigSchema = z
      * a client registered with the upstream's authorization server instead of dynamic registration
      */
     oauth: z
-      .union([z.literal(false), z.strictObject({ client_id: z.string().min(1).max(1000), client_secret: z.string().min(1).max(4000).optional() })])
+      .union([
+        z.literal(false),
+        z.strictObject({
+          client_id: z.string().min(1).max(1000),
+          client_secret: z.string().min(1).max(4000).optional(),
+        }),
+      ])
       .optional(),
   })
-  .refine((u) => (u.url === undefined) !== (u.command === undefined), { message: 'give either url or command', path: ['url'] });
+  .refine((u) => (u.url === undefined) !== (u.command === undefined), {
+    message: 'give either url or command',
+    path: ['url'],
+  });
 
 export const CreateSessionSchema = z.strictObject({
   name: z.string().max(200).optional(),

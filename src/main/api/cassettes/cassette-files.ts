@@ -25,8 +25,12 @@ export type HitCounts = ReadonlyMap<string, number>;
 
 /** The absolute path of an entry file, or a clear error when `file` is not a plain entry name inside `dir`. */
 export function entryPath(dir: string, file: string): string {
-  if (!isPlainName(file)) throw new Error(`file: ${JSON.stringify(file)} must be a plain file name inside the cassette folder (no path separators)`);
-  if (parseCassetteName(file)?.key === undefined) throw new Error(`file: ${JSON.stringify(file)} is not a cassette entry name ("<n> <key>.json")`);
+  if (!isPlainName(file))
+    throw new Error(
+      `file: ${JSON.stringify(file)} must be a plain file name inside the cassette folder (no path separators)`,
+    );
+  if (parseCassetteName(file)?.key === undefined)
+    throw new Error(`file: ${JSON.stringify(file)} is not a cassette entry name ("<n> <key>.json")`);
   try {
     return pathInside(dir, file);
   } catch (error) {
@@ -56,7 +60,8 @@ const keyOf = (file: string): { n: number; key: string } => {
 /** An error's code and message, a stream the client ended, or else what the result holds (previewOf). */
 function answerPreview(entry: CassetteEntry): string {
   if (entry.error) return clip(`error ${entry.error.code}: ${entry.error.message}`);
-  if (entry.unanswered) return `(no answer: the client ended the stream${entry.stream?.length ? ` after ${entry.stream.length} messages` : ''})`;
+  if (entry.unanswered)
+    return `(no answer: the client ended the stream${entry.stream?.length ? ` after ${entry.stream.length} messages` : ''})`;
   return previewOf(entry.result);
 }
 
@@ -73,7 +78,10 @@ function previewOf(result: Record<string, unknown>): string {
   const info = result.serverInfo as { name?: unknown; version?: unknown } | undefined;
   let whole: string;
   if (text !== undefined) whole = text;
-  else if (content.length) whole = content.map((b) => `[${String(b?.type)}${typeof b?.mimeType === 'string' ? ' ' + b.mimeType : ''}]`).join(' ');
+  else if (content.length)
+    whole = content
+      .map((b) => `[${String(b?.type)}${typeof b?.mimeType === 'string' ? ' ' + b.mimeType : ''}]`)
+      .join(' ');
   else if (list) {
     const items = result[list] as Array<{ name?: unknown; uri?: unknown }>;
     whole = `${items.length} ${list}: ${items.map((i) => String(i?.name ?? i?.uri ?? '?')).join(', ')}`;
@@ -102,7 +110,9 @@ export function parseEntryText(file: string, text: string): CassetteEntry {
   try {
     data = parseJson(text);
   } catch (error) {
-    throw new Error(`text: ${error instanceof JsonDepthError ? '' : 'not valid JSON: '}${(error as Error).message}`, { cause: error });
+    throw new Error(`text: ${error instanceof JsonDepthError ? '' : 'not valid JSON: '}${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const { n, key } = keyOf(file);
   let entry: CassetteEntry;
@@ -110,14 +120,19 @@ export function parseEntryText(file: string, text: string): CassetteEntry {
     entry = parseDistilled(n, key, file, data);
   } catch (error) {
     const issues = (error as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues;
-    const detail = issues ? issues.map((i) => `${i.path.length ? i.path.join('.') : '(entry)'}: ${i.message}`).join('; ') : (error as Error).message;
+    const detail = issues
+      ? issues.map((i) => `${i.path.length ? i.path.join('.') : '(entry)'}: ${i.message}`).join('; ')
+      : (error as Error).message;
     throw new Error(`text: not a cassette entry: ${detail}`, { cause: error });
   }
   if (key.startsWith('tools_call_')) {
     // the protocol's own schema for the entry's revision (the SDK's): what a client will judge the replayed answer by
     const prefix = typeof data === 'object' && data !== null && 'result' in data ? 'result' : '(result)';
     const problems = resultProblems('tools/call', entry.result, entry.protocolVersion, prefix);
-    if (problems.length > 0) throw new Error(`text: not a valid MCP tool result (${resultSchemaSource(entry.protocolVersion)}): ${problems.join('; ')}`);
+    if (problems.length > 0)
+      throw new Error(
+        `text: not a valid MCP tool result (${resultSchemaSource(entry.protocolVersion)}): ${problems.join('; ')}`,
+      );
   }
   return entry;
 }
@@ -126,12 +141,16 @@ async function readEntryFile(full: string, file: string): Promise<string> {
   try {
     return await readCassetteFile(dirname(full), file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`file: no entry "${file}" in this folder`, { cause: error });
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new Error(`file: no entry "${file}" in this folder`, { cause: error });
     throw new Error(`file: ${(error as Error).message}`, { cause: error });
   }
 }
 
-export async function listEntries(dir: string, hits: HitCounts): Promise<{ dir: string; entries: CassetteEntrySummary[] }> {
+export async function listEntries(
+  dir: string,
+  hits: HitCounts,
+): Promise<{ dir: string; entries: CassetteEntrySummary[] }> {
   const folder = await assertFolder(dir);
   const files = (await readdir(folder)).filter(isEntryFile);
   const entries: CassetteEntrySummary[] = [];
@@ -144,7 +163,13 @@ export async function listEntries(dir: string, hits: HitCounts): Promise<{ dir: 
         entries.push(summarize(parseEntryText(file, await readCassetteFile(folder, file)), hits));
       } catch (error) {
         // a broken file stays visible, so it can be opened and fixed
-        entries.push({ file, n, key, preview: `(invalid entry) ${(error as Error).message}`.slice(0, PREVIEW_LENGTH), hits: hits.get(key) ?? 0 });
+        entries.push({
+          file,
+          n,
+          key,
+          preview: `(invalid entry) ${(error as Error).message}`.slice(0, PREVIEW_LENGTH),
+          hits: hits.get(key) ?? 0,
+        });
       }
     }
   };
@@ -160,7 +185,12 @@ export async function readEntry(dir: string, file: string): Promise<{ text: stri
 }
 
 /** Validates and writes a hand-edited entry (the text is kept as typed). */
-export async function writeEntry(dir: string, file: string, text: string, hits: HitCounts): Promise<{ entry: CassetteEntrySummary; parsed: CassetteEntry }> {
+export async function writeEntry(
+  dir: string,
+  file: string,
+  text: string,
+  hits: HitCounts,
+): Promise<{ entry: CassetteEntrySummary; parsed: CassetteEntry }> {
   const full = distilledPath(dir, file);
   await assertFolder(dir);
   const parsed = parseEntryText(file, text);
@@ -183,7 +213,11 @@ export async function deleteEntry(dir: string, file: string): Promise<{ deleted:
 }
 
 /** Copies an entry to the next free sequence number: `<max n + 1> <key>.json`. */
-export async function duplicateEntry(dir: string, file: string, hits: HitCounts): Promise<{ entry: CassetteEntrySummary; parsed: CassetteEntry }> {
+export async function duplicateEntry(
+  dir: string,
+  file: string,
+  hits: HitCounts,
+): Promise<{ entry: CassetteEntrySummary; parsed: CassetteEntry }> {
   const full = distilledPath(dir, file);
   const folder = await assertFolder(dir);
   const text = await readEntryFile(full, file);

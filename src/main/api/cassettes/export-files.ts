@@ -1,7 +1,13 @@
 import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { syncFolder, writeAtomic } from '../../engine/fs/atomic-write.js';
-import { exportHarTo, exportSingleFileTo, redactDeep, writeHarExport, writeSingleFileExport } from '../../engine/cassette/export.js';
+import {
+  exportHarTo,
+  exportSingleFileTo,
+  redactDeep,
+  writeHarExport,
+  writeSingleFileExport,
+} from '../../engine/cassette/export.js';
 import { CountingSink } from '../../engine/cassette/persist/json-stream.js';
 import { isEntryFile, parseCassetteName } from '../../engine/cassette/names.js';
 import { REDACTED } from '../../engine/redact.js';
@@ -41,7 +47,8 @@ interface Outcome {
 export function countRedacted(value: unknown): number {
   if (value === REDACTED) return 1;
   if (Array.isArray(value)) return value.reduce((n: number, v) => n + countRedacted(v), 0);
-  if (value !== null && typeof value === 'object') return Object.values(value).reduce((n: number, v) => n + countRedacted(v), 0);
+  if (value !== null && typeof value === 'object')
+    return Object.values(value).reduce((n: number, v) => n + countRedacted(v), 0);
   return 0;
 }
 
@@ -76,18 +83,25 @@ async function checkPaths(req: ExportRequest): Promise<{ source: string; out: st
   if (typed.includes('\0')) throw new Error('out: the path contains a NUL character');
   const out = resolve(req.cwd ?? process.cwd(), typed);
   const [realSource, realOut] = await Promise.all([realish(source), realish(out)]);
-  if (within(realSource, realOut)) throw new Error(`out: ${out} is inside the source folder ${source}; choose a path outside it`);
-  if (within(realOut, realSource)) throw new Error(`out: ${out} contains the source folder ${source}; choose a path outside it`);
+  if (within(realSource, realOut))
+    throw new Error(`out: ${out} is inside the source folder ${source}; choose a path outside it`);
+  if (within(realOut, realSource))
+    throw new Error(`out: ${out} contains the source folder ${source}; choose a path outside it`);
   const existing = await stat(out).catch(() => undefined);
   let cleanFolder = false;
   if (req.format === 'folder') {
-    if (existing && !existing.isDirectory()) throw new Error(`out: ${out} is a file; a folder export needs a folder path`);
+    if (existing && !existing.isDirectory())
+      throw new Error(`out: ${out} is a file; a folder export needs a folder path`);
     if (existing && (await readdir(out)).length > 0) {
-      if (!req.overwrite) throw new Error(`out: the folder ${out} exists and is not empty; set overwrite to replace its cassette files`);
+      if (!req.overwrite)
+        throw new Error(`out: the folder ${out} exists and is not empty; set overwrite to replace its cassette files`);
       cleanFolder = true;
     }
   } else {
-    if (existing?.isDirectory()) throw new Error(`out: ${out} is a folder; a ${req.format === 'har' ? 'HAR' : 'single-file'} export needs a file path`);
+    if (existing?.isDirectory())
+      throw new Error(
+        `out: ${out} is a folder; a ${req.format === 'har' ? 'HAR' : 'single-file'} export needs a file path`,
+      );
     if (existing && !req.overwrite) throw new Error(`out: the file ${out} exists; set overwrite to replace it`);
   }
   return { source, out, cleanFolder };
@@ -110,19 +124,28 @@ async function exportAs(req: ExportRequest, write: boolean): Promise<Outcome> {
     let bytes: number;
     if (write) {
       await mkdir(dirname(out), { recursive: true });
-      bytes = (await (req.format === 'file' ? writeSingleFileExport(source, out, options) : writeHarExport(source, out, options))).bytes;
+      bytes = (
+        await (req.format === 'file'
+          ? writeSingleFileExport(source, out, options)
+          : writeHarExport(source, out, options))
+      ).bytes;
     } else {
       const counting = new CountingSink();
-      await (req.format === 'file' ? exportSingleFileTo(source, counting, options) : exportHarTo(source, counting, options));
+      await (req.format === 'file'
+        ? exportSingleFileTo(source, counting, options)
+        : exportHarTo(source, counting, options));
       bytes = counting.bytes;
     }
     return { out, files: [{ path: out, bytes }], skipped, redacted };
   }
   if (write) {
     await mkdir(out, { recursive: true });
-    if (cleanFolder) for (const name of await readdir(out)) if (parseCassetteName(name)) await rm(join(out, name), { force: true });
+    if (cleanFolder)
+      for (const name of await readdir(out)) if (parseCassetteName(name)) await rm(join(out, name), { force: true });
   }
-  const names = (await readdir(source)).filter(isEntryFile).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
+  const names = (await readdir(source))
+    .filter(isEntryFile)
+    .sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
   const files: Outcome['files'] = [];
   for (const name of names) {
     let text: string;
@@ -167,5 +190,11 @@ export async function previewExport(req: ExportRequest): Promise<ExportPreview> 
 
 export async function runExport(req: ExportRequest): Promise<ExportResult> {
   const p = await exportAs(req, true);
-  return { out: p.out, written: p.files.map((f) => f.path), command: command(req, p.out), redacted: p.redacted, skipped: p.skipped };
+  return {
+    out: p.out,
+    written: p.files.map((f) => f.path),
+    command: command(req, p.out),
+    redacted: p.redacted,
+    skipped: p.skipped,
+  };
 }

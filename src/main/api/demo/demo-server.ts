@@ -47,17 +47,26 @@ export function demoLogoPng(): Buffer {
   ihdr.writeUInt32BE(size, 4);
   ihdr.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, deflate, no filter, no interlace
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.concat(rows))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    signature,
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.concat(rows))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function buildServer(stats: { calls: number; startedAt: number }): McpServer {
   const server = new McpServer({ name: 'mcp-rewind-demo', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.registerTool('weather', { description: 'Current weather for a city (text)', inputSchema: { city: z.string() } }, async ({ city }) => {
-    stats.calls++;
-    return { content: [{ type: 'text', text: `Sunny and 21 °C in ${city}` }] };
-  });
+  server.registerTool(
+    'weather',
+    { description: 'Current weather for a city (text)', inputSchema: { city: z.string() } },
+    async ({ city }) => {
+      stats.calls++;
+      return { content: [{ type: 'text', text: `Sunny and 21 °C in ${city}` }] };
+    },
+  );
 
   const logo = demoLogoPng().toString('base64');
   server.registerTool('logo', { description: 'The demo logo (an image content block)' }, async () => {
@@ -67,7 +76,10 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
 
   server.registerTool(
     'stats',
-    { description: 'Server statistics (structured content)', outputSchema: { calls: z.number().int(), uptimeS: z.number() } },
+    {
+      description: 'Server statistics (structured content)',
+      outputSchema: { calls: z.number().int(), uptimeS: z.number() },
+    },
     async () => {
       stats.calls++;
       const structuredContent = { calls: stats.calls, uptimeS: Math.round((Date.now() - stats.startedAt) / 1000) };
@@ -75,20 +87,24 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
     },
   );
 
-  server.registerTool('long-task', { description: `Works for ${LONG_TASK_STEPS} steps, reporting progress` }, async (extra) => {
-    stats.calls++;
-    const progressToken = extra._meta?.progressToken;
-    for (let step = 1; step <= LONG_TASK_STEPS; step++) {
-      await sleep(LONG_TASK_STEP_MS);
-      if (progressToken === undefined) continue;
-      // sent with relatedRequestId = this call: on the call's own SSE stream
-      await extra.sendNotification({
-        method: 'notifications/progress',
-        params: { progressToken, progress: step, total: LONG_TASK_STEPS, message: `step ${step}/${LONG_TASK_STEPS}` },
-      });
-    }
-    return { content: [{ type: 'text', text: `finished ${LONG_TASK_STEPS} steps` }] };
-  });
+  server.registerTool(
+    'long-task',
+    { description: `Works for ${LONG_TASK_STEPS} steps, reporting progress` },
+    async (extra) => {
+      stats.calls++;
+      const progressToken = extra._meta?.progressToken;
+      for (let step = 1; step <= LONG_TASK_STEPS; step++) {
+        await sleep(LONG_TASK_STEP_MS);
+        if (progressToken === undefined) continue;
+        // sent with relatedRequestId = this call: on the call's own SSE stream
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress: step, total: LONG_TASK_STEPS, message: `step ${step}/${LONG_TASK_STEPS}` },
+        });
+      }
+      return { content: [{ type: 'text', text: `finished ${LONG_TASK_STEPS} steps` }] };
+    },
+  );
 
   server.registerTool(
     'summarize',
@@ -96,7 +112,10 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
     async ({ text }, extra) => {
       stats.calls++;
       const answer = await server.server.createMessage(
-        { messages: [{ role: 'user', content: { type: 'text', text: `Summarize in one line: ${text}` } }], maxTokens: 100 },
+        {
+          messages: [{ role: 'user', content: { type: 'text', text: `Summarize in one line: ${text}` } }],
+          maxTokens: 100,
+        },
         { relatedRequestId: extra.requestId, timeout: 30_000 },
       );
       const block = Array.isArray(answer.content) ? answer.content[0] : answer.content;
@@ -112,7 +131,11 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
       description: 'Books a meeting (a nested input schema: try it from Compose)',
       inputSchema: {
         title: z.string().describe('What the meeting is about'),
-        when: z.object({ date: z.string().describe('YYYY-MM-DD'), time: z.string().optional(), durationMin: z.number().int().min(5).default(30) }),
+        when: z.object({
+          date: z.string().describe('YYYY-MM-DD'),
+          time: z.string().optional(),
+          durationMin: z.number().int().min(5).default(30),
+        }),
         attendees: z.array(z.object({ name: z.string(), email: z.string().email().optional() })).optional(),
         priority: z.enum(['low', 'normal', 'high']).default('normal'),
         online: z.boolean().optional(),
@@ -133,25 +156,52 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
   );
   server.registerPrompt(
     'brief',
-    { description: 'A one-paragraph brief on a topic', argsSchema: { topic: z.string().describe('What the brief is about'), tone: z.string().optional() } },
+    {
+      description: 'A one-paragraph brief on a topic',
+      argsSchema: { topic: z.string().describe('What the brief is about'), tone: z.string().optional() },
+    },
     ({ topic, tone }) => ({
-      messages: [{ role: 'user', content: { type: 'text', text: `Write a one-paragraph brief on ${topic}${tone ? `, in a ${tone} tone` : ''}.` } }],
+      messages: [
+        {
+          role: 'user',
+          content: {
+            type: 'text',
+            text: `Write a one-paragraph brief on ${topic}${tone ? `, in a ${tone} tone` : ''}.`,
+          },
+        },
+      ],
     }),
   );
-  server.registerResource('readme', 'demo://readme', { description: 'What the demo server is', mimeType: 'text/markdown' }, async (uri) => ({
-    contents: [
-      { uri: uri.href, mimeType: 'text/markdown', text: '# mcp-rewind demo\nA small MCP server: weather, logo, stats, long-task, summarize and schedule.' },
-    ],
-  }));
-  server.registerResource('city', new ResourceTemplate('demo://city/{name}', { list: undefined }), { description: 'A city sheet' }, async (uri, { name }) => ({
-    contents: [{ uri: uri.href, mimeType: 'text/plain', text: `${String(name)}: sunny, 21 °C` }],
-  }));
+  server.registerResource(
+    'readme',
+    'demo://readme',
+    { description: 'What the demo server is', mimeType: 'text/markdown' },
+    async (uri) => ({
+      contents: [
+        {
+          uri: uri.href,
+          mimeType: 'text/markdown',
+          text: '# mcp-rewind demo\nA small MCP server: weather, logo, stats, long-task, summarize and schedule.',
+        },
+      ],
+    }),
+  );
+  server.registerResource(
+    'city',
+    new ResourceTemplate('demo://city/{name}', { list: undefined }),
+    { description: 'A city sheet' },
+    async (uri, { name }) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: `${String(name)}: sunny, 21 °C` }],
+    }),
+  );
   return server;
 }
 
 function sendError(res: ServerResponse, status: number, message: string): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
 export async function startDemoServer(): Promise<DemoServer> {
@@ -183,7 +233,9 @@ export async function startDemoServer(): Promise<DemoServer> {
   }
 
   const http = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => sendError(res, 500, error instanceof Error ? error.message : String(error)));
+    handle(req, res).catch((error: unknown) =>
+      sendError(res, 500, error instanceof Error ? error.message : String(error)),
+    );
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);

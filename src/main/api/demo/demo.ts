@@ -42,18 +42,26 @@ export class Demo {
     let proxy = this.host.list().find((p) => p.demo);
     if (!proxy) {
       proxy = await this.host.createProxy(
-        { name: DEMO_PROXY_NAME, mode: 'record', upstreamUrl: server.url, cacheDir: join(this.host.dataDir, 'demo-cassette'), port: 0 },
+        {
+          name: DEMO_PROXY_NAME,
+          mode: 'record',
+          upstreamUrl: server.url,
+          cacheDir: join(this.host.dataDir, 'demo-cassette'),
+          port: 0,
+        },
         { demo: true },
       );
     } else if (proxy.state !== 'running' || proxy.config.upstreamUrl !== server.url) {
       await this.host.setUpstreamUrl(proxy.id, server.url);
       proxy = await this.host.startProxy(proxy.id);
     }
-    if (proxy.state !== 'running' || !proxy.url) throw new Error(`the demo proxy did not start: ${proxy.error ?? proxy.state}`);
+    if (proxy.state !== 'running' || !proxy.url)
+      throw new Error(`the demo proxy did not start: ${proxy.error ?? proxy.state}`);
     const url = proxy.url;
     const run = this.runAgent(url)
       .catch((error: unknown) => {
-        if (!this.closed) this.host.log(`demo agent: ${error instanceof Error ? error.message : String(error)}`, 'warn');
+        if (!this.closed)
+          this.host.log(`demo agent: ${error instanceof Error ? error.message : String(error)}`, 'warn');
       })
       .finally(() => this.runs.delete(run));
     this.runs.add(run);
@@ -63,7 +71,11 @@ export class Demo {
   /** The scripted agent: lists the tools, then calls each one (long-task with progress, summarize with sampling). */
   private async runAgent(url: string): Promise<void> {
     const client = new Client({ name: 'mcp-rewind-demo-agent', version: '1.0.0' }, { capabilities: { sampling: {} } });
-    client.setRequestHandler(CreateMessageRequestSchema, () => ({ model: 'demo-model', role: 'assistant', content: { type: 'text', text: CANNED_SUMMARY } }));
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({
+      model: 'demo-model',
+      role: 'assistant',
+      content: { type: 'text', text: CANNED_SUMMARY },
+    }));
     this.agents.add(client);
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -75,7 +87,10 @@ export class Demo {
       let progress = 0;
       await client.callTool({ name: 'long-task', arguments: {} }, undefined, { onprogress: () => void progress++ });
       this.host.log(`demo agent: long-task reported progress ${progress} times`, 'info');
-      await client.callTool({ name: 'summarize', arguments: { text: 'The weather in Lisbon is sunny, 21 °C, with a light breeze from the sea.' } });
+      await client.callTool({
+        name: 'summarize',
+        arguments: { text: 'The weather in Lisbon is sunny, 21 °C, with a light breeze from the sea.' },
+      });
     } finally {
       this.agents.delete(client);
       await client.close().catch(() => {});

@@ -54,7 +54,8 @@ export class SettingsFile {
 
   constructor(
     dataDir: string,
-    private readonly log: (line: string) => void = (line) => void process.stderr.write(terminalSafe(`mcp-rewind: ${line}\n`)),
+    private readonly log: (line: string) => void = (line) =>
+      void process.stderr.write(terminalSafe(`mcp-rewind: ${line}\n`)),
   ) {
     this.dataDir = resolve(dataDir);
     this.file = join(this.dataDir, SETTINGS_FILE);
@@ -125,7 +126,8 @@ export class SettingsFile {
     } catch (error) {
       return this.reject(defaults, `it is not JSON (${(error as Error).message})`);
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return this.reject(defaults, 'it is not a JSON object');
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      return this.reject(defaults, 'it is not a JSON object');
     // fields missing from an older file take their defaults
     const parsed = SettingsSchema.safeParse({ ...defaults, ...raw });
     if (!parsed.success) return this.reject(defaults, describeZodError(parsed.error));

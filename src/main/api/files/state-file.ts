@@ -29,7 +29,8 @@ export class StateFile<S extends z.ZodType> {
     try {
       text = readFileSync(this.file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.log(`cannot read ${this.file}: ${(error as Error).message}; ${this.lost}`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.log(`cannot read ${this.file}: ${(error as Error).message}; ${this.lost}`);
       return undefined;
     }
     let why: string;
@@ -78,7 +79,9 @@ export class StateFile<S extends z.ZodType> {
     this.queued = undefined;
     if (state !== undefined) {
       const text = `${JSON.stringify(state, null, 2)}\n`;
-      this.writes = this.writes.then(() => writeFileAtomic(this.file, text)).catch((error: Error) => this.log(error.message));
+      this.writes = this.writes
+        .then(() => writeFileAtomic(this.file, text))
+        .catch((error: Error) => this.log(error.message));
     }
     await this.writes;
   }

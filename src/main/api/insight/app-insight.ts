@@ -1,4 +1,11 @@
-import type { CommandInput, CommandOutputs, CostScopeInput, InsightPatch, ProblemEntry, TrafficEvent } from '../../../shared/api.js';
+import type {
+  CommandInput,
+  CommandOutputs,
+  CostScopeInput,
+  InsightPatch,
+  ProblemEntry,
+  TrafficEvent,
+} from '../../../shared/api.js';
 import { costDiff, costOf, type CostReport } from '../../../shared/insight/cost.js';
 import { countProblems, type ProblemCounts } from '../../../shared/insight/findings.js';
 import { queryMatcher, summaryOf } from '../../../shared/insight/query.js';
@@ -25,7 +32,12 @@ export class AppInsight {
 
   constructor(
     private readonly traffic: AppTraffic,
-    private readonly host: { emit(batch: InsightPatch[]): void; changed(): void; nameOf(proxyId: string): string | undefined; log: Log },
+    private readonly host: {
+      emit(batch: InsightPatch[]): void;
+      changed(): void;
+      nameOf(proxyId: string): string | undefined;
+      log: Log;
+    },
   ) {
     this.observer = new InsightObserver<Copies>(checkAgainstSchema, (batch) => this.deliver(batch), host.log);
   }
@@ -125,7 +137,8 @@ export class AppInsight {
       .snapshot()
       .filter((e) => e.proxyId === scope.proxyId && (!scope.sessionId || e.sessionId === scope.sessionId))
       .map((e) => (e.truncated && this.traffic.buffer.fullOf(e.proxyId, e.seq)) || e);
-    if (scope.sessionId && events.length === 0) throw new Error(`sessionId: no exchange of session ${scope.sessionId} on the timeline`);
+    if (scope.sessionId && events.length === 0)
+      throw new Error(`sessionId: no exchange of session ${scope.sessionId} on the timeline`);
     return { events, label: scope.sessionId ? `${name} · session ${scope.sessionId.slice(0, 8)}` : name };
   }
 }

@@ -55,7 +55,10 @@ export class AttachBreakpoints implements BreakpointRegistry {
 
   resume(id: string, edits: { arguments?: unknown; result?: unknown } = {}): void {
     const { attachId, own } = this.split(id);
-    this.send({ resume: { id: own, ...(edits as { arguments?: Record<string, unknown>; result?: Record<string, unknown> }) } }, attachId);
+    this.send(
+      { resume: { id: own, ...(edits as { arguments?: Record<string, unknown>; result?: Record<string, unknown> }) } },
+      attachId,
+    );
     this.drop(attachId, id);
   }
 

@@ -90,7 +90,12 @@ export class AttachHub {
     dataDir: string,
     private readonly host: AttachHost,
   ) {
-    this.state = new StateFile(join(dataDir, 'attached.json'), SavedSchema, "no attached servers' rules restored", (line) => host.log(line, 'warn'));
+    this.state = new StateFile(
+      join(dataDir, 'attached.json'),
+      SavedSchema,
+      "no attached servers' rules restored",
+      (line) => host.log(line, 'warn'),
+    );
     this.sweeper = setInterval(() => this.sweep(), 2_000).unref();
   }
 
@@ -145,7 +150,15 @@ export class AttachHub {
   }
 
   private add(id: string, name: string, upstream: string): Attached {
-    const server: Attached = { id, name, upstream, tools: [], exchanges: 0, processes: new Map(), breakpoints: undefined! };
+    const server: Attached = {
+      id,
+      name,
+      upstream,
+      tools: [],
+      exchanges: 0,
+      processes: new Map(),
+      breakpoints: undefined!,
+    };
     server.breakpoints = new AttachBreakpoints(id, (control, attachId) => this.send(server, control, attachId));
     this.servers.set(name, server);
     const n = /^a(\d+)$/.exec(id)?.[1];
@@ -159,7 +172,12 @@ export class AttachHub {
     server.upstream = input.upstream;
     const previous = this.byAttach.get(input.attachId);
     if (previous && previous !== server) this.close(input.attachId);
-    const process: Process = server.processes.get(input.attachId) ?? { attachId: input.attachId, pid: input.pid, queue: [], seen: Date.now() };
+    const process: Process = server.processes.get(input.attachId) ?? {
+      attachId: input.attachId,
+      pid: input.pid,
+      queue: [],
+      seen: Date.now(),
+    };
     process.client = input.client?.name ?? process.client;
     server.processes.set(input.attachId, process);
     this.byAttach.set(input.attachId, server);
@@ -293,7 +311,8 @@ export class AttachHub {
   private sweep(): void {
     const now = Date.now();
     for (const server of this.servers.values())
-      for (const p of server.processes.values()) if (!alive(p.pid) || (!p.waiter && now - p.seen > STALE_MS)) this.close(p.attachId);
+      for (const p of server.processes.values())
+        if (!alive(p.pid) || (!p.waiter && now - p.seen > STALE_MS)) this.close(p.attachId);
   }
 
   private save(): void {

@@ -10,7 +10,9 @@ import type { AppController } from '../app-controller.js';
 
 type Input<C extends CommandName> = z.output<(typeof commands)[C]>;
 type Names = 'intercept.list' | 'intercept.plan' | 'intercept.apply' | `attach.${string}`;
-type Table = { [C in Extract<CommandName, Names>]: (input: Input<C>) => Promise<CommandOutputs[C]> | CommandOutputs[C] };
+type Table = {
+  [C in Extract<CommandName, Names>]: (input: Input<C>) => Promise<CommandOutputs[C]> | CommandOutputs[C];
+};
 
 /** how long a plan shown in the Intercept view can be applied */
 const PLAN_TTL_MS = 10 * 60_000;
@@ -24,7 +26,9 @@ function watched(list: InterceptList, controller: AppController): InterceptList 
         if (server.state !== 'intercepted') continue;
         const port = server.transport.kind === 'http' ? localProxyPort(server.transport.url) : undefined;
         const proxy =
-          port !== undefined ? proxies.find((p) => !p.attached && p.config.port === port) : proxies.find((p) => p.attached && p.name === server.target);
+          port !== undefined
+            ? proxies.find((p) => !p.attached && p.config.port === port)
+            : proxies.find((p) => p.attached && p.name === server.target);
         if (proxy) Object.assign(server, { proxyId: proxy.id, watching: proxy.state === 'running' });
         else server.watching = false;
       }
@@ -41,7 +45,10 @@ export function interceptHandlers(controller: AppController, version: string): T
     dataDir: controller.dataDir,
     version,
     projects: [process.cwd()],
-    proxies: apiProxyHost({ create: (config) => controller.createProxy(config), remove: (id) => controller.removeProxy(id) }),
+    proxies: apiProxyHost({
+      create: (config) => controller.createProxy(config),
+      remove: (id) => controller.removeProxy(id),
+    }),
   });
   const plans = new Map<string, { plan: PreparedPlan; timer: NodeJS.Timeout }>();
   const hub = controller.attached;
@@ -55,7 +62,10 @@ export function interceptHandlers(controller: AppController, version: string): T
     },
     'intercept.apply': async ({ planId }) => {
       const kept = plans.get(planId);
-      if (!kept) throw new Error('planId: this plan is no longer known (shown more than 10 minutes ago, or applied): look again');
+      if (!kept)
+        throw new Error(
+          'planId: this plan is no longer known (shown more than 10 minutes ago, or applied): look again',
+        );
       plans.delete(planId);
       clearTimeout(kept.timer);
       return service.apply(kept.plan);

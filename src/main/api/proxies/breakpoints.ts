@@ -1,8 +1,16 @@
-import { DEFAULT_BREAKPOINT_HOLD_S, type BreakpointRule, type BreakpointRuleInput, type BreakpointsState } from '../../../shared/breakpoints.js';
+import {
+  DEFAULT_BREAKPOINT_HOLD_S,
+  type BreakpointRule,
+  type BreakpointRuleInput,
+  type BreakpointsState,
+} from '../../../shared/breakpoints.js';
 import type { Breakpoints } from '../../engine/pipeline/breakpoints.js';
 
 /** What the hub needs of a proxy's breakpoints: the engine's own, or an attached process's (attach-breakpoints.ts). */
-export type BreakpointRegistry = Pick<Breakpoints, 'set' | 'paused' | 'has' | 'resume' | 'fail' | 'onChange' | 'releaseAll'> & {
+export type BreakpointRegistry = Pick<
+  Breakpoints,
+  'set' | 'paused' | 'has' | 'resume' | 'fail' | 'onChange' | 'releaseAll'
+> & {
   /** how long a call is held before it resumes by itself (the engine's own registries; an attached process keeps its own) */
   timeoutMs?: number;
 };
@@ -26,7 +34,9 @@ export class BreakpointHub {
   state(): BreakpointsState {
     const rules: Record<string, BreakpointRule[]> = {};
     for (const [id, list] of this.rules) if (list.length > 0) rules[id] = list.map((r) => ({ ...r }));
-    const paused = [...this.live].flatMap(([proxyId, { registry }]) => registry.paused().map((call) => ({ ...call, proxyId })));
+    const paused = [...this.live].flatMap(([proxyId, { registry }]) =>
+      registry.paused().map((call) => ({ ...call, proxyId })),
+    );
     paused.sort((a, b) => a.since - b.since);
     return { rules, paused, holdS: this.holdMs / 1000 };
   }
@@ -52,7 +62,10 @@ export class BreakpointHub {
     return this.state();
   }
 
-  resume(id: string, edits: { arguments?: Record<string, unknown>; result?: Record<string, unknown> }): BreakpointsState {
+  resume(
+    id: string,
+    edits: { arguments?: Record<string, unknown>; result?: Record<string, unknown> },
+  ): BreakpointsState {
     this.owner(id).resume(id, edits);
     return this.state();
   }

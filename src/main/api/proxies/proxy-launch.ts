@@ -31,7 +31,12 @@ export interface LaunchContext {
  * of the config's `allowedOrigins` or the app's `browserOrigins`. Failures are ProxyStartErrors naming the form's
  * field where one is at fault; nothing is left open.
  */
-export async function launchProxy(config: ProxyConfig, context: LaunchContext, log: Log, stillWanted: () => boolean): Promise<LaunchedProxy> {
+export async function launchProxy(
+  config: ProxyConfig,
+  context: LaunchContext,
+  log: Log,
+  stillWanted: () => boolean,
+): Promise<LaunchedProxy> {
   const { lastPort, browserOrigins = () => [], auth } = context;
   const cacheDir = config.cacheDir === undefined ? undefined : resolve(config.cacheDir);
   const own = config.allowedOrigins ?? [];
@@ -60,7 +65,10 @@ export async function launchProxy(config: ProxyConfig, context: LaunchContext, l
     const running = await start(wanted, upstream?.url).catch((error: NodeJS.ErrnoException) => {
       if (wanted !== config.port && error.code === 'EADDRINUSE') return start(config.port, upstream?.url); // the old port is taken
       if (error.code === 'EADDRINUSE')
-        throw new ProxyStartError(`Port ${wanted} is in use (EADDRINUSE): choose another port, or leave it empty for any free one`, 'port');
+        throw new ProxyStartError(
+          `Port ${wanted} is in use (EADDRINUSE): choose another port, or leave it empty for any free one`,
+          'port',
+        );
       if (cacheDir && MODE_TRAITS[config.mode].records && /EACCES|EROFS|ENOTDIR|EEXIST/.test(error.code ?? ''))
         throw new ProxyStartError(`Cassette folder ${cacheDir} cannot be used: ${error.message}`, 'cassette');
       throw error;

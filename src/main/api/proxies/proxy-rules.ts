@@ -19,7 +19,10 @@ const DISCOVERY_TIMEOUT_MS = 5_000;
 const MAX_PAGES = 100;
 
 /** The overlay (and instructions) a UI proxy starts with: its config's rules, or an empty passthrough overlay. */
-export function engineRules(rules: RulesFile | undefined): { overlay: { tools: RulesFile['tools']; passthrough: boolean }; instructions?: string } {
+export function engineRules(rules: RulesFile | undefined): {
+  overlay: { tools: RulesFile['tools']; passthrough: boolean };
+  instructions?: string;
+} {
   if (!rules) return { overlay: { tools: [], passthrough: true } };
   return { overlay: { tools: rules.tools, passthrough: rules.passthrough }, instructions: rules.instructions };
 }
@@ -71,7 +74,10 @@ export function applyRules(proxy: RunningProxy, rules: RulesFile): number {
 }
 
 /** The upstream's tools, asked by a session of the proxy's own (SDK Client), ended at once; nothing is recorded. */
-async function discoverTools(url: URL, headers: Record<string, string> | undefined): Promise<Array<Record<string, unknown>>> {
+async function discoverTools(
+  url: URL,
+  headers: Record<string, string> | undefined,
+): Promise<Array<Record<string, unknown>>> {
   const client = await connectOwnClient(url, { name: 'mcp-rewind-ui', headers, timeoutMs: DISCOVERY_TIMEOUT_MS });
   try {
     return await listAllTools(client, DISCOVERY_TIMEOUT_MS, MAX_PAGES);

@@ -12,13 +12,22 @@ import { signInFor, type UpstreamSignIn } from '../../engine/upstream/oauth/sign
 
 /** The sign-in of a proxy's upstream, or none (replay, a command, OAuth disabled). */
 export function proxySignIn(config: ProxyConfig, dataDir: string, log: Log): UpstreamSignIn | undefined {
-  if (!MODE_TRAITS[config.mode].forwards || !config.upstreamUrl || config.oauth?.disabled || hasOwnCredentials(config.upstreamUrl)) return undefined;
+  if (
+    !MODE_TRAITS[config.mode].forwards ||
+    !config.upstreamUrl ||
+    config.oauth?.disabled ||
+    hasOwnCredentials(config.upstreamUrl)
+  )
+    return undefined;
   const client = config.oauth?.clientId ? { clientId: config.oauth.clientId } : undefined;
   return signInFor(config.upstreamUrl, { store: new CredentialStore(dataDir), client, log });
 }
 
 /** Whether a listening proxy is running or waits for a sign-in, given what its upstream asked and the sign-in's state. */
-export function signInState(needsSignIn: boolean, info: SignInInfo): Extract<ProxyInfo['state'], 'running' | 'sign-in-required'> {
+export function signInState(
+  needsSignIn: boolean,
+  info: SignInInfo,
+): Extract<ProxyInfo['state'], 'running' | 'sign-in-required'> {
   if (info.state === 'required' || info.state === 'failed') return 'sign-in-required';
   return needsSignIn && info.state !== 'signed-in' ? 'sign-in-required' : 'running';
 }
@@ -40,7 +49,11 @@ export function followSignIn(proxy: SignedProxy, changed: () => void): void {
   const apply = (): void => {
     const info = signIn.info();
     if (info.state === 'required') proxy.needsSignIn = true;
-    proxy.info = { ...proxy.info, state: signInState(proxy.needsSignIn === true, info), signIn: info.state === 'none' ? undefined : info };
+    proxy.info = {
+      ...proxy.info,
+      state: signInState(proxy.needsSignIn === true, info),
+      signIn: info.state === 'none' ? undefined : info,
+    };
   };
   apply();
   proxy.offSignIn = signIn.onChange(() => {

@@ -39,8 +39,16 @@ export async function checkCassette(config: ProxyConfig, dir: string | undefined
     await stat(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read (${reason(error)})`;
-    throw new ProxyStartError(`Cassette folder ${dir} ${why}: replay answers from a recorded cassette and never creates one`, 'cassette');
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'cannot be read (permission denied)'
+          : `cannot be read (${reason(error)})`;
+    throw new ProxyStartError(
+      `Cassette folder ${dir} ${why}: replay answers from a recorded cassette and never creates one`,
+      'cassette',
+    );
   }
 }
 
@@ -61,15 +69,23 @@ export async function openUpstream(
   try {
     spec = command ? commandSpec(command) : { url: config.upstreamUrl as string };
   } catch (error) {
-    throw new ProxyStartError(`stdio command "${command}" cannot be split into words: ${(error as Error).message}`, 'upstream');
+    throw new ProxyStartError(
+      `stdio command "${command}" cannot be split into words: ${(error as Error).message}`,
+      'upstream',
+    );
   }
   try {
     return await openEngineUpstream(spec, { log, timeoutMs: PROBE_TIMEOUT_MS, allowedOrigins, auth });
   } catch (error) {
     const why = error instanceof UnreachableError ? error.reason : reason(error);
-    if (!command) throw new ProxyStartError(`Upstream URL ${redactUrl(config.upstreamUrl as string)} did not answer an MCP initialize: ${why}`, 'upstream');
+    if (!command)
+      throw new ProxyStartError(
+        `Upstream URL ${redactUrl(config.upstreamUrl as string)} did not answer an MCP initialize: ${why}`,
+        'upstream',
+      );
     const failure = error instanceof UnreachableError ? error.failure : undefined;
-    if (failure?.kind === 'not-started') throw new ProxyStartError(`stdio command "${command}" did not start: ${failure.error}`, 'upstream');
+    if (failure?.kind === 'not-started')
+      throw new ProxyStartError(`stdio command "${command}" did not start: ${failure.error}`, 'upstream');
     // a server that says nothing in time: what it printed on stderr is the best clue
     const printed =
       failure?.kind === 'timeout'
@@ -78,6 +94,9 @@ export async function openUpstream(
             .slice(-3)
             .join(' / ')
         : '';
-    throw new ProxyStartError(`stdio command "${command}" did not answer an MCP initialize: ${why}${printed ? ` (it printed: ${printed})` : ''}`, 'upstream');
+    throw new ProxyStartError(
+      `stdio command "${command}" did not answer an MCP initialize: ${why}${printed ? ` (it printed: ${printed})` : ''}`,
+      'upstream',
+    );
   }
 }

@@ -54,18 +54,25 @@ export class AppTraffic {
   clear(scope: CommandInput<'traffic.clear'> = {}): { cleared: number; undo?: string } {
     const listed = scope.items && new Set(scope.items.map((i) => `${i.proxyId}\u0000${i.seq}`));
     const removed = this.buffer.remove(
-      (e) => !this.keeps(e.seq) && (listed ? listed.has(`${e.proxyId}\u0000${e.seq}`) : !scope.proxyId || e.proxyId === scope.proxyId),
+      (e) =>
+        !this.keeps(e.seq) &&
+        (listed ? listed.has(`${e.proxyId}\u0000${e.seq}`) : !scope.proxyId || e.proxyId === scope.proxyId),
     );
     this.forgetClear();
     if (removed.length === 0) return { cleared: 0 };
     const undo = randomUUID();
-    this.lastClear = { undo, events: removed, timer: setTimeout(() => (this.lastClear = undefined), UNDO_CLEAR_MS).unref() };
+    this.lastClear = {
+      undo,
+      events: removed,
+      timer: setTimeout(() => (this.lastClear = undefined), UNDO_CLEAR_MS).unref(),
+    };
     return { cleared: removed.length, undo };
   }
 
   undoClear(undo: string): { restored: number } {
     const last = this.lastClear;
-    if (!last || last.undo !== undo) throw new Error('undo: this Clear can no longer be undone (too late, or another Clear came after it)');
+    if (!last || last.undo !== undo)
+      throw new Error('undo: this Clear can no longer be undone (too late, or another Clear came after it)');
     this.forgetClear();
     this.buffer.restore(last.events);
     return { restored: last.events.length };
@@ -77,7 +84,8 @@ export class AppTraffic {
     if (since.size === 0) return hits;
     this.buffer.forEach((event) => {
       const from = since.get(event.proxyId);
-      if (event.cassette === 'hit' && from !== undefined && event.startedAt >= from) hits.set(event.key, (hits.get(event.key) ?? 0) + 1);
+      if (event.cassette === 'hit' && from !== undefined && event.startedAt >= from)
+        hits.set(event.key, (hits.get(event.key) ?? 0) + 1);
     });
     return hits;
   }

@@ -46,11 +46,15 @@ export function forgetLog(dataDir: string): void {
  * The exchanges of the saved log, oldest first (at most `maxBytes` of them, the newest kept); `skipped`: lines that
  * were not usable exchanges. A file over twice the cap is not read at all (it was not written by this app).
  */
-export function loadLog(dataDir: string, maxBytes: number): { events: TrafficEvent[]; skipped: number; problem?: string } {
+export function loadLog(
+  dataDir: string,
+  maxBytes: number,
+): { events: TrafficEvent[]; skipped: number; problem?: string } {
   const file = join(dataDir, LOG_FILE);
   let text: string;
   try {
-    if (statSync(file).size > maxBytes * 2) return { events: [], skipped: 0, problem: `${file} is larger than twice the timeline's cap: not read` };
+    if (statSync(file).size > maxBytes * 2)
+      return { events: [], skipped: 0, problem: `${file} is larger than twice the timeline's cap: not read` };
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { events: [], skipped: 0 };

@@ -62,7 +62,10 @@ export class TimelineState {
    * What timeline.json listed that is not open again yet (restore reopens the sources one by one): written back as it
    * was, so that a stop in the middle of a restore loses no file and no pin.
    */
-  private unrestored: { sources: Array<{ id: string; path: string }>; kept: Array<z.output<typeof KeptSchema>> } = { sources: [], kept: [] };
+  private unrestored: { sources: Array<{ id: string; path: string }>; kept: Array<z.output<typeof KeptSchema>> } = {
+    sources: [],
+    kept: [],
+  };
 
   constructor(
     private readonly dataDir: string,
@@ -92,7 +95,9 @@ export class TimelineState {
     this.ready = (async () => {
       for (const { id, path } of saved.sources) {
         const marks = new Map(saved.kept.filter((k) => k.source?.id === id).map((k) => [k.source!.index, k]));
-        await this.open(path, id, marks).catch((error: Error) => this.log(`${path} was not opened again: ${error.message}`));
+        await this.open(path, id, marks).catch((error: Error) =>
+          this.log(`${path} was not opened again: ${error.message}`),
+        );
         this.settle(id);
       }
       this.changed.annotations(this.annotations());
@@ -183,11 +188,19 @@ export class TimelineState {
   private loadLog(nextSeq: number): TrafficEvent[] {
     const found = loadLog(this.dataDir, this.ring.maxBytes);
     if (found.problem) this.log(found.problem);
-    if (found.skipped) this.log(`${found.skipped} line${found.skipped === 1 ? '' : 's'} of the saved timeline were not exchanges: left out`);
+    if (found.skipped)
+      this.log(
+        `${found.skipped} line${found.skipped === 1 ? '' : 's'} of the saved timeline were not exchanges: left out`,
+      );
     return found.events.filter((e) => e.seq < nextSeq);
   }
 
-  private async open(path: string, id: string | undefined, marks: Map<number, z.output<typeof KeptSchema>>, cwd?: string): Promise<SourceInfo> {
+  private async open(
+    path: string,
+    id: string | undefined,
+    marks: Map<number, z.output<typeof KeptSchema>>,
+    cwd?: string,
+  ): Promise<SourceInfo> {
     const found = await importTraffic(path, cwd);
     const already = [...this.sources.values()].find((s) => s.path === found.path);
     if (already) throw new Error(`path: ${found.path} is open already (${already.name})`);
@@ -200,7 +213,14 @@ export class TimelineState {
       if (mark) this.marks.set(seq, { pinned: mark.pinned, ...(mark.note ? { note: mark.note } : {}) });
       return { ...event, seq, proxyId: sourceId };
     });
-    const info: SourceInfo = { id: sourceId, name: found.name, kind: found.kind, path: found.path, exchanges: events.length, skipped: found.skipped };
+    const info: SourceInfo = {
+      id: sourceId,
+      name: found.name,
+      kind: found.kind,
+      path: found.path,
+      exchanges: events.length,
+      skipped: found.skipped,
+    };
     try {
       this.ring.add(events, false);
     } catch (error) {
@@ -226,7 +246,11 @@ export class TimelineState {
   }
 
   private freeSourceId(): string {
-    while (this.sources.has(`s${this.nextSource}`) || this.unrestored.sources.some((s) => s.id === `s${this.nextSource}`)) this.nextSource++;
+    while (
+      this.sources.has(`s${this.nextSource}`) ||
+      this.unrestored.sources.some((s) => s.id === `s${this.nextSource}`)
+    )
+      this.nextSource++;
     return `s${this.nextSource++}`;
   }
 
@@ -244,6 +268,11 @@ export class TimelineState {
       });
     }
     const sources = [...this.listSources().map(({ id, path }) => ({ id, path })), ...this.unrestored.sources];
-    this.file.save({ version: 1, nextSeq: this.base + reserveSeqs(0), kept: [...kept, ...this.unrestored.kept], sources });
+    this.file.save({
+      version: 1,
+      nextSeq: this.base + reserveSeqs(0),
+      kept: [...kept, ...this.unrestored.kept],
+      sources,
+    });
   }
 }

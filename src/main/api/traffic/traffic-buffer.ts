@@ -50,7 +50,10 @@ export class TrafficBuffer {
         this.full.set(
           fullKey(event.proxyId, event.seq),
           event,
-          (kept.truncated?.request ?? 0) + (kept.truncated?.response ?? 0) + (kept.truncated?.stream ?? 0) + (kept.truncated?.original ?? 0),
+          (kept.truncated?.request ?? 0) +
+            (kept.truncated?.response ?? 0) +
+            (kept.truncated?.stream ?? 0) +
+            (kept.truncated?.original ?? 0),
         );
     }
     if (!this.arrival.has(kept)) this.arrival.set(kept, this.arrival.get(event) ?? this.arrived++);

@@ -1,7 +1,13 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { SourceInfo } from '../../../shared/api.js';
-import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import {
+  isRequest,
+  isResponse,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../../../shared/jsonrpc.js';
 import type { ExchangeEvent } from '../../../shared/traffic.js';
 import { keyFor } from '../../engine/cassette/keys.js';
 import { entriesByKey, readDebugFiles, recordedRequest } from '../../engine/cassette/recorded-request.js';
@@ -33,7 +39,11 @@ const MAX_SKIPPED_LISTED = 20;
 
 type Headers = Record<string, string | string[]>;
 
-function exchangeOf(request: JsonRpcRequest, response: JsonRpcResponse | undefined, more: Partial<ExchangeEvent>): ExchangeEvent {
+function exchangeOf(
+  request: JsonRpcRequest,
+  response: JsonRpcResponse | undefined,
+  more: Partial<ExchangeEvent>,
+): ExchangeEvent {
   return {
     seq: 0,
     method: request.method,
@@ -53,8 +63,17 @@ function exchangeOf(request: JsonRpcRequest, response: JsonRpcResponse | undefin
 interface HarEntryIn {
   startedDateTime?: string;
   time?: number;
-  request?: { method?: string; url?: string; headers?: Array<{ name: string; value: string }>; postData?: { text?: string; mimeType?: string } };
-  response?: { status?: number; headers?: Array<{ name: string; value: string }>; content?: { text?: string; mimeType?: string; encoding?: string } };
+  request?: {
+    method?: string;
+    url?: string;
+    headers?: Array<{ name: string; value: string }>;
+    postData?: { text?: string; mimeType?: string };
+  };
+  response?: {
+    status?: number;
+    headers?: Array<{ name: string; value: string }>;
+    content?: { text?: string; mimeType?: string; encoding?: string };
+  };
   _mcpRewind?: { synthetic?: boolean };
 }
 
@@ -77,13 +96,17 @@ export function eventsOfHar(har: unknown): { events: ExchangeEvent[]; skipped: s
   (entries as HarEntryIn[]).forEach((entry, i) => {
     const what = `entry ${i + 1} (${entry?.request?.method ?? '?'} ${entry?.request?.url ?? '?'})`;
     const text = entry?.request?.postData?.text;
-    if (entry?.request?.method !== 'POST' || typeof text !== 'string') return void skipped.push(`${what}: not a POST with a body`);
+    if (entry?.request?.method !== 'POST' || typeof text !== 'string')
+      return void skipped.push(`${what}: not a POST with a body`);
     let sent: JsonRpcMessage[];
     let answered: JsonRpcMessage[];
     try {
       sent = messagesOfBody(text, 'application/json');
       const content = entry.response?.content;
-      const body = content?.encoding === 'base64' ? Buffer.from(content.text ?? '', 'base64').toString('utf8') : (content?.text ?? '');
+      const body =
+        content?.encoding === 'base64'
+          ? Buffer.from(content.text ?? '', 'base64').toString('utf8')
+          : (content?.text ?? '');
       answered = messagesOfBody(body, content?.mimeType);
     } catch (error) {
       return void skipped.push(`${what}: not JSON-RPC (${(error as Error).message})`);
@@ -95,7 +118,9 @@ export function eventsOfHar(har: unknown): { events: ExchangeEvent[]; skipped: s
     const sessionId = typeof session === 'string' && session !== REDACTED ? session : undefined;
     const protocolVersion = requestHeaders['mcp-protocol-version'];
     const startedAt = Date.parse(entry.startedDateTime ?? '') || 0;
-    const http = entry.response?.status ? { status: entry.response.status, headers: headerMap(entry.response.headers) } : undefined;
+    const http = entry.response?.status
+      ? { status: entry.response.status, headers: headerMap(entry.response.headers) }
+      : undefined;
     const others = answered.filter((m) => !isResponse(m) || !requests.some((r) => r.id === m.id));
     for (const request of requests) {
       const response = answered.find((m): m is JsonRpcResponse => isResponse(m) && m.id === request.id);
@@ -117,15 +142,23 @@ export function eventsOfHar(har: unknown): { events: ExchangeEvent[]; skipped: s
 }
 
 /** A cassette (folder or single file): one exchange per recorded entry, answered by the cassette. */
-async function eventsOfCassette(path: string, folder: boolean): Promise<{ events: ExchangeEvent[]; skipped: string[] }> {
+async function eventsOfCassette(
+  path: string,
+  folder: boolean,
+): Promise<{ events: ExchangeEvent[]; skipped: string[] }> {
   const skipped: string[] = [];
-  const store = await CassetteStore.open(path, { watch: false, log: (line) => void skipped.push(line.replace(/^cassette: /, '')) });
+  const store = await CassetteStore.open(path, {
+    watch: false,
+    log: (line) => void skipped.push(line.replace(/^cassette: /, '')),
+  });
   store.close();
   const events: ExchangeEvent[] = [];
   for (const [key, list] of entriesByKey(store)) {
     for (const entry of list) {
       if (key.startsWith('after_')) {
-        skipped.push(`${entry.file}: a server notification filed after an exchange (replay pushes it on the GET stream)`);
+        skipped.push(
+          `${entry.file}: a server notification filed after an exchange (replay pushes it on the GET stream)`,
+        );
         continue;
       }
       const debug = folder ? await readDebugFiles(path, `${entry.n} ${key}`) : undefined;
@@ -134,13 +167,20 @@ async function eventsOfCassette(path: string, folder: boolean): Promise<{ events
         skipped.push(`${entry.file}: ${asked.unknown}`);
         continue;
       }
-      const request: JsonRpcRequest = { jsonrpc: '2.0', id: entry.n, method: asked.method, ...(asked.params ? { params: asked.params } : {}) };
+      const request: JsonRpcRequest = {
+        jsonrpc: '2.0',
+        id: entry.n,
+        method: asked.method,
+        ...(asked.params ? { params: asked.params } : {}),
+      };
       const head = debug?.responseHead;
       events.push(
         exchangeOf(
           request,
           // a recorded error is answered as the error it was (its `result` is {})
-          entry.error ? { jsonrpc: '2.0', id: entry.n, error: entry.error } : { jsonrpc: '2.0', id: entry.n, result: entry.result },
+          entry.error
+            ? { jsonrpc: '2.0', id: entry.n, error: entry.error }
+            : { jsonrpc: '2.0', id: entry.n, result: entry.result },
           {
             key,
             source: 'cache',
@@ -163,10 +203,15 @@ export async function importTraffic(path: string, cwd = process.cwd()): Promise<
   const info = await stat(full).catch(() => undefined);
   if (!info) throw new Error(`path: no such file or folder ${full}`);
   const name = basename(full);
-  const limit = (found: { events: ExchangeEvent[]; skipped: string[] }): { events: ExchangeEvent[]; skipped: string[] } => {
+  const limit = (found: {
+    events: ExchangeEvent[];
+    skipped: string[];
+  }): { events: ExchangeEvent[]; skipped: string[] } => {
     // nothing readable: the open fails (naming why), rather than leave an empty source listed and kept
     if (found.events.length === 0 && found.skipped.length > 0)
-      throw new Error(`path: cannot open ${full}: no exchange could be read (${found.skipped.slice(0, 3).join('; ')}${found.skipped.length > 3 ? '; …' : ''})`);
+      throw new Error(
+        `path: cannot open ${full}: no exchange could be read (${found.skipped.slice(0, 3).join('; ')}${found.skipped.length > 3 ? '; …' : ''})`,
+      );
     return {
       events: found.events,
       skipped:
@@ -182,10 +227,18 @@ export async function importTraffic(path: string, cwd = process.cwd()): Promise<
   try {
     data = parseJson(await readFile(full, 'utf8'));
   } catch (error) {
-    if (error instanceof JsonDepthError) throw new Error(`path: cannot open ${full}: ${error.message}`, { cause: error });
-    throw new Error(`path: ${full} is not JSON (${jsonErrorMessage(error)}); open a HAR file, a single-file cassette or a cassette folder`, { cause: error });
+    if (error instanceof JsonDepthError)
+      throw new Error(`path: cannot open ${full}: ${error.message}`, { cause: error });
+    throw new Error(
+      `path: ${full} is not JSON (${jsonErrorMessage(error)}); open a HAR file, a single-file cassette or a cassette folder`,
+      { cause: error },
+    );
   }
-  if ((data as { format?: unknown })?.format === SINGLE_FILE_FORMAT) return { kind: 'file', name, path: full, ...limit(await eventsOfCassette(full, false)) };
-  if (Array.isArray((data as { log?: { entries?: unknown } })?.log?.entries)) return { kind: 'har', name, path: full, ...limit(eventsOfHar(data)) };
-  throw new Error(`path: ${full} is neither a HAR file (log.entries) nor a single-file cassette (format "${SINGLE_FILE_FORMAT}")`);
+  if ((data as { format?: unknown })?.format === SINGLE_FILE_FORMAT)
+    return { kind: 'file', name, path: full, ...limit(await eventsOfCassette(full, false)) };
+  if (Array.isArray((data as { log?: { entries?: unknown } })?.log?.entries))
+    return { kind: 'har', name, path: full, ...limit(eventsOfHar(data)) };
+  throw new Error(
+    `path: ${full} is neither a HAR file (log.entries) nor a single-file cassette (format "${SINGLE_FILE_FORMAT}")`,
+  );
 }

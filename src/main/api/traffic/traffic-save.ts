@@ -48,18 +48,25 @@ async function checkOut(req: SaveRequest): Promise<string> {
   const out = resolve(req.cwd ?? process.cwd(), typed);
   const existing = await stat(out).catch(() => undefined);
   if (req.format === 'folder') {
-    if (existing && !existing.isDirectory()) throw new Error(`out: ${out} is a file; a cassette folder needs a folder path`);
+    if (existing && !existing.isDirectory())
+      throw new Error(`out: ${out} is a file; a cassette folder needs a folder path`);
     if (existing && (await readdir(out)).length > 0 && !req.overwrite)
       throw new Error(`out: the folder ${out} exists and is not empty; set overwrite to replace its cassette files`);
   } else {
-    if (existing?.isDirectory()) throw new Error(`out: ${out} is a folder; ${req.format === 'har' ? 'a HAR' : 'a single-file cassette'} needs a file path`);
+    if (existing?.isDirectory())
+      throw new Error(
+        `out: ${out} is a folder; ${req.format === 'har' ? 'a HAR' : 'a single-file cassette'} needs a file path`,
+      );
     if (existing && !req.overwrite) throw new Error(`out: the file ${out} exists; set overwrite to replace it`);
   }
   return out;
 }
 
 /** The HTTP body the client got: SSE when the server streamed messages before its answer, else JSON. */
-function responseBody(event: TrafficEvent, response: JsonRpcResponse | undefined = event.response): { text: string; mimeType: string } {
+function responseBody(
+  event: TrafficEvent,
+  response: JsonRpcResponse | undefined = event.response,
+): { text: string; mimeType: string } {
   if (!response) return { text: '', mimeType: 'application/json' };
   if (event.stream.length === 0 && !String(event.http?.headers['content-type'] ?? '').includes('event-stream'))
     return { text: JSON.stringify(response), mimeType: 'application/json' };
@@ -114,7 +121,8 @@ interface Distilled {
 /** What recording would store for an exchange: the source's answer (before a rule changed it); errors are not replayed. */
 function distill(event: TrafficEvent, req: SaveRequest): Distilled | string {
   const response = event.original?.response ?? event.response;
-  if (!response) return `#${event.seq} ${event.method}: no answer (${event.finalReason ?? finalOf(event) ?? 'in flight'})`;
+  if (!response)
+    return `#${event.seq} ${event.method}: no answer (${event.finalReason ?? finalOf(event) ?? 'in flight'})`;
   if (!('result' in response)) return `#${event.seq} ${event.method}: an error answer (errors are not replayed)`;
   const { request } = event;
   const isToolCall = request.method === 'tools/call';
@@ -141,7 +149,10 @@ function distill(event: TrafficEvent, req: SaveRequest): Distilled | string {
         body: request,
       },
       responseBody: body.text,
-      responseHead: { status: event.http?.status ?? 200, headers: event.http ? redactHeaders(event.http.headers) : { 'content-type': body.mimeType } },
+      responseHead: {
+        status: event.http?.status ?? 200,
+        headers: event.http ? redactHeaders(event.http.headers) : { 'content-type': body.mimeType },
+      },
     },
   };
 }
@@ -167,7 +178,11 @@ function cassetteOf(events: TrafficEvent[], req: SaveRequest): { kept: Distilled
 
 /** The single-file cassette of the kept exchanges (numbered in order, keys made file-name safe), as one document. */
 function singleFileOf(kept: Distilled[]): SingleFileCassette {
-  const entries = kept.map((d, i) => ({ n: i + 1, key: fileKey(d.key), entry: distilledFor(d.method, redactDeep(d.entry) as NewEntry) }));
+  const entries = kept.map((d, i) => ({
+    n: i + 1,
+    key: fileKey(d.key),
+    entry: distilledFor(d.method, redactDeep(d.entry) as NewEntry),
+  }));
   return { format: SINGLE_FILE_FORMAT, version: 1, exportedAt: new Date().toISOString(), entries };
 }
 

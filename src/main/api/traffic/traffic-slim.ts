@@ -20,7 +20,12 @@ function slimMessage<M extends JsonRpcMessage>(message: M): { message: M; bytes:
   if (text.length <= BODY_LIMIT) return { message, bytes: text.length };
   const marker = { $truncated: { bytes: text.length, preview: `${text.slice(0, PREVIEW)}…` } };
   const m = message as unknown as Record<string, unknown>;
-  const slim = 'result' in m ? { ...m, result: marker } : 'error' in m ? { ...m, error: { ...(m.error as object), data: marker } } : { ...m, params: marker };
+  const slim =
+    'result' in m
+      ? { ...m, result: marker }
+      : 'error' in m
+        ? { ...m, error: { ...(m.error as object), data: marker } }
+        : { ...m, params: marker };
   return { message: slim as M, bytes: PREVIEW + 200, cut: text.length };
 }
 
@@ -66,6 +71,21 @@ export function slimEvent(event: TrafficEvent): { event: TrafficEvent; truncated
   if (Object.keys(truncated).length === 0) {
     return { event: { ...event, bytes }, truncated: false };
   }
-  const timing = streamCut && event.timing?.stream ? { ...event.timing, stream: event.timing.stream.slice(0, stream.length) } : event.timing;
-  return { event: { ...event, request: request.message, response: response?.message, stream, original, timing, bytes, truncated }, truncated: true };
+  const timing =
+    streamCut && event.timing?.stream
+      ? { ...event.timing, stream: event.timing.stream.slice(0, stream.length) }
+      : event.timing;
+  return {
+    event: {
+      ...event,
+      request: request.message,
+      response: response?.message,
+      stream,
+      original,
+      timing,
+      bytes,
+      truncated,
+    },
+    truncated: true,
+  };
 }

@@ -1,7 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ProxyCatalog, SentBy, TrafficEvent } from '../../../shared/api.js';
 import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
@@ -68,7 +73,9 @@ export class AppSessions {
    * exchange; the sender waiting for it learns its timeline number.
    */
   tag(event: TrafficEvent): void {
-    const init = event.method === 'initialize' && (event.request.params?.clientInfo as { name?: unknown } | undefined)?.name === APP_CLIENT_NAME;
+    const init =
+      event.method === 'initialize' &&
+      (event.request.params?.clientInfo as { name?: unknown } | undefined)?.name === APP_CLIENT_NAME;
     if (!init && (event.sessionId === undefined || this.sessions.get(event.sessionId) !== event.proxyId)) return;
     const key = `${event.proxyId} ${event.sessionId} ${String(event.request.id)}`;
     const expected = this.expected.get(key);
@@ -91,7 +98,10 @@ export class AppSessions {
     let arrived: () => void = () => {};
     const landed = new Promise<void>((resolve) => (arrived = resolve));
     const expected: Expected = { sentBy: request.sentBy, seen: (e) => ((event = e), arrived()) };
-    const attempt = async (): Promise<{ id?: string | number; outcome: { result: Record<string, unknown> } | { error: McpError } }> => {
+    const attempt = async (): Promise<{
+      id?: string | number;
+      outcome: { result: Record<string, unknown> } | { error: McpError };
+    }> => {
       const connection = await this.connect(proxyId);
       this.tagging = expected;
       const sending = connection.client.request({ method: request.method, params }, AnyResult, {
@@ -137,7 +147,9 @@ export class AppSessions {
 
   /** What the proxy offers, listed through the app's session: its tools (as its rules merge them), prompts, resources. */
   async catalog(proxyId: string): Promise<ProxyCatalog> {
-    const { client } = await this.connect(proxyId).catch((error: unknown) => Promise.reject(this.readable(proxyId, error)));
+    const { client } = await this.connect(proxyId).catch((error: unknown) =>
+      Promise.reject(this.readable(proxyId, error)),
+    );
     const caps = client.getServerCapabilities() ?? {};
     const out: ProxyCatalog = { tools: [], prompts: [], resources: [], resourceTemplates: [], problems: [] };
     const list = async <T>(name: string, offered: unknown, method: string, field: string, into: T[]): Promise<void> => {
@@ -145,7 +157,9 @@ export class AppSessions {
       try {
         let cursor: string | undefined;
         for (let page = 0; page < 20; page++) {
-          const result = (await client.request({ method, params: cursor ? { cursor } : {} }, AnyResult, { timeout: 30_000 })) as Record<string, unknown>;
+          const result = (await client.request({ method, params: cursor ? { cursor } : {} }, AnyResult, {
+            timeout: 30_000,
+          })) as Record<string, unknown>;
           into.push(...((result[field] as T[] | undefined) ?? []));
           cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
           if (!cursor) break;
@@ -157,7 +171,13 @@ export class AppSessions {
     await list('tools', caps.tools, 'tools/list', 'tools', out.tools);
     await list('prompts', caps.prompts, 'prompts/list', 'prompts', out.prompts);
     await list('resources', caps.resources, 'resources/list', 'resources', out.resources);
-    await list('resource templates', caps.resources, 'resources/templates/list', 'resourceTemplates', out.resourceTemplates);
+    await list(
+      'resource templates',
+      caps.resources,
+      'resources/templates/list',
+      'resourceTemplates',
+      out.resourceTemplates,
+    );
     return out;
   }
 
@@ -169,7 +189,10 @@ export class AppSessions {
     void connecting
       ?.then(async (c) => {
         if (c.sessionId) this.sessions.delete(c.sessionId);
-        await Promise.race([c.transport.terminateSession().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+        await Promise.race([
+          c.transport.terminateSession().catch(() => {}),
+          new Promise((resolve) => setTimeout(resolve, 1_000).unref()),
+        ]);
         await c.client.close();
       })
       .catch(() => {});
@@ -213,8 +236,14 @@ export class AppSessions {
       { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: false } } },
     );
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
-    client.setRequestHandler(CreateMessageRequestSchema, (req) => this.desk.ask(proxyId, req.method, req.params as Record<string, unknown>) as never);
-    client.setRequestHandler(ElicitRequestSchema, (req) => this.desk.ask(proxyId, req.method, req.params as Record<string, unknown>) as never);
+    client.setRequestHandler(
+      CreateMessageRequestSchema,
+      (req) => this.desk.ask(proxyId, req.method, req.params as Record<string, unknown>) as never,
+    );
+    client.setRequestHandler(
+      ElicitRequestSchema,
+      (req) => this.desk.ask(proxyId, req.method, req.params as Record<string, unknown>) as never,
+    );
     client.onerror = (error) => this.log(`app session: ${error.message}`, 'info');
     const transport = new StreamableHTTPClientTransport(new URL(url));
     const write = transport.send.bind(transport);

@@ -1,6 +1,14 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { AppServerRequest, Annotation, CommandInput, CommandOutputs, SaveResult, SourceInfo, TrafficEvent } from '../../../shared/api.js';
+import type {
+  AppServerRequest,
+  Annotation,
+  CommandInput,
+  CommandOutputs,
+  SaveResult,
+  SourceInfo,
+  TrafficEvent,
+} from '../../../shared/api.js';
 import { CassetteStore } from '../../engine/cassette/store.js';
 import { AppSessions } from './app-sessions.js';
 import { ServerRequestDesk } from './server-request-desk.js';
@@ -18,7 +26,11 @@ export interface VerbsHost {
   proxyUrl(id: string): string | undefined;
   /** a proxy's cassette: the running store, or its folder */
   cassetteOf(id: string): { store?: CassetteStore; dir?: string } | undefined;
-  emit: { annotations(all: Record<number, Annotation>): void; sources(all: SourceInfo[]): void; appRequests(all: AppServerRequest[]): void };
+  emit: {
+    annotations(all: Record<number, Annotation>): void;
+    sources(all: SourceInfo[]): void;
+    appRequests(all: AppServerRequest[]): void;
+  };
   log(line: string, level: 'info' | 'warn'): void;
 }
 
@@ -45,7 +57,8 @@ export class InspectorVerbs {
   }
 
   async send(input: CommandInput<'exchange.send'>): Promise<CommandOutputs['exchange.send']> {
-    if (this.timeline.isSource(input.proxyId)) throw new Error('proxyId: an opened file cannot answer; choose a running proxy to send to');
+    if (this.timeline.isSource(input.proxyId))
+      throw new Error('proxyId: an opened file cannot answer; choose a running proxy to send to');
     const from = input.from;
     if (from !== undefined && !this.host.ring.find(from)) throw new Error(`from: no exchange #${from} in the timeline`);
     const { response, event } = await this.sessions.send(input.proxyId, {

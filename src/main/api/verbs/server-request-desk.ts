@@ -31,8 +31,16 @@ export class ServerRequestDesk {
     const id = randomUUID();
     const since = Date.now();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.settle(id, { error: `no answer within ${ANSWER_TIMEOUT_MS / 60_000} minutes` }), ANSWER_TIMEOUT_MS).unref();
-      this.waiting.set(id, { request: { id, proxyId, method, params, since, timeoutAt: since + ANSWER_TIMEOUT_MS }, resolve, reject, timer });
+      const timer = setTimeout(
+        () => this.settle(id, { error: `no answer within ${ANSWER_TIMEOUT_MS / 60_000} minutes` }),
+        ANSWER_TIMEOUT_MS,
+      ).unref();
+      this.waiting.set(id, {
+        request: { id, proxyId, method, params, since, timeoutAt: since + ANSWER_TIMEOUT_MS },
+        resolve,
+        reject,
+        timer,
+      });
       this.changed(this.list());
     });
   }
@@ -45,7 +53,8 @@ export class ServerRequestDesk {
   }
 
   refuseAll(proxyId: string, why: string): void {
-    for (const w of [...this.waiting.values()]) if (w.request.proxyId === proxyId) this.settle(w.request.id, { error: why });
+    for (const w of [...this.waiting.values()])
+      if (w.request.proxyId === proxyId) this.settle(w.request.id, { error: why });
   }
 
   private settle(id: string, answer: { result?: Record<string, unknown>; error?: string }): void {
@@ -54,7 +63,13 @@ export class ServerRequestDesk {
     this.waiting.delete(id);
     clearTimeout(w.timer);
     if (answer.result) w.resolve(answer.result);
-    else w.reject(new McpError(REFUSED_CODE, `mcp-rewind: ${w.request.method} refused by the user${answer.error ? `: ${answer.error}` : ''}`));
+    else
+      w.reject(
+        new McpError(
+          REFUSED_CODE,
+          `mcp-rewind: ${w.request.method} refused by the user${answer.error ? `: ${answer.error}` : ''}`,
+        ),
+      );
     this.changed(this.list());
   }
 }

@@ -20,8 +20,13 @@ const DEFAULT_MAX_CHARS = 20_000;
 const RESOURCE_COUNT = 50;
 const LIST_CHANGED_MS = 500;
 
-const json = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(redactForAgent(value), null, 2) }] });
-const failed = (error: unknown): CallToolResult => ({ content: [{ type: 'text', text: (error as Error).message ?? String(error) }], isError: true });
+const json = (value: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(redactForAgent(value), null, 2) }],
+});
+const failed = (error: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: (error as Error).message ?? String(error) }],
+  isError: true,
+});
 
 async function answer(run: () => Promise<unknown>): Promise<CallToolResult> {
   try {
@@ -32,9 +37,17 @@ async function answer(run: () => Promise<unknown>): Promise<CallToolResult> {
 }
 
 /** A window of a long text: `offset`, at most `max` characters, and where the next window starts. */
-export function page(text: string, offset = 0, max = DEFAULT_MAX_CHARS): { text: string; total_chars: number; next_offset?: number } {
+export function page(
+  text: string,
+  offset = 0,
+  max = DEFAULT_MAX_CHARS,
+): { text: string; total_chars: number; next_offset?: number } {
   const end = Math.min(text.length, offset + max);
-  return { text: text.slice(offset, end), total_chars: text.length, ...(end < text.length ? { next_offset: end } : {}) };
+  return {
+    text: text.slice(offset, end),
+    total_chars: text.length,
+    ...(end < text.length ? { next_offset: end } : {}),
+  };
 }
 
 function partOf(e: TrafficEvent, part: string): unknown {
@@ -68,7 +81,8 @@ function registerTrafficTools(server: McpServer, api: RewindApi): void {
       },
       annotations: { readOnlyHint: true },
     },
-    ({ query, proxy, method, tool, limit, before }) => answer(() => api.call('traffic.query', { query, proxyId: proxy, method, tool, limit, before })),
+    ({ query, proxy, method, tool, limit, before }) =>
+      answer(() => api.call('traffic.query', { query, proxyId: proxy, method, tool, limit, before })),
   );
   server.registerTool(
     'get_exchange',
@@ -100,13 +114,17 @@ function registerTrafficTools(server: McpServer, api: RewindApi): void {
     'diff_exchanges',
     {
       title: 'Compare two exchanges',
-      description: 'The differences between two exchanges (request, response, stream), leaf by leaf, with their JSON paths.',
+      description:
+        'The differences between two exchanges (request, response, stream), leaf by leaf, with their JSON paths.',
       inputSchema: { a: z.number().int(), b: z.number().int() },
       annotations: { readOnlyHint: true },
     },
     ({ a, b }) =>
       answer(async () => {
-        const [x, y] = await Promise.all([api.call('traffic.exchange', { seq: a }), api.call('traffic.exchange', { seq: b })]);
+        const [x, y] = await Promise.all([
+          api.call('traffic.exchange', { seq: a }),
+          api.call('traffic.exchange', { seq: b }),
+        ]);
         const pick = (e: TrafficEvent) => ({ request: e.request, response: e.response ?? null, stream: e.stream });
         return { a, b, changes: jsonChanges(pick(x.event), pick(y.event)) };
       }),
@@ -119,7 +137,8 @@ function registerWorkspaceTools(server: McpServer, api: RewindApi): void {
     'list_proxies',
     {
       title: 'List proxies',
-      description: 'The proxies of the running mcp-rewind: id, name, mode, state, local URL, exchange and problem counts.',
+      description:
+        'The proxies of the running mcp-rewind: id, name, mode, state, local URL, exchange and problem counts.',
       annotations: { readOnlyHint: true },
     },
     () =>
@@ -140,8 +159,13 @@ function registerWorkspaceTools(server: McpServer, api: RewindApi): void {
     'list_problems',
     {
       title: 'List problems',
-      description: 'What the protocol checks and security warnings found, newest first: exchange, rule id, severity, JSON path, message, spec link.',
-      inputSchema: { proxy: z.string().optional(), severity: z.enum(SEVERITIES).optional(), limit: z.number().int().min(1).max(1000).optional() },
+      description:
+        'What the protocol checks and security warnings found, newest first: exchange, rule id, severity, JSON path, message, spec link.',
+      inputSchema: {
+        proxy: z.string().optional(),
+        severity: z.enum(SEVERITIES).optional(),
+        limit: z.number().int().min(1).max(1000).optional(),
+      },
       annotations: { readOnlyHint: true },
     },
     ({ proxy, severity, limit }) => answer(() => api.call('insight.problems', { proxyId: proxy, severity, limit })),
@@ -200,11 +224,21 @@ function registerWorkspaceTools(server: McpServer, api: RewindApi): void {
 }
 
 function registerSendTools(server: McpServer, api: RewindApi): Array<{ enable(): void; disable(): void }> {
-  const send = async (seq: number, kind: 'resend' | 'edit', change?: { params?: Record<string, unknown>; arguments?: Record<string, unknown> }) => {
+  const send = async (
+    seq: number,
+    kind: 'resend' | 'edit',
+    change?: { params?: Record<string, unknown>; arguments?: Record<string, unknown> },
+  ) => {
     const { event } = await api.call('traffic.exchange', { seq });
     let params = change?.params ?? event.request.params;
     if (change?.arguments) params = { ...(params ?? {}), arguments: change.arguments };
-    const sent = await api.call('exchange.send', { proxyId: event.proxyId, method: event.request.method, params, kind, from: seq });
+    const sent = await api.call('exchange.send', {
+      proxyId: event.proxyId,
+      method: event.request.method,
+      params,
+      kind,
+      from: seq,
+    });
     return { seq: sent.seq, response: sent.response };
   };
   const resend = server.registerTool(
@@ -222,8 +256,13 @@ function registerSendTools(server: McpServer, api: RewindApi): Array<{ enable():
     'edit_and_resend',
     {
       title: 'Edit and resend an exchange',
-      description: 'Sends an exchange’s request again with new `params` (or, for tools/call, new `arguments`); answers the new exchange.',
-      inputSchema: { seq: z.number().int(), params: z.record(z.string(), z.unknown()).optional(), arguments: z.record(z.string(), z.unknown()).optional() },
+      description:
+        'Sends an exchange’s request again with new `params` (or, for tools/call, new `arguments`); answers the new exchange.',
+      inputSchema: {
+        seq: z.number().int(),
+        params: z.record(z.string(), z.unknown()).optional(),
+        arguments: z.record(z.string(), z.unknown()).optional(),
+      },
       annotations: { readOnlyHint: false, destructiveHint: false },
     },
     ({ seq, params, arguments: args }) => answer(() => send(seq, 'edit', { params, arguments: args })),
@@ -247,10 +286,22 @@ function registerExchangeResources(server: McpServer, api: RewindApi): void {
         };
       },
     }),
-    { title: 'An exchange', description: 'An exchange of the timeline as JSON (secrets redacted)', mimeType: 'application/json' },
+    {
+      title: 'An exchange',
+      description: 'An exchange of the timeline as JSON (secrets redacted)',
+      mimeType: 'application/json',
+    },
     async (uri, { seq }) => {
       const { event } = await api.call('traffic.exchange', { seq: Number(seq) });
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(redactForAgent(partOf(event, 'all')), null, 2) }] };
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: 'application/json',
+            text: JSON.stringify(redactForAgent(partOf(event, 'all')), null, 2),
+          },
+        ],
+      };
     },
   );
 }

@@ -10,7 +10,12 @@ export function jsonChanges(a: unknown, b: unknown, limit = 200, path = ''): Jso
   const out: JsonChange[] = [];
   const walk = (x: unknown, y: unknown, at: string, depth: number): void => {
     if (out.length >= limit) return;
-    const objects = x !== null && y !== null && typeof x === 'object' && typeof y === 'object' && Array.isArray(x) === Array.isArray(y);
+    const objects =
+      x !== null &&
+      y !== null &&
+      typeof x === 'object' &&
+      typeof y === 'object' &&
+      Array.isArray(x) === Array.isArray(y);
     if (!objects || depth > 64) {
       if (JSON.stringify(x) !== JSON.stringify(y))
         out.push({ path: at || '(root)', ...(x !== undefined ? { a: x } : {}), ...(y !== undefined ? { b: y } : {}) });

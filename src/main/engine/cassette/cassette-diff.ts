@@ -43,14 +43,17 @@ const methodOf = (e: CassetteEntry): string | undefined => e.method ?? BARE_KEY_
  * Every tool a cassette's tools/list answers named (pages and revisions together; a later entry wins), or undefined
  * when it holds no tools/list answer at all (then nothing can be said of its tools).
  */
-function toolsOf(groups: ReadonlyArray<[string, readonly CassetteEntry[]]>): Array<Record<string, unknown> & { name: string }> | undefined {
+function toolsOf(
+  groups: ReadonlyArray<[string, readonly CassetteEntry[]]>,
+): Array<Record<string, unknown> & { name: string }> | undefined {
   let listed = false;
   const tools = new Map<string, Record<string, unknown> & { name: string }>();
   for (const [, entries] of groups) {
     for (const e of entries) {
       if (methodOf(e) !== 'tools/list' || e.error || !Array.isArray(e.result.tools)) continue;
       listed = true;
-      for (const tool of e.result.tools as Array<Record<string, unknown>>) if (typeof tool?.name === 'string') tools.set(tool.name, tool as never);
+      for (const tool of e.result.tools as Array<Record<string, unknown>>)
+        if (typeof tool?.name === 'string') tools.set(tool.name, tool as never);
     }
   }
   return listed ? [...tools.values()] : undefined;
@@ -98,5 +101,13 @@ export async function diffCassettes(a: string, b: string, options: DiffOptions =
     keysChanged: keys.changed.length,
   };
   const toolsNotCompared = unlisted.length ? `${unlisted.join(' and ')} recorded no tools/list answer` : undefined;
-  return { a, b, tools, ...(toolsNotCompared ? { toolsNotCompared } : {}), keys, counts, breaking: counts.breaking > 0 };
+  return {
+    a,
+    b,
+    tools,
+    ...(toolsNotCompared ? { toolsNotCompared } : {}),
+    keys,
+    counts,
+    breaking: counts.breaking > 0,
+  };
 }

@@ -19,7 +19,11 @@ function groupOf(request: Pick<JsonRpcRequest, 'method' | 'params'>): { group: s
  * The recorded keys a miss is compared with, and the requests of those whose entry keeps it: the keys of the same tool or method, else (tools/call, prompts/get)
  * those of the other tools — from the store's key index, never a scan, at most CANDIDATES of them.
  */
-function candidatesFor(store: CassetteStore, request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string): { keys: string[]; requests: RecordedRequest[] } {
+function candidatesFor(
+  store: CassetteStore,
+  request: Pick<JsonRpcRequest, 'method' | 'params'>,
+  key: string,
+): { keys: string[]; requests: RecordedRequest[] } {
   const { group, prefix } = groupOf(request);
   let keys = store.nearKeys(group, key, CANDIDATES);
   if (keys.length === 0 && prefix) keys = store.nearKeysByPrefix(prefix, key, CANDIDATES);
@@ -39,12 +43,19 @@ function candidatesFor(store: CassetteStore, request: Pick<JsonRpcRequest, 'meth
  * miss: the strict JSON-RPC error, the CLI's miss log and summary, and the library's `misses()` and
  * `CassetteMissError` all read it.
  */
-export function replayMiss(store: CassetteStore, request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string, exhausted?: number): ReplayMiss {
+export function replayMiss(
+  store: CassetteStore,
+  request: Pick<JsonRpcRequest, 'method' | 'params'>,
+  key: string,
+  exhausted?: number,
+): ReplayMiss {
   const asked = comparedPart(request.method, request.params);
   const tool = request.method === 'tools/call' ? String(request.params?.name ?? '') : undefined;
   const miss: ReplayMiss = { method: request.method, key, asked, ...(tool !== undefined ? { tool } : {}) };
   if (exhausted !== undefined) return { ...miss, exhausted };
   const { keys, requests } = candidatesFor(store, request, key);
-  const closest = closestOf(request.method, request.params, requests) ?? (keys.length ? { key: keys[0], differences: [] } : undefined);
+  const closest =
+    closestOf(request.method, request.params, requests) ??
+    (keys.length ? { key: keys[0], differences: [] } : undefined);
   return closest ? { ...miss, closest } : miss;
 }

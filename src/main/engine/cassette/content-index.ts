@@ -44,7 +44,8 @@ export async function indexContent(pass: ContentPass): Promise<void> {
           for (const i of result.gone) pass.drop(batch[i]);
           for (let i = 0; i < batch.length; i++) {
             const loose = result.loose[i];
-            if (loose !== null && batch[i].loose === undefined && index.holds(batch[i])) index.setLoose(batch[i], loose);
+            if (loose !== null && batch[i].loose === undefined && index.holds(batch[i]))
+              index.setLoose(batch[i], loose);
           }
           for (const [i, marks] of result.marks) if (index.holds(batch[i])) index.setMarks(batch[i], marks);
         },
@@ -118,14 +119,20 @@ async function looseKeysInWorkers(
   try {
     await Promise.all(
       Array.from({ length: Math.min(count, batches.length) }, () => {
-        const worker = new Worker(new URL('./loose-worker.js', import.meta.url), { workerData: { dir, ignore: [...ignore] } });
+        const worker = new Worker(new URL('./loose-worker.js', import.meta.url), {
+          workerData: { dir, ignore: [...ignore] },
+        });
         workers.push(worker);
         return new Promise<void>((resolve, reject) => {
           const sendNext = (): void => {
             if (signal.stopped || next >= batches.length) return resolve();
             const id = next++;
             const batch = batches[id];
-            worker.postMessage({ id, files: batch.map((r) => r.file), keys: batch.map((r) => r.key) } satisfies LooseBatch);
+            worker.postMessage({
+              id,
+              files: batch.map((r) => r.file),
+              keys: batch.map((r) => r.key),
+            } satisfies LooseBatch);
           };
           worker.on('message', (result: LooseResult) => {
             onBatch(batches[result.id], result);

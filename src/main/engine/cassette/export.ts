@@ -24,7 +24,8 @@ export type { Har } from './persist/har.js';
  */
 
 /** Header-like keys redacted wherever they appear in an exported entry (distilled files should hold none). */
-const SECRET_KEY = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-access-token|mcp-session-id|x-mimcp-session)$/i;
+const SECRET_KEY =
+  /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-access-token|mcp-session-id|x-mimcp-session)$/i;
 
 /** A copy with every `headers` object redacted (redact.ts's rules) and every authorization/cookie-like key replaced. */
 export function redactDeep(value: unknown): unknown {
@@ -66,7 +67,8 @@ interface Listed {
 const ENTRY = 1;
 const DEBUG_BITS: Record<string, number> = { req: 2, res: 4, 'res-head': 8 };
 /** the debug files a listing showed, as readDebugFilesSync takes them */
-const debugPresent = (files: number): Set<string> => new Set(Object.keys(DEBUG_BITS).filter((kind) => files & DEBUG_BITS[kind]));
+const debugPresent = (files: number): Set<string> =>
+  new Set(Object.keys(DEBUG_BITS).filter((kind) => files & DEBUG_BITS[kind]));
 
 /** exports read files synchronously (faster by far), yielding this often so that a running app keeps serving */
 const SLICE_MS = 20;
@@ -122,12 +124,14 @@ async function* exchangesOf(path: string, options: { debug: boolean; log: Log })
         x.distilled = distilled;
       } catch (error) {
         if (error instanceof UnsafeEntryError) log(`cassette: ${error.message}`, 'warn');
-        else if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log(`cassette: ignoring ${entryFile}: ${jsonErrorMessage(error)}`, 'warn');
+        else if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+          log(`cassette: ignoring ${entryFile}: ${jsonErrorMessage(error)}`, 'warn');
         if (!options.debug) continue;
       }
     }
     if (options.debug) {
-      x.debug = listed.files & ~ENTRY ? readDebugFilesSync(path, listed.stem, debugPresent(listed.files), log) : undefined;
+      x.debug =
+        listed.files & ~ENTRY ? readDebugFilesSync(path, listed.stem, debugPresent(listed.files), log) : undefined;
       if (!x.entry && !x.debug) continue;
       // a date for the HAR entry where the distilled entry holds none
       if (!x.entry?.recordedAt)
@@ -155,7 +159,11 @@ async function firstRecordedUrl(path: string): Promise<string> {
 }
 
 /** The single-file form of a cassette, written into a sink piece by piece (a single file given instead is re-stamped and redacted again). */
-export async function exportSingleFileTo(path: string, sink: Sink, options: ExportOptions = {}): Promise<{ entries: number }> {
+export async function exportSingleFileTo(
+  path: string,
+  sink: Sink,
+  options: ExportOptions = {},
+): Promise<{ entries: number }> {
   const out = new SingleFilePersister('(export)', sink);
   await out.begin(options.now ?? new Date());
   for await (const x of exchangesOf(path, { debug: false, log: options.log ?? silent })) {
@@ -185,7 +193,10 @@ export async function exportHarTo(
 }
 
 /** Writes an export to `file` as a stream, replacing it atomically once complete; answers its size in bytes. */
-export async function toFile<T extends object>(file: string, write: (sink: Sink) => Promise<T>): Promise<T & { bytes: number }> {
+export async function toFile<T extends object>(
+  file: string,
+  write: (sink: Sink) => Promise<T>,
+): Promise<T & { bytes: number }> {
   const stream = await openAtomicStream(dirname(file), basename(file));
   try {
     const result = await write(stream);
@@ -197,14 +208,18 @@ export async function toFile<T extends object>(file: string, write: (sink: Sink)
   }
 }
 
-export const writeSingleFileExport = (path: string, file: string, options: ExportOptions = {}): Promise<{ entries: number; bytes: number }> =>
-  toFile(file, (sink) => exportSingleFileTo(path, sink, options));
+export const writeSingleFileExport = (
+  path: string,
+  file: string,
+  options: ExportOptions = {},
+): Promise<{ entries: number; bytes: number }> => toFile(file, (sink) => exportSingleFileTo(path, sink, options));
 
 export const writeHarExport = (
   path: string,
   file: string,
   options: ExportOptions & { creatorVersion?: string } = {},
-): Promise<{ entries: number; synthetic: number; bytes: number }> => toFile(file, (sink) => exportHarTo(path, sink, options));
+): Promise<{ entries: number; synthetic: number; bytes: number }> =>
+  toFile(file, (sink) => exportHarTo(path, sink, options));
 
 /** The single-file form of a cassette, in memory (small cassettes; files are written with writeSingleFileExport). */
 export async function exportSingleFile(path: string, options: ExportOptions = {}): Promise<SingleFileCassette> {

@@ -8,7 +8,12 @@ export function hash16(text: string): string {
 
 /** The value at a dot path (`structuredContent.report`), or undefined. */
 export function getByPath(value: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((cur, key) => (cur != null && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined), value);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (cur, key) => (cur != null && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined),
+      value,
+    );
 }
 
 /** Deletes the value at a dot path, where there is one. */

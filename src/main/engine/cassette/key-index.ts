@@ -118,7 +118,14 @@ export class KeyIndex {
   /** Removes the entry of a file; answers it. */
   remove(file: string, key: string): EntryRef | undefined {
     const refs = this.byKey.get(key);
-    const gone = refs === undefined ? undefined : Array.isArray(refs) ? refs.find((e) => e.file === file) : refs.file === file ? refs : undefined;
+    const gone =
+      refs === undefined
+        ? undefined
+        : Array.isArray(refs)
+          ? refs.find((e) => e.file === file)
+          : refs.file === file
+            ? refs
+            : undefined;
     if (!refs || !gone) return undefined;
     const left = withoutRef(refs, gone);
     this.count--;
@@ -147,7 +154,8 @@ export class KeyIndex {
       if (!keys) this.errors.set(marks.errorCode, (keys = new Set()));
       keys.add(ref.key);
     }
-    if (marks?.issuedState !== undefined) this.states.set(marks.issuedState, (this.states.get(marks.issuedState) ?? 0) + 1);
+    if (marks?.issuedState !== undefined)
+      this.states.set(marks.issuedState, (this.states.get(marks.issuedState) ?? 0) + 1);
     this.changes++;
   }
 
@@ -166,7 +174,8 @@ export class KeyIndex {
     if (errorCode !== undefined) {
       const keys = this.errors.get(errorCode);
       const stillThere =
-        Array.isArray(this.byKey.get(ref.key)) && (this.byKey.get(ref.key) as EntryRef[]).some((r) => r !== ref && r.marks?.errorCode === errorCode);
+        Array.isArray(this.byKey.get(ref.key)) &&
+        (this.byKey.get(ref.key) as EntryRef[]).some((r) => r !== ref && r.marks?.errorCode === errorCode);
       if (!stillThere) keys?.delete(ref.key);
       if (keys?.size === 0) this.errors.delete(errorCode);
     }

@@ -7,7 +7,13 @@ import { safeKey } from './safe-name.js';
 export const argumentsHash = (args: unknown): string => hash16(JSON.stringify(args ?? {}));
 
 /** Paginated list methods: without a cursor they keep mcp-rewind's bare keys (tools_list, resources_list, …). */
-const LIST_METHODS = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list', 'tasks/list']);
+const LIST_METHODS = new Set([
+  'tools/list',
+  'resources/list',
+  'resources/templates/list',
+  'prompts/list',
+  'tasks/list',
+]);
 /** Methods whose answer does not depend on their params. */
 const PARAMLESS = new Set(['initialize', 'ping']);
 
@@ -33,9 +39,12 @@ export function rawKeyFor(request: Pick<JsonRpcRequest, 'method' | 'params'>): s
   const { method, params } = request;
   const base = method.replaceAll('/', '_');
   if (PARAMLESS.has(method)) return base;
-  if (method === 'tools/call') return `tools_call_${String(params?.name ?? '')}_${argumentsHash(params?.arguments)}${roundSuffix(params)}`;
-  if (method === 'prompts/get') return `prompts_get_${String(params?.name ?? '')}_${argumentsHash(params?.arguments)}${roundSuffix(params)}`;
-  if (LIST_METHODS.has(method)) return params?.cursor === undefined ? base : `${base}_${hash16(JSON.stringify(params.cursor))}`;
+  if (method === 'tools/call')
+    return `tools_call_${String(params?.name ?? '')}_${argumentsHash(params?.arguments)}${roundSuffix(params)}`;
+  if (method === 'prompts/get')
+    return `prompts_get_${String(params?.name ?? '')}_${argumentsHash(params?.arguments)}${roundSuffix(params)}`;
+  if (LIST_METHODS.has(method))
+    return params?.cursor === undefined ? base : `${base}_${hash16(JSON.stringify(params.cursor))}`;
   return `${base}_${hash16(JSON.stringify(withoutMeta(params)))}`;
 }
 
@@ -43,10 +52,14 @@ export function rawKeyFor(request: Pick<JsonRpcRequest, 'method' | 'params'>): s
  * What makes a later round of a multi-round call (MRTR): the client's answers (an object) and the server's state (a
  * string). Anything else in those fields (a `null` some clients send on a first round) makes no round.
  */
-export function roundOf(params: Record<string, unknown> | undefined): { inputResponses?: Record<string, unknown>; requestState?: string } {
+export function roundOf(params: Record<string, unknown> | undefined): {
+  inputResponses?: Record<string, unknown>;
+  requestState?: string;
+} {
   const round: { inputResponses?: Record<string, unknown>; requestState?: string } = {};
   const answers = params?.inputResponses;
-  if (typeof answers === 'object' && answers !== null && !Array.isArray(answers)) round.inputResponses = answers as Record<string, unknown>;
+  if (typeof answers === 'object' && answers !== null && !Array.isArray(answers))
+    round.inputResponses = answers as Record<string, unknown>;
   if (typeof params?.requestState === 'string') round.requestState = params.requestState;
   return round;
 }
@@ -72,7 +85,12 @@ export const EMPTY_LIST_RESULTS: ReadonlyMap<string, Record<string, unknown>> = 
   ['prompts/list', { prompts: [] }],
 ]);
 /** Methods whose result is always empty: replay can answer them without an entry. */
-export const EMPTY_RESULT_METHODS = new Set(['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+export const EMPTY_RESULT_METHODS = new Set([
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
 
 /**
  * JSON with object keys sorted at every level: the same value always gives the same text. Written by hand rather than
@@ -85,7 +103,8 @@ export function canonicalJson(value: unknown): string {
 
 function canonical(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return JSON.stringify(value); // undefined for undefined and functions
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonical((value as { toJSON: () => unknown }).toJSON());
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return canonical((value as { toJSON: () => unknown }).toJSON());
   if (Array.isArray(value)) {
     let text = '[';
     for (let i = 0; i < value.length; i++) text += (i ? ',' : '') + (canonical(value[i]) ?? 'null');
@@ -103,7 +122,8 @@ function deletePath(value: unknown, path: string): void {
   const parts = path.split('.');
   const last = parts.pop() as string;
   let cur: unknown = value;
-  for (const part of parts) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
+  for (const part of parts)
+    cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
   if (cur !== null && typeof cur === 'object') delete (cur as Record<string, unknown>)[last];
 }
 
@@ -112,7 +132,11 @@ function deletePath(value: unknown, path: string): void {
  * --match-ignore paths (relative to params, e.g. `arguments.timestamp`) removed. Used when the exact
  * (mcp-rewind) key finds nothing.
  */
-export function looseKeyFor(method: string, params: Record<string, unknown> | undefined, ignore: readonly string[] = []): string {
+export function looseKeyFor(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  ignore: readonly string[] = [],
+): string {
   const { _meta, ...rest } = params ?? {};
   const value = ignore.length ? structuredClone(rest) : rest;
   for (const path of ignore) deletePath(value, path);
@@ -124,7 +148,9 @@ export function toolNameFromKey(key: string): string | undefined {
   const m = /^tools_call_(.*)_[0-9a-f]{16}(?:_r[0-9a-f]{16})?$/.exec(key);
   if (!m || m[1].includes('~')) return undefined;
   try {
-    return decodeURIComponent(m[1].replace(/%u([0-9A-F]{4})/g, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16))));
+    return decodeURIComponent(
+      m[1].replace(/%u([0-9A-F]{4})/g, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    );
   } catch {
     return undefined;
   }

@@ -18,7 +18,13 @@ export interface RecordedRequest {
 
 export interface RecordedDebug {
   /** `.req.json`: ours is `{ method, url, headers, body }`, mcp-rewind's `{ verb, url, headers, body }` */
-  request?: { method?: string; verb?: string; url?: string; headers?: Record<string, string | string[]>; body?: unknown };
+  request?: {
+    method?: string;
+    verb?: string;
+    url?: string;
+    headers?: Record<string, string | string[]>;
+    body?: unknown;
+  };
   /** `.res.json`: the raw response body */
   responseBody?: string;
   /** `.res-head.json` */
@@ -53,7 +59,12 @@ export async function readDebugFiles(dir: string, stem: string, log?: Log): Prom
  * The same, synchronously, for the debug files a listing showed (`present`: `req`, `res`, `res-head`): an export reads
  * thousands of exchanges, each faster this way (and a missing file is not even tried).
  */
-export function readDebugFilesSync(dir: string, stem: string, present: ReadonlySet<string>, log?: Log): RecordedDebug | undefined {
+export function readDebugFilesSync(
+  dir: string,
+  stem: string,
+  present: ReadonlySet<string>,
+  log?: Log,
+): RecordedDebug | undefined {
   const [req, res, head] = debugFileNames(stem).map((name, i) => {
     if (!present.has(['req', 'res', 'res-head'][i])) return undefined;
     try {
@@ -66,14 +77,21 @@ export function readDebugFilesSync(dir: string, stem: string, present: ReadonlyS
   return debugOf(req, res, head);
 }
 
-function debugOf(req: string | undefined, res: string | undefined, head: string | undefined): RecordedDebug | undefined {
+function debugOf(
+  req: string | undefined,
+  res: string | undefined,
+  head: string | undefined,
+): RecordedDebug | undefined {
   if (req === undefined && res === undefined && head === undefined) return undefined;
   const request = parseJson(req);
   const responseHead = parseJson(head);
   return {
     request: typeof request === 'object' && request !== null ? (request as RecordedDebug['request']) : undefined,
     responseBody: res,
-    responseHead: typeof responseHead === 'object' && responseHead !== null ? (responseHead as RecordedDebug['responseHead']) : undefined,
+    responseHead:
+      typeof responseHead === 'object' && responseHead !== null
+        ? (responseHead as RecordedDebug['responseHead'])
+        : undefined,
   };
 }
 
@@ -92,7 +110,8 @@ export function requestInBody(body: unknown, method?: string): RecordedRequest |
 /** The `_meta` of the JSON-RPC request of a recorded `.req.json` body (a 2026-07-28 request's envelope), if it has one. */
 export function requestMetaInBody(body: unknown, method?: string): Record<string, unknown> | undefined {
   for (const m of Array.isArray(body) ? body : [body]) {
-    if (!isObject(m) || typeof m.method !== 'string' || !('id' in m) || (method !== undefined && m.method !== method)) continue;
+    if (!isObject(m) || typeof m.method !== 'string' || !('id' in m) || (method !== undefined && m.method !== method))
+      continue;
     return isObject(m.params) && isObject(m.params._meta) ? m.params._meta : undefined;
   }
   return undefined;
@@ -113,7 +132,8 @@ export function recordedRequest(entry: CassetteEntry, debugBody?: unknown): Reco
     const name = entry.name ?? (fromDebug?.params?.name as string | undefined) ?? toolNameFromKey(entry.key);
     if (name === undefined) return { unknown: 'the tool name is not recorded and the key was shortened' };
     const args = entry.arguments ?? fromDebug?.params?.arguments;
-    if (args === undefined) return { unknown: 'the arguments are not recorded (bare mcp-rewind result without its .req.json)' };
+    if (args === undefined)
+      return { unknown: 'the arguments are not recorded (bare mcp-rewind result without its .req.json)' };
     return { method: 'tools/call', params: { name, arguments: args } };
   }
   if (entry.method) return { method: entry.method, params: entry.params };

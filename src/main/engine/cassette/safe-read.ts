@@ -28,7 +28,8 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0;
 /** Reads `dir/name` as UTF-8; throws UnsafeEntryError for a link or a non-regular file, the fs error otherwise. */
 export async function readCassetteFile(dir: string, name: string): Promise<string> {
   if (!isPlainName(name)) throw new UnsafeEntryError(name, 'not a plain file name');
-  if (NOFOLLOW === 0 && (await lstat(join(dir, name))).isSymbolicLink()) throw new UnsafeEntryError(name, 'it is a symbolic link'); // no O_NOFOLLOW (Windows)
+  if (NOFOLLOW === 0 && (await lstat(join(dir, name))).isSymbolicLink())
+    throw new UnsafeEntryError(name, 'it is a symbolic link'); // no O_NOFOLLOW (Windows)
   let handle;
   try {
     handle = await open(join(dir, name), constants.O_RDONLY | NOFOLLOW | NONBLOCK);
@@ -57,7 +58,8 @@ const SHARED_MAX = 1024 * 1024;
  */
 export function readCassetteFileSync(dir: string, name: string): string {
   if (!isPlainName(name)) throw new UnsafeEntryError(name, 'not a plain file name');
-  if (NOFOLLOW === 0 && lstatSync(join(dir, name)).isSymbolicLink()) throw new UnsafeEntryError(name, 'it is a symbolic link');
+  if (NOFOLLOW === 0 && lstatSync(join(dir, name)).isSymbolicLink())
+    throw new UnsafeEntryError(name, 'it is a symbolic link');
   let fd: number;
   try {
     fd = openSync(`${dir}${sep}${name}`, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
@@ -70,7 +72,12 @@ export function readCassetteFileSync(dir: string, name: string): string {
     const info = fstatSync(fd);
     if (!info.isFile()) throw new UnsafeEntryError(name, 'not a regular file');
     // one byte more than fstat said: a file that grew meanwhile is read to its end all the same
-    let buffer = info.size < shared.length ? shared : info.size < SHARED_MAX ? (shared = Buffer.allocUnsafe(SHARED_MAX)) : Buffer.allocUnsafe(info.size + 1);
+    let buffer =
+      info.size < shared.length
+        ? shared
+        : info.size < SHARED_MAX
+          ? (shared = Buffer.allocUnsafe(SHARED_MAX))
+          : Buffer.allocUnsafe(info.size + 1);
     let length = 0;
     for (;;) {
       const got = readSync(fd, buffer, length, buffer.length - length, length);
@@ -95,5 +102,7 @@ export function unsafeListing(entry: Dirent): UnsafeEntryError | undefined {
 export function jsonErrorMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const position = /position (\d+)/.exec(message);
-  return error instanceof SyntaxError ? `not valid JSON${position ? ` (at character ${position[1]})` : ''}` : message.split('\n')[0];
+  return error instanceof SyntaxError
+    ? `not valid JSON${position ? ` (at character ${position[1]})` : ''}`
+    : message.split('\n')[0];
 }

@@ -23,11 +23,31 @@ export interface SchemaChange {
 type Schema = Record<string, unknown>;
 type Direction = 'input' | 'output';
 
-const ANNOTATIONS = new Set(['description', 'title', 'examples', 'default', '$comment', '$schema', '$id', 'deprecated', 'readOnly', 'writeOnly']);
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'examples',
+  'default',
+  '$comment',
+  '$schema',
+  '$id',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
 const LOWER_BOUNDS = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties', 'minContains']);
 const UPPER_BOUNDS = new Set(['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties', 'maxContains']);
 /** keywords rated here (the rest: annotations, or unknown) */
-const RATED = new Set(['properties', 'required', 'type', 'enum', 'additionalProperties', 'items', ...LOWER_BOUNDS, ...UPPER_BOUNDS]);
+const RATED = new Set([
+  'properties',
+  'required',
+  'type',
+  'enum',
+  'additionalProperties',
+  'items',
+  ...LOWER_BOUNDS,
+  ...UPPER_BOUNDS,
+]);
 
 const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]);
@@ -35,7 +55,8 @@ const quoted = (values: unknown[]): string => values.map((v) => JSON.stringify(v
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
 /** A narrowing breaks an input's callers; a widening an output's readers. */
-const rate = (direction: Direction, narrows: boolean): Rating => (narrows === (direction === 'input') ? 'breaking' : 'compatible');
+const rate = (direction: Direction, narrows: boolean): Rating =>
+  narrows === (direction === 'input') ? 'breaking' : 'compatible';
 
 /** The changes from one schema to another, rated (an empty list when they are the same). */
 export function diffSchema(before: unknown, after: unknown, direction: Direction, at: string): SchemaChange[] {
@@ -67,7 +88,8 @@ function diffProperties(before: Schema, after: Schema, direction: Direction, at:
   const now = isSchema(after.properties) ? after.properties : {};
   const required = new Set(list(after.required));
   for (const name of Object.keys(was)) {
-    if (!Object.hasOwn(now, name)) out.push({ at: `${at}.properties.${name}`, what: 'property removed', rating: 'breaking' });
+    if (!Object.hasOwn(now, name))
+      out.push({ at: `${at}.properties.${name}`, what: 'property removed', rating: 'breaking' });
     else out.push(...diffSchema(was[name], now[name], direction, `${at}.properties.${name}`));
   }
   for (const name of Object.keys(now)) {
@@ -78,22 +100,38 @@ function diffProperties(before: Schema, after: Schema, direction: Direction, at:
   }
 }
 
-function diffRequired(before: Schema, after: Schema, direction: Direction, at: string, add: (at: string, what: string, r: Rating) => void): void {
+function diffRequired(
+  before: Schema,
+  after: Schema,
+  direction: Direction,
+  at: string,
+  add: (at: string, what: string, r: Rating) => void,
+): void {
   const was = new Set(list(before.required));
   const now = new Set(list(after.required));
   const wasProps = isSchema(before.properties) ? before.properties : {};
   // a new property that is required was rated with the property; here only fields that were there before
   const newlyRequired = [...now].filter((f) => !was.has(f) && Object.hasOwn(wasProps, String(f)));
-  const noLonger = [...was].filter((f) => !now.has(f) && Object.hasOwn(isSchema(after.properties) ? after.properties : {}, String(f)));
+  const noLonger = [...was].filter(
+    (f) => !now.has(f) && Object.hasOwn(isSchema(after.properties) ? after.properties : {}, String(f)),
+  );
   if (newlyRequired.length) add(`${at}.required`, `now required: ${quoted(newlyRequired)}`, rate(direction, true));
   if (noLonger.length) add(`${at}.required`, `no longer required: ${quoted(noLonger)}`, rate(direction, false));
 }
 
 /** `type` and `enum`: values removed narrow, values added widen; a keyword added narrows, removed widens. */
-function diffValues(key: string, before: unknown, after: unknown, direction: Direction, at: string, add: (at: string, what: string, r: Rating) => void): void {
+function diffValues(
+  key: string,
+  before: unknown,
+  after: unknown,
+  direction: Direction,
+  at: string,
+  add: (at: string, what: string, r: Rating) => void,
+): void {
   if (same(before, after)) return;
   if (before === undefined) return add(`${at}.${key}`, `${key} ${quoted(list(after))} added`, rate(direction, true));
-  if (after === undefined) return add(`${at}.${key}`, `${key} removed (was ${quoted(list(before))})`, rate(direction, false));
+  if (after === undefined)
+    return add(`${at}.${key}`, `${key} removed (was ${quoted(list(before))})`, rate(direction, false));
   const was = list(before).map(canonicalJson);
   const now = list(after).map(canonicalJson);
   const removed = list(before).filter((_, i) => !now.includes(was[i]));
@@ -102,7 +140,13 @@ function diffValues(key: string, before: unknown, after: unknown, direction: Dir
   if (added.length) add(`${at}.${key}`, `${key} widened: ${quoted(added)} added`, rate(direction, false));
 }
 
-function diffBounds(before: Schema, after: Schema, direction: Direction, at: string, add: (at: string, what: string, r: Rating) => void): void {
+function diffBounds(
+  before: Schema,
+  after: Schema,
+  direction: Direction,
+  at: string,
+  add: (at: string, what: string, r: Rating) => void,
+): void {
   for (const key of [...LOWER_BOUNDS, ...UPPER_BOUNDS]) {
     const [was, now] = [before[key], after[key]];
     if (same(was, now)) continue;
@@ -120,9 +164,22 @@ function diffAdditional(before: Schema, after: Schema, direction: Direction, at:
   const [was, now] = [before.additionalProperties, after.additionalProperties];
   if (same(was, now)) return;
   const open = (v: unknown): boolean => v === undefined || v === true;
-  if (open(was) && now === false) out.push({ at: `${at}.additionalProperties`, what: 'other properties no longer allowed', rating: rate(direction, true) });
-  else if (was === false && open(now)) out.push({ at: `${at}.additionalProperties`, what: 'other properties now allowed', rating: rate(direction, false) });
-  else out.push(...diffSchema(isSchema(was) ? was : {}, isSchema(now) ? now : {}, direction, `${at}.additionalProperties`));
+  if (open(was) && now === false)
+    out.push({
+      at: `${at}.additionalProperties`,
+      what: 'other properties no longer allowed',
+      rating: rate(direction, true),
+    });
+  else if (was === false && open(now))
+    out.push({
+      at: `${at}.additionalProperties`,
+      what: 'other properties now allowed',
+      rating: rate(direction, false),
+    });
+  else
+    out.push(
+      ...diffSchema(isSchema(was) ? was : {}, isSchema(now) ? now : {}, direction, `${at}.additionalProperties`),
+    );
 }
 
 type Tool = Record<string, unknown> & { name: string };
@@ -154,8 +211,15 @@ export function diffToolLists(before: readonly Tool[], after: readonly Tool[]): 
       if (key === 'name' || key === 'inputSchema' || key === 'outputSchema' || same(tool[key], next[key])) continue;
       details.push({ at: key, what: `${key} changed`, rating: 'compatible' });
     }
-    if (details.length) out.push({ tool: name, change: 'changed', rating: details.some((d) => d.rating === 'breaking') ? 'breaking' : 'compatible', details });
+    if (details.length)
+      out.push({
+        tool: name,
+        change: 'changed',
+        rating: details.some((d) => d.rating === 'breaking') ? 'breaking' : 'compatible',
+        details,
+      });
   }
-  for (const name of now.keys()) if (!was.has(name)) out.push({ tool: name, change: 'added', rating: 'compatible', details: [] });
+  for (const name of now.keys())
+    if (!was.has(name)) out.push({ tool: name, change: 'added', rating: 'compatible', details: [] });
   return out;
 }

@@ -7,7 +7,9 @@ import { parseJson } from '../../../shared/json-depth.js';
 
 /** Does a raw HTTP body look like an SSE stream (rather than JSON)? */
 const looksLikeSse = (text: string, mimeType = ''): boolean =>
-  mimeType.includes('text/event-stream') || /^(event|data|id|retry):/m.test(text.trimStart().slice(0, 200)) || text.trimStart().startsWith(':');
+  mimeType.includes('text/event-stream') ||
+  /^(event|data|id|retry):/m.test(text.trimStart().slice(0, 200)) ||
+  text.trimStart().startsWith(':');
 
 /** The JSON-RPC messages of an HTTP body: a JSON message or batch, or an SSE stream of them. Throws on broken JSON. */
 export function messagesOfBody(text: string, mimeType = ''): JsonRpcMessage[] {
@@ -38,7 +40,11 @@ export function messagesOfBody(text: string, mimeType = ''): JsonRpcMessage[] {
  * messages differ), the body is rebuilt from the entry, in the raw body's format (SSE or JSON) — a stale debug file
  * never wins over the entry replay answers with.
  */
-export function servedBody(entry: CassetteEntry | undefined, raw: string | undefined, fallbackId: number): { text: string; rebuilt: boolean } | undefined {
+export function servedBody(
+  entry: CassetteEntry | undefined,
+  raw: string | undefined,
+  fallbackId: number,
+): { text: string; rebuilt: boolean } | undefined {
   if (raw === undefined) return undefined;
   if (!entry) return { text: raw, rebuilt: false };
   let messages: JsonRpcMessage[];
@@ -47,7 +53,8 @@ export function servedBody(entry: CassetteEntry | undefined, raw: string | undef
   } catch {
     messages = [];
   }
-  const final = [...messages].reverse().find((m) => 'result' in m || 'error' in m) as { id?: number | string; result?: unknown } | undefined;
+  const final = [...messages].reverse().find((m) => 'result' in m || 'error' in m) as
+    { id?: number | string; result?: unknown } | undefined;
   const streamed = messages.filter((m) => m !== final);
   // the entry's stream also holds the client's replies to server requests, which the server's body never carries
   const fromServer = (entry.stream ?? []).filter((m) => 'method' in m);

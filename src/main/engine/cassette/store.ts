@@ -198,7 +198,10 @@ export class CassetteStore {
     const n = this.persister.take();
     const stored: CassetteEntry = { ...entry, n, key, file: entryFileName(n, key) };
     // the persister tells every store on the folder, this one included, as soon as the entry is written
-    await this.persister.append({ n, key, distilled: distilledFor(method, entry) as Record<string, unknown>, entry: stored, debug }, { durable: this.durable });
+    await this.persister.append(
+      { n, key, distilled: distilledFor(method, entry) as Record<string, unknown>, entry: stored, debug },
+      { durable: this.durable },
+    );
     return stored;
   }
 
@@ -287,7 +290,13 @@ export class CassetteStore {
   }
 
   private insert(entry: CassetteEntry, bytes: number): void {
-    const ref: EntryRef = { n: entry.n, key: entry.key, file: entry.file, loose: this.loose && looseKeyOfEntry(entry, this.loose), marks: entryMarksOf(entry) };
+    const ref: EntryRef = {
+      n: entry.n,
+      key: entry.key,
+      file: entry.file,
+      loose: this.loose && looseKeyOfEntry(entry, this.loose),
+      marks: entryMarksOf(entry),
+    };
     const old = this.index.remove(entry.file, entry.key);
     if (old) this.cache.delete(old);
     this.index.add(ref);

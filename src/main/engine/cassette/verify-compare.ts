@@ -35,8 +35,10 @@ const MAX_CHANGES = 20;
 /** How many recorded answers are diffed to find the closest. */
 const MAX_CANDIDATES = 8;
 
-export const answerOfEntry = (e: CassetteEntry): AnswerDoc => (e.error ? { error: { code: e.error.code, message: e.error.message } } : { result: e.result });
-const answerOfResponse = (r: JsonRpcResponse): AnswerDoc => ('error' in r ? { error: { code: r.error.code, message: r.error.message } } : { result: r.result });
+export const answerOfEntry = (e: CassetteEntry): AnswerDoc =>
+  e.error ? { error: { code: e.error.code, message: e.error.message } } : { result: e.result };
+const answerOfResponse = (r: JsonRpcResponse): AnswerDoc =>
+  'error' in r ? { error: { code: r.error.code, message: r.error.message } } : { result: r.result };
 
 /** The normaliser of a verify run (see above). */
 export function buildNormaliser(options: CompareOptions): (doc: AnswerDoc) => unknown {
@@ -75,12 +77,18 @@ function dropServerInfo(result: Record<string, unknown>): void {
 
 /** The server's identity a 2026-07-28 result carries (`_meta`), as "name version". */
 function serverInfoOf(result: Record<string, unknown>): string | undefined {
-  const info = (result._meta as Record<string, unknown> | undefined)?.[META.serverInfo] as { name?: unknown; version?: unknown } | undefined;
+  const info = (result._meta as Record<string, unknown> | undefined)?.[META.serverInfo] as
+    { name?: unknown; version?: unknown } | undefined;
   return info ? `${String(info.name)} ${String(info.version)}` : undefined;
 }
 
 /** Compares a live answer with the recorded entries that may answer its request. */
-export function compareAnswers(method: string, recorded: readonly CassetteEntry[], live: JsonRpcResponse, normalise: (d: AnswerDoc) => unknown): Comparison {
+export function compareAnswers(
+  method: string,
+  recorded: readonly CassetteEntry[],
+  live: JsonRpcResponse,
+  normalise: (d: AnswerDoc) => unknown,
+): Comparison {
   const liveDoc = normalise(answerOfResponse(live));
   const liveText = canonicalJson(liveDoc);
   const docs = recorded.map((e) => normalise(answerOfEntry(e)));
@@ -109,12 +117,19 @@ function closestChanges(docs: readonly unknown[], live: unknown): Change[] {
   return best ?? [];
 }
 
-function headline(method: string, recorded: readonly CassetteEntry[], live: JsonRpcResponse, docs: readonly unknown[], liveDoc: unknown): string {
+function headline(
+  method: string,
+  recorded: readonly CassetteEntry[],
+  live: JsonRpcResponse,
+  docs: readonly unknown[],
+  liveDoc: unknown,
+): string {
   if ('error' in live) {
     if (recorded.some((e) => e.error)) return 'error changed';
     return `the server answered error ${live.error.code}: ${live.error.message}`;
   }
-  if (recorded.every((e) => e.error)) return `the server answers a result where it answered error ${recorded[0].error?.code}: ${recorded[0].error?.message}`;
+  if (recorded.every((e) => e.error))
+    return `the server answers a result where it answered error ${recorded[0].error?.code}: ${recorded[0].error?.message}`;
   if (method === 'tools/list') {
     const toolsOf = (d: unknown): unknown => (d as { result?: { tools?: unknown } }).result?.tools;
     return diffTools(toolsOf(docs[docs.length - 1]), toolsOf(liveDoc)) ?? 'result changed';
@@ -128,7 +143,8 @@ type Tool = { name: string; description?: unknown; inputSchema?: unknown; output
 
 /** tools/list drift: names added, removed, and tools whose description or schemas differ. */
 function diffTools(recorded: unknown, live: unknown): string | undefined {
-  const toMap = (list: unknown): Map<string, Tool> => new Map((Array.isArray(list) ? (list as Tool[]) : []).map((t) => [String(t.name), t]));
+  const toMap = (list: unknown): Map<string, Tool> =>
+    new Map((Array.isArray(list) ? (list as Tool[]) : []).map((t) => [String(t.name), t]));
   const before = toMap(recorded);
   const after = toMap(live);
   const added = [...after.keys()].filter((n) => !before.has(n));
@@ -137,7 +153,9 @@ function diffTools(recorded: unknown, live: unknown): string | undefined {
   for (const [name, tool] of before) {
     const now = after.get(name);
     if (!now) continue;
-    const fields = (['description', 'inputSchema', 'outputSchema'] as const).filter((f) => canonicalJson(tool[f] ?? null) !== canonicalJson(now[f] ?? null));
+    const fields = (['description', 'inputSchema', 'outputSchema'] as const).filter(
+      (f) => canonicalJson(tool[f] ?? null) !== canonicalJson(now[f] ?? null),
+    );
     if (fields.length) changed.push(`${name} (${fields.join(', ')})`);
   }
   const parts = [

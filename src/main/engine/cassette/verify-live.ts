@@ -60,12 +60,22 @@ export class LiveServer {
   }
 
   /** Sends a request in the revision given (undefined: the 2025 session). */
-  async send(revision: string | undefined, envelope: ModernEnvelope | undefined, request: VerifyRequest): Promise<LiveAnswer> {
+  async send(
+    revision: string | undefined,
+    envelope: ModernEnvelope | undefined,
+    request: VerifyRequest,
+  ): Promise<LiveAnswer> {
     if (revision === undefined) return (await this.legacy()).send(request);
     const url = this.options.upstreamUrl ?? '';
     const auth = this.options.upstreamAuth;
-    const signed = auth && !hasAuthorization(this.options.upstreamHeaders) ? signedFetch(auth, new URL(url), false, url) : undefined;
-    const target = { url, headers: this.options.upstreamHeaders, timeoutMs: this.options.timeoutMs ?? 30_000, fetch: signed };
+    const signed =
+      auth && !hasAuthorization(this.options.upstreamHeaders) ? signedFetch(auth, new URL(url), false, url) : undefined;
+    const target = {
+      url,
+      headers: this.options.upstreamHeaders,
+      timeoutMs: this.options.timeoutMs ?? 30_000,
+      fetch: signed,
+    };
     try {
       const answer = await sendModern(target, revision, envelope, request);
       this.answeredModern = true;
@@ -73,7 +83,9 @@ export class LiveServer {
     } catch (error) {
       const cause = causeOf(error);
       if (!this.answeredModern && (cause as NodeJS.ErrnoException).code !== undefined)
-        throw new UnreachableError(`${this.options.display} did not answer a ${revision} request: ${describeError(cause)}`);
+        throw new UnreachableError(
+          `${this.options.display} did not answer a ${revision} request: ${describeError(cause)}`,
+        );
       throw error;
     }
   }

@@ -28,13 +28,22 @@ export type ModernEnvelope = Record<string, unknown>;
 let nextId = 1;
 
 /** The `_meta` verify sends: the recorded envelope, with the entry's revision, else verify's own client info. */
-function envelopeFor(version: string, recorded: ModernEnvelope | undefined, progress: boolean, id: string): Record<string, unknown> {
+function envelopeFor(
+  version: string,
+  recorded: ModernEnvelope | undefined,
+  progress: boolean,
+  id: string,
+): Record<string, unknown> {
   const { progressToken: _old, ...kept } = recorded ?? {};
   const own = modernMeta(version, kept[META.clientInfo] ?? DEFAULT_CLIENT_INFO, kept[META.clientCapabilities] ?? {});
   return { ...kept, ...own, ...(progress ? { progressToken: id } : {}) };
 }
 
-function headersFor(target: ModernTarget, version: string, request: VerifyRequest): { url: URL; headers: Record<string, string> } {
+function headersFor(
+  target: ModernTarget,
+  version: string,
+  request: VerifyRequest,
+): { url: URL; headers: Record<string, string> } {
   const { target: url, headers: auth } = withoutCredentials(new URL(target.url), target.headers ?? {});
   const field = nameField(request.method);
   const name = field ? request.params?.[field] : undefined;
@@ -50,7 +59,12 @@ function headersFor(target: ModernTarget, version: string, request: VerifyReques
 }
 
 /** Sends one request in a 2026-07-28 revision and reads its answer; throws when nothing answers (network, no response). */
-export async function sendModern(target: ModernTarget, version: string, envelope: ModernEnvelope | undefined, request: VerifyRequest): Promise<LiveAnswer> {
+export async function sendModern(
+  target: ModernTarget,
+  version: string,
+  envelope: ModernEnvelope | undefined,
+  request: VerifyRequest,
+): Promise<LiveAnswer> {
   const id = `mcp-rewind-verify-${nextId++}`;
   const params = { ...(request.params ?? {}), _meta: envelopeFor(version, envelope, request.progress === true, id) };
   const { url, headers } = headersFor(target, version, request);
@@ -70,7 +84,8 @@ export async function sendModern(target: ModernTarget, version: string, envelope
     res.headers.get('content-type') ?? undefined,
     (message) => {
       const m = message as { id?: unknown; method?: unknown };
-      if (response === undefined && m.method === undefined && (m.id === id || m.id === null)) response = message as JsonRpcResponse;
+      if (response === undefined && m.method === undefined && (m.id === id || m.id === null))
+        response = message as JsonRpcResponse;
       else if (response === undefined) messages.push({ message, ms: elapsed() });
     },
     !res.ok,

@@ -42,7 +42,10 @@ export const DEFAULT_CLIENT_INFO = { name: 'mcp-rewind-verify', version: '1' };
 const DEFAULT_CLIENT_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: DEFAULT_CLIENT_INFO };
 
 /** The recorded client replies to server→client requests of `method`, in order. */
-function recordedReplies(stream: ReadonlyArray<Record<string, unknown>>, method: string): Array<Record<string, unknown>> {
+function recordedReplies(
+  stream: ReadonlyArray<Record<string, unknown>>,
+  method: string,
+): Array<Record<string, unknown>> {
   const replies: Array<Record<string, unknown>> = [];
   stream.forEach((m, i) => {
     if (m.method !== method || !('id' in m)) return;
@@ -78,7 +81,8 @@ class InFlight {
   /** Keeps what travels while the request is open, except the request and its answer. */
   see(message: JSONRPCMessage, direction: 'in' | 'out'): void {
     const m = message as { id?: string | number; method?: string };
-    if (this.id === undefined && direction === 'out' && m.method === this.request.method && m.id !== undefined) return void (this.id = m.id);
+    if (this.id === undefined && direction === 'out' && m.method === this.request.method && m.id !== undefined)
+      return void (this.id = m.id);
     if (this.id === undefined || (direction === 'in' && m.method === undefined && m.id === this.id)) return;
     this.stream.push(message as Record<string, unknown>);
     this.streamMs.push(this.elapsed());
@@ -95,7 +99,12 @@ class InFlight {
  */
 export async function openHttpSession(
   url: string,
-  options: { initializeParams?: Record<string, unknown>; headers?: Record<string, string>; timeoutMs?: number; auth?: UpstreamAuth } = {},
+  options: {
+    initializeParams?: Record<string, unknown>;
+    headers?: Record<string, string>;
+    timeoutMs?: number;
+    auth?: UpstreamAuth;
+  } = {},
 ): Promise<LiveSession> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   let current: InFlight | undefined;
@@ -134,9 +143,17 @@ export async function openHttpSession(
         });
         return done({ jsonrpc: '2.0', id, result });
       } catch (error) {
-        if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed) {
+        if (
+          error instanceof McpError &&
+          error.code !== ErrorCode.RequestTimeout &&
+          error.code !== ErrorCode.ConnectionClosed
+        ) {
           const message = error.message.replace(/^MCP error -?\d+: /, '');
-          return done({ jsonrpc: '2.0', id, error: { code: error.code, message, ...(error.data !== undefined ? { data: error.data } : {}) } });
+          return done({
+            jsonrpc: '2.0',
+            id,
+            error: { code: error.code, message, ...(error.data !== undefined ? { data: error.data } : {}) },
+          });
         }
         throw error;
       } finally {

@@ -38,7 +38,10 @@ export interface UpdateReport {
 
 /** `<cassette>.backup-2026-08-01T10-20-30-123Z` beside the cassette, made new (a second run in the same ms gets `-2`). */
 async function makeBackupFolder(dir: string, now: Date): Promise<string> {
-  const base = join(dirname(resolve(dir)), `${basename(resolve(dir))}.backup-${now.toISOString().replace(/[:.]/g, '-')}`);
+  const base = join(
+    dirname(resolve(dir)),
+    `${basename(resolve(dir))}.backup-${now.toISOString().replace(/[:.]/g, '-')}`,
+  );
   for (let i = 1; ; i++) {
     const folder = i === 1 ? base : `${base}-${i}`;
     try {
@@ -71,7 +74,9 @@ function rerecorded(old: CassetteEntry, r: Rerecord, hashResult: (result: unknow
   const result = 'result' in response ? response.result : {};
   const isToolCall = r.method === 'tools/call';
   const round =
-    old.inputResponses !== undefined || old.requestState !== undefined ? { inputResponses: old.inputResponses, requestState: old.requestState } : {};
+    old.inputResponses !== undefined || old.requestState !== undefined
+      ? { inputResponses: old.inputResponses, requestState: old.requestState }
+      : {};
   return {
     result,
     ...(error ? { error } : {}),

@@ -5,7 +5,14 @@ import type { Log } from '../log.js';
 import { buildResultHasher, type ResultHashOptions } from './hash.js';
 import { looseKeyFor } from './keys.js';
 import { stemOf } from './names.js';
-import { entriesByKey, readDebugFiles, recordedRequest, requestInBody, requestMetaInBody, type RecordedRequest } from './recorded-request.js';
+import {
+  entriesByKey,
+  readDebugFiles,
+  recordedRequest,
+  requestInBody,
+  requestMetaInBody,
+  type RecordedRequest,
+} from './recorded-request.js';
 import { redactUrl } from '../redact.js';
 import { CassetteStore } from './store.js';
 import { buildNormaliser, compareAnswers } from './verify-compare.js';
@@ -96,7 +103,8 @@ const revisionOf = (e: CassetteEntry): string | undefined =>
   e.protocolVersion !== undefined && isModernRevision(e.protocolVersion) ? e.protocolVersion : undefined;
 
 export async function verifyCassette(options: VerifyOptions): Promise<VerifyReport> {
-  const store = options.store ?? (await CassetteStore.open(options.dir ?? './cache', { watch: false, log: options.log }));
+  const store =
+    options.store ?? (await CassetteStore.open(options.dir ?? './cache', { watch: false, log: options.log }));
   try {
     return await run(store, options);
   } finally {
@@ -105,7 +113,10 @@ export async function verifyCassette(options: VerifyOptions): Promise<VerifyRepo
 }
 
 /** Each key's entries split by revision, with the request to send and, for 2026-07-28, its recorded envelope. */
-async function targetsOf(store: CassetteStore, log?: Log): Promise<{ targets: Target[]; initializeParams?: Record<string, unknown> }> {
+async function targetsOf(
+  store: CassetteStore,
+  log?: Log,
+): Promise<{ targets: Target[]; initializeParams?: Record<string, unknown> }> {
   const targets: Target[] = [];
   let initializeParams: Record<string, unknown> | undefined;
   for (const [key, all] of entriesByKey(store)) {
@@ -114,7 +125,13 @@ async function targetsOf(store: CassetteStore, log?: Log): Promise<{ targets: Ta
     for (const [revision, entries] of byRevision) {
       const debug = await readDebugFiles(store.dir, stemOf(entries[0].n, entries[0].key), log);
       const body = debug?.request?.body;
-      targets.push({ key, revision, entries, request: recordedRequest(entries[0], body), envelope: revision ? requestMetaInBody(body) : undefined });
+      targets.push({
+        key,
+        revision,
+        entries,
+        request: recordedRequest(entries[0], body),
+        envelope: revision ? requestMetaInBody(body) : undefined,
+      });
       if (key === 'initialize') initializeParams = requestInBody(body, 'initialize')?.params;
     }
   }
@@ -127,13 +144,17 @@ async function targetsOf(store: CassetteStore, log?: Log): Promise<{ targets: Ta
 async function run(store: CassetteStore, options: VerifyOptions): Promise<VerifyReport> {
   const { targets, initializeParams } = await targetsOf(store, options.log);
   // requests that differ only in --match-ignore paths (and key order) share their recorded answers, per revision
-  const candidateKey = (t: Target, r: RecordedRequest): string => `${t.revision ?? ''} ${looseKeyFor(r.method, r.params, options.matchIgnore)}`;
+  const candidateKey = (t: Target, r: RecordedRequest): string =>
+    `${t.revision ?? ''} ${looseKeyFor(r.method, r.params, options.matchIgnore)}`;
   const candidates = new Map<string, CassetteEntry[]>();
   for (const t of targets) {
     if ('unknown' in t.request) continue;
     pushTo(candidates, candidateKey(t, t.request), t.entries);
   }
-  const normalise = buildNormaliser({ hashOptions: options.hashOptions, ignoreFields: (options.ignoreFields ?? []).map(parseFieldPattern) });
+  const normalise = buildNormaliser({
+    hashOptions: options.hashOptions,
+    ignoreFields: (options.ignoreFields ?? []).map(parseFieldPattern),
+  });
   const display = options.upstreamLabel ?? (options.upstreamUrl ? redactUrl(options.upstreamUrl) : 'the live server');
   const live = new LiveServer({ ...options, display, initializeParams });
   const results: KeyVerdict[] = [];
@@ -141,8 +162,18 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
   try {
     for (const t of targets) {
       const started = performance.now();
-      const { verdict, answer } = await verifyTarget(t, live, (r) => candidates.get(candidateKey(t, r)) ?? t.entries, normalise);
-      results.push({ key: t.key, ...verdict, ...(t.revision ? { revision: t.revision } : {}), durationMs: performance.now() - started });
+      const { verdict, answer } = await verifyTarget(
+        t,
+        live,
+        (r) => candidates.get(candidateKey(t, r)) ?? t.entries,
+        normalise,
+      );
+      results.push({
+        key: t.key,
+        ...verdict,
+        ...(t.revision ? { revision: t.revision } : {}),
+        durationMs: performance.now() - started,
+      });
       if (verdict.status === 'drift' && answer && !('unknown' in t.request) && reRecordable(answer))
         drifted.push({ method: t.request.method, request: t.request, entries: t.entries, live: answer });
     }
@@ -151,12 +182,15 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
   }
   const counts: Record<VerifyStatus, number> = { ok: 0, drift: 0, info: 0, skipped: 0 };
   for (const r of results) counts[r.status]++;
-  const updated = options.update ? await rerecordDrifted(store.dir, drifted, buildResultHasher(options.hashOptions)) : undefined;
+  const updated = options.update
+    ? await rerecordDrifted(store.dir, drifted, buildResultHasher(options.hashOptions))
+    : undefined;
   return { upstream: display, results, counts, drift: counts.drift > 0, ...(updated ? { updated } : {}) };
 }
 
 /** An answer that depended on verify's own headers or capabilities is not recorded over the entry. */
-const reRecordable = (answer: LiveAnswer): boolean => !('error' in answer.response) || conditionOf(answer.response.error) === undefined;
+const reRecordable = (answer: LiveAnswer): boolean =>
+  !('error' in answer.response) || conditionOf(answer.response.error) === undefined;
 
 type Verdict = Omit<KeyVerdict, 'key' | 'durationMs' | 'revision'>;
 
@@ -186,7 +220,13 @@ async function verifyTarget(
     return { verdict: { method: request.method, status: 'drift', reason: `no answer: ${(error as Error).message}` } };
   }
   // an error matches a recorded error of the same code and message; a result, a recorded result (normalised)
-  return { verdict: { method: request.method, ...compareAnswers(request.method, candidatesOf(request), answer.response, normalise) }, answer };
+  return {
+    verdict: {
+      method: request.method,
+      ...compareAnswers(request.method, candidatesOf(request), answer.response, normalise),
+    },
+    answer,
+  };
 }
 
 /**
@@ -201,10 +241,13 @@ function notSentAgain(t: Target, live: LiveServer): { method: string; reason: st
   if (e.refusal) return skip('a refusal of a whole request (HTTP level), not a request');
   if ('unknown' in t.request) return { method: e.method ?? '?', reason: `cannot send again: ${t.request.unknown}` };
   if (method.startsWith('notifications/')) return skip('a server notification, not a request'); // filed after an exchange (GET stream)
-  if (t.entries.every((x) => conditionOf(x.error) !== undefined)) return skip("an answer that depended on the request's headers, revision or capabilities");
-  if (e.requestState !== undefined || e.inputResponses !== undefined) return skip('a later round of a multi-round call');
+  if (t.entries.every((x) => conditionOf(x.error) !== undefined))
+    return skip("an answer that depended on the request's headers, revision or capabilities");
+  if (e.requestState !== undefined || e.inputResponses !== undefined)
+    return skip('a later round of a multi-round call');
   if (method === 'subscriptions/listen') return skip('a subscription stream');
-  if (t.revision && !live.speaksModern) return skip(`a ${t.revision} exchange: verify sends those to a URL (--url), not to a command`);
+  if (t.revision && !live.speaksModern)
+    return skip(`a ${t.revision} exchange: verify sends those to a URL (--url), not to a command`);
   return undefined;
 }
 
@@ -215,6 +258,7 @@ function describeInitChange(recorded: Record<string, unknown>, live: Record<stri
   };
   const changes: string[] = [];
   if (info(recorded) !== info(live)) changes.push(`serverInfo ${info(recorded)} → ${info(live)}`);
-  if (recorded.protocolVersion !== live.protocolVersion) changes.push(`protocolVersion ${String(recorded.protocolVersion)} → ${String(live.protocolVersion)}`);
+  if (recorded.protocolVersion !== live.protocolVersion)
+    changes.push(`protocolVersion ${String(recorded.protocolVersion)} → ${String(live.protocolVersion)}`);
   return changes.length ? changes.join('; ') : undefined;
 }

@@ -48,7 +48,8 @@ export interface WriteOptions {
   durable?: boolean;
 }
 
-const tempPath = (path: string): string => join(dirname(path), `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+const tempPath = (path: string): string =>
+  join(dirname(path), `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
 
 /**
  * Where a write goes: `name` directly inside `folder` (inside-folder.ts: a plain name, no symbolic link there), its
@@ -69,7 +70,12 @@ async function target(folder: string, name: string): Promise<{ path: string; tem
  * watchers ignore it) and because the folder's fsync is shared between concurrent writes (see syncFolder). Answers
  * the path written.
  */
-export async function writeAtomic(folder: string, name: string, content: string | Buffer, options: WriteOptions = {}): Promise<string> {
+export async function writeAtomic(
+  folder: string,
+  name: string,
+  content: string | Buffer,
+  options: WriteOptions = {},
+): Promise<string> {
   const durable = options.durable !== false;
   const { path, temp } = await target(folder, name);
   try {
@@ -101,7 +107,11 @@ export interface AtomicStream {
   readonly bytes: number;
 }
 
-export async function openAtomicStream(folder: string, name: string, options: WriteOptions = {}): Promise<AtomicStream> {
+export async function openAtomicStream(
+  folder: string,
+  name: string,
+  options: WriteOptions = {},
+): Promise<AtomicStream> {
   const { path, temp } = await target(folder, name);
   const out = createWriteStream(temp, { flags: 'wx', mode: options.mode, highWaterMark: 1 << 20 });
   let failure: Error | undefined;
@@ -189,7 +199,8 @@ async function fsyncFolder(dir: string): Promise<void> {
     await handle.sync();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EACCES') throw error;
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EACCES')
+      throw error;
   } finally {
     await handle?.close().catch(() => {});
   }

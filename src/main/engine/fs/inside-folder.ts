@@ -14,13 +14,16 @@ class UnsafePathError extends Error {
     reason: string,
   ) {
     // JSON.stringify: a hostile name's control characters are shown escaped, never sent to a terminal raw
-    super(`refusing to write ${JSON.stringify(file)}: ${reason} (files are only written directly inside the chosen folder)`);
+    super(
+      `refusing to write ${JSON.stringify(file)}: ${reason} (files are only written directly inside the chosen folder)`,
+    );
     this.name = 'UnsafePathError';
   }
 }
 
 /** A name with no path in it: not empty, not `.`/`..`, no separator, no NUL. */
-export const isPlainName = (name: string): boolean => name !== '' && name !== '.' && name !== '..' && !/[/\\\0]/.test(name);
+export const isPlainName = (name: string): boolean =>
+  name !== '' && name !== '.' && name !== '..' && !/[/\\\0]/.test(name);
 
 /** The absolute path of `name` directly inside `folder`, or UnsafePathError naming it. */
 export function pathInside(folder: string, name: string): string {

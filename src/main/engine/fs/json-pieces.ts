@@ -16,7 +16,11 @@ export function* jsonPieces(value: unknown, space?: number): Generator<string> {
   if (!hasLongString(value, 0)) return yield JSON.stringify(value ?? null, null, space); // the usual entry: at once
   const long: string[] = [];
   const mark = `\u0000${randomBytes(9).toString('base64url')}:`;
-  const text = JSON.stringify(value ?? null, (_key, v: unknown) => (typeof v === 'string' && v.length > SLICE ? `${mark}${long.push(v) - 1}` : v), space);
+  const text = JSON.stringify(
+    value ?? null,
+    (_key, v: unknown) => (typeof v === 'string' && v.length > SLICE ? `${mark}${long.push(v) - 1}` : v),
+    space,
+  );
   if (long.length === 0) return yield text;
   const placeholder = new RegExp(`"${JSON.stringify(mark).slice(1, -1).replace(/\\/g, '\\\\')}(\\d+)"`, 'g');
   let at = 0;
@@ -68,7 +72,12 @@ export function jsonSha256(value: unknown): string {
  * Writes `JSON.stringify(value, null, 2)` atomically (as writeAtomic): in one write when it is one piece, else
  * streamed piece by piece. Resolves with its length in characters.
  */
-export async function writeJsonAtomic(folder: string, name: string, value: unknown, options: WriteOptions = {}): Promise<number> {
+export async function writeJsonAtomic(
+  folder: string,
+  name: string,
+  value: unknown,
+  options: WriteOptions = {},
+): Promise<number> {
   const pieces = jsonPieces(value, 2);
   const first = pieces.next().value as string;
   const second = pieces.next();

@@ -101,6 +101,7 @@ export class AuthThrottle {
   }
 
   private prune(now: number): void {
-    for (const [host, r] of this.byHost) if (r.held === 0 && now - r.last > this.forgetAfterMs) this.byHost.delete(host);
+    for (const [host, r] of this.byHost)
+      if (r.held === 0 && now - r.last > this.forgetAfterMs) this.byHost.delete(host);
   }
 }

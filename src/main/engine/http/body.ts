@@ -1,5 +1,11 @@
 import type { IncomingMessage } from 'node:http';
-import { ErrorCode, invalidMessageReason, isRequest, type JsonRpcMessage, type JsonRpcRequest } from '../../../shared/jsonrpc.js';
+import {
+  ErrorCode,
+  invalidMessageReason,
+  isRequest,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+} from '../../../shared/jsonrpc.js';
 import { HttpError } from '../errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../../../shared/json-depth.js';
 
@@ -38,7 +44,8 @@ export function parseJsonBody(body: Buffer): unknown {
   } catch {
     throw new HttpError(400, 'Parse error: body is not valid UTF-8', ErrorCode.ParseError);
   }
-  if (tooDeep(text, MAX_JSON_DEPTH)) throw new HttpError(400, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH}`, ErrorCode.ParseError);
+  if (tooDeep(text, MAX_JSON_DEPTH))
+    throw new HttpError(400, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH}`, ErrorCode.ParseError);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -48,7 +55,8 @@ export function parseJsonBody(body: Buffer): unknown {
 
 /** A POST's body read as JSON-RPC, or why it is not (with the body, when it was read: a 400 may be judged upstream). */
 export type JsonRpcBody =
-  { body: Buffer; parsed: JsonRpcMessage | JsonRpcMessage[]; messages: JsonRpcMessage[]; requests: JsonRpcRequest[] } | { body?: Buffer; error: HttpError };
+  | { body: Buffer; parsed: JsonRpcMessage | JsonRpcMessage[]; messages: JsonRpcMessage[]; requests: JsonRpcRequest[] }
+  | { body?: Buffer; error: HttpError };
 
 /** Reads a POST's body and checks it is JSON-RPC: a JSON content type, valid JSON, a message or a non-empty batch of them; its requests apart. */
 export async function readJsonRpc(req: IncomingMessage): Promise<JsonRpcBody> {
@@ -56,7 +64,11 @@ export async function readJsonRpc(req: IncomingMessage): Promise<JsonRpcBody> {
   try {
     if (!(req.headers['content-type'] ?? '').includes('application/json')) {
       req.resume();
-      throw new HttpError(415, 'Unsupported Media Type: Content-Type must be application/json', ErrorCode.InvalidRequest);
+      throw new HttpError(
+        415,
+        'Unsupported Media Type: Content-Type must be application/json',
+        ErrorCode.InvalidRequest,
+      );
     }
     body = await readBody(req);
     const parsed = parseJsonBody(body);

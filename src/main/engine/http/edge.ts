@@ -5,7 +5,8 @@ import { createGuard, type GuardOptions } from './guard.js';
 import { sendJson } from './sse.js';
 import type { Log } from '../log.js';
 
-const CORS_ALLOW_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, x-mimcp-session';
+const CORS_ALLOW_HEADERS =
+  'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, x-mimcp-session';
 const CORS_EXPOSE_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate';
 
 /**
@@ -38,10 +39,16 @@ export async function listen(
   const limits = { ...EDGE_LIMITS, ...options.limits };
   // an agent calls tools seconds apart: its connection stays open between calls (Node's default drops it after 5 s)
   const server = http.createServer(
-    { keepAliveTimeout: limits.keepAliveMs, headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, connectionsCheckingInterval: limits.checkMs },
+    {
+      keepAliveTimeout: limits.keepAliveMs,
+      headersTimeout: limits.headersMs,
+      requestTimeout: limits.requestMs,
+      connectionsCheckingInterval: limits.checkMs,
+    },
     (req, res) => {
       const verdict = guard(req);
-      if (verdict.refused !== null) return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${verdict.refused}`));
+      if (verdict.refused !== null)
+        return sendJson(res, 403, errorResponse(null, ErrorCode.InvalidRequest, `Forbidden: ${verdict.refused}`));
       const origin = req.headers.origin;
       if (origin && verdict.cors) {
         res.setHeader('access-control-allow-origin', origin);
@@ -60,7 +67,8 @@ export async function listen(
       }
       handler(req, res).catch((error: unknown) => {
         log(`internal error on ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`, 'warn');
-        if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'mcp-rewind: internal error'));
+        if (!res.headersSent)
+          sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'mcp-rewind: internal error'));
         else res.destroy();
       });
     },
@@ -87,7 +95,12 @@ export async function listen(
     socket.destroy();
   });
   const port = (server.address() as AddressInfo).port;
-  const host = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
+  const host =
+    options.host === '0.0.0.0' || options.host === '::'
+      ? '127.0.0.1'
+      : options.host.includes(':')
+        ? `[${options.host}]`
+        : options.host;
   return {
     server,
     port,

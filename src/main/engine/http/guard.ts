@@ -54,7 +54,8 @@ const OTHER_SITE = new Set(['cross-site', 'same-site']);
  */
 export function createGuard(options: GuardOptions): (req: IncomingMessage) => GuardVerdict {
   const hosts = new Set([...LOOPBACK_NAMES, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())]);
-  if (!WILDCARD_HOSTS.has(options.host)) hosts.add(options.host.includes(':') ? `[${options.host}]` : options.host.toLowerCase());
+  if (!WILDCARD_HOSTS.has(options.host))
+    hosts.add(options.host.includes(':') ? `[${options.host}]` : options.host.toLowerCase());
   const anyHost = WILDCARD_HOSTS.has(options.host) && !options.allowedHosts?.length;
   const listed = options.allowedOrigins;
   const allowed: () => readonly string[] = typeof listed === 'function' ? listed : () => listed ?? [];
@@ -68,7 +69,9 @@ export function createGuard(options: GuardOptions): (req: IncomingMessage) => Gu
     const origin = req.headers.origin;
     if (origin === undefined) {
       const site = String(req.headers['sec-fetch-site'] ?? '');
-      return OTHER_SITE.has(site) ? { refused: `a page of another site (Sec-Fetch-Site: ${site}) may not call this server` } : { refused: null, cors: false };
+      return OTHER_SITE.has(site)
+        ? { refused: `a page of another site (Sec-Fetch-Site: ${site}) may not call this server` }
+        : { refused: null, cors: false };
     }
     const normal = normalOrigin(origin);
     if (allowed().some((o) => normalOrigin(o) === normal)) return { refused: null, cors: true };

@@ -5,7 +5,12 @@ export function sseEvent(message: unknown, id?: string): string {
   return `${id !== undefined ? `id: ${id}\n` : ''}event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);

@@ -93,7 +93,8 @@ export class InsightObserver<T> {
   private bounded(queue: Array<Item<T>>): Array<Item<T>> {
     if (queue.length >= MAX_QUEUE) {
       queue.shift();
-      if (!this.warned) this.log('insight: the checks fall behind the traffic; the oldest unchecked exchanges are skipped', 'warn');
+      if (!this.warned)
+        this.log('insight: the checks fall behind the traffic; the oldest unchecked exchanges are skipped', 'warn');
       this.warned = true;
     }
     return queue;

@@ -12,7 +12,8 @@ const TOKENIZER_ENCODING = 'o200k_base';
 function tokenizerVersion(): string {
   try {
     const require = createRequire(import.meta.url);
-    return (JSON.parse(readFileSync(require.resolve('gpt-tokenizer/package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(require.resolve('gpt-tokenizer/package.json'), 'utf8')) as { version: string })
+      .version;
   } catch {
     return '?';
   }

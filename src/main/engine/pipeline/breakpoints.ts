@@ -33,7 +33,8 @@ interface Waiting {
 let nextPause = 1;
 let nextRule = 1;
 
-const failedMessage = (message?: string): string => `mcp-rewind: failed at a breakpoint: ${message?.trim() || 'failed by the user'}`;
+const failedMessage = (message?: string): string =>
+  `mcp-rewind: failed at a breakpoint: ${message?.trim() || 'failed by the user'}`;
 
 /**
  * The breakpoints of one endpoint. With no rule set, `active` is false and the pipeline never looks further
@@ -114,8 +115,11 @@ export class Breakpoints implements Hook {
     if (resolution.action === 'abandoned') {
       // never sent upstream: the answer the proxy gives here goes to a client that no longer waits for it
       exchange.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
-      if (resolution.by === 'gone') exchange.end('client-gone', 'the client went away while the call was held at a breakpoint');
-      exchange.response = new BreakpointFailedError(`mcp-rewind: released at a breakpoint: ${ABANDONED[resolution.by]}`).toResponse(request.id);
+      if (resolution.by === 'gone')
+        exchange.end('client-gone', 'the client went away while the call was held at a breakpoint');
+      exchange.response = new BreakpointFailedError(
+        `mcp-rewind: released at a breakpoint: ${ABANDONED[resolution.by]}`,
+      ).toResponse(request.id);
     } else if (resolution.action === 'fail') {
       exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(request.id);
       exchange.flags.push('failed at a breakpoint');
@@ -150,7 +154,8 @@ export class Breakpoints implements Hook {
     );
     if (resolution.action === 'abandoned') {
       exchange.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
-      if (resolution.by === 'gone') exchange.end('client-gone', 'the client went away while the answer was held at a breakpoint');
+      if (resolution.by === 'gone')
+        exchange.end('client-gone', 'the client went away while the answer was held at a breakpoint');
       return;
     }
     if (resolution.action === 'fail' || resolution.result) exchange.originalResponse ??= response;
@@ -167,8 +172,10 @@ export class Breakpoints implements Hook {
   resume(id: string, edits: { arguments?: unknown; result?: unknown } = {}): void {
     const waiting = this.take(id, false);
     const { stage } = waiting.call;
-    if (edits.arguments !== undefined && stage !== 'request') throw new Error(`arguments: breakpoint ${id} holds a result, not a request`);
-    if (edits.result !== undefined && stage !== 'response') throw new Error(`result: breakpoint ${id} holds a request, not a result`);
+    if (edits.arguments !== undefined && stage !== 'request')
+      throw new Error(`arguments: breakpoint ${id} holds a result, not a request`);
+    if (edits.result !== undefined && stage !== 'response')
+      throw new Error(`result: breakpoint ${id} holds a request, not a result`);
     let resolution: Resolution = { action: 'resume' };
     if (edits.arguments !== undefined) {
       const parsed = ToolArgumentsSchema.safeParse(edits.arguments);
@@ -178,7 +185,10 @@ export class Breakpoints implements Hook {
     if (edits.result !== undefined) {
       // the protocol's own schema for the call's revision (the SDK's), as the client's SDK will judge it
       const problems = resultProblems('tools/call', edits.result, waiting.call.protocolVersion);
-      if (problems.length > 0) throw new Error(`result: not a CallToolResult (${resultSchemaSource(waiting.call.protocolVersion)}): ${problems.join('; ')}`);
+      if (problems.length > 0)
+        throw new Error(
+          `result: not a CallToolResult (${resultSchemaSource(waiting.call.protocolVersion)}): ${problems.join('; ')}`,
+        );
       resolution = { action: 'resume', result: edits.result as Record<string, unknown> };
     }
     this.take(id, true);
@@ -206,7 +216,11 @@ export class Breakpoints implements Hook {
     return waiting;
   }
 
-  private pause(call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>, res?: Closable, exchange?: LiveExchange): Promise<Resolution> {
+  private pause(
+    call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>,
+    res?: Closable,
+    exchange?: LiveExchange,
+  ): Promise<Resolution> {
     const id = `b${nextPause++}`;
     const since = Date.now();
     return new Promise<Resolution>((resolve) => {

@@ -52,7 +52,12 @@ export class HookChain implements Hooks {
     exchange.need = top;
   }
 
-  async respond(exchange: LiveExchange, session: Session | undefined, signal: Closable, detail?: ExchangeDetail): Promise<void> {
+  async respond(
+    exchange: LiveExchange,
+    session: Session | undefined,
+    signal: Closable,
+    detail?: ExchangeDetail,
+  ): Promise<void> {
     if (!waits(exchange.need)) return;
     exchange.committed = true;
     for (let i = 0; i < this.hooks.length; i++) {

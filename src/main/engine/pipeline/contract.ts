@@ -24,7 +24,9 @@ export interface Upstream {
   /** sends a request; resolves with the answer's head as soon as it arrives (the body streams on) */
   request(request: UpstreamRequest): Promise<IncomingMessage>;
   /** opens an upstream session with the client's own initialize params (owned sessions) */
-  initialize(params: Record<string, unknown>): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }>;
+  initialize(
+    params: Record<string, unknown>,
+  ): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }>;
   endSession(sessionId: string, protocolVersion?: string): Promise<void>;
   /** a progress notification of this answer went by (a per-call timeout starts over) */
   progressed?(res: IncomingMessage): void;
@@ -75,7 +77,8 @@ export interface Refused {
  * with the body, an unsupported revision: the upstream judges those when there is one); or what replay answers
  * without an entry.
  */
-export type CassetteOffer = { entry: CassetteEntry } | { refuse: Refused } | { miss: () => { response: JsonRpcResponse; status?: number } };
+export type CassetteOffer =
+  { entry: CassetteEntry } | { refuse: Refused } | { miss: () => { response: JsonRpcResponse; status?: number } };
 
 /** The facts a plan is made from: all known before anything is done. */
 export interface PlanInput {
@@ -201,7 +204,12 @@ export interface Hook {
   /** before planning: may edit the request (`exchange.edited`) or answer it (`exchange.response`) */
   onRequest?(exchange: LiveExchange, session: Session | undefined, signal: Closable): void | Promise<void>;
   /** the final answer is known (exchange.response): before release when need was 'commit' or 'hold', else after */
-  onResponse?(exchange: LiveExchange, session: Session | undefined, detail: ExchangeDetail | undefined, signal: Closable): void | Promise<void>;
+  onResponse?(
+    exchange: LiveExchange,
+    session: Session | undefined,
+    detail: ExchangeDetail | undefined,
+    signal: Closable,
+  ): void | Promise<void>;
   /** a server message outside any request (the GET stream) */
   onServerMessage?(message: JsonRpcNotification, session: Session): void;
   /** the upstream refused a whole POST of this kind */
@@ -217,7 +225,12 @@ export interface Closable {
 /** The hooks of an endpoint, as the stages call them (chain.ts). */
 export interface Hooks {
   /** runs onResponse of the hooks that hold or commit the exchange (before the client gets the answer) */
-  respond(exchange: LiveExchange, session: Session | undefined, signal: Closable, detail?: ExchangeDetail): Promise<void>;
+  respond(
+    exchange: LiveExchange,
+    session: Session | undefined,
+    signal: Closable,
+    detail?: ExchangeDetail,
+  ): Promise<void>;
   /** runs onResponse of the hooks that observe the exchange (after the client got it); never throws */
   finish(exchange: LiveExchange, session: Session | undefined, detail?: ExchangeDetail): Promise<void>;
   /** a server notification outside any request */

@@ -46,6 +46,11 @@ export class RewritingDelivery {
       return;
     }
     const { 'content-length': _drop, 'content-type': _type, ...rest } = headers;
-    sendJson(this.res, this.upRes.statusCode ?? 200, this.batch ? this.collected : this.collected[0], rest as Record<string, string>);
+    sendJson(
+      this.res,
+      this.upRes.statusCode ?? 200,
+      this.batch ? this.collected : this.collected[0],
+      rest as Record<string, string>,
+    );
   }
 }

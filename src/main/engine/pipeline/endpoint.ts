@@ -61,7 +61,8 @@ export class McpEndpoint implements Stage {
     this.sessions = new SessionRegistry((session, why) => this.endSession(session, why), options.maxSessions);
     this.sources = new Sources(this, this.sessions, options.ownSessions, options);
     const idle = options.sessionIdleMs;
-    if (idle) this.reaper = setInterval(() => this.sessions.reapIdle(idle), Math.max(50, Math.min(idle / 4, 60_000))).unref();
+    if (idle)
+      this.reaper = setInterval(() => this.sessions.reapIdle(idle), Math.max(50, Math.min(idle / 4, 60_000))).unref();
   }
 
   /**
@@ -71,7 +72,10 @@ export class McpEndpoint implements Stage {
   private endSession(session: Session, why: 'idle' | 'evicted'): void {
     for (const stream of session.streams) stream.end();
     const upstreamId = session.upstreamId;
-    this.log(`session ${session.id} ${why === 'idle' ? 'idle' : 'evicted (too many sessions)'}: ended${upstreamId ? ', upstream session closed' : ''}`, 'info');
+    this.log(
+      `session ${session.id} ${why === 'idle' ? 'idle' : 'evicted (too many sessions)'}: ended${upstreamId ? ', upstream session closed' : ''}`,
+      'info',
+    );
     if (upstreamId) void this.upstream?.endSession(upstreamId, session.protocolVersion);
   }
 
@@ -89,7 +93,8 @@ export class McpEndpoint implements Stage {
   /** Sends a notification to every client holding a server stream (GET) — e.g. tools/list_changed. */
   notifyAll(method: string, params?: Record<string, unknown>): number {
     let reached = 0;
-    for (const session of this.sessions.all()) reached += pushToStreams(session, { jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+    for (const session of this.sessions.all())
+      reached += pushToStreams(session, { jsonrpc: '2.0', method, ...(params ? { params } : {}) });
     return reached;
   }
 
@@ -103,11 +108,18 @@ export class McpEndpoint implements Stage {
    * passed on unparsed and the server judges it (its refusal is filed by the recorder); with none, replay refuses it
    * the way the recorded server did.
    */
-  private async invalid(req: IncomingMessage, res: ServerResponse, body: Buffer, kind: RefusalKind, message: string): Promise<void> {
+  private async invalid(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    kind: RefusalKind,
+    message: string,
+  ): Promise<void> {
     const indexing = this.sources.prepare();
     if (indexing) await indexing;
     const id = mcpHead(req).sessionId;
-    const upstreamId = id === undefined ? undefined : this.options.ownSessions ? this.sessions.find(id)?.upstreamId : id;
+    const upstreamId =
+      id === undefined ? undefined : this.options.ownSessions ? this.sessions.find(id)?.upstreamId : id;
     return this.sources.invalid(req, res, body, kind, message, upstreamId);
   }
 
@@ -141,7 +153,20 @@ export class McpEndpoint implements Stage {
       planned.push({ exchange, plan });
     }
     const init = initRequest ? exchanges.find((e) => e.request === initRequest) : undefined;
-    const post: Post = { stage: this, sessions: this.sessions, req, res, head, body, parsed, messages, session, planSession, init, planned };
+    const post: Post = {
+      stage: this,
+      sessions: this.sessions,
+      req,
+      res,
+      head,
+      body,
+      parsed,
+      messages,
+      session,
+      planSession,
+      init,
+      planned,
+    };
     return this.sources.deliver(post);
   }
 
@@ -157,7 +182,12 @@ export class McpEndpoint implements Stage {
    * The session of a POST that is not an initialize — or ANSWERED: refused as a whole (an ended or unknown session,
    * a protocol version the recorded server refused), or nothing but replies a source asked for (202).
    */
-  private postSession(head: McpHead, res: ServerResponse, messages: JsonRpcMessage[], requests: JsonRpcRequest[]): Session | typeof ANSWERED {
+  private postSession(
+    head: McpHead,
+    res: ServerResponse,
+    messages: JsonRpcMessage[],
+    requests: JsonRpcRequest[],
+  ): Session | typeof ANSWERED {
     // a 2026-07-28 request carries its revision in _meta and has no session (an Mcp-Session-Id is ignored)
     const modern = requests.length > 0 && requests.every((r) => metaVersion(r.params) !== undefined);
     const refused = refuseWhole(head, modern, this.gateFacts(), true);
@@ -165,7 +195,9 @@ export class McpEndpoint implements Stage {
       sendJson(res, refused.status, refused.response);
       return ANSWERED;
     }
-    const session = modern ? this.sessions.enter(undefined, null, res, messages) : this.enterSession(head, res, messages);
+    const session = modern
+      ? this.sessions.enter(undefined, null, res, messages)
+      : this.enterSession(head, res, messages);
     const replies = this.sources.takeReplies(session, messages);
     if (replies === 0 || replies < messages.length) return session;
     res.writeHead(202).end();
@@ -176,13 +208,20 @@ export class McpEndpoint implements Stage {
    * The exchanges of a POST's requests, once the sources can offer for them; a breakpoint may pause or edit each
    * (then, or while the cassette is indexed, a promise of them).
    */
-  private exchangesOf(head: McpHead, res: ServerResponse, requests: JsonRpcRequest[], session: Session | undefined): LiveExchange[] | Promise<LiveExchange[]> {
+  private exchangesOf(
+    head: McpHead,
+    res: ServerResponse,
+    requests: JsonRpcRequest[],
+    session: Session | undefined,
+  ): LiveExchange[] | Promise<LiveExchange[]> {
     const exchanges = requests.map((r) => new LiveExchange(r, session?.id, head, session?.protocolVersion));
     trackInFlight(session, exchanges, res);
     const preparing = this.sources.prepare(exchanges); // the cassette's loose keys are still being indexed
     // hooks before the plan (a breakpoint pauses, edits or fails a call): every request of the POST at once
     const intercept = (): LiveExchange[] | Promise<LiveExchange[]> =>
-      this.hooks.intercepts() ? Promise.all(exchanges.map((e) => this.hooks.request(e, session, res))).then(() => exchanges) : exchanges;
+      this.hooks.intercepts()
+        ? Promise.all(exchanges.map((e) => this.hooks.request(e, session, res))).then(() => exchanges)
+        : exchanges;
     return preparing ? preparing.then(intercept) : intercept();
   }
 
@@ -191,7 +230,13 @@ export class McpEndpoint implements Stage {
     const { body, error } = read;
     // not JSON-RPC: the server behind judges it (live), or replay refuses it the way the recorded server did
     if (body !== undefined && error.status === 400)
-      return this.invalid(req, res, body, error.code === ErrorCode.ParseError ? 'parse-error' : 'invalid-message', error.message);
+      return this.invalid(
+        req,
+        res,
+        body,
+        error.code === ErrorCode.ParseError ? 'parse-error' : 'invalid-message',
+        error.message,
+      );
     sendJson(res, error.status, error.toResponse(null), error.status === 413 ? { connection: 'close' } : {});
     return Promise.resolve();
   }
@@ -216,7 +261,10 @@ export class McpEndpoint implements Stage {
       pushes: this.sources.pushes(),
       observed: this.hooks.observesStreams(),
     });
-    if (plan.kind === 'own') return openOwnedStream(this, req, res, session, plan.upstream, (stream) => this.sources.streamOpened(session, stream));
+    if (plan.kind === 'own')
+      return openOwnedStream(this, req, res, session, plan.upstream, (stream) =>
+        this.sources.streamOpened(session, stream),
+      );
     if (plan.kind === 'relay') return relayStream(this, req, res, 'GET', session, plan.tap);
     res.writeHead(405, { allow: 'POST, DELETE' }).end();
   }
@@ -241,7 +289,12 @@ export class McpEndpoint implements Stage {
   }
 
   private gateFacts(): GateFacts {
-    return { sessions: this.sessions, sources: this.sources, ownSessions: this.options.ownSessions, upstream: this.upstream !== undefined };
+    return {
+      sessions: this.sessions,
+      sources: this.sources,
+      ownSessions: this.options.ownSessions,
+      upstream: this.upstream !== undefined,
+    };
   }
 
   /** The session of a request's Mcp-Session-Id (one the proxy never saw is made: it came after a restart), held open until `res` closes. */

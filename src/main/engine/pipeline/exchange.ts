@@ -186,7 +186,11 @@ export class LiveExchange {
       timing:
         this.sentUpstreamMs === undefined && this.streamMs.length === 0
           ? undefined
-          : { sentUpstream: this.sentUpstreamMs, firstByte: this.firstByteMs, stream: this.streamMs.length ? this.streamMs : undefined },
+          : {
+              sentUpstream: this.sentUpstreamMs,
+              firstByte: this.firstByteMs,
+              stream: this.streamMs.length ? this.streamMs : undefined,
+            },
       http: this.http,
       protocolVersion: this.protocolVersion,
     };
@@ -195,15 +199,26 @@ export class LiveExchange {
   /** the original request / answer, where a breakpoint or a rule changed what the client got (compared as JSON) */
   private original(): ExchangeEvent['original'] {
     const response = this.originalResponse ?? this.upstreamResponse;
-    const changedResponse = response !== undefined && response !== this.response && JSON.stringify(response) !== JSON.stringify(this.response);
+    const changedResponse =
+      response !== undefined &&
+      response !== this.response &&
+      JSON.stringify(response) !== JSON.stringify(this.response);
     if (!this.originalRequest && !changedResponse) return undefined;
-    return { ...(this.originalRequest ? { request: this.originalRequest } : {}), ...(changedResponse ? { response } : {}) };
+    return {
+      ...(this.originalRequest ? { request: this.originalRequest } : {}),
+      ...(changedResponse ? { response } : {}),
+    };
   }
 }
 
 /** Which in-flight exchange a streamed message belongs to: its progress token's, else the oldest pending one. */
-export function exchangeFor(message: JsonRpcMessage, exchanges: LiveExchange[], pending: Map<unknown, LiveExchange>): LiveExchange | undefined {
-  const token = 'method' in message ? (message.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
+export function exchangeFor(
+  message: JsonRpcMessage,
+  exchanges: LiveExchange[],
+  pending: Map<unknown, LiveExchange>,
+): LiveExchange | undefined {
+  const token =
+    'method' in message ? (message.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
   if (token !== undefined) {
     const owner = exchanges.find((e) => e.progressToken === token);
     if (owner) return owner;

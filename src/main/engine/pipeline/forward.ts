@@ -31,7 +31,14 @@ export class UpstreamDelivery implements AnswerSource {
       try {
         await openUpstreamSession(stage, session, post.head.protocolVersion);
       } catch (error) {
-        return answerUpstreamDown(stage, res, forward, session, error, here.length > 0 ? await settle(stage, here, session, res) : []);
+        return answerUpstreamDown(
+          stage,
+          res,
+          forward,
+          session,
+          error,
+          here.length > 0 ? await settle(stage, here, session, res) : [],
+        );
       }
     }
     const body = upstreamBody(post, here);
@@ -45,7 +52,9 @@ export class UpstreamDelivery implements AnswerSource {
       body,
       exchanges: forward,
       local: answers,
-      reconnect: this.ownSessions ? (s) => openUpstreamSession(stage, s, undefined, true).then(() => undefined) : undefined,
+      reconnect: this.ownSessions
+        ? (s) => openUpstreamSession(stage, s, undefined, true).then(() => undefined)
+        : undefined,
     });
     for (const { exchange } of here) void stage.hooks.finish(exchange, session);
   }
@@ -56,7 +65,13 @@ export class UpstreamDelivery implements AnswerSource {
   }
 
   /** A POST that is not JSON-RPC: passed on unparsed, the server judges it; its refusal goes to the hooks that keep refusals. */
-  invalid(req: IncomingMessage, res: ServerResponse, body: Buffer, kind: RefusalKind, upstreamId: string | null | undefined): Promise<void> {
+  invalid(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    kind: RefusalKind,
+    upstreamId: string | null | undefined,
+  ): Promise<void> {
     return passRaw(this.stage, req, res, body, upstreamId, (status, text) => {
       if (status < 400) return;
       try {

@@ -21,13 +21,22 @@ export function hereAnswers(planned: readonly Planned[]): HereAnswer[] {
   const here: HereAnswer[] = [];
   for (const { exchange, plan } of planned) {
     if (plan.answer === 'upstream') continue;
-    here.push({ exchange, delayMs: plan.answer === 'rule' ? plan.delayMs : 0, status: plan.answer === 'local' ? plan.status : undefined });
+    here.push({
+      exchange,
+      delayMs: plan.answer === 'rule' ? plan.delayMs : 0,
+      status: plan.answer === 'local' ? plan.status : undefined,
+    });
   }
   return here;
 }
 
 /** Waits out simulated latency (override delay_s) and the holding hooks; returns the answers in order. */
-export async function settle(stage: Stage, here: HereAnswer[], session: Session | undefined, res: ServerResponse): Promise<JsonRpcResponse[]> {
+export async function settle(
+  stage: Stage,
+  here: HereAnswer[],
+  session: Session | undefined,
+  res: ServerResponse,
+): Promise<JsonRpcResponse[]> {
   let longest = 0;
   let holding = false;
   for (const h of here) {

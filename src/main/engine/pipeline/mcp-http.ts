@@ -8,9 +8,15 @@ import type { McpEndpoint } from './endpoint.js';
 const DONE = Promise.resolve();
 
 /** Streamable HTTP in front of an endpoint: POST, GET (server stream), DELETE, and the upstream's OAuth discovery documents. */
-export function serveMcp(endpoint: McpEndpoint, req: IncomingMessage, res: ServerResponse, path = pathOf(req)): Promise<void> {
+export function serveMcp(
+  endpoint: McpEndpoint,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path = pathOf(req),
+): Promise<void> {
   const upstream = endpoint.upstream;
-  if (req.method === 'GET' && upstream && path.includes('/.well-known/')) return relayWellKnown(req, res, upstream, path.slice(path.indexOf('/.well-known/')));
+  if (req.method === 'GET' && upstream && path.includes('/.well-known/'))
+    return relayWellKnown(req, res, upstream, path.slice(path.indexOf('/.well-known/')));
   switch (req.method) {
     case 'POST':
       return endpoint.post(req, res);
@@ -25,12 +31,23 @@ export function serveMcp(endpoint: McpEndpoint, req: IncomingMessage, res: Serve
 }
 
 /** OAuth discovery documents (protected-resource / authorization-server metadata) come from the upstream's origin. */
-async function relayWellKnown(req: IncomingMessage, res: ServerResponse, upstream: Upstream, path: string): Promise<void> {
+async function relayWellKnown(
+  req: IncomingMessage,
+  res: ServerResponse,
+  upstream: Upstream,
+  path: string,
+): Promise<void> {
   let upRes: IncomingMessage;
   try {
-    upRes = await upstream.request({ method: 'GET', headers: copyEndToEndHeaders(req.headers), target: new URL(path, upstream.url) });
+    upRes = await upstream.request({
+      method: 'GET',
+      headers: copyEndToEndHeaders(req.headers),
+      target: new URL(path, upstream.url),
+    });
   } catch (error) {
-    return sendJson(res, 502, { error: `upstream unavailable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+    return sendJson(res, 502, {
+      error: `upstream unavailable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    });
   }
   res.writeHead(upRes.statusCode ?? 502, copyEndToEndHeaders(upRes.headers));
   upRes.pipe(res);

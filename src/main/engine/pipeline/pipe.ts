@@ -25,7 +25,9 @@ export function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse
   // small JSON-RPC bodies: one write upstream (headers and body together) costs less than piping
   req.once('end', () => {
     if (size > MAX_BODY_BYTES)
-      return sendJson(res, 413, new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`).toResponse(null), { connection: 'close' });
+      return sendJson(res, 413, new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`).toResponse(null), {
+        connection: 'close',
+      });
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     upstream
       .request({ method: 'POST', headers, body, sessionId: header(req, 'mcp-session-id'), ownHeaders: true })
@@ -35,7 +37,8 @@ export function pipePost(stage: Stage, req: IncomingMessage, res: ServerResponse
       )
       .catch((error: Error) => {
         stage.log(`internal error relaying a POST: ${error.stack ?? error.message}`, 'warn');
-        if (!res.headersSent) sendJson(res, 500, new RewindError('mcp-rewind: internal error', ErrorCode.InternalError).toResponse(null));
+        if (!res.headersSent)
+          sendJson(res, 500, new RewindError('mcp-rewind: internal error', ErrorCode.InternalError).toResponse(null));
         else res.destroy();
       });
   });
@@ -56,7 +59,8 @@ function relayAnswer(upstream: Upstream, upRes: IncomingMessage, res: ServerResp
     if (upRes.complete || res.writableEnded) return;
     if (!upRes.headers['content-type']?.includes('text/event-stream')) return void res.destroy();
     res.write('\n\n'); // we may be inside an event: a blank line closes it
-    const why = timeoutOf(upstream.cutBy?.(upRes))?.message ?? 'mcp-rewind: upstream closed the stream before answering';
+    const why =
+      timeoutOf(upstream.cutBy?.(upRes))?.message ?? 'mcp-rewind: upstream closed the stream before answering';
     for (const id of requestIds(chunks)) res.write(sseEvent(new UpstreamUnavailableError(why).toResponse(id)));
     res.end();
   });
@@ -82,8 +86,11 @@ function upstreamDown(stage: Stage, res: ServerResponse, ids: Array<string | num
   const reason = reasonOf(error);
   const where = stage.upstream?.displayUrl;
   stage.log(`upstream ${where} unavailable (${reason}): ${ids.length} request(s) answered with an error`, 'warn');
-  if (ids.length === 0) return sendJson(res, 502, upstreamError(error, `mcp-rewind: upstream unavailable: ${reason}`).toResponse(null));
-  const answers = ids.map((id) => upstreamError(error, `mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(id));
+  if (ids.length === 0)
+    return sendJson(res, 502, upstreamError(error, `mcp-rewind: upstream unavailable: ${reason}`).toResponse(null));
+  const answers = ids.map((id) =>
+    upstreamError(error, `mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(id),
+  );
   sendJson(res, 200, answers.length === 1 ? answers[0] : answers);
 }
 
@@ -102,7 +109,12 @@ export async function passRaw(
 ): Promise<void> {
   let upRes: IncomingMessage;
   try {
-    upRes = await stage.upstream!.request({ method: 'POST', headers: copyEndToEndHeaders(req.headers), body, sessionId });
+    upRes = await stage.upstream!.request({
+      method: 'POST',
+      headers: copyEndToEndHeaders(req.headers),
+      body,
+      sessionId,
+    });
   } catch (error) {
     return upstreamDown(stage, res, [], error);
   }

@@ -12,11 +12,13 @@ import type { Delivery, Plan, PlanInput, StreamPlan } from './contract.js';
  */
 export function planRequest(input: PlanInput): Plan {
   if (input.answered) return { answer: 'local', response: input.answered };
-  if (input.rule?.answer) return { answer: 'rule', response: input.rule.answer.response, delayMs: input.rule.answer.delayMs };
+  if (input.rule?.answer)
+    return { answer: 'rule', response: input.rule.answer.response, delayMs: input.rule.answer.delayMs };
   const cassette = input.cassette;
   if (cassette && 'entry' in cassette) return { answer: 'cassette', entry: cassette.entry, single: input.single };
   // a request the recorded server would refuse (headers, revision): a live server judges it itself
-  if (cassette && 'refuse' in cassette && !input.upstream) return { answer: 'local', response: cassette.refuse.response, status: cassette.refuse.status };
+  if (cassette && 'refuse' in cassette && !input.upstream)
+    return { answer: 'local', response: cassette.refuse.response, status: cassette.refuse.status };
   if (input.upstream) return { answer: 'upstream' };
   // nothing live behind the endpoint: rules make up a session of their own; else the cassette's miss answer
   if (cassette && 'miss' in cassette && !(input.synthesize && input.method === 'initialize')) {
@@ -53,7 +55,10 @@ export function localAnswer(request: JsonRpcRequest, serverInfo: { name: string;
   switch (request.method) {
     case 'initialize': {
       const requested = request.params?.protocolVersion;
-      const version = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+      const version =
+        typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+          ? requested
+          : LATEST_PROTOCOL_VERSION;
       return ok({ protocolVersion: version, capabilities: { tools: { listChanged: true } }, serverInfo });
     }
     case 'ping':
@@ -63,7 +68,9 @@ export function localAnswer(request: JsonRpcRequest, serverInfo: { name: string;
     case 'tools/call':
       return new UnknownToolError(String(request.params?.name ?? '')).toResponse(request.id);
     default:
-      return new MethodNotFoundError(`mcp-rewind: ${request.method} is not available: this session has no upstream server`).toResponse(request.id);
+      return new MethodNotFoundError(
+        `mcp-rewind: ${request.method} is not available: this session has no upstream server`,
+      ).toResponse(request.id);
   }
 }
 

@@ -48,7 +48,11 @@ export class Recorder implements Hook {
     return this.store.durable ? 'commit' : 'observe';
   }
 
-  async onResponse(exchange: LiveExchange, session: Session | undefined, detail: ExchangeDetail | undefined): Promise<void> {
+  async onResponse(
+    exchange: LiveExchange,
+    session: Session | undefined,
+    detail: ExchangeDetail | undefined,
+  ): Promise<void> {
     if (exchange.source !== 'upstream') return; // the upstream did not answer after all (it was down)
     if (session) this.lastKeys.set(session, exchange.key);
     if (wasCancelled(session, exchange.request.id)) exchange.cancelled = true;
@@ -77,7 +81,9 @@ export class Recorder implements Hook {
   }
 
   onServerMessage(message: JsonRpcNotification, session: Session): void {
-    this.saveFollowUp(this.lastKeys.get(session) ?? 'initialize', message).catch((error: Error) => void this.failed(message.method, error));
+    this.saveFollowUp(this.lastKeys.get(session) ?? 'initialize', message).catch(
+      (error: Error) => void this.failed(message.method, error),
+    );
   }
 
   private readonly writing = new Set<Promise<unknown>>();
@@ -85,7 +91,9 @@ export class Recorder implements Hook {
   /** Resolves when every save started so far is on disk, debug files included. */
   async flush(): Promise<void> {
     await Promise.allSettled([...this.writing]);
-    await this.store.flush().catch((error: Error) => this.log(`cassette: could not write debug files: ${error.message}`, 'warn'));
+    await this.store
+      .flush()
+      .catch((error: Error) => this.log(`cassette: could not write debug files: ${error.message}`, 'warn'));
   }
 
   /**
@@ -96,14 +104,25 @@ export class Recorder implements Hook {
     const key = followUpKey(afterKey);
     const text = canonicalJson({ method: notification.method, params: notification.params ?? {} });
     const existing = this.store.lookup(key);
-    if (existing?.some((e) => canonicalJson({ method: e.method, params: e.params ?? {} }) === text) || this.inFlight.has(`${key}#${text}`))
+    if (
+      existing?.some((e) => canonicalJson({ method: e.method, params: e.params ?? {} }) === text) ||
+      this.inFlight.has(`${key}#${text}`)
+    )
       return Promise.resolve('skipped');
     this.inFlight.add(`${key}#${text}`);
     const saving = this.store
       .add(
         notification.method,
         key,
-        scrub({ method: notification.method, params: notification.params ?? {}, result: {}, recordedAt: new Date().toISOString() }, this.redactions),
+        scrub(
+          {
+            method: notification.method,
+            params: notification.params ?? {},
+            result: {},
+            recordedAt: new Date().toISOString(),
+          },
+          this.redactions,
+        ),
       )
       .then(() => 'recorded' as const)
       .finally(() => this.inFlight.delete(`${key}#${text}`));
@@ -126,7 +145,16 @@ export class Recorder implements Hook {
       .add(
         kind,
         key,
-        scrub({ result: {}, refusal: kind, error: refusal.error.error, status: refusal.status, recordedAt: new Date().toISOString() }, this.redactions),
+        scrub(
+          {
+            result: {},
+            refusal: kind,
+            error: refusal.error.error,
+            status: refusal.status,
+            recordedAt: new Date().toISOString(),
+          },
+          this.redactions,
+        ),
       )
       .finally(() => this.inFlight.delete(key));
     this.track(saving);
@@ -138,7 +166,10 @@ export class Recorder implements Hook {
     void saving.finally(() => this.writing.delete(saving)).catch(() => {});
   }
 
-  private async trySave(exchange: LiveExchange, debug: DebugFiles | undefined): Promise<'recorded' | 'skipped' | 'none'> {
+  private async trySave(
+    exchange: LiveExchange,
+    debug: DebugFiles | undefined,
+  ): Promise<'recorded' | 'skipped' | 'none'> {
     const { request, key } = exchange;
     const response = exchange.upstreamResponse ?? exchange.response;
     if (exchange.refusal) {
@@ -148,9 +179,11 @@ export class Recorder implements Hook {
     }
     // a subscriptions/listen stream ends when the client closes it: its notifications are the answer
     // a call the client cancelled, never answered: replay leaves it unanswered too (the client's abort ends it)
-    const unanswered = !response && ((request.method === 'subscriptions/listen' && exchange.stream.length > 0) || exchange.cancelled);
+    const unanswered =
+      !response && ((request.method === 'subscriptions/listen' && exchange.stream.length > 0) || exchange.cancelled);
     if (!response && !unanswered) return 'none';
-    if (request.params?.task !== undefined || (response && 'result' in response && 'task' in response.result)) return 'none'; // a CreateTaskResult is not the answer
+    if (request.params?.task !== undefined || (response && 'result' in response && 'task' in response.result))
+      return 'none'; // a CreateTaskResult is not the answer
     const error = response && 'error' in response ? response.error : undefined;
     const result = response && 'result' in response ? response.result : {};
     if (!this.store.isReady) await this.store.ready; // what is recorded already: the whole folder, indexed by name
@@ -163,7 +196,9 @@ export class Recorder implements Hook {
     const duplicate = existing?.some((e) => {
       if (!sameRevision(e, version, request.method) || conditionOf(e.error) !== condition) return false;
       if (!isToolCall || condition !== undefined) return true; // one answer per key (and per condition), as mcp-rewind records
-      return e.error ? canonicalJson(e.error) === answer : !error && (e.resultHash ?? this.hashResult(e.result)) === resultHash;
+      return e.error
+        ? canonicalJson(e.error) === answer
+        : !error && (e.resultHash ?? this.hashResult(e.result)) === resultHash;
     });
     const flightKey = `${key}#${version ?? ''}#${condition ?? ''}#${resultHash ?? answer ?? ''}`;
     if (duplicate || this.inFlight.has(flightKey)) return 'skipped';
@@ -188,9 +223,15 @@ export class Recorder implements Hook {
             framing: exchange.framing,
             timing: timingOf(exchange),
             stateless:
-              request.method === 'initialize' && exchange.http !== undefined && exchange.http.headers['mcp-session-id'] === undefined ? true : undefined,
+              request.method === 'initialize' &&
+              exchange.http !== undefined &&
+              exchange.http.headers['mcp-session-id'] === undefined
+                ? true
+                : undefined,
             recordedAt: new Date(exchange.startedAt).toISOString(),
-            stream: exchange.stream.length ? exchange.stream.map((m) => m as unknown as Record<string, unknown>) : undefined,
+            stream: exchange.stream.length
+              ? exchange.stream.map((m) => m as unknown as Record<string, unknown>)
+              : undefined,
           },
           this.redactions,
         ),
@@ -211,10 +252,14 @@ export interface RecordFailures {
 
 /** Is an entry of the same revision as a live exchange (initialize: the same negotiated version)? */
 function sameRevision(entry: CassetteEntry, version: string | undefined, method: string): boolean {
-  if (method === 'initialize') return entry.result.protocolVersion === version || (entry.error !== undefined && entry.protocolVersion === version);
+  if (method === 'initialize')
+    return entry.result.protocolVersion === version || (entry.error !== undefined && entry.protocolVersion === version);
   if (entry.protocolVersion === version) return true;
   // entries without a revision (mcp-rewind's, or recorded before revisions were kept) are 2025-era ones
-  return (entry.protocolVersion === undefined && eraOf(version) !== 'modern') || (version === undefined && eraOf(entry.protocolVersion) !== 'modern');
+  return (
+    (entry.protocolVersion === undefined && eraOf(version) !== 'modern') ||
+    (version === undefined && eraOf(entry.protocolVersion) !== 'modern')
+  );
 }
 
 /** When the answer and each streamed message arrived (ms from the request), for --replay-timing. */
@@ -238,7 +283,12 @@ function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
   if (status === 404 && headers.sessionId !== undefined) return 'session-not-found';
   if (status !== 400) return undefined;
   const modern = metaVersion(exchange.request.params) !== undefined;
-  if (!modern && headers.protocolVersion !== undefined && headers.sessionId !== undefined && !LEGACY_REVISIONS.includes(headers.protocolVersion as never))
+  if (
+    !modern &&
+    headers.protocolVersion !== undefined &&
+    headers.sessionId !== undefined &&
+    !LEGACY_REVISIONS.includes(headers.protocolVersion as never)
+  )
     return 'unsupported-protocol-version';
   // a session the proxy saw ended, or never saw issued: how this server refuses an unknown session (some say 400)
   if (headers.sessionId !== undefined && exchange.staleSession) return 'session-not-found';

@@ -37,7 +37,12 @@ export interface PostRelay {
  * an initialize of a mirrored session, the client's own `Mcp-Session-Id` if it sent one (a stale one is the server's
  * to refuse, as proxy-only and the server itself do: issue 21 item 3).
  */
-function upstreamSessionOf(req: IncomingMessage, init: LiveExchange | undefined, owned: boolean, session: Session | undefined): string | null | undefined {
+function upstreamSessionOf(
+  req: IncomingMessage,
+  init: LiveExchange | undefined,
+  owned: boolean,
+  session: Session | undefined,
+): string | null | undefined {
   if (!init) return session?.upstreamId;
   return owned ? undefined : header(req, 'mcp-session-id');
 }
@@ -59,8 +64,19 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   try {
     if (!upstream) throw new UpstreamUnavailableError('no upstream server');
     for (const e of exchanges) e.sentUpstreamMs = e.elapsed();
-    upRes = await upstream.request({ method: 'POST', headers: requestHeaders, body, sessionId: upstreamSessionOf(req, init, owned, session) });
-    if (upRes.statusCode === 404 && session && relay.reconnect && session.upstreamId && session.upstreamId !== session.id) {
+    upRes = await upstream.request({
+      method: 'POST',
+      headers: requestHeaders,
+      body,
+      sessionId: upstreamSessionOf(req, init, owned, session),
+    });
+    if (
+      upRes.statusCode === 404 &&
+      session &&
+      relay.reconnect &&
+      session.upstreamId &&
+      session.upstreamId !== session.id
+    ) {
       upRes.resume(); // the upstream forgot our session (restarted): open a new one and send again, once
       await relay.reconnect(session);
       upRes = await upstream.request({ method: 'POST', headers: requestHeaders, body, sessionId: session.upstreamId });
@@ -68,7 +84,11 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   } catch (error) {
     if (owned) sessions.delete(session!.id as string);
     if (exchanges.length === 0)
-      return sendJson(res, 502, upstreamError(error, `mcp-rewind: upstream unavailable: ${(error as Error).message}`).toResponse(null));
+      return sendJson(
+        res,
+        502,
+        upstreamError(error, `mcp-rewind: upstream unavailable: ${(error as Error).message}`).toResponse(null),
+      );
     return answerUpstreamDown(stage, res, exchanges, session, error, local);
   }
   if (res.destroyed && exchanges.length > 0) {
@@ -104,7 +124,15 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     upRes.pipe(res); // nobody needs the messages: the cheapest faithful relay
     watchProgress(upstream, upRes);
     const broken = (error?: Error): void =>
-      brokenStream(stage, res, upRes.headers['content-type'], new Map(exchanges.map((e) => [e.request.id, e])), live, true, error ?? upstream.cutBy?.(upRes));
+      brokenStream(
+        stage,
+        res,
+        upRes.headers['content-type'],
+        new Map(exchanges.map((e) => [e.request.id, e])),
+        live,
+        true,
+        error ?? upstream.cutBy?.(upRes),
+      );
     upRes.on('error', broken);
     upRes.on('aborted', () => broken());
     res.on('close', () => {
@@ -115,12 +143,15 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     return;
   }
 
-  const delivery = rewriting ? new RewritingDelivery(res, upRes, headers, Array.isArray(relay.parsed), local) : undefined;
+  const delivery = rewriting
+    ? new RewritingDelivery(res, upRes, headers, Array.isArray(relay.parsed), local)
+    : undefined;
   const contentType = upRes.headers['content-type'];
   const sse = contentType?.includes('text/event-stream') ?? false;
   // no rewrite, but an answer is committed before the client gets it: the bytes wait for it, unchanged
   const writeHead = (): void => void res.writeHead(upRes.statusCode ?? 502, headers);
-  const gate = !delivery && exchanges.some((e) => e.need === 'commit') ? new CommitGate(res, upRes, !sse, writeHead) : undefined;
+  const gate =
+    !delivery && exchanges.some((e) => e.need === 'commit') ? new CommitGate(res, upRes, !sse, writeHead) : undefined;
   if (!delivery && !gate) writeHead();
   const pending = new Map(exchanges.map((e) => [e.request.id, e]));
   for (const exchange of exchanges)
@@ -141,11 +172,17 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
         exchange.answeredMs = exchange.elapsed();
         exchange.framing = tap.framing();
         if (exchange === init) {
-          if ('result' in message) live.protocolVersion = exchange.protocolVersion = String(message.result.protocolVersion ?? '');
+          if ('result' in message)
+            live.protocolVersion = exchange.protocolVersion = String(message.result.protocolVersion ?? '');
           else if (owned) sessions.delete(live.id as string); // no session came of it
         }
         if (waits(exchange.need)) {
-          const responded = stage.hooks.respond(exchange, live, res, keepDetail ? detail(stage, req, requestHeaders, relay.parsed, upRes, tap) : undefined);
+          const responded = stage.hooks.respond(
+            exchange,
+            live,
+            res,
+            keepDetail ? detail(stage, req, requestHeaders, relay.parsed, upRes, tap) : undefined,
+          );
           if (gate) {
             gate.hold(responded);
             void responded.then(() => finish(exchange));
@@ -181,7 +218,11 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   );
 
   const finish = (exchange: LiveExchange): Promise<void> =>
-    stage.hooks.finish(exchange, live, keepDetail ? detail(stage, req, requestHeaders, relay.parsed, upRes, tap) : undefined);
+    stage.hooks.finish(
+      exchange,
+      live,
+      keepDetail ? detail(stage, req, requestHeaders, relay.parsed, upRes, tap) : undefined,
+    );
 
   upRes.on('data', (chunk: Buffer) => {
     tap.push(chunk); // first: a commit the chunk completes holds the chunk back
@@ -201,13 +242,15 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     tap.end();
     const done = (): void => {
       // an SSE answer that ended without answering and without event ids cannot be resumed: say so, do not hang
-      if (pending.size > 0 && !tap.sawEventId && sse) return brokenStream(stage, res, contentType, pending, live, !delivery, upstream.cutBy?.(upRes));
+      if (pending.size > 0 && !tap.sawEventId && sse)
+        return brokenStream(stage, res, contentType, pending, live, !delivery, upstream.cutBy?.(upRes));
       if (delivery) delivery.end(tap.rawBody, headers);
       else if (gate) gate.end();
       else res.end();
       endCancelled();
       // closed early with event ids (SSE polling): the client resumes with Last-Event-ID, the answers come there
-      if (pending.size > 0 && sse && tap.lastEventId !== undefined) return awaitResumeOf(stage, live, tap, [...pending.values()], finish);
+      if (pending.size > 0 && sse && tap.lastEventId !== undefined)
+        return awaitResumeOf(stage, live, tap, [...pending.values()], finish);
       for (const exchange of pending.values()) {
         exchange.framing ??= tap.framing();
         void finish(exchange); // answered nothing (or refused the POST): still on the timeline
@@ -222,7 +265,8 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   // piped bytes (no delivery) may have stopped inside an event: brokenStream must close it before its own events
   // committed answers go out before the error events that follow them
   const broken = (cause: Error | undefined): void => {
-    if (gate && sse) void gate.settled().then(() => brokenStream(stage, res, contentType, pending, live, !delivery, cause));
+    if (gate && sse)
+      void gate.settled().then(() => brokenStream(stage, res, contentType, pending, live, !delivery, cause));
     else brokenStream(stage, res, contentType, pending, live, !delivery, cause);
   };
   upRes.on('error', (error) => broken(error));
@@ -257,12 +301,20 @@ function awaitResumeOf(
   finish: (exchange: LiveExchange) => Promise<void>,
   closedBy: 'server' | 'client' = 'server',
 ): void {
-  for (const exchange of exchanges) exchange.framing = closedBy === 'server' ? { ...tap.framing(), resumedAfter: exchange.stream.length } : tap.framing();
+  for (const exchange of exchanges)
+    exchange.framing =
+      closedBy === 'server' ? { ...tap.framing(), resumedAfter: exchange.stream.length } : tap.framing();
   const gaveUp = (exchange: LiveExchange): void => {
     exchange.clientGone = true;
     exchange.flags.push('client disconnected before the answer');
   };
-  awaitResume(stage, session, tap.lastEventId as string, { exchanges, finish }, closedBy === 'client' ? gaveUp : undefined);
+  awaitResume(
+    stage,
+    session,
+    tap.lastEventId as string,
+    { exchanges, finish },
+    closedBy === 'client' ? gaveUp : undefined,
+  );
 }
 
 /** Every request of a POST the upstream could not take gets a JSON-RPC error; the proxy serves on. */
@@ -280,7 +332,9 @@ export function answerUpstreamDown(
   const cut = timeoutOf(error);
   const answers = exchanges.map((exchange) => {
     exchange.source = 'proxy';
-    exchange.response = upstreamError(error, `mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(exchange.request.id);
+    exchange.response = upstreamError(error, `mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(
+      exchange.request.id,
+    );
     if (cut) exchange.end('timeout', cut.message);
     void stage.hooks.finish(exchange, session);
     return exchange.response;
@@ -308,8 +362,14 @@ export function brokenStream(
     for (const exchange of gone) {
       pending.delete(exchange.request.id);
       const listen = exchange.request.method === 'subscriptions/listen';
-      exchange.flags.push(listen ? 'the client closed the subscription stream' : 'client disconnected before the answer');
-      if (!listen) stage.log(`client disconnected before the answer to ${exchange.request.method} (id ${String(exchange.request.id)})`, 'info');
+      exchange.flags.push(
+        listen ? 'the client closed the subscription stream' : 'client disconnected before the answer',
+      );
+      if (!listen)
+        stage.log(
+          `client disconnected before the answer to ${exchange.request.method} (id ${String(exchange.request.id)})`,
+          'info',
+        );
       void stage.hooks.finish(exchange, session);
     }
   }
@@ -333,7 +393,9 @@ export function brokenStream(
     const cut = timeoutOf(error);
     const answers = [...pending.values()].map((exchange) => {
       exchange.source = 'proxy'; // never recorded
-      exchange.response = new UpstreamUnavailableError(cut?.message ?? 'mcp-rewind: upstream closed the answer before its end').toResponse(exchange.request.id);
+      exchange.response = new UpstreamUnavailableError(
+        cut?.message ?? 'mcp-rewind: upstream closed the answer before its end',
+      ).toResponse(exchange.request.id);
       if (cut) exchange.end('timeout', cut.message);
       void stage.hooks.finish(exchange, session);
       return exchange.response;

@@ -13,7 +13,8 @@ import { canonicalJson } from '../cassette/keys.js';
 /** --replay-timing: undefined plays at once; a speed (1 = as recorded, 2 = twice as fast) waits the recorded delays ÷ speed. */
 export type ReplaySpeed = number | undefined;
 
-const wait = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+const wait = (ms: number): Promise<void> =>
+  ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
 export interface ReplayAnswer {
   stage: Stage;
@@ -64,7 +65,8 @@ export async function replayAnswer(a: ReplayAnswer): Promise<void> {
   res.writeHead(status, { ...a.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const ids = entry.framing?.eventIds ? new EventIds() : undefined;
   const retry = entry.framing?.retryMs;
-  if (entry.framing?.priming) res.write(`id: ${ids?.next() ?? randomUUID()}\n${retry !== undefined ? `retry: ${retry}\n` : ''}data: \n\n`);
+  if (entry.framing?.priming)
+    res.write(`id: ${ids?.next() ?? randomUUID()}\n${retry !== undefined ? `retry: ${retry}\n` : ''}data: \n\n`);
   else if (retry !== undefined) res.write(`retry: ${retry}\n\n`);
   else res.flushHeaders();
   const play = new Playback(a, ids);
@@ -175,7 +177,8 @@ class Playback {
       const live = this.live(message);
       if (live !== undefined) this.write(res, live, i);
     }
-    if (from <= this.stream.length && !this.a.entry.unanswered) res.write(sseEvent(this.liveAnswer(), ids.next(this.stream.length)));
+    if (from <= this.stream.length && !this.a.entry.unanswered)
+      res.write(sseEvent(this.liveAnswer(), ids.next(this.stream.length)));
     res.end();
   }
 
@@ -205,7 +208,10 @@ class Playback {
     if (!('result' in response)) return response;
     const meta = response.result._meta as Record<string, unknown> | undefined;
     if (!meta || !(META.subscriptionId in meta)) return response;
-    return { ...response, result: { ...response.result, _meta: { ...meta, [META.subscriptionId]: this.a.exchange.request.id } } };
+    return {
+      ...response,
+      result: { ...response.result, _meta: { ...meta, [META.subscriptionId]: this.a.exchange.request.id } },
+    };
   }
 
   /** a recorded notification as this client gets it: its progress token and subscription id are the live request's */
@@ -220,13 +226,20 @@ class Playback {
     const meta = params._meta as Record<string, unknown> | undefined;
     if (meta && META.subscriptionId in meta) {
       const p = (out as { params: Record<string, unknown> }).params;
-      out = { ...out, params: { ...p, _meta: { ...meta, [META.subscriptionId]: this.a.exchange.request.id } } } as JsonRpcMessage;
+      out = {
+        ...out,
+        params: { ...p, _meta: { ...meta, [META.subscriptionId]: this.a.exchange.request.id } },
+      } as JsonRpcMessage;
     }
     return out;
   }
 
   /** a recorded server→client request, asked again of this client; its reply is compared with the recorded one */
-  private async ask(res: ServerResponse, message: JsonRpcMessage & { id: string | number; method: string }, i: number): Promise<void> {
+  private async ask(
+    res: ServerResponse,
+    message: JsonRpcMessage & { id: string | number; method: string },
+    i: number,
+  ): Promise<void> {
     const { state, exchange, stage } = this.a;
     const id = `rewind-${state.nextRequestId++}`;
     const outgoing = { ...message, id };
@@ -234,7 +247,8 @@ class Playback {
     const reply = waitForReply(state, id);
     this.write(res, outgoing, i);
     const got = await reply;
-    const recorded = this.stream.slice(i + 1).find((m) => isResponse(m) && m.id === message.id) as JsonRpcResponse | undefined;
+    const recorded = this.stream.slice(i + 1).find((m) => isResponse(m) && m.id === message.id) as
+      JsonRpcResponse | undefined;
     if (!got) {
       exchange.flags.push(`no reply to ${message.method} within ${REPLY_TIMEOUT_MS / 1000} s`);
       return;

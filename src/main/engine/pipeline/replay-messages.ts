@@ -1,5 +1,11 @@
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
-import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import {
+  errorResponse,
+  isRequest,
+  isResponse,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+} from '../../../shared/jsonrpc.js';
 import type { LiveExchange } from './exchange.js';
 import { REPLY_TIMEOUT_MS, waitForReply, type ReplaySession } from './replay-session.js';
 
@@ -9,7 +15,9 @@ export type Deliver = (message: JsonRpcMessage) => void;
 /** The recorded answer of an entry, to the live request's id. */
 export function answerOf(exchange: LiveExchange, entry: CassetteEntry): JsonRpcResponse {
   const { error } = entry;
-  return error ? errorResponse(exchange.request.id, error.code, error.message, error.data) : { jsonrpc: '2.0', id: exchange.request.id, result: entry.result };
+  return error
+    ? errorResponse(exchange.request.id, error.code, error.message, error.data)
+    : { jsonrpc: '2.0', id: exchange.request.id, result: entry.result };
 }
 
 /** A recorded notification as this client gets it: its progress token is the live request's (none asked: skipped). */

@@ -117,8 +117,10 @@ function fits(e: CassetteEntry, ctx: RequestContext): 0 | 1 | 2 | 3 {
   if (e.error) {
     const condition = conditionOf(e.error);
     if (condition === 'capability')
-      return lacks(ctx.capabilities, (e.error.data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities) &&
-        sameEraOf(e, ctx)
+      return lacks(
+        ctx.capabilities,
+        (e.error.data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities,
+      ) && sameEraOf(e, ctx)
         ? 3
         : 0;
     if (condition !== undefined) return 0;
@@ -127,7 +129,8 @@ function fits(e: CassetteEntry, ctx: RequestContext): 0 | 1 | 2 | 3 {
   return sameEraOf(e, ctx) ? 1 : 0;
 }
 
-const sameEraOf = (e: CassetteEntry, ctx: RequestContext): boolean => (eraOf(e.protocolVersion) ?? 'legacy') === ctx.era;
+const sameEraOf = (e: CassetteEntry, ctx: RequestContext): boolean =>
+  (eraOf(e.protocolVersion) ?? 'legacy') === ctx.era;
 
 function lacks(declared: Record<string, unknown> | undefined, required: Record<string, unknown> | undefined): boolean {
   if (!required) return false;
@@ -149,37 +152,80 @@ export function modernRefusal(
 ): Refused | undefined {
   const version = metaVersion(request.params);
   const claimed = version ?? headers.protocolVersion ?? '';
-  const missing = version === undefined ? META.protocolVersion : metaCapabilities(request.params) === undefined ? META.clientCapabilities : undefined;
+  const missing =
+    version === undefined
+      ? META.protocolVersion
+      : metaCapabilities(request.params) === undefined
+        ? META.clientCapabilities
+        : undefined;
   if (missing) {
     return (
       sameMistake(recorded, 'envelope', request.id) ??
-      refuse(400, request.id, ErrorCode.InvalidParams, `Invalid _meta envelope for protocol revision ${claimed}: ${missing}: missing`, {
-        envelope: { key: missing, problem: 'missing' },
-      })
+      refuse(
+        400,
+        request.id,
+        ErrorCode.InvalidParams,
+        `Invalid _meta envelope for protocol revision ${claimed}: ${missing}: missing`,
+        {
+          envelope: { key: missing, problem: 'missing' },
+        },
+      )
     );
   }
   const mismatch = headerMismatch(request, headers);
   if (mismatch) {
     const own = recorded?.find(
-      (e) => conditionOf(e.error) === 'headers' && (e.error?.data as { mismatch?: { header?: string } } | undefined)?.mismatch?.header === mismatch.header,
+      (e) =>
+        conditionOf(e.error) === 'headers' &&
+        (e.error?.data as { mismatch?: { header?: string } } | undefined)?.mismatch?.header === mismatch.header,
     );
-    if (own) return { status: own.status ?? 400, response: errorResponse(request.id, own.error!.code, own.error!.message, own.error!.data) };
-    return refuse(400, request.id, PROTOCOL_ERROR.HeaderMismatch, `Bad Request: the request headers and body disagree: ${mismatch.body}`, { mismatch });
+    if (own)
+      return {
+        status: own.status ?? 400,
+        response: errorResponse(request.id, own.error!.code, own.error!.message, own.error!.data),
+      };
+    return refuse(
+      400,
+      request.id,
+      PROTOCOL_ERROR.HeaderMismatch,
+      `Bad Request: the request headers and body disagree: ${mismatch.body}`,
+      { mismatch },
+    );
   }
   if (profile.modern.length > 0 && !profile.modern.includes(claimed)) {
-    const own = recorded?.find((e) => conditionOf(e.error) === 'version' && (e.error?.data as { requested?: string } | undefined)?.requested === claimed);
-    if (own) return { status: own.status ?? 400, response: errorResponse(request.id, own.error!.code, own.error!.message, own.error!.data) };
-    return refuse(400, request.id, PROTOCOL_ERROR.UnsupportedProtocolVersion, `Unsupported protocol version: ${claimed}`, {
-      supported: profile.declared ?? profile.modern,
-      requested: claimed,
-    });
+    const own = recorded?.find(
+      (e) =>
+        conditionOf(e.error) === 'version' &&
+        (e.error?.data as { requested?: string } | undefined)?.requested === claimed,
+    );
+    if (own)
+      return {
+        status: own.status ?? 400,
+        response: errorResponse(request.id, own.error!.code, own.error!.message, own.error!.data),
+      };
+    return refuse(
+      400,
+      request.id,
+      PROTOCOL_ERROR.UnsupportedProtocolVersion,
+      `Unsupported protocol version: ${claimed}`,
+      {
+        supported: profile.declared ?? profile.modern,
+        requested: claimed,
+      },
+    );
   }
   return undefined;
 }
 
-function sameMistake(recorded: readonly CassetteEntry[] | undefined, condition: 'envelope', id: JsonRpcId): Refused | undefined {
+function sameMistake(
+  recorded: readonly CassetteEntry[] | undefined,
+  condition: 'envelope',
+  id: JsonRpcId,
+): Refused | undefined {
   const own = recorded?.find((e) => conditionOf(e.error) === condition);
-  return own?.error ? { status: own.status ?? 400, response: errorResponse(id, own.error.code, own.error.message, own.error.data) } : undefined;
+  return own?.error
+    ? { status: own.status ?? 400, response: errorResponse(id, own.error.code, own.error.message, own.error.data) }
+    : undefined;
 }
 
 export function refuse(status: number, id: JsonRpcId | null, code: number, message: string, data?: unknown): Refused {
@@ -190,25 +236,45 @@ export function refuse(status: number, id: JsonRpcId | null, code: number, messa
  * How the server refuses a whole POST of this kind: as recorded (key `refusal_<kind>`), else in the words of the
  * TypeScript SDK's Streamable HTTP server (the reference implementation) for the cassette's revisions.
  */
-export function refusalFor(kind: RefusalKind, store: CassetteStore | undefined, profile: ServerProfile | undefined, detail?: string): Refused {
+export function refusalFor(
+  kind: RefusalKind,
+  store: CassetteStore | undefined,
+  profile: ServerProfile | undefined,
+  detail?: string,
+): Refused {
   const recorded = store?.lookup(refusalKey(kind))?.[0];
   if (recorded?.error)
-    return { status: recorded.status ?? 400, response: errorResponse(null, recorded.error.code, recorded.error.message, recorded.error.data) };
+    return {
+      status: recorded.status ?? 400,
+      response: errorResponse(null, recorded.error.code, recorded.error.message, recorded.error.data),
+    };
   switch (kind) {
     case 'session-not-found':
       return refuse(404, null, ErrorCode.SessionNotFound, 'Session not found');
     case 'not-initialized':
       return refuse(400, null, -32000, 'Bad Request: Server not initialized');
     case 'unsupported-protocol-version': {
-      const supported = [...new Set([...(profile?.legacy ?? []), ...(profile?.modern ?? []), ...LEGACY_REVISIONS])].sort().reverse();
-      return refuse(400, null, -32000, `Bad Request: Unsupported protocol version: ${detail ?? ''} (supported versions: ${supported.join(', ')})`);
+      const supported = [...new Set([...(profile?.legacy ?? []), ...(profile?.modern ?? []), ...LEGACY_REVISIONS])]
+        .sort()
+        .reverse();
+      return refuse(
+        400,
+        null,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${detail ?? ''} (supported versions: ${supported.join(', ')})`,
+      );
     }
     case 'parse-error':
       return refuse(400, null, ErrorCode.ParseError, detail ?? 'Parse error');
     case 'invalid-message':
       return refuse(400, null, ErrorCode.InvalidRequest, detail ?? 'Invalid Request');
     case 'not-acceptable':
-      return refuse(406, null, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+      return refuse(
+        406,
+        null,
+        -32000,
+        'Not Acceptable: Client must accept both application/json and text/event-stream',
+      );
   }
 }
 

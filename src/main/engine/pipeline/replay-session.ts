@@ -26,7 +26,13 @@ export interface ReplayedStream {
   resume(afterEvent: number, res: ServerResponse): void;
 }
 
-export const newReplaySession = (): ReplaySession => ({ served: new Map(), replies: new Map(), nextRequestId: 0, queued: [], played: new Map() });
+export const newReplaySession = (): ReplaySession => ({
+  served: new Map(),
+  replies: new Map(),
+  nextRequestId: 0,
+  queued: [],
+  played: new Map(),
+});
 
 /** The client's reply to the replayed request `id`, or undefined once REPLY_TIMEOUT_MS went by. */
 export function waitForReply(state: ReplaySession, id: string): Promise<JsonRpcResponse | undefined> {

@@ -1,6 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
-import { errorResponse, ErrorCode, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import {
+  errorResponse,
+  ErrorCode,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../../../shared/jsonrpc.js';
 import {
   conditionOf,
   firstInputRequest,
@@ -119,7 +126,11 @@ export class Replayer implements CassetteSource, Hook {
 
   /** Server notifications recorded on the GET stream after the exchange `key`, in order. */
   private followUps(key: string): JsonRpcNotification[] {
-    return (this.store.lookup(followUpKey(key)) ?? []).map((e) => ({ jsonrpc: '2.0', method: e.method ?? '', params: e.params }));
+    return (this.store.lookup(followUpKey(key)) ?? []).map((e) => ({
+      jsonrpc: '2.0',
+      method: e.method ?? '',
+      params: e.params,
+    }));
   }
 
   /** Does the cassette hold any server notification to push? (decides whether replay offers a GET stream) */
@@ -137,7 +148,9 @@ export class Replayer implements CassetteSource, Hook {
    * order and --match-ignore paths ignored; the store indexes entries by keys.ts looseKeyOfEntry with the same paths).
    */
   private find(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string): readonly CassetteEntry[] | undefined {
-    return this.store.lookup(key) ?? this.store.lookupLoose(looseKeyFor(request.method, request.params, this.matchIgnore));
+    return (
+      this.store.lookup(key) ?? this.store.lookupLoose(looseKeyFor(request.method, request.params, this.matchIgnore))
+    );
   }
 
   /**
@@ -194,7 +207,8 @@ export class Replayer implements CassetteSource, Hook {
 
   offer(exchange: LiveExchange, session: Session): CassetteOffer {
     const { request } = exchange;
-    const modern = metaVersion(request.params) !== undefined || isModernRevision(exchange.headers.protocolVersion ?? '');
+    const modern =
+      metaVersion(request.params) !== undefined || isModernRevision(exchange.headers.protocolVersion ?? '');
     if (modern) {
       const refused = this.modernChecks(exchange);
       if (refused) return { refuse: refused };
@@ -226,7 +240,10 @@ export class Replayer implements CassetteSource, Hook {
     const { exchange, plan } = post.planned[0];
     if (plan.answer !== 'cassette') throw new Error(`replayer: asked to deliver a ${plan.answer} answer`);
     if (waits(exchange.need)) await post.stage.hooks.respond(exchange, post.planSession, post.res);
-    const headers = exchange === post.init ? post.sessions.initializedHere(exchange, post.session, plan.entry.stateless === true) : {};
+    const headers =
+      exchange === post.init
+        ? post.sessions.initializedHere(exchange, post.session, plan.entry.stateless === true)
+        : {};
     return replayAnswer({
       stage: post.stage,
       session: post.planSession,
@@ -267,7 +284,9 @@ export class Replayer implements CassetteSource, Hook {
   /** Wants every request (a hook that reads the cassette is never piped past); observes hits with follow-ups. */
   need(exchange?: LiveExchange): Need {
     if (!exchange) return 'observe';
-    return exchange.cassette === 'hit' && this.store.followUpKeys > 0 && this.store.has(followUpKey(exchange.key)) ? 'observe' : 'none';
+    return exchange.cassette === 'hit' && this.store.followUpKeys > 0 && this.store.has(followUpKey(exchange.key))
+      ? 'observe'
+      : 'none';
   }
 
   /** Replay: the server notifications recorded after this exchange go out on the client's server stream, after the answer. */
@@ -275,7 +294,8 @@ export class Replayer implements CassetteSource, Hook {
     const followUps = this.followUps(exchange.key);
     if (!followUps.length || !session) return;
     setImmediate(() => {
-      for (const message of followUps) if (pushToStreams(session, message) === 0) this.stateOf(session).queued.push(message);
+      for (const message of followUps)
+        if (pushToStreams(session, message) === 0) this.stateOf(session).queued.push(message);
     });
   }
 
@@ -315,10 +335,16 @@ export class Replayer implements CassetteSource, Hook {
     const same = answers.find((e) => e.result.protocolVersion === requested);
     if (same) return { entry: same };
     let latest = answers[0];
-    for (const e of answers) if (String(e.result.protocolVersion ?? '') > String(latest.result.protocolVersion ?? '')) latest = e;
+    for (const e of answers)
+      if (String(e.result.protocolVersion ?? '') > String(latest.result.protocolVersion ?? '')) latest = e;
     // an older revision the SDK servers (TypeScript, Python) still speak is answered as asked, as they did live
     const newest = String(latest.result.protocolVersion ?? '');
-    if (typeof requested === 'string' && (LEGACY_REVISIONS as readonly string[]).includes(requested) && requested < newest && !isModernRevision(newest))
+    if (
+      typeof requested === 'string' &&
+      (LEGACY_REVISIONS as readonly string[]).includes(requested) &&
+      requested < newest &&
+      !isModernRevision(newest)
+    )
       return { entry: { ...latest, result: { ...latest.result, protocolVersion: requested } } };
     return { entry: latest };
   }
@@ -350,12 +376,19 @@ export class Replayer implements CassetteSource, Hook {
     }
     const state = request.params?.requestState;
     if (typeof state === 'string' && !this.store.issuedState(state)) {
-      return { response: errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' }) };
+      return {
+        response: errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid or expired requestState', {
+          reason: 'invalid_request_state',
+        }),
+      };
     }
     const notFound = this.methodNotFound(request);
     if (notFound) return { response: notFound.response, status: notFound.status === 200 ? undefined : notFound.status };
     if (!isKnownMethod(request.method, ctx.era) && !EMPTY_LIST_RESULTS.has(request.method)) {
-      return { response: errorResponse(request.id, ErrorCode.MethodNotFound, 'Method not found'), status: ctx.era === 'modern' ? 404 : undefined };
+      return {
+        response: errorResponse(request.id, ErrorCode.MethodNotFound, 'Method not found'),
+        status: ctx.era === 'modern' ? 404 : undefined,
+      };
     }
     return { response: this.miss(request, key) };
   }
@@ -366,7 +399,10 @@ export class Replayer implements CassetteSource, Hook {
       const recorded = this.find(request, key);
       const miss = replayMiss(this.store, request, key, recorded?.length ? recorded.length : undefined);
       this.onMiss?.(miss);
-      if (this.strict) return new ReplayMissError(`mcp-rewind: no recorded answer for ${describeMiss(miss)}`, miss).toResponse(request.id);
+      if (this.strict)
+        return new ReplayMissError(`mcp-rewind: no recorded answer for ${describeMiss(miss)}`, miss).toResponse(
+          request.id,
+        );
     }
     const empty = EMPTY_LIST_RESULTS.get(request.method) ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
     if (empty) return { jsonrpc: '2.0', id: request.id, result: empty };
@@ -377,13 +413,19 @@ export class Replayer implements CassetteSource, Hook {
     const recorded = this.find(request, key);
     if (recorded?.length) {
       const message = `mcp-rewind: all ${recorded.length} recorded answer(s) for ${what} were already used (key ${key}; --repeat error)`;
-      return new ReplayMissError(message, { key, method: request.method, exhausted: recorded.length }).toResponse(request.id);
+      return new ReplayMissError(message, { key, method: request.method, exhausted: recorded.length }).toResponse(
+        request.id,
+      );
     }
     const nearest = this.nearest(request, key);
-    const hint = nearest.length ? `; recorded for this ${request.method === 'tools/call' ? 'tool' : 'method'}: ${nearest.join(', ')}` : '';
-    return new ReplayMissError(`mcp-rewind: no recorded answer for ${what} (key ${key})${hint}`, { key, method: request.method, nearest }).toResponse(
-      request.id,
-    );
+    const hint = nearest.length
+      ? `; recorded for this ${request.method === 'tools/call' ? 'tool' : 'method'}: ${nearest.join(', ')}`
+      : '';
+    return new ReplayMissError(`mcp-rewind: no recorded answer for ${what} (key ${key})${hint}`, {
+      key,
+      method: request.method,
+      nearest,
+    }).toResponse(request.id);
   }
 
   /** The server's -32601 for this method, when the cassette recorded one (any params): from the store's index of error keys. */
@@ -392,26 +434,39 @@ export class Replayer implements CassetteSource, Hook {
     for (const k of this.store.errorKeys(ErrorCode.MethodNotFound)) {
       if (k !== prefix && !k.startsWith(`${prefix}_`)) continue;
       const e = this.store.lookup(k)?.find((x) => x.error?.code === ErrorCode.MethodNotFound);
-      if (e?.error) return { status: e.status ?? 200, response: errorResponse(request.id, e.error.code, e.error.message, e.error.data) };
+      if (e?.error)
+        return {
+          status: e.status ?? 200,
+          response: errorResponse(request.id, e.error.code, e.error.message, e.error.data),
+        };
     }
     return undefined;
   }
 
   /** Keys recorded for the same tool (or method), to say what was there instead: from the store's index, never a scan. */
   private nearest(request: JsonRpcRequest, key: string): string[] {
-    const group = request.method === 'tools/call' ? `tools_call_${safeKey(String(request.params?.name ?? ''))}` : request.method.replaceAll('/', '_');
+    const group =
+      request.method === 'tools/call'
+        ? `tools_call_${safeKey(String(request.params?.name ?? ''))}`
+        : request.method.replaceAll('/', '_');
     return this.store.nearKeys(group, key, 5);
   }
 }
 
 /** An input_required answer asking what this client did not declare: the server answers -32021 instead (MRTR). */
-function missingCapability(request: JsonRpcRequest, result: Record<string, unknown>, lacking: Record<string, unknown>): Refused {
+function missingCapability(
+  request: JsonRpcRequest,
+  result: Record<string, unknown>,
+  lacking: Record<string, unknown>,
+): Refused {
   const capability = Object.keys(lacking)[0];
   const input = firstInputRequest(result, capability);
   const message = input
     ? `Cannot request input '${input.key}' (${input.method}): the request's client capabilities do not declare the required capability`
     : `the request's client capabilities do not declare ${capability}`;
-  return refuse(400, request.id, PROTOCOL_ERROR.MissingRequiredClientCapability, message, { requiredCapabilities: lacking });
+  return refuse(400, request.id, PROTOCOL_ERROR.MissingRequiredClientCapability, message, {
+    requiredCapabilities: lacking,
+  });
 }
 
 /** The Accept of a POST the reference SDK server takes: both JSON and SSE named. */

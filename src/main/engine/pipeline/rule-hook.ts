@@ -40,17 +40,29 @@ export class RuleHook implements RuleSource, Hook {
     if (request.method === 'tools/call') {
       const name = String(request.params?.name ?? '');
       this.memory.upstreamTools ??= this.facts.recordedTools();
-      const plan = rules.planCall(name, request.params?.arguments as Record<string, unknown> | undefined, this.memory.upstreamTools, this.facts.hasSource());
-      if (plan.kind === 'unknown-tool') return { answer: { response: new UnknownToolError(name).toResponse(request.id), delayMs: 0 } };
+      const plan = rules.planCall(
+        name,
+        request.params?.arguments as Record<string, unknown> | undefined,
+        this.memory.upstreamTools,
+        this.facts.hasSource(),
+      );
+      if (plan.kind === 'unknown-tool')
+        return { answer: { response: new UnknownToolError(name).toResponse(request.id), delayMs: 0 } };
       if (plan.kind === 'answer')
-        return { behavior: plan.behavior.type, answer: { response: { jsonrpc: '2.0', id: request.id, result: plan.result }, delayMs: plan.delayMs } };
+        return {
+          behavior: plan.behavior.type,
+          answer: { response: { jsonrpc: '2.0', id: request.id, result: plan.result }, delayMs: plan.delayMs },
+        };
       return { behavior: plan.behavior.type, rewrite: plan.rewrite };
     }
     if (request.method === 'tools/list') {
       const firstPage = request.params?.cursor === undefined;
       return {
         rewrite: (result) => {
-          if (firstPage) this.memory.upstreamTools = Array.isArray(result.tools) ? (result.tools as Array<Record<string, unknown>>) : [];
+          if (firstPage)
+            this.memory.upstreamTools = Array.isArray(result.tools)
+              ? (result.tools as Array<Record<string, unknown>>)
+              : [];
           return rules.rewriteToolsList(result, firstPage);
         },
       };
@@ -72,7 +84,10 @@ export class RuleHook implements RuleSource, Hook {
       exchange.response = { ...response, result: exchange.rewrite(response.result) };
     } catch (error) {
       // a rewrite that fails (an inject template rendering too large) answers an error, never a broken result
-      exchange.response = new RewindError(error instanceof Error ? error.message : String(error), ErrorCode.InternalError).toResponse(response.id);
+      exchange.response = new RewindError(
+        error instanceof Error ? error.message : String(error),
+        ErrorCode.InternalError,
+      ).toResponse(response.id);
     }
   }
 }

@@ -225,7 +225,8 @@ function noteCancelled(session: Session, messages: JsonRpcMessage[]): void {
     const id = (m.params as { requestId?: unknown } | undefined)?.requestId;
     if (typeof id !== 'string' && typeof id !== 'number') continue;
     session.cancelled ??= new Set();
-    if (session.cancelled.size >= CANCELLED_KEPT) session.cancelled.delete(session.cancelled.values().next().value as JsonRpcId);
+    if (session.cancelled.size >= CANCELLED_KEPT)
+      session.cancelled.delete(session.cancelled.values().next().value as JsonRpcId);
     session.cancelled.add(id);
   }
 }
@@ -247,11 +248,16 @@ function noteReplies(session: Session, messages: JsonRpcMessage[]): void {
 }
 
 /** Notes a session's requests in flight until their POST closes (stateless clients share no ids: not theirs). */
-export function trackInFlight(session: Session | undefined, exchanges: LiveExchange[], res: { once(event: 'close', listener: () => void): unknown }): void {
+export function trackInFlight(
+  session: Session | undefined,
+  exchanges: LiveExchange[],
+  res: { once(event: 'close', listener: () => void): unknown },
+): void {
   if (session?.id === undefined || exchanges.length === 0) return;
   for (const exchange of exchanges) session.inFlight.set(exchange.request.id, exchange);
   res.once('close', () => {
-    for (const exchange of exchanges) if (session.inFlight.get(exchange.request.id) === exchange) session.inFlight.delete(exchange.request.id);
+    for (const exchange of exchanges)
+      if (session.inFlight.get(exchange.request.id) === exchange) session.inFlight.delete(exchange.request.id);
   });
 }
 

@@ -74,7 +74,8 @@ export class Sources {
 
   /** The source the POST is planned to delivers its answers. */
   deliver(post: Post): Promise<void> {
-    const forwardsMessages = post.planned.length === 0 && this.stage.upstream !== undefined && post.session?.upstreamId !== undefined;
+    const forwardsMessages =
+      post.planned.length === 0 && this.stage.upstream !== undefined && post.session?.upstreamId !== undefined;
     const by = planDelivery(
       post.planned.map((p) => p.plan),
       { forwardsMessages },
@@ -91,7 +92,14 @@ export class Sources {
    * A POST that is not valid JSON-RPC: with a live upstream it is passed on unparsed and the server judges it; with
    * none, it is refused the way the recorded server did (`message`: the proxy's own words for it).
    */
-  invalid(req: IncomingMessage, res: ServerResponse, body: Buffer, kind: RefusalKind, message: string, upstreamId: string | null | undefined): Promise<void> {
+  invalid(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    kind: RefusalKind,
+    message: string,
+    upstreamId: string | null | undefined,
+  ): Promise<void> {
     if (this.stage.upstream) return this.upstream.invalid(req, res, body, kind, upstreamId);
     const refused = this.refusal(kind, message);
     sendJson(res, refused.status, refused.response);

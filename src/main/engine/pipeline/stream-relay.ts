@@ -19,7 +19,13 @@ interface Resumption {
  * dropped it — on the session until the client resumes it with GET + Last-Event-ID (relayed, its messages complete
  * them), or gives up: then each is handed to `gaveUp` and finished unanswered.
  */
-export function awaitResume(stage: Stage, session: Session, lastEventId: string, resumption: Resumption, gaveUp?: (exchange: LiveExchange) => void): void {
+export function awaitResume(
+  stage: Stage,
+  session: Session,
+  lastEventId: string,
+  resumption: Resumption,
+  gaveUp?: (exchange: LiveExchange) => void,
+): void {
   const resumable: Resumable = {
     ready: () => stage.upstream !== undefined,
     resume: (req, res) => relayStream(stage, req, res, 'GET', session, true, resumption),
@@ -51,10 +57,22 @@ export async function relayStream(
 ): Promise<void> {
   let upRes: IncomingMessage;
   try {
-    upRes = await stage.upstream!.request({ method, headers: copyEndToEndHeaders(req.headers), sessionId: session.upstreamId });
+    upRes = await stage.upstream!.request({
+      method,
+      headers: copyEndToEndHeaders(req.headers),
+      sessionId: session.upstreamId,
+    });
   } catch (error) {
     if (resuming) for (const exchange of resuming.exchanges) void resuming.finish(exchange);
-    sendJson(res, 502, errorResponse(null, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream unavailable: ${(error as Error).message}`));
+    sendJson(
+      res,
+      502,
+      errorResponse(
+        null,
+        ErrorCode.UpstreamUnavailable,
+        `mcp-rewind: upstream unavailable: ${(error as Error).message}`,
+      ),
+    );
     return;
   }
   res.writeHead(upRes.statusCode ?? 502, downstreamHeaders(upRes, session.id, false));

@@ -8,7 +8,12 @@ import type { Session } from './session.js';
  * (The client's own initialize is relayed like any request; this is for sessions whose initialize came from the
  * cassette, whose upstream restarted, or whose upstream was switched.)
  */
-export function openUpstreamSession(stage: Stage, session: Session, protocolVersion?: string, reopen = false): Promise<Record<string, unknown>> {
+export function openUpstreamSession(
+  stage: Stage,
+  session: Session,
+  protocolVersion?: string,
+  reopen = false,
+): Promise<Record<string, unknown>> {
   if (reopen) session.upstreamId = undefined;
   if (session.connecting) return session.connecting;
   const connecting = (async () => {
@@ -22,7 +27,10 @@ export function openUpstreamSession(stage: Stage, session: Session, protocolVers
     const { sessionId, result, protocolVersion: negotiated } = await upstream.initialize(params);
     session.upstreamId = sessionId ?? null;
     session.protocolVersion ??= negotiated;
-    stage.log(`upstream session ${sessionId ?? '(stateless)'} ${reopen ? 're' : ''}opened for client session ${session.id ?? '(none)'}`, 'info');
+    stage.log(
+      `upstream session ${sessionId ?? '(stateless)'} ${reopen ? 're' : ''}opened for client session ${session.id ?? '(none)'}`,
+      'info',
+    );
     return result;
   })().finally(() => {
     session.connecting = undefined;

@@ -67,7 +67,11 @@ export class RestSession {
     this.startSupervisor();
   }
 
-  static async create(id: string, config: CreateSession & { mode: Mode }, settings: SessionSettings): Promise<RestSession> {
+  static async create(
+    id: string,
+    config: CreateSession & { mode: Mode },
+    settings: SessionSettings,
+  ): Promise<RestSession> {
     const { mode } = config;
     const signIn = MODE_TRAITS[mode].forwards ? sessionSignIn(config.upstream, settings) : undefined;
     const opened = config.upstream ? await openSessionUpstream(config.upstream, id, settings, signIn) : undefined;
@@ -79,7 +83,10 @@ export class RestSession {
       upstreamTimeoutMs: settings.upstreamTimeoutMs,
       upstreamMaxTimeMs: settings.upstreamMaxTimeMs,
       cacheDir: config.cassette,
-      rules: { overlay: { tools: config.tools, passthrough: config.passthrough }, instructions: config.instructions ?? settings.defaultInstructions },
+      rules: {
+        overlay: { tools: config.tools, passthrough: config.passthrough },
+        instructions: config.instructions ?? settings.defaultInstructions,
+      },
       serverInfo: settings.serverInfo,
       onLog: (line, level) => settings.log(`[${id}] ${line}`, level),
     }).catch(async (error: Error) => {
@@ -121,7 +128,9 @@ export class RestSession {
       this.opened = opened;
       this.signIn = signIn;
       const limits = { callMs: this.settings.upstreamTimeoutMs, totalMs: this.settings.upstreamMaxTimeMs };
-      this.endpoint.setUpstream(opened ? new HttpUpstream(opened.url, opened.headers, limits, opened.bridge ? undefined : signIn) : undefined);
+      this.endpoint.setUpstream(
+        opened ? new HttpUpstream(opened.url, opened.headers, limits, opened.bridge ? undefined : signIn) : undefined,
+      );
       startSignIn(opened, signIn);
       void previous?.close();
       this.startSupervisor();
@@ -136,7 +145,9 @@ export class RestSession {
       status: this.status,
       mode: this.config.mode,
       created_at: this.createdAt,
-      upstream: this.upstreamConfig ? { ...upstreamName(this.upstreamConfig), state: this.supervisor?.state ?? 'connecting' } : null,
+      upstream: this.upstreamConfig
+        ? { ...upstreamName(this.upstreamConfig), state: this.supervisor?.state ?? 'connecting' }
+        : null,
       calls: this.calls.length,
     };
   }
@@ -175,15 +186,20 @@ export class RestSession {
     this.supervisor = undefined;
     const upstream = this.endpoint.upstream;
     if (!upstream) return;
-    this.supervisor = new UpstreamSupervisor(upstream.url, this.opened?.label ?? upstream.displayUrl, this.opened?.headers ?? {}, {
-      auth: this.opened?.bridge ? undefined : this.signIn,
-      connectTimeoutMs: this.settings.connectTimeoutMs,
-      intervalMs: this.settings.supervisorIntervalMs,
-      onTools: (tools) => {
-        this.built.memory.upstreamTools = tools;
+    this.supervisor = new UpstreamSupervisor(
+      upstream.url,
+      this.opened?.label ?? upstream.displayUrl,
+      this.opened?.headers ?? {},
+      {
+        auth: this.opened?.bridge ? undefined : this.signIn,
+        connectTimeoutMs: this.settings.connectTimeoutMs,
+        intervalMs: this.settings.supervisorIntervalMs,
+        onTools: (tools) => {
+          this.built.memory.upstreamTools = tools;
+        },
+        log: prefixed(this.settings.log, `[${this.id}] `),
       },
-      log: prefixed(this.settings.log, `[${this.id}] `),
-    });
+    );
   }
 
   private observe(event: ExchangeEvent): void {
@@ -205,7 +221,8 @@ export class RestSession {
       duration_ms: event.durationMs,
       at: new Date(event.startedAt).toISOString(),
     });
-    if (this.calls.length > this.settings.maxRecordedCalls) this.calls.splice(0, this.calls.length - this.settings.maxRecordedCalls);
+    if (this.calls.length > this.settings.maxRecordedCalls)
+      this.calls.splice(0, this.calls.length - this.settings.maxRecordedCalls);
   }
 }
 
@@ -215,9 +232,15 @@ function upstreamName(config: UpstreamConfig): { url: string } | { command: stri
 }
 
 /** A url upstream's sign-in (none with `oauth: false`, credentials in its headers, or no data folder to keep tokens in). */
-function sessionSignIn(config: UpstreamConfig | null | undefined, settings: SessionSettings): UpstreamSignIn | undefined {
-  if (!config?.url || config.oauth === false || !settings.signIns || hasOwnCredentials(config.url, config.headers)) return undefined;
-  const client = config.oauth ? { clientId: config.oauth.client_id, clientSecret: config.oauth.client_secret } : undefined;
+function sessionSignIn(
+  config: UpstreamConfig | null | undefined,
+  settings: SessionSettings,
+): UpstreamSignIn | undefined {
+  if (!config?.url || config.oauth === false || !settings.signIns || hasOwnCredentials(config.url, config.headers))
+    return undefined;
+  const client = config.oauth
+    ? { clientId: config.oauth.client_id, clientSecret: config.oauth.client_secret }
+    : undefined;
   return signInFor(config.url, { store: settings.signIns, client, log: settings.log });
 }
 
@@ -241,10 +264,18 @@ function signInDetail(signIn: UpstreamSignIn): Record<string, unknown> {
 }
 
 /** Opens a session's upstream: detected and bridged as the CLI does; one not reachable yet is retried by the supervisor. */
-async function openSessionUpstream(config: UpstreamConfig, id: string, settings: SessionSettings, auth?: UpstreamSignIn): Promise<OpenedUpstream> {
+async function openSessionUpstream(
+  config: UpstreamConfig,
+  id: string,
+  settings: SessionSettings,
+  auth?: UpstreamSignIn,
+): Promise<OpenedUpstream> {
   let spec;
   try {
-    spec = config.command !== undefined ? commandSpec(config.command) : { url: config.url as string, headers: config.headers };
+    spec =
+      config.command !== undefined
+        ? commandSpec(config.command)
+        : { url: config.url as string, headers: config.headers };
   } catch (error) {
     throw new HttpError(400, `upstream.command: ${(error as Error).message}`);
   }
@@ -262,5 +293,11 @@ async function openSessionUpstream(config: UpstreamConfig, id: string, settings:
 }
 
 function describeTool(tool: MergedTool): Record<string, unknown> {
-  return { name: tool.name, description: tool.description ?? null, input_schema: tool.inputSchema, behavior: tool.behavior, origin: tool.origin };
+  return {
+    name: tool.name,
+    description: tool.description ?? null,
+    input_schema: tool.inputSchema,
+    behavior: tool.behavior,
+    origin: tool.origin,
+  };
 }

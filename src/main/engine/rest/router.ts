@@ -24,18 +24,35 @@ async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<
 }
 
 /** MiMCP's REST API: /api/healthz and /api/sessions[/{sid}[/tools|/calls]]. */
-export async function handleRest(manager: SessionManager, req: IncomingMessage, res: ServerResponse, path: string, throttle: AuthThrottle): Promise<void> {
+export async function handleRest(
+  manager: SessionManager,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  throttle: AuthThrottle,
+): Promise<void> {
   try {
     await route(manager, req, res, path, throttle);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     if (error.status === 413) req.resume();
     if (error.status === 429) res.setHeader('retry-after', '10');
-    fail(res, error.status, error.status === 400 ? 'invalid request' : error.status === 429 ? 'too many sessions' : 'request refused', error.message);
+    fail(
+      res,
+      error.status,
+      error.status === 400 ? 'invalid request' : error.status === 429 ? 'too many sessions' : 'request refused',
+      error.message,
+    );
   }
 }
 
-async function route(manager: SessionManager, req: IncomingMessage, res: ServerResponse, path: string, throttle: AuthThrottle): Promise<void> {
+async function route(
+  manager: SessionManager,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  throttle: AuthThrottle,
+): Promise<void> {
   const method = req.method ?? 'GET';
   if (path === '/api/healthz' && method === 'GET') return sendJson(res, 200, { status: 'ok' });
   if (!manager.authorizedForApi(req)) {

@@ -35,7 +35,11 @@ export function bearerToken(req: IncomingMessage): string | undefined {
 const sessionMode = (config: CreateSession): Mode => config.mode ?? (config.upstream ? 'proxy-only' : 'replay');
 
 /** the REST body's names for the proxy configuration's fields */
-const SESSION_FIELDS: Partial<Record<ProxyField, string>> = { upstreamUrl: 'upstream', upstreamCommand: 'upstream.command', cacheDir: 'cassette' };
+const SESSION_FIELDS: Partial<Record<ProxyField, string>> = {
+  upstreamUrl: 'upstream',
+  upstreamCommand: 'upstream.command',
+  cacheDir: 'cassette',
+};
 
 /**
  * What a session's mode needs of its sources, checked by the one proxy configuration schema (a mode that forwards
@@ -43,10 +47,17 @@ const SESSION_FIELDS: Partial<Record<ProxyField, string>> = { upstreamUrl: 'upst
  * has no default one).
  */
 function checkSources(config: CreateSession, mode: Mode): void {
-  const proxy = { mode, upstreamUrl: config.upstream?.url, upstreamCommand: config.upstream?.command, cacheDir: config.cassette };
+  const proxy = {
+    mode,
+    upstreamUrl: config.upstream?.url,
+    upstreamCommand: config.upstream?.command,
+    cacheDir: config.cassette,
+  };
   const parsed = ProxyConfigSchema.safeParse(proxy);
   if (!parsed.success) {
-    const named = parsed.error.issues.map((issue) => `${SESSION_FIELDS[issue.path[0] as ProxyField] ?? issue.path.join('.')}: ${issue.message}`);
+    const named = parsed.error.issues.map(
+      (issue) => `${SESSION_FIELDS[issue.path[0] as ProxyField] ?? issue.path.join('.')}: ${issue.message}`,
+    );
     throw new HttpError(400, named.join('; '));
   }
   if (MODE_TRAITS[mode].records && !config.cassette) throw new HttpError(400, `cassette: required in ${mode} mode`);
@@ -104,7 +115,10 @@ export class SessionManager {
   /** Creates a session; resolves with it and its agent token (shown this once). */
   async create(config: CreateSession): Promise<{ session: RestSession; token: string }> {
     if (this.sessions.size >= this.limits.maxSessions) {
-      throw new HttpError(429, `too many sessions: this server holds at most ${this.limits.maxSessions}; delete finished ones (DELETE /api/sessions/{sid})`);
+      throw new HttpError(
+        429,
+        `too many sessions: this server holds at most ${this.limits.maxSessions}; delete finished ones (DELETE /api/sessions/{sid})`,
+      );
     }
     this.checkRuleSetSize(config.tools, config.instructions);
     this.checkCommand(config.upstream);
@@ -132,14 +146,21 @@ export class SessionManager {
   /** A command upstream runs with this server's rights: only for a REST API that asks for its token. */
   checkCommand(upstream: { command?: string } | null | undefined): void {
     if (upstream?.command !== undefined && !this.apiToken)
-      throw new HttpError(403, 'upstream.command: a stdio upstream needs the REST API token (serve was started with --no-auth)');
+      throw new HttpError(
+        403,
+        'upstream.command: a stdio upstream needs the REST API token (serve was started with --no-auth)',
+      );
   }
 
   /** Without an upstream or a cassette every tool is synthetic and must say what it takes. */
   checkSyntheticTools(tools: ToolRule[], hasSource: boolean, field: string): void {
     if (hasSource) return;
     const i = tools.findIndex((t) => !t.input_schema);
-    if (i >= 0) throw new HttpError(400, `${field}.${i}.input_schema: required for a synthetic tool (the session has no upstream)`);
+    if (i >= 0)
+      throw new HttpError(
+        400,
+        `${field}.${i}.input_schema: required for a synthetic tool (the session has no upstream)`,
+      );
   }
 
   async delete(id: string): Promise<void> {

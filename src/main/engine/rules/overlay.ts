@@ -44,7 +44,8 @@ export function toListedTool(tool: MergedTool): Record<string, unknown> {
   if (tool.description !== undefined) listed.description = tool.description;
   else delete listed.description;
   // an override without structured_content would break the upstream's outputSchema (clients validate against it)
-  if (tool.behavior.type === 'override' && tool.behavior.response.structured_content === undefined) delete listed.outputSchema;
+  if (tool.behavior.type === 'override' && tool.behavior.response.structured_content === undefined)
+    delete listed.outputSchema;
   return listed;
 }
 

@@ -60,7 +60,9 @@ export class RuleSet {
     const { merged } = this.index(upstream);
     const upstreamNames = new Set(upstream.map((t) => String(t.name)));
     // synthetic tools are listed once, on the first page
-    const tools = merged.filter((t) => upstreamNames.has(t.name) || (isFirstPage && t.origin === 'synthetic')).map(toListedTool);
+    const tools = merged
+      .filter((t) => upstreamNames.has(t.name) || (isFirstPage && t.origin === 'synthetic'))
+      .map(toListedTool);
     return { ...result, tools };
   }
 
@@ -68,7 +70,12 @@ export class RuleSet {
    * How to handle a call to `name`. `upstreamTools` is the last known upstream list (to tell hidden tools from
    * unknown ones); `hasSource` says whether an upstream or a cassette can answer a forwarded call.
    */
-  planCall(name: string, args: Record<string, unknown> | undefined, upstreamTools: Array<Record<string, unknown>> | undefined, hasSource: boolean): CallPlan {
+  planCall(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    upstreamTools: Array<Record<string, unknown>> | undefined,
+    hasSource: boolean,
+  ): CallPlan {
     const { byName } = this.index(upstreamTools);
     const tool = byName.get(name);
     const rule = this.overlay.tools.find((t) => t.name === name);
@@ -76,17 +83,28 @@ export class RuleSet {
     if (!tool) {
       // not listed: hidden by passthrough:false, or a tool we simply do not know yet (upstream list not fetched)
       if (!this.overlay.passthrough && upstreamTools !== undefined) return { kind: 'unknown-tool' };
-      return rule ? { kind: 'forward', behavior: rule.behavior ?? { type: 'relay' } } : { kind: 'forward', behavior: { type: 'relay' } };
+      return rule
+        ? { kind: 'forward', behavior: rule.behavior ?? { type: 'relay' } }
+        : { kind: 'forward', behavior: { type: 'relay' } };
     }
     const { behavior } = tool;
     if (behavior.type === 'override')
-      return { kind: 'answer', result: overrideResult(behavior.response), delayMs: (behavior.response.delay_s ?? 0) * 1000, behavior };
-    // with the upstream list unknown (not fetched yet) a listed tool may well exist upstream: let the source answer
-    if (!hasSource || (tool.origin === 'synthetic' && upstreamTools !== undefined)) {
-      const why = !hasSource ? 'this session has no upstream server' : 'it is a synthetic tool with no upstream counterpart';
       return {
         kind: 'answer',
-        result: explanatoryError(`mcp-rewind: tool "${name}" has behavior "${behavior.type}" but ${why}; give it an override response`),
+        result: overrideResult(behavior.response),
+        delayMs: (behavior.response.delay_s ?? 0) * 1000,
+        behavior,
+      };
+    // with the upstream list unknown (not fetched yet) a listed tool may well exist upstream: let the source answer
+    if (!hasSource || (tool.origin === 'synthetic' && upstreamTools !== undefined)) {
+      const why = !hasSource
+        ? 'this session has no upstream server'
+        : 'it is a synthetic tool with no upstream counterpart';
+      return {
+        kind: 'answer',
+        result: explanatoryError(
+          `mcp-rewind: tool "${name}" has behavior "${behavior.type}" but ${why}; give it an override response`,
+        ),
         delayMs: 0,
         behavior,
       };
@@ -105,7 +123,12 @@ export class RuleSet {
   private index(upstreamTools: Array<Record<string, unknown>> | undefined) {
     if (!this.cache || this.cache.version !== this.version || this.cache.upstream !== upstreamTools) {
       const merged = mergeTools(upstreamTools, this.overlay);
-      this.cache = { version: this.version, upstream: upstreamTools, merged, byName: new Map(merged.map((t) => [t.name, t])) };
+      this.cache = {
+        version: this.version,
+        upstream: upstreamTools,
+        merged,
+        byName: new Map(merged.map((t) => [t.name, t])),
+      };
     }
     return this.cache;
   }

@@ -16,7 +16,9 @@ const MAX_RENDERED_CHARS = 16 * 1024 * 1024;
 class TemplateTooLargeError extends Error {
   override name = 'TemplateTooLargeError';
   constructor(limit: number) {
-    super(`mcp-rewind: the inject template renders to more than ${Math.round(limit / (1024 * 1024))} MiB; shorten the template or use fewer placeholders`);
+    super(
+      `mcp-rewind: the inject template renders to more than ${Math.round(limit / (1024 * 1024))} MiB; shorten the template or use fewer placeholders`,
+    );
   }
 }
 
@@ -35,15 +37,18 @@ export function renderTemplate(
   let text: string | undefined;
   let payload: string | undefined;
   let size = template.length;
-  const rendered = template.replace(/\{(original_text|original_payload|args\.([^{}]+))\}/g, (whole, name: string, argName: string | undefined) => {
-    let value: string;
-    if (name === 'original_text') value = text ??= textOf(result);
-    else if (name === 'original_payload') value = payload ??= JSON.stringify(result);
-    else if (argName === undefined || !args || !Object.prototype.hasOwnProperty.call(args, argName)) value = whole;
-    else value = typeof args[argName] === 'string' ? (args[argName] as string) : JSON.stringify(args[argName]);
-    size += value.length - whole.length;
-    if (size > limit) throw new TemplateTooLargeError(limit);
-    return value;
-  });
+  const rendered = template.replace(
+    /\{(original_text|original_payload|args\.([^{}]+))\}/g,
+    (whole, name: string, argName: string | undefined) => {
+      let value: string;
+      if (name === 'original_text') value = text ??= textOf(result);
+      else if (name === 'original_payload') value = payload ??= JSON.stringify(result);
+      else if (argName === undefined || !args || !Object.prototype.hasOwnProperty.call(args, argName)) value = whole;
+      else value = typeof args[argName] === 'string' ? (args[argName] as string) : JSON.stringify(args[argName]);
+      size += value.length - whole.length;
+      if (size > limit) throw new TemplateTooLargeError(limit);
+      return value;
+    },
+  );
   return rendered;
 }

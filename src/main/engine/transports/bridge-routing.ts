@@ -42,8 +42,14 @@ const SESSION_NOTIFICATIONS = new Set([
  * The downstream request a server message travels with (its POST stream): the owner of its progress token, else
  * the most recent request still in flight; undefined (the GET stream) for session notifications or when idle.
  */
-export function relatedRequest(message: JsonRpcRequest | JsonRpcNotification, session: BridgeSession): JsonRpcId | undefined {
+export function relatedRequest(
+  message: JsonRpcRequest | JsonRpcNotification,
+  session: BridgeSession,
+): JsonRpcId | undefined {
   if (SESSION_NOTIFICATIONS.has(message.method)) return undefined;
-  const token = message.method === 'notifications/progress' ? (message.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
+  const token =
+    message.method === 'notifications/progress'
+      ? (message.params as { progressToken?: unknown } | undefined)?.progressToken
+      : undefined;
   return (token !== undefined ? session.tokens.get(token) : undefined) ?? session.inFlight[session.inFlight.length - 1];
 }

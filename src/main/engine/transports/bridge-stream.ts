@@ -30,8 +30,17 @@ export class SessionStream {
   open(req: IncomingMessage, res: ServerResponse, sessionId: string): void {
     req.resume();
     if (!(req.headers.accept ?? '').includes('text/event-stream'))
-      return sendJson(res, 406, errorResponse(null, ErrorCode.InvalidRequest, 'Not Acceptable: Client must accept text/event-stream'));
-    if (this.res) return sendJson(res, 409, errorResponse(null, ErrorCode.InvalidRequest, 'Conflict: Only one SSE stream is allowed per session'));
+      return sendJson(
+        res,
+        406,
+        errorResponse(null, ErrorCode.InvalidRequest, 'Not Acceptable: Client must accept text/event-stream'),
+      );
+    if (this.res)
+      return sendJson(
+        res,
+        409,
+        errorResponse(null, ErrorCode.InvalidRequest, 'Conflict: Only one SSE stream is allowed per session'),
+      );
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache, no-transform',

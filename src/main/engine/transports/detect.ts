@@ -37,7 +37,12 @@ export interface DetectOptions {
 export async function detectUpstreamKind(target: string | URL, options: DetectOptions = {}): Promise<UpstreamKind> {
   try {
     await closeOwnClient(
-      await connectOwnClient(target, { name: 'mcp-rewind-detect', headers: options.headers, timeoutMs: options.timeoutMs ?? 10_000, auth: options.auth }),
+      await connectOwnClient(target, {
+        name: 'mcp-rewind-detect',
+        headers: options.headers,
+        timeoutMs: options.timeoutMs ?? 10_000,
+        auth: options.auth,
+      }),
     );
     return 'streamable-http';
   } catch (error) {
@@ -46,7 +51,12 @@ export async function detectUpstreamKind(target: string | URL, options: DetectOp
     if (status === undefined || status < 400 || status >= 500) throw networkError(error, status);
     try {
       await closeOwnClient(
-        await connectOwnClient(target, { name: 'mcp-rewind-detect', headers: options.headers, timeoutMs: options.sseTimeoutMs ?? 5_000, legacySse: true }),
+        await connectOwnClient(target, {
+          name: 'mcp-rewind-detect',
+          headers: options.headers,
+          timeoutMs: options.sseTimeoutMs ?? 5_000,
+          legacySse: true,
+        }),
       );
       return 'sse';
     } catch (sseError) {

@@ -59,7 +59,11 @@ export function createLegacySseEndpoint(proxyUrl: string, log: Log = silent): Le
     try {
       if (!(req.headers['content-type'] ?? '').includes('application/json')) {
         req.resume();
-        throw new HttpError(415, 'Unsupported Media Type: Content-Type must be application/json', ErrorCode.InvalidRequest);
+        throw new HttpError(
+          415,
+          'Unsupported Media Type: Content-Type must be application/json',
+          ErrorCode.InvalidRequest,
+        );
       }
       parsed = parseJsonBody(await readBody(req));
     } catch (error) {
@@ -70,7 +74,12 @@ export function createLegacySseEndpoint(proxyUrl: string, log: Log = silent): Le
     await connection.transport.handlePostMessage(req, res, parsed).catch((error: unknown) => {
       // the SDK transport may throw before answering (a Host that new URL() rejects, a body it cannot format):
       // answer, never leave the socket open; when it did answer (stream closed meanwhile: 500), end what is left
-      if (!res.headersSent) sendJson(res, 400, errorResponse(null, ErrorCode.InvalidRequest, `Invalid message: ${(error as Error).message}`));
+      if (!res.headersSent)
+        sendJson(
+          res,
+          400,
+          errorResponse(null, ErrorCode.InvalidRequest, `Invalid message: ${(error as Error).message}`),
+        );
       else if (!res.writableEnded) res.end();
     });
   }

@@ -25,7 +25,9 @@ export async function bridgeStdio(
   io: {
     stdin: Readable;
     stdout: Writable;
-    /** sees each client message first (an attached proxy reads the client's name) */ onMessage?: (message: unknown) => void;
+    /** sees each client message first (an attached proxy reads the client's name) */ onMessage?: (
+      message: unknown,
+    ) => void;
   },
   log: Log = silent,
 ): Promise<StdioBridge> {

@@ -12,7 +12,14 @@
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, errorResponse, isRequest, isResponse, type JsonRpcId, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
+import {
+  ErrorCode,
+  errorResponse,
+  isRequest,
+  isResponse,
+  type JsonRpcId,
+  type JsonRpcMessage,
+} from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
 
 export interface HttpPipe {
@@ -57,7 +64,9 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
       if (message.id === initId && 'result' in message && typeof message.result.protocolVersion === 'string')
         upstream.setProtocolVersion(message.result.protocolVersion);
     }
-    downstream.send(message as JSONRPCMessage).catch((error: Error) => log(`could not write to the client: ${error.message}`, 'warn'));
+    downstream
+      .send(message as JSONRPCMessage)
+      .catch((error: Error) => log(`could not write to the client: ${error.message}`, 'warn'));
   };
 
   const wire = (transport: StreamableHTTPClientTransport): void => {
@@ -83,7 +92,8 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
       try {
         await upstream.send({ jsonrpc: '2.0', id, method: 'initialize', params: initParams } as JSONRPCMessage);
         const reply = await answer;
-        if (!('result' in reply)) throw new Error(`initialize failed: ${'error' in reply ? reply.error.message : 'no result'}`);
+        if (!('result' in reply))
+          throw new Error(`initialize failed: ${'error' in reply ? reply.error.message : 'no result'}`);
         if (typeof reply.result.protocolVersion === 'string') upstream.setProtocolVersion(reply.result.protocolVersion);
         await upstream.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
         log("proxy session lost (404): opened a new one with the client's initialize", 'info');
@@ -120,7 +130,10 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
     }
     forward(message).catch((error: Error) => {
       if (!isRequest(message) || !pending.has(message.id))
-        return log(`could not relay ${'method' in message ? message.method : 'a reply'} to the proxy: ${error.message}`, 'warn');
+        return log(
+          `could not relay ${'method' in message ? message.method : 'a reply'} to the proxy: ${error.message}`,
+          'warn',
+        );
       toDownstream(errorResponse(message.id, ErrorCode.InternalError, `mcp-rewind: ${error.message}`));
     });
   };

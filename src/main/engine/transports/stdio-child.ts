@@ -24,7 +24,9 @@ export class ChildStdioTransport implements Transport {
   private stopped = false;
   private readonly buffer = new ReadBuffer();
 
-  constructor(private readonly params: { command: string; args: string[]; env: Record<string, string>; cwd?: string }) {}
+  constructor(
+    private readonly params: { command: string; args: string[]; env: Record<string, string>; cwd?: string },
+  ) {}
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -45,7 +47,13 @@ export class ChildStdioTransport implements Transport {
   start(): Promise<void> {
     if (this.child) throw new Error('ChildStdioTransport already started');
     const { command, args, env, cwd } = this.params;
-    const child = spawn(command, args, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'], shell: false, windowsHide: process.platform === 'win32' });
+    const child = spawn(command, args, {
+      env,
+      cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      shell: false,
+      windowsHide: process.platform === 'win32',
+    });
     this.child = child;
     child.stderr?.pipe(this.stderr);
     child.stdin?.on('error', (error) => this.onerror?.(error));
@@ -88,7 +96,9 @@ export class ChildStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.stopped) return Promise.reject(new Error('Not connected'));
-    return new Promise((resolve) => (stdin.write(serializeMessage(message)) ? resolve() : stdin.once('drain', () => resolve())));
+    return new Promise((resolve) =>
+      stdin.write(serializeMessage(message)) ? resolve() : stdin.once('drain', () => resolve()),
+    );
   }
 
   /** Closes stdin; SIGTERM after 2 s; SIGKILL after 2 s more. */
@@ -98,7 +108,8 @@ export class ChildStdioTransport implements Transport {
     this.stopped = true;
     if (child && wasOpen && this.running) {
       const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-      const step = (): Promise<void> => Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, STOP_STEP_MS).unref())]);
+      const step = (): Promise<void> =>
+        Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, STOP_STEP_MS).unref())]);
       child.stdin?.end();
       await step();
       if (this.running) child.kill('SIGTERM');

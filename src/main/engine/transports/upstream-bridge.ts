@@ -118,11 +118,21 @@ export async function startUpstreamBridge(
   const printed: string[] = [];
 
   /** One MCP session: a fresh server transport and its own connection to the real server. */
-  async function openSession(req: IncomingMessage, res: ServerResponse, init: JsonRpcRequest, parsed: unknown): Promise<void> {
+  async function openSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    init: JsonRpcRequest,
+    parsed: unknown,
+  ): Promise<void> {
     let label = describe(spec); // stdio: names the pid once started
     let client: Transport;
     if (spec.kind === 'stdio') {
-      const stdio = new ChildStdioTransport({ command: spec.command, args: spec.args, env: fullEnvironment(spec.env), cwd: spec.cwd });
+      const stdio = new ChildStdioTransport({
+        command: spec.command,
+        args: spec.args,
+        env: fullEnvironment(spec.env),
+        cwd: spec.cwd,
+      });
       // the PassThrough exists before start(): nothing the child prints early is lost
       const lines = createInterface({ input: stdio.stderr });
       lines.on('line', (line) => {
@@ -160,7 +170,13 @@ export async function startUpstreamBridge(
           // answer what is still waiting, so the pipeline's POST streams end instead of hanging
           for (const id of session.inFlight.splice(0)) {
             await server
-              .send(errorResponse(id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${label} ${reason} before answering`) as JSONRPCMessage)
+              .send(
+                errorResponse(
+                  id,
+                  ErrorCode.UpstreamUnavailable,
+                  `mcp-rewind: upstream ${label} ${reason} before answering`,
+                ) as JSONRPCMessage,
+              )
               .catch(() => {});
           }
         }
@@ -195,10 +211,19 @@ export async function startUpstreamBridge(
       }
       client.send(raw).catch((error: Error) => {
         if (!isRequest(message) || !session.inFlight.includes(message.id))
-          return log(`upstream ${label}: could not deliver ${'method' in message ? message.method : 'a reply'}: ${error.message}`, 'warn');
+          return log(
+            `upstream ${label}: could not deliver ${'method' in message ? message.method : 'a reply'}: ${error.message}`,
+            'warn',
+          );
         forget(message.id);
         void server
-          .send(errorResponse(message.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: upstream ${label} unavailable: ${error.message}`) as JSONRPCMessage)
+          .send(
+            errorResponse(
+              message.id,
+              ErrorCode.UpstreamUnavailable,
+              `mcp-rewind: upstream ${label} unavailable: ${error.message}`,
+            ) as JSONRPCMessage,
+          )
           .catch(() => {});
       });
     };
@@ -208,7 +233,11 @@ export async function startUpstreamBridge(
       const message = raw as unknown as JsonRpcMessage;
       if (isResponse(message)) {
         if (message.id !== null) forget(message.id);
-        server.send(raw).catch((error: Error) => log(`upstream ${label}: answer to request ${String(message.id)} not delivered: ${error.message}`, 'warn'));
+        server
+          .send(raw)
+          .catch((error: Error) =>
+            log(`upstream ${label}: answer to request ${String(message.id)} not delivered: ${error.message}`, 'warn'),
+          );
         return;
       }
       const related = relatedRequest(message, session);
@@ -247,7 +276,10 @@ export async function startUpstreamBridge(
       // a legacy server that accepts the GET but never sends its endpoint event must not hold the initialize forever
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(
-          () => reject(new Error(`no ${spec.kind === 'sse' ? 'endpoint event' : 'process'} within ${START_TIMEOUT_MS / 1000} s`)),
+          () =>
+            reject(
+              new Error(`no ${spec.kind === 'sse' ? 'endpoint event' : 'process'} within ${START_TIMEOUT_MS / 1000} s`),
+            ),
           START_TIMEOUT_MS,
         );
       });
@@ -257,7 +289,9 @@ export async function startUpstreamBridge(
       void session.close();
       const why = (error as Error).message;
       const reason =
-        spec.kind === 'stdio' ? `could not start the upstream command "${spec.command}": ${why}` : `could not connect to upstream ${label}: ${why}`;
+        spec.kind === 'stdio'
+          ? `could not start the upstream command "${spec.command}": ${why}`
+          : `could not connect to upstream ${label}: ${why}`;
       log(reason, 'warn');
       const data: NotStartedData | undefined = spec.kind === 'stdio' ? { notStarted: why } : undefined;
       return sendJson(res, 200, errorResponse(init.id, ErrorCode.UpstreamUnavailable, `mcp-rewind: ${reason}`, data));
@@ -292,7 +326,8 @@ export async function startUpstreamBridge(
     }
     handle(req, res).catch((error: Error) => {
       log(`bridge: internal error on ${req.method}: ${error.stack ?? error.message}`, 'warn');
-      if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'mcp-rewind bridge: internal error'));
+      if (!res.headersSent)
+        sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'mcp-rewind bridge: internal error'));
       else res.destroy();
     });
   });
@@ -325,7 +360,11 @@ export async function startUpstreamBridge(
     // everything the server transport would refuse is refused before a child is spawned for it
     if (!(req.headers['content-type'] ?? '').includes('application/json')) {
       req.resume();
-      return sendJson(res, 415, errorResponse(null, ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json'));
+      return sendJson(
+        res,
+        415,
+        errorResponse(null, ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json'),
+      );
     }
     const accept = req.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
@@ -333,7 +372,11 @@ export async function startUpstreamBridge(
       return sendJson(
         res,
         406,
-        errorResponse(null, ErrorCode.InvalidRequest, 'Not Acceptable: Client must accept both application/json and text/event-stream'),
+        errorResponse(
+          null,
+          ErrorCode.InvalidRequest,
+          'Not Acceptable: Client must accept both application/json and text/event-stream',
+        ),
       );
     }
     let parsed: unknown;
@@ -344,9 +387,16 @@ export async function startUpstreamBridge(
       return sendJson(res, error.status, error.toResponse(null));
     }
     const messages = Array.isArray(parsed) ? parsed : [parsed];
-    const init = messages.find((m): m is JsonRpcRequest => typeof m === 'object' && m !== null && (m as JsonRpcRequest).method === 'initialize' && 'id' in m);
+    const init = messages.find(
+      (m): m is JsonRpcRequest =>
+        typeof m === 'object' && m !== null && (m as JsonRpcRequest).method === 'initialize' && 'id' in m,
+    );
     if (!init || messages.length !== 1)
-      return sendJson(res, 400, errorResponse(null, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required'));
+      return sendJson(
+        res,
+        400,
+        errorResponse(null, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required'),
+      );
     return openSession(req, res, init, parsed);
   }
 
@@ -367,7 +417,14 @@ export async function startUpstreamBridge(
           () => {
             const now = Date.now();
             for (const session of live) {
-              if (!session.id || session.closing || session.open > 0 || session.inFlight.length > 0 || now - session.lastActive < idleMs) continue;
+              if (
+                !session.id ||
+                session.closing ||
+                session.open > 0 ||
+                session.inFlight.length > 0 ||
+                now - session.lastActive < idleMs
+              )
+                continue;
               log(`upstream ${describe(spec)}: session idle for ${Math.round(idleMs / 1000)} s, ended`, 'info');
               void session.close();
             }

@@ -30,9 +30,14 @@ export function copyEndToEndHeaders(headers: IncomingHttpHeaders): Record<string
  * Response headers relayed to the client: all end-to-end headers, the session id mapped to the client's
  * (`clientSessionId`; `owned`: the proxy issued it, so a successful answer carries it even when the upstream's had none).
  */
-export function downstreamHeaders(upRes: IncomingMessage, clientSessionId: string | undefined, owned: boolean): Record<string, string | string[]> {
+export function downstreamHeaders(
+  upRes: IncomingMessage,
+  clientSessionId: string | undefined,
+  owned: boolean,
+): Record<string, string | string[]> {
   const headers = copyEndToEndHeaders(upRes.headers);
   if (upRes.headers['content-length']) headers['content-length'] = upRes.headers['content-length'];
-  if (clientSessionId && (headers['mcp-session-id'] || (owned && (upRes.statusCode ?? 500) < 300))) headers['mcp-session-id'] = clientSessionId;
+  if (clientSessionId && (headers['mcp-session-id'] || (owned && (upRes.statusCode ?? 500) < 300)))
+    headers['mcp-session-id'] = clientSessionId;
   return headers;
 }

@@ -28,13 +28,20 @@ class Deadline {
     private readonly abort: (error: UpstreamTimeoutError) => void,
   ) {
     this.restart();
-    if (limits.totalMs) this.total = setTimeout(() => this.cut(new UpstreamTimeoutError('total', limits.totalMs! / 1000)), limits.totalMs).unref();
+    if (limits.totalMs)
+      this.total = setTimeout(
+        () => this.cut(new UpstreamTimeoutError('total', limits.totalMs! / 1000)),
+        limits.totalMs,
+      ).unref();
   }
 
   restart(): void {
     if (!this.limits.callMs || this.fired) return;
     clearTimeout(this.idle);
-    this.idle = setTimeout(() => this.cut(new UpstreamTimeoutError('call', this.limits.callMs! / 1000)), this.limits.callMs).unref();
+    this.idle = setTimeout(
+      () => this.cut(new UpstreamTimeoutError('call', this.limits.callMs! / 1000)),
+      this.limits.callMs,
+    ).unref();
   }
 
   clear(): void {
@@ -80,7 +87,8 @@ export class HttpUpstream implements Upstream {
     limits?: number | CallLimits,
     private readonly auth?: UpstreamAuth,
   ) {
-    this.limits = typeof limits === 'number' ? { callMs: limits } : limits?.callMs || limits?.totalMs ? limits : undefined;
+    this.limits =
+      typeof limits === 'number' ? { callMs: limits } : limits?.callMs || limits?.totalMs ? limits : undefined;
     this.url = new URL(url);
     this.target = urlToOptions(this.url);
     this.displayUrl = redactUrl(this.url);
@@ -94,14 +102,24 @@ export class HttpUpstream implements Upstream {
    * a buffer, or the client's request piped through as it arrives (the caller keeps its chunks: they are sent again,
    * once, should a kept-alive socket turn out closed).
    */
-  request({ method, headers, body, sessionId, target = this.url, ownHeaders = false }: UpstreamRequest): Promise<IncomingMessage> {
+  request({
+    method,
+    headers,
+    body,
+    sessionId,
+    target = this.url,
+    ownHeaders = false,
+  }: UpstreamRequest): Promise<IncomingMessage> {
     const out: Record<string, string | string[]> = ownHeaders ? headers : { ...headers };
     for (const name in this.headers) out[name.toLowerCase()] = this.headers[name];
     delete out['mcp-session-id'];
     if (sessionId) out['mcp-session-id'] = sessionId;
     if (body instanceof Buffer) out['content-length'] = String(body.length);
     if (!this.auth || target !== this.url) return this.send(method, out, body, target);
-    const signed = (authorization: string | undefined, payload: Buffer | PipedBody | undefined): Promise<IncomingMessage> => {
+    const signed = (
+      authorization: string | undefined,
+      payload: Buffer | PipedBody | undefined,
+    ): Promise<IncomingMessage> => {
       const headers = { ...out };
       if (authorization) headers.authorization = authorization;
       else delete headers.authorization;
@@ -123,7 +141,12 @@ export class HttpUpstream implements Upstream {
   }
 
   /** One request as it goes on the wire: resolves with the answer's head (the body streams on). */
-  private send(method: string, out: Record<string, string | string[]>, body: Buffer | PipedBody | undefined, target: URL): Promise<IncomingMessage> {
+  private send(
+    method: string,
+    out: Record<string, string | string[]>,
+    body: Buffer | PipedBody | undefined,
+    target: URL,
+  ): Promise<IncomingMessage> {
     const where = target === this.url ? this.target : urlToOptions(target);
     const send = (payload: Buffer | PipedBody | undefined, retried: boolean): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
@@ -185,7 +208,10 @@ export class HttpUpstream implements Upstream {
     sessionId: string | null | undefined,
     protocolVersion?: string,
   ): Promise<{ status: number; sessionId?: string; messages: JsonRpcMessage[] }> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
     if (protocolVersion) headers['mcp-protocol-version'] = protocolVersion;
     const res = await this.request({ method: 'POST', headers, body: Buffer.from(JSON.stringify(message)), sessionId });
     const messages = await collectMessages(res);
@@ -198,15 +224,24 @@ export class HttpUpstream implements Upstream {
     params: Record<string, unknown>,
     requestId: string | number = 'mcp-rewind-init',
   ): Promise<{ sessionId?: string; result: Record<string, unknown>; protocolVersion: string }> {
-    const { status, sessionId, messages } = await this.call({ jsonrpc: '2.0', id: requestId, method: 'initialize', params }, undefined);
+    const { status, sessionId, messages } = await this.call(
+      { jsonrpc: '2.0', id: requestId, method: 'initialize', params },
+      undefined,
+    );
     const answer = messages.find((m): m is JsonRpcResponse => !('method' in m) && m.id === requestId);
-    if (!answer) throw new Error(status >= 200 && status < 300 ? 'no initialize result in the answer' : `HTTP ${status}`);
+    if (!answer)
+      throw new Error(status >= 200 && status < 300 ? 'no initialize result in the answer' : `HTTP ${status}`);
     if ('error' in answer) throw new Error(`initialize failed: ${answer.error.message} (${answer.error.code})`);
-    const protocolVersion = typeof answer.result.protocolVersion === 'string' ? answer.result.protocolVersion : PROTOCOL_VERSION_FALLBACK;
+    const protocolVersion =
+      typeof answer.result.protocolVersion === 'string' ? answer.result.protocolVersion : PROTOCOL_VERSION_FALLBACK;
     const initialized = Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
     const ack = await this.request({
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocolVersion },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': protocolVersion,
+      },
       body: initialized,
       sessionId,
     });
@@ -230,7 +265,8 @@ export class HttpUpstream implements Upstream {
 async function collected(body: Buffer | PipedBody | undefined): Promise<Buffer | undefined> {
   if (body === undefined || body instanceof Buffer) return body;
   const { stream, chunks } = body as PipedBody;
-  if (!stream.readableEnded) await new Promise((resolve) => stream.once('end', resolve).once('error', resolve).resume());
+  if (!stream.readableEnded)
+    await new Promise((resolve) => stream.once('end', resolve).once('error', resolve).resume());
   return Buffer.concat(chunks);
 }
 

@@ -10,7 +10,9 @@ import type { UpstreamAuth } from './oauth/challenge.js';
 import { SignInRequiredError } from './oauth/steps.js';
 
 /** An upstream MCP server as the user names it: a URL (Streamable HTTP or legacy HTTP+SSE, detected) or a command. */
-export type UpstreamSpec = { url: string; headers?: Record<string, string> } | { command: string; args: string[]; env?: Record<string, string>; cwd?: string };
+export type UpstreamSpec =
+  | { url: string; headers?: Record<string, string> }
+  | { command: string; args: string[]; env?: Record<string, string>; cwd?: string };
 
 export interface OpenedUpstream {
   /** the Streamable HTTP URL the pipeline talks to: the server's own, or the bridge's in front of it */
@@ -62,23 +64,43 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
   let needsSignIn = false;
   try {
     if ('url' in spec) {
-      kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs, auth }).catch((error: Error) => {
-        if (error instanceof SignInRequiredError) {
-          needsSignIn = true; // a 401 with a Bearer challenge: Streamable HTTP (legacy SSE servers are not signed in to)
-          return 'streamable-http' as const;
-        }
-        if (options.lenient && !(error instanceof NotMcpError)) return 'streamable-http' as const; // not reachable yet
-        throw error;
-      });
-      if (kind === 'sse') bridge = await startUpstreamBridge({ kind: 'sse', url: spec.url, headers: spec.headers }, options.log, bridgeOptions);
+      kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs, auth }).catch(
+        (error: Error) => {
+          if (error instanceof SignInRequiredError) {
+            needsSignIn = true; // a 401 with a Bearer challenge: Streamable HTTP (legacy SSE servers are not signed in to)
+            return 'streamable-http' as const;
+          }
+          if (options.lenient && !(error instanceof NotMcpError)) return 'streamable-http' as const; // not reachable yet
+          throw error;
+        },
+      );
+      if (kind === 'sse')
+        bridge = await startUpstreamBridge(
+          { kind: 'sse', url: spec.url, headers: spec.headers },
+          options.log,
+          bridgeOptions,
+        );
     } else {
-      bridge = await startUpstreamBridge({ kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd }, options.log, bridgeOptions);
+      bridge = await startUpstreamBridge(
+        { kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd },
+        options.log,
+        bridgeOptions,
+      );
     }
     const url = bridge?.url ?? (spec as { url: string }).url;
     const headers = bridge ? undefined : (spec as { headers?: Record<string, string> }).headers;
     // a Streamable HTTP server found by detection has answered a full handshake already
-    if (options.probe !== false && !needsSignIn && (kind !== 'streamable-http' || !('url' in spec) || options.lenient)) {
-      const client = await connectOwnClient(url, { name: 'mcp-rewind-probe', headers, timeoutMs: options.timeoutMs, auth: bridge ? undefined : auth });
+    if (
+      options.probe !== false &&
+      !needsSignIn &&
+      (kind !== 'streamable-http' || !('url' in spec) || options.lenient)
+    ) {
+      const client = await connectOwnClient(url, {
+        name: 'mcp-rewind-probe',
+        headers,
+        timeoutMs: options.timeoutMs,
+        auth: bridge ? undefined : auth,
+      });
       await closeOwnClient(client);
     }
     const opened = bridge;
@@ -100,7 +122,11 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
       .replace(/^MCP error -?\d+: /, '')
       .replace(/^mcp-rewind: /, '');
     if (bridge) reason = reason.replaceAll(bridge.url, 'the bridge'); // its loopback address means nothing to the user
-    throw new UnreachableError(`upstream ${label} did not answer an MCP initialize: ${reason}`, { cause: error, reason, failure: failureOf(error, bridge) });
+    throw new UnreachableError(`upstream ${label} did not answer an MCP initialize: ${reason}`, {
+      cause: error,
+      reason,
+      failure: failureOf(error, bridge),
+    });
   }
 }
 
@@ -109,7 +135,10 @@ function failureOf(error: unknown, bridge: UpstreamBridge | undefined): Unreacha
   const notStarted = notStartedOf(error);
   if (notStarted !== undefined) return { kind: 'not-started', error: notStarted };
   const e = causeOf(error);
-  const timedOut = (e instanceof McpError && e.code === SdkErrorCode.RequestTimeout) || e.name === 'TimeoutError' || timeoutOf(e) !== undefined;
+  const timedOut =
+    (e instanceof McpError && e.code === SdkErrorCode.RequestTimeout) ||
+    e.name === 'TimeoutError' ||
+    timeoutOf(e) !== undefined;
   return timedOut ? { kind: 'timeout', printed: [...(bridge?.printed() ?? [])] } : { kind: 'other' };
 }
 

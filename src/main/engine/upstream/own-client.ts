@@ -70,15 +70,22 @@ async function openOnce(url: string | URL, options: OwnClientOptions): Promise<O
     ? new SSEClientTransport(target, { requestInit, eventSourceInit: { fetch: withHeaders(headers) } })
     : new StreamableHTTPClientTransport(target, {
         requestInit,
-        fetch: options.auth && !hasAuthorization(headers) ? signedFetch(options.auth, target, false, target.href) : undefined,
+        fetch:
+          options.auth && !hasAuthorization(headers)
+            ? signedFetch(options.auth, target, false, target.href)
+            : undefined,
       });
   const transport = new InitializeAs(inner, options.initializeParams, options.tap);
   const info = options.initializeParams?.clientInfo as { name?: string; version?: string } | undefined;
-  const capabilities = (options.initializeParams?.capabilities as Record<string, unknown> | undefined) ?? options.capabilities ?? {};
+  const capabilities =
+    (options.initializeParams?.capabilities as Record<string, unknown> | undefined) ?? options.capabilities ?? {};
   const client = new Client({ name: info?.name ?? options.name, version: info?.version ?? '1' }, { capabilities });
   if (options.answer) client.fallbackRequestHandler = (request) => options.answer!(request) as never;
   try {
-    await client.connect(transport, { signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS), timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    await client.connect(transport, {
+      signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    });
   } catch (error) {
     await client.close().catch(() => {});
     throw error;
@@ -152,14 +159,22 @@ export async function closeOwnClient(client: Client): Promise<void> {
 }
 
 /** Every page of tools/list, as the server sent them. */
-export async function listAllTools(client: Client, timeoutMs = DEFAULT_TIMEOUT_MS, maxPages = 100): Promise<Array<Record<string, unknown>>> {
+export async function listAllTools(
+  client: Client,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+  maxPages = 100,
+): Promise<Array<Record<string, unknown>>> {
   const tools: Array<Record<string, unknown>> = [];
   let cursor: unknown;
   for (let page = 0; page < maxPages; page++) {
-    const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor: cursor as string } }, RawResult, {
-      signal: AbortSignal.timeout(timeoutMs),
-      timeout: timeoutMs,
-    });
+    const result = await client.request(
+      { method: 'tools/list', params: cursor === undefined ? {} : { cursor: cursor as string } },
+      RawResult,
+      {
+        signal: AbortSignal.timeout(timeoutMs),
+        timeout: timeoutMs,
+      },
+    );
     tools.push(...((result.tools as Array<Record<string, unknown>> | undefined) ?? []));
     cursor = result.nextCursor;
     if (cursor === undefined || cursor === null) break;
@@ -174,7 +189,8 @@ export async function ping(client: Client, timeoutMs = DEFAULT_TIMEOUT_MS): Prom
 
 /** EventSource takes no headers option: its fetch adds them (credentials of a legacy SSE upstream). */
 function withHeaders(headers: Record<string, string> | undefined): typeof fetch {
-  return (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
+  return (input, init) =>
+    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
 }
 
 /** Credentials given by the user (a header, a URL's user:password) win over a sign-in. */
@@ -182,7 +198,10 @@ export const hasAuthorization = (headers: Record<string, string> | undefined): b
   Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
 
 /** fetch refuses URLs with user:password@: they become a Basic Authorization header (unless one is given). */
-export function withoutCredentials(url: URL, headers: Record<string, string>): { target: URL; headers: Record<string, string> } {
+export function withoutCredentials(
+  url: URL,
+  headers: Record<string, string>,
+): { target: URL; headers: Record<string, string> } {
   if (!url.username && !url.password) return { target: url, headers };
   const out = { ...headers };
   if (!hasAuthorization(out))

@@ -1,4 +1,4 @@
-import type { RewindApi } from '../../../shared/api.js'
+import type { RewindApi } from '../../../shared/api.js';
 
 /**
  * The one API client of the renderer. main.tsx creates it once (createApi) and connectStores injects it here; every
@@ -6,24 +6,24 @@ import type { RewindApi } from '../../../shared/api.js'
  * with NOT_CONNECTED. While injected but disconnected, the client itself decides (the WebSocket client queues calls
  * for a while, then fails with a message that says so).
  */
-export const NOT_CONNECTED = 'mcp-rewind: not connected to the engine yet'
+export const NOT_CONNECTED = 'mcp-rewind: not connected to the engine yet';
 
-let injected: RewindApi | undefined
+let injected: RewindApi | undefined;
 
 const absent: RewindApi = {
   call: () => Promise.reject(new Error(NOT_CONNECTED)),
   on: () => () => {},
-}
+};
 
 /** Injects the client; answers the function that takes it back (only if it is still the injected one). */
 export function provideApi(client: RewindApi): () => void {
-  injected = client
+  injected = client;
   return () => {
-    if (injected === client) injected = undefined
-  }
+    if (injected === client) injected = undefined;
+  };
 }
 
 /** The injected client, or one whose calls reject with NOT_CONNECTED. */
 export function api(): RewindApi {
-  return injected ?? absent
+  return injected ?? absent;
 }

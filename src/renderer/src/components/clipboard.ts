@@ -3,5 +3,5 @@ export function copyText(text: string, done: (message: string) => void, copied =
   navigator.clipboard
     .writeText(text)
     .then(() => done(copied))
-    .catch(() => done('no clipboard here'))
+    .catch(() => done('no clipboard here'));
 }

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef } from 'react'
+import { useLayoutEffect, useRef } from 'react';
 
 /**
  * While `open`, remembers what had the focus when it opened; when it closes, gives the focus back there (or to
@@ -6,25 +6,30 @@ import { useLayoutEffect, useRef } from 'react'
  * the focus went with what closed (it is on <body>), never away from where the user put it.
  */
 export function useFocusReturn(open: boolean, fallback?: () => HTMLElement | null | undefined): void {
-  const opener = useRef<HTMLElement | null>(null)
-  const back = useRef(fallback)
+  const opener = useRef<HTMLElement | null>(null);
+  const back = useRef(fallback);
   useLayoutEffect(() => {
-    back.current = fallback
-  })
+    back.current = fallback;
+  });
   useLayoutEffect(() => {
-    if (!open) return
-    opener.current = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null
+    if (!open) return;
+    opener.current =
+      document.activeElement instanceof HTMLElement && document.activeElement !== document.body
+        ? document.activeElement
+        : null;
     return () => {
-      const target = opener.current?.isConnected ? opener.current : back.current?.()
+      const target = opener.current?.isConnected ? opener.current : back.current?.();
       requestAnimationFrame(() => {
-        const now = document.activeElement
-        if (!now || now === document.body || !now.isConnected) target?.focus()
-      })
-    }
-  }, [open])
+        const now = document.activeElement;
+        if (!now || now === document.body || !now.isConnected) target?.focus();
+      });
+    };
+  }, [open]);
 }
 
 /** Focuses the timeline's table (its scroller: ↑/↓, Enter and Esc work there), e.g. after the detail closed. */
 export function focusTable(): void {
-  requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-testid="timeline-scroll"]')?.focus({ preventScroll: true }))
+  requestAnimationFrame(() =>
+    document.querySelector<HTMLElement>('[data-testid="timeline-scroll"]')?.focus({ preventScroll: true }),
+  );
 }

@@ -1,5 +1,5 @@
-import { HighlightStyle, syntaxHighlighting } from '@codemirror/language'
-import { tags } from '@lezer/highlight'
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { tags } from '@lezer/highlight';
 
 /**
  * JSON colours for every CodeMirror view of the app, from the theme's CSS variables (the same as the JSON tree's), so
@@ -14,4 +14,4 @@ export const jsonHighlighting = syntaxHighlighting(
     { tag: [tags.separator, tags.brace, tags.squareBracket, tags.punctuation], color: 'var(--text)' },
     { tag: tags.invalid, color: 'var(--bad)' },
   ]),
-)
+);

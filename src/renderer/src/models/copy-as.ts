@@ -1,4 +1,4 @@
-import { shellQuote } from '../../../shared/shell-quote.js'
+import { shellQuote } from '../../../shared/shell-quote.js';
 
 /**
  * "Copy as": an exchange's request as a runnable curl script, a JSON-RPC message or a TypeScript SDK snippet, and its
@@ -11,58 +11,69 @@ import { shellQuote } from '../../../shared/shell-quote.js'
  */
 
 export interface CopyRequest {
-  method: string
-  params?: Record<string, unknown>
+  method: string;
+  params?: Record<string, unknown>;
 }
 
 export interface CopyTarget {
   /** the proxy's MCP endpoint */
-  url: string
+  url: string;
   /** MCP protocol version to speak (the exchange's; else the latest) */
-  protocolVersion?: string
+  protocolVersion?: string;
   /** what the script says it sends ("tools/call echo through proxy rec") */
-  title?: string
+  title?: string;
   /** headers the endpoint needs, each value a placeholder such as `Bearer $MCP_TOKEN` (never a real secret) */
-  headers?: Record<string, string>
+  headers?: Record<string, string>;
 }
 
-export const LATEST_PROTOCOL_VERSION = '2025-11-25'
+export const LATEST_PROTOCOL_VERSION = '2025-11-25';
 
 /** The request as a JSON-RPC message, with a fresh id (pretty-printed). */
 export function jsonRpcMessage(request: CopyRequest, id: number | string = 1): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined ? { params: request.params } : {}) }, null, 2)
+  return JSON.stringify(
+    { jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined ? { params: request.params } : {}) },
+    null,
+    2,
+  );
 }
 
 /** The response as JSON (pretty-printed). */
 export function responseJson(response: unknown): string {
-  return JSON.stringify(response, null, 2)
+  return JSON.stringify(response, null, 2);
 }
 
 /** A header argument, double-quoted so that a `$PLACEHOLDER` in it expands (and nothing else does). */
 function headerArg(name: string, value: string): string {
-  return `-H "${`${name}: ${value}`.replace(/["\\`]/g, (c) => `\\${c}`)}"`
+  return `-H "${`${name}: ${value}`.replace(/["\\`]/g, (c) => `\\${c}`)}"`;
 }
 
 /** A POSIX sh script: its own session on the proxy, the request, the answer on stdout, the session ended. */
 export function curlScript(request: CopyRequest, target: CopyTarget): string {
-  const version = target.protocolVersion ?? LATEST_PROTOCOL_VERSION
+  const version = target.protocolVersion ?? LATEST_PROTOCOL_VERSION;
   const extra = Object.entries(target.headers ?? {})
     .map(([name, value]) => ` ${headerArg(name, value)}`)
-    .join('')
+    .join('');
   const init = {
     jsonrpc: '2.0',
     id: 0,
     method: 'initialize',
     params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'curl', version: '1.0.0' } },
-  }
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: request.method, ...(request.params !== undefined ? { params: request.params } : {}) })
-  const session = `-H "mcp-session-id: $SID" -H ${shellQuote(`mcp-protocol-version: ${version}`)}`
+  };
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: request.method,
+    ...(request.params !== undefined ? { params: request.params } : {}),
+  });
+  const session = `-H "mcp-session-id: $SID" -H ${shellQuote(`mcp-protocol-version: ${version}`)}`;
   return [
     '#!/bin/sh',
     `# ${target.title ?? request.method} — on a session of its own: it initializes one, sends the request there, prints`,
     "# the answer (JSON, or SSE events) and ends the session; the agent's own session is never touched. Needs curl.",
     ...(target.headers && Object.keys(target.headers).length
-      ? [`# Set ${[...new Set(Object.values(target.headers).flatMap((v) => v.match(/\$[A-Z_][A-Z0-9_]*/g) ?? []))].join(', ')} first.`]
+      ? [
+          `# Set ${[...new Set(Object.values(target.headers).flatMap((v) => v.match(/\$[A-Z_][A-Z0-9_]*/g) ?? []))].join(', ')} first.`,
+        ]
       : []),
     `URL=${shellQuote(target.url)}`,
     `JSON='content-type: application/json'`,
@@ -75,18 +86,18 @@ export function curlScript(request: CopyRequest, target: CopyTarget): string {
     `  -d ${shellQuote(body)}`,
     `curl -sS -o /dev/null -X DELETE "$URL"${extra} ${session}`,
     '',
-  ].join('\n')
+  ].join('\n');
 }
 
 /** A value as a TypeScript literal (JSON is one). */
-const tsValue = (value: unknown): string => JSON.stringify(value, null, 2)
+const tsValue = (value: unknown): string => JSON.stringify(value, null, 2);
 
 /** The SDK call for a request: the Client's own method where one exists, else client.request with ResultSchema. */
 function sdkCall(request: CopyRequest): { call: string; imports: string[] } {
-  const { _meta, ...params } = request.params ?? {}
-  const progress = typeof _meta === 'object' && _meta !== null && 'progressToken' in _meta
-  const options = progress ? ", undefined, { onprogress: (p) => console.error('progress', p) }" : ''
-  const arg = Object.keys(params).length ? tsValue(params) : ''
+  const { _meta, ...params } = request.params ?? {};
+  const progress = typeof _meta === 'object' && _meta !== null && 'progressToken' in _meta;
+  const options = progress ? ", undefined, { onprogress: (p) => console.error('progress', p) }" : '';
+  const arg = Object.keys(params).length ? tsValue(params) : '';
   const methods: Record<string, string> = {
     'tools/call': 'callTool',
     'tools/list': 'listTools',
@@ -98,13 +109,15 @@ function sdkCall(request: CopyRequest): { call: string; imports: string[] } {
     'prompts/get': 'getPrompt',
     'prompts/list': 'listPrompts',
     'completion/complete': 'complete',
-  }
-  if (request.method === 'ping') return { call: 'client.ping()', imports: [] }
-  if (request.method === 'logging/setLevel') return { call: `client.setLoggingLevel(${tsValue(params.level ?? 'info')})`, imports: [] }
-  const method = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined
-  if (method) return { call: `client.${method}(${arg || (method.startsWith('list') ? '' : '{}')}${options})`, imports: [] }
-  const message = tsValue({ method: request.method, ...(Object.keys(params).length ? { params } : {}) })
-  return { call: `client.request(${message}, ResultSchema)`, imports: ['ResultSchema'] }
+  };
+  if (request.method === 'ping') return { call: 'client.ping()', imports: [] };
+  if (request.method === 'logging/setLevel')
+    return { call: `client.setLoggingLevel(${tsValue(params.level ?? 'info')})`, imports: [] };
+  const method = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
+  if (method)
+    return { call: `client.${method}(${arg || (method.startsWith('list') ? '' : '{}')}${options})`, imports: [] };
+  const message = tsValue({ method: request.method, ...(Object.keys(params).length ? { params } : {}) });
+  return { call: `client.request(${message}, ResultSchema)`, imports: ['ResultSchema'] };
 }
 
 /**
@@ -113,14 +126,17 @@ function sdkCall(request: CopyRequest): { call: string; imports: string[] } {
  * CommonJS, where top-level await is an error), the SDK's imports resolve in both module systems.
  */
 export function sdkSnippet(request: CopyRequest, target: CopyTarget): string {
-  const { call, imports } = sdkCall(request)
-  const headers = target.headers && Object.keys(target.headers).length ? target.headers : undefined
+  const { call, imports } = sdkCall(request);
+  const headers = target.headers && Object.keys(target.headers).length ? target.headers : undefined;
   const transportOptions = headers
     ? `, {\n    requestInit: { headers: { ${Object.entries(headers)
-        .map(([name, value]) => `${JSON.stringify(name)}: \`${value.replace(/\$([A-Z_][A-Z0-9_]*)/g, '${process.env.$1}')}\``)
+        .map(
+          ([name, value]) =>
+            `${JSON.stringify(name)}: \`${value.replace(/\$([A-Z_][A-Z0-9_]*)/g, '${process.env.$1}')}\``,
+        )
         .join(', ')} } },\n  }`
-    : ''
-  const indent = (text: string): string => text.replace(/\n/g, '\n  ')
+    : '';
+  const indent = (text: string): string => text.replace(/\n/g, '\n  ');
   return [
     `// ${target.title ?? request.method} — npm install @modelcontextprotocol/sdk; run with: npx tsx call.ts`,
     `import { Client } from '@modelcontextprotocol/sdk/client/index.js';`,
@@ -140,5 +156,5 @@ export function sdkSnippet(request: CopyRequest, target: CopyTarget): string {
     '  process.exitCode = 1;',
     '});',
     '',
-  ].join('\n')
+  ].join('\n');
 }

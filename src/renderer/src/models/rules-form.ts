@@ -1,5 +1,5 @@
-import { RulesFileSchema, describeZodError, type ToolRule } from '../../../shared/rules/schema.js'
-import type { z } from 'zod'
+import { RulesFileSchema, describeZodError, type ToolRule } from '../../../shared/rules/schema.js';
+import type { z } from 'zod';
 
 /**
  * The Rules view edits each tool's rule through a form of plain strings (what the inputs hold). A form turns into a
@@ -7,40 +7,40 @@ import type { z } from 'zod'
  * so the errors shown name the same fields (`tools.0.behavior.response.delay_s`) the engine would refuse.
  */
 
-export type RulesFile = z.output<typeof RulesFileSchema>
-export type BehaviorKind = 'relay' | 'override' | 'inject'
+export type RulesFile = z.output<typeof RulesFileSchema>;
+export type BehaviorKind = 'relay' | 'override' | 'inject';
 
 export interface ToolForm {
-  name: string
-  behavior: BehaviorKind
+  name: string;
+  behavior: BehaviorKind;
   /** inject */
-  template: string
+  template: string;
   /** override: '' means absent */
-  text: string
+  text: string;
   /** override: JSON array of content blocks; '' means absent */
-  contentJson: string
+  contentJson: string;
   /** override: JSON object; '' means absent */
-  structuredJson: string
-  isError: boolean
+  structuredJson: string;
+  isError: boolean;
   /** override: seconds; '' means absent */
-  delay: string
+  delay: string;
   /** null: keep the upstream's */
-  description: string | null
+  description: string | null;
   /** null: keep the upstream's (JSON text otherwise) */
-  inputSchemaJson: string | null
+  inputSchemaJson: string | null;
   /** left out of tools/list; a call to it is refused as unknown */
-  hidden: boolean
+  hidden: boolean;
 }
 
 /** One problem, with its path inside the tool's rule (`behavior.response.text`) or the file (`passthrough`). */
 export interface Issue {
-  path: string
-  message: string
+  path: string;
+  message: string;
 }
 
-export const EMPTY_OBJECT_SCHEMA = '{\n  "type": "object",\n  "properties": {}\n}'
+export const EMPTY_OBJECT_SCHEMA = '{\n  "type": "object",\n  "properties": {}\n}';
 
-const pretty = (value: unknown): string => JSON.stringify(value, null, 2)
+const pretty = (value: unknown): string => JSON.stringify(value, null, 2);
 
 export function emptyForm(name: string): ToolForm {
   return {
@@ -55,23 +55,29 @@ export function emptyForm(name: string): ToolForm {
     description: null,
     inputSchemaJson: null,
     hidden: false,
-  }
+  };
 }
 
 /** A synthetic tool: it has no upstream counterpart, so it needs its own input schema (and answers by itself). */
 export function syntheticForm(name: string): ToolForm {
-  return { ...emptyForm(name), behavior: 'override', text: `${name}: not implemented`, description: '', inputSchemaJson: EMPTY_OBJECT_SCHEMA }
+  return {
+    ...emptyForm(name),
+    behavior: 'override',
+    text: `${name}: not implemented`,
+    description: '',
+    inputSchemaJson: EMPTY_OBJECT_SCHEMA,
+  };
 }
 
 export function ruleToForm(rule: ToolRule): ToolForm {
-  const form = emptyForm(rule.name)
-  form.description = rule.description ?? null
-  form.inputSchemaJson = rule.input_schema ? pretty(rule.input_schema) : null
-  form.hidden = rule.hidden === true
-  const behavior = rule.behavior
-  if (behavior?.type === 'inject') return { ...form, behavior: 'inject', template: behavior.template }
+  const form = emptyForm(rule.name);
+  form.description = rule.description ?? null;
+  form.inputSchemaJson = rule.input_schema ? pretty(rule.input_schema) : null;
+  form.hidden = rule.hidden === true;
+  const behavior = rule.behavior;
+  if (behavior?.type === 'inject') return { ...form, behavior: 'inject', template: behavior.template };
   if (behavior?.type === 'override') {
-    const r = behavior.response
+    const r = behavior.response;
     return {
       ...form,
       behavior: 'override',
@@ -80,98 +86,106 @@ export function ruleToForm(rule: ToolRule): ToolForm {
       structuredJson: r.structured_content ? pretty(r.structured_content) : '',
       isError: r.is_error ?? false,
       delay: r.delay_s === undefined ? '' : String(r.delay_s),
-    }
+    };
   }
-  return form
+  return form;
 }
 
 /** JSON text to a value; a parse error becomes an issue at `path` (the value is then left out). */
 function parseJson(text: string, path: string, issues: Issue[]): unknown {
   try {
-    return JSON.parse(text)
+    return JSON.parse(text);
   } catch (error) {
-    issues.push({ path, message: `not valid JSON (${(error as Error).message})` })
-    return undefined
+    issues.push({ path, message: `not valid JSON (${(error as Error).message})` });
+    return undefined;
   }
 }
 
 /** The rule a form stands for, unvalidated (zod decides), plus the JSON syntax errors found on the way. */
 export function formToCandidate(form: ToolForm): { rule: Record<string, unknown>; issues: Issue[] } {
-  const issues: Issue[] = []
-  const rule: Record<string, unknown> = { name: form.name }
-  if (form.hidden) rule.hidden = true
-  if (form.description !== null) rule.description = form.description
+  const issues: Issue[] = [];
+  const rule: Record<string, unknown> = { name: form.name };
+  if (form.hidden) rule.hidden = true;
+  if (form.description !== null) rule.description = form.description;
   if (form.inputSchemaJson !== null) {
-    const schema = parseJson(form.inputSchemaJson, 'input_schema', issues)
-    if (schema !== undefined) rule.input_schema = schema
+    const schema = parseJson(form.inputSchemaJson, 'input_schema', issues);
+    if (schema !== undefined) rule.input_schema = schema;
   }
-  if (form.behavior === 'relay') rule.behavior = { type: 'relay' }
-  if (form.behavior === 'inject') rule.behavior = { type: 'inject', template: form.template }
+  if (form.behavior === 'relay') rule.behavior = { type: 'relay' };
+  if (form.behavior === 'inject') rule.behavior = { type: 'inject', template: form.template };
   if (form.behavior === 'override') {
-    const response: Record<string, unknown> = {}
-    if (form.text !== '') response.text = form.text
+    const response: Record<string, unknown> = {};
+    if (form.text !== '') response.text = form.text;
     if (form.contentJson.trim() !== '') {
-      const content = parseJson(form.contentJson, 'behavior.response.content', issues)
-      if (content !== undefined) response.content = content
+      const content = parseJson(form.contentJson, 'behavior.response.content', issues);
+      if (content !== undefined) response.content = content;
     }
     if (form.structuredJson.trim() !== '') {
-      const structured = parseJson(form.structuredJson, 'behavior.response.structured_content', issues)
-      if (structured !== undefined) response.structured_content = structured
+      const structured = parseJson(form.structuredJson, 'behavior.response.structured_content', issues);
+      if (structured !== undefined) response.structured_content = structured;
     }
-    if (form.isError) response.is_error = true
+    if (form.isError) response.is_error = true;
     if (form.delay.trim() !== '') {
-      const seconds = Number(form.delay)
+      const seconds = Number(form.delay);
       // not a number: hand zod the string itself, so that its message names the field
-      response.delay_s = Number.isFinite(seconds) ? seconds : form.delay
+      response.delay_s = Number.isFinite(seconds) ? seconds : form.delay;
     }
-    rule.behavior = { type: 'override', response }
+    rule.behavior = { type: 'override', response };
   }
-  return { rule, issues }
+  return { rule, issues };
 }
 
 export interface DraftCheck {
   /** the rules file to apply (present only when every form is valid) */
-  rules?: RulesFile
+  rules?: RulesFile;
   /** what the rules JSON view shows: the candidate even when invalid */
-  candidate: Record<string, unknown>
+  candidate: Record<string, unknown>;
   /** issues per tool name (paths relative to the tool's rule) */
-  byTool: Record<string, Issue[]>
+  byTool: Record<string, Issue[]>;
   /** issues outside any tool */
-  general: Issue[]
+  general: Issue[];
   /** one line naming every bad field, or undefined */
-  summary?: string
+  summary?: string;
 }
 
 /** Validates the whole draft with RulesFileSchema (the one the engine's rules.set uses). */
 export function checkDraft(draft: { passthrough: boolean; instructions?: string; forms: ToolForm[] }): DraftCheck {
-  const byTool: Record<string, Issue[]> = Object.create(null) // keyed by tool names: `constructor` is a tool like any other
-  const general: Issue[] = []
+  const byTool: Record<string, Issue[]> = Object.create(null); // keyed by tool names: `constructor` is a tool like any other
+  const general: Issue[] = [];
   const tools = draft.forms.map((form) => {
-    const { rule, issues } = formToCandidate(form)
-    if (issues.length) byTool[form.name] = issues
-    return rule
-  })
+    const { rule, issues } = formToCandidate(form);
+    if (issues.length) byTool[form.name] = issues;
+    return rule;
+  });
   const candidate: Record<string, unknown> = {
     ...(draft.instructions !== undefined ? { instructions: draft.instructions } : {}),
     passthrough: draft.passthrough,
     tools,
-  }
-  const parsed = RulesFileSchema.safeParse(candidate)
-  const lines: string[] = Object.entries(byTool).flatMap(([name, issues]) => issues.map((i) => `${name}: ${i.path}: ${i.message}`))
+  };
+  const parsed = RulesFileSchema.safeParse(candidate);
+  const lines: string[] = Object.entries(byTool).flatMap(([name, issues]) =>
+    issues.map((i) => `${name}: ${i.path}: ${i.message}`),
+  );
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
-      const [head, index, ...rest] = issue.path.map(String)
-      const form = head === 'tools' ? draft.forms[Number(index)] : undefined
-      if (form) (byTool[form.name] ??= []).push({ path: rest.join('.') || '(rule)', message: issue.message })
-      else general.push({ path: issue.path.join('.') || '(rules)', message: issue.message })
+      const [head, index, ...rest] = issue.path.map(String);
+      const form = head === 'tools' ? draft.forms[Number(index)] : undefined;
+      if (form) (byTool[form.name] ??= []).push({ path: rest.join('.') || '(rule)', message: issue.message });
+      else general.push({ path: issue.path.join('.') || '(rules)', message: issue.message });
     }
-    lines.push(describeZodError(parsed.error))
+    lines.push(describeZodError(parsed.error));
   }
-  const valid = parsed.success && lines.length === 0
-  return { rules: valid ? parsed.data : undefined, candidate, byTool, general, summary: lines.length ? lines.join('; ') : undefined }
+  const valid = parsed.success && lines.length === 0;
+  return {
+    rules: valid ? parsed.data : undefined,
+    candidate,
+    byTool,
+    general,
+    summary: lines.length ? lines.join('; ') : undefined,
+  };
 }
 
 /** The issues for one field: those at `path` exactly, or below it when `below` is set. */
 export function issuesAt(issues: Issue[] | undefined, path: string, below = false): Issue[] {
-  return (issues ?? []).filter((i) => i.path === path || (below && i.path.startsWith(`${path}.`)))
+  return (issues ?? []).filter((i) => i.path === path || (below && i.path.startsWith(`${path}.`)));
 }

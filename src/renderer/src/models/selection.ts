@@ -3,12 +3,12 @@
  * removes one, Shift-click (and Shift+arrows) picks the range from the anchor. Pure: rows are given by index.
  */
 
-export type PickMode = 'only' | 'toggle' | 'range'
+export type PickMode = 'only' | 'toggle' | 'range';
 
 export interface Picked<K> {
-  keys: ReadonlySet<K>
+  keys: ReadonlySet<K>;
   /** where a range starts: the last row picked alone or toggled */
-  anchor?: K
+  anchor?: K;
 }
 
 /**
@@ -21,25 +21,25 @@ export function pick<K>(
   mode: PickMode,
   rows: { count: number; indexOf(key: K): number; keyAt(index: number): K | undefined },
 ): Picked<K> {
-  if (mode === 'only') return { keys: new Set([key]), anchor: key }
+  if (mode === 'only') return { keys: new Set([key]), anchor: key };
   if (mode === 'toggle') {
-    const keys = new Set(current.keys)
-    if (keys.has(key)) keys.delete(key)
-    else keys.add(key)
-    return { keys, anchor: key }
+    const keys = new Set(current.keys);
+    if (keys.has(key)) keys.delete(key);
+    else keys.add(key);
+    return { keys, anchor: key };
   }
-  const anchor = current.anchor !== undefined && rows.indexOf(current.anchor) >= 0 ? current.anchor : key
-  const a = rows.indexOf(anchor)
-  const b = rows.indexOf(key)
-  if (a < 0 || b < 0) return { keys: new Set([key]), anchor: key }
-  const keys = new Set<K>()
+  const anchor = current.anchor !== undefined && rows.indexOf(current.anchor) >= 0 ? current.anchor : key;
+  const a = rows.indexOf(anchor);
+  const b = rows.indexOf(key);
+  if (a < 0 || b < 0) return { keys: new Set([key]), anchor: key };
+  const keys = new Set<K>();
   for (let i = Math.min(a, b); i <= Math.max(a, b); i++) {
-    const k = rows.keyAt(i)
-    if (k !== undefined) keys.add(k)
+    const k = rows.keyAt(i);
+    if (k !== undefined) keys.add(k);
   }
-  return { keys, anchor }
+  return { keys, anchor };
 }
 
 /** the mode a click or a key means: Shift for a range, Ctrl or Cmd to add or remove one */
 export const pickMode = (e: { shiftKey: boolean; ctrlKey: boolean; metaKey: boolean }): PickMode =>
-  e.shiftKey ? 'range' : e.ctrlKey || e.metaKey ? 'toggle' : 'only'
+  e.shiftKey ? 'range' : e.ctrlKey || e.metaKey ? 'toggle' : 'only';

@@ -37,7 +37,7 @@ const NAMES: Record<number, string> = {
   0x3164: 'HANGUL FILLER',
   0xfeff: 'ZERO WIDTH NO-BREAK SPACE',
   0xffa0: 'HALFWIDTH HANGUL FILLER',
-}
+};
 
 /** code point ranges shown as marks: control characters (C0, DEL, C1), the listed invisible and bidi characters, tags */
 const HIDDEN_RANGES: ReadonlyArray<readonly [number, number]> = [
@@ -57,54 +57,56 @@ const HIDDEN_RANGES: ReadonlyArray<readonly [number, number]> = [
   [0xfeff, 0xfeff],
   [0xffa0, 0xffa0],
   [0xe0000, 0xe007f],
-]
+];
 
-const isHidden = (code: number): boolean => HIDDEN_RANGES.some(([from, to]) => code >= from && code <= to)
+const isHidden = (code: number): boolean => HIDDEN_RANGES.some(([from, to]) => code >= from && code <= to);
 
 /** U+202E */
 export function codePointLabel(char: string): string {
-  return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
+  return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /** "U+202E RIGHT-TO-LEFT OVERRIDE", "U+0007 (a control character)" */
 export function describeChar(char: string): string {
-  const code = char.codePointAt(0) ?? 0
-  const name = NAMES[code] ?? (code < 0x20 || (code >= 0x7f && code <= 0x9f) ? '(a control character)' : '(an invisible character)')
-  return `${codePointLabel(char)} ${name}`
+  const code = char.codePointAt(0) ?? 0;
+  const name =
+    NAMES[code] ??
+    (code < 0x20 || (code >= 0x7f && code <= 0x9f) ? '(a control character)' : '(an invisible character)');
+  return `${codePointLabel(char)} ${name}`;
 }
 
 export function hasHidden(text: string): boolean {
-  for (const char of text) if (isHidden(char.codePointAt(0) ?? 0)) return true
-  return false
+  for (const char of text) if (isHidden(char.codePointAt(0) ?? 0)) return true;
+  return false;
 }
 
 /** A part of a name: plain text, or one hidden character to show as a mark. */
-export type NamePart = { text: string } | { hidden: string }
+export type NamePart = { text: string } | { hidden: string };
 
 /** The name cut into plain runs and hidden characters (one part when nothing is hidden). */
 export function nameParts(text: string): NamePart[] {
-  if (!hasHidden(text)) return [{ text }]
-  const parts: NamePart[] = []
-  let run = ''
+  if (!hasHidden(text)) return [{ text }];
+  const parts: NamePart[] = [];
+  let run = '';
   for (const char of text) {
     if (!isHidden(char.codePointAt(0) ?? 0)) {
-      run += char
-      continue
+      run += char;
+      continue;
     }
-    if (run) parts.push({ text: run })
-    run = ''
-    parts.push({ hidden: char })
+    if (run) parts.push({ text: run });
+    run = '';
+    parts.push({ hidden: char });
   }
-  if (run) parts.push({ text: run })
-  return parts
+  if (run) parts.push({ text: run });
+  return parts;
 }
 
 /** The name as plain text with each hidden character written as ⟨U+202E⟩ (for option labels, titles, exports). */
-export function visibleName(text: string): string
-export function visibleName(text: string | undefined): string | undefined
+export function visibleName(text: string): string;
+export function visibleName(text: string | undefined): string | undefined;
 export function visibleName(text: string | undefined): string | undefined {
-  if (text === undefined || !hasHidden(text)) return text
+  if (text === undefined || !hasHidden(text)) return text;
   return nameParts(text)
     .map((part) => ('text' in part ? part.text : `⟨${codePointLabel(part.hidden)}⟩`))
-    .join('')
+    .join('');
 }

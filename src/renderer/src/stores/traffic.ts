@@ -1,64 +1,64 @@
-import { create } from 'zustand'
-import { UNDO_CLEAR_MS, type CommandInput, type InsightPatch, type TrafficEvent } from '../../../shared/api.js'
-import { api } from '../api/current.js'
+import { create } from 'zustand';
+import { UNDO_CLEAR_MS, type CommandInput, type InsightPatch, type TrafficEvent } from '../../../shared/api.js';
+import { api } from '../api/current.js';
 
 /** The engine's default timeline capacity; the one in effect comes from app.info (the Settings value at its start). */
-const DEFAULT_CAPACITY = 100_000
+const DEFAULT_CAPACITY = 100_000;
 /** The engine's default timeline bytes (events with large bodies truncated); the one in effect comes from app.info. */
-const DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
 /** what an event without its size (an older engine) is taken to weigh */
-const UNSIZED_BYTES = 4096
+const UNSIZED_BYTES = 4096;
 /** events are applied in batches: one array copy per batch, not per event, keeps 100k rows cheap */
-const FLUSH_MS = 50
+const FLUSH_MS = 50;
 
 /** What a Clear removes: the rows shown (a proxy, a filter) or everything; `label` says which, in the toolbar. */
 export interface ClearScope {
-  label: string
+  label: string;
   /** undefined: every exchange */
-  matches?: (event: TrafficEvent) => boolean
+  matches?: (event: TrafficEvent) => boolean;
   /** the scope is exactly one proxy's exchanges (the engine can clear them without a list) */
-  proxyId?: string
+  proxyId?: string;
   /** exchanges Clear leaves (pinned or noted: the engine keeps them too) */
-  keeps?: (event: TrafficEvent) => boolean
+  keeps?: (event: TrafficEvent) => boolean;
 }
 
 interface TrafficState {
-  exchanges: TrafficEvent[]
+  exchanges: TrafficEvent[];
   /** the newest exchanges kept, as the engine keeps them (app.info) */
-  capacity: number
+  capacity: number;
   /** …and within these bytes (each event says what it weighs) */
-  maxBytes: number
+  maxBytes: number;
   /** an exchange (by its seq) whose truncated bodies were asked for: loading, in full, or gone (only one is held at a time) */
-  full?: { seq: number; event?: TrafficEvent; gone?: string }
+  full?: { seq: number; event?: TrafficEvent; gone?: string };
   /** paused: new exchanges are held back (not lost) until resume */
-  paused: boolean
+  paused: boolean;
   /** how many exchanges arrived while paused */
-  held: number
+  held: number;
   /** exchanges dropped from the front because of the cap */
-  dropped: number
-  error?: string
+  dropped: number;
+  error?: string;
   /** the last Clear, undoable (engine's token) until `until` (epoch ms) */
-  cleared?: { count: number; label: string; until: number; undo?: string }
-  pause(): void
-  resume(): void
+  cleared?: { count: number; label: string; until: number; undo?: string };
+  pause(): void;
+  resume(): void;
   /** removes the exchanges in scope, from the view and the engine; rejects with the engine's message */
-  clear(scope: ClearScope): Promise<void>
+  clear(scope: ClearScope): Promise<void>;
   /** puts back what the last Clear removed (while the engine still can) */
-  undoClear(): Promise<void>
+  undoClear(): Promise<void>;
   /** asks the engine for an exchange's bodies the timeline truncated ("Load full body") */
-  loadFullBody(event: TrafficEvent): Promise<void>
+  loadFullBody(event: TrafficEvent): Promise<void>;
 }
 
-let incoming: TrafficEvent[] = []
-let heldBack: TrafficEvent[] = []
+let incoming: TrafficEvent[] = [];
+let heldBack: TrafficEvent[] = [];
 /** the checks' findings of exchanges already sent (the `insight` event), applied with the next batch */
 /** findings are keyed by proxy and seq, as the `insight` event names them */
-const insightKey = (e: { proxyId: string; seq: number }): string => `${e.proxyId}\u0000${e.seq}`
-let insights = new Map<string, InsightPatch['insight']>()
-let timer: ReturnType<typeof setTimeout> | undefined
+const insightKey = (e: { proxyId: string; seq: number }): string => `${e.proxyId}\u0000${e.seq}`;
+let insights = new Map<string, InsightPatch['insight']>();
+let timer: ReturnType<typeof setTimeout> | undefined;
 /** while a snapshot is in flight, events are kept aside and merged after it */
 /** reloads in flight (they may overlap: a reconnect and a file opened); live events wait until none is */
-let syncing = 0
+let syncing = 0;
 
 /**
  * The list with `more` in request order (timeline numbers follow the order requests came in; an exchange is published
@@ -66,30 +66,30 @@ let syncing = 0
  * late are moved back among the newest.
  */
 function inOrder(list: TrafficEvent[], more: TrafficEvent[]): TrafficEvent[] {
-  if (more.length === 0) return list
-  const batch = more.length > 1 ? [...more].sort((a, b) => a.seq - b.seq) : more
-  if (list.length === 0 || batch[0].seq > list[list.length - 1].seq) return list.concat(batch)
-  const out = list.slice()
+  if (more.length === 0) return list;
+  const batch = more.length > 1 ? [...more].sort((a, b) => a.seq - b.seq) : more;
+  if (list.length === 0 || batch[0].seq > list[list.length - 1].seq) return list.concat(batch);
+  const out = list.slice();
   for (const event of batch) {
-    let at = out.length
-    while (at > 0 && out[at - 1].seq > event.seq) at--
-    out.splice(at, 0, event)
+    let at = out.length;
+    while (at > 0 && out[at - 1].seq > event.seq) at--;
+    out.splice(at, 0, event);
   }
-  return out
+  return out;
 }
 
 /** The list with `more` added, the oldest cut beyond the capacity and the bytes. */
 function append(list: TrafficEvent[], more: TrafficEvent[]): { exchanges: TrafficEvent[]; cut: number } {
-  const all = inOrder(list, more)
-  const { capacity, maxBytes } = useTraffic.getState()
-  let cut = Math.max(0, all.length - capacity)
-  let bytes = 0
-  for (let i = cut; i < all.length; i++) bytes += all[i].bytes ?? UNSIZED_BYTES
-  while (bytes > maxBytes && cut < all.length - 1) bytes -= all[cut++].bytes ?? UNSIZED_BYTES
-  return { exchanges: cut ? all.slice(cut) : all, cut }
+  const all = inOrder(list, more);
+  const { capacity, maxBytes } = useTraffic.getState();
+  let cut = Math.max(0, all.length - capacity);
+  let bytes = 0;
+  for (let i = cut; i < all.length; i++) bytes += all[i].bytes ?? UNSIZED_BYTES;
+  while (bytes > maxBytes && cut < all.length - 1) bytes -= all[cut++].bytes ?? UNSIZED_BYTES;
+  return { exchanges: cut ? all.slice(cut) : all, cut };
 }
 
-let undoTimer: ReturnType<typeof setTimeout> | undefined
+let undoTimer: ReturnType<typeof setTimeout> | undefined;
 
 export const useTraffic = create<TrafficState>()((set, get) => ({
   exchanges: [],
@@ -100,14 +100,14 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
   dropped: 0,
   pause: () => set({ paused: true }),
   resume() {
-    const { exchanges, cut } = append(get().exchanges, heldBack)
-    heldBack = []
-    set((s) => ({ paused: false, held: 0, exchanges, dropped: s.dropped + cut }))
+    const { exchanges, cut } = append(get().exchanges, heldBack);
+    heldBack = [];
+    set((s) => ({ paused: false, held: 0, exchanges, dropped: s.dropped + cut }));
   },
   async clear(scope) {
-    flushTraffic()
-    const matches = scope.matches
-    const keeps = scope.keeps ?? (() => false)
+    flushTraffic();
+    const matches = scope.matches;
+    const keeps = scope.keeps ?? (() => false);
     const input: CommandInput<'traffic.clear'> = !matches
       ? {}
       : scope.proxyId
@@ -116,79 +116,85 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
             items: get()
               .exchanges.filter((e) => matches(e) && !keeps(e))
               .map((e) => ({ proxyId: e.proxyId, seq: e.seq })),
-          }
-    set((s) => ({ exchanges: s.exchanges.filter((e) => keeps(e) || (matches ? !matches(e) : false)), ...(matches ? {} : { held: 0 }) }))
-    if (!matches) heldBack = []
+          };
+    set((s) => ({
+      exchanges: s.exchanges.filter((e) => keeps(e) || (matches ? !matches(e) : false)),
+      ...(matches ? {} : { held: 0 }),
+    }));
+    if (!matches) heldBack = [];
     try {
-      const answer = await api().call('traffic.clear', input)
-      clearTimeout(undoTimer)
-      set({ cleared: { count: answer.cleared, label: scope.label, until: Date.now() + UNDO_CLEAR_MS, undo: answer.undo }, error: undefined })
-      undoTimer = setTimeout(() => set({ cleared: undefined }), UNDO_CLEAR_MS)
+      const answer = await api().call('traffic.clear', input);
+      clearTimeout(undoTimer);
+      set({
+        cleared: { count: answer.cleared, label: scope.label, until: Date.now() + UNDO_CLEAR_MS, undo: answer.undo },
+        error: undefined,
+      });
+      undoTimer = setTimeout(() => set({ cleared: undefined }), UNDO_CLEAR_MS);
     } catch (error) {
-      set({ error: (error as Error).message })
-      void syncTraffic() // the view shows what the engine has
+      set({ error: (error as Error).message });
+      void syncTraffic(); // the view shows what the engine has
     }
   },
   async loadFullBody(event) {
-    const { seq } = event
-    set({ full: { seq } })
+    const { seq } = event;
+    set({ full: { seq } });
     try {
-      const answer = await api().call('traffic.body', { proxyId: event.proxyId, seq })
-      if (get().full?.seq !== seq) return // another one was asked for meanwhile
-      set({ full: answer.held ? { seq, event: answer.event } : { seq, gone: answer.reason } })
+      const answer = await api().call('traffic.body', { proxyId: event.proxyId, seq });
+      if (get().full?.seq !== seq) return; // another one was asked for meanwhile
+      set({ full: answer.held ? { seq, event: answer.event } : { seq, gone: answer.reason } });
     } catch (error) {
-      if (get().full?.seq === seq) set({ full: { seq, gone: (error as Error).message } })
+      if (get().full?.seq === seq) set({ full: { seq, gone: (error as Error).message } });
     }
   },
   async undoClear() {
-    const undo = get().cleared?.undo
-    clearTimeout(undoTimer)
-    set({ cleared: undefined })
-    if (!undo) return
+    const undo = get().cleared?.undo;
+    clearTimeout(undoTimer);
+    set({ cleared: undefined });
+    if (!undo) return;
     try {
-      await api().call('traffic.undoClear', { undo })
+      await api().call('traffic.undoClear', { undo });
     } catch (error) {
-      set({ error: (error as Error).message })
+      set({ error: (error as Error).message });
     }
-    await syncTraffic()
+    await syncTraffic();
   },
-}))
+}));
 
 /** The list with the pending findings set on their exchanges (copies: events are immutable), newest first. */
 function withInsights(list: TrafficEvent[]): TrafficEvent[] {
-  let out = list
+  let out = list;
   for (let i = list.length - 1; i >= 0 && insights.size > 0; i--) {
-    const found = insights.get(insightKey(list[i]))
-    if (!found) continue
-    if (out === list) out = list.slice()
-    out[i] = { ...list[i], insight: found }
-    insights.delete(insightKey(list[i]))
+    const found = insights.get(insightKey(list[i]));
+    if (!found) continue;
+    if (out === list) out = list.slice();
+    out[i] = { ...list[i], insight: found };
+    insights.delete(insightKey(list[i]));
   }
-  return out
+  return out;
 }
 
 function flush(): void {
-  timer = undefined
-  if (syncing > 0) return
+  timer = undefined;
+  if (syncing > 0) return;
   if (insights.size > 0) {
-    incoming = withInsights(incoming)
-    heldBack = withInsights(heldBack)
-    const state = useTraffic.getState()
-    const exchanges = withInsights(state.exchanges)
-    insights.clear() // the rest belong to exchanges no longer shown
-    if (exchanges !== state.exchanges) useTraffic.setState({ exchanges })
+    incoming = withInsights(incoming);
+    heldBack = withInsights(heldBack);
+    const state = useTraffic.getState();
+    const exchanges = withInsights(state.exchanges);
+    insights.clear(); // the rest belong to exchanges no longer shown
+    if (exchanges !== state.exchanges) useTraffic.setState({ exchanges });
   }
-  if (incoming.length === 0) return
-  const batch = incoming
-  incoming = []
-  const state = useTraffic.getState()
+  if (incoming.length === 0) return;
+  const batch = incoming;
+  incoming = [];
+  const state = useTraffic.getState();
   if (state.paused) {
-    heldBack = append(heldBack, batch).exchanges
-    useTraffic.setState({ held: heldBack.length })
-    return
+    heldBack = append(heldBack, batch).exchanges;
+    useTraffic.setState({ held: heldBack.length });
+    return;
   }
-  const { exchanges, cut } = append(state.exchanges, batch)
-  useTraffic.setState({ exchanges, dropped: state.dropped + cut })
+  const { exchanges, cut } = append(state.exchanges, batch);
+  useTraffic.setState({ exchanges, dropped: state.dropped + cut });
 }
 
 /**
@@ -196,49 +202,51 @@ function flush(): void {
  * Public so that the benchmark can inject synthetic traffic through the real path.
  */
 export function ingestTraffic(events: TrafficEvent[]): void {
-  for (const event of events) incoming.push(event)
-  timer ??= setTimeout(flush, FLUSH_MS)
+  for (const event of events) incoming.push(event);
+  timer ??= setTimeout(flush, FLUSH_MS);
 }
 
 /** Queues the checks' findings of exchanges the store has (or is about to get), applied with the next batch. */
 export function ingestInsight(patches: InsightPatch[]): void {
-  for (const patch of patches) insights.set(insightKey(patch), patch.insight)
-  timer ??= setTimeout(flush, FLUSH_MS)
+  for (const patch of patches) insights.set(insightKey(patch), patch.insight);
+  timer ??= setTimeout(flush, FLUSH_MS);
 }
 
 /** Runs the built-in demo (demo server + recording proxy + scripted agent); traffic follows as events. */
 export async function startDemo(): Promise<void> {
-  await api().call('demo.start', {})
+  await api().call('demo.start', {});
 }
 
 /** Applies pending events now (tests; the UI waits for the batch timer). */
 export function flushTraffic(): void {
-  clearTimeout(timer)
-  flush()
+  clearTimeout(timer);
+  flush();
 }
 
 /** Replaces the view with the engine's buffer, keeping the events that arrived during the call. */
 export async function syncTraffic(): Promise<void> {
-  syncing++
-  const known = [...openSources] // open before the snapshot was asked for: in it
+  syncing++;
+  const known = [...openSources]; // open before the snapshot was asked for: in it
   try {
-    const snapshot = (await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })).sort((a, b) => a.seq - b.seq)
-    const seen = new Set(snapshot.map((e) => e.seq))
-    incoming = incoming.filter((e) => !seen.has(e.seq))
-    heldBack = []
-    for (const id of known) loadedSources.add(id) // a full snapshot holds the open files' exchanges
-    useTraffic.setState({ exchanges: snapshot, held: 0, dropped: 0, error: undefined })
+    const snapshot = (await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })).sort(
+      (a, b) => a.seq - b.seq,
+    );
+    const seen = new Set(snapshot.map((e) => e.seq));
+    incoming = incoming.filter((e) => !seen.has(e.seq));
+    heldBack = [];
+    for (const id of known) loadedSources.add(id); // a full snapshot holds the open files' exchanges
+    useTraffic.setState({ exchanges: snapshot, held: 0, dropped: 0, error: undefined });
   } catch (error) {
-    useTraffic.setState({ error: (error as Error).message })
+    useTraffic.setState({ error: (error as Error).message });
   } finally {
-    syncing--
-    flushTraffic()
+    syncing--;
+    flushTraffic();
   }
 }
 
 /** the opened files whose exchanges the store has (a file opened later is fetched alone), and the files open */
-const loadedSources = new Set<string>()
-let openSources: string[] = []
+const loadedSources = new Set<string>();
+let openSources: string[] = [];
 
 /**
  * Follows the files opened into the timeline (the 'sources' event): a newly opened file's exchanges are fetched on
@@ -246,58 +254,60 @@ let openSources: string[] = []
  * engine cannot answer one file's exchanges.
  */
 export async function followSources(ids: string[]): Promise<void> {
-  openSources = ids
-  const now = new Set(ids)
-  const gone = new Set([...loadedSources].filter((id) => !now.has(id)))
+  openSources = ids;
+  const now = new Set(ids);
+  const gone = new Set([...loadedSources].filter((id) => !now.has(id)));
   if (gone.size) {
-    for (const id of gone) loadedSources.delete(id)
-    useTraffic.setState((s) => ({ exchanges: s.exchanges.filter((e) => !gone.has(e.proxyId)) }))
+    for (const id of gone) loadedSources.delete(id);
+    useTraffic.setState((s) => ({ exchanges: s.exchanges.filter((e) => !gone.has(e.proxyId)) }));
   }
   for (const id of ids) {
-    if (loadedSources.has(id)) continue
-    loadedSources.add(id)
+    if (loadedSources.has(id)) continue;
+    loadedSources.add(id);
     try {
-      const events = await api().call('traffic.snapshot', { proxyId: id, limit: useTraffic.getState().capacity })
+      const events = await api().call('traffic.snapshot', { proxyId: id, limit: useTraffic.getState().capacity });
       const have = new Set(
         useTraffic
           .getState()
           .exchanges.filter((e) => e.proxyId === id)
           .map((e) => e.seq),
-      )
-      const fresh = events.filter((e) => !have.has(e.seq))
-      if (fresh.length === 0) continue
-      const { exchanges, cut } = append(useTraffic.getState().exchanges, fresh)
-      useTraffic.setState((s) => ({ exchanges, dropped: s.dropped + cut }))
+      );
+      const fresh = events.filter((e) => !have.has(e.seq));
+      if (fresh.length === 0) continue;
+      const { exchanges, cut } = append(useTraffic.getState().exchanges, fresh);
+      useTraffic.setState((s) => ({ exchanges, dropped: s.dropped + cut }));
     } catch {
-      loadedSources.delete(id)
-      return syncTraffic()
+      loadedSources.delete(id);
+      return syncTraffic();
     }
   }
 }
 
 /** Feeds the store from the api: a snapshot now, then every traffic event. Returns the detach function. */
 export function attachTraffic(): () => void {
-  const offTraffic = api().on('traffic', (event) => ingestTraffic([event]))
-  const offInsight = api().on('insight', ingestInsight)
+  const offTraffic = api().on('traffic', (event) => ingestTraffic([event]));
+  const offInsight = api().on('insight', ingestInsight);
   const off = (): void => {
-    offTraffic()
-    offInsight()
-  }
+    offTraffic();
+    offInsight();
+  };
   void api()
     .call('app.info', {})
-    .then((info) => useTraffic.setState({ capacity: info.trafficCapacity, maxBytes: info.trafficBytes ?? DEFAULT_MAX_BYTES }))
+    .then((info) =>
+      useTraffic.setState({ capacity: info.trafficCapacity, maxBytes: info.trafficBytes ?? DEFAULT_MAX_BYTES }),
+    )
     .catch(() => {}) // an older engine: the default capacity
-    .finally(() => void syncTraffic())
+    .finally(() => void syncTraffic());
   return () => {
-    off()
-    clearTimeout(undoTimer)
-    clearTimeout(timer)
-    timer = undefined
-    incoming = []
-    heldBack = []
-    loadedSources.clear()
-    insights = new Map()
-  }
+    off();
+    clearTimeout(undoTimer);
+    clearTimeout(timer);
+    timer = undefined;
+    incoming = [];
+    heldBack = [];
+    loadedSources.clear();
+    insights = new Map();
+  };
 }
 
 /**
@@ -305,20 +315,20 @@ export function attachTraffic(): () => void {
  * `window.__rewindDebug` exposes the store's public ingest path. Absent in normal use.
  */
 export interface RewindDebug {
-  ingest(events: TrafficEvent[]): void
-  flush(): void
-  reset(): void
-  count(): number
+  ingest(events: TrafficEvent[]): void;
+  flush(): void;
+  reset(): void;
+  count(): number;
 }
 if (typeof window !== 'undefined' && new URLSearchParams(window.location.search).has('bench')) {
-  ;(window as unknown as { __rewindDebug: RewindDebug }).__rewindDebug = {
+  (window as unknown as { __rewindDebug: RewindDebug }).__rewindDebug = {
     ingest: ingestTraffic,
     flush: flushTraffic,
     reset: () => {
-      incoming = []
-      heldBack = []
-      useTraffic.setState({ exchanges: [], held: 0, dropped: 0 })
+      incoming = [];
+      heldBack = [];
+      useTraffic.setState({ exchanges: [], held: 0, dropped: 0 });
     },
     count: () => useTraffic.getState().exchanges.length,
-  }
+  };
 }

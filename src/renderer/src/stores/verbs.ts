@@ -1,59 +1,71 @@
-import { create } from 'zustand'
-import type { Annotation, AppServerRequest, CommandInput, CommandOutput, ProxyCatalog, SaveResult, SourceInfo } from '../../../shared/api.js'
-import { api } from '../api/current.js'
-import { followSources } from './traffic.js'
+import { create } from 'zustand';
+import type {
+  Annotation,
+  AppServerRequest,
+  CommandInput,
+  CommandOutput,
+  ProxyCatalog,
+  SaveResult,
+  SourceInfo,
+} from '../../../shared/api.js';
+import { api } from '../api/current.js';
+import { followSources } from './traffic.js';
 
 /**
  * The engine state behind the inspector's verbs: pins and notes, the files opened into the timeline, the server's
  * questions to the app's own sessions (sampling, elicitation), and each proxy's catalog (tools, prompts, resources).
  */
 interface VerbsState {
-  marks: Record<number, Annotation>
-  sources: SourceInfo[]
-  questions: AppServerRequest[]
-  catalogs: Record<string, { catalog?: ProxyCatalog; error?: string; loading: boolean }>
-  error?: string
+  marks: Record<number, Annotation>;
+  sources: SourceInfo[];
+  questions: AppServerRequest[];
+  catalogs: Record<string, { catalog?: ProxyCatalog; error?: string; loading: boolean }>;
+  error?: string;
 }
 
-export const useVerbs = create<VerbsState>()(() => ({ marks: {}, sources: [], questions: [], catalogs: {} }))
+export const useVerbs = create<VerbsState>()(() => ({ marks: {}, sources: [], questions: [], catalogs: {} }));
 
 export async function annotate(seq: number, patch: { pinned?: boolean; note?: string }): Promise<void> {
-  useVerbs.setState({ marks: await api().call('traffic.annotate', { seq, ...patch }) })
+  useVerbs.setState({ marks: await api().call('traffic.annotate', { seq, ...patch }) });
 }
 
 export async function openSource(path: string): Promise<SourceInfo> {
-  const info = await api().call('sources.open', { path })
-  useVerbs.setState((s) => ({ sources: s.sources.some((x) => x.id === info.id) ? s.sources : [...s.sources, info] }))
-  return info // its exchanges come with the 'sources' event's reload (attachVerbs)
+  const info = await api().call('sources.open', { path });
+  useVerbs.setState((s) => ({ sources: s.sources.some((x) => x.id === info.id) ? s.sources : [...s.sources, info] }));
+  return info; // its exchanges come with the 'sources' event's reload (attachVerbs)
 }
 
 export async function closeSource(id: string): Promise<void> {
-  await api().call('sources.close', { id })
-  useVerbs.setState((s) => ({ sources: s.sources.filter((x) => x.id !== id) }))
+  await api().call('sources.close', { id });
+  useVerbs.setState((s) => ({ sources: s.sources.filter((x) => x.id !== id) }));
 }
 
 export function saveTraffic(input: CommandInput<'traffic.save'>): Promise<SaveResult> {
-  return api().call('traffic.save', input)
+  return api().call('traffic.save', input);
 }
 
 /** Sends a request through a proxy (Resend, Edit & resend, Compose); the new exchange arrives as a traffic event. */
 export function sendExchange(input: CommandInput<'exchange.send'>): Promise<CommandOutput<'exchange.send'>> {
-  return api().call('exchange.send', input)
+  return api().call('exchange.send', input);
 }
 
-export async function answerQuestion(id: string, answer: { result?: Record<string, unknown>; error?: string }): Promise<void> {
-  useVerbs.setState({ questions: await api().call('appRequests.answer', { id, ...answer }) })
+export async function answerQuestion(
+  id: string,
+  answer: { result?: Record<string, unknown>; error?: string },
+): Promise<void> {
+  useVerbs.setState({ questions: await api().call('appRequests.answer', { id, ...answer }) });
 }
 
 /** the endpoint each catalog was listed from */
-const endpoints = new Map<string, string | undefined>()
+const endpoints = new Map<string, string | undefined>();
 
 /** The proxy's tools, prompts and resources (listed through the app's session); `refresh` lists them again. */
 export async function loadCatalog(proxyId: string, refresh = false): Promise<void> {
-  const had = useVerbs.getState().catalogs[proxyId]
-  if (had && (had.loading || (had.catalog && !refresh))) return
-  const put = (entry: VerbsState['catalogs'][string]): void => useVerbs.setState((s) => ({ catalogs: { ...s.catalogs, [proxyId]: entry } }))
-  put({ ...had, loading: true })
+  const had = useVerbs.getState().catalogs[proxyId];
+  if (had && (had.loading || (had.catalog && !refresh))) return;
+  const put = (entry: VerbsState['catalogs'][string]): void =>
+    useVerbs.setState((s) => ({ catalogs: { ...s.catalogs, [proxyId]: entry } }));
+  put({ ...had, loading: true });
   endpoints.set(
     proxyId,
     (
@@ -61,17 +73,20 @@ export async function loadCatalog(proxyId: string, refresh = false): Promise<voi
         .call('proxies.list', {})
         .catch(() => [])
     ).find((p) => p.id === proxyId)?.url,
-  )
+  );
   try {
-    put({ catalog: await api().call('exchange.catalog', { proxyId }), loading: false })
+    put({ catalog: await api().call('exchange.catalog', { proxyId }), loading: false });
   } catch (error) {
-    put({ error: (error as Error).message, loading: false })
+    put({ error: (error as Error).message, loading: false });
   }
 }
 
 /** Checks a value against a JSON Schema in the engine (ajv); [] when it conforms. */
-export async function checkSchema(schema: Record<string, unknown>, value: unknown): Promise<Array<{ path: string; message: string }>> {
-  return (await api().call('schema.check', { schema, value })).problems
+export async function checkSchema(
+  schema: Record<string, unknown>,
+  value: unknown,
+): Promise<Array<{ path: string; message: string }>> {
+  return (await api().call('schema.check', { schema, value })).problems;
 }
 
 export async function syncVerbs(): Promise<void> {
@@ -80,11 +95,11 @@ export async function syncVerbs(): Promise<void> {
       api().call('traffic.annotations', {}),
       api().call('sources.list', {}),
       api().call('appRequests.list', {}),
-    ])
-    useVerbs.setState({ marks, sources, questions, error: undefined })
-    void followSources(sources.map((s) => s.id))
+    ]);
+    useVerbs.setState({ marks, sources, questions, error: undefined });
+    void followSources(sources.map((s) => s.id));
   } catch (error) {
-    useVerbs.setState({ error: (error as Error).message })
+    useVerbs.setState({ error: (error as Error).message });
   }
 }
 
@@ -93,22 +108,25 @@ export function attachVerbs(): () => void {
   const offs = [
     api().on('annotations', (marks) => useVerbs.setState({ marks })),
     api().on('sources', (sources) => {
-      useVerbs.setState({ sources })
-      void followSources(sources.map((s) => s.id)) // a file's exchanges are added without one event each
+      useVerbs.setState({ sources });
+      void followSources(sources.map((s) => s.id)); // a file's exchanges are added without one event each
     }),
     api().on('appRequests', (questions) => useVerbs.setState({ questions })),
     api().on('proxies', (proxies) => {
       // a proxy started again (another endpoint) or stopped may offer other tools: list them again when asked
-      const { catalogs } = useVerbs.getState()
+      const { catalogs } = useVerbs.getState();
       const stale = Object.keys(catalogs).filter((id) => {
-        const url = proxies.find((p) => p.id === id)?.url
-        const changed = endpoints.get(id) !== url
-        endpoints.set(id, url)
-        return changed
-      })
-      if (stale.length) useVerbs.setState({ catalogs: Object.fromEntries(Object.entries(catalogs).filter(([id]) => !stale.includes(id))) })
+        const url = proxies.find((p) => p.id === id)?.url;
+        const changed = endpoints.get(id) !== url;
+        endpoints.set(id, url);
+        return changed;
+      });
+      if (stale.length)
+        useVerbs.setState({
+          catalogs: Object.fromEntries(Object.entries(catalogs).filter(([id]) => !stale.includes(id))),
+        });
     }),
-  ]
-  void syncVerbs()
-  return () => offs.forEach((off) => off())
+  ];
+  void syncVerbs();
+  return () => offs.forEach((off) => off());
 }

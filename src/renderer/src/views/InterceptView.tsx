@@ -1,16 +1,17 @@
-import { useEffect, type JSX } from 'react'
-import { api } from '../api/current.js'
-import type { ProxyInfo } from '../../../shared/api.js'
-import { listedServers, useIntercept } from '../stores/intercept.js'
-import { useProxies } from '../stores/proxies.js'
-import { ClientList } from './intercept/ClientList'
-import { PlanPane } from './intercept/PlanPane'
-import { ResultPane } from './intercept/ResultPane'
-import { ServerDetail } from './intercept/ServerDetail'
-import './intercept/intercept.css'
+import { useEffect, type JSX } from 'react';
+import { api } from '../api/current.js';
+import type { ProxyInfo } from '../../../shared/api.js';
+import { listedServers, useIntercept } from '../stores/intercept.js';
+import { useProxies } from '../stores/proxies.js';
+import { ClientList } from './intercept/ClientList';
+import { PlanPane } from './intercept/PlanPane';
+import { ResultPane } from './intercept/ResultPane';
+import { ServerDetail } from './intercept/ServerDetail';
+import './intercept/intercept.css';
 
 /** what makes a server's state change: a proxy starting or stopping, a process attaching or leaving */
-const states = (proxies: ProxyInfo[]): string => proxies.map((p) => `${p.id}:${p.state}:${p.attached?.processes ?? ''}`).join()
+const states = (proxies: ProxyInfo[]): string =>
+  proxies.map((p) => `${p.id}:${p.state}:${p.attached?.processes ?? ''}`).join();
 
 /**
  * The Intercept view: the MCP clients on this machine and the servers their config files name (left), the selected
@@ -18,20 +19,20 @@ const states = (proxies: ProxyInfo[]): string => proxies.map((p) => `${p.id}:${p
  * process connecting makes its server live).
  */
 export function InterceptView(): JSX.Element {
-  const { list, loading, error, plan, load } = useIntercept()
+  const { list, loading, error, plan, load } = useIntercept();
   useEffect(() => {
-    void load()
+    void load();
     // list again when a proxy starts, stops or a process attaches — not for every exchange count
-    let seen = states(useProxies.getState().proxies)
+    let seen = states(useProxies.getState().proxies);
     return api().on('proxies', (proxies) => {
-      const now = states(proxies)
-      if (now !== seen) void useIntercept.getState().load()
-      seen = now
-    })
-  }, [load])
-  const servers = list?.clients.flatMap(listedServers) ?? []
-  const through = servers.filter((s) => s.state === 'intercepted').length
-  const live = servers.filter((s) => s.watching).length
+      const now = states(proxies);
+      if (now !== seen) void useIntercept.getState().load();
+      seen = now;
+    });
+  }, [load]);
+  const servers = list?.clients.flatMap(listedServers) ?? [];
+  const through = servers.filter((s) => s.state === 'intercepted').length;
+  const live = servers.filter((s) => s.watching).length;
   return (
     <div className="intercept-view">
       <section className="intercept-clients" aria-label="Clients">
@@ -57,5 +58,5 @@ export function InterceptView(): JSX.Element {
         {plan ? <PlanPane /> : <ServerDetail />}
       </section>
     </div>
-  )
+  );
 }

@@ -1,10 +1,10 @@
-import type { JSX } from 'react'
-import { BreakpointsDrawer } from './breakpoints/BreakpointsDrawer.js'
-import { NewProxyDialog } from './timeline/NewProxyDialog.js'
-import { ProxiesBar } from './timeline/ProxiesBar.js'
-import { Timeline } from './timeline/Timeline.js'
-import { ComposeDrawer } from './timeline/verbs/ComposeDrawer.js'
-import { OpenFileDialog } from './timeline/verbs/FileDialogs.js'
+import type { JSX } from 'react';
+import { BreakpointsDrawer } from './breakpoints/BreakpointsDrawer.js';
+import { NewProxyDialog } from './timeline/NewProxyDialog.js';
+import { ProxiesBar } from './timeline/ProxiesBar.js';
+import { Timeline } from './timeline/Timeline.js';
+import { ComposeDrawer } from './timeline/verbs/ComposeDrawer.js';
+import { OpenFileDialog } from './timeline/verbs/FileDialogs.js';
 
 /** The workspace: proxies as a compact bar, the traffic filling the rest, breakpoints in a drawer, New proxy in a dialog. */
 export function TimelineView(): JSX.Element {
@@ -17,5 +17,5 @@ export function TimelineView(): JSX.Element {
       <NewProxyDialog />
       <OpenFileDialog />
     </div>
-  )
+  );
 }

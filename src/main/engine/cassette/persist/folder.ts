@@ -8,7 +8,13 @@ import { pathInside } from '../../fs/inside-folder.js';
 import { writeJsonAtomic } from '../../fs/json-pieces.js';
 import type { Log } from '../../log.js';
 import { debugFileNames, entryFileName, parseCassetteName, stemOfEntry } from '../names.js';
-import { jsonErrorMessage, readCassetteFile, readCassetteFileSync, UnsafeEntryError, unsafeListing } from '../safe-read.js';
+import {
+  jsonErrorMessage,
+  readCassetteFile,
+  readCassetteFileSync,
+  UnsafeEntryError,
+  unsafeListing,
+} from '../safe-read.js';
 import { DebugWriter } from './debug-writer.js';
 import { OwnWrites } from './own-writes.js';
 import type { AppendOptions, EntryName, PersistedExchange, Persister, ReadEntry } from './persister.js';
@@ -178,7 +184,9 @@ export class FolderPersister implements Persister {
   /** Deletes an entry and its debug siblings. */
   async delete(file: string): Promise<void> {
     await rm(pathInside(this.location, file));
-    await Promise.all(debugFileNames(stemOfEntry(file)).map((name) => rm(pathInside(this.location, name), { force: true })));
+    await Promise.all(
+      debugFileNames(stemOfEntry(file)).map((name) => rm(pathInside(this.location, name), { force: true })),
+    );
     const parsed = parseCassetteName(file);
     if (parsed?.key !== undefined) this.changed({ file, key: parsed.key });
   }
@@ -198,10 +206,12 @@ export class FolderPersister implements Persister {
    */
   async rename(file: string, target: string, entry: CassetteEntry): Promise<void> {
     const at = (name: string): string => pathInside(this.location, name); // both names: plain names inside the folder
-    const taken = async (name: string): Promise<boolean> => (await lstat(at(name)).catch(() => undefined)) !== undefined;
+    const taken = async (name: string): Promise<boolean> =>
+      (await lstat(at(name)).catch(() => undefined)) !== undefined;
     const from = debugFileNames(stemOfEntry(file));
     const to = debugFileNames(stemOfEntry(target));
-    for (const name of [target, ...to]) if (await taken(name)) throw new Error(`key: "${entry.key}" is taken: ${at(name)} exists`);
+    for (const name of [target, ...to])
+      if (await taken(name)) throw new Error(`key: "${entry.key}" is taken: ${at(name)} exists`);
     for (let i = 0; i < from.length; i++) if (await taken(from[i])) await rename(at(from[i]), at(to[i]));
     await rename(at(file), at(target));
     const old = parseCassetteName(file);

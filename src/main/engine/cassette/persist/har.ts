@@ -62,7 +62,13 @@ export function harHeaders(headers: Record<string, string | string[]> | undefine
 export interface HarExchange {
   startedDateTime: string;
   time: number;
-  request: { method: string; url: string; headers: HarHeader[]; queryString: HarHeader[]; body?: { mimeType: string; text: string } };
+  request: {
+    method: string;
+    url: string;
+    headers: HarHeader[];
+    queryString: HarHeader[];
+    body?: { mimeType: string; text: string };
+  };
   /** error: why there is no answer (HAR's `_error`) */
   response: { status: number; headers: HarHeader[]; mimeType: string; text: string; error?: string };
   timings: HarEntry['timings'];
@@ -119,7 +125,10 @@ export class HarWriter {
   ) {}
 
   async begin(): Promise<void> {
-    const creator = JSON.stringify({ name: 'mcp-rewind', version: this.creatorVersion }, null, 2).replaceAll('\n', '\n    ');
+    const creator = JSON.stringify({ name: 'mcp-rewind', version: this.creatorVersion }, null, 2).replaceAll(
+      '\n',
+      '\n    ',
+    );
     await this.sink.write(`{\n  "log": {\n    "version": "1.2",\n    "creator": ${creator},\n    "entries": [`);
   }
 
@@ -134,7 +143,8 @@ export class HarWriter {
   }
 }
 
-const header = (headers: HarHeader[], name: string): string | undefined => headers.find((h) => h.name.toLowerCase() === name)?.value;
+const header = (headers: HarHeader[], name: string): string | undefined =>
+  headers.find((h) => h.name.toLowerCase() === name)?.value;
 
 /** An absolute URL for a recorded one: mcp-rewind wrote the path only (with the Host header beside it). */
 function absoluteUrl(url: string | undefined, headers: HarHeader[], fallback: string): string {
@@ -153,7 +163,10 @@ function body(value: unknown): string {
 /** One HAR entry of a recorded exchange: from its debug files where they exist, else rebuilt from the distilled entry (`_mcpRewind.synthetic`). */
 function recordedHarEntry(x: PersistedExchange & { debug?: RecordedDebug }, fallbackUrl: string, now: Date): HarEntry {
   const rebuilt = x.entry ? recordedRequest(x.entry, x.debug?.request?.body) : { unknown: 'no distilled entry' };
-  const rpc = 'unknown' in rebuilt ? { jsonrpc: '2.0', id: x.n, method: x.entry?.method ?? '?' } : { jsonrpc: '2.0', id: x.n, ...rebuilt };
+  const rpc =
+    'unknown' in rebuilt
+      ? { jsonrpc: '2.0', id: x.n, method: x.entry?.method ?? '?' }
+      : { jsonrpc: '2.0', id: x.n, ...rebuilt };
   const req = x.debug?.request;
   const reqHeaders = req
     ? harHeaders(req.headers)
@@ -176,13 +189,20 @@ function recordedHarEntry(x: PersistedExchange & { debug?: RecordedDebug }, fall
       url,
       headers: reqHeaders,
       queryString: [...new URL(url).searchParams].map(([name, value]) => ({ name, value })),
-      body: hasBody ? { mimeType: header(reqHeaders, 'content-type') ?? 'application/json', text: req ? body(req.body) : JSON.stringify(rpc) } : undefined,
+      body: hasBody
+        ? {
+            mimeType: header(reqHeaders, 'content-type') ?? 'application/json',
+            text: req ? body(req.body) : JSON.stringify(rpc),
+          }
+        : undefined,
     },
     response: {
       status: head?.status ?? x.entry?.status ?? 200,
       headers: resHeaders,
       mimeType: header(resHeaders, 'content-type') ?? 'application/json',
-      text: served?.text ?? (x.entry ? JSON.stringify({ jsonrpc: '2.0', id: x.entry.refusal ? null : x.n, ...answer }) : ''),
+      text:
+        served?.text ??
+        (x.entry ? JSON.stringify({ jsonrpc: '2.0', id: x.entry.refusal ? null : x.n, ...answer }) : ''),
     },
     timings: { send: 0, wait: 0, receive: 0 },
     comment: served?.rebuilt
@@ -190,7 +210,12 @@ function recordedHarEntry(x: PersistedExchange & { debug?: RecordedDebug }, fall
       : 'unknown' in rebuilt && !req
         ? `request not recorded: ${rebuilt.unknown}`
         : undefined,
-    meta: { n: x.n, key: x.key, synthetic: !req || x.debug?.responseBody === undefined, ...(served?.rebuilt ? { edited: true } : {}) },
+    meta: {
+      n: x.n,
+      key: x.key,
+      synthetic: !req || x.debug?.responseBody === undefined,
+      ...(served?.rebuilt ? { edited: true } : {}),
+    },
   });
 }
 
@@ -210,7 +235,12 @@ export class HarPersister implements Persister {
   constructor(
     readonly location: string,
     sink: Sink,
-    private readonly options: { creatorVersion?: string; now?: Date; fallbackUrl?: string; inspect?: (entry: HarEntry) => void } = {},
+    private readonly options: {
+      creatorVersion?: string;
+      now?: Date;
+      fallbackUrl?: string;
+      inspect?: (entry: HarEntry) => void;
+    } = {},
   ) {
     this.writer = new HarWriter(sink, options.creatorVersion);
   }

@@ -40,10 +40,14 @@ export class SingleFilePersister implements Persister {
     try {
       data = parseJson(await readFile(this.location, 'utf8')) as typeof data;
     } catch (error) {
-      throw new Error(`cassette ${this.location}: not a readable JSON file: ${(error as Error).message}`, { cause: error });
+      throw new Error(`cassette ${this.location}: not a readable JSON file: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     if (data?.format !== SINGLE_FILE_FORMAT || data.version !== 1 || !Array.isArray(data.entries)) {
-      throw new Error(`cassette ${this.location}: not a single-file cassette (expected format "${SINGLE_FILE_FORMAT}", version 1)`);
+      throw new Error(
+        `cassette ${this.location}: not a single-file cassette (expected format "${SINGLE_FILE_FORMAT}", version 1)`,
+      );
     }
     const names: EntryName[] = [];
     for (const [i, item] of (data.entries as Array<{ n?: unknown; key?: unknown; entry?: unknown }>).entries()) {
@@ -54,7 +58,11 @@ export class SingleFilePersister implements Persister {
         continue;
       }
       const safe = fileKey(key); // it names files once saved as a folder: indexed under its safe form, said so
-      if (safe !== key) log(`cassette: entries[${i}] of ${this.location}: key ${JSON.stringify(key)} is not a safe file name; read as "${safe}"`, 'warn');
+      if (safe !== key)
+        log(
+          `cassette: entries[${i}] of ${this.location}: key ${JSON.stringify(key)} is not a safe file name; read as "${safe}"`,
+          'warn',
+        );
       const file = entryFileName(n, safe);
       this.entries.set(file, item.entry);
       names.push({ n, key: safe, file, loose: undefined });
@@ -70,7 +78,9 @@ export class SingleFilePersister implements Persister {
   async append(exchange: PersistedExchange): Promise<void> {
     if (exchange.key === undefined || exchange.distilled === undefined) return;
     if (!this.sink) throw new Error(READ_ONLY_MESSAGE);
-    await this.sink.write(jsonItem(this.written++ === 0, 2, { n: exchange.n, key: exchange.key, entry: exchange.distilled }));
+    await this.sink.write(
+      jsonItem(this.written++ === 0, 2, { n: exchange.n, key: exchange.key, entry: exchange.distilled }),
+    );
   }
 
   /** Export: the document's head, written before the first append. */

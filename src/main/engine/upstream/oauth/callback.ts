@@ -83,11 +83,14 @@ function judge(params: URLSearchParams, expected: string): string | CallbackErro
   const state = params.get('state') ?? '';
   const a = Buffer.from(state);
   const b = Buffer.from(expected);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) return new CallbackError('the redirect carried a wrong state (not the sign-in this proxy started)');
+  if (a.length !== b.length || !timingSafeEqual(a, b))
+    return new CallbackError('the redirect carried a wrong state (not the sign-in this proxy started)');
   const error = params.get('error');
   if (error) {
     const description = params.get('error_description');
-    return new CallbackError(`the authorization server answered ${error.slice(0, 100)}${description ? ` (${description.slice(0, 300)})` : ''}`);
+    return new CallbackError(
+      `the authorization server answered ${error.slice(0, 100)}${description ? ` (${description.slice(0, 300)})` : ''}`,
+    );
   }
   const code = params.get('code');
   return code ? code : new CallbackError('the redirect carried no code');

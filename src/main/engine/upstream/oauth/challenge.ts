@@ -27,7 +27,8 @@ export interface UpstreamAuth {
 
 /** The challenge in a response, if it is one a sign-in can answer (a 401 without a Bearer challenge is not). */
 export function challengeOf(status: number, wwwAuthenticate: string | null | undefined): Challenge | undefined {
-  if ((status !== 401 && status !== 403) || !wwwAuthenticate || !/^\s*bearer\b/i.test(wwwAuthenticate)) return undefined;
+  if ((status !== 401 && status !== 403) || !wwwAuthenticate || !/^\s*bearer\b/i.test(wwwAuthenticate))
+    return undefined;
   const params = extractWWWAuthenticateParams(new Response(null, { headers: { 'www-authenticate': wwwAuthenticate } }));
   if (status === 403 && params.error !== 'insufficient_scope') return undefined;
   return { status, ...params };
@@ -48,7 +49,12 @@ export interface SignedRequest<R> {
  * token; on a challenge, let the sign-in cure it (refresh, re-authorise, step up) and send once more; a second
  * challenge is a failure, not a loop. A client's own Authorization passes through while the proxy holds no sign-in.
  */
-export async function withSignIn<R>(auth: UpstreamAuth, request: SignedRequest<R>, interactive: boolean, upstream: string): Promise<R> {
+export async function withSignIn<R>(
+  auth: UpstreamAuth,
+  request: SignedRequest<R>,
+  interactive: boolean,
+  upstream: string,
+): Promise<R> {
   if (request.clientAuthorization !== undefined && !auth.owns()) {
     auth.passedThrough();
     return request.send(request.clientAuthorization);
@@ -63,7 +69,11 @@ export async function withSignIn<R>(auth: UpstreamAuth, request: SignedRequest<R
   const again = request.challenge(second);
   if (!again) return second;
   request.discard(second);
-  throw new SignInError('token', `the upstream refused the new token too (HTTP ${again.status}${again.error ? ` ${again.error}` : ''})`, upstream);
+  throw new SignInError(
+    'token',
+    `the upstream refused the new token too (HTTP ${again.status}${again.error ? ` ${again.error}` : ''})`,
+    upstream,
+  );
 }
 
 /** A fetch for the proxy's own SDK clients of `endpoint`: its requests go under the sign-in; any other URL is fetched as it is. */

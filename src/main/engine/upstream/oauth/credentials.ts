@@ -28,7 +28,11 @@ export interface StoredSignIn {
 /** Credentials the user gave for an upstream (an Authorization header, a URL's user:password@) win over a sign-in. */
 export function hasOwnCredentials(url: string, headers: Record<string, string> = {}): boolean {
   const u = new URL(url);
-  return u.username !== '' || u.password !== '' || Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+  return (
+    u.username !== '' ||
+    u.password !== '' ||
+    Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')
+  );
 }
 
 /** The canonical form of an upstream URL: what the store, the registry and the resource indicator key on. */

@@ -1,5 +1,9 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import type { SignInStep } from '../../../../shared/sign-in.js';
 import type { StoredSignIn } from './credentials.js';
@@ -73,7 +77,11 @@ export class RewindOAuthProvider implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
-    if (this.given) return { client_id: this.given.clientId, ...(this.given.clientSecret ? { client_secret: this.given.clientSecret } : {}) };
+    if (this.given)
+      return {
+        client_id: this.given.clientId,
+        ...(this.given.clientSecret ? { client_secret: this.given.clientSecret } : {}),
+      };
     const stored = this.record.get();
     // a client registered for another redirect (its port was taken) cannot use this one: registered again
     return stored.redirectUri === this.run.redirectUrl ? stored.client : undefined;
@@ -110,7 +118,10 @@ export class RewindOAuthProvider implements OAuthClientProvider {
   async validateResourceURL(_serverUrl: string | URL, resource?: string): Promise<URL> {
     const own = resourceUrlFromServerUrl(this.upstream);
     if (resource && !checkResourceAllowed({ requestedResource: own, configuredResource: resource }))
-      throw new StepError('discovery', `the protected-resource metadata names the resource ${resource}, which is not ${own.href}`);
+      throw new StepError(
+        'discovery',
+        `the protected-resource metadata names the resource ${resource}, which is not ${own.href}`,
+      );
     return own;
   }
 
@@ -119,15 +130,29 @@ export class RewindOAuthProvider implements OAuthClientProvider {
     else if (scope === 'discovery') await this.record.update({ discovery: undefined });
     else if (scope === 'tokens') await this.record.update({ tokens: undefined, obtainedAt: undefined });
     else if (scope === 'client') await this.record.update({ client: undefined, redirectUri: undefined });
-    else await this.record.update({ client: undefined, redirectUri: undefined, tokens: undefined, obtainedAt: undefined, discovery: undefined });
+    else
+      await this.record.update({
+        client: undefined,
+        redirectUri: undefined,
+        tokens: undefined,
+        obtainedAt: undefined,
+        discovery: undefined,
+      });
   }
 
   /** Discovery's results are kept; an authorization server that does not advertise PKCE (S256) is refused, as the spec says. */
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
     const metadata = state.authorizationServerMetadata;
-    if (!metadata) throw new StepError('discovery', `no authorization server metadata (RFC 8414 or OpenID discovery) at ${state.authorizationServerUrl}`);
+    if (!metadata)
+      throw new StepError(
+        'discovery',
+        `no authorization server metadata (RFC 8414 or OpenID discovery) at ${state.authorizationServerUrl}`,
+      );
     if (!metadata.code_challenge_methods_supported?.includes('S256'))
-      throw new StepError('discovery', `the authorization server ${state.authorizationServerUrl} does not advertise PKCE with S256: refused`);
+      throw new StepError(
+        'discovery',
+        `the authorization server ${state.authorizationServerUrl} does not advertise PKCE with S256: refused`,
+      );
     await this.record.update({ discovery: state });
   }
 
@@ -142,7 +167,9 @@ export function userOf(idToken: string | undefined): string | undefined {
   if (!payload) return undefined;
   try {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
-    const who = [claims.name, claims.preferred_username, claims.email, claims.sub].find((c) => typeof c === 'string' && c !== '');
+    const who = [claims.name, claims.preferred_username, claims.email, claims.sub].find(
+      (c) => typeof c === 'string' && c !== '',
+    );
     return typeof who === 'string' ? who.slice(0, 200) : undefined;
   } catch {
     return undefined;

@@ -70,7 +70,12 @@ export class UpstreamSignIn implements UpstreamAuth {
   }
 
   owns(): boolean {
-    return this.stored.tokens !== undefined || this.flow !== undefined || this.state.state === 'required' || this.state.state === 'failed';
+    return (
+      this.stored.tokens !== undefined ||
+      this.flow !== undefined ||
+      this.state.state === 'required' ||
+      this.state.state === 'failed'
+    );
   }
 
   passedThrough(): void {
@@ -138,7 +143,10 @@ export class UpstreamSignIn implements UpstreamAuth {
   }
 
   private async runFlow(scope: string | undefined): Promise<void> {
-    this.setState({ state: 'required', ...(this.refreshFailure ? { error: `the refresh failed: ${this.refreshFailure}` } : {}) });
+    this.setState({
+      state: 'required',
+      ...(this.refreshFailure ? { error: `the refresh failed: ${this.refreshFailure}` } : {}),
+    });
     try {
       await runSignIn(this.context(), scope, (url) => this.setState({ ...this.state, url }));
     } catch (error) {
@@ -171,7 +179,12 @@ export class UpstreamSignIn implements UpstreamAuth {
     const refresh = this.refreshFailure;
     this.refreshFailure = undefined; // named once: a later attempt fails on its own account
     const error = refresh
-      ? new SignInError('refresh', `${refresh}; a new sign-in was started and did not complete: ${reason}`, this.label, { cause })
+      ? new SignInError(
+          'refresh',
+          `${refresh}; a new sign-in was started and did not complete: ${reason}`,
+          this.label,
+          { cause },
+        )
       : new SignInError(step, reason, this.label, { cause });
     this.setState({ state: 'failed', step: error.step, error: error.reason });
     this.log(error.message.replace(/^mcp-rewind: /, ''), 'warn');
@@ -204,7 +217,11 @@ export class UpstreamSignIn implements UpstreamAuth {
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-rewind-sign-in', version: '1' } },
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'mcp-rewind-sign-in', version: '1' },
+      },
     });
     let res: Response;
     try {
@@ -239,7 +256,12 @@ export class UpstreamSignIn implements UpstreamAuth {
   private signedInInfo(): SignInInfo {
     const { tokens, obtainedAt, user } = this.stored;
     const expiresAt = tokens?.expires_in && obtainedAt ? obtainedAt + tokens.expires_in * 1000 : undefined;
-    return { state: 'signed-in', ...(user ? { user } : {}), ...(expiresAt ? { expiresAt } : {}), ...(tokens?.scope ? { scope: tokens.scope } : {}) };
+    return {
+      state: 'signed-in',
+      ...(user ? { user } : {}),
+      ...(expiresAt ? { expiresAt } : {}),
+      ...(tokens?.scope ? { scope: tokens.scope } : {}),
+    };
   }
 
   private setState(info: SignInInfo): void {

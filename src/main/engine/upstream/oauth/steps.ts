@@ -11,7 +11,12 @@ export class SignInError extends RewindError {
     upstream: string,
     options?: ErrorOptions,
   ) {
-    super(`mcp-rewind: sign-in to ${upstream} failed at ${SIGN_IN_STEP_WORDS[step]}: ${reason}`, ErrorCode.SignInFailed, { step }, options);
+    super(
+      `mcp-rewind: sign-in to ${upstream} failed at ${SIGN_IN_STEP_WORDS[step]}: ${reason}`,
+      ErrorCode.SignInFailed,
+      { step },
+      options,
+    );
   }
 }
 
@@ -49,19 +54,29 @@ export class StepTracker {
     const deadline = AbortSignal.timeout(this.timeoutMs);
     let response: Response;
     try {
-      response = await fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+      response = await fetch(url, {
+        ...init,
+        signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
+      });
     } catch (error) {
-      const why = deadline.aborted ? `did not answer within ${this.timeoutMs / 1000} s` : `unreachable (${networkCode(error)})`;
+      const why = deadline.aborted
+        ? `did not answer within ${this.timeoutMs / 1000} s`
+        : `unreachable (${networkCode(error)})`;
       this.failures.push({ step, reason: `${originOf(url)} ${why}`, network: true });
       throw error;
     }
-    if (!response.ok && step !== 'discovery') this.failures.push({ step, reason: await refusal(response), network: false });
+    if (!response.ok && step !== 'discovery')
+      this.failures.push({ step, reason: await refusal(response), network: false });
     return response;
   };
 
   /** The failure to report: the first of a step, else the first network failure, else the last one. */
   reported(step?: SignInStep): StepFailure | undefined {
-    return (step && this.failures.find((f) => f.step === step)) ?? this.failures.find((f) => f.network) ?? this.failures.at(-1);
+    return (
+      (step && this.failures.find((f) => f.step === step)) ??
+      this.failures.find((f) => f.network) ??
+      this.failures.at(-1)
+    );
   }
 
   reset(): void {

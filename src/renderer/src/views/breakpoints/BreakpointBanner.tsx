@@ -1,22 +1,22 @@
-import { Name } from '../../components/Name.js'
-import { useEffect, useMemo, useState, type JSX } from 'react'
-import type { PausedCall } from '../../../../shared/breakpoints.js'
-import { useBreakpoints } from '../../stores/breakpoints.js'
-import { useNavigation } from '../../stores/navigation.js'
-import { usePanels } from '../../stores/panels.js'
-import { useProxies } from '../../stores/proxies.js'
+import { Name } from '../../components/Name.js';
+import { useEffect, useMemo, useState, type JSX } from 'react';
+import type { PausedCall } from '../../../../shared/breakpoints.js';
+import { useBreakpoints } from '../../stores/breakpoints.js';
+import { useNavigation } from '../../stores/navigation.js';
+import { usePanels } from '../../stores/panels.js';
+import { useProxies } from '../../stores/proxies.js';
 
-export const STAGE_LABELS = { request: 'before request', response: 'before response' } as const
+export const STAGE_LABELS = { request: 'before request', response: 'before response' } as const;
 
 /** The current time, ticking every second while `active` (for countdowns). */
 export function useNow(active = true): number {
-  const [now, setNow] = useState(() => Date.now())
+  const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
-    if (!active) return
-    const timer = setInterval(() => setNow(Date.now()), 1000)
-    return () => clearInterval(timer)
-  }, [active])
-  return now
+    if (!active) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [active]);
+  return now;
 }
 
 /**
@@ -24,8 +24,8 @@ export function useNow(active = true): number {
  * countdown shows, so a new hold's first render may see the time the last countdown stopped at (it read 5:03 for 5:00).
  */
 export function timeLeft(call: Pick<PausedCall, 'timeoutAt' | 'since'>, now: number): string {
-  const s = Math.max(0, Math.round(Math.min(call.timeoutAt - now, call.timeoutAt - call.since) / 1000))
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`
+  const s = Math.max(0, Math.round(Math.min(call.timeoutAt - now, call.timeoutAt - call.since) / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
 /**
@@ -34,23 +34,23 @@ export function timeLeft(call: Pick<PausedCall, 'timeoutAt' | 'since'>, now: num
  * a hang: this banner is what says why.
  */
 export function BreakpointBanner(): JSX.Element | null {
-  const paused = useBreakpoints((s) => s.paused)
-  const resume = useBreakpoints((s) => s.resume)
-  const fail = useBreakpoints((s) => s.fail)
-  const proxies = useProxies((s) => s.proxies)
-  const names = useMemo(() => new Map(proxies.map((p) => [p.id, p.name])), [proxies])
-  const now = useNow(paused.length > 0)
-  const [error, setError] = useState<string>()
-  if (paused.length === 0) return null
-  const shown = paused.slice(0, 3)
+  const paused = useBreakpoints((s) => s.paused);
+  const resume = useBreakpoints((s) => s.resume);
+  const fail = useBreakpoints((s) => s.fail);
+  const proxies = useProxies((s) => s.proxies);
+  const names = useMemo(() => new Map(proxies.map((p) => [p.id, p.name])), [proxies]);
+  const now = useNow(paused.length > 0);
+  const [error, setError] = useState<string>();
+  if (paused.length === 0) return null;
+  const shown = paused.slice(0, 3);
   const act = (action: Promise<void>): void => {
-    setError(undefined)
-    action.catch((e: Error) => setError(e.message))
-  }
+    setError(undefined);
+    action.catch((e: Error) => setError(e.message));
+  };
   const open = (call: PausedCall): void => {
-    useNavigation.getState().select('timeline')
-    usePanels.getState().openBreakpoints(call.id)
-  }
+    useNavigation.getState().select('timeline');
+    usePanels.getState().openBreakpoints(call.id);
+  };
   return (
     <section className="bp-banner" role="region" aria-label="Paused calls" aria-live="polite">
       {shown.map((call) => (
@@ -81,12 +81,14 @@ export function BreakpointBanner(): JSX.Element | null {
           </button>
         </div>
       ))}
-      {paused.length > shown.length && <div className="small">and {paused.length - shown.length} more paused: open the Breakpoints drawer</div>}
+      {paused.length > shown.length && (
+        <div className="small">and {paused.length - shown.length} more paused: open the Breakpoints drawer</div>
+      )}
       {error && (
         <div role="alert" className="error small">
           {error}
         </div>
       )}
     </section>
-  )
+  );
 }

@@ -1,35 +1,35 @@
-import { Name } from '../../components/Name.js'
-import { useFocusReturn } from '../../components/focus.js'
-import { useEffect, useMemo, useRef, useState, type FormEvent, type JSX } from 'react'
-import { USUAL_CLIENT_TIMEOUT_S, type BreakpointStage, type PausedCall } from '../../../../shared/breakpoints.js'
-import { useBreakpoints } from '../../stores/breakpoints.js'
-import { usePanels } from '../../stores/panels.js'
-import { useProxies } from '../../stores/proxies.js'
-import { JsonEditor } from '../../components/JsonEditor.js'
-import { problemText, useSchemaProblems, useToolSchema } from '../../hooks/tool-schema.js'
-import { STAGE_LABELS, timeLeft, useNow } from './BreakpointBanner.js'
-import { checkEdit } from './validate.js'
-import { shortSession } from '../timeline/sessions.js'
-import './breakpoints.css'
+import { Name } from '../../components/Name.js';
+import { useFocusReturn } from '../../components/focus.js';
+import { useEffect, useMemo, useRef, useState, type FormEvent, type JSX } from 'react';
+import { USUAL_CLIENT_TIMEOUT_S, type BreakpointStage, type PausedCall } from '../../../../shared/breakpoints.js';
+import { useBreakpoints } from '../../stores/breakpoints.js';
+import { usePanels } from '../../stores/panels.js';
+import { useProxies } from '../../stores/proxies.js';
+import { JsonEditor } from '../../components/JsonEditor.js';
+import { problemText, useSchemaProblems, useToolSchema } from '../../hooks/tool-schema.js';
+import { STAGE_LABELS, timeLeft, useNow } from './BreakpointBanner.js';
+import { checkEdit } from './validate.js';
+import { shortSession } from '../timeline/sessions.js';
+import './breakpoints.css';
 
 /** Add a breakpoint to a proxy: a tool name (or * for every tool), before the request or before the response. */
 function AddBreakpoint(): JSX.Element {
-  const proxies = useProxies((s) => s.proxies)
-  const add = useBreakpoints((s) => s.add)
-  const [proxyId, setProxyId] = useState('')
-  const [tool, setTool] = useState('')
-  const [when, setWhen] = useState<BreakpointStage>('request')
-  const [error, setError] = useState<string>()
-  const target = proxies.some((p) => p.id === proxyId) ? proxyId : (proxies[0]?.id ?? '')
+  const proxies = useProxies((s) => s.proxies);
+  const add = useBreakpoints((s) => s.add);
+  const [proxyId, setProxyId] = useState('');
+  const [tool, setTool] = useState('');
+  const [when, setWhen] = useState<BreakpointStage>('request');
+  const [error, setError] = useState<string>();
+  const target = proxies.some((p) => p.id === proxyId) ? proxyId : (proxies[0]?.id ?? '');
 
   async function submit(event: FormEvent): Promise<void> {
-    event.preventDefault()
-    setError(undefined)
+    event.preventDefault();
+    setError(undefined);
     try {
-      await add(target, { tool: tool.trim(), when })
-      setTool('')
+      await add(target, { tool: tool.trim(), when });
+      setTool('');
     } catch (e) {
-      setError((e as Error).message)
+      setError((e as Error).message);
     }
   }
 
@@ -47,7 +47,12 @@ function AddBreakpoint(): JSX.Element {
       </label>
       <label>
         Tool
-        <input value={tool} onChange={(e) => setTool(e.target.value)} placeholder="tool name, or * for all" spellCheck={false} />
+        <input
+          value={tool}
+          onChange={(e) => setTool(e.target.value)}
+          placeholder="tool name, or * for all"
+          spellCheck={false}
+        />
       </label>
       <label>
         When
@@ -65,15 +70,16 @@ function AddBreakpoint(): JSX.Element {
         </span>
       )}
     </form>
-  )
+  );
 }
 
 /** The breakpoints of every proxy, each removable. */
 function RuleList({ names }: { names: Map<string, string> }): JSX.Element | null {
-  const rules = useBreakpoints((s) => s.rules)
-  const remove = useBreakpoints((s) => s.remove)
-  const entries = Object.entries(rules).filter(([, list]) => list.length > 0)
-  if (entries.length === 0) return <p className="muted small">No breakpoints. Add one to pause matching tools/call requests or results.</p>
+  const rules = useBreakpoints((s) => s.rules);
+  const remove = useBreakpoints((s) => s.remove);
+  const entries = Object.entries(rules).filter(([, list]) => list.length > 0);
+  if (entries.length === 0)
+    return <p className="muted small">No breakpoints. Add one to pause matching tools/call requests or results.</p>;
   return (
     <ul className="bp-rules" aria-label="Breakpoint list">
       {entries.flatMap(([proxyId, list]) =>
@@ -94,59 +100,71 @@ function RuleList({ names }: { names: Map<string, string> }): JSX.Element | null
         )),
       )}
     </ul>
-  )
+  );
 }
 
 /** How long a call is held, beside what clients usually wait: a hold past their timeout looks like a failure to them. */
 function HoldNote(): JSX.Element | null {
-  const holdS = useBreakpoints((s) => s.holdS)
-  if (holdS === undefined) return null
+  const holdS = useBreakpoints((s) => s.holdS);
+  if (holdS === undefined) return null;
   return (
     <p className={holdS >= USUAL_CLIENT_TIMEOUT_S ? 'warning small' : 'muted small'} data-testid="bp-hold">
-      A held call resumes unchanged after {holdS} s (Settings: Breakpoint hold). Most MCP clients give up after {USUAL_CLIENT_TIMEOUT_S} s (the SDK&apos;s
-      default request timeout; a client does not say its own)
-      {holdS >= USUAL_CLIENT_TIMEOUT_S ? ': this hold outlasts it.' : '.'} A call the client cancels or leaves is released at once.
+      A held call resumes unchanged after {holdS} s (Settings: Breakpoint hold). Most MCP clients give up after{' '}
+      {USUAL_CLIENT_TIMEOUT_S} s (the SDK&apos;s default request timeout; a client does not say its own)
+      {holdS >= USUAL_CLIENT_TIMEOUT_S ? ': this hold outlasts it.' : '.'} A call the client cancels or leaves is
+      released at once.
     </p>
-  )
+  );
 }
 
 /** One paused call: its arguments or result in a JSON editor, Resume (with the edit) or Fail. */
 function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: string; now: number }): JSX.Element {
-  const resume = useBreakpoints((s) => s.resume)
-  const fail = useBreakpoints((s) => s.fail)
-  const original = useMemo(() => JSON.stringify(call.stage === 'request' ? (call.arguments ?? {}) : (call.result ?? {}), null, 2), [call])
-  const [text, setText] = useState(original)
-  const [message, setMessage] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string>()
-  const checked = checkEdit(text, call.stage, call.protocolVersion)
-  const what = call.stage === 'request' ? 'arguments' : 'result'
+  const resume = useBreakpoints((s) => s.resume);
+  const fail = useBreakpoints((s) => s.fail);
+  const original = useMemo(
+    () => JSON.stringify(call.stage === 'request' ? (call.arguments ?? {}) : (call.result ?? {}), null, 2),
+    [call],
+  );
+  const [text, setText] = useState(original);
+  const [message, setMessage] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const checked = checkEdit(text, call.stage, call.protocolVersion);
+  const what = call.stage === 'request' ? 'arguments' : 'result';
   // arguments that break the tool's input schema (as its proxy listed it) are flagged by the engine's check (ajv);
   // the server stays the judge
-  const schema = useToolSchema(call.stage === 'request' ? call.tool : undefined, [call.proxyId], call.proxyId)
-  const schemaProblems = useSchemaProblems(schema, checked.ok ? checked.value : undefined, checked.ok && call.stage === 'request').map(problemText)
+  const schema = useToolSchema(call.stage === 'request' ? call.tool : undefined, [call.proxyId], call.proxyId);
+  const schemaProblems = useSchemaProblems(
+    schema,
+    checked.ok ? checked.value : undefined,
+    checked.ok && call.stage === 'request',
+  ).map(problemText);
 
   async function run(action: () => Promise<void>): Promise<void> {
-    setBusy(true)
-    setError(undefined)
+    setBusy(true);
+    setError(undefined);
     try {
-      await action()
+      await action();
     } catch (e) {
-      setError((e as Error).message)
-      setBusy(false)
+      setError((e as Error).message);
+      setBusy(false);
     }
   }
 
   const onResume = (): Promise<void> =>
     run(() => {
-      if (!checked.ok) throw new Error(checked.message)
-      const edited = text !== original
-      if (!edited) return resume(call.id)
-      return resume(call.id, call.stage === 'request' ? { arguments: checked.value } : { result: checked.value })
-    })
+      if (!checked.ok) throw new Error(checked.message);
+      const edited = text !== original;
+      if (!edited) return resume(call.id);
+      return resume(call.id, call.stage === 'request' ? { arguments: checked.value } : { result: checked.value });
+    });
 
   return (
-    <article className="bp-paused" aria-label={`Paused ${call.tool} ${STAGE_LABELS[call.stage]}`} data-paused-id={call.id}>
+    <article
+      className="bp-paused"
+      aria-label={`Paused ${call.tool} ${STAGE_LABELS[call.stage]}`}
+      data-paused-id={call.id}
+    >
       <header>
         <span className="bp-badge">{call.stage === 'request' ? 'request held' : 'result held'}</span>
         <code className="bp-tool">
@@ -154,11 +172,17 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
         </code>
         <span className="muted">
           {proxyName}
-          {call.sessionId ? ` · session ${shortSession(call.sessionId)}` : ''} · paused {new Date(call.since).toLocaleTimeString()} · resumes unchanged in{' '}
-          {timeLeft(call, now)}
+          {call.sessionId ? ` · session ${shortSession(call.sessionId)}` : ''} · paused{' '}
+          {new Date(call.since).toLocaleTimeString()} · resumes unchanged in {timeLeft(call, now)}
         </span>
       </header>
-      <JsonEditor value={original} onChange={setText} label={`${call.tool} ${what}`} maxHeight="260px" className="bp-editor" />
+      <JsonEditor
+        value={original}
+        onChange={setText}
+        label={`${call.tool} ${what}`}
+        maxHeight="260px"
+        className="bp-editor"
+      />
       <div className="bp-actions">
         {checked.ok && schemaProblems.length > 0 ? (
           <span className="warning small" role="alert">
@@ -179,7 +203,11 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
           value={message}
           onChange={(e) => setMessage(e.target.value)}
         />
-        <button type="button" disabled={busy} onClick={() => void run(() => fail(call.id, message.trim() || undefined))}>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => void run(() => fail(call.id, message.trim() || undefined))}
+        >
           Fail
         </button>
         <button type="button" className="primary" disabled={busy || !checked.ok} onClick={() => void onResume()}>
@@ -192,7 +220,7 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
         </p>
       )}
     </article>
-  )
+  );
 }
 
 /**
@@ -200,35 +228,37 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
  * fail the calls paused now (the one opened from the banner first).
  */
 export function BreakpointsDrawer(): JSX.Element | null {
-  const open = usePanels((s) => s.breakpoints)
-  const focus = usePanels((s) => s.focusPaused)
-  const close = usePanels((s) => s.closeBreakpoints)
-  const proxies = useProxies((s) => s.proxies)
-  const paused = useBreakpoints((s) => s.paused)
-  const error = useBreakpoints((s) => s.error)
-  const names = useMemo(() => new Map(proxies.map((p) => [p.id, p.name])), [proxies])
-  const now = useNow(open && paused.length > 0)
-  const body = useRef<HTMLDivElement>(null)
+  const open = usePanels((s) => s.breakpoints);
+  const focus = usePanels((s) => s.focusPaused);
+  const close = usePanels((s) => s.closeBreakpoints);
+  const proxies = useProxies((s) => s.proxies);
+  const paused = useBreakpoints((s) => s.paused);
+  const error = useBreakpoints((s) => s.error);
+  const names = useMemo(() => new Map(proxies.map((p) => [p.id, p.name])), [proxies]);
+  const now = useNow(open && paused.length > 0);
+  const body = useRef<HTMLDivElement>(null);
   // Esc or ✕ gives the focus back to what opened the drawer (the Breakpoints button, a banner's Open, a held row)
-  useFocusReturn(open, () => document.querySelector<HTMLElement>('.proxies-head [aria-haspopup="dialog"]'))
+  useFocusReturn(open, () => document.querySelector<HTMLElement>('.proxies-head [aria-haspopup="dialog"]'));
 
   useEffect(() => {
-    if (!open) return
-    const target = focus ? body.current?.querySelector<HTMLElement>(`[data-paused-id="${CSS.escape(focus)}"]`) : undefined
-    ;(target ?? body.current?.querySelector<HTMLElement>('input, select, button'))?.focus({ preventScroll: false })
-    target?.scrollIntoView({ block: 'nearest' })
-  }, [open, focus])
+    if (!open) return;
+    const target = focus
+      ? body.current?.querySelector<HTMLElement>(`[data-paused-id="${CSS.escape(focus)}"]`)
+      : undefined;
+    (target ?? body.current?.querySelector<HTMLElement>('input, select, button'))?.focus({ preventScroll: false });
+    target?.scrollIntoView({ block: 'nearest' });
+  }, [open, focus]);
 
-  if (!open) return null
-  const ordered = focus ? [...paused.filter((c) => c.id === focus), ...paused.filter((c) => c.id !== focus)] : paused
+  if (!open) return null;
+  const ordered = focus ? [...paused.filter((c) => c.id === focus), ...paused.filter((c) => c.id !== focus)] : paused;
   return (
     <aside
       className="drawer bp-panel"
       aria-label="Breakpoints"
       onKeyDown={(e) => {
         if (e.key === 'Escape' && !(e.target as HTMLElement).closest('.cm-editor')) {
-          e.stopPropagation()
-          close()
+          e.stopPropagation();
+          close();
         }
       }}
     >
@@ -250,17 +280,26 @@ export function BreakpointsDrawer(): JSX.Element | null {
             {error}
           </p>
         )}
-        {proxies.length === 0 ? <p className="muted small">Create a proxy first: breakpoints belong to a proxy.</p> : <AddBreakpoint />}
+        {proxies.length === 0 ? (
+          <p className="muted small">Create a proxy first: breakpoints belong to a proxy.</p>
+        ) : (
+          <AddBreakpoint />
+        )}
         <RuleList names={names} />
         <HoldNote />
         {ordered.length > 0 && (
           <div className="bp-paused-list" aria-label="Paused calls">
             {ordered.map((call) => (
-              <PausedCard key={call.id} call={call} proxyName={names.get(call.proxyId ?? '') ?? call.proxyId ?? ''} now={now} />
+              <PausedCard
+                key={call.id}
+                call={call}
+                proxyName={names.get(call.proxyId ?? '') ?? call.proxyId ?? ''}
+                now={now}
+              />
             ))}
           </div>
         )}
       </div>
     </aside>
-  )
+  );
 }

@@ -1,44 +1,44 @@
-import { useState, type FormEvent, type JSX } from 'react'
-import { MODE_TRAITS } from '../../../../shared/modes.js'
-import { useCassettes } from '../../stores/cassettes.js'
-import { useProxies } from '../../stores/proxies.js'
-import { useSettings } from '../../stores/settings.js'
+import { useState, type FormEvent, type JSX } from 'react';
+import { MODE_TRAITS } from '../../../../shared/modes.js';
+import { useCassettes } from '../../stores/cassettes.js';
+import { useProxies } from '../../stores/proxies.js';
+import { useSettings } from '../../stores/settings.js';
 
 /** The cassette folders the proxies use (unique, in proxy order). */
 export function useProxyFolders(): Array<{ dir: string; proxy: string }> {
-  const proxies = useProxies((s) => s.proxies)
-  const seen = new Set<string>()
-  const out: Array<{ dir: string; proxy: string }> = []
+  const proxies = useProxies((s) => s.proxies);
+  const seen = new Set<string>();
+  const out: Array<{ dir: string; proxy: string }> = [];
   for (const p of proxies) {
-    const dir = p.config.cacheDir
-    if (!dir || !MODE_TRAITS[p.config.mode].usesCassette || seen.has(dir)) continue
-    seen.add(dir)
-    out.push({ dir, proxy: p.name })
+    const dir = p.config.cacheDir;
+    if (!dir || !MODE_TRAITS[p.config.mode].usesCassette || seen.has(dir)) continue;
+    seen.add(dir);
+    out.push({ dir, proxy: p.name });
   }
-  return out
+  return out;
 }
 
 /** Open any folder in mcp-rewind's layout: typed, from the recent list, or a proxy's cassette folder. */
 export function FolderPicker(): JSX.Element {
-  const { dir, loading, open } = useCassettes()
-  const recent = useSettings((s) => s.settings?.recentFolders) ?? []
-  const folders = useProxyFolders()
-  const [typed, setTyped] = useState(dir ?? '')
-  const [error, setError] = useState<string>()
+  const { dir, loading, open } = useCassettes();
+  const recent = useSettings((s) => s.settings?.recentFolders) ?? [];
+  const folders = useProxyFolders();
+  const [typed, setTyped] = useState(dir ?? '');
+  const [error, setError] = useState<string>();
 
   async function go(target: string): Promise<void> {
-    setTyped(target)
-    setError(undefined)
+    setTyped(target);
+    setError(undefined);
     try {
-      await open(target)
+      await open(target);
     } catch (e) {
-      setError((e as Error).message)
+      setError((e as Error).message);
     }
   }
 
   function submit(event: FormEvent): void {
-    event.preventDefault()
-    void go(typed)
+    event.preventDefault();
+    void go(typed);
   }
 
   return (
@@ -95,5 +95,5 @@ export function FolderPicker(): JSX.Element {
         </div>
       )}
     </form>
-  )
+  );
 }

@@ -1,16 +1,16 @@
-import { useState, type JSX } from 'react'
-import type { ExportPreview as Preview } from '../../../../shared/api.js'
-import { PUBLISHED_ON_NPM } from '../../../../shared/release.js'
+import { useState, type JSX } from 'react';
+import type { ExportPreview as Preview } from '../../../../shared/api.js';
+import { PUBLISHED_ON_NPM } from '../../../../shared/release.js';
 
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** The CLI command, with a copy button. */
 export function CommandLine({ command }: { command: string }): JSX.Element {
-  const [copied, setCopied] = useState(false)
+  const [copied, setCopied] = useState(false);
   return (
     <div className="command">
       <code data-testid="replay-command">{command}</code>
@@ -26,14 +26,16 @@ export function CommandLine({ command }: { command: string }): JSX.Element {
         {copied ? 'Copied' : 'Copy'}
       </button>
     </div>
-  )
+  );
 }
 
 /** What an export would write: files and sizes, redactions, and the command that replays it in CI. */
 export function ExportPreview({ preview, har }: { preview: Preview; har: boolean }): JSX.Element {
-  const total = preview.files.reduce((n, f) => n + f.bytes, 0)
+  const total = preview.files.reduce((n, f) => n + f.bytes, 0);
   const shown = (path: string): string =>
-    path.startsWith(preview.out + '/') || path.startsWith(preview.out + '\\') ? path.slice(preview.out.length + 1) : path
+    path.startsWith(preview.out + '/') || path.startsWith(preview.out + '\\')
+      ? path.slice(preview.out.length + 1)
+      : path;
   return (
     <section className="card export-preview" aria-label="Export preview">
       <h2>Preview</h2>
@@ -81,11 +83,12 @@ export function ExportPreview({ preview, har }: { preview: Preview; har: boolean
           'It runs this version of mcp-rewind from npm, in any folder.'
         ) : (
           <>
-            mcp-rewind is not on npm yet, so this command needs the package installed where it runs: <code>npm pack</code> in a checkout of mcp-rewind, keep the
-            tarball with the CI job and run <code>npm install ./mcp-rewind-&lt;version&gt;.tgz</code> first; the command then runs that install.
+            mcp-rewind is not on npm yet, so this command needs the package installed where it runs:{' '}
+            <code>npm pack</code> in a checkout of mcp-rewind, keep the tarball with the CI job and run{' '}
+            <code>npm install ./mcp-rewind-&lt;version&gt;.tgz</code> first; the command then runs that install.
           </>
         )}
       </p>
     </section>
-  )
+  );
 }

@@ -1,13 +1,13 @@
-import type { JSX } from 'react'
-import type { InterceptClient } from '../../../../shared/intercept.js'
-import { listedServers, useIntercept } from '../../stores/intercept.js'
-import { launchLine, stateClass, stateLabel } from './labels'
+import type { JSX } from 'react';
+import type { InterceptClient } from '../../../../shared/intercept.js';
+import { listedServers, useIntercept } from '../../stores/intercept.js';
+import { launchLine, stateClass, stateLabel } from './labels';
 
 /** One client: its files' servers as selectable rows, Wrap all / Unwrap all, and files that cannot be read. */
 function ClientBlock({ client }: { client: InterceptClient }): JSX.Element {
-  const { selected, select, propose, busy } = useIntercept()
-  const servers = listedServers(client)
-  const wrapped = servers.filter((s) => s.state === 'intercepted').length
+  const { selected, select, propose, busy } = useIntercept();
+  const servers = listedServers(client);
+  const wrapped = servers.filter((s) => s.state === 'intercepted').length;
   return (
     <li className="client-block" aria-label={client.label}>
       <div className="client-head">
@@ -25,7 +25,12 @@ function ClientBlock({ client }: { client: InterceptClient }): JSX.Element {
           >
             Wrap all
           </button>
-          <button type="button" className="small" disabled={busy || wrapped === 0} onClick={() => void propose({ action: 'unwrap', client: client.id })}>
+          <button
+            type="button"
+            className="small"
+            disabled={busy || wrapped === 0}
+            onClick={() => void propose({ action: 'unwrap', client: client.id })}
+          >
             Unwrap all
           </button>
         </span>
@@ -60,14 +65,14 @@ function ClientBlock({ client }: { client: InterceptClient }): JSX.Element {
         ))}
       </ul>
     </li>
-  )
+  );
 }
 
 /** Every client found, then the ones not found (with where they were looked for). */
 export function ClientList(): JSX.Element {
-  const list = useIntercept((s) => s.list)
-  const found = list?.clients.filter((c) => c.found) ?? []
-  const missing = list?.clients.filter((c) => !c.found) ?? []
+  const list = useIntercept((s) => s.list);
+  const found = list?.clients.filter((c) => c.found) ?? [];
+  const missing = list?.clients.filter((c) => !c.found) ?? [];
   return (
     <>
       <ul className="client-list">
@@ -90,5 +95,5 @@ export function ClientList(): JSX.Element {
         </details>
       )}
     </>
-  )
+  );
 }

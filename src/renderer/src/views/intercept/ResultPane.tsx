@@ -1,10 +1,10 @@
-import type { JSX } from 'react'
-import { useIntercept } from '../../stores/intercept.js'
+import type { JSX } from 'react';
+import { useIntercept } from '../../stores/intercept.js';
 
 /** What the last Write did, and what to do for it to apply (restart the client…). */
 export function ResultPane(): JSX.Element | null {
-  const result = useIntercept((s) => s.result)
-  if (!result) return null
+  const result = useIntercept((s) => s.result);
+  if (!result) return null;
   return (
     <div className="result notice" role="status">
       <ul>
@@ -27,5 +27,5 @@ export function ResultPane(): JSX.Element | null {
         </p>
       ))}
     </div>
-  )
+  );
 }

@@ -1,13 +1,13 @@
-import { useState, type JSX } from 'react'
-import type { ServerTransport } from '../../../../shared/intercept.js'
-import { findServer, useIntercept } from '../../stores/intercept.js'
-import { useNavigation } from '../../stores/navigation.js'
-import { useTimelineUi } from '../timeline/state.js'
-import { launchLine, stateClass, stateLabel } from './labels'
+import { useState, type JSX } from 'react';
+import type { ServerTransport } from '../../../../shared/intercept.js';
+import { findServer, useIntercept } from '../../stores/intercept.js';
+import { useNavigation } from '../../stores/navigation.js';
+import { useTimelineUi } from '../timeline/state.js';
+import { launchLine, stateClass, stateLabel } from './labels';
 
 /** How a transport is launched or reached (env and header values are not shown: only their names). */
 function Launch({ transport, title }: { transport: ServerTransport; title: string }): JSX.Element {
-  const names = transport.kind === 'stdio' ? Object.keys(transport.env ?? {}) : Object.keys(transport.headers ?? {})
+  const names = transport.kind === 'stdio' ? Object.keys(transport.env ?? {}) : Object.keys(transport.headers ?? {});
   return (
     <div className="launch-block">
       <h3>{title}</h3>
@@ -18,22 +18,27 @@ function Launch({ transport, title }: { transport: ServerTransport; title: strin
         </p>
       )}
     </div>
-  )
+  );
 }
 
 function showOnTimeline(proxyId: string): void {
-  useTimelineUi.getState().setFilter({ proxy: proxyId })
-  useNavigation.getState().select('timeline')
+  useTimelineUi.getState().setFilter({ proxy: proxyId });
+  useNavigation.getState().select('timeline');
 }
 
 /** The selected server: where it is, how it is launched (and, wrapped, what it runs in front of), Wrap or Unwrap. */
 export function ServerDetail(): JSX.Element {
-  const { list, selected, propose, busy } = useIntercept()
-  const [record, setRecord] = useState('')
-  const found = findServer(list, selected)
-  if (!found) return <p className="muted">Select a server to see how its client launches it, and route it through mcp-rewind with Wrap.</p>
-  const { client, server } = found
-  const selection = { client: client.id, server: server.name, file: server.file }
+  const { list, selected, propose, busy } = useIntercept();
+  const [record, setRecord] = useState('');
+  const found = findServer(list, selected);
+  if (!found)
+    return (
+      <p className="muted">
+        Select a server to see how its client launches it, and route it through mcp-rewind with Wrap.
+      </p>
+    );
+  const { client, server } = found;
+  const selection = { client: client.id, server: server.name, file: server.file };
   return (
     <div className="server-detail">
       <header className="toolbar">
@@ -55,7 +60,10 @@ export function ServerDetail(): JSX.Element {
           <Launch transport={server.transport} title="What the client runs now" />
         </>
       ) : (
-        <Launch transport={server.transport} title={server.transport.kind === 'stdio' ? 'The client runs' : 'The client connects to'} />
+        <Launch
+          transport={server.transport}
+          title={server.transport.kind === 'stdio' ? 'The client runs' : 'The client connects to'}
+        />
       )}
       <div className="actions">
         {server.state === 'direct' ? (
@@ -68,7 +76,9 @@ export function ServerDetail(): JSX.Element {
               type="button"
               className="primary"
               disabled={busy}
-              onClick={() => void propose({ action: 'wrap', ...selection, ...(record.trim() ? { record: record.trim() } : {}) })}
+              onClick={() =>
+                void propose({ action: 'wrap', ...selection, ...(record.trim() ? { record: record.trim() } : {}) })
+              }
             >
               Wrap…
             </button>
@@ -93,5 +103,5 @@ export function ServerDetail(): JSX.Element {
         {client.applyHint.charAt(0).toUpperCase() + client.applyHint.slice(1)}.
       </p>
     </div>
-  )
+  );
 }

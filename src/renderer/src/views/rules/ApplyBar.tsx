@@ -1,15 +1,20 @@
-import type { JSX } from 'react'
-import { useRules } from '../../stores/rules.js'
-import type { DraftCheck } from '../../models/rules-form.js'
-import './rules.css'
+import type { JSX } from 'react';
+import { useRules } from '../../stores/rules.js';
+import type { DraftCheck } from '../../models/rules-form.js';
+import './rules.css';
 
 /** Apply sends the draft (only when valid) with rules.set; the engine answers how many clients it notified. */
 export function ApplyBar({ check, running }: { check: DraftCheck; running: boolean }): JSX.Element {
-  const { apply, applying, dirty, notified, error, proxyId, load } = useRules()
-  const invalid = check.rules === undefined
+  const { apply, applying, dirty, notified, error, proxyId, load } = useRules();
+  const invalid = check.rules === undefined;
   return (
     <section className="card rules-apply" aria-label="Apply rules">
-      <button type="button" className="primary" disabled={invalid || applying || !dirty} onClick={() => check.rules && void apply(check.rules)}>
+      <button
+        type="button"
+        className="primary"
+        disabled={invalid || applying || !dirty}
+        onClick={() => check.rules && void apply(check.rules)}
+      >
         {applying ? 'Applying…' : 'Apply'}
       </button>
       <button
@@ -38,5 +43,5 @@ export function ApplyBar({ check, running }: { check: DraftCheck; running: boole
         </span>
       )}
     </section>
-  )
+  );
 }

@@ -1,17 +1,17 @@
-import { useId, useRef, type JSX } from 'react'
-import { FieldErrors, TextField } from './fields.js'
-import { issuesAt, type Issue, type ToolForm } from '../../models/rules-form.js'
-import { InjectPreview, useRecordedCalls } from './InjectPreview.js'
-import './rules.css'
+import { useId, useRef, type JSX } from 'react';
+import { FieldErrors, TextField } from './fields.js';
+import { issuesAt, type Issue, type ToolForm } from '../../models/rules-form.js';
+import { InjectPreview, useRecordedCalls } from './InjectPreview.js';
+import './rules.css';
 
 interface Props {
-  proxyId: string
-  form: ToolForm
-  issues: Issue[]
-  onChange: (patch: Partial<ToolForm>) => void
+  proxyId: string;
+  form: ToolForm;
+  issues: Issue[];
+  onChange: (patch: Partial<ToolForm>) => void;
 }
 
-const R = 'behavior.response'
+const R = 'behavior.response';
 
 /** override: a fixed response without contacting the upstream. */
 export function OverrideFields({ form, issues, onChange }: Omit<Props, 'proxyId'>): JSX.Element {
@@ -57,40 +57,42 @@ export function OverrideFields({ form, issues, onChange }: Omit<Props, 'proxyId'
         hint="simulated latency, 0–600 s"
       />
     </fieldset>
-  )
+  );
 }
 
 function argNames(form: ToolForm, recorded: Array<{ args?: Record<string, unknown> }>): string[] {
-  const names = new Set<string>()
-  for (const call of recorded) for (const name of Object.keys(call.args ?? {})) names.add(name)
+  const names = new Set<string>();
+  for (const call of recorded) for (const name of Object.keys(call.args ?? {})) names.add(name);
   try {
-    const schema = form.inputSchemaJson ? (JSON.parse(form.inputSchemaJson) as { properties?: Record<string, unknown> }) : undefined
-    for (const name of Object.keys(schema?.properties ?? {})) names.add(name)
+    const schema = form.inputSchemaJson
+      ? (JSON.parse(form.inputSchemaJson) as { properties?: Record<string, unknown> })
+      : undefined;
+    for (const name of Object.keys(schema?.properties ?? {})) names.add(name);
   } catch {
     /* shown as an input_schema error */
   }
-  return [...names]
+  return [...names];
 }
 
 /** inject: the upstream's result with its content replaced by the rendered template; placeholders are chips. */
 export function InjectFields({ proxyId, form, issues, onChange }: Props): JSX.Element {
-  const area = useRef<HTMLTextAreaElement>(null)
-  const id = useId()
-  const recorded = useRecordedCalls(proxyId, form.name)
-  const chips = ['{original_text}', '{original_payload}', ...argNames(form, recorded).map((n) => `{args.${n}}`)]
+  const area = useRef<HTMLTextAreaElement>(null);
+  const id = useId();
+  const recorded = useRecordedCalls(proxyId, form.name);
+  const chips = ['{original_text}', '{original_payload}', ...argNames(form, recorded).map((n) => `{args.${n}}`)];
 
   function insert(chip: string): void {
-    const el = area.current
-    const at = el ? el.selectionStart : form.template.length
-    const end = el ? el.selectionEnd : at
-    onChange({ template: form.template.slice(0, at) + chip + form.template.slice(end) })
+    const el = area.current;
+    const at = el ? el.selectionStart : form.template.length;
+    const end = el ? el.selectionEnd : at;
+    onChange({ template: form.template.slice(0, at) + chip + form.template.slice(end) });
     requestAnimationFrame(() => {
-      el?.focus()
-      el?.setSelectionRange(at + chip.length, at + chip.length)
-    })
+      el?.focus();
+      el?.setSelectionRange(at + chip.length, at + chip.length);
+    });
   }
 
-  const templateIssues = issuesAt(issues, 'behavior.template').concat(issuesAt(issues, 'behavior'))
+  const templateIssues = issuesAt(issues, 'behavior.template').concat(issuesAt(issues, 'behavior'));
   return (
     <fieldset>
       <legend>Template (inject)</legend>
@@ -117,5 +119,5 @@ export function InjectFields({ proxyId, form, issues, onChange }: Props): JSX.El
       <FieldErrors issues={templateIssues} />
       <InjectPreview proxyId={proxyId} tool={form.name} template={form.template} />
     </fieldset>
-  )
+  );
 }

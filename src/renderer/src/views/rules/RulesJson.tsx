@@ -1,20 +1,20 @@
-import { useEffect, useRef, useState, type JSX } from 'react'
-import { minimalSetup } from 'codemirror'
-import { json } from '@codemirror/lang-json'
-import { EditorState } from '@codemirror/state'
-import { EditorView } from '@codemirror/view'
-import { jsonHighlighting } from '../../components/json-highlight.js'
-import './rules.css'
+import { useEffect, useRef, useState, type JSX } from 'react';
+import { minimalSetup } from 'codemirror';
+import { json } from '@codemirror/lang-json';
+import { EditorState } from '@codemirror/state';
+import { EditorView } from '@codemirror/view';
+import { jsonHighlighting } from '../../components/json-highlight.js';
+import './rules.css';
 
 /** The whole rules file as JSON (read-only CodeMirror), ready to paste into a `--rules` file. */
 export function RulesJson({ value, valid }: { value: unknown; valid: boolean }): JSX.Element {
-  const host = useRef<HTMLDivElement>(null)
-  const view = useRef<EditorView | null>(null)
-  const [copied, setCopied] = useState<string>()
-  const text = JSON.stringify(value, null, 2)
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const [copied, setCopied] = useState<string>();
+  const text = JSON.stringify(value, null, 2);
 
   useEffect(() => {
-    if (!host.current) return
+    if (!host.current) return;
     const editor = new EditorView({
       parent: host.current,
       state: EditorState.create({
@@ -29,26 +29,26 @@ export function RulesJson({ value, valid }: { value: unknown; valid: boolean }):
           EditorView.contentAttributes.of({ 'aria-label': 'Rules JSON', tabindex: '0' }),
         ],
       }),
-    })
-    view.current = editor
+    });
+    view.current = editor;
     return () => {
-      editor.destroy()
-      view.current = null
-    }
-  }, [])
+      editor.destroy();
+      view.current = null;
+    };
+  }, []);
 
   useEffect(() => {
-    const editor = view.current
-    if (!editor || editor.state.doc.toString() === text) return
-    editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } })
-  }, [text])
+    const editor = view.current;
+    if (!editor || editor.state.doc.toString() === text) return;
+    editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } });
+  }, [text]);
 
   async function copy(): Promise<void> {
     try {
-      await navigator.clipboard.writeText(text)
-      setCopied('copied')
+      await navigator.clipboard.writeText(text);
+      setCopied('copied');
     } catch {
-      setCopied('copy refused by the browser: select the text instead')
+      setCopied('copy refused by the browser: select the text instead');
     }
   }
 
@@ -56,7 +56,9 @@ export function RulesJson({ value, valid }: { value: unknown; valid: boolean }):
     <section className="card rules-json" aria-label="Rules file">
       <div className="toolbar">
         <h2>Rules file</h2>
-        <span className="muted small">{valid ? 'save as rules.json and run with --rules rules.json' : 'draft — not valid yet'}</span>
+        <span className="muted small">
+          {valid ? 'save as rules.json and run with --rules rules.json' : 'draft — not valid yet'}
+        </span>
         <button type="button" onClick={() => void copy()}>
           Copy
         </button>
@@ -64,5 +66,5 @@ export function RulesJson({ value, valid }: { value: unknown; valid: boolean }):
       </div>
       <div ref={host} data-testid="rules-json" />
     </section>
-  )
+  );
 }

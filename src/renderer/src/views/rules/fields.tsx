@@ -1,10 +1,10 @@
-import { useId, type JSX, type ReactNode } from 'react'
-import type { Issue } from '../../models/rules-form.js'
-import './rules.css'
+import { useId, type JSX, type ReactNode } from 'react';
+import type { Issue } from '../../models/rules-form.js';
+import './rules.css';
 
 /** The errors of one field, each naming its path, as the engine would report it. */
 export function FieldErrors({ issues }: { issues: Issue[] }): JSX.Element | null {
-  if (issues.length === 0) return null
+  if (issues.length === 0) return null;
   return (
     <>
       {issues.map((i, n) => (
@@ -13,25 +13,34 @@ export function FieldErrors({ issues }: { issues: Issue[] }): JSX.Element | null
         </p>
       ))}
     </>
-  )
+  );
 }
 
 interface TextFieldProps {
-  label: string
-  value: string
-  onChange: (value: string) => void
-  issues: Issue[]
-  rows?: number
-  placeholder?: string
-  hint?: ReactNode
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  issues: Issue[];
+  rows?: number;
+  placeholder?: string;
+  hint?: ReactNode;
   /** a multi-line textarea (default) or a one-line input */
-  multiline?: boolean
+  multiline?: boolean;
 }
 
 /** A labelled text input or textarea with its inline errors. */
-export function TextField({ label, value, onChange, issues, rows = 3, placeholder, hint, multiline = true }: TextFieldProps): JSX.Element {
-  const invalid = issues.length > 0 ? true : undefined
-  const id = useId()
+export function TextField({
+  label,
+  value,
+  onChange,
+  issues,
+  rows = 3,
+  placeholder,
+  hint,
+  multiline = true,
+}: TextFieldProps): JSX.Element {
+  const invalid = issues.length > 0 ? true : undefined;
+  const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
@@ -59,33 +68,46 @@ export function TextField({ label, value, onChange, issues, rows = 3, placeholde
       {hint && <span className="small">{hint}</span>}
       <FieldErrors issues={issues} />
     </div>
-  )
+  );
 }
 
 interface KeepableProps {
-  label: string
+  label: string;
   /** null: keep the upstream's value */
-  value: string | null
-  onChange: (value: string | null) => void
-  issues: Issue[]
+  value: string | null;
+  onChange: (value: string | null) => void;
+  issues: Issue[];
   /** what a fresh override starts with */
-  initial: string
-  rows?: number
+  initial: string;
+  rows?: number;
   /** a synthetic tool has no upstream value to keep */
-  required?: boolean
+  required?: boolean;
 }
 
 /** A field that is either "keep the upstream's" (null) or overridden. */
-export function KeepableField({ label, value, onChange, issues, initial, rows = 3, required }: KeepableProps): JSX.Element {
+export function KeepableField({
+  label,
+  value,
+  onChange,
+  issues,
+  initial,
+  rows = 3,
+  required,
+}: KeepableProps): JSX.Element {
   return (
     <div>
       <label className="field inline">
-        <input type="checkbox" checked={value !== null} disabled={required && value !== null} onChange={(e) => onChange(e.target.checked ? initial : null)} />
+        <input
+          type="checkbox"
+          checked={value !== null}
+          disabled={required && value !== null}
+          onChange={(e) => onChange(e.target.checked ? initial : null)}
+        />
         Override {label}
         {value === null && <span className="small">(keeps the upstream's)</span>}
       </label>
       {value !== null && <TextField label={label} value={value} onChange={onChange} issues={issues} rows={rows} />}
       {value === null && <FieldErrors issues={issues} />}
     </div>
-  )
+  );
 }

@@ -1,42 +1,44 @@
-import { useState, type JSX } from 'react'
-import type { TrafficEvent } from '../../../../shared/api.js'
-import { focusTable } from '../../components/focus.js'
-import { usePanels } from '../../stores/panels.js'
-import { useTraffic } from '../../stores/traffic.js'
-import { annotate, useVerbs } from '../../stores/verbs.js'
-import { useTimelineUi } from './state.js'
+import { useState, type JSX } from 'react';
+import type { TrafficEvent } from '../../../../shared/api.js';
+import { focusTable } from '../../components/focus.js';
+import { usePanels } from '../../stores/panels.js';
+import { useTraffic } from '../../stores/traffic.js';
+import { annotate, useVerbs } from '../../stores/verbs.js';
+import { useTimelineUi } from './state.js';
 
 /**
  * The verbs of several picked exchanges (Shift/Ctrl-click, Shift+arrows, Ctrl+A): pin or unpin them, note them, save
  * them (HAR or a cassette), compare two, remove them from the view (undoable, pinned ones stay).
  */
 export function BulkBar({ rows }: { rows: TrafficEvent[] }): JSX.Element {
-  const marks = useVerbs((s) => s.marks)
-  const { clearPicked, select, compare } = useTimelineUi()
-  const setSave = usePanels((s) => s.setSave)
-  const clear = useTraffic((s) => s.clear)
-  const [noting, setNoting] = useState(false)
-  const [note, setNote] = useState('')
-  const [error, setError] = useState<string>()
-  const allPinned = rows.every((e) => marks[e.seq]?.pinned)
+  const marks = useVerbs((s) => s.marks);
+  const { clearPicked, select, compare } = useTimelineUi();
+  const setSave = usePanels((s) => s.setSave);
+  const clear = useTraffic((s) => s.clear);
+  const [noting, setNoting] = useState(false);
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<string>();
+  const allPinned = rows.every((e) => marks[e.seq]?.pinned);
 
   const each = async (patch: { pinned?: boolean; note?: string }): Promise<void> => {
-    setError(undefined)
+    setError(undefined);
     try {
-      for (const e of rows) await annotate(e.seq, patch)
+      for (const e of rows) await annotate(e.seq, patch);
     } catch (err) {
-      setError((err as Error).message)
+      setError((err as Error).message);
     }
-  }
+  };
 
   const remove = (): void => {
-    const seqs = new Set(rows.map((e) => e.seq))
-    void clear({ label: `${rows.length} picked`, matches: (e) => seqs.has(e.seq), keeps: (e) => useVerbs.getState().marks[e.seq] !== undefined }).catch(
-      (err: Error) => setError(err.message),
-    )
-    clearPicked()
-    focusTable()
-  }
+    const seqs = new Set(rows.map((e) => e.seq));
+    void clear({
+      label: `${rows.length} picked`,
+      matches: (e) => seqs.has(e.seq),
+      keeps: (e) => useVerbs.getState().marks[e.seq] !== undefined,
+    }).catch((err: Error) => setError(err.message));
+    clearPicked();
+    focusTable();
+  };
 
   return (
     <div className="tl-bulk" role="toolbar" aria-label="Picked exchanges">
@@ -55,12 +57,12 @@ export function BulkBar({ rows }: { rows: TrafficEvent[] }): JSX.Element {
           onChange={(e) => setNote(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === 'Enter') {
-              setNoting(false)
-              void each({ note: note.trim() })
+              setNoting(false);
+              void each({ note: note.trim() });
             }
             if (e.key === 'Escape') {
-              e.stopPropagation()
-              setNoting(false)
+              e.stopPropagation();
+              setNoting(false);
             }
           }}
           onBlur={() => setNoting(false)}
@@ -70,7 +72,12 @@ export function BulkBar({ rows }: { rows: TrafficEvent[] }): JSX.Element {
           Note…
         </button>
       )}
-      <button type="button" className="small" onClick={() => setSave(true)} title="Save the picked exchanges as HAR or as a cassette">
+      <button
+        type="button"
+        className="small"
+        onClick={() => setSave(true)}
+        title="Save the picked exchanges as HAR or as a cassette"
+      >
         Save…
       </button>
       <button
@@ -79,13 +86,18 @@ export function BulkBar({ rows }: { rows: TrafficEvent[] }): JSX.Element {
         disabled={rows.length !== 2}
         title={rows.length === 2 ? 'Diff the two picked exchanges' : 'pick exactly two to compare them'}
         onClick={() => {
-          select(rows[0].seq, true)
-          compare({ kind: 'exchange', seq: rows[1].seq })
+          select(rows[0].seq, true);
+          compare({ kind: 'exchange', seq: rows[1].seq });
         }}
       >
         ⇄ Compare
       </button>
-      <button type="button" className="small" onClick={remove} title="Remove them from the timeline (pinned ones stay); undo for 10 s">
+      <button
+        type="button"
+        className="small"
+        onClick={remove}
+        title="Remove them from the timeline (pinned ones stay); undo for 10 s"
+      >
         Remove from view
       </button>
       <button type="button" className="small" onClick={() => (clearPicked(), focusTable())} aria-label="Unpick">
@@ -97,5 +109,5 @@ export function BulkBar({ rows }: { rows: TrafficEvent[] }): JSX.Element {
         </span>
       )}
     </div>
-  )
+  );
 }

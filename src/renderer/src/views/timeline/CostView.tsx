@@ -1,35 +1,48 @@
-import { useEffect, useState, type JSX } from 'react'
-import type { CostScopeInput, ProxyInfo, SourceInfo } from '../../../../shared/api.js'
-import type { CostDiff, CostReport } from '../../../../shared/insight/cost.js'
-import { api } from '../../api/current.js'
-import { sessionLabel, type SessionInfo } from './sessions.js'
+import { useEffect, useState, type JSX } from 'react';
+import type { CostScopeInput, ProxyInfo, SourceInfo } from '../../../../shared/api.js';
+import type { CostDiff, CostReport } from '../../../../shared/insight/cost.js';
+import { api } from '../../api/current.js';
+import { sessionLabel, type SessionInfo } from './sessions.js';
 
-const n = (value: number): string => value.toLocaleString('en-US')
-const signed = (value: number): string => (value > 0 ? `+${n(value)}` : n(value))
+const n = (value: number): string => value.toLocaleString('en-US');
+const signed = (value: number): string => (value > 0 ? `+${n(value)}` : n(value));
 
 /** A recording to measure: a proxy's (or opened file's) exchanges, one of its sessions, or a file on disk. */
-function scopes(proxies: ProxyInfo[], sources: SourceInfo[], sessions: Map<string, SessionInfo>): Array<[string, string, CostScopeInput]> {
-  const named = [...proxies.map((p): [string, string] => [p.id, p.name]), ...sources.map((s): [string, string] => [s.id, `${s.name} (file)`])]
-  const out: Array<[string, string, CostScopeInput]> = []
+function scopes(
+  proxies: ProxyInfo[],
+  sources: SourceInfo[],
+  sessions: Map<string, SessionInfo>,
+): Array<[string, string, CostScopeInput]> {
+  const named = [
+    ...proxies.map((p): [string, string] => [p.id, p.name]),
+    ...sources.map((s): [string, string] => [s.id, `${s.name} (file)`]),
+  ];
+  const out: Array<[string, string, CostScopeInput]> = [];
   for (const [id, name] of named) {
-    out.push([id, `${name}: all sessions`, { proxyId: id }])
+    out.push([id, `${name}: all sessions`, { proxyId: id }]);
     for (const info of sessions.values())
-      if (info.proxyId === id) out.push([`${id} ${info.id}`, `${name}: session ${sessionLabel(info, info.id)}`, { proxyId: id, sessionId: info.id }])
+      if (info.proxyId === id)
+        out.push([
+          `${id} ${info.id}`,
+          `${name}: session ${sessionLabel(info, info.id)}`,
+          { proxyId: id, sessionId: info.id },
+        ]);
   }
-  return out
+  return out;
 }
 
 function Report({ report }: { report: CostReport }): JSX.Element {
   return (
     <div className="cost-report" data-testid="cost-report">
       <p className="cost-headline">
-        <strong>{report.label}</strong>: its lists cost <strong data-testid="cost-before-first-call">{n(report.beforeFirstCall)} tokens</strong> before the
-        first call
+        <strong>{report.label}</strong>: its lists cost{' '}
+        <strong data-testid="cost-before-first-call">{n(report.beforeFirstCall)} tokens</strong> before the first call
       </p>
       <p className="small muted">
-        tools {n(report.lists.tool)} · prompts {n(report.lists.prompt)} · resources {n(report.lists.resource)} · templates {n(report.lists.template)} ·
-        instructions {n(report.lists.instructions)} — results: {report.results.count} ({n(report.results.tokens)} tokens). Counted with {report.tokenizer};
-        other models’ tokenizers differ by about 10–20%.
+        tools {n(report.lists.tool)} · prompts {n(report.lists.prompt)} · resources {n(report.lists.resource)} ·
+        templates {n(report.lists.template)} · instructions {n(report.lists.instructions)} — results:{' '}
+        {report.results.count} ({n(report.results.tokens)} tokens). Counted with {report.tokenizer}; other models’
+        tokenizers differ by about 10–20%.
       </p>
       <table className="grid cost-table" aria-label="The 10 largest descriptions">
         <caption>The 10 largest descriptions</caption>
@@ -55,14 +68,15 @@ function Report({ report }: { report: CostReport }): JSX.Element {
         </tbody>
       </table>
     </div>
-  )
+  );
 }
 
 function Diff({ diff }: { diff: CostDiff }): JSX.Element {
   return (
     <div className="cost-diff" data-testid="cost-diff">
       <p className="cost-headline">
-        <strong>{diff.b}</strong> against <strong>{diff.a}</strong>: {signed(diff.beforeFirstCall.b - diff.beforeFirstCall.a)} tokens before the first call (
+        <strong>{diff.b}</strong> against <strong>{diff.a}</strong>:{' '}
+        {signed(diff.beforeFirstCall.b - diff.beforeFirstCall.a)} tokens before the first call (
         {n(diff.beforeFirstCall.a)} → {n(diff.beforeFirstCall.b)})
       </p>
       <table className="grid cost-table" aria-label="What changed">
@@ -90,43 +104,51 @@ function Diff({ diff }: { diff: CostDiff }): JSX.Element {
         </tbody>
       </table>
     </div>
-  )
+  );
 }
 
 /** The Timeline's Cost view: what a recording puts in the context, and the difference from another recording. */
-export function CostView({ proxies, sources, sessions }: { proxies: ProxyInfo[]; sources: SourceInfo[]; sessions: Map<string, SessionInfo> }): JSX.Element {
-  const options = scopes(proxies, sources, sessions)
-  const [which, setWhich] = useState(options[0]?.[0] ?? '')
-  const [against, setAgainst] = useState('')
-  const [path, setPath] = useState('')
-  const [report, setReport] = useState<CostReport>()
-  const [diff, setDiff] = useState<CostDiff>()
-  const [error, setError] = useState<string>()
+export function CostView({
+  proxies,
+  sources,
+  sessions,
+}: {
+  proxies: ProxyInfo[];
+  sources: SourceInfo[];
+  sessions: Map<string, SessionInfo>;
+}): JSX.Element {
+  const options = scopes(proxies, sources, sessions);
+  const [which, setWhich] = useState(options[0]?.[0] ?? '');
+  const [against, setAgainst] = useState('');
+  const [path, setPath] = useState('');
+  const [report, setReport] = useState<CostReport>();
+  const [diff, setDiff] = useState<CostDiff>();
+  const [error, setError] = useState<string>();
   const scopeOf = (key: string): CostScopeInput | undefined =>
-    key === 'path' ? (path.trim() ? { path: path.trim() } : undefined) : options.find(([k]) => k === key)?.[2]
-  const a = scopeOf(which)
-  const b = against ? scopeOf(against) : undefined
-  const aKey = JSON.stringify(a ?? null)
-  const bKey = JSON.stringify(b ?? null)
+    key === 'path' ? (path.trim() ? { path: path.trim() } : undefined) : options.find(([k]) => k === key)?.[2];
+  const a = scopeOf(which);
+  const b = against ? scopeOf(against) : undefined;
+  const aKey = JSON.stringify(a ?? null);
+  const bKey = JSON.stringify(b ?? null);
   useEffect(() => {
-    if (!a) return
-    let live = true
+    if (!a) return;
+    let live = true;
     const run = async (): Promise<void> => {
       try {
-        const got = await api().call('insight.cost', a)
-        const compared = b ? await api().call('insight.costDiff', { a, b }) : undefined
-        if (!live) return
-        setReport(got)
-        setDiff(compared)
-        setError(undefined)
+        const got = await api().call('insight.cost', a);
+        const compared = b ? await api().call('insight.costDiff', { a, b }) : undefined;
+        if (!live) return;
+        setReport(got);
+        setDiff(compared);
+        setError(undefined);
       } catch (e) {
-        if (live) setError((e as Error).message)
+        if (live) setError((e as Error).message);
       }
-    }
-    void run()
-    return () => void (live = false)
+    };
+    void run();
+    return () => void (live = false);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the scopes' JSON says when they changed
-  }, [aKey, bKey])
+  }, [aKey, bKey]);
   return (
     <div className="cost-view">
       <div className="fields cost-fields">
@@ -155,7 +177,12 @@ export function CostView({ proxies, sources, sessions }: { proxies: ProxyInfo[];
         {against === 'path' && (
           <label className="wide">
             File or folder
-            <input aria-label="Cassette or HAR path" value={path} placeholder="/path/to/cassette" onChange={(e) => setPath(e.target.value)} />
+            <input
+              aria-label="Cassette or HAR path"
+              value={path}
+              placeholder="/path/to/cassette"
+              onChange={(e) => setPath(e.target.value)}
+            />
           </label>
         )}
       </div>
@@ -167,5 +194,5 @@ export function CostView({ proxies, sources, sessions }: { proxies: ProxyInfo[];
       {report && <Report report={report} />}
       {diff && <Diff diff={diff} />}
     </div>
-  )
+  );
 }

@@ -1,22 +1,22 @@
-import { visibleName } from '../../models/visible-text.js'
-import { useMemo, type JSX } from 'react'
-import type { TrafficEvent } from '../../../../shared/api.js'
-import { finalLabel } from '../../../../shared/traffic.js'
-import { Name } from '../../components/Name.js'
-import { onTabListKeyDown, tabStop } from '../../components/tabs.js'
-import { useTraffic } from '../../stores/traffic.js'
-import { indexOfRow, isChanged, statusKind, statusLabel } from './model.js'
-import { useTimelineUi, type DetailTab } from './state.js'
-import { DetailActions, canResend } from './verbs/DetailActions.js'
-import { DiffTab, type Other } from './verbs/DiffTab.js'
-import { EditResend } from './verbs/EditResend.js'
-import { Changes } from './detail/Changes.js'
-import { JsonTree } from './detail/JsonTree.js'
-import { Overview } from './detail/Overview.js'
-import { Problems } from './detail/Problems.js'
-import { RenderedContent } from './detail/RenderedContent.js'
-import { StreamList } from './detail/StreamList.js'
-import { TruncatedNote, useFullExchange } from './detail/TruncatedNote.js'
+import { visibleName } from '../../models/visible-text.js';
+import { useMemo, type JSX } from 'react';
+import type { TrafficEvent } from '../../../../shared/api.js';
+import { finalLabel } from '../../../../shared/traffic.js';
+import { Name } from '../../components/Name.js';
+import { onTabListKeyDown, tabStop } from '../../components/tabs.js';
+import { useTraffic } from '../../stores/traffic.js';
+import { indexOfRow, isChanged, statusKind, statusLabel } from './model.js';
+import { useTimelineUi, type DetailTab } from './state.js';
+import { DetailActions, canResend } from './verbs/DetailActions.js';
+import { DiffTab, type Other } from './verbs/DiffTab.js';
+import { EditResend } from './verbs/EditResend.js';
+import { Changes } from './detail/Changes.js';
+import { JsonTree } from './detail/JsonTree.js';
+import { Overview } from './detail/Overview.js';
+import { Problems } from './detail/Problems.js';
+import { RenderedContent } from './detail/RenderedContent.js';
+import { StreamList } from './detail/StreamList.js';
+import { TruncatedNote, useFullExchange } from './detail/TruncatedNote.js';
 
 const TAB_LABELS: Record<DetailTab, string> = {
   overview: 'Overview',
@@ -28,22 +28,25 @@ const TAB_LABELS: Record<DetailTab, string> = {
   changes: 'Changes',
   edit: 'Edit',
   diff: 'Diff',
-}
+};
 
 /** The Response tab of an exchange without an answer: why it ended so, or that it has not ended yet. */
 function noAnswer(event: TrafficEvent): string {
-  const label = finalLabel(event)
-  return label ? `No answer: ${label}${event.finalReason ? ` — ${event.finalReason}` : ''}.` : 'Waiting for the response…'
+  const label = finalLabel(event);
+  return label
+    ? `No answer: ${label}${event.finalReason ? ` — ${event.finalReason}` : ''}.`
+    : 'Waiting for the response…';
 }
 
 /** What the Diff tab compares with: the exchange picked, else the original of a resent one. */
 function useOther(event: TrafficEvent, proxyName: (id: string) => string): Other | undefined {
-  const compareWith = useTimelineUi((s) => s.compareWith)
+  const compareWith = useTimelineUi((s) => s.compareWith);
   const found = useTraffic((s) => {
-    if (compareWith?.kind === 'exchange') return s.exchanges[indexOfRow(s.exchanges, compareWith.seq)]
-    if (compareWith === undefined && event.sentBy?.from !== undefined) return s.exchanges.find((e) => e.seq === event.sentBy?.from)
-    return undefined
-  })
+    if (compareWith?.kind === 'exchange') return s.exchanges[indexOfRow(s.exchanges, compareWith.seq)];
+    if (compareWith === undefined && event.sentBy?.from !== undefined)
+      return s.exchanges.find((e) => e.seq === event.sentBy?.from);
+    return undefined;
+  });
   return useMemo(
     () =>
       found && {
@@ -53,7 +56,7 @@ function useOther(event: TrafficEvent, proxyName: (id: string) => string): Other
         stream: found.stream,
       },
     [found, proxyName],
-  )
+  );
 }
 
 /** The selected exchange, beside (or below) the table: one tab at a time, each scrolling inside the pane. */
@@ -65,21 +68,21 @@ export function DetailPane({
   filteredOut,
   onReveal,
 }: {
-  event: TrafficEvent & { pausedId?: string }
-  proxyName: string
-  nameOf: (id: string) => string
-  onClose: () => void
-  filteredOut: boolean
-  onReveal: () => void
+  event: TrafficEvent & { pausedId?: string };
+  proxyName: string;
+  nameOf: (id: string) => string;
+  onClose: () => void;
+  filteredOut: boolean;
+  onReveal: () => void;
 }): JSX.Element {
-  const full = useFullExchange(kept)
-  const event: TrafficEvent & { pausedId?: string } = full === kept ? kept : { ...full, pausedId: kept.pausedId }
-  const tab = useTimelineUi((s) => s.detailTab)
-  const setTab = useTimelineUi((s) => s.setDetailTab)
-  const compareWith = useTimelineUi((s) => s.compareWith)
-  const other = useOther(event, nameOf)
-  const held = event.pausedId !== undefined
-  const problemCount = event.insight?.problems.length ?? 0
+  const full = useFullExchange(kept);
+  const event: TrafficEvent & { pausedId?: string } = full === kept ? kept : { ...full, pausedId: kept.pausedId };
+  const tab = useTimelineUi((s) => s.detailTab);
+  const setTab = useTimelineUi((s) => s.setDetailTab);
+  const compareWith = useTimelineUi((s) => s.compareWith);
+  const other = useOther(event, nameOf);
+  const held = event.pausedId !== undefined;
+  const problemCount = event.insight?.problems.length ?? 0;
   const tabs: DetailTab[] = [
     'overview',
     ...(!held ? (['problems'] as const) : []),
@@ -90,10 +93,14 @@ export function DetailPane({
     ...(isChanged(event) ? (['changes'] as const) : []),
     ...(!held && canResend(event) ? (['edit'] as const) : []),
     ...(!held ? (['diff'] as const) : []),
-  ]
-  const shown = tabs.includes(tab) ? tab : 'overview'
+  ];
+  const shown = tabs.includes(tab) ? tab : 'overview';
   const label = (t: DetailTab): string =>
-    t === 'stream' ? `Stream (${event.stream.length})` : t === 'problems' && problemCount ? `⚠ Problems (${problemCount})` : TAB_LABELS[t]
+    t === 'stream'
+      ? `Stream (${event.stream.length})`
+      : t === 'problems' && problemCount
+        ? `⚠ Problems (${problemCount})`
+        : TAB_LABELS[t];
   return (
     <aside className="tl-detail" aria-label="Exchange detail">
       <header className="tl-detail-head">
@@ -122,7 +129,12 @@ export function DetailPane({
       )}
       <TruncatedNote event={kept} />
       {!held && <DetailActions event={event} proxyName={proxyName} />}
-      <div className="tl-detail-tabs" role="tablist" aria-label="Exchange detail sections" onKeyDown={(e) => onTabListKeyDown(e, (i) => setTab(tabs[i]))}>
+      <div
+        className="tl-detail-tabs"
+        role="tablist"
+        aria-label="Exchange detail sections"
+        onKeyDown={(e) => onTabListKeyDown(e, (i) => setTab(tabs[i]))}
+      >
         {tabs.map((t) => (
           <button
             key={t}
@@ -139,17 +151,30 @@ export function DetailPane({
           </button>
         ))}
       </div>
-      <div className="tl-detail-body" role="tabpanel" tabIndex={0} id="detail-panel" aria-labelledby={`detail-tab-${shown}`}>
+      <div
+        className="tl-detail-body"
+        role="tabpanel"
+        tabIndex={0}
+        id="detail-panel"
+        aria-labelledby={`detail-tab-${shown}`}
+      >
         {shown === 'overview' && <Overview event={event} proxyName={proxyName} />}
         {shown === 'problems' && <Problems event={event} />}
         {shown === 'request' && <JsonTree value={event.request} label="Request" />}
-        {shown === 'response' && (event.response ? <JsonTree value={event.response} label="Response" /> : <p className="muted">{noAnswer(event)}</p>)}
+        {shown === 'response' &&
+          (event.response ? (
+            <JsonTree value={event.response} label="Response" />
+          ) : (
+            <p className="muted">{noAnswer(event)}</p>
+          ))}
         {shown === 'stream' && <StreamList event={event} />}
         {shown === 'content' && <RenderedContent event={event} />}
         {shown === 'changes' && <Changes event={event} />}
         {shown === 'edit' && <EditResend event={event} />}
-        {shown === 'diff' && <DiffTab event={event} compareWith={compareWith} other={other} originalSeq={event.sentBy?.from} />}
+        {shown === 'diff' && (
+          <DiffTab event={event} compareWith={compareWith} other={other} originalSeq={event.sentBy?.from} />
+        )}
       </div>
     </aside>
-  )
+  );
 }

@@ -1,73 +1,78 @@
-import { useLayoutEffect, useRef, useState, type JSX, type KeyboardEvent, type RefObject } from 'react'
-import { applyCompletion, complete, type CompletionResult, type CompletionValues } from '../../models/filter-complete.js'
-import type { QueryProblem } from '../../models/filter-query.js'
-import { visibleName } from '../../models/visible-text.js'
+import { useLayoutEffect, useRef, useState, type JSX, type KeyboardEvent, type RefObject } from 'react';
+import {
+  applyCompletion,
+  complete,
+  type CompletionResult,
+  type CompletionValues,
+} from '../../models/filter-complete.js';
+import type { QueryProblem } from '../../models/filter-query.js';
+import { visibleName } from '../../models/visible-text.js';
 
 interface Props {
-  value: string
-  onChange(text: string): void
+  value: string;
+  onChange(text: string): void;
   /** the values the traffic offers (methods, tools, proxies…) */
-  values: CompletionValues
-  problems: QueryProblem[]
-  input: RefObject<HTMLInputElement | null>
+  values: CompletionValues;
+  problems: QueryProblem[];
+  input: RefObject<HTMLInputElement | null>;
 }
 
-const LIST_ID = 'tl-query-options'
+const LIST_ID = 'tl-query-options';
 
 /**
  * The search box of the filter language: a combobox whose list completes the key or the value at the cursor
  * (↓/↑ move, Enter or Tab take one, Esc closes the list, a second Esc leaves the box). Problems are said beside it.
  */
 export function QueryBox({ value, onChange, values, problems, input }: Props): JSX.Element {
-  const [list, setList] = useState<CompletionResult>()
-  const [active, setActive] = useState(0)
-  const caret = useRef<number | undefined>(undefined)
+  const [list, setList] = useState<CompletionResult>();
+  const [active, setActive] = useState(0);
+  const caret = useRef<number | undefined>(undefined);
 
   // put the caret after a taken completion once React has written the new value
   useLayoutEffect(() => {
-    if (caret.current === undefined || !input.current) return
-    input.current.setSelectionRange(caret.current, caret.current)
-    caret.current = undefined
-  })
+    if (caret.current === undefined || !input.current) return;
+    input.current.setSelectionRange(caret.current, caret.current);
+    caret.current = undefined;
+  });
 
   const refresh = (text: string, at: number | null): void => {
-    setList(complete(text, at ?? text.length, values))
-    setActive(0)
-  }
+    setList(complete(text, at ?? text.length, values));
+    setActive(0);
+  };
 
   const take = (index: number): void => {
-    if (!list) return
-    const next = applyCompletion(value, list, list.options[index])
-    caret.current = next.cursor
-    onChange(next.text)
-    refresh(next.text, next.cursor)
-  }
+    if (!list) return;
+    const next = applyCompletion(value, list, list.options[index]);
+    caret.current = next.cursor;
+    onChange(next.text);
+    refresh(next.text, next.cursor);
+  };
 
   function onKeyDown(event: KeyboardEvent<HTMLInputElement>): void {
-    const open = list !== undefined && list.options.length > 0
+    const open = list !== undefined && list.options.length > 0;
     if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      event.preventDefault()
-      if (!open) return refresh(value, event.currentTarget.selectionStart)
-      const n = list.options.length
-      setActive((a) => (a + (event.key === 'ArrowDown' ? 1 : n - 1)) % n)
+      event.preventDefault();
+      if (!open) return refresh(value, event.currentTarget.selectionStart);
+      const n = list.options.length;
+      setActive((a) => (a + (event.key === 'ArrowDown' ? 1 : n - 1)) % n);
     } else if ((event.key === 'Enter' || event.key === 'Tab') && open && !event.shiftKey) {
-      event.preventDefault()
-      take(active)
+      event.preventDefault();
+      take(active);
     } else if (event.key === 'Escape') {
       // the first Esc closes the list (and keeps the text: a search box's Esc would clear it), the next leaves the box
       if (open) {
-        event.preventDefault()
-        event.stopPropagation()
-        setList(undefined)
-      } else event.currentTarget.blur()
+        event.preventDefault();
+        event.stopPropagation();
+        setList(undefined);
+      } else event.currentTarget.blur();
     } else if (event.key === ' ' && event.ctrlKey) {
-      event.preventDefault()
-      refresh(value, event.currentTarget.selectionStart)
+      event.preventDefault();
+      refresh(value, event.currentTarget.selectionStart);
     }
   }
 
-  const open = list !== undefined && list.options.length > 0
-  const problem = problems.length ? problems.map((p) => p.message).join(' · ') : undefined
+  const open = list !== undefined && list.options.length > 0;
+  const problem = problems.length ? problems.map((p) => p.message).join(' · ') : undefined;
   return (
     <div className="tl-query">
       <input
@@ -86,12 +91,13 @@ export function QueryBox({ value, onChange, values, problems, input }: Props): J
         placeholder="tool:echo status:error has:problem, or any text — press /"
         value={value}
         onChange={(e) => {
-          onChange(e.target.value)
-          refresh(e.target.value, e.target.selectionStart)
+          onChange(e.target.value);
+          refresh(e.target.value, e.target.selectionStart);
         }}
         onClick={(e) => refresh(value, e.currentTarget.selectionStart)}
         onKeyUp={(e) =>
-          (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End') && refresh(value, e.currentTarget.selectionStart)
+          (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End') &&
+          refresh(value, e.currentTarget.selectionStart)
         }
         onBlur={() => setList(undefined)}
         onKeyDown={onKeyDown}
@@ -106,8 +112,8 @@ export function QueryBox({ value, onChange, values, problems, input }: Props): J
               aria-selected={i === active}
               className={i === active ? 'active' : undefined}
               onMouseDown={(e) => {
-                e.preventDefault() // the box keeps the focus
-                take(i)
+                e.preventDefault(); // the box keeps the focus
+                take(i);
               }}
             >
               <code>{visibleName(option.label)}</code>
@@ -122,5 +128,5 @@ export function QueryBox({ value, onChange, values, problems, input }: Props): J
         </p>
       )}
     </div>
-  )
+  );
 }

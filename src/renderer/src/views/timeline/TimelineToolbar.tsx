@@ -1,24 +1,24 @@
-import type { JSX } from 'react'
-import type { TrafficEvent } from '../../../../shared/api.js'
-import { onTabListKeyDown, tabStop } from '../../components/tabs.js'
-import { usePanels } from '../../stores/panels.js'
-import { useSettings } from '../../stores/settings.js'
-import { useTraffic, type ClearScope } from '../../stores/traffic.js'
-import { applyFilter, isFiltering, type FilterContext, type TimelineFilter } from './model.js'
-import { shortSession } from './sessions.js'
-import { useTimelineUi, type TimelineTab } from './state.js'
+import type { JSX } from 'react';
+import type { TrafficEvent } from '../../../../shared/api.js';
+import { onTabListKeyDown, tabStop } from '../../components/tabs.js';
+import { usePanels } from '../../stores/panels.js';
+import { useSettings } from '../../stores/settings.js';
+import { useTraffic, type ClearScope } from '../../stores/traffic.js';
+import { applyFilter, isFiltering, type FilterContext, type TimelineFilter } from './model.js';
+import { shortSession } from './sessions.js';
+import { useTimelineUi, type TimelineTab } from './state.js';
 
 const TABS: Array<[TimelineTab, string]> = [
   ['table', 'Table'],
   ['waterfall', 'Waterfall'],
   ['histogram', 'Histogram'],
   ['cost', 'Cost'],
-]
+];
 
 /** What Clear removes: the rows shown under the filter (and proxy), said in words, or everything. */
 export function clearScope(filter: TimelineFilter, ctx: FilterContext): ClearScope {
-  const keeps = (e: TrafficEvent): boolean => ctx.mark(e.seq) !== undefined
-  if (!isFiltering(filter)) return { label: 'every exchange', keeps }
+  const keeps = (e: TrafficEvent): boolean => ctx.mark(e.seq) !== undefined;
+  if (!isFiltering(filter)) return { label: 'every exchange', keeps };
   const parts = [
     filter.proxy && `proxy ${ctx.proxyName(filter.proxy)}`,
     filter.session && `session ${shortSession(filter.session)}`,
@@ -28,23 +28,28 @@ export function clearScope(filter: TimelineFilter, ctx: FilterContext): ClearSco
     filter.status && `status ${filter.status}`,
     filter.source && `source ${filter.source}`,
     filter.text.trim() && `“${filter.text.trim()}”`,
-  ].filter(Boolean)
-  const onlyProxy = filter.proxy && parts.length === 1
+  ].filter(Boolean);
+  const onlyProxy = filter.proxy && parts.length === 1;
   return {
     label: `the exchanges shown (${parts.join(', ')})`,
     matches: (e) => applyFilter([e], filter, ctx).length === 1,
     keeps,
     ...(onlyProxy ? { proxyId: filter.proxy } : {}),
-  }
+  };
 }
 
 export function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }): JSX.Element {
-  const { exchanges, paused, held, dropped, pause, resume, clear, undoClear, cleared, error } = useTraffic()
-  const { tab, setTab, filter, setFilter, grouped, setGrouped } = useTimelineUi()
-  const { setOpenFile, setSave, openCompose } = usePanels()
+  const { exchanges, paused, held, dropped, pause, resume, clear, undoClear, cleared, error } = useTraffic();
+  const { tab, setTab, filter, setFilter, grouped, setGrouped } = useTimelineUi();
+  const { setOpenFile, setSave, openCompose } = usePanels();
   return (
     <div className="toolbar tl-toolbar">
-      <div className="tl-tabs" role="tablist" aria-label="Timeline views" onKeyDown={(e) => onTabListKeyDown(e, (i) => setTab(TABS[i][0]))}>
+      <div
+        className="tl-tabs"
+        role="tablist"
+        aria-label="Timeline views"
+        onKeyDown={(e) => onTabListKeyDown(e, (i) => setTab(TABS[i][0]))}
+      >
         {TABS.map(([id, label]) => (
           <button
             key={id}
@@ -95,7 +100,11 @@ export function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }):
         Group by session
       </button>
       <span className="spacer" />
-      <button type="button" onClick={() => openCompose()} title="Call any tool, prompt or resource of a proxy from a form">
+      <button
+        type="button"
+        onClick={() => openCompose()}
+        title="Call any tool, prompt or resource of a proxy from a form"
+      >
         ✉ Compose
       </button>
       <button
@@ -105,7 +114,12 @@ export function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }):
       >
         Open…
       </button>
-      <button type="button" onClick={() => setSave(true)} disabled={exchanges.length === 0} title="Save exchanges as HAR or as a cassette, secrets redacted">
+      <button
+        type="button"
+        onClick={() => setSave(true)}
+        disabled={exchanges.length === 0}
+        title="Save exchanges as HAR or as a cassette, secrets redacted"
+      >
         Save…
       </button>
       {cleared && (
@@ -122,22 +136,38 @@ export function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }):
         </span>
       )}
     </div>
-  )
+  );
 }
 
 /** The view's options beside the footer: hide the app's own traffic, keep the timeline across restarts. */
 export function ViewOptions(): JSX.Element {
-  const hideApp = useSettings((s) => s.settings?.hideAppTraffic ?? true)
-  const preserve = useSettings((s) => s.settings?.preserveLog ?? false)
-  const update = useSettings((s) => s.update)
+  const hideApp = useSettings((s) => s.settings?.hideAppTraffic ?? true);
+  const preserve = useSettings((s) => s.settings?.preserveLog ?? false);
+  const update = useSettings((s) => s.update);
   return (
     <>
-      <label className="tl-check" title="Hide the app's own traffic: its session's setup and the lists Compose asks for (what you resend or compose stays)">
-        <input type="checkbox" checked={hideApp} onChange={() => void update({ hideAppTraffic: !hideApp }).catch(() => {})} /> Hide app traffic
+      <label
+        className="tl-check"
+        title="Hide the app's own traffic: its session's setup and the lists Compose asks for (what you resend or compose stays)"
+      >
+        <input
+          type="checkbox"
+          checked={hideApp}
+          onChange={() => void update({ hideAppTraffic: !hideApp }).catch(() => {})}
+        />{' '}
+        Hide app traffic
       </label>
-      <label className="tl-check" title="Keep the timeline across restarts (within its byte cap), not only the pinned exchanges">
-        <input type="checkbox" checked={preserve} onChange={() => void update({ preserveLog: !preserve }).catch(() => {})} /> Preserve log
+      <label
+        className="tl-check"
+        title="Keep the timeline across restarts (within its byte cap), not only the pinned exchanges"
+      >
+        <input
+          type="checkbox"
+          checked={preserve}
+          onChange={() => void update({ preserveLog: !preserve }).catch(() => {})}
+        />{' '}
+        Preserve log
       </label>
     </>
-  )
+  );
 }

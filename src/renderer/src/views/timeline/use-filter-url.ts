@@ -1,7 +1,7 @@
-import { useEffect } from 'react'
-import { viewFromHash } from '../../stores/navigation.js'
-import { filterFromHash, hashWithFilter, sameFilter } from './filter-url.js'
-import { useTimelineUi } from './state.js'
+import { useEffect } from 'react';
+import { viewFromHash } from '../../stores/navigation.js';
+import { filterFromHash, hashWithFilter, sameFilter } from './filter-url.js';
+import { useTimelineUi } from './state.js';
 
 /**
  * Keeps the Timeline's filter and the URL in step while the Timeline is shown: a link carrying a filter
@@ -11,25 +11,25 @@ import { useTimelineUi } from './state.js'
 export function useFilterInUrl(): void {
   useEffect(() => {
     const write = (): void => {
-      if (viewFromHash(window.location.hash) !== 'timeline') return
-      const hash = hashWithFilter('timeline', useTimelineUi.getState().filter)
-      if (window.location.hash === hash) return
-      const { pathname, search } = window.location
-      window.history.replaceState(window.history.state, '', `${pathname}${search}${hash}`)
-    }
+      if (viewFromHash(window.location.hash) !== 'timeline') return;
+      const hash = hashWithFilter('timeline', useTimelineUi.getState().filter);
+      if (window.location.hash === hash) return;
+      const { pathname, search } = window.location;
+      window.history.replaceState(window.history.state, '', `${pathname}${search}${hash}`);
+    };
     const read = (): void => {
-      const carried = filterFromHash(window.location.hash)
-      if (!carried) return write() // a bare #/timeline (the nav): the current filter goes into it
-      if (!sameFilter(carried, useTimelineUi.getState().filter)) useTimelineUi.getState().setFilter(carried)
-    }
-    read()
+      const carried = filterFromHash(window.location.hash);
+      if (!carried) return write(); // a bare #/timeline (the nav): the current filter goes into it
+      if (!sameFilter(carried, useTimelineUi.getState().filter)) useTimelineUi.getState().setFilter(carried);
+    };
+    read();
     const off = useTimelineUi.subscribe((s, before) => {
-      if (s.filter !== before.filter) write()
-    })
-    window.addEventListener('hashchange', read)
+      if (s.filter !== before.filter) write();
+    });
+    window.addEventListener('hashchange', read);
     return () => {
-      off()
-      window.removeEventListener('hashchange', read)
-    }
-  }, [])
+      off();
+      window.removeEventListener('hashchange', read);
+    };
+  }, []);
 }

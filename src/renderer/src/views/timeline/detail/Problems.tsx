@@ -1,22 +1,24 @@
-import type { JSX } from 'react'
-import type { TrafficEvent } from '../../../../../shared/api.js'
+import type { JSX } from 'react';
+import type { TrafficEvent } from '../../../../../shared/api.js';
 
 /** The insight checks' findings on an exchange: severity, rule, where (a JSON path), what, and the spec section. */
 export function Problems({ event }: { event: TrafficEvent }): JSX.Element {
-  const problems = event.insight?.problems
-  if (!event.insight) return <p className="muted">Checking…</p>
+  const problems = event.insight?.problems;
+  if (!event.insight) return <p className="muted">Checking…</p>;
   if (!problems?.length)
     return (
       <p className="muted">
-        No problem found: the messages match the protocol’s schemas for {event.protocolVersion ?? 'their revision'}, and no security warning.
+        No problem found: the messages match the protocol’s schemas for {event.protocolVersion ?? 'their revision'}, and
+        no security warning.
       </p>
-    )
+    );
   return (
     <ol className="problems" aria-label="Problems">
       {problems.map((p, i) => (
         <li key={i} className={`problem pb-${p.severity}`}>
           <div className="problem-head">
-            <span className={`problem-sev pb-${p.severity}`}>{p.severity}</span> <code className="problem-id">{p.id}</code>{' '}
+            <span className={`problem-sev pb-${p.severity}`}>{p.severity}</span>{' '}
+            <code className="problem-id">{p.id}</code>{' '}
             <a href={p.spec} target="_blank" rel="noreferrer noopener" className="small">
               spec
             </a>
@@ -29,5 +31,5 @@ export function Problems({ event }: { event: TrafficEvent }): JSX.Element {
         </li>
       ))}
     </ol>
-  )
+  );
 }

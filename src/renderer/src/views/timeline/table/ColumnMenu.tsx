@@ -1,24 +1,30 @@
-import type { JSX } from 'react'
-import type { TimelineColumns } from '../../../../../shared/settings.js'
-import { Menu } from '../../../components/Menu.js'
-import { DEFAULT_COLUMNS, allColumns, columnDef, moveColumn, toggleColumn } from '../../../models/columns.js'
-import { useTimelineUi } from '../state.js'
+import type { JSX } from 'react';
+import type { TimelineColumns } from '../../../../../shared/settings.js';
+import { Menu } from '../../../components/Menu.js';
+import { DEFAULT_COLUMNS, allColumns, columnDef, moveColumn, toggleColumn } from '../../../models/columns.js';
+import { useTimelineUi } from '../state.js';
 
 /**
  * The column menu (the Columns button, or a header's context menu): show or hide each column, and for the column it
  * was opened on, sort it or move it; Reset columns goes back to the defaults.
  */
-export function ColumnMenu({ settings, save }: { settings: TimelineColumns; save(next: TimelineColumns): void }): JSX.Element | null {
-  const at = useTimelineUi((s) => s.columnMenu)
-  const open = useTimelineUi((s) => s.openColumnMenu)
-  if (!at) return null
-  const close = (): void => open(undefined)
-  const target = at.column ? columnDef(at.column) : undefined
-  const sorted = settings.sort
+export function ColumnMenu({
+  settings,
+  save,
+}: {
+  settings: TimelineColumns;
+  save(next: TimelineColumns): void;
+}): JSX.Element | null {
+  const at = useTimelineUi((s) => s.columnMenu);
+  const open = useTimelineUi((s) => s.openColumnMenu);
+  if (!at) return null;
+  const close = (): void => open(undefined);
+  const target = at.column ? columnDef(at.column) : undefined;
+  const sorted = settings.sort;
   const act = (next: TimelineColumns): void => {
-    save(next)
-    close()
-  }
+    save(next);
+    close();
+  };
   return (
     <Menu
       label="Columns"
@@ -48,10 +54,18 @@ export function ColumnMenu({ settings, save }: { settings: TimelineColumns; save
       <hr role="separator" />
       {target && (
         <>
-          <button type="button" role="menuitem" onClick={() => act({ ...settings, sort: { column: target.id, desc: false } })}>
+          <button
+            type="button"
+            role="menuitem"
+            onClick={() => act({ ...settings, sort: { column: target.id, desc: false } })}
+          >
             Sort by {target.label} ascending
           </button>
-          <button type="button" role="menuitem" onClick={() => act({ ...settings, sort: { column: target.id, desc: true } })}>
+          <button
+            type="button"
+            role="menuitem"
+            onClick={() => act({ ...settings, sort: { column: target.id, desc: true } })}
+          >
             Sort by {target.label} descending
           </button>
           <button type="button" role="menuitem" onClick={() => act(moveColumn(settings, target.id, { by: -1 }))}>
@@ -71,5 +85,5 @@ export function ColumnMenu({ settings, save }: { settings: TimelineColumns; save
         Reset columns
       </button>
     </Menu>
-  )
+  );
 }

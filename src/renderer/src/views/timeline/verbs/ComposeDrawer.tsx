@@ -1,26 +1,37 @@
-import { useEffect, useMemo, useRef, useState, type JSX } from 'react'
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
-import type { ProxyCatalog } from '../../../../../shared/api.js'
-import { onTabListKeyDown, tabStop } from '../../../components/tabs.js'
-import { useFocusReturn } from '../../../components/focus.js'
-import { formOf, initialValue, promptForm } from '../../../models/schema-form.js'
-import { visibleName } from '../../../models/visible-text.js'
-import { usePanels } from '../../../stores/panels.js'
-import { useProxies } from '../../../stores/proxies.js'
-import { flushTraffic } from '../../../stores/traffic.js'
-import { loadCatalog, useVerbs } from '../../../stores/verbs.js'
-import { useTimelineUi } from '../state.js'
-import { answerLine, RequestEditor, type Sent } from './RequestEditor.js'
+import { useEffect, useMemo, useRef, useState, type JSX } from 'react';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { ProxyCatalog } from '../../../../../shared/api.js';
+import { onTabListKeyDown, tabStop } from '../../../components/tabs.js';
+import { useFocusReturn } from '../../../components/focus.js';
+import { formOf, initialValue, promptForm } from '../../../models/schema-form.js';
+import { visibleName } from '../../../models/visible-text.js';
+import { usePanels } from '../../../stores/panels.js';
+import { useProxies } from '../../../stores/proxies.js';
+import { flushTraffic } from '../../../stores/traffic.js';
+import { loadCatalog, useVerbs } from '../../../stores/verbs.js';
+import { useTimelineUi } from '../state.js';
+import { answerLine, RequestEditor, type Sent } from './RequestEditor.js';
 
-type Kind = 'tools' | 'prompts' | 'resources'
-const KINDS: Kind[] = ['tools', 'prompts', 'resources']
+type Kind = 'tools' | 'prompts' | 'resources';
+const KINDS: Kind[] = ['tools', 'prompts', 'resources'];
 
-function ToolComposer({ proxyId, tools, onSent }: { proxyId: string; tools: ProxyCatalog['tools']; onSent(sent: Sent): void }): JSX.Element {
-  const [name, setName] = useState(tools[0]?.name ?? '')
-  const tool = tools.find((t) => t.name === name) ?? tools[0]
-  const schema = tool?.inputSchema
-  const params = useMemo(() => ({ name: tool?.name ?? '', arguments: initialValue(formOf(schema)) ?? {} }), [tool, schema])
-  if (!tool) return <p className="muted small">This proxy lists no tools.</p>
+function ToolComposer({
+  proxyId,
+  tools,
+  onSent,
+}: {
+  proxyId: string;
+  tools: ProxyCatalog['tools'];
+  onSent(sent: Sent): void;
+}): JSX.Element {
+  const [name, setName] = useState(tools[0]?.name ?? '');
+  const tool = tools.find((t) => t.name === name) ?? tools[0];
+  const schema = tool?.inputSchema;
+  const params = useMemo(
+    () => ({ name: tool?.name ?? '', arguments: initialValue(formOf(schema)) ?? {} }),
+    [tool, schema],
+  );
+  if (!tool) return <p className="muted small">This proxy lists no tools.</p>;
   return (
     <>
       <label className="compose-pick">
@@ -46,15 +57,23 @@ function ToolComposer({ proxyId, tools, onSent }: { proxyId: string; tools: Prox
         onSent={onSent}
       />
     </>
-  )
+  );
 }
 
-function PromptComposer({ proxyId, prompts, onSent }: { proxyId: string; prompts: ProxyCatalog['prompts']; onSent(sent: Sent): void }): JSX.Element {
-  const [name, setName] = useState(prompts[0]?.name ?? '')
-  const prompt = prompts.find((p) => p.name === name) ?? prompts[0]
-  const form = useMemo(() => promptForm(prompt?.arguments), [prompt])
-  const params = useMemo(() => ({ name: prompt?.name ?? '', arguments: {} }), [prompt])
-  if (!prompt) return <p className="muted small">This proxy lists no prompts.</p>
+function PromptComposer({
+  proxyId,
+  prompts,
+  onSent,
+}: {
+  proxyId: string;
+  prompts: ProxyCatalog['prompts'];
+  onSent(sent: Sent): void;
+}): JSX.Element {
+  const [name, setName] = useState(prompts[0]?.name ?? '');
+  const prompt = prompts.find((p) => p.name === name) ?? prompts[0];
+  const form = useMemo(() => promptForm(prompt?.arguments), [prompt]);
+  const params = useMemo(() => ({ name: prompt?.name ?? '', arguments: {} }), [prompt]);
+  if (!prompt) return <p className="muted small">This proxy lists no prompts.</p>;
   return (
     <>
       <label className="compose-pick">
@@ -80,26 +99,36 @@ function PromptComposer({ proxyId, prompts, onSent }: { proxyId: string; prompts
         onSent={onSent}
       />
     </>
-  )
+  );
 }
 
 /** resources/read of a listed resource, of a template filled in (RFC 6570, the SDK's UriTemplate), or of any URI. */
-function ResourceComposer({ proxyId, catalog, onSent }: { proxyId: string; catalog: ProxyCatalog; onSent(sent: Sent): void }): JSX.Element {
-  const [from, setFrom] = useState<'list' | 'template'>(catalog.resources.length || !catalog.resourceTemplates.length ? 'list' : 'template')
-  const [uri, setUri] = useState(catalog.resources[0]?.uri ?? '')
-  const [templateIndex, setTemplateIndex] = useState(0)
-  const [vars, setVars] = useState<Record<string, string>>({})
-  const template = catalog.resourceTemplates[templateIndex]
+function ResourceComposer({
+  proxyId,
+  catalog,
+  onSent,
+}: {
+  proxyId: string;
+  catalog: ProxyCatalog;
+  onSent(sent: Sent): void;
+}): JSX.Element {
+  const [from, setFrom] = useState<'list' | 'template'>(
+    catalog.resources.length || !catalog.resourceTemplates.length ? 'list' : 'template',
+  );
+  const [uri, setUri] = useState(catalog.resources[0]?.uri ?? '');
+  const [templateIndex, setTemplateIndex] = useState(0);
+  const [vars, setVars] = useState<Record<string, string>>({});
+  const template = catalog.resourceTemplates[templateIndex];
   const parsed = useMemo(() => {
-    if (!template) return undefined
+    if (!template) return undefined;
     try {
-      return new UriTemplate(template.uriTemplate)
+      return new UriTemplate(template.uriTemplate);
     } catch {
-      return undefined
+      return undefined;
     }
-  }, [template])
-  const expanded = from === 'template' && parsed ? parsed.expand(vars) : uri
-  const params = useMemo(() => ({ uri: expanded }), [expanded])
+  }, [template]);
+  const expanded = from === 'template' && parsed ? parsed.expand(vars) : uri;
+  const params = useMemo(() => ({ uri: expanded }), [expanded]);
   return (
     <>
       <div className="segmented" role="radiogroup" aria-label="Resource from">
@@ -140,7 +169,11 @@ function ResourceComposer({ proxyId, catalog, onSent }: { proxyId: string; catal
         <>
           <label className="compose-pick">
             Template
-            <select aria-label="Resource template" value={templateIndex} onChange={(e) => (setTemplateIndex(Number(e.target.value)), setVars({}))}>
+            <select
+              aria-label="Resource template"
+              value={templateIndex}
+              onChange={(e) => (setTemplateIndex(Number(e.target.value)), setVars({}))}
+            >
               {catalog.resourceTemplates.map((t, i) => (
                 <option key={t.uriTemplate} value={i}>
                   {t.name ? `${visibleName(t.name)} — ${visibleName(t.uriTemplate)}` : visibleName(t.uriTemplate)}
@@ -152,7 +185,11 @@ function ResourceComposer({ proxyId, catalog, onSent }: { proxyId: string; catal
           {parsed?.variableNames.map((name) => (
             <label key={name} className="compose-pick">
               {name}
-              <input aria-label={`Template variable ${name}`} value={vars[name] ?? ''} onChange={(e) => setVars({ ...vars, [name]: e.target.value })} />
+              <input
+                aria-label={`Template variable ${name}`}
+                value={vars[name] ?? ''}
+                onChange={(e) => setVars({ ...vars, [name]: e.target.value })}
+              />
             </label>
           ))}
           <p className="small">
@@ -171,7 +208,7 @@ function ResourceComposer({ proxyId, catalog, onSent }: { proxyId: string; catal
         onSent={onSent}
       />
     </>
-  )
+  );
 }
 
 /**
@@ -180,39 +217,45 @@ function ResourceComposer({ proxyId, catalog, onSent }: { proxyId: string; catal
  * hidden and synthetic tools show as an agent sees them).
  */
 export function ComposeDrawer(): JSX.Element | null {
-  const { compose: open, composeProxy, closeCompose } = usePanels()
-  const proxies = useProxies((s) => s.proxies).filter((p) => p.state === 'running')
-  const [picked, setPicked] = useState<string>()
-  const proxyId = proxies.some((p) => p.id === (picked ?? composeProxy)) ? ((picked ?? composeProxy) as string) : (proxies[0]?.id ?? '')
-  const entry = useVerbs((s) => s.catalogs[proxyId])
-  const [kind, setKind] = useState<Kind>('tools')
-  const [sent, setSent] = useState<Sent>()
-  const select = useTimelineUi((s) => s.select)
+  const { compose: open, composeProxy, closeCompose } = usePanels();
+  const proxies = useProxies((s) => s.proxies).filter((p) => p.state === 'running');
+  const [picked, setPicked] = useState<string>();
+  const proxyId = proxies.some((p) => p.id === (picked ?? composeProxy))
+    ? ((picked ?? composeProxy) as string)
+    : (proxies[0]?.id ?? '');
+  const entry = useVerbs((s) => s.catalogs[proxyId]);
+  const [kind, setKind] = useState<Kind>('tools');
+  const [sent, setSent] = useState<Sent>();
+  const select = useTimelineUi((s) => s.select);
   useEffect(() => {
-    if (open && proxyId) void loadCatalog(proxyId)
-  }, [open, proxyId])
+    if (open && proxyId) void loadCatalog(proxyId);
+  }, [open, proxyId]);
   // Compose takes the focus when it opens (Esc then closes it), and gives it back when it closes
-  const heading = useRef<HTMLHeadingElement>(null)
-  useFocusReturn(open)
+  const heading = useRef<HTMLHeadingElement>(null);
+  useFocusReturn(open);
   useEffect(() => {
-    if (open) heading.current?.focus()
-  }, [open])
-  if (!open) return null
-  const catalog = entry?.catalog
+    if (open) heading.current?.focus();
+  }, [open]);
+  if (!open) return null;
+  const catalog = entry?.catalog;
   const counts: Record<Kind, number> = {
     tools: catalog?.tools.length ?? 0,
     prompts: catalog?.prompts.length ?? 0,
     resources: (catalog?.resources.length ?? 0) + (catalog?.resourceTemplates.length ?? 0),
-  }
-  const onSent = (s: Sent): void => setSent(s)
+  };
+  const onSent = (s: Sent): void => setSent(s);
   return (
     <aside
       className="drawer compose-panel"
       aria-label="Compose"
       onKeyDown={(e) => {
-        if (e.key === 'Escape' && !e.defaultPrevented && !(e.target as HTMLElement).closest('.cm-editor, [role="menu"]')) {
-          e.stopPropagation()
-          closeCompose()
+        if (
+          e.key === 'Escape' &&
+          !e.defaultPrevented &&
+          !(e.target as HTMLElement).closest('.cm-editor, [role="menu"]')
+        ) {
+          e.stopPropagation();
+          closeCompose();
         }
       }}
     >
@@ -220,7 +263,11 @@ export function ComposeDrawer(): JSX.Element | null {
         <h2 ref={heading} tabIndex={-1}>
           Compose
         </h2>
-        <select aria-label="Proxy to call through" value={proxyId} onChange={(e) => (setPicked(e.target.value), setSent(undefined))}>
+        <select
+          aria-label="Proxy to call through"
+          value={proxyId}
+          onChange={(e) => (setPicked(e.target.value), setSent(undefined))}
+        >
           {proxies.map((p) => (
             <option key={p.id} value={p.id}>
               {p.name}
@@ -274,8 +321,12 @@ export function ComposeDrawer(): JSX.Element | null {
             </div>
             {catalog.problems.length > 0 && <p className="muted small">{catalog.problems.join(' · ')}</p>}
             {kind === 'tools' && <ToolComposer key={proxyId} proxyId={proxyId} tools={catalog.tools} onSent={onSent} />}
-            {kind === 'prompts' && <PromptComposer key={proxyId} proxyId={proxyId} prompts={catalog.prompts} onSent={onSent} />}
-            {kind === 'resources' && <ResourceComposer key={proxyId} proxyId={proxyId} catalog={catalog} onSent={onSent} />}
+            {kind === 'prompts' && (
+              <PromptComposer key={proxyId} proxyId={proxyId} prompts={catalog.prompts} onSent={onSent} />
+            )}
+            {kind === 'resources' && (
+              <ResourceComposer key={proxyId} proxyId={proxyId} catalog={catalog} onSent={onSent} />
+            )}
             {sent && (
               <p className="re-sent small" role="status" aria-label="Answer">
                 {sent.seq !== undefined ? `#${sent.seq} ` : ''}
@@ -285,9 +336,9 @@ export function ComposeDrawer(): JSX.Element | null {
                     type="button"
                     className="link"
                     onClick={() => {
-                      flushTraffic()
-                      select(sent.seq, true)
-                      closeCompose()
+                      flushTraffic();
+                      select(sent.seq, true);
+                      closeCompose();
                     }}
                   >
                     Open #{sent.seq} in the timeline
@@ -299,5 +350,5 @@ export function ComposeDrawer(): JSX.Element | null {
         )}
       </div>
     </aside>
-  )
+  );
 }

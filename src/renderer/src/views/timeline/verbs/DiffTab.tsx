@@ -1,27 +1,29 @@
-import { onTabListKeyDown, tabStop } from '../../../components/tabs.js'
-import { useEffect, useMemo, useState, type JSX } from 'react'
-import type { CommandOutput, TrafficEvent } from '../../../../../shared/api.js'
-import { api } from '../../../api/current.js'
-import { brief, diffValues, summary, type Change } from '../../../../../shared/json-diff.js'
-import { Diff } from '../detail/Changes.js'
-import { useTimelineUi, type CompareWith } from '../state.js'
+import { onTabListKeyDown, tabStop } from '../../../components/tabs.js';
+import { useEffect, useMemo, useState, type JSX } from 'react';
+import type { CommandOutput, TrafficEvent } from '../../../../../shared/api.js';
+import { api } from '../../../api/current.js';
+import { brief, diffValues, summary, type Change } from '../../../../../shared/json-diff.js';
+import { Diff } from '../detail/Changes.js';
+import { useTimelineUi, type CompareWith } from '../state.js';
 
-type Part = 'response' | 'request' | 'stream'
-const PART_LABELS: Record<Part, string> = { response: 'Response', request: 'Request', stream: 'Stream' }
+type Part = 'response' | 'request' | 'stream';
+const PART_LABELS: Record<Part, string> = { response: 'Response', request: 'Request', stream: 'Stream' };
 
 /** What the selected exchange is compared with: another exchange, or an answer its proxy's cassette holds. */
 export interface Other {
-  label: string
-  response?: unknown
-  request?: unknown
-  stream?: unknown
+  label: string;
+  response?: unknown;
+  request?: unknown;
+  stream?: unknown;
 }
 
 const partOf = (x: { response?: unknown; request?: unknown; stream?: unknown }, part: Part): unknown =>
-  part === 'response' ? x.response : part === 'request' ? x.request : x.stream
+  part === 'response' ? x.response : part === 'request' ? x.request : x.stream;
 /** what differs by nature between two sends of the same request: the JSON-RPC id */
 const withoutId = (value: unknown): unknown =>
-  value && typeof value === 'object' && !Array.isArray(value) && 'id' in value ? { ...(value as Record<string, unknown>), id: '(id)' } : value
+  value && typeof value === 'object' && !Array.isArray(value) && 'id' in value
+    ? { ...(value as Record<string, unknown>), id: '(id)' }
+    : value;
 
 function ChangeRow({ change }: { change: Change }): JSX.Element {
   return (
@@ -46,24 +48,27 @@ function ChangeRow({ change }: { change: Change }): JSX.Element {
         </span>
       )}
     </li>
-  )
+  );
 }
 
 /** The cassette's recorded answers for this exchange's key (through the engine), as things to compare with. */
-function useCassetteAnswers(event: TrafficEvent, wanted: boolean): { entries?: CommandOutput<'cassettes.lookup'>['entries']; error?: string } {
-  const [state, setState] = useState<{ entries?: CommandOutput<'cassettes.lookup'>['entries']; error?: string }>({})
+function useCassetteAnswers(
+  event: TrafficEvent,
+  wanted: boolean,
+): { entries?: CommandOutput<'cassettes.lookup'>['entries']; error?: string } {
+  const [state, setState] = useState<{ entries?: CommandOutput<'cassettes.lookup'>['entries']; error?: string }>({});
   useEffect(() => {
-    if (!wanted) return
-    let live = true
+    if (!wanted) return;
+    let live = true;
     api()
       .call('cassettes.lookup', { proxyId: event.proxyId, key: event.key })
       .then((found) => live && setState({ entries: found.entries }))
-      .catch((e: Error) => live && setState({ error: e.message }))
+      .catch((e: Error) => live && setState({ error: e.message }));
     return () => {
-      live = false
-    }
-  }, [event.proxyId, event.key, wanted])
-  return state
+      live = false;
+    };
+  }, [event.proxyId, event.key, wanted]);
+  return state;
 }
 
 /** Diff of the selected exchange with another (or with the cassette's answer): the changes with their paths, then side by side. */
@@ -73,18 +78,18 @@ export function DiffTab({
   other,
   originalSeq,
 }: {
-  event: TrafficEvent
-  compareWith: CompareWith | undefined
-  other?: Other
-  originalSeq?: number
+  event: TrafficEvent;
+  compareWith: CompareWith | undefined;
+  other?: Other;
+  originalSeq?: number;
 }): JSX.Element {
-  const { compare, setPicking, picking } = useTimelineUi()
-  const [part, setPart] = useState<Part>('response')
-  const [sideBySide, setSideBySide] = useState(true)
-  const [entryIndex, setEntryIndex] = useState(0)
-  const cassette = useCassetteAnswers(event, compareWith?.kind === 'cassette')
-  const entry = cassette.entries?.[Math.min(entryIndex, (cassette.entries?.length ?? 1) - 1)]
-  const fromCassette = compareWith?.kind === 'cassette'
+  const { compare, setPicking, picking } = useTimelineUi();
+  const [part, setPart] = useState<Part>('response');
+  const [sideBySide, setSideBySide] = useState(true);
+  const [entryIndex, setEntryIndex] = useState(0);
+  const cassette = useCassetteAnswers(event, compareWith?.kind === 'cassette');
+  const entry = cassette.entries?.[Math.min(entryIndex, (cassette.entries?.length ?? 1) - 1)];
+  const fromCassette = compareWith?.kind === 'cassette';
   const against = useMemo(
     (): Other | undefined =>
       fromCassette
@@ -95,12 +100,18 @@ export function DiffTab({
           }
         : other,
     [fromCassette, entry, other, event.request.id],
-  )
-  const parts: Part[] = fromCassette ? ['response', 'stream'] : ['response', 'request', 'stream']
-  const shown = parts.includes(part) ? part : 'response'
-  const [left, right] = useMemo(() => [against && withoutId(partOf(against, shown)), withoutId(partOf(event, shown))], [against, event, shown])
-  const changes = useMemo(() => (against ? diffValues(left, right) : []), [against, left, right])
-  const sides = useMemo((): [string, string] => [against?.label ?? '', `#${event.seq} (this exchange)`], [against?.label, event.seq])
+  );
+  const parts: Part[] = fromCassette ? ['response', 'stream'] : ['response', 'request', 'stream'];
+  const shown = parts.includes(part) ? part : 'response';
+  const [left, right] = useMemo(
+    () => [against && withoutId(partOf(against, shown)), withoutId(partOf(event, shown))],
+    [against, event, shown],
+  );
+  const changes = useMemo(() => (against ? diffValues(left, right) : []), [against, left, right]);
+  const sides = useMemo(
+    (): [string, string] => [against?.label ?? '', `#${event.seq} (this exchange)`],
+    [against?.label, event.seq],
+  );
 
   return (
     <div className="diff-tab">
@@ -109,7 +120,11 @@ export function DiffTab({
           Compare <strong>#{event.seq}</strong> with
         </span>
         {originalSeq !== undefined && (
-          <button type="button" className={compareWith === undefined ? 'toggle on small' : 'toggle small'} onClick={() => compare(undefined)}>
+          <button
+            type="button"
+            className={compareWith === undefined ? 'toggle on small' : 'toggle small'}
+            onClick={() => compare(undefined)}
+          >
             the original #{originalSeq}
           </button>
         )}
@@ -121,7 +136,11 @@ export function DiffTab({
         >
           the cassette&apos;s answer
         </button>
-        <button type="button" className={picking ? 'toggle on small' : 'toggle small'} onClick={() => setPicking(!picking)}>
+        <button
+          type="button"
+          className={picking ? 'toggle on small' : 'toggle small'}
+          onClick={() => setPicking(!picking)}
+        >
           {picking ? 'Click an exchange in the table… (Esc)' : 'Another exchange…'}
         </button>
       </div>
@@ -143,12 +162,20 @@ export function DiffTab({
       )}
       {!against ? (
         compareWith?.kind !== 'cassette' && (
-          <p className="muted small">Pick what to compare this exchange with: another exchange (click it in the table), or the cassette&apos;s answer.</p>
+          <p className="muted small">
+            Pick what to compare this exchange with: another exchange (click it in the table), or the cassette&apos;s
+            answer.
+          </p>
         )
       ) : (
         <>
           <div className="diff-parts">
-            <div className="tl-detail-tabs" role="tablist" aria-label="Part to compare" onKeyDown={(e) => onTabListKeyDown(e, (i) => setPart(parts[i]))}>
+            <div
+              className="tl-detail-tabs"
+              role="tablist"
+              aria-label="Part to compare"
+              onKeyDown={(e) => onTabListKeyDown(e, (i) => setPart(parts[i]))}
+            >
               {parts.map((p) => (
                 <button
                   key={p}
@@ -174,12 +201,17 @@ export function DiffTab({
               ))}
             </ul>
           )}
-          <button type="button" className="small diff-toggle" aria-expanded={sideBySide} onClick={() => setSideBySide(!sideBySide)}>
+          <button
+            type="button"
+            className="small diff-toggle"
+            aria-expanded={sideBySide}
+            onClick={() => setSideBySide(!sideBySide)}
+          >
             {sideBySide ? 'Hide side by side' : 'Side by side'}
           </button>
           {sideBySide && <Diff original={left} changed={right} label={PART_LABELS[shown]} sides={sides} />}
         </>
       )}
     </div>
-  )
+  );
 }

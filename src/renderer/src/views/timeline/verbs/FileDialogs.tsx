@@ -1,47 +1,57 @@
-import { useEffect, useRef, useState, type FormEvent, type JSX, type ReactNode } from 'react'
-import type { SaveResult, TrafficEvent } from '../../../../../shared/api.js'
-import { usePanels } from '../../../stores/panels.js'
-import { openSource, saveTraffic, useVerbs } from '../../../stores/verbs.js'
-import { useTimelineUi } from '../state.js'
+import { useEffect, useRef, useState, type FormEvent, type JSX, type ReactNode } from 'react';
+import type { SaveResult, TrafficEvent } from '../../../../../shared/api.js';
+import { usePanels } from '../../../stores/panels.js';
+import { openSource, saveTraffic, useVerbs } from '../../../stores/verbs.js';
+import { useTimelineUi } from '../state.js';
 
 /** A native modal <dialog> (focus kept inside, Esc closes) shown while `open`. */
-function Modal({ open, onClose, title, children }: { open: boolean; onClose(): void; title: string; children: ReactNode }): JSX.Element {
-  const dialog = useRef<HTMLDialogElement>(null)
+function Modal({
+  open,
+  onClose,
+  title,
+  children,
+}: {
+  open: boolean;
+  onClose(): void;
+  title: string;
+  children: ReactNode;
+}): JSX.Element {
+  const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
-    const el = dialog.current
-    if (!el) return
-    if (open && !el.open) el.showModal()
-    if (!open && el.open) el.close()
-  }, [open])
+    const el = dialog.current;
+    if (!el) return;
+    if (open && !el.open) el.showModal();
+    if (!open && el.open) el.close();
+  }, [open]);
   return (
     <dialog ref={dialog} className="modal" aria-label={title} onClose={onClose}>
       {open && children}
     </dialog>
-  )
+  );
 }
 
 /** Open…: a HAR file, a single-file cassette or a cassette folder into the timeline, as a read-only source. */
 export function OpenFileDialog(): JSX.Element {
-  const { openFile, setOpenFile } = usePanels()
-  const setFilter = useTimelineUi((s) => s.setFilter)
-  const [path, setPath] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string>()
-  const sources = useVerbs((s) => s.sources)
+  const { openFile, setOpenFile } = usePanels();
+  const setFilter = useTimelineUi((s) => s.setFilter);
+  const [path, setPath] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const sources = useVerbs((s) => s.sources);
 
   async function submit(event: FormEvent): Promise<void> {
-    event.preventDefault()
-    setBusy(true)
-    setError(undefined)
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
     try {
-      const info = await openSource(path)
-      setFilter({ proxy: info.id }) // show what was opened
-      setOpenFile(false)
-      setPath('')
+      const info = await openSource(path);
+      setFilter({ proxy: info.id }); // show what was opened
+      setOpenFile(false);
+      setPath('');
     } catch (e) {
-      setError((e as Error).message)
+      setError((e as Error).message);
     } finally {
-      setBusy(false)
+      setBusy(false);
     }
   }
 
@@ -50,8 +60,9 @@ export function OpenFileDialog(): JSX.Element {
       <form aria-label="Open into the timeline" onSubmit={(e) => void submit(e)}>
         <h2>Open into the timeline</h2>
         <p className="small muted">
-          A HAR file (a browser&apos;s or mcp-rewind&apos;s), a single-file cassette or a cassette folder, on this machine. Its exchanges join the timeline
-          read-only: search them, compare them, send them again through a running proxy.
+          A HAR file (a browser&apos;s or mcp-rewind&apos;s), a single-file cassette or a cassette folder, on this
+          machine. Its exchanges join the timeline read-only: search them, compare them, send them again through a
+          running proxy.
         </p>
         <div className="form-grid">
           <label htmlFor="open-path">Path</label>
@@ -72,7 +83,11 @@ export function OpenFileDialog(): JSX.Element {
             )}
           </div>
         </div>
-        {sources.length > 0 && <p className="small muted">Open now: {sources.map((s) => s.name).join(', ')} (close them from the proxies bar).</p>}
+        {sources.length > 0 && (
+          <p className="small muted">
+            Open now: {sources.map((s) => s.name).join(', ')} (close them from the proxies bar).
+          </p>
+        )}
         <div className="dialog-actions">
           <button type="button" onClick={() => setOpenFile(false)}>
             Cancel
@@ -83,53 +98,63 @@ export function OpenFileDialog(): JSX.Element {
         </div>
       </form>
     </Modal>
-  )
+  );
 }
 
-type Scope = 'all' | 'shown' | 'pinned' | 'selected'
+type Scope = 'all' | 'shown' | 'pinned' | 'selected';
 const FORMATS = [
   ['har', 'HAR 1.2', 'what the client got, on the wire (opens in browsers’ network panels, and here)'],
   ['folder', 'Cassette folder', 'replays with mcp-rewind --replay --cache <folder>'],
   ['file', 'Single-file cassette', 'one JSON file; replays with --cache <file>'],
-] as const
+] as const;
 
 /** Save…: the timeline, what the filter shows, the pinned exchanges or the selected ones, as HAR or a cassette. */
-export function SaveDialog({ all, shown, selected }: { all: TrafficEvent[]; shown: TrafficEvent[]; selected: TrafficEvent[] }): JSX.Element {
-  const { save, setSave } = usePanels()
-  const marks = useVerbs((s) => s.marks)
-  const [format, setFormat] = useState<'har' | 'folder' | 'file'>('har')
-  const [scope, setScope] = useState<Scope>('all')
+export function SaveDialog({
+  all,
+  shown,
+  selected,
+}: {
+  all: TrafficEvent[];
+  shown: TrafficEvent[];
+  selected: TrafficEvent[];
+}): JSX.Element {
+  const { save, setSave } = usePanels();
+  const marks = useVerbs((s) => s.marks);
+  const [format, setFormat] = useState<'har' | 'folder' | 'file'>('har');
+  const [scope, setScope] = useState<Scope>('all');
   // several exchanges picked in the table: Save… is about them
-  const [offered, setOffered] = useState(false)
+  const [offered, setOffered] = useState(false);
   if (save !== offered) {
-    setOffered(save)
-    if (save && selected.length > 1) setScope('selected')
+    setOffered(save);
+    if (save && selected.length > 1) setScope('selected');
   }
-  const [out, setOut] = useState('')
-  const [overwrite, setOverwrite] = useState(false)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string>()
-  const [result, setResult] = useState<SaveResult>()
-  const pinned = all.filter((e) => marks[e.seq])
+  const [out, setOut] = useState('');
+  const [overwrite, setOverwrite] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const [result, setResult] = useState<SaveResult>();
+  const pinned = all.filter((e) => marks[e.seq]);
   const scopes: Array<[Scope, string, TrafficEvent[]]> = [
     ['all', 'Every exchange', all],
     ['shown', 'The ones the filter shows', shown],
     ['pinned', 'Pinned and noted', pinned],
     ['selected', selected.length > 1 ? 'The picked ones' : 'The selected one', selected],
-  ]
-  const chosen = scopes.find(([s]) => s === scope)?.[2] ?? []
+  ];
+  const chosen = scopes.find(([s]) => s === scope)?.[2] ?? [];
 
   async function submit(event: FormEvent): Promise<void> {
-    event.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    setResult(undefined)
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setResult(undefined);
     try {
-      setResult(await saveTraffic({ format, out, overwrite, ...(scope === 'all' ? {} : { seqs: chosen.map((e) => e.seq) }) }))
+      setResult(
+        await saveTraffic({ format, out, overwrite, ...(scope === 'all' ? {} : { seqs: chosen.map((e) => e.seq) }) }),
+      );
     } catch (e) {
-      setError((e as Error).message)
+      setError((e as Error).message);
     } finally {
-      setBusy(false)
+      setBusy(false);
     }
   }
 
@@ -151,8 +176,14 @@ export function SaveDialog({ all, shown, selected }: { all: TrafficEvent[]; show
           <div className="control">
             {scopes.map(([id, label, list]) => (
               <label key={id} className="inline">
-                <input type="radio" name="save-scope" checked={scope === id} disabled={list.length === 0} onChange={() => setScope(id)} /> {label} (
-                {list.length})
+                <input
+                  type="radio"
+                  name="save-scope"
+                  checked={scope === id}
+                  disabled={list.length === 0}
+                  onChange={() => setScope(id)}
+                />{' '}
+                {label} ({list.length})
               </label>
             ))}
           </div>
@@ -162,12 +193,19 @@ export function SaveDialog({ all, shown, selected }: { all: TrafficEvent[]; show
               id="save-out"
               value={out}
               onChange={(e) => setOut(e.target.value)}
-              placeholder={format === 'har' ? '/path/to/traffic.har' : format === 'folder' ? '/path/to/cassette' : '/path/to/cassette.json'}
+              placeholder={
+                format === 'har'
+                  ? '/path/to/traffic.har'
+                  : format === 'folder'
+                    ? '/path/to/cassette'
+                    : '/path/to/cassette.json'
+              }
               spellCheck={false}
               aria-invalid={error !== undefined}
             />
             <label className="inline small">
-              <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.target.checked)} /> replace what is there
+              <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.target.checked)} /> replace
+              what is there
             </label>
             {error && (
               <p className="field-error" role="alert">
@@ -177,8 +215,8 @@ export function SaveDialog({ all, shown, selected }: { all: TrafficEvent[]; show
           </div>
         </div>
         <p className="small muted">
-          Secrets are redacted (session ids, credential headers and keys). A cassette keeps what the source answered — as recording would — and leaves errors
-          out; HAR keeps what the client got.
+          Secrets are redacted (session ids, credential headers and keys). A cassette keeps what the source answered —
+          as recording would — and leaves errors out; HAR keeps what the client got.
         </p>
         {result && (
           <p className="small" role="status">
@@ -199,5 +237,5 @@ export function SaveDialog({ all, shown, selected }: { all: TrafficEvent[]; show
         </div>
       </form>
     </Modal>
-  )
+  );
 }

@@ -1,41 +1,49 @@
-import { useEffect, useMemo, useRef, useState, type JSX } from 'react'
-import type { AppServerRequest } from '../../../../../shared/api.js'
-import { formOf, initialValue, problemsByPath } from '../../../models/schema-form.js'
-import { useProxies } from '../../../stores/proxies.js'
-import { answerQuestion, checkSchema, useVerbs } from '../../../stores/verbs.js'
-import { timeLeft, useNow } from '../../breakpoints/BreakpointBanner.js'
-import { SchemaForm } from './SchemaForm.js'
+import { useEffect, useMemo, useRef, useState, type JSX } from 'react';
+import type { AppServerRequest } from '../../../../../shared/api.js';
+import { formOf, initialValue, problemsByPath } from '../../../models/schema-form.js';
+import { useProxies } from '../../../stores/proxies.js';
+import { answerQuestion, checkSchema, useVerbs } from '../../../stores/verbs.js';
+import { timeLeft, useNow } from '../../breakpoints/BreakpointBanner.js';
+import { SchemaForm } from './SchemaForm.js';
 
 /** The text of a sampling request's messages, one line each ("user: …"). */
 function messagesOf(params: Record<string, unknown>): string[] {
-  const messages = (params.messages as Array<{ role?: string; content?: unknown }> | undefined) ?? []
+  const messages = (params.messages as Array<{ role?: string; content?: unknown }> | undefined) ?? [];
   return messages.map((m) => {
-    const blocks = Array.isArray(m.content) ? m.content : [m.content]
+    const blocks = Array.isArray(m.content) ? m.content : [m.content];
     const text = blocks
-      .map((b) => ((b as { type?: string; text?: string })?.type === 'text' ? (b as { text: string }).text : `[${(b as { type?: string })?.type ?? '?'}]`))
-      .join(' ')
-    return `${m.role ?? '?'}: ${text}`
-  })
+      .map((b) =>
+        (b as { type?: string; text?: string })?.type === 'text'
+          ? (b as { text: string }).text
+          : `[${(b as { type?: string })?.type ?? '?'}]`,
+      )
+      .join(' ');
+    return `${m.role ?? '?'}: ${text}`;
+  });
 }
 
 /** one kind of question's form: what was asked, and how to answer (a result) or refuse (an error) */
 interface QuestionProps {
-  question: AppServerRequest
-  busy: boolean
-  answer(a: { result?: Record<string, unknown>; error?: string }): void
+  question: AppServerRequest;
+  busy: boolean;
+  answer(a: { result?: Record<string, unknown>; error?: string }): void;
 }
 
 function Sampling({ question, busy, answer }: QuestionProps): JSX.Element {
-  const [text, setText] = useState('')
+  const [text, setText] = useState('');
   return (
     <>
-      <p className="small">The server asks the client (the app) to sample a model. Answer as the model would, or refuse:</p>
+      <p className="small">
+        The server asks the client (the app) to sample a model. Answer as the model would, or refuse:
+      </p>
       <ul className="question-messages">
         {messagesOf(question.params).map((line, i) => (
           <li key={i}>{line}</li>
         ))}
       </ul>
-      {typeof question.params.systemPrompt === 'string' && <p className="muted small">System prompt: {question.params.systemPrompt}</p>}
+      {typeof question.params.systemPrompt === 'string' && (
+        <p className="muted small">System prompt: {question.params.systemPrompt}</p>
+      )}
       <label className="compose-pick">
         Answer
         <textarea aria-label="Sampling answer" rows={4} value={text} onChange={(e) => setText(e.target.value)} />
@@ -49,36 +57,53 @@ function Sampling({ question, busy, answer }: QuestionProps): JSX.Element {
           className="primary"
           disabled={busy}
           onClick={() =>
-            answer({ result: { role: 'assistant', content: { type: 'text', text }, model: 'mcp-rewind (answered by hand)', stopReason: 'endTurn' } })
+            answer({
+              result: {
+                role: 'assistant',
+                content: { type: 'text', text },
+                model: 'mcp-rewind (answered by hand)',
+                stopReason: 'endTurn',
+              },
+            })
           }
         >
           Send answer
         </button>
       </div>
     </>
-  )
+  );
 }
 
 function Elicitation({ question, busy, answer }: QuestionProps): JSX.Element {
-  const schema = question.params.requestedSchema as Record<string, unknown> | undefined
-  const form = useMemo(() => formOf(schema), [schema])
-  const [value, setValue] = useState<unknown>(() => initialValue(form) ?? {})
-  const [problems, setProblems] = useState<Array<{ path: string; message: string }>>([])
+  const schema = question.params.requestedSchema as Record<string, unknown> | undefined;
+  const form = useMemo(() => formOf(schema), [schema]);
+  const [value, setValue] = useState<unknown>(() => initialValue(form) ?? {});
+  const [problems, setProblems] = useState<Array<{ path: string; message: string }>>([]);
   useEffect(() => {
-    if (!schema) return
-    let live = true
+    if (!schema) return;
+    let live = true;
     void checkSchema(schema, value).then(
       (p) => live && setProblems(p),
       () => {},
-    )
+    );
     return () => {
-      live = false
-    }
-  }, [schema, value])
+      live = false;
+    };
+  }, [schema, value]);
   return (
     <>
-      <p className="small">{typeof question.params.message === 'string' ? question.params.message : 'The server asks the client (the app) for input.'}</p>
-      <SchemaForm form={form} value={value} onChange={setValue} problems={problemsByPath(problems)} label="Requested input" />
+      <p className="small">
+        {typeof question.params.message === 'string'
+          ? question.params.message
+          : 'The server asks the client (the app) for input.'}
+      </p>
+      <SchemaForm
+        form={form}
+        value={value}
+        onChange={setValue}
+        problems={problemsByPath(problems)}
+        label="Requested input"
+      />
       <div className="dialog-actions">
         <button type="button" disabled={busy} onClick={() => answer({ result: { action: 'cancel' } })}>
           Cancel
@@ -96,7 +121,7 @@ function Elicitation({ question, busy, answer }: QuestionProps): JSX.Element {
         </button>
       </div>
     </>
-  )
+  );
 }
 
 /**
@@ -104,30 +129,35 @@ function Elicitation({ question, busy, answer }: QuestionProps): JSX.Element {
  * answered here by the user or refused (the server gets an error saying so). Shown over any view.
  */
 export function QuestionDialog(): JSX.Element {
-  const questions = useVerbs((s) => s.questions)
-  const proxies = useProxies((s) => s.proxies)
-  const question = questions[0]
-  const dialog = useRef<HTMLDialogElement>(null)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string>()
-  const now = useNow(question !== undefined)
+  const questions = useVerbs((s) => s.questions);
+  const proxies = useProxies((s) => s.proxies);
+  const question = questions[0];
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const now = useNow(question !== undefined);
   useEffect(() => {
-    const el = dialog.current
-    if (!el) return
-    if (question && !el.open) el.showModal()
-    if (!question && el.open) el.close()
-  }, [question])
+    const el = dialog.current;
+    if (!el) return;
+    if (question && !el.open) el.showModal();
+    if (!question && el.open) el.close();
+  }, [question]);
   const answer = (a: { result?: Record<string, unknown>; error?: string }): void => {
-    if (!question) return
-    setBusy(true)
-    setError(undefined)
+    if (!question) return;
+    setBusy(true);
+    setError(undefined);
     answerQuestion(question.id, a)
       .catch((e: Error) => setError(e.message))
-      .finally(() => setBusy(false))
-  }
-  const proxy = question && (proxies.find((p) => p.id === question.proxyId)?.name ?? question.proxyId)
+      .finally(() => setBusy(false));
+  };
+  const proxy = question && (proxies.find((p) => p.id === question.proxyId)?.name ?? question.proxyId);
   return (
-    <dialog ref={dialog} className="modal" aria-label="The server asks" onCancel={(e) => (e.preventDefault(), answer({ error: 'dismissed' }))}>
+    <dialog
+      ref={dialog}
+      className="modal"
+      aria-label="The server asks"
+      onCancel={(e) => (e.preventDefault(), answer({ error: 'dismissed' }))}
+    >
       {question && (
         <div className="dialog-body">
           <h2>
@@ -155,5 +185,5 @@ export function QuestionDialog(): JSX.Element {
         </div>
       )}
     </dialog>
-  )
+  );
 }

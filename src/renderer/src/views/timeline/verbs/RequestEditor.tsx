@@ -1,41 +1,41 @@
-import { Name } from '../../../components/Name.js'
-import { useMemo, useState, type JSX } from 'react'
-import type { JsonRpcResponse } from '../../../../../shared/jsonrpc.js'
-import { JsonEditor } from '../../../components/JsonEditor.js'
-import { formOf, fromJsonText, problemsByPath, toJsonText, type Field } from '../../../models/schema-form.js'
-import { useSchemaProblems } from '../../../hooks/tool-schema.js'
-import { sendExchange } from '../../../stores/verbs.js'
-import { SchemaForm } from './SchemaForm.js'
+import { Name } from '../../../components/Name.js';
+import { useMemo, useState, type JSX } from 'react';
+import type { JsonRpcResponse } from '../../../../../shared/jsonrpc.js';
+import { JsonEditor } from '../../../components/JsonEditor.js';
+import { formOf, fromJsonText, problemsByPath, toJsonText, type Field } from '../../../models/schema-form.js';
+import { useSchemaProblems } from '../../../hooks/tool-schema.js';
+import { sendExchange } from '../../../stores/verbs.js';
+import { SchemaForm } from './SchemaForm.js';
 
 export interface Sent {
-  seq?: number
-  response: JsonRpcResponse
+  seq?: number;
+  response: JsonRpcResponse;
 }
 
 interface Props {
-  proxyId: string
-  method: string
+  proxyId: string;
+  method: string;
   /** the request's params as they start (the original's, for Edit & resend) */
-  params: Record<string, unknown>
+  params: Record<string, unknown>;
   /** the JSON Schema of `params.arguments` (a tool's inputSchema, a prompt's arguments as a schema), if known */
-  schema?: Record<string, unknown>
+  schema?: Record<string, unknown>;
   /** a ready form for the arguments (prompts); else one is made from `schema` */
-  form?: Field
-  kind: 'edit' | 'compose'
-  from?: number
+  form?: Field;
+  kind: 'edit' | 'compose';
+  from?: number;
   /** what the send button says */
-  sendLabel: string
-  onSent(sent: Sent): void
+  sendLabel: string;
+  onSent(sent: Sent): void;
   /** for the form's accessible name ("Arguments of echo") */
-  label: string
+  label: string;
 }
 
 /** One line about an answer: ok, a tool error, or a JSON-RPC error with its message. */
 export function answerLine(response: JsonRpcResponse): string {
-  if ('error' in response) return `error ${response.error.code}: ${response.error.message}`
-  const result = response.result as { isError?: boolean; content?: Array<{ type: string; text?: string }> }
-  const text = result.content?.find((c) => c.type === 'text')?.text
-  return `${result.isError ? 'tool error' : 'ok'}${text ? `: ${text.length > 160 ? `${text.slice(0, 159)}…` : text}` : ''}`
+  if ('error' in response) return `error ${response.error.code}: ${response.error.message}`;
+  const result = response.result as { isError?: boolean; content?: Array<{ type: string; text?: string }> };
+  const text = result.content?.find((c) => c.type === 'text')?.text;
+  return `${result.isError ? 'tool error' : 'ok'}${text ? `: ${text.length > 160 ? `${text.slice(0, 159)}…` : text}` : ''}`;
 }
 
 /**
@@ -43,62 +43,74 @@ export function answerLine(response: JsonRpcResponse): string {
  * prompts/get) or as raw JSON (every param). The arguments are checked against the schema by the engine (ajv) as you
  * type; a request that breaks it can still be sent on purpose ("Send anyway": the server is the judge).
  */
-export function RequestEditor({ proxyId, method, params, schema, form: givenForm, kind, from, sendLabel, onSent, label }: Props): JSX.Element {
-  const form = useMemo(() => givenForm ?? (schema ? formOf(schema) : undefined), [givenForm, schema])
-  const hasArguments = form !== undefined && (method === 'tools/call' || method === 'prompts/get')
-  const [mode, setMode] = useState<'form' | 'json'>(hasArguments ? 'form' : 'json')
-  const [current, setCurrent] = useState<Record<string, unknown>>(params)
-  const [text, setText] = useState(() => toJsonText(params))
-  const [textError, setTextError] = useState<string>()
-  const [anyway, setAnyway] = useState(false)
+export function RequestEditor({
+  proxyId,
+  method,
+  params,
+  schema,
+  form: givenForm,
+  kind,
+  from,
+  sendLabel,
+  onSent,
+  label,
+}: Props): JSX.Element {
+  const form = useMemo(() => givenForm ?? (schema ? formOf(schema) : undefined), [givenForm, schema]);
+  const hasArguments = form !== undefined && (method === 'tools/call' || method === 'prompts/get');
+  const [mode, setMode] = useState<'form' | 'json'>(hasArguments ? 'form' : 'json');
+  const [current, setCurrent] = useState<Record<string, unknown>>(params);
+  const [text, setText] = useState(() => toJsonText(params));
+  const [textError, setTextError] = useState<string>();
+  const [anyway, setAnyway] = useState(false);
   /** problems show once the user edited the form or tried to send (not on a form just opened) */
-  const [touched, setTouched] = useState(false)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string>()
+  const [touched, setTouched] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
 
-  const args = current.arguments
-  const checkedSchema = givenForm ? undefined : schema
-  const problems = useSchemaProblems(checkedSchema, args, hasArguments)
+  const args = current.arguments;
+  const checkedSchema = givenForm ? undefined : schema;
+  const problems = useSchemaProblems(checkedSchema, args, hasArguments);
   // a prompt's required arguments, checked here (they are all strings)
   const missing =
     givenForm && hasArguments
       ? (givenForm.fields ?? [])
           .filter((f) => f.required && !((args as Record<string, unknown> | undefined)?.[f.name] ?? ''))
           .map((f) => ({ path: f.name, message: 'required' }))
-      : []
-  const allProblems = [...(checkedSchema && hasArguments ? problems : []), ...missing]
-  const byPath = problemsByPath(touched ? allProblems : [])
+      : [];
+  const allProblems = [...(checkedSchema && hasArguments ? problems : []), ...missing];
+  const byPath = problemsByPath(touched ? allProblems : []);
 
   function switchTo(next: 'form' | 'json'): void {
-    if (next === 'json') setText(toJsonText(current))
+    if (next === 'json') setText(toJsonText(current));
     else {
-      const parsed = fromJsonText(text)
+      const parsed = fromJsonText(text);
       if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))
-        return setTextError(parsed.ok ? 'params must be a JSON object' : parsed.message)
-      setCurrent(parsed.value as Record<string, unknown>)
+        return setTextError(parsed.ok ? 'params must be a JSON object' : parsed.message);
+      setCurrent(parsed.value as Record<string, unknown>);
     }
-    setTextError(undefined)
-    setMode(next)
+    setTextError(undefined);
+    setMode(next);
   }
 
   async function send(): Promise<void> {
-    setTouched(true)
-    if (mode === 'form' && allProblems.length > 0 && !anyway) return
-    let toSend = current
+    setTouched(true);
+    if (mode === 'form' && allProblems.length > 0 && !anyway) return;
+    let toSend = current;
     if (mode === 'json') {
-      const parsed = fromJsonText(text)
-      if (!parsed.ok) return setTextError(parsed.message)
-      if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) return setTextError('params must be a JSON object')
-      toSend = parsed.value as Record<string, unknown>
+      const parsed = fromJsonText(text);
+      if (!parsed.ok) return setTextError(parsed.message);
+      if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))
+        return setTextError('params must be a JSON object');
+      toSend = parsed.value as Record<string, unknown>;
     }
-    setBusy(true)
-    setError(undefined)
+    setBusy(true);
+    setError(undefined);
     try {
-      onSent(await sendExchange({ proxyId, method, params: toSend, kind, ...(from !== undefined ? { from } : {}) }))
+      onSent(await sendExchange({ proxyId, method, params: toSend, kind, ...(from !== undefined ? { from } : {}) }));
     } catch (e) {
-      setError((e as Error).message)
+      setError((e as Error).message);
     } finally {
-      setBusy(false)
+      setBusy(false);
     }
   }
 
@@ -111,10 +123,12 @@ export function RequestEditor({ proxyId, method, params, schema, form: givenForm
         {hasArguments && (
           <div className="segmented" role="radiogroup" aria-label="Edit as">
             <label>
-              <input type="radio" name={`mode-${label}`} checked={mode === 'form'} onChange={() => switchTo('form')} /> Form
+              <input type="radio" name={`mode-${label}`} checked={mode === 'form'} onChange={() => switchTo('form')} />{' '}
+              Form
             </label>
             <label>
-              <input type="radio" name={`mode-${label}`} checked={mode === 'json'} onChange={() => switchTo('json')} /> Raw JSON
+              <input type="radio" name={`mode-${label}`} checked={mode === 'json'} onChange={() => switchTo('json')} />{' '}
+              Raw JSON
             </label>
           </div>
         )}
@@ -124,8 +138,8 @@ export function RequestEditor({ proxyId, method, params, schema, form: givenForm
           form={form}
           value={args ?? {}}
           onChange={(v) => {
-            setTouched(true)
-            setCurrent({ ...current, arguments: v ?? {} })
+            setTouched(true);
+            setCurrent({ ...current, arguments: v ?? {} });
           }}
           problems={byPath}
           label={label}
@@ -159,5 +173,5 @@ export function RequestEditor({ proxyId, method, params, schema, form: givenForm
         )}
       </div>
     </div>
-  )
+  );
 }

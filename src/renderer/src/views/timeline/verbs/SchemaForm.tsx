@@ -1,23 +1,44 @@
-import { useState, type JSX } from 'react'
-import { addItem, getAt, itemAt, numberFrom, optionKey, optionOf, pathText, removeItem, setAt, type Field } from '../../../models/schema-form.js'
+import { useState, type JSX } from 'react';
+import {
+  addItem,
+  getAt,
+  itemAt,
+  numberFrom,
+  optionKey,
+  optionOf,
+  pathText,
+  removeItem,
+  setAt,
+  type Field,
+} from '../../../models/schema-form.js';
 
 interface Props {
-  form: Field
-  value: unknown
-  onChange(value: unknown): void
+  form: Field;
+  value: unknown;
+  onChange(value: unknown): void;
   /** the engine's schema problems by path text ("attendees[1].email") */
-  problems: Map<string, string[]>
+  problems: Map<string, string[]>;
   /** names the form for assistive tech ("Arguments of echo") */
-  label: string
+  label: string;
 }
 
-const idOf = (field: Field): string => `sf-${pathText(field.path).replace(/[^A-Za-z0-9_-]/g, '_') || 'root'}`
+const idOf = (field: Field): string => `sf-${pathText(field.path).replace(/[^A-Za-z0-9_-]/g, '_') || 'root'}`;
 
 /** A number input that keeps what is typed (e.g. "1.") while the value holds what it means. */
-function NumberInput({ field, value, set, invalid }: { field: Field; value: unknown; set: (v: unknown) => void; invalid: boolean }): JSX.Element {
-  const [typed, setText] = useState(value === undefined ? '' : String(value))
+function NumberInput({
+  field,
+  value,
+  set,
+  invalid,
+}: {
+  field: Field;
+  value: unknown;
+  set: (v: unknown) => void;
+  invalid: boolean;
+}): JSX.Element {
+  const [typed, setText] = useState(value === undefined ? '' : String(value));
   // what was typed while it still means the value (e.g. "1."), else the value as it changed from outside
-  const text = numberFrom(typed, field.kind === 'integer') === value ? typed : value === undefined ? '' : String(value)
+  const text = numberFrom(typed, field.kind === 'integer') === value ? typed : value === undefined ? '' : String(value);
   return (
     <input
       id={idOf(field)}
@@ -26,17 +47,27 @@ function NumberInput({ field, value, set, invalid }: { field: Field; value: unkn
       aria-invalid={invalid}
       placeholder={field.default !== undefined ? `default ${JSON.stringify(field.default)}` : field.kind}
       onChange={(e) => {
-        setText(e.target.value)
-        set(numberFrom(e.target.value, field.kind === 'integer'))
+        setText(e.target.value);
+        set(numberFrom(e.target.value, field.kind === 'integer'));
       }}
     />
-  )
+  );
 }
 
 /** A part the form cannot express, edited as JSON text (kept as typed while it does not parse). */
-function JsonInput({ field, value, set, invalid }: { field: Field; value: unknown; set: (v: unknown) => void; invalid: boolean }): JSX.Element {
-  const [text, setText] = useState(value === undefined ? '' : JSON.stringify(value))
-  const [bad, setBad] = useState(false)
+function JsonInput({
+  field,
+  value,
+  set,
+  invalid,
+}: {
+  field: Field;
+  value: unknown;
+  set: (v: unknown) => void;
+  invalid: boolean;
+}): JSX.Element {
+  const [text, setText] = useState(value === undefined ? '' : JSON.stringify(value));
+  const [bad, setBad] = useState(false);
   return (
     <input
       id={idOf(field)}
@@ -45,24 +76,34 @@ function JsonInput({ field, value, set, invalid }: { field: Field; value: unknow
       aria-invalid={invalid || bad}
       placeholder="JSON"
       onChange={(e) => {
-        setText(e.target.value)
+        setText(e.target.value);
         if (e.target.value.trim() === '') {
-          set(undefined)
-          setBad(false)
-          return
+          set(undefined);
+          setBad(false);
+          return;
         }
         try {
-          set(JSON.parse(e.target.value))
-          setBad(false)
+          set(JSON.parse(e.target.value));
+          setBad(false);
         } catch {
-          setBad(true)
+          setBad(true);
         }
       }}
     />
-  )
+  );
 }
 
-function Control({ field, value, set, invalid }: { field: Field; value: unknown; set: (v: unknown) => void; invalid: boolean }): JSX.Element {
+function Control({
+  field,
+  value,
+  set,
+  invalid,
+}: {
+  field: Field;
+  value: unknown;
+  set: (v: unknown) => void;
+  invalid: boolean;
+}): JSX.Element {
   switch (field.kind) {
     case 'boolean':
       return (
@@ -73,7 +114,7 @@ function Control({ field, value, set, invalid }: { field: Field; value: unknown;
           aria-invalid={invalid}
           onChange={(e) => set(e.target.checked ? true : field.required ? false : undefined)}
         />
-      )
+      );
     case 'enum':
       return (
         <select
@@ -89,12 +130,12 @@ function Control({ field, value, set, invalid }: { field: Field; value: unknown;
             </option>
           ))}
         </select>
-      )
+      );
     case 'number':
     case 'integer':
-      return <NumberInput field={field} value={value} set={set} invalid={invalid} />
+      return <NumberInput field={field} value={value} set={set} invalid={invalid} />;
     case 'json':
-      return <JsonInput field={field} value={value} set={set} invalid={invalid} />
+      return <JsonInput field={field} value={value} set={set} invalid={invalid} />;
     default:
       return (
         <input
@@ -105,7 +146,7 @@ function Control({ field, value, set, invalid }: { field: Field; value: unknown;
           placeholder={field.default !== undefined ? `default ${JSON.stringify(field.default)}` : (field.format ?? '')}
           onChange={(e) => set(e.target.value === '' && !field.required ? undefined : e.target.value)}
         />
-      )
+      );
   }
 }
 
@@ -115,14 +156,14 @@ function FieldView({
   onChange,
   problems,
 }: {
-  field: Field
-  root: unknown
-  onChange(v: unknown): void
-  problems: Map<string, string[]>
+  field: Field;
+  root: unknown;
+  onChange(v: unknown): void;
+  problems: Map<string, string[]>;
 }): JSX.Element {
-  const value = getAt(root, field.path)
-  const set = (v: unknown): void => onChange(setAt(root, field.path, v))
-  const here = problems.get(pathText(field.path)) ?? []
+  const value = getAt(root, field.path);
+  const set = (v: unknown): void => onChange(setAt(root, field.path, v));
+  const here = problems.get(pathText(field.path)) ?? [];
   const label = (
     <span className="sf-label">
       {field.label}
@@ -134,7 +175,7 @@ function FieldView({
       )}
       {field.nullable && <span className="muted small"> (or null)</span>}
     </span>
-  )
+  );
   const notes = (
     <>
       {field.description && <span className="field-hint">{field.description}</span>}
@@ -145,42 +186,53 @@ function FieldView({
         </span>
       ))}
     </>
-  )
+  );
   if (field.kind === 'object') {
     return (
       <fieldset className="sf-object">
         <legend>{label}</legend>
         {notes}
         {field.fields?.length ? (
-          field.fields.map((f) => <FieldView key={f.name} field={f} root={root} onChange={onChange} problems={problems} />)
+          field.fields.map((f) => (
+            <FieldView key={f.name} field={f} root={root} onChange={onChange} problems={problems} />
+          ))
         ) : (
           <span className="muted small">no properties</span>
         )}
       </fieldset>
-    )
+    );
   }
   if (field.kind === 'array') {
-    const items = Array.isArray(value) ? value : []
+    const items = Array.isArray(value) ? value : [];
     return (
       <fieldset className="sf-array">
         <legend>{label}</legend>
         {notes}
         {items.map((_, i) => {
-          const item = itemAt(field, i)
+          const item = itemAt(field, i);
           return (
             <div key={i} className="sf-item">
               <FieldView field={item} root={root} onChange={onChange} problems={problems} />
-              <button type="button" className="small" aria-label={`Remove ${field.label} ${i + 1}`} onClick={() => onChange(removeItem(root, item.path))}>
+              <button
+                type="button"
+                className="small"
+                aria-label={`Remove ${field.label} ${i + 1}`}
+                onClick={() => onChange(removeItem(root, item.path))}
+              >
                 ✕
               </button>
             </div>
-          )
+          );
         })}
-        <button type="button" className="small" onClick={() => onChange(addItem(root, field.path, field.item as Field))}>
+        <button
+          type="button"
+          className="small"
+          onClick={() => onChange(addItem(root, field.path, field.item as Field))}
+        >
           + Add {field.label === 'item' ? 'item' : `to ${field.label}`}
         </button>
       </fieldset>
-    )
+    );
   }
   return (
     <div className={`sf-field${field.kind === 'boolean' ? ' inline' : ''}`}>
@@ -190,17 +242,19 @@ function FieldView({
         {notes}
       </div>
     </div>
-  )
+  );
 }
 
 /** A form generated from a JSON Schema (schema-form.ts): controlled by `value`, problems beside their fields. */
 export function SchemaForm({ form, value, onChange, problems, label }: Props): JSX.Element {
-  const rootProblems = problems.get('') ?? []
+  const rootProblems = problems.get('') ?? [];
   return (
     <div className="schema-form" role="group" aria-label={label}>
       {form.kind === 'object' ? (
         form.fields?.length ? (
-          form.fields.map((f) => <FieldView key={f.name} field={f} root={value} onChange={onChange} problems={problems} />)
+          form.fields.map((f) => (
+            <FieldView key={f.name} field={f} root={value} onChange={onChange} problems={problems} />
+          ))
         ) : (
           <p className="muted small">No arguments.</p>
         )
@@ -213,5 +267,5 @@ export function SchemaForm({ form, value, onChange, problems, label }: Props): J
         </p>
       ))}
     </div>
-  )
+  );
 }
