@@ -42,8 +42,9 @@ test('New proxy: "Upstream timeout" 2 cuts a call the upstream never answers, an
     const table = page.getByRole('table', { name: 'Recent exchanges' });
     await table.getByRole('row').filter({ hasText: 'hang' }).click();
     const detail = page.getByRole('complementary', { name: 'Exchange detail' });
-    await expect(detail).toContainText('error -32005');
+    await expect(detail).toContainText('timed out'); // its final state (issue 25 item 1); the client got -32005
     await detail.getByRole('tab', { name: 'Response' }).click();
+    await expect(detail).toContainText('-32005');
     await expect(detail).toContainText('per-call timeout (2 s)');
     expect(problems).toEqual([]);
   } finally {

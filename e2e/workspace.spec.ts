@@ -301,7 +301,13 @@ test('restart the UI process: proxies, rules and breakpoints come back', async (
     await expect(again.getByText('running')).toBeVisible({ timeout: 15_000 });
     await expect(again.locator('code')).toHaveText(endpoint); // the same port: client configs stay valid
     await expect(page.getByRole('button', { name: /^Breakpoints \(1\)/ })).toBeVisible();
-    const mcp = await connectClient(endpoint);
+    // the list may still show the old process's row for a moment after the reconnect: the port answers once the new
+    // process has started its proxy again
+    let mcp: Awaited<ReturnType<typeof connectClient>> | undefined;
+    await expect
+      .poll(async () => (mcp = await connectClient(endpoint).catch(() => undefined)) !== undefined, { timeout: 15_000 })
+      .toBe(true);
+    if (!mcp) throw new Error('unreachable');
     try {
       expect((await mcp.client.listTools()).tools.map((t) => t.name)).not.toContain('counter');
     } finally {
