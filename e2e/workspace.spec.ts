@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Locator, Page } from '@playwright/test';
+import type { Locator } from '@playwright/test';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
@@ -8,6 +8,7 @@ import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-serve
 import { startCustomUpstream } from '../test/helpers/custom-upstream.js';
 import { count, pageScrolls, rowsInView } from './layout.js';
 import { expect, ROOT, test } from './shell.js';
+import { newProxy } from './inspector-helpers.js';
 
 // The inspector workspace (issue 9) against the app as a user starts it (e2e/shell.ts: `mcp-rewind ui` in real
 // Chromium), the real engine, real SDK peers; at 1280×720 and 1440×900. No stubbed window APIs.
@@ -17,21 +18,6 @@ const SIZES = [
   { width: 1280, height: 720 },
   { width: 1440, height: 900 },
 ];
-
-async function newProxy(
-  page: Page,
-  fields: { mode: string; name: string; upstreamUrl?: string; cacheDir?: string },
-): Promise<Locator> {
-  await page.getByRole('button', { name: 'New proxy', exact: true }).click();
-  const form = page.getByRole('form', { name: 'New proxy' });
-  await form.getByLabel('Mode').selectOption(fields.mode);
-  if (fields.upstreamUrl !== undefined) await form.getByLabel('Upstream URL').fill(fields.upstreamUrl);
-  if (fields.cacheDir !== undefined) await form.getByLabel('Cassette folder').fill(fields.cacheDir);
-  await form.getByLabel('Name').fill(fields.name);
-  await form.getByRole('button', { name: 'Create proxy' }).click();
-  await expect(form).toBeHidden({ timeout: 15_000 });
-  return page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem', { name: `Proxy ${fields.name}` });
-}
 
 for (const size of SIZES) {
   test(`first start at ${size.width}×${size.height}: the demo's traffic fills the window (≥15 rows), the page never scrolls`, async ({
