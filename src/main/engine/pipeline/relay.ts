@@ -63,7 +63,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   let upRes: IncomingMessage;
   try {
     if (!upstream) throw new UpstreamUnavailableError('no upstream server');
-    for (const e of exchanges) e.sentUpstreamMs = e.elapsed();
+    for (const e of exchanges) e.timeline.sentUpstreamMs = e.elapsed();
     upRes = await upstream.request({
       method: 'POST',
       headers: requestHeaders,
@@ -94,15 +94,15 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   if (res.destroyed && exchanges.length > 0) {
     // the client went away while the upstream had not begun to answer: so does the upstream request
     upRes.destroy();
-    for (const exchange of exchanges) exchange.clientGone = true;
+    for (const exchange of exchanges) exchange.delivery.clientGone = true;
     return brokenStream(stage, res, undefined, new Map(exchanges.map((e) => [e.request.id, e])), session);
   }
 
   if (exchanges.length > 0) {
     const head = { status: upRes.statusCode ?? 0, headers: redactHeaders(upRes.headers) }; // for the timeline
     for (const e of exchanges) {
-      e.firstByteMs = e.elapsed();
-      e.http = head;
+      e.timeline.firstByteMs = e.elapsed();
+      e.timeline.http = head;
     }
   }
   if (init) {
@@ -117,8 +117,8 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   if (owned && (upRes.statusCode ?? 500) >= 300) sessions.delete(live.id as string); // refused: no session came of it
   const headers = downstreamHeaders(upRes, live.id, owned);
   // a hook holds an answer, or the proxy answered part of the POST: the relay goes message by message
-  const rewriting = local.length > 0 || exchanges.some((e) => e.need === 'hold');
-  const tapped = rewriting || init !== undefined || exchanges.some((e) => e.need !== 'none');
+  const rewriting = local.length > 0 || exchanges.some((e) => e.delivery.need === 'hold');
+  const tapped = rewriting || init !== undefined || exchanges.some((e) => e.delivery.need !== 'none');
   if (!tapped || exchanges.length === 0) {
     res.writeHead(upRes.statusCode ?? 502, headers);
     upRes.pipe(res); // nobody needs the messages: the cheapest faithful relay
@@ -137,7 +137,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     upRes.on('aborted', () => broken());
     res.on('close', () => {
       if (upRes.complete) return;
-      for (const exchange of exchanges) exchange.clientGone = true;
+      for (const exchange of exchanges) exchange.delivery.clientGone = true;
       upRes.destroy();
     });
     return;
@@ -151,7 +151,9 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
   // no rewrite, but an answer is committed before the client gets it: the bytes wait for it, unchanged
   const writeHead = (): void => void res.writeHead(upRes.statusCode ?? 502, headers);
   const gate =
-    !delivery && exchanges.some((e) => e.need === 'commit') ? new CommitGate(res, upRes, !sse, writeHead) : undefined;
+    !delivery && exchanges.some((e) => e.delivery.need === 'commit')
+      ? new CommitGate(res, upRes, !sse, writeHead)
+      : undefined;
   if (!delivery && !gate) writeHead();
   const pending = new Map(exchanges.map((e) => [e.request.id, e]));
   for (const exchange of exchanges)
@@ -167,16 +169,15 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       if (isResponse(message) && message.id !== null && pending.has(message.id)) {
         const exchange = pending.get(message.id) as LiveExchange;
         pending.delete(message.id);
-        exchange.upstreamResponse = message;
-        exchange.response = message;
-        exchange.answeredMs = exchange.elapsed();
-        exchange.framing = tap.framing();
+        exchange.upstreamAnswered(message);
+        exchange.timeline.framing = tap.framing();
         if (exchange === init) {
-          if ('result' in message)
-            live.protocolVersion = exchange.protocolVersion = String(message.result.protocolVersion ?? '');
-          else if (owned) sessions.delete(live.id as string); // no session came of it
+          if ('result' in message) {
+            exchange.negotiated(String(message.result.protocolVersion ?? ''));
+            live.protocolVersion = exchange.protocolVersion;
+          } else if (owned) sessions.delete(live.id as string); // no session came of it
         }
-        if (waits(exchange.need)) {
+        if (waits(exchange.delivery.need)) {
           const responded = stage.hooks.respond(
             exchange,
             live,
@@ -204,7 +205,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
         // an error with id null: the server refused the POST itself (a bad session, a bad header): the recorder files it
         // (an error without an id, as server-everything answers, is one too)
         if ((message.id === null || message.id === undefined) && 'error' in message && exchanges.length === 1)
-          exchanges[0].refusal = { status: upRes.statusCode ?? 0, error: message };
+          exchanges[0].delivery.refusal = { status: upRes.statusCode ?? 0, error: message };
         return;
       }
       if (message.method === 'notifications/progress') upstream.progressed?.(upRes);
@@ -234,7 +235,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     if (!live.cancelled?.size) return;
     for (const exchange of [...pending.values()].filter((e) => live.cancelled?.has(e.request.id))) {
       pending.delete(exchange.request.id);
-      exchange.framing ??= tap.framing();
+      exchange.timeline.framing ??= tap.framing();
       void finish(exchange);
     }
   };
@@ -252,7 +253,7 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       if (pending.size > 0 && sse && tap.lastEventId !== undefined)
         return awaitResumeOf(stage, live, tap, [...pending.values()], finish);
       for (const exchange of pending.values()) {
-        exchange.framing ??= tap.framing();
+        exchange.timeline.framing ??= tap.framing();
         void finish(exchange); // answered nothing (or refused the POST): still on the timeline
       }
     };
@@ -281,8 +282,8 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
       awaitResumeOf(stage, live, tap, waiting, finish, 'client');
     }
     for (const exchange of pending.values()) {
-      exchange.clientGone = true; // the client went away: so does the upstream stream
-      exchange.framing ??= tap.framing();
+      exchange.delivery.clientGone = true; // the client went away: so does the upstream stream
+      exchange.timeline.framing ??= tap.framing();
     }
     upRes.destroy();
   });
@@ -302,11 +303,11 @@ function awaitResumeOf(
   closedBy: 'server' | 'client' = 'server',
 ): void {
   for (const exchange of exchanges)
-    exchange.framing =
+    exchange.timeline.framing =
       closedBy === 'server' ? { ...tap.framing(), resumedAfter: exchange.stream.length } : tap.framing();
   const gaveUp = (exchange: LiveExchange): void => {
-    exchange.clientGone = true;
-    exchange.flags.push('client disconnected before the answer');
+    exchange.delivery.clientGone = true;
+    exchange.timeline.flags.push('client disconnected before the answer');
   };
   awaitResume(
     stage,
@@ -331,9 +332,9 @@ export function answerUpstreamDown(
   stage.log(`upstream ${where} unavailable (${reason}): ${exchanges.length} request(s) answered with an error`, 'warn');
   const cut = timeoutOf(error);
   const answers = exchanges.map((exchange) => {
-    exchange.source = 'proxy';
-    exchange.response = upstreamError(error, `mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(
-      exchange.request.id,
+    exchange.delivery.source = 'proxy';
+    exchange.respond(
+      upstreamError(error, `mcp-rewind: upstream ${where} unavailable: ${reason}`).toResponse(exchange.request.id),
     );
     if (cut) exchange.end('timeout', cut.message);
     void stage.hooks.finish(exchange, session);
@@ -357,12 +358,12 @@ export function brokenStream(
   midEvent = false,
   error?: Error,
 ): void {
-  const gone = [...pending.values()].filter((e) => e.clientGone);
+  const gone = [...pending.values()].filter((e) => e.delivery.clientGone);
   if (gone.length > 0) {
     for (const exchange of gone) {
       pending.delete(exchange.request.id);
       const listen = exchange.request.method === 'subscriptions/listen';
-      exchange.flags.push(
+      exchange.timeline.flags.push(
         listen ? 'the client closed the subscription stream' : 'client disconnected before the answer',
       );
       if (!listen)
@@ -380,8 +381,8 @@ export function brokenStream(
     const cut = timeoutOf(error);
     const why = cut?.message ?? 'mcp-rewind: upstream closed the stream before answering';
     for (const exchange of pending.values()) {
-      exchange.source = 'proxy'; // the proxy's words, not the server's answer: never recorded
-      exchange.response = new UpstreamUnavailableError(why).toResponse(exchange.request.id);
+      exchange.delivery.source = 'proxy'; // the proxy's words, not the server's answer: never recorded
+      exchange.respond(new UpstreamUnavailableError(why).toResponse(exchange.request.id));
       if (cut) exchange.end('timeout', cut.message);
       res.write(sseEvent(exchange.response));
       void stage.hooks.finish(exchange, session);
@@ -392,10 +393,12 @@ export function brokenStream(
     // a JSON answer held back whole (a commit, a rewrite) and cut before its end: nothing of it went out yet
     const cut = timeoutOf(error);
     const answers = [...pending.values()].map((exchange) => {
-      exchange.source = 'proxy'; // never recorded
-      exchange.response = new UpstreamUnavailableError(
-        cut?.message ?? 'mcp-rewind: upstream closed the answer before its end',
-      ).toResponse(exchange.request.id);
+      exchange.delivery.source = 'proxy'; // never recorded
+      exchange.respond(
+        new UpstreamUnavailableError(
+          cut?.message ?? 'mcp-rewind: upstream closed the answer before its end',
+        ).toResponse(exchange.request.id),
+      );
       if (cut) exchange.end('timeout', cut.message);
       void stage.hooks.finish(exchange, session);
       return exchange.response;
