@@ -5,7 +5,8 @@ import type { AnswerSource, Post, Stage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 import { hereAnswers, settle, type HereAnswer } from './local-delivery.js';
 import { passRaw, pipePost } from './pipe.js';
-import { answerUpstreamDown, relayPost } from './relay.js';
+import { relayPost } from './relay.js';
+import { answerUpstreamDown } from './relay-failures.js';
 import type { SessionRegistry } from './session.js';
 import { openUpstreamSession } from './upstream-session.js';
 
