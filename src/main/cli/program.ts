@@ -7,9 +7,9 @@ import {
   UPSTREAM_TIMEOUT_HINT,
 } from '../../shared/upstream-limits.js';
 import { addOAuthOptions } from './oauth-options.js';
+import { collect, resultHashIgnoreOption } from './repeatable.js';
 
 /** The CLI's flags and help (commander); what they mean for a proxy is options.ts's. */
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function buildProgram(version: string): Command {
   const program = new Command('mcp-rewind')
@@ -80,12 +80,7 @@ export function buildProgram(version: string): Command {
     )
     .option('-v, --verbose', 'log each cache hit, miss, skip and record', false)
     .option('--result-hash-path <path>', 'dot path into the result used as hash input instead of the full result')
-    .addOption(
-      new Option(
-        '--result-hash-ignore <path>',
-        'dot path deleted before hashing (relative to --result-hash-path); repeatable',
-      ).argParser(collect),
-    )
+    .addOption(resultHashIgnoreOption())
     .addOption(
       new Option(
         '--match-ignore <path>',
