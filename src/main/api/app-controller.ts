@@ -27,6 +27,7 @@ import {
   managedProxy,
   noteUpstreamDown,
   toSaved,
+  uniqueName,
   type ManagedProxy,
   type ProxyHost,
 } from './proxies/managed-proxy.js';
@@ -135,16 +136,7 @@ export class AppController implements DemoHost {
       },
       log: (line, level) => this.log(line, level),
     });
-    this.host = {
-      dataDir: this.dataDir,
-      browserOrigins: this.browserOrigins,
-      breakpoints: this.breakpoints,
-      sessions: this.verbs.sessions,
-      closing: () => this.closed,
-      log: (line, level) => this.log(line, level),
-      changed: () => this.emitProxies(),
-      exchanged: (managed, event) => this.record(managed, event),
-    };
+    this.host = this.proxyHost();
     this.attached = new AttachHub(this.dataDir, {
       publish: (id, event) => this.publish(id, event),
       changed: () => this.countsSoon(),
@@ -199,7 +191,7 @@ export class AppController implements DemoHost {
       config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
     const taken = (name: string): boolean =>
       [...this.proxies.values()].some((p) => p.info.name.toLowerCase() === name.toLowerCase());
-    const name = config.name?.trim() || this.uniqueName(defaultProxyName(config), taken);
+    const name = config.name?.trim() || uniqueName(defaultProxyName(config), taken);
     if (config.name && taken(name))
       throw new Error(`Name: a proxy named "${name}" exists already; choose another name`);
     const id = `p${this.nextId++}`;
@@ -319,6 +311,20 @@ export class AppController implements DemoHost {
     this.emitter.removeAllListeners();
   }
 
+  /** what starting and stopping a proxy needs of the app (managed-proxy.ts) */
+  private proxyHost(): ProxyHost {
+    return {
+      dataDir: this.dataDir,
+      browserOrigins: this.browserOrigins,
+      breakpoints: this.breakpoints,
+      sessions: this.verbs.sessions,
+      closing: () => this.closed,
+      log: (line, level) => this.log(line, level),
+      changed: () => this.emitProxies(),
+      exchanged: (managed, event) => this.record(managed, event),
+    };
+  }
+
   private managed(id: string): ManagedProxy {
     const managed = this.proxies.get(id);
     if (!managed) throw new Error(`id: no proxy "${id}"`);
@@ -332,7 +338,6 @@ export class AppController implements DemoHost {
     return run;
   }
 
-  /** what starting and stopping a proxy needs of the app (managed-proxy.ts) */
   private readonly host: ProxyHost;
 
   private record(managed: ManagedProxy, event: ExchangeEvent): void {
@@ -365,12 +370,6 @@ export class AppController implements DemoHost {
   private emitProxies(): void {
     this.emitter.emit('proxies', this.list());
     this.saveWorkspace();
-  }
-
-  private uniqueName(base: string, taken: (name: string) => boolean): string {
-    let name = base;
-    for (let n = 2; taken(name); n++) name = `${base} ${n}`;
-    return name;
   }
 
   /** Proxies of the last run: listed at once, and those that ran are started again (each on its old port if free). */

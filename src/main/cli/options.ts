@@ -202,11 +202,7 @@ export function toProxyOptions(
   attach?: AttachCliOptions;
   oauth: OAuthCliOptions;
 } {
-  if (positional.length > upstreamArgv.length)
-    throw new UsageError(`unexpected argument "${positional[0]}" (an upstream command and its arguments go after --)`);
-  if (upstreamArgv.length && (raw.upstreamCommand !== undefined || raw.url !== undefined))
-    throw new UsageError('an upstream after -- cannot be combined with --upstream-command or --url (one upstream)');
-  if (upstreamArgv.length) raw = { ...raw, upstreamCommand: upstreamArgv.join(' ') };
+  raw = withUpstreamArgv(raw, positional, upstreamArgv);
   const attach = attachOptions(raw, upstreamArgv);
   checkFlagCombinations(raw, upstreamArgv);
   const idle = raw.sessionIdle ?? '600';
@@ -215,9 +211,7 @@ export function toProxyOptions(
     upstreamTimeout: raw.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT_S,
     upstreamMaxTime: raw.upstreamMaxTime ?? DEFAULT_UPSTREAM_MAX_TIME_S,
   });
-  const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
-  const mode: Mode =
-    raw.proxyOnly || attach ? 'proxy-only' : raw.replay || raw.recordMissing ? (live ? 'hybrid' : 'replay') : 'record';
+  const mode = modeOf(raw, attach !== undefined);
   const config = checkedConfig(raw, mode, limits);
   checkModeFlags(raw, mode, config);
   return {
@@ -255,6 +249,23 @@ export function toProxyOptions(
 }
 
 export type { RawOptions };
+
+/** The upstream given after `--` as the command line (the only place positional arguments may be). */
+function withUpstreamArgv(raw: RawOptions, positional: string[], upstreamArgv: string[]): RawOptions {
+  if (positional.length > upstreamArgv.length)
+    throw new UsageError(`unexpected argument "${positional[0]}" (an upstream command and its arguments go after --)`);
+  if (upstreamArgv.length && (raw.upstreamCommand !== undefined || raw.url !== undefined))
+    throw new UsageError('an upstream after -- cannot be combined with --upstream-command or --url (one upstream)');
+  return upstreamArgv.length ? { ...raw, upstreamCommand: upstreamArgv.join(' ') } : raw;
+}
+
+/** The mode the flags ask for: --proxy-only (or --attach), --replay / --record-missing (hybrid with an upstream), else record. */
+function modeOf(raw: RawOptions, attached: boolean): Mode {
+  const live = raw.url !== undefined || raw.upstreamCommand !== undefined;
+  if (raw.proxyOnly || attached) return 'proxy-only';
+  if (raw.replay || raw.recordMissing) return live ? 'hybrid' : 'replay';
+  return 'record';
+}
 
 function readRules(file: string): ProxyOptions['rules'] {
   let json: unknown;

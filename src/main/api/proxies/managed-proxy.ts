@@ -46,6 +46,13 @@ export interface ProxyHost {
   exchanged(managed: ManagedProxy, event: ExchangeEvent): void;
 }
 
+/** `base`, or `base 2`, `base 3`… : the first name not taken. */
+export function uniqueName(base: string, taken: (name: string) => boolean): string {
+  let name = base;
+  for (let n = 2; taken(name); n++) name = `${base} ${n}`;
+  return name;
+}
+
 /** A proxy the app knows, not running. */
 export function managedProxy(info: ProxyInfo, lastPort?: number): ManagedProxy {
   return { info, ...(lastPort !== undefined ? { lastPort } : {}), queue: Promise.resolve() };
