@@ -76,6 +76,14 @@ export interface BreakpointRule extends BreakpointRuleInput {
   id: string;
 }
 
+/** `CallToolResult`, `ReadResourceResult`…: a method's result type as the SDKs name it (messages) */
+const RESULT_NAMES: Record<string, string> = {
+  'tools/call': 'CallToolResult',
+  'resources/read': 'ReadResourceResult',
+  'prompts/get': 'GetPromptResult',
+};
+export const resultName = (method: string): string => RESULT_NAMES[method] ?? `${method} result`;
+
 /** A request held at a breakpoint, waiting for resume or fail. */
 export interface PausedCall {
   id: string;

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import {
   DEFAULT_BREAKPOINT_HOLD_S,
   ToolArgumentsSchema,
+  resultName,
   type BreakpointRule,
   type BreakpointRuleInput,
   type BreakpointStage,
@@ -33,14 +34,6 @@ interface Waiting {
 }
 
 let nextPause = 1;
-
-/** `CallToolResult`, `ReadResourceResult`…: a method's result type as the SDKs name it */
-const RESULT_NAMES: Record<string, string> = {
-  'tools/call': 'CallToolResult',
-  'resources/read': 'ReadResourceResult',
-  'prompts/get': 'GetPromptResult',
-};
-const resultName = (method: string): string => RESULT_NAMES[method] ?? `${method} result`;
 
 const failedMessage = (message?: string): string =>
   `mcp-rewind: failed at a breakpoint: ${message?.trim() || 'failed by the user'}`;

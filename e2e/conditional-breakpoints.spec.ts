@@ -1,0 +1,84 @@
+import type { Page } from '@playwright/test';
+import { join } from 'node:path';
+import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
+import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
+import { newProxy } from './inspector-helpers.js';
+import { expect, ROOT, test } from './shell.js';
+
+// A conditional breakpoint set in the Breakpoints drawer (issue 25 item 11): only the call whose arguments match is
+// held; the other goes straight through. Real SDK upstream and client, the app as a user starts it.
+
+const SIZES = [
+  { width: 1280, height: 720 },
+  { width: 1440, height: 900 },
+];
+
+/** Screenshots at both sizes into test-results/ (looked at by hand: the condition editor and a held call). */
+async function shots(page: Page, name: string): Promise<void> {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: join(ROOT, 'test-results', `${name}-${size.width}x${size.height}.png`) });
+  }
+}
+
+test('a conditional breakpoint set in the UI holds the matching call only', async ({ app }) => {
+  const { page, problems } = app;
+  const upstream: SdkServerHandle = await startSdkServer();
+  let mcp: ConnectedClient | undefined;
+  try {
+    await page.setViewportSize(SIZES[0]);
+    await app.open();
+    const row = await newProxy(page, { mode: 'proxy-only', name: 'cond-proxy', upstreamUrl: upstream.url });
+    await expect(row.getByText('running')).toBeVisible();
+    const endpoint = (await row.locator('code').textContent()) ?? '';
+
+    await page.getByRole('button', { name: /^Breakpoints/ }).click();
+    const panel = page.getByRole('complementary', { name: 'Breakpoints' });
+    const add = panel.getByRole('form', { name: 'Add breakpoint' });
+    await add.getByLabel('Tool').fill('echo');
+    // typed with the keyboard, as a user would; a bad regular expression is refused with the engine's reason
+    await add.getByLabel('Condition path').fill('params.arguments.text');
+    await add.getByLabel('Condition operator').selectOption('regex');
+    await add.getByLabel('Condition value').fill('secret(');
+    await expect(add.getByRole('alert')).toContainText('value: not a regular expression');
+    await expect(add.getByRole('button', { name: 'Add breakpoint' })).toBeDisabled();
+    await add.getByLabel('Condition path').fill('params..');
+    await expect(add.getByRole('alert')).toContainText('path: field pattern "params.."');
+    await add.getByLabel('Condition path').fill('params.arguments.text');
+    await add.getByLabel('Condition operator').selectOption('contains');
+    await add.getByLabel('Condition value').fill('secret');
+    await expect(add.getByRole('alert')).toHaveCount(0);
+    await shots(page, 'condition-editor');
+    await add.getByLabel('Condition value').press('Enter'); // Enter adds it
+    const list = panel.getByRole('list', { name: 'Breakpoint list' });
+    await expect(list).toContainText('echo if params.arguments.text contains "secret"');
+    await expect(add.getByLabel('Condition value')).toHaveValue('');
+
+    mcp = await connectClient(endpoint);
+    // does not match: answered with nobody resuming it
+    const free = await mcp.client.callTool({ name: 'echo', arguments: { text: 'public words' } });
+    expect(free.content).toEqual([{ type: 'text', text: 'echo: public words' }]);
+    await expect(panel.getByRole('article')).toHaveCount(0);
+
+    let settled = false;
+    const pending = mcp.client
+      .callTool({ name: 'echo', arguments: { text: 'a secret word' } })
+      .finally(() => (settled = true));
+    const card = panel.getByRole('article', { name: 'Paused echo before request' });
+    await expect(card).toBeVisible();
+    await expect(card.getByTestId('bp-matched')).toHaveText('held by echo if params.arguments.text contains "secret"');
+    await expect(card.getByLabel('echo arguments', { exact: true })).toContainText('a secret word');
+    await expect(panel.getByRole('article')).toHaveCount(1); // only the matching call is held
+    expect(settled).toBe(false);
+    expect(upstream.calls.map((c) => c.args)).toEqual([{ text: 'public words' }]);
+    await shots(page, 'conditional-breakpoint-held');
+
+    await card.getByRole('button', { name: 'Resume' }).click();
+    expect((await pending).content).toEqual([{ type: 'text', text: 'echo: a secret word' }]);
+    await expect(card).toHaveCount(0);
+    expect(problems).toEqual([]);
+  } finally {
+    await mcp?.close();
+    await upstream.close();
+  }
+});

@@ -1,0 +1,97 @@
+import { useId, type JSX } from 'react';
+import {
+  CONDITION_OPERATORS,
+  ConditionSchema,
+  OPERATOR_LABELS,
+  type Condition,
+  type ConditionOperator,
+} from '../../../shared/conditions.js';
+import { describeZodError } from '../../../shared/rules/schema.js';
+import './condition.css';
+
+/** What the three fields hold as typed (an empty path and value: no condition). */
+export interface ConditionDraft {
+  path: string;
+  op: ConditionOperator;
+  value: string;
+}
+
+export const EMPTY_CONDITION: ConditionDraft = { path: '', op: 'contains', value: '' };
+
+export type CheckedCondition = { ok: true; condition?: Condition } | { ok: false; message: string };
+
+/** The draft as a condition, by the engine's own schema (the message names the field: `path: …`, `value: …`). */
+export function checkCondition(draft: ConditionDraft): CheckedCondition {
+  if (draft.path.trim() === '' && draft.value === '') return { ok: true };
+  const parsed = ConditionSchema.safeParse(draft);
+  return parsed.success ? { ok: true, condition: parsed.data } : { ok: false, message: describeZodError(parsed.error) };
+}
+
+export const draftOf = (condition?: Condition): ConditionDraft => condition ?? EMPTY_CONDITION;
+
+/**
+ * A condition on one line: path (with suggestions), operator, value, and what is wrong with it right under them.
+ * Native inputs only, so Tab, arrows and Enter (submits the form it is in) work as everywhere.
+ */
+export function ConditionFields({
+  draft,
+  onChange,
+  suggestions,
+  label = 'Condition',
+}: {
+  draft: ConditionDraft;
+  onChange: (draft: ConditionDraft) => void;
+  /** paths worth offering: the tool's arguments, params.uri… */
+  suggestions: string[];
+  label?: string;
+}): JSX.Element {
+  const listId = useId();
+  const checked = checkCondition(draft);
+  const invalid = !checked.ok;
+  const set = (patch: Partial<ConditionDraft>): void => onChange({ ...draft, ...patch });
+  return (
+    <fieldset className="condition" aria-label={label}>
+      <legend>If</legend>
+      <input
+        aria-label="Condition path"
+        className="condition-path"
+        list={listId}
+        value={draft.path}
+        placeholder="params.arguments.text (empty: always)"
+        spellCheck={false}
+        aria-invalid={invalid && /path/.test(checked.message)}
+        onChange={(e) => set({ path: e.target.value })}
+      />
+      <datalist id={listId}>
+        {suggestions.map((path) => (
+          <option key={path} value={path} />
+        ))}
+      </datalist>
+      <select
+        aria-label="Condition operator"
+        value={draft.op}
+        onChange={(e) => set({ op: e.target.value as ConditionOperator })}
+      >
+        {CONDITION_OPERATORS.map((op) => (
+          <option key={op} value={op}>
+            {OPERATOR_LABELS[op]}
+          </option>
+        ))}
+      </select>
+      <input
+        aria-label="Condition value"
+        className="condition-value"
+        value={draft.value}
+        placeholder={draft.op === 'regex' ? '^id-\\d+$, /…/i' : 'text, or 42'}
+        spellCheck={false}
+        aria-invalid={invalid && /value/.test(checked.message)}
+        onChange={(e) => set({ value: e.target.value })}
+      />
+      {!checked.ok && (
+        <span role="alert" className="error small condition-error">
+          {checked.message}
+        </span>
+      )}
+    </fieldset>
+  );
+}
