@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { BreakpointRuleInput, BreakpointsState, PausedCall } from '../../src/shared/breakpoints.js';
 import type { ExchangeEvent } from '../../src/shared/traffic.js';
 import { parseFieldPattern } from '../../src/shared/json-path.js';
+import { OverlaySchema, RulesFileSchema, describeZodError } from '../../src/shared/rules/schema.js';
 import type { Breakpoints } from '../../src/main/engine/pipeline/breakpoints.js';
 import { valuesAt } from '../../src/main/engine/rules/condition.js';
 import { AppController } from '../../src/main/api/app-controller.js';
@@ -260,5 +261,46 @@ describe('paths', () => {
     expect(valuesAt(message, parseFieldPattern('$..token'))).toEqual(['t']);
     expect(valuesAt(message, parseFieldPattern('params.arguments.items[1].id'))).toEqual(['b']);
     expect(valuesAt(message, parseFieldPattern('params.nothing.here'))).toEqual([]);
+  });
+});
+
+describe('conditional tool rules', () => {
+  it('the behavior applies to the calls that match; the others are relayed to the upstream', async () => {
+    const server = await upstream();
+    const overlay = OverlaySchema.parse({
+      tools: [
+        {
+          name: 'echo',
+          condition: { path: 'params.arguments.text', op: 'regex', value: '^drop table' },
+          behavior: { type: 'override', response: { text: 'refused by a rule', is_error: true } },
+        },
+        {
+          name: 'add',
+          condition: { path: 'params.arguments.a', op: 'equals', value: '7' },
+          behavior: { type: 'inject', template: 'lucky {original_text}' },
+        },
+      ],
+    });
+    const p = await proxy({ mode: 'proxy-only', upstreamUrl: server.url, rules: { overlay } });
+    const c = await client(p.url);
+    const refused = await c.client.callTool({ name: 'echo', arguments: { text: 'drop table users' } });
+    expect(refused).toMatchObject({ isError: true, content: [{ type: 'text', text: 'refused by a rule' }] });
+    expect(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'select 1' } }))).toBe('echo: select 1');
+    expect(server.calls.map((x) => x.args)).toEqual([{ text: 'select 1' }]); // the matching call never went upstream
+
+    expect(textOf(await c.client.callTool({ name: 'add', arguments: { a: 7, b: 1 } }))).toBe('lucky 8');
+    expect(textOf(await c.client.callTool({ name: 'add', arguments: { a: 6, b: 1 } }))).toBe('7');
+    const listed = (await c.client.listTools()).tools.map((t) => t.name);
+    expect(listed).toEqual(expect.arrayContaining(['echo', 'add'])); // a condition hides nothing
+  });
+
+  it('a bad condition in a rules file is refused, naming the field', () => {
+    const bad = RulesFileSchema.safeParse({
+      tools: [{ name: 'echo', condition: { path: 'params.arguments[', op: 'equals', value: 'x' } }],
+    });
+    expect(bad.success).toBe(false);
+    expect(describeZodError(bad.error!)).toMatch(
+      /^tools\.0\.condition\.path: field pattern "params\.arguments\[": an unclosed \[/,
+    );
   });
 });

@@ -1,33 +1,7 @@
 import { useId, type JSX } from 'react';
-import {
-  CONDITION_OPERATORS,
-  ConditionSchema,
-  OPERATOR_LABELS,
-  type Condition,
-  type ConditionOperator,
-} from '../../../shared/conditions.js';
-import { describeZodError } from '../../../shared/rules/schema.js';
+import { CONDITION_OPERATORS, OPERATOR_LABELS, type ConditionOperator } from '../../../shared/conditions.js';
+import { checkCondition, type ConditionDraft } from '../models/condition-draft.js';
 import './condition.css';
-
-/** What the three fields hold as typed (an empty path and value: no condition). */
-export interface ConditionDraft {
-  path: string;
-  op: ConditionOperator;
-  value: string;
-}
-
-export const EMPTY_CONDITION: ConditionDraft = { path: '', op: 'contains', value: '' };
-
-export type CheckedCondition = { ok: true; condition?: Condition } | { ok: false; message: string };
-
-/** The draft as a condition, by the engine's own schema (the message names the field: `path: …`, `value: …`). */
-export function checkCondition(draft: ConditionDraft): CheckedCondition {
-  if (draft.path.trim() === '' && draft.value === '') return { ok: true };
-  const parsed = ConditionSchema.safeParse(draft);
-  return parsed.success ? { ok: true, condition: parsed.data } : { ok: false, message: describeZodError(parsed.error) };
-}
-
-export const draftOf = (condition?: Condition): ConditionDraft => condition ?? EMPTY_CONDITION;
 
 /**
  * A condition on one line: path (with suggestions), operator, value, and what is wrong with it right under them.

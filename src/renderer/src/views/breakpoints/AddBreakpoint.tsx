@@ -6,7 +6,8 @@ import {
   type BreakpointStage,
 } from '../../../../shared/breakpoints.js';
 import { describeZodError } from '../../../../shared/rules/schema.js';
-import { ConditionFields, EMPTY_CONDITION, checkCondition } from '../../components/ConditionFields.js';
+import { ConditionFields } from '../../components/ConditionFields.js';
+import { EMPTY_CONDITION, checkCondition } from '../../models/condition-draft.js';
 import { useToolSchema } from '../../hooks/tool-schema.js';
 import { COMMON_METHODS, conditionPaths, nameOf } from '../../models/condition-paths.js';
 import { useBreakpoints } from '../../stores/breakpoints.js';
