@@ -51,7 +51,14 @@ test('a conditional breakpoint set in the UI holds the matching call only', asyn
     await shots(page, 'condition-editor');
     await add.getByLabel('Condition value').press('Enter'); // Enter adds it
     const list = panel.getByRole('list', { name: 'Breakpoint list' });
-    await expect(list).toContainText('echo if params.arguments.text contains "secret"');
+    const rule = list.getByRole('listitem');
+    await expect(rule).toHaveCount(1);
+    await expect(rule.locator('.bp-if')).toHaveText('if params.arguments.text contains "secret"');
+    await expect(
+      rule.getByRole('button', {
+        name: 'Remove breakpoint echo if params.arguments.text contains "secret" before request',
+      }),
+    ).toBeVisible();
     await expect(add.getByLabel('Condition value')).toHaveValue('');
 
     mcp = await connectClient(endpoint);
@@ -76,6 +83,51 @@ test('a conditional breakpoint set in the UI holds the matching call only', asyn
     await card.getByRole('button', { name: 'Resume' }).click();
     expect((await pending).content).toEqual([{ type: 'text', text: 'echo: a secret word' }]);
     await expect(card).toHaveCount(0);
+    expect(problems).toEqual([]);
+  } finally {
+    await mcp?.close();
+    await upstream.close();
+  }
+});
+
+test('a conditional rule set in the Rules view overrides only the matching calls', async ({ app }) => {
+  const { page, problems } = app;
+  const upstream: SdkServerHandle = await startSdkServer();
+  let mcp: ConnectedClient | undefined;
+  try {
+    await page.setViewportSize(SIZES[0]);
+    await app.open();
+    const row = await newProxy(page, { mode: 'proxy-only', name: 'cond-rules', upstreamUrl: upstream.url });
+    await expect(row.getByText('running')).toBeVisible();
+    const endpoint = (await row.locator('code').textContent()) ?? '';
+    mcp = await connectClient(endpoint);
+    await mcp.client.listTools();
+
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Rules' }).click();
+    const tools = page.getByRole('region', { name: 'Tools' });
+    await tools.getByTestId('tool-echo').click();
+    const editor = page.getByRole('region', { name: 'Rule for echo' });
+    await editor.getByRole('radio', { name: 'override' }).check();
+    await editor.getByLabel('Text', { exact: true }).fill('blocked by a rule');
+    const condition = editor.getByRole('group', { name: 'Condition of echo' });
+    await condition.getByLabel('Condition value').fill('rm -rf');
+    // a value without a path: refused with the reason, and Apply waits
+    await expect(condition.getByRole('alert')).toContainText('path: a path is needed');
+    const apply = page.getByRole('button', { name: 'Apply', exact: true });
+    await expect(apply).toBeDisabled();
+    await condition.getByLabel('Condition path').fill('params.arguments.text');
+    await expect(condition.getByRole('alert')).toHaveCount(0);
+    await expect(editor).toContainText('calls that do not match are relayed unchanged');
+    await expect(page.getByTestId('rules-json')).toContainText('"path": "params.arguments.text"');
+    await shots(page, 'rules-condition');
+    await apply.click();
+    await expect(page.getByTestId('rules-notified')).toContainText('Applied');
+
+    const blocked = await mcp.client.callTool({ name: 'echo', arguments: { text: 'please rm -rf /' } });
+    expect(blocked.content).toEqual([{ type: 'text', text: 'blocked by a rule' }]);
+    const relayed = await mcp.client.callTool({ name: 'echo', arguments: { text: 'ls' } });
+    expect(relayed.content).toEqual([{ type: 'text', text: 'echo: ls' }]);
+    expect(upstream.calls.map((c) => c.args)).toEqual([{ text: 'ls' }]);
     expect(problems).toEqual([]);
   } finally {
     await mcp?.close();

@@ -59,16 +59,17 @@ export function breakpointInput(rule: BreakpointRuleInput & { id?: string }): Br
 /** two rules that hold the same calls at the same stage are one */
 export const breakpointKey = (rule: BreakpointRuleInput): string => JSON.stringify(breakpointInput(rule));
 
-/** `resources/read file:///a.txt · params.uri contains "a"`: what a breakpoint holds, as one line */
-export function breakpointText(rule: BreakpointRuleInput): string {
+/** `resources/read file:///a.txt`, `echo`, `every method`: which requests a breakpoint is on (its condition aside) */
+export function breakpointTarget(rule: BreakpointRuleInput): string {
   const method = rule.method ?? DEFAULT_BREAKPOINT_METHOD;
   const name = rule.tool === '*' ? '' : ` ${rule.tool}`;
-  const what =
-    method === '*'
-      ? `every method${name}`
-      : method === DEFAULT_BREAKPOINT_METHOD && name
-        ? rule.tool
-        : `${method}${name}`;
+  if (method === '*') return `every method${name}`;
+  return method === DEFAULT_BREAKPOINT_METHOD && name ? rule.tool : `${method}${name}`;
+}
+
+/** `echo if params.arguments.text contains "x"`: what a breakpoint holds, as one line */
+export function breakpointText(rule: BreakpointRuleInput): string {
+  const what = breakpointTarget(rule);
   return rule.condition ? `${what} if ${conditionText(rule.condition)}` : what;
 }
 

@@ -24,8 +24,11 @@ export function ConditionFields({
   const invalid = !checked.ok;
   const set = (patch: Partial<ConditionDraft>): void => onChange({ ...draft, ...patch });
   return (
-    <fieldset className="condition" aria-label={label}>
-      <legend>If</legend>
+    // a group, not a fieldset: it sits inside the views' own fieldsets without their frame
+    <div role="group" className="condition" aria-label={label}>
+      <span className="condition-if" aria-hidden="true">
+        If
+      </span>
       <input
         aria-label="Condition path"
         className="condition-path"
@@ -66,6 +69,6 @@ export function ConditionFields({
           {checked.message}
         </span>
       )}
-    </fieldset>
+    </div>
   );
 }

@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState, type JSX } from 'react';
 import {
   EVERY_PROXY,
   USUAL_CLIENT_TIMEOUT_S,
+  breakpointTarget,
   breakpointText,
   type PausedCall,
 } from '../../../../shared/breakpoints.js';
@@ -15,6 +16,7 @@ import { problemText, useSchemaProblems, useToolSchema } from '../../hooks/tool-
 import { STAGE_LABELS, timeLeft, useNow } from './BreakpointBanner.js';
 import { checkEdit } from './validate.js';
 import { AddBreakpoint } from './AddBreakpoint.js';
+import { conditionText } from '../../../../shared/conditions.js';
 import { shortSession } from '../timeline/sessions.js';
 import './breakpoints.css';
 
@@ -34,11 +36,7 @@ function RuleList({ names }: { names: Map<string, string> }): JSX.Element | null
               {proxyId === EVERY_PROXY ? 'Every proxy' : (names.get(proxyId) ?? proxyId)}
             </span>
             <code>
-              {rule.tool === '*' && !rule.method && !rule.condition ? (
-                '* (every tool)'
-              ) : (
-                <Name value={breakpointText(rule)} />
-              )}
+              {rule.tool === '*' && !rule.method ? '* (every tool)' : <Name value={breakpointTarget(rule)} />}
             </code>
             <span className="muted">{STAGE_LABELS[rule.when]}</span>
             <button
@@ -49,6 +47,11 @@ function RuleList({ names }: { names: Map<string, string> }): JSX.Element | null
             >
               Remove
             </button>
+            {rule.condition && (
+              <code className="bp-if">
+                if <Name value={conditionText(rule.condition)} />
+              </code>
+            )}
           </li>
         )),
       )}
