@@ -13,7 +13,7 @@ import { usePanels } from '../../stores/panels.js';
 import { useProxies } from '../../stores/proxies.js';
 import { JsonEditor } from '../../components/JsonEditor.js';
 import { problemText, useSchemaProblems, useToolSchema } from '../../hooks/tool-schema.js';
-import { STAGE_LABELS, timeLeft, useNow } from './BreakpointBanner.js';
+import { STAGE_LABELS, heldTitle, timeLeft, useNow } from './BreakpointBanner.js';
 import { checkEdit } from './validate.js';
 import { AddBreakpoint } from './AddBreakpoint.js';
 import { conditionText } from '../../../../shared/conditions.js';
@@ -94,7 +94,7 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
   const [error, setError] = useState<string>();
   const checked = checkEdit(text, call.stage, call.protocolVersion, method);
   const what = call.stage === 'request' ? (toolCall ? 'arguments' : 'params') : 'result';
-  const title = toolCall ? call.tool : `${method}${call.tool ? ` ${call.tool}` : ''}`;
+  const title = heldTitle(call);
   // arguments that break the tool's input schema (as its proxy listed it) are flagged by the engine's check (ajv);
   // the server stays the judge
   const schema = useToolSchema(
