@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { join } from 'node:path';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
-import { newProxy } from './inspector-helpers.js';
+import { newProxy, replaceEditorText } from './inspector-helpers.js';
 import { expect, ROOT, test } from './shell.js';
 
 // A conditional breakpoint set in the Breakpoints drawer (issue 25 item 11): only the call whose arguments match is
@@ -83,6 +83,28 @@ test('a conditional breakpoint set in the UI holds the matching call only', asyn
     await card.getByRole('button', { name: 'Resume' }).click();
     expect((await pending).content).toEqual([{ type: 'text', text: 'echo: a secret word' }]);
     await expect(card).toHaveCount(0);
+
+    // another method, in every proxy: a resources/read held by a condition on its URI, its params edited
+    await add.getByLabel('Proxy').selectOption({ label: 'Every proxy' });
+    await add.getByLabel('Method').fill('initialize');
+    await expect(add.getByRole('alert')).toContainText('initialize cannot be held');
+    await add.getByLabel('Method').fill('resources/read');
+    await add.getByLabel('URI').fill('*');
+    await add.getByLabel('Condition path').fill('params.uri');
+    await add.getByLabel('Condition operator').selectOption('regex');
+    await add.getByLabel('Condition value').fill('^fixture://');
+    await add.getByRole('button', { name: 'Add breakpoint' }).click();
+    await expect(list.getByRole('listitem').filter({ hasText: 'Every proxy' })).toContainText('resources/read');
+    const reading = mcp.client.readResource({ uri: 'fixture://elsewhere' });
+    const read = panel.getByRole('article', { name: 'Paused resources/read fixture://elsewhere before request' });
+    await expect(read.getByLabel('resources/read fixture://elsewhere params', { exact: true })).toContainText(
+      'fixture://elsewhere',
+    );
+    await replaceEditorText(page, 'resources/read fixture://elsewhere params', '{ "uri": "fixture://hello" }');
+    await read.getByRole('button', { name: 'Resume' }).click();
+    expect((await reading).contents).toEqual([
+      { uri: 'fixture://hello', mimeType: 'text/plain', text: 'hello resource' },
+    ]);
     expect(problems).toEqual([]);
   } finally {
     await mcp?.close();
