@@ -1,12 +1,12 @@
 import type { CassetteEntry, RefusalKind, Timing } from '../../../shared/cassette/entry.js';
-import type { JsonRpcError, JsonRpcNotification } from '../../../shared/jsonrpc.js';
+import { isRequest, type JsonRpcError } from '../../../shared/jsonrpc.js';
 import { conditionOf, eraOf, LEGACY_REVISIONS, metaVersion } from '../../../shared/mcp-protocol.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
 import type { CassetteStore } from '../cassette/store.js';
 import { canonicalJson, followUpKey, refusalKey, roundOf } from '../cassette/keys.js';
 import { redactHeaders, scrub } from '../redact.js';
 import type { Log } from '../log.js';
-import type { ExchangeDetail, Hook, Need } from './contract.js';
+import type { ExchangeDetail, Hook, Need, ServerMessage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 import { wasCancelled, type Session } from './session.js';
 
@@ -80,7 +80,7 @@ export class Recorder implements Hook {
     return reason;
   }
 
-  onServerMessage(message: JsonRpcNotification, session: Session): void {
+  onServerMessage(message: ServerMessage, session: Session): void {
     this.saveFollowUp(this.lastKeys.get(session) ?? 'initialize', message).catch(
       (error: Error) => void this.failed(message.method, error),
     );
@@ -97,10 +97,11 @@ export class Recorder implements Hook {
   }
 
   /**
-   * Files a server notification that arrived outside any request after the exchange `afterKey`; replay sends it
-   * after answering that exchange again. An identical notification already filed there is skipped.
+   * Files a server notification (or a request to the client: roots/list, kept with its id in `stream`) that arrived
+   * outside any request after the exchange `afterKey`; replay sends it after answering that exchange again. An
+   * identical message already filed there is skipped.
    */
-  saveFollowUp(afterKey: string, notification: JsonRpcNotification): Promise<'recorded' | 'skipped'> {
+  saveFollowUp(afterKey: string, notification: ServerMessage): Promise<'recorded' | 'skipped'> {
     const key = followUpKey(afterKey);
     const text = canonicalJson({ method: notification.method, params: notification.params ?? {} });
     const existing = this.store.lookup(key);
@@ -120,6 +121,7 @@ export class Recorder implements Hook {
             params: notification.params ?? {},
             result: {},
             recordedAt: new Date().toISOString(),
+            ...(isRequest(notification) ? { stream: [{ ...notification }] } : {}),
           },
           this.redactions,
         ),

@@ -4,7 +4,6 @@ import {
   errorResponse,
   ErrorCode,
   type JsonRpcMessage,
-  type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../../../shared/jsonrpc.js';
@@ -25,7 +24,6 @@ import { safeKey } from '../cassette/safe-name.js';
 import { replayMiss } from '../cassette/closest-key.js';
 import { describeMiss, type ReplayMiss } from '../../../shared/cassette/miss.js';
 import { ReplayMissError } from '../errors.js';
-import { sseEvent } from '../http/sse.js';
 import { waits } from './chain.js';
 import type { CassetteOffer, CassetteSource, Hook, Need, Post, Refused } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
@@ -43,7 +41,7 @@ import {
   type RequestContext,
   type ServerProfile,
 } from './replay-protocol.js';
-import { pushToStreams } from './server-stream.js';
+import { flushQueued, followUpMessage, followUpsOf, pushFollowUps } from './replay-follow-ups.js';
 import type { Session } from './session.js';
 
 /** The entries of a key that may answer requests of one revision, and the replay cursor that walks them. */
@@ -122,15 +120,6 @@ export class Replayer implements CassetteSource, Hook {
     let state = this.sessions.get(session);
     if (!state) this.sessions.set(session, (state = newReplaySession()));
     return state;
-  }
-
-  /** Server notifications recorded on the GET stream after the exchange `key`, in order. */
-  private followUps(key: string): JsonRpcNotification[] {
-    return (this.store.lookup(followUpKey(key)) ?? []).map((e) => ({
-      jsonrpc: '2.0',
-      method: e.method ?? '',
-      params: e.params,
-    }));
   }
 
   /** Does the cassette hold any server notification to push? (decides whether replay offers a GET stream) */
@@ -260,7 +249,10 @@ export class Replayer implements CassetteSource, Hook {
 
   /** Plays the entry the plan took back to an in-process client, message by message (the library's wrapTransport). */
   play(exchange: LiveExchange, entry: CassetteEntry, session: Session, deliver: Deliver): Promise<void> {
-    return playEntry(exchange, entry, this.stateOf(session), deliver, this.followUps(exchange.key));
+    const followUps = followUpsOf(this.store, exchange.key)
+      .map(followUpMessage)
+      .filter((m) => !('id' in m));
+    return playEntry(exchange, entry, this.stateOf(session), deliver, followUps);
   }
 
   takeReplies(session: Session, messages: JsonRpcMessage[]): number {
@@ -277,8 +269,7 @@ export class Replayer implements CassetteSource, Hook {
   }
 
   streamOpened(session: Session, res: ServerResponse): void {
-    const queued = this.sessions.get(session)?.queued;
-    if (queued) for (const message of queued.splice(0)) res.write(sseEvent(message)); // replayed while no stream was open
+    flushQueued(this.sessions.get(session), res);
   }
 
   /** Wants every request (a hook that reads the cassette is never piped past); observes hits with follow-ups. */
@@ -289,14 +280,10 @@ export class Replayer implements CassetteSource, Hook {
       : 'none';
   }
 
-  /** Replay: the server notifications recorded after this exchange go out on the client's server stream, after the answer. */
+  /** Replay: what the server sent on its GET stream after this exchange goes out on the client's, after the answer. */
   onResponse(exchange: LiveExchange, session: Session | undefined): void {
-    const followUps = this.followUps(exchange.key);
-    if (!followUps.length || !session) return;
-    setImmediate(() => {
-      for (const message of followUps)
-        if (pushToStreams(session, message) === 0) this.stateOf(session).queued.push(message);
-    });
+    const followUps = followUpsOf(this.store, exchange.key);
+    if (followUps.length && session) pushFollowUps(session, this.stateOf(session), followUps);
   }
 
   refusal(kind: RefusalKind, detail?: string): Refused {
