@@ -83,6 +83,8 @@ const ExchangeFields = {
   unanswered: z.literal(true).optional(),
   /** a refusal entry (key `refusal_<kind>`): the server's answer to a POST it refused as a whole */
   refusal: z.enum(REFUSAL_KINDS).optional(),
+  /** a list (tools/list, …): the capabilities the client declared, since servers list by them (replay matches them) */
+  clientCapabilities: z.record(z.string(), z.unknown()).optional(),
 };
 
 export const ToolCallEntrySchema = z.looseObject({
@@ -171,6 +173,8 @@ export interface CassetteEntry {
   stateless?: boolean;
   unanswered?: true;
   refusal?: RefusalKind;
+  /** a list: the capabilities the recording client declared */
+  clientCapabilities?: Record<string, unknown>;
   /** tools/call rounds after an input_required result */
   inputResponses?: Record<string, unknown>;
   requestState?: string;
@@ -180,7 +184,15 @@ export interface CassetteEntry {
 function exchangeFields(
   e: Pick<
     CassetteEntry,
-    'error' | 'status' | 'protocolVersion' | 'framing' | 'timing' | 'stateless' | 'unanswered' | 'refusal'
+    | 'error'
+    | 'status'
+    | 'protocolVersion'
+    | 'framing'
+    | 'timing'
+    | 'stateless'
+    | 'unanswered'
+    | 'refusal'
+    | 'clientCapabilities'
   >,
 ): Partial<CassetteEntry> {
   const out: Partial<CassetteEntry> = {};
@@ -192,6 +204,7 @@ function exchangeFields(
   if (e.framing !== undefined) out.framing = e.framing;
   if (e.timing !== undefined) out.timing = e.timing;
   if (e.stateless !== undefined) out.stateless = e.stateless;
+  if (e.clientCapabilities !== undefined) out.clientCapabilities = e.clientCapabilities;
   return out;
 }
 
@@ -325,7 +338,7 @@ function bareWillDo(method: string, entry: Omit<CassetteEntry, 'n' | 'key' | 'fi
     entry.error !== undefined
   )
     return false;
-  if (entry.stateless || entry.framing?.resumedAfter !== undefined) return false;
+  if (entry.stateless || entry.framing?.resumedAfter !== undefined || entry.clientCapabilities) return false;
   return entry.protocolVersion === undefined || !isModernRevision(entry.protocolVersion);
 }
 
@@ -339,7 +352,7 @@ export function distilledFor(method: string, entry: Omit<CassetteEntry, 'n' | 'k
         ? { unanswered: true }
         : { result: entry.result };
   const extra: Record<string, unknown> = {};
-  for (const field of ['status', 'protocolVersion', 'framing', 'timing', 'stateless'] as const)
+  for (const field of ['status', 'protocolVersion', 'framing', 'timing', 'stateless', 'clientCapabilities'] as const)
     if (entry[field] !== undefined) extra[field] = entry[field];
   if (entry.refusal !== undefined)
     return { $schema, $rewind: 1, refusal: entry.refusal, ...answer, ...extra, recordedAt: entry.recordedAt };

@@ -3,11 +3,12 @@ import { isRequest, type JsonRpcError } from '../../../shared/jsonrpc.js';
 import { conditionOf, eraOf, LEGACY_REVISIONS, metaVersion } from '../../../shared/mcp-protocol.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
 import type { CassetteStore } from '../cassette/store.js';
-import { canonicalJson, followUpKey, refusalKey, roundOf } from '../cassette/keys.js';
+import { canonicalJson, EMPTY_LIST_RESULTS, followUpKey, refusalKey, roundOf } from '../cassette/keys.js';
 import { redactHeaders, scrub } from '../redact.js';
 import type { Log } from '../log.js';
 import type { ExchangeDetail, Hook, Need, ServerMessage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
+import { listCapabilities, sameList } from './list-capabilities.js';
 import { wasCancelled, type Session } from './session.js';
 
 /**
@@ -64,6 +65,7 @@ export class Recorder implements Hook {
           request: { ...detail.request, headers: redactHeaders(detail.request.headers) },
           responseHead: { ...detail.responseHead, headers: redactHeaders(detail.responseHead.headers) },
         },
+        listCapabilities(exchange.request, session?.initParams?.capabilities as Record<string, unknown> | undefined),
       );
     } catch (error) {
       exchange.flags.push(`not recorded: ${this.failed(exchange.key, error)}`);
@@ -132,8 +134,13 @@ export class Recorder implements Hook {
     return saving;
   }
 
-  save(exchange: LiveExchange, debug: DebugFiles | undefined): Promise<'recorded' | 'skipped' | 'none'> {
-    const saving = this.trySave(exchange, debug);
+  save(
+    exchange: LiveExchange,
+    debug: DebugFiles | undefined,
+    /** a list's: the capabilities its client declared (list-capabilities.ts) */
+    clientCapabilities?: Record<string, unknown>,
+  ): Promise<'recorded' | 'skipped' | 'none'> {
+    const saving = this.trySave(exchange, debug, clientCapabilities);
     this.track(saving);
     return saving;
   }
@@ -171,6 +178,7 @@ export class Recorder implements Hook {
   private async trySave(
     exchange: LiveExchange,
     debug: DebugFiles | undefined,
+    clientCapabilities: Record<string, unknown> | undefined,
   ): Promise<'recorded' | 'skipped' | 'none'> {
     const { request, key } = exchange;
     const response = exchange.upstreamResponse ?? exchange.response;
@@ -190,6 +198,7 @@ export class Recorder implements Hook {
     const result = response && 'result' in response ? response.result : {};
     if (!this.store.isReady) await this.store.ready; // what is recorded already: the whole folder, indexed by name
     const isToolCall = request.method === 'tools/call';
+    const isList = EMPTY_LIST_RESULTS.has(request.method);
     const resultHash = isToolCall && !error ? this.hashResult(result) : undefined;
     const version = exchange.protocolVersion;
     const condition = conditionOf(error);
@@ -197,12 +206,15 @@ export class Recorder implements Hook {
     const existing = this.store.lookup(key);
     const duplicate = existing?.some((e) => {
       if (!sameRevision(e, version, request.method) || conditionOf(e.error) !== condition) return false;
+      // a list differs between sessions (other capabilities, a list_changed): each answer is kept, replayed in order
+      if (isList && condition === undefined) return !error && sameList(e, result, clientCapabilities);
       if (!isToolCall || condition !== undefined) return true; // one answer per key (and per condition), as mcp-rewind records
       return e.error
         ? canonicalJson(e.error) === answer
         : !error && (e.resultHash ?? this.hashResult(e.result)) === resultHash;
     });
-    const flightKey = `${key}#${version ?? ''}#${condition ?? ''}#${resultHash ?? answer ?? ''}`;
+    const listed = isList && !error ? canonicalJson([result, clientCapabilities ?? {}]) : undefined;
+    const flightKey = `${key}#${version ?? ''}#${condition ?? ''}#${resultHash ?? answer ?? listed ?? ''}`;
     if (duplicate || this.inFlight.has(flightKey)) return 'skipped';
     this.inFlight.add(flightKey);
     try {
@@ -221,6 +233,7 @@ export class Recorder implements Hook {
             method: request.method,
             params: isToolCall ? undefined : stripMeta(request.params),
             protocolVersion: version,
+            clientCapabilities,
             status: exchange.http && exchange.http.status !== 200 ? exchange.http.status : undefined,
             framing: exchange.framing,
             timing: timingOf(exchange),

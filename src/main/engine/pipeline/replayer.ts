@@ -9,13 +9,10 @@ import {
 } from '../../../shared/jsonrpc.js';
 import {
   conditionOf,
-  firstInputRequest,
   isKnownMethod,
   isModernRevision,
-  LEGACY_REVISIONS,
   metaVersion,
   missingInputCapabilities,
-  PROTOCOL_ERROR,
   REMOVED_IN_MODERN,
 } from '../../../shared/mcp-protocol.js';
 import type { CassetteStore } from '../cassette/store.js';
@@ -41,6 +38,8 @@ import {
   type RequestContext,
   type ServerProfile,
 } from './replay-protocol.js';
+import { fitCapabilities } from './list-capabilities.js';
+import { acceptsBoth, missingCapability, negotiate } from './replay-negotiate.js';
 import { flushQueued, followUpMessage, followUpsOf, pushFollowUps } from './replay-follow-ups.js';
 import type { Session } from './session.js';
 
@@ -148,9 +147,18 @@ export class Replayer implements CassetteSource, Hook {
    * the last (default), start over (cycle), or miss.
    */
   private pick(exchange: LiveExchange, session: Session, ctx: RequestContext): CassetteEntry | undefined {
-    const all = this.find(exchange.request, exchange.key);
+    let all = this.find(exchange.request, exchange.key);
     if (!all?.length) return undefined;
-    const { entries, cursor } = this.partition(all, ctx);
+    let suffix = '';
+    if (EMPTY_LIST_RESULTS.has(exchange.request.method)) {
+      // a list is answered by those recorded for the client's capabilities (list-capabilities.ts)
+      const fit = fitCapabilities(all, ctx.capabilities);
+      if (fit.mismatch && this.strict) return undefined; // the miss names the difference (capabilityMismatch)
+      if (fit.mismatch) exchange.flags.push(`replayed a list ${fit.mismatch}`);
+      all = fit.entries;
+      suffix = fit.cursorSuffix;
+    }
+    const { entries, cursor } = this.partition(all, ctx, suffix);
     if (!entries.length) return undefined;
     this.cursors.set(exchange, cursor);
     const served = this.sessions.get(session)?.served.get(cursor) ?? 0;
@@ -161,10 +169,10 @@ export class Replayer implements CassetteSource, Hook {
   }
 
   /** The entries of a key's list that fit a request's revision (applicable()), and the cursor that walks them. */
-  private partition(all: readonly CassetteEntry[], ctx: RequestContext): Partition {
+  private partition(all: readonly CassetteEntry[], ctx: RequestContext, suffix = ''): Partition {
     if (all.length === 1) {
       const entries = applicable(all, ctx);
-      return { entries, cursor: all[0].key };
+      return { entries, cursor: all[0].key + suffix };
     }
     if (this.partitionsRevision !== this.store.revision) {
       this.partitions.clear();
@@ -172,11 +180,11 @@ export class Replayer implements CassetteSource, Hook {
     }
     const slot = ctx.version ?? ctx.era;
     // the store hands out a new list on each lookup: the key names the list (it changes only with the revision)
-    const id = `${all[0].key}\u0000${slot}`;
+    const id = `${all[0].key}${suffix}\u0000${slot}`;
     const known = this.partitions.get(id);
     if (known) return known;
     const entries = applicable(all, ctx);
-    const partition = { entries, cursor: entries === all ? all[0].key : `${all[0].key}#${slot}` };
+    const partition = { entries, cursor: entries === all ? all[0].key + suffix : `${all[0].key}${suffix}#${slot}` };
     // a missing-capability error fits by the client's capabilities, which a revision does not say: not kept
     if (all.some((e) => conditionOf(e.error) === 'capability')) return partition;
     this.partitions.set(id, partition);
@@ -202,7 +210,7 @@ export class Replayer implements CassetteSource, Hook {
       const refused = this.modernChecks(exchange);
       if (refused) return { refuse: refused };
     }
-    if (request.method === 'initialize') return this.negotiate(exchange);
+    if (request.method === 'initialize') return negotiate(this.store, exchange, (e) => this.miss(e.request, e.key));
     const ctx = contextOf(
       request,
       session.protocolVersion ?? exchange.headers.protocolVersion,
@@ -307,35 +315,6 @@ export class Replayer implements CassetteSource, Hook {
     return this.store.has(refusalKey(kind));
   }
 
-  /**
-   * initialize: the recorded answer for the version the client asks, when the cassette holds one; else an older 2025-era
-   * revision is answered as asked (the SDK servers' rule: they speak every earlier revision); else the latest
-   * version the recorded server negotiated (the spec: a server answers a version it does not support with another one
-   * it supports, SHOULD be its latest). A server that refused initialize (a 2026-only server) refuses it again.
-   */
-  private negotiate(exchange: LiveExchange): CassetteOffer {
-    const entries = this.store.lookup('initialize');
-    if (!entries?.length) return { miss: () => ({ response: this.miss(exchange.request, exchange.key) }) };
-    const requested = exchange.request.params?.protocolVersion;
-    const answers = entries.filter((e) => !e.error);
-    if (!answers.length) return { entry: entries[0] };
-    const same = answers.find((e) => e.result.protocolVersion === requested);
-    if (same) return { entry: same };
-    let latest = answers[0];
-    for (const e of answers)
-      if (String(e.result.protocolVersion ?? '') > String(latest.result.protocolVersion ?? '')) latest = e;
-    // an older revision the SDK servers (TypeScript, Python) still speak is answered as asked, as they did live
-    const newest = String(latest.result.protocolVersion ?? '');
-    if (
-      typeof requested === 'string' &&
-      (LEGACY_REVISIONS as readonly string[]).includes(requested) &&
-      requested < newest &&
-      !isModernRevision(newest)
-    )
-      return { entry: { ...latest, result: { ...latest.result, protocolVersion: requested } } };
-    return { entry: latest };
-  }
-
   /** The checks of a 2026-07-28 request, and a method that revision does not have (404 + -32601). */
   private modernChecks(exchange: LiveExchange): Refused | undefined {
     const { request, key } = exchange;
@@ -371,6 +350,8 @@ export class Replayer implements CassetteSource, Hook {
     }
     const notFound = this.methodNotFound(request);
     if (notFound) return { response: notFound.response, status: notFound.status === 200 ? undefined : notFound.status };
+    const mismatch = this.strict ? this.capabilityMismatch(request, key, ctx) : undefined;
+    if (mismatch) return { response: mismatch };
     if (!isKnownMethod(request.method, ctx.era) && !EMPTY_LIST_RESULTS.has(request.method)) {
       return {
         response: errorResponse(request.id, ErrorCode.MethodNotFound, 'Method not found'),
@@ -415,6 +396,19 @@ export class Replayer implements CassetteSource, Hook {
     }).toResponse(request.id);
   }
 
+  /** --strict: a list recorded only for other client capabilities misses, saying which (list-capabilities.ts). */
+  private capabilityMismatch(request: JsonRpcRequest, key: string, ctx: RequestContext): JsonRpcResponse | undefined {
+    if (!EMPTY_LIST_RESULTS.has(request.method)) return undefined;
+    const recorded = this.find(request, key);
+    const mismatch = recorded?.length ? fitCapabilities(recorded, ctx.capabilities).mismatch : undefined;
+    if (!mismatch) return undefined;
+    const asked = request.params ? { ...request.params } : {};
+    delete asked._meta;
+    this.onMiss?.({ method: request.method, key, asked });
+    const message = `mcp-rewind: no recorded answer for ${request.method} (key ${key}): ${mismatch}`;
+    return new ReplayMissError(message, { key, method: request.method, asked }).toResponse(request.id);
+  }
+
   /** The server's -32601 for this method, when the cassette recorded one (any params): from the store's index of error keys. */
   private methodNotFound(request: JsonRpcRequest): Refused | undefined {
     const prefix = request.method.replaceAll('/', '_');
@@ -438,25 +432,4 @@ export class Replayer implements CassetteSource, Hook {
         : request.method.replaceAll('/', '_');
     return this.store.nearKeys(group, key, 5);
   }
-}
-
-/** An input_required answer asking what this client did not declare: the server answers -32021 instead (MRTR). */
-function missingCapability(
-  request: JsonRpcRequest,
-  result: Record<string, unknown>,
-  lacking: Record<string, unknown>,
-): Refused {
-  const capability = Object.keys(lacking)[0];
-  const input = firstInputRequest(result, capability);
-  const message = input
-    ? `Cannot request input '${input.key}' (${input.method}): the request's client capabilities do not declare the required capability`
-    : `the request's client capabilities do not declare ${capability}`;
-  return refuse(400, request.id, PROTOCOL_ERROR.MissingRequiredClientCapability, message, {
-    requiredCapabilities: lacking,
-  });
-}
-
-/** The Accept of a POST the reference SDK server takes: both JSON and SSE named. */
-function acceptsBoth(accept: string | undefined): boolean {
-  return accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream');
 }
