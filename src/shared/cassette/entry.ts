@@ -83,6 +83,8 @@ const ExchangeFields = {
   unanswered: z.literal(true).optional(),
   /** a refusal entry (key `refusal_<kind>`): the server's answer to a POST it refused as a whole */
   refusal: z.enum(REFUSAL_KINDS).optional(),
+  /** an `after_<key>` entry: it followed the session's n-th answer of that key (absent: the first) */
+  afterCall: z.number().int().min(1).optional(),
   /** a list (tools/list, …): the capabilities the client declared, since servers list by them (replay matches them) */
   clientCapabilities: z.record(z.string(), z.unknown()).optional(),
 };
@@ -173,6 +175,8 @@ export interface CassetteEntry {
   stateless?: boolean;
   unanswered?: true;
   refusal?: RefusalKind;
+  /** an `after_<key>` entry: it followed the n-th answer of that key in its session (absent: the first) */
+  afterCall?: number;
   /** a list: the capabilities the recording client declared */
   clientCapabilities?: Record<string, unknown>;
   /** tools/call rounds after an input_required result */
@@ -193,6 +197,7 @@ function exchangeFields(
     | 'unanswered'
     | 'refusal'
     | 'clientCapabilities'
+    | 'afterCall'
   >,
 ): Partial<CassetteEntry> {
   const out: Partial<CassetteEntry> = {};
@@ -205,6 +210,7 @@ function exchangeFields(
   if (e.timing !== undefined) out.timing = e.timing;
   if (e.stateless !== undefined) out.stateless = e.stateless;
   if (e.clientCapabilities !== undefined) out.clientCapabilities = e.clientCapabilities;
+  if (e.afterCall !== undefined) out.afterCall = e.afterCall;
   return out;
 }
 
@@ -352,8 +358,16 @@ export function distilledFor(method: string, entry: Omit<CassetteEntry, 'n' | 'k
         ? { unanswered: true }
         : { result: entry.result };
   const extra: Record<string, unknown> = {};
-  for (const field of ['status', 'protocolVersion', 'framing', 'timing', 'stateless', 'clientCapabilities'] as const)
-    if (entry[field] !== undefined) extra[field] = entry[field];
+  const fields = [
+    'status',
+    'protocolVersion',
+    'framing',
+    'timing',
+    'stateless',
+    'clientCapabilities',
+    'afterCall',
+  ] as const;
+  for (const field of fields) if (entry[field] !== undefined) extra[field] = entry[field];
   if (entry.refusal !== undefined)
     return { $schema, $rewind: 1, refusal: entry.refusal, ...answer, ...extra, recordedAt: entry.recordedAt };
   // a call the client cancelled keeps its request in the `$rewind` form (a tools/call entry answers with result or error)

@@ -8,6 +8,7 @@ import { redactHeaders, scrub } from '../redact.js';
 import type { Log } from '../log.js';
 import type { ExchangeDetail, Hook, Need, ServerMessage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
+import { FollowUpPlaces } from './follow-up-place.js';
 import { listCapabilities, sameList } from './list-capabilities.js';
 import { wasCancelled, type Session } from './session.js';
 
@@ -28,8 +29,8 @@ export class Recorder implements Hook {
   private readonly inFlight = new Set<string>();
   /** what could not be recorded so far: how many, and why the first did not */
   readonly failures: RecordFailures = { count: 0 };
-  /** per client session, the key of the exchange it finished last: server notifications that follow are filed after it */
-  private readonly lastKeys = new WeakMap<Session, string>();
+  /** per client session, its calls: a server message on the GET stream is filed among them (follow-up-place.ts) */
+  private readonly places = new FollowUpPlaces();
 
   constructor(
     private readonly store: CassetteStore,
@@ -55,7 +56,7 @@ export class Recorder implements Hook {
     detail: ExchangeDetail | undefined,
   ): Promise<void> {
     if (exchange.source !== 'upstream') return; // the upstream did not answer after all (it was down)
-    if (session) this.lastKeys.set(session, exchange.key);
+    if (session) this.places.answered(session, exchange.key);
     if (wasCancelled(session, exchange.request.id)) exchange.cancelled = true;
     try {
       exchange.cassette = await this.save(
@@ -83,7 +84,8 @@ export class Recorder implements Hook {
   }
 
   onServerMessage(message: ServerMessage, session: Session): void {
-    this.saveFollowUp(this.lastKeys.get(session) ?? 'initialize', message).catch(
+    const place = this.places.placeOf(session);
+    this.saveFollowUp(place.key, message, place.afterCall).catch(
       (error: Error) => void this.failed(message.method, error),
     );
   }
@@ -100,15 +102,17 @@ export class Recorder implements Hook {
 
   /**
    * Files a server notification (or a request to the client: roots/list, kept with its id in `stream`) that arrived
-   * outside any request after the exchange `afterKey`; replay sends it after answering that exchange again. An
-   * identical message already filed there is skipped.
+   * outside any request after the `afterCall`-th answer of the exchange `afterKey`; replay sends it after answering
+   * that exchange as many times. An identical message already filed there is skipped.
    */
-  saveFollowUp(afterKey: string, notification: ServerMessage): Promise<'recorded' | 'skipped'> {
+  saveFollowUp(afterKey: string, notification: ServerMessage, afterCall = 1): Promise<'recorded' | 'skipped'> {
     const key = followUpKey(afterKey);
-    const text = canonicalJson({ method: notification.method, params: notification.params ?? {} });
+    const text = canonicalJson({ method: notification.method, params: notification.params ?? {}, afterCall });
     const existing = this.store.lookup(key);
     if (
-      existing?.some((e) => canonicalJson({ method: e.method, params: e.params ?? {} }) === text) ||
+      existing?.some(
+        (e) => canonicalJson({ method: e.method, params: e.params ?? {}, afterCall: e.afterCall ?? 1 }) === text,
+      ) ||
       this.inFlight.has(`${key}#${text}`)
     )
       return Promise.resolve('skipped');
@@ -124,6 +128,7 @@ export class Recorder implements Hook {
             result: {},
             recordedAt: new Date().toISOString(),
             ...(isRequest(notification) ? { stream: [{ ...notification }] } : {}),
+            ...(afterCall > 1 ? { afterCall } : {}),
           },
           this.redactions,
         ),

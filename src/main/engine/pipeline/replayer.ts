@@ -291,7 +291,13 @@ export class Replayer implements CassetteSource, Hook {
   /** Replay: what the server sent on its GET stream after this exchange goes out on the client's, after the answer. */
   onResponse(exchange: LiveExchange, session: Session | undefined): void {
     const followUps = followUpsOf(this.store, exchange.key);
-    if (followUps.length && session) pushFollowUps(session, this.stateOf(session), followUps);
+    if (!followUps.length || !session) return;
+    const state = this.stateOf(session);
+    const cursor = this.cursors.get(exchange);
+    // what followed the n-th answer of this key in the recording follows its n-th answer here, once
+    const answer = cursor === undefined ? 1 : (state.served.get(cursor) ?? 1);
+    const due = followUps.filter((e) => (e.afterCall ?? 1) === answer);
+    if (due.length) pushFollowUps(session, state, due);
   }
 
   refusal(kind: RefusalKind, detail?: string): Refused {
