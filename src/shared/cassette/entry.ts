@@ -39,6 +39,8 @@ export const FramingSchema = z.object({
   priming: z.boolean().optional(),
   /** the server closed the POST stream after this many messages; the rest arrived on the client's resumed stream */
   resumedAfter: z.number().int().min(0).optional(),
+  /** the answer's members in the order the server wrote them, when not `jsonrpc, id, result|error` (`result, jsonrpc, id`) */
+  envelope: z.array(z.string()).optional(),
 });
 export type Framing = z.infer<typeof FramingSchema>;
 

@@ -1,4 +1,4 @@
-import type { CassetteEntry, RefusalKind, Timing } from '../../../shared/cassette/entry.js';
+import type { CassetteEntry, Framing, RefusalKind, Timing } from '../../../shared/cassette/entry.js';
 import { isRequest, type JsonRpcError } from '../../../shared/jsonrpc.js';
 import { conditionOf, eraOf, LEGACY_REVISIONS, metaVersion } from '../../../shared/mcp-protocol.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
@@ -240,7 +240,7 @@ export class Recorder implements Hook {
             protocolVersion: version,
             clientCapabilities,
             status: exchange.http && exchange.http.status !== 200 ? exchange.http.status : undefined,
-            framing: exchange.framing,
+            framing: withEnvelope(exchange.framing, response),
             timing: timingOf(exchange),
             stateless:
               request.method === 'initialize' &&
@@ -321,4 +321,12 @@ function stripMeta(params: Record<string, unknown> | undefined): Record<string, 
   if (!params) return undefined;
   const { _meta, ...rest } = params;
   return rest;
+}
+
+/** The framing, with the order of the answer's members when the server did not write `jsonrpc, id, result|error`. */
+function withEnvelope(framing: Framing | undefined, response: object | undefined): Framing | undefined {
+  if (!framing || !response) return framing;
+  const order = Object.keys(response);
+  if (order[0] === 'jsonrpc' && order[1] === 'id' && order.length === 3) return framing;
+  return { ...framing, envelope: order };
 }

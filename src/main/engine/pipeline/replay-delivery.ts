@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { CassetteEntry } from '../../../shared/cassette/entry.js';
+import type { CassetteEntry, Framing } from '../../../shared/cassette/entry.js';
 import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { META } from '../../../shared/mcp-protocol.js';
 import { sendJson, sseEvent } from '../http/sse.js';
@@ -30,7 +30,7 @@ export interface ReplayAnswer {
   headers: Record<string, string>;
   speed: ReplaySpeed;
   /** the framing of an entry that kept none (mcp-rewind's bare results): how the cassette's other answers travelled */
-  usualFraming?: 'json' | 'sse';
+  usualFraming?: Framing;
 }
 
 /** JSON or SSE: as recorded when the client accepts it (entries that kept no framing: as the others, SSE when something streamed). */
@@ -57,15 +57,17 @@ export async function replayAnswer(a: ReplayAnswer): Promise<void> {
   const { exchange, entry, res, speed } = a;
   const status = entry.status ?? 200;
   const timing = speed === undefined ? undefined : entry.timing;
-  if (framingFor(entry, a.accept, a.usualFraming) === 'json') {
+  // a bare entry (mcp-rewind's form keeps no framing) travels as the server's other answers did
+  const framing = entry.framing ?? a.usualFraming;
+  if (framingFor(entry, a.accept, a.usualFraming?.type) === 'json') {
     if (timing?.answerMs) await wait(timing.answerMs / (speed ?? 1));
-    if (!res.destroyed) sendJson(res, status, exchange.response, a.headers);
+    if (!res.destroyed) sendJson(res, status, asWritten(exchange.response, entry, framing), a.headers);
     return a.stage.hooks.finish(exchange, a.session);
   }
   res.writeHead(status, { ...a.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const ids = entry.framing?.eventIds ? new EventIds() : undefined;
-  const retry = entry.framing?.retryMs;
-  if (entry.framing?.priming)
+  const ids = framing?.eventIds ? new EventIds() : undefined;
+  const retry = framing?.retryMs;
+  if (framing?.priming)
     res.write(`id: ${ids?.next() ?? randomUUID()}\n${retry !== undefined ? `retry: ${retry}\n` : ''}data: \n\n`);
   else if (retry !== undefined) res.write(`retry: ${retry}\n\n`);
   else res.flushHeaders();
@@ -151,7 +153,8 @@ class Playback {
       res.once('close', () => void stage.hooks.finish(exchange, session));
       return;
     }
-    if (!res.destroyed) res.end(sseEvent(this.liveAnswer(), this.ids?.next(this.stream.length)));
+    const answer = asWritten(this.liveAnswer(), entry, entry.framing ?? this.a.usualFraming);
+    if (!res.destroyed) res.end(sseEvent(answer, this.ids?.next(this.stream.length)));
     await stage.hooks.finish(exchange, session);
   }
 
@@ -264,4 +267,20 @@ class Playback {
       );
     }
   }
+}
+
+/**
+ * The recorded answer with its members in the order the server wrote them (`framing.envelope`), unless a rule or a
+ * breakpoint changed it (then it is the proxy's message).
+ */
+function asWritten(response: JsonRpcMessage | undefined, entry: CassetteEntry, framing: Framing | undefined): unknown {
+  const order = framing?.envelope;
+  if (!order || !response) return response;
+  const recorded = 'result' in response ? response.result === entry.result : 'error' in response;
+  if (!recorded) return response;
+  const out: Record<string, unknown> = {};
+  const members = response as unknown as Record<string, unknown>;
+  for (const key of order) if (key in members) out[key] = members[key];
+  for (const key of Object.keys(members)) if (!(key in out)) out[key] = members[key];
+  return out;
 }
