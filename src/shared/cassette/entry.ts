@@ -87,6 +87,8 @@ const ExchangeFields = {
   refusal: z.enum(REFUSAL_KINDS).optional(),
   /** an `after_<key>` entry: it followed the session's n-th answer of that key (absent: the first) */
   afterCall: z.number().int().min(1).optional(),
+  /** subscriptions/listen: for each streamed message, the key of the last call answered before it (null: none) */
+  streamAfter: z.array(z.string().nullable()).optional(),
   /** a list (tools/list, …): the capabilities the client declared, since servers list by them (replay matches them) */
   clientCapabilities: z.record(z.string(), z.unknown()).optional(),
 };
@@ -179,6 +181,8 @@ export interface CassetteEntry {
   refusal?: RefusalKind;
   /** an `after_<key>` entry: it followed the n-th answer of that key in its session (absent: the first) */
   afterCall?: number;
+  /** subscriptions/listen: for each streamed message, the last call answered before it */
+  streamAfter?: (string | null)[];
   /** a list: the capabilities the recording client declared */
   clientCapabilities?: Record<string, unknown>;
   /** tools/call rounds after an input_required result */
@@ -200,6 +204,7 @@ function exchangeFields(
     | 'refusal'
     | 'clientCapabilities'
     | 'afterCall'
+    | 'streamAfter'
   >,
 ): Partial<CassetteEntry> {
   const out: Partial<CassetteEntry> = {};
@@ -213,6 +218,7 @@ function exchangeFields(
   if (e.stateless !== undefined) out.stateless = e.stateless;
   if (e.clientCapabilities !== undefined) out.clientCapabilities = e.clientCapabilities;
   if (e.afterCall !== undefined) out.afterCall = e.afterCall;
+  if (e.streamAfter !== undefined) out.streamAfter = e.streamAfter;
   return out;
 }
 
@@ -368,6 +374,7 @@ export function distilledFor(method: string, entry: Omit<CassetteEntry, 'n' | 'k
     'stateless',
     'clientCapabilities',
     'afterCall',
+    'streamAfter',
   ] as const;
   for (const field of fields) if (entry[field] !== undefined) extra[field] = entry[field];
   if (entry.refusal !== undefined)

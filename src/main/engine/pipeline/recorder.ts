@@ -8,6 +8,7 @@ import { redactHeaders, scrub } from '../redact.js';
 import type { Log } from '../log.js';
 import type { ExchangeDetail, Hook, Need, ServerMessage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
+import { AnsweredCalls } from './call-order.js';
 import { FollowUpPlaces } from './follow-up-place.js';
 import { listCapabilities, sameList } from './list-capabilities.js';
 import { wasCancelled, type Session } from './session.js';
@@ -31,6 +32,8 @@ export class Recorder implements Hook {
   readonly failures: RecordFailures = { count: 0 };
   /** per client session, its calls: a server message on the GET stream is filed among them (follow-up-place.ts) */
   private readonly places = new FollowUpPlaces();
+  /** when each call was answered: a listen stream's messages keep their place among them (call-order.ts) */
+  private readonly calls = new AnsweredCalls();
 
   constructor(
     private readonly store: CassetteStore,
@@ -57,6 +60,7 @@ export class Recorder implements Hook {
   ): Promise<void> {
     if (exchange.source !== 'upstream') return; // the upstream did not answer after all (it was down)
     if (session) this.places.answered(session, exchange.key);
+    this.calls.note(exchange.key);
     if (wasCancelled(session, exchange.request.id)) exchange.cancelled = true;
     try {
       exchange.cassette = await this.save(
@@ -242,6 +246,7 @@ export class Recorder implements Hook {
             status: exchange.http && exchange.http.status !== 200 ? exchange.http.status : undefined,
             framing: withEnvelope(exchange.framing, response),
             timing: timingOf(exchange),
+            streamAfter: this.calls.streamAfter(exchange),
             stateless:
               request.method === 'initialize' &&
               exchange.http !== undefined &&

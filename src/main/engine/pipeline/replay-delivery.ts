@@ -9,6 +9,7 @@ import type { LiveExchange } from './exchange.js';
 import { REPLAYED_STREAMS_KEPT, REPLY_TIMEOUT_MS, waitForReply, type ReplaySession } from './replay-session.js';
 import { RESUME_WAIT_MS, type Session } from './session.js';
 import { canonicalJson } from '../cassette/keys.js';
+import type { CallWaiters } from './call-order.js';
 
 /** --replay-timing: undefined plays at once; a speed (1 = as recorded, 2 = twice as fast) waits the recorded delays ÷ speed. */
 export type ReplaySpeed = number | undefined;
@@ -31,6 +32,8 @@ export interface ReplayAnswer {
   speed: ReplaySpeed;
   /** the framing of an entry that kept none (mcp-rewind's bare results): how the cassette's other answers travelled */
   usualFraming?: Framing;
+  /** the calls replay answered: a listen stream's message waits for the call it followed (call-order.ts) */
+  calls?: CallWaiters;
 }
 
 /** JSON or SSE: as recorded when the client accepts it (entries that kept no framing: as the others, SSE when something streamed). */
@@ -101,6 +104,8 @@ class Playback {
   private readonly stream: JsonRpcMessage[];
   private readonly liveToken: unknown;
   private elapsed = 0;
+  /** a listen stream: how many answers of each key it waited for, on top of those answered before it opened */
+  private readonly awaited = new Map<string, number>();
 
   constructor(
     private readonly a: ReplayAnswer,
@@ -125,6 +130,23 @@ class Playback {
     this.elapsed = Math.max(this.elapsed, at);
   }
 
+  /**
+   * Without --replay-timing: a listen stream's message that followed a call in the recording waits until this client
+   * made that call (at most the recorded gap, else 30 s), so it arrives after the call that caused it, not at once.
+   */
+  private async afterCall(i: number): Promise<void> {
+    const { calls, speed, entry } = this.a;
+    const key = entry.streamAfter?.[i];
+    if (!calls || speed !== undefined || !key || entry.streamAfter?.[i - 1] === key) return;
+    const base = this.awaited.get(key) ?? calls.count(key);
+    this.awaited.set(key, base + 1);
+    const ms = entry.timing?.streamMs;
+    const gap = ms?.[i] !== undefined ? ms[i] - (ms[i - 1] ?? 0) : 30_000;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([calls.until(key, base + 1), new Promise((r) => (timer = setTimeout(r, gap)))]);
+    clearTimeout(timer);
+  }
+
   /** `resumed`: on the stream the client resumed (GET + Last-Event-ID), which is not closed early again */
   async from(start: number, res: ServerResponse, resumed = false): Promise<void> {
     const { exchange, entry, stage, session } = this.a;
@@ -135,6 +157,7 @@ class Playback {
       const message = this.stream[i];
       if (isResponse(message)) continue; // a recorded client reply: compared below, never sent
       await this.gap(i);
+      await this.afterCall(i);
       if (!isRequest(message)) {
         const live = this.live(message);
         if (live === undefined) continue; // progress this client did not ask for

@@ -38,6 +38,7 @@ import {
   type RequestContext,
   type ServerProfile,
 } from './replay-protocol.js';
+import { CallWaiters } from './call-order.js';
 import { fitCapabilities } from './list-capabilities.js';
 import { acceptsBoth, missingCapability, negotiate } from './replay-negotiate.js';
 import { flushQueued, followUpMessage, followUpsOf, pushFollowUps } from './replay-follow-ups.js';
@@ -85,6 +86,8 @@ export class Replayer implements CassetteSource, Hook {
   private readonly sessions = new WeakMap<Session, ReplaySession>();
   /** the cursor key each planned exchange advances (entries of one key, per revision) */
   private readonly cursors = new WeakMap<LiveExchange, string>();
+  /** the calls answered, for listen streams that wait for the call their message followed */
+  private readonly calls = new CallWaiters();
   private cachedProfile?: { revision: number; profile: ServerProfile };
   /** the applicable entries of a key's list, by key and revision (lists of one entry need none), until the cassette changes */
   private partitions = new Map<string, Partition>();
@@ -241,7 +244,7 @@ export class Replayer implements CassetteSource, Hook {
       exchange === post.init
         ? post.sessions.initializedHere(exchange, post.session, plan.entry.stateless === true)
         : {};
-    return replayAnswer({
+    await replayAnswer({
       stage: post.stage,
       session: post.planSession,
       state: this.stateOf(post.planSession),
@@ -252,7 +255,9 @@ export class Replayer implements CassetteSource, Hook {
       headers,
       speed: this.speed,
       usualFraming: this.profile().framing,
+      calls: this.calls,
     });
+    this.calls.answered(exchange.key); // the answer is out: a listen stream's message that followed it may go
   }
 
   /** Plays the entry the plan took back to an in-process client, message by message (the library's wrapTransport). */
