@@ -16,8 +16,8 @@ export class AnsweredCalls {
 
   /** For each streamed message of a listen exchange: the key of the last call answered after it opened and before the message. */
   streamAfter(exchange: LiveExchange): (string | null)[] | undefined {
-    if (exchange.request.method !== 'subscriptions/listen' || exchange.streamMs.length === 0) return undefined;
-    const out = exchange.streamMs.map((ms) => {
+    if (exchange.request.method !== 'subscriptions/listen' || exchange.timeline.streamMs.length === 0) return undefined;
+    const out = exchange.timeline.streamMs.map((ms) => {
       const at = exchange.startedAt + ms;
       let key: string | null = null;
       for (const a of this.answered) if (a.at > exchange.startedAt && a.at <= at && a.key !== exchange.key) key = a.key;

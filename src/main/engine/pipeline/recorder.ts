@@ -2,7 +2,7 @@ import type { CassetteEntry, Framing, RefusalKind, Timing } from '../../../share
 import { isRequest, type JsonRpcError } from '../../../shared/jsonrpc.js';
 import { conditionOf, eraOf, LEGACY_REVISIONS, metaVersion } from '../../../shared/mcp-protocol.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
-import type { CassetteStore } from '../cassette/store.js';
+import type { CassetteStore, NewEntry } from '../cassette/store.js';
 import { canonicalJson, EMPTY_LIST_RESULTS, followUpKey, refusalKey, roundOf } from '../cassette/keys.js';
 import { redactHeaders, scrub } from '../redact.js';
 import type { Log } from '../log.js';
@@ -49,7 +49,7 @@ export class Recorder implements Hook {
    * (`--no-fsync`) the answer goes first and the entry is written after it.
    */
   need(exchange?: LiveExchange): Need {
-    if (exchange && exchange.source !== 'upstream') return 'none';
+    if (exchange && exchange.delivery.source !== 'upstream') return 'none';
     return this.store.durable ? 'commit' : 'observe';
   }
 
@@ -58,13 +58,14 @@ export class Recorder implements Hook {
     session: Session | undefined,
     detail: ExchangeDetail | undefined,
   ): Promise<void> {
-    if (exchange.source !== 'upstream') return; // the upstream did not answer after all (it was down)
+    if (exchange.delivery.source !== 'upstream') return; // the upstream did not answer after all (it was down)
     if (session) this.places.answered(session, exchange.key);
     this.calls.note(exchange.key);
-    if (wasCancelled(session, exchange.request.id)) exchange.cancelled = true;
+    const cancelled = wasCancelled(session, exchange.request.id);
     try {
-      exchange.cassette = await this.save(
+      exchange.timeline.cassette = await this.save(
         exchange,
+        cancelled,
         detail && {
           ...detail,
           request: { ...detail.request, headers: redactHeaders(detail.request.headers) },
@@ -73,7 +74,7 @@ export class Recorder implements Hook {
         listCapabilities(exchange.request, session?.initParams?.capabilities as Record<string, unknown> | undefined),
       );
     } catch (error) {
-      exchange.flags.push(`not recorded: ${this.failed(exchange.key, error)}`);
+      exchange.timeline.flags.push(`not recorded: ${this.failed(exchange.key, error)}`);
     }
   }
 
@@ -143,13 +144,15 @@ export class Recorder implements Hook {
     return saving;
   }
 
+  /** Files a finished exchange (`cancelled`: the client cancelled it, so an unanswered one is kept unanswered). */
   save(
     exchange: LiveExchange,
+    cancelled: boolean,
     debug: DebugFiles | undefined,
     /** a list's: the capabilities its client declared (list-capabilities.ts) */
     clientCapabilities?: Record<string, unknown>,
   ): Promise<'recorded' | 'skipped' | 'none'> {
-    const saving = this.trySave(exchange, debug, clientCapabilities);
+    const saving = this.trySave(exchange, cancelled, debug, clientCapabilities);
     this.track(saving);
     return saving;
   }
@@ -186,87 +189,102 @@ export class Recorder implements Hook {
 
   private async trySave(
     exchange: LiveExchange,
+    cancelled: boolean,
     debug: DebugFiles | undefined,
     clientCapabilities: Record<string, unknown> | undefined,
   ): Promise<'recorded' | 'skipped' | 'none'> {
-    const { request, key } = exchange;
-    const response = exchange.upstreamResponse ?? exchange.response;
-    if (exchange.refusal) {
+    const { refusal } = exchange.delivery;
+    if (refusal) {
       const kind = refusalKindOf(exchange);
-      if (kind) this.onRefusal(kind, exchange.refusal);
+      if (kind) this.onRefusal(kind, refusal);
       return 'none';
     }
-    // a subscriptions/listen stream ends when the client closes it: its notifications are the answer
-    // a call the client cancelled, never answered: replay leaves it unanswered too (the client's abort ends it)
-    const unanswered =
-      !response && ((request.method === 'subscriptions/listen' && exchange.stream.length > 0) || exchange.cancelled);
-    if (!response && !unanswered) return 'none';
-    if (request.params?.task !== undefined || (response && 'result' in response && 'task' in response.result))
-      return 'none'; // a CreateTaskResult is not the answer
-    const error = response && 'error' in response ? response.error : undefined;
-    const result = response && 'result' in response ? response.result : {};
+    const answer = answerOf(exchange, cancelled);
+    if (!answer) return 'none';
     if (!this.store.isReady) await this.store.ready; // what is recorded already: the whole folder, indexed by name
+    const { request, key } = exchange;
     const isToolCall = request.method === 'tools/call';
     const isList = EMPTY_LIST_RESULTS.has(request.method);
-    const resultHash = isToolCall && !error ? this.hashResult(result) : undefined;
+    const resultHash = isToolCall && !answer.error ? this.hashResult(answer.result) : undefined;
     const version = exchange.protocolVersion;
-    const condition = conditionOf(error);
-    const answer = error ? canonicalJson(error) : undefined;
-    const existing = this.store.lookup(key);
-    const duplicate = existing?.some((e) => {
+    const condition = conditionOf(answer.error);
+    const errorText = answer.error ? canonicalJson(answer.error) : undefined;
+    const duplicate = this.store.lookup(key)?.some((e) => {
       if (!sameRevision(e, version, request.method) || conditionOf(e.error) !== condition) return false;
       // a list differs between sessions (other capabilities, a list_changed): each answer is kept, replayed in order
-      if (isList && condition === undefined) return !error && sameList(e, result, clientCapabilities);
+      if (isList && condition === undefined) return !answer.error && sameList(e, answer.result, clientCapabilities);
       if (!isToolCall || condition !== undefined) return true; // one answer per key (and per condition), as mcp-rewind records
       return e.error
-        ? canonicalJson(e.error) === answer
-        : !error && (e.resultHash ?? this.hashResult(e.result)) === resultHash;
+        ? canonicalJson(e.error) === errorText
+        : !answer.error && (e.resultHash ?? this.hashResult(e.result)) === resultHash;
     });
-    const listed = isList && !error ? canonicalJson([result, clientCapabilities ?? {}]) : undefined;
-    const flightKey = `${key}#${version ?? ''}#${condition ?? ''}#${resultHash ?? answer ?? listed ?? ''}`;
+    const listed = isList && !answer.error ? canonicalJson([answer.result, clientCapabilities ?? {}]) : undefined;
+    const flightKey = `${key}#${version ?? ''}#${condition ?? ''}#${resultHash ?? errorText ?? listed ?? ''}`;
     if (duplicate || this.inFlight.has(flightKey)) return 'skipped';
     this.inFlight.add(flightKey);
     try {
-      await this.store.add(
-        request.method,
-        key,
-        scrub(
-          {
-            result,
-            ...(error ? { error } : {}),
-            ...(unanswered ? { unanswered: true } : {}),
-            resultHash,
-            name: isToolCall ? String(request.params?.name ?? '') : undefined,
-            arguments: isToolCall ? (request.params?.arguments ?? {}) : undefined,
-            ...(isToolCall ? roundOf(request.params) : {}),
-            method: request.method,
-            params: isToolCall ? undefined : stripMeta(request.params),
-            protocolVersion: version,
-            clientCapabilities,
-            status: exchange.http && exchange.http.status !== 200 ? exchange.http.status : undefined,
-            framing: withEnvelope(exchange.framing, response),
-            timing: timingOf(exchange),
-            streamAfter: this.calls.streamAfter(exchange),
-            stateless:
-              request.method === 'initialize' &&
-              exchange.http !== undefined &&
-              exchange.http.headers['mcp-session-id'] === undefined
-                ? true
-                : undefined,
-            recordedAt: new Date(exchange.startedAt).toISOString(),
-            stream: exchange.stream.length
-              ? exchange.stream.map((m) => m as unknown as Record<string, unknown>)
-              : undefined,
-          },
-          this.redactions,
-        ),
-        debug && scrub(debug, this.redactions),
-      );
+      const entry = entryOf(exchange, answer, resultHash);
+      entry.clientCapabilities = clientCapabilities;
+      entry.streamAfter = this.calls.streamAfter(exchange);
+      const scrubbed = scrub(entry, this.redactions);
+      await this.store.add(request.method, key, scrubbed, debug && scrub(debug, this.redactions));
       return 'recorded';
     } finally {
       this.inFlight.delete(flightKey);
     }
   }
+}
+
+/** What a finished exchange answered, as the cassette files it; undefined: nothing to file. */
+interface Answer {
+  result: Record<string, unknown>;
+  error?: JsonRpcError['error'];
+  unanswered: boolean;
+}
+
+function answerOf(exchange: LiveExchange, cancelled: boolean): Answer | undefined {
+  const { request } = exchange;
+  const response = exchange.upstreamResponse ?? exchange.response;
+  // a subscriptions/listen stream ends when the client closes it: its notifications are the answer
+  // a call the client cancelled, never answered: replay leaves it unanswered too (the client's abort ends it)
+  const unanswered =
+    !response && ((request.method === 'subscriptions/listen' && exchange.stream.length > 0) || cancelled);
+  if (!response && !unanswered) return undefined;
+  if (request.params?.task !== undefined || (response && 'result' in response && 'task' in response.result))
+    return undefined; // a CreateTaskResult is not the answer
+  return {
+    result: response && 'result' in response ? response.result : {},
+    error: response && 'error' in response ? response.error : undefined,
+    unanswered,
+  };
+}
+
+/** The cassette entry of a live exchange (before redaction). */
+function entryOf(exchange: LiveExchange, answer: Answer, resultHash: string | undefined): NewEntry {
+  const { request } = exchange;
+  const { http, framing } = exchange.timeline;
+  const isToolCall = request.method === 'tools/call';
+  return {
+    result: answer.result,
+    ...(answer.error ? { error: answer.error } : {}),
+    ...(answer.unanswered ? { unanswered: true } : {}),
+    resultHash,
+    name: isToolCall ? String(request.params?.name ?? '') : undefined,
+    arguments: isToolCall ? (request.params?.arguments ?? {}) : undefined,
+    ...(isToolCall ? roundOf(request.params) : {}),
+    method: request.method,
+    params: isToolCall ? undefined : stripMeta(request.params),
+    protocolVersion: exchange.protocolVersion,
+    status: http && http.status !== 200 ? http.status : undefined,
+    framing: withEnvelope(framing, exchange.upstreamResponse ?? exchange.response),
+    timing: timingOf(exchange),
+    stateless:
+      request.method === 'initialize' && http !== undefined && http.headers['mcp-session-id'] === undefined
+        ? true
+        : undefined,
+    recordedAt: new Date(exchange.startedAt).toISOString(),
+    stream: exchange.stream.length ? exchange.stream.map((m) => m as unknown as Record<string, unknown>) : undefined,
+  };
 }
 
 /** The recordings that failed in a run (a full disk, a folder gone): how many, and the first one's reason. */
@@ -289,10 +307,11 @@ function sameRevision(entry: CassetteEntry, version: string | undefined, method:
 
 /** When the answer and each streamed message arrived (ms from the request), for --replay-timing. */
 function timingOf(exchange: LiveExchange): Timing | undefined {
-  if (exchange.answeredMs === undefined && exchange.streamMs.length === 0) return undefined;
+  const { answeredMs, streamMs } = exchange.timeline;
+  if (answeredMs === undefined && streamMs.length === 0) return undefined;
   const timing: Timing = {};
-  if (exchange.answeredMs !== undefined) timing.answerMs = Math.round(exchange.answeredMs);
-  if (exchange.streamMs.length) timing.streamMs = exchange.streamMs.map((ms) => Math.round(ms));
+  if (answeredMs !== undefined) timing.answerMs = Math.round(answeredMs);
+  if (streamMs.length) timing.streamMs = streamMs.map((ms) => Math.round(ms));
   return timing;
 }
 
@@ -302,7 +321,7 @@ function timingOf(exchange: LiveExchange): Timing | undefined {
  * no session yet, an Accept the server does not take).
  */
 function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
-  const { status } = exchange.refusal as { status: number };
+  const { status } = exchange.delivery.refusal as { status: number };
   const headers = exchange.headers;
   if (status === 406) return 'not-acceptable';
   if (status === 404 && headers.sessionId !== undefined) return 'session-not-found';
@@ -316,7 +335,7 @@ function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
   )
     return 'unsupported-protocol-version';
   // a session the proxy saw ended, or never saw issued: how this server refuses an unknown session (some say 400)
-  if (headers.sessionId !== undefined && exchange.staleSession) return 'session-not-found';
+  if (headers.sessionId !== undefined && exchange.delivery.staleSession) return 'session-not-found';
   if (headers.sessionId === undefined && exchange.request.method !== 'initialize') return 'not-initialized';
   return undefined;
 }

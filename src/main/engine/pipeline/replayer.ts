@@ -157,7 +157,7 @@ export class Replayer implements CassetteSource, Hook {
       // a list is answered by those recorded for the client's capabilities (list-capabilities.ts)
       const fit = fitCapabilities(all, ctx.capabilities);
       if (fit.mismatch && this.strict) return undefined; // the miss names the difference (capabilityMismatch)
-      if (fit.mismatch) exchange.flags.push(`replayed a list ${fit.mismatch}`);
+      if (fit.mismatch) exchange.timeline.flags.push(`replayed a list ${fit.mismatch}`);
       all = fit.entries;
       suffix = fit.cursorSuffix;
     }
@@ -239,7 +239,7 @@ export class Replayer implements CassetteSource, Hook {
   async deliver(post: Post): Promise<void> {
     const { exchange, plan } = post.planned[0];
     if (plan.answer !== 'cassette') throw new Error(`replayer: asked to deliver a ${plan.answer} answer`);
-    if (waits(exchange.need)) await post.stage.hooks.respond(exchange, post.planSession, post.res);
+    if (waits(exchange.delivery.need)) await post.stage.hooks.respond(exchange, post.planSession, post.res);
     const headers =
       exchange === post.init
         ? post.sessions.initializedHere(exchange, post.session, plan.entry.stateless === true)
@@ -288,7 +288,9 @@ export class Replayer implements CassetteSource, Hook {
   /** Wants every request (a hook that reads the cassette is never piped past); observes hits with follow-ups. */
   need(exchange?: LiveExchange): Need {
     if (!exchange) return 'observe';
-    return exchange.cassette === 'hit' && this.store.followUpKeys > 0 && this.store.has(followUpKey(exchange.key))
+    return exchange.delivery.source === 'cache' &&
+      this.store.followUpKeys > 0 &&
+      this.store.has(followUpKey(exchange.key))
       ? 'observe'
       : 'none';
   }
