@@ -1,30 +1,11 @@
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '../../../shared/jsonrpc.js';
-import type { SessionStream } from './bridge-stream.js';
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '../../../../shared/jsonrpc.js';
 
-/**
- * One session of the upstream bridge, and where a server message goes back to. StreamableHTTPServerTransport.send()
- * routes a response by its id, but a notification or a server→client request goes to the POST stream of
- * `relatedRequestId` — without one, to the GET stream, where it is silently dropped if the client holds none open
- * (PROTOCOL-NOTES "SDK traps"). So every such message is tied to a downstream request still in flight, and the
- * others go to the session's GET stream, which the bridge owns (`stream`: held until the client opens it).
- */
-export interface BridgeSession {
-  id?: string;
-  server: StreamableHTTPServerTransport;
-  client: Transport;
-  /** the GET stream: what the server sends outside any request */
-  stream: SessionStream;
+/** What a bridge session knows of the requests it relays: which are in flight, which carry which progress token. */
+export interface InFlight {
   /** downstream request ids awaiting their response, oldest first */
-  inFlight: JsonRpcId[];
+  readonly ids: JsonRpcId[];
   /** progress token → the downstream request that carries it */
-  tokens: Map<unknown, JsonRpcId>;
-  closing: boolean;
-  /** when the pipeline last sent anything on this session, and how many of its requests and streams are open */
-  lastActive: number;
-  open: number;
-  close(reason?: string): Promise<void>;
+  readonly tokens: Map<unknown, JsonRpcId>;
 }
 
 /**
@@ -44,12 +25,28 @@ const SESSION_NOTIFICATIONS = new Set([
  */
 export function relatedRequest(
   message: JsonRpcRequest | JsonRpcNotification,
-  session: BridgeSession,
+  inFlight: InFlight,
 ): JsonRpcId | undefined {
   if (SESSION_NOTIFICATIONS.has(message.method)) return undefined;
   const token =
     message.method === 'notifications/progress'
       ? (message.params as { progressToken?: unknown } | undefined)?.progressToken
       : undefined;
-  return (token !== undefined ? session.tokens.get(token) : undefined) ?? session.inFlight[session.inFlight.length - 1];
+  return (token !== undefined ? inFlight.tokens.get(token) : undefined) ?? inFlight.ids[inFlight.ids.length - 1];
+}
+
+/** Notes a request as in flight (and the progress token it carries). */
+export function track(inFlight: InFlight, request: JsonRpcRequest): void {
+  inFlight.ids.push(request.id);
+  const token = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  if (token !== undefined) inFlight.tokens.set(token, request.id);
+}
+
+/** A request answered or given up: no longer in flight, its progress token free. */
+export function forget(inFlight: InFlight, id: JsonRpcId): boolean {
+  const at = inFlight.ids.indexOf(id);
+  if (at < 0) return false;
+  inFlight.ids.splice(at, 1);
+  for (const [token, owner] of inFlight.tokens) if (owner === id) inFlight.tokens.delete(token);
+  return true;
 }
