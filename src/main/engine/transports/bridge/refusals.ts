@@ -13,7 +13,10 @@ import { jsonAnswer, type BridgeAnswer } from './answer.js';
 
 /** What the SDK's server transport refuses, refused the same way (status, code and wording), before anything runs. */
 
-const refuse = (status: number, message: string, code: number = ErrorCode.InvalidRequest): BridgeAnswer =>
+/** the SDK transport's code for a refused HTTP request (-32000), unless the refusal is about the message itself */
+const HTTP_REFUSAL = -32000;
+
+const refuse = (status: number, message: string, code = HTTP_REFUSAL): BridgeAnswer =>
   jsonAnswer(status, errorResponse(null, code, message));
 
 export const sessionNotFound = (): BridgeAnswer =>
@@ -22,7 +25,8 @@ export const sessionNotFound = (): BridgeAnswer =>
 export const sessionRequired = (status = 400): BridgeAnswer =>
   refuse(status, 'Bad Request: Mcp-Session-Id header is required');
 
-export const alreadyInitialized = (): BridgeAnswer => refuse(400, 'Invalid Request: Server already initialized');
+export const alreadyInitialized = (): BridgeAnswer =>
+  refuse(400, 'Invalid Request: Server already initialized', ErrorCode.InvalidRequest);
 
 /** A header's single value. */
 export function one(value: string | string[] | undefined): string | undefined {
