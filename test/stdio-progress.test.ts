@@ -79,6 +79,23 @@ async function replayOnce(cacheDir: string): Promise<{ progress: string[]; text:
   }
 }
 
+/** One run over HTTP: a v1 SDK client of a replaying proxy, over Streamable HTTP or legacy SSE. */
+async function replayOverHttp(
+  url: string,
+  transport: 'sse' | undefined,
+): Promise<{ progress: string[]; text: unknown }> {
+  const c = await connectClient(transport ? url.replace(/\/mcp$/, '/sse') : url, transport ? { transport } : {});
+  try {
+    const progress: string[] = [];
+    const result = await c.client.callTool({ name: 'steps', arguments: {} }, undefined, {
+      onprogress: (p) => void progress.push(`${p.progress}/${p.total} ${p.message}`),
+    });
+    return { progress, text: (result.content as Array<{ text: string }>)[0]?.text };
+  } finally {
+    await c.close();
+  }
+}
+
 describe('progress replayed to a --stdio client with --replay-timing none (issue 21 item 8)', () => {
   it(`a v1 SDK client gets all ${STEPS} progress notifications, in order, before its answer, ${RUNS} runs of ${RUNS}`, async () => {
     const cacheDir = await recordCall();
@@ -86,5 +103,23 @@ describe('progress replayed to a --stdio client with --replay-timing none (issue
     const runs: Array<{ progress: string[]; text: unknown }> = [];
     for (let run = 0; run < RUNS; run++) runs.push(await replayOnce(cacheDir));
     expect(runs).toEqual(Array.from({ length: RUNS }, () => ({ progress: expected, text: 'all steps done' })));
+  }, 120_000);
+
+  it(`and over Streamable HTTP and legacy SSE: all ${STEPS}, in order, ${RUNS} runs of ${RUNS} each`, async () => {
+    const cacheDir = await recordCall();
+    const proxy = await startProxy({ mode: 'replay', cacheDir, replayTiming: 'none' });
+    try {
+      const expected = Array.from({ length: STEPS }, (_, i) => `${i + 1}/${STEPS} step ${i + 1}`);
+      for (const transport of [undefined, 'sse'] as const) {
+        const runs: Array<{ over: string; progress: string[]; text: unknown }> = [];
+        const over = transport ?? 'streamable-http';
+        for (let run = 0; run < RUNS; run++) runs.push({ over, ...(await replayOverHttp(proxy.url, transport)) });
+        expect(runs).toEqual(
+          Array.from({ length: RUNS }, () => ({ over, progress: expected, text: 'all steps done' })),
+        );
+      }
+    } finally {
+      await proxy.close();
+    }
   }, 120_000);
 });

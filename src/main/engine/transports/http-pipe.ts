@@ -5,6 +5,8 @@
  *
  * - A request the proxy could not take (HTTP error, connection refused) is answered with a JSON-RPC error, so the
  *   client never waits forever.
+ * - What the proxy sends goes to the client in order, an answer never in the same read as what came before it
+ *   (read-first.ts: the v1 SDK client would drop that progress).
  * - A 404 means the proxy's session is gone (e.g. a stdio upstream died in record mode, where the proxy hands the
  *   upstream's session through): the pipe opens a new session with the client's own initialize params and sends
  *   the request again, once — a stdio or legacy SSE client has no way to re-initialize by itself.
@@ -21,6 +23,7 @@ import {
   type JsonRpcMessage,
 } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
+import { readFirst } from './read-first.js';
 
 export interface HttpPipe {
   /** resolves once every request received so far has been answered (or after `timeoutMs`) */
@@ -56,6 +59,7 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
     if (pending.size === 0) for (const wake of idleWaiters.splice(0)) wake();
   };
 
+  const sendDown = readFirst((message) => downstream.send(message));
   const toDownstream = (message: JsonRpcMessage): void => {
     if (isResponse(message) && message.id !== null) {
       const own = internal.get(message.id);
@@ -64,9 +68,9 @@ export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: 
       if (message.id === initId && 'result' in message && typeof message.result.protocolVersion === 'string')
         upstream.setProtocolVersion(message.result.protocolVersion);
     }
-    downstream
-      .send(message as JSONRPCMessage)
-      .catch((error: Error) => log(`could not write to the client: ${error.message}`, 'warn'));
+    sendDown(message as JSONRPCMessage).catch((error: Error) =>
+      log(`could not write to the client: ${error.message}`, 'warn'),
+    );
   };
 
   const wire = (transport: StreamableHTTPClientTransport): void => {
