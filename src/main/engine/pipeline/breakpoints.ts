@@ -114,20 +114,22 @@ export class Breakpoints implements Hook {
     );
     if (resolution.action === 'abandoned') {
       // never sent upstream: the answer the proxy gives here goes to a client that no longer waits for it
-      exchange.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
+      exchange.timeline.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
       if (resolution.by === 'gone')
         exchange.end('client-gone', 'the client went away while the call was held at a breakpoint');
-      exchange.response = new BreakpointFailedError(
-        `mcp-rewind: released at a breakpoint: ${ABANDONED[resolution.by]}`,
-      ).toResponse(request.id);
+      exchange.respond(
+        new BreakpointFailedError(`mcp-rewind: released at a breakpoint: ${ABANDONED[resolution.by]}`).toResponse(
+          request.id,
+        ),
+      );
     } else if (resolution.action === 'fail') {
-      exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(request.id);
-      exchange.flags.push('failed at a breakpoint');
+      exchange.respond(new BreakpointFailedError(failedMessage(resolution.message)).toResponse(request.id));
+      exchange.timeline.flags.push('failed at a breakpoint');
     } else if (resolution.arguments) {
-      exchange.originalRequest = { ...request, params: { ...request.params } }; // for the timeline
-      exchange.flags.push('arguments edited at a breakpoint');
+      exchange.timeline.originalRequest = { ...request, params: { ...request.params } }; // for the timeline
+      exchange.timeline.flags.push('arguments edited at a breakpoint');
       request.params = { ...request.params, arguments: resolution.arguments };
-      exchange.edited = true;
+      exchange.delivery.edited = true;
     }
   }
 
@@ -153,18 +155,18 @@ export class Breakpoints implements Hook {
       exchange,
     );
     if (resolution.action === 'abandoned') {
-      exchange.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
+      exchange.timeline.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
       if (resolution.by === 'gone')
         exchange.end('client-gone', 'the client went away while the answer was held at a breakpoint');
       return;
     }
-    if (resolution.action === 'fail' || resolution.result) exchange.originalResponse ??= response;
+    if (resolution.action === 'fail' || resolution.result) exchange.timeline.originalResponse ??= response;
     if (resolution.action === 'fail') {
-      exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(exchange.request.id);
-      exchange.flags.push('failed at a breakpoint');
+      exchange.respond(new BreakpointFailedError(failedMessage(resolution.message)).toResponse(exchange.request.id));
+      exchange.timeline.flags.push('failed at a breakpoint');
     } else if (resolution.result) {
-      exchange.response = { jsonrpc: '2.0', id: exchange.request.id, result: resolution.result };
-      exchange.flags.push('result edited at a breakpoint');
+      exchange.respond({ jsonrpc: '2.0', id: exchange.request.id, result: resolution.result });
+      exchange.timeline.flags.push('result edited at a breakpoint');
     }
   }
 
