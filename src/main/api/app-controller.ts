@@ -12,6 +12,7 @@ import { MODE_TRAITS } from '../../shared/modes.js';
 import { checkProxyConfig } from '../../shared/proxy-config.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import { BreakpointHub } from './proxies/breakpoints.js';
+import { EVERY_PROXY } from '../../shared/breakpoints.js';
 import { Demo, type DemoHost } from './demo/demo.js';
 import { InspectorVerbs } from './verbs/inspector-verbs.js';
 import { AppTraffic } from './traffic/app-traffic.js';
@@ -153,7 +154,11 @@ export class AppController implements DemoHost {
     });
     this.attached.restore();
     void this.verbs.timeline.restore();
-    if (this.settings.get().settings.restoreWorkspace) this.restore(this.workspace.load());
+    if (this.settings.get().settings.restoreWorkspace) {
+      this.restore(this.workspace.load());
+      const everyProxy = this.workspace.everyProxyBreakpoints();
+      if (everyProxy.length) this.breakpoints.set(EVERY_PROXY, everyProxy);
+    }
   }
 
   on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void {
@@ -213,7 +218,7 @@ export class AppController implements DemoHost {
     });
     this.proxies.set(id, managed);
     try {
-      await this.workspace.saveNow(this.savedProxies());
+      await this.workspace.saveNow(this.savedProxies(), this.breakpoints.everyProxy());
     } catch (error) {
       this.proxies.delete(id);
       throw new Error(`the proxy was not added: ${(error as Error).message}`, { cause: error });
@@ -388,7 +393,7 @@ export class AppController implements DemoHost {
 
   private saveWorkspace(): void {
     if (this.closed) return;
-    this.workspace.save(this.savedProxies());
+    this.workspace.save(this.savedProxies(), this.breakpoints.everyProxy());
   }
 
   /** the proxies as workspace.json keeps them */

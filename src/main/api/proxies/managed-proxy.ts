@@ -1,3 +1,4 @@
+import { breakpointInput } from '../../../shared/breakpoints.js';
 import type { ProxyInfo } from '../../../shared/api.js';
 import { ErrorCode } from '../../../shared/jsonrpc.js';
 import type { ExchangeEvent } from '../../../shared/traffic.js';
@@ -152,6 +153,6 @@ export function toSaved(
     running: info.state !== 'stopped',
     ...(lastPort ? { lastPort } : {}),
     ...(info.demo ? { demo: true } : {}),
-    breakpoints: (rules[info.id] ?? []).map(({ tool, when }) => ({ tool, when })),
+    breakpoints: (rules[info.id] ?? []).map(breakpointInput),
   }));
 }

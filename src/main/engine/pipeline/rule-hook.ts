@@ -45,6 +45,7 @@ export class RuleHook implements RuleSource, Hook {
         request.params?.arguments as Record<string, unknown> | undefined,
         this.memory.upstreamTools,
         this.facts.hasSource(),
+        request.params,
       );
       if (plan.kind === 'unknown-tool')
         return { answer: { response: new UnknownToolError(name).toResponse(request.id), delayMs: 0 } };
