@@ -10,6 +10,8 @@ import {
 import { z } from 'zod';
 import type { ProxyCatalog, SentBy, TrafficEvent } from '../../../shared/api.js';
 import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { megabytes } from '../../../shared/api-frames.js';
+import { MAX_BODY_BYTES } from '../../engine/http/body.js';
 import type { ServerRequestDesk } from './server-request-desk.js';
 
 /**
@@ -49,6 +51,15 @@ export interface SendRequest {
   method: string;
   params?: Record<string, unknown>;
   sentBy: SentBy;
+}
+
+/** A request the proxy would refuse for its size (413) is refused here, with that reason, before it is sent. */
+function tooLarge(method: string, params: Record<string, unknown> | undefined): void {
+  const bytes = Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 0, method, params }));
+  if (bytes > MAX_BODY_BYTES)
+    throw new Error(
+      `not sent: the request is ${megabytes(bytes)}, over the ${megabytes(MAX_BODY_BYTES)} body limit of the proxy (and of MCP servers built on the SDK)`,
+    );
 }
 
 export class AppSessions {
@@ -94,6 +105,7 @@ export class AppSessions {
       params._meta = rest;
       if (Object.keys(rest).length === 0) delete params._meta;
     }
+    tooLarge(request.method, params);
     let event: TrafficEvent | undefined;
     let arrived: () => void = () => {};
     const landed = new Promise<void>((resolve) => (arrived = resolve));
