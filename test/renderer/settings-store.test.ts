@@ -112,7 +112,7 @@ describe('settings store', () => {
       autoScroll: true,
       recentFolders: [],
       restoreWorkspace: true,
-      timelineLayout: { split: 'side', side: 60, bottom: 60 },
+      timelineLayout: { split: 'side', side: 50, bottom: 60 },
       timelineColumns: {
         order: [
           'seq',
