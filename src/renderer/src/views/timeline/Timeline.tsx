@@ -250,7 +250,11 @@ export function Timeline(): JSX.Element {
           </Group>
         )}
       </div>
-      <ColumnMenu settings={columns.settings} save={columns.save} />
+      <ColumnMenu
+        settings={columns.settings}
+        save={columns.save}
+        besideDetail={detail !== undefined && split.split === 'side'}
+      />
       <SaveDialog
         all={exchanges}
         shown={filtered}
