@@ -26,12 +26,12 @@ async function lines(locator: Locator): Promise<number> {
   return new Set(tops).size;
 }
 
-/** header cells (visible columns) whose text is cut (wider than their box) */
+/** cells and header cells whose text is cut with an ellipsis (wider than their box) */
 async function cutCells(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const cut: string[] = [];
-    for (const cell of document.querySelectorAll<HTMLElement>('tr.tl-row td, .tl-table thead th')) {
-      for (const el of [cell, ...cell.querySelectorAll<HTMLElement>('*')])
+    for (const cell of Array.from(document.querySelectorAll('tr.tl-row td, .tl-table thead th')) as HTMLElement[]) {
+      for (const el of [cell, ...(Array.from(cell.querySelectorAll('*')) as HTMLElement[])])
         if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).textOverflow === 'ellipsis') {
           cut.push(`${cell.dataset.col ?? cell.tagName}: ${cell.textContent ?? ''}`);
           break;
