@@ -26,7 +26,7 @@ async function setup() {
       kind: 'compose',
       ...(extra.headers ? { headers: extra.headers } : {}),
     });
-    const result = (sent.response as { result: { content: Array<{ text: string }> } }).result;
+    const result = (sent.response as unknown as { result: { content: Array<{ text: string }> } }).result;
     return JSON.parse(result.content[0].text) as Inspected;
   };
   return { ...t, proxy, inspect };
