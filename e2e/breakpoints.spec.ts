@@ -1,20 +1,12 @@
-import type { Page } from '@playwright/test';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
+import { replaceEditorText } from './inspector-helpers.js';
 import { expect, ROOT, test } from './shell.js';
 
 // Breakpoints from the app as a user starts it (e2e/shell.ts: `mcp-rewind ui` in real Chromium, or the Electron app),
 // with the real engine, a real SDK upstream and a real SDK client. No stubbed window APIs.
-
-/** Replaces a CodeMirror editor's whole text (inserted as-is: no auto-closed brackets). */
-async function replaceEditorText(page: Page, label: string, text: string): Promise<void> {
-  const editor = page.getByLabel(label, { exact: true });
-  await editor.click();
-  await page.keyboard.press('ControlOrMeta+a');
-  await page.keyboard.insertText(text);
-}
 
 test('a breakpoint before request holds a real client call; the arguments edited in the UI reach the upstream', async ({
   app,

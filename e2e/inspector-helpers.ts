@@ -76,3 +76,10 @@ export async function openFile(page: Page, path: string, name: string): Promise<
 /** The number a counter shows ("12 of 40" → 12). */
 export const shownCount = async (page: Page): Promise<number> =>
   Number(/^(\d+)/.exec((await page.getByTestId('filter-count').textContent()) ?? '')?.[1] ?? NaN);
+
+/** Replaces a CodeMirror editor's whole text (inserted as-is: no auto-closed brackets). */
+export async function replaceEditorText(page: Page, label: string, text: string): Promise<void> {
+  await page.getByLabel(label, { exact: true }).click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.insertText(text);
+}

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../src/main/cli/options.js';
+import { buildProgram } from '../src/main/cli/program.js';
 import { buildLintProgram } from '../src/main/cli/lint-command.js';
 import { buildCostProgram } from '../src/main/cli/cost-command.js';
 import { buildMcpProgram } from '../src/main/cli/mcp-command.js';

@@ -8,7 +8,6 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../shared/jsonrpc.js';
-import { metaVersion } from '../shared/mcp-protocol.js';
 import { MODE_TRAITS, type Mode } from '../shared/modes.js';
 import type { ExchangeEvent } from '../shared/traffic.js';
 import { exchangeFor, LiveExchange } from '../main/engine/pipeline/exchange.js';
@@ -131,8 +130,7 @@ class CassetteTransport implements WrappedTransport {
   }
 
   private async request(request: JsonRpcRequest, options: unknown): Promise<void> {
-    const exchange = new LiveExchange(request, undefined);
-    exchange.protocolVersion = metaVersion(request.params) ?? this.session?.protocolVersion;
+    const exchange = new LiveExchange(request, undefined, undefined, this.session?.protocolVersion);
     const replayer = this.sources?.replayer;
     if (replayer && this.session) {
       const preparing = replayer.prepare(exchange);
@@ -143,14 +141,14 @@ class CassetteTransport implements WrappedTransport {
         return this.replay(exchange, offer.entry);
       }
       if (!MODE_TRAITS[this.mode].forwards) {
-        exchange.source = 'proxy';
-        if ('miss' in offer) exchange.cassette = 'miss';
+        exchange.delivery.source = 'proxy';
+        if ('miss' in offer) exchange.timeline.cassette = 'miss';
         return this.answer(exchange, 'refuse' in offer ? offer.refuse.response : offer.miss().response);
       }
     }
     await this.upstream.open(request, this.session);
     this.pending.set(request.id, exchange);
-    exchange.sentUpstreamMs = exchange.elapsed();
+    exchange.timeline.sentUpstreamMs = exchange.elapsed();
     try {
       await this.upstream.send(request, options);
     } catch (error) {
@@ -161,12 +159,13 @@ class CassetteTransport implements WrappedTransport {
 
   /** A cassette hit: played back after send() returns, in recorded order. */
   private replay(exchange: LiveExchange, entry: CassetteEntry): void {
-    exchange.source = 'cache';
-    exchange.cassette = 'hit';
+    exchange.delivery.source = 'cache';
+    exchange.timeline.cassette = 'hit';
     const session = this.session as Session;
     if (exchange.request.method === 'initialize' && !entry.error) {
       session.initParams = exchange.request.params;
-      session.protocolVersion = exchange.protocolVersion = String(entry.result.protocolVersion ?? '');
+      exchange.negotiated(String(entry.result.protocolVersion ?? ''));
+      session.protocolVersion = exchange.protocolVersion;
     }
     const replayer = this.sources?.replayer as Replayer;
     this.enqueue(async () => {
@@ -177,7 +176,7 @@ class CassetteTransport implements WrappedTransport {
 
   /** An answer of the proxy's own (a replay miss, a refusal the recorded server would give). */
   private answer(exchange: LiveExchange, response: JsonRpcResponse): void {
-    exchange.response = response;
+    exchange.respond(response);
     this.enqueue(() => {
       this.deliver(exchange.response as JsonRpcResponse);
       this.observed.exchanged(exchange.toEvent());
@@ -213,11 +212,10 @@ class CassetteTransport implements WrappedTransport {
   }
 
   private answered(exchange: LiveExchange, response: JsonRpcResponse): void {
-    exchange.response = response;
-    exchange.answeredMs = exchange.elapsed();
+    exchange.upstreamAnswered(response);
     const session = this.session;
     if (exchange.request.method === 'initialize' && 'result' in response) {
-      exchange.protocolVersion = String(response.result.protocolVersion ?? '');
+      exchange.negotiated(String(response.result.protocolVersion ?? ''));
       if (session) {
         session.initParams = exchange.request.params;
         session.protocolVersion = exchange.protocolVersion;

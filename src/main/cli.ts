@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
-import { buildProgram, toProxyOptions, type RawOptions } from './cli/options.js';
+import { toProxyOptions, type RawOptions } from './cli/options.js';
+import { buildProgram } from './cli/program.js';
 import { CassetteMissingError, UsageError } from './engine/errors.js';
 import { MissTally } from './cli/miss-tally.js';
 import { buildServeProgram, toServeOptions } from './cli/serve-command.js';

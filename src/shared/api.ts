@@ -291,14 +291,18 @@ export const commands = {
   'export.run': ExportInput,
   /** a demo MCP server, a recording proxy in front of it, and a scripted agent run through it */
   'demo.start': z.strictObject({}),
-  /** every proxy's tools/call breakpoints and the calls paused now */
+  /** every proxy's breakpoints and the calls paused now */
   'breakpoints.list': z.strictObject({}),
-  /** replaces a proxy's breakpoints (kept across its restarts) */
+  /** replaces a proxy's breakpoints, or those of every proxy (`proxyId` '*'), kept across restarts */
   'breakpoints.set': z.strictObject({ proxyId: z.string().min(1), rules: z.array(BreakpointRuleInputSchema).max(200) }),
-  /** continues a paused call; `arguments` (request stage) or `result` (response stage, a CallToolResult) replace the call's */
+  /**
+   * continues a paused call; `arguments` (a tools/call's request stage), `params` (another method's request stage) or
+   * `result` (response stage, checked against the method's result schema) replace the call's
+   */
   'breakpoints.resume': z.strictObject({
     id: z.string().min(1),
     arguments: z.record(z.string(), z.unknown()).optional(),
+    params: z.record(z.string(), z.unknown()).optional(),
     result: z.record(z.string(), z.unknown()).optional(),
   }),
   /** answers a paused call with a JSON-RPC error (-32006 "mcp-rewind: failed at a breakpoint: <message>") */

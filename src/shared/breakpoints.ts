@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { ConditionSchema, conditionText } from './conditions.js';
 import { ErrorCode } from './jsonrpc.js';
 
-/** Breakpoints on tools/call: pause before the request goes upstream, or before the result reaches the client. */
+/** Breakpoints on client requests: pause before the request goes upstream, or before the result reaches the client. */
 export const BREAKPOINT_STAGES = ['request', 'response'] as const;
 export type BreakpointStage = (typeof BREAKPOINT_STAGES)[number];
 
@@ -19,24 +20,85 @@ export const USUAL_CLIENT_TIMEOUT_S = 60;
 /** JSON-RPC error code of a call failed at a breakpoint */
 export const BREAKPOINT_FAILED_CODE = ErrorCode.BreakpointFailed;
 
+/** the method a breakpoint holds when it names none (breakpoints were tools/call only before) */
+export const DEFAULT_BREAKPOINT_METHOD = 'tools/call';
+/** the proxy id of breakpoints that apply in every proxy */
+export const EVERY_PROXY = '*';
+
 export const BreakpointRuleInputSchema = z.strictObject({
-  /** exact tool name, or '*' for every tool */
+  /**
+   * the name the request is about, or '*' for any: the tool (tools/call), the prompt (prompts/get), the resource's URI
+   * (resources/read, subscribe, unsubscribe); methods without a name match only '*'
+   */
   tool: z.string().min(1).max(200),
   when: z.enum(BREAKPOINT_STAGES),
+  /** a client request method (`resources/read`, `prompts/get`…), or '*' for every one but initialize; default tools/call */
+  method: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^(\*|[A-Za-z][\w/.-]*)$/, 'a method such as tools/call or resources/read, or * for every method')
+    .refine((m) => m !== 'initialize', 'initialize cannot be held (the client needs it to start)')
+    .optional(),
+  /** held only when the message matches (params at the request stage; params and result at the response stage) */
+  condition: ConditionSchema.optional(),
 });
 export type BreakpointRuleInput = z.infer<typeof BreakpointRuleInputSchema>;
+
+/** The rule as it is given (without its id): what is saved and sent to attached processes. */
+export function breakpointInput(rule: BreakpointRuleInput & { id?: string }): BreakpointRuleInput {
+  const { tool, when, method, condition } = rule;
+  return {
+    tool,
+    when,
+    ...(method && method !== DEFAULT_BREAKPOINT_METHOD ? { method } : {}),
+    ...(condition ? { condition } : {}),
+  };
+}
+
+/** two rules that hold the same calls at the same stage are one */
+export const breakpointKey = (rule: BreakpointRuleInput): string => JSON.stringify(breakpointInput(rule));
+
+/** `resources/read file:///a.txt`, `echo`, `every method`: which requests a breakpoint is on (its condition aside) */
+export function breakpointTarget(rule: BreakpointRuleInput): string {
+  const method = rule.method ?? DEFAULT_BREAKPOINT_METHOD;
+  const name = rule.tool === '*' ? '' : ` ${rule.tool}`;
+  if (method === '*') return `every method${name}`;
+  return method === DEFAULT_BREAKPOINT_METHOD && name ? rule.tool : `${method}${name}`;
+}
+
+/** `echo if params.arguments.text contains "x"`: what a breakpoint holds, as one line */
+export function breakpointText(rule: BreakpointRuleInput): string {
+  const what = breakpointTarget(rule);
+  return rule.condition ? `${what} if ${conditionText(rule.condition)}` : what;
+}
 
 export interface BreakpointRule extends BreakpointRuleInput {
   id: string;
 }
 
-/** A tools/call held at a breakpoint, waiting for resume or fail. */
+/** `CallToolResult`, `ReadResourceResult`…: a method's result type as the SDKs name it (messages) */
+const RESULT_NAMES: Record<string, string> = {
+  'tools/call': 'CallToolResult',
+  'resources/read': 'ReadResourceResult',
+  'prompts/get': 'GetPromptResult',
+};
+export const resultName = (method: string): string => RESULT_NAMES[method] ?? `${method} result`;
+
+/** A request held at a breakpoint, waiting for resume or fail. */
 export interface PausedCall {
   id: string;
   /** the proxy it belongs to (set by the app, not by the engine) */
   proxyId?: string;
   sessionId?: string;
+  /** the request's method (absent: tools/call, as before methods other than tools/call could be held) */
+  method?: string;
+  /** the name it is about: the tool, the prompt, the resource URI ('' when the method has none) */
   tool: string;
+  /** the condition that held it (breakpointText of the rule) */
+  matched?: string;
+  /** the request stage of a tools/call: `arguments`; of other methods: `params` */
+  params?: Record<string, unknown>;
   stage: BreakpointStage;
   /** stage 'request': the call's arguments */
   arguments?: Record<string, unknown>;
@@ -50,11 +112,12 @@ export interface PausedCall {
   timeoutAt: number;
 }
 
-/** The arguments of a tools/call as edited at a breakpoint. */
+/** The arguments of a tools/call (or the params of another request) as edited at a breakpoint. */
 export const ToolArgumentsSchema = z.record(z.string(), z.unknown());
 
 /** What the UI sees: every proxy's breakpoints, and the calls paused now (oldest first). */
 export interface BreakpointsState {
+  /** per proxy id; EVERY_PROXY ('*'): the breakpoints that apply in every proxy */
   rules: Record<string, BreakpointRule[]>;
   paused: PausedCall[];
   /** how long a call is held before it resumes by itself, in seconds */

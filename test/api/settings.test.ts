@@ -1,7 +1,7 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SettingsInfo } from '../../src/shared/settings.js';
+import { TIMELINE_COLUMNS, type SettingsInfo } from '../../src/shared/settings.js';
 import { AppController } from '../../src/main/api/app-controller.js';
 import { createApiHandlers } from '../../src/main/api/handlers.js';
 import { defaultSettings, fitWindow, SettingsFile } from '../../src/main/api/files/settings-file.js';
@@ -32,21 +32,7 @@ describe('api: settings', () => {
       restoreWorkspace: true,
       timelineLayout: { split: 'side', side: 50, bottom: 60 },
       timelineColumns: {
-        order: [
-          'seq',
-          'time',
-          'proxy',
-          'method',
-          'tool',
-          'source',
-          'status',
-          'problems',
-          'tokens',
-          'duration',
-          'size',
-          'revision',
-          'flags',
-        ],
+        order: [...TIMELINE_COLUMNS],
         hidden: ['revision'],
         widths: {},
         sort: null,

@@ -221,6 +221,7 @@ describe('breakpoints through the API handlers', () => {
     expect((await call(api, 'breakpoints.list', {})).rules[info.id]).toMatchObject([{ tool: 'echo', when: 'request' }]);
     await call(api, 'proxies.remove', { id: info.id });
     expect((await call(api, 'breakpoints.list', {})).rules).toEqual({});
+    await controller.close(); // its workspace write lands before this file's afterEach removes the data folder
   });
 });
 

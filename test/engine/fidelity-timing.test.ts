@@ -132,7 +132,8 @@ describe('--replay-timing', () => {
 
 describe('the flags', () => {
   const parse = async (args: string[]) => {
-    const { buildProgram, toProxyOptions } = await import('../../src/main/cli/options.js');
+    const { toProxyOptions } = await import('../../src/main/cli/options.js');
+    const { buildProgram } = await import('../../src/main/cli/program.js');
     const program = buildProgram('0').exitOverride();
     program.parse(['node', 'mcp-rewind', ...args]);
     return toProxyOptions(program.opts());

@@ -1340,6 +1340,19 @@ function wsCommandInput(r: Rng, command: string): unknown {
           ? Array.from({ length: r.pick([0, 1, 3, 201]) }, () => ({
               tool: r.pick(['*', 'echo', oddString(r)]),
               when: r.pick(['request', 'response', 'never', 1]),
+              method: r.chance(0.3)
+                ? r.pick<unknown>(['initialize', '*', 'resources/read', oddString(r), 7])
+                : undefined,
+              condition: r.chance(0.4)
+                ? r.pick<unknown>([
+                    { path: 'params.arguments.text', op: 'regex', value: '^a' },
+                    { path: 'params..', op: 'equals', value: 'x' },
+                    { path: 'params.arguments.text', op: 'regex', value: '(' },
+                    { path: '__proto__.x', op: 'contains', value: '' },
+                    { path: 'x', op: 'like', value: 1 },
+                    oddValue(r),
+                  ])
+                : undefined,
             }))
           : oddValue(r),
       };

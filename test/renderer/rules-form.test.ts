@@ -29,6 +29,7 @@ describe('rules form: rule → form', () => {
       description: null,
       inputSchemaJson: null,
       hidden: false,
+      condition: { path: '', op: 'contains', value: '' },
     });
     const synthetic = syntheticForm('made-up');
     expect(synthetic).toMatchObject({
@@ -238,5 +239,21 @@ describe('rules form: tools named like Object.prototype’s members', () => {
     expect(issuesOf('constructor')).toEqual(['behavior.response.delay_s']);
     expect(issuesOf('toString')).toBeUndefined();
     expect(check.summary).toMatch(/^__proto__: behavior\.response\.content: /);
+  });
+});
+
+describe('rules form: a condition', () => {
+  it('goes into the rule for override / inject only, comes back into the form, and a bad one is named by its field', () => {
+    const condition = { path: 'params.arguments.query', op: 'regex' as const, value: '^drop' };
+    const form: ToolForm = { ...emptyForm('sql'), behavior: 'override', text: 'no', condition };
+    const check = checkDraft(draft([form]));
+    expect(check.rules?.tools[0]).toMatchObject({ name: 'sql', condition });
+    expect(ruleToForm(check.rules!.tools[0]).condition).toEqual(condition);
+    // relay has nothing to limit: the condition is left out
+    expect(formToCandidate({ ...form, behavior: 'relay' }).rule.condition).toBeUndefined();
+    const bad = checkDraft(draft([{ ...form, condition: { ...condition, value: '(' } }]));
+    expect(bad.rules).toBeUndefined();
+    expect(issuesAt(bad.byTool.sql, 'condition', true).map((i) => i.path)).toEqual(['condition.value']);
+    expect(bad.summary).toMatch(/tools\.0\.condition\.value: not a regular expression/);
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveTheme, syncSettings, useSettings } from '../../src/renderer/src/stores/settings.js';
 import { connectStores } from '../../src/renderer/src/stores/connection.js';
+import { defaultSettings } from '../../src/main/api/files/settings-file.js';
 import { browserShell, closeAll, closers, eventually } from './shell.js';
 
 /**
@@ -105,40 +106,7 @@ describe('settings store', () => {
       problem: undefined,
       error: undefined,
     });
-    expect(state().settings).toEqual({
-      theme: 'system',
-      defaultCacheDir: join(dataDir, 'cassettes'),
-      trafficCapacity: 100_000,
-      autoScroll: true,
-      recentFolders: [],
-      restoreWorkspace: true,
-      timelineLayout: { split: 'side', side: 50, bottom: 60 },
-      timelineColumns: {
-        order: [
-          'seq',
-          'time',
-          'proxy',
-          'method',
-          'tool',
-          'source',
-          'status',
-          'problems',
-          'tokens',
-          'duration',
-          'size',
-          'revision',
-          'flags',
-        ],
-        hidden: ['revision'],
-        widths: {},
-        sort: null,
-      },
-      hideAppTraffic: true,
-      preserveLog: false,
-      proxiesBar: { height: 120, collapsed: false },
-      agentCanSend: false,
-      breakpointHoldS: 45,
-    });
+    expect(state().settings).toEqual(defaultSettings(dataDir)); // the engine's defaults (pinned in test/api/settings.test.ts)
 
     const saving = state().update({ theme: 'dark', autoScroll: false });
     expect(state().settings).toMatchObject({ theme: 'dark', autoScroll: false }); // before the round trip

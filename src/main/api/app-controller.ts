@@ -8,12 +8,11 @@ import {
   type ProxyInfo,
   type TrafficEvent,
 } from '../../shared/api.js';
-import { ErrorCode } from '../../shared/jsonrpc.js';
 import { MODE_TRAITS } from '../../shared/modes.js';
 import { checkProxyConfig } from '../../shared/proxy-config.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
-import type { RunningProxy } from '../engine/proxy.js';
 import { BreakpointHub } from './proxies/breakpoints.js';
+import { EVERY_PROXY } from '../../shared/breakpoints.js';
 import { Demo, type DemoHost } from './demo/demo.js';
 import { InspectorVerbs } from './verbs/inspector-verbs.js';
 import { AppTraffic } from './traffic/app-traffic.js';
@@ -21,13 +20,20 @@ import { applyRules, mergedTools, type RulesFile } from './proxies/proxy-rules.j
 import { settingsFile, type SettingsFile } from './files/settings-file.js';
 import { AppInsight } from './insight/app-insight.js';
 import type { Log, LogLevel } from '../engine/log.js';
-import type { OpenedUpstream } from '../engine/upstream/open.js';
-import { ProxyStartError } from './proxies/upstream-check.js';
-import { defaultProxyName, launchProxy } from './proxies/proxy-launch.js';
+import { defaultProxyName } from './proxies/proxy-launch.js';
+import {
+  fromSaved,
+  haltManaged,
+  launchManaged,
+  managedProxy,
+  noteUpstreamDown,
+  toSaved,
+  type ManagedProxy,
+  type ProxyHost,
+} from './proxies/managed-proxy.js';
 import { WorkspaceFile, type SavedProxy } from './files/workspace-file.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
-import type { UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
-import { beginSignIn, followSignIn, proxySignIn } from './proxies/proxy-sign-in.js';
+import { beginSignIn, proxySignIn } from './proxies/proxy-sign-in.js';
 import { reserveSeqs } from '../engine/pipeline/exchange.js';
 import { AttachHub } from './intercept/attach-hub.js';
 
@@ -48,23 +54,6 @@ export interface AppControllerOptions {
   browserOrigins?: () => readonly string[];
   /** opens a sign-in page in the system browser (the desktop app); without it the UI opens the page itself */
   openUrl?: (url: string) => void;
-}
-
-interface ManagedProxy {
-  info: ProxyInfo;
-  running?: RunningProxy;
-  /** the upstream while running: detected, bridged (stdio, legacy SSE) and probed as the CLI does */
-  upstream?: OpenedUpstream;
-  /** when the running instance started (hits count from here) */
-  startedAt?: number;
-  /** the port the last run got, tried again on restart when the config asks for any port */
-  lastPort?: number;
-  /** start/stop/remove of one proxy run one after another */
-  queue: Promise<unknown>;
-  /** its upstream's OAuth sign-in while running (a URL upstream), and whether the upstream asked for one */
-  signIn?: UpstreamSignIn;
-  needsSignIn?: boolean;
-  offSignIn?: () => void;
 }
 
 /** how often, at most, exchange counts alone cause a 'proxies' event */
@@ -127,21 +116,10 @@ export class AppController implements DemoHost {
     this.verbs = new InspectorVerbs({
       dataDir: this.dataDir,
       version: options.version ?? '0',
-      ring: {
-        add: (events, announce) =>
-          events.forEach((e) => {
-            const kept = this.traffic.buffer.push(e);
-            this.insight.observe(e, kept);
-            if (announce) this.emitter.emit('traffic', kept);
-          }),
-        remove: (matches) => this.traffic.buffer.remove(matches),
-        find: (seq) => this.traffic.buffer.find(seq),
-        // in full where the timeline truncated a body and still holds it (a save writes what was exchanged)
-        snapshot: () =>
-          this.traffic.snapshot().map((e) => (e.truncated && this.traffic.buffer.fullOf(e.proxyId, e.seq)) || e),
-        kept: () => this.traffic.snapshot(),
-        maxBytes: this.traffic.maxBytes,
-      },
+      ring: this.traffic.ring(
+        (e, kept) => this.insight.observe(e, kept),
+        (kept) => this.emitter.emit('traffic', kept),
+      ),
       preserveLog: () => this.settings.get().settings.preserveLog,
       proxyUrl: (id) => this.proxies.get(id)?.running?.url,
       cassetteOf: (id) => {
@@ -158,6 +136,16 @@ export class AppController implements DemoHost {
       },
       log: (line, level) => this.log(line, level),
     });
+    this.host = {
+      dataDir: this.dataDir,
+      browserOrigins: this.browserOrigins,
+      breakpoints: this.breakpoints,
+      sessions: this.verbs.sessions,
+      closing: () => this.closed,
+      log: (line, level) => this.log(line, level),
+      changed: () => this.emitProxies(),
+      exchanged: (managed, event) => this.record(managed, event),
+    };
     this.attached = new AttachHub(this.dataDir, {
       publish: (id, event) => this.publish(id, event),
       changed: () => this.countsSoon(),
@@ -166,7 +154,11 @@ export class AppController implements DemoHost {
     });
     this.attached.restore();
     void this.verbs.timeline.restore();
-    if (this.settings.get().settings.restoreWorkspace) this.restore(this.workspace.load());
+    if (this.settings.get().settings.restoreWorkspace) {
+      this.restore(this.workspace.load());
+      const everyProxy = this.workspace.everyProxyBreakpoints();
+      if (everyProxy.length) this.breakpoints.set(EVERY_PROXY, everyProxy);
+    }
   }
 
   on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void {
@@ -216,13 +208,17 @@ export class AppController implements DemoHost {
     if (config.name && taken(name))
       throw new Error(`Name: a proxy named "${name}" exists already; choose another name`);
     const id = `p${this.nextId++}`;
-    const managed: ManagedProxy = {
-      info: { id, name, config, state: 'stopped', exchanges: 0, ...(options.demo ? { demo: true } : {}) },
-      queue: Promise.resolve(),
-    };
+    const managed = managedProxy({
+      id,
+      name,
+      config,
+      state: 'stopped',
+      exchanges: 0,
+      ...(options.demo ? { demo: true } : {}),
+    });
     this.proxies.set(id, managed);
     try {
-      await this.workspace.saveNow(this.savedProxies());
+      await this.workspace.saveNow(this.savedProxies(), this.breakpoints.everyProxy());
     } catch (error) {
       this.proxies.delete(id);
       throw new Error(`the proxy was not added: ${(error as Error).message}`, { cause: error });
@@ -240,19 +236,19 @@ export class AppController implements DemoHost {
   }
 
   startProxy(id: string): Promise<ProxyInfo> {
-    return this.serially(id, (managed) => this.launch(id, managed));
+    return this.serially(id, (managed) => launchManaged(managed, this.host));
   }
 
   stopProxy(id: string): Promise<ProxyInfo> {
     return this.serially(id, async (managed) => {
-      await this.halt(managed);
+      await haltManaged(managed, this.host);
       return { ...managed.info };
     });
   }
 
   removeProxy(id: string): Promise<{ removed: true }> {
     return this.serially(id, async (managed) => {
-      await this.halt(managed, false);
+      await haltManaged(managed, this.host, false);
       this.proxies.delete(id);
       this.breakpoints.forget(id);
       this.emitProxies();
@@ -318,7 +314,9 @@ export class AppController implements DemoHost {
     this.insight.close();
     this.traffic.forgetClear();
     await this.demo.stopAgents();
-    await Promise.all([...this.proxies.values()].map((managed) => this.halt(managed, false).catch(() => {})));
+    await Promise.all(
+      [...this.proxies.values()].map((managed) => haltManaged(managed, this.host, false).catch(() => {})),
+    );
     await this.demo.close();
     await this.attached.shutdown();
     await this.verbs.close();
@@ -339,88 +337,17 @@ export class AppController implements DemoHost {
     return run;
   }
 
-  private async launch(id: string, managed: ManagedProxy): Promise<ProxyInfo> {
-    if (managed.running) return { ...managed.info };
-    if (this.closed) throw new Error('the app is shutting down');
-    const { config, name } = managed.info;
-    const log: Log = (line, level) => this.log(`[${name}] ${line}`, level);
-    managed.info = {
-      ...managed.info,
-      state: 'starting',
-      url: undefined,
-      error: undefined,
-      failure: undefined,
-      upstreamDown: undefined,
-    };
-    this.emitProxies();
-    try {
-      // running means it can serve: the upstream answered initialize (live modes), the cassette exists (replay)
-      const stillWanted = (): boolean => !this.closed && managed.info.state === 'starting';
-      const signIn = proxySignIn(config, this.dataDir, log);
-      const context = { lastPort: managed.lastPort, browserOrigins: this.browserOrigins, auth: signIn };
-      const { running, upstream } = await launchProxy(config, context, log, stillWanted);
-      managed.running = running;
-      managed.upstream = upstream;
-      managed.signIn = upstream?.bridge ? undefined : signIn;
-      managed.needsSignIn = upstream?.needsSignIn === true;
-      managed.startedAt = Date.now();
-      managed.lastPort = running.port;
-      running.events.on('exchange', (event) => this.record(id, managed, event));
-      this.breakpoints.attach(id, running.breakpoints);
-      managed.info = { ...managed.info, state: 'running', url: running.url, error: undefined, failure: undefined };
-      followSignIn(managed, () => this.emitProxies());
-    } catch (error) {
-      if (managed.info.state === 'starting') {
-        const failure = error instanceof ProxyStartError ? error.failure : 'other';
-        managed.info = { ...managed.info, state: 'failed', url: undefined, error: (error as Error).message, failure };
-        this.log(`[${name}] cannot start: ${(error as Error).message}`, 'warn');
-      }
-    }
-    this.emitProxies();
-    return { ...managed.info };
-  }
+  /** what starting and stopping a proxy needs of the app (managed-proxy.ts) */
+  private readonly host: ProxyHost;
 
-  private async halt(managed: ManagedProxy, announce = true): Promise<void> {
-    const running = managed.running;
-    const upstream = managed.upstream;
-    managed.running = undefined;
-    managed.upstream = undefined;
-    managed.startedAt = undefined;
-    managed.offSignIn?.();
-    managed.signIn = managed.offSignIn = undefined;
-    managed.info = {
-      ...managed.info,
-      state: 'stopped',
-      url: undefined,
-      error: undefined,
-      failure: undefined,
-      upstreamDown: undefined,
-      signIn: undefined,
-    };
-    this.verbs.sessions.drop(managed.info.id);
-    if (running) {
-      running.events.removeAllListeners('exchange');
-      this.breakpoints.detach(managed.info.id); // paused calls go on, so the proxy can close
-      await running.close();
-    }
-    await upstream?.close();
-    if (announce) this.emitProxies();
-  }
-
-  private record(id: string, managed: ManagedProxy, event: ExchangeEvent): void {
+  private record(managed: ManagedProxy, event: ExchangeEvent): void {
+    const id = managed.info.id;
     const tagged: TrafficEvent = { ...event, seq: this.verbs.timeline.numberOf(event.seq), proxyId: id }; // never reused across restarts
     this.verbs.sessions.tag(tagged); // the app's own session: what it sent, and from which exchange
     const kept = this.traffic.buffer.push(tagged); // large bodies truncated: what the view gets
     this.insight.observe(tagged, kept); // checked a moment later, off the proxy's path: the `insight` event follows
     managed.info.exchanges++;
-    // a running proxy whose upstream stopped answering says so (and stops saying so once it answers again)
-    const error = event.response && 'error' in event.response ? event.response.error : undefined;
-    const down = error?.code === ErrorCode.UpstreamUnavailable ? error.message.replace(/^mcp-rewind: /, '') : undefined;
-    if (down !== undefined || (event.source === 'upstream' && managed.info.upstreamDown !== undefined)) {
-      const changed = managed.info.upstreamDown !== down;
-      managed.info = { ...managed.info, upstreamDown: down };
-      if (changed) this.emitter.emit('proxies', this.list());
-    }
+    if (noteUpstreamDown(managed, event)) this.emitter.emit('proxies', this.list());
     this.emitter.emit('traffic', kept);
     this.countsSoon();
   }
@@ -455,19 +382,7 @@ export class AppController implements DemoHost {
   private restore(saved: SavedProxy[]): void {
     for (const p of saved) {
       if (this.proxies.has(p.id)) continue;
-      const managed: ManagedProxy = {
-        info: {
-          id: p.id,
-          name: p.name,
-          config: p.config,
-          state: 'stopped',
-          exchanges: 0,
-          ...(p.demo ? { demo: true } : {}),
-        },
-        lastPort: p.lastPort,
-        queue: Promise.resolve(),
-      };
-      this.proxies.set(p.id, managed);
+      this.proxies.set(p.id, fromSaved(p));
       if (p.breakpoints.length) this.breakpoints.set(p.id, p.breakpoints);
       const n = /^p(\d+)$/.exec(p.id)?.[1];
       if (n) this.nextId = Math.max(this.nextId, Number(n) + 1);
@@ -478,20 +393,11 @@ export class AppController implements DemoHost {
 
   private saveWorkspace(): void {
     if (this.closed) return;
-    this.workspace.save(this.savedProxies());
+    this.workspace.save(this.savedProxies(), this.breakpoints.everyProxy());
   }
 
   /** the proxies as workspace.json keeps them */
   private savedProxies(): SavedProxy[] {
-    const rules = this.breakpoints.state().rules;
-    return [...this.proxies.values()].map(({ info, lastPort }) => ({
-      id: info.id,
-      name: info.name,
-      config: info.config,
-      running: info.state !== 'stopped',
-      ...(lastPort ? { lastPort } : {}),
-      ...(info.demo ? { demo: true } : {}),
-      breakpoints: (rules[info.id] ?? []).map(({ tool, when }) => ({ tool, when })),
-    }));
+    return toSaved(this.proxies.values(), this.breakpoints.state().rules);
   }
 }

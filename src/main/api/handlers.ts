@@ -120,8 +120,8 @@ export function createApiHandlers(
     'demo.start': () => controller.startDemo(),
     'breakpoints.list': () => controller.breakpoints.state(),
     'breakpoints.set': ({ proxyId, rules }) => controller.breakpoints.set(proxyId, rules),
-    'breakpoints.resume': ({ id, arguments: args, result }) =>
-      controller.breakpoints.resume(id, { arguments: args, result }),
+    'breakpoints.resume': ({ id, arguments: args, params, result }) =>
+      controller.breakpoints.resume(id, { arguments: args, params, result }),
     'breakpoints.fail': ({ id, message }) => controller.breakpoints.fail(id, message),
     'settings.get': () => settings.get(),
     'settings.set': (patch) => settings.set(patch),

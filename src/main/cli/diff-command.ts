@@ -4,8 +4,7 @@ import { diffCassettes, type CassetteDiff } from '../engine/cassette/cassette-di
 import { UsageError } from '../engine/errors.js';
 import { ignoreFieldsOption } from './verify-command.js';
 import { oneLine } from '../../shared/terminal-text.js';
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+import { collect } from './repeatable.js';
 
 /** `mcp-rewind diff <A> <B>`: what changed between two recordings (exit 1 on a breaking tool change). */
 export function buildDiffProgram(): Command {

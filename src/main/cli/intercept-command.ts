@@ -14,6 +14,7 @@ import { cliProxyHost } from '../intercept/proxy-host.js';
 import { InterceptService } from '../intercept/service.js';
 import { userDataDir } from '../web/user-data.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
+import { collect } from './repeatable.js';
 
 /**
  * `mcp-rewind intercept list [--json] | wrap <client>[:<server>] [--record <dir>] | unwrap <client>[:<server>] | unwrap
@@ -24,8 +25,6 @@ interface CommonOptions {
   dataDir?: string;
   project?: string[];
 }
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 function common(command: Command): Command {
   return command

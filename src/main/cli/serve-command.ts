@@ -5,8 +5,7 @@ import { userDataDir } from '../web/user-data.js';
 import { UsageError } from '../engine/errors.js';
 import { DEFAULT_UPSTREAM_MAX_TIME_S, DEFAULT_UPSTREAM_TIMEOUT_S } from '../../shared/upstream-limits.js';
 import { numberFlag, upstreamLimitFlags } from './upstream-limits.js';
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+import { collect } from './repeatable.js';
 
 /** `mcp-rewind serve`: flags, each defaulting to MiMCP's environment variable. */
 export function buildServeProgram(env: NodeJS.ProcessEnv): Command {

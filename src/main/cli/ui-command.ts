@@ -14,8 +14,7 @@ import { guardStdStreams, stayUp, writeStderr, writeStdout } from './process-gua
 import { persistentToken } from './token-file.js';
 import { uiTokenFile } from '../web/ui-link.js';
 import { codeFromRunningUi, openHandoff } from './ui-open.js';
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+import { collect } from './repeatable.js';
 
 /** `mcp-rewind ui`: the desktop UI in the default browser, served on loopback with an access token. */
 export function buildUiProgram(): Command {

@@ -11,8 +11,7 @@ import { writeAtomic } from '../engine/fs/atomic-write.js';
 import { CredentialStore, hasOwnCredentials } from '../engine/upstream/oauth/credentials.js';
 import { UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
 import { userDataDir } from '../web/user-data.js';
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+import { collect, resultHashIgnoreOption } from './repeatable.js';
 
 /** `mcp-rewind verify`: re-sends every recorded request to the live server and reports drift. */
 export function buildVerifyProgram(): Command {
@@ -23,12 +22,7 @@ export function buildVerifyProgram(): Command {
     .option('-u, --url <url>', 'the live MCP server (Streamable HTTP)')
     .option('--upstream-command <command>', 'the live MCP server as a command speaking MCP on stdio (instead of --url)')
     .option('--result-hash-path <path>', 'dot path into a tool result used as hash input instead of the whole result')
-    .addOption(
-      new Option(
-        '--result-hash-ignore <path>',
-        'dot path deleted before hashing (relative to --result-hash-path); repeatable',
-      ).argParser(collect),
-    )
+    .addOption(resultHashIgnoreOption())
     .addOption(
       new Option(
         '--match-ignore <path>',

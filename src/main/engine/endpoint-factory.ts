@@ -85,47 +85,11 @@ export interface BuiltEndpoint {
 export async function createEndpoint(options: EndpointOptions): Promise<BuiltEndpoint> {
   const log = options.onLog ?? silent;
   const { forwards, replays, records } = MODE_TRAITS[options.mode];
-  // a `serve` session in replay mode without a cassette folder answers from its rules alone
-  const usesCassette = (replays || records) && (options.cacheDir !== undefined || !replays || !options.rules);
-  const store = usesCassette
-    ? await CassetteStore.start(options.cacheDir ?? './cache', {
-        clean: options.clean && !replays,
-        create: records, // replay never creates a cassette: a missing one is refused (CassetteMissingError)
-        log,
-        loose: replays ? { ignore: options.matchIgnore ?? [] } : undefined,
-        durable: options.durable,
-      })
-    : undefined;
+  const store = await openStore(options, log);
   // a mode that does not forward never talks to a server, whatever it is given
-  const upstream =
-    options.upstreamUrl && forwards
-      ? new HttpUpstream(
-          options.upstreamUrl,
-          options.upstreamHeaders,
-          { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs },
-          options.upstreamAuth,
-        )
-      : undefined;
-  const speed = replaySpeed(options.replayTiming);
-  const replayer =
-    store && replays
-      ? new Replayer(store, {
-          repeat: options.repeat,
-          matchIgnore: options.matchIgnore,
-          speed,
-          strict: options.strict,
-          onMiss: options.onMiss,
-        })
-      : undefined;
-  const recorder =
-    store && records
-      ? new Recorder(
-          store,
-          buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore }),
-          compileRedactions(options.redact ?? []),
-          log,
-        )
-      : undefined;
+  const upstream = options.upstreamUrl && forwards ? upstreamOf(options.upstreamUrl, options) : undefined;
+  const replayer = store && replays ? replayerOf(store, options) : undefined;
+  const recorder = store && records ? recorderOf(store, options, log) : undefined;
   const rules = options.rules ? new RuleSet(options.rules.overlay, options.rules.instructions) : undefined;
   const memory: ToolsMemory = {};
   const breakpoints = new Breakpoints();
@@ -157,9 +121,8 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     log,
   });
   live.endpoint = endpoint;
-  const built = endpoint;
   return {
-    endpoint: built,
+    endpoint,
     store,
     rules,
     memory,
@@ -172,8 +135,42 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
     async close() {
       breakpoints.releaseAll();
       await recorder?.flush();
-      await built.close();
+      await endpoint.close();
       store?.close();
     },
   };
+}
+
+/** The cassette folder of a mode that replays or records (a `serve` replay session with rules alone has none). */
+async function openStore(options: EndpointOptions, log: Log): Promise<CassetteStore | undefined> {
+  const { replays, records } = MODE_TRAITS[options.mode];
+  const usesCassette = (replays || records) && (options.cacheDir !== undefined || !replays || !options.rules);
+  if (!usesCassette) return undefined;
+  return CassetteStore.start(options.cacheDir ?? './cache', {
+    clean: options.clean && !replays,
+    create: records, // replay never creates a cassette: a missing one is refused (CassetteMissingError)
+    log,
+    loose: replays ? { ignore: options.matchIgnore ?? [] } : undefined,
+    durable: options.durable,
+  });
+}
+
+function upstreamOf(url: string, options: EndpointOptions): HttpUpstream {
+  const limits = { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs };
+  return new HttpUpstream(url, options.upstreamHeaders, limits, options.upstreamAuth);
+}
+
+function replayerOf(store: CassetteStore, options: EndpointOptions): Replayer {
+  return new Replayer(store, {
+    repeat: options.repeat,
+    matchIgnore: options.matchIgnore,
+    speed: replaySpeed(options.replayTiming),
+    strict: options.strict,
+    onMiss: options.onMiss,
+  });
+}
+
+function recorderOf(store: CassetteStore, options: EndpointOptions, log: Log): Recorder {
+  const hasher = buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore });
+  return new Recorder(store, hasher, compileRedactions(options.redact ?? []), log);
 }

@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
 import { missingUpstream } from '../../shared/proxy-config.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
@@ -66,15 +67,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     },
     (req, res) => {
       const path = pathOf(req);
-      if (path === '/healthcheck' && req.method === 'GET') {
-        const store = built.store;
-        sendJson(res, 200, {
-          status: 'ok',
-          mode,
-          ...(store ? { cassette: { entries: store.size, ready: store.isReady, indexed: store.isIndexed } } : {}),
-        });
-        return Promise.resolve();
-      }
+      if (path === '/healthcheck' && req.method === 'GET') return Promise.resolve(healthcheck(res, mode, built.store));
       // the legacy SSE paths parse the URL: only for requests that may be theirs (the hot path stays a string check)
       const sse = legacy.sse;
       if (sse && (path.includes('/sse') || path.includes('/messages')))
@@ -84,19 +77,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     options.onLog ?? silent,
   );
   legacy.sse = createLegacySseEndpoint(http.url('/mcp'), options.onLog);
-  // the port answers from here on (requests wait for the index); the caller gets the proxy once its cassette is
-  // indexed by name — about a second for 300,000 entries — and replay's loose keys follow in the background
-  const store = built.store;
-  void store?.indexed.then(
-    () =>
-      options.onLog?.(
-        `cassette: ${store.size} entries of ${store.dir} indexed in ${((store.indexedMs ?? 0) / 1000).toFixed(2)} s`,
-        'info',
-      ),
-    () => {},
-  );
   try {
-    await store?.ready;
+    await storeReady(built.store, options);
   } catch (error) {
     await http.close();
     await built.close();
@@ -123,4 +105,28 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       await built.close();
     },
   };
+}
+
+function healthcheck(res: ServerResponse, mode: Mode, store: CassetteStore | undefined): void {
+  sendJson(res, 200, {
+    status: 'ok',
+    mode,
+    ...(store ? { cassette: { entries: store.size, ready: store.isReady, indexed: store.isIndexed } } : {}),
+  });
+}
+
+/**
+ * The port answers from the start (requests wait for the index); the caller gets the proxy once its cassette is
+ * indexed by name — about a second for 300,000 entries — and replay's loose keys follow in the background.
+ */
+async function storeReady(store: CassetteStore | undefined, options: ProxyOptions): Promise<void> {
+  void store?.indexed.then(
+    () =>
+      options.onLog?.(
+        `cassette: ${store.size} entries of ${store.dir} indexed in ${((store.indexedMs ?? 0) / 1000).toFixed(2)} s`,
+        'info',
+      ),
+    () => {},
+  );
+  await store?.ready;
 }

@@ -68,66 +68,12 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
   const apiToken = options.noAuth ? undefined : options.apiToken || randomBytes(32).toString('base64url');
   const throttle = new AuthThrottle(options.authThrottle);
   let base = '';
-  const manager = new SessionManager(
-    {
-      ...upstreamLimitsMs(options.upstreamTimeoutS, options.upstreamMaxTimeS),
-      connectTimeoutMs: (options.connectTimeoutS ?? 15) * 1000,
-      maxRecordedCalls: options.maxRecordedCalls ?? 1000,
-      defaultInstructions: options.instructions,
-      supervisorIntervalMs: options.supervisorIntervalMs ?? 10_000,
-      serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
-      signIns: options.dataDir ? new CredentialStore(options.dataDir) : undefined,
-      log,
-      onExchange: options.onExchange,
-    },
-    apiToken,
-    () => base,
-    {
-      maxSessions: options.maxSessions ?? DEFAULT_LIMITS.maxSessions,
-      maxRuleSetBytes: options.maxRuleSetBytes ?? DEFAULT_LIMITS.maxRuleSetBytes,
-    },
-  );
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const manager = sessionManagerOf(options, apiToken, () => base, log);
+  const handle = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/api' || path.startsWith('/api/')) return handleRest(manager, req, res, path, throttle);
-    const inPath = /^\/s\/([^/]+)(?:\/|$)/.exec(path);
-    const token = inPath ? safeDecode(inPath[1]) : (bearerToken(req) ?? header(req, 'x-mimcp-session'));
-    const session = token ? manager.byAgentToken(token) : undefined;
-    if (!session) {
-      // checked first: a right token is never held back by someone else's wrong ones (auth-throttle.ts)
-      const wait = token ? await throttle.failed(req) : undefined;
-      if (wait !== undefined) {
-        res.setHeader('retry-after', String(wait));
-        return sendJson(
-          res,
-          429,
-          errorResponse(
-            null,
-            ErrorCode.InvalidRequest,
-            `mcp-rewind: too many wrong session tokens from this host; retry in ${wait} s`,
-          ),
-        );
-      }
-      res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind"');
-      return sendJson(
-        res,
-        401,
-        errorResponse(
-          null,
-          ErrorCode.InvalidRequest,
-          token
-            ? 'mcp-rewind: unknown session token'
-            : "mcp-rewind: missing session token (Authorization: Bearer <token>, X-MiMCP-Session, or /s/<token>/mcp; the token is in the mcp object of the session's creation answer)",
-        ),
-      );
-    }
-    // the session token is ours: it never reaches the upstream (its own credentials come from upstream.headers)
-    if (!inPath && bearerToken(req) === token) delete req.headers.authorization;
-    delete req.headers['x-mimcp-session'];
-    return serveMcp(session.endpoint, req, res);
-  }
-
+    return serveAgent(manager, throttle, req, res, path);
+  };
   const http = await listen(
     {
       host: options.host ?? '127.0.0.1',
@@ -148,4 +94,70 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
       await http.close();
     },
   };
+}
+
+function sessionManagerOf(
+  options: ServeOptions,
+  apiToken: string | undefined,
+  base: () => string,
+  log: Log,
+): SessionManager {
+  return new SessionManager(
+    {
+      ...upstreamLimitsMs(options.upstreamTimeoutS, options.upstreamMaxTimeS),
+      connectTimeoutMs: (options.connectTimeoutS ?? 15) * 1000,
+      maxRecordedCalls: options.maxRecordedCalls ?? 1000,
+      defaultInstructions: options.instructions,
+      supervisorIntervalMs: options.supervisorIntervalMs ?? 10_000,
+      serverInfo: options.serverInfo ?? { name: 'mcp-rewind', version: '0' },
+      signIns: options.dataDir ? new CredentialStore(options.dataDir) : undefined,
+      log,
+      onExchange: options.onExchange,
+    },
+    apiToken,
+    base,
+    {
+      maxSessions: options.maxSessions ?? DEFAULT_LIMITS.maxSessions,
+      maxRuleSetBytes: options.maxRuleSetBytes ?? DEFAULT_LIMITS.maxRuleSetBytes,
+    },
+  );
+}
+
+/** An agent's MCP request: to its session's endpoint, by the session token it carries (header or /s/<token>/mcp). */
+async function serveAgent(
+  manager: SessionManager,
+  throttle: AuthThrottle,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
+  const inPath = /^\/s\/([^/]+)(?:\/|$)/.exec(path);
+  const token = inPath ? safeDecode(inPath[1]) : (bearerToken(req) ?? header(req, 'x-mimcp-session'));
+  const session = token ? manager.byAgentToken(token) : undefined;
+  if (!session) return refuseToken(throttle, req, res, token);
+  // the session token is ours: it never reaches the upstream (its own credentials come from upstream.headers)
+  if (!inPath && bearerToken(req) === token) delete req.headers.authorization;
+  delete req.headers['x-mimcp-session'];
+  return serveMcp(session.endpoint, req, res);
+}
+
+/** No session for the token: 401, or 429 after too many wrong ones from this host. */
+async function refuseToken(
+  throttle: AuthThrottle,
+  req: IncomingMessage,
+  res: ServerResponse,
+  token: string | undefined,
+): Promise<void> {
+  // checked first: a right token is never held back by someone else's wrong ones (auth-throttle.ts)
+  const wait = token ? await throttle.failed(req) : undefined;
+  if (wait !== undefined) {
+    res.setHeader('retry-after', String(wait));
+    const message = `mcp-rewind: too many wrong session tokens from this host; retry in ${wait} s`;
+    return sendJson(res, 429, errorResponse(null, ErrorCode.InvalidRequest, message));
+  }
+  res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind"');
+  const message = token
+    ? 'mcp-rewind: unknown session token'
+    : "mcp-rewind: missing session token (Authorization: Bearer <token>, X-MiMCP-Session, or /s/<token>/mcp; the token is in the mcp object of the session's creation answer)";
+  return sendJson(res, 401, errorResponse(null, ErrorCode.InvalidRequest, message));
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConditionSchema } from '../conditions.js';
 import { MODES } from '../modes.js';
 
 /**
@@ -40,6 +41,8 @@ export const ToolRuleSchema = z.strictObject({
   behavior: BehaviorSchema.nullable().optional(),
   /** beyond MiMCP: the tool is left out of tools/list and a call to it is refused as unknown (one tool hidden) */
   hidden: z.boolean().optional(),
+  /** beyond MiMCP: the behavior applies only to calls that match (docs/rules.md "Conditions"); other calls are relayed */
+  condition: ConditionSchema.optional(),
 });
 
 const uniqueNames = (tools: Array<{ name: string }>, ctx: z.RefinementCtx): void => {

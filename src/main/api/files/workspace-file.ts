@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ProxyConfigSchema } from '../../../shared/proxy-config.js';
-import { BreakpointRuleInputSchema } from '../../../shared/breakpoints.js';
+import { BreakpointRuleInputSchema, type BreakpointRuleInput } from '../../../shared/breakpoints.js';
 import { StateFile } from './state-file.js';
 
 /**
@@ -27,10 +27,14 @@ export type SavedProxy = z.infer<typeof SavedProxySchema>;
 const WorkspaceSchema = z.strictObject({
   version: z.literal(1),
   proxies: z.array(SavedProxySchema).max(1000),
+  /** the breakpoints that apply in every proxy */
+  everyProxy: z.array(BreakpointRuleInputSchema).max(200).default([]),
 });
 
 export class WorkspaceFile {
   private readonly state: StateFile<typeof WorkspaceSchema>;
+  /** every proxy's breakpoints as last loaded or saved (a save that does not give them keeps them) */
+  private everyProxy: BreakpointRuleInput[] = [];
 
   constructor(dataDir: string, log: (line: string) => void) {
     this.state = new StateFile(join(dataDir, WORKSPACE_FILE), WorkspaceSchema, 'no proxies restored', log);
@@ -42,17 +46,26 @@ export class WorkspaceFile {
 
   /** The saved proxies ([] when there is no file, or it is unusable: then it is moved aside and reported). */
   load(): SavedProxy[] {
-    return this.state.load()?.proxies ?? [];
+    const state = this.state.load();
+    this.everyProxy = state?.everyProxy ?? [];
+    return state?.proxies ?? [];
+  }
+
+  /** the breakpoints of every proxy, as the last load found them */
+  everyProxyBreakpoints(): BreakpointRuleInput[] {
+    return this.everyProxy;
   }
 
   /** Saves soon (changes in one burst make one write). */
-  save(proxies: SavedProxy[]): void {
-    this.state.save({ version: 1, proxies });
+  save(proxies: SavedProxy[], everyProxy = this.everyProxy): void {
+    this.everyProxy = everyProxy;
+    this.state.save({ version: 1, proxies, everyProxy });
   }
 
   /** Saves now; rejects when the file could not be written (it then holds what it held). */
-  saveNow(proxies: SavedProxy[]): Promise<void> {
-    return this.state.saveNow({ version: 1, proxies });
+  saveNow(proxies: SavedProxy[], everyProxy = this.everyProxy): Promise<void> {
+    this.everyProxy = everyProxy;
+    return this.state.saveNow({ version: 1, proxies, everyProxy });
   }
 
   /** Writes what is queued now; resolves when every write so far is on disk. */

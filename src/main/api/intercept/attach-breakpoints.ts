@@ -1,6 +1,11 @@
 import { EventEmitter } from 'node:events';
 import type { AttachControl } from '../../../shared/attach.js';
-import type { BreakpointRule, BreakpointRuleInput, PausedCall } from '../../../shared/breakpoints.js';
+import {
+  breakpointInput,
+  type BreakpointRule,
+  type BreakpointRuleInput,
+  type PausedCall,
+} from '../../../shared/breakpoints.js';
 import type { BreakpointRegistry } from '../proxies/breakpoints.js';
 
 /**
@@ -21,14 +26,14 @@ export class AttachBreakpoints implements BreakpointRegistry {
   ) {}
 
   set(rules: ReadonlyArray<BreakpointRuleInput & { id?: string }>): BreakpointRule[] {
-    this.rules = rules.map((r) => ({ id: r.id ?? `${this.key}-r${this.nextRule++}`, tool: r.tool, when: r.when }));
+    this.rules = rules.map((r) => ({ ...breakpointInput(r), id: r.id ?? `${this.key}-r${this.nextRule++}` }));
     this.send({ breakpoints: this.inputs() });
     this.events.emit('change');
     return this.rules.map((r) => ({ ...r }));
   }
 
   inputs(): BreakpointRuleInput[] {
-    return this.rules.map(({ tool, when }) => ({ tool, when }));
+    return this.rules.map(breakpointInput);
   }
 
   paused(): PausedCall[] {

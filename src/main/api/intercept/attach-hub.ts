@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { POLL_MS, type AttachControl, type AttachOpen, type AttachUpdate } from '../../../shared/attach.js';
 import type { ProxyInfo } from '../../../shared/api.js';
-import { BreakpointRuleInputSchema, type PausedCall } from '../../../shared/breakpoints.js';
+import { BreakpointRuleInputSchema, breakpointInput, type PausedCall } from '../../../shared/breakpoints.js';
 import { RulesFileSchema } from '../../../shared/rules/schema.js';
 import type { ExchangeEvent } from '../../../shared/traffic.js';
 import type { Log } from '../../engine/log.js';
@@ -325,7 +325,7 @@ export class AttachHub {
         upstream: s.upstream,
         ...(s.rules ? { rules: s.rules } : {}),
         ...(s.record !== undefined ? { record: s.record } : {}),
-        breakpoints: (rules[s.id] ?? []).map(({ tool, when }) => ({ tool, when })),
+        breakpoints: (rules[s.id] ?? []).map(breakpointInput),
       })),
     });
   }

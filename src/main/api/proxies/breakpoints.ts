@@ -1,5 +1,7 @@
 import {
   DEFAULT_BREAKPOINT_HOLD_S,
+  EVERY_PROXY,
+  breakpointInput,
   type BreakpointRule,
   type BreakpointRuleInput,
   type BreakpointsState,
@@ -15,9 +17,12 @@ export type BreakpointRegistry = Pick<
   timeoutMs?: number;
 };
 
+let nextRule = 1;
+
 /**
- * The app's breakpoints over all proxies: the rules of each proxy (kept across its restarts and applied to the
- * running endpoint's registry) and the calls paused in any of them, published as one state on every change.
+ * The app's breakpoints over all proxies: the rules of each proxy and those of every proxy (EVERY_PROXY), kept across
+ * restarts and applied to each running endpoint's registry (its own, then every proxy's), and the calls paused in any
+ * of them, published as one state on every change.
  */
 export class BreakpointHub {
   private readonly rules = new Map<string, BreakpointRule[]>();
@@ -49,22 +54,33 @@ export class BreakpointHub {
     this.changed();
   }
 
+  /** Replaces the breakpoints of one proxy, or of every proxy (`proxyId` EVERY_PROXY). */
   set(proxyId: string, rules: BreakpointRuleInput[]): BreakpointsState {
-    if (!this.exists(proxyId)) throw new Error(`proxyId: no proxy "${proxyId}"`);
-    const registry = this.live.get(proxyId)?.registry;
-    if (registry) this.rules.set(proxyId, registry.set(rules));
-    else
-      this.rules.set(
-        proxyId,
-        rules.map((r, i) => ({ id: `r-${proxyId}-${i}`, tool: r.tool, when: r.when })),
-      );
+    if (proxyId !== EVERY_PROXY && !this.exists(proxyId)) throw new Error(`proxyId: no proxy "${proxyId}"`);
+    this.rules.set(
+      proxyId,
+      rules.map((r) => ({ ...breakpointInput(r), id: `r${nextRule++}` })),
+    );
+    if (proxyId === EVERY_PROXY) for (const id of this.live.keys()) this.apply(id);
+    else this.apply(proxyId);
     this.changed();
     return this.state();
   }
 
+  /** the rules of every proxy, as saved */
+  everyProxy(): BreakpointRuleInput[] {
+    return (this.rules.get(EVERY_PROXY) ?? []).map(breakpointInput);
+  }
+
+  /** a running proxy's registry gets its own rules and every proxy's */
+  private apply(proxyId: string): void {
+    const own = proxyId === EVERY_PROXY ? [] : (this.rules.get(proxyId) ?? []);
+    this.live.get(proxyId)?.registry.set([...own, ...(this.rules.get(EVERY_PROXY) ?? [])]);
+  }
+
   resume(
     id: string,
-    edits: { arguments?: Record<string, unknown>; result?: Record<string, unknown> },
+    edits: { arguments?: Record<string, unknown>; params?: Record<string, unknown>; result?: Record<string, unknown> },
   ): BreakpointsState {
     this.owner(id).resume(id, edits);
     return this.state();
@@ -82,7 +98,7 @@ export class BreakpointHub {
     const off = registry.onChange(() => this.changed());
     if (registry.timeoutMs !== undefined) registry.timeoutMs = this.holdMs;
     this.live.set(proxyId, { registry, off });
-    this.rules.set(proxyId, registry.set(this.rules.get(proxyId) ?? []));
+    this.apply(proxyId);
   }
 
   /** A proxy stops: its paused calls go on unchanged. */
@@ -97,6 +113,7 @@ export class BreakpointHub {
 
   /** A proxy is removed: its rules are forgotten. */
   forget(proxyId: string): void {
+    if (proxyId === EVERY_PROXY) return;
     this.detach(proxyId);
     if (this.rules.delete(proxyId)) this.changed();
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { UNDO_CLEAR_MS, type CommandInput, type CommandOutputs, type TrafficEvent } from '../../../shared/api.js';
 import { FULL_BODIES_BYTES, TrafficBuffer } from './traffic-buffer.js';
+import type { TimelineRing } from './timeline-state.js';
 
 /**
  * The timeline's traffic as the UI API sees it: the bounded buffer, a Clear that can be undone for a while, the full
@@ -26,6 +27,30 @@ export class AppTraffic {
   /** the bytes the timeline keeps (events with large bodies truncated) */
   get maxBytes(): number {
     return this.buffer.maxBytes;
+  }
+
+  /**
+   * The buffer as the timeline's verbs use it (files opened, resends): `added` is told of every exchange put in
+   * (with what the buffer kept of it), `announce`d ones go to the UI; a snapshot has truncated bodies in full where
+   * they are still held (a save writes what was exchanged).
+   */
+  ring(
+    added: (event: TrafficEvent, kept: TrafficEvent) => void,
+    announce: (kept: TrafficEvent) => void,
+  ): TimelineRing & { snapshot(): TrafficEvent[] } {
+    return {
+      add: (events, announced) =>
+        events.forEach((e) => {
+          const kept = this.buffer.push(e);
+          added(e, kept);
+          if (announced) announce(kept);
+        }),
+      remove: (matches) => this.buffer.remove(matches),
+      find: (seq) => this.buffer.find(seq),
+      snapshot: () => this.snapshot().map((e) => (e.truncated && this.buffer.fullOf(e.proxyId, e.seq)) || e),
+      kept: () => this.snapshot(),
+      maxBytes: this.maxBytes,
+    };
   }
 
   /** the newest `limit` exchanges (all by default), oldest first; `proxyId`: only that proxy's or opened file's */

@@ -1,3 +1,4 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Framing, Timing } from '../../../shared/cassette/entry.js';
 import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
@@ -91,6 +92,15 @@ class InFlight {
   elapsed(): number {
     return Math.round(performance.now() - this.started);
   }
+
+  /** The live answer with what travelled before it and when. */
+  answered(response: JsonRpcResponse): LiveAnswer {
+    return {
+      response,
+      stream: this.stream,
+      timing: { answerMs: this.elapsed(), ...(this.streamMs.length ? { streamMs: this.streamMs } : {}) },
+    };
+  }
 }
 
 /**
@@ -128,40 +138,45 @@ export async function openHttpSession(
     initializeResult,
     async send(request) {
       const flight = (current = new InFlight(request));
-      const id = `mcp-rewind-verify-${nextId++}`;
-      const done = (response: JsonRpcResponse): LiveAnswer => ({
-        response,
-        stream: flight.stream,
-        timing: { answerMs: flight.elapsed(), ...(flight.streamMs.length ? { streamMs: flight.streamMs } : {}) },
-      });
       try {
-        const { method, params } = request;
-        const result = await client.request({ method, ...(params ? { params } : {}) } as never, RawResult, {
-          timeout: timeoutMs,
-          signal: AbortSignal.timeout(timeoutMs),
-          ...(request.progress ? { onprogress: () => {} } : {}),
-        });
-        return done({ jsonrpc: '2.0', id, result });
-      } catch (error) {
-        if (
-          error instanceof McpError &&
-          error.code !== ErrorCode.RequestTimeout &&
-          error.code !== ErrorCode.ConnectionClosed
-        ) {
-          const message = error.message.replace(/^MCP error -?\d+: /, '');
-          return done({
-            jsonrpc: '2.0',
-            id,
-            error: { code: error.code, message, ...(error.data !== undefined ? { data: error.data } : {}) },
-          });
-        }
-        throw error;
+        return flight.answered(await requestOnce(client, request, `mcp-rewind-verify-${nextId++}`, timeoutMs));
       } finally {
         current = undefined;
       }
     },
     close: () => closeOwnClient(client),
   };
+}
+
+/** One request to the live server: its result, or the JSON-RPC error it answered; a timeout or a closed connection throws. */
+async function requestOnce(
+  client: Client,
+  request: VerifyRequest,
+  id: string,
+  timeoutMs: number,
+): Promise<JsonRpcResponse> {
+  try {
+    const { method, params } = request;
+    const result = await client.request({ method, ...(params ? { params } : {}) } as never, RawResult, {
+      timeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+      ...(request.progress ? { onprogress: () => {} } : {}),
+    });
+    return { jsonrpc: '2.0', id, result };
+  } catch (error) {
+    if (
+      !(error instanceof McpError) ||
+      error.code === ErrorCode.RequestTimeout ||
+      error.code === ErrorCode.ConnectionClosed
+    )
+      throw error;
+    const message = error.message.replace(/^MCP error -?\d+: /, '');
+    return {
+      jsonrpc: '2.0',
+      id,
+      error: { code: error.code, message, ...(error.data !== undefined ? { data: error.data } : {}) },
+    };
+  }
 }
 
 /** fetch failures hide the network error (ECONNREFUSED) in `cause` */

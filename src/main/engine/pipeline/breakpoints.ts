@@ -2,15 +2,17 @@ import { EventEmitter } from 'node:events';
 import {
   DEFAULT_BREAKPOINT_HOLD_S,
   ToolArgumentsSchema,
+  resultName,
   type BreakpointRule,
   type BreakpointRuleInput,
   type BreakpointStage,
   type PausedCall,
 } from '../../../shared/breakpoints.js';
-import type { JsonRpcRequest } from '../../../shared/jsonrpc.js';
+import type { JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { describeZodError } from '../../../shared/rules/schema.js';
 import { resultProblems, resultSchemaSource } from '../../../shared/insight/result-check.js';
 import { BreakpointFailedError } from '../errors.js';
+import { BreakpointMatcher, requestName } from './breakpoint-match.js';
 import type { Closable, Hook, Need } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 
@@ -18,7 +20,8 @@ import type { LiveExchange } from './exchange.js';
 export const DEFAULT_PAUSE_MS = DEFAULT_BREAKPOINT_HOLD_S * 1000;
 
 export type Resolution =
-  | { action: 'resume'; arguments?: Record<string, unknown>; result?: Record<string, unknown> }
+  /** `params`: a tools/call's edited arguments, or another method's edited params */
+  | { action: 'resume'; params?: Record<string, unknown>; result?: Record<string, unknown> }
   | { action: 'fail'; message?: string }
   /** the client cancelled the call or went away while it was held: released at once, nothing more is sent for it */
   | { action: 'abandoned'; by: 'cancelled' | 'gone' };
@@ -31,22 +34,20 @@ interface Waiting {
 }
 
 let nextPause = 1;
-let nextRule = 1;
 
 const failedMessage = (message?: string): string =>
   `mcp-rewind: failed at a breakpoint: ${message?.trim() || 'failed by the user'}`;
 
 /**
  * The breakpoints of one endpoint. With no rule set, `active` is false and the pipeline never looks further
- * (one property read per POST). A matching tools/call pauses: it is published (`change`), and waits for
+ * (one property read per POST). A matching request (breakpoint-match.ts) pauses: it is published (`change`), and waits for
  * resume (maybe with edited arguments / result), fail, or the timeout (resumes unchanged).
  */
 export class Breakpoints implements Hook {
   readonly name = 'breakpoints';
   /** any rule at all: the only thing the hot path checks */
   active = false;
-  private list: BreakpointRule[] = [];
-  private readonly tools: Record<BreakpointStage, Set<string>> = { request: new Set(), response: new Set() };
+  private readonly matcher = new BreakpointMatcher();
   private readonly waiting = new Map<string, Waiting>();
   private readonly events = new EventEmitter<{ change: [] }>();
 
@@ -54,23 +55,14 @@ export class Breakpoints implements Hook {
 
   /** Replaces the rules. Calls already paused stay paused. */
   set(rules: ReadonlyArray<BreakpointRuleInput & { id?: string }>): BreakpointRule[] {
-    const seen = new Set<string>();
-    this.list = [];
-    for (const rule of rules) {
-      const dedup = `${rule.when}\0${rule.tool}`;
-      if (seen.has(dedup)) continue;
-      seen.add(dedup);
-      this.list.push({ id: rule.id ?? `r${nextRule++}`, tool: rule.tool, when: rule.when });
-    }
-    this.tools.request = new Set(this.list.filter((r) => r.when === 'request').map((r) => r.tool));
-    this.tools.response = new Set(this.list.filter((r) => r.when === 'response').map((r) => r.tool));
-    this.active = this.list.length > 0;
+    this.matcher.set(rules);
+    this.active = this.matcher.list.length > 0;
     this.changed();
     return this.rules();
   }
 
   rules(): BreakpointRule[] {
-    return this.list.map((r) => ({ ...r }));
+    return this.matcher.list.map((r) => ({ ...r }));
   }
 
   paused(): PausedCall[] {
@@ -87,107 +79,117 @@ export class Breakpoints implements Hook {
     return () => void this.events.off('change', listener);
   }
 
-  matches(request: JsonRpcRequest, stage: BreakpointStage): boolean {
-    if (!this.active || request.method !== 'tools/call') return false;
-    const tools = this.tools[stage];
-    return tools.size > 0 && (tools.has('*') || tools.has(String(request.params?.name ?? '')));
+  /** the rule that holds this request at this stage (and its answer, at the response stage), as one line */
+  matches(request: JsonRpcRequest, stage: BreakpointStage, response?: JsonRpcResponse): string | undefined {
+    return this.active ? this.matcher.holds(request, stage, response) : undefined;
   }
 
   /**
-   * Request stage: a matching tools/call pauses before it is planned, so edited arguments go through rules, cassette
+   * Request stage: a matching request pauses before it is planned, so edited arguments go through rules, cassette
    * matching and the exchange key like the client's own. Edits are made in place; a failed call is answered here.
    */
   async onRequest(exchange: LiveExchange, _session: unknown, res: Closable): Promise<void> {
     const { request } = exchange;
-    if (!this.matches(request, 'request')) return;
-    const args = request.params?.arguments;
-    const resolution = await this.pause(
-      {
-        sessionId: exchange.sessionId,
-        tool: String(request.params?.name ?? ''),
-        stage: 'request',
-        arguments: args && typeof args === 'object' ? (args as Record<string, unknown>) : {},
-        ...(exchange.protocolVersion ? { protocolVersion: exchange.protocolVersion } : {}),
-      },
-      res,
-      exchange,
-    );
+    const matched = this.matches(request, 'request');
+    if (!matched) return;
+    const resolution = await this.pause({ ...this.heldRequest(exchange, matched), stage: 'request' }, res, exchange);
     if (resolution.action === 'abandoned') {
       // never sent upstream: the answer the proxy gives here goes to a client that no longer waits for it
-      exchange.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
+      exchange.timeline.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
       if (resolution.by === 'gone')
         exchange.end('client-gone', 'the client went away while the call was held at a breakpoint');
-      exchange.response = new BreakpointFailedError(
-        `mcp-rewind: released at a breakpoint: ${ABANDONED[resolution.by]}`,
-      ).toResponse(request.id);
+      exchange.respond(
+        new BreakpointFailedError(`mcp-rewind: released at a breakpoint: ${ABANDONED[resolution.by]}`).toResponse(
+          request.id,
+        ),
+      );
     } else if (resolution.action === 'fail') {
-      exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(request.id);
-      exchange.flags.push('failed at a breakpoint');
-    } else if (resolution.arguments) {
-      exchange.originalRequest = { ...request, params: { ...request.params } }; // for the timeline
-      exchange.flags.push('arguments edited at a breakpoint');
-      request.params = { ...request.params, arguments: resolution.arguments };
-      exchange.edited = true;
+      exchange.respond(new BreakpointFailedError(failedMessage(resolution.message)).toResponse(request.id));
+      exchange.timeline.flags.push('failed at a breakpoint');
+    } else if (resolution.params) {
+      exchange.timeline.originalRequest = { ...request, params: { ...request.params } }; // for the timeline
+      const toolCall = request.method === 'tools/call';
+      exchange.timeline.flags.push(toolCall ? 'arguments edited at a breakpoint' : 'params edited at a breakpoint');
+      request.params = toolCall ? { ...request.params, arguments: resolution.params } : resolution.params;
+      exchange.delivery.edited = true;
     }
+  }
+
+  /** what the UI is shown of a held request: the tool's arguments, or another method's params */
+  private heldRequest(
+    exchange: LiveExchange,
+    matched: string,
+  ): Omit<PausedCall, 'id' | 'since' | 'timeoutAt' | 'stage'> {
+    const { request } = exchange;
+    const args = request.params?.arguments;
+    const toolCall = request.method === 'tools/call';
+    return {
+      sessionId: exchange.sessionId,
+      tool: requestName(request),
+      matched,
+      ...(toolCall ? {} : { method: request.method, params: { ...request.params } }),
+      ...(toolCall ? { arguments: args && typeof args === 'object' ? (args as Record<string, unknown>) : {} } : {}),
+      ...(exchange.protocolVersion ? { protocolVersion: exchange.protocolVersion } : {}),
+    };
   }
 
   /** With no rule, nothing (one property read per POST); else a matching response is held. */
   need(exchange?: LiveExchange): Need {
     if (!exchange) return this.active ? 'hold' : 'none';
-    return this.matches(exchange.request, 'response') ? 'hold' : 'none';
+    return this.active && this.matcher.mayHold(exchange.request, 'response') ? 'hold' : 'none';
   }
 
   /** Response stage: holds a matching exchange's result (not a JSON-RPC error) and applies the edit or failure. */
   async onResponse(exchange: LiveExchange, _session: unknown, _detail: unknown, res: Closable): Promise<void> {
     const response = exchange.response;
-    if (!response || !('result' in response) || !this.matches(exchange.request, 'response')) return;
-    const resolution = await this.pause(
-      {
-        sessionId: exchange.sessionId,
-        tool: String(exchange.request.params?.name ?? ''),
-        stage: 'response',
-        result: response.result,
-        ...(exchange.protocolVersion ? { protocolVersion: exchange.protocolVersion } : {}),
-      },
-      res,
-      exchange,
-    );
+    if (!response || !('result' in response)) return;
+    const matched = this.matches(exchange.request, 'response', response);
+    if (!matched) return;
+    const { arguments: _args, params: _params, ...held } = this.heldRequest(exchange, matched);
+    const resolution = await this.pause({ ...held, stage: 'response', result: response.result }, res, exchange);
     if (resolution.action === 'abandoned') {
-      exchange.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
+      exchange.timeline.flags.push(`released at a breakpoint: ${ABANDONED[resolution.by]}`);
       if (resolution.by === 'gone')
         exchange.end('client-gone', 'the client went away while the answer was held at a breakpoint');
       return;
     }
-    if (resolution.action === 'fail' || resolution.result) exchange.originalResponse ??= response;
+    if (resolution.action === 'fail' || resolution.result) exchange.timeline.originalResponse ??= response;
     if (resolution.action === 'fail') {
-      exchange.response = new BreakpointFailedError(failedMessage(resolution.message)).toResponse(exchange.request.id);
-      exchange.flags.push('failed at a breakpoint');
+      exchange.respond(new BreakpointFailedError(failedMessage(resolution.message)).toResponse(exchange.request.id));
+      exchange.timeline.flags.push('failed at a breakpoint');
     } else if (resolution.result) {
-      exchange.response = { jsonrpc: '2.0', id: exchange.request.id, result: resolution.result };
-      exchange.flags.push('result edited at a breakpoint');
+      exchange.respond({ jsonrpc: '2.0', id: exchange.request.id, result: resolution.result });
+      exchange.timeline.flags.push('result edited at a breakpoint');
     }
   }
 
-  /** Continues a paused call, with edited arguments (request stage) or result (response stage). */
-  resume(id: string, edits: { arguments?: unknown; result?: unknown } = {}): void {
+  /**
+   * Continues a paused call, with edited arguments (a tools/call's request stage), params (another method's request
+   * stage) or result (response stage).
+   */
+  resume(id: string, edits: { arguments?: unknown; params?: unknown; result?: unknown } = {}): void {
     const waiting = this.take(id, false);
-    const { stage } = waiting.call;
-    if (edits.arguments !== undefined && stage !== 'request')
-      throw new Error(`arguments: breakpoint ${id} holds a result, not a request`);
+    const { stage, method = 'tools/call' } = waiting.call;
+    const [field, other] =
+      method === 'tools/call' ? (['arguments', 'params'] as const) : (['params', 'arguments'] as const);
+    if (edits[other] !== undefined) throw new Error(`${other}: breakpoint ${id} holds a ${method}: edit its ${field}`);
+    const request = edits[field];
+    if (request !== undefined && stage !== 'request')
+      throw new Error(`${field}: breakpoint ${id} holds a result, not a request`);
     if (edits.result !== undefined && stage !== 'response')
       throw new Error(`result: breakpoint ${id} holds a request, not a result`);
     let resolution: Resolution = { action: 'resume' };
-    if (edits.arguments !== undefined) {
-      const parsed = ToolArgumentsSchema.safeParse(edits.arguments);
-      if (!parsed.success) throw new Error(`arguments: must be a JSON object (${describeZodError(parsed.error)})`);
-      resolution = { action: 'resume', arguments: parsed.data };
+    if (request !== undefined) {
+      const parsed = ToolArgumentsSchema.safeParse(request);
+      if (!parsed.success) throw new Error(`${field}: must be a JSON object (${describeZodError(parsed.error)})`);
+      resolution = { action: 'resume', params: parsed.data };
     }
     if (edits.result !== undefined) {
       // the protocol's own schema for the call's revision (the SDK's), as the client's SDK will judge it
-      const problems = resultProblems('tools/call', edits.result, waiting.call.protocolVersion);
+      const problems = resultProblems(method, edits.result, waiting.call.protocolVersion);
       if (problems.length > 0)
         throw new Error(
-          `result: not a CallToolResult (${resultSchemaSource(waiting.call.protocolVersion)}): ${problems.join('; ')}`,
+          `result: not a ${resultName(method)} (${resultSchemaSource(waiting.call.protocolVersion)}): ${problems.join('; ')}`,
         );
       resolution = { action: 'resume', result: edits.result as Record<string, unknown> };
     }

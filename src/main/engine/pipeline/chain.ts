@@ -48,8 +48,8 @@ export class HookChain implements Hooks {
     const needs = this.hooks.map((h) => h.need(exchange));
     let top: Need = 'none';
     for (const need of needs) if (RANK[need] > RANK[top]) top = need;
-    exchange.needs = needs;
-    exchange.need = top;
+    exchange.delivery.needs = needs;
+    exchange.delivery.need = top;
   }
 
   async respond(
@@ -58,19 +58,23 @@ export class HookChain implements Hooks {
     signal: Closable,
     detail?: ExchangeDetail,
   ): Promise<void> {
-    if (!waits(exchange.need)) return;
-    exchange.committed = true;
+    if (!waits(exchange.delivery.need)) return;
+    exchange.delivery.committed = true;
     for (let i = 0; i < this.hooks.length; i++) {
-      if (waits(exchange.needs[i])) await this.hooks[i].onResponse?.(exchange, session, detail, signal);
+      if (waits(exchange.delivery.needs[i])) await this.hooks[i].onResponse?.(exchange, session, detail, signal);
     }
   }
 
   /** …and the committing hooks whose answer went out without them (answered on a stream the client resumed). */
   async finish(exchange: LiveExchange, session: Session | undefined, detail?: ExchangeDetail): Promise<void> {
     exchange.settle(); // it ends here, in the state its stage left it, unless that stage ended it already
-    if (exchange.need === 'none') return;
+    if (exchange.delivery.need === 'none') return;
     for (let i = 0; i < this.hooks.length; i++) {
-      if (exchange.needs[i] !== 'observe' && (exchange.needs[i] !== 'commit' || exchange.committed)) continue;
+      if (
+        exchange.delivery.needs[i] !== 'observe' &&
+        (exchange.delivery.needs[i] !== 'commit' || exchange.delivery.committed)
+      )
+        continue;
       try {
         await this.hooks[i].onResponse?.(exchange, session, detail, NEVER_CLOSES);
       } catch (error) {

@@ -143,7 +143,7 @@ export class McpEndpoint implements Stage {
     if (session) noteCancels(session, messages);
     const made = this.exchangesOf(head, res, requests, session);
     const exchanges = made instanceof Promise ? await made : made;
-    if (stale) for (const exchange of exchanges) exchange.staleSession = true;
+    if (stale) for (const exchange of exchanges) exchange.delivery.staleSession = true;
     const planSession = session ?? this.sessions.get(undefined, null);
     const single = exchanges.length === 1 && !Array.isArray(parsed);
     const planned: Planned[] = [];
@@ -278,7 +278,7 @@ export class McpEndpoint implements Stage {
     const id = head.sessionId;
     const session = this.sessions.get(id, this.mirroredId(id));
     if (id) this.sessions.end(id);
-    for (const exchange of session.inFlight.values()) exchange.clientGone = true; // its client ended the session under it
+    for (const exchange of session.inFlight.values()) exchange.delivery.clientGone = true; // its client ended the session under it
     for (const stream of session.streams) stream.end();
     if (this.options.ownSessions || !this.upstream) {
       if (session.upstreamId) void this.upstream?.endSession(session.upstreamId, session.protocolVersion);

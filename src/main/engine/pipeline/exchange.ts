@@ -34,63 +34,89 @@ export function reserveSeqs(count: number): number {
 export type RequestHeaders = McpHead;
 const NO_HEADERS: RequestHeaders = {};
 
-/** An exchange in flight: the request, then what streams back, then the answer. */
+/**
+ * How an exchange's answer travels, decided and tracked by the pipeline (the timeline never reads it), each field
+ * written by the one stage named beside it.
+ */
+export class Delivery {
+  /** who answers: the plan's choice (sources.ts), the proxy where the upstream turned out down (relay.ts) */
+  source: ExchangeSource = 'upstream';
+  /** per installed hook, what it needs of this exchange, and the strongest need (chain.ts, once the plan is made) */
+  needs: readonly Need[] = [];
+  need: Need = 'none';
+  /** the hooks that commit its answer ran before it went out (chain.ts respond); else they run when it finishes */
+  committed = false;
+  /** a hook changed the request (breakpoints.ts: edited arguments): what goes upstream is re-serialised */
+  edited = false;
+  /** the rules' change to the answer (sources.ts, from the plan), applied by the rule hook whichever source answers */
+  rewrite?: Rewrite;
+  /** the upstream refused the POST at the HTTP level (relay.ts: an error with `id: null`) instead of answering */
+  refusal?: { status: number; error: JsonRpcError };
+  /** the client went away before the answer, not the upstream's doing (relay.ts, endpoint.ts when its session ends) */
+  clientGone = false;
+  /** its Mcp-Session-Id names no session the proxy knows live: never issued through it, or ended (endpoint.ts) */
+  staleSession = false;
+}
+
+/**
+ * What the timeline (and the cassette's timing and framing) shows beside the messages: set where each is known, the
+ * pipeline never decides on them.
+ */
+export class TimelineNotes {
+  /** the rule behavior applied to a tools/call (sources.ts, from the plan) */
+  behavior?: 'relay' | 'override' | 'inject';
+  /** what the cassette did with it (sources.ts on a hit or a miss, the recorder when it files it) */
+  cassette: CassetteOutcome = 'none';
+  /** things worth a look (a replayed exchange whose client reply differed from the recording, …) */
+  readonly flags: string[] = [];
+  /** the client's request before a breakpoint edited its arguments */
+  originalRequest?: JsonRpcRequest;
+  /** the source's answer before a breakpoint edit or a rule changed it (forwarded exchanges: upstreamResponse) */
+  originalResponse?: JsonRpcResponse;
+  /** ms from the start: request sent upstream, upstream's answer began, the answer arrived (relay.ts) */
+  sentUpstreamMs?: number;
+  firstByteMs?: number;
+  answeredMs?: number;
+  /** ms from the start at which each message of `stream` arrived */
+  readonly streamMs: number[] = [];
+  /** the upstream's HTTP status and headers (relay.ts) */
+  http?: ExchangeEvent['http'];
+  /** how the upstream's answer travelled (JSON, or SSE with ids, retry, priming, an early close) — the cassette keeps it */
+  framing?: Framing;
+
+  /** when the request went upstream and the messages came back, for the timeline (undefined: none of it happened) */
+  timing(): ExchangeEvent['timing'] {
+    if (this.sentUpstreamMs === undefined && this.streamMs.length === 0) return undefined;
+    return {
+      sentUpstream: this.sentUpstreamMs,
+      firstByte: this.firstByteMs,
+      stream: this.streamMs.length ? this.streamMs : undefined,
+    };
+  }
+}
+
+/**
+ * An exchange in flight: the request, then what streams back, then the answer (the flow); how the answer travels
+ * (`delivery`) and what the timeline shows of it (`timeline`) beside.
+ */
 export class LiveExchange {
   readonly seq = nextSeq++;
   private cachedKey?: string;
   readonly startedAt = Date.now();
   private readonly t0 = performance.now();
   readonly stream: JsonRpcMessage[] = [];
-  /** what the client got */
-  response?: JsonRpcResponse;
-  /** what the upstream answered, when a rule changed it (the cassette stores this one) */
-  upstreamResponse?: JsonRpcResponse;
-  /** the rule behavior applied to a tools/call */
-  behavior?: 'relay' | 'override' | 'inject';
-  source: ExchangeSource = 'upstream';
-  /** things worth a look (a replayed exchange whose client reply differed from the recording, …) */
-  readonly flags: string[] = [];
-  /** the client cancelled the request (notifications/cancelled) */
-  cancelled = false;
-  cassette: CassetteOutcome = 'none';
-  // what the timeline shows beside the messages (set where they are known; the pipeline never reads them)
-  /** the client's request before a breakpoint edited its arguments */
-  originalRequest?: JsonRpcRequest;
-  /** the source's answer before a breakpoint edit or a rule changed it (forwarded exchanges: upstreamResponse) */
-  originalResponse?: JsonRpcResponse;
-  /** ms from the start: request sent upstream, upstream's answer began */
-  sentUpstreamMs?: number;
-  firstByteMs?: number;
-  /** ms from the start at which each message of `stream` arrived */
-  readonly streamMs: number[] = [];
-  http?: ExchangeEvent['http'];
-  /** a hook changed the request (edited arguments at a breakpoint): what goes upstream is re-serialised */
-  edited = false;
-  /** how the upstream's answer travelled (JSON, or SSE with ids, retry, priming, an early close) — the cassette keeps it */
-  framing?: Framing;
-  /** ms from the start at which the answer arrived */
-  answeredMs?: number;
-  /** the upstream refused the POST at the HTTP level (an error with `id: null`) instead of answering the request */
-  refusal?: { status: number; error: JsonRpcError };
-  /** the client went away before the answer (not the upstream's doing) */
-  clientGone = false;
-  /** its Mcp-Session-Id names no session the proxy knows live: never issued through it, or ended (a server refuses it as unknown) */
-  staleSession = false;
-  /** the hooks that commit its answer ran before it went out (chain.ts respond); else they run when it finishes */
-  committed = false;
-  /** the rules' change to the answer, applied by the rule hook whichever source answers */
-  rewrite?: Rewrite;
-  /** per installed hook, what it needs of this exchange (set once the plan is made) */
-  needs: readonly Need[] = [];
-  /** the strongest need of any hook */
-  need: Need = 'none';
+  readonly delivery = new Delivery();
+  readonly timeline = new TimelineNotes();
+  /** what the client gets (`respond`) */
+  private answer?: JsonRpcResponse;
+  /** what the upstream answered (`upstreamAnswered`): the cassette stores this one when a rule changed the answer */
+  private upstreamAnswer?: JsonRpcResponse;
+  /** the revision the exchange is made in: its `_meta`'s (2026-07-28), else its session's, else its header's */
+  private version?: string;
 
   /** how it ended (set once: `end`), and why, in words, when it ended without an answer */
   private ended?: { final: ExchangeFinal; reason?: string };
   private onCancel?: Array<() => void>;
-
-  /** the revision the exchange is made in: its `_meta`'s (2026-07-28), else its session's, else its header's */
-  protocolVersion?: string;
 
   constructor(
     readonly request: JsonRpcRequest,
@@ -99,7 +125,38 @@ export class LiveExchange {
     readonly headers: RequestHeaders = NO_HEADERS,
     sessionVersion?: string,
   ) {
-    this.protocolVersion = metaVersion(request.params) ?? sessionVersion ?? headers.protocolVersion;
+    this.version = metaVersion(request.params) ?? sessionVersion ?? headers.protocolVersion;
+  }
+
+  /** what the client gets: a source's answer, or a rule's or a breakpoint's change of it */
+  get response(): JsonRpcResponse | undefined {
+    return this.answer;
+  }
+
+  /** what the upstream answered, when it did */
+  get upstreamResponse(): JsonRpcResponse | undefined {
+    return this.upstreamAnswer;
+  }
+
+  /** Sets the answer the client gets (a source's, or a change of it by a rule or at a breakpoint). */
+  respond(response: JsonRpcResponse): void {
+    this.answer = response;
+  }
+
+  /** The upstream answered: the client gets that answer (unless a hook changes it), and when it came is noted. */
+  upstreamAnswered(response: JsonRpcResponse): void {
+    this.upstreamAnswer = response;
+    this.answer = response;
+    this.timeline.answeredMs = this.elapsed();
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.version;
+  }
+
+  /** initialize's answer negotiated the revision the exchange (and its session) is made in */
+  negotiated(version: string): void {
+    this.version = version;
   }
 
   /** the cache key — computed on first use: proxy-only never needs it */
@@ -115,7 +172,7 @@ export class LiveExchange {
   /** a message streamed before the answer (a notification, a server→client request or the client's reply) */
   addStreamed(message: JsonRpcMessage): void {
     this.stream.push(message);
-    this.streamMs.push(this.elapsed());
+    this.timeline.streamMs.push(this.elapsed());
   }
 
   /** Ends the exchange in this state, once: a later end (an answer after a cancel, a cut after a timeout) changes nothing. */
@@ -134,10 +191,11 @@ export class LiveExchange {
    */
   settle(): void {
     if (this.ended) return;
-    if (this.response) return this.end('error' in this.response ? 'error' : 'answered');
-    if (this.clientGone) return this.end('client-gone', 'the client went away before the answer');
-    const status = this.refusal?.status ?? this.http?.status ?? 0;
-    const why = this.refusal ? `: ${this.refusal.error.error.message}` : '';
+    const { refusal, clientGone } = this.delivery;
+    if (this.answer) return this.end('error' in this.answer ? 'error' : 'answered');
+    if (clientGone) return this.end('client-gone', 'the client went away before the answer');
+    const status = refusal?.status ?? this.timeline.http?.status ?? 0;
+    const why = refusal ? `: ${refusal.error.error.message}` : '';
     if (status >= 400) return this.end('http-error', `the upstream answered HTTP ${status}${why}`);
     this.end('error', 'the stream ended without an answer');
   }
@@ -165,47 +223,40 @@ export class LiveExchange {
 
   toEvent(): ExchangeEvent {
     const tool = this.request.method === 'tools/call' ? String(this.request.params?.name ?? '') : undefined;
+    const { timeline } = this;
     return {
       seq: this.seq,
       sessionId: this.sessionId,
       method: this.request.method,
       tool,
       key: this.key,
-      source: this.source,
-      cassette: this.cassette,
+      source: this.delivery.source,
+      cassette: timeline.cassette,
       request: this.request,
       stream: this.stream,
-      response: this.response,
-      behavior: this.behavior,
-      flags: this.flags.length ? this.flags : undefined,
+      response: this.answer,
+      behavior: timeline.behavior,
+      flags: timeline.flags.length ? timeline.flags : undefined,
       startedAt: this.startedAt,
       durationMs: this.elapsed(),
       final: this.ended?.final,
       finalReason: this.ended?.reason,
       original: this.original(),
-      timing:
-        this.sentUpstreamMs === undefined && this.streamMs.length === 0
-          ? undefined
-          : {
-              sentUpstream: this.sentUpstreamMs,
-              firstByte: this.firstByteMs,
-              stream: this.streamMs.length ? this.streamMs : undefined,
-            },
-      http: this.http,
-      protocolVersion: this.protocolVersion,
+      timing: timeline.timing(),
+      http: timeline.http,
+      protocolVersion: this.version,
     };
   }
 
   /** the original request / answer, where a breakpoint or a rule changed what the client got (compared as JSON) */
   private original(): ExchangeEvent['original'] {
-    const response = this.originalResponse ?? this.upstreamResponse;
+    const { originalRequest } = this.timeline;
+    const response = this.timeline.originalResponse ?? this.upstreamAnswer;
     const changedResponse =
-      response !== undefined &&
-      response !== this.response &&
-      JSON.stringify(response) !== JSON.stringify(this.response);
-    if (!this.originalRequest && !changedResponse) return undefined;
+      response !== undefined && response !== this.answer && JSON.stringify(response) !== JSON.stringify(this.answer);
+    if (!originalRequest && !changedResponse) return undefined;
     return {
-      ...(this.originalRequest ? { request: this.originalRequest } : {}),
+      ...(originalRequest ? { request: originalRequest } : {}),
       ...(changedResponse ? { response } : {}),
     };
   }

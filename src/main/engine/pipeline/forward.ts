@@ -5,7 +5,8 @@ import type { AnswerSource, Post, Stage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 import { hereAnswers, settle, type HereAnswer } from './local-delivery.js';
 import { passRaw, pipePost } from './pipe.js';
-import { answerUpstreamDown, relayPost } from './relay.js';
+import { relayPost } from './relay.js';
+import { answerUpstreamDown } from './relay-failures.js';
 import type { SessionRegistry } from './session.js';
 import { openUpstreamSession } from './upstream-session.js';
 
@@ -86,7 +87,7 @@ export class UpstreamDelivery implements AnswerSource {
 
 /** What goes upstream: the client's body as it came, unless requests of it were answered here or edited at a breakpoint. */
 function upstreamBody(post: Post, here: HereAnswer[]): Buffer {
-  if (here.length === 0 && !post.planned.some((p) => p.exchange.edited)) return post.body;
+  if (here.length === 0 && !post.planned.some((p) => p.exchange.delivery.edited)) return post.body;
   const answeredHere = (m: JsonRpcMessage): boolean => isRequest(m) && here.some((h) => h.exchange.request.id === m.id);
   const rest = here.length > 0 ? post.messages.filter((m) => !answeredHere(m)) : post.messages;
   return Buffer.from(JSON.stringify(Array.isArray(post.parsed) ? rest : rest[0]));

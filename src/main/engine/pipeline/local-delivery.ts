@@ -41,7 +41,7 @@ export async function settle(
   let holding = false;
   for (const h of here) {
     if (h.delayMs > longest) longest = h.delayMs;
-    if (waits(h.exchange.need)) holding = true;
+    if (waits(h.exchange.delivery.need)) holding = true;
   }
   if (longest > 0) await delay(longest);
   if (holding) await Promise.all(here.map((h) => stage.hooks.respond(h.exchange, session, res)));

@@ -2,7 +2,7 @@ import type { CassetteEntry, RefusalKind, Timing } from '../../../shared/cassett
 import type { JsonRpcError, JsonRpcNotification } from '../../../shared/jsonrpc.js';
 import { conditionOf, eraOf, LEGACY_REVISIONS, metaVersion } from '../../../shared/mcp-protocol.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
-import type { CassetteStore } from '../cassette/store.js';
+import type { CassetteStore, NewEntry } from '../cassette/store.js';
 import { canonicalJson, followUpKey, refusalKey, roundOf } from '../cassette/keys.js';
 import { redactHeaders, scrub } from '../redact.js';
 import type { Log } from '../log.js';
@@ -44,7 +44,7 @@ export class Recorder implements Hook {
    * (`--no-fsync`) the answer goes first and the entry is written after it.
    */
   need(exchange?: LiveExchange): Need {
-    if (exchange && exchange.source !== 'upstream') return 'none';
+    if (exchange && exchange.delivery.source !== 'upstream') return 'none';
     return this.store.durable ? 'commit' : 'observe';
   }
 
@@ -53,12 +53,13 @@ export class Recorder implements Hook {
     session: Session | undefined,
     detail: ExchangeDetail | undefined,
   ): Promise<void> {
-    if (exchange.source !== 'upstream') return; // the upstream did not answer after all (it was down)
+    if (exchange.delivery.source !== 'upstream') return; // the upstream did not answer after all (it was down)
     if (session) this.lastKeys.set(session, exchange.key);
-    if (wasCancelled(session, exchange.request.id)) exchange.cancelled = true;
+    const cancelled = wasCancelled(session, exchange.request.id);
     try {
-      exchange.cassette = await this.save(
+      exchange.timeline.cassette = await this.save(
         exchange,
+        cancelled,
         detail && {
           ...detail,
           request: { ...detail.request, headers: redactHeaders(detail.request.headers) },
@@ -66,7 +67,7 @@ export class Recorder implements Hook {
         },
       );
     } catch (error) {
-      exchange.flags.push(`not recorded: ${this.failed(exchange.key, error)}`);
+      exchange.timeline.flags.push(`not recorded: ${this.failed(exchange.key, error)}`);
     }
   }
 
@@ -130,8 +131,13 @@ export class Recorder implements Hook {
     return saving;
   }
 
-  save(exchange: LiveExchange, debug: DebugFiles | undefined): Promise<'recorded' | 'skipped' | 'none'> {
-    const saving = this.trySave(exchange, debug);
+  /** Files a finished exchange (`cancelled`: the client cancelled it, so an unanswered one is kept unanswered). */
+  save(
+    exchange: LiveExchange,
+    cancelled: boolean,
+    debug: DebugFiles | undefined,
+  ): Promise<'recorded' | 'skipped' | 'none'> {
+    const saving = this.trySave(exchange, cancelled, debug);
     this.track(saving);
     return saving;
   }
@@ -168,80 +174,94 @@ export class Recorder implements Hook {
 
   private async trySave(
     exchange: LiveExchange,
+    cancelled: boolean,
     debug: DebugFiles | undefined,
   ): Promise<'recorded' | 'skipped' | 'none'> {
-    const { request, key } = exchange;
-    const response = exchange.upstreamResponse ?? exchange.response;
-    if (exchange.refusal) {
+    const { refusal } = exchange.delivery;
+    if (refusal) {
       const kind = refusalKindOf(exchange);
-      if (kind) this.onRefusal(kind, exchange.refusal);
+      if (kind) this.onRefusal(kind, refusal);
       return 'none';
     }
-    // a subscriptions/listen stream ends when the client closes it: its notifications are the answer
-    // a call the client cancelled, never answered: replay leaves it unanswered too (the client's abort ends it)
-    const unanswered =
-      !response && ((request.method === 'subscriptions/listen' && exchange.stream.length > 0) || exchange.cancelled);
-    if (!response && !unanswered) return 'none';
-    if (request.params?.task !== undefined || (response && 'result' in response && 'task' in response.result))
-      return 'none'; // a CreateTaskResult is not the answer
-    const error = response && 'error' in response ? response.error : undefined;
-    const result = response && 'result' in response ? response.result : {};
+    const answer = answerOf(exchange, cancelled);
+    if (!answer) return 'none';
     if (!this.store.isReady) await this.store.ready; // what is recorded already: the whole folder, indexed by name
+    const { request, key } = exchange;
     const isToolCall = request.method === 'tools/call';
-    const resultHash = isToolCall && !error ? this.hashResult(result) : undefined;
+    const resultHash = isToolCall && !answer.error ? this.hashResult(answer.result) : undefined;
     const version = exchange.protocolVersion;
-    const condition = conditionOf(error);
-    const answer = error ? canonicalJson(error) : undefined;
-    const existing = this.store.lookup(key);
-    const duplicate = existing?.some((e) => {
+    const condition = conditionOf(answer.error);
+    const errorText = answer.error ? canonicalJson(answer.error) : undefined;
+    const duplicate = this.store.lookup(key)?.some((e) => {
       if (!sameRevision(e, version, request.method) || conditionOf(e.error) !== condition) return false;
       if (!isToolCall || condition !== undefined) return true; // one answer per key (and per condition), as mcp-rewind records
       return e.error
-        ? canonicalJson(e.error) === answer
-        : !error && (e.resultHash ?? this.hashResult(e.result)) === resultHash;
+        ? canonicalJson(e.error) === errorText
+        : !answer.error && (e.resultHash ?? this.hashResult(e.result)) === resultHash;
     });
-    const flightKey = `${key}#${version ?? ''}#${condition ?? ''}#${resultHash ?? answer ?? ''}`;
+    const flightKey = `${key}#${version ?? ''}#${condition ?? ''}#${resultHash ?? errorText ?? ''}`;
     if (duplicate || this.inFlight.has(flightKey)) return 'skipped';
     this.inFlight.add(flightKey);
     try {
-      await this.store.add(
-        request.method,
-        key,
-        scrub(
-          {
-            result,
-            ...(error ? { error } : {}),
-            ...(unanswered ? { unanswered: true } : {}),
-            resultHash,
-            name: isToolCall ? String(request.params?.name ?? '') : undefined,
-            arguments: isToolCall ? (request.params?.arguments ?? {}) : undefined,
-            ...(isToolCall ? roundOf(request.params) : {}),
-            method: request.method,
-            params: isToolCall ? undefined : stripMeta(request.params),
-            protocolVersion: version,
-            status: exchange.http && exchange.http.status !== 200 ? exchange.http.status : undefined,
-            framing: exchange.framing,
-            timing: timingOf(exchange),
-            stateless:
-              request.method === 'initialize' &&
-              exchange.http !== undefined &&
-              exchange.http.headers['mcp-session-id'] === undefined
-                ? true
-                : undefined,
-            recordedAt: new Date(exchange.startedAt).toISOString(),
-            stream: exchange.stream.length
-              ? exchange.stream.map((m) => m as unknown as Record<string, unknown>)
-              : undefined,
-          },
-          this.redactions,
-        ),
-        debug && scrub(debug, this.redactions),
-      );
+      const entry = scrub(entryOf(exchange, answer, resultHash), this.redactions);
+      await this.store.add(request.method, key, entry, debug && scrub(debug, this.redactions));
       return 'recorded';
     } finally {
       this.inFlight.delete(flightKey);
     }
   }
+}
+
+/** What a finished exchange answered, as the cassette files it; undefined: nothing to file. */
+interface Answer {
+  result: Record<string, unknown>;
+  error?: JsonRpcError['error'];
+  unanswered: boolean;
+}
+
+function answerOf(exchange: LiveExchange, cancelled: boolean): Answer | undefined {
+  const { request } = exchange;
+  const response = exchange.upstreamResponse ?? exchange.response;
+  // a subscriptions/listen stream ends when the client closes it: its notifications are the answer
+  // a call the client cancelled, never answered: replay leaves it unanswered too (the client's abort ends it)
+  const unanswered =
+    !response && ((request.method === 'subscriptions/listen' && exchange.stream.length > 0) || cancelled);
+  if (!response && !unanswered) return undefined;
+  if (request.params?.task !== undefined || (response && 'result' in response && 'task' in response.result))
+    return undefined; // a CreateTaskResult is not the answer
+  return {
+    result: response && 'result' in response ? response.result : {},
+    error: response && 'error' in response ? response.error : undefined,
+    unanswered,
+  };
+}
+
+/** The cassette entry of a live exchange (before redaction). */
+function entryOf(exchange: LiveExchange, answer: Answer, resultHash: string | undefined): NewEntry {
+  const { request } = exchange;
+  const { http, framing } = exchange.timeline;
+  const isToolCall = request.method === 'tools/call';
+  return {
+    result: answer.result,
+    ...(answer.error ? { error: answer.error } : {}),
+    ...(answer.unanswered ? { unanswered: true } : {}),
+    resultHash,
+    name: isToolCall ? String(request.params?.name ?? '') : undefined,
+    arguments: isToolCall ? (request.params?.arguments ?? {}) : undefined,
+    ...(isToolCall ? roundOf(request.params) : {}),
+    method: request.method,
+    params: isToolCall ? undefined : stripMeta(request.params),
+    protocolVersion: exchange.protocolVersion,
+    status: http && http.status !== 200 ? http.status : undefined,
+    framing,
+    timing: timingOf(exchange),
+    stateless:
+      request.method === 'initialize' && http !== undefined && http.headers['mcp-session-id'] === undefined
+        ? true
+        : undefined,
+    recordedAt: new Date(exchange.startedAt).toISOString(),
+    stream: exchange.stream.length ? exchange.stream.map((m) => m as unknown as Record<string, unknown>) : undefined,
+  };
 }
 
 /** The recordings that failed in a run (a full disk, a folder gone): how many, and the first one's reason. */
@@ -264,10 +284,11 @@ function sameRevision(entry: CassetteEntry, version: string | undefined, method:
 
 /** When the answer and each streamed message arrived (ms from the request), for --replay-timing. */
 function timingOf(exchange: LiveExchange): Timing | undefined {
-  if (exchange.answeredMs === undefined && exchange.streamMs.length === 0) return undefined;
+  const { answeredMs, streamMs } = exchange.timeline;
+  if (answeredMs === undefined && streamMs.length === 0) return undefined;
   const timing: Timing = {};
-  if (exchange.answeredMs !== undefined) timing.answerMs = Math.round(exchange.answeredMs);
-  if (exchange.streamMs.length) timing.streamMs = exchange.streamMs.map((ms) => Math.round(ms));
+  if (answeredMs !== undefined) timing.answerMs = Math.round(answeredMs);
+  if (streamMs.length) timing.streamMs = streamMs.map((ms) => Math.round(ms));
   return timing;
 }
 
@@ -277,7 +298,7 @@ function timingOf(exchange: LiveExchange): Timing | undefined {
  * no session yet, an Accept the server does not take).
  */
 function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
-  const { status } = exchange.refusal as { status: number };
+  const { status } = exchange.delivery.refusal as { status: number };
   const headers = exchange.headers;
   if (status === 406) return 'not-acceptable';
   if (status === 404 && headers.sessionId !== undefined) return 'session-not-found';
@@ -291,7 +312,7 @@ function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
   )
     return 'unsupported-protocol-version';
   // a session the proxy saw ended, or never saw issued: how this server refuses an unknown session (some say 400)
-  if (headers.sessionId !== undefined && exchange.staleSession) return 'session-not-found';
+  if (headers.sessionId !== undefined && exchange.delivery.staleSession) return 'session-not-found';
   if (headers.sessionId === undefined && exchange.request.method !== 'initialize') return 'not-initialized';
   return undefined;
 }

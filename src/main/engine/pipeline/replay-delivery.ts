@@ -250,14 +250,14 @@ class Playback {
     const recorded = this.stream.slice(i + 1).find((m) => isResponse(m) && m.id === message.id) as
       JsonRpcResponse | undefined;
     if (!got) {
-      exchange.flags.push(`no reply to ${message.method} within ${REPLY_TIMEOUT_MS / 1000} s`);
+      exchange.timeline.flags.push(`no reply to ${message.method} within ${REPLY_TIMEOUT_MS / 1000} s`);
       return;
     }
     exchange.addStreamed(got);
     const strip = (r: JsonRpcResponse | undefined): unknown => (r ? ('result' in r ? r.result : r.error) : undefined);
     if (recorded && canonicalJson(strip(got)) !== canonicalJson(strip(recorded))) {
       const flag = `client reply to ${message.method} differs from the recorded one`;
-      exchange.flags.push(flag);
+      exchange.timeline.flags.push(flag);
       stage.log(
         `replay: ${exchange.key}: ${flag}: got ${JSON.stringify(strip(got)).slice(0, 200)}, recorded ${JSON.stringify(strip(recorded)).slice(0, 200)}`,
         'warn',

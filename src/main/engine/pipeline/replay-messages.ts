@@ -57,9 +57,10 @@ export async function playEntry(
     deliver(outgoing);
     const got = await reply;
     if (got) exchange.addStreamed(got);
-    else exchange.flags.push(`no reply to ${message.method} within ${REPLY_TIMEOUT_MS / 1000} s`);
+    else exchange.timeline.flags.push(`no reply to ${message.method} within ${REPLY_TIMEOUT_MS / 1000} s`);
   }
-  exchange.response = answerOf(exchange, entry);
-  deliver(exchange.response);
+  const answer = answerOf(exchange, entry);
+  exchange.respond(answer);
+  deliver(answer);
   for (const message of followUps) deliver(message);
 }

@@ -160,69 +160,55 @@ export function modernRefusal(
         : undefined;
   if (missing) {
     return (
-      sameMistake(recorded, 'envelope', request.id) ??
+      sameMistake(recorded, request.id, (e) => conditionOf(e.error) === 'envelope') ??
       refuse(
         400,
         request.id,
         ErrorCode.InvalidParams,
         `Invalid _meta envelope for protocol revision ${claimed}: ${missing}: missing`,
-        {
-          envelope: { key: missing, problem: 'missing' },
-        },
+        { envelope: { key: missing, problem: 'missing' } },
       )
     );
   }
   const mismatch = headerMismatch(request, headers);
   if (mismatch) {
-    const own = recorded?.find(
-      (e) =>
-        conditionOf(e.error) === 'headers' &&
-        (e.error?.data as { mismatch?: { header?: string } } | undefined)?.mismatch?.header === mismatch.header,
-    );
-    if (own)
-      return {
-        status: own.status ?? 400,
-        response: errorResponse(request.id, own.error!.code, own.error!.message, own.error!.data),
-      };
-    return refuse(
-      400,
-      request.id,
-      PROTOCOL_ERROR.HeaderMismatch,
-      `Bad Request: the request headers and body disagree: ${mismatch.body}`,
-      { mismatch },
+    const sameHeader = (e: CassetteEntry): boolean =>
+      conditionOf(e.error) === 'headers' &&
+      (e.error?.data as { mismatch?: { header?: string } } | undefined)?.mismatch?.header === mismatch.header;
+    return (
+      sameMistake(recorded, request.id, sameHeader) ??
+      refuse(
+        400,
+        request.id,
+        PROTOCOL_ERROR.HeaderMismatch,
+        `Bad Request: the request headers and body disagree: ${mismatch.body}`,
+        { mismatch },
+      )
     );
   }
   if (profile.modern.length > 0 && !profile.modern.includes(claimed)) {
-    const own = recorded?.find(
-      (e) =>
-        conditionOf(e.error) === 'version' &&
-        (e.error?.data as { requested?: string } | undefined)?.requested === claimed,
-    );
-    if (own)
-      return {
-        status: own.status ?? 400,
-        response: errorResponse(request.id, own.error!.code, own.error!.message, own.error!.data),
-      };
-    return refuse(
-      400,
-      request.id,
-      PROTOCOL_ERROR.UnsupportedProtocolVersion,
-      `Unsupported protocol version: ${claimed}`,
-      {
-        supported: profile.declared ?? profile.modern,
+    const sameVersion = (e: CassetteEntry): boolean =>
+      conditionOf(e.error) === 'version' &&
+      (e.error?.data as { requested?: string } | undefined)?.requested === claimed;
+    const supported = profile.declared ?? profile.modern;
+    return (
+      sameMistake(recorded, request.id, sameVersion) ??
+      refuse(400, request.id, PROTOCOL_ERROR.UnsupportedProtocolVersion, `Unsupported protocol version: ${claimed}`, {
+        supported,
         requested: claimed,
-      },
+      })
     );
   }
   return undefined;
 }
 
+/** The recorded answer to the same mistake, answered to this request's id (with the recorded status). */
 function sameMistake(
   recorded: readonly CassetteEntry[] | undefined,
-  condition: 'envelope',
   id: JsonRpcId,
+  matches: (e: CassetteEntry) => boolean,
 ): Refused | undefined {
-  const own = recorded?.find((e) => conditionOf(e.error) === condition);
+  const own = recorded?.find(matches);
   return own?.error
     ? { status: own.status ?? 400, response: errorResponse(id, own.error.code, own.error.message, own.error.data) }
     : undefined;

@@ -239,7 +239,7 @@ export class Replayer implements CassetteSource, Hook {
   async deliver(post: Post): Promise<void> {
     const { exchange, plan } = post.planned[0];
     if (plan.answer !== 'cassette') throw new Error(`replayer: asked to deliver a ${plan.answer} answer`);
-    if (waits(exchange.need)) await post.stage.hooks.respond(exchange, post.planSession, post.res);
+    if (waits(exchange.delivery.need)) await post.stage.hooks.respond(exchange, post.planSession, post.res);
     const headers =
       exchange === post.init
         ? post.sessions.initializedHere(exchange, post.session, plan.entry.stateless === true)
@@ -284,7 +284,9 @@ export class Replayer implements CassetteSource, Hook {
   /** Wants every request (a hook that reads the cassette is never piped past); observes hits with follow-ups. */
   need(exchange?: LiveExchange): Need {
     if (!exchange) return 'observe';
-    return exchange.cassette === 'hit' && this.store.followUpKeys > 0 && this.store.has(followUpKey(exchange.key))
+    return exchange.delivery.source === 'cache' &&
+      this.store.followUpKeys > 0 &&
+      this.store.has(followUpKey(exchange.key))
       ? 'observe'
       : 'none';
   }

@@ -45,6 +45,7 @@ export class RuleHook implements RuleSource, Hook {
         request.params?.arguments as Record<string, unknown> | undefined,
         this.memory.upstreamTools,
         this.facts.hasSource(),
+        request.params,
       );
       if (plan.kind === 'unknown-tool')
         return { answer: { response: new UnknownToolError(name).toResponse(request.id), delayMs: 0 } };
@@ -73,21 +74,22 @@ export class RuleHook implements RuleSource, Hook {
 
   need(exchange?: LiveExchange): Need {
     if (!exchange) return this.rules.isEmpty ? 'none' : 'hold';
-    return exchange.rewrite ? 'hold' : 'none';
+    return exchange.delivery.rewrite ? 'hold' : 'none';
   }
 
   onResponse(exchange: LiveExchange): void {
     const response = exchange.response;
-    if (!exchange.rewrite || !response || !('result' in response)) return;
-    exchange.originalResponse ??= response; // what the source answered, for the timeline
+    if (!exchange.delivery.rewrite || !response || !('result' in response)) return;
+    exchange.timeline.originalResponse ??= response; // what the source answered, for the timeline
     try {
-      exchange.response = { ...response, result: exchange.rewrite(response.result) };
+      exchange.respond({ ...response, result: exchange.delivery.rewrite(response.result) });
     } catch (error) {
       // a rewrite that fails (an inject template rendering too large) answers an error, never a broken result
-      exchange.response = new RewindError(
-        error instanceof Error ? error.message : String(error),
-        ErrorCode.InternalError,
-      ).toResponse(response.id);
+      exchange.respond(
+        new RewindError(error instanceof Error ? error.message : String(error), ErrorCode.InternalError).toResponse(
+          response.id,
+        ),
+      );
     }
   }
 }

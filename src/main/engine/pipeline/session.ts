@@ -197,7 +197,7 @@ export class SessionRegistry {
       return {};
     }
     session.protocolVersion = String(result.protocolVersion ?? '');
-    exchange.protocolVersion = session.protocolVersion;
+    exchange.negotiated(session.protocolVersion);
     return { 'mcp-session-id': session.id };
   }
 }

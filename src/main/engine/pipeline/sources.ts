@@ -138,23 +138,25 @@ export class Sources {
 
 /** Carries a plan's choice into the exchange (what the timeline and the hooks read). */
 function apply(exchange: LiveExchange, plan: Plan, rule: RuleOffer | undefined): void {
-  exchange.behavior = rule?.behavior;
-  exchange.rewrite = rule?.rewrite;
+  exchange.timeline.behavior = rule?.behavior;
+  exchange.delivery.rewrite = rule?.rewrite;
   switch (plan.answer) {
     case 'cassette': {
-      exchange.source = 'cache';
-      exchange.cassette = 'hit';
+      exchange.delivery.source = 'cache';
+      exchange.timeline.cassette = 'hit';
       const { error } = plan.entry;
-      exchange.response = error
-        ? errorResponse(exchange.request.id, error.code, error.message, error.data)
-        : { jsonrpc: '2.0', id: exchange.request.id, result: plan.entry.result };
+      exchange.respond(
+        error
+          ? errorResponse(exchange.request.id, error.code, error.message, error.data)
+          : { jsonrpc: '2.0', id: exchange.request.id, result: plan.entry.result },
+      );
       return;
     }
     case 'rule':
     case 'local':
-      exchange.source = 'proxy';
-      exchange.response = plan.response;
-      if (plan.answer === 'local' && plan.miss) exchange.cassette = 'miss';
+      exchange.delivery.source = 'proxy';
+      exchange.respond(plan.response);
+      if (plan.answer === 'local' && plan.miss) exchange.timeline.cassette = 'miss';
       return;
     case 'upstream':
       return;

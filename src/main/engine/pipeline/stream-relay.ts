@@ -121,9 +121,7 @@ function resumeExchanges(stage: Stage, session: Session, upRes: IncomingMessage,
         const exchange = message.id !== null ? pending.get(message.id) : undefined;
         if (!exchange) return;
         pending.delete(exchange.request.id);
-        exchange.upstreamResponse = message;
-        exchange.response = message;
-        exchange.answeredMs = exchange.elapsed();
+        exchange.upstreamAnswered(message);
         void resuming.finish(exchange);
         return;
       }

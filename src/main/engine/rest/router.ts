@@ -55,21 +55,7 @@ async function route(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   if (path === '/api/healthz' && method === 'GET') return sendJson(res, 200, { status: 'ok' });
-  if (!manager.authorizedForApi(req)) {
-    // checked first: a right token is never held back by someone else's wrong ones (auth-throttle.ts)
-    const wait = await throttle.failed(req);
-    if (wait !== undefined) {
-      res.setHeader('retry-after', String(wait));
-      return fail(res, 429, 'too many failed attempts', `too many wrong API tokens from this host; retry in ${wait} s`);
-    }
-    res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind api"');
-    return fail(
-      res,
-      401,
-      'unauthorized',
-      'missing or wrong API token (Authorization: Bearer <token>: printed by mcp-rewind serve at its first start and kept in its data folder, or set with --api-token / MIMCP_API_TOKEN)',
-    );
-  }
+  if (!manager.authorizedForApi(req)) return refuseToken(req, res, throttle);
   if (path === '/api/sessions') {
     if (method === 'GET') return sendJson(res, 200, { sessions: manager.list().map((s) => s.summary()) });
     if (method === 'POST') {
@@ -81,9 +67,37 @@ async function route(
   const m = /^\/api\/sessions\/([^/]+)(\/tools|\/calls)?$/.exec(path);
   if (!m) return fail(res, 404, 'not found', `no such API path: ${path}`);
   const sid = safeDecode(m[1]) ?? m[1]; // a malformed escape names no session: 404 below
+  return routeSession(manager, req, res, sid, m[2] ?? '');
+}
+
+/** No API token, or a wrong one: 401, or 429 after too many wrong ones from this host. */
+async function refuseToken(req: IncomingMessage, res: ServerResponse, throttle: AuthThrottle): Promise<void> {
+  // checked first: a right token is never held back by someone else's wrong ones (auth-throttle.ts)
+  const wait = await throttle.failed(req);
+  if (wait !== undefined) {
+    res.setHeader('retry-after', String(wait));
+    return fail(res, 429, 'too many failed attempts', `too many wrong API tokens from this host; retry in ${wait} s`);
+  }
+  res.setHeader('www-authenticate', 'Bearer realm="mcp-rewind api"');
+  return fail(
+    res,
+    401,
+    'unauthorized',
+    'missing or wrong API token (Authorization: Bearer <token>: printed by mcp-rewind serve at its first start and kept in its data folder, or set with --api-token / MIMCP_API_TOKEN)',
+  );
+}
+
+/** /api/sessions/{sid}[/tools|/calls] */
+async function routeSession(
+  manager: SessionManager,
+  req: IncomingMessage,
+  res: ServerResponse,
+  sid: string,
+  sub: string,
+): Promise<void> {
   const session = manager.get(sid);
   if (!session) return fail(res, 404, 'not found', `unknown session "${sid}"`);
-  switch (`${method} ${m[2] ?? ''}`) {
+  switch (`${req.method ?? 'GET'} ${sub}`) {
     case 'GET ':
       return sendJson(res, 200, session.detail(manager.mcpAccess()));
     case 'DELETE ':
@@ -104,7 +118,7 @@ async function route(
     case 'GET /calls':
       return sendJson(res, 200, { calls: session.calls });
     default:
-      return notAllowed(res, m[2] === '/tools' ? 'GET, PUT' : m[2] === '/calls' ? 'GET' : 'GET, DELETE');
+      return notAllowed(res, sub === '/tools' ? 'GET, PUT' : sub === '/calls' ? 'GET' : 'GET, DELETE');
   }
 }
 

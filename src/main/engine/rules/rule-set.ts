@@ -1,6 +1,7 @@
 import type { Behavior, MergedTool, Overlay } from '../../../shared/rules/schema.js';
 import { explanatoryError, mergeTools, overrideResult, toListedTool } from './overlay.js';
 import { renderTemplate } from './template.js';
+import { compileCondition, type ConditionTest } from './condition.js';
 
 /** What the pipeline does with a tools/call under the current rules. */
 export type CallPlan =
@@ -16,6 +17,8 @@ export class RuleSet {
   private overlay: Overlay;
   private version = 0;
   private cache?: { version: number; upstream: unknown; merged: MergedTool[]; byName: Map<string, MergedTool> };
+  /** the compiled conditions of the overlay's tool rules (by tool name), for the current version */
+  private conditions?: { version: number; byName: Map<string, ConditionTest> };
 
   constructor(
     overlay: Overlay,
@@ -75,17 +78,20 @@ export class RuleSet {
     args: Record<string, unknown> | undefined,
     upstreamTools: Array<Record<string, unknown>> | undefined,
     hasSource: boolean,
+    params: Record<string, unknown> = { name, arguments: args },
   ): CallPlan {
     const { byName } = this.index(upstreamTools);
-    const tool = byName.get(name);
+    const listed = byName.get(name);
     const rule = this.overlay.tools.find((t) => t.name === name);
     if (rule?.hidden) return { kind: 'unknown-tool' };
+    // a rule with a condition: its behavior only for the calls that match it; the others are relayed
+    const test = this.conditionOf(name);
+    const applies = !test || test({ method: 'tools/call', params });
+    const tool = listed && !applies ? { ...listed, behavior: { type: 'relay' as const } } : listed;
     if (!tool) {
       // not listed: hidden by passthrough:false, or a tool we simply do not know yet (upstream list not fetched)
       if (!this.overlay.passthrough && upstreamTools !== undefined) return { kind: 'unknown-tool' };
-      return rule
-        ? { kind: 'forward', behavior: rule.behavior ?? { type: 'relay' } }
-        : { kind: 'forward', behavior: { type: 'relay' } };
+      return { kind: 'forward', behavior: (applies && rule?.behavior) || { type: 'relay' } };
     }
     const { behavior } = tool;
     if (behavior.type === 'override')
@@ -118,6 +124,16 @@ export class RuleSet {
       };
     }
     return { kind: 'forward', behavior };
+  }
+
+  private conditionOf(name: string): ConditionTest | undefined {
+    if (this.conditions?.version !== this.version) {
+      const byName = new Map<string, ConditionTest>();
+      for (const rule of this.overlay.tools)
+        if (rule.condition) byName.set(rule.name, compileCondition(rule.condition));
+      this.conditions = { version: this.version, byName };
+    }
+    return this.conditions.byName.get(name);
   }
 
   private index(upstreamTools: Array<Record<string, unknown>> | undefined) {

@@ -34,7 +34,7 @@ interface Connection {
 export function createLegacySseEndpoint(proxyUrl: string, log: Log = silent): LegacySseEndpoint {
   const connections = new Map<string, Connection>();
 
-  async function open(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  async function open(res: ServerResponse, path: string): Promise<void> {
     const transport = new SSEServerTransport(`${path.slice(0, -'sse'.length)}messages`, res);
     const id = transport.sessionId;
     let pipe: HttpPipe;
@@ -49,52 +49,17 @@ export function createLegacySseEndpoint(proxyUrl: string, log: Log = silent): Le
     if (res.destroyed) void pipe.close(); // the client left during the start
   }
 
-  async function post(req: IncomingMessage, res: ServerResponse, sessionId: string): Promise<void> {
-    const connection = connections.get(sessionId);
-    if (!connection) {
-      req.resume();
-      return sendJson(res, 404, errorResponse(null, -32001, 'Session not found'));
-    }
-    let parsed: unknown;
-    try {
-      if (!(req.headers['content-type'] ?? '').includes('application/json')) {
-        req.resume();
-        throw new HttpError(
-          415,
-          'Unsupported Media Type: Content-Type must be application/json',
-          ErrorCode.InvalidRequest,
-        );
-      }
-      parsed = parseJsonBody(await readBody(req));
-    } catch (error) {
-      if (!(error instanceof HttpError)) throw error;
-      return sendJson(res, error.status, error.toResponse(null));
-    }
-    // the transport validates the message itself (400 "Invalid message") and answers 202
-    await connection.transport.handlePostMessage(req, res, parsed).catch((error: unknown) => {
-      // the SDK transport may throw before answering (a Host that new URL() rejects, a body it cannot format):
-      // answer, never leave the socket open; when it did answer (stream closed meanwhile: 500), end what is left
-      if (!res.headersSent)
-        sendJson(
-          res,
-          400,
-          errorResponse(null, ErrorCode.InvalidRequest, `Invalid message: ${(error as Error).message}`),
-        );
-      else if (!res.writableEnded) res.end();
-    });
-  }
-
   return {
     async handle(req, res) {
       const url = requestUrl(req); // never throws, whatever the request target (`//`, `*`)
       const path = url.pathname;
       if (req.method === 'GET' && path.endsWith('/sse') && req.headers['mcp-session-id'] === undefined) {
-        await open(req, res, path);
+        await open(res, path);
         return true;
       }
       const sessionId = url.searchParams.get('sessionId');
       if (req.method === 'POST' && path.endsWith('/messages') && sessionId !== null) {
-        await post(req, res, sessionId);
+        await post(connections.get(sessionId), req, res);
         return true;
       }
       return false;
@@ -104,4 +69,36 @@ export function createLegacySseEndpoint(proxyUrl: string, log: Log = silent): Le
       connections.clear();
     },
   };
+}
+
+/** One client message to its connection's stream (202; the answer comes on the SSE stream). */
+async function post(connection: Connection | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (!connection) {
+    req.resume();
+    return sendJson(res, 404, errorResponse(null, -32001, 'Session not found'));
+  }
+  let parsed: unknown;
+  try {
+    parsed = await readMessage(req);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    return sendJson(res, error.status, error.toResponse(null));
+  }
+  // the transport validates the message itself (400 "Invalid message") and answers 202
+  await connection.transport.handlePostMessage(req, res, parsed).catch((error: unknown) => {
+    // the SDK transport may throw before answering (a Host that new URL() rejects, a body it cannot format):
+    // answer, never leave the socket open; when it did answer (stream closed meanwhile: 500), end what is left
+    if (!res.headersSent)
+      sendJson(res, 400, errorResponse(null, ErrorCode.InvalidRequest, `Invalid message: ${(error as Error).message}`));
+    else if (!res.writableEnded) res.end();
+  });
+}
+
+/** The POST's JSON body; an HttpError for another content type (415) or bad JSON. */
+async function readMessage(req: IncomingMessage): Promise<unknown> {
+  if (!(req.headers['content-type'] ?? '').includes('application/json')) {
+    req.resume();
+    throw new HttpError(415, 'Unsupported Media Type: Content-Type must be application/json', ErrorCode.InvalidRequest);
+  }
+  return parseJsonBody(await readBody(req));
 }

@@ -38,139 +38,158 @@ const REINIT_PREFIX = 'mcp-rewind-reinit-';
  * start() may already talk, e.g. an SSE endpoint event). `log` gets transport errors worth a line.
  */
 export async function pipeToProxy(downstream: Transport, proxyUrl: string, log: Log): Promise<HttpPipe> {
-  let upstream = new StreamableHTTPClientTransport(new URL(proxyUrl));
+  const pipe = new ProxyPipe(downstream, proxyUrl, log);
+  await pipe.start();
+  return pipe;
+}
+
+class ProxyPipe implements HttpPipe {
+  private upstream: StreamableHTTPClientTransport;
   /** downstream requests not answered yet */
-  const pending = new Set<JsonRpcId>();
-  let initId: JsonRpcId | undefined;
-  let initParams: Record<string, unknown> | undefined;
-  let reinitializing: Promise<void> | undefined;
-  let reinitCount = 0;
-  const internal = new Map<JsonRpcId, (message: JsonRpcMessage) => void>();
-  let idleWaiters: Array<() => void> = [];
-  let isClosed = false;
-  let markClosed!: () => void;
-  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  private readonly pending = new Set<JsonRpcId>();
+  /** the client's initialize: its id and params, to open a new session the same way */
+  private initId: JsonRpcId | undefined;
+  private initParams: Record<string, unknown> | undefined;
+  private reinitializing: Promise<void> | undefined;
+  private reinitCount = 0;
+  /** answers to the pipe's own requests (a re-initialize), by id */
+  private readonly internal = new Map<JsonRpcId, (message: JsonRpcMessage) => void>();
+  private idleWaiters: Array<() => void> = [];
+  private isClosed = false;
+  private markClosed!: () => void;
+  readonly closed = new Promise<void>((resolve) => (this.markClosed = resolve));
 
-  const answered = (id: JsonRpcId): void => {
-    pending.delete(id);
-    if (pending.size === 0) for (const wake of idleWaiters.splice(0)) wake();
-  };
+  constructor(
+    private readonly downstream: Transport,
+    private readonly proxyUrl: string,
+    private readonly log: Log,
+  ) {
+    this.upstream = new StreamableHTTPClientTransport(new URL(proxyUrl));
+    downstream.onmessage = (raw) => this.fromDownstream(raw as unknown as JsonRpcMessage);
+    downstream.onclose = () => void this.close();
+    downstream.onerror = (error) => log(`client connection: ${error.message}`, 'info');
+    this.wire(this.upstream);
+  }
 
-  const toDownstream = (message: JsonRpcMessage): void => {
-    if (isResponse(message) && message.id !== null) {
-      const own = internal.get(message.id);
-      if (own) return own(message);
-      answered(message.id);
-      if (message.id === initId && 'result' in message && typeof message.result.protocolVersion === 'string')
-        upstream.setProtocolVersion(message.result.protocolVersion);
-    }
-    downstream
-      .send(message as JSONRPCMessage)
-      .catch((error: Error) => log(`could not write to the client: ${error.message}`, 'warn'));
-  };
+  async start(): Promise<void> {
+    await this.upstream.start();
+    await this.downstream.start();
+  }
 
-  const wire = (transport: StreamableHTTPClientTransport): void => {
-    transport.onmessage = (message) => {
-      if (transport === upstream) toDownstream(message as unknown as JsonRpcMessage);
-    };
-    transport.onerror = (error) => {
-      if (transport === upstream && !isClosed && !(error.name === 'AbortError' || /aborted/i.test(error.message)))
-        log(`proxy connection: ${error.message}`, 'info');
-    };
-  };
-
-  /** A new proxy session with the client's own initialize params; the client never sees this exchange. */
-  const reinitialize = (): Promise<void> => {
-    reinitializing ??= (async () => {
-      const previous = upstream;
-      upstream = new StreamableHTTPClientTransport(new URL(proxyUrl));
-      wire(upstream);
-      await upstream.start();
-      void previous.close().catch(() => {});
-      const id = `${REINIT_PREFIX}${++reinitCount}`;
-      const answer = new Promise<JsonRpcMessage>((resolve) => internal.set(id, resolve));
-      try {
-        await upstream.send({ jsonrpc: '2.0', id, method: 'initialize', params: initParams } as JSONRPCMessage);
-        const reply = await answer;
-        if (!('result' in reply))
-          throw new Error(`initialize failed: ${'error' in reply ? reply.error.message : 'no result'}`);
-        if (typeof reply.result.protocolVersion === 'string') upstream.setProtocolVersion(reply.result.protocolVersion);
-        await upstream.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
-        log("proxy session lost (404): opened a new one with the client's initialize", 'info');
-      } finally {
-        internal.delete(id);
-      }
-    })().finally(() => {
-      reinitializing = undefined;
+  idle(timeoutMs: number): Promise<void> {
+    if (this.pending.size === 0 || this.isClosed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.idleWaiters = this.idleWaiters.filter((w) => w !== done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.idleWaiters.push(done);
     });
-    return reinitializing;
-  };
+  }
 
-  const forward = async (message: JsonRpcMessage): Promise<void> => {
-    if (reinitializing) await reinitializing.catch(() => {});
+  async close(): Promise<void> {
+    if (this.isClosed) return this.closed;
+    this.isClosed = true;
+    for (const wake of this.idleWaiters.splice(0)) wake();
     try {
-      await upstream.send(message as JSONRPCMessage);
-    } catch (error) {
-      const lost = error instanceof StreamableHTTPError && error.code === 404;
-      // only a request re-opens a session: a late reply or notification belonged to the session that is gone
-      if (!lost || initParams === undefined || !isRequest(message) || message.method === 'initialize') throw error;
-      await reinitialize();
-      await upstream.send(message as JSONRPCMessage);
-    }
-  };
-
-  downstream.onmessage = (raw) => {
-    const message = raw as unknown as JsonRpcMessage;
-    if (isRequest(message)) {
-      pending.add(message.id);
-      if (message.method === 'initialize') {
-        initId = message.id;
-        initParams = message.params;
-      }
-    }
-    forward(message).catch((error: Error) => {
-      if (!isRequest(message) || !pending.has(message.id))
-        return log(
-          `could not relay ${'method' in message ? message.method : 'a reply'} to the proxy: ${error.message}`,
-          'warn',
-        );
-      toDownstream(errorResponse(message.id, ErrorCode.InternalError, `mcp-rewind: ${error.message}`));
-    });
-  };
-  downstream.onclose = () => void close();
-  downstream.onerror = (error) => log(`client connection: ${error.message}`, 'info');
-  wire(upstream);
-
-  async function close(): Promise<void> {
-    if (isClosed) return closed;
-    isClosed = true;
-    for (const wake of idleWaiters.splice(0)) wake();
-    try {
-      if (upstream.sessionId) await upstream.terminateSession().catch(() => {});
-      await upstream.close().catch(() => {});
-      await downstream.close().catch(() => {});
+      if (this.upstream.sessionId) await this.upstream.terminateSession().catch(() => {});
+      await this.upstream.close().catch(() => {});
+      await this.downstream.close().catch(() => {});
     } finally {
-      markClosed();
+      this.markClosed();
     }
   }
 
-  await upstream.start();
-  await downstream.start();
+  private answered(id: JsonRpcId): void {
+    this.pending.delete(id);
+    if (this.pending.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
 
-  return {
-    closed,
-    close,
-    idle: (timeoutMs) =>
-      pending.size === 0 || isClosed
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            const timer = setTimeout(done, timeoutMs);
-            function done(): void {
-              clearTimeout(timer);
-              idleWaiters = idleWaiters.filter((w) => w !== done);
-              resolve();
-            }
-            idleWaiters.push(done);
-          }),
-  };
+  private toDownstream(message: JsonRpcMessage): void {
+    if (isResponse(message) && message.id !== null) {
+      const own = this.internal.get(message.id);
+      if (own) return own(message);
+      this.answered(message.id);
+      if (message.id === this.initId && 'result' in message && typeof message.result.protocolVersion === 'string')
+        this.upstream.setProtocolVersion(message.result.protocolVersion);
+    }
+    this.downstream
+      .send(message as JSONRPCMessage)
+      .catch((error: Error) => this.log(`could not write to the client: ${error.message}`, 'warn'));
+  }
+
+  private wire(transport: StreamableHTTPClientTransport): void {
+    transport.onmessage = (message) => {
+      if (transport === this.upstream) this.toDownstream(message as unknown as JsonRpcMessage);
+    };
+    transport.onerror = (error) => {
+      const aborted = error.name === 'AbortError' || /aborted/i.test(error.message);
+      if (transport === this.upstream && !this.isClosed && !aborted)
+        this.log(`proxy connection: ${error.message}`, 'info');
+    };
+  }
+
+  private fromDownstream(message: JsonRpcMessage): void {
+    if (isRequest(message)) {
+      this.pending.add(message.id);
+      if (message.method === 'initialize') {
+        this.initId = message.id;
+        this.initParams = message.params;
+      }
+    }
+    this.forward(message).catch((error: Error) => {
+      if (!isRequest(message) || !this.pending.has(message.id))
+        return this.log(
+          `could not relay ${'method' in message ? message.method : 'a reply'} to the proxy: ${error.message}`,
+          'warn',
+        );
+      this.toDownstream(errorResponse(message.id, ErrorCode.InternalError, `mcp-rewind: ${error.message}`));
+    });
+  }
+
+  private async forward(message: JsonRpcMessage): Promise<void> {
+    if (this.reinitializing) await this.reinitializing.catch(() => {});
+    try {
+      await this.upstream.send(message as JSONRPCMessage);
+    } catch (error) {
+      const lost = error instanceof StreamableHTTPError && error.code === 404;
+      // only a request re-opens a session: a late reply or notification belonged to the session that is gone
+      if (!lost || this.initParams === undefined || !isRequest(message) || message.method === 'initialize') throw error;
+      await this.reinitialize();
+      await this.upstream.send(message as JSONRPCMessage);
+    }
+  }
+
+  /** A new proxy session with the client's own initialize params (once at a time); the client never sees it. */
+  private reinitialize(): Promise<void> {
+    this.reinitializing ??= this.openSession().finally(() => {
+      this.reinitializing = undefined;
+    });
+    return this.reinitializing;
+  }
+
+  private async openSession(): Promise<void> {
+    const previous = this.upstream;
+    this.upstream = new StreamableHTTPClientTransport(new URL(this.proxyUrl));
+    this.wire(this.upstream);
+    await this.upstream.start();
+    void previous.close().catch(() => {});
+    const id = `${REINIT_PREFIX}${++this.reinitCount}`;
+    const answer = new Promise<JsonRpcMessage>((resolve) => this.internal.set(id, resolve));
+    try {
+      const params = this.initParams;
+      await this.upstream.send({ jsonrpc: '2.0', id, method: 'initialize', params } as JSONRPCMessage);
+      const reply = await answer;
+      if (!('result' in reply))
+        throw new Error(`initialize failed: ${'error' in reply ? reply.error.message : 'no result'}`);
+      if (typeof reply.result.protocolVersion === 'string')
+        this.upstream.setProtocolVersion(reply.result.protocolVersion);
+      await this.upstream.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
+      this.log("proxy session lost (404): opened a new one with the client's initialize", 'info');
+    } finally {
+      this.internal.delete(id);
+    }
+  }
 }

@@ -58,35 +58,10 @@ export interface OpenOptions {
 export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Promise<OpenedUpstream> {
   const label = 'url' in spec ? redactUrl(spec.url) : `${[spec.command, ...spec.args].join(' ')} (stdio)`;
   let bridge: UpstreamBridge | undefined;
-  let kind: OpenedUpstream['kind'] = 'stdio';
-  const bridgeOptions = { idleMs: options.idleMs, allowedOrigins: options.allowedOrigins };
   const auth = 'url' in spec && !hasAuthorization(spec.headers) ? options.auth : undefined;
-  let needsSignIn = false;
   try {
-    if ('url' in spec) {
-      kind = await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs, auth }).catch(
-        (error: Error) => {
-          if (error instanceof SignInRequiredError) {
-            needsSignIn = true; // a 401 with a Bearer challenge: Streamable HTTP (legacy SSE servers are not signed in to)
-            return 'streamable-http' as const;
-          }
-          if (options.lenient && !(error instanceof NotMcpError)) return 'streamable-http' as const; // not reachable yet
-          throw error;
-        },
-      );
-      if (kind === 'sse')
-        bridge = await startUpstreamBridge(
-          { kind: 'sse', url: spec.url, headers: spec.headers },
-          options.log,
-          bridgeOptions,
-        );
-    } else {
-      bridge = await startUpstreamBridge(
-        { kind: 'stdio', command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd },
-        options.log,
-        bridgeOptions,
-      );
-    }
+    const { kind, needsSignIn } = 'url' in spec ? await detect(spec, options, auth) : { kind: 'stdio' as const };
+    bridge = await bridgeOf(spec, kind, options);
     const url = bridge?.url ?? (spec as { url: string }).url;
     const headers = bridge ? undefined : (spec as { headers?: Record<string, string> }).headers;
     // a Streamable HTTP server found by detection has answered a full handshake already
@@ -110,24 +85,62 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
       kind,
       label: kind === 'sse' ? `${label} (legacy HTTP+SSE)` : label,
       bridge,
-      needsSignIn,
+      needsSignIn: needsSignIn ?? false,
       close: async () => {
         await opened?.close();
       },
     };
   } catch (error) {
     await bridge?.close();
-    // the SDK client words a JSON-RPC error answer "MCP error <code>: …"; the bridge's own answers start "mcp-rewind: "
-    let reason = describeError(causeOf(error))
-      .replace(/^MCP error -?\d+: /, '')
-      .replace(/^mcp-rewind: /, '');
-    if (bridge) reason = reason.replaceAll(bridge.url, 'the bridge'); // its loopback address means nothing to the user
-    throw new UnreachableError(`upstream ${label} did not answer an MCP initialize: ${reason}`, {
-      cause: error,
-      reason,
-      failure: failureOf(error, bridge),
-    });
+    throw unreachable(error, label, bridge);
   }
+}
+
+type UrlSpec = Extract<UpstreamSpec, { url: string }>;
+
+/** The transport a URL's server speaks; a 401 with a Bearer challenge is Streamable HTTP that needs a sign-in. */
+async function detect(
+  spec: UrlSpec,
+  options: OpenOptions,
+  auth: UpstreamAuth | undefined,
+): Promise<{ kind: OpenedUpstream['kind']; needsSignIn?: boolean }> {
+  try {
+    return { kind: await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs, auth }) };
+  } catch (error) {
+    // a 401 with a Bearer challenge: Streamable HTTP (legacy SSE servers are not signed in to)
+    if (error instanceof SignInRequiredError) return { kind: 'streamable-http', needsSignIn: true };
+    if (options.lenient && !(error instanceof NotMcpError)) return { kind: 'streamable-http' }; // not reachable yet
+    throw error;
+  }
+}
+
+/** The bridge onto Streamable HTTP of a legacy SSE server or a command; none for a Streamable HTTP server. */
+function bridgeOf(
+  spec: UpstreamSpec,
+  kind: OpenedUpstream['kind'],
+  options: OpenOptions,
+): Promise<UpstreamBridge> | undefined {
+  const bridgeOptions = { idleMs: options.idleMs, allowedOrigins: options.allowedOrigins };
+  if ('url' in spec)
+    return kind === 'sse'
+      ? startUpstreamBridge({ kind: 'sse', url: spec.url, headers: spec.headers }, options.log, bridgeOptions)
+      : undefined;
+  const { command, args, env, cwd } = spec;
+  return startUpstreamBridge({ kind: 'stdio', command, args, env, cwd }, options.log, bridgeOptions);
+}
+
+/** The error that says an upstream did not answer MCP, and why, in words and as data. */
+function unreachable(error: unknown, label: string, bridge: UpstreamBridge | undefined): UnreachableError {
+  // the SDK client words a JSON-RPC error answer "MCP error <code>: …"; the bridge's own answers start "mcp-rewind: "
+  let reason = describeError(causeOf(error))
+    .replace(/^MCP error -?\d+: /, '')
+    .replace(/^mcp-rewind: /, '');
+  if (bridge) reason = reason.replaceAll(bridge.url, 'the bridge'); // its loopback address means nothing to the user
+  return new UnreachableError(`upstream ${label} did not answer an MCP initialize: ${reason}`, {
+    cause: error,
+    reason,
+    failure: failureOf(error, bridge),
+  });
 }
 
 /** Why the probe failed, from the error's kind and data (never its text). */

@@ -1,5 +1,6 @@
 import { RulesFileSchema, describeZodError, type ToolRule } from '../../../shared/rules/schema.js';
 import type { z } from 'zod';
+import { EMPTY_CONDITION, draftOf, isEmptyCondition, type ConditionDraft } from './condition-draft.js';
 
 /**
  * The Rules view edits each tool's rule through a form of plain strings (what the inputs hold). A form turns into a
@@ -30,6 +31,8 @@ export interface ToolForm {
   inputSchemaJson: string | null;
   /** left out of tools/list; a call to it is refused as unknown */
   hidden: boolean;
+  /** override / inject only for the calls that match (empty: every call) */
+  condition: ConditionDraft;
 }
 
 /** One problem, with its path inside the tool's rule (`behavior.response.text`) or the file (`passthrough`). */
@@ -55,6 +58,7 @@ export function emptyForm(name: string): ToolForm {
     description: null,
     inputSchemaJson: null,
     hidden: false,
+    condition: EMPTY_CONDITION,
   };
 }
 
@@ -74,6 +78,7 @@ export function ruleToForm(rule: ToolRule): ToolForm {
   form.description = rule.description ?? null;
   form.inputSchemaJson = rule.input_schema ? pretty(rule.input_schema) : null;
   form.hidden = rule.hidden === true;
+  form.condition = draftOf(rule.condition);
   const behavior = rule.behavior;
   if (behavior?.type === 'inject') return { ...form, behavior: 'inject', template: behavior.template };
   if (behavior?.type === 'override') {
@@ -111,6 +116,8 @@ export function formToCandidate(form: ToolForm): { rule: Record<string, unknown>
     const schema = parseJson(form.inputSchemaJson, 'input_schema', issues);
     if (schema !== undefined) rule.input_schema = schema;
   }
+  // zod judges the condition (its messages name condition.path, condition.value); relay has nothing to limit
+  if (form.behavior !== 'relay' && !isEmptyCondition(form.condition)) rule.condition = { ...form.condition };
   if (form.behavior === 'relay') rule.behavior = { type: 'relay' };
   if (form.behavior === 'inject') rule.behavior = { type: 'inject', template: form.template };
   if (form.behavior === 'override') {

@@ -1,16 +1,24 @@
 import { create } from 'zustand';
 import { api } from '../api/current.js';
-import type { BreakpointRuleInput, BreakpointsState } from '../../../shared/breakpoints.js';
+import {
+  breakpointInput,
+  breakpointKey,
+  type BreakpointRuleInput,
+  type BreakpointsState,
+} from '../../../shared/breakpoints.js';
 
 interface BreakpointsStore extends BreakpointsState {
   loaded: boolean;
   error?: string;
-  /** replaces one proxy's breakpoints */
+  /** replaces one proxy's breakpoints (EVERY_PROXY: those of every proxy) */
   setRules(proxyId: string, rules: BreakpointRuleInput[]): Promise<void>;
   add(proxyId: string, rule: BreakpointRuleInput): Promise<void>;
   remove(proxyId: string, ruleId: string): Promise<void>;
   /** rejects with the engine's message (bad arguments / result, call gone) */
-  resume(id: string, edits?: { arguments?: Record<string, unknown>; result?: Record<string, unknown> }): Promise<void>;
+  resume(
+    id: string,
+    edits?: { arguments?: Record<string, unknown>; params?: Record<string, unknown>; result?: Record<string, unknown> },
+  ): Promise<void>;
   fail(id: string, message?: string): Promise<void>;
 }
 
@@ -25,14 +33,12 @@ export const useBreakpoints = create<BreakpointsStore>()((set, get) => {
       apply(await api().call('breakpoints.set', { proxyId, rules }));
     },
     async add(proxyId, rule) {
-      const current = (get().rules[proxyId] ?? []).map(({ tool, when }) => ({ tool, when }));
-      if (current.some((r) => r.tool === rule.tool && r.when === rule.when)) return;
+      const current = (get().rules[proxyId] ?? []).map(breakpointInput);
+      if (current.some((r) => breakpointKey(r) === breakpointKey(rule))) return;
       await get().setRules(proxyId, [...current, rule]);
     },
     async remove(proxyId, ruleId) {
-      const rest = (get().rules[proxyId] ?? [])
-        .filter((r) => r.id !== ruleId)
-        .map(({ tool, when }) => ({ tool, when }));
+      const rest = (get().rules[proxyId] ?? []).filter((r) => r.id !== ruleId).map(breakpointInput);
       await get().setRules(proxyId, rest);
     },
     async resume(id, edits = {}) {

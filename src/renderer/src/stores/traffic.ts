@@ -52,9 +52,8 @@ interface TrafficState {
 let incoming: TrafficEvent[] = [];
 let heldBack: TrafficEvent[] = [];
 /** the checks' findings of exchanges already sent (the `insight` event), applied with the next batch */
-/** findings are keyed by proxy and seq, as the `insight` event names them */
-const insightKey = (e: { proxyId: string; seq: number }): string => `${e.proxyId}\u0000${e.seq}`;
-let insights = new Map<string, InsightPatch['insight']>();
+/** findings are keyed by the exchange's seq (unique across proxies and sources, as everywhere in the renderer) */
+let insights = new Map<number, InsightPatch['insight']>();
 let timer: ReturnType<typeof setTimeout> | undefined;
 /** while a snapshot is in flight, events are kept aside and merged after it */
 /** reloads in flight (they may overlap: a reconnect and a file opened); live events wait until none is */
@@ -164,11 +163,11 @@ export const useTraffic = create<TrafficState>()((set, get) => ({
 function withInsights(list: TrafficEvent[]): TrafficEvent[] {
   let out = list;
   for (let i = list.length - 1; i >= 0 && insights.size > 0; i--) {
-    const found = insights.get(insightKey(list[i]));
+    const found = insights.get(list[i].seq);
     if (!found) continue;
     if (out === list) out = list.slice();
     out[i] = { ...list[i], insight: found };
-    insights.delete(insightKey(list[i]));
+    insights.delete(list[i].seq);
   }
   return out;
 }
@@ -208,7 +207,7 @@ export function ingestTraffic(events: TrafficEvent[]): void {
 
 /** Queues the checks' findings of exchanges the store has (or is about to get), applied with the next batch. */
 export function ingestInsight(patches: InsightPatch[]): void {
-  for (const patch of patches) insights.set(insightKey(patch), patch.insight);
+  for (const patch of patches) insights.set(patch.seq, patch.insight);
   timer ??= setTimeout(flush, FLUSH_MS);
 }
 

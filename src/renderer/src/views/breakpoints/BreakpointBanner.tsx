@@ -8,6 +8,10 @@ import { useProxies } from '../../stores/proxies.js';
 
 export const STAGE_LABELS = { request: 'before request', response: 'before response' } as const;
 
+/** `echo`, `resources/read file:///a.txt`, `tools/list`: what a held call is, as the banner and the drawer name it */
+export const heldTitle = (call: Pick<PausedCall, 'method' | 'tool'>): string =>
+  !call.method || call.method === 'tools/call' ? call.tool : `${call.method}${call.tool ? ` ${call.tool}` : ''}`;
+
 /** The current time, ticking every second while `active` (for countdowns). */
 export function useNow(active = true): number {
   const [now, setNow] = useState(() => Date.now());
@@ -61,7 +65,7 @@ export function BreakpointBanner(): JSX.Element | null {
           <span>
             <strong>
               <code>
-                <Name value={call.tool} />
+                <Name value={heldTitle(call)} />
               </code>
             </strong>{' '}
             held {STAGE_LABELS[call.stage]} on <strong>{names.get(call.proxyId ?? '') ?? call.proxyId}</strong>
@@ -70,13 +74,13 @@ export function BreakpointBanner(): JSX.Element | null {
             resumes unchanged in <span className="countdown">{timeLeft(call, now)}</span>
           </span>
           <span className="spacer" />
-          <button type="button" onClick={() => act(resume(call.id))} aria-label={`Resume ${call.tool}`}>
+          <button type="button" onClick={() => act(resume(call.id))} aria-label={`Resume ${heldTitle(call)}`}>
             Resume
           </button>
-          <button type="button" onClick={() => act(fail(call.id))} aria-label={`Fail ${call.tool}`}>
+          <button type="button" onClick={() => act(fail(call.id))} aria-label={`Fail ${heldTitle(call)}`}>
             Fail
           </button>
-          <button type="button" onClick={() => open(call)} aria-label={`Open ${call.tool}`}>
+          <button type="button" onClick={() => open(call)} aria-label={`Open ${heldTitle(call)}`}>
             Open
           </button>
         </div>

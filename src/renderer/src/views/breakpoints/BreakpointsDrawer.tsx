@@ -1,77 +1,24 @@
 import { Name } from '../../components/Name.js';
 import { useFocusReturn } from '../../components/focus.js';
-import { useEffect, useMemo, useRef, useState, type FormEvent, type JSX } from 'react';
-import { USUAL_CLIENT_TIMEOUT_S, type BreakpointStage, type PausedCall } from '../../../../shared/breakpoints.js';
+import { useEffect, useMemo, useRef, useState, type JSX } from 'react';
+import {
+  EVERY_PROXY,
+  USUAL_CLIENT_TIMEOUT_S,
+  breakpointTarget,
+  breakpointText,
+  type PausedCall,
+} from '../../../../shared/breakpoints.js';
 import { useBreakpoints } from '../../stores/breakpoints.js';
 import { usePanels } from '../../stores/panels.js';
 import { useProxies } from '../../stores/proxies.js';
 import { JsonEditor } from '../../components/JsonEditor.js';
 import { problemText, useSchemaProblems, useToolSchema } from '../../hooks/tool-schema.js';
-import { STAGE_LABELS, timeLeft, useNow } from './BreakpointBanner.js';
+import { STAGE_LABELS, heldTitle, timeLeft, useNow } from './BreakpointBanner.js';
 import { checkEdit } from './validate.js';
+import { AddBreakpoint } from './AddBreakpoint.js';
+import { conditionText } from '../../../../shared/conditions.js';
 import { shortSession } from '../timeline/sessions.js';
 import './breakpoints.css';
-
-/** Add a breakpoint to a proxy: a tool name (or * for every tool), before the request or before the response. */
-function AddBreakpoint(): JSX.Element {
-  const proxies = useProxies((s) => s.proxies);
-  const add = useBreakpoints((s) => s.add);
-  const [proxyId, setProxyId] = useState('');
-  const [tool, setTool] = useState('');
-  const [when, setWhen] = useState<BreakpointStage>('request');
-  const [error, setError] = useState<string>();
-  const target = proxies.some((p) => p.id === proxyId) ? proxyId : (proxies[0]?.id ?? '');
-
-  async function submit(event: FormEvent): Promise<void> {
-    event.preventDefault();
-    setError(undefined);
-    try {
-      await add(target, { tool: tool.trim(), when });
-      setTool('');
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  }
-
-  return (
-    <form className="bp-add" aria-label="Add breakpoint" onSubmit={(e) => void submit(e)}>
-      <label>
-        Proxy
-        <select value={target} onChange={(e) => setProxyId(e.target.value)}>
-          {proxies.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Tool
-        <input
-          value={tool}
-          onChange={(e) => setTool(e.target.value)}
-          placeholder="tool name, or * for all"
-          spellCheck={false}
-        />
-      </label>
-      <label>
-        When
-        <select value={when} onChange={(e) => setWhen(e.target.value as BreakpointStage)}>
-          <option value="request">{STAGE_LABELS.request}</option>
-          <option value="response">{STAGE_LABELS.response}</option>
-        </select>
-      </label>
-      <button type="submit" disabled={!target || tool.trim() === ''}>
-        Add breakpoint
-      </button>
-      {error && (
-        <span role="alert" className="error">
-          {error}
-        </span>
-      )}
-    </form>
-  );
-}
 
 /** The breakpoints of every proxy, each removable. */
 function RuleList({ names }: { names: Map<string, string> }): JSX.Element | null {
@@ -79,23 +26,32 @@ function RuleList({ names }: { names: Map<string, string> }): JSX.Element | null
   const remove = useBreakpoints((s) => s.remove);
   const entries = Object.entries(rules).filter(([, list]) => list.length > 0);
   if (entries.length === 0)
-    return <p className="muted small">No breakpoints. Add one to pause matching tools/call requests or results.</p>;
+    return <p className="muted small">No breakpoints. Add one to pause matching requests or results.</p>;
   return (
     <ul className="bp-rules" aria-label="Breakpoint list">
       {entries.flatMap(([proxyId, list]) =>
         list.map((rule) => (
           <li key={`${proxyId}:${rule.id}`} className="bp-rule">
-            <span className="bp-proxy">{names.get(proxyId) ?? proxyId}</span>
-            <code>{rule.tool === '*' ? '* (every tool)' : <Name value={rule.tool} />}</code>
+            <span className="bp-proxy">
+              {proxyId === EVERY_PROXY ? 'Every proxy' : (names.get(proxyId) ?? proxyId)}
+            </span>
+            <code>
+              {rule.tool === '*' && !rule.method ? '* (every tool)' : <Name value={breakpointTarget(rule)} />}
+            </code>
             <span className="muted">{STAGE_LABELS[rule.when]}</span>
             <button
               type="button"
               className="small"
-              aria-label={`Remove breakpoint ${rule.tool} ${STAGE_LABELS[rule.when]}`}
+              aria-label={`Remove breakpoint ${breakpointText(rule)} ${STAGE_LABELS[rule.when]}`}
               onClick={() => void remove(proxyId, rule.id)}
             >
               Remove
             </button>
+            {rule.condition && (
+              <code className="bp-if">
+                if <Name value={conditionText(rule.condition)} />
+              </code>
+            )}
           </li>
         )),
       )}
@@ -121,19 +77,31 @@ function HoldNote(): JSX.Element | null {
 function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: string; now: number }): JSX.Element {
   const resume = useBreakpoints((s) => s.resume);
   const fail = useBreakpoints((s) => s.fail);
+  const method = call.method ?? 'tools/call';
+  const toolCall = method === 'tools/call';
   const original = useMemo(
-    () => JSON.stringify(call.stage === 'request' ? (call.arguments ?? {}) : (call.result ?? {}), null, 2),
-    [call],
+    () =>
+      JSON.stringify(
+        call.stage === 'request' ? ((toolCall ? call.arguments : call.params) ?? {}) : (call.result ?? {}),
+        null,
+        2,
+      ),
+    [call, toolCall],
   );
   const [text, setText] = useState(original);
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const checked = checkEdit(text, call.stage, call.protocolVersion);
-  const what = call.stage === 'request' ? 'arguments' : 'result';
+  const checked = checkEdit(text, call.stage, call.protocolVersion, method);
+  const what = call.stage === 'request' ? (toolCall ? 'arguments' : 'params') : 'result';
+  const title = heldTitle(call);
   // arguments that break the tool's input schema (as its proxy listed it) are flagged by the engine's check (ajv);
   // the server stays the judge
-  const schema = useToolSchema(call.stage === 'request' ? call.tool : undefined, [call.proxyId], call.proxyId);
+  const schema = useToolSchema(
+    call.stage === 'request' && toolCall ? call.tool : undefined,
+    [call.proxyId],
+    call.proxyId,
+  );
   const schemaProblems = useSchemaProblems(
     schema,
     checked.ok ? checked.value : undefined,
@@ -156,30 +124,32 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
       if (!checked.ok) throw new Error(checked.message);
       const edited = text !== original;
       if (!edited) return resume(call.id);
-      return resume(call.id, call.stage === 'request' ? { arguments: checked.value } : { result: checked.value });
+      if (call.stage === 'response') return resume(call.id, { result: checked.value });
+      return resume(call.id, toolCall ? { arguments: checked.value } : { params: checked.value });
     });
 
   return (
-    <article
-      className="bp-paused"
-      aria-label={`Paused ${call.tool} ${STAGE_LABELS[call.stage]}`}
-      data-paused-id={call.id}
-    >
+    <article className="bp-paused" aria-label={`Paused ${title} ${STAGE_LABELS[call.stage]}`} data-paused-id={call.id}>
       <header>
         <span className="bp-badge">{call.stage === 'request' ? 'request held' : 'result held'}</span>
         <code className="bp-tool">
-          <Name value={call.tool} />
+          <Name value={title} />
         </code>
         <span className="muted">
           {proxyName}
           {call.sessionId ? ` · session ${shortSession(call.sessionId)}` : ''} · paused{' '}
           {new Date(call.since).toLocaleTimeString()} · resumes unchanged in {timeLeft(call, now)}
         </span>
+        {call.matched && (
+          <span className="bp-matched small" data-testid="bp-matched">
+            held by <Name value={call.matched} />
+          </span>
+        )}
       </header>
       <JsonEditor
         value={original}
         onChange={setText}
-        label={`${call.tool} ${what}`}
+        label={`${title} ${what}`}
         maxHeight="260px"
         className="bp-editor"
       />
@@ -280,13 +250,7 @@ export function BreakpointsDrawer(): JSX.Element | null {
             {error}
           </p>
         )}
-        {proxies.length === 0 ? (
-          <p className="muted small">Create a proxy first: breakpoints belong to a proxy.</p>
-        ) : (
-          <AddBreakpoint />
-        )}
-        <RuleList names={names} />
-        <HoldNote />
+        {/* the calls held now come first: they are what a client waits on */}
         {ordered.length > 0 && (
           <div className="bp-paused-list" aria-label="Paused calls">
             {ordered.map((call) => (
@@ -299,6 +263,13 @@ export function BreakpointsDrawer(): JSX.Element | null {
             ))}
           </div>
         )}
+        {proxies.length === 0 ? (
+          <p className="muted small">Create a proxy first: breakpoints belong to a proxy.</p>
+        ) : (
+          <AddBreakpoint />
+        )}
+        <RuleList names={names} />
+        <HoldNote />
       </div>
     </aside>
   );

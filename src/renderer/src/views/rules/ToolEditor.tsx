@@ -3,6 +3,9 @@ import type { JSX } from 'react';
 import { useRules } from '../../stores/rules.js';
 import { InjectFields, OverrideFields } from './BehaviorFields.js';
 import { FieldErrors, KeepableField } from './fields.js';
+import { ConditionFields } from '../../components/ConditionFields.js';
+import { isEmptyCondition } from '../../models/condition-draft.js';
+import { conditionPaths } from '../../models/condition-paths.js';
 import {
   EMPTY_OBJECT_SCHEMA,
   emptyForm,
@@ -33,6 +36,7 @@ export function ToolEditor({ proxyId, name, issues }: { proxyId: string; name: s
   const passthrough = useRules((s) => s.passthrough);
   const origin = useOrigin(name);
   const upstreamDescription = useRules((s) => s.seen[name]?.description);
+  const inputSchema = useRules((s) => (s.tools.find((t) => t.name === name) ?? s.seen[name])?.inputSchema);
   const form: ToolForm = listed ?? emptyForm(name);
   const synthetic = origin.startsWith('synthetic');
   const onChange = (patch: Partial<ToolForm>): void => edit(name, patch);
@@ -76,6 +80,22 @@ export function ToolEditor({ proxyId, name, issues }: { proxyId: string; name: s
         <p className="hint">{BEHAVIORS.find((b) => b.kind === form.behavior)?.hint}</p>
       </fieldset>
 
+      {form.behavior !== 'relay' && (
+        <fieldset className="rule-condition">
+          <legend>Only when</legend>
+          <ConditionFields
+            draft={form.condition}
+            onChange={(condition) => onChange({ condition })}
+            suggestions={conditionPaths('tools/call', 'request', inputSchema)}
+            label={`Condition of ${name}`}
+          />
+          <p className="hint">
+            {isEmptyCondition(form.condition)
+              ? `every call gets the ${form.behavior}; give a path (params.arguments.…) to limit it`
+              : `calls that do not match are relayed unchanged`}
+          </p>
+        </fieldset>
+      )}
       {form.behavior === 'override' && <OverrideFields form={form} issues={issues} onChange={onChange} />}
       {form.behavior === 'inject' && <InjectFields proxyId={proxyId} form={form} issues={issues} onChange={onChange} />}
 
