@@ -32,7 +32,12 @@ export class LoadClient {
   private readonly agent: http.Agent;
   private readonly headers: Headers;
 
-  constructor(url: string, maxSockets: number) {
+  /** `timeoutMs`: a request unanswered this long counts as an error (its socket is dropped); default: none */
+  constructor(
+    url: string,
+    maxSockets: number,
+    private readonly timeoutMs?: number,
+  ) {
     this.url = new URL(url);
     this.agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
     this.headers = {
@@ -143,6 +148,7 @@ export class LoadClient {
         },
       );
       req.on('error', reject);
+      if (this.timeoutMs) req.setTimeout(this.timeoutMs, () => req.destroy(new Error('no answer in time')));
       req.end(body);
     });
   }

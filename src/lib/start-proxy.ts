@@ -94,6 +94,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const proxy = await startEngineProxy({
     mode,
     upstreamUrl: upstream?.url,
+    upstreamDispatch: upstream?.bridge?.dispatch,
     upstreamHeaders: upstream?.headers,
     cacheDir: options.cassette,
     port: options.port ?? 0,

@@ -105,6 +105,7 @@ async function proxyCommand(argv: string[]): Promise<void> {
   const proxy = await startProxy({
     ...options,
     upstreamUrl: upstream?.url,
+    upstreamDispatch: upstream?.bridge?.dispatch,
     upstreamAuth,
     serverInfo,
     // attached: rules that the app can replace live, and a recorder that it can switch

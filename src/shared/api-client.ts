@@ -1,3 +1,4 @@
+import { framesOf, MAX_PAYLOAD_BYTES, payloadRefusal, utf8Bytes } from './api-frames.js';
 import type { ApiError, EventName, EventPayloads, RewindApi, ServerFrame } from './api.js';
 
 /**
@@ -109,7 +110,8 @@ interface Pending {
 }
 
 interface Queued extends Pending {
-  frame: string;
+  id: number;
+  frames: string[];
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -174,8 +176,8 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
       setStatus('open');
       for (const queued of queue.splice(0)) {
         clearTimeout(queued.timer);
-        pending.set(JSON.parse(queued.frame).id as number, queued);
-        ws.send(queued.frame);
+        pending.set(queued.id, queued);
+        for (const frame of queued.frames) ws.send(frame);
       }
     };
     ws.onmessage = (event) => onFrame(event.data);
@@ -223,15 +225,18 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
           return reject(new ApiCallError(command, `the mcp-rewind client is closed ("${command}" not sent)`));
         if (status === 'unauthorized') return reject(new ApiCallError(command, UNAUTHORIZED_MESSAGE));
         const id = nextId++;
-        const frame = JSON.stringify({ id, command, input });
+        const text = JSON.stringify({ id, command, input });
+        const refusal = text.length > MAX_PAYLOAD_CHARS_CHEAP && payloadRefusal(utf8Bytes(text));
+        if (refusal) return reject(new ApiCallError(command, `"${command}" not sent: ${refusal}`));
+        const frames = framesOf(id, text);
         const call = { command, resolve: resolve as (output: unknown) => void, reject };
         if (socket && socket.readyState === 1 && status === 'open') {
           pending.set(id, call);
-          socket.send(frame);
+          for (const frame of frames) socket.send(frame);
           return;
         }
         const timer = setTimeout(() => {
-          const at = queue.findIndex((q) => q.frame === frame);
+          const at = queue.findIndex((q) => q.id === id);
           if (at >= 0) queue.splice(at, 1);
           reject(
             new ApiCallError(
@@ -240,7 +245,7 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
             ),
           );
         }, queueTimeout);
-        queue.push({ ...call, frame, timer });
+        queue.push({ ...call, id, frames, timer });
       });
     },
     on: <E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void) =>
@@ -265,6 +270,9 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
     },
   };
 }
+
+/** below this many characters a command's text cannot exceed the payload limit (3 UTF-8 bytes a character at most) */
+const MAX_PAYLOAD_CHARS_CHEAP = MAX_PAYLOAD_BYTES / 3;
 
 export const UNAUTHORIZED_MESSAGE =
   'this page is not signed in to mcp-rewind: run `mcp-rewind ui` and open the link it prints (a link works once, within a minute)';

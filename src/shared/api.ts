@@ -5,6 +5,7 @@ import type { JsonRpcResponse } from './jsonrpc.js';
 import type { ExchangeEvent } from './traffic.js';
 import { BreakpointRuleInputSchema, type BreakpointsState } from './breakpoints.js';
 import { SettingsPatchSchema, type SettingsInfo } from './settings.js';
+import { AppSessionConfigSchema, RequestHeadersSchema, type AppSessionConfig } from './app-session.js';
 import type { SignInInfo } from './sign-in.js';
 import { attachCommands, type AttachOutputs } from './attach.js';
 import { InterceptSelectionSchema, type InterceptList, type InterceptPlan, type InterceptResult } from './intercept.js';
@@ -327,7 +328,13 @@ export const commands = {
     params: z.record(z.string(), z.unknown()).optional(),
     kind: z.enum(['resend', 'edit', 'compose']),
     from: z.number().int().optional(),
+    /** extra HTTP headers on this request's POST (Authorization, tracing…); what the transport sets is refused */
+    headers: RequestHeadersSchema.optional(),
   }),
+  /** what the app's own sessions declare at initialize (capabilities, roots) */
+  'appSession.get': z.strictObject({}),
+  /** changes it; the app's sessions are opened again with it at their next call */
+  'appSession.set': AppSessionConfigSchema,
   /** the proxy's tools (merged with its rules), prompts, resources and templates, listed through the app's session */
   'exchange.catalog': z.strictObject({ proxyId: z.string().min(1) }),
   /** checks a value against a JSON Schema (ajv): each problem with its path */
@@ -458,6 +465,8 @@ export interface CommandOutputs extends AttachOutputs {
   /** `seq`: the new exchange's timeline number (absent if the exchange never reached the timeline) */
   'exchange.send': { seq?: number; response: JsonRpcResponse };
   'exchange.catalog': ProxyCatalog;
+  'appSession.get': AppSessionConfig;
+  'appSession.set': AppSessionConfig;
   'schema.check': { problems: Array<{ path: string; message: string }> };
   'appRequests.answer': AppServerRequest[];
   'appRequests.list': AppServerRequest[];

@@ -30,7 +30,7 @@ describe('api: settings', () => {
       autoScroll: true,
       recentFolders: [],
       restoreWorkspace: true,
-      timelineLayout: { split: 'side', side: 60, bottom: 60 },
+      timelineLayout: { split: 'side', side: 50, bottom: 60 },
       timelineColumns: {
         order: [...TIMELINE_COLUMNS],
         hidden: ['revision'],

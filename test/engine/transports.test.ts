@@ -141,7 +141,9 @@ async function run(downstream: Downstream, mode: Mode, cacheDir: string, upstrea
       await stdioCli([...(mode === 'replay' ? ['--replay'] : []), '--cache', cacheDir, ...(upstream?.cliArgs ?? [])]),
     );
   } else {
-    const proxy = keep(await startProxy({ mode, upstreamUrl: upstream?.url, cacheDir }));
+    // in process, as the CLI reaches its bridge
+    const upstreamDispatch = upstream?.bridge?.dispatch;
+    const proxy = keep(await startProxy({ mode, upstreamUrl: upstream?.url, upstreamDispatch, cacheDir }));
     session = keep(
       downstream === 'sse'
         ? await connectClient(proxy.url.replace(/\/mcp$/, '/sse'), { transport: 'sse' })
@@ -179,7 +181,14 @@ describe('stdio upstream', () => {
     const bridge = keep(
       await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: STDIO_ARGS }, quiet),
     );
-    const proxy = keep(await startProxy({ mode: 'record', upstreamUrl: bridge.url, cacheDir: await tempDir() }));
+    const proxy = keep(
+      await startProxy({
+        mode: 'record',
+        upstreamUrl: bridge.url,
+        upstreamDispatch: bridge.dispatch,
+        cacheDir: await tempDir(),
+      }),
+    );
     const c = keep(await connectClient(proxy.url));
     const progress: Array<Progress & { at: number }> = [];
     const started = Date.now();
@@ -227,7 +236,14 @@ describe('stdio upstream', () => {
         lines.push(line),
       ),
     );
-    const proxy = keep(await startProxy({ mode: 'hybrid', upstreamUrl: bridge.url, cacheDir: await tempDir() }));
+    const proxy = keep(
+      await startProxy({
+        mode: 'hybrid',
+        upstreamUrl: bridge.url,
+        upstreamDispatch: bridge.dispatch,
+        cacheDir: await tempDir(),
+      }),
+    );
     const c = keep(await connectClient(proxy.url));
     expect((await c.client.callTool({ name: 'echo', arguments: { message: 'before' } })).content).toEqual([
       { type: 'text', text: 'Echo: before' },

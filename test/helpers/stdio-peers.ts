@@ -14,7 +14,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Mode } from '../../src/shared/modes.js';
 import { startProxy } from '../../src/main/engine/proxy.js';
-import { startUpstreamBridge } from '../../src/main/engine/transports/upstream-bridge.js';
+import { startUpstreamBridge, type UpstreamBridge } from '../../src/main/engine/transports/upstream-bridge.js';
 import { tempDir } from './temp.js';
 
 const require = createRequire(import.meta.url);
@@ -84,6 +84,7 @@ export async function throughWay<T>(
       });
     }
     let upstreamUrl: string | undefined;
+    let upstreamDispatch: UpstreamBridge['dispatch'] | undefined;
     if (way !== 'replay') {
       const bridge = await startUpstreamBridge(
         { kind: 'stdio', command: process.execPath, args: command.args, env: command.env },
@@ -91,10 +92,12 @@ export async function throughWay<T>(
       );
       opened.push(bridge);
       upstreamUrl = bridge.url;
+      upstreamDispatch = bridge.dispatch; // in process, as the CLI reaches its bridge
     }
     const proxy = await startProxy({
       mode: way,
       upstreamUrl,
+      upstreamDispatch,
       cacheDir: way === 'proxy-only' ? undefined : (cacheDir ?? (await tempDir())),
     });
     opened.unshift(proxy);

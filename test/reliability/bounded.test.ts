@@ -118,6 +118,7 @@ describe('idle client sessions end', () => {
       await startProxy({
         mode: 'record',
         upstreamUrl: bridge.url,
+        upstreamDispatch: bridge.dispatch,
         cacheDir: await tempDir(),
         maxSessions: 2,
         sessionIdleMs: 0,

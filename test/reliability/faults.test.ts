@@ -535,7 +535,7 @@ describe('stdio upstream crashing', () => {
         (line) => void log.push(line),
       );
       const dir = path.join(await tempDir(), 'cassette');
-      proxy = await startProxy({ mode, upstreamUrl: bridge.url, cacheDir: dir });
+      proxy = await startProxy({ mode, upstreamUrl: bridge.url, upstreamDispatch: bridge.dispatch, cacheDir: dir });
       const client = await connectClient(proxy.url);
       clients.push(client);
 

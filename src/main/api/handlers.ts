@@ -130,6 +130,8 @@ export function createApiHandlers(
       controller.find(proxyId)
         ? controller.verbs.sessions.catalog(proxyId)
         : Promise.reject(new Error(`proxyId: no proxy "${proxyId}"`)),
+    'appSession.get': () => controller.verbs.sessions.declared(),
+    'appSession.set': (config) => controller.verbs.sessions.declare(config),
     'schema.check': ({ schema, value }) => ({ problems: checkAgainstSchema(schema, value) }),
     'appRequests.answer': ({ id, result, error }) => controller.verbs.desk.answer(id, { result, error }),
     'appRequests.list': () => controller.verbs.desk.list(),

@@ -16,12 +16,14 @@ import { Recorder, type RecordFailures } from './pipeline/recorder.js';
 import { Replayer, type RepeatPolicy } from './pipeline/replayer.js';
 import { RuleHook, type ToolsMemory } from './pipeline/rule-hook.js';
 import { RuleSet } from './rules/rule-set.js';
-import { HttpUpstream } from './upstream/http-upstream.js';
+import { HttpUpstream, type LocalDispatch } from './upstream/http-upstream.js';
 import type { UpstreamAuth } from './upstream/oauth/challenge.js';
 
 export interface EndpointOptions {
   mode: Mode;
   upstreamUrl?: string;
+  /** a bridged upstream's in-process entry (upstream-bridge.ts): requests to upstreamUrl are answered there, no HTTP */
+  upstreamDispatch?: LocalDispatch;
   /** extra headers sent upstream on every request (e.g. the upstream's own Authorization) */
   upstreamHeaders?: Record<string, string>;
   /** the upstream's OAuth sign-in (upstream/oauth/sign-in.ts): the proxy is its OAuth client */
@@ -157,7 +159,7 @@ async function openStore(options: EndpointOptions, log: Log): Promise<CassetteSt
 
 function upstreamOf(url: string, options: EndpointOptions): HttpUpstream {
   const limits = { callMs: options.upstreamTimeoutMs, totalMs: options.upstreamMaxTimeMs };
-  return new HttpUpstream(url, options.upstreamHeaders, limits, options.upstreamAuth);
+  return new HttpUpstream(url, options.upstreamHeaders, limits, options.upstreamAuth, options.upstreamDispatch);
 }
 
 function replayerOf(store: CassetteStore, options: EndpointOptions): Replayer {

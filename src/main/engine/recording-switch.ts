@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import type { JsonRpcError, JsonRpcNotification } from '../../shared/jsonrpc.js';
+import type { JsonRpcError } from '../../shared/jsonrpc.js';
 import type { RefusalKind } from '../../shared/cassette/entry.js';
 import { buildResultHasher } from './cassette/hash.js';
 import { CassetteStore } from './cassette/store.js';
 import type { Log } from './log.js';
-import type { Closable, ExchangeDetail, Hook, Need } from './pipeline/contract.js';
+import type { Closable, ExchangeDetail, Hook, Need, ServerMessage } from './pipeline/contract.js';
 import type { LiveExchange } from './pipeline/exchange.js';
 import { Recorder } from './pipeline/recorder.js';
 import type { Session } from './pipeline/session.js';
@@ -47,7 +47,7 @@ export class RecordingSwitch implements Hook {
     return this.recorder?.onResponse(exchange, session, detail);
   }
 
-  onServerMessage(message: JsonRpcNotification, session: Session): void {
+  onServerMessage(message: ServerMessage, session: Session): void {
     this.recorder?.onServerMessage(message, session);
   }
 

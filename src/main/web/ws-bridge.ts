@@ -2,16 +2,19 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { EVENT_NAMES, type ServerFrame } from '../../shared/api.js';
+import { MAX_FRAME_BYTES } from '../../shared/api-frames.js';
 import { MAX_FILE_JSON_DEPTH, tooDeep } from '../../shared/json-depth.js';
 import type { ApiHandlers } from '../api/handlers.js';
+import { isPart, PartAssembler } from './frame-parts.js';
 
 /**
  * The browser shell's WebSocket bridge at /api: the UI↔engine contract (src/shared/api.ts) as frames — a request
  * `{ id, command, input }` gets `{ id, ok, output | error }`, and every engine event goes to every client as
- * `{ event, payload }`. Who may connect is the shell's to decide (web-shell.ts); this side carries the frames.
+ * `{ event, payload }`. A command bigger than a frame comes in parts (src/shared/api-frames.ts), joined here. Who may
+ * connect is the shell's to decide (web-shell.ts); this side carries the frames.
  */
 
-export const MAX_FRAME_BYTES = 1024 * 1024;
+export { MAX_FRAME_BYTES };
 /** the subprotocol the page asks for (and gets); the token rides beside it as `mcp-rewind.token.<token>` */
 export const API_PROTOCOL = 'mcp-rewind.v1';
 export const TOKEN_PROTOCOL_PREFIX = 'mcp-rewind.token.';
@@ -41,13 +44,18 @@ function messageOf(error: unknown): string {
   return String(error);
 }
 
-/** A request frame's parts, or what is wrong with it (answered with its id when it has one, else -1). */
-function parseFrame(
-  data: RawData,
-  isBinary: boolean,
-): { id: number; command: string; input: unknown } | { id: number; problem: string } {
+type Parsed = { id: number; command: string; input: unknown } | { id: number; problem: string } | undefined;
+
+/**
+ * A request frame's fields, or what is wrong with it (answered with its id when it has one, else -1); undefined for
+ * a part of a larger command that is not complete yet.
+ */
+function parseFrame(data: RawData, isBinary: boolean, parts: PartAssembler): Parsed {
   if (isBinary) return { id: -1, problem: 'malformed frame: expected a text frame with JSON { id, command, input }' };
-  const text = data.toString();
+  return parseText(data.toString(), parts);
+}
+
+function parseText(text: string, parts?: PartAssembler): Parsed {
   let frame: unknown;
   try {
     frame = JSON.parse(text); // any depth parses safely; what walks it afterwards recurses (checked below)
@@ -59,6 +67,14 @@ function parseFrame(
   const { id, command, input } = frame as Record<string, unknown>;
   if (typeof id !== 'number' || !Number.isSafeInteger(id))
     return { id: -1, problem: 'malformed frame: "id" must be an integer' };
+  if (parts && isPart(frame as Record<string, unknown>)) {
+    const joined = parts.add(id, frame as Record<string, unknown>);
+    if (joined === undefined || 'problem' in joined) return joined && { id, problem: joined.problem };
+    const whole = parseText(joined.text); // its parts cannot hold parts
+    return whole && !('problem' in whole) && whole.id !== id
+      ? { id, problem: 'malformed part: the joined command has another id' }
+      : whole;
+  }
   if (typeof command !== 'string' || command === '')
     return { id, problem: 'malformed frame: "command" must be a command name' };
   if (tooDeep(text, MAX_FILE_JSON_DEPTH))
@@ -103,19 +119,23 @@ export class ApiBridge {
 
   private connected(ws: WebSocket): void {
     this.clients.add(ws);
+    const parts = new PartAssembler();
     ws.on(
       'message',
       (data, isBinary) =>
-        void this.answer(ws, data, isBinary).catch((error: Error) =>
+        void this.answer(ws, parseFrame(data, isBinary, parts)).catch((error: Error) =>
           this.log(`web shell: ${error.stack ?? error.message}`),
         ),
     );
     ws.on('error', (error) => this.log(`web shell: WebSocket error: ${error.message}`)); // e.g. a frame over maxPayload (closed with 1009)
-    ws.on('close', () => this.clients.delete(ws));
+    ws.on('close', () => {
+      this.clients.delete(ws);
+      parts.clear();
+    });
   }
 
-  private async answer(ws: WebSocket, data: RawData, isBinary: boolean): Promise<void> {
-    const frame = parseFrame(data, isBinary);
+  private async answer(ws: WebSocket, frame: Parsed): Promise<void> {
+    if (frame === undefined) return; // a part: the command runs once its last part came
     if ('problem' in frame) return this.send(ws, { id: frame.id, ok: false, error: { message: frame.problem } });
     try {
       this.send(ws, { id: frame.id, ok: true, output: await this.handlers.call(frame.command, frame.input ?? {}) });

@@ -39,6 +39,8 @@ export const FramingSchema = z.object({
   priming: z.boolean().optional(),
   /** the server closed the POST stream after this many messages; the rest arrived on the client's resumed stream */
   resumedAfter: z.number().int().min(0).optional(),
+  /** the answer's members in the order the server wrote them, when not `jsonrpc, id, result|error` (`result, jsonrpc, id`) */
+  envelope: z.array(z.string()).optional(),
 });
 export type Framing = z.infer<typeof FramingSchema>;
 
@@ -83,6 +85,12 @@ const ExchangeFields = {
   unanswered: z.literal(true).optional(),
   /** a refusal entry (key `refusal_<kind>`): the server's answer to a POST it refused as a whole */
   refusal: z.enum(REFUSAL_KINDS).optional(),
+  /** an `after_<key>` entry: it followed the session's n-th answer of that key (absent: the first) */
+  afterCall: z.number().int().min(1).optional(),
+  /** subscriptions/listen: for each streamed message, the key of the last call answered before it (null: none) */
+  streamAfter: z.array(z.string().nullable()).optional(),
+  /** a list (tools/list, …): the capabilities the client declared, since servers list by them (replay matches them) */
+  clientCapabilities: z.record(z.string(), z.unknown()).optional(),
 };
 
 export const ToolCallEntrySchema = z.looseObject({
@@ -171,6 +179,12 @@ export interface CassetteEntry {
   stateless?: boolean;
   unanswered?: true;
   refusal?: RefusalKind;
+  /** an `after_<key>` entry: it followed the n-th answer of that key in its session (absent: the first) */
+  afterCall?: number;
+  /** subscriptions/listen: for each streamed message, the last call answered before it */
+  streamAfter?: (string | null)[];
+  /** a list: the capabilities the recording client declared */
+  clientCapabilities?: Record<string, unknown>;
   /** tools/call rounds after an input_required result */
   inputResponses?: Record<string, unknown>;
   requestState?: string;
@@ -180,7 +194,17 @@ export interface CassetteEntry {
 function exchangeFields(
   e: Pick<
     CassetteEntry,
-    'error' | 'status' | 'protocolVersion' | 'framing' | 'timing' | 'stateless' | 'unanswered' | 'refusal'
+    | 'error'
+    | 'status'
+    | 'protocolVersion'
+    | 'framing'
+    | 'timing'
+    | 'stateless'
+    | 'unanswered'
+    | 'refusal'
+    | 'clientCapabilities'
+    | 'afterCall'
+    | 'streamAfter'
   >,
 ): Partial<CassetteEntry> {
   const out: Partial<CassetteEntry> = {};
@@ -192,6 +216,9 @@ function exchangeFields(
   if (e.framing !== undefined) out.framing = e.framing;
   if (e.timing !== undefined) out.timing = e.timing;
   if (e.stateless !== undefined) out.stateless = e.stateless;
+  if (e.clientCapabilities !== undefined) out.clientCapabilities = e.clientCapabilities;
+  if (e.afterCall !== undefined) out.afterCall = e.afterCall;
+  if (e.streamAfter !== undefined) out.streamAfter = e.streamAfter;
   return out;
 }
 
@@ -325,7 +352,7 @@ function bareWillDo(method: string, entry: Omit<CassetteEntry, 'n' | 'key' | 'fi
     entry.error !== undefined
   )
     return false;
-  if (entry.stateless || entry.framing?.resumedAfter !== undefined) return false;
+  if (entry.stateless || entry.framing?.resumedAfter !== undefined || entry.clientCapabilities) return false;
   return entry.protocolVersion === undefined || !isModernRevision(entry.protocolVersion);
 }
 
@@ -339,8 +366,17 @@ export function distilledFor(method: string, entry: Omit<CassetteEntry, 'n' | 'k
         ? { unanswered: true }
         : { result: entry.result };
   const extra: Record<string, unknown> = {};
-  for (const field of ['status', 'protocolVersion', 'framing', 'timing', 'stateless'] as const)
-    if (entry[field] !== undefined) extra[field] = entry[field];
+  const fields = [
+    'status',
+    'protocolVersion',
+    'framing',
+    'timing',
+    'stateless',
+    'clientCapabilities',
+    'afterCall',
+    'streamAfter',
+  ] as const;
+  for (const field of fields) if (entry[field] !== undefined) extra[field] = entry[field];
   if (entry.refusal !== undefined)
     return { $schema, $rewind: 1, refusal: entry.refusal, ...answer, ...extra, recordedAt: entry.recordedAt };
   // a call the client cancelled keeps its request in the `$rewind` form (a tools/call entry answers with result or error)

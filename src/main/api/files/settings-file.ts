@@ -33,7 +33,7 @@ export function defaultSettings(dataDir: string): Settings {
     autoScroll: true,
     recentFolders: [],
     restoreWorkspace: true,
-    timelineLayout: { split: 'side', side: 60, bottom: 60 },
+    timelineLayout: { split: 'side', side: 50, bottom: 60 },
     timelineColumns: { order: [...TIMELINE_COLUMNS], hidden: ['revision'], widths: {}, sort: null },
     hideAppTraffic: true,
     preserveLog: false,

@@ -45,6 +45,7 @@ export async function launchProxy(
     startProxy({
       mode: config.mode,
       upstreamUrl,
+      upstreamDispatch: upstream?.bridge?.dispatch,
       // a bridged upstream (stdio, legacy SSE) is never signed in to: only a Streamable HTTP URL
       upstreamAuth: upstream?.bridge ? undefined : auth,
       cacheDir,

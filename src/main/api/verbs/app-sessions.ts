@@ -10,14 +10,18 @@ import {
 import { z } from 'zod';
 import type { ProxyCatalog, SentBy, TrafficEvent } from '../../../shared/api.js';
 import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import { megabytes } from '../../../shared/api-frames.js';
+import { DEFAULT_APP_SESSION, type AppSessionConfig } from '../../../shared/app-session.js';
+import { MAX_BODY_BYTES } from '../../engine/http/body.js';
 import type { ServerRequestDesk } from './server-request-desk.js';
 
 /**
  * The app's own MCP client of each proxy: Resend, Edit & resend and Compose go through the proxy's own endpoint, so
  * the whole pipeline applies (rules, breakpoints, recording, cassette), on a session initialized for the app — the
  * agent's session and its ids are never touched. The official SDK Client over Streamable HTTP, one per proxy,
- * connected on first use (and again when the proxy restarted). Sampling and elicitation requests from the server are
- * put to the user (ServerRequestDesk); roots/list is answered with no roots.
+ * connected on first use (and again when the proxy restarted). What it declares (sampling, elicitation, roots and
+ * the roots it lists) is the user's to choose (`declare`); sampling and elicitation requests from the server are put
+ * to the user (ServerRequestDesk). A request may carry extra HTTP headers (an Authorization for the upstream).
  *
  * The timeline links the exchanges: the controller passes every exchange through `tag`, which recognises the app's
  * session (by its Mcp-Session-Id) and the requests sent here (by their id on that session) — no header is added,
@@ -43,12 +47,45 @@ interface Connection {
 interface Expected {
   sentBy: SentBy;
   seen?: (event: TrafficEvent) => void;
+  /** extra HTTP headers of the request's POST */
+  headers?: Record<string, string>;
 }
 
 export interface SendRequest {
   method: string;
   params?: Record<string, unknown>;
   sentBy: SentBy;
+  headers?: Record<string, string>;
+}
+
+/** the client capabilities the app's sessions declare */
+function capabilitiesOf(config: AppSessionConfig): Record<string, object> {
+  const { sampling, elicitation, roots } = config.capabilities;
+  return {
+    ...(sampling ? { sampling: {} } : {}),
+    ...(elicitation ? { elicitation: { form: {} } } : {}),
+    ...(roots ? { roots: { listChanged: false } } : {}),
+  };
+}
+
+/** the JSON-RPC id of a POST's body (one message), without keeping the parse */
+function idOfBody(body: unknown): string | undefined {
+  if (typeof body !== 'string') return undefined;
+  try {
+    const id = (JSON.parse(body) as { id?: unknown }).id;
+    return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A request the proxy would refuse for its size (413) is refused here, with that reason, before it is sent. */
+function tooLarge(method: string, params: Record<string, unknown> | undefined): void {
+  const bytes = Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 0, method, params }));
+  if (bytes > MAX_BODY_BYTES)
+    throw new Error(
+      `not sent: the request is ${megabytes(bytes)}, over the ${megabytes(MAX_BODY_BYTES)} body limit of the proxy (and of MCP servers built on the SDK)`,
+    );
 }
 
 export class AppSessions {
@@ -60,6 +97,7 @@ export class AppSessions {
   /** the tag of the request the client is about to write (Protocol.request writes synchronously) */
   private tagging?: Expected;
   private closed = false;
+  private config: AppSessionConfig = DEFAULT_APP_SESSION;
 
   constructor(
     private readonly proxyUrl: (proxyId: string) => string | undefined,
@@ -84,6 +122,18 @@ export class AppSessions {
     expected?.seen?.(event);
   }
 
+  /** What the app's sessions declare at initialize. */
+  declared(): AppSessionConfig {
+    return this.config;
+  }
+
+  /** Declares something else from the next call on: every app session is ended (a new one initializes with it). */
+  declare(config: AppSessionConfig): AppSessionConfig {
+    this.config = config;
+    for (const id of [...this.connections.keys()]) this.drop(id);
+    return config;
+  }
+
   /** Sends a request through the proxy; answers its response and the exchange the timeline got for it. */
   async send(proxyId: string, request: SendRequest): Promise<{ response: JsonRpcResponse; event?: TrafficEvent }> {
     const params = request.params ? { ...request.params } : undefined;
@@ -94,10 +144,15 @@ export class AppSessions {
       params._meta = rest;
       if (Object.keys(rest).length === 0) delete params._meta;
     }
+    tooLarge(request.method, params);
     let event: TrafficEvent | undefined;
     let arrived: () => void = () => {};
     const landed = new Promise<void>((resolve) => (arrived = resolve));
-    const expected: Expected = { sentBy: request.sentBy, seen: (e) => ((event = e), arrived()) };
+    const expected: Expected = {
+      sentBy: request.sentBy,
+      seen: (e) => ((event = e), arrived()),
+      ...(request.headers && Object.keys(request.headers).length ? { headers: request.headers } : {}),
+    };
     const attempt = async (): Promise<{
       id?: string | number;
       outcome: { result: Record<string, unknown> } | { error: McpError };
@@ -231,21 +286,31 @@ export class AppSessions {
   }
 
   private async open(proxyId: string, url: string): Promise<Connection> {
+    const config = this.config;
     const client = new Client(
       { name: APP_CLIENT_NAME, version: this.version },
-      { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: false } } },
+      { capabilities: capabilitiesOf(config) },
     );
-    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
-    client.setRequestHandler(
-      CreateMessageRequestSchema,
-      (req) => this.desk.ask(proxyId, req.method, req.params as Record<string, unknown>) as never,
-    );
-    client.setRequestHandler(
-      ElicitRequestSchema,
-      (req) => this.desk.ask(proxyId, req.method, req.params as Record<string, unknown>) as never,
-    );
+    // a handler only for what is declared (the SDK refuses one for a capability the client does not declare)
+    if (config.capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: config.roots }));
+    const ask = (req: { method: string; params?: unknown }): never =>
+      this.desk.ask(proxyId, req.method, req.params as Record<string, unknown>) as never;
+    if (config.capabilities.sampling) client.setRequestHandler(CreateMessageRequestSchema, ask);
+    if (config.capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, ask);
     client.onerror = (error) => this.log(`app session: ${error.message}`, 'info');
-    const transport = new StreamableHTTPClientTransport(new URL(url));
+    /** id → extra headers of a request about to be POSTed */
+    const extra = new Map<string, Record<string, string>>();
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      fetch: (input, init) => {
+        const id = extra.size ? idOfBody(init?.body) : undefined;
+        const headers = id !== undefined ? extra.get(id) : undefined;
+        if (!headers || id === undefined) return fetch(input, init);
+        extra.delete(id);
+        const merged = new Headers(init?.headers);
+        for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+        return fetch(input, { ...init, headers: merged });
+      },
+    });
     const write = transport.send.bind(transport);
     const connection: Connection = { url, client, transport };
     transport.send = (message: JSONRPCMessage, options) => {
@@ -253,6 +318,7 @@ export class AppSessions {
         this.lastId = message.id;
         const tag = this.tagging;
         if (tag) this.expected.set(`${proxyId} ${connection.sessionId} ${String(message.id)}`, tag);
+        if (tag?.headers) extra.set(String(message.id), tag.headers);
       }
       return write(message, options);
     };

@@ -65,6 +65,7 @@ export class InspectorVerbs {
       method: input.method,
       params: input.params,
       sentBy: { kind: input.kind, ...(from !== undefined ? { from } : {}) },
+      ...(input.headers ? { headers: input.headers } : {}),
     });
     return { ...(event ? { seq: event.seq } : {}), response };
   }

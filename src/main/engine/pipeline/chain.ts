@@ -1,7 +1,7 @@
 import type { RefusalKind } from '../../../shared/cassette/entry.js';
-import type { JsonRpcError, JsonRpcNotification } from '../../../shared/jsonrpc.js';
+import type { JsonRpcError } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
-import type { Closable, ExchangeDetail, Hook, Hooks, Need } from './contract.js';
+import type { Closable, ExchangeDetail, Hook, Hooks, Need, ServerMessage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 import type { Session } from './session.js';
 
@@ -83,7 +83,7 @@ export class HookChain implements Hooks {
     }
   }
 
-  serverMessage(message: JsonRpcNotification, session: Session): void {
+  serverMessage(message: ServerMessage, session: Session): void {
     for (const hook of this.streamObservers) {
       try {
         hook.onServerMessage!(message, session);

@@ -9,11 +9,19 @@ import type { Readable } from 'node:stream';
 import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
 import type { McpHead } from '../http/url.js';
-import type { JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type {
+  JsonRpcError,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+} from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
 import type { LiveExchange, Need, RequestHeaders, Rewrite } from './exchange.js';
 import type { Session, SessionRegistry } from './session.js';
 
+/** What a server sends on its GET stream that a hook may keep: a notification, or a request to the client. */
+export type ServerMessage = JsonRpcNotification | JsonRpcRequest;
 export type { Need, Rewrite } from './exchange.js';
 
 /** The upstream MCP server as the pipeline uses it (upstream/http-upstream.ts). */
@@ -111,8 +119,11 @@ export type StreamPlan =
   | { kind: 'none' }
   /** the upstream's stream, byte for byte; `tap`: hooks read its messages on the way */
   | { kind: 'relay'; tap: boolean }
-  /** a stream of the proxy's own (it pushes list_changed, replayed notifications), the upstream's messages merged in */
-  | { kind: 'own'; upstream: boolean };
+  /**
+   * a stream of the proxy's own (it pushes list_changed, replayed notifications), the upstream's messages merged in —
+   * `later`: once the proxy opens the upstream session (hybrid: a session the cassette initialized, a miss opens it)
+   */
+  | { kind: 'own'; upstream: boolean; later?: boolean };
 
 /** Who delivers the answer of a whole POST (plan.ts planDelivery): the relay, the replay, or the proxy here. */
 export type Delivery = 'upstream' | 'cassette' | 'local';
@@ -210,8 +221,8 @@ export interface Hook {
     detail: ExchangeDetail | undefined,
     signal: Closable,
   ): void | Promise<void>;
-  /** a server message outside any request (the GET stream) */
-  onServerMessage?(message: JsonRpcNotification, session: Session): void;
+  /** a server message outside any request (the GET stream): a notification, or a request to the client (roots/list) */
+  onServerMessage?(message: ServerMessage, session: Session): void;
   /** the upstream refused a whole POST of this kind */
   onRefusal?(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void;
 }
@@ -233,8 +244,8 @@ export interface Hooks {
   ): Promise<void>;
   /** runs onResponse of the hooks that observe the exchange (after the client got it); never throws */
   finish(exchange: LiveExchange, session: Session | undefined, detail?: ExchangeDetail): Promise<void>;
-  /** a server notification outside any request */
-  serverMessage(message: JsonRpcNotification, session: Session): void;
+  /** a server notification or server→client request outside any request */
+  serverMessage(message: ServerMessage, session: Session): void;
   /** the upstream refused a POST of this kind: hooks that keep refusals get it */
   refused(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void;
   /** some hook wants the HTTP detail of upstream answers (the recorder's debug files) */

@@ -40,7 +40,15 @@ export function planDelivery(plans: readonly Plan[], facts: { forwardsMessages: 
 }
 
 /** What the client's server stream (GET) is made of — pure, like planRequest. */
-export function planStream(facts: { upstreamSession: boolean; pushes: boolean; observed: boolean }): StreamPlan {
+export function planStream(facts: {
+  upstreamSession: boolean;
+  /** a live upstream is there, and the proxy will open this session's upstream session itself when it needs one */
+  upstreamLater?: boolean;
+  pushes: boolean;
+  observed: boolean;
+}): StreamPlan {
+  // what the server sends outside a request (roots/list on its GET stream) must reach a client whose session opens late
+  if (facts.upstreamLater) return { kind: 'own', upstream: false, later: true };
   if (facts.pushes) return { kind: 'own', upstream: facts.upstreamSession };
   if (!facts.upstreamSession) return { kind: 'none' }; // no live server behind the session: clients treat 405 as "not offered"
   return { kind: 'relay', tap: facts.observed };

@@ -1,13 +1,16 @@
-import type { CassetteEntry, RefusalKind, Timing } from '../../../shared/cassette/entry.js';
-import type { JsonRpcError, JsonRpcNotification } from '../../../shared/jsonrpc.js';
+import type { CassetteEntry, Framing, RefusalKind, Timing } from '../../../shared/cassette/entry.js';
+import { isRequest, type JsonRpcError } from '../../../shared/jsonrpc.js';
 import { conditionOf, eraOf, LEGACY_REVISIONS, metaVersion } from '../../../shared/mcp-protocol.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
 import type { CassetteStore, NewEntry } from '../cassette/store.js';
-import { canonicalJson, followUpKey, refusalKey, roundOf } from '../cassette/keys.js';
+import { canonicalJson, EMPTY_LIST_RESULTS, followUpKey, refusalKey, roundOf } from '../cassette/keys.js';
 import { redactHeaders, scrub } from '../redact.js';
 import type { Log } from '../log.js';
-import type { ExchangeDetail, Hook, Need } from './contract.js';
+import type { ExchangeDetail, Hook, Need, ServerMessage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
+import { AnsweredCalls } from './call-order.js';
+import { FollowUpPlaces } from './follow-up-place.js';
+import { listCapabilities, sameList } from './list-capabilities.js';
 import { wasCancelled, type Session } from './session.js';
 
 /**
@@ -27,8 +30,10 @@ export class Recorder implements Hook {
   private readonly inFlight = new Set<string>();
   /** what could not be recorded so far: how many, and why the first did not */
   readonly failures: RecordFailures = { count: 0 };
-  /** per client session, the key of the exchange it finished last: server notifications that follow are filed after it */
-  private readonly lastKeys = new WeakMap<Session, string>();
+  /** per client session, its calls: a server message on the GET stream is filed among them (follow-up-place.ts) */
+  private readonly places = new FollowUpPlaces();
+  /** when each call was answered: a listen stream's messages keep their place among them (call-order.ts) */
+  private readonly calls = new AnsweredCalls();
 
   constructor(
     private readonly store: CassetteStore,
@@ -54,7 +59,8 @@ export class Recorder implements Hook {
     detail: ExchangeDetail | undefined,
   ): Promise<void> {
     if (exchange.delivery.source !== 'upstream') return; // the upstream did not answer after all (it was down)
-    if (session) this.lastKeys.set(session, exchange.key);
+    if (session) this.places.answered(session, exchange.key);
+    this.calls.note(exchange.key);
     const cancelled = wasCancelled(session, exchange.request.id);
     try {
       exchange.timeline.cassette = await this.save(
@@ -65,6 +71,7 @@ export class Recorder implements Hook {
           request: { ...detail.request, headers: redactHeaders(detail.request.headers) },
           responseHead: { ...detail.responseHead, headers: redactHeaders(detail.responseHead.headers) },
         },
+        listCapabilities(exchange.request, session?.initParams?.capabilities as Record<string, unknown> | undefined),
       );
     } catch (error) {
       exchange.timeline.flags.push(`not recorded: ${this.failed(exchange.key, error)}`);
@@ -81,8 +88,9 @@ export class Recorder implements Hook {
     return reason;
   }
 
-  onServerMessage(message: JsonRpcNotification, session: Session): void {
-    this.saveFollowUp(this.lastKeys.get(session) ?? 'initialize', message).catch(
+  onServerMessage(message: ServerMessage, session: Session): void {
+    const place = this.places.placeOf(session);
+    this.saveFollowUp(place.key, message, place.afterCall).catch(
       (error: Error) => void this.failed(message.method, error),
     );
   }
@@ -98,15 +106,18 @@ export class Recorder implements Hook {
   }
 
   /**
-   * Files a server notification that arrived outside any request after the exchange `afterKey`; replay sends it
-   * after answering that exchange again. An identical notification already filed there is skipped.
+   * Files a server notification (or a request to the client: roots/list, kept with its id in `stream`) that arrived
+   * outside any request after the `afterCall`-th answer of the exchange `afterKey`; replay sends it after answering
+   * that exchange as many times. An identical message already filed there is skipped.
    */
-  saveFollowUp(afterKey: string, notification: JsonRpcNotification): Promise<'recorded' | 'skipped'> {
+  saveFollowUp(afterKey: string, notification: ServerMessage, afterCall = 1): Promise<'recorded' | 'skipped'> {
     const key = followUpKey(afterKey);
-    const text = canonicalJson({ method: notification.method, params: notification.params ?? {} });
+    const text = canonicalJson({ method: notification.method, params: notification.params ?? {}, afterCall });
     const existing = this.store.lookup(key);
     if (
-      existing?.some((e) => canonicalJson({ method: e.method, params: e.params ?? {} }) === text) ||
+      existing?.some(
+        (e) => canonicalJson({ method: e.method, params: e.params ?? {}, afterCall: e.afterCall ?? 1 }) === text,
+      ) ||
       this.inFlight.has(`${key}#${text}`)
     )
       return Promise.resolve('skipped');
@@ -121,6 +132,8 @@ export class Recorder implements Hook {
             params: notification.params ?? {},
             result: {},
             recordedAt: new Date().toISOString(),
+            ...(isRequest(notification) ? { stream: [{ ...notification }] } : {}),
+            ...(afterCall > 1 ? { afterCall } : {}),
           },
           this.redactions,
         ),
@@ -136,8 +149,10 @@ export class Recorder implements Hook {
     exchange: LiveExchange,
     cancelled: boolean,
     debug: DebugFiles | undefined,
+    /** a list's: the capabilities its client declared (list-capabilities.ts) */
+    clientCapabilities?: Record<string, unknown>,
   ): Promise<'recorded' | 'skipped' | 'none'> {
-    const saving = this.trySave(exchange, cancelled, debug);
+    const saving = this.trySave(exchange, cancelled, debug, clientCapabilities);
     this.track(saving);
     return saving;
   }
@@ -176,6 +191,7 @@ export class Recorder implements Hook {
     exchange: LiveExchange,
     cancelled: boolean,
     debug: DebugFiles | undefined,
+    clientCapabilities: Record<string, unknown> | undefined,
   ): Promise<'recorded' | 'skipped' | 'none'> {
     const { refusal } = exchange.delivery;
     if (refusal) {
@@ -188,23 +204,30 @@ export class Recorder implements Hook {
     if (!this.store.isReady) await this.store.ready; // what is recorded already: the whole folder, indexed by name
     const { request, key } = exchange;
     const isToolCall = request.method === 'tools/call';
+    const isList = EMPTY_LIST_RESULTS.has(request.method);
     const resultHash = isToolCall && !answer.error ? this.hashResult(answer.result) : undefined;
     const version = exchange.protocolVersion;
     const condition = conditionOf(answer.error);
     const errorText = answer.error ? canonicalJson(answer.error) : undefined;
     const duplicate = this.store.lookup(key)?.some((e) => {
       if (!sameRevision(e, version, request.method) || conditionOf(e.error) !== condition) return false;
+      // a list differs between sessions (other capabilities, a list_changed): each answer is kept, replayed in order
+      if (isList && condition === undefined) return !answer.error && sameList(e, answer.result, clientCapabilities);
       if (!isToolCall || condition !== undefined) return true; // one answer per key (and per condition), as mcp-rewind records
       return e.error
         ? canonicalJson(e.error) === errorText
         : !answer.error && (e.resultHash ?? this.hashResult(e.result)) === resultHash;
     });
-    const flightKey = `${key}#${version ?? ''}#${condition ?? ''}#${resultHash ?? errorText ?? ''}`;
+    const listed = isList && !answer.error ? canonicalJson([answer.result, clientCapabilities ?? {}]) : undefined;
+    const flightKey = `${key}#${version ?? ''}#${condition ?? ''}#${resultHash ?? errorText ?? listed ?? ''}`;
     if (duplicate || this.inFlight.has(flightKey)) return 'skipped';
     this.inFlight.add(flightKey);
     try {
-      const entry = scrub(entryOf(exchange, answer, resultHash), this.redactions);
-      await this.store.add(request.method, key, entry, debug && scrub(debug, this.redactions));
+      const entry = entryOf(exchange, answer, resultHash);
+      entry.clientCapabilities = clientCapabilities;
+      entry.streamAfter = this.calls.streamAfter(exchange);
+      const scrubbed = scrub(entry, this.redactions);
+      await this.store.add(request.method, key, scrubbed, debug && scrub(debug, this.redactions));
       return 'recorded';
     } finally {
       this.inFlight.delete(flightKey);
@@ -253,7 +276,7 @@ function entryOf(exchange: LiveExchange, answer: Answer, resultHash: string | un
     params: isToolCall ? undefined : stripMeta(request.params),
     protocolVersion: exchange.protocolVersion,
     status: http && http.status !== 200 ? http.status : undefined,
-    framing,
+    framing: withEnvelope(framing, exchange.upstreamResponse ?? exchange.response),
     timing: timingOf(exchange),
     stateless:
       request.method === 'initialize' && http !== undefined && http.headers['mcp-session-id'] === undefined
@@ -322,4 +345,12 @@ function stripMeta(params: Record<string, unknown> | undefined): Record<string, 
   if (!params) return undefined;
   const { _meta, ...rest } = params;
   return rest;
+}
+
+/** The framing, with the order of the answer's members when the server did not write `jsonrpc, id, result|error`. */
+function withEnvelope(framing: Framing | undefined, response: object | undefined): Framing | undefined {
+  if (!framing || !response) return framing;
+  const order = Object.keys(response);
+  if (order[0] === 'jsonrpc' && order[1] === 'id' && order.length === 3) return framing;
+  return { ...framing, envelope: order };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { CassetteEntry } from '../../../shared/cassette/entry.js';
+import type { CassetteEntry, Framing } from '../../../shared/cassette/entry.js';
 import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { META } from '../../../shared/mcp-protocol.js';
 import { sendJson, sseEvent } from '../http/sse.js';
@@ -9,6 +9,7 @@ import type { LiveExchange } from './exchange.js';
 import { REPLAYED_STREAMS_KEPT, REPLY_TIMEOUT_MS, waitForReply, type ReplaySession } from './replay-session.js';
 import { RESUME_WAIT_MS, type Session } from './session.js';
 import { canonicalJson } from '../cassette/keys.js';
+import type { CallWaiters } from './call-order.js';
 
 /** --replay-timing: undefined plays at once; a speed (1 = as recorded, 2 = twice as fast) waits the recorded delays ÷ speed. */
 export type ReplaySpeed = number | undefined;
@@ -30,7 +31,9 @@ export interface ReplayAnswer {
   headers: Record<string, string>;
   speed: ReplaySpeed;
   /** the framing of an entry that kept none (mcp-rewind's bare results): how the cassette's other answers travelled */
-  usualFraming?: 'json' | 'sse';
+  usualFraming?: Framing;
+  /** the calls replay answered: a listen stream's message waits for the call it followed (call-order.ts) */
+  calls?: CallWaiters;
 }
 
 /** JSON or SSE: as recorded when the client accepts it (entries that kept no framing: as the others, SSE when something streamed). */
@@ -57,15 +60,17 @@ export async function replayAnswer(a: ReplayAnswer): Promise<void> {
   const { exchange, entry, res, speed } = a;
   const status = entry.status ?? 200;
   const timing = speed === undefined ? undefined : entry.timing;
-  if (framingFor(entry, a.accept, a.usualFraming) === 'json') {
+  // a bare entry (mcp-rewind's form keeps no framing) travels as the server's other answers did
+  const framing = entry.framing ?? a.usualFraming;
+  if (framingFor(entry, a.accept, a.usualFraming?.type) === 'json') {
     if (timing?.answerMs) await wait(timing.answerMs / (speed ?? 1));
-    if (!res.destroyed) sendJson(res, status, exchange.response, a.headers);
+    if (!res.destroyed) sendJson(res, status, asWritten(exchange.response, entry, framing), a.headers);
     return a.stage.hooks.finish(exchange, a.session);
   }
   res.writeHead(status, { ...a.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const ids = entry.framing?.eventIds ? new EventIds() : undefined;
-  const retry = entry.framing?.retryMs;
-  if (entry.framing?.priming)
+  const ids = framing?.eventIds ? new EventIds() : undefined;
+  const retry = framing?.retryMs;
+  if (framing?.priming)
     res.write(`id: ${ids?.next() ?? randomUUID()}\n${retry !== undefined ? `retry: ${retry}\n` : ''}data: \n\n`);
   else if (retry !== undefined) res.write(`retry: ${retry}\n\n`);
   else res.flushHeaders();
@@ -99,6 +104,8 @@ class Playback {
   private readonly stream: JsonRpcMessage[];
   private readonly liveToken: unknown;
   private elapsed = 0;
+  /** a listen stream: how many answers of each key it waited for, on top of those answered before it opened */
+  private readonly awaited = new Map<string, number>();
 
   constructor(
     private readonly a: ReplayAnswer,
@@ -123,6 +130,23 @@ class Playback {
     this.elapsed = Math.max(this.elapsed, at);
   }
 
+  /**
+   * Without --replay-timing: a listen stream's message that followed a call in the recording waits until this client
+   * made that call (at most the recorded gap, else 30 s), so it arrives after the call that caused it, not at once.
+   */
+  private async afterCall(i: number): Promise<void> {
+    const { calls, speed, entry } = this.a;
+    const key = entry.streamAfter?.[i];
+    if (!calls || speed !== undefined || !key || entry.streamAfter?.[i - 1] === key) return;
+    const base = this.awaited.get(key) ?? calls.count(key);
+    this.awaited.set(key, base + 1);
+    const ms = entry.timing?.streamMs;
+    const gap = ms?.[i] !== undefined ? ms[i] - (ms[i - 1] ?? 0) : 30_000;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([calls.until(key, base + 1), new Promise((r) => (timer = setTimeout(r, gap)))]);
+    clearTimeout(timer);
+  }
+
   /** `resumed`: on the stream the client resumed (GET + Last-Event-ID), which is not closed early again */
   async from(start: number, res: ServerResponse, resumed = false): Promise<void> {
     const { exchange, entry, stage, session } = this.a;
@@ -133,6 +157,7 @@ class Playback {
       const message = this.stream[i];
       if (isResponse(message)) continue; // a recorded client reply: compared below, never sent
       await this.gap(i);
+      await this.afterCall(i);
       if (!isRequest(message)) {
         const live = this.live(message);
         if (live === undefined) continue; // progress this client did not ask for
@@ -151,7 +176,8 @@ class Playback {
       res.once('close', () => void stage.hooks.finish(exchange, session));
       return;
     }
-    if (!res.destroyed) res.end(sseEvent(this.liveAnswer(), this.ids?.next(this.stream.length)));
+    const answer = asWritten(this.liveAnswer(), entry, entry.framing ?? this.a.usualFraming);
+    if (!res.destroyed) res.end(sseEvent(answer, this.ids?.next(this.stream.length)));
     await stage.hooks.finish(exchange, session);
   }
 
@@ -264,4 +290,20 @@ class Playback {
       );
     }
   }
+}
+
+/**
+ * The recorded answer with its members in the order the server wrote them (`framing.envelope`), unless a rule or a
+ * breakpoint changed it (then it is the proxy's message).
+ */
+function asWritten(response: JsonRpcMessage | undefined, entry: CassetteEntry, framing: Framing | undefined): unknown {
+  const order = framing?.envelope;
+  if (!order || !response) return response;
+  const recorded = 'result' in response ? response.result === entry.result : 'error' in response;
+  if (!recorded) return response;
+  const out: Record<string, unknown> = {};
+  const members = response as unknown as Record<string, unknown>;
+  for (const key of order) if (key in members) out[key] = members[key];
+  for (const key of Object.keys(members)) if (!(key in out)) out[key] = members[key];
+  return out;
 }

@@ -1,4 +1,4 @@
-import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
+import type { CassetteEntry, Framing, RefusalKind } from '../../../shared/cassette/entry.js';
 import { errorResponse, ErrorCode, type JsonRpcId, type JsonRpcRequest } from '../../../shared/jsonrpc.js';
 import {
   conditionOf,
@@ -32,10 +32,10 @@ export interface ServerProfile {
   /** it issued no Mcp-Session-Id */
   stateless: boolean;
   /**
-   * how its answers usually travelled (JSON or SSE): for mcp-rewind's bare entries (initialize, the lists), which keep
+   * how its answers usually travelled (JSON or SSE, event ids, priming, the order of the members): for mcp-rewind's bare entries (initialize, the lists), which keep
    * no framing of their own — read from the first entries that do
    */
-  framing?: 'json' | 'sse';
+  framing?: Framing;
 }
 
 /** The key of `server/discover` (its params are only `_meta`). */
@@ -63,11 +63,11 @@ export function profileOf(store: CassetteStore): ServerProfile {
 }
 
 /** The framing of the first recorded entries that kept theirs (a bounded look: the server answers alike). */
-function usualFraming(store: CassetteStore): 'json' | 'sse' | undefined {
+function usualFraming(store: CassetteStore): Framing | undefined {
   let looked = 0;
   for (const key of store.keys()) {
     const framing = store.lookup(key)?.find((e) => e.framing && !e.refusal)?.framing;
-    if (framing) return framing.type;
+    if (framing) return { ...framing, resumedAfter: undefined };
     if (++looked >= 64) return undefined;
   }
   return undefined;

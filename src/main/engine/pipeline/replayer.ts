@@ -4,19 +4,15 @@ import {
   errorResponse,
   ErrorCode,
   type JsonRpcMessage,
-  type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../../../shared/jsonrpc.js';
 import {
   conditionOf,
-  firstInputRequest,
   isKnownMethod,
   isModernRevision,
-  LEGACY_REVISIONS,
   metaVersion,
   missingInputCapabilities,
-  PROTOCOL_ERROR,
   REMOVED_IN_MODERN,
 } from '../../../shared/mcp-protocol.js';
 import type { CassetteStore } from '../cassette/store.js';
@@ -25,7 +21,6 @@ import { safeKey } from '../cassette/safe-name.js';
 import { replayMiss } from '../cassette/closest-key.js';
 import { describeMiss, type ReplayMiss } from '../../../shared/cassette/miss.js';
 import { ReplayMissError } from '../errors.js';
-import { sseEvent } from '../http/sse.js';
 import { waits } from './chain.js';
 import type { CassetteOffer, CassetteSource, Hook, Need, Post, Refused } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
@@ -43,7 +38,10 @@ import {
   type RequestContext,
   type ServerProfile,
 } from './replay-protocol.js';
-import { pushToStreams } from './server-stream.js';
+import { CallWaiters } from './call-order.js';
+import { fitCapabilities } from './list-capabilities.js';
+import { acceptsBoth, missingCapability, negotiate } from './replay-negotiate.js';
+import { flushQueued, followUpMessage, followUpsOf, pushFollowUps } from './replay-follow-ups.js';
 import type { Session } from './session.js';
 
 /** The entries of a key that may answer requests of one revision, and the replay cursor that walks them. */
@@ -88,6 +86,8 @@ export class Replayer implements CassetteSource, Hook {
   private readonly sessions = new WeakMap<Session, ReplaySession>();
   /** the cursor key each planned exchange advances (entries of one key, per revision) */
   private readonly cursors = new WeakMap<LiveExchange, string>();
+  /** the calls answered, for listen streams that wait for the call their message followed */
+  private readonly calls = new CallWaiters();
   private cachedProfile?: { revision: number; profile: ServerProfile };
   /** the applicable entries of a key's list, by key and revision (lists of one entry need none), until the cassette changes */
   private partitions = new Map<string, Partition>();
@@ -124,15 +124,6 @@ export class Replayer implements CassetteSource, Hook {
     return state;
   }
 
-  /** Server notifications recorded on the GET stream after the exchange `key`, in order. */
-  private followUps(key: string): JsonRpcNotification[] {
-    return (this.store.lookup(followUpKey(key)) ?? []).map((e) => ({
-      jsonrpc: '2.0',
-      method: e.method ?? '',
-      params: e.params,
-    }));
-  }
-
   /** Does the cassette hold any server notification to push? (decides whether replay offers a GET stream) */
   pushes(): boolean {
     return this.store.followUpKeys > 0;
@@ -159,9 +150,18 @@ export class Replayer implements CassetteSource, Hook {
    * the last (default), start over (cycle), or miss.
    */
   private pick(exchange: LiveExchange, session: Session, ctx: RequestContext): CassetteEntry | undefined {
-    const all = this.find(exchange.request, exchange.key);
+    let all = this.find(exchange.request, exchange.key);
     if (!all?.length) return undefined;
-    const { entries, cursor } = this.partition(all, ctx);
+    let suffix = '';
+    if (EMPTY_LIST_RESULTS.has(exchange.request.method)) {
+      // a list is answered by those recorded for the client's capabilities (list-capabilities.ts)
+      const fit = fitCapabilities(all, ctx.capabilities);
+      if (fit.mismatch && this.strict) return undefined; // the miss names the difference (capabilityMismatch)
+      if (fit.mismatch) exchange.timeline.flags.push(`replayed a list ${fit.mismatch}`);
+      all = fit.entries;
+      suffix = fit.cursorSuffix;
+    }
+    const { entries, cursor } = this.partition(all, ctx, suffix);
     if (!entries.length) return undefined;
     this.cursors.set(exchange, cursor);
     const served = this.sessions.get(session)?.served.get(cursor) ?? 0;
@@ -172,10 +172,10 @@ export class Replayer implements CassetteSource, Hook {
   }
 
   /** The entries of a key's list that fit a request's revision (applicable()), and the cursor that walks them. */
-  private partition(all: readonly CassetteEntry[], ctx: RequestContext): Partition {
+  private partition(all: readonly CassetteEntry[], ctx: RequestContext, suffix = ''): Partition {
     if (all.length === 1) {
       const entries = applicable(all, ctx);
-      return { entries, cursor: all[0].key };
+      return { entries, cursor: all[0].key + suffix };
     }
     if (this.partitionsRevision !== this.store.revision) {
       this.partitions.clear();
@@ -183,11 +183,11 @@ export class Replayer implements CassetteSource, Hook {
     }
     const slot = ctx.version ?? ctx.era;
     // the store hands out a new list on each lookup: the key names the list (it changes only with the revision)
-    const id = `${all[0].key}\u0000${slot}`;
+    const id = `${all[0].key}${suffix}\u0000${slot}`;
     const known = this.partitions.get(id);
     if (known) return known;
     const entries = applicable(all, ctx);
-    const partition = { entries, cursor: entries === all ? all[0].key : `${all[0].key}#${slot}` };
+    const partition = { entries, cursor: entries === all ? all[0].key + suffix : `${all[0].key}${suffix}#${slot}` };
     // a missing-capability error fits by the client's capabilities, which a revision does not say: not kept
     if (all.some((e) => conditionOf(e.error) === 'capability')) return partition;
     this.partitions.set(id, partition);
@@ -213,7 +213,7 @@ export class Replayer implements CassetteSource, Hook {
       const refused = this.modernChecks(exchange);
       if (refused) return { refuse: refused };
     }
-    if (request.method === 'initialize') return this.negotiate(exchange);
+    if (request.method === 'initialize') return negotiate(this.store, exchange, (e) => this.miss(e.request, e.key));
     const ctx = contextOf(
       request,
       session.protocolVersion ?? exchange.headers.protocolVersion,
@@ -244,7 +244,7 @@ export class Replayer implements CassetteSource, Hook {
       exchange === post.init
         ? post.sessions.initializedHere(exchange, post.session, plan.entry.stateless === true)
         : {};
-    return replayAnswer({
+    await replayAnswer({
       stage: post.stage,
       session: post.planSession,
       state: this.stateOf(post.planSession),
@@ -255,12 +255,17 @@ export class Replayer implements CassetteSource, Hook {
       headers,
       speed: this.speed,
       usualFraming: this.profile().framing,
+      calls: this.calls,
     });
+    this.calls.answered(exchange.key); // the answer is out: a listen stream's message that followed it may go
   }
 
   /** Plays the entry the plan took back to an in-process client, message by message (the library's wrapTransport). */
   play(exchange: LiveExchange, entry: CassetteEntry, session: Session, deliver: Deliver): Promise<void> {
-    return playEntry(exchange, entry, this.stateOf(session), deliver, this.followUps(exchange.key));
+    const followUps = followUpsOf(this.store, exchange.key)
+      .map(followUpMessage)
+      .filter((m) => !('id' in m));
+    return playEntry(exchange, entry, this.stateOf(session), deliver, followUps);
   }
 
   takeReplies(session: Session, messages: JsonRpcMessage[]): number {
@@ -277,8 +282,7 @@ export class Replayer implements CassetteSource, Hook {
   }
 
   streamOpened(session: Session, res: ServerResponse): void {
-    const queued = this.sessions.get(session)?.queued;
-    if (queued) for (const message of queued.splice(0)) res.write(sseEvent(message)); // replayed while no stream was open
+    flushQueued(this.sessions.get(session), res);
   }
 
   /** Wants every request (a hook that reads the cassette is never piped past); observes hits with follow-ups. */
@@ -291,14 +295,16 @@ export class Replayer implements CassetteSource, Hook {
       : 'none';
   }
 
-  /** Replay: the server notifications recorded after this exchange go out on the client's server stream, after the answer. */
+  /** Replay: what the server sent on its GET stream after this exchange goes out on the client's, after the answer. */
   onResponse(exchange: LiveExchange, session: Session | undefined): void {
-    const followUps = this.followUps(exchange.key);
+    const followUps = followUpsOf(this.store, exchange.key);
     if (!followUps.length || !session) return;
-    setImmediate(() => {
-      for (const message of followUps)
-        if (pushToStreams(session, message) === 0) this.stateOf(session).queued.push(message);
-    });
+    const state = this.stateOf(session);
+    const cursor = this.cursors.get(exchange);
+    // what followed the n-th answer of this key in the recording follows its n-th answer here, once
+    const answer = cursor === undefined ? 1 : (state.served.get(cursor) ?? 1);
+    const due = followUps.filter((e) => (e.afterCall ?? 1) === answer);
+    if (due.length) pushFollowUps(session, state, due);
   }
 
   refusal(kind: RefusalKind, detail?: string): Refused {
@@ -320,35 +326,6 @@ export class Replayer implements CassetteSource, Hook {
 
   private recorded(kind: RefusalKind): boolean {
     return this.store.has(refusalKey(kind));
-  }
-
-  /**
-   * initialize: the recorded answer for the version the client asks, when the cassette holds one; else an older 2025-era
-   * revision is answered as asked (the SDK servers' rule: they speak every earlier revision); else the latest
-   * version the recorded server negotiated (the spec: a server answers a version it does not support with another one
-   * it supports, SHOULD be its latest). A server that refused initialize (a 2026-only server) refuses it again.
-   */
-  private negotiate(exchange: LiveExchange): CassetteOffer {
-    const entries = this.store.lookup('initialize');
-    if (!entries?.length) return { miss: () => ({ response: this.miss(exchange.request, exchange.key) }) };
-    const requested = exchange.request.params?.protocolVersion;
-    const answers = entries.filter((e) => !e.error);
-    if (!answers.length) return { entry: entries[0] };
-    const same = answers.find((e) => e.result.protocolVersion === requested);
-    if (same) return { entry: same };
-    let latest = answers[0];
-    for (const e of answers)
-      if (String(e.result.protocolVersion ?? '') > String(latest.result.protocolVersion ?? '')) latest = e;
-    // an older revision the SDK servers (TypeScript, Python) still speak is answered as asked, as they did live
-    const newest = String(latest.result.protocolVersion ?? '');
-    if (
-      typeof requested === 'string' &&
-      (LEGACY_REVISIONS as readonly string[]).includes(requested) &&
-      requested < newest &&
-      !isModernRevision(newest)
-    )
-      return { entry: { ...latest, result: { ...latest.result, protocolVersion: requested } } };
-    return { entry: latest };
   }
 
   /** The checks of a 2026-07-28 request, and a method that revision does not have (404 + -32601). */
@@ -386,6 +363,8 @@ export class Replayer implements CassetteSource, Hook {
     }
     const notFound = this.methodNotFound(request);
     if (notFound) return { response: notFound.response, status: notFound.status === 200 ? undefined : notFound.status };
+    const mismatch = this.strict ? this.capabilityMismatch(request, key, ctx) : undefined;
+    if (mismatch) return { response: mismatch };
     if (!isKnownMethod(request.method, ctx.era) && !EMPTY_LIST_RESULTS.has(request.method)) {
       return {
         response: errorResponse(request.id, ErrorCode.MethodNotFound, 'Method not found'),
@@ -430,6 +409,19 @@ export class Replayer implements CassetteSource, Hook {
     }).toResponse(request.id);
   }
 
+  /** --strict: a list recorded only for other client capabilities misses, saying which (list-capabilities.ts). */
+  private capabilityMismatch(request: JsonRpcRequest, key: string, ctx: RequestContext): JsonRpcResponse | undefined {
+    if (!EMPTY_LIST_RESULTS.has(request.method)) return undefined;
+    const recorded = this.find(request, key);
+    const mismatch = recorded?.length ? fitCapabilities(recorded, ctx.capabilities).mismatch : undefined;
+    if (!mismatch) return undefined;
+    const asked = request.params ? { ...request.params } : {};
+    delete asked._meta;
+    this.onMiss?.({ method: request.method, key, asked });
+    const message = `mcp-rewind: no recorded answer for ${request.method} (key ${key}): ${mismatch}`;
+    return new ReplayMissError(message, { key, method: request.method, asked }).toResponse(request.id);
+  }
+
   /** The server's -32601 for this method, when the cassette recorded one (any params): from the store's index of error keys. */
   private methodNotFound(request: JsonRpcRequest): Refused | undefined {
     const prefix = request.method.replaceAll('/', '_');
@@ -453,25 +445,4 @@ export class Replayer implements CassetteSource, Hook {
         : request.method.replaceAll('/', '_');
     return this.store.nearKeys(group, key, 5);
   }
-}
-
-/** An input_required answer asking what this client did not declare: the server answers -32021 instead (MRTR). */
-function missingCapability(
-  request: JsonRpcRequest,
-  result: Record<string, unknown>,
-  lacking: Record<string, unknown>,
-): Refused {
-  const capability = Object.keys(lacking)[0];
-  const input = firstInputRequest(result, capability);
-  const message = input
-    ? `Cannot request input '${input.key}' (${input.method}): the request's client capabilities do not declare the required capability`
-    : `the request's client capabilities do not declare ${capability}`;
-  return refuse(400, request.id, PROTOCOL_ERROR.MissingRequiredClientCapability, message, {
-    requiredCapabilities: lacking,
-  });
-}
-
-/** The Accept of a POST the reference SDK server takes: both JSON and SSE named. */
-function acceptsBoth(accept: string | undefined): boolean {
-  return accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream');
 }

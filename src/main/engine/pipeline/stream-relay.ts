@@ -84,7 +84,7 @@ export async function relayStream(
     const reader = new ResponseTap(
       upRes.headers['content-type'],
       (message) => {
-        if (isNotification(message)) stage.hooks.serverMessage(message, session);
+        if (isNotification(message) || isRequest(message)) stage.hooks.serverMessage(message, session);
       },
       false,
     );

@@ -1,5 +1,6 @@
 import { UpstreamUnavailableError } from '../errors.js';
 import type { Stage } from './contract.js';
+import { upstreamSessionOpened } from './server-stream.js';
 import type { Session } from './session.js';
 
 /**
@@ -27,6 +28,7 @@ export function openUpstreamSession(
     const { sessionId, result, protocolVersion: negotiated } = await upstream.initialize(params);
     session.upstreamId = sessionId ?? null;
     session.protocolVersion ??= negotiated;
+    await upstreamSessionOpened(stage, session);
     stage.log(
       `upstream session ${sessionId ?? '(stateless)'} ${reopen ? 're' : ''}opened for client session ${session.id ?? '(none)'}`,
       'info',

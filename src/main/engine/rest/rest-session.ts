@@ -78,6 +78,7 @@ export class RestSession {
     const built = await createEndpoint({
       mode,
       upstreamUrl: opened?.url,
+      upstreamDispatch: opened?.bridge?.dispatch,
       upstreamHeaders: opened?.headers,
       upstreamAuth: opened?.bridge ? undefined : signIn,
       upstreamTimeoutMs: settings.upstreamTimeoutMs,
@@ -129,7 +130,15 @@ export class RestSession {
       this.signIn = signIn;
       const limits = { callMs: this.settings.upstreamTimeoutMs, totalMs: this.settings.upstreamMaxTimeMs };
       this.endpoint.setUpstream(
-        opened ? new HttpUpstream(opened.url, opened.headers, limits, opened.bridge ? undefined : signIn) : undefined,
+        opened
+          ? new HttpUpstream(
+              opened.url,
+              opened.headers,
+              limits,
+              opened.bridge ? undefined : signIn,
+              opened.bridge?.dispatch,
+            )
+          : undefined,
       );
       startSignIn(opened, signIn);
       void previous?.close();

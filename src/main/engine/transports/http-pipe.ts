@@ -5,6 +5,8 @@
  *
  * - A request the proxy could not take (HTTP error, connection refused) is answered with a JSON-RPC error, so the
  *   client never waits forever.
+ * - What the proxy sends goes to the client in order, an answer never in the same read as what came before it
+ *   (read-first.ts: the v1 SDK client would drop that progress).
  * - A 404 means the proxy's session is gone (e.g. a stdio upstream died in record mode, where the proxy hands the
  *   upstream's session through): the pipe opens a new session with the client's own initialize params and sends
  *   the request again, once — a stdio or legacy SSE client has no way to re-initialize by itself.
@@ -21,6 +23,7 @@ import {
   type JsonRpcMessage,
 } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
+import { readFirst } from './read-first.js';
 
 export interface HttpPipe {
   /** resolves once every request received so far has been answered (or after `timeoutMs`) */
@@ -54,6 +57,8 @@ class ProxyPipe implements HttpPipe {
   private reinitCount = 0;
   /** answers to the pipe's own requests (a re-initialize), by id */
   private readonly internal = new Map<JsonRpcId, (message: JsonRpcMessage) => void>();
+  /** to the client, in order, an answer never in the same read as what came just before it (read-first.ts) */
+  private readonly sendDown: (message: JSONRPCMessage) => Promise<void>;
   private idleWaiters: Array<() => void> = [];
   private isClosed = false;
   private markClosed!: () => void;
@@ -65,6 +70,7 @@ class ProxyPipe implements HttpPipe {
     private readonly log: Log,
   ) {
     this.upstream = new StreamableHTTPClientTransport(new URL(proxyUrl));
+    this.sendDown = readFirst((message) => downstream.send(message));
     downstream.onmessage = (raw) => this.fromDownstream(raw as unknown as JsonRpcMessage);
     downstream.onclose = () => void this.close();
     downstream.onerror = (error) => log(`client connection: ${error.message}`, 'info');
@@ -115,9 +121,9 @@ class ProxyPipe implements HttpPipe {
       if (message.id === this.initId && 'result' in message && typeof message.result.protocolVersion === 'string')
         this.upstream.setProtocolVersion(message.result.protocolVersion);
     }
-    this.downstream
-      .send(message as JSONRPCMessage)
-      .catch((error: Error) => this.log(`could not write to the client: ${error.message}`, 'warn'));
+    this.sendDown(message as JSONRPCMessage).catch((error: Error) =>
+      this.log(`could not write to the client: ${error.message}`, 'warn'),
+    );
   }
 
   private wire(transport: StreamableHTTPClientTransport): void {

@@ -59,6 +59,16 @@ class Deadline {
 const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
 
 /**
+ * An upstream answered in process (a bridged stdio or legacy SSE server, transports/upstream-bridge.ts): the request
+ * as it would go on the wire, the answer as node:http would give it — without a socket in between.
+ */
+export type LocalDispatch = (request: {
+  method: string;
+  headers: Record<string, string | string[]>;
+  body?: Buffer;
+}) => Promise<IncomingMessage>;
+
+/**
  * One upstream MCP server reached over Streamable HTTP. Requests are relayed at the HTTP level, byte for byte,
  * so status codes, SSE event ids, `retry` fields and session headers reach the client as the server sent them.
  */
@@ -80,12 +90,14 @@ export class HttpUpstream implements Upstream {
    *   `totalMs` in all (a number: `callMs`)
    * @param auth the upstream's OAuth sign-in (oauth/sign-in.ts): its token goes on every request to `url`, and a 401
    *   or a 403 insufficient_scope is cured by it (refresh, sign-in, step-up) and sent once more
+   * @param dispatch answers the requests to `url` in process (a bridge): no HTTP between the pipeline and it
    */
   constructor(
     url: string | URL,
     private readonly headers: Record<string, string> = {},
     limits?: number | CallLimits,
     private readonly auth?: UpstreamAuth,
+    private readonly dispatch?: LocalDispatch,
   ) {
     this.limits =
       typeof limits === 'number' ? { callMs: limits } : limits?.callMs || limits?.totalMs ? limits : undefined;
@@ -147,6 +159,7 @@ export class HttpUpstream implements Upstream {
     body: Buffer | PipedBody | undefined,
     target: URL,
   ): Promise<IncomingMessage> {
+    if (this.dispatch && target === this.url) return this.sendLocal(this.dispatch, method, out, body);
     const where = target === this.url ? this.target : urlToOptions(target);
     const send = (payload: Buffer | PipedBody | undefined, retried: boolean): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
@@ -190,6 +203,22 @@ export class HttpUpstream implements Upstream {
         else req.end(payload as Buffer | undefined);
       });
     return send(body, false);
+  }
+
+  /** One request answered in process; its limits run from when its answer began, and cut it as a socket would. */
+  private async sendLocal(
+    dispatch: LocalDispatch,
+    method: string,
+    out: Record<string, string | string[]>,
+    body: Buffer | PipedBody | undefined,
+  ): Promise<IncomingMessage> {
+    const res = await dispatch({ method, headers: out, body: await collected(body) });
+    if (method === 'POST' && this.limits && out['mcp-method'] !== 'subscriptions/listen') {
+      const deadline = new Deadline(this.limits, (error) => res.destroy(error));
+      this.deadlines.set(res, deadline);
+      res.once('close', () => deadline.clear());
+    }
+    return res;
   }
 
   /** The limit that cut this answer short, if one did (the stream then ends as any broken stream does). */

@@ -143,8 +143,18 @@ export const DEFAULT_COLUMNS: TimelineColumns = {
   sort: null,
 };
 
-/** The columns shown, in order: the ids the settings name that exist, then any column the settings do not know yet. */
-export function visibleColumns(settings: TimelineColumns | undefined): ColumnDef[] {
+/**
+ * The few columns the table keeps beside an open detail (as DevTools' Network panel keeps the Name only): what tells
+ * the rows apart; the detail says the rest. The user's order and hidden columns still apply.
+ */
+export const BESIDE_DETAIL: readonly TimelineColumnId[] = ['seq', 'method', 'tool', 'status', 'duration', 'flags'];
+
+/**
+ * The columns shown, in order: the ids the settings name that exist, then any column the settings do not know yet;
+ * `besideDetail`: only those of BESIDE_DETAIL.
+ */
+export function visibleColumns(settings: TimelineColumns | undefined, besideDetail = false): ColumnDef[] {
+  if (besideDetail) return visibleColumns(settings).filter((c) => BESIDE_DETAIL.includes(c.id));
   const s = settings ?? DEFAULT_COLUMNS;
   const order = [
     ...s.order.filter((id) => BY_ID.has(id)),

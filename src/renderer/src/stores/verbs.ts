@@ -8,6 +8,7 @@ import type {
   SaveResult,
   SourceInfo,
 } from '../../../shared/api.js';
+import type { AppSessionConfig } from '../../../shared/app-session.js';
 import { api } from '../api/current.js';
 import { followSources } from './traffic.js';
 
@@ -20,6 +21,8 @@ interface VerbsState {
   sources: SourceInfo[];
   questions: AppServerRequest[];
   catalogs: Record<string, { catalog?: ProxyCatalog; error?: string; loading: boolean }>;
+  /** what the app's own sessions declare at initialize */
+  appSession?: AppSessionConfig;
   error?: string;
 }
 
@@ -79,6 +82,16 @@ export async function loadCatalog(proxyId: string, refresh = false): Promise<voi
   } catch (error) {
     put({ error: (error as Error).message, loading: false });
   }
+}
+
+export async function loadAppSession(): Promise<void> {
+  useVerbs.setState({ appSession: await api().call('appSession.get', {}) });
+}
+
+/** Changes what the app's sessions declare; the catalogs are listed again (a server may offer other tools). */
+export async function declareAppSession(config: AppSessionConfig): Promise<void> {
+  const appSession = await api().call('appSession.set', config);
+  useVerbs.setState({ appSession, catalogs: {} });
 }
 
 /** Checks a value against a JSON Schema in the engine (ajv); [] when it conforms. */

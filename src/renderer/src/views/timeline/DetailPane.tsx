@@ -1,5 +1,5 @@
 import { visibleName } from '../../models/visible-text.js';
-import { useMemo, type JSX } from 'react';
+import { useLayoutEffect, useMemo, useRef, type JSX } from 'react';
 import type { TrafficEvent } from '../../../../shared/api.js';
 import { finalLabel } from '../../../../shared/traffic.js';
 import { Name } from '../../components/Name.js';
@@ -95,6 +95,11 @@ export function DetailPane({
     ...(!held ? (['diff'] as const) : []),
   ];
   const shown = tabs.includes(tab) ? tab : 'overview';
+  const tablist = useRef<HTMLDivElement>(null);
+  // the tabs scroll sideways in a narrow detail: the chosen one (the actions choose Edit or Diff) comes into view
+  useLayoutEffect(() => {
+    tablist.current?.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [shown]);
   const label = (t: DetailTab): string =>
     t === 'stream'
       ? `Stream (${event.stream.length})`
@@ -130,6 +135,7 @@ export function DetailPane({
       <TruncatedNote event={kept} />
       {!held && <DetailActions event={event} proxyName={proxyName} />}
       <div
+        ref={tablist}
         className="tl-detail-tabs"
         role="tablist"
         aria-label="Exchange detail sections"

@@ -19,6 +19,8 @@ interface Props {
   proxyName: (id: string) => string;
   marks: Record<number, Annotation>;
   sessions: Map<string, SessionInfo>;
+  /** the detail is open beside the table: only the columns of BESIDE_DETAIL */
+  besideDetail?: boolean;
 }
 
 /** the widest timeline number among the rows, as the # column shows it (a pin adds its star) */
@@ -41,7 +43,7 @@ function stepTo(rows: TimelineRow[], from: number, step: number): number {
  * The live exchange table: react-virtual for the rows (only the visible ones are in the DOM), columns as the user set
  * them (sorted, resized, hidden, moved: the settings), one row or many picked.
  */
-export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.Element {
+export function ExchangeTable({ rows, proxyName, marks, sessions, besideDetail }: Props): JSX.Element {
   const {
     selected,
     picked,
@@ -57,7 +59,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
   } = useTimelineUi();
   const scroller = useRef<HTMLDivElement>(null);
   const measure = useRef<HTMLSpanElement>(null);
-  const { settings, cols, save } = useColumnSettings();
+  const { settings, cols, save } = useColumnSettings(besideDetail);
   const seqText = useMemo(() => widestSeq(rows), [rows]);
   const widths = useColumnWidths(scroller, measure, cols, settings, save);
   const ctx: CellContext = useMemo(() => ({ proxyName, marks, sessions }), [proxyName, marks, sessions]);
@@ -166,7 +168,7 @@ export function ExchangeTable({ rows, proxyName, marks, sessions }: Props): JSX.
       data-testid="timeline-scroll"
     >
       <table
-        className="grid tl-table"
+        className={besideDetail ? 'grid tl-table beside-detail' : 'grid tl-table'}
         aria-label="Recent exchanges"
         aria-rowcount={rows.length + 1}
         style={{ width: tableWidth }}

@@ -39,7 +39,7 @@ import './verbs/verbs.css';
 
 /** The split's sizes and orientation live in the settings, so both shells open as the user left them. */
 function useSplit(): { split: 'side' | 'bottom'; table: number; save: (layout: Layout) => void; toggle: () => void } {
-  const layout = useSettings((s) => s.settings?.timelineLayout) ?? { split: 'side' as const, side: 60, bottom: 60 };
+  const layout = useSettings((s) => s.settings?.timelineLayout) ?? { split: 'side' as const, side: 50, bottom: 60 };
   const update = useSettings((s) => s.update);
   return {
     split: layout.split,
@@ -220,7 +220,13 @@ export function Timeline(): JSX.Element {
             onLayoutChanged={(layout, meta) => meta.isUserInteraction && detail !== undefined && split.save(layout)}
           >
             <Panel id="table" minSize="15%" defaultSize={detail ? `${split.table}%` : '100%'} className="tl-pane">
-              <ExchangeTable rows={rows} proxyName={proxyName} marks={marks} sessions={sessions} />
+              <ExchangeTable
+                rows={rows}
+                proxyName={proxyName}
+                marks={marks}
+                sessions={sessions}
+                besideDetail={detail !== undefined && split.split === 'side'}
+              />
             </Panel>
             {detail && (
               <Separator className={`tl-separator ${split.split}`} aria-label="Resize the table and the detail" />
@@ -244,7 +250,11 @@ export function Timeline(): JSX.Element {
           </Group>
         )}
       </div>
-      <ColumnMenu settings={columns.settings} save={columns.save} />
+      <ColumnMenu
+        settings={columns.settings}
+        save={columns.save}
+        besideDetail={detail !== undefined && split.split === 'side'}
+      />
       <SaveDialog
         all={exchanges}
         shown={filtered}

@@ -1,7 +1,14 @@
 import type { JSX } from 'react';
 import type { TimelineColumns } from '../../../../../shared/settings.js';
 import { Menu } from '../../../components/Menu.js';
-import { DEFAULT_COLUMNS, allColumns, columnDef, moveColumn, toggleColumn } from '../../../models/columns.js';
+import {
+  BESIDE_DETAIL,
+  DEFAULT_COLUMNS,
+  allColumns,
+  columnDef,
+  moveColumn,
+  toggleColumn,
+} from '../../../models/columns.js';
 import { useTimelineUi } from '../state.js';
 
 /**
@@ -11,9 +18,12 @@ import { useTimelineUi } from '../state.js';
 export function ColumnMenu({
   settings,
   save,
+  besideDetail,
 }: {
   settings: TimelineColumns;
   save(next: TimelineColumns): void;
+  /** the detail is open beside the table, which shows only the columns of BESIDE_DETAIL meanwhile */
+  besideDetail?: boolean;
 }): JSX.Element | null {
   const at = useTimelineUi((s) => s.columnMenu);
   const open = useTimelineUi((s) => s.openColumnMenu);
@@ -84,6 +94,12 @@ export function ColumnMenu({
       <button type="button" role="menuitem" onClick={() => act({ ...DEFAULT_COLUMNS })}>
         Reset columns
       </button>
+      {besideDetail && (
+        <p className="muted small column-menu-note">
+          Beside the open detail the table shows only{' '}
+          {BESIDE_DETAIL.map((id) => columnDef(id)?.menuLabel ?? columnDef(id)?.label).join(', ')}.
+        </p>
+      )}
     </Menu>
   );
 }

@@ -3,15 +3,18 @@ import type { TimelineColumns } from '../../../../../shared/settings.js';
 import { DEFAULT_COLUMNS, dragWidths, layoutWidths, visibleColumns, type ColumnDef } from '../../../models/columns.js';
 import { useSettings } from '../../../stores/settings.js';
 
-/** The table's column settings (order, hidden, widths, sort) and a way to change them (kept in the settings). */
-export function useColumnSettings(): {
+/**
+ * The table's column settings (order, hidden, widths, sort) and a way to change them (kept in the settings);
+ * `besideDetail`: the few columns kept beside an open detail.
+ */
+export function useColumnSettings(besideDetail = false): {
   settings: TimelineColumns;
   cols: ColumnDef[];
   save(next: TimelineColumns): void;
 } {
   const settings = useSettings((s) => s.settings?.timelineColumns) ?? DEFAULT_COLUMNS;
   const update = useSettings((s) => s.update);
-  const cols = useMemo(() => visibleColumns(settings), [settings]);
+  const cols = useMemo(() => visibleColumns(settings, besideDetail), [settings, besideDetail]);
   const save = useCallback((next: TimelineColumns) => void update({ timelineColumns: next }).catch(() => {}), [update]);
   return { settings, cols, save };
 }

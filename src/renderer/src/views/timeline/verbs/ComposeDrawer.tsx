@@ -9,6 +9,7 @@ import { usePanels } from '../../../stores/panels.js';
 import { useProxies } from '../../../stores/proxies.js';
 import { flushTraffic } from '../../../stores/traffic.js';
 import { loadCatalog, useVerbs } from '../../../stores/verbs.js';
+import { AppSessionPanel } from './AppSessionPanel.js';
 import { useTimelineUi } from '../state.js';
 import { answerLine, RequestEditor, type Sent } from './RequestEditor.js';
 
@@ -319,6 +320,7 @@ export function ComposeDrawer(): JSX.Element | null {
                 </button>
               ))}
             </div>
+            <AppSessionPanel proxyId={proxyId} />
             {catalog.problems.length > 0 && <p className="muted small">{catalog.problems.join(' · ')}</p>}
             {kind === 'tools' && <ToolComposer key={proxyId} proxyId={proxyId} tools={catalog.tools} onSent={onSent} />}
             {kind === 'prompts' && (

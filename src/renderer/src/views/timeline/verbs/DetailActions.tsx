@@ -1,4 +1,4 @@
-import { useState, type JSX } from 'react';
+import { useLayoutEffect, useRef, useState, type JSX, type RefObject } from 'react';
 import type { TrafficEvent } from '../../../../../shared/api.js';
 import { curlScript, jsonRpcMessage, responseJson, sdkSnippet, type CopyTarget } from '../../../models/copy-as.js';
 import { useProxies } from '../../../stores/proxies.js';
@@ -85,7 +85,46 @@ function CopyMenu({ event, target }: { event: TrafficEvent; target?: CopyTarget 
   );
 }
 
-/** The verbs of the selected exchange: Resend, Edit & resend, Compare, Copy as, Pin and a note. */
+/** the width a one-line flex row's items take, gaps and padding included (an open menu, positioned, takes none) */
+function contentWidth(el: HTMLElement): number {
+  const style = getComputedStyle(el);
+  const items = [...el.children] as HTMLElement[];
+  const gaps = (parseFloat(style.columnGap) || 0) * Math.max(0, items.length - 1);
+  const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  return items.reduce((n, item) => n + item.offsetWidth, 0) + gaps + padding;
+}
+
+/**
+ * Whether a one-line toolbar is too narrow for all its items: measured with them all, it stays
+ * collapsed until it is as wide again.
+ */
+function useCollapsed(bar: RefObject<HTMLElement | null>): boolean {
+  const [collapsed, setCollapsed] = useState(false);
+  const state = useRef({ collapsed: false, needed: 0 });
+  const check = (): void => {
+    const el = bar.current;
+    if (!el) return;
+    if (!state.current.collapsed) {
+      state.current.needed = contentWidth(el);
+      if (state.current.needed > el.clientWidth + 1) setCollapsed((state.current.collapsed = true));
+    } else if (el.clientWidth >= state.current.needed) setCollapsed((state.current.collapsed = false));
+  };
+  useLayoutEffect(check); // its items changed (a pin, a note)
+  useLayoutEffect(() => {
+    const el = bar.current;
+    if (!el) return;
+    const observer = new ResizeObserver(check);
+    observer.observe(el);
+    return () => observer.disconnect();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- check reads only refs
+  }, [bar]);
+  return collapsed;
+}
+
+/**
+ * The verbs of the selected exchange: Resend, Edit & resend, Compare, Copy as, Pin and a note, on one line; when the
+ * detail is too narrow for them all, Compare, Pin and Note go into a "More" menu.
+ */
 export function DetailActions({ event, proxyName }: { event: TrafficEvent; proxyName: string }): JSX.Element {
   const { select, setDetailTab, setPicking, picking } = useTimelineUi();
   const mark = useVerbs((s) => s.marks[event.seq]);
@@ -96,6 +135,8 @@ export function DetailActions({ event, proxyName }: { event: TrafficEvent; proxy
   const [noting, setNoting] = useState(false);
   const [note, setNote] = useState(mark?.note ?? '');
   const resendable = canResend(event) && !('pausedId' in event && event.pausedId);
+  const bar = useRef<HTMLDivElement>(null);
+  const collapsed = useCollapsed(bar);
 
   async function resend(): Promise<void> {
     setBusy(true);
@@ -134,81 +175,121 @@ export function DetailActions({ event, proxyName }: { event: TrafficEvent; proxy
       }
     : undefined;
   const through = target.running.find((p) => p.id === target.proxyId)?.name;
+  const compareOn = (): void => (picking ? setPicking(false) : (setDetailTab('diff'), setPicking(true)));
+  const togglePin = (): void =>
+    void annotate(event.seq, { pinned: !mark?.pinned }).catch((e: Error) => setError(e.message));
+  const startNote = (): void => (setNote(mark?.note ?? ''), setNoting(true));
+  const pinLabel = mark?.pinned ? '★ Pinned' : '☆ Pin';
+  const noteLabel = mark?.note ? `Note: ${mark.note.length > 24 ? `${mark.note.slice(0, 23)}…` : mark.note}` : 'Note…';
   return (
-    <div className="detail-actions" role="toolbar" aria-label="Exchange actions">
-      <button
-        type="button"
-        className="small"
-        disabled={!resendable || busy || !target.proxyId}
-        onClick={() => void resend()}
-        title={
-          resendable
-            ? `Send the same request again through ${through ?? 'a proxy'}, on the app's own session`
-            : 'not a request that can be sent again'
-        }
+    <>
+      <div
+        className={collapsed ? 'detail-actions collapsed' : 'detail-actions'}
+        role="toolbar"
+        aria-label="Exchange actions"
+        ref={bar}
       >
-        {busy ? 'Sending…' : '↻ Resend'}
-      </button>
-      <button
-        type="button"
-        className="small"
-        disabled={!resendable || !target.proxyId}
-        onClick={() => setDetailTab('edit')}
-      >
-        ✎ Edit &amp; resend
-      </button>
-      <button
-        type="button"
-        className={picking ? 'small toggle on' : 'small'}
-        onClick={() => (picking ? setPicking(false) : (setDetailTab('diff'), setPicking(true)))}
-        title="Compare with another exchange: click it in the table"
-      >
-        ⇄ Compare…
-      </button>
-      <CopyMenu event={event} target={copyTarget} />
-      <button
-        type="button"
-        className={mark?.pinned ? 'small toggle on' : 'small'}
-        aria-pressed={mark?.pinned ?? false}
-        onClick={() => void annotate(event.seq, { pinned: !mark?.pinned }).catch((e: Error) => setError(e.message))}
-        title="Pinned exchanges survive Clear and restarts"
-      >
-        {mark?.pinned ? '★ Pinned' : '☆ Pin'}
-      </button>
-      {noting ? (
-        <input
-          className="note-input"
-          aria-label="Note"
-          autoFocus
-          maxLength={500}
-          value={note}
-          placeholder="a short note (Enter saves)"
-          onChange={(e) => setNote(e.target.value)}
-          onBlur={() => void saveNote()}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter') void saveNote();
-            if (e.key === 'Escape') {
-              setNote(mark?.note ?? '');
-              setNoting(false);
-              e.stopPropagation();
-            }
-          }}
-        />
-      ) : (
         <button
           type="button"
           className="small"
-          onClick={() => (setNote(mark?.note ?? ''), setNoting(true))}
-          title={mark?.note ?? 'Add a short note (kept with the exchange)'}
+          disabled={!resendable || busy || !target.proxyId}
+          onClick={() => void resend()}
+          title={
+            resendable
+              ? `Send the same request again through ${through ?? 'a proxy'}, on the app's own session`
+              : 'not a request that can be sent again'
+          }
         >
-          {mark?.note ? `Note: ${mark.note.length > 24 ? `${mark.note.slice(0, 23)}…` : mark.note}` : 'Note…'}
+          {busy ? 'Sending…' : '↻ Resend'}
         </button>
-      )}
+        <button
+          type="button"
+          className="small"
+          disabled={!resendable || !target.proxyId}
+          onClick={() => setDetailTab('edit')}
+        >
+          ✎ Edit &amp; resend
+        </button>
+        {!collapsed && (
+          <button
+            type="button"
+            className={picking ? 'small toggle on' : 'small'}
+            onClick={compareOn}
+            title="Compare with another exchange: click it in the table"
+          >
+            ⇄ Compare…
+          </button>
+        )}
+        <CopyMenu event={event} target={copyTarget} />
+        {!collapsed && (
+          <button
+            type="button"
+            className={mark?.pinned ? 'small toggle on' : 'small'}
+            aria-pressed={mark?.pinned ?? false}
+            onClick={togglePin}
+            title="Pinned exchanges survive Clear and restarts"
+          >
+            {pinLabel}
+          </button>
+        )}
+        {!collapsed && !noting && (
+          <button
+            type="button"
+            className="small"
+            onClick={startNote}
+            title={mark?.note ?? 'Add a short note (kept with the exchange)'}
+          >
+            {noteLabel}
+          </button>
+        )}
+        {collapsed && (
+          <MenuButton label="More ▾" menuLabel="More actions" title="Compare, pin, note">
+            {(close) => (
+              <>
+                <button type="button" role="menuitem" onClick={() => (close(), compareOn())}>
+                  ⇄ Compare…
+                </button>
+                <button
+                  type="button"
+                  role="menuitemcheckbox"
+                  aria-checked={mark?.pinned ?? false}
+                  onClick={() => (close(), togglePin())}
+                >
+                  {pinLabel}
+                </button>
+                <button type="button" role="menuitem" onClick={() => (close(), startNote())}>
+                  {noteLabel}
+                </button>
+              </>
+            )}
+          </MenuButton>
+        )}
+        {noting && (
+          <input
+            className="note-input"
+            aria-label="Note"
+            autoFocus
+            maxLength={500}
+            value={note}
+            placeholder="a short note (Enter saves)"
+            onChange={(e) => setNote(e.target.value)}
+            onBlur={() => void saveNote()}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') void saveNote();
+              if (e.key === 'Escape') {
+                setNote(mark?.note ?? '');
+                setNoting(false);
+                e.stopPropagation();
+              }
+            }}
+          />
+        )}
+      </div>
       {error && (
-        <span className="error small" role="alert">
+        <p className="error small detail-actions-error" role="alert">
           {error}
-        </span>
+        </p>
       )}
-    </div>
+    </>
   );
 }

@@ -5,6 +5,7 @@ import { promptForm } from '../../../models/schema-form.js';
 import { useTraffic } from '../../../stores/traffic.js';
 import { useTimelineUi } from '../state.js';
 import { answerLine, RequestEditor, type Sent } from './RequestEditor.js';
+import { AppSessionPanel } from './AppSessionPanel.js';
 import { SendTarget, useSendTarget } from './SendTarget.js';
 
 type PromptArgs = Array<{ name: string; required?: boolean; description?: string }>;
@@ -40,9 +41,12 @@ export function EditResend({ event }: { event: TrafficEvent }): JSX.Element {
   const select = useTimelineUi((s) => s.select);
   const [sent, setSent] = useState<Sent>();
   const { _meta, ...params } = event.request.params ?? {};
+  // the original's _meta, editable; its progress token is the client's own (a resend gets a fresh one)
+  const { progressToken: _token, ...meta } = (_meta ?? {}) as Record<string, unknown>;
   return (
     <div className="edit-resend">
       <SendTarget target={target} />
+      {target.proxyId && <AppSessionPanel proxyId={target.proxyId} />}
       {target.proxyId ? (
         <RequestEditor
           key={`${event.seq} ${target.proxyId} ${schema || form ? 'form' : 'raw'}`}
@@ -56,6 +60,7 @@ export function EditResend({ event }: { event: TrafficEvent }): JSX.Element {
           sendLabel="Send edited request"
           label={`Arguments of ${event.tool ?? event.method}`}
           onSent={setSent}
+          meta={meta}
         />
       ) : null}
       {event.method === 'tools/call' && !schema && (

@@ -4,6 +4,7 @@ import type { JsonRpcResponse } from '../../../../../shared/jsonrpc.js';
 import { JsonEditor } from '../../../components/JsonEditor.js';
 import { formOf, fromJsonText, problemsByPath, toJsonText, type Field } from '../../../models/schema-form.js';
 import { useSchemaProblems } from '../../../hooks/tool-schema.js';
+import { headerLines, parseHeaderLines, parseMeta } from '../../../models/request-options.js';
 import { sendExchange } from '../../../stores/verbs.js';
 import { SchemaForm } from './SchemaForm.js';
 
@@ -28,6 +29,8 @@ interface Props {
   onSent(sent: Sent): void;
   /** for the form's accessible name ("Arguments of echo") */
   label: string;
+  /** the request's `_meta` as it starts (the original's, for Edit & resend) */
+  meta?: Record<string, unknown>;
 }
 
 /** One line about an answer: ok, a tool error, or a JSON-RPC error with its message. */
@@ -54,6 +57,7 @@ export function RequestEditor({
   sendLabel,
   onSent,
   label,
+  meta,
 }: Props): JSX.Element {
   const form = useMemo(() => givenForm ?? (schema ? formOf(schema) : undefined), [givenForm, schema]);
   const hasArguments = form !== undefined && (method === 'tools/call' || method === 'prompts/get');
@@ -66,6 +70,8 @@ export function RequestEditor({
   const [touched, setTouched] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  const [headersText, setHeadersText] = useState('');
+  const [metaText, setMetaText] = useState(() => (meta && Object.keys(meta).length ? toJsonText(meta) : ''));
 
   const args = current.arguments;
   const checkedSchema = givenForm ? undefined : schema;
@@ -103,10 +109,24 @@ export function RequestEditor({
         return setTextError('params must be a JSON object');
       toSend = parsed.value as Record<string, unknown>;
     }
+    const headers = parseHeaderLines(headersText);
+    const metaValue = parseMeta(metaText);
+    if (!headers.ok || !metaValue.ok)
+      return setError(!headers.ok ? headers.message : (metaValue as { message: string }).message);
+    if (metaValue.value) toSend = { ...toSend, _meta: metaValue.value };
     setBusy(true);
     setError(undefined);
     try {
-      onSent(await sendExchange({ proxyId, method, params: toSend, kind, ...(from !== undefined ? { from } : {}) }));
+      onSent(
+        await sendExchange({
+          proxyId,
+          method,
+          params: toSend,
+          kind,
+          ...(from !== undefined ? { from } : {}),
+          ...(Object.keys(headers.value).length ? { headers: headers.value } : {}),
+        }),
+      );
     } catch (e) {
       setError((e as Error).message);
     } finally {
@@ -162,6 +182,7 @@ export function RequestEditor({
           </label>
         </p>
       )}
+      <RequestOptions headers={headersText} onHeaders={setHeadersText} meta={metaText} onMeta={setMetaText} />
       <div className="re-actions">
         <button type="button" className="primary" disabled={busy} onClick={() => void send()}>
           {busy ? 'Sending…' : sendLabel}
@@ -173,5 +194,48 @@ export function RequestEditor({
         )}
       </div>
     </div>
+  );
+}
+
+/** Headers (one `Name: value` a line) and `_meta` (JSON) of the request: folded until opened, says what it holds. */
+function RequestOptions(props: {
+  headers: string;
+  onHeaders(text: string): void;
+  meta: string;
+  onMeta(text: string): void;
+}): JSX.Element {
+  const headerCount = props.headers.split('\n').filter((l) => l.trim()).length;
+  const summary = [
+    headerCount ? `${headerCount} header${headerCount === 1 ? '' : 's'}` : '',
+    props.meta.trim() ? '_meta' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return (
+    <details className="re-options" open={headerCount > 0 || props.meta.trim() !== '' ? true : undefined}>
+      <summary>Headers and _meta{summary ? ` (${summary})` : ''}</summary>
+      <label>
+        <span>
+          HTTP headers of this request (one <code>Name: value</code> a line)
+        </span>
+        <textarea
+          rows={2}
+          value={props.headers}
+          onChange={(e) => props.onHeaders(e.target.value)}
+          placeholder={headerLines({ Authorization: 'Bearer …' })}
+          spellCheck={false}
+        />
+      </label>
+      <label>
+        <span>_meta (a JSON object)</span>
+        <textarea
+          rows={2}
+          value={props.meta}
+          onChange={(e) => props.onMeta(e.target.value)}
+          placeholder='{ "example.com/trace": "abc" }'
+          spellCheck={false}
+        />
+      </label>
+    </details>
   );
 }

@@ -1,0 +1,69 @@
+/**
+ * Byte fidelity of replayed answers (issue 21 item 10): the JSON-RPC answer's members in the order the server wrote
+ * them (the TypeScript SDK servers write `result, jsonrpc, id`), and the framing of the answers mcp-rewind's bare form
+ * keeps none of (initialize, tools/list: SSE with or without event ids and priming, as the server's other answers).
+ * Raw HTTP clients, so what is compared is the text on the wire: straight at server-everything and the v2 SDK fixture,
+ * through record, through replay with the server stopped.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { startEverything } from '../fixtures/everything.js';
+import { startV2Server } from '../fixtures/v2-server.js';
+import { removeTempDirs } from '../helpers/temp.js';
+import { threeWays, type Upstream } from '../helpers/three-ways.js';
+
+afterEach(removeTempDirs);
+
+const ACCEPT = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** The body as the client read it: the data lines' text, and the shape of the SSE framing (ids, priming, retry). */
+async function wire(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { method: 'POST', headers: { ...ACCEPT, ...headers }, body: JSON.stringify(body) });
+  const text = await res.text();
+  const type = (res.headers.get('content-type') ?? '').split(';')[0];
+  if (type !== 'text/event-stream') return { type, data: [text], ids: false, priming: false, session: undefined };
+  const events = text.split(/\n\n/).filter((e) => e.trim());
+  return {
+    type,
+    data: events.flatMap((e) => e.split('\n').filter((l) => l.startsWith('data: ') && l.length > 6)),
+    ids: events.some((e) => /^id: /m.test(e)),
+    priming: events.some((e) => /^id: /m.test(e) && !/^data: ./m.test(e)),
+    session: res.headers.get('mcp-session-id') ?? undefined,
+  };
+}
+
+async function session(url: string) {
+  const init = await wire(url, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  const headers = { 'mcp-session-id': init.session ?? '', 'mcp-protocol-version': '2025-11-25' };
+  await fetch(url, {
+    method: 'POST',
+    headers: { ...ACCEPT, ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  const list = await wire(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers);
+  const call = await wire(
+    url,
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi', text: 'hi' } } },
+    headers,
+  );
+  const strip = ({ session: _s, ...rest }: Awaited<ReturnType<typeof wire>>) => rest;
+  return { init: strip(init), list: strip(list), call: strip(call) };
+}
+
+const SERVERS: [string, () => Promise<Upstream>][] = [
+  ['server-everything', () => startEverything('streamableHttp')],
+  ['the v2 SDK fixture', () => startV2Server({ legacy: 'stateful' })],
+];
+
+for (const [name, start] of SERVERS) {
+  it(`${name}: replayed answers are the bytes the server wrote (member order, SSE framing of bare entries)`, async () => {
+    const { direct, recorded, replayed } = await threeWays(start, session);
+    expect(direct.call.data[0]).toMatch(/^data: \{"result":/); // the SDK servers write result first
+    expect(recorded).toEqual(direct);
+    expect(replayed).toEqual(direct);
+  }, 60_000);
+}
