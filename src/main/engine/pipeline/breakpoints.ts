@@ -8,25 +8,19 @@ import {
   type BreakpointStage,
   type PausedCall,
 } from '../../../shared/breakpoints.js';
-import type { JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { describeZodError } from '../../../shared/rules/schema.js';
 import { resultProblems, resultSchemaSource } from '../../../shared/insight/result-check.js';
 import { BreakpointFailedError } from '../errors.js';
 import { BreakpointMatcher, requestName } from './breakpoint-match.js';
 import type { Closable, Hook, Need } from './contract.js';
 import type { LiveExchange } from './exchange.js';
+import { ABANDONED, failedMessage, type Resolution } from './pause-resolution.js';
+import { holdReplies } from './reply-hold.js';
+import type { Session } from './session.js';
 
 /** how long a call stays paused before it resumes unchanged by itself (below the clients' usual 60 s timeout) */
 export const DEFAULT_PAUSE_MS = DEFAULT_BREAKPOINT_HOLD_S * 1000;
-
-export type Resolution =
-  /** `params`: a tools/call's edited arguments, or another method's edited params */
-  | { action: 'resume'; params?: Record<string, unknown>; result?: Record<string, unknown> }
-  | { action: 'fail'; message?: string }
-  /** the client cancelled the call or went away while it was held: released at once, nothing more is sent for it */
-  | { action: 'abandoned'; by: 'cancelled' | 'gone' };
-
-const ABANDONED = { cancelled: 'the client cancelled it', gone: 'the client went away' } as const;
 
 interface Waiting {
   call: PausedCall;
@@ -34,9 +28,6 @@ interface Waiting {
 }
 
 let nextPause = 1;
-
-const failedMessage = (message?: string): string =>
-  `mcp-rewind: failed at a breakpoint: ${message?.trim() || 'failed by the user'}`;
 
 /**
  * The breakpoints of one endpoint. With no rule set, `active` is false and the pipeline never looks further
@@ -133,10 +124,15 @@ export class Breakpoints implements Hook {
     };
   }
 
-  /** With no rule, nothing (one property read per POST); else a matching response is held. */
+  /**
+   * With no rule, nothing (one property read per POST); else a matching response is held, and with a rule on the
+   * client's replies every answer stream is read (the server's requests on it are what those replies answer).
+   */
   need(exchange?: LiveExchange): Need {
     if (!exchange) return this.active ? 'hold' : 'none';
-    return this.active && this.matcher.mayHold(exchange.request, 'response') ? 'hold' : 'none';
+    if (!this.active) return 'none';
+    if (this.matcher.mayHold(exchange.request, 'response')) return 'hold';
+    return this.matcher.holdsReplies ? 'observe' : 'none';
   }
 
   /** Response stage: holds a matching exchange's result (not a JSON-RPC error) and applies the edit or failure. */
@@ -161,6 +157,14 @@ export class Breakpoints implements Hook {
       exchange.respond({ jsonrpc: '2.0', id: exchange.request.id, result: resolution.result });
       exchange.timeline.flags.push('result edited at a breakpoint');
     }
+  }
+
+  /**
+   * The client's replies to the server's requests (sampling/createMessage…) of a POST: those a rule holds pause
+   * before they go upstream, and are edited or failed in place. True when one of them changed.
+   */
+  onReplies(messages: JsonRpcMessage[], session: Session, res: Closable): Promise<boolean> {
+    return this.active ? holdReplies(this, messages, session, res) : Promise.resolve(false);
   }
 
   /**
@@ -218,7 +222,8 @@ export class Breakpoints implements Hook {
     return waiting;
   }
 
-  private pause(
+  /** Publishes the call and waits for resume, fail, the timeout (resumes unchanged), or its client going away. */
+  pause(
     call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>,
     res?: Closable,
     exchange?: LiveExchange,
