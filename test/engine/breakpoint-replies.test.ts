@@ -129,7 +129,11 @@ describe('rules refused when they are set', () => {
     const bad = (rule: BreakpointRuleInput): Promise<string> =>
       failure(call(api, 'breakpoints.set', { proxyId: '*', rules: [rule] }));
     expect(
-      await bad({ tool: '*', when: 'request', condition: { path: 'params.arguments.text', op: 'regex', value: '(a+)+$' } }),
+      await bad({
+        tool: '*',
+        when: 'request',
+        condition: { path: 'params.arguments.text', op: 'regex', value: '(a+)+$' },
+      }),
     ).toMatch(/condition\.value: refused: \/\(a\+\)\+\$\/ nests a repetition inside a repetition .*exponential time/);
     expect(
       await bad({
