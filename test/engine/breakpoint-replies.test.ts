@@ -89,6 +89,9 @@ describe("a breakpoint on the client's reply to sampling/createMessage", () => {
     expect(textOf(await pending)).toBe('sampled: an edited haiku');
     const event = await ended;
     expect(event.flags).toContain('the reply to sampling/createMessage edited at a breakpoint');
+    // the exchange keeps the reply the server got (what a recording files)
+    const reply = event.stream.find((m) => !('method' in m)) as { result?: { model?: string } };
+    expect(reply.result?.model).toBe('edited-model');
     expect(p.breakpoints.paused()).toEqual([]);
   });
 
@@ -106,6 +109,23 @@ describe("a breakpoint on the client's reply to sampling/createMessage", () => {
     expect(failed.isError).toBe(true);
     expect(textOf(failed)).toContain('-32006');
     expect(textOf(failed)).toContain('mcp-rewind: failed at a breakpoint: not this one');
+  });
+
+  it('elicitation/create: the edited reply is checked as an ElicitResult and reaches the server', async () => {
+    const { p, c } = await held({ tool: '*', when: 'response', method: 'elicitation/create' });
+    const pending = c.client.callTool({ name: 'elicit', arguments: {} });
+    const [paused] = await pausedIn(p.breakpoints);
+    expect(paused).toMatchObject({
+      method: 'elicitation/create',
+      reply: true,
+      params: { message: 'What is your name?' },
+      result: { action: 'accept', content: { name: 'Ada' } },
+    });
+    expect(() => p.breakpoints.resume(paused.id, { result: { action: 'maybe' } })).toThrow(
+      /^result: not a ElicitResult .*result\.action/,
+    );
+    p.breakpoints.resume(paused.id, { result: { action: 'accept', content: { name: 'Grace' } } });
+    expect(textOf(await pending)).toBe('elicited: accept Grace');
   });
 
   it('is released at once when the client goes away', async () => {
