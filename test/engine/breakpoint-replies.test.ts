@@ -128,6 +128,25 @@ describe("a breakpoint on the client's reply to sampling/createMessage", () => {
     expect(textOf(await pending)).toBe('elicited: accept Grace');
   });
 
+  it('roots/list sent on the GET stream: the reply is held and the server gets the edited roots', async () => {
+    const server = keep(await startSdkServer());
+    const p = keep(await startProxy({ mode: 'proxy-only', upstreamUrl: server.url }));
+    p.breakpoints.set([{ tool: '*', when: 'response', method: 'roots/list' }]);
+    keep(await connectClient(p.url, { roots: [{ uri: 'file:///home/me/project', name: 'project' }] }));
+    const asked = server.listRoots(server.sessionIds()[0]);
+    const [paused] = await pausedIn(p.breakpoints);
+    expect(paused).toMatchObject({
+      method: 'roots/list',
+      reply: true,
+      result: { roots: [{ uri: 'file:///home/me/project', name: 'project' }] },
+    });
+    expect(() => p.breakpoints.resume(paused.id, { result: { roots: [{ name: 'no uri' }] } })).toThrow(
+      /^result: not a ListRootsResult .*roots\[0\]\.uri/,
+    );
+    p.breakpoints.resume(paused.id, { result: { roots: [{ uri: 'file:///tmp/elsewhere' }] } });
+    expect(await asked).toEqual({ roots: [{ uri: 'file:///tmp/elsewhere' }] });
+  });
+
   it('is released at once when the client goes away', async () => {
     const { p, c } = await held(sampling());
     void sample(c, 'hold me').catch(() => undefined);

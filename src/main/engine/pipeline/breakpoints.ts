@@ -2,18 +2,19 @@ import { EventEmitter } from 'node:events';
 import {
   DEFAULT_BREAKPOINT_HOLD_S,
   ToolArgumentsSchema,
+  isServerRequestMethod,
   resultName,
   type BreakpointRule,
   type BreakpointRuleInput,
   type BreakpointStage,
   type PausedCall,
 } from '../../../shared/breakpoints.js';
-import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { JsonRpcId, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { describeZodError } from '../../../shared/rules/schema.js';
 import { resultProblems, resultSchemaSource } from '../../../shared/insight/result-check.js';
 import { BreakpointFailedError } from '../errors.js';
 import { BreakpointMatcher, requestName } from './breakpoint-match.js';
-import type { Closable, Hook, Need } from './contract.js';
+import type { Closable, Hook, Need, ServerMessage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 import { ABANDONED, failedMessage, type Resolution } from './pause-resolution.js';
 import { holdReplies } from './reply-hold.js';
@@ -28,6 +29,8 @@ interface Waiting {
 }
 
 let nextPause = 1;
+/** server requests of one session remembered at most, awaiting the client's reply */
+const MAX_ASKED = 100;
 
 /**
  * The breakpoints of one endpoint. With no rule set, `active` is false and the pipeline never looks further
@@ -41,6 +44,8 @@ export class Breakpoints implements Hook {
   private readonly matcher = new BreakpointMatcher();
   private readonly waiting = new Map<string, Waiting>();
   private readonly events = new EventEmitter<{ change: [] }>();
+  /** the server's requests a reply rule may hold, seen on a session's GET stream (outside any request), by id */
+  private readonly askedOnStream = new WeakMap<Session, Map<JsonRpcId, JsonRpcRequest>>();
 
   constructor(public timeoutMs = DEFAULT_PAUSE_MS) {}
 
@@ -165,6 +170,27 @@ export class Breakpoints implements Hook {
    */
   onReplies(messages: JsonRpcMessage[], session: Session, res: Closable): Promise<boolean> {
     return this.active ? holdReplies(this, messages, session, res) : Promise.resolve(false);
+  }
+
+  /** GET streams are read only while a rule holds replies (their server requests are what those answer) */
+  watchesStreams(): boolean {
+    return this.active && this.matcher.holdsReplies;
+  }
+
+  onServerMessage(message: ServerMessage, session: Session): void {
+    if (!('id' in message) || !this.watchesStreams() || !isServerRequestMethod(message.method)) return;
+    let asked = this.askedOnStream.get(session);
+    if (!asked) this.askedOnStream.set(session, (asked = new Map()));
+    if (asked.size >= MAX_ASKED) asked.delete(asked.keys().next().value as JsonRpcId); // a client that never answers
+    asked.set(message.id, message);
+  }
+
+  /** The server's request on the GET stream a client reply answers (forgotten once asked). */
+  takeAsked(session: Session, id: JsonRpcId): JsonRpcRequest | undefined {
+    const asked = this.askedOnStream.get(session);
+    const request = asked?.get(id);
+    asked?.delete(id);
+    return request;
   }
 
   /**

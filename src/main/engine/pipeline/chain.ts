@@ -117,7 +117,7 @@ export class HookChain implements Hooks {
   }
 
   observesStreams(): boolean {
-    return this.streamObservers.length > 0;
+    return this.streamObservers.some((h) => h.watchesStreams?.() ?? true);
   }
 }
 

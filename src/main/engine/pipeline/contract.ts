@@ -230,6 +230,8 @@ export interface Hook {
   onReplies?(messages: JsonRpcMessage[], session: Session, signal: Closable): Promise<boolean>;
   /** a server message outside any request (the GET stream): a notification, or a request to the client (roots/list) */
   onServerMessage?(message: ServerMessage, session: Session): void;
+  /** does it want the GET streams opened from now on read for onServerMessage (absent: always) */
+  watchesStreams?(): boolean;
   /** the upstream refused a whole POST of this kind */
   onRefusal?(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void;
 }

@@ -18,21 +18,25 @@ import type { Session } from './session.js';
 export interface ReplyHolder {
   matches(request: JsonRpcRequest, stage: BreakpointStage, response?: JsonRpcResponse): string | undefined;
   pause(call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>, res?: Closable): Promise<Resolution>;
+  /** a server request seen on the session's GET stream, by id */
+  takeAsked(session: Session, id: JsonRpcId): JsonRpcRequest | undefined;
 }
 
 /**
  * The server's request a client reply answers, and the exchange whose stream carried it (a request of the session
- * still in flight: the server asks while it works on it). A request on the GET stream has no exchange: not found.
+ * still in flight: the server asks while it works on it); else one the server sent on the GET stream (no exchange).
  */
 function serverRequestOf(
+  holder: ReplyHolder,
   session: Session,
   id: JsonRpcId,
-): { request: JsonRpcRequest; exchange: LiveExchange } | undefined {
+): { request: JsonRpcRequest; exchange?: LiveExchange } | undefined {
   for (const exchange of session.inFlight.values()) {
     const request = exchange.stream.findLast((m): m is JsonRpcRequest => isRequest(m) && m.id === id);
     if (request) return { request, exchange };
   }
-  return undefined;
+  const request = holder.takeAsked(session, id);
+  return request && { request };
 }
 
 /**
@@ -53,7 +57,7 @@ export async function holdReplies(
 }
 
 async function holdReply(holder: ReplyHolder, reply: JsonRpcResult, session: Session, res: Closable): Promise<boolean> {
-  const asked = serverRequestOf(session, reply.id);
+  const asked = serverRequestOf(holder, session, reply.id);
   if (!asked) return false;
   const { request, exchange } = asked;
   const matched = holder.matches(request, 'response', reply);
@@ -68,11 +72,13 @@ async function holdReply(holder: ReplyHolder, reply: JsonRpcResult, session: Ses
       stage: 'response',
       result: reply.result,
       reply: true,
-      ...(exchange.protocolVersion ? { protocolVersion: exchange.protocolVersion } : {}),
+      ...((exchange?.protocolVersion ?? session.protocolVersion)
+        ? { protocolVersion: exchange?.protocolVersion ?? session.protocolVersion }
+        : {}),
     },
     res,
   );
-  const flags = exchange.timeline.flags;
+  const flags = exchange?.timeline.flags ?? []; // a reply on its own is no exchange: nothing to flag
   if (resolution.action === 'abandoned') {
     // the client's own reply goes on as it gave it: the server is not left waiting for it
     flags.push(`the reply to ${request.method} released at a breakpoint: the client went away`);
