@@ -6,6 +6,8 @@ import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer } from '../fixtures/sdk-server.js';
 import { removeTempDirs } from '../helpers/temp.js';
+import { CONDITION_TEXT_MAX } from '../../src/shared/conditions.js';
+import { compileCondition } from '../../src/main/engine/rules/condition.js';
 import { app, call, cleanup, failure, textOf } from '../api/harness.js';
 
 // Breakpoints on the client's replies to the server's requests (issue 25 item 11): a rule on sampling/createMessage
@@ -195,5 +197,16 @@ describe('rules refused when they are set', () => {
       ],
     });
     expect(set.rules['*']).toHaveLength(2);
+  });
+
+  it('a condition reads only the first CONDITION_TEXT_MAX characters of a value', () => {
+    const text = `${'x'.repeat(CONDITION_TEXT_MAX - 6)}needle${'y'.repeat(CONDITION_TEXT_MAX)}needle-late`;
+    const test = (value: string): boolean =>
+      compileCondition({ path: 'params.arguments.text', op: 'regex', value })({
+        method: 'tools/call',
+        params: { arguments: { text } },
+      });
+    expect(test('needle$')).toBe(true); // the cut ends right after the first needle
+    expect(test('needle-late')).toBe(false);
   });
 });
