@@ -169,10 +169,10 @@ export class Breakpoints implements Hook {
    * before they go upstream, and are edited or failed in place. True when one of them changed.
    */
   onReplies(messages: JsonRpcMessage[], session: Session, res: Closable): Promise<boolean> {
-    return this.active ? holdReplies(this, messages, session, res) : Promise.resolve(false);
+    return this.watchesStreams() ? holdReplies(this, messages, session, res) : Promise.resolve(false);
   }
 
-  /** GET streams are read only while a rule holds replies (their server requests are what those answer) */
+  /** a rule holds replies: GET streams are read (their server requests are what those answer), replies looked at */
   watchesStreams(): boolean {
     return this.active && this.matcher.holdsReplies;
   }
