@@ -25,14 +25,25 @@ export const DEFAULT_BREAKPOINT_METHOD = 'tools/call';
 /** the proxy id of breakpoints that apply in every proxy */
 export const EVERY_PROXY = '*';
 
-export const BreakpointRuleInputSchema = z.strictObject({
+/**
+ * Requests the server sends the client: a breakpoint on one holds the client's reply before it goes upstream (stage
+ * 'response'), shown with the server's params; `*` does not reach them.
+ */
+export const SERVER_REQUEST_METHODS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
+export const isServerRequestMethod = (method: string | undefined): boolean =>
+  (SERVER_REQUEST_METHODS as readonly string[]).includes(method ?? '');
+
+const RuleFieldsSchema = z.strictObject({
   /**
    * the name the request is about, or '*' for any: the tool (tools/call), the prompt (prompts/get), the resource's URI
    * (resources/read, subscribe, unsubscribe); methods without a name match only '*'
    */
   tool: z.string().min(1).max(200),
   when: z.enum(BREAKPOINT_STAGES),
-  /** a client request method (`resources/read`, `prompts/get`…), or '*' for every one but initialize; default tools/call */
+  /**
+   * a client request method (`resources/read`, `prompts/get`…), or '*' for every one but initialize; default
+   * tools/call; or a server→client request (SERVER_REQUEST_METHODS): its client's reply is held
+   */
   method: z
     .string()
     .min(1)
@@ -40,8 +51,22 @@ export const BreakpointRuleInputSchema = z.strictObject({
     .regex(/^(\*|[A-Za-z][\w/.-]*)$/, 'a method such as tools/call or resources/read, or * for every method')
     .refine((m) => m !== 'initialize', 'initialize cannot be held (the client needs it to start)')
     .optional(),
-  /** held only when the message matches (params at the request stage; params and result at the response stage) */
+  /**
+   * held only when the message matches (params at the request stage; params and result at the response stage; for a
+   * server→client request, the server's params and the client's result)
+   */
   condition: ConditionSchema.optional(),
+});
+
+export const BreakpointRuleInputSchema = RuleFieldsSchema.superRefine((rule, ctx) => {
+  if (isServerRequestMethod(rule.method) && rule.when !== 'response')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['when'],
+      message: `${rule.method} is a request of the server to the client: a breakpoint on it holds the client's reply, when: response`,
+    });
+  if (isServerRequestMethod(rule.method) && rule.tool !== '*')
+    ctx.addIssue({ code: 'custom', path: ['tool'], message: `${rule.method} names nothing: tool must be *` });
 });
 export type BreakpointRuleInput = z.infer<typeof BreakpointRuleInputSchema>;
 
@@ -64,6 +89,7 @@ export function breakpointTarget(rule: BreakpointRuleInput): string {
   const method = rule.method ?? DEFAULT_BREAKPOINT_METHOD;
   const name = rule.tool === '*' ? '' : ` ${rule.tool}`;
   if (method === '*') return `every method${name}`;
+  if (isServerRequestMethod(method)) return `the client's reply to ${method}`;
   return method === DEFAULT_BREAKPOINT_METHOD && name ? rule.tool : `${method}${name}`;
 }
 
@@ -82,6 +108,9 @@ const RESULT_NAMES: Record<string, string> = {
   'tools/call': 'CallToolResult',
   'resources/read': 'ReadResourceResult',
   'prompts/get': 'GetPromptResult',
+  'sampling/createMessage': 'CreateMessageResult',
+  'elicitation/create': 'ElicitResult',
+  'roots/list': 'ListRootsResult',
 };
 export const resultName = (method: string): string => RESULT_NAMES[method] ?? `${method} result`;
 
@@ -102,8 +131,10 @@ export interface PausedCall {
   stage: BreakpointStage;
   /** stage 'request': the call's arguments */
   arguments?: Record<string, unknown>;
-  /** stage 'response': the result about to reach the client */
+  /** stage 'response': the result about to reach the client (a reply: the client's result about to go upstream) */
   result?: Record<string, unknown>;
+  /** the client's reply to the server's request `method` (its `params` are the server's): it goes upstream next */
+  reply?: boolean;
   /** the revision the call is made in: its result is checked against that revision's schema */
   protocolVersion?: string;
   /** epoch ms when it paused */

@@ -1,3 +1,4 @@
+import safeRegex from 'safe-regex2';
 import { z } from 'zod';
 import { parseFieldPattern } from './json-path.js';
 
@@ -19,11 +20,29 @@ export const OPERATOR_LABELS: Record<ConditionOperator, string> = {
   regex: 'matches',
 };
 
-/** `/text/flags` or bare `text`: a regular expression; throws a SyntaxError naming the problem */
+/**
+ * How much of a value a condition reads (its first characters): a regex runs on Node's backtracking engine, and
+ * even a safe pattern costs time in proportion to the text it reads, on the proxy's one thread.
+ */
+export const CONDITION_TEXT_MAX = 10_000;
+
+/** a pattern refused because it could backtrack for ever */
+export class UnsafeRegexError extends SyntaxError {}
+
+/**
+ * `/text/flags` or bare `text`: a regular expression; throws a SyntaxError naming the problem. A pattern that could
+ * backtrack for ever on some text (nested repetition, `(a+)+$`: star height above 1, as safe-regex2 judges it) is
+ * refused: one message could stall the proxy.
+ */
 export function conditionRegex(value: string): RegExp {
   const slashed = /^\/(.*)\/([dgimsuvy]*)$/s.exec(value);
   // g and y make test() stateful: a condition must give the same answer for the same message
-  return slashed ? new RegExp(slashed[1], slashed[2].replace(/[gy]/g, '')) : new RegExp(value);
+  const regex = slashed ? new RegExp(slashed[1], slashed[2].replace(/[gy]/g, '')) : new RegExp(value);
+  if (!safeRegex(regex))
+    throw new UnsafeRegexError(
+      `${String(regex)} nests a repetition inside a repetition (like (a+)+): it can take exponential time on some text, which would stall the proxy; write it without the nesting (e.g. a+ for (a+)+)`,
+    );
+  return regex;
 }
 
 const checkPath = (path: string, ctx: z.RefinementCtx): void => {
@@ -50,7 +69,10 @@ export const ConditionSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['value'],
-        message: `not a regular expression: ${(error as Error).message}`,
+        message:
+          error instanceof UnsafeRegexError
+            ? `refused: ${error.message}`
+            : `not a regular expression: ${(error as Error).message}`,
       });
     }
   });

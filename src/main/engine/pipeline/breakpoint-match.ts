@@ -1,6 +1,7 @@
 import {
   DEFAULT_BREAKPOINT_METHOD,
   breakpointKey,
+  isServerRequestMethod,
   breakpointText,
   type BreakpointRule,
   type BreakpointRuleInput,
@@ -33,6 +34,8 @@ let nextRule = 1;
 export class BreakpointMatcher {
   private readonly byStage: Record<BreakpointStage, Compiled[]> = { request: [], response: [] };
   list: BreakpointRule[] = [];
+  /** a rule holds the client's replies to some server request (the streams that carry those must be read) */
+  holdsReplies = false;
 
   set(rules: ReadonlyArray<BreakpointRuleInput & { id?: string }>): void {
     const seen = new Set<string>();
@@ -50,6 +53,7 @@ export class BreakpointMatcher {
     }));
     this.byStage.request = compiled.filter((c) => c.rule.when === 'request');
     this.byStage.response = compiled.filter((c) => c.rule.when === 'response');
+    this.holdsReplies = compiled.some((c) => isServerRequestMethod(c.method));
   }
 
   /** Could a rule of this stage hold the request (its method and name; the condition may still say no)? */
@@ -73,8 +77,11 @@ export class BreakpointMatcher {
     const rules = this.byStage[stage];
     if (rules.length === 0 || request.method === 'initialize') return [];
     const name = requestName(request);
+    // '*' is every client request: a reply to the server's request is held only by a rule that names its method
+    const any = !isServerRequestMethod(request.method);
     return rules.filter(
-      (c) => (c.method === '*' || c.method === request.method) && (c.rule.tool === '*' || c.rule.tool === name),
+      (c) =>
+        ((any && c.method === '*') || c.method === request.method) && (c.rule.tool === '*' || c.rule.tool === name),
     );
   }
 }

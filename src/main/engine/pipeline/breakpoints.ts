@@ -2,31 +2,26 @@ import { EventEmitter } from 'node:events';
 import {
   DEFAULT_BREAKPOINT_HOLD_S,
   ToolArgumentsSchema,
+  isServerRequestMethod,
   resultName,
   type BreakpointRule,
   type BreakpointRuleInput,
   type BreakpointStage,
   type PausedCall,
 } from '../../../shared/breakpoints.js';
-import type { JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { JsonRpcId, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { describeZodError } from '../../../shared/rules/schema.js';
 import { resultProblems, resultSchemaSource } from '../../../shared/insight/result-check.js';
 import { BreakpointFailedError } from '../errors.js';
 import { BreakpointMatcher, requestName } from './breakpoint-match.js';
-import type { Closable, Hook, Need } from './contract.js';
+import type { Closable, Hook, Need, ServerMessage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
+import { ABANDONED, failedMessage, type Resolution } from './pause-resolution.js';
+import { holdReplies } from './reply-hold.js';
+import type { Session } from './session.js';
 
 /** how long a call stays paused before it resumes unchanged by itself (below the clients' usual 60 s timeout) */
 export const DEFAULT_PAUSE_MS = DEFAULT_BREAKPOINT_HOLD_S * 1000;
-
-export type Resolution =
-  /** `params`: a tools/call's edited arguments, or another method's edited params */
-  | { action: 'resume'; params?: Record<string, unknown>; result?: Record<string, unknown> }
-  | { action: 'fail'; message?: string }
-  /** the client cancelled the call or went away while it was held: released at once, nothing more is sent for it */
-  | { action: 'abandoned'; by: 'cancelled' | 'gone' };
-
-const ABANDONED = { cancelled: 'the client cancelled it', gone: 'the client went away' } as const;
 
 interface Waiting {
   call: PausedCall;
@@ -34,9 +29,8 @@ interface Waiting {
 }
 
 let nextPause = 1;
-
-const failedMessage = (message?: string): string =>
-  `mcp-rewind: failed at a breakpoint: ${message?.trim() || 'failed by the user'}`;
+/** server requests of one session remembered at most, awaiting the client's reply */
+const MAX_ASKED = 100;
 
 /**
  * The breakpoints of one endpoint. With no rule set, `active` is false and the pipeline never looks further
@@ -50,6 +44,8 @@ export class Breakpoints implements Hook {
   private readonly matcher = new BreakpointMatcher();
   private readonly waiting = new Map<string, Waiting>();
   private readonly events = new EventEmitter<{ change: [] }>();
+  /** the server's requests a reply rule may hold, seen on a session's GET stream (outside any request), by id */
+  private readonly askedOnStream = new WeakMap<Session, Map<JsonRpcId, JsonRpcRequest>>();
 
   constructor(public timeoutMs = DEFAULT_PAUSE_MS) {}
 
@@ -133,10 +129,15 @@ export class Breakpoints implements Hook {
     };
   }
 
-  /** With no rule, nothing (one property read per POST); else a matching response is held. */
+  /**
+   * With no rule, nothing (one property read per POST); else a matching response is held, and with a rule on the
+   * client's replies every answer stream is read (the server's requests on it are what those replies answer).
+   */
   need(exchange?: LiveExchange): Need {
     if (!exchange) return this.active ? 'hold' : 'none';
-    return this.active && this.matcher.mayHold(exchange.request, 'response') ? 'hold' : 'none';
+    if (!this.active) return 'none';
+    if (this.matcher.mayHold(exchange.request, 'response')) return 'hold';
+    return this.matcher.holdsReplies ? 'observe' : 'none';
   }
 
   /** Response stage: holds a matching exchange's result (not a JSON-RPC error) and applies the edit or failure. */
@@ -161,6 +162,35 @@ export class Breakpoints implements Hook {
       exchange.respond({ jsonrpc: '2.0', id: exchange.request.id, result: resolution.result });
       exchange.timeline.flags.push('result edited at a breakpoint');
     }
+  }
+
+  /**
+   * The client's replies to the server's requests (sampling/createMessage…) of a POST: those a rule holds pause
+   * before they go upstream, and are edited or failed in place. True when one of them changed.
+   */
+  onReplies(messages: JsonRpcMessage[], session: Session, res: Closable): Promise<boolean> {
+    return this.watchesStreams() ? holdReplies(this, messages, session, res) : Promise.resolve(false);
+  }
+
+  /** a rule holds replies: GET streams are read (their server requests are what those answer), replies looked at */
+  watchesStreams(): boolean {
+    return this.active && this.matcher.holdsReplies;
+  }
+
+  onServerMessage(message: ServerMessage, session: Session): void {
+    if (!('id' in message) || !this.watchesStreams() || !isServerRequestMethod(message.method)) return;
+    let asked = this.askedOnStream.get(session);
+    if (!asked) this.askedOnStream.set(session, (asked = new Map()));
+    if (asked.size >= MAX_ASKED) asked.delete(asked.keys().next().value as JsonRpcId); // a client that never answers
+    asked.set(message.id, message);
+  }
+
+  /** The server's request on the GET stream a client reply answers (forgotten once asked). */
+  takeAsked(session: Session, id: JsonRpcId): JsonRpcRequest | undefined {
+    const asked = this.askedOnStream.get(session);
+    const request = asked?.get(id);
+    asked?.delete(id);
+    return request;
   }
 
   /**
@@ -218,7 +248,8 @@ export class Breakpoints implements Hook {
     return waiting;
   }
 
-  private pause(
+  /** Publishes the call and waits for resume, fail, the timeout (resumes unchanged), or its client going away. */
+  pause(
     call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>,
     res?: Closable,
     exchange?: LiveExchange,

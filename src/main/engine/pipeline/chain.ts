@@ -1,5 +1,5 @@
 import type { RefusalKind } from '../../../shared/cassette/entry.js';
-import type { JsonRpcError } from '../../../shared/jsonrpc.js';
+import type { JsonRpcError, JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import type { Log } from '../log.js';
 import type { Closable, ExchangeDetail, Hook, Hooks, Need, ServerMessage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
@@ -13,6 +13,7 @@ export const waits = (need: Need): boolean => need === 'commit' || need === 'hol
 /** The hooks a mode installs, called in order. Errors of one hook are logged and never break the exchange. */
 export class HookChain implements Hooks {
   private readonly onRequest: Hook[];
+  private readonly replyHolders: Hook[];
   private readonly streamObservers: Hook[];
   private readonly refusalKeepers: Hook[];
 
@@ -23,6 +24,7 @@ export class HookChain implements Hooks {
     private readonly detail = false,
   ) {
     this.onRequest = hooks.filter((h) => h.onRequest);
+    this.replyHolders = hooks.filter((h) => h.onReplies);
     this.streamObservers = hooks.filter((h) => h.onServerMessage);
     this.refusalKeepers = hooks.filter((h) => h.onRefusal);
   }
@@ -41,6 +43,13 @@ export class HookChain implements Hooks {
 
   async request(exchange: LiveExchange, session: Session | undefined, signal: Closable): Promise<void> {
     for (const hook of this.onRequest) await hook.onRequest!(exchange, session, signal);
+  }
+
+  /** The client's replies of a POST, through the hooks that may hold them; true when one changed them. */
+  async replies(messages: JsonRpcMessage[], session: Session, signal: Closable): Promise<boolean> {
+    let changed = false;
+    for (const hook of this.replyHolders) if (await hook.onReplies?.(messages, session, signal)) changed = true;
+    return changed;
   }
 
   /** Asks each hook what it needs of a planned exchange; the strongest need decides how its answer travels. */
@@ -108,7 +117,7 @@ export class HookChain implements Hooks {
   }
 
   observesStreams(): boolean {
-    return this.streamObservers.length > 0;
+    return this.streamObservers.some((h) => h.watchesStreams?.() ?? true);
   }
 }
 

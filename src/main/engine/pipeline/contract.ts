@@ -157,6 +157,8 @@ export interface Post {
   readonly init?: LiveExchange;
   /** its requests, planned, in order */
   readonly planned: readonly Planned[];
+  /** a hook changed the client's replies in it (a breakpoint): what goes upstream is re-serialised */
+  readonly repliesEdited?: boolean;
 }
 
 /** An answer source that delivers a POST's answers on the client's response (mockttp's step, Polly's adapter). */
@@ -221,8 +223,15 @@ export interface Hook {
     detail: ExchangeDetail | undefined,
     signal: Closable,
   ): void | Promise<void>;
+  /**
+   * the client's replies to server→client requests in a POST, before they go upstream: may hold, edit or fail them
+   * in place (breakpoints.ts); true when one changed
+   */
+  onReplies?(messages: JsonRpcMessage[], session: Session, signal: Closable): Promise<boolean>;
   /** a server message outside any request (the GET stream): a notification, or a request to the client (roots/list) */
   onServerMessage?(message: ServerMessage, session: Session): void;
+  /** does it want the GET streams opened from now on read for onServerMessage (absent: always) */
+  watchesStreams?(): boolean;
   /** the upstream refused a whole POST of this kind */
   onRefusal?(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void;
 }

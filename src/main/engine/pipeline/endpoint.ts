@@ -141,6 +141,11 @@ export class McpEndpoint implements Stage {
     const session = initRequest ? this.initSession(initRequest) : this.postSession(head, res, messages, requests);
     if (session === ANSWERED) return;
     if (session) noteCancels(session, messages);
+    // the client's replies to the server's requests: a breakpoint may hold, edit or fail them before they go upstream
+    const repliesEdited =
+      session !== undefined && requests.length < messages.length && this.hooks.intercepts()
+        ? await this.hooks.replies(messages, session, res)
+        : false;
     const made = this.exchangesOf(head, res, requests, session);
     const exchanges = made instanceof Promise ? await made : made;
     if (stale) for (const exchange of exchanges) exchange.delivery.staleSession = true;
@@ -166,6 +171,7 @@ export class McpEndpoint implements Stage {
       planSession,
       init,
       planned,
+      repliesEdited,
     };
     return this.sources.deliver(post);
   }

@@ -85,9 +85,13 @@ export class UpstreamDelivery implements AnswerSource {
   }
 }
 
-/** What goes upstream: the client's body as it came, unless requests of it were answered here or edited at a breakpoint. */
+/**
+ * What goes upstream: the client's body as it came, unless requests of it were answered here, or requests or replies
+ * of it were edited at a breakpoint.
+ */
 function upstreamBody(post: Post, here: HereAnswer[]): Buffer {
-  if (here.length === 0 && !post.planned.some((p) => p.exchange.delivery.edited)) return post.body;
+  if (here.length === 0 && !post.repliesEdited && !post.planned.some((p) => p.exchange.delivery.edited))
+    return post.body;
   const answeredHere = (m: JsonRpcMessage): boolean => isRequest(m) && here.some((h) => h.exchange.request.id === m.id);
   const rest = here.length > 0 ? post.messages.filter((m) => !answeredHere(m)) : post.messages;
   return Buffer.from(JSON.stringify(Array.isArray(post.parsed) ? rest : rest[0]));

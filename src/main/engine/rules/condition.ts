@@ -1,4 +1,4 @@
-import { conditionRegex, type Condition } from '../../../shared/conditions.js';
+import { CONDITION_TEXT_MAX, conditionRegex, type Condition } from '../../../shared/conditions.js';
 import { parseFieldPattern, type FieldPattern } from '../../../shared/json-path.js';
 
 /** What a condition looks at: the request's method and params, and (response stage) the result or the error. */
@@ -33,13 +33,17 @@ export function valuesAt(value: unknown, pattern: FieldPattern, from = 0, out: u
   return out;
 }
 
-/** a string as it is; any other value as its JSON (so `5`, `true`, `null` compare as they are written) */
-const asText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+/**
+ * a string as it is; any other value as its JSON (so `5`, `true`, `null` compare as they are written); only its first
+ * CONDITION_TEXT_MAX characters
+ */
+const asText = (value: unknown): string =>
+  (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).slice(0, CONDITION_TEXT_MAX);
 
 /**
  * Compiles a condition (validated by ConditionSchema) once, for every message it is tested against. It holds when
  * any value the path reaches satisfies the operator: `equals` the whole text, `contains` a part of it, `regex` a
- * match anywhere (anchor it with ^…$ for the whole).
+ * match anywhere (anchor it with ^…$ for the whole) — each in the value's first CONDITION_TEXT_MAX characters.
  */
 export function compileCondition(condition: Condition): ConditionTest {
   const pattern = parseFieldPattern(condition.path);

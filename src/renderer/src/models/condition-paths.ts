@@ -9,6 +9,10 @@ export const COMMON_METHODS = [
   'completion/complete',
   'tools/list',
   '*',
+  // the server's requests: the client's reply is held
+  'sampling/createMessage',
+  'elicitation/create',
+  'roots/list',
 ] as const;
 
 /** what a method's `tool` field names, for its label and placeholder */
@@ -23,6 +27,9 @@ const RESULT_PATHS: Record<string, string[]> = {
   'tools/call': ['result.content[*].text', 'result.isError', 'result.structuredContent'],
   'resources/read': ['result.contents[*].text', 'result.contents[*].uri'],
   'prompts/get': ['result.messages[*].content.text', 'result.description'],
+  'sampling/createMessage': ['result.content.text', 'result.model'],
+  'elicitation/create': ['result.action', 'result.content'],
+  'roots/list': ['result.roots[*].uri'],
 };
 
 /**
@@ -42,6 +49,8 @@ export function conditionPaths(
     paths.push('params.arguments', 'params.name');
   } else if (method === 'prompts/get') paths.push('params.name', 'params.arguments');
   else if (method.startsWith('resources/')) paths.push('params.uri');
+  else if (method === 'sampling/createMessage') paths.push('params.messages[*].content.text', 'params.systemPrompt');
+  else if (method === 'elicitation/create') paths.push('params.message');
   else paths.push('method', 'params');
   if (stage === 'response') paths.push(...(RESULT_PATHS[method] ?? ['result']));
   paths.push('params._meta');

@@ -131,7 +131,9 @@ function PausedCard({ call, proxyName, now }: { call: PausedCall; proxyName: str
   return (
     <article className="bp-paused" aria-label={`Paused ${title} ${STAGE_LABELS[call.stage]}`} data-paused-id={call.id}>
       <header>
-        <span className="bp-badge">{call.stage === 'request' ? 'request held' : 'result held'}</span>
+        <span className="bp-badge">
+          {call.reply ? 'client reply held' : call.stage === 'request' ? 'request held' : 'result held'}
+        </span>
         <code className="bp-tool">
           <Name value={title} />
         </code>
