@@ -147,7 +147,15 @@ export const DEFAULT_COLUMNS: TimelineColumns = {
  * The few columns the table keeps beside an open detail (as DevTools' Network panel keeps the Name only): what tells
  * the rows apart; the detail says the rest. The user's order and hidden columns still apply.
  */
-export const BESIDE_DETAIL: readonly TimelineColumnId[] = ['seq', 'method', 'tool', 'status', 'duration', 'flags'];
+export const BESIDE_DETAIL: readonly TimelineColumnId[] = [
+  'seq',
+  'method',
+  'tool',
+  'status',
+  'problems',
+  'duration',
+  'flags',
+];
 
 /**
  * The columns shown, in order: the ids the settings name that exist, then any column the settings do not know yet;
