@@ -187,6 +187,7 @@ class CassetteTransport implements WrappedTransport {
   /** The client's reply to a server→client request: to the replay that asked it, else upstream (and into its exchange). */
   private async reply(reply: JsonRpcResponse, options: unknown): Promise<void> {
     if (this.session && this.sources?.replayer?.takeReplies(this.session, [reply])) return;
+    if (this.session) void this.sources?.recorder?.onReplies(Array.of<JsonRpcMessage>(reply), this.session);
     const exchange = this.awaiting.get(reply.id);
     if (exchange) {
       exchange.addStreamed(reply);
