@@ -11,11 +11,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as V2Client } from '@modelcontextprotocol/client';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { wrapTransport } from '../../src/lib/index.js';
 import { startEverything } from '../fixtures/everything.js';
 import { recordThrough } from '../helpers/recording.js';
-import { removeTempDirs } from '../helpers/temp.js';
+import { removeTempDirs, tempDir } from '../helpers/temp.js';
 
 afterAll(removeTempDirs);
 
@@ -25,6 +27,12 @@ const TOGGLE = { name: 'toggle-simulated-logging', arguments: {} };
 
 /** What the client saw, in order: `asked roots/list`, `log <data>`, `answer <tool>: <first line>`. */
 type Seen = string[];
+
+/** The distilled entries of a cassette folder, each with its file name. */
+async function distilled(dir: string): Promise<Array<Record<string, unknown> & { file: string }>> {
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.json') && !/\.(req|res|res-head)\.json$/.test(f));
+  return Promise.all(files.map(async (file) => ({ file, ...JSON.parse(await readFile(join(dir, file), 'utf8')) })));
+}
 
 async function until(check: () => boolean): Promise<void> {
   const deadline = Date.now() + 5000;
@@ -104,3 +112,35 @@ for (const sdk of ['v1', 'v2'] as const) {
     expect(answers[2]).toMatch(/^answer toggle-simulated-logging: Stopped/);
   }, 60_000);
 }
+
+it('record in process: the roots/list the server asks on its GET stream is filed with the client reply, and asked again in replay', async () => {
+  const everything = await startEverything('streamableHttp');
+  const cassette = await tempDir();
+  let live: Seen;
+  try {
+    const wrapped = wrapTransport(new StreamableHTTPClientTransport(new URL(everything.url)), {
+      mode: 'record',
+      cassette,
+      env,
+    });
+    live = await scenario('v1', wrapped, true);
+  } finally {
+    await everything.close();
+  }
+  expect(live.filter((s) => s === 'asked roots/list')).toHaveLength(1);
+  const asked = (await distilled(cassette)).find((e) => e.method === 'roots/list');
+  expect(asked?.file).toMatch(/ after_initialize\.json$/);
+  expect(asked?.stream).toEqual([
+    { jsonrpc: '2.0', id: expect.anything(), method: 'roots/list' },
+    { jsonrpc: '2.0', id: expect.anything(), result: { roots: ROOTS } },
+  ]);
+
+  const replay = wrapTransport(new StreamableHTTPClientTransport(new URL(everything.url)), {
+    mode: 'replay',
+    cassette,
+    env,
+  });
+  const replayed = await scenario('v1', replay, false);
+  expect(replayed.filter((s) => s === 'asked roots/list')).toHaveLength(1);
+  expect(replay.upstreamStarted).toBe(false);
+}, 60_000);
