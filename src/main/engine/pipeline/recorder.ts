@@ -295,7 +295,7 @@ function entryOf(exchange: LiveExchange, answer: Answer, resultHash: string | un
     params: isToolCall ? undefined : stripMeta(request.params),
     protocolVersion: exchange.protocolVersion,
     status: http && http.status !== 200 ? http.status : undefined,
-    framing: withEnvelope(framing, exchange.upstreamResponse ?? exchange.response),
+    framing: withEventIds(withEnvelope(framing, exchange.upstreamResponse ?? exchange.response), exchange.timeline),
     timing: timingOf(exchange),
     stateless:
       request.method === 'initialize' && http !== undefined && http.headers['mcp-session-id'] === undefined
@@ -364,6 +364,20 @@ function stripMeta(params: Record<string, unknown> | undefined): Record<string, 
   if (!params) return undefined;
   const { _meta, ...rest } = params;
   return rest;
+}
+
+/** The framing, with the SSE event ids the server sent (each streamed message's and the answer's), when it sent any. */
+function withEventIds(framing: Framing | undefined, notes: LiveExchange['timeline']): Framing | undefined {
+  if (framing?.type !== 'sse' || !framing.eventIds) return framing;
+  const stream = notes.streamEventIds.some((id) => id !== undefined)
+    ? notes.streamEventIds.map((id) => id ?? null)
+    : undefined;
+  const ids = {
+    ...framing.ids,
+    ...(stream ? { stream } : {}),
+    ...(notes.answerEventId ? { answer: notes.answerEventId } : {}),
+  };
+  return Object.keys(ids).length ? { ...framing, ids } : framing;
 }
 
 /** The framing, with the order of the answer's members when the server did not write `jsonrpc, id, result|error`. */

@@ -24,7 +24,7 @@ import { ReplayMissError } from '../errors.js';
 import { waits } from './chain.js';
 import type { CassetteOffer, CassetteSource, Hook, Need, Post, Refused } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
-import { parseReplayEventId, replayAnswer, type ReplaySpeed } from './replay-delivery.js';
+import { replayAnswer, type ReplaySpeed } from './replay-delivery.js';
 import { playEntry, type Deliver } from './replay-messages.js';
 import { newReplaySession, takeReplies, type ReplaySession } from './replay-session.js';
 import {
@@ -289,10 +289,11 @@ export class Replayer implements CassetteSource, Hook {
   }
 
   redeliver(session: Session, lastEventId: string, res: ServerResponse): boolean {
-    const replayed = parseReplayEventId(lastEventId);
-    const stream = replayed && this.sessions.get(session)?.played.get(replayed.stream);
-    if (!replayed || !stream) return false;
-    stream.resume(replayed.event, res);
+    const state = this.sessions.get(session);
+    const event = state?.eventIds.get(lastEventId);
+    const stream = event && state?.played.get(event.stream);
+    if (!event || !stream) return false;
+    stream.resume(event.at, res);
     return true;
   }
 
