@@ -198,8 +198,11 @@ export function looseKeyOfEntry(
   return request ? looseKeyFor(request.method, request.params, ignore) : undefined;
 }
 
+/** What the server sent on the GET stream after an exchange is filed under this prefix and the exchange's key. */
+export const FOLLOW_UP_PREFIX = 'after_';
+
 /** Server notifications that arrived on the GET stream after the exchange `key` are filed under this key. */
-export const followUpKey = (key: string): string => safeKey(`after_${key}`);
+export const followUpKey = (key: string): string => safeKey(`${FOLLOW_UP_PREFIX}${key}`);
 
 /** Where the recorded refusal of a kind is filed (src/shared/cassette/entry.ts REFUSAL_KINDS). */
 export const refusalKey = (kind: RefusalKind): string => `refusal_${kind.replaceAll('-', '_')}`;

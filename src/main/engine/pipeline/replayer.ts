@@ -41,7 +41,7 @@ import {
 import { CallWaiters } from './call-order.js';
 import { fitCapabilities } from './list-capabilities.js';
 import { acceptsBoth, missingCapability, negotiate } from './replay-negotiate.js';
-import { flushQueued, followUpMessage, followUpsOf, pushFollowUps } from './replay-follow-ups.js';
+import { asked, flushQueued, followUpMessage, followUpsDue, pushFollowUps } from './replay-follow-ups.js';
 import type { Session } from './session.js';
 
 /** The entries of a key that may answer requests of one revision, and the replay cursor that walks them. */
@@ -260,12 +260,27 @@ export class Replayer implements CassetteSource, Hook {
     this.calls.answered(exchange.key); // the answer is out: a listen stream's message that followed it may go
   }
 
-  /** Plays the entry the plan took back to an in-process client, message by message (the library's wrapTransport). */
-  play(exchange: LiveExchange, entry: CassetteEntry, session: Session, deliver: Deliver): Promise<void> {
-    const followUps = followUpsOf(this.store, exchange.key)
-      .map(followUpMessage)
-      .filter((m) => !('id' in m));
-    return playEntry(exchange, entry, this.stateOf(session), deliver, followUps);
+  /**
+   * Plays the entry the plan took back to an in-process client, message by message (the library's wrapTransport),
+   * then the follow-ups due after this answer (`followUpsAfter`, taken when the request came): requests among them
+   * are asked of the client, their replies taken.
+   */
+  play(
+    exchange: LiveExchange,
+    entry: CassetteEntry,
+    session: Session,
+    deliver: Deliver,
+    followUps: readonly CassetteEntry[],
+  ): Promise<void> {
+    const state = this.stateOf(session);
+    return playEntry(exchange, entry, state, deliver, () => followUps.map((e) => asked(state, followUpMessage(e))));
+  }
+
+  /** What followed the n-th answer of this key in the recording follows its n-th answer here, once (after take()). */
+  followUpsAfter(exchange: LiveExchange, session: Session): readonly CassetteEntry[] {
+    const cursor = this.cursors.get(exchange);
+    const answer = cursor === undefined ? 1 : (this.stateOf(session).served.get(cursor) ?? 1);
+    return followUpsDue(this.store, exchange.key, answer);
   }
 
   takeReplies(session: Session, messages: JsonRpcMessage[]): number {
@@ -298,14 +313,9 @@ export class Replayer implements CassetteSource, Hook {
 
   /** Replay: what the server sent on its GET stream after this exchange goes out on the client's, after the answer. */
   onResponse(exchange: LiveExchange, session: Session | undefined): void {
-    const followUps = followUpsOf(this.store, exchange.key);
-    if (!followUps.length || !session) return;
-    const state = this.stateOf(session);
-    const cursor = this.cursors.get(exchange);
-    // what followed the n-th answer of this key in the recording follows its n-th answer here, once
-    const answer = cursor === undefined ? 1 : (state.served.get(cursor) ?? 1);
-    const due = followUps.filter((e) => (e.afterCall ?? 1) === answer);
-    if (due.length) pushFollowUps(session, state, due);
+    if (!session || !this.store.has(followUpKey(exchange.key))) return;
+    const due = this.followUpsAfter(exchange, session);
+    if (due.length) pushFollowUps(session, this.stateOf(session), due);
   }
 
   refusal(kind: RefusalKind, detail?: string): Refused {
