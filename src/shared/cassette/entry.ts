@@ -78,6 +78,7 @@ export const REFUSAL_KINDS = [
   'unsupported-protocol-version',
   'not-initialized',
   'not-acceptable',
+  'delete-not-allowed',
 ] as const;
 export type RefusalKind = (typeof REFUSAL_KINDS)[number];
 
