@@ -1,16 +1,18 @@
 /**
  * Older protocol versions are negotiated in replay as the recorded server negotiated them (issue 21 item 11): a
  * cassette recorded by a client of the latest 2025 revision, offered 2024-11-05, 2025-03-26 and 2025-06-18, answers
- * each as asked — as the server does straight — not the recorded 2025-11-25. Real peers: the SDK v1 fixture server
- * and client, server-everything.
+ * each as asked — as the server does straight — not the recorded 2025-11-25. And a cassette that holds the offers
+ * themselves answers each with the version the server gave for it: direct, through record, through replay with the
+ * server stopped. Real peers: the SDK v1 fixture server and client, server-everything, the v2 SDK server.
  */
 import { afterEach, expect, it } from 'vitest';
 import { startProxy } from '../../src/main/engine/proxy.js';
 import { connectClient } from '../fixtures/client.js';
 import { startEverything } from '../fixtures/everything.js';
 import { startSdkServer } from '../fixtures/sdk-server.js';
+import { startV2Server } from '../fixtures/v2-server.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
-import { rawPost, type Upstream } from '../helpers/three-ways.js';
+import { rawPost, threeWays, type Upstream } from '../helpers/three-ways.js';
 
 afterEach(removeTempDirs);
 
@@ -34,10 +36,13 @@ async function negotiated(url: string): Promise<unknown[]> {
   return out;
 }
 
-for (const server of [
+const SERVERS = [
   { name: 'SDK v1 fixture server', start: (): Promise<Upstream> => startSdkServer() },
   { name: 'server-everything', start: (): Promise<Upstream> => startEverything('streamableHttp') as Promise<Upstream> },
-]) {
+  { name: 'v2 SDK server', start: (): Promise<Upstream> => startV2Server({ legacy: 'stateful' }) },
+];
+
+for (const server of SERVERS) {
   it(`${server.name}: each older offer is answered as asked in replay of a cassette recorded at the latest revision`, async () => {
     const upstream = await server.start();
     const cacheDir = await tempDir();
@@ -55,5 +60,14 @@ for (const server of [
     } finally {
       await replayer.close();
     }
+  }, 60_000);
+}
+
+for (const server of SERVERS) {
+  it(`${server.name}: each offer recorded is answered in replay with the version the server gave for it (three ways)`, async () => {
+    const { direct, recorded, replayed } = await threeWays(server.start, negotiated);
+    expect(direct).toEqual(OFFERS.map((v) => [v, 200, v]));
+    expect(recorded).toEqual(direct);
+    expect(replayed).toEqual(direct);
   }, 60_000);
 }
