@@ -79,6 +79,7 @@ export const REFUSAL_KINDS = [
   'not-initialized',
   'not-acceptable',
   'delete-not-allowed',
+  'batch-refused',
 ] as const;
 export type RefusalKind = (typeof REFUSAL_KINDS)[number];
 

@@ -187,8 +187,12 @@ export interface CassetteSource extends AnswerSource {
   take(exchange: LiveExchange, session: Session): void;
   /** how the recorded server refuses a whole POST of this kind */
   refusal(kind: RefusalKind, detail?: string): Refused;
-  /** with no server behind: would the recorded server refuse a request of this HTTP method with these headers as a whole? */
-  refusesHead(headers: RequestHeaders, method: HttpVerb): { kind: RefusalKind; detail?: string } | undefined;
+  /** with no server behind: would the recorded server refuse a request of this HTTP method (a POST: a batch?) with these headers as a whole? */
+  refusesHead(
+    headers: RequestHeaders,
+    method: HttpVerb,
+    batch?: boolean,
+  ): { kind: RefusalKind; detail?: string } | undefined;
   /** has it messages of its own to push on server streams (recorded notifications)? */
   pushes(): boolean;
   /** the client's replies to requests the replay asked: taken (never forwarded); answers how many */

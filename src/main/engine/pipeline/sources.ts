@@ -121,8 +121,12 @@ export class Sources {
     return this.options.cassette?.refusal(kind, detail) ?? refusalFor(kind, undefined, undefined, detail);
   }
 
-  refusesHead(headers: RequestHeaders, method: HttpVerb): { kind: RefusalKind; detail?: string } | undefined {
-    return this.options.cassette?.refusesHead(headers, method);
+  refusesHead(
+    headers: RequestHeaders,
+    method: HttpVerb,
+    batch?: boolean,
+  ): { kind: RefusalKind; detail?: string } | undefined {
+    return this.options.cassette?.refusesHead(headers, method, batch);
   }
 
   /** Some source pushes messages of its own on server streams: the rules (list_changed), the cassette (recorded notifications). */
