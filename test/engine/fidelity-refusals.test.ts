@@ -89,8 +89,9 @@ it('the v2 SDK stateless server: a DELETE is refused in replay as the server ref
 const missing = pythonSdkMissing();
 if (missing) console.warn(`skipping the Python SDK refusals: ${missing}`);
 
-/** A batch (after a session when the server issues one), then the session's end, as the client sees each. */
+/** A request without a session, a batch (in a session when the server issues one), then the session's end, as the client sees each. */
 async function batchThenEnd(url: string): Promise<Record<string, unknown>> {
+  const noSession = await refusal(rawPost(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }));
   const opened = await rawPost(url, INIT);
   const head = {
     'mcp-protocol-version': '2025-06-18',
@@ -111,6 +112,7 @@ async function batchThenEnd(url: string): Promise<Record<string, unknown>> {
   const ended = await fetch(url, { method: 'DELETE', headers: head });
   const text = await ended.text();
   return {
+    noSession,
     issuedSession: opened.sessionId !== undefined,
     batch,
     single: { status: single.status, messages: single.messages },
@@ -126,6 +128,7 @@ describe.skipIf(missing !== undefined)('the Python SDK server', () => {
         batchThenEnd,
       );
       expect(direct).toMatchObject({
+        noSession: { status: stateless ? 200 : 400 },
         issuedSession: !stateless,
         batch: { status: 400, error: { message: expect.stringContaining('Validation error') } },
         single: { status: 200 },
