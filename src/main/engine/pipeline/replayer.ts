@@ -1,12 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
-import {
-  errorResponse,
-  ErrorCode,
-  type JsonRpcMessage,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-} from '../../../shared/jsonrpc.js';
+import { ErrorCode, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import {
   conditionOf,
   isKnownMethod,
@@ -16,11 +10,8 @@ import {
   REMOVED_IN_MODERN,
 } from '../../../shared/mcp-protocol.js';
 import type { CassetteStore } from '../cassette/store.js';
-import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor, refusalKey } from '../cassette/keys.js';
-import { safeKey } from '../cassette/safe-name.js';
-import { replayMiss } from '../cassette/closest-key.js';
-import { describeMiss, type ReplayMiss } from '../../../shared/cassette/miss.js';
-import { ReplayMissError } from '../errors.js';
+import { EMPTY_LIST_RESULTS, followUpKey, refusalKey } from '../cassette/keys.js';
+import type { ReplayMiss } from '../../../shared/cassette/miss.js';
 import { waits } from './chain.js';
 import type { CassetteOffer, CassetteSource, Hook, Need, Post, Refused } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
@@ -41,6 +32,7 @@ import {
 import { CallWaiters } from './call-order.js';
 import { fitCapabilities } from './list-capabilities.js';
 import { acceptsBoth, missingCapability, negotiate } from './replay-negotiate.js';
+import { ReplayMisses } from './replay-misses.js';
 import { flushQueued, followUpMessage, followUpsOf, pushFollowUps } from './replay-follow-ups.js';
 import type { Session } from './session.js';
 
@@ -78,10 +70,10 @@ export interface ReplayOptions {
 export class Replayer implements CassetteSource, Hook {
   readonly name = 'replayer';
   private readonly repeat: RepeatPolicy;
-  private readonly matchIgnore: string[];
   private readonly speed: ReplaySpeed;
   private readonly strict: boolean;
-  private readonly onMiss?: (miss: ReplayMiss) => void;
+  /** finding a request's entries, and what replay answers without one (replay-misses.ts) */
+  private readonly misses: ReplayMisses;
   /** what the replay keeps of each client session */
   private readonly sessions = new WeakMap<Session, ReplaySession>();
   /** the cursor key each planned exchange advances (entries of one key, per revision) */
@@ -98,10 +90,10 @@ export class Replayer implements CassetteSource, Hook {
     options: ReplayOptions = {},
   ) {
     this.repeat = options.repeat ?? 'last';
-    this.matchIgnore = options.matchIgnore ?? [];
     this.speed = options.speed;
     this.strict = options.strict === true;
-    this.onMiss = options.onMiss;
+    const misses = { matchIgnore: options.matchIgnore ?? [], strict: this.strict, onMiss: options.onMiss };
+    this.misses = new ReplayMisses(store, misses, () => this.profile());
     void store.indexed.then(
       () => (this.indexed = true),
       () => {},
@@ -135,28 +127,18 @@ export class Replayer implements CassetteSource, Hook {
   }
 
   /**
-   * The recorded entries answering a request: by its exact (mcp-rewind) key, else by its loose key (argument key
-   * order and --match-ignore paths ignored; the store indexes entries by keys.ts looseKeyOfEntry with the same paths).
-   */
-  private find(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string): readonly CassetteEntry[] | undefined {
-    return (
-      this.store.lookup(key) ?? this.store.lookupLoose(looseKeyFor(request.method, request.params, this.matchIgnore))
-    );
-  }
-
-  /**
    * The recorded entry for a request, or undefined — without moving the cursor. Only entries of the request's
    * revision (else era) count; repeated identical requests walk them in order, then, by policy, keep answering with
    * the last (default), start over (cycle), or miss.
    */
   private pick(exchange: LiveExchange, session: Session, ctx: RequestContext): CassetteEntry | undefined {
-    let all = this.find(exchange.request, exchange.key);
+    let all = this.misses.find(exchange.request, exchange.key);
     if (!all?.length) return undefined;
     let suffix = '';
     if (EMPTY_LIST_RESULTS.has(exchange.request.method)) {
       // a list is answered by those recorded for the client's capabilities (list-capabilities.ts)
       const fit = fitCapabilities(all, ctx.capabilities);
-      if (fit.mismatch && this.strict) return undefined; // the miss names the difference (capabilityMismatch)
+      if (fit.mismatch && this.strict) return undefined; // the miss names the difference (replay-misses.ts)
       if (fit.mismatch) exchange.timeline.flags.push(`replayed a list ${fit.mismatch}`);
       all = fit.entries;
       suffix = fit.cursorSuffix;
@@ -225,7 +207,7 @@ export class Replayer implements CassetteSource, Hook {
       if (lacking) return { refuse: missingCapability(request, entry.result, lacking) };
       return { entry };
     }
-    return { miss: () => this.missFor(exchange, ctx) };
+    return { miss: () => this.misses.missFor(exchange, ctx) };
   }
 
   take(exchange: LiveExchange, session: Session): void {
@@ -307,6 +289,11 @@ export class Replayer implements CassetteSource, Hook {
     if (due.length) pushFollowUps(session, state, due);
   }
 
+  /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */
+  miss(request: JsonRpcRequest, key: string): JsonRpcResponse {
+    return this.misses.miss(request, key);
+  }
+
   refusal(kind: RefusalKind, detail?: string): Refused {
     return refusalFor(kind, this.store, this.profile(), detail);
   }
@@ -335,114 +322,9 @@ export class Replayer implements CassetteSource, Hook {
     const refused = modernRefusal(request, exchange.headers, this.profile(), recorded);
     if (refused) return refused;
     if (REMOVED_IN_MODERN.has(request.method) || (!isKnownMethod(request.method, 'modern') && !recorded)) {
-      const own = this.methodNotFound(request);
+      const own = this.misses.methodNotFound(request);
       return own ?? refuse(404, request.id, ErrorCode.MethodNotFound, 'Method not found');
     }
     return undefined;
-  }
-
-  /**
-   * No entry: a 2026-07-28 request to a cassette of a 2025-only server gets that server's refusal (so a negotiating
-   * client falls back to initialize, as it did live); a request carrying a requestState no recorded answer issued is
-   * refused as forged; a method the server did not have gets its -32601; else mcp-rewind's miss answers.
-   */
-  private missFor(exchange: LiveExchange, ctx: RequestContext): { response: JsonRpcResponse; status?: number } {
-    const { request, key } = exchange;
-    const profile = this.profile();
-    if (ctx.era === 'modern' && profile.modern.length === 0 && profile.legacy.length > 0) {
-      const refused = refusalFor('not-initialized', this.store, profile);
-      return { response: refused.response, status: refused.status };
-    }
-    const state = request.params?.requestState;
-    if (typeof state === 'string' && !this.store.issuedState(state)) {
-      return {
-        response: errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid or expired requestState', {
-          reason: 'invalid_request_state',
-        }),
-      };
-    }
-    const notFound = this.methodNotFound(request);
-    if (notFound) return { response: notFound.response, status: notFound.status === 200 ? undefined : notFound.status };
-    const mismatch = this.strict ? this.capabilityMismatch(request, key, ctx) : undefined;
-    if (mismatch) return { response: mismatch };
-    if (!isKnownMethod(request.method, ctx.era) && !EMPTY_LIST_RESULTS.has(request.method)) {
-      return {
-        response: errorResponse(request.id, ErrorCode.MethodNotFound, 'Method not found'),
-        status: ctx.era === 'modern' ? 404 : undefined,
-      };
-    }
-    return { response: this.miss(request, key) };
-  }
-
-  /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */
-  miss(request: JsonRpcRequest, key: string): JsonRpcResponse {
-    if (request.method !== 'ping' && (this.strict || this.onMiss)) {
-      const recorded = this.find(request, key);
-      const miss = replayMiss(this.store, request, key, recorded?.length ? recorded.length : undefined);
-      this.onMiss?.(miss);
-      if (this.strict)
-        return new ReplayMissError(`mcp-rewind: no recorded answer for ${describeMiss(miss)}`, miss).toResponse(
-          request.id,
-        );
-    }
-    const empty = EMPTY_LIST_RESULTS.get(request.method) ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
-    if (empty) return { jsonrpc: '2.0', id: request.id, result: empty };
-    const what =
-      request.method === 'tools/call'
-        ? `tools/call "${String(request.params?.name)}" with arguments ${JSON.stringify(request.params?.arguments ?? {})}`
-        : request.method;
-    const recorded = this.find(request, key);
-    if (recorded?.length) {
-      const message = `mcp-rewind: all ${recorded.length} recorded answer(s) for ${what} were already used (key ${key}; --repeat error)`;
-      return new ReplayMissError(message, { key, method: request.method, exhausted: recorded.length }).toResponse(
-        request.id,
-      );
-    }
-    const nearest = this.nearest(request, key);
-    const hint = nearest.length
-      ? `; recorded for this ${request.method === 'tools/call' ? 'tool' : 'method'}: ${nearest.join(', ')}`
-      : '';
-    return new ReplayMissError(`mcp-rewind: no recorded answer for ${what} (key ${key})${hint}`, {
-      key,
-      method: request.method,
-      nearest,
-    }).toResponse(request.id);
-  }
-
-  /** --strict: a list recorded only for other client capabilities misses, saying which (list-capabilities.ts). */
-  private capabilityMismatch(request: JsonRpcRequest, key: string, ctx: RequestContext): JsonRpcResponse | undefined {
-    if (!EMPTY_LIST_RESULTS.has(request.method)) return undefined;
-    const recorded = this.find(request, key);
-    const mismatch = recorded?.length ? fitCapabilities(recorded, ctx.capabilities).mismatch : undefined;
-    if (!mismatch) return undefined;
-    const asked = request.params ? { ...request.params } : {};
-    delete asked._meta;
-    this.onMiss?.({ method: request.method, key, asked });
-    const message = `mcp-rewind: no recorded answer for ${request.method} (key ${key}): ${mismatch}`;
-    return new ReplayMissError(message, { key, method: request.method, asked }).toResponse(request.id);
-  }
-
-  /** The server's -32601 for this method, when the cassette recorded one (any params): from the store's index of error keys. */
-  private methodNotFound(request: JsonRpcRequest): Refused | undefined {
-    const prefix = request.method.replaceAll('/', '_');
-    for (const k of this.store.errorKeys(ErrorCode.MethodNotFound)) {
-      if (k !== prefix && !k.startsWith(`${prefix}_`)) continue;
-      const e = this.store.lookup(k)?.find((x) => x.error?.code === ErrorCode.MethodNotFound);
-      if (e?.error)
-        return {
-          status: e.status ?? 200,
-          response: errorResponse(request.id, e.error.code, e.error.message, e.error.data),
-        };
-    }
-    return undefined;
-  }
-
-  /** Keys recorded for the same tool (or method), to say what was there instead: from the store's index, never a scan. */
-  private nearest(request: JsonRpcRequest, key: string): string[] {
-    const group =
-      request.method === 'tools/call'
-        ? `tools_call_${safeKey(String(request.params?.name ?? ''))}`
-        : request.method.replaceAll('/', '_');
-    return this.store.nearKeys(group, key, 5);
   }
 }
