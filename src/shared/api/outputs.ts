@@ -23,6 +23,15 @@ import type {
   TrafficEvent,
 } from './records.js';
 
+/** A tool of a proxy's merged list (upstream + overlay), as the Rules view shows it. */
+export interface ToolView {
+  name: string;
+  description?: string;
+  behavior: string;
+  origin: string;
+  inputSchema?: Record<string, unknown>;
+}
+
 /** What each command answers with. */
 export interface CommandOutputs extends AttachOutputs {
   /** trafficCapacity: the exchanges the timeline keeps in this run (the setting as it was at start) */
@@ -49,23 +58,11 @@ export interface CommandOutputs extends AttachOutputs {
   'traffic.undoClear': { restored: number };
   'rules.get': {
     rules: z.infer<typeof RulesFileSchema> | null;
-    tools: Array<{
-      name: string;
-      description?: string;
-      behavior: string;
-      origin: string;
-      inputSchema?: Record<string, unknown>;
-    }>;
+    tools: ToolView[];
   };
   'rules.set': {
     rules: z.infer<typeof RulesFileSchema>;
-    tools: Array<{
-      name: string;
-      description?: string;
-      behavior: string;
-      origin: string;
-      inputSchema?: Record<string, unknown>;
-    }>;
+    tools: ToolView[];
     notified: number;
   };
   'rules.preview': { text: string };

@@ -15,25 +15,6 @@ export interface QueryContext {
 
 export type Predicate = (e: ExchangeLike, ctx: QueryContext) => boolean;
 
-export interface QueryTerm {
-  /** the term as typed */
-  raw: string;
-  negate: boolean;
-  /** the filter's key, or undefined for free text and /regex/ */
-  key?: string;
-  test: Predicate;
-}
-
-export interface QueryProblem {
-  term: string;
-  message: string;
-}
-
-export interface ParsedQuery {
-  terms: QueryTerm[];
-  problems: QueryProblem[];
-}
-
 /** `has:` values: one entry each. */
 export const HAS: Record<string, { hint: string; test: Predicate }> = {
   error: { hint: 'a JSON-RPC error, a tool error (isError) or an HTTP error', test: (e) => failed(e) },
