@@ -17,6 +17,7 @@ import { startSdkServer } from '../fixtures/sdk-server.js';
 import { keeper } from '../helpers/keep.js';
 import { childrenOf, HAS_PROCFS, openFds, startCli } from '../helpers/procfs.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
+import { proxyOverBridge } from '../helpers/stdio-peers.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const EVERYTHING = `"${process.execPath}" "${everythingEntry()}" stdio`;
@@ -114,16 +115,7 @@ describe('idle client sessions end', () => {
         { idleMs: 0 },
       ),
     );
-    const proxy = keep(
-      await startProxy({
-        mode: 'record',
-        upstreamUrl: bridge.url,
-        upstreamDispatch: bridge.dispatch,
-        cacheDir: await tempDir(),
-        maxSessions: 2,
-        sessionIdleMs: 0,
-      }),
-    );
+    const proxy = keep(await proxyOverBridge(bridge, { mode: 'record', maxSessions: 2, sessionIdleMs: 0 }));
     for (let i = 0; i < 4; i++) await openAndLeave(proxy.url);
     await expect.poll(() => bridge.pids().length, { timeout: 15_000 }).toBe(2);
     expect(proxy.endpoint.sessions.size).toBe(2);
