@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
 import { ErrorCode, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import {
-  conditionOf,
   isKnownMethod,
   isModernRevision,
   metaVersion,
@@ -19,7 +18,6 @@ import { parseReplayEventId, replayAnswer, type ReplaySpeed } from './replay-del
 import { playEntry, type Deliver } from './replay-messages.js';
 import { newReplaySession, takeReplies, type ReplaySession } from './replay-session.js';
 import {
-  applicable,
   contextOf,
   modernRefusal,
   profileOf,
@@ -33,14 +31,9 @@ import { CallWaiters } from './call-order.js';
 import { fitCapabilities } from './list-capabilities.js';
 import { acceptsBoth, missingCapability, negotiate } from './replay-negotiate.js';
 import { ReplayMisses } from './replay-misses.js';
+import { ReplayPartitions } from './replay-partitions.js';
 import { flushQueued, followUpMessage, followUpsOf, pushFollowUps } from './replay-follow-ups.js';
 import type { Session } from './session.js';
-
-/** The entries of a key that may answer requests of one revision, and the replay cursor that walks them. */
-interface Partition {
-  entries: readonly CassetteEntry[];
-  cursor: string;
-}
 
 /** What replay does once repeated identical requests have used every recorded answer. */
 export type RepeatPolicy = 'last' | 'cycle' | 'error';
@@ -81,9 +74,8 @@ export class Replayer implements CassetteSource, Hook {
   /** the calls answered, for listen streams that wait for the call their message followed */
   private readonly calls = new CallWaiters();
   private cachedProfile?: { revision: number; profile: ServerProfile };
-  /** the applicable entries of a key's list, by key and revision (lists of one entry need none), until the cassette changes */
-  private partitions = new Map<string, Partition>();
-  private partitionsRevision = -1;
+  /** the applicable entries of a key's list, by key and revision, until the cassette changes (replay-partitions.ts) */
+  private readonly partitions: ReplayPartitions;
 
   constructor(
     private readonly store: CassetteStore,
@@ -94,6 +86,7 @@ export class Replayer implements CassetteSource, Hook {
     this.strict = options.strict === true;
     const misses = { matchIgnore: options.matchIgnore ?? [], strict: this.strict, onMiss: options.onMiss };
     this.misses = new ReplayMisses(store, misses, () => this.profile());
+    this.partitions = new ReplayPartitions(store);
     void store.indexed.then(
       () => (this.indexed = true),
       () => {},
@@ -143,7 +136,7 @@ export class Replayer implements CassetteSource, Hook {
       all = fit.entries;
       suffix = fit.cursorSuffix;
     }
-    const { entries, cursor } = this.partition(all, ctx, suffix);
+    const { entries, cursor } = this.partitions.of(all, ctx, suffix);
     if (!entries.length) return undefined;
     this.cursors.set(exchange, cursor);
     const served = this.sessions.get(session)?.served.get(cursor) ?? 0;
@@ -151,29 +144,6 @@ export class Replayer implements CassetteSource, Hook {
     if (this.repeat === 'cycle') return entries[served % entries.length];
     if (this.repeat === 'error') return undefined;
     return entries[entries.length - 1];
-  }
-
-  /** The entries of a key's list that fit a request's revision (applicable()), and the cursor that walks them. */
-  private partition(all: readonly CassetteEntry[], ctx: RequestContext, suffix = ''): Partition {
-    if (all.length === 1) {
-      const entries = applicable(all, ctx);
-      return { entries, cursor: all[0].key + suffix };
-    }
-    if (this.partitionsRevision !== this.store.revision) {
-      this.partitions.clear();
-      this.partitionsRevision = this.store.revision;
-    }
-    const slot = ctx.version ?? ctx.era;
-    // the store hands out a new list on each lookup: the key names the list (it changes only with the revision)
-    const id = `${all[0].key}${suffix}\u0000${slot}`;
-    const known = this.partitions.get(id);
-    if (known) return known;
-    const entries = applicable(all, ctx);
-    const partition = { entries, cursor: entries === all ? all[0].key + suffix : `${all[0].key}${suffix}#${slot}` };
-    // a missing-capability error fits by the client's capabilities, which a revision does not say: not kept
-    if (all.some((e) => conditionOf(e.error) === 'capability')) return partition;
-    this.partitions.set(id, partition);
-    return partition;
   }
 
   /**
