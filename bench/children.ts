@@ -25,8 +25,13 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** `profileDir`: run the child with `--cpu-prof` (the profile is written when it stops). */
-export function startServer(name: string, args: string[] = [], profileDir?: string): Promise<Child> {
+/** `profileDir`: run the child with `--cpu-prof` (the profile is written when it stops); `env`: added to ours. */
+export function startServer(
+  name: string,
+  args: string[] = [],
+  profileDir?: string,
+  env?: Record<string, string>,
+): Promise<Child> {
   const script = fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url));
   const nodeArgs = [
     '--import',
@@ -35,7 +40,10 @@ export function startServer(name: string, args: string[] = [], profileDir?: stri
     script,
     ...args,
   ];
-  const child = spawn(process.execPath, nodeArgs, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, nodeArgs, {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: env ? { ...process.env, ...env } : process.env,
+  });
   children.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   void exited.then(() => children.delete(child));

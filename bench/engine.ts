@@ -11,7 +11,9 @@ export const engineKind = (): 'dist' | 'src' => {
   return existsSync(fileURLToPath(DIST)) ? 'dist' : 'src';
 };
 
-export const engineProxyUrl = (): URL => (engineKind() === 'dist' ? DIST : SRC);
+/** BENCH_ENGINE_URL: another checkout's built engine (bench/replay-baseline.ts runs the wave's starting code beside). */
+export const engineProxyUrl = (): URL =>
+  process.env.BENCH_ENGINE_URL ? new URL(process.env.BENCH_ENGINE_URL) : engineKind() === 'dist' ? DIST : SRC;
 
 /** One line for the report: which engine, and for dist/ when it was built. */
 export function engineLabel(): string {

@@ -93,6 +93,7 @@ export function summary(
     '',
     'CPU µs/request: user+system CPU time of each process (all threads) over all throughput rounds ÷ requests completed. With 2 cores the loader can be the bottleneck, so the server-side CPU cost is the steadier comparison.',
   );
+  if (!latency.length) return lines.join('\n') + '\n'; // a bench without latency rounds prints no empty table
   lines.push('', '## Latency (1 connection, sequential requests; medians over rounds)', '');
   lines.push('| server | p50 ms | p99 ms |', '|---|---:|---:|');
   for (const r of latency) lines.push(`| ${r.name} | ${fmt(median(r.p50Ms), 3)} | ${fmt(median(r.p99Ms), 3)} |`);

@@ -80,20 +80,21 @@ async function record(server: SdkServerHandle) {
 const echoKey = keyFor({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
 
 describe('mcp-rewind verify', () => {
-  it('skips the server notifications filed after an exchange (nothing to send again)', async () => {
+  it('looks for the server notifications filed after an exchange, never sends them: one the server no longer sends is drift', async () => {
     const server = await upstream();
     const { cacheDir } = await record(server);
-    // what the recorder files when the server notifies on its GET stream after initialize
+    // what the recorder files when the server notifies on its GET stream after initialize (this one never does)
     await writeFile(
       path.join(cacheDir, '999 after_initialize.json'),
       JSON.stringify({ $rewind: 1, method: 'notifications/tools/list_changed', params: {}, result: {} }),
     );
     const report = await verifyCassette({ dir: cacheDir, upstreamUrl: server.url });
-    expect(report.drift).toBe(false);
     expect(report.results.find((r) => r.key === 'after_initialize')).toMatchObject({
-      status: 'skipped',
+      status: 'drift',
       method: 'notifications/tools/list_changed',
+      changes: ['notifications/tools/list_changed: recorded, not sent by the live server'],
     });
+    expect(report.counts).toMatchObject({ drift: 1, skipped: 0 }); // the recorded requests all matched
   });
 
   it('finds no drift against the recorded server, then DRIFT on the echo key once its results change (CLI, JUnit)', async () => {

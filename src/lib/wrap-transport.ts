@@ -168,8 +168,9 @@ class CassetteTransport implements WrappedTransport {
       session.protocolVersion = exchange.protocolVersion;
     }
     const replayer = this.sources?.replayer as Replayer;
+    const followUps = replayer.followUpsAfter(exchange, session); // its place: the answers of its key so far
     this.enqueue(async () => {
-      await replayer.play(exchange, entry, session, (m) => this.deliver(m));
+      await replayer.play(exchange, entry, session, (m) => this.deliver(m), followUps);
       this.observed.exchanged(exchange.toEvent());
     });
   }
@@ -186,6 +187,7 @@ class CassetteTransport implements WrappedTransport {
   /** The client's reply to a server→client request: to the replay that asked it, else upstream (and into its exchange). */
   private async reply(reply: JsonRpcResponse, options: unknown): Promise<void> {
     if (this.session && this.sources?.replayer?.takeReplies(this.session, [reply])) return;
+    if (this.session) void this.sources?.recorder?.onReplies(Array.of<JsonRpcMessage>(reply), this.session);
     const exchange = this.awaiting.get(reply.id);
     if (exchange) {
       exchange.addStreamed(reply);
@@ -206,8 +208,7 @@ class CassetteTransport implements WrappedTransport {
     if (owner) {
       owner.addStreamed(message);
       if (isRequest(message)) this.awaiting.set(message.id, owner);
-    } else if (!isRequest(message) && this.session)
-      this.sources?.recorder?.onServerMessage(message as JsonRpcNotification, this.session);
+    } else if (this.session) this.sources?.recorder?.onServerMessage(message as JsonRpcNotification, this.session);
     this.enqueue(() => this.deliver(message));
   }
 

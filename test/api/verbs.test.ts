@@ -190,6 +190,17 @@ describe('api: resend, edit and resend, compose — through the proxy, on the ap
       { path: 'o.x', message: 'required' },
     ]);
   });
+
+  it('says a refused email once, in words (zod 4 gives both a format and the pattern that spells it)', async () => {
+    const { api } = await app();
+    const { z } = await import('zod');
+    const schema = z.toJSONSchema(z.object({ email: z.email(), code: z.string().regex(/^[A-Z]{3}$/) }));
+    const value = { email: 'not an email', code: 'abc' };
+    expect((await call(api, 'schema.check', { schema, value })).problems).toEqual([
+      { path: 'email', message: 'must match format "email"' },
+      { path: 'code', message: 'must match ^[A-Z]{3}$' },
+    ]);
+  });
 });
 
 describe('api: pins and notes, the timeline numbering, across restarts', () => {

@@ -67,3 +67,44 @@ for (const [name, start] of SERVERS) {
     expect(replayed).toEqual(direct);
   }, 60_000);
 }
+
+/** The SSE event ids a raw POST's answer carried, in order (a priming event's included). */
+async function eventIds(url: string, body: unknown, headers: Record<string, string>): Promise<string[]> {
+  const res = await fetch(url, { method: 'POST', headers: { ...ACCEPT, ...headers }, body: JSON.stringify(body) });
+  return [...(await res.text()).matchAll(/^id: (.*)$/gm)].map((m) => m[1]);
+}
+
+it('server-everything: replay sends the event ids the server sent; a second play in the session gets ids of its own', async () => {
+  const scenario = async (url: string) => {
+    const init = await fetch(url, {
+      method: 'POST',
+      headers: ACCEPT,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    });
+    await init.text();
+    const headers = {
+      'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+      'mcp-protocol-version': '2025-11-25',
+    };
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { message: 'ids' } },
+    });
+    return { first: await eventIds(url, call(2), headers), again: await eventIds(url, call(3), headers) };
+  };
+  const { direct, recorded, replayed } = await threeWays(() => startEverything('streamableHttp'), scenario);
+  expect(direct.first.length).toBeGreaterThan(0); // the server's event store gives each event an id
+  expect(recorded.first).not.toEqual(direct.first); // ids of another server session: what replay sends is the recording's
+  expect(replayed.first).toEqual(recorded.first);
+  // the same answer again is recorded once; played a second time in the session, it gets ids of its own, so a
+  // Last-Event-ID still names one event
+  expect(replayed.again.length).toBe(recorded.again.length);
+  expect(new Set([...replayed.first, ...replayed.again]).size).toBe(replayed.first.length + replayed.again.length);
+}, 60_000);

@@ -28,6 +28,12 @@ export const RecordedErrorSchema = z.looseObject({
 });
 export type RecordedError = z.infer<typeof RecordedErrorSchema>;
 
+/** An SSE event id as a server may send it: one line (an id with a line break would forge other fields). */
+const EventIdSchema = z
+  .string()
+  .max(1024)
+  .regex(/^[^\r\n\0]*$/, 'an SSE event id is one line without NUL');
+
 /** How the answer travelled: one JSON body, or an SSE stream (with event ids, a `retry` hint, a priming event). */
 export const FramingSchema = z.object({
   type: z.enum(['json', 'sse']),
@@ -41,6 +47,15 @@ export const FramingSchema = z.object({
   resumedAfter: z.number().int().min(0).optional(),
   /** the answer's members in the order the server wrote them, when not `jsonrpc, id, result|error` (`result, jsonrpc, id`) */
   envelope: z.array(z.string()).optional(),
+  /** the server's SSE event ids, as it sent them: replay sends them again */
+  ids: z
+    .object({
+      priming: EventIdSchema.optional(),
+      /** per message of `stream`, the id of the event that carried it (null: the client's reply, or no id) */
+      stream: z.array(EventIdSchema.nullable()).optional(),
+      answer: EventIdSchema.optional(),
+    })
+    .optional(),
 });
 export type Framing = z.infer<typeof FramingSchema>;
 

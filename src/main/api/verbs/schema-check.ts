@@ -47,7 +47,17 @@ function describe(error: ErrorObject): SchemaProblem {
     const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
     return { path: at, message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` };
   }
+  if (error.keyword === 'pattern') {
+    const pattern = (error.params as { pattern: string }).pattern;
+    return { path: at, message: pattern.length <= 40 ? `must match ${pattern}` : "must match the schema's pattern" };
+  }
   return { path: at, message: error.message ?? error.keyword };
+}
+
+/** A value a `format` refuses (`email`) needs no second line for the `pattern` that spells the same (zod 4 writes both). */
+function withoutEchoes(errors: ErrorObject[]): ErrorObject[] {
+  const formats = new Set(errors.filter((e) => e.keyword === 'format').map((e) => e.instancePath));
+  return errors.filter((e) => e.keyword !== 'pattern' || !formats.has(e.instancePath));
 }
 
 export function checkAgainstSchema(schema: Record<string, unknown>, value: unknown): SchemaProblem[] {
@@ -66,8 +76,10 @@ export function checkAgainstSchema(schema: Record<string, unknown>, value: unkno
   }
   if (validate(value)) return [];
   const seen = new Set<string>();
-  return (validate.errors ?? []).map(describe).filter((p) => {
-    const key = `${p.path}\u0000${p.message}`;
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
+  return withoutEchoes(validate.errors ?? [])
+    .map(describe)
+    .filter((p) => {
+      const key = `${p.path}\u0000${p.message}`;
+      return seen.has(key) ? false : (seen.add(key), true);
+    });
 }

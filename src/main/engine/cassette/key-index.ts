@@ -1,4 +1,5 @@
 import type { EntryMarks } from '../../../shared/cassette/entry.js';
+import { FOLLOW_UP_PREFIX } from './keys.js';
 import type { EntryName } from './persist/persister.js';
 
 /** One indexed entry: its name, and its loose match key once known. Its content is read on first use (store.ts). */
@@ -9,8 +10,6 @@ export interface EntryRef extends EntryName {
   marks?: EntryMarks;
 }
 
-/** keys of server notifications filed after an exchange (keys.ts followUpKey) */
-const FOLLOW_UP_PREFIX = 'after_';
 const HASH_SUFFIX = /_[0-9a-f]{16}(?:_r[0-9a-f]{16})?$/;
 
 /**

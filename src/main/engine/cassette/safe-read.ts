@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Dirent } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { ZodError } from 'zod';
 import { isPlainName } from '../fs/inside-folder.js';
 
 /**
@@ -100,6 +101,12 @@ export function unsafeListing(entry: Dirent): UnsafeEntryError | undefined {
 
 /** The message of a JSON.parse failure without the excerpt of the text that V8 puts in it (never echo file content). */
 export function jsonErrorMessage(error: unknown): string {
+  // a schema's refusal names the field and why (its message is a JSON list of issues)
+  if (error instanceof ZodError)
+    return error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`)
+      .join('; ');
   const message = error instanceof Error ? error.message : String(error);
   const position = /position (\d+)/.exec(message);
   return error instanceof SyntaxError

@@ -20,8 +20,13 @@ export interface LiveServerOptions {
   display: string;
   /** the recorded client's initialize params (the cassette's initialize.req.json) */
   initializeParams?: Record<string, unknown>;
+  /** what followed the recorded exchanges on the GET stream (their client replies answer the same requests live) */
+  followUps?: ReadonlyArray<Record<string, unknown>>;
   /** a live session of another kind (e.g. stdio) for the 2025 revisions */
-  openSession?: (initializeParams: Record<string, unknown> | undefined) => Promise<LiveSession>;
+  openSession?: (
+    initializeParams: Record<string, unknown> | undefined,
+    followUps?: ReadonlyArray<Record<string, unknown>>,
+  ) => Promise<LiveSession>;
   /** the server is a command behind the stdio bridge, which speaks the 2025 revisions only */
   command?: boolean;
 }
@@ -42,9 +47,10 @@ export class LiveServer {
     const { options } = this;
     try {
       return options.openSession
-        ? await options.openSession(options.initializeParams)
+        ? await options.openSession(options.initializeParams, options.followUps)
         : await openHttpSession(options.upstreamUrl ?? '', {
             initializeParams: options.initializeParams,
+            followUps: options.followUps,
             headers: options.upstreamHeaders,
             timeoutMs: options.timeoutMs,
             auth: options.upstreamAuth,

@@ -36,47 +36,68 @@ export interface LiveSession {
    * recorded in `recordedStream` for the same method (in order), else a JSON-RPC error; a ping gets `{}`.
    */
   send(request: VerifyRequest): Promise<LiveAnswer>;
+  /** what the server sent while no request was in flight (its GET stream) since the last call, taken */
+  takeOutside?(): Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
 export const DEFAULT_CLIENT_INFO = { name: 'mcp-rewind-verify', version: '1' };
 const DEFAULT_CLIENT_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: DEFAULT_CLIENT_INFO };
 
-/** The recorded client replies to server→client requests of `method`, in order. */
-function recordedReplies(
-  stream: ReadonlyArray<Record<string, unknown>>,
-  method: string,
-): Array<Record<string, unknown>> {
-  const replies: Array<Record<string, unknown>> = [];
-  stream.forEach((m, i) => {
-    if (m.method !== method || !('id' in m)) return;
-    const reply = stream.slice(i + 1).find((r) => !('method' in r) && r.id === m.id);
-    if (reply) replies.push(reply);
-  });
-  return replies;
+/**
+ * The client replies a recording holds to server→client requests, handed out per method in recorded order: a
+ * request's own stream, or what followed the exchanges on the GET stream (roots/list after connect).
+ */
+class RecordedReplies {
+  private readonly used = new Map<string, number>();
+
+  constructor(private readonly stream: ReadonlyArray<Record<string, unknown>>) {}
+
+  /** The next recorded reply to a request of `method`, if one is left. */
+  next(method: string): Record<string, unknown> | undefined {
+    const k = this.used.get(method) ?? 0;
+    const reply = this.replies(method)[k];
+    if (reply) this.used.set(method, k + 1);
+    return reply;
+  }
+
+  private replies(method: string): Array<Record<string, unknown>> {
+    const replies: Array<Record<string, unknown>> = [];
+    this.stream.forEach((m, i) => {
+      if (m.method !== method || !('id' in m)) return;
+      const reply = this.stream.slice(i + 1).find((r) => !('method' in r) && r.id === m.id);
+      if (reply) replies.push(reply);
+    });
+    return replies;
+  }
+}
+
+/** A recorded reply as what verify answers the live server: its result, or its error (thrown). */
+function replyWith(recorded: Record<string, unknown> | undefined, method: string): Record<string, unknown> {
+  if (recorded && 'result' in recorded) return recorded.result as Record<string, unknown>;
+  if (recorded && 'error' in recorded) {
+    const error = recorded.error as { code: number; message: string; data?: unknown };
+    throw new McpError(error.code, error.message, error.data);
+  }
+  throw new McpError(ErrorCode.MethodNotFound, `mcp-rewind verify has no recorded reply to ${method}`);
 }
 
 /** The request in flight: its recorded stream, the replies used so far, and what streams live meanwhile. */
 class InFlight {
-  private readonly used = new Map<string, number>();
+  private readonly replies: RecordedReplies;
   /** the JSON-RPC id the SDK gave our request (its first outgoing request of the method) */
   private id?: string | number;
   readonly stream: Array<Record<string, unknown>> = [];
   readonly streamMs: number[] = [];
   private readonly started = performance.now();
 
-  constructor(private readonly request: VerifyRequest) {}
+  constructor(private readonly request: VerifyRequest) {
+    this.replies = new RecordedReplies(request.recordedStream ?? []);
+  }
 
-  answer(request: JSONRPCRequest): Record<string, unknown> {
-    const k = this.used.get(request.method) ?? 0;
-    this.used.set(request.method, k + 1);
-    const recorded = recordedReplies(this.request.recordedStream ?? [], request.method)[k];
-    if (recorded && 'result' in recorded) return recorded.result as Record<string, unknown>;
-    if (recorded && 'error' in recorded) {
-      const error = recorded.error as { code: number; message: string; data?: unknown };
-      throw new McpError(error.code, error.message, error.data);
-    }
-    throw new McpError(ErrorCode.MethodNotFound, `mcp-rewind verify has no recorded reply to ${request.method}`);
+  /** The recorded reply of this request's stream to a server→client request met again, if it has one. */
+  reply(request: JSONRPCRequest): Record<string, unknown> | undefined {
+    return this.replies.next(request.method);
   }
 
   /** Keeps what travels while the request is open, except the request and its answer. */
@@ -114,10 +135,14 @@ export async function openHttpSession(
     headers?: Record<string, string>;
     timeoutMs?: number;
     auth?: UpstreamAuth;
+    /** what followed the recorded exchanges on the GET stream: its client replies answer the same requests met again */
+    followUps?: ReadonlyArray<Record<string, unknown>>;
   } = {},
 ): Promise<LiveSession> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   let current: InFlight | undefined;
+  const background = new RecordedReplies(options.followUps ?? []);
+  const outside: Array<Record<string, unknown>> = [];
   let own;
   try {
     own = await openOwnClient(url, {
@@ -126,8 +151,12 @@ export async function openHttpSession(
       auth: options.auth,
       timeoutMs,
       initializeParams: options.initializeParams ?? DEFAULT_CLIENT_PARAMS,
-      answer: async (request) => (current ?? new InFlight({ method: '' })).answer(request), // outside a request: no recorded reply
-      tap: (message, direction) => current?.see(message, direction),
+      // the request in flight's recorded reply, else one the recording gave on the GET stream
+      answer: async (request) => replyWith(current?.reply(request) ?? background.next(request.method), request.method),
+      tap: (message, direction) => {
+        if (current) current.see(message, direction);
+        else if (direction === 'in' && 'method' in message) outside.push(message as Record<string, unknown>);
+      },
     });
   } catch (error) {
     throw new Error(describeError(causeOf(error)), { cause: error });
@@ -144,6 +173,7 @@ export async function openHttpSession(
         current = undefined;
       }
     },
+    takeOutside: () => outside.splice(0),
     close: () => closeOwnClient(client),
   };
 }

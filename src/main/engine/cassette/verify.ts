@@ -1,9 +1,9 @@
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
-import { parseFieldPattern } from '../../../shared/json-path.js';
+import { parseFieldPattern, type FieldPattern } from '../../../shared/json-path.js';
 import { conditionOf, isModernRevision } from '../../../shared/mcp-protocol.js';
 import type { Log } from '../log.js';
 import { buildResultHasher, type ResultHashOptions } from './hash.js';
-import { looseKeyFor } from './keys.js';
+import { followUpKey, looseKeyFor } from './keys.js';
 import { stemOf } from './names.js';
 import {
   entriesByKey,
@@ -16,9 +16,10 @@ import {
 import { redactUrl } from '../redact.js';
 import { CassetteStore } from './store.js';
 import { buildNormaliser, compareAnswers } from './verify-compare.js';
-import { LiveServer } from './verify-live.js';
+import { checkFollowUps, followUpStream, isFollowUpKey } from './verify-follow-ups.js';
+import { LiveServer, type LiveServerOptions } from './verify-live.js';
 import type { ModernEnvelope } from './verify-modern.js';
-import type { LiveAnswer, LiveSession } from './verify-session.js';
+import type { LiveAnswer } from './verify-session.js';
 import { rerecordDrifted, type Rerecord, type UpdateReport } from './verify-update.js';
 import type { UpstreamAuth } from '../upstream/oauth/challenge.js';
 
@@ -77,7 +78,7 @@ export interface VerifyOptions {
   /** warnings (entries refused on load, e.g. symbolic links) */
   log?: Log;
   /** a live session of another kind (e.g. stdio) for the 2025 revisions; overrides upstreamUrl for them */
-  openSession?: (initializeParams: Record<string, unknown> | undefined) => Promise<LiveSession>;
+  openSession?: LiveServerOptions['openSession'];
   /** the server is a command bridged onto Streamable HTTP (the bridge opens sessions: 2026-07-28 entries are skipped) */
   command?: boolean;
 }
@@ -148,19 +149,20 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
     `${t.revision ?? ''} ${looseKeyFor(r.method, r.params, options.matchIgnore)}`;
   const candidates = new Map<string, CassetteEntry[]>();
   for (const t of targets) {
-    if ('unknown' in t.request) continue;
+    if ('unknown' in t.request || isFollowUpKey(t.key)) continue;
     pushTo(candidates, candidateKey(t, t.request), t.entries);
   }
-  const normalise = buildNormaliser({
-    hashOptions: options.hashOptions,
-    ignoreFields: (options.ignoreFields ?? []).map(parseFieldPattern),
-  });
+  const ignoreFields = (options.ignoreFields ?? []).map(parseFieldPattern);
+  const normalise = buildNormaliser({ hashOptions: options.hashOptions, ignoreFields });
   const display = options.upstreamLabel ?? (options.upstreamUrl ? redactUrl(options.upstreamUrl) : 'the live server');
-  const live = new LiveServer({ ...options, display, initializeParams });
+  const live = new LiveServer({ ...options, display, initializeParams, followUps: followUpStream(targets) });
+  // what followed an exchange on the GET stream is looked for after it, not sent (verify-follow-ups.ts)
+  const followUps = new Map(targets.filter((t) => isFollowUpKey(t.key)).map((t) => [t.key, t]));
   const results: KeyVerdict[] = [];
   const drifted: Rerecord[] = [];
   try {
     for (const t of targets) {
+      if (isFollowUpKey(t.key)) continue;
       const started = performance.now();
       const { verdict, answer } = await verifyTarget(
         t,
@@ -176,7 +178,14 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
       });
       if (verdict.status === 'drift' && answer && !('unknown' in t.request) && reRecordable(answer))
         drifted.push({ method: t.request.method, request: t.request, entries: t.entries, live: answer });
+      const after =
+        t.revision === undefined && verdict.status !== 'skipped' ? followUps.get(followUpKey(t.key)) : undefined;
+      if (after) {
+        followUps.delete(after.key);
+        results.push(await followUpResult(after, t.key, live, answer, ignoreFields));
+      }
     }
+    for (const t of followUps.values()) results.push(notFollowed(t));
   } finally {
     await live.close();
   }
@@ -187,6 +196,33 @@ async function run(store: CassetteStore, options: VerifyOptions): Promise<Verify
     : undefined;
   return { upstream: display, results, counts, drift: counts.drift > 0, ...(updated ? { updated } : {}) };
 }
+
+const methodsOf = (t: Target): string => [...new Set(t.entries.map((e) => e.method ?? '?'))].join(', ');
+
+/** The verdict of what followed the exchange `base` on the recorded GET stream, against what the live server sent. */
+async function followUpResult(
+  t: Target,
+  base: string,
+  live: LiveServer,
+  answer: LiveAnswer | undefined,
+  ignoreFields: readonly FieldPattern[],
+): Promise<KeyVerdict> {
+  const started = performance.now();
+  const session = await live.legacy();
+  const first = (answer?.stream ?? []).filter((m) => 'method' in m); // it may come while the exchange is open
+  const sent = (): ReadonlyArray<Record<string, unknown>> => [...first.splice(0), ...(session.takeOutside?.() ?? [])];
+  const verdict = await checkFollowUps(t.entries, base, sent, ignoreFields);
+  return { key: t.key, method: methodsOf(t), ...verdict, durationMs: performance.now() - started };
+}
+
+/** A follow-up of an exchange verify did not make (skipped, or of a 2026-07-28 revision: no GET stream). */
+const notFollowed = (t: Target): KeyVerdict => ({
+  key: t.key,
+  method: methodsOf(t),
+  status: 'skipped',
+  reason: 'what the server sent on its GET stream after an exchange verify does not send again',
+  durationMs: 0,
+});
 
 /** An answer that depended on verify's own headers or capabilities is not recorded over the entry. */
 const reRecordable = (answer: LiveAnswer): boolean =>

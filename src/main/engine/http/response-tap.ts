@@ -27,12 +27,15 @@ export class ResponseTap {
   retryMs?: number;
   /** the stream opened with a priming event (an id, empty data) before any message */
   primed = false;
+  /** that priming event's id */
+  primingId?: string;
   /** JSON-RPC messages read so far */
   messages = 0;
 
   constructor(
     contentType: string | undefined,
-    private readonly onMessage: (message: JsonRpcMessage) => void,
+    /** each message, with the id of the SSE event that carried it */
+    private readonly onMessage: (message: JsonRpcMessage, eventId: string | undefined) => void,
     /** bytes of the raw body to keep (true: all of it) */
     keepRaw: boolean | number,
   ) {
@@ -44,9 +47,12 @@ export class ResponseTap {
           if (event.id !== undefined) {
             this.sawEventId = true;
             this.lastEventId = event.id;
-            if (!event.data && this.messages === 0) this.primed = true;
+            if (!event.data && this.messages === 0) {
+              this.primed = true;
+              this.primingId = event.id;
+            }
           }
-          this.emit(event.data);
+          this.emit(event.data, event.id);
         },
         onRetry: (ms) => {
           this.retryMs = ms;
@@ -82,7 +88,7 @@ export class ResponseTap {
     return `mcp-rewind: the raw body (${this.rawBytes} bytes) is not kept: over the ${this.keepRaw} bytes kept for debug files; the entry holds the answer\n`;
   }
 
-  private emit(data: string): void {
+  private emit(data: string, eventId?: string): void {
     if (!data) return; // priming events (2025-11-25) carry an id and no data
     let parsed: unknown;
     try {
@@ -93,7 +99,7 @@ export class ResponseTap {
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
       if (typeof message === 'object' && message !== null) {
         this.messages++;
-        this.onMessage(message as JsonRpcMessage);
+        this.onMessage(message as JsonRpcMessage, eventId);
       }
     }
   }
@@ -105,6 +111,7 @@ export class ResponseTap {
     if (this.sawEventId) framing.eventIds = true;
     if (this.retryMs !== undefined) framing.retryMs = this.retryMs;
     if (this.primed) framing.priming = true;
+    if (this.primingId) framing.ids = { priming: this.primingId };
     return framing;
   }
 }
@@ -112,7 +119,7 @@ export class ResponseTap {
 /** Reads a whole upstream answer into messages (the proxy's own calls: probe, hybrid handshake). */
 export function collectMessages(res: IncomingMessage): Promise<JsonRpcMessage[]> {
   const messages: JsonRpcMessage[] = [];
-  const tap = new ResponseTap(res.headers['content-type'], (m) => messages.push(m), false);
+  const tap = new ResponseTap(res.headers['content-type'], (m) => void messages.push(m), false);
   return new Promise((resolve, reject) => {
     res.on('data', (chunk: Buffer) => tap.push(chunk));
     res.on('end', () => {

@@ -45,6 +45,12 @@ export class HookChain implements Hooks {
     for (const hook of this.onRequest) await hook.onRequest!(exchange, session, signal);
   }
 
+  /** Does any hook want the client's replies to the server's requests (a breakpoint, the recorder)? */
+  readsReplies(): boolean {
+    for (const hook of this.replyHolders) if (hook.need() !== 'none') return true;
+    return false;
+  }
+
   /** The client's replies of a POST, through the hooks that may hold them; true when one changed them. */
   async replies(messages: JsonRpcMessage[], session: Session, signal: Closable): Promise<boolean> {
     let changed = false;

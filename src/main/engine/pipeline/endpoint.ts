@@ -143,7 +143,7 @@ export class McpEndpoint implements Stage {
     if (session) noteCancels(session, messages);
     // the client's replies to the server's requests: a breakpoint may hold, edit or fail them before they go upstream
     const repliesEdited =
-      session !== undefined && requests.length < messages.length && this.hooks.intercepts()
+      session !== undefined && requests.length < messages.length && this.hooks.readsReplies()
         ? await this.hooks.replies(messages, session, res)
         : false;
     const made = this.exchangesOf(head, res, requests, session);

@@ -79,6 +79,10 @@ export class TimelineNotes {
   answeredMs?: number;
   /** ms from the start at which each message of `stream` arrived */
   readonly streamMs: number[] = [];
+  /** the id of the SSE event that carried each message of `stream` (undefined: none, or the client's reply) */
+  readonly streamEventIds: Array<string | undefined> = [];
+  /** the id of the SSE event that carried the answer */
+  answerEventId?: string;
   /** the upstream's HTTP status and headers (relay.ts) */
   http?: ExchangeEvent['http'];
   /** how the upstream's answer travelled (JSON, or SSE with ids, retry, priming, an early close) — the cassette keeps it */
@@ -170,9 +174,10 @@ export class LiveExchange {
   }
 
   /** a message streamed before the answer (a notification, a server→client request or the client's reply) */
-  addStreamed(message: JsonRpcMessage): void {
+  addStreamed(message: JsonRpcMessage, eventId?: string): void {
     this.stream.push(message);
     this.timeline.streamMs.push(this.elapsed());
+    this.timeline.streamEventIds.push(eventId);
   }
 
   /** Ends the exchange in this state, once: a later end (an answer after a cancel, a cut after a timeout) changes nothing. */

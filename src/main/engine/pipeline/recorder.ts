@@ -1,5 +1,5 @@
 import type { CassetteEntry, Framing, RefusalKind, Timing } from '../../../shared/cassette/entry.js';
-import { isRequest, type JsonRpcError } from '../../../shared/jsonrpc.js';
+import { isRequest, type JsonRpcError, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { conditionOf, eraOf, LEGACY_REVISIONS, metaVersion } from '../../../shared/mcp-protocol.js';
 import type { DebugFiles } from '../cassette/persist/persister.js';
 import type { CassetteStore, NewEntry } from '../cassette/store.js';
@@ -9,6 +9,7 @@ import type { Log } from '../log.js';
 import type { ExchangeDetail, Hook, Need, ServerMessage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
 import { AnsweredCalls } from './call-order.js';
+import { AskedOnStream } from './follow-up-asks.js';
 import { FollowUpPlaces } from './follow-up-place.js';
 import { listCapabilities, sameList } from './list-capabilities.js';
 import { wasCancelled, type Session } from './session.js';
@@ -30,6 +31,8 @@ export class Recorder implements Hook {
   private readonly inFlight = new Set<string>();
   /** what could not be recorded so far: how many, and why the first did not */
   readonly failures: RecordFailures = { count: 0 };
+  /** GET-stream requests waiting for the client's reply, to be filed with it (follow-up-asks.ts) */
+  private readonly asked = new AskedOnStream();
   /** per client session, its calls: a server message on the GET stream is filed among them (follow-up-place.ts) */
   private readonly places = new FollowUpPlaces();
   /** when each call was answered: a listen stream's messages keep their place among them (call-order.ts) */
@@ -90,15 +93,26 @@ export class Recorder implements Hook {
 
   onServerMessage(message: ServerMessage, session: Session): void {
     const place = this.places.placeOf(session);
-    this.saveFollowUp(place.key, message, place.afterCall).catch(
-      (error: Error) => void this.failed(message.method, error),
-    );
+    const file = (reply?: JsonRpcResponse): void =>
+      void this.saveFollowUp(place.key, message, place.afterCall, reply).catch(
+        (error: Error) => void this.failed(message.method, error),
+      );
+    if (isRequest(message))
+      this.asked.ask(session, message.id, file); // filed with the client's reply
+    else file();
+  }
+
+  /** The client's replies on their way upstream: a GET-stream request they answer is filed with its reply. */
+  onReplies(messages: JsonRpcMessage[], session: Session): Promise<boolean> {
+    this.asked.replied(session, messages);
+    return Promise.resolve(false);
   }
 
   private readonly writing = new Set<Promise<unknown>>();
 
   /** Resolves when every save started so far is on disk, debug files included. */
   async flush(): Promise<void> {
+    this.asked.fileAll();
     await Promise.allSettled([...this.writing]);
     await this.store
       .flush()
@@ -110,7 +124,12 @@ export class Recorder implements Hook {
    * outside any request after the `afterCall`-th answer of the exchange `afterKey`; replay sends it after answering
    * that exchange as many times. An identical message already filed there is skipped.
    */
-  saveFollowUp(afterKey: string, notification: ServerMessage, afterCall = 1): Promise<'recorded' | 'skipped'> {
+  saveFollowUp(
+    afterKey: string,
+    notification: ServerMessage,
+    afterCall = 1,
+    reply?: JsonRpcResponse,
+  ): Promise<'recorded' | 'skipped'> {
     const key = followUpKey(afterKey);
     const text = canonicalJson({ method: notification.method, params: notification.params ?? {}, afterCall });
     const existing = this.store.lookup(key);
@@ -132,7 +151,7 @@ export class Recorder implements Hook {
             params: notification.params ?? {},
             result: {},
             recordedAt: new Date().toISOString(),
-            ...(isRequest(notification) ? { stream: [{ ...notification }] } : {}),
+            ...(isRequest(notification) ? { stream: [{ ...notification }, ...(reply ? [{ ...reply }] : [])] } : {}),
             ...(afterCall > 1 ? { afterCall } : {}),
           },
           this.redactions,
@@ -276,7 +295,7 @@ function entryOf(exchange: LiveExchange, answer: Answer, resultHash: string | un
     params: isToolCall ? undefined : stripMeta(request.params),
     protocolVersion: exchange.protocolVersion,
     status: http && http.status !== 200 ? http.status : undefined,
-    framing: withEnvelope(framing, exchange.upstreamResponse ?? exchange.response),
+    framing: withEventIds(withEnvelope(framing, exchange.upstreamResponse ?? exchange.response), exchange.timeline),
     timing: timingOf(exchange),
     stateless:
       request.method === 'initialize' && http !== undefined && http.headers['mcp-session-id'] === undefined
@@ -345,6 +364,20 @@ function stripMeta(params: Record<string, unknown> | undefined): Record<string, 
   if (!params) return undefined;
   const { _meta, ...rest } = params;
   return rest;
+}
+
+/** The framing, with the SSE event ids the server sent (each streamed message's and the answer's), when it sent any. */
+function withEventIds(framing: Framing | undefined, notes: LiveExchange['timeline']): Framing | undefined {
+  if (framing?.type !== 'sse' || !framing.eventIds) return framing;
+  const stream = notes.streamEventIds.some((id) => id !== undefined)
+    ? notes.streamEventIds.map((id) => id ?? null)
+    : undefined;
+  const ids = {
+    ...framing.ids,
+    ...(stream ? { stream } : {}),
+    ...(notes.answerEventId ? { answer: notes.answerEventId } : {}),
+  };
+  return Object.keys(ids).length ? { ...framing, ids } : framing;
 }
 
 /** The framing, with the order of the answer's members when the server did not write `jsonrpc, id, result|error`. */

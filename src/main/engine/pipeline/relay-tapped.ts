@@ -66,7 +66,7 @@ export class TappedRelay {
     this.pending = new Map(exchanges.map((e) => [e.request.id, e]));
     // a rewriting delivery passes a body without JSON-RPC messages on as it came; the debug files get a bounded part
     const keepBody = this.delivery ? true : this.keepDetail ? DEBUG_BODY_MAX_BYTES : false;
-    this.tap = new ResponseTap(this.contentType, (message) => this.onMessage(message), keepBody);
+    this.tap = new ResponseTap(this.contentType, (message, eventId) => this.onMessage(message, eventId), keepBody);
   }
 
   /** Listens to the upstream's answer and to the client, until both are done. */
@@ -88,10 +88,11 @@ export class TappedRelay {
     res.on('close', () => this.clientClosed());
   }
 
-  private onMessage(message: JsonRpcMessage): void {
+  private onMessage(message: JsonRpcMessage, eventId: string | undefined): void {
     if (isResponse(message) && message.id !== null && this.pending.has(message.id)) {
       const exchange = this.pending.get(message.id) as LiveExchange;
       this.pending.delete(message.id);
+      exchange.timeline.answerEventId = eventId;
       return this.answered(exchange, message);
     }
     this.delivery?.write(message);
@@ -106,7 +107,7 @@ export class TappedRelay {
     if (message.method === 'notifications/progress') this.p.stage.upstream?.progressed?.(upRes);
     const target = exchangeFor(message, exchanges, this.pending);
     if (!target) return;
-    target.addStreamed(message);
+    target.addStreamed(message, eventId);
     if (isRequest(message)) live.awaitingReplies.set(message.id, target);
   }
 

@@ -6,7 +6,14 @@ import { META } from '../../../shared/mcp-protocol.js';
 import { sendJson, sseEvent } from '../http/sse.js';
 import type { Stage } from './contract.js';
 import type { LiveExchange } from './exchange.js';
-import { REPLAYED_STREAMS_KEPT, REPLY_TIMEOUT_MS, waitForReply, type ReplaySession } from './replay-session.js';
+import {
+  REPLAYED_STREAMS_KEPT,
+  REPLY_TIMEOUT_MS,
+  waitForReply,
+  type ReplayedStream,
+  type ReplaySession,
+} from './replay-session.js';
+import { EventIds } from './replay-event-ids.js';
 import { RESUME_WAIT_MS, type Session } from './session.js';
 import { canonicalJson } from '../cassette/keys.js';
 import type { CallWaiters } from './call-order.js';
@@ -68,7 +75,9 @@ export async function replayAnswer(a: ReplayAnswer): Promise<void> {
     return a.stage.hooks.finish(exchange, a.session);
   }
   res.writeHead(status, { ...a.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const ids = framing?.eventIds ? new EventIds() : undefined;
+  const ids = framing?.eventIds
+    ? new EventIds(a.state.eventIds, entry.stream?.length ?? 0, entry.framing?.ids)
+    : undefined;
   const retry = framing?.retryMs;
   if (framing?.priming)
     res.write(`id: ${ids?.next() ?? randomUUID()}\n${retry !== undefined ? `retry: ${retry}\n` : ''}data: \n\n`);
@@ -77,26 +86,6 @@ export async function replayAnswer(a: ReplayAnswer): Promise<void> {
   const play = new Playback(a, ids);
   play.keep();
   await play.from(0, res);
-}
-
-/** Per-session-unique SSE event ids for a replayed stream: `<stream id>_<n>`. */
-class EventIds {
-  readonly stream = randomUUID();
-  private n = 0;
-  last?: string;
-  /** per event number, the index in the recorded stream of what it carried (-1: the priming event) */
-  readonly carried: number[] = [];
-  next(index = -1): string {
-    this.carried[this.n] = index;
-    this.last = `${this.stream}_${this.n++}`;
-    return this.last;
-  }
-}
-
-/** A replay event id's stream and event number. */
-export function parseReplayEventId(id: string): { stream: string; event: number } | undefined {
-  const m = /^([0-9a-f-]{36})_(\d+)$/.exec(id);
-  return m ? { stream: m[1], event: Number(m[2]) } : undefined;
 }
 
 /** The messages of one recorded stream, played from an index onto a response (the POST's, or a resumed GET's). */
@@ -187,15 +176,20 @@ class Playback {
    * client are not asked again).
    */
   keep(): void {
-    if (!this.ids) return;
+    const { ids } = this;
+    if (!ids) return;
     const { played } = this.a.state;
-    played.set(this.ids.stream, { resume: (after, res) => this.redeliver(after, res) });
-    if (played.size > REPLAYED_STREAMS_KEPT) played.delete(played.keys().next().value as string);
+    played.set(ids.stream, { resume: (after, res) => this.redeliver(after, res), forget: () => ids.forget() });
+    if (played.size <= REPLAYED_STREAMS_KEPT) return;
+    const [oldest, stream] = played.entries().next().value as [string, ReplayedStream];
+    played.delete(oldest);
+    stream.forget();
   }
 
+  /** what followed recorded message `after` (-1: the priming event), as it went out the first time */
   private redeliver(after: number, res: ServerResponse): void {
     const ids = this.ids as EventIds;
-    const from = (ids.carried[after] ?? -1) + 1;
+    const from = after + 1;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     for (let i = from; i < this.stream.length; i++) {
       const message = this.stream[i];

@@ -16,6 +16,11 @@ export function followUpsOf(store: CassetteStore, key: string): readonly Cassett
   return store.lookup(followUpKey(key)) ?? [];
 }
 
+/** The follow-ups due after the `answer`-th answer of `key` in a session: what followed that answer when recorded. */
+export function followUpsDue(store: CassetteStore, key: string, answer: number): readonly CassetteEntry[] {
+  return followUpsOf(store, key).filter((e) => (e.afterCall ?? 1) === answer);
+}
+
 /** A follow-up entry as the message the server sent (a request's id is given when it is sent: see asked()). */
 export function followUpMessage(e: CassetteEntry): JsonRpcMessage {
   const asked = e.stream?.[0];
@@ -24,7 +29,7 @@ export function followUpMessage(e: CassetteEntry): JsonRpcMessage {
 }
 
 /** A recorded request to the client, asked again with an id of this session; its reply is taken, never forwarded. */
-function asked(state: ReplaySession, message: JsonRpcMessage): JsonRpcMessage {
+export function asked(state: ReplaySession, message: JsonRpcMessage): JsonRpcMessage {
   if (!('id' in message) || !('method' in message)) return message;
   const id = `rewind-${state.nextRequestId++}`;
   void waitForReply(state, id);

@@ -31,14 +31,16 @@ function live(message: JsonRpcMessage, liveToken: unknown): JsonRpcMessage | und
 /**
  * Plays a recorded exchange back to an in-process client (the library's wrapTransport), at the message level: the streamed notifications (progress
  * tokens rewritten to the live request's), the server→client requests (sent with ids of this session; the client's
- * reply is awaited, at most REPLY_TIMEOUT_MS), then the answer, then the notifications recorded after the exchange.
+ * reply is awaited, at most REPLY_TIMEOUT_MS), then the answer, then what the server sent after it on its GET stream
+ * (`followUps`: notifications, and requests asked of the client with ids of this session, their replies taken).
  */
 export async function playEntry(
   exchange: LiveExchange,
   entry: CassetteEntry,
   state: ReplaySession,
   deliver: Deliver,
-  followUps: readonly JsonRpcMessage[],
+  /** the messages recorded after the exchange, made when the answer is out */
+  followUps: () => readonly JsonRpcMessage[],
 ): Promise<void> {
   const token = exchange.progressToken;
   for (const message of (entry.stream ?? []) as unknown as JsonRpcMessage[]) {
@@ -62,5 +64,7 @@ export async function playEntry(
   const answer = answerOf(exchange, entry);
   exchange.respond(answer);
   deliver(answer);
-  for (const message of followUps) deliver(message);
+  // as on a server stream, what followed the answer comes in a later turn: the client has taken the answer by then
+  await new Promise((resolve) => setImmediate(resolve));
+  for (const message of followUps()) deliver(message);
 }

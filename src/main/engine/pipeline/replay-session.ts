@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { ReplayedEventIds } from './replay-event-ids.js';
 import { isResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 
 /** How long a replayed server→client request waits for the client's reply before the exchange goes on. */
@@ -19,11 +20,16 @@ export interface ReplaySession {
   readonly queued: JsonRpcMessage[];
   /** the SSE streams replayed lately, by stream id, so a client that dropped one can resume it (Last-Event-ID) */
   readonly played: Map<string, ReplayedStream>;
+  /** the SSE event ids it gave (recorded ones or its own), to the stream and message each carried */
+  readonly eventIds: ReplayedEventIds;
 }
 
 /** A replayed SSE stream, kept for a while: a client that dropped it gets what followed an event id again. */
 export interface ReplayedStream {
-  resume(afterEvent: number, res: ServerResponse): void;
+  /** sends what followed recorded message `after` (-1: the priming event) */
+  resume(after: number, res: ServerResponse): void;
+  /** no longer kept: its event ids name nothing */
+  forget(): void;
 }
 
 export const newReplaySession = (): ReplaySession => ({
@@ -32,6 +38,7 @@ export const newReplaySession = (): ReplaySession => ({
   nextRequestId: 0,
   queued: [],
   played: new Map(),
+  eventIds: new Map(),
 });
 
 /** The client's reply to the replayed request `id`, or undefined once REPLY_TIMEOUT_MS went by. */

@@ -14,7 +14,7 @@ import type { ReplayMiss } from '../../../shared/cassette/miss.js';
 import { waits } from './chain.js';
 import type { CassetteOffer, CassetteSource, Hook, Need, Post, Refused } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
-import { parseReplayEventId, replayAnswer, type ReplaySpeed } from './replay-delivery.js';
+import { replayAnswer, type ReplaySpeed } from './replay-delivery.js';
 import { playEntry, type Deliver } from './replay-messages.js';
 import { newReplaySession, takeReplies, type ReplaySession } from './replay-session.js';
 import {
@@ -32,7 +32,7 @@ import { fitCapabilities } from './list-capabilities.js';
 import { acceptsBoth, missingCapability, negotiate } from './replay-negotiate.js';
 import { ReplayMisses } from './replay-misses.js';
 import { ReplayPartitions } from './replay-partitions.js';
-import { flushQueued, followUpMessage, followUpsOf, pushFollowUps } from './replay-follow-ups.js';
+import { asked, flushQueued, followUpMessage, followUpsDue, pushFollowUps } from './replay-follow-ups.js';
 import type { Session } from './session.js';
 
 /** What replay does once repeated identical requests have used every recorded answer. */
@@ -212,12 +212,27 @@ export class Replayer implements CassetteSource, Hook {
     this.calls.answered(exchange.key); // the answer is out: a listen stream's message that followed it may go
   }
 
-  /** Plays the entry the plan took back to an in-process client, message by message (the library's wrapTransport). */
-  play(exchange: LiveExchange, entry: CassetteEntry, session: Session, deliver: Deliver): Promise<void> {
-    const followUps = followUpsOf(this.store, exchange.key)
-      .map(followUpMessage)
-      .filter((m) => !('id' in m));
-    return playEntry(exchange, entry, this.stateOf(session), deliver, followUps);
+  /**
+   * Plays the entry the plan took back to an in-process client, message by message (the library's wrapTransport),
+   * then the follow-ups due after this answer (`followUpsAfter`, taken when the request came): requests among them
+   * are asked of the client, their replies taken.
+   */
+  play(
+    exchange: LiveExchange,
+    entry: CassetteEntry,
+    session: Session,
+    deliver: Deliver,
+    followUps: readonly CassetteEntry[],
+  ): Promise<void> {
+    const state = this.stateOf(session);
+    return playEntry(exchange, entry, state, deliver, () => followUps.map((e) => asked(state, followUpMessage(e))));
+  }
+
+  /** What followed the n-th answer of this key in the recording follows its n-th answer here, once (after take()). */
+  followUpsAfter(exchange: LiveExchange, session: Session): readonly CassetteEntry[] {
+    const cursor = this.cursors.get(exchange);
+    const answer = cursor === undefined ? 1 : (this.stateOf(session).served.get(cursor) ?? 1);
+    return followUpsDue(this.store, exchange.key, answer);
   }
 
   takeReplies(session: Session, messages: JsonRpcMessage[]): number {
@@ -226,10 +241,11 @@ export class Replayer implements CassetteSource, Hook {
   }
 
   redeliver(session: Session, lastEventId: string, res: ServerResponse): boolean {
-    const replayed = parseReplayEventId(lastEventId);
-    const stream = replayed && this.sessions.get(session)?.played.get(replayed.stream);
-    if (!replayed || !stream) return false;
-    stream.resume(replayed.event, res);
+    const state = this.sessions.get(session);
+    const event = state?.eventIds.get(lastEventId);
+    const stream = event && state?.played.get(event.stream);
+    if (!event || !stream) return false;
+    stream.resume(event.at, res);
     return true;
   }
 
@@ -249,14 +265,9 @@ export class Replayer implements CassetteSource, Hook {
 
   /** Replay: what the server sent on its GET stream after this exchange goes out on the client's, after the answer. */
   onResponse(exchange: LiveExchange, session: Session | undefined): void {
-    const followUps = followUpsOf(this.store, exchange.key);
-    if (!followUps.length || !session) return;
-    const state = this.stateOf(session);
-    const cursor = this.cursors.get(exchange);
-    // what followed the n-th answer of this key in the recording follows its n-th answer here, once
-    const answer = cursor === undefined ? 1 : (state.served.get(cursor) ?? 1);
-    const due = followUps.filter((e) => (e.afterCall ?? 1) === answer);
-    if (due.length) pushFollowUps(session, state, due);
+    if (!session || !this.store.has(followUpKey(exchange.key))) return;
+    const due = this.followUpsAfter(exchange, session);
+    if (due.length) pushFollowUps(session, this.stateOf(session), due);
   }
 
   /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */

@@ -116,18 +116,19 @@ function resumeExchanges(stage: Stage, session: Session, upRes: IncomingMessage,
   const pending = new Map(resuming.exchanges.map((e) => [e.request.id, e]));
   const reader = new ResponseTap(
     upRes.headers['content-type'],
-    (message) => {
+    (message, eventId) => {
       if (isResponse(message)) {
         const exchange = message.id !== null ? pending.get(message.id) : undefined;
         if (!exchange) return;
         pending.delete(exchange.request.id);
+        exchange.timeline.answerEventId = eventId;
         exchange.upstreamAnswered(message);
         void resuming.finish(exchange);
         return;
       }
       const target = exchangeFor(message, resuming.exchanges, pending);
       if (!target) return;
-      target.addStreamed(message);
+      target.addStreamed(message, eventId);
       if (isRequest(message)) session.awaitingReplies.set(message.id, target);
     },
     false,
