@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
 import { newProxy, replaceEditorText } from './inspector-helpers.js';
-import { expect, ROOT, test } from './shell.js';
+import { expect, ROOT, test, type App } from './shell.js';
 
 // A conditional breakpoint set in the Breakpoints drawer (issue 25 item 11): only the call whose arguments match is
 // held; the other goes straight through. Real SDK upstream and client, the app as a user starts it.
@@ -21,17 +21,39 @@ async function shots(page: Page, name: string): Promise<void> {
   }
 }
 
-test('a conditional breakpoint set in the UI holds the matching call only', async ({ app }) => {
-  const { page, problems } = app;
+/**
+ * A proxy-only proxy made in the UI in front of a real SDK server, the app at the first size; `run` gets the server
+ * and a way to connect a real client to the proxy. The page must have reported no problem; everything is closed after.
+ */
+async function throughProxy(
+  app: App,
+  name: string,
+  run: (proxy: { upstream: SdkServerHandle; connect(): Promise<ConnectedClient> }) => Promise<void>,
+): Promise<void> {
   const upstream: SdkServerHandle = await startSdkServer();
-  let mcp: ConnectedClient | undefined;
+  const clients: ConnectedClient[] = [];
   try {
-    await page.setViewportSize(SIZES[0]);
+    await app.page.setViewportSize(SIZES[0]);
     await app.open();
-    const row = await newProxy(page, { mode: 'proxy-only', name: 'cond-proxy', upstreamUrl: upstream.url });
+    const row = await newProxy(app.page, { mode: 'proxy-only', name, upstreamUrl: upstream.url });
     await expect(row.getByText('running')).toBeVisible();
     const endpoint = (await row.locator('code').textContent()) ?? '';
+    const connect = async (): Promise<ConnectedClient> => {
+      const client = await connectClient(endpoint);
+      clients.push(client);
+      return client;
+    };
+    await run({ upstream, connect });
+    expect(app.problems).toEqual([]);
+  } finally {
+    for (const client of clients) await client.close();
+    await upstream.close();
+  }
+}
 
+test('a conditional breakpoint set in the UI holds the matching call only', async ({ app }) => {
+  const { page } = app;
+  await throughProxy(app, 'cond-proxy', async ({ upstream, connect }) => {
     await page.getByRole('button', { name: /^Breakpoints/ }).click();
     const panel = page.getByRole('complementary', { name: 'Breakpoints' });
     const add = panel.getByRole('form', { name: 'Add breakpoint' });
@@ -61,7 +83,7 @@ test('a conditional breakpoint set in the UI holds the matching call only', asyn
     ).toBeVisible();
     await expect(add.getByLabel('Condition value')).toHaveValue('');
 
-    mcp = await connectClient(endpoint);
+    const mcp = await connect();
     // does not match: answered with nobody resuming it
     const free = await mcp.client.callTool({ name: 'echo', arguments: { text: 'public words' } });
     expect(free.content).toEqual([{ type: 'text', text: 'echo: public words' }]);
@@ -105,24 +127,13 @@ test('a conditional breakpoint set in the UI holds the matching call only', asyn
     expect((await reading).contents).toEqual([
       { uri: 'fixture://hello', mimeType: 'text/plain', text: 'hello resource' },
     ]);
-    expect(problems).toEqual([]);
-  } finally {
-    await mcp?.close();
-    await upstream.close();
-  }
+  });
 });
 
 test('a conditional rule set in the Rules view overrides only the matching calls', async ({ app }) => {
-  const { page, problems } = app;
-  const upstream: SdkServerHandle = await startSdkServer();
-  let mcp: ConnectedClient | undefined;
-  try {
-    await page.setViewportSize(SIZES[0]);
-    await app.open();
-    const row = await newProxy(page, { mode: 'proxy-only', name: 'cond-rules', upstreamUrl: upstream.url });
-    await expect(row.getByText('running')).toBeVisible();
-    const endpoint = (await row.locator('code').textContent()) ?? '';
-    mcp = await connectClient(endpoint);
+  const { page } = app;
+  await throughProxy(app, 'cond-rules', async ({ upstream, connect }) => {
+    const mcp = await connect();
     await mcp.client.listTools();
 
     await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Rules' }).click();
@@ -150,9 +161,5 @@ test('a conditional rule set in the Rules view overrides only the matching calls
     const relayed = await mcp.client.callTool({ name: 'echo', arguments: { text: 'ls' } });
     expect(relayed.content).toEqual([{ type: 'text', text: 'echo: ls' }]);
     expect(upstream.calls.map((c) => c.args)).toEqual([{ text: 'ls' }]);
-    expect(problems).toEqual([]);
-  } finally {
-    await mcp?.close();
-    await upstream.close();
-  }
+  });
 });

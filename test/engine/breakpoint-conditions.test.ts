@@ -1,42 +1,28 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BreakpointRuleInput, BreakpointsState, PausedCall } from '../../src/shared/breakpoints.js';
-import type { ExchangeEvent } from '../../src/shared/traffic.js';
+import type { BreakpointRuleInput, BreakpointsState } from '../../src/shared/breakpoints.js';
 import { parseFieldPattern } from '../../src/shared/json-path.js';
 import { OverlaySchema, RulesFileSchema, describeZodError } from '../../src/shared/rules/schema.js';
-import type { Breakpoints } from '../../src/main/engine/pipeline/breakpoints.js';
 import { valuesAt } from '../../src/main/engine/rules/condition.js';
 import { AppController } from '../../src/main/api/app-controller.js';
-import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/main/engine/proxy.js';
+import type { RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
-import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
+import type { SdkServerHandle } from '../fixtures/sdk-server.js';
 import { removeTempDirs } from '../helpers/temp.js';
+import { breakpointPeers, finalEvent, pausedIn } from '../helpers/breakpoint-peers.js';
 import { app, call, cleanup, client as apiClient, failure, textOf, upstream as apiUpstream } from '../api/harness.js';
 
 // Conditional breakpoints (issue 25 item 11): a breakpoint holds only the requests whose params (and, before the
 // response, whose result) match its condition, on any client request method, in one proxy or in every proxy.
 // Real SDK clients and servers on loopback.
 
-const open: Array<{ close(): Promise<void> }> = [];
+const { keep, closeAll, upstream, proxy, client } = breakpointPeers();
 afterEach(async () => {
-  for (const thing of open.splice(0).reverse()) await thing.close().catch(() => {});
+  await closeAll();
   await removeTempDirs();
   await cleanup();
 });
-const keep = <T extends { close(): Promise<void> }>(thing: T): T => (open.push(thing), thing);
-const upstream = (): Promise<SdkServerHandle> => startSdkServer().then(keep);
-const proxy = (options: ProxyOptions): Promise<RunningProxy> => startProxy(options).then(keep);
-const client = (url: string): Promise<ConnectedClient> => connectClient(url).then(keep);
-
-async function pausedIn(bp: Breakpoints, count = 1): Promise<PausedCall[]> {
-  const deadline = Date.now() + 5_000;
-  while (bp.paused().length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} paused call(s), have ${bp.paused().length}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return bp.paused();
-}
 
 /** A live proxy in front of a real SDK server, with one breakpoint set, and a real SDK client on it. */
 async function held(
@@ -47,16 +33,6 @@ async function held(
   p.breakpoints.set([rule]);
   return { p, c: await client(p.url), server };
 }
-
-const firstEvent = (p: RunningProxy, method: string): Promise<ExchangeEvent> =>
-  new Promise((resolve) => {
-    const on = (e: ExchangeEvent): void => {
-      if (e.method !== method || !e.final) return;
-      p.events.off('exchange', on);
-      resolve(e);
-    };
-    p.events.on('exchange', on);
-  });
 
 describe('a condition on the arguments', () => {
   it.each([
@@ -166,7 +142,7 @@ describe('any method', () => {
       condition: { path: 'method', op: 'contains', value: 'prompts' },
     });
     expect((await c.client.listTools()).tools.length).toBeGreaterThan(0); // initialize and tools/list not held
-    const ended = firstEvent(p, 'prompts/list');
+    const ended = finalEvent(p, 'prompts/list');
     const abort = new AbortController();
     const listing = c.client.listPrompts(undefined, { signal: abort.signal }).catch((e: unknown) => e);
     await pausedIn(p.breakpoints);
@@ -184,7 +160,7 @@ describe('any method', () => {
     const p = await proxy({ mode: 'proxy-only', upstreamUrl: server.url });
     p.breakpoints.set([{ method: 'resources/read', tool: 'fixture://hello', when: 'request' }]);
     const c = await connectClient(p.url, { terminateOnClose: false });
-    const ended = firstEvent(p, 'resources/read');
+    const ended = finalEvent(p, 'resources/read');
     void c.client.readResource({ uri: 'fixture://hello' }).catch(() => undefined);
     await pausedIn(p.breakpoints);
     await c.close();

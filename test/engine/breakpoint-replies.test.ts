@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BreakpointRuleInput, PausedCall } from '../../src/shared/breakpoints.js';
-import type { ExchangeEvent } from '../../src/shared/traffic.js';
-import type { Breakpoints } from '../../src/main/engine/pipeline/breakpoints.js';
-import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
-import { connectClient, type ConnectedClient } from '../fixtures/client.js';
-import { startSdkServer } from '../fixtures/sdk-server.js';
+import type { BreakpointRuleInput } from '../../src/shared/breakpoints.js';
+import type { RunningProxy } from '../../src/main/engine/proxy.js';
+import type { ConnectedClient } from '../fixtures/client.js';
 import { removeTempDirs } from '../helpers/temp.js';
+// this file waits for an exact count of paused calls (0: none left)
+import { breakpointPeers, finalEvent, pausedExactly as pausedIn } from '../helpers/breakpoint-peers.js';
 import { CONDITION_TEXT_MAX } from '../../src/shared/conditions.js';
 import { compileCondition } from '../../src/main/engine/rules/condition.js';
 import { app, call, cleanup, failure, textOf } from '../api/harness.js';
@@ -15,28 +14,18 @@ import { app, call, cleanup, failure, textOf } from '../api/harness.js';
 // or failed, the server gets what the breakpoint made of it. Real SDK server (its `sample` tool asks the client),
 // real SDK client answering sampling, on loopback.
 
-const open: Array<{ close(): Promise<void> }> = [];
+const { closeAll, upstream, proxy, client } = breakpointPeers();
 afterEach(async () => {
-  for (const thing of open.splice(0).reverse()) await thing.close().catch(() => {});
+  await closeAll();
   await removeTempDirs();
   await cleanup();
 });
-const keep = <T extends { close(): Promise<void> }>(thing: T): T => (open.push(thing), thing);
-
-async function pausedIn(bp: Breakpoints, count = 1): Promise<PausedCall[]> {
-  const deadline = Date.now() + 5_000;
-  while (bp.paused().length !== count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} paused call(s), have ${bp.paused().length}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return bp.paused();
-}
 
 async function held(rule: BreakpointRuleInput): Promise<{ p: RunningProxy; c: ConnectedClient }> {
-  const server = keep(await startSdkServer());
-  const p = keep(await startProxy({ mode: 'proxy-only', upstreamUrl: server.url }));
+  const server = await upstream();
+  const p = await proxy({ mode: 'proxy-only', upstreamUrl: server.url });
   p.breakpoints.set([rule]);
-  return { p, c: keep(await connectClient(p.url)) };
+  return { p, c: await client(p.url) };
 }
 
 const sampling = (condition?: BreakpointRuleInput['condition']): BreakpointRuleInput => ({
@@ -48,16 +37,6 @@ const sampling = (condition?: BreakpointRuleInput['condition']): BreakpointRuleI
 
 const sample = (c: ConnectedClient, prompt: string): Promise<unknown> =>
   c.client.callTool({ name: 'sample', arguments: { prompt } });
-
-const finalEvent = (p: RunningProxy, method: string): Promise<ExchangeEvent> =>
-  new Promise((resolve) => {
-    const on = (e: ExchangeEvent): void => {
-      if (e.method !== method || !e.final) return;
-      p.events.off('exchange', on);
-      resolve(e);
-    };
-    p.events.on('exchange', on);
-  });
 
 describe("a breakpoint on the client's reply to sampling/createMessage", () => {
   it('holds a matching reply before it goes upstream; the server gets the edited result', async () => {
@@ -131,10 +110,10 @@ describe("a breakpoint on the client's reply to sampling/createMessage", () => {
   });
 
   it('roots/list sent on the GET stream: the reply is held and the server gets the edited roots', async () => {
-    const server = keep(await startSdkServer());
-    const p = keep(await startProxy({ mode: 'proxy-only', upstreamUrl: server.url }));
+    const server = await upstream();
+    const p = await proxy({ mode: 'proxy-only', upstreamUrl: server.url });
     p.breakpoints.set([{ tool: '*', when: 'response', method: 'roots/list' }]);
-    keep(await connectClient(p.url, { roots: [{ uri: 'file:///home/me/project', name: 'project' }] }));
+    await client(p.url, { roots: [{ uri: 'file:///home/me/project', name: 'project' }] });
     const asked = server.listRoots(server.sessionIds()[0]);
     const [paused] = await pausedIn(p.breakpoints);
     expect(paused).toMatchObject({

@@ -2,36 +2,22 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { BreakpointsState, PausedCall } from '../../src/shared/breakpoints.js';
+import type { BreakpointsState } from '../../src/shared/breakpoints.js';
 import type { ExchangeEvent } from '../../src/shared/traffic.js';
 import { type Breakpoints } from '../../src/main/engine/pipeline/breakpoints.js';
-import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/main/engine/proxy.js';
-import { connectClient, type ConnectedClient } from '../fixtures/client.js';
-import { startSdkServer, type SdkServerHandle, type SdkServerOptions } from '../fixtures/sdk-server.js';
+import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
+import { connectClient } from '../fixtures/client.js';
 import { distilledFiles, removeTempDirs, tempDir } from '../helpers/temp.js';
+import { breakpointPeers, pausedIn } from '../helpers/breakpoint-peers.js';
 import { app, call, cleanup, client as apiClient, failure, textOf, upstream as apiUpstream } from '../api/harness.js';
 
-const open: Array<{ close(): Promise<void> }> = [];
+const { closeAll, upstream, proxy, client } = breakpointPeers();
 afterEach(async () => {
-  for (const thing of open.splice(0).reverse()) await thing.close().catch(() => {});
+  await closeAll();
   await removeTempDirs();
   await cleanup();
 });
-const keep = <T extends { close(): Promise<void> }>(thing: T): T => (open.push(thing), thing);
-const upstream = (options: SdkServerOptions = {}): Promise<SdkServerHandle> => startSdkServer(options).then(keep);
-const proxy = (options: ProxyOptions): Promise<RunningProxy> => startProxy(options).then(keep);
-const client = (url: string): Promise<ConnectedClient> => connectClient(url).then(keep);
 const registry = (p: RunningProxy): Breakpoints => p.breakpoints;
-
-/** Waits until `count` calls are paused in the registry, and returns them. */
-async function pausedIn(bp: Breakpoints, count = 1): Promise<PausedCall[]> {
-  const deadline = Date.now() + 5_000;
-  while (bp.paused().length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} paused call(s), have ${bp.paused().length}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return bp.paused();
-}
 
 const text = (result: unknown): string =>
   ((result as { content?: Array<{ type: string; text?: string }> }).content ?? []).map((b) => b.text ?? '').join('\n');

@@ -11,54 +11,29 @@ import { startProxy } from '../../src/main/engine/proxy.js';
 import { startV2Server } from '../fixtures/v2-server.js';
 import { replayThrough } from '../helpers/recording.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
+import { MODERN, MODERN_HEADERS, modernMeta, openListen } from '../helpers/listen-stream.js';
 
 afterEach(removeTempDirs);
 
-const MODERN = '2026-07-28';
-const META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientInfo': { name: 'order-client', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const META = modernMeta('order-client');
 
 /** Opens a listen stream and logs each message's method into `seen` as it arrives. */
 async function listen(url: string, seen: string[]): Promise<() => void> {
-  const abort = new AbortController();
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { ...HEADERS, 'mcp-protocol-version': MODERN, 'mcp-method': 'subscriptions/listen' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'subscriptions/listen',
-      params: { _meta: META, notifications: { toolsListChanged: true } },
-    }),
-    signal: abort.signal,
-  });
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffered = '';
+  const stream = await openListen(url, META);
   void (async () => {
     for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) return;
-      buffered += decoder.decode(value, { stream: true });
-      const events = buffered.split('\n\n');
-      buffered = events.pop() ?? '';
-      for (const event of events) {
-        const data = /^data: ?(.+)$/m.exec(event)?.[1];
-        if (data) seen.push(`stream ${(JSON.parse(data) as { method?: string }).method}`);
-      }
+      const message = (await stream.next().catch(() => undefined)) as { method?: string } | undefined;
+      if (!message) return;
+      seen.push(`stream ${message.method}`);
     }
   })();
-  return () => abort.abort();
+  return () => stream.close();
 }
 
 async function echo(url: string): Promise<unknown> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { ...HEADERS, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
+    headers: { ...MODERN_HEADERS, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 8,

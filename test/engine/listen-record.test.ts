@@ -15,61 +15,12 @@ import { startV2Server } from '../fixtures/v2-server.js';
 import { pythonSdkMissing, startPythonServer } from '../helpers/python-sdk.js';
 import { replayThrough } from '../helpers/recording.js';
 import { distilledFiles, removeTempDirs, tempDir } from '../helpers/temp.js';
+import { modernMeta, openListen } from '../helpers/listen-stream.js';
 
 afterAll(removeTempDirs);
 
-const MODERN = '2026-07-28';
-const META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientInfo': { name: 'listen-client', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
-/** An open listen stream, its messages read one by one as they arrive. */
-async function listen(url: string): Promise<{ next(): Promise<unknown>; close(): void }> {
-  const abort = new AbortController();
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'subscriptions/listen',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'subscriptions/listen',
-      params: { _meta: META, notifications: { toolsListChanged: true } },
-    }),
-    signal: abort.signal,
-  });
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffered = '';
-  const messages: unknown[] = [];
-  return {
-    async next() {
-      while (messages.length === 0) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the listen stream ended while the client still held it open');
-        buffered += decoder.decode(value, { stream: true }).replace(/\r\n/g, '\n'); // sse-starlette ends lines with CRLF
-        const events = buffered.split('\n\n');
-        buffered = events.pop() ?? '';
-        for (const event of events) {
-          const data = event
-            .split('\n')
-            .filter((l) => l.startsWith('data:'))
-            .map((l) => l.slice(5).trim())
-            .join('');
-          if (data) messages.push(JSON.parse(data));
-        }
-      }
-      return messages.shift();
-    },
-    close: () => abort.abort(),
-  };
-}
+const META = modernMeta('listen-client');
+const listen = (url: string): ReturnType<typeof openListen> => openListen(url, META);
 
 /** The client's view: the first two messages of the stream, the second one made by a change after the first arrived. */
 async function scenario(

@@ -26,6 +26,7 @@ import { startUpstreamBridge, type UpstreamBridge } from '../../src/main/engine/
 import { connectClient, defaultElicitHandler, defaultSamplingHandler } from '../fixtures/client.js';
 import { everythingEntry, startEverything, type EverythingTransport } from '../fixtures/everything.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
+import { proxyOverBridge } from '../helpers/stdio-peers.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(REPO, 'bin/mcp-rewind.js');
@@ -181,14 +182,7 @@ describe('stdio upstream', () => {
     const bridge = keep(
       await startUpstreamBridge({ kind: 'stdio', command: process.execPath, args: STDIO_ARGS }, quiet),
     );
-    const proxy = keep(
-      await startProxy({
-        mode: 'record',
-        upstreamUrl: bridge.url,
-        upstreamDispatch: bridge.dispatch,
-        cacheDir: await tempDir(),
-      }),
-    );
+    const proxy = keep(await proxyOverBridge(bridge, { mode: 'record' }));
     const c = keep(await connectClient(proxy.url));
     const progress: Array<Progress & { at: number }> = [];
     const started = Date.now();
@@ -236,14 +230,7 @@ describe('stdio upstream', () => {
         lines.push(line),
       ),
     );
-    const proxy = keep(
-      await startProxy({
-        mode: 'hybrid',
-        upstreamUrl: bridge.url,
-        upstreamDispatch: bridge.dispatch,
-        cacheDir: await tempDir(),
-      }),
-    );
+    const proxy = keep(await proxyOverBridge(bridge, { mode: 'hybrid' }));
     const c = keep(await connectClient(proxy.url));
     expect((await c.client.callTool({ name: 'echo', arguments: { message: 'before' } })).content).toEqual([
       { type: 'text', text: 'Echo: before' },

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Mode } from '../../src/shared/modes.js';
-import { startProxy } from '../../src/main/engine/proxy.js';
+import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { startUpstreamBridge, type UpstreamBridge } from '../../src/main/engine/transports/upstream-bridge.js';
 import { tempDir } from './temp.js';
 
@@ -135,6 +135,19 @@ export function connectThroughCli(command: StdioCommand, modeArgs: string[], roo
 }
 
 /** Waits until `done()` or `ms` passed; true when it happened. */
+/** A proxy in front of a bridged command, reaching the bridge in process (as the CLI does); a fresh cassette folder unless given. */
+export async function proxyOverBridge(
+  bridge: UpstreamBridge,
+  options: Omit<ProxyOptions, 'upstreamUrl' | 'upstreamDispatch'>,
+): Promise<RunningProxy> {
+  return startProxy({
+    cacheDir: await tempDir(),
+    ...options,
+    upstreamUrl: bridge.url,
+    upstreamDispatch: bridge.dispatch,
+  });
+}
+
 export async function within(ms: number, done: () => boolean): Promise<boolean> {
   const until = Date.now() + ms;
   while (!done() && Date.now() < until) await new Promise((r) => setTimeout(r, 10));

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startEverything, type EverythingHttpHandle } from '../fixtures/everything.js';
 import { compileSchema } from '../helpers/json-schema.js';
+import { skipping } from '../helpers/skip.js';
 import { killAll, run, start, userEnv, type Running } from './processes.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -212,7 +213,9 @@ describe('npx mcp-rewind, from the installed tarball', () => {
     await serve.stop();
   });
 
-  it.skipIf(!CHROMIUM && !process.env.PLAYWRIGHT_BROWSERS_PATH)(
+  const NO_BROWSER =
+    !CHROMIUM && !process.env.PLAYWRIGHT_BROWSERS_PATH && 'no /usr/bin/chromium and no PLAYWRIGHT_BROWSERS_PATH';
+  it.skipIf(skipping(NO_BROWSER, 'the packed browser UI in Chromium'))(
     'ui: the browser UI opens in Chromium on the Timeline',
     async () => {
       const ui = startNpx(['ui', '--no-open', '--port', '0', '--data-dir', join(work, 'ui-data')]);

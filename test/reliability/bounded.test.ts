@@ -16,9 +16,12 @@ import { everythingEntry } from '../fixtures/everything.js';
 import { startSdkServer } from '../fixtures/sdk-server.js';
 import { keeper } from '../helpers/keep.js';
 import { childrenOf, HAS_PROCFS, openFds, startCli } from '../helpers/procfs.js';
+import { skipping } from '../helpers/skip.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
+import { proxyOverBridge } from '../helpers/stdio-peers.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const NO_CHILDREN = !HAS_PROCFS && 'the stdio children of a process are listed from /proc (Linux)';
 const EVERYTHING = `"${process.execPath}" "${everythingEntry()}" stdio`;
 const { keep, closeAll } = keeper();
 afterEach(async () => {
@@ -72,7 +75,7 @@ describe('idle client sessions end', () => {
     expect(answer.content).toEqual([{ type: 'text', text: 'echo: still here' }]);
   });
 
-  it.skipIf(!HAS_PROCFS)(
+  it.skipIf(skipping(NO_CHILDREN, 'stdio children end with their sessions'))(
     'their stdio children end (the built CLI, --session-idle 1)',
     async () => {
       const cli = keep(
@@ -91,7 +94,7 @@ describe('idle client sessions end', () => {
     40_000,
   );
 
-  it.skipIf(!HAS_PROCFS)(
+  it.skipIf(skipping(NO_CHILDREN, 'the stdio bridge reaps its own children'))(
     'also when nobody watches (proxy-only pipes requests unread): the stdio bridge reaps its own',
     async () => {
       const cli = keep(await startCli(['--proxy-only', '--upstream-command', EVERYTHING, '--session-idle', '1']));
@@ -114,23 +117,15 @@ describe('idle client sessions end', () => {
         { idleMs: 0 },
       ),
     );
-    const proxy = keep(
-      await startProxy({
-        mode: 'record',
-        upstreamUrl: bridge.url,
-        upstreamDispatch: bridge.dispatch,
-        cacheDir: await tempDir(),
-        maxSessions: 2,
-        sessionIdleMs: 0,
-      }),
-    );
+    const proxy = keep(await proxyOverBridge(bridge, { mode: 'record', maxSessions: 2, sessionIdleMs: 0 }));
     for (let i = 0; i < 4; i++) await openAndLeave(proxy.url);
     await expect.poll(() => bridge.pids().length, { timeout: 15_000 }).toBe(2);
     expect(proxy.endpoint.sessions.size).toBe(2);
   }, 40_000);
 });
 
-describe.skipIf(!HAS_PROCFS)('connections are released', () => {
+const NO_FDS = !HAS_PROCFS && 'open descriptors are counted in /proc (Linux)';
+describe.skipIf(skipping(NO_FDS, 'connections are released'))('connections are released', () => {
   it('slow and malformed connections give their descriptors back; calls go on meanwhile', async () => {
     const child = spawn(
       process.execPath,

@@ -29,6 +29,7 @@ import { startUpstreamBridge, type UpstreamBridge } from '../../src/main/engine/
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
 import { startCustomUpstream, type CustomUpstream } from '../helpers/custom-upstream.js';
+import { proxyOverBridge } from '../helpers/stdio-peers.js';
 import {
   REPO,
   healthcheck,
@@ -535,7 +536,7 @@ describe('stdio upstream crashing', () => {
         (line) => void log.push(line),
       );
       const dir = path.join(await tempDir(), 'cassette');
-      proxy = await startProxy({ mode, upstreamUrl: bridge.url, upstreamDispatch: bridge.dispatch, cacheDir: dir });
+      proxy = await proxyOverBridge(bridge, { mode, cacheDir: dir });
       const client = await connectClient(proxy.url);
       clients.push(client);
 

@@ -18,6 +18,7 @@ import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { bigMessageBytes, bigText, startRawUpstream, type RawUpstream } from '../helpers/raw-upstream.js';
 import { startCli, type CliProcess } from '../helpers/procfs.js';
 import { removeTempDirs, tempDir } from '../helpers/temp.js';
+import { skipping } from '../helpers/skip.js';
 import { textOf } from '../engine/robustness-helpers.js';
 
 const MIB = 1024 * 1024;
@@ -55,7 +56,7 @@ async function recording(): Promise<{ cli: CliProcess; client: ConnectedClient }
   return { cli, client };
 }
 
-describe.skipIf(!LINUX)(
+describe.skipIf(skipping(!LINUX && 'peak RSS is reset through /proc/<pid>/clear_refs (Linux)', 'a 100 MiB answer'))(
   'a 100 MiB answer through the recording proxy (skipped without /proc/<pid>/clear_refs: not Linux)',
   () => {
     for (const json of [false, true]) {

@@ -1,4 +1,4 @@
-// Every cassette entry any suite records in-process goes through distilledFor (src/shared/cassette/entry.ts), the one
+// Every cassette entry any suite records in-process goes through distilledFor (src/shared/cassette/distilled-write.ts), the one
 // place an entry is serialised. This setup file (vitest.config.ts setupFiles) wraps it — the real function still does
 // the work — and checks each written entry against the published JSON Schema (schemas/cassette-entry.schema.json):
 // a test file whose recordings the schema rejects fails in its afterAll, naming the entry.
@@ -6,8 +6,8 @@ import { afterAll, expect, vi } from 'vitest';
 
 const audit = vi.hoisted(() => ({ rejected: [] as string[], checked: 0 }));
 
-vi.mock('../../src/shared/cassette/entry.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/shared/cassette/entry.js')>();
+vi.mock('../../src/shared/cassette/distilled-write.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/shared/cassette/distilled-write.js')>();
   const { compileSchema, loadSchema } = await import('../helpers/json-schema.js');
   const schema = compileSchema(loadSchema('cassette-entry.schema.json'));
   return {

@@ -4,39 +4,25 @@ import {
   type CommandOutputs,
   type EventName,
   type EventPayloads,
-  type ProxyConfig,
   type ProxyInfo,
   type TrafficEvent,
 } from '../../shared/api.js';
 import { MODE_TRAITS } from '../../shared/modes.js';
-import { checkProxyConfig } from '../../shared/proxy-config.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import { BreakpointHub } from './proxies/breakpoints.js';
 import { EVERY_PROXY } from '../../shared/breakpoints.js';
 import { Demo, type DemoHost } from './demo/demo.js';
 import { InspectorVerbs } from './verbs/inspector-verbs.js';
 import { AppTraffic } from './traffic/app-traffic.js';
-import { applyRules, mergedTools, type RulesFile } from './proxies/proxy-rules.js';
 import { settingsFile, type SettingsFile } from './files/settings-file.js';
 import { AppInsight } from './insight/app-insight.js';
 import type { Log, LogLevel } from '../engine/log.js';
-import { defaultProxyName } from './proxies/proxy-launch.js';
-import {
-  fromSaved,
-  haltManaged,
-  launchManaged,
-  managedProxy,
-  noteUpstreamDown,
-  toSaved,
-  uniqueName,
-  type ManagedProxy,
-  type ProxyHost,
-} from './proxies/managed-proxy.js';
-import { WorkspaceFile, type SavedProxy } from './files/workspace-file.js';
+import { haltManaged, noteUpstreamDown, type ManagedProxy, type ProxyHost } from './proxies/managed-proxy.js';
+import { WorkspaceFile } from './files/workspace-file.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
-import { beginSignIn, proxySignIn } from './proxies/proxy-sign-in.js';
 import { reserveSeqs } from '../engine/pipeline/exchange.js';
 import { AttachHub } from './intercept/attach-hub.js';
+import { ProxyRegistry } from './proxies/proxy-registry.js';
 
 export interface AppControllerOptions {
   /** the app's own data folder (the demo's cassette lives in `<dataDir>/demo-cassette`) */
@@ -64,18 +50,17 @@ const COUNTS_EVENT_MS = 500;
  * The engine behind the UI: several proxies (each with its own upstream, mode, cassette, port and live-editable
  * rules), the timeline's traffic, and the demo. Plain Node; the API handlers (handlers.ts) are its only caller.
  */
-export class AppController implements DemoHost {
+export class AppController extends ProxyRegistry implements DemoHost {
   readonly dataDir: string;
   private readonly emitter = new EventEmitter<{ [E in EventName]: [EventPayloads[E]] }>();
-  private readonly proxies = new Map<string, ManagedProxy>();
   /** the timeline's exchanges (the UI API's traffic.* commands) */
   readonly traffic: AppTraffic;
   /** the protocol checks, security warnings and token counts of the timeline's exchanges (issue 26) */
   readonly insight: AppInsight;
   private readonly demo = new Demo(this);
-  private readonly settings: SettingsFile;
+  protected readonly settings: SettingsFile;
   private readonly offSettings: () => void;
-  private readonly workspace: WorkspaceFile;
+  protected readonly workspace: WorkspaceFile;
   /** tools/call breakpoints of every proxy, and the calls paused in them */
   readonly breakpoints = new BreakpointHub(
     (state) => {
@@ -90,13 +75,12 @@ export class AppController implements DemoHost {
   private readonly logLine: Log;
   /** resend, compose, pins and notes, files opened into the timeline, saving it */
   readonly verbs: InspectorVerbs;
-  private nextId = 1;
   private countsTimer?: NodeJS.Timeout;
-  private closed = false;
   private readonly browserOrigins: () => readonly string[];
-  private readonly openUrl?: (url: string) => void;
+  protected readonly openUrl?: (url: string) => void;
 
   constructor(options: AppControllerOptions) {
+    super();
     this.dataDir = resolve(options.dataDir);
     this.openUrl = options.openUrl;
     this.browserOrigins = options.browserOrigins ?? (() => []);
@@ -182,116 +166,6 @@ export class AppController implements DemoHost {
     return managed ? { ...managed.info } : this.attached.list().find((p) => p.id === id);
   }
 
-  /**
-   * Adds a proxy and starts it. Problems with the settings themselves are refused, naming the form's fields; a
-   * proxy that cannot start (upstream unreachable, cassette missing, port taken) is listed as failed, with the reason.
-   * An empty cassette folder means the default one (Settings); a name is unique (a generated one gets a number).
-   * The proxy is kept for the next start before it starts; when that cannot be written (a full disk), it is not added
-   * and the error says why.
-   */
-  async createProxy(input: ProxyConfig, options: { demo?: boolean } = {}): Promise<ProxyInfo> {
-    if (this.closed) throw new Error('the app is shutting down');
-    let config = checkProxyConfig(input);
-    if (MODE_TRAITS[config.mode].usesCassette && !config.cacheDir)
-      config = { ...config, cacheDir: this.settings.get().settings.defaultCacheDir };
-    const taken = (name: string): boolean =>
-      [...this.proxies.values()].some((p) => p.info.name.toLowerCase() === name.toLowerCase());
-    const name = config.name?.trim() || uniqueName(defaultProxyName(config), taken);
-    if (config.name && taken(name))
-      throw new Error(`Name: a proxy named "${name}" exists already; choose another name`);
-    const id = `p${this.nextId++}`;
-    const managed = managedProxy({
-      id,
-      name,
-      config,
-      state: 'stopped',
-      exchanges: 0,
-      ...(options.demo ? { demo: true } : {}),
-    });
-    this.proxies.set(id, managed);
-    try {
-      await this.workspace.saveNow(this.savedProxies(), this.breakpoints.everyProxy());
-    } catch (error) {
-      this.proxies.delete(id);
-      throw new Error(`the proxy was not added: ${(error as Error).message}`, { cause: error });
-    }
-    return this.startProxy(id);
-  }
-
-  /** The demo's proxy follows the demo server, whose port changes with each run of the app. */
-  async setUpstreamUrl(id: string, upstreamUrl: string): Promise<void> {
-    const managed = this.managed(id);
-    if (managed.info.config.upstreamUrl === upstreamUrl) return;
-    await this.stopProxy(id);
-    managed.info = { ...managed.info, config: { ...managed.info.config, upstreamUrl } };
-    this.emitProxies();
-  }
-
-  startProxy(id: string): Promise<ProxyInfo> {
-    return this.serially(id, (managed) => launchManaged(managed, this.host));
-  }
-
-  stopProxy(id: string): Promise<ProxyInfo> {
-    return this.serially(id, async (managed) => {
-      await haltManaged(managed, this.host);
-      return { ...managed.info };
-    });
-  }
-
-  removeProxy(id: string): Promise<{ removed: true }> {
-    return this.serially(id, async (managed) => {
-      await haltManaged(managed, this.host, false);
-      this.proxies.delete(id);
-      this.breakpoints.forget(id);
-      this.emitProxies();
-      return { removed: true as const };
-    });
-  }
-
-  async getRules(id: string): Promise<CommandOutputs['rules.get']> {
-    const managed = this.managed(id);
-    return {
-      rules: managed.info.config.rules ?? null,
-      tools: managed.running ? await mergedTools(managed.running) : [],
-    };
-  }
-
-  /** Replaces a proxy's rules (kept for its next start too); a running proxy applies them at once. */
-  async setRules(id: string, rules: RulesFile): Promise<CommandOutputs['rules.set']> {
-    const managed = this.managed(id);
-    const instructionsChanged = rules.instructions !== managed.info.config.rules?.instructions;
-    managed.info.config = { ...managed.info.config, rules };
-    const notified = managed.running ? applyRules(managed.running, rules) : 0;
-    if (managed.running && instructionsChanged)
-      this.log(`[${managed.info.name}] new instructions apply after a restart of the proxy`, 'info');
-    this.emitProxies();
-    return { rules, tools: managed.running ? await mergedTools(managed.running) : [], notified };
-  }
-
-  /** Starts (or joins) the sign-in of a proxy's upstream; answers the page to open (the desktop app opens it itself). */
-  signIn(id: string): Promise<CommandOutputs['proxies.signIn']> {
-    const managed = this.managed(id);
-    return beginSignIn(managed.signIn, managed.info.name, this.openUrl);
-  }
-
-  /** Forgets the tokens of a proxy's upstream: its next request asks for a sign-in again. */
-  async signOut(id: string): Promise<ProxyInfo> {
-    const managed = this.managed(id);
-    await (
-      managed.signIn ?? proxySignIn(managed.info.config, this.dataDir, (line, level) => this.log(line, level))
-    )?.signOut();
-    return { ...managed.info };
-  }
-
-  /** Times each key of a cassette folder was served from cache by the running proxies on it, since they started. */
-  cassetteHits(dir: string): Map<string, number> {
-    const folder = resolve(dir);
-    const since = new Map<string, number>();
-    for (const [id, p] of this.proxies)
-      if (p.running?.store?.dir === folder && p.startedAt !== undefined) since.set(id, p.startedAt);
-    return this.traffic.hits(since);
-  }
-
   startDemo(): Promise<CommandOutputs['demo.start']> {
     return this.demo.start();
   }
@@ -330,20 +204,7 @@ export class AppController implements DemoHost {
     };
   }
 
-  private managed(id: string): ManagedProxy {
-    const managed = this.proxies.get(id);
-    if (!managed) throw new Error(`id: no proxy "${id}"`);
-    return managed;
-  }
-
-  private serially<T>(id: string, op: (managed: ManagedProxy) => Promise<T>): Promise<T> {
-    const managed = this.managed(id);
-    const run = managed.queue.then(() => op(managed));
-    managed.queue = run.catch(() => {});
-    return run;
-  }
-
-  private readonly host: ProxyHost;
+  protected readonly host: ProxyHost;
 
   private record(managed: ManagedProxy, event: ExchangeEvent): void {
     const id = managed.info.id;
@@ -372,31 +233,13 @@ export class AppController implements DemoHost {
     }, COUNTS_EVENT_MS).unref();
   }
 
-  private emitProxies(): void {
+  protected emitProxies(): void {
     this.emitter.emit('proxies', this.list());
     this.saveWorkspace();
-  }
-
-  /** Proxies of the last run: listed at once, and those that ran are started again (each on its old port if free). */
-  private restore(saved: SavedProxy[]): void {
-    for (const p of saved) {
-      if (this.proxies.has(p.id)) continue;
-      this.proxies.set(p.id, fromSaved(p));
-      if (p.breakpoints.length) this.breakpoints.set(p.id, p.breakpoints);
-      const n = /^p(\d+)$/.exec(p.id)?.[1];
-      if (n) this.nextId = Math.max(this.nextId, Number(n) + 1);
-    }
-    // the demo's server is not running yet: its proxy starts with the next Run demo
-    for (const p of saved) if (p.running && !p.demo) void this.startProxy(p.id).catch(() => {});
   }
 
   private saveWorkspace(): void {
     if (this.closed) return;
     this.workspace.save(this.savedProxies(), this.breakpoints.everyProxy());
-  }
-
-  /** the proxies as workspace.json keeps them */
-  private savedProxies(): SavedProxy[] {
-    return toSaved(this.proxies.values(), this.breakpoints.state().rules);
   }
 }

@@ -1,19 +1,13 @@
 import type { z } from 'zod';
 import type { RulesFileSchema } from '../../../shared/rules/schema.js';
+import type { ToolView } from '../../../shared/api.js';
 import type { RunningProxy } from '../../engine/proxy.js';
 import { closeOwnClient, connectOwnClient, listAllTools } from '../../engine/upstream/own-client.js';
 import type { RuleSet } from '../../engine/rules/rule-set.js';
 
 export type RulesFile = z.output<typeof RulesFileSchema>;
 
-/** A tool of the merged list (upstream + overlay), as the Rules view shows it. */
-export interface ToolView {
-  name: string;
-  description?: string;
-  behavior: string;
-  origin: string;
-  inputSchema?: Record<string, unknown>;
-}
+export type { ToolView };
 
 const DISCOVERY_TIMEOUT_MS = 5_000;
 const MAX_PAGES = 100;

@@ -1,7 +1,7 @@
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { SaveResult, TrafficEvent } from '../../../shared/api.js';
-import { distilledFor } from '../../../shared/cassette/entry.js';
+import { distilledFor } from '../../../shared/cassette/distilled-write.js';
 import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { finalOf } from '../../../shared/traffic.js';
 import { redactDeep, toFile } from '../../engine/cassette/export.js';

@@ -1,4 +1,4 @@
-import type { RefusalKind } from '../../../shared/cassette/entry.js';
+import { REFUSAL_KINDS, type RefusalKind } from '../../../shared/cassette/entry.js';
 import type { JsonRpcRequest } from '../../../shared/jsonrpc.js';
 import { hash16 } from './hash.js';
 import { safeKey } from './safe-name.js';
@@ -205,4 +205,6 @@ export const FOLLOW_UP_PREFIX = 'after_';
 export const followUpKey = (key: string): string => safeKey(`${FOLLOW_UP_PREFIX}${key}`);
 
 /** Where the recorded refusal of a kind is filed (src/shared/cassette/entry.ts REFUSAL_KINDS). */
-export const refusalKey = (kind: RefusalKind): string => `refusal_${kind.replaceAll('-', '_')}`;
+/** built once: replay looks two of them up on every POST */
+const REFUSAL_KEYS = new Map(REFUSAL_KINDS.map((kind) => [kind, `refusal_${kind.replaceAll('-', '_')}`]));
+export const refusalKey = (kind: RefusalKind): string => REFUSAL_KEYS.get(kind) as string;

@@ -1,6 +1,7 @@
 import type { FSWatcher } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
-import { distilledFor, entryMarksOf, parseDistilled, type CassetteEntry } from '../../../shared/cassette/entry.js';
+import { entryMarksOf, parseDistilled, type CassetteEntry } from '../../../shared/cassette/entry.js';
+import { distilledFor } from '../../../shared/cassette/distilled-write.js';
 import { CassetteMissingError } from '../errors.js';
 import type { Log } from '../log.js';
 import { indexContent, SLICE_MS, yieldToRequests } from './content-index.js';

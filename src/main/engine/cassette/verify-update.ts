@@ -1,6 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { distilledFor, parseDistilled, type CassetteEntry } from '../../../shared/cassette/entry.js';
+import { parseDistilled, type CassetteEntry } from '../../../shared/cassette/entry.js';
+import { distilledFor } from '../../../shared/cassette/distilled-write.js';
 import { writeAtomic } from '../fs/atomic-write.js';
 import { pathInside } from '../fs/inside-folder.js';
 import { debugFileNames, stemOfEntry } from './names.js';

@@ -1,14 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { CassetteEntry, RefusalKind } from '../../../shared/cassette/entry.js';
+import { ErrorCode, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import {
-  errorResponse,
-  ErrorCode,
-  type JsonRpcMessage,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-} from '../../../shared/jsonrpc.js';
-import {
-  conditionOf,
   isKnownMethod,
   isModernRevision,
   metaVersion,
@@ -16,11 +9,8 @@ import {
   REMOVED_IN_MODERN,
 } from '../../../shared/mcp-protocol.js';
 import type { CassetteStore } from '../cassette/store.js';
-import { EMPTY_LIST_RESULTS, EMPTY_RESULT_METHODS, followUpKey, looseKeyFor, refusalKey } from '../cassette/keys.js';
-import { safeKey } from '../cassette/safe-name.js';
-import { replayMiss } from '../cassette/closest-key.js';
-import { describeMiss, type ReplayMiss } from '../../../shared/cassette/miss.js';
-import { ReplayMissError } from '../errors.js';
+import { EMPTY_LIST_RESULTS, followUpKey, refusalKey } from '../cassette/keys.js';
+import type { ReplayMiss } from '../../../shared/cassette/miss.js';
 import { waits } from './chain.js';
 import type { CassetteOffer, CassetteSource, Hook, HttpVerb, Need, Post, Refused } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
@@ -28,7 +18,6 @@ import { replayAnswer, type ReplaySpeed } from './replay-delivery.js';
 import { playEntry, type Deliver } from './replay-messages.js';
 import { newReplaySession, takeReplies, type ReplaySession } from './replay-session.js';
 import {
-  applicable,
   contextOf,
   modernRefusal,
   profileOf,
@@ -41,14 +30,10 @@ import {
 import { CallWaiters } from './call-order.js';
 import { fitCapabilities } from './list-capabilities.js';
 import { acceptsBoth, missingCapability, negotiate } from './replay-negotiate.js';
+import { ReplayMisses } from './replay-misses.js';
+import { ReplayPartitions } from './replay-partitions.js';
 import { asked, flushQueued, followUpMessage, followUpsDue, pushFollowUps } from './replay-follow-ups.js';
 import type { Session } from './session.js';
-
-/** The entries of a key that may answer requests of one revision, and the replay cursor that walks them. */
-interface Partition {
-  entries: readonly CassetteEntry[];
-  cursor: string;
-}
 
 /** What replay does once repeated identical requests have used every recorded answer. */
 export type RepeatPolicy = 'last' | 'cycle' | 'error';
@@ -78,10 +63,10 @@ export interface ReplayOptions {
 export class Replayer implements CassetteSource, Hook {
   readonly name = 'replayer';
   private readonly repeat: RepeatPolicy;
-  private readonly matchIgnore: string[];
   private readonly speed: ReplaySpeed;
   private readonly strict: boolean;
-  private readonly onMiss?: (miss: ReplayMiss) => void;
+  /** finding a request's entries, and what replay answers without one (replay-misses.ts) */
+  private readonly misses: ReplayMisses;
   /** what the replay keeps of each client session */
   private readonly sessions = new WeakMap<Session, ReplaySession>();
   /** the cursor key each planned exchange advances (entries of one key, per revision) */
@@ -89,19 +74,19 @@ export class Replayer implements CassetteSource, Hook {
   /** the calls answered, for listen streams that wait for the call their message followed */
   private readonly calls = new CallWaiters();
   private cachedProfile?: { revision: number; profile: ServerProfile };
-  /** the applicable entries of a key's list, by key and revision (lists of one entry need none), until the cassette changes */
-  private partitions = new Map<string, Partition>();
-  private partitionsRevision = -1;
+  /** the applicable entries of a key's list, by key and revision, until the cassette changes (replay-partitions.ts) */
+  private readonly partitions: ReplayPartitions;
 
   constructor(
     private readonly store: CassetteStore,
     options: ReplayOptions = {},
   ) {
     this.repeat = options.repeat ?? 'last';
-    this.matchIgnore = options.matchIgnore ?? [];
     this.speed = options.speed;
     this.strict = options.strict === true;
-    this.onMiss = options.onMiss;
+    const misses = { matchIgnore: options.matchIgnore ?? [], strict: this.strict, onMiss: options.onMiss };
+    this.misses = new ReplayMisses(store, misses, () => this.profile());
+    this.partitions = new ReplayPartitions(store);
     void store.indexed.then(
       () => (this.indexed = true),
       () => {},
@@ -135,33 +120,23 @@ export class Replayer implements CassetteSource, Hook {
   }
 
   /**
-   * The recorded entries answering a request: by its exact (mcp-rewind) key, else by its loose key (argument key
-   * order and --match-ignore paths ignored; the store indexes entries by keys.ts looseKeyOfEntry with the same paths).
-   */
-  private find(request: Pick<JsonRpcRequest, 'method' | 'params'>, key: string): readonly CassetteEntry[] | undefined {
-    return (
-      this.store.lookup(key) ?? this.store.lookupLoose(looseKeyFor(request.method, request.params, this.matchIgnore))
-    );
-  }
-
-  /**
    * The recorded entry for a request, or undefined — without moving the cursor. Only entries of the request's
    * revision (else era) count; repeated identical requests walk them in order, then, by policy, keep answering with
    * the last (default), start over (cycle), or miss.
    */
   private pick(exchange: LiveExchange, session: Session, ctx: RequestContext): CassetteEntry | undefined {
-    let all = this.find(exchange.request, exchange.key);
+    let all = this.misses.find(exchange.request, exchange.key);
     if (!all?.length) return undefined;
     let suffix = '';
     if (EMPTY_LIST_RESULTS.has(exchange.request.method)) {
       // a list is answered by those recorded for the client's capabilities (list-capabilities.ts)
       const fit = fitCapabilities(all, ctx.capabilities);
-      if (fit.mismatch && this.strict) return undefined; // the miss names the difference (capabilityMismatch)
+      if (fit.mismatch && this.strict) return undefined; // the miss names the difference (replay-misses.ts)
       if (fit.mismatch) exchange.timeline.flags.push(`replayed a list ${fit.mismatch}`);
       all = fit.entries;
       suffix = fit.cursorSuffix;
     }
-    const { entries, cursor } = this.partition(all, ctx, suffix);
+    const { entries, cursor } = this.partitions.of(all, ctx, suffix);
     if (!entries.length) return undefined;
     this.cursors.set(exchange, cursor);
     const served = this.sessions.get(session)?.served.get(cursor) ?? 0;
@@ -169,29 +144,6 @@ export class Replayer implements CassetteSource, Hook {
     if (this.repeat === 'cycle') return entries[served % entries.length];
     if (this.repeat === 'error') return undefined;
     return entries[entries.length - 1];
-  }
-
-  /** The entries of a key's list that fit a request's revision (applicable()), and the cursor that walks them. */
-  private partition(all: readonly CassetteEntry[], ctx: RequestContext, suffix = ''): Partition {
-    if (all.length === 1) {
-      const entries = applicable(all, ctx);
-      return { entries, cursor: all[0].key + suffix };
-    }
-    if (this.partitionsRevision !== this.store.revision) {
-      this.partitions.clear();
-      this.partitionsRevision = this.store.revision;
-    }
-    const slot = ctx.version ?? ctx.era;
-    // the store hands out a new list on each lookup: the key names the list (it changes only with the revision)
-    const id = `${all[0].key}${suffix}\u0000${slot}`;
-    const known = this.partitions.get(id);
-    if (known) return known;
-    const entries = applicable(all, ctx);
-    const partition = { entries, cursor: entries === all ? all[0].key + suffix : `${all[0].key}${suffix}#${slot}` };
-    // a missing-capability error fits by the client's capabilities, which a revision does not say: not kept
-    if (all.some((e) => conditionOf(e.error) === 'capability')) return partition;
-    this.partitions.set(id, partition);
-    return partition;
   }
 
   /**
@@ -225,7 +177,7 @@ export class Replayer implements CassetteSource, Hook {
       if (lacking) return { refuse: missingCapability(request, entry.result, lacking) };
       return { entry };
     }
-    return { miss: () => this.missFor(exchange, ctx) };
+    return { miss: () => this.misses.missFor(exchange, ctx) };
   }
 
   take(exchange: LiveExchange, session: Session): void {
@@ -318,6 +270,11 @@ export class Replayer implements CassetteSource, Hook {
     if (due.length) pushFollowUps(session, this.stateOf(session), due);
   }
 
+  /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */
+  miss(request: JsonRpcRequest, key: string): JsonRpcResponse {
+    return this.misses.miss(request, key);
+  }
+
   refusal(kind: RefusalKind, detail?: string): Refused {
     return refusalFor(kind, this.store, this.profile(), detail);
   }
@@ -354,114 +311,9 @@ export class Replayer implements CassetteSource, Hook {
     const refused = modernRefusal(request, exchange.headers, this.profile(), recorded);
     if (refused) return refused;
     if (REMOVED_IN_MODERN.has(request.method) || (!isKnownMethod(request.method, 'modern') && !recorded)) {
-      const own = this.methodNotFound(request);
+      const own = this.misses.methodNotFound(request);
       return own ?? refuse(404, request.id, ErrorCode.MethodNotFound, 'Method not found');
     }
     return undefined;
-  }
-
-  /**
-   * No entry: a 2026-07-28 request to a cassette of a 2025-only server gets that server's refusal (so a negotiating
-   * client falls back to initialize, as it did live); a request carrying a requestState no recorded answer issued is
-   * refused as forged; a method the server did not have gets its -32601; else mcp-rewind's miss answers.
-   */
-  private missFor(exchange: LiveExchange, ctx: RequestContext): { response: JsonRpcResponse; status?: number } {
-    const { request, key } = exchange;
-    const profile = this.profile();
-    if (ctx.era === 'modern' && profile.modern.length === 0 && profile.legacy.length > 0) {
-      const refused = refusalFor('not-initialized', this.store, profile);
-      return { response: refused.response, status: refused.status };
-    }
-    const state = request.params?.requestState;
-    if (typeof state === 'string' && !this.store.issuedState(state)) {
-      return {
-        response: errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid or expired requestState', {
-          reason: 'invalid_request_state',
-        }),
-      };
-    }
-    const notFound = this.methodNotFound(request);
-    if (notFound) return { response: notFound.response, status: notFound.status === 200 ? undefined : notFound.status };
-    const mismatch = this.strict ? this.capabilityMismatch(request, key, ctx) : undefined;
-    if (mismatch) return { response: mismatch };
-    if (!isKnownMethod(request.method, ctx.era) && !EMPTY_LIST_RESULTS.has(request.method)) {
-      return {
-        response: errorResponse(request.id, ErrorCode.MethodNotFound, 'Method not found'),
-        status: ctx.era === 'modern' ? 404 : undefined,
-      };
-    }
-    return { response: this.miss(request, key) };
-  }
-
-  /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */
-  miss(request: JsonRpcRequest, key: string): JsonRpcResponse {
-    if (request.method !== 'ping' && (this.strict || this.onMiss)) {
-      const recorded = this.find(request, key);
-      const miss = replayMiss(this.store, request, key, recorded?.length ? recorded.length : undefined);
-      this.onMiss?.(miss);
-      if (this.strict)
-        return new ReplayMissError(`mcp-rewind: no recorded answer for ${describeMiss(miss)}`, miss).toResponse(
-          request.id,
-        );
-    }
-    const empty = EMPTY_LIST_RESULTS.get(request.method) ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
-    if (empty) return { jsonrpc: '2.0', id: request.id, result: empty };
-    const what =
-      request.method === 'tools/call'
-        ? `tools/call "${String(request.params?.name)}" with arguments ${JSON.stringify(request.params?.arguments ?? {})}`
-        : request.method;
-    const recorded = this.find(request, key);
-    if (recorded?.length) {
-      const message = `mcp-rewind: all ${recorded.length} recorded answer(s) for ${what} were already used (key ${key}; --repeat error)`;
-      return new ReplayMissError(message, { key, method: request.method, exhausted: recorded.length }).toResponse(
-        request.id,
-      );
-    }
-    const nearest = this.nearest(request, key);
-    const hint = nearest.length
-      ? `; recorded for this ${request.method === 'tools/call' ? 'tool' : 'method'}: ${nearest.join(', ')}`
-      : '';
-    return new ReplayMissError(`mcp-rewind: no recorded answer for ${what} (key ${key})${hint}`, {
-      key,
-      method: request.method,
-      nearest,
-    }).toResponse(request.id);
-  }
-
-  /** --strict: a list recorded only for other client capabilities misses, saying which (list-capabilities.ts). */
-  private capabilityMismatch(request: JsonRpcRequest, key: string, ctx: RequestContext): JsonRpcResponse | undefined {
-    if (!EMPTY_LIST_RESULTS.has(request.method)) return undefined;
-    const recorded = this.find(request, key);
-    const mismatch = recorded?.length ? fitCapabilities(recorded, ctx.capabilities).mismatch : undefined;
-    if (!mismatch) return undefined;
-    const asked = request.params ? { ...request.params } : {};
-    delete asked._meta;
-    this.onMiss?.({ method: request.method, key, asked });
-    const message = `mcp-rewind: no recorded answer for ${request.method} (key ${key}): ${mismatch}`;
-    return new ReplayMissError(message, { key, method: request.method, asked }).toResponse(request.id);
-  }
-
-  /** The server's -32601 for this method, when the cassette recorded one (any params): from the store's index of error keys. */
-  private methodNotFound(request: JsonRpcRequest): Refused | undefined {
-    const prefix = request.method.replaceAll('/', '_');
-    for (const k of this.store.errorKeys(ErrorCode.MethodNotFound)) {
-      if (k !== prefix && !k.startsWith(`${prefix}_`)) continue;
-      const e = this.store.lookup(k)?.find((x) => x.error?.code === ErrorCode.MethodNotFound);
-      if (e?.error)
-        return {
-          status: e.status ?? 200,
-          response: errorResponse(request.id, e.error.code, e.error.message, e.error.data),
-        };
-    }
-    return undefined;
-  }
-
-  /** Keys recorded for the same tool (or method), to say what was there instead: from the store's index, never a scan. */
-  private nearest(request: JsonRpcRequest, key: string): string[] {
-    const group =
-      request.method === 'tools/call'
-        ? `tools_call_${safeKey(String(request.params?.name ?? ''))}`
-        : request.method.replaceAll('/', '_');
-    return this.store.nearKeys(group, key, 5);
   }
 }

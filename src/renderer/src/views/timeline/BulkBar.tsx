@@ -5,6 +5,7 @@ import { usePanels } from '../../stores/panels.js';
 import { useTraffic } from '../../stores/traffic.js';
 import { annotate, useVerbs } from '../../stores/verbs.js';
 import { useTimelineUi } from './state.js';
+import { NoteInput } from '../../components/NoteInput.js';
 
 /**
  * The verbs of several picked exchanges (Shift/Ctrl-click, Shift+arrows, Ctrl+A): pin or unpin them, note them, save
@@ -47,24 +48,13 @@ export function BulkBar({ rows }: { rows: TrafficEvent[] }): JSX.Element {
         {allPinned ? '☆ Unpin all' : '★ Pin all'}
       </button>
       {noting ? (
-        <input
-          className="note-input"
-          aria-label="Note for the picked exchanges"
-          autoFocus
-          maxLength={500}
-          value={note}
+        <NoteInput
+          label="Note for the picked exchanges"
           placeholder="a note for each (Enter saves)"
-          onChange={(e) => setNote(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter') {
-              setNoting(false);
-              void each({ note: note.trim() });
-            }
-            if (e.key === 'Escape') {
-              e.stopPropagation();
-              setNoting(false);
-            }
-          }}
+          value={note}
+          onChange={setNote}
+          onSave={() => (setNoting(false), void each({ note: note.trim() }))}
+          onCancel={() => setNoting(false)}
           onBlur={() => setNoting(false)}
         />
       ) : (

@@ -1,216 +1,14 @@
-import { useEffect, useRef, useState, type JSX, type KeyboardEvent, type PointerEvent, type RefObject } from 'react';
+import { useEffect, useRef, useState, type JSX, type RefObject } from 'react';
 import type { ProxyInfo, SourceInfo } from '../../../../shared/api.js';
 import { Name } from '../../components/Name.js';
-import { MODE_TRAITS } from '../../../../shared/modes.js';
 import { useBreakpoints } from '../../stores/breakpoints.js';
 import { usePanels } from '../../stores/panels.js';
 import { useProxies } from '../../stores/proxies.js';
-import { useSettings } from '../../stores/settings.js';
 import { startDemo } from '../../stores/traffic.js';
 import { closeSource, useVerbs } from '../../stores/verbs.js';
-import { ClientConfig } from './ClientConfig.js';
-import { useTimelineUi } from './state.js';
+import { ProxyRow } from './ProxyRow.js';
+import { BarResizer, useBarSize } from './ProxiesBarResizer.js';
 
-/** The proxy's problem count; a click shows its exchanges with problems (`has:problem` in the search box). */
-function ProblemCount({ proxy }: { proxy: ProxyInfo }): JSX.Element | null {
-  const counts = proxy.problems;
-  const total = (counts?.error ?? 0) + (counts?.warning ?? 0) + (counts?.info ?? 0);
-  if (!counts || total === 0) return null;
-  const worst = counts.error ? 'error' : counts.warning ? 'warning' : 'info';
-  return (
-    <button
-      type="button"
-      className={`link proxy-problems pb-${worst}`}
-      data-testid="proxy-problems"
-      title={`${counts.error} errors, ${counts.warning} warnings, ${counts.info} notes: show them`}
-      onClick={() => useTimelineUi.getState().setFilter({ proxy: proxy.id, text: 'has:problem' })}
-    >
-      ⚠ {total}
-    </button>
-  );
-}
-
-const STATE_LABELS: Record<string, string> = {
-  starting: 'starting…',
-  running: 'running',
-  'sign-in-required': 'sign-in required',
-  stopped: 'stopped',
-  failed: 'failed',
-};
-
-/** What a proxy stands in front of: the upstream URL or command, or (replay) its cassette folder. */
-function target(p: ProxyInfo): string {
-  if (!MODE_TRAITS[p.config.mode].forwards) return p.config.cacheDir ?? '';
-  return p.config.upstreamUrl ?? (p.config.upstreamCommand ? `$ ${p.config.upstreamCommand}` : '');
-}
-
-function stateLabel(p: ProxyInfo): string {
-  // a wrapped server: its MCP client starts it, and its mcp-rewind attaches to the app
-  if (p.attached)
-    return p.attached.processes
-      ? `attached${p.attached.processes > 1 ? ` ×${p.attached.processes}` : ''}`
-      : 'not started';
-  if (p.state === 'running' && p.upstreamDown) return 'running · upstream unreachable';
-  if (p.state !== 'failed') return STATE_LABELS[p.state];
-  return p.failure === 'upstream'
-    ? 'upstream unreachable'
-    : p.failure === 'cassette'
-      ? 'cassette missing'
-      : p.failure === 'port'
-        ? 'port in use'
-        : 'failed';
-}
-
-function ProxyRow({
-  proxy,
-  run,
-  fresh,
-}: {
-  proxy: ProxyInfo;
-  run: (action: () => Promise<void>) => void;
-  fresh?: boolean;
-}): JSX.Element {
-  const { start, stop, remove } = useProxies.getState();
-  const [confirming, setConfirming] = useState(false);
-  const p = proxy;
-  return (
-    <li
-      className={`proxy-row state-${p.state}${fresh ? ' fresh' : ''}`}
-      data-proxy-id={p.id}
-      aria-label={`Proxy ${p.name}`}
-    >
-      <span className={`badge ${p.state}${p.upstreamDown ? ' degraded' : ''}`} title={p.error ?? p.upstreamDown}>
-        {stateLabel(p)}
-      </span>
-      <strong className="proxy-name" title={p.name}>
-        <Name value={p.name} />
-      </strong>
-      <span className="chip">{p.config.mode}</span>
-      <span className="proxy-target muted" title={target(p)}>
-        {target(p)}
-      </span>
-      {p.url ? <code className="proxy-endpoint">{p.url}</code> : <span className="proxy-endpoint muted">—</span>}
-      {/* one grid cell: a proxy with problems keeps its row on one line */}
-      <span className="proxy-counts">
-        <ProblemCount proxy={p} />
-        <span className="proxy-count muted" data-testid="exchanges" title="exchanges">
-          {p.exchanges}
-        </span>
-      </span>
-      <span className="row-actions">
-        {p.state === 'running' && !p.attached && (
-          <button
-            type="button"
-            onClick={() => usePanels.getState().openCompose(p.id)}
-            aria-label={`Compose a call through ${p.name}`}
-            title="Call any tool, prompt or resource through this proxy"
-          >
-            Compose
-          </button>
-        )}
-        {p.state === 'running' && p.url && <ClientConfig proxy={p} />}
-        <SignInActions proxy={p} run={run} />
-        {p.attached ? (
-          <span className="muted small" title="started by its MCP client (wrapped in Intercept)">
-            {p.attached.clients.join(', ') || 'intercepted'}
-          </span>
-        ) : p.state === 'running' || p.state === 'starting' || p.state === 'sign-in-required' ? (
-          <button type="button" disabled={p.state === 'starting'} onClick={() => run(() => stop(p.id))}>
-            Stop
-          </button>
-        ) : (
-          <button type="button" onClick={() => run(() => start(p.id))}>
-            {p.state === 'failed' ? 'Retry' : 'Start'}
-          </button>
-        )}
-        {confirming ? (
-          <>
-            <button type="button" className="danger" onClick={() => run(() => remove(p.id))}>
-              Remove {p.name}
-            </button>
-            <button type="button" onClick={() => setConfirming(false)}>
-              Keep
-            </button>
-          </>
-        ) : (
-          <button type="button" onClick={() => setConfirming(true)} aria-label={`Remove ${p.name}…`}>
-            Remove…
-          </button>
-        )}
-      </span>
-      {p.state === 'failed' && p.error && (
-        <p className="proxy-error error small" role="alert">
-          {p.error}
-        </p>
-      )}
-      {p.state === 'sign-in-required' && (
-        <p className="proxy-error warning small" role="alert">
-          {p.signIn?.state === 'failed'
-            ? `Sign-in failed at ${p.signIn.step}: ${p.signIn.error}`
-            : `The upstream needs a sign-in${p.signIn?.error ? ` (${p.signIn.error})` : ''}: calls wait for it`}
-        </p>
-      )}
-      {p.state === 'running' && p.upstreamDown && (
-        <p className="proxy-error warning small" role="alert">
-          {p.upstreamDown}: calls are answered with an error until it is back (Stop and Start to check it now)
-        </p>
-      )}
-    </li>
-  );
-}
-
-/** Sign in / signed in as … / Sign out, for a proxy that is the OAuth client of its upstream. */
-function SignInActions({
-  proxy: p,
-  run,
-}: {
-  proxy: ProxyInfo;
-  run: (action: () => Promise<void>) => void;
-}): JSX.Element | null {
-  const { signIn, signOut } = useProxies.getState();
-  if (p.state === 'sign-in-required')
-    return (
-      <button
-        type="button"
-        className="primary"
-        onClick={() => run(() => signIn(p.id))}
-        aria-label={`Sign in to the upstream of ${p.name}`}
-      >
-        Sign in
-      </button>
-    );
-  if (p.state === 'running' && p.signIn?.state === 'client')
-    return (
-      <span
-        className="muted small"
-        data-testid="signed-in"
-        title="the client sends its own Authorization; the proxy passes it through"
-      >
-        client's own sign-in
-      </span>
-    );
-  if (p.state !== 'running' || p.signIn?.state !== 'signed-in') return null;
-  return (
-    <>
-      <span className="muted small" data-testid="signed-in">
-        {p.signIn.user ? `signed in as ${p.signIn.user}` : 'signed in'}
-      </span>
-      <button
-        type="button"
-        onClick={() => run(() => signOut(p.id))}
-        aria-label={`Sign out of the upstream of ${p.name}`}
-      >
-        Sign out
-      </button>
-    </>
-  );
-}
-
-/**
- * The proxies as one compact bar above the traffic: a line per proxy (state, name, mode, what it stands in front of,
- * endpoint, exchanges, client config, start/stop/retry), and the workspace's actions: New proxy (a dialog), Run demo,
- * Breakpoints (a drawer). It never grows past a few lines: more proxies scroll inside it.
- */
 const KIND_LABELS = { har: 'HAR', folder: 'cassette folder', file: 'single-file cassette' } as const;
 
 /** A file opened into the timeline: read-only, its exchange count, what was skipped, Close. */
@@ -260,67 +58,6 @@ const failedFirst = (proxies: ProxyInfo[]): ProxyInfo[] => [
   ...proxies.filter(needsLook),
   ...proxies.filter((p) => !needsLook(p)),
 ];
-
-const MIN_HEIGHT = 40;
-const MAX_HEIGHT = 600;
-
-/** The bar's height (a drag of its lower edge, or ↑/↓ on it) and whether it is collapsed: kept in the settings. */
-function useBarSize(): {
-  height: number;
-  collapsed: boolean;
-  set(patch: { height?: number; collapsed?: boolean }): void;
-} {
-  const bar = useSettings((s) => s.settings?.proxiesBar) ?? { height: 120, collapsed: false };
-  const update = useSettings((s) => s.update);
-  return { ...bar, set: (patch) => void update({ proxiesBar: { ...bar, ...patch } }).catch(() => {}) };
-}
-
-/** The lower edge of the bar: drag it (or ↑/↓ when focused) to give the proxies more or less room. */
-function BarResizer({
-  height,
-  onResize,
-}: {
-  height: number;
-  onResize(height: number, done: boolean): void;
-}): JSX.Element {
-  const onPointerDown = (event: PointerEvent<HTMLDivElement>): void => {
-    event.preventDefault();
-    const el = event.currentTarget;
-    const y0 = event.clientY;
-    el.setPointerCapture(event.pointerId);
-    const at = (e: globalThis.PointerEvent): number =>
-      Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height + e.clientY - y0));
-    const move = (e: globalThis.PointerEvent): void => onResize(at(e), false);
-    const up = (e: globalThis.PointerEvent): void => {
-      el.removeEventListener('pointermove', move);
-      el.removeEventListener('pointerup', up);
-      onResize(at(e), true);
-    };
-    el.addEventListener('pointermove', move);
-    el.addEventListener('pointerup', up);
-  };
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
-    const step = event.key === 'ArrowDown' ? 24 : event.key === 'ArrowUp' ? -24 : 0;
-    if (!step) return;
-    event.preventDefault();
-    onResize(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height + step)), true);
-  };
-  return (
-    <div
-      className="proxies-resizer"
-      role="separator"
-      aria-orientation="horizontal"
-      aria-label="Resize the proxies bar"
-      aria-valuenow={Math.round(height)}
-      aria-valuemin={MIN_HEIGHT}
-      aria-valuemax={MAX_HEIGHT}
-      tabIndex={0}
-      onPointerDown={onPointerDown}
-      onKeyDown={onKeyDown}
-    />
-  );
-}
-
 /** Scrolls a proxy that just appeared (New proxy) or just failed into view in the bar, and marks it a while. */
 function useRevealNew(proxies: ProxyInfo[], list: RefObject<HTMLUListElement | null>): string | undefined {
   const seen = useRef<Set<string> | undefined>(undefined);
@@ -343,6 +80,11 @@ function useRevealNew(proxies: ProxyInfo[], list: RefObject<HTMLUListElement | n
   return fresh;
 }
 
+/**
+ * The proxies as one compact bar above the traffic: a line per proxy (state, name, mode, what it stands in front of,
+ * endpoint, exchanges, client config, start/stop/retry), and the workspace's actions: New proxy (a dialog), Run demo,
+ * Breakpoints (a drawer). It never grows past a few lines: more proxies scroll inside it.
+ */
 export function ProxiesBar(): JSX.Element {
   const { proxies, loaded, error } = useProxies();
   const sources = useVerbs((s) => s.sources);

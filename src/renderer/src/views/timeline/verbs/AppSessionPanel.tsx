@@ -3,6 +3,7 @@ import type { AppSessionConfig } from '../../../../../shared/app-session.js';
 import { capabilitiesOf, declaredText, parseRootLines, rootLines } from '../../../models/request-options.js';
 import { useTraffic } from '../../../stores/traffic.js';
 import { declareAppSession, loadAppSession, loadCatalog, useVerbs } from '../../../stores/verbs.js';
+import { EditorActions } from './EditorActions.js';
 
 /** the newest initialize of the proxy by a client other than the app: its name and declared capabilities */
 function useAgentDeclared(proxyId: string): { name: string; capabilities: Record<string, unknown> } | undefined {
@@ -101,16 +102,11 @@ function AppSessionForm({
           placeholder="file:///home/me/project project"
         />
       </label>
-      <div className="re-actions">
+      <EditorActions error={error}>
         <button type="button" className="primary small" disabled={busy} onClick={() => void apply()}>
           Apply (new session)
         </button>
-        {error && (
-          <span className="error" role="alert">
-            {error}
-          </span>
-        )}
-      </div>
+      </EditorActions>
     </fieldset>
   );
 }

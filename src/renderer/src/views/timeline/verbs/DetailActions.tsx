@@ -8,6 +8,7 @@ import { useTimelineUi } from '../state.js';
 import { useSendTarget } from './SendTarget.js';
 import { copyText } from '../../../components/clipboard.js';
 import { MenuButton } from '../../../components/Menu.js';
+import { NoteInput } from '../../../components/NoteInput.js';
 
 /** Requests the verbs apply to: every client request but the handshake. */
 export const canResend = (e: TrafficEvent): boolean =>
@@ -265,23 +266,14 @@ export function DetailActions({ event, proxyName }: { event: TrafficEvent; proxy
           </MenuButton>
         )}
         {noting && (
-          <input
-            className="note-input"
-            aria-label="Note"
-            autoFocus
-            maxLength={500}
-            value={note}
+          <NoteInput
+            label="Note"
             placeholder="a short note (Enter saves)"
-            onChange={(e) => setNote(e.target.value)}
+            value={note}
+            onChange={setNote}
+            onSave={() => void saveNote()}
+            onCancel={() => (setNote(mark?.note ?? ''), setNoting(false))}
             onBlur={() => void saveNote()}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter') void saveNote();
-              if (e.key === 'Escape') {
-                setNote(mark?.note ?? '');
-                setNoting(false);
-                e.stopPropagation();
-              }
-            }}
           />
         )}
       </div>

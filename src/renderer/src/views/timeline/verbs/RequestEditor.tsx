@@ -7,6 +7,7 @@ import { useSchemaProblems } from '../../../hooks/tool-schema.js';
 import { headerLines, parseHeaderLines, parseMeta } from '../../../models/request-options.js';
 import { sendExchange } from '../../../stores/verbs.js';
 import { SchemaForm } from './SchemaForm.js';
+import { EditorActions } from './EditorActions.js';
 
 export interface Sent {
   seq?: number;
@@ -183,16 +184,11 @@ export function RequestEditor({
         </p>
       )}
       <RequestOptions headers={headersText} onHeaders={setHeadersText} meta={metaText} onMeta={setMetaText} />
-      <div className="re-actions">
+      <EditorActions error={error}>
         <button type="button" className="primary" disabled={busy} onClick={() => void send()}>
           {busy ? 'Sending…' : sendLabel}
         </button>
-        {error && (
-          <span className="error" role="alert">
-            {error}
-          </span>
-        )}
-      </div>
+      </EditorActions>
     </div>
   );
 }

@@ -1,0 +1,62 @@
+import type { JSX, KeyboardEvent, PointerEvent } from 'react';
+import { useSettings } from '../../stores/settings.js';
+
+const MIN_HEIGHT = 40;
+const MAX_HEIGHT = 600;
+
+/** The bar's height (a drag of its lower edge, or ↑/↓ on it) and whether it is collapsed: kept in the settings. */
+export function useBarSize(): {
+  height: number;
+  collapsed: boolean;
+  set(patch: { height?: number; collapsed?: boolean }): void;
+} {
+  const bar = useSettings((s) => s.settings?.proxiesBar) ?? { height: 120, collapsed: false };
+  const update = useSettings((s) => s.update);
+  return { ...bar, set: (patch) => void update({ proxiesBar: { ...bar, ...patch } }).catch(() => {}) };
+}
+
+/** The lower edge of the bar: drag it (or ↑/↓ when focused) to give the proxies more or less room. */
+export function BarResizer({
+  height,
+  onResize,
+}: {
+  height: number;
+  onResize(height: number, done: boolean): void;
+}): JSX.Element {
+  const onPointerDown = (event: PointerEvent<HTMLDivElement>): void => {
+    event.preventDefault();
+    const el = event.currentTarget;
+    const y0 = event.clientY;
+    el.setPointerCapture(event.pointerId);
+    const at = (e: globalThis.PointerEvent): number =>
+      Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height + e.clientY - y0));
+    const move = (e: globalThis.PointerEvent): void => onResize(at(e), false);
+    const up = (e: globalThis.PointerEvent): void => {
+      el.removeEventListener('pointermove', move);
+      el.removeEventListener('pointerup', up);
+      onResize(at(e), true);
+    };
+    el.addEventListener('pointermove', move);
+    el.addEventListener('pointerup', up);
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
+    const step = event.key === 'ArrowDown' ? 24 : event.key === 'ArrowUp' ? -24 : 0;
+    if (!step) return;
+    event.preventDefault();
+    onResize(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, height + step)), true);
+  };
+  return (
+    <div
+      className="proxies-resizer"
+      role="separator"
+      aria-orientation="horizontal"
+      aria-label="Resize the proxies bar"
+      aria-valuenow={Math.round(height)}
+      aria-valuemin={MIN_HEIGHT}
+      aria-valuemax={MAX_HEIGHT}
+      tabIndex={0}
+      onPointerDown={onPointerDown}
+      onKeyDown={onKeyDown}
+    />
+  );
+}
