@@ -89,7 +89,7 @@ it('the v2 SDK stateless server: a DELETE is refused in replay as the server ref
 const missing = pythonSdkMissing();
 if (missing) console.warn(`skipping the Python SDK refusals: ${missing}`);
 
-/** A request without a session, a batch (in a session when the server issues one), then the session's end, as the client sees each. */
+/** A request without a session, a batch and a wrong Accept (in a session when the server issues one), then the session's end, as the client sees each. */
 async function batchThenEnd(url: string): Promise<Record<string, unknown>> {
   const noSession = await refusal(rawPost(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }));
   const opened = await rawPost(url, INIT);
@@ -109,6 +109,9 @@ async function batchThenEnd(url: string): Promise<Record<string, unknown>> {
     ),
   );
   const single = await rawPost(url, { jsonrpc: '2.0', id: 9, method: 'ping' }, head);
+  const wrongAccept = await refusal(
+    rawPost(url, { jsonrpc: '2.0', id: 10, method: 'ping' }, { ...head, accept: 'application/json' }),
+  );
   const ended = await fetch(url, { method: 'DELETE', headers: head });
   const text = await ended.text();
   return {
@@ -116,6 +119,7 @@ async function batchThenEnd(url: string): Promise<Record<string, unknown>> {
     issuedSession: opened.sessionId !== undefined,
     batch,
     single: { status: single.status, messages: single.messages },
+    wrongAccept,
     deleted: { status: ended.status, error: text ? (JSON.parse(text) as { error?: unknown }).error : undefined },
   };
 }
@@ -132,6 +136,7 @@ describe.skipIf(missing !== undefined)('the Python SDK server', () => {
         issuedSession: !stateless,
         batch: { status: 400, error: { message: expect.stringContaining('Validation error') } },
         single: { status: 200 },
+        wrongAccept: { status: 406 },
         deleted: { status: stateless ? 405 : 200 },
       });
       expect(recorded).toEqual(direct);
