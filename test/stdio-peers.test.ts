@@ -91,34 +91,34 @@ describe('server-filesystem: roots/list right after connect (issue 21 item 2)', 
     expect(delivered).toEqual({ 'proxy-only': 5, record: 5 });
   }, 120_000);
 
-  it('the server serves the client root three ways: direct, through record, through replay (server stopped)', async () => {
-    const { start, root } = await folders();
-    const command: StdioCommand = { args: [FILESYSTEM_ENTRY, start] };
-    const cacheDir = await tempDir();
-    const scenario = async (connect: (roots?: string[]) => Promise<PeerClient>, way: Way) => {
-      const peer = await connect([root]);
-      // replay does not send the roots/list recorded on the GET stream (issue 21 item 6, replay side): not awaited there
-      const asked = way === 'replay' ? undefined : await within(ROOTS_MS, () => peer.rootsAsked() > 0);
-      // the server applies the roots it got (a few fs calls, then a line on stderr) before it is asked anything
-      if (way !== 'replay')
-        await within(ROOTS_MS, () => peer.serverSaid().includes('Updated allowed directories from MCP roots'));
-      return {
-        asked,
-        allowed: await call(peer, 'list_allowed_directories', {}),
-        listing: await call(peer, 'list_directory', { path: root }),
-        read: await call(peer, 'read_text_file', { path: join(root, 'notes.txt') }),
-        outside: await call(peer, 'list_directory', { path: start }),
+  for (const sdk of ['v1', 'v2'] as const)
+    it(`the server serves the client root three ways: direct, through record, through replay (server stopped), SDK ${sdk} client`, async () => {
+      const { start, root } = await folders();
+      const command: StdioCommand = { args: [FILESYSTEM_ENTRY, start] };
+      const cacheDir = await tempDir();
+      const scenario = async (connect: (roots?: string[]) => Promise<PeerClient>, way: Way) => {
+        const peer = await connect([root]);
+        const asked = await within(ROOTS_MS, () => peer.rootsAsked() > 0);
+        // the server applies the roots it got (a few fs calls, then a line on stderr) before it is asked anything
+        if (way !== 'replay')
+          await within(ROOTS_MS, () => peer.serverSaid().includes('Updated allowed directories from MCP roots'));
+        return {
+          asked,
+          allowed: await call(peer, 'list_allowed_directories', {}),
+          listing: await call(peer, 'list_directory', { path: root }),
+          read: await call(peer, 'read_text_file', { path: join(root, 'notes.txt') }),
+          outside: await call(peer, 'list_directory', { path: start }),
+        };
       };
-    };
-    const direct = await throughWay('direct', command, undefined, (c) => scenario(c, 'direct'));
-    expect(direct.asked).toBe(true);
-    expect(JSON.stringify(direct.allowed)).toContain(root);
-    expect(JSON.stringify(direct.outside)).toContain('denied');
-    const recorded = await throughWay('record', command, cacheDir, (c) => scenario(c, 'record'));
-    expect(recorded).toEqual(direct);
-    const replayed = await throughWay('replay', command, cacheDir, (c) => scenario(c, 'replay'));
-    expect(replayed).toEqual({ ...direct, asked: undefined });
-  }, 60_000);
+      const direct = await throughWay('direct', command, undefined, (c) => scenario(c, 'direct'), sdk);
+      expect(direct.asked).toBe(true);
+      expect(JSON.stringify(direct.allowed)).toContain(root);
+      expect(JSON.stringify(direct.outside)).toContain('denied');
+      const recorded = await throughWay('record', command, cacheDir, (c) => scenario(c, 'record'), sdk);
+      expect(recorded).toEqual(direct);
+      const replayed = await throughWay('replay', command, cacheDir, (c) => scenario(c, 'replay'), sdk);
+      expect(replayed).toEqual(direct);
+    }, 60_000);
 });
 
 describe('server-memory: a knowledge graph recorded and replayed', () => {

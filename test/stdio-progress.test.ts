@@ -15,6 +15,7 @@ import { connectClient } from './fixtures/client.js';
 import { startCustomUpstream } from './helpers/custom-upstream.js';
 import { BIN, REPO } from './helpers/hostile.js';
 import { removeTempDirs, tempDir } from './helpers/temp.js';
+import { threeWays } from './helpers/three-ways.js';
 
 afterAll(removeTempDirs);
 
@@ -79,7 +80,7 @@ async function replayOnce(cacheDir: string): Promise<{ progress: string[]; text:
   }
 }
 
-/** One run over HTTP: a v1 SDK client of a replaying proxy, over Streamable HTTP or legacy SSE. */
+/** One run over HTTP: a v1 SDK client of a replaying proxy (or of the server, or a recording proxy), over Streamable HTTP or legacy SSE. */
 async function replayOverHttp(
   url: string,
   transport: 'sse' | undefined,
@@ -97,6 +98,18 @@ async function replayOverHttp(
 }
 
 describe('progress replayed to a --stdio client with --replay-timing none (issue 21 item 8)', () => {
+  it(`the client sees the same ${STEPS} progress and answer direct, through record and through replay (server stopped)`, async () => {
+    const { direct, recorded, replayed } = await threeWays(
+      () => startCustomUpstream(progressServer),
+      (url) => replayOverHttp(url, undefined),
+      { replayTiming: 'none' },
+    );
+    const expected = Array.from({ length: STEPS }, (_, i) => `${i + 1}/${STEPS} step ${i + 1}`);
+    expect(direct).toEqual({ progress: expected, text: 'all steps done' });
+    expect(recorded).toEqual(direct);
+    expect(replayed).toEqual(direct);
+  }, 60_000);
+
   it(`a v1 SDK client gets all ${STEPS} progress notifications, in order, before its answer, ${RUNS} runs of ${RUNS}`, async () => {
     const cacheDir = await recordCall();
     const expected = Array.from({ length: STEPS }, (_, i) => `${i + 1}/${STEPS} step ${i + 1}`);

@@ -2,6 +2,7 @@
  * `server/discover` is matched without its `_meta` (issue 21 item 14): the v2 SDK client records its discover with its
  * own clientInfo, and a discover from another client — the conformance suite's dns-rebinding valid-host request, with
  * its Host and Origin — is answered in replay with the server stopped as the server answered it (200), not refused.
+ * The suite's discover is also sent through a recording proxy of its own (so the replayed cassette never holds it).
  */
 import { afterEach, expect, it } from 'vitest';
 import { startProxy } from '../../src/main/engine/proxy.js';
@@ -51,6 +52,14 @@ it('a server/discover with another clientInfo than the recorded one is answered 
   const allowedOrigins = () => [origin];
   try {
     const direct = await suiteDiscover(server.url);
+    const aside = await startProxy({
+      mode: 'record',
+      upstreamUrl: server.url,
+      cacheDir: await tempDir(),
+      allowedOrigins,
+    });
+    origin = new URL(aside.url).origin;
+    const recorded = await suiteDiscover(aside.url).finally(() => aside.close());
     const recorder = await startProxy({ mode: 'record', upstreamUrl: server.url, cacheDir, allowedOrigins });
     origin = new URL(recorder.url).origin;
     const c = await connectV2Client(recorder.url, { negotiation: 'auto' });
@@ -63,6 +72,7 @@ it('a server/discover with another clientInfo than the recorded one is answered 
     origin = new URL(replayer.url).origin;
     try {
       expect(direct).toMatchObject({ status: 200, result: { supportedVersions: [V] } });
+      expect(recorded).toEqual(direct);
       expect(await suiteDiscover(replayer.url)).toEqual(direct);
     } finally {
       await replayer.close();

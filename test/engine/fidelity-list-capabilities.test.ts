@@ -3,9 +3,13 @@
  * only for clients that declare them (issue 21 item 12). Two clients with different capabilities — SDK v1 declaring
  * roots, sampling and elicitation, SDK v2 declaring none — list tools straight at the server, through record (both
  * lists are kept, not "skipped"), and through replay with the server stopped: each gets the list recorded for its own
- * capabilities. A third capability set, never recorded, gets a -32004 naming the difference with --strict.
+ * capabilities. A third capability set, never recorded, gets a -32004 naming the difference with --strict. And the
+ * MCP Inspector's CLI (the client the issue measured: 16 tools in replay, 13 live), recorded after a full-capability
+ * client, gets its own list the three ways.
  */
+import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -13,6 +17,7 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from
 import { afterEach, expect, it } from 'vitest';
 import { startProxy } from '../../src/main/engine/proxy.js';
 import { startEverything } from '../fixtures/everything.js';
+import { REPO } from '../helpers/hostile.js';
 import { removeTempDirs } from '../helpers/temp.js';
 import { outcome, threeWays } from '../helpers/three-ways.js';
 
@@ -41,6 +46,22 @@ async function v2Tools(url: string): Promise<string[]> {
   }
 }
 
+/** The tool names the MCP Inspector CLI (a real process) lists at `url`. */
+async function inspectorTools(url: string): Promise<string[]> {
+  const build = path.join(REPO, 'node_modules/@modelcontextprotocol/inspector-cli/build');
+  const child = spawn(process.execPath, [path.join(build, 'index.js'), url, '--method', 'tools/list'], {
+    cwd: build, // the CLI finds its own package.json from its folder
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`the Inspector CLI exited ${code}: ${stderr}`);
+  return (JSON.parse(stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort();
+}
+
 const both = async (url: string) => ({ full: await v1Tools(url, FULL), none: await v2Tools(url) });
 
 it('server-everything: a tools/list recorded for one capability set is replayed to that set only (v1 full, v2 none)', async () => {
@@ -67,4 +88,14 @@ it('server-everything: a tools/list recorded for one capability set is replayed 
   } finally {
     await strict.close();
   }
+}, 60_000);
+
+it('server-everything: the MCP Inspector CLI gets the list for its own capabilities, recorded after a full-capability client', async () => {
+  const { direct, recorded, replayed } = await threeWays(() => startEverything('streamableHttp'), inspectorTools, {
+    alsoRecord: (url) => v1Tools(url, FULL), // recorded first: its longer list must not be served to the Inspector
+  });
+  expect(direct.length).toBeGreaterThan(0);
+  expect(direct).not.toContain('get-roots-list');
+  expect(recorded).toEqual(direct);
+  expect(replayed).toEqual(direct);
 }, 60_000);

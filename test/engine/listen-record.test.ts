@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ExchangeEvent } from '../../src/shared/traffic.js';
 import { startProxy } from '../../src/main/engine/proxy.js';
 import { startV2Server } from '../fixtures/v2-server.js';
+import { pythonSdkMissing, startPythonServer } from '../helpers/python-sdk.js';
 import { replayThrough } from '../helpers/recording.js';
 import { distilledFiles, removeTempDirs, tempDir } from '../helpers/temp.js';
 import { modernMeta, openListen } from '../helpers/listen-stream.js';
@@ -66,4 +67,41 @@ describe('recording a subscriptions/listen stream (durable commit)', () => {
       await server.close();
     }
   });
+});
+
+const missing = pythonSdkMissing();
+if (missing) console.warn(`skipping the Python SDK listen stream: ${missing}`);
+
+/** The client's view of a listen stream: its first message, then the client closes it. */
+async function firstMessage(url: string): Promise<unknown> {
+  const stream = await listen(url);
+  try {
+    return await stream.next();
+  } finally {
+    stream.close();
+  }
+}
+
+describe.skipIf(missing !== undefined)('the Python SDK server: a listen stream recorded (durable commit)', () => {
+  it('the acknowledgement reaches the client while the stream is open: direct, through record, through replay (server stopped)', async () => {
+    const server = await startPythonServer();
+    const cacheDir = await tempDir();
+    try {
+      const direct = await firstMessage(server.url);
+      expect(direct).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+      const recorder = await startProxy({ mode: 'record', upstreamUrl: server.url, cacheDir, durable: true });
+      const ended = new Promise<ExchangeEvent>((resolve) =>
+        recorder.events.on('exchange', (e) => e.method === 'subscriptions/listen' && resolve(e)),
+      );
+      const recorded = await firstMessage(recorder.url);
+      expect((await ended).cassette).toBe('recorded'); // written once the client closed the stream
+      await recorder.flush();
+      await recorder.close();
+      await server.close();
+      expect(recorded).toEqual(direct);
+      expect(await replayThrough(cacheDir, firstMessage)).toEqual(direct);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });

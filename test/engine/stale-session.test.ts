@@ -3,11 +3,13 @@
  * is refused by the server and by proxy-only; record used to drop the header for an initialize and answered 200 with
  * a new session. And what follows from it (item 9's reuse after DELETE): the server's refusal of an unknown session
  * is recorded — server-everything says 400 without an id, the v2 SDK server 404 — and replay gives it back.
- * Run direct, through record and through replay with the server stopped, against both.
+ * Run direct, through record and through replay with the server stopped, against both, and the Python SDK's server
+ * where its venv exists.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEverything } from '../fixtures/everything.js';
 import { startV2Server } from '../fixtures/v2-server.js';
+import { pythonSdkMissing, startPythonServer } from '../helpers/python-sdk.js';
 import { removeTempDirs } from '../helpers/temp.js';
 import { rawPost, threeWays, type Upstream } from '../helpers/three-ways.js';
 
@@ -47,19 +49,30 @@ async function scenario(url: string) {
   };
 }
 
-const SERVERS: { name: string; start: () => Promise<Upstream>; status: number }[] = [
+const missing = pythonSdkMissing();
+if (missing) console.warn(`skipping the Python SDK server's stale sessions: ${missing}`);
+
+const SERVERS: { name: string; start: () => Promise<Upstream>; status: number; skip?: boolean }[] = [
   { name: 'server-everything', start: () => startEverything('streamableHttp'), status: 400 },
   { name: 'the v2 SDK server', start: () => startV2Server({ legacy: 'stateful' }), status: 404 },
+  { name: 'the Python SDK server', start: () => startPythonServer(), status: 404, skip: missing !== undefined },
 ];
 
 describe('an initialize with a stale Mcp-Session-Id', () => {
   for (const server of SERVERS) {
-    it(`is refused as ${server.name} refuses it: direct, through record, through replay (server stopped)`, async () => {
-      const { direct, recorded, replayed } = await threeWays(server.start, scenario);
-      expect(direct.staleInitialize).toMatchObject({ status: server.status, issuedSession: false, initialized: false });
-      expect(direct.neverIssuedInitialize.status).toBe(server.status);
-      expect(recorded).toEqual(direct);
-      expect(replayed).toEqual(direct);
-    });
+    it.skipIf(server.skip === true)(
+      `is refused as ${server.name} refuses it: direct, through record, through replay (server stopped)`,
+      async () => {
+        const { direct, recorded, replayed } = await threeWays(server.start, scenario);
+        expect(direct.staleInitialize).toMatchObject({
+          status: server.status,
+          issuedSession: false,
+          initialized: false,
+        });
+        expect(direct.neverIssuedInitialize.status).toBe(server.status);
+        expect(recorded).toEqual(direct);
+        expect(replayed).toEqual(direct);
+      },
+    );
   }
 });

@@ -42,7 +42,7 @@ export async function openListen(
       while (messages.length === 0) {
         const { value, done } = await reader.read();
         if (done) throw new Error('the listen stream ended while the client still held it open');
-        buffered += decoder.decode(value, { stream: true });
+        buffered += decoder.decode(value, { stream: true }).replace(/\r\n/g, '\n'); // sse-starlette ends lines with CRLF
         const events = buffered.split('\n\n');
         buffered = events.pop() ?? '';
         for (const event of events) {

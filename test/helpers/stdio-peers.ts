@@ -12,6 +12,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport as V2StdioTransport } from '@modelcontextprotocol/client/stdio';
 import type { Mode } from '../../src/shared/modes.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { startUpstreamBridge, type UpstreamBridge } from '../../src/main/engine/transports/upstream-bridge.js';
@@ -38,19 +40,34 @@ export interface PeerClient {
 
 export type Way = 'direct' | Exclude<Mode, 'hybrid'>;
 
-/** A v1 SDK client; with `roots` it declares the capability and answers roots/list with those folders. */
+/** Which TypeScript SDK the client is of: v1 (`@modelcontextprotocol/sdk`) or v2 (`@modelcontextprotocol/client`). */
+export type Sdk = 'v1' | 'v2';
+
+/**
+ * An SDK client (v1 unless `sdk` says v2, whose `callTool` and `listTools` are called alike); with `roots` it declares
+ * the capability and answers roots/list with those folders.
+ */
 export async function connectPeer(
   transport: Transport,
   roots?: string[],
   serverSaid: () => string = () => '',
+  sdk: Sdk = 'v1',
 ): Promise<PeerClient> {
-  const client = new Client({ name: 'peer-client', version: '1.0.0' }, { capabilities: roots ? { roots: {} } : {} });
+  const info = { name: 'peer-client', version: '1.0.0' };
+  const options = { capabilities: roots ? { roots: {} } : {} };
   let asked = 0;
-  if (roots)
-    client.setRequestHandler(ListRootsRequestSchema, () => {
-      asked++;
-      return { roots: roots.map((folder) => ({ uri: `file://${folder}`, name: folder })) };
-    });
+  const answer = () => {
+    asked++;
+    return { roots: (roots ?? []).map((folder) => ({ uri: `file://${folder}`, name: folder })) };
+  };
+  if (sdk === 'v2') {
+    const client = new V2Client(info, options);
+    if (roots) client.setRequestHandler('roots/list', answer);
+    await client.connect(transport as never);
+    return { client: client as unknown as Client, serverSaid, rootsAsked: () => asked, close: () => client.close() };
+  }
+  const client = new Client(info, options);
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, answer);
   await client.connect(transport);
   return { client, serverSaid, rootsAsked: () => asked, close: () => client.close() };
 }
@@ -64,6 +81,7 @@ export async function throughWay<T>(
   command: StdioCommand,
   cacheDir: string | undefined,
   scenario: (connect: (roots?: string[]) => Promise<PeerClient>) => Promise<T>,
+  sdk: Sdk = 'v1',
 ): Promise<T> {
   const opened: Array<{ close(): Promise<void> }> = [];
   let said = '';
@@ -71,14 +89,15 @@ export async function throughWay<T>(
   try {
     if (way === 'direct') {
       return await scenario(async (roots) => {
-        const stdio = new StdioClientTransport({
+        const params = {
           command: process.execPath,
           args: command.args,
           env: { ...process.env, ...command.env } as Record<string, string>,
-          stderr: 'pipe',
-        });
+          stderr: 'pipe' as const,
+        };
+        const stdio = sdk === 'v2' ? new V2StdioTransport(params) : new StdioClientTransport(params);
         stdio.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
-        const peer = await connectPeer(stdio, roots, serverSaid);
+        const peer = await connectPeer(stdio as Transport, roots, serverSaid, sdk);
         opened.push(peer);
         return peer;
       });
@@ -102,11 +121,9 @@ export async function throughWay<T>(
     });
     opened.unshift(proxy);
     const seen = await scenario(async (roots) => {
-      const peer = await connectPeer(
-        new StreamableHTTPClientTransport(new URL(proxy.url)) as Transport,
-        roots,
-        serverSaid,
-      );
+      const url = new URL(proxy.url);
+      const http = sdk === 'v2' ? new V2HttpTransport(url) : new StreamableHTTPClientTransport(url);
+      const peer = await connectPeer(http as Transport, roots, serverSaid, sdk);
       opened.unshift(peer);
       return peer;
     });

@@ -76,6 +76,8 @@ export const REFUSAL_KINDS = [
   'unsupported-protocol-version',
   'not-initialized',
   'not-acceptable',
+  'delete-not-allowed',
+  'batch-refused',
 ] as const;
 export type RefusalKind = (typeof REFUSAL_KINDS)[number];
 

@@ -20,6 +20,9 @@ import type { Log } from '../log.js';
 import type { LiveExchange, Need, RequestHeaders, Rewrite } from './exchange.js';
 import type { Session, SessionRegistry } from './session.js';
 
+/** The HTTP methods of the MCP endpoint (Streamable HTTP). */
+export type HttpVerb = 'POST' | 'GET' | 'DELETE';
+
 /** What a server sends on its GET stream that a hook may keep: a notification, or a request to the client. */
 export type ServerMessage = JsonRpcNotification | JsonRpcRequest;
 export type { Need, Rewrite } from './exchange.js';
@@ -184,8 +187,12 @@ export interface CassetteSource extends AnswerSource {
   take(exchange: LiveExchange, session: Session): void;
   /** how the recorded server refuses a whole POST of this kind */
   refusal(kind: RefusalKind, detail?: string): Refused;
-  /** with no server behind: would the recorded server refuse a request (a POST: `post`) with these headers as a whole? */
-  refusesHead(headers: RequestHeaders, post: boolean): { kind: RefusalKind; detail?: string } | undefined;
+  /** with no server behind: would the recorded server refuse a request of this HTTP method (a POST: a batch?) with these headers as a whole? */
+  refusesHead(
+    headers: RequestHeaders,
+    method: HttpVerb,
+    batch?: boolean,
+  ): { kind: RefusalKind; detail?: string } | undefined;
   /** has it messages of its own to push on server streams (recorded notifications)? */
   pushes(): boolean;
   /** the client's replies to requests the replay asked: taken (never forwarded); answers how many */

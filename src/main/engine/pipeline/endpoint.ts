@@ -138,7 +138,9 @@ export class McpEndpoint implements Stage {
       const refused = refuseStaleInit(head, this.gateFacts());
       if (refused) return sendJson(res, refused.status, refused.response);
     }
-    const session = initRequest ? this.initSession(initRequest) : this.postSession(head, res, messages, requests);
+    const session = initRequest
+      ? this.initSession(initRequest)
+      : this.postSession(head, res, messages, requests, Array.isArray(parsed));
     if (session === ANSWERED) return;
     if (session) noteCancels(session, messages);
     // the client's replies to the server's requests: a breakpoint may hold, edit or fail them before they go upstream
@@ -193,10 +195,11 @@ export class McpEndpoint implements Stage {
     res: ServerResponse,
     messages: JsonRpcMessage[],
     requests: JsonRpcRequest[],
+    batch: boolean,
   ): Session | typeof ANSWERED {
     // a 2026-07-28 request carries its revision in _meta and has no session (an Mcp-Session-Id is ignored)
     const modern = requests.length > 0 && requests.every((r) => metaVersion(r.params) !== undefined);
-    const refused = refuseWhole(head, modern, this.gateFacts(), true);
+    const refused = refuseWhole(head, modern, this.gateFacts(), 'POST', batch);
     if (refused) {
       sendJson(res, refused.status, refused.response);
       return ANSWERED;
@@ -251,7 +254,7 @@ export class McpEndpoint implements Stage {
     const indexing = this.sources.prepare(); // the cassette is still being indexed
     if (indexing) await indexing;
     const head = mcpHead(req);
-    const refused = refuseWhole(head, false, this.gateFacts());
+    const refused = refuseWhole(head, false, this.gateFacts(), 'GET');
     if (refused) return sendJson(res, refused.status, refused.response);
     const session = this.enterSession(head, res);
     const { lastEventId } = head;
@@ -285,7 +288,7 @@ export class McpEndpoint implements Stage {
     const indexing = this.sources.prepare();
     if (indexing) await indexing;
     const head = mcpHead(req);
-    const refused = refuseWhole(head, false, this.gateFacts());
+    const refused = refuseWhole(head, false, this.gateFacts(), 'DELETE');
     if (refused) return sendJson(res, refused.status, refused.response);
     const id = head.sessionId;
     const session = this.sessions.get(id, this.mirroredId(id));

@@ -51,7 +51,7 @@ export class Delivery {
   /** the rules' change to the answer (sources.ts, from the plan), applied by the rule hook whichever source answers */
   rewrite?: Rewrite;
   /** the upstream refused the POST at the HTTP level (relay.ts: an error with `id: null`) instead of answering */
-  refusal?: { status: number; error: JsonRpcError };
+  refusal?: { status: number; error: JsonRpcError; batch?: boolean };
   /** the client went away before the answer, not the upstream's doing (relay.ts, endpoint.ts when its session ends) */
   clientGone = false;
   /** its Mcp-Session-Id names no session the proxy knows live: never issued through it, or ended (endpoint.ts) */

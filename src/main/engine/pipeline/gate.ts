@@ -1,5 +1,5 @@
 import type { McpHead } from '../http/url.js';
-import type { Refused } from './contract.js';
+import type { HttpVerb, Refused } from './contract.js';
 import { planSession } from './plan.js';
 import type { SessionRegistry } from './session.js';
 import type { Sources } from './sources.js';
@@ -16,10 +16,16 @@ export interface GateFacts {
  * The refusal of a whole 2025-era request before anything else (planSession): a session the client ended, or one
  * replay never issued, gets 404; with no server behind, what the recorded server refused as a whole is refused again —
  * an MCP-Protocol-Version it did not accept (400), and, when the cassette holds the server's own refusal, a POST whose
- * Accept lacks a type it demanded (406) or one that is not an initialize and carries no session (400) — in the
- * recorded server's words and status when the cassette holds them.
+ * Accept lacks a type it demanded (406) or one that is not an initialize and carries no session (400), a DELETE
+ * it did not allow (405, a stateless server) and a batch it did not take (400) — in the recorded server's words and status when the cassette holds them.
  */
-export function refuseWhole(head: McpHead, modern: boolean, facts: GateFacts, post = false): Refused | undefined {
+export function refuseWhole(
+  head: McpHead,
+  modern: boolean,
+  facts: GateFacts,
+  method: HttpVerb,
+  batch = false,
+): Refused | undefined {
   const id = head.sessionId;
   const verdict = planSession({
     sessionId: id,
@@ -31,7 +37,7 @@ export function refuseWhole(head: McpHead, modern: boolean, facts: GateFacts, po
   });
   if (verdict === 'not-found') return facts.sources.refusal('session-not-found');
   if (modern || facts.upstream) return undefined;
-  const refused = facts.sources.refusesHead(head, post);
+  const refused = facts.sources.refusesHead(head, method, batch);
   return refused ? facts.sources.refusal(refused.kind, refused.detail) : undefined;
 }
 

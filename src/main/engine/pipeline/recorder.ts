@@ -337,10 +337,10 @@ function timingOf(exchange: LiveExchange): Timing | undefined {
 /**
  * Which refusal a POST got, when the upstream answered it at the HTTP level (an error with `id: null`): the same
  * situations replay recognises (unknown session — 404, or the 400 some servers give —, an unsupported protocol-version header,
- * no session yet, an Accept the server does not take).
+ * no session yet, an Accept the server does not take, a batch from a server that takes single messages only).
  */
 function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
-  const { status } = exchange.delivery.refusal as { status: number };
+  const { status, batch } = exchange.delivery.refusal as { status: number; batch?: boolean };
   const headers = exchange.headers;
   if (status === 406) return 'not-acceptable';
   if (status === 404 && headers.sessionId !== undefined) return 'session-not-found';
@@ -355,6 +355,8 @@ function refusalKindOf(exchange: LiveExchange): RefusalKind | undefined {
     return 'unsupported-protocol-version';
   // a session the proxy saw ended, or never saw issued: how this server refuses an unknown session (some say 400)
   if (headers.sessionId !== undefined && exchange.delivery.staleSession) return 'session-not-found';
+  // a batch refused: for its being a batch (a stateless server has no session to miss, a stateful one cannot say)
+  if (batch) return 'batch-refused';
   if (headers.sessionId === undefined && exchange.request.method !== 'initialize') return 'not-initialized';
   return undefined;
 }

@@ -100,8 +100,11 @@ export class TappedRelay {
     if (isResponse(message)) {
       // an error with id null: the server refused the POST itself (a bad session, a bad header): the recorder files it
       // (an error without an id, as server-everything answers, is one too)
-      if ((message.id === null || message.id === undefined) && 'error' in message && exchanges.length === 1)
-        exchanges[0].delivery.refusal = { status: upRes.statusCode ?? 0, error: message };
+      // (a batch refused as a whole, as servers that take single messages only do: each of its exchanges carries it)
+      const batch = Array.isArray(this.p.parsed);
+      if ((message.id === null || message.id === undefined) && 'error' in message && (exchanges.length === 1 || batch))
+        for (const exchange of exchanges)
+          exchange.delivery.refusal = { status: upRes.statusCode ?? 0, error: message, batch };
       return;
     }
     if (message.method === 'notifications/progress') this.p.stage.upstream?.progressed?.(upRes);

@@ -254,6 +254,10 @@ export function refusalFor(
       return refuse(400, null, ErrorCode.ParseError, detail ?? 'Parse error');
     case 'invalid-message':
       return refuse(400, null, ErrorCode.InvalidRequest, detail ?? 'Invalid Request');
+    case 'batch-refused':
+      return refuse(400, null, ErrorCode.InvalidRequest, 'Invalid Request: batches are not supported');
+    case 'delete-not-allowed':
+      return refuse(405, null, -32000, 'Method not allowed.');
     case 'not-acceptable':
       return refuse(
         406,

@@ -12,7 +12,7 @@ import type { CassetteStore } from '../cassette/store.js';
 import { EMPTY_LIST_RESULTS, followUpKey, refusalKey } from '../cassette/keys.js';
 import type { ReplayMiss } from '../../../shared/cassette/miss.js';
 import { waits } from './chain.js';
-import type { CassetteOffer, CassetteSource, Hook, Need, Post, Refused } from './contract.js';
+import type { CassetteOffer, CassetteSource, Hook, HttpVerb, Need, Post, Refused } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
 import { replayAnswer, type ReplaySpeed } from './replay-delivery.js';
 import { playEntry, type Deliver } from './replay-messages.js';
@@ -282,11 +282,19 @@ export class Replayer implements CassetteSource, Hook {
   /**
    * A 2025-era request the recorded server would refuse as a whole: a POST whose Accept lacks JSON or SSE (406), one
    * with no session (400) — only when the cassette holds that refusal (the server made it), in its order — or an
-   * MCP-Protocol-Version it did not negotiate (400).
+   * MCP-Protocol-Version it did not negotiate (400); a DELETE, when the server refused one (405: a stateless server); a batch, when the
+   * server refused one (400: it takes single messages only).
    */
-  refusesHead(headers: RequestHeaders, post: boolean): { kind: RefusalKind; detail?: string } | undefined {
+  refusesHead(
+    headers: RequestHeaders,
+    method: HttpVerb,
+    batch = false,
+  ): { kind: RefusalKind; detail?: string } | undefined {
+    if (method === 'DELETE' && this.recorded('delete-not-allowed')) return { kind: 'delete-not-allowed' };
+    const post = method === 'POST';
     if (post && this.recorded('not-acceptable') && !acceptsBoth(headers.accept)) return { kind: 'not-acceptable' };
     if (post && headers.sessionId === undefined && this.recorded('not-initialized')) return { kind: 'not-initialized' };
+    if (batch && this.recorded('batch-refused')) return { kind: 'batch-refused' };
     return unsupportedHeader(headers.protocolVersion, () => this.profile())
       ? { kind: 'unsupported-protocol-version', detail: headers.protocolVersion }
       : undefined;

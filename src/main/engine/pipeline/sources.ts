@@ -2,7 +2,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RefusalKind } from '../../../shared/cassette/entry.js';
 import { errorResponse, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import { sendJson } from '../http/sse.js';
-import type { AnswerSource, CassetteSource, Plan, Post, Refused, RuleOffer, RuleSource, Stage } from './contract.js';
+import type {
+  AnswerSource,
+  CassetteSource,
+  HttpVerb,
+  Plan,
+  Post,
+  Refused,
+  RuleOffer,
+  RuleSource,
+  Stage,
+} from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
 import { UpstreamDelivery } from './forward.js';
 import { deliverHere } from './local-delivery.js';
@@ -111,8 +121,12 @@ export class Sources {
     return this.options.cassette?.refusal(kind, detail) ?? refusalFor(kind, undefined, undefined, detail);
   }
 
-  refusesHead(headers: RequestHeaders, post: boolean): { kind: RefusalKind; detail?: string } | undefined {
-    return this.options.cassette?.refusesHead(headers, post);
+  refusesHead(
+    headers: RequestHeaders,
+    method: HttpVerb,
+    batch?: boolean,
+  ): { kind: RefusalKind; detail?: string } | undefined {
+    return this.options.cassette?.refusesHead(headers, method, batch);
   }
 
   /** Some source pushes messages of its own on server streams: the rules (list_changed), the cassette (recorded notifications). */

@@ -1,5 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, errorResponse, isNotification, isRequest, isResponse } from '../../../shared/jsonrpc.js';
+import {
+  ErrorCode,
+  errorResponse,
+  isNotification,
+  isRequest,
+  isResponse,
+  type JsonRpcMessage,
+} from '../../../shared/jsonrpc.js';
 import { ResponseTap } from '../http/response-tap.js';
 import { sendJson } from '../http/sse.js';
 import { copyEndToEndHeaders, downstreamHeaders } from '../upstream/headers.js';
@@ -80,6 +87,7 @@ export async function relayStream(
   upRes.pipe(res);
   upRes.on('error', () => res.destroy());
   if (resuming) resumeExchanges(stage, session, upRes, resuming);
+  else if (method === 'DELETE' && upRes.statusCode === 405) keepDeleteRefusal(stage, upRes);
   else if (tap && method === 'GET' && upRes.statusCode === 200) {
     const reader = new ResponseTap(
       upRes.headers['content-type'],
@@ -92,6 +100,21 @@ export async function relayStream(
   }
   res.on('close', () => {
     if (!upRes.complete) upRes.destroy();
+  });
+}
+
+/** A server that does not allow DELETE (a stateless one: 405): its refusal goes to the hooks that keep refusals. */
+function keepDeleteRefusal(stage: Stage, upRes: IncomingMessage): void {
+  const chunks: Buffer[] = [];
+  upRes.on('data', (chunk: Buffer) => chunks.push(chunk));
+  upRes.on('end', () => {
+    try {
+      const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcMessage;
+      if (isResponse(answer) && 'error' in answer)
+        stage.hooks.refused('delete-not-allowed', { status: 405, error: answer });
+    } catch {
+      // not a JSON-RPC answer: nothing to file
+    }
   });
 }
 
