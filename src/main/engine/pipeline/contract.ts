@@ -214,7 +214,7 @@ export interface Hook {
    * to come, now ('none' from every hook: POSTs are piped unparsed)
    */
   need(exchange?: LiveExchange): Need;
-  /** before planning: may edit the request (`exchange.edited`) or answer it (`exchange.response`) */
+  /** before planning: may edit the request in place (`exchange.delivery.edited`) or answer it (`exchange.respond`) */
   onRequest?(exchange: LiveExchange, session: Session | undefined, signal: Closable): void | Promise<void>;
   /** the final answer is known (exchange.response): before release when need was 'commit' or 'hold', else after */
   onResponse?(

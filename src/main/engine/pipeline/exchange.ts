@@ -46,7 +46,7 @@ export class Delivery {
   need: Need = 'none';
   /** the hooks that commit its answer ran before it went out (chain.ts respond); else they run when it finishes */
   committed = false;
-  /** a hook changed the request (breakpoints.ts: edited arguments): what goes upstream is re-serialised */
+  /** a hook changed the request (breakpoints.ts: edited arguments or params): what goes upstream is re-serialised */
   edited = false;
   /** the rules' change to the answer (sources.ts, from the plan), applied by the rule hook whichever source answers */
   rewrite?: Rewrite;
@@ -69,7 +69,7 @@ export class TimelineNotes {
   cassette: CassetteOutcome = 'none';
   /** things worth a look (a replayed exchange whose client reply differed from the recording, …) */
   readonly flags: string[] = [];
-  /** the client's request before a breakpoint edited its arguments */
+  /** the client's request before a breakpoint edited its arguments or params */
   originalRequest?: JsonRpcRequest;
   /** the source's answer before a breakpoint edit or a rule changed it (forwarded exchanges: upstreamResponse) */
   originalResponse?: JsonRpcResponse;
