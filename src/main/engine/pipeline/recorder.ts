@@ -132,15 +132,16 @@ export class Recorder implements Hook {
   ): Promise<'recorded' | 'skipped'> {
     const key = followUpKey(afterKey);
     const text = canonicalJson({ method: notification.method, params: notification.params ?? {}, afterCall });
+    const flight = `${key}#${text}`;
     const existing = this.store.lookup(key);
     if (
       existing?.some(
         (e) => canonicalJson({ method: e.method, params: e.params ?? {}, afterCall: e.afterCall ?? 1 }) === text,
       ) ||
-      this.inFlight.has(`${key}#${text}`)
+      this.inFlight.has(flight)
     )
       return Promise.resolve('skipped');
-    this.inFlight.add(`${key}#${text}`);
+    this.inFlight.add(flight);
     const saving = this.store
       .add(
         notification.method,
@@ -158,7 +159,7 @@ export class Recorder implements Hook {
         ),
       )
       .then(() => 'recorded' as const)
-      .finally(() => this.inFlight.delete(`${key}#${text}`));
+      .finally(() => this.inFlight.delete(flight));
     this.track(saving);
     return saving;
   }
@@ -259,6 +260,8 @@ interface Answer {
   result: Record<string, unknown>;
   error?: JsonRpcError['error'];
   unanswered: boolean;
+  /** the answer as the upstream wrote it (its members' order goes to the framing) */
+  response?: JsonRpcResponse;
 }
 
 function answerOf(exchange: LiveExchange, cancelled: boolean): Answer | undefined {
@@ -275,6 +278,7 @@ function answerOf(exchange: LiveExchange, cancelled: boolean): Answer | undefine
     result: response && 'result' in response ? response.result : {},
     error: response && 'error' in response ? response.error : undefined,
     unanswered,
+    response,
   };
 }
 
@@ -295,7 +299,7 @@ function entryOf(exchange: LiveExchange, answer: Answer, resultHash: string | un
     params: isToolCall ? undefined : stripMeta(request.params),
     protocolVersion: exchange.protocolVersion,
     status: http && http.status !== 200 ? http.status : undefined,
-    framing: withEventIds(withEnvelope(framing, exchange.upstreamResponse ?? exchange.response), exchange.timeline),
+    framing: withEventIds(withEnvelope(framing, answer.response), exchange.timeline),
     timing: timingOf(exchange),
     stateless:
       request.method === 'initialize' && http !== undefined && http.headers['mcp-session-id'] === undefined
