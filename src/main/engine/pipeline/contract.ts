@@ -120,10 +120,14 @@ export type StreamPlan =
   /** the upstream's stream, byte for byte; `tap`: hooks read its messages on the way */
   | { kind: 'relay'; tap: boolean }
   /**
-   * a stream of the proxy's own (it pushes list_changed, replayed notifications), the upstream's messages merged in —
-   * `later`: once the proxy opens the upstream session (hybrid: a session the cassette initialized, a miss opens it)
+   * a stream of the proxy's own (it pushes list_changed, replayed notifications), the upstream's messages merged in:
+   * `now`, `later` once the proxy opens the upstream session (hybrid: a session the cassette initialized, a miss opens
+   * it), or `never`
    */
-  | { kind: 'own'; upstream: boolean; later?: boolean };
+  | { kind: 'own'; upstream: UpstreamJoin };
+
+/** when the upstream's GET stream joins a stream of the proxy's own (server-stream.ts) */
+export type UpstreamJoin = 'now' | 'later' | 'never';
 
 /** Who delivers the answer of a whole POST (plan.ts planDelivery): the relay, the replay, or the proxy here. */
 export type Delivery = 'upstream' | 'cassette' | 'local';
