@@ -17,13 +17,11 @@ export const FOLLOW_UP_WAIT_MS = 3000;
 
 export const isFollowUpKey = (key: string): boolean => key.startsWith(FOLLOW_UP_PREFIX);
 
-/** The streams of every follow-up, in recorded order: the client's replies to the server's requests among them. */
+/** The streams of the follow-ups, in recorded order: the client's replies to the server's requests among them. */
 export function followUpStream(
-  groups: ReadonlyArray<{ key: string; entries: readonly CassetteEntry[] }>,
+  followUps: ReadonlyArray<{ entries: readonly CassetteEntry[] }>,
 ): Array<Record<string, unknown>> {
-  return groups
-    .filter((g) => isFollowUpKey(g.key))
-    .flatMap((g) => g.entries.flatMap((e) => (e.stream ?? []) as Array<Record<string, unknown>>));
+  return followUps.flatMap((g) => g.entries.flatMap((e) => (e.stream ?? []) as Array<Record<string, unknown>>));
 }
 
 export interface FollowUpVerdict {
