@@ -16,12 +16,14 @@ import { wasCancelled, type Session } from './session.js';
 
 /**
  * Decides what a finished live exchange adds to the cassette, mcp-rewind's way: a key already cached is skipped,
- * except that a tools/call whose result hash is new for its key is added as a further entry (replayed in order).
+ * except that a tools/call whose result hash is new for its key, or a list whose answer or client capabilities are
+ * new for it (list-capabilities.ts), is added as a further entry (replayed in order).
  * Every answer counts: results and JSON-RPC errors (kept exactly), with the revision the exchange was made in (a key
  * recorded in another revision gets an entry of its own), how the answer travelled (framing) and when (timing). A
  * refusal of the whole POST (an error with `id: null`: unknown session, bad header) is filed once per kind.
- * As a hook it observes what the upstream answered (never what the proxy or the cassette answered) and the server
- * notifications of GET streams, filed after the exchange the session finished last. A failed write is logged, in
+ * As a hook it observes what the upstream answered (never what the proxy or the cassette answered) and what the
+ * server sends on GET streams (notifications, and requests to the client filed with the client's reply), filed under
+ * the call then in flight, else the one answered last (follow-up-place.ts). A failed write is logged, in
  * this one place, flagged on the exchange ("not recorded: ENOSPC", for the timeline and --verbose) and counted (the
  * CLI's record run then ends with exit status 1), and the client gets its answer all the same.
  */
