@@ -201,7 +201,7 @@ export function looseKeyOfEntry(
 /** What the server sent on the GET stream after an exchange is filed under this prefix and the exchange's key. */
 export const FOLLOW_UP_PREFIX = 'after_';
 
-/** What the server sent on the GET stream after the exchange `key` (notifications, requests to the client) is filed here. */
+/** The key of what the server sent on the GET stream after the exchange `key` (notifications, client requests). */
 export const followUpKey = (key: string): string => safeKey(`${FOLLOW_UP_PREFIX}${key}`);
 
 /** built once: replay looks two of them up on every POST */
