@@ -26,6 +26,16 @@ export const DEFAULT_APP_SESSION: AppSessionConfig = {
   roots: [],
 };
 
+/** the client capabilities an app session declares at initialize (the engine's; the UI says what they are) */
+export function appSessionCapabilities(config: AppSessionConfig): Record<string, object> {
+  const { sampling, elicitation, roots } = config.capabilities;
+  return {
+    ...(sampling ? { sampling: {} } : {}),
+    ...(elicitation ? { elicitation: { form: {} } } : {}),
+    ...(roots ? { roots: { listChanged: false } } : {}),
+  };
+}
+
 /** headers the transport sets itself (or that belong to the connection): never taken from the user */
 const RESERVED_HEADERS = new Set([
   'accept',

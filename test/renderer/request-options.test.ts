@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { appSessionCapabilities } from '../../src/shared/app-session.js';
 import {
-  capabilitiesOf,
   declaredText,
   headerLines,
   parseHeaderLines,
@@ -40,7 +40,7 @@ describe('request options as typed', () => {
     expect(roots).toEqual([{ uri: 'file:///a', name: 'project a' }, { uri: 'file:///b' }]);
     expect(parseRootLines(rootLines(roots))).toEqual(roots);
     const config = { capabilities: { sampling: true, elicitation: false, roots: true }, roots };
-    expect(declaredText(capabilitiesOf(config), 2)).toBe('sampling, roots (2)');
+    expect(declaredText(appSessionCapabilities(config), 2)).toBe('sampling, roots (2)');
     expect(declaredText({})).toBe('nothing');
     expect(declaredText({ experimental: {}, elicitation: { form: {} } })).toBe('elicitation');
   });

@@ -134,7 +134,7 @@ async function serveAgent(
   const inPath = /^\/s\/([^/]+)(?:\/|$)/.exec(path);
   const token = inPath ? safeDecode(inPath[1]) : (bearerToken(req) ?? header(req, 'x-mimcp-session'));
   const session = token ? manager.byAgentToken(token) : undefined;
-  if (!session) return refuseToken(throttle, req, res, token);
+  if (!session) return refuseSessionToken(throttle, req, res, token);
   // the session token is ours: it never reaches the upstream (its own credentials come from upstream.headers)
   if (!inPath && bearerToken(req) === token) delete req.headers.authorization;
   delete req.headers['x-mimcp-session'];
@@ -142,7 +142,7 @@ async function serveAgent(
 }
 
 /** No session for the token: 401, or 429 after too many wrong ones from this host. */
-async function refuseToken(
+async function refuseSessionToken(
   throttle: AuthThrottle,
   req: IncomingMessage,
   res: ServerResponse,

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { ProxyCatalog, SentBy, TrafficEvent } from '../../../shared/api.js';
 import type { JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { megabytes } from '../../../shared/api-frames.js';
-import { DEFAULT_APP_SESSION, type AppSessionConfig } from '../../../shared/app-session.js';
+import { appSessionCapabilities, DEFAULT_APP_SESSION, type AppSessionConfig } from '../../../shared/app-session.js';
 import { MAX_BODY_BYTES } from '../../engine/http/body.js';
 import type { ServerRequestDesk } from './server-request-desk.js';
 
@@ -56,16 +56,6 @@ export interface SendRequest {
   params?: Record<string, unknown>;
   sentBy: SentBy;
   headers?: Record<string, string>;
-}
-
-/** the client capabilities the app's sessions declare */
-function capabilitiesOf(config: AppSessionConfig): Record<string, object> {
-  const { sampling, elicitation, roots } = config.capabilities;
-  return {
-    ...(sampling ? { sampling: {} } : {}),
-    ...(elicitation ? { elicitation: { form: {} } } : {}),
-    ...(roots ? { roots: { listChanged: false } } : {}),
-  };
 }
 
 /** the JSON-RPC id of a POST's body (one message), without keeping the parse */
@@ -289,7 +279,7 @@ export class AppSessions {
     const config = this.config;
     const client = new Client(
       { name: APP_CLIENT_NAME, version: this.version },
-      { capabilities: capabilitiesOf(config) },
+      { capabilities: appSessionCapabilities(config) },
     );
     // a handler only for what is declared (the SDK refuses one for a capability the client does not declare)
     if (config.capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: config.roots }));

@@ -201,10 +201,10 @@ export function looseKeyOfEntry(
 /** What the server sent on the GET stream after an exchange is filed under this prefix and the exchange's key. */
 export const FOLLOW_UP_PREFIX = 'after_';
 
-/** Server notifications that arrived on the GET stream after the exchange `key` are filed under this key. */
+/** The key of what the server sent on the GET stream after the exchange `key` (notifications, client requests). */
 export const followUpKey = (key: string): string => safeKey(`${FOLLOW_UP_PREFIX}${key}`);
 
-/** Where the recorded refusal of a kind is filed (src/shared/cassette/entry.ts REFUSAL_KINDS). */
 /** built once: replay looks two of them up on every POST */
 const REFUSAL_KEYS = new Map(REFUSAL_KINDS.map((kind) => [kind, `refusal_${kind.replaceAll('-', '_')}`]));
+/** Where the recorded refusal of a kind is filed (src/shared/cassette/entry.ts REFUSAL_KINDS). */
 export const refusalKey = (kind: RefusalKind): string => REFUSAL_KEYS.get(kind) as string;

@@ -17,13 +17,11 @@ export const FOLLOW_UP_WAIT_MS = 3000;
 
 export const isFollowUpKey = (key: string): boolean => key.startsWith(FOLLOW_UP_PREFIX);
 
-/** The streams of every follow-up, in recorded order: the client's replies to the server's requests among them. */
+/** The streams of the follow-ups, in recorded order: the client's replies to the server's requests among them. */
 export function followUpStream(
-  groups: ReadonlyArray<{ key: string; entries: readonly CassetteEntry[] }>,
+  followUps: ReadonlyArray<{ entries: readonly CassetteEntry[] }>,
 ): Array<Record<string, unknown>> {
-  return groups
-    .filter((g) => isFollowUpKey(g.key))
-    .flatMap((g) => g.entries.flatMap((e) => (e.stream ?? []) as Array<Record<string, unknown>>));
+  return followUps.flatMap((g) => g.entries.flatMap((e) => (e.stream ?? []) as Array<Record<string, unknown>>));
 }
 
 export interface FollowUpVerdict {
@@ -55,12 +53,17 @@ export async function checkFollowUps(
   const expected = entries.filter((e) => (e.afterCall ?? 1) === 1).map((e) => docOf(e, patterns));
   if (!expected.length)
     return { status: 'skipped', reason: `followed a later answer of ${after} (verify sends each request once)` };
-  const seen: Doc[] = [];
+  // each live message matches one expected message; what is left unmatched on both sides is the drift
+  const missing = expected.map((doc) => ({ doc, text: canonicalJson(doc) }));
+  const extra: Doc[] = [];
   const deadline = performance.now() + waitMs;
-  let missing: Doc[];
   for (;;) {
-    seen.push(...live().map((m) => docOf(m, patterns)));
-    missing = unmatched(expected, seen).missing;
+    for (const doc of live().map((m) => docOf(m, patterns))) {
+      const text = canonicalJson(doc);
+      const at = missing.findIndex((m) => m.text === text);
+      if (at >= 0) missing.splice(at, 1);
+      else extra.push(doc);
+    }
     if (!missing.length || performance.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -68,21 +71,11 @@ export async function checkFollowUps(
   return {
     status: 'drift',
     reason: `what the server sent after ${after} on its GET stream changed`,
-    changes: describe(missing, unmatched(expected, seen).extra),
+    changes: describe(
+      missing.map((m) => m.doc),
+      extra,
+    ),
   };
-}
-
-/** The expected messages the live ones do not match (each live one matches once), and the live ones left over. */
-function unmatched(expected: readonly Doc[], seen: readonly Doc[]): { missing: Doc[]; extra: Doc[] } {
-  const extra = [...seen];
-  const missing: Doc[] = [];
-  for (const doc of expected) {
-    const text = canonicalJson(doc);
-    const at = extra.findIndex((s) => canonicalJson(s) === text);
-    if (at >= 0) extra.splice(at, 1);
-    else missing.push(doc);
-  }
-  return { missing, extra };
 }
 
 /** Each missing message against a live one of the same method (its changed values), else as not sent. */

@@ -49,23 +49,23 @@ const DEFAULT_CLIENT_PARAMS = { protocolVersion: '2025-11-25', capabilities: {},
  * request's own stream, or what followed the exchanges on the GET stream (roots/list after connect).
  */
 class RecordedReplies {
-  private readonly used = new Map<string, number>();
+  /** per method, the replies not handed out yet (the stream is read once per method) */
+  private readonly left = new Map<string, Array<Record<string, unknown>>>();
 
   constructor(private readonly stream: ReadonlyArray<Record<string, unknown>>) {}
 
   /** The next recorded reply to a request of `method`, if one is left. */
   next(method: string): Record<string, unknown> | undefined {
-    const k = this.used.get(method) ?? 0;
-    const reply = this.replies(method)[k];
-    if (reply) this.used.set(method, k + 1);
-    return reply;
+    let left = this.left.get(method);
+    if (!left) this.left.set(method, (left = this.replies(method)));
+    return left.shift();
   }
 
   private replies(method: string): Array<Record<string, unknown>> {
     const replies: Array<Record<string, unknown>> = [];
     this.stream.forEach((m, i) => {
       if (m.method !== method || !('id' in m)) return;
-      const reply = this.stream.slice(i + 1).find((r) => !('method' in r) && r.id === m.id);
+      const reply = this.stream.find((r, j) => j > i && !('method' in r) && r.id === m.id);
       if (reply) replies.push(reply);
     });
     return replies;

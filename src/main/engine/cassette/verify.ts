@@ -143,26 +143,28 @@ async function targetsOf(
 }
 
 async function run(store: CassetteStore, options: VerifyOptions): Promise<VerifyReport> {
-  const { targets, initializeParams } = await targetsOf(store, options.log);
+  const { targets: all, initializeParams } = await targetsOf(store, options.log);
+  // what followed an exchange on the GET stream is looked for after it, not sent (verify-follow-ups.ts)
+  const targets = all.filter((t) => !isFollowUpKey(t.key));
+  const followUps = new Map(all.filter((t) => isFollowUpKey(t.key)).map((t) => [t.key, t]));
   // requests that differ only in --match-ignore paths (and key order) share their recorded answers, per revision
   const candidateKey = (t: Target, r: RecordedRequest): string =>
     `${t.revision ?? ''} ${looseKeyFor(r.method, r.params, options.matchIgnore)}`;
   const candidates = new Map<string, CassetteEntry[]>();
-  for (const t of targets) {
-    if ('unknown' in t.request || isFollowUpKey(t.key)) continue;
-    pushTo(candidates, candidateKey(t, t.request), t.entries);
-  }
+  for (const t of targets) if (!('unknown' in t.request)) pushTo(candidates, candidateKey(t, t.request), t.entries);
   const ignoreFields = (options.ignoreFields ?? []).map(parseFieldPattern);
   const normalise = buildNormaliser({ hashOptions: options.hashOptions, ignoreFields });
   const display = options.upstreamLabel ?? (options.upstreamUrl ? redactUrl(options.upstreamUrl) : 'the live server');
-  const live = new LiveServer({ ...options, display, initializeParams, followUps: followUpStream(targets) });
-  // what followed an exchange on the GET stream is looked for after it, not sent (verify-follow-ups.ts)
-  const followUps = new Map(targets.filter((t) => isFollowUpKey(t.key)).map((t) => [t.key, t]));
+  const live = new LiveServer({
+    ...options,
+    display,
+    initializeParams,
+    followUps: followUpStream([...followUps.values()]),
+  });
   const results: KeyVerdict[] = [];
   const drifted: Rerecord[] = [];
   try {
     for (const t of targets) {
-      if (isFollowUpKey(t.key)) continue;
       const started = performance.now();
       const { verdict, answer } = await verifyTarget(
         t,

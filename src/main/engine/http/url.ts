@@ -19,10 +19,12 @@ export function requestUrl(req: IncomingMessage): URL {
   }
 }
 
-/** The first value of a request header (Node gives an array for repeated headers). */
+/** A header's first value (Node gives an array for repeated headers). */
+export const firstValue = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/** The first value of a request header. */
 export function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
+  return firstValue(req.headers[name]);
 }
 
 /** The path of a request target, without its query. */
@@ -47,10 +49,9 @@ export interface McpHead {
 
 export function mcpHead(req: IncomingMessage): McpHead {
   const h = req.headers;
-  const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
   const head: McpHead = {};
   const set = (key: keyof McpHead, value: string | string[] | undefined): void => {
-    const v = first(value);
+    const v = firstValue(value);
     if (v !== undefined) head[key] = v;
   };
   set('sessionId', h['mcp-session-id']);

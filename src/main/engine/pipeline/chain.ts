@@ -10,7 +10,11 @@ const RANK: Record<Need, number> = { none: 0, observe: 1, commit: 2, hold: 3 };
 /** Does the answer wait for a hook before it reaches the client? */
 export const waits = (need: Need): boolean => need === 'commit' || need === 'hold';
 
-/** The hooks a mode installs, called in order. Errors of one hook are logged and never break the exchange. */
+/**
+ * The hooks a mode installs, called in order. Errors of the hooks told after the fact (finish, serverMessage, refused)
+ * are logged and never break the exchange; those of the hooks the answer waits for (request, replies, respond) are
+ * not caught here: they reject the caller's promise.
+ */
 export class HookChain implements Hooks {
   private readonly onRequest: Hook[];
   private readonly replyHolders: Hook[];

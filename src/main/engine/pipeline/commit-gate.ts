@@ -8,7 +8,7 @@ export const JSON_HELD_WHOLE_BYTES = 1024 * 1024;
  * recorder writing the entry durably) — byte for byte, as the plain relay sends them. SSE: chunks pass as they come,
  * except that from the chunk that completes a committed answer on, they wait until every commit so far resolved.
  * JSON: the body is one document whose answers are known at its end. Up to JSON_HELD_WHOLE_BYTES it waits whole
- * (the head too, so that a body cut before its end can still be answered with a JSON-RPC error, relay.ts
+ * (the head too, so that a body cut before its end can still be answered with a JSON-RPC error, relay-failures.ts
  * brokenStream); beyond, it streams but for its latest chunk, so the client never has the whole document — the
  * answer — before the commit, and a large answer is not held in memory once more. Nothing is re-serialised.
  */

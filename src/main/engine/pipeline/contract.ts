@@ -123,10 +123,14 @@ export type StreamPlan =
   /** the upstream's stream, byte for byte; `tap`: hooks read its messages on the way */
   | { kind: 'relay'; tap: boolean }
   /**
-   * a stream of the proxy's own (it pushes list_changed, replayed notifications), the upstream's messages merged in —
-   * `later`: once the proxy opens the upstream session (hybrid: a session the cassette initialized, a miss opens it)
+   * a stream of the proxy's own (it pushes list_changed, replayed notifications), the upstream's messages merged in:
+   * `now`, `later` once the proxy opens the upstream session (hybrid: a session the cassette initialized, a miss opens
+   * it), or `never`
    */
-  | { kind: 'own'; upstream: boolean; later?: boolean };
+  | { kind: 'own'; upstream: UpstreamJoin };
+
+/** when the upstream's GET stream joins a stream of the proxy's own (server-stream.ts) */
+export type UpstreamJoin = 'now' | 'later' | 'never';
 
 /** Who delivers the answer of a whole POST (plan.ts planDelivery): the relay, the replay, or the proxy here. */
 export type Delivery = 'upstream' | 'cassette' | 'local';
@@ -221,7 +225,7 @@ export interface Hook {
    * to come, now ('none' from every hook: POSTs are piped unparsed)
    */
   need(exchange?: LiveExchange): Need;
-  /** before planning: may edit the request (`exchange.edited`) or answer it (`exchange.response`) */
+  /** before planning: may edit the request in place (`exchange.delivery.edited`) or answer it (`exchange.respond`) */
   onRequest?(exchange: LiveExchange, session: Session | undefined, signal: Closable): void | Promise<void>;
   /** the final answer is known (exchange.response): before release when need was 'commit' or 'hold', else after */
   onResponse?(

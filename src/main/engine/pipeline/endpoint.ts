@@ -272,13 +272,8 @@ export class McpEndpoint implements Stage {
       observed: this.hooks.observesStreams(),
     });
     if (plan.kind === 'own')
-      return openOwnedStream(
-        this,
-        req,
-        res,
-        session,
-        plan.upstream ? 'now' : plan.later ? 'later' : 'never',
-        (stream) => this.sources.streamOpened(session, stream),
+      return openOwnedStream(this, req, res, session, plan.upstream, (stream) =>
+        this.sources.streamOpened(session, stream),
       );
     if (plan.kind === 'relay') return relayStream(this, req, res, 'GET', session, plan.tap);
     res.writeHead(405, { allow: 'POST, DELETE' }).end();

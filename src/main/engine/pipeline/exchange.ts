@@ -39,20 +39,23 @@ const NO_HEADERS: RequestHeaders = {};
  * written by the one stage named beside it.
  */
 export class Delivery {
-  /** who answers: the plan's choice (sources.ts), the proxy where the upstream turned out down (relay.ts) */
+  /** who answers: the plan's choice (sources.ts), the proxy where the upstream turned out down (relay-failures.ts) */
   source: ExchangeSource = 'upstream';
   /** per installed hook, what it needs of this exchange, and the strongest need (chain.ts, once the plan is made) */
   needs: readonly Need[] = [];
   need: Need = 'none';
   /** the hooks that commit its answer ran before it went out (chain.ts respond); else they run when it finishes */
   committed = false;
-  /** a hook changed the request (breakpoints.ts: edited arguments): what goes upstream is re-serialised */
+  /** a hook changed the request (breakpoints.ts: edited arguments or params): what goes upstream is re-serialised */
   edited = false;
   /** the rules' change to the answer (sources.ts, from the plan), applied by the rule hook whichever source answers */
   rewrite?: Rewrite;
-  /** the upstream refused the POST at the HTTP level (relay.ts: an error with `id: null`) instead of answering */
+  /** the upstream refused the POST at the HTTP level (relay-tapped.ts: an error with `id: null`), no answer */
   refusal?: { status: number; error: JsonRpcError; batch?: boolean };
-  /** the client went away before the answer, not the upstream's doing (relay.ts, endpoint.ts when its session ends) */
+  /**
+   * the client went away before the answer, not the upstream's doing (relay.ts, relay-tapped.ts; endpoint.ts when its
+   * session ends)
+   */
   clientGone = false;
   /** its Mcp-Session-Id names no session the proxy knows live: never issued through it, or ended (endpoint.ts) */
   staleSession = false;
@@ -69,7 +72,7 @@ export class TimelineNotes {
   cassette: CassetteOutcome = 'none';
   /** things worth a look (a replayed exchange whose client reply differed from the recording, …) */
   readonly flags: string[] = [];
-  /** the client's request before a breakpoint edited its arguments */
+  /** the client's request before a breakpoint edited its arguments or params */
   originalRequest?: JsonRpcRequest;
   /** the source's answer before a breakpoint edit or a rule changed it (forwarded exchanges: upstreamResponse) */
   originalResponse?: JsonRpcResponse;

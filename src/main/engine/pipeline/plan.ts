@@ -48,8 +48,8 @@ export function planStream(facts: {
   observed: boolean;
 }): StreamPlan {
   // what the server sends outside a request (roots/list on its GET stream) must reach a client whose session opens late
-  if (facts.upstreamLater) return { kind: 'own', upstream: false, later: true };
-  if (facts.pushes) return { kind: 'own', upstream: facts.upstreamSession };
+  if (facts.upstreamLater) return { kind: 'own', upstream: 'later' };
+  if (facts.pushes) return { kind: 'own', upstream: facts.upstreamSession ? 'now' : 'never' };
   if (!facts.upstreamSession) return { kind: 'none' }; // no live server behind the session: clients treat 405 as "not offered"
   return { kind: 'relay', tap: facts.observed };
 }

@@ -16,12 +16,14 @@ import { wasCancelled, type Session } from './session.js';
 
 /**
  * Decides what a finished live exchange adds to the cassette, mcp-rewind's way: a key already cached is skipped,
- * except that a tools/call whose result hash is new for its key is added as a further entry (replayed in order).
+ * except that a tools/call whose result hash is new for its key, or a list whose answer or client capabilities are
+ * new for it (list-capabilities.ts), is added as a further entry (replayed in order).
  * Every answer counts: results and JSON-RPC errors (kept exactly), with the revision the exchange was made in (a key
  * recorded in another revision gets an entry of its own), how the answer travelled (framing) and when (timing). A
  * refusal of the whole POST (an error with `id: null`: unknown session, bad header) is filed once per kind.
- * As a hook it observes what the upstream answered (never what the proxy or the cassette answered) and the server
- * notifications of GET streams, filed after the exchange the session finished last. A failed write is logged, in
+ * As a hook it observes what the upstream answered (never what the proxy or the cassette answered) and what the
+ * server sends on GET streams (notifications, and requests to the client filed with the client's reply), filed under
+ * the call then in flight, else the one answered last (follow-up-place.ts). A failed write is logged, in
  * this one place, flagged on the exchange ("not recorded: ENOSPC", for the timeline and --verbose) and counted (the
  * CLI's record run then ends with exit status 1), and the client gets its answer all the same.
  */
@@ -132,15 +134,16 @@ export class Recorder implements Hook {
   ): Promise<'recorded' | 'skipped'> {
     const key = followUpKey(afterKey);
     const text = canonicalJson({ method: notification.method, params: notification.params ?? {}, afterCall });
+    const flight = `${key}#${text}`;
     const existing = this.store.lookup(key);
     if (
       existing?.some(
         (e) => canonicalJson({ method: e.method, params: e.params ?? {}, afterCall: e.afterCall ?? 1 }) === text,
       ) ||
-      this.inFlight.has(`${key}#${text}`)
+      this.inFlight.has(flight)
     )
       return Promise.resolve('skipped');
-    this.inFlight.add(`${key}#${text}`);
+    this.inFlight.add(flight);
     const saving = this.store
       .add(
         notification.method,
@@ -158,7 +161,7 @@ export class Recorder implements Hook {
         ),
       )
       .then(() => 'recorded' as const)
-      .finally(() => this.inFlight.delete(`${key}#${text}`));
+      .finally(() => this.inFlight.delete(flight));
     this.track(saving);
     return saving;
   }
@@ -259,6 +262,8 @@ interface Answer {
   result: Record<string, unknown>;
   error?: JsonRpcError['error'];
   unanswered: boolean;
+  /** the answer as the upstream wrote it (its members' order goes to the framing) */
+  response?: JsonRpcResponse;
 }
 
 function answerOf(exchange: LiveExchange, cancelled: boolean): Answer | undefined {
@@ -275,6 +280,7 @@ function answerOf(exchange: LiveExchange, cancelled: boolean): Answer | undefine
     result: response && 'result' in response ? response.result : {},
     error: response && 'error' in response ? response.error : undefined,
     unanswered,
+    response,
   };
 }
 
@@ -295,7 +301,7 @@ function entryOf(exchange: LiveExchange, answer: Answer, resultHash: string | un
     params: isToolCall ? undefined : stripMeta(request.params),
     protocolVersion: exchange.protocolVersion,
     status: http && http.status !== 200 ? http.status : undefined,
-    framing: withEventIds(withEnvelope(framing, exchange.upstreamResponse ?? exchange.response), exchange.timeline),
+    framing: withEventIds(withEnvelope(framing, answer.response), exchange.timeline),
     timing: timingOf(exchange),
     stateless:
       request.method === 'initialize' && http !== undefined && http.headers['mcp-session-id'] === undefined

@@ -101,7 +101,7 @@ class Playback {
     private readonly ids: EventIds | undefined,
   ) {
     this.stream = (a.entry.stream ?? []) as unknown as JsonRpcMessage[];
-    this.liveToken = (a.exchange.request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    this.liveToken = a.exchange.progressToken;
   }
 
   private write(res: ServerResponse, message: unknown, index: number): void {

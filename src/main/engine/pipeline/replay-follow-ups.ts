@@ -9,16 +9,12 @@ import { pushToStreams } from './server-stream.js';
 import type { Session } from './session.js';
 
 /**
- * What the server sent on its GET stream after an exchange, as recorded (`after_<key>` entries): notifications, and
- * requests to the client (roots/list after connect), which keep their recorded request in `stream`.
+ * The follow-ups due after the `answer`-th answer of `key` in a session: what followed that answer when recorded.
+ * Follow-ups are what the server sent on its GET stream after an exchange (`after_<key>` entries): notifications,
+ * and requests to the client (roots/list after connect), which keep their recorded request in `stream`.
  */
-export function followUpsOf(store: CassetteStore, key: string): readonly CassetteEntry[] {
-  return store.lookup(followUpKey(key)) ?? [];
-}
-
-/** The follow-ups due after the `answer`-th answer of `key` in a session: what followed that answer when recorded. */
 export function followUpsDue(store: CassetteStore, key: string, answer: number): readonly CassetteEntry[] {
-  return followUpsOf(store, key).filter((e) => (e.afterCall ?? 1) === answer);
+  return (store.lookup(followUpKey(key)) ?? []).filter((e) => (e.afterCall ?? 1) === answer);
 }
 
 /** A follow-up entry as the message the server sent (a request's id is given when it is sent: see asked()). */

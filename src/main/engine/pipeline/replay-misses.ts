@@ -77,8 +77,11 @@ export class ReplayMisses {
 
   /** The answer to a request with no entry: an empty page for list methods, {} for result-less methods, else an error. */
   miss(request: JsonRpcRequest, key: string): JsonRpcResponse {
-    if (request.method !== 'ping' && (this.options.strict || this.options.onMiss)) {
-      const recorded = this.find(request, key);
+    const empty = EMPTY_LIST_RESULTS.get(request.method) ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
+    const told = request.method !== 'ping' && (this.options.strict || this.options.onMiss !== undefined);
+    // looked up once: for the miss report, and for the error that says the recorded answers were used up
+    const recorded = told || !empty ? this.find(request, key) : undefined;
+    if (told) {
       const miss = replayMiss(this.store, request, key, recorded?.length ? recorded.length : undefined);
       this.options.onMiss?.(miss);
       if (this.options.strict)
@@ -86,13 +89,11 @@ export class ReplayMisses {
           request.id,
         );
     }
-    const empty = EMPTY_LIST_RESULTS.get(request.method) ?? (EMPTY_RESULT_METHODS.has(request.method) ? {} : undefined);
     if (empty) return { jsonrpc: '2.0', id: request.id, result: empty };
     const what =
       request.method === 'tools/call'
         ? `tools/call "${String(request.params?.name)}" with arguments ${JSON.stringify(request.params?.arguments ?? {})}`
         : request.method;
-    const recorded = this.find(request, key);
     if (recorded?.length) {
       const message = `mcp-rewind: all ${recorded.length} recorded answer(s) for ${what} were already used (key ${key}; --repeat error)`;
       return new ReplayMissError(message, { key, method: request.method, exhausted: recorded.length }).toResponse(

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isNotification, isRequest, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import { sseEvent } from '../http/sse.js';
 import { copyEndToEndHeaders } from '../upstream/headers.js';
-import type { Stage } from './contract.js';
+import type { Stage, UpstreamJoin } from './contract.js';
 import { ResponseTap } from '../http/response-tap.js';
 import type { Session } from './session.js';
 
@@ -26,7 +26,7 @@ export async function openOwnedStream(
   req: IncomingMessage,
   res: ServerResponse,
   session: Session,
-  withUpstream: 'now' | 'later' | 'never',
+  withUpstream: UpstreamJoin,
   /** the stream is open: what waited for one goes out on it (replayed notifications) */
   opened?: (res: ServerResponse) => void,
 ): Promise<void> {

@@ -55,7 +55,7 @@ async function route(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   if (path === '/api/healthz' && method === 'GET') return sendJson(res, 200, { status: 'ok' });
-  if (!manager.authorizedForApi(req)) return refuseToken(req, res, throttle);
+  if (!manager.authorizedForApi(req)) return refuseApiToken(req, res, throttle);
   if (path === '/api/sessions') {
     if (method === 'GET') return sendJson(res, 200, { sessions: manager.list().map((s) => s.summary()) });
     if (method === 'POST') {
@@ -71,7 +71,7 @@ async function route(
 }
 
 /** No API token, or a wrong one: 401, or 429 after too many wrong ones from this host. */
-async function refuseToken(req: IncomingMessage, res: ServerResponse, throttle: AuthThrottle): Promise<void> {
+async function refuseApiToken(req: IncomingMessage, res: ServerResponse, throttle: AuthThrottle): Promise<void> {
   // checked first: a right token is never held back by someone else's wrong ones (auth-throttle.ts)
   const wait = await throttle.failed(req);
   if (wait !== undefined) {

@@ -62,10 +62,3 @@ export function declaredText(capabilities: Record<string, unknown> | undefined, 
   if (names.length === 0) return 'nothing';
   return names.map((n) => (n === 'roots' && rootCount !== undefined ? `roots (${rootCount})` : n)).join(', ');
 }
-
-/** the capabilities object a declaration amounts to (as the engine builds it) */
-export function capabilitiesOf(config: AppSessionConfig): Record<string, object> {
-  return Object.fromEntries(
-    (['sampling', 'elicitation', 'roots'] as const).filter((k) => config.capabilities[k]).map((k) => [k, {}]),
-  );
-}

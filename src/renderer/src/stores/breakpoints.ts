@@ -34,7 +34,8 @@ export const useBreakpoints = create<BreakpointsStore>()((set, get) => {
     },
     async add(proxyId, rule) {
       const current = (get().rules[proxyId] ?? []).map(breakpointInput);
-      if (current.some((r) => breakpointKey(r) === breakpointKey(rule))) return;
+      const key = breakpointKey(rule);
+      if (current.some((r) => breakpointKey(r) === key)) return;
       await get().setRules(proxyId, [...current, rule]);
     },
     async remove(proxyId, ruleId) {

@@ -51,12 +51,13 @@ interface TrafficState {
 
 let incoming: TrafficEvent[] = [];
 let heldBack: TrafficEvent[] = [];
-/** the checks' findings of exchanges already sent (the `insight` event), applied with the next batch */
-/** findings are keyed by the exchange's seq (unique across proxies and sources, as everywhere in the renderer) */
+/**
+ * the checks' findings of exchanges already sent (the `insight` event), applied with the next batch; keyed by the
+ * exchange's seq (unique across proxies and sources, as everywhere in the renderer)
+ */
 let insights = new Map<number, InsightPatch['insight']>();
 let timer: ReturnType<typeof setTimeout> | undefined;
-/** while a snapshot is in flight, events are kept aside and merged after it */
-/** reloads in flight (they may overlap: a reconnect and a file opened); live events wait until none is */
+/** reloads in flight (they may overlap: a reconnect and a file opened); live events wait in `incoming` until none is */
 let syncing = 0;
 
 /**

@@ -9,6 +9,7 @@ import {
 } from '../../../../shared/jsonrpc.js';
 import { HttpError } from '../../errors.js';
 import { parseJsonBody } from '../../http/body.js';
+import { firstValue } from '../../http/url.js';
 import { jsonAnswer, type BridgeAnswer } from './answer.js';
 
 /** What the SDK's server transport refuses, refused the same way (status, code and wording), before anything runs. */
@@ -28,19 +29,14 @@ export const sessionRequired = (status = 400): BridgeAnswer =>
 export const alreadyInitialized = (): BridgeAnswer =>
   refuse(400, 'Invalid Request: Server already initialized', ErrorCode.InvalidRequest);
 
-/** A header's single value. */
-export function one(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /** A POST's headers: JSON in, JSON and SSE accepted; after initialize, a protocol version the SDK supports. */
 export function refusePost(headers: IncomingHttpHeaders, initialized: boolean): BridgeAnswer | undefined {
-  const accept = one(headers.accept) ?? '';
+  const accept = firstValue(headers.accept) ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
     return refuse(406, 'Not Acceptable: Client must accept both application/json and text/event-stream');
-  if (!(one(headers['content-type']) ?? '').includes('application/json'))
+  if (!(firstValue(headers['content-type']) ?? '').includes('application/json'))
     return refuse(415, 'Unsupported Media Type: Content-Type must be application/json');
-  const version = one(headers['mcp-protocol-version']);
+  const version = firstValue(headers['mcp-protocol-version']);
   if (initialized && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
     return refuse(
       400,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ErrorCode, errorResponse, type JsonRpcRequest } from '../../../../shared/jsonrpc.js';
 import type { NotStartedData } from '../../errors.js';
+import { firstValue } from '../../http/url.js';
 import type { Log } from '../../log.js';
 import { ChildStdioTransport } from '../stdio-child.js';
 import { emptyAnswer, jsonAnswer, type BridgeAnswer } from './answer.js';
@@ -9,7 +10,6 @@ import { describe, startWithin, upstreamTransport, type BridgeSpec } from './con
 import {
   alreadyInitialized,
   isInitialize,
-  one,
   readMessages,
   refusePost,
   sessionNotFound,
@@ -43,7 +43,7 @@ export class BridgeSessions {
   ) {}
 
   async request(request: BridgeRequest): Promise<BridgeAnswer> {
-    const sessionId = one(request.headers['mcp-session-id']);
+    const sessionId = firstValue(request.headers['mcp-session-id']);
     if (!sessionId) return this.initialize(request);
     const session = this.byId.get(sessionId);
     if (!session) return sessionNotFound();
@@ -75,7 +75,7 @@ export class BridgeSessions {
   }
 
   private inSession(session: BridgeSession, sessionId: string, { method, headers, body }: BridgeRequest): BridgeAnswer {
-    if (method === 'GET') return session.stream.open(one(headers.accept) ?? '', sessionId);
+    if (method === 'GET') return session.stream.open(firstValue(headers.accept) ?? '', sessionId);
     if (method === 'DELETE') {
       void session.close();
       return emptyAnswer(200);

@@ -1,6 +1,6 @@
 import { useEffect, useState, type JSX } from 'react';
-import type { AppSessionConfig } from '../../../../../shared/app-session.js';
-import { capabilitiesOf, declaredText, parseRootLines, rootLines } from '../../../models/request-options.js';
+import { appSessionCapabilities, type AppSessionConfig } from '../../../../../shared/app-session.js';
+import { declaredText, parseRootLines, rootLines } from '../../../models/request-options.js';
 import { useTraffic } from '../../../stores/traffic.js';
 import { declareAppSession, loadAppSession, loadCatalog, useVerbs } from '../../../stores/verbs.js';
 import { EditorActions } from './EditorActions.js';
@@ -34,7 +34,10 @@ export function AppSessionPanel({ proxyId }: { proxyId: string }): JSX.Element {
     if (!config) void loadAppSession().catch(() => {});
   }, [config]);
   if (!config) return <p className="muted small">Reading the app session…</p>;
-  const mine = declaredText(capabilitiesOf(config), config.capabilities.roots ? config.roots.length : undefined);
+  const mine = declaredText(
+    appSessionCapabilities(config),
+    config.capabilities.roots ? config.roots.length : undefined,
+  );
   const theirs = agent && declaredText(agent.capabilities);
   return (
     <div className="app-session small">
