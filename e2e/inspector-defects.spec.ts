@@ -8,22 +8,13 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
 import { startSdkServer } from '../test/fixtures/sdk-server.js';
 import { startCustomUpstream } from '../test/helpers/custom-upstream.js';
-import { newProxy, openFile, writeHar } from './inspector-helpers.js';
+import { newProxy, openFile, savedSettings, writeHar } from './inspector-helpers.js';
 import { count, rowsInView } from './layout.js';
 import { expect, ROOT, test } from './shell.js';
 
 // The defects a demanding user hit (issue 25, items 4, 6, 10, 13), each against the app as a user starts it: the
 // proxies bar, the Content tab on a 5 MB text, opening a HAR, the Rules view (contrast, a draft kept), names with a
 // bidi control, the app's own traffic, Preserve log across a restart, and what the user guide says of the demo.
-
-/** settings.json as it is now ({} before the first change writes it) */
-function settings(dataDir: string): Record<string, unknown> {
-  try {
-    return JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
 
 async function runDemo(page: Page, runs = 1): Promise<void> {
   const before = await count(page.getByTestId('traffic-count'));
@@ -76,9 +67,7 @@ test('the proxies bar: a failure is shown first and in view, the bar resizes (ke
     await page.mouse.move(box.x + 100, box.y + 200, { steps: 5 });
     await page.mouse.up();
     await expect.poll(visible).toBeGreaterThan(few + 3);
-    await expect
-      .poll(() => (settings(dataDir).proxiesBar as { height: number } | undefined)?.height ?? 0)
-      .toBeGreaterThan(250);
+    await expect.poll(() => savedSettings(dataDir).proxiesBar?.height ?? 0).toBeGreaterThan(250);
     // from the keyboard too
     const height = Number(await edge.getAttribute('aria-valuenow'));
     await edge.focus();
@@ -89,7 +78,7 @@ test('the proxies bar: a failure is shown first and in view, the bar resizes (ke
     await page.getByRole('button', { name: /Proxies/, expanded: true }).click();
     await expect(page.getByTestId('proxies-summary')).toHaveText('9 proxies, 8 running, 1 failed');
     await expect(list).toHaveCount(0);
-    await expect.poll(() => (settings(dataDir).proxiesBar as { collapsed: boolean } | undefined)?.collapsed).toBe(true);
+    await expect.poll(() => savedSettings(dataDir).proxiesBar?.collapsed).toBe(true);
     await page.getByRole('button', { name: /Proxies/, expanded: false }).click();
     await expect(list).toBeVisible();
     expect(problems).toEqual([]);
@@ -302,7 +291,7 @@ test("the app's own traffic (Compose's lists) is hidden by default, and shows wh
   await page.getByLabel('Hide app traffic').uncheck();
   await expect(own).toHaveCount(total - shown);
   await expect(page.getByTestId('filter-count')).toHaveText(`${total} of ${total}`);
-  await expect.poll(() => settings(dataDir).hideAppTraffic).toBe(false);
+  await expect.poll(() => savedSettings(dataDir).hideAppTraffic).toBe(false);
   expect(problems).toEqual([]);
 });
 
@@ -324,7 +313,7 @@ test('Preserve log keeps the timeline across a restart of the UI; without it onl
   // on: the whole timeline comes back, numbered as it was
   await runDemo(page);
   await page.getByLabel('Preserve log').check();
-  await expect.poll(() => settings(dataDir).preserveLog).toBe(true);
+  await expect.poll(() => savedSettings(dataDir).preserveLog).toBe(true);
   const numbers = await table.locator('tbody tr.tl-row td:first-child').allTextContents();
   const before = await count(page.getByTestId('traffic-count'));
   await app.restart();

@@ -1,5 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
+import type { Settings } from '../src/shared/settings.js';
 import { expect } from './shell.js';
 
 // Shared steps of the inspector specs (issue 25): a proxy made through the New proxy dialog, a HAR file written the
@@ -82,4 +84,16 @@ export async function replaceEditorText(page: Page, label: string, text: string)
   await page.getByLabel(label, { exact: true }).click();
   await page.keyboard.press('ControlOrMeta+a');
   await page.keyboard.insertText(text);
+}
+
+/**
+ * settings.json as it is on disk now: {} before the first change writes it. Never throws, because expect.poll
+ * stops at the first throw instead of polling again (a read just before the engine's first write failed the test).
+ */
+export function savedSettings(dataDir: string): Partial<Settings> {
+  try {
+    return JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as Partial<Settings>;
+  } catch {
+    return {};
+  }
 }

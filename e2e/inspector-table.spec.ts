@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
-import { openFile, shownCount, writeHar } from './inspector-helpers.js';
+import { openFile, savedSettings, shownCount, writeHar } from './inspector-helpers.js';
 import { expect, ROOT, test } from './shell.js';
 
 // The table (issue 25, items 3, 8, 9) against the app as a user starts it: a HAR of 10,000 exchanges opened into
@@ -11,11 +11,6 @@ import { expect, ROOT, test } from './shell.js';
 
 const SHOTS = join(ROOT, 'docs/screenshots');
 const N = 10_000;
-
-const settingsOf = (
-  dataDir: string,
-): { timelineColumns: { order: string[]; hidden: string[]; widths: Record<string, number>; sort: unknown } } =>
-  JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8'));
 
 const headers = async (table: Locator): Promise<string[]> =>
   (await table.locator('thead th').allTextContents()).map((t) => t.replace(/ [▲▼]$/, '').trim());
@@ -90,10 +85,10 @@ test('five-digit numbers are never cut; sort, hide, show, move and resize column
     await scroller.evaluate((el) => (el.scrollTop = 0));
     const down = await durations();
     expect(down).toEqual([...down].sort((a, b) => b - a));
-    await expect.poll(() => settingsOf(dataDir).timelineColumns.sort).toEqual({ column: 'duration', desc: true });
+    await expect.poll(() => savedSettings(dataDir).timelineColumns?.sort).toEqual({ column: 'duration', desc: true });
     await ms.getByRole('button').click();
     await expect(ms).toHaveAttribute('aria-sort', 'none');
-    await expect.poll(() => settingsOf(dataDir).timelineColumns.sort).toBeNull();
+    await expect.poll(() => savedSettings(dataDir).timelineColumns?.sort).toBeNull();
 
     // the column menu from a header's context menu: hide Source, show Revision, move Tool left
     await table.locator('thead th', { hasText: /^Tool/ }).click({ button: 'right' });
@@ -120,8 +115,14 @@ test('five-digit numbers are never cut; sort, hide, show, move and resize column
       'Revision',
       'Flags',
     ]);
-    await expect.poll(() => settingsOf(dataDir).timelineColumns.hidden).toEqual(['source']);
-    expect(settingsOf(dataDir).timelineColumns.order.slice(0, 5)).toEqual(['seq', 'time', 'proxy', 'tool', 'method']);
+    await expect.poll(() => savedSettings(dataDir).timelineColumns?.hidden).toEqual(['source']);
+    expect(savedSettings(dataDir).timelineColumns?.order.slice(0, 5)).toEqual([
+      'seq',
+      'time',
+      'proxy',
+      'tool',
+      'method',
+    ]);
     // the Size column: request / answer bytes
     const sizeAt = (await headers(table)).indexOf('Size');
     await expect(table.locator('tbody tr.tl-row').first().locator('td').nth(sizeAt)).toHaveText(
@@ -146,7 +147,7 @@ test('five-digit numbers are never cut; sort, hide, show, move and resize column
     await page.mouse.move(edge.x + edge.width / 2 + 60, edge.y + edge.height / 2, { steps: 6 });
     await page.mouse.up();
     await expect.poll(async () => (await tool.boundingBox())!.width - before).toBeGreaterThan(50);
-    await expect.poll(() => settingsOf(dataDir).timelineColumns.widths.tool ?? 0).toBeGreaterThan(before + 40);
+    await expect.poll(() => savedSettings(dataDir).timelineColumns?.widths.tool ?? 0).toBeGreaterThan(before + 40);
 
     // a restart of the page: the columns come back as they were left
     await page.reload();

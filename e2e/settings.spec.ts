@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { savedSettings } from './inspector-helpers.js';
 import { expect, ROOT, test, type App } from './shell.js';
 
 // Settings, themes and keyboard navigation against the app as a user starts it (e2e/shell.ts: `mcp-rewind ui` in real
@@ -50,13 +51,7 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   // dark really is darker: the sum of the background's RGB channels
   const lum = (rgb: string): number => (rgb.match(/\d+/g) ?? []).slice(0, 3).reduce((sum, n) => sum + Number(n), 0);
   expect(lum(dark)).toBeLessThan(lum(light));
-  await expect
-    .poll(() =>
-      existsSync(join(app.dataDir, 'settings.json'))
-        ? JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')).theme
-        : undefined,
-    )
-    .toBe('dark');
+  await expect.poll(() => savedSettings(app.dataDir).theme).toBe('dark');
 
   // other settings: saved on change, an invalid value answered with the engine's message naming the field
   await page.getByRole('checkbox', { name: /auto-scroll/ }).uncheck();
@@ -68,7 +63,7 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   await capacity.press('Enter');
   await expect(page.getByRole('alert')).toHaveCount(0);
   await expect
-    .poll(() => JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')))
+    .poll(() => savedSettings(app.dataDir))
     .toMatchObject({ theme: 'dark', autoScroll: false, trafficCapacity: 20000 });
 
   // persisted through the engine, not the browser: nothing in localStorage, a reload comes back dark
@@ -100,6 +95,35 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   await expect(html).toHaveAttribute('data-theme', 'light');
   await page.emulateMedia({ colorScheme: 'dark' });
   await expect(html).toHaveAttribute('data-theme', 'dark');
+  expect(problems).toEqual([]);
+});
+
+test('a change the engine cannot save is said in the view where it was made, and cleared by the next save', async ({
+  app,
+}) => {
+  const { page, problems } = app;
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await app.open();
+  await expect(page.getByRole('status')).toHaveText('connected');
+  const preserve = page.getByRole('checkbox', { name: 'Preserve log' });
+  await expect(preserve).not.toBeChecked();
+  // a real write failure: settings.json is a folder, so the engine's rename onto it fails (as root too)
+  const file = join(app.dataDir, 'settings.json');
+  mkdirSync(file);
+  await preserve.check();
+  const notice = page.getByRole('alert', { name: 'Settings not saved' });
+  await expect(notice).toContainText(`cannot write ${file}`);
+  await expect(preserve).not.toBeChecked(); // the shown state is the saved one
+  expect(existsSync(join(file, 'settings.json'))).toBe(false);
+
+  await page.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(notice).toHaveCount(0);
+  await preserve.check();
+  await expect(notice).toBeVisible(); // still refused: said again
+  rmSync(file, { recursive: true });
+  await preserve.check();
+  await expect(notice).toHaveCount(0);
+  await expect.poll(() => savedSettings(app.dataDir).preserveLog).toBe(true);
   expect(problems).toEqual([]);
 });
 

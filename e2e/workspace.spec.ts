@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator } from '@playwright/test';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -8,7 +7,8 @@ import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-serve
 import { startCustomUpstream } from '../test/helpers/custom-upstream.js';
 import { count, pageScrolls, rowsInView } from './layout.js';
 import { expect, ROOT, test } from './shell.js';
-import { newProxy } from './inspector-helpers.js';
+import { newProxy, savedSettings } from './inspector-helpers.js';
+import type { Settings } from '../src/shared/settings.js';
 
 // The inspector workspace (issue 9) against the app as a user starts it (e2e/shell.ts: `mcp-rewind ui` in real
 // Chromium), the real engine, real SDK peers; at 1280×720 and 1440×900. No stubbed window APIs.
@@ -85,24 +85,23 @@ test('the split: open, resize (remembered in the settings), below instead of bes
   await page.mouse.move(handle.x - 200, handle.y + handle.height / 2, { steps: 8 });
   await page.mouse.up();
   await expect.poll(async () => (await detail.boundingBox())!.width).toBeGreaterThan(before + 150);
-  const settings = (): { timelineLayout: { split: string; side: number } } =>
-    JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8'));
-  await expect.poll(() => settings().timelineLayout.side, { timeout: 5_000 }).toBeLessThan(55);
-  const side = settings().timelineLayout.side;
+  const settings = (): Partial<Settings> => savedSettings(app.dataDir);
+  await expect.poll(() => settings().timelineLayout?.side, { timeout: 5_000 }).toBeLessThan(55);
+  const side = settings().timelineLayout?.side;
 
   // the keyboard resizes too (the separator is focusable)
   await separator.focus();
   await page.keyboard.press('ArrowRight');
-  await expect.poll(() => settings().timelineLayout.side).not.toBe(side);
+  await expect.poll(() => settings().timelineLayout?.side).not.toBe(side);
 
   // below instead of beside; then back; a reload opens the split as it was left
   await page.getByRole('button', { name: 'Detail below the table' }).click();
-  await expect.poll(() => settings().timelineLayout.split).toBe('bottom');
+  await expect.poll(() => settings().timelineLayout?.split).toBe('bottom');
   const below = (await detail.boundingBox())!;
   const tableBox = (await page.getByTestId('timeline-scroll').boundingBox())!;
   expect(below.y).toBeGreaterThan(tableBox.y + tableBox.height - 2);
   await page.getByRole('button', { name: 'Detail beside the table' }).click();
-  await expect.poll(() => settings().timelineLayout.split).toBe('side');
+  await expect.poll(() => settings().timelineLayout?.split).toBe('side');
   const widthNow = (await detail.boundingBox())!.width;
   await page.reload();
   await table.getByRole('row').filter({ hasText: 'logo' }).click();

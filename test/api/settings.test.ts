@@ -1,4 +1,4 @@
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TIMELINE_COLUMNS, type SettingsInfo } from '../../src/shared/settings.js';
@@ -106,6 +106,25 @@ describe('api: settings', () => {
     expect(await failure(call(api, 'settings.set', { colour: 'red' } as never))).toMatch(/colour/);
     expect((await call(api, 'settings.get', {})).settings).toEqual({ ...defaultSettings(dataDir), theme: 'light' });
     expect(JSON.parse(await readFile(join(dataDir, 'settings.json'), 'utf8')).theme).toBe('light');
+  });
+
+  it('a write that fails is refused with the file named, and what it answers stays what is on disk', async () => {
+    const { api, dataDir } = await app();
+    await call(api, 'settings.set', { theme: 'light' });
+    const file = join(dataDir, 'settings.json');
+    await rm(file);
+    await mkdir(file); // the rename onto a folder fails, as root too
+    expect(await failure(call(api, 'settings.set', { preserveLog: true, theme: 'dark' }))).toContain(
+      `cannot write ${file}`,
+    );
+    expect((await call(api, 'settings.get', {})).settings).toMatchObject({ preserveLog: false, theme: 'light' });
+    await rm(file, { recursive: true });
+    await call(api, 'settings.set', { autoScroll: false });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+      theme: 'light',
+      preserveLog: false,
+      autoScroll: false,
+    });
   });
 
   it('replaces a corrupt settings file by the defaults, keeps it as settings.json.bad and reports it', async () => {

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type JSX, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import { useConnection } from './stores/connection';
+import { useSettings } from './stores/settings';
 import { VIEWS, followHash, useNavigation } from './stores/navigation';
 import { TimelineView } from './views/TimelineView';
 import { RulesView } from './views/RulesView';
@@ -158,6 +159,26 @@ function SignInNotice(): JSX.Element | null {
 }
 
 /**
+ * A change the engine refused to save (a resized split, a column, a toggle: saved without a Save button, so a failure
+ * would otherwise pass unseen): said in every view but Settings (which shows its own) until a save succeeds or the
+ * user dismisses it.
+ */
+function UnsavedNotice({ view }: { view: ViewId }): JSX.Element | null {
+  const unsaved = useSettings((s) => s.unsaved);
+  if (unsaved === undefined || view === 'settings') return null;
+  return (
+    <div className="signin-notice unsaved-notice" role="alert" aria-label="Settings not saved">
+      <span>
+        A change was not saved to the settings: <span className="small">{unsaved}</span>
+      </span>
+      <button type="button" onClick={() => useSettings.setState({ unsaved: undefined })}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
+/**
  * The main column: the view's title bar, the paused-call banner (shown in every view), and the view, which fills the
  * rest of the window and scrolls inside its own panes (the page itself never scrolls).
  */
@@ -168,6 +189,7 @@ function Main(): JSX.Element {
   return (
     <main className="panel" data-view={current.id}>
       <SignInNotice />
+      <UnsavedNotice view={current.id} />
       <header className="view-head">
         <h1 id="view-title" tabIndex={-1}>
           {current.label}

@@ -79,9 +79,15 @@ export class SettingsFile {
     else if (window !== undefined) merged.window = window;
     const checked = SettingsSchema.safeParse(merged);
     if (!checked.success) throw new Error(`settings: ${describeZodError(checked.error)}`);
-    const info: SettingsInfo = { ...this.get(), settings: checked.data };
-    this.info = info;
-    await this.write(checked.data);
+    const before = this.get();
+    const info: SettingsInfo = { ...before, settings: checked.data };
+    this.info = info; // a set that follows before this write ends builds on it
+    try {
+      await this.write(checked.data);
+    } catch (error) {
+      if (this.info === info) this.info = before; // what is in memory stays what is on disk
+      throw error;
+    }
     this.emitter.emit('change', info);
     return info;
   }

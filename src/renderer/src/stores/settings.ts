@@ -15,6 +15,8 @@ interface SettingsState {
   loaded: boolean;
   /** the last failed load or save (the engine's message names the field) */
   error?: string;
+  /** the last save the engine refused, until a save succeeds or the user dismisses it (shown in every view) */
+  unsaved?: string;
   saving: number;
   /** changes the given fields; rejects with the engine's message */
   update(patch: SettingsPatch): Promise<void>;
@@ -51,9 +53,9 @@ export const useSettings = create<SettingsState>()((set, get) => ({
     set((s) => ({ saving: s.saving + 1 }));
     try {
       const info = await api().call('settings.set', patch);
-      set({ ...fromInfo(info), error: undefined });
+      set({ ...fromInfo(info), error: undefined, unsaved: undefined });
     } catch (error) {
-      set({ error: (error as Error).message });
+      set({ error: (error as Error).message, unsaved: (error as Error).message });
       void syncSettings(true);
       throw error;
     } finally {
