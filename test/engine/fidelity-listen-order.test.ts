@@ -7,6 +7,8 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { ExchangeEvent } from '../../src/shared/traffic.js';
+import { CassetteStore } from '../../src/main/engine/cassette/store.js';
+import { awaitedCalls } from '../../src/main/engine/pipeline/call-order.js';
 import { startProxy } from '../../src/main/engine/proxy.js';
 import { startV2Server } from '../fixtures/v2-server.js';
 import { replayThrough } from '../helpers/recording.js';
@@ -86,6 +88,10 @@ it('listen stream: tools/list_changed arrives after the call it followed, also i
     await recorder.close();
     await server.close();
     expect(recorded).toEqual(direct);
+    // the call the stream's message waits for is the one replay counts (a cassette's other calls are not)
+    const store = await CassetteStore.open(cacheDir);
+    expect([...awaitedCalls(store)]).toEqual([expect.stringMatching(/^tools_call_echo_[0-9a-f]{16}$/)]);
+    store.close();
     expect(await replayThrough(cacheDir, (url) => scenario(url, undefined))).toEqual(direct);
   } finally {
     await server.close();

@@ -1,3 +1,4 @@
+import type { CassetteStore } from '../cassette/store.js';
 import type { LiveExchange } from './exchange.js';
 
 /**
@@ -27,7 +28,18 @@ export class AnsweredCalls {
   }
 }
 
-/** Replay's side: how many times each key was answered, and promises for a count to be reached. */
+/** The keys of the calls the cassette's listen streams wait for (their messages' `streamAfter`). */
+export function awaitedCalls(store: CassetteStore): Set<string> {
+  const keys = new Set<string>();
+  for (const listen of store.nearKeys('subscriptions_listen', '', Infinity))
+    for (const entry of store.lookup(listen) ?? []) for (const key of entry.streamAfter ?? []) if (key) keys.add(key);
+  return keys;
+}
+
+/**
+ * Replay's side: how many times each key a listen stream waits for was answered (others are not counted: a
+ * cassette of 10,000 calls would keep a count of each), and promises for a count to be reached.
+ */
 export class CallWaiters {
   private readonly counts = new Map<string, number>();
   private readonly waiting = new Map<string, { n: number; resolve: () => void }[]>();

@@ -59,6 +59,8 @@ export class Delivery {
   clientGone = false;
   /** its Mcp-Session-Id names no session the proxy knows live: never issued through it, or ended (endpoint.ts) */
   staleSession = false;
+  /** replay: the cursor the entry offered for it moves once the plan takes it (replayer.ts) */
+  cursor?: string;
 }
 
 /**

@@ -27,7 +27,7 @@ import {
   type RequestContext,
   type ServerProfile,
 } from './replay-protocol.js';
-import { CallWaiters } from './call-order.js';
+import { awaitedCalls, CallWaiters } from './call-order.js';
 import { fitCapabilities } from './list-capabilities.js';
 import { acceptsBoth, missingCapability, negotiate } from './replay-negotiate.js';
 import { ReplayMisses } from './replay-misses.js';
@@ -69,10 +69,10 @@ export class Replayer implements CassetteSource, Hook {
   private readonly misses: ReplayMisses;
   /** what the replay keeps of each client session */
   private readonly sessions = new WeakMap<Session, ReplaySession>();
-  /** the cursor key each planned exchange advances (entries of one key, per revision) */
-  private readonly cursors = new WeakMap<LiveExchange, string>();
   /** the calls answered, for listen streams that wait for the call their message followed */
   private readonly calls = new CallWaiters();
+  /** the keys those streams wait for, until the cassette changes: only these are counted */
+  private awaited?: { revision: number; keys: ReadonlySet<string> };
   private cachedProfile?: { revision: number; profile: ServerProfile };
   /** the applicable entries of a key's list, by key and revision, until the cassette changes (replay-partitions.ts) */
   private readonly partitions: ReplayPartitions;
@@ -138,7 +138,7 @@ export class Replayer implements CassetteSource, Hook {
     }
     const { entries, cursor } = this.partitions.of(all, ctx, suffix);
     if (!entries.length) return undefined;
-    this.cursors.set(exchange, cursor);
+    exchange.delivery.cursor = cursor;
     const served = this.sessions.get(session)?.served.get(cursor) ?? 0;
     if (served < entries.length) return entries[served];
     if (this.repeat === 'cycle') return entries[served % entries.length];
@@ -181,7 +181,7 @@ export class Replayer implements CassetteSource, Hook {
   }
 
   take(exchange: LiveExchange, session: Session): void {
-    const cursor = this.cursors.get(exchange);
+    const { cursor } = exchange.delivery;
     if (cursor === undefined) return;
     const { served } = this.stateOf(session);
     served.set(cursor, (served.get(cursor) ?? 0) + 1);
@@ -209,7 +209,14 @@ export class Replayer implements CassetteSource, Hook {
       usualFraming: this.profile().framing,
       calls: this.calls,
     });
-    this.calls.answered(exchange.key); // the answer is out: a listen stream's message that followed it may go
+    // the answer is out: a listen stream's message that followed it may go
+    if (this.awaitedKeys().has(exchange.key)) this.calls.answered(exchange.key);
+  }
+
+  private awaitedKeys(): ReadonlySet<string> {
+    const revision = this.store.revision;
+    if (this.awaited?.revision !== revision) this.awaited = { revision, keys: awaitedCalls(this.store) };
+    return this.awaited.keys;
   }
 
   /**
@@ -230,7 +237,7 @@ export class Replayer implements CassetteSource, Hook {
 
   /** What followed the n-th answer of this key in the recording follows its n-th answer here, once (after take()). */
   followUpsAfter(exchange: LiveExchange, session: Session): readonly CassetteEntry[] {
-    const cursor = this.cursors.get(exchange);
+    const { cursor } = exchange.delivery;
     const answer = cursor === undefined ? 1 : (this.stateOf(session).served.get(cursor) ?? 1);
     return followUpsDue(this.store, exchange.key, answer);
   }
