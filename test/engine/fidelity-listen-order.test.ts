@@ -50,13 +50,17 @@ const until = async (check: () => boolean): Promise<void> => {
   for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
 };
 
-/** The client's view, in arrival order: the listen stream's messages and its own call around them. */
-async function scenario(url: string, change: (() => void) | undefined): Promise<string[]> {
+/**
+ * The client's view, in arrival order: the listen stream's messages and its own call around them. `pauseMs`: how long
+ * the client thinks before it calls (an agent replayed can be slower than the recording: the message waits for the
+ * call, not for the recorded gap).
+ */
+async function scenario(url: string, change: (() => void) | undefined, pauseMs = 150): Promise<string[]> {
   const seen: string[] = [];
   const close = await listen(url, seen);
   try {
     await until(() => seen.length > 0); // the acknowledgement
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, pauseMs));
     seen.push('call echo');
     seen.push(`answer ${String(await echo(url))}`);
     change?.(); // live: the change follows the call
@@ -93,6 +97,7 @@ it('listen stream: tools/list_changed arrives after the call it followed, also i
     expect([...awaitedCalls(store)]).toEqual([expect.stringMatching(/^tools_call_echo_[0-9a-f]{16}$/)]);
     store.close();
     expect(await replayThrough(cacheDir, (url) => scenario(url, undefined))).toEqual(direct);
+    expect(await replayThrough(cacheDir, (url) => scenario(url, undefined, 1_000))).toEqual(direct);
   } finally {
     await server.close();
   }

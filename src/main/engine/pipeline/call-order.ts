@@ -5,7 +5,7 @@ import type { LiveExchange } from './exchange.js';
  * A `subscriptions/listen` stream's notifications keep their place among the calls that caused them (a tool call that
  * changed the tool list, then `tools/list_changed`): the recorder notes when each call was answered and, for each
  * message of a listen stream, the last call answered before it (`streamAfter`); replay sends that message once the
- * client made that call again (or, if it never does, after the recorded gap).
+ * client made that call again (or, if it never does, after 30 s or the recorded gap when longer).
  */
 export class AnsweredCalls {
   private readonly answered: { at: number; key: string }[] = [];

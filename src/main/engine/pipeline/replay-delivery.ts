@@ -21,6 +21,9 @@ import type { CallWaiters } from './call-order.js';
 /** --replay-timing: undefined plays at once; a speed (1 = as recorded, 2 = twice as fast) waits the recorded delays ÷ speed. */
 export type ReplaySpeed = number | undefined;
 
+/** how long a listen stream's message waits at most for the call it followed in the recording */
+const AFTER_CALL_WAIT_MS = 30_000;
+
 const wait = (ms: number): Promise<void> =>
   ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
@@ -121,19 +124,28 @@ class Playback {
 
   /**
    * Without --replay-timing: a listen stream's message that followed a call in the recording waits until this client
-   * made that call (at most the recorded gap, else 30 s), so it arrives after the call that caused it, not at once.
+   * made that call, so it arrives after the call that caused it, not at once, however slower than the recording the
+   * client is (an agent thinks between calls). A client that never makes it gets the message after
+   * AFTER_CALL_WAIT_MS, or the recorded gap when that was longer; a client that closed the stream waits no more.
    */
-  private async afterCall(i: number): Promise<void> {
+  private async afterCall(i: number, res: ServerResponse): Promise<void> {
     const { calls, speed, entry } = this.a;
     const key = entry.streamAfter?.[i];
     if (!calls || speed !== undefined || !key || entry.streamAfter?.[i - 1] === key) return;
     const base = this.awaited.get(key) ?? calls.count(key);
     this.awaited.set(key, base + 1);
     const ms = entry.timing?.streamMs;
-    const gap = ms?.[i] !== undefined ? ms[i] - (ms[i - 1] ?? 0) : 30_000;
+    const gap = Math.max(AFTER_CALL_WAIT_MS, ms?.[i] !== undefined ? ms[i] - (ms[i - 1] ?? 0) : 0);
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([calls.until(key, base + 1), new Promise((r) => (timer = setTimeout(r, gap)))]);
+    let stop: () => void = () => {};
+    const given = new Promise<void>((resolve) => {
+      stop = resolve;
+      timer = setTimeout(resolve, gap);
+      res.once('close', resolve);
+    });
+    await Promise.race([calls.until(key, base + 1), given]);
     clearTimeout(timer);
+    res.off('close', stop);
   }
 
   /** `resumed`: on the stream the client resumed (GET + Last-Event-ID), which is not closed early again */
@@ -146,7 +158,7 @@ class Playback {
       const message = this.stream[i];
       if (isResponse(message)) continue; // a recorded client reply: compared below, never sent
       await this.gap(i);
-      await this.afterCall(i);
+      await this.afterCall(i, res);
       if (!isRequest(message)) {
         const live = this.live(message);
         if (live === undefined) continue; // progress this client did not ask for
