@@ -73,6 +73,7 @@ test('tools named in Japanese, Hebrew, Arabic and with emoji, and a 5 MB answer:
     const calls = table.getByRole('row').filter({ hasText: 'tools/call' });
     await expect(calls).toHaveCount(NAMES.length);
     for (const name of NAMES) await expect(calls.locator('td', { hasText: name })).toHaveCount(1);
+    await page.screenshot({ path: test.info().outputPath('unicode-names-1440.png') }); // kept with the run's output
     const filters = page.getByRole('search', { name: 'Filter exchanges' });
     await filters.getByLabel('Tool').selectOption({ label: 'שלום_עולם' });
     await expect(calls).toHaveCount(1);
@@ -141,5 +142,29 @@ test('tools named in Japanese, Hebrew, Arabic and with emoji, and a 5 MB answer:
     expect(problems).toEqual([]);
   } finally {
     for (const c of clients) await c.close().catch(() => {});
+  }
+});
+
+// Found here, left to the traffic data path's owners (the timeline's slimming in src/main/api/traffic/traffic-slim.ts
+// and the renderer's exchangeSizes both count a body's JSON in UTF-16 code units): the guide's Size column says bytes.
+const SIZE_FIXME =
+  'the Size column and "Large body truncated" count UTF-16 code units, not bytes: 5.2 MB of UTF-8 Japanese reads "1.7 MB" (issue 35 item 6)';
+
+test('a 5 MB answer in a non-Latin script: the Size column says its bytes', async ({ app }) => {
+  console.log(`fixme: ${SIZE_FIXME}`);
+  test.fixme(true, SIZE_FIXME);
+  const { page } = app;
+  await app.open();
+  const row = await newProxy(page, { mode: 'proxy-only', name: 'sizes', upstreamUrl: upstream.url });
+  const agent = await connectClient((await row.locator('code').textContent()) ?? '');
+  try {
+    await agent.client.callTool({ name: '天気_予報', arguments: {} });
+    const call = page
+      .getByRole('table', { name: 'Recent exchanges' })
+      .getByRole('row')
+      .filter({ hasText: '天気_予報' });
+    await expect(call).toContainText('/ 5.0 MB'); // 'あ' is 3 bytes in UTF-8: 1,747,626 of them are 5,242,878 bytes
+  } finally {
+    await agent.close();
   }
 });
