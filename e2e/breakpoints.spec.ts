@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
-import { replaceEditorText } from './inspector-helpers.js';
+import { newProxy, replaceEditorText, savedSettings } from './inspector-helpers.js';
 import { expect, ROOT, test } from './shell.js';
 
 // Breakpoints from the app as a user starts it (e2e/shell.ts: `mcp-rewind ui` in real Chromium, or the Electron app),
@@ -84,6 +84,97 @@ test('a breakpoint before request holds a real client call; the arguments edited
     expect((await mcp.client.callTool({ name: 'echo', arguments: { text: 'free' } })).content).toEqual([
       { type: 'text', text: 'echo: free' },
     ]);
+    expect(problems).toEqual([]);
+  } finally {
+    await mcp?.close();
+    await upstream.close();
+  }
+});
+
+const VIEWS = ['Timeline', 'Rules', 'Cassettes', 'Export', 'Settings', 'Intercept'] as const;
+
+test('a held call from every view: the banner on each, its result edited and resumed, failed from the banner, timed out unchanged', async ({
+  app,
+}) => {
+  test.setTimeout(90_000);
+  const { page, problems } = app;
+  const upstream: SdkServerHandle = await startSdkServer();
+  let mcp: ConnectedClient | undefined;
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await app.open();
+    const row = await newProxy(page, { mode: 'proxy-only', name: 'everywhere', upstreamUrl: upstream.url });
+    await expect(row.getByText('running')).toBeVisible();
+    const endpoint = (await row.locator('code').textContent()) ?? '';
+    await page.getByRole('button', { name: /^Breakpoints/ }).click();
+    const drawer = page.getByRole('complementary', { name: 'Breakpoints' });
+    const add = drawer.getByRole('form', { name: 'Add breakpoint' });
+    await add.getByLabel('Tool').fill('echo');
+    await add.getByLabel('When').selectOption('response');
+    await add.getByRole('button', { name: 'Add breakpoint' }).click();
+    await expect(drawer.getByRole('list', { name: 'Breakpoint list' })).toContainText('echo');
+    await drawer.getByRole('button', { name: 'Close breakpoints' }).click();
+    mcp = await connectClient(endpoint);
+    const nav = page.getByRole('navigation', { name: 'Views' });
+    const banner = page.getByRole('region', { name: 'Paused calls' });
+
+    // held before its answer: every view says so, with its countdown and its three buttons
+    const edited = mcp.client.callTool({ name: 'echo', arguments: { text: 'first' } });
+    for (const view of VIEWS) {
+      await nav.getByRole('button', { name: view }).click();
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(view);
+      await expect(banner).toContainText('echo held before response on everywhere');
+      await expect(banner.locator('.countdown')).toHaveText(/^0:[0-4]\d$/);
+      for (const verb of ['Resume', 'Fail', 'Open'])
+        await expect(banner.getByRole('button', { name: `${verb} echo` })).toBeVisible();
+    }
+    // Open (from Intercept) goes to the drawer's editor: the result edited there is what the client gets
+    await banner.getByRole('button', { name: 'Open echo' }).click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Timeline');
+    const card = drawer.getByRole('article', { name: 'Paused echo before response' });
+    await expect(card.getByLabel('echo result', { exact: true })).toContainText('echo: first');
+    await replaceEditorText(
+      page,
+      'echo result',
+      '{ "content": [{ "type": "text", "text": "edited at the breakpoint" }] }',
+    );
+    await card.getByRole('button', { name: 'Resume' }).click();
+    expect((await edited).content).toEqual([{ type: 'text', text: 'edited at the breakpoint' }]);
+    await drawer.getByRole('button', { name: 'Close breakpoints' }).click();
+    const table = page.getByRole('table', { name: 'Recent exchanges' });
+    await expect(table.getByRole('row').filter({ hasText: 'result edited at a breakpoint' })).toContainText(
+      '✎ changed',
+    );
+
+    // Fail from the banner of another view: the client gets the breakpoint's error
+    await nav.getByRole('button', { name: 'Export' }).click();
+    const failed = mcp.client.callTool({ name: 'echo', arguments: { text: 'second' } }).catch((e: unknown) => e);
+    await banner.getByRole('button', { name: 'Fail echo' }).click();
+    const error = await failed;
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(-32006);
+    await expect(banner).toHaveCount(0);
+
+    // timed out: with the shortest hold (Settings, 5 s) a call nobody touches resumes unchanged by itself
+    await nav.getByRole('button', { name: 'Settings' }).click();
+    await page.getByLabel('Breakpoint hold (seconds)').fill('5');
+    await page.getByLabel('Breakpoint hold (seconds)').blur();
+    await expect.poll(() => savedSettings(app.dataDir).breakpointHoldS).toBe(5);
+    const started = Date.now();
+    const untouched = mcp.client.callTool({ name: 'echo', arguments: { text: 'third' } });
+    await expect(banner.locator('.countdown')).toHaveText(/^0:0[0-5]$/);
+    expect((await untouched).content).toEqual([{ type: 'text', text: 'echo: third' }]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_500); // it was held, then let go by the hold's end
+    await expect(banner).toHaveCount(0);
+    await nav.getByRole('button', { name: 'Timeline' }).click();
+    await expect(table.getByRole('row').filter({ hasText: 'tools/call' })).toHaveCount(3);
+    // the timed-out one is not changed, and its row says why it took the whole hold
+    const timedOut = table.getByRole('row').filter({ hasText: 'resumed unchanged at the hold' });
+    await expect(timedOut).toHaveCount(1);
+    await expect(timedOut).toContainText("held at a breakpoint for 5 s: resumed unchanged at the hold's end");
+    await expect(timedOut).not.toContainText('✎ changed');
+    await expect(table.getByRole('row').filter({ hasText: 'failed at a breakpoint' })).toContainText('error -32006');
+    expect(upstream.calls.map((c) => c.args)).toEqual([{ text: 'first' }, { text: 'second' }, { text: 'third' }]);
     expect(problems).toEqual([]);
   } finally {
     await mcp?.close();

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
@@ -246,5 +246,88 @@ test('record, hand-edit an entry in the Cassettes view, replay the edit, export 
     for (const c of clients) await c.close().catch(() => {});
     if (cli) await stop(cli.child);
     await upstream.close();
+  }
+});
+
+/**
+ * A CI job's folder after the step the Export view's note asks for (`npm install ./mcp-rewind-<version>.tgz`): the
+ * package in node_modules and its bin linked, as `npm install <checkout>` links a folder — the built checkout stands
+ * in for the tarball (packing and installing it from the registry is test/pack/smoke.pack.ts's job, minutes long).
+ */
+function ciJobFolder(): string {
+  const job = join(work, 'ci-job');
+  mkdirSync(join(job, 'node_modules/.bin'), { recursive: true });
+  writeFileSync(join(job, 'package.json'), JSON.stringify({ name: 'ci-job', private: true }));
+  symlinkSync(ROOT, join(job, 'node_modules/mcp-rewind'));
+  symlinkSync('../mcp-rewind/bin/mcp-rewind.js', join(job, 'node_modules/.bin/mcp-rewind'));
+  return job;
+}
+
+test('Export for CI: the printed command, run as it is from another folder with the upstream gone, replays the recording', async ({
+  app,
+}) => {
+  test.setTimeout(90_000);
+  const { page, problems } = app;
+  const upstream: SdkServerHandle = await startSdkServer();
+  const recorded = join(work, 'for-ci');
+  const clients: ConnectedClient[] = [];
+  let replaying: ChildProcess | undefined;
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await app.open();
+    const recorder = await createProxy(page, {
+      mode: 'record',
+      name: 'ci-recorder',
+      cacheDir: recorded,
+      upstreamUrl: upstream.url,
+    });
+    const rec = await connectClient(recorder);
+    clients.push(rec);
+    const live = {
+      echo: await rec.client.callTool({ name: 'echo', arguments: { text: 'for CI' } }),
+      add: await rec.client.callTool({ name: 'add', arguments: { a: 20, b: 22 } }),
+    };
+    await rec.close();
+    await upstream.close(); // CI has no upstream
+
+    const job = ciJobFolder();
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Export' }).click();
+    const form = page.getByRole('form', { name: 'Export cassette' });
+    await form.getByLabel('Source folder').fill(recorded);
+    await form.getByLabel('Folder of replay files').check();
+    await form.getByLabel('Output path').fill(join(job, 'fixtures', 'mcp'));
+    const printed = page.getByRole('region', { name: 'Export preview' }).getByTestId('replay-command');
+    await expect(printed).toContainText('--replay --cache');
+    await form.getByRole('button', { name: 'Export' }).click();
+    await expect(page.getByTestId('export-result')).toContainText(`to ${join(job, 'fixtures', 'mcp')}`);
+    const command = (await printed.textContent()) ?? '';
+
+    // the job runs the line as the user copied it, in its own folder, through a shell
+    replaying = spawn('sh', ['-c', command], { cwd: job, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${command}: no endpoint within 30 s:\n${out}`)), 30_000);
+      const look = (chunk: Buffer): void => {
+        out += chunk.toString();
+        const found = /MCP endpoint\s+(http:\/\/\S+)/.exec(out);
+        if (found) resolve((clearTimeout(timer), found[1]));
+      };
+      replaying!.stdout!.on('data', look);
+      replaying!.stderr!.on('data', look);
+      replaying!.once('exit', (code) => reject(new Error(`${command} exited (${code}):\n${out}`)));
+    });
+    const ci = await connectClient(url);
+    clients.push(ci);
+    expect(await ci.client.callTool({ name: 'echo', arguments: { text: 'for CI' } })).toEqual(live.echo);
+    expect(await ci.client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })).toEqual(live.add);
+    expect(problems).toEqual([]);
+  } finally {
+    for (const c of clients) await c.close().catch(() => {});
+    if (replaying?.pid && replaying.exitCode === null) {
+      const exited = new Promise((resolve) => replaying!.once('exit', resolve));
+      process.kill(-replaying.pid, 'SIGTERM'); // the shell, npx and the CLI it started
+      await exited;
+    }
+    await upstream.close().catch(() => {});
   }
 });

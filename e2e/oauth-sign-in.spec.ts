@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { connectClient } from '../test/fixtures/client.js';
-import { startDemoOAuthServer, type DemoOAuthServer } from '../test/helpers/oauth.js';
+import { ownAccessToken, startDemoOAuthServer, type DemoOAuthServer } from '../test/helpers/oauth.js';
+import { messagesOfBody } from '../src/main/engine/cassette/served-body.js';
 import { expect, test } from './shell.js';
 
 // Issue 24 in the app: a proxy in front of the SDK's OAuth-protected example server (its demo authorization server
@@ -61,5 +64,125 @@ test('Sign in: the tab follows the authorization server back to the proxy; the p
   await row.getByRole('button', { name: 'Sign out of the upstream of protected' }).click();
   await expect(row.locator('.badge')).toHaveText('sign-in required');
   await expect(row.getByRole('button', { name: 'Sign in to the upstream of protected' })).toBeVisible();
+  expect(problems).toEqual([]);
+});
+
+test('a sign-in the user refuses: the tab and the row say so, naming the step; the waiting agent gets -32007; Sign in again works', async ({
+  app,
+}) => {
+  test.setTimeout(60_000);
+  server = await startDemoOAuthServer();
+  const { page, problems } = app;
+  await app.open();
+  await page.getByRole('button', { name: 'New proxy', exact: true }).click();
+  const form = page.getByRole('form', { name: 'New proxy' });
+  await form.getByLabel('Mode').selectOption('proxy-only');
+  await form.getByLabel('Upstream URL').fill(server.url);
+  await form.getByLabel('Name').fill('refused');
+  await form.getByRole('button', { name: 'Create proxy' }).click();
+  await expect(form).toBeHidden({ timeout: 15_000 });
+  const row = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem', { name: 'Proxy refused' });
+  await expect(row.locator('.badge')).toHaveText('sign-in required', { timeout: 15_000 });
+  const endpoint = (await row.locator('.proxy-endpoint').textContent()) ?? '';
+
+  // The demo authorization server approves at once: it has no consent page to say no on. What its Deny button would
+  // do is done to the tab's request: the redirect back to the proxy carries error=access_denied and the same state.
+  const authorize = /\/authorize\?/;
+  await page.context().route(authorize, async (route) => {
+    const asked = new URL(route.request().url());
+    const back = new URL(asked.searchParams.get('redirect_uri') ?? '');
+    back.search = new URLSearchParams({
+      error: 'access_denied',
+      error_description: 'The user denied the request',
+      state: asked.searchParams.get('state') ?? '',
+    }).toString();
+    await route.fulfill({ status: 302, headers: { location: back.href } });
+  });
+
+  // an agent connects meanwhile: its initialize waits for the sign-in
+  const waiting = connectClient(endpoint).then(
+    async (client) => (await client.close(), undefined),
+    (error: { code?: number; message: string }) => error,
+  );
+  const tabOpened = page.context().waitForEvent('page');
+  await row.getByRole('button', { name: 'Sign in to the upstream of refused' }).click();
+  const tab = await tabOpened;
+  await expect(tab.locator('body')).toHaveText(
+    'Sign-in refused: the authorization server answered access_denied (The user denied the request)',
+    { timeout: 15_000 },
+  );
+  await tab.close();
+  await expect(row.getByRole('alert')).toHaveText(
+    /^Sign-in failed at authorization: the authorization server answered access_denied \(The user denied the request\)/,
+  );
+  await expect(row.locator('.badge')).toHaveText('sign-in required');
+  const refusal = await waiting;
+  expect(refusal?.code).toBe(-32007);
+  expect(refusal?.message).toContain('access_denied');
+
+  // the user tries again, and this time says yes
+  await page.context().unroute(authorize);
+  const again = page.context().waitForEvent('page');
+  await row.getByRole('button', { name: 'Sign in to the upstream of refused' }).click();
+  await expect((await again).locator('body')).toContainText('Signed in to', { timeout: 15_000 });
+  await expect(row.locator('.badge')).toHaveText('running', { timeout: 15_000 });
+  await expect(row.getByRole('alert')).toHaveCount(0);
+  const agent = await connectClient(endpoint);
+  expect(await agent.client.callTool({ name: 'greet', arguments: { name: 'again' } })).toEqual({
+    content: [{ type: 'text', text: 'Hello, again!' }],
+  });
+  await agent.close();
+  expect(problems).toEqual([]);
+});
+
+// The user guide promises that Copy as curl writes "a header that needs a secret as a $VARIABLE". Found here, not fixed
+// (the fix is the sign-in state machine's and the send target's, not a line): an agent that signed in to the upstream
+// by itself gets its calls through, yet the proxy stays "sign-in required" (the start probe's 401 sticks:
+// UpstreamSignIn.passedThrough only moves from "none"), so Copy as curl is disabled (no running proxy to send
+// through); and the UI never gives curlScript a header, so no script ever asks for $MCP_TOKEN.
+const CURL_TOKEN_FIXME =
+  "Copy as curl on a proxy whose agents bring their own token: the proxy stays 'sign-in required' and the script has no $MCP_TOKEN header (issue 35 item 6; see the comment above)";
+
+test("Copy as curl through a proxy that passes the agent's own Authorization: the script asks for $MCP_TOKEN, never holds it, and runs", async ({
+  app,
+}) => {
+  console.log(`fixme: ${CURL_TOKEN_FIXME}`);
+  test.fixme(true, CURL_TOKEN_FIXME);
+  test.setTimeout(60_000);
+  server = await startDemoOAuthServer();
+  const token = await ownAccessToken(server.url); // the agent signed in to the upstream by itself
+  const { page, problems } = app;
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await app.open();
+  await page.getByRole('button', { name: 'New proxy', exact: true }).click();
+  const form = page.getByRole('form', { name: 'New proxy' });
+  await form.getByLabel('Mode').selectOption('proxy-only');
+  await form.getByLabel('Upstream URL').fill(server.url);
+  await form.getByLabel('Name').fill('own-token');
+  await form.getByRole('button', { name: 'Create proxy' }).click();
+  await expect(form).toBeHidden({ timeout: 15_000 });
+  const row = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem', { name: 'Proxy own-token' });
+  const endpoint = (await row.locator('.proxy-endpoint').textContent()) ?? '';
+  const agent = await connectClient(endpoint, { headers: { Authorization: `Bearer ${token}` } });
+  expect(await agent.client.callTool({ name: 'greet', arguments: { name: 'curl' } })).toEqual({
+    content: [{ type: 'text', text: 'Hello, curl!' }],
+  });
+  await agent.close();
+  // the proxy holds no sign-in of its own (its row still says "sign-in required": the agent's token went through as is)
+  await expect(row.getByRole('button', { name: 'Sign in to the upstream of own-token' })).toBeVisible();
+
+  await page.getByRole('table', { name: 'Recent exchanges' }).getByRole('row').filter({ hasText: 'greet' }).click();
+  const detail = page.getByRole('complementary', { name: 'Exchange detail' });
+  await detail.getByRole('button', { name: 'Copy as ▾' }).click();
+  await page.getByRole('menuitem', { name: /^curl/ }).click();
+  const script = await page.evaluate(() => navigator.clipboard.readText());
+  expect(script).toContain('$MCP_TOKEN');
+  expect(script).not.toContain(token);
+  const { stdout } = await promisify(execFile)('sh', ['-c', script], {
+    timeout: 30_000,
+    env: { ...process.env, MCP_TOKEN: token },
+  });
+  const answer = messagesOfBody(stdout).find((m) => 'id' in m && m.id === 1 && 'result' in m) as { result: unknown };
+  expect(answer?.result).toEqual({ content: [{ type: 'text', text: 'Hello, curl!' }] });
   expect(problems).toEqual([]);
 });

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { connectClient, type ConnectedClient } from '../test/fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../test/fixtures/sdk-server.js';
+import { newProxy } from './inspector-helpers.js';
 import { expect, ROOT, test } from './shell.js';
 
 // The Rules view in the app (e2e/shell.ts: `mcp-rewind ui` in real Chromium, or the Electron app), the real engine, a
@@ -142,4 +143,48 @@ test('Rules view: override and inject rules, validated as you type, previewed on
   expect(textOf(denied)).toBe('denied');
 
   expect(problems).toEqual([]);
+});
+
+test('Rules view: Hide one tool with one click — a real client no longer lists it and its call is refused; Show brings it back', async ({
+  app,
+}) => {
+  test.setTimeout(60_000);
+  const { page, problems } = app;
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await app.open();
+  const row = await newProxy(page, { mode: 'proxy-only', name: 'hide-e2e', upstreamUrl: upstream.url });
+  await expect(row.getByText('running')).toBeVisible();
+  const client = await connectClient((await row.locator('code').textContent()) ?? '');
+  try {
+    const before = (await client.client.listTools()).tools.map((t) => t.name);
+    expect(before).toContain('counter');
+    const upstreamCalls = upstream.calls.length;
+
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Rules' }).click();
+    const tools = page.getByRole('region', { name: 'Tools' });
+    await tools.getByRole('button', { name: 'Hide counter' }).click();
+    await expect(tools.getByTestId('tool-counter')).toContainText('hidden');
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await expect(page.getByTestId('rules-notified')).toHaveText('Applied: sent tools/list_changed to 1 client');
+    await expect
+      .poll(() => client.notifications.some((n) => n.method === 'notifications/tools/list_changed'))
+      .toBe(true);
+    expect((await client.client.listTools()).tools.map((t) => t.name)).toEqual(before.filter((n) => n !== 'counter'));
+    const refused = await client.client.callTool({ name: 'counter', arguments: {} }).then(
+      (result) => ({ result }),
+      (error: Error) => ({ error }),
+    );
+    // refused either as a JSON-RPC error or as a tool error, never answered by the upstream
+    const said = 'error' in refused ? refused.error.message : textOf(refused.result);
+    expect('error' in refused || refused.result.isError === true).toBe(true);
+    expect(said).toMatch(/counter/);
+    expect(upstream.calls.length).toBe(upstreamCalls);
+
+    await tools.getByRole('button', { name: 'Show counter' }).click();
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await expect.poll(async () => (await client.client.listTools()).tools.map((t) => t.name)).toEqual(before);
+    expect(problems).toEqual([]);
+  } finally {
+    await client.close();
+  }
 });

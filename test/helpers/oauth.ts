@@ -129,6 +129,18 @@ class DirectProvider implements OAuthClientProvider {
 
 /** An SDK client signed in to `url` on its own (no proxy): the reference answers come from it. */
 export async function signedInClient(url: string): Promise<Client> {
+  const provider = await signInDirectly(url);
+  const client = new Client({ name: 'direct', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: provider }));
+  return client;
+}
+
+/** The access token an SDK client gets signing in to `url` on its own: what an agent bringing its own Authorization sends. */
+export async function ownAccessToken(url: string): Promise<string> {
+  return (await signInDirectly(url)).stored?.access_token as string;
+}
+
+async function signInDirectly(url: string): Promise<DirectProvider> {
   const provider = new DirectProvider();
   const first = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
   const attempt = new Client({ name: 'direct', version: '1' });
@@ -138,7 +150,5 @@ export async function signedInClient(url: string): Promise<Client> {
   const { callback } = await followSignIn((provider.authorizationUrl as URL).href, { stopAtCallback: true });
   await first.finishAuth(callback?.searchParams.get('code') as string);
   await attempt.close();
-  const client = new Client({ name: 'direct', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: provider }));
-  return client;
+  return provider;
 }

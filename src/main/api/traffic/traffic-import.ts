@@ -8,7 +8,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../../../shared/jsonrpc.js';
-import type { ExchangeEvent } from '../../../shared/traffic.js';
+import { EXCHANGE_FINALS, type ExchangeEvent, type ExchangeFinal } from '../../../shared/traffic.js';
 import { keyFor } from '../../engine/cassette/keys.js';
 import { entriesByKey, readDebugFiles, recordedRequest } from '../../engine/cassette/recorded-request.js';
 import { REDACTED } from '../../engine/redact.js';
@@ -73,8 +73,10 @@ interface HarEntryIn {
     status?: number;
     headers?: Array<{ name: string; value: string }>;
     content?: { text?: string; mimeType?: string; encoding?: string };
+    /** why there is no answer: Chrome DevTools ("net::ERR_ABORTED"), HTTP Toolkit, mcp-rewind's own export */
+    _error?: string | null;
   };
-  _mcpRewind?: { synthetic?: boolean };
+  _mcpRewind?: { synthetic?: boolean; final?: string };
 }
 
 function headerMap(list: Array<{ name: string; value: string }> | undefined): Headers {
@@ -85,6 +87,22 @@ function headerMap(list: Array<{ name: string; value: string }> | undefined): He
     setOwn(out, key, had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value]);
   }
   return out;
+}
+
+/**
+ * How an entry without a JSON-RPC answer ended: nothing in a file is still on its way. mcp-rewind's own export says it
+ * (`_mcpRewind.final`); another tool's says at most why (`_error`, status 0 for an aborted request).
+ */
+function unansweredEnd(entry: HarEntryIn): Pick<ExchangeEvent, 'final' | 'finalReason'> {
+  const saved = entry._mcpRewind?.final;
+  const status = entry.response?.status ?? 0;
+  const final: ExchangeFinal = EXCHANGE_FINALS.includes(saved as ExchangeFinal)
+    ? (saved as ExchangeFinal)
+    : status >= 400
+      ? 'http-error'
+      : 'client-gone';
+  const why = entry.response?._error;
+  return { final, finalReason: why || `the file holds no answer to it (HTTP ${status})` };
 }
 
 /** HAR 1.2: each POST whose body holds JSON-RPC requests gives one exchange per request (answers matched by id). */
@@ -113,14 +131,15 @@ export function eventsOfHar(har: unknown): { events: ExchangeEvent[]; skipped: s
     }
     const requests = sent.filter(isRequest);
     if (requests.length === 0) return void skipped.push(`${what}: no JSON-RPC request (a notification or a reply)`);
-    const requestHeaders = headerMap(entry.request.headers);
-    const session = requestHeaders['mcp-session-id'];
-    const sessionId = typeof session === 'string' && session !== REDACTED ? session : undefined;
-    const protocolVersion = requestHeaders['mcp-protocol-version'];
-    const startedAt = Date.parse(entry.startedDateTime ?? '') || 0;
     const http = entry.response?.status
       ? { status: entry.response.status, headers: headerMap(entry.response.headers) }
       : undefined;
+    const requestHeaders = headerMap(entry.request.headers);
+    // an initialize is sent without a session: the server names it in the answer's headers
+    const session = requestHeaders['mcp-session-id'] ?? http?.headers['mcp-session-id'];
+    const sessionId = typeof session === 'string' && session !== REDACTED ? session : undefined;
+    const protocolVersion = requestHeaders['mcp-protocol-version'];
+    const startedAt = Date.parse(entry.startedDateTime ?? '') || 0;
     const others = answered.filter((m) => !isResponse(m) || !requests.some((r) => r.id === m.id));
     for (const request of requests) {
       const response = answered.find((m): m is JsonRpcResponse => isResponse(m) && m.id === request.id);
@@ -134,6 +153,7 @@ export function eventsOfHar(har: unknown): { events: ExchangeEvent[]; skipped: s
           source: entry._mcpRewind?.synthetic ? 'cache' : 'upstream',
           http,
           protocolVersion: typeof protocolVersion === 'string' ? protocolVersion : undefined,
+          ...(response ? {} : unansweredEnd(entry)),
         }),
       );
     }

@@ -269,13 +269,21 @@ export class Breakpoints implements Hook {
         this.changed();
         done(resolution);
       };
-      const timer = setTimeout(() => leave({ action: 'resume' }), this.timeoutMs);
+      const holdMs = this.timeoutMs;
+      const timer = setTimeout(() => {
+        // unchanged, yet held: the row says why the call took the whole hold
+        if (this.waiting.has(id))
+          exchange?.timeline.flags.push(
+            `held at a breakpoint for ${holdMs / 1000} s: resumed unchanged at the hold's end`,
+          );
+        leave({ action: 'resume' });
+      }, holdMs);
       timer.unref();
       // the client went away, or cancelled the call: nothing to wait for, released at once
       const gone = (): void => leave({ action: 'abandoned', by: 'gone' });
       res?.once('close', gone);
       const stopListening = exchange?.whenCancelled(() => leave({ action: 'abandoned', by: 'cancelled' }));
-      this.waiting.set(id, { call: { ...call, id, since, timeoutAt: since + this.timeoutMs }, settle: done });
+      this.waiting.set(id, { call: { ...call, id, since, timeoutAt: since + holdMs }, settle: done });
       this.changed();
     });
   }

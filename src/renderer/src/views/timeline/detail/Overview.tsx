@@ -137,7 +137,7 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
           </>
         )}
       </dl>
-      <h4>Timing</h4>
+      <h3>Timing</h3>
       <table className="grid timing" aria-label="Timing">
         <tbody>
           {steps.map(([name, at]) => (
@@ -162,7 +162,7 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
           ))}
         </tbody>
       </table>
-      <h4>HTTP</h4>
+      <h3>HTTP</h3>
       {event.http ? (
         <>
           <p className="small">

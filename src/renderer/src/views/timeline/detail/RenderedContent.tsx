@@ -34,6 +34,9 @@ export function RenderedContent({ event }: { event: TrafficEvent }): JSX.Element
       </div>
     );
   }
+  // the timeline keeps a large answer's result as a marker: it has content, just not here yet
+  if (event.truncated?.response !== undefined)
+    return <p className="muted small">This answer is truncated on the timeline: Load full body (above) shows it.</p>;
   const result = response.result ?? {};
   const content = Array.isArray(result.content) ? result.content : undefined;
   if (!content && result.structuredContent === undefined)
