@@ -15,6 +15,7 @@ import { connectV2Client } from './fixtures/v2-client.js';
 import { startV2Server, type V2Release } from './fixtures/v2-server.js';
 import { runCli } from './helpers/hostile.js';
 import { recordThrough } from './helpers/recording.js';
+import { recordRelease } from './helpers/release-cassettes.js';
 import { removeTempDirs, tempDir } from './helpers/temp.js';
 
 afterEach(removeTempDirs);
@@ -53,7 +54,9 @@ describe('mcp-rewind diff', () => {
     const json = await runCli(['diff', a, b, '--json']);
     expect(json.code).toBe(1);
     const parsed = JSON.parse(json.stdout);
-    expect(parsed.tools).toEqual([{ tool: 'fail', change: 'removed', rating: 'breaking', details: [] }]);
+    expect(parsed.tools).toEqual([
+      { tool: 'fail', change: 'removed', rating: 'breaking', rule: 'diff.tool-removed', details: [] },
+    ]);
     expect(parsed.keys.removed).toEqual([failKey]);
     expect(parsed.keys.added).toEqual([]);
     expect(parsed.breaking).toBe(true);
@@ -92,7 +95,39 @@ describe('mcp-rewind diff', () => {
       at: 'inputSchema.properties.lang',
       what: 'new required field',
       rating: 'breaking',
+      rule: 'diff.input-narrowed',
     });
+  });
+
+  it('one classification (issue 33): a removed tool, a narrowed number → integer and a changed result — no "widened" line for the narrowing, and the footer counts the lines above it', async () => {
+    const [a, b] = [await recordRelease(1), await recordRelease(2)];
+    const run = await runCli(['diff', a, b]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(1);
+    const lines = run.stdout.trim().split('\n');
+    const tools = lines.slice(
+      1,
+      lines.findIndex((l) => l.startsWith('keys:')),
+    );
+    expect(tools.filter((l) => l.includes('add:'))).not.toContainEqual(expect.stringMatching(/widened|compatible/));
+    expect(tools).toContain('  BREAKING    add: inputSchema.properties.a.type: type narrowed: "number" → "integer"');
+    expect(tools).toContain('  BREAKING    fail: removed');
+    const rated = (label: string): number => tools.filter((l) => l.startsWith(`  ${label} `)).length;
+    expect(rated('BREAKING')).toBeGreaterThanOrEqual(2);
+    expect(lines.at(-1)).toBe(
+      `${rated('BREAKING')} breaking, ${rated('compatible')} compatible tool changes — BREAKING`,
+    );
+    expect(run.stdout).toMatch(
+      /^ {2}changed {2}tools_call_echo_\w+\n {13}\$\.result\.content\[0\]\.text: "echo: hi" → "v2:echo: hi"$/m,
+    );
+    // the JSON says the same: each printed change once, and the counts are those of the changes
+    const json = JSON.parse((await runCli(['diff', a, b, '--json'])).stdout);
+    const details = json.tools.flatMap((t: { change: string; rating: string; details: { rating: string }[] }) =>
+      t.change === 'changed' ? t.details : [t],
+    );
+    expect(json.counts.breaking).toBe(details.filter((d: { rating: string }) => d.rating === 'breaking').length);
+    expect(json.counts.compatible).toBe(details.filter((d: { rating: string }) => d.rating === 'compatible').length);
+    expect(json.counts.breaking).toBe(rated('BREAKING'));
   });
 
   it('does not call every tool removed when one recording never listed the tools', async () => {
@@ -142,12 +177,62 @@ describe('schema rating', () => {
       ['a', 'b'],
     );
     expect(diffSchema(before, after, 'input', 'inputSchema')).toEqual([
-      { at: 'inputSchema.properties.a.type', what: 'type narrowed: "number" removed', rating: 'breaking' },
-      { at: 'inputSchema.properties.b.enum', what: 'enum widened: "z" added', rating: 'compatible' },
-      { at: 'inputSchema.properties.c.maxLength', what: 'maxLength 10 → 5', rating: 'breaking' },
-      { at: 'inputSchema.properties.c.description', what: 'description changed', rating: 'compatible' },
-      { at: 'inputSchema.properties.d', what: 'property removed', rating: 'breaking' },
-      { at: 'inputSchema.required', what: 'now required: "b"', rating: 'breaking' },
+      {
+        at: 'inputSchema.properties.a.type',
+        what: 'type narrowed: "string", "number" → "string"',
+        rating: 'breaking',
+        rule: 'diff.input-narrowed',
+      },
+      {
+        at: 'inputSchema.properties.b.enum',
+        what: 'enum widened: "z" added',
+        rating: 'compatible',
+        rule: 'diff.input-widened',
+      },
+      {
+        at: 'inputSchema.properties.c.maxLength',
+        what: 'maxLength 10 → 5',
+        rating: 'breaking',
+        rule: 'diff.input-narrowed',
+      },
+      {
+        at: 'inputSchema.properties.c.description',
+        what: 'description changed',
+        rating: 'compatible',
+        rule: 'diff.tool-annotation',
+      },
+      { at: 'inputSchema.properties.d', what: 'property removed', rating: 'breaking', rule: 'diff.input-narrowed' },
+      { at: 'inputSchema.required', what: 'now required: "b"', rating: 'breaking', rule: 'diff.input-narrowed' },
+    ]);
+  });
+
+  it('type: integer is a kind of number — number → integer one narrowing, integer → number one widening, string → number one breaking change', () => {
+    const at = 'inputSchema.properties.a';
+    expect(diffSchema({ type: 'number' }, { type: 'integer' }, 'input', at)).toEqual([
+      {
+        at: `${at}.type`,
+        what: 'type narrowed: "number" → "integer"',
+        rating: 'breaking',
+        rule: 'diff.input-narrowed',
+      },
+    ]);
+    expect(diffSchema({ type: 'integer' }, { type: 'number' }, 'input', at)).toEqual([
+      {
+        at: `${at}.type`,
+        what: 'type widened: "integer" → "number"',
+        rating: 'compatible',
+        rule: 'diff.input-widened',
+      },
+    ]);
+    expect(diffSchema({ type: 'integer' }, { type: 'number' }, 'output', at)).toEqual([
+      { at: `${at}.type`, what: 'type widened: "integer" → "number"', rating: 'breaking', rule: 'diff.output-widened' },
+    ]);
+    for (const direction of ['input', 'output'] as const)
+      expect(diffSchema({ type: 'string' }, { type: 'number' }, direction, at)).toMatchObject([
+        { what: 'type changed: "string" → "number"', rating: 'breaking' },
+      ]);
+    expect(diffSchema({ type: ['integer', 'string'] }, { type: ['number', 'string'] }, 'input', at)).toMatchObject([
+      { what: 'type widened: "integer", "string" → "number", "string"', rating: 'compatible' },
     ]);
   });
 
@@ -155,9 +240,24 @@ describe('schema rating', () => {
     const before = object({ status: { enum: ['ok'] } }, ['status']);
     const after = object({ status: { enum: ['ok', 'partial'] }, extra: { type: 'string' } });
     expect(diffSchema(before, after, 'output', 'outputSchema')).toEqual([
-      { at: 'outputSchema.properties.status.enum', what: 'enum widened: "partial" added', rating: 'breaking' },
-      { at: 'outputSchema.properties.extra', what: 'new optional field', rating: 'compatible' },
-      { at: 'outputSchema.required', what: 'no longer required: "status"', rating: 'breaking' },
+      {
+        at: 'outputSchema.properties.status.enum',
+        what: 'enum widened: "partial" added',
+        rating: 'breaking',
+        rule: 'diff.output-widened',
+      },
+      {
+        at: 'outputSchema.properties.extra',
+        what: 'new optional field',
+        rating: 'compatible',
+        rule: 'diff.output-narrowed',
+      },
+      {
+        at: 'outputSchema.required',
+        what: 'no longer required: "status"',
+        rating: 'breaking',
+        rule: 'diff.output-widened',
+      },
     ]);
   });
 
@@ -178,10 +278,11 @@ describe('schema rating', () => {
             at: 'inputSchema.properties.s.pattern',
             what: 'changed; cannot tell whether it narrows',
             rating: 'breaking',
+            rule: 'diff.schema-unclear',
           },
         ],
       },
-      { tool: 'b', change: 'added', rating: 'compatible', details: [] },
+      { tool: 'b', change: 'added', rating: 'compatible', rule: 'diff.tool-added', details: [] },
     ]);
   });
 });

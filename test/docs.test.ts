@@ -12,6 +12,7 @@ import { buildVerifyProgram } from '../src/main/cli/verify-command.js';
 import { buildAuthProgram } from '../src/main/cli/auth-command.js';
 import { buildExportProgram } from '../src/main/cli/export-command.js';
 import { buildDiffProgram } from '../src/main/cli/diff-command.js';
+import { buildRedactProgram } from '../src/main/cli/redact-command.js';
 import { buildUiProgram } from '../src/main/cli/ui-command.js';
 import { buildAppProgram } from '../src/main/cli/app-command.js';
 import { buildInterceptProgram } from '../src/main/cli/intercept-command.js';
@@ -62,6 +63,7 @@ const programs: Record<string, Command> = {
   verify: buildVerifyProgram(),
   export: buildExportProgram(),
   diff: buildDiffProgram(),
+  redact: buildRedactProgram(),
   ui: buildUiProgram(),
   app: buildAppProgram(),
   ...Object.fromEntries(

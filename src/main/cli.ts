@@ -267,6 +267,10 @@ const subcommands: Record<string, (argv: string[]) => Promise<void>> = {
   mcp: (argv) => import('./cli/mcp-command.js').then((m) => m.mcpCommand(argv, pkg.version)),
   ui: (argv) => import('./cli/ui-command.js').then((m) => m.uiCommand(argv, pkg.version)),
   app: (argv) => import('./cli/app-command.js').then((m) => m.appCommand(argv)),
+  redact: (argv) =>
+    import('./cli/redact-command.js').then(async (m) =>
+      process.exit(await m.redactCommand(argv, { out: writeStdout, err: writeStderr })),
+    ),
   intercept: (argv) =>
     import('./cli/intercept-command.js').then(async (m) =>
       process.exit(await m.interceptCommand(argv, pkg.version, { out: writeStdout, err: writeStderr })),

@@ -1,6 +1,11 @@
 import { Command } from 'commander';
-import { existsSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { levelOfSeverity, lintGateRules } from '../../shared/gate/rule-catalog.js';
+import { failsOn, type FailOn } from '../../shared/gate/levels.js';
+import { entryFileName } from '../engine/cassette/names.js';
+import { sarifLog, type GateResult } from '../engine/gate/sarif.js';
+import { failOnOption, formatOption, toFailOn, toFormat, type Format } from './gate-options.js';
 import { InsightAnalyzer } from '../../shared/insight/analyzer.js';
 import type { Finding } from '../../shared/insight/findings.js';
 import { oneLine } from '../../shared/terminal-text.js';
@@ -12,26 +17,34 @@ import { writeAtomic } from '../engine/fs/atomic-write.js';
 import { loadTokenCounter } from '../engine/insight/tokens.js';
 import { xmlEscape } from './verify-command.js';
 
-/** `mcp-rewind lint`: the insight checks (protocol, security) on a recording; exit 1 on any error. */
+/** `mcp-rewind lint`: the insight checks (protocol, security) on a recording; exit 1 on any error (--fail-on). */
 export function buildLintProgram(): Command {
   return new Command('mcp-rewind lint')
     .description('Check every recorded exchange against the protocol and for security warnings (exit 1 on any error)')
     .helpOption('-h, --help', 'show this help')
     .option('-c, --cache <path>', 'cassette folder, single-file cassette or HAR file', './cache')
     .option('--junit <file>', 'write a JUnit XML report (one test case per exchange)')
-    .option('--json', 'print the findings as JSON instead of text');
+    .option('--json', 'print the findings as JSON instead of text (--format json)')
+    .addOption(formatOption())
+    .addOption(failOnOption('error'));
 }
 
 export interface LintCliOptions {
   cache: string;
   junit?: string;
-  json: boolean;
+  format: Format;
+  failOn: FailOn;
 }
 
 export function toLintOptions(raw: Record<string, unknown>): LintCliOptions {
   const cache = String(raw.cache);
   if (!existsSync(cache)) throw new UsageError(`--cache ${cache} does not exist`);
-  return { cache, junit: raw.junit as string | undefined, json: raw.json === true };
+  return {
+    cache,
+    junit: raw.junit as string | undefined,
+    format: toFormat(raw),
+    failOn: toFailOn(raw.failOn),
+  };
 }
 
 export interface LintedExchange {
@@ -39,6 +52,8 @@ export interface LintedExchange {
   method: string;
   tool?: string;
   key: string;
+  /** the file it was recorded in: the entry's in a cassette folder, else the recording itself */
+  file: string;
   problems: Finding[];
 }
 
@@ -48,11 +63,16 @@ export async function lintRecording(
 ): Promise<{ name: string; exchanges: LintedExchange[]; skipped: string[] }> {
   const imported = await importTraffic(path);
   const analyzer = new InsightAnalyzer({ validate: checkAgainstSchema, countTokens: await loadTokenCounter() });
+  const folder = statSync(path).isDirectory();
+  // a cassette's exchange is asked with its entry's number as the request id (traffic-import.ts)
+  const fileOf = (e: ExchangeEvent): string =>
+    folder && typeof e.request.id === 'number' ? join(path, entryFileName(e.request.id, e.key)) : path;
   const exchanges = imported.events.map((e: ExchangeEvent, i) => ({
     n: i + 1,
     method: e.method,
     ...(e.tool ? { tool: e.tool } : {}),
     key: e.key,
+    file: fileOf(e),
     problems: analyzer.analyze({ ...e, seq: i + 1 }, imported.name).problems,
   }));
   return { name: imported.name, exchanges, skipped: imported.skipped };
@@ -101,7 +121,28 @@ function textReport(name: string, exchanges: LintedExchange[]): string {
   return lines.join('\n') + '\n';
 }
 
-/** Runs lint, prints the report (and writes --junit); resolves with the exit status: 0 no error, 1 an error. */
+/** The findings as SARIF: one result per finding, on the entry file of its exchange, its JSON path inside. */
+export function lintSarif(exchanges: readonly LintedExchange[]): object {
+  const results: GateResult[] = exchanges.flatMap((x) =>
+    x.problems.map((p) => ({
+      ruleId: p.id,
+      level: levelOfSeverity(p.severity),
+      message: `#${x.n} ${x.method}${x.tool ? ` ${x.tool}` : ''}: ${p.path}: ${p.message}`,
+      file: x.file,
+      where: p.path,
+    })),
+  );
+  return sarifLog('lint', lintGateRules(), results);
+}
+
+function report(options: LintCliOptions, name: string, exchanges: LintedExchange[]): string {
+  if (options.format === 'sarif') return JSON.stringify(lintSarif(exchanges), null, 2) + '\n';
+  if (options.format === 'text') return textReport(name, exchanges);
+  const found = exchanges.filter((x) => x.problems.length > 0);
+  return JSON.stringify({ cassette: resolve(options.cache), exchanges: found }, null, 2) + '\n';
+}
+
+/** Runs lint, prints the report (and writes --junit); resolves with the exit status: 1 when a finding reaches --fail-on. */
 export async function runLint(
   options: LintCliOptions,
   out: (text: string) => void,
@@ -109,16 +150,9 @@ export async function runLint(
 ): Promise<number> {
   const { name, exchanges, skipped } = await lintRecording(options.cache);
   for (const line of skipped) log(`mcp-rewind: lint: skipped ${line}`);
-  if (options.json)
-    out(
-      JSON.stringify(
-        { cassette: resolve(options.cache), exchanges: exchanges.filter((x) => x.problems.length > 0) },
-        null,
-        2,
-      ) + '\n',
-    );
-  else out(textReport(name, exchanges));
+  out(report(options, name, exchanges));
   if (options.junit)
     await writeAtomic(dirname(resolve(options.junit)), basename(options.junit), lintJunit(name, exchanges));
-  return exchanges.some((x) => x.problems.some((p) => p.severity === 'error')) ? 1 : 0;
+  const levels = exchanges.flatMap((x) => x.problems.map((p) => levelOfSeverity(p.severity)));
+  return failsOn(options.failOn, levels) ? 1 : 0;
 }

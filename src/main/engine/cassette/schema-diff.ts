@@ -1,3 +1,4 @@
+import type { DiffRuleId } from '../../../shared/gate/diff-rules.js';
 import { canonicalJson } from './keys.js';
 
 /**
@@ -7,7 +8,9 @@ import { canonicalJson } from './keys.js';
  * input only when it is required), `required`, `type` and `enum` (values removed narrow, added widen), the numeric
  * bounds (`minimum`, `maxLength`, …), `additionalProperties`, and `items` and each property recursively. Annotations
  * (`description`, `title`, `examples`, `default`, …) are compatible; any other keyword that changed cannot be told
- * narrower or wider and is rated breaking, to be looked at. Pure.
+ * narrower or wider and is rated breaking, to be looked at. `integer` is a kind of `number`: number → integer narrows
+ * and integer → number widens, each one change. Every change is rated once, here, with its rule (shared/gate/
+ * diff-rules.ts); what diff prints and counts comes from these. Pure.
  */
 
 export type Rating = 'breaking' | 'compatible';
@@ -18,6 +21,8 @@ export interface SchemaChange {
   /** what changed, in words */
   what: string;
   rating: Rating;
+  /** the gate's rule for it (diff.input-narrowed, …): the one classification the lines, totals and SARIF use */
+  rule: DiffRuleId;
 }
 
 type Schema = Record<string, unknown>;
@@ -58,27 +63,53 @@ const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonical
 const rate = (direction: Direction, narrows: boolean): Rating =>
   narrows === (direction === 'input') ? 'breaking' : 'compatible';
 
+const RULE_OF: Record<Direction, Record<'narrows' | 'widens', DiffRuleId>> = {
+  input: { narrows: 'diff.input-narrowed', widens: 'diff.input-widened' },
+  output: { narrows: 'diff.output-narrowed', widens: 'diff.output-widened' },
+};
+
+/** A change that narrows (accepts or promises less) or widens the schema, rated for its direction. */
+const rated = (at: string, what: string, direction: Direction, narrows: boolean): SchemaChange => ({
+  at,
+  what,
+  rating: rate(direction, narrows),
+  rule: RULE_OF[direction][narrows ? 'narrows' : 'widens'],
+});
+const unclear = (at: string): SchemaChange => ({
+  at,
+  what: 'changed; cannot tell whether it narrows',
+  rating: 'breaking',
+  rule: 'diff.schema-unclear',
+});
+const annotation = (at: string, what: string): SchemaChange => ({
+  at,
+  what,
+  rating: 'compatible',
+  rule: 'diff.tool-annotation',
+});
+
+type Add = (at: string, what: string, narrows: boolean) => void;
+
 /** The changes from one schema to another, rated (an empty list when they are the same). */
 export function diffSchema(before: unknown, after: unknown, direction: Direction, at: string): SchemaChange[] {
   if (same(before, after)) return [];
   if (!isSchema(before) || !isSchema(after)) {
-    if (before === undefined) return [{ at, what: 'schema added', rating: rate(direction, true) }];
-    if (after === undefined) return [{ at, what: 'schema removed', rating: rate(direction, false) }];
-    return [{ at, what: 'changed; cannot tell whether it narrows', rating: 'breaking' }];
+    if (before === undefined) return [rated(at, 'schema added', direction, true)];
+    if (after === undefined) return [rated(at, 'schema removed', direction, false)];
+    return [unclear(at)];
   }
   const out: SchemaChange[] = [];
-  const add = (where: string, what: string, rating: Rating): void => void out.push({ at: where, what, rating });
+  const add: Add = (where, what, narrows) => void out.push(rated(where, what, direction, narrows));
   diffProperties(before, after, direction, at, out);
-  diffRequired(before, after, direction, at, add);
-  diffValues('type', before.type, after.type, direction, at, add);
-  diffValues('enum', before.enum, after.enum, direction, at, add);
-  diffBounds(before, after, direction, at, add);
+  diffRequired(before, after, at, add);
+  diffTypes(before.type, after.type, direction, at, add);
+  diffValues('enum', before.enum, after.enum, at, add);
+  diffBounds(before, after, at, add);
   diffAdditional(before, after, direction, at, out);
   if (!same(before.items, after.items)) out.push(...diffSchema(before.items, after.items, direction, `${at}.items`));
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
     if (RATED.has(key) || same(before[key], after[key])) continue;
-    if (ANNOTATIONS.has(key)) add(`${at}.${key}`, `${key} changed`, 'compatible');
-    else add(`${at}.${key}`, 'changed; cannot tell whether it narrows', 'breaking');
+    out.push(ANNOTATIONS.has(key) ? annotation(`${at}.${key}`, `${key} changed`) : unclear(`${at}.${key}`));
   }
   return out;
 }
@@ -88,25 +119,22 @@ function diffProperties(before: Schema, after: Schema, direction: Direction, at:
   const now = isSchema(after.properties) ? after.properties : {};
   const required = new Set(list(after.required));
   for (const name of Object.keys(was)) {
+    // a removed property breaks either way: an input accepts less, an output promises less
     if (!Object.hasOwn(now, name))
-      out.push({ at: `${at}.properties.${name}`, what: 'property removed', rating: 'breaking' });
+      out.push(rated(`${at}.properties.${name}`, 'property removed', direction, direction === 'input'));
     else out.push(...diffSchema(was[name], now[name], direction, `${at}.properties.${name}`));
   }
   for (const name of Object.keys(now)) {
     if (Object.hasOwn(was, name)) continue;
     const needed = required.has(name);
-    const rating = needed ? rate(direction, true) : 'compatible';
-    out.push({ at: `${at}.properties.${name}`, what: needed ? 'new required field' : 'new optional field', rating });
+    // a new optional field is compatible either way: an input accepts more, an output promises more
+    const narrows = needed || direction === 'output';
+    const where = `${at}.properties.${name}`;
+    out.push(rated(where, needed ? 'new required field' : 'new optional field', direction, narrows));
   }
 }
 
-function diffRequired(
-  before: Schema,
-  after: Schema,
-  direction: Direction,
-  at: string,
-  add: (at: string, what: string, r: Rating) => void,
-): void {
+function diffRequired(before: Schema, after: Schema, at: string, add: Add): void {
   const was = new Set(list(before.required));
   const now = new Set(list(after.required));
   const wasProps = isSchema(before.properties) ? before.properties : {};
@@ -115,38 +143,45 @@ function diffRequired(
   const noLonger = [...was].filter(
     (f) => !now.has(f) && Object.hasOwn(isSchema(after.properties) ? after.properties : {}, String(f)),
   );
-  if (newlyRequired.length) add(`${at}.required`, `now required: ${quoted(newlyRequired)}`, rate(direction, true));
-  if (noLonger.length) add(`${at}.required`, `no longer required: ${quoted(noLonger)}`, rate(direction, false));
+  if (newlyRequired.length) add(`${at}.required`, `now required: ${quoted(newlyRequired)}`, true);
+  if (noLonger.length) add(`${at}.required`, `no longer required: ${quoted(noLonger)}`, false);
 }
 
-/** `type` and `enum`: values removed narrow, values added widen; a keyword added narrows, removed widens. */
-function diffValues(
-  key: string,
-  before: unknown,
-  after: unknown,
-  direction: Direction,
-  at: string,
-  add: (at: string, what: string, r: Rating) => void,
-): void {
+/** `enum`: values removed narrow, values added widen; a keyword added narrows, removed widens. */
+function diffValues(key: string, before: unknown, after: unknown, at: string, add: Add): void {
   if (same(before, after)) return;
-  if (before === undefined) return add(`${at}.${key}`, `${key} ${quoted(list(after))} added`, rate(direction, true));
-  if (after === undefined)
-    return add(`${at}.${key}`, `${key} removed (was ${quoted(list(before))})`, rate(direction, false));
+  if (before === undefined) return add(`${at}.${key}`, `${key} ${quoted(list(after))} added`, true);
+  if (after === undefined) return add(`${at}.${key}`, `${key} removed (was ${quoted(list(before))})`, false);
   const was = list(before).map(canonicalJson);
   const now = list(after).map(canonicalJson);
   const removed = list(before).filter((_, i) => !now.includes(was[i]));
   const added = list(after).filter((_, i) => !was.includes(now[i]));
-  if (removed.length) add(`${at}.${key}`, `${key} narrowed: ${quoted(removed)} removed`, rate(direction, true));
-  if (added.length) add(`${at}.${key}`, `${key} widened: ${quoted(added)} added`, rate(direction, false));
+  if (removed.length) add(`${at}.${key}`, `${key} narrowed: ${quoted(removed)} removed`, true);
+  if (added.length) add(`${at}.${key}`, `${key} widened: ${quoted(added)} added`, false);
 }
 
-function diffBounds(
-  before: Schema,
-  after: Schema,
-  direction: Direction,
-  at: string,
-  add: (at: string, what: string, r: Rating) => void,
-): void {
+/** Does a `type` list accept every value of this type? (`number` accepts every `integer`.) */
+const accepts = (types: unknown[], type: unknown): boolean =>
+  types.includes(type) || (type === 'integer' && types.includes('number'));
+
+/**
+ * `type`: a type no longer accepted narrows, a type newly accepted widens — `integer` counted inside `number`, so
+ * number → integer is one narrowing (not a narrowing and a widening) and integer → number one widening.
+ */
+function diffTypes(before: unknown, after: unknown, direction: Direction, at: string, add: Add): void {
+  if (same(before, after)) return;
+  if (before === undefined || after === undefined) return diffValues('type', before, after, at, add);
+  const [was, now] = [list(before), list(after)];
+  const lost = was.filter((t) => !accepts(now, t));
+  const gained = now.filter((t) => !accepts(was, t));
+  const change = `${quoted(was)} → ${quoted(now)}`;
+  // both at once (string → number): one change, which breaks either way — callers lose a type, readers get a new one
+  if (lost.length && gained.length) add(`${at}.type`, `type changed: ${change}`, direction === 'input');
+  else if (lost.length) add(`${at}.type`, `type narrowed: ${change}`, true);
+  else if (gained.length) add(`${at}.type`, `type widened: ${change}`, false);
+}
+
+function diffBounds(before: Schema, after: Schema, at: string, add: Add): void {
   for (const key of [...LOWER_BOUNDS, ...UPPER_BOUNDS]) {
     const [was, now] = [before[key], after[key]];
     if (same(was, now)) continue;
@@ -156,7 +191,7 @@ function diffBounds(
     else if (now === undefined) narrows = false;
     else if (typeof was === 'number' && typeof now === 'number') narrows = lower ? now > was : now < was;
     else narrows = true; // not a number (exclusiveMinimum: true in draft-04): cannot tell, look at it
-    add(`${at}.${key}`, `${key} ${String(was ?? 'none')} → ${String(now ?? 'none')}`, rate(direction, narrows));
+    add(`${at}.${key}`, `${key} ${String(was ?? 'none')} → ${String(now ?? 'none')}`, narrows);
   }
 }
 
@@ -165,17 +200,9 @@ function diffAdditional(before: Schema, after: Schema, direction: Direction, at:
   if (same(was, now)) return;
   const open = (v: unknown): boolean => v === undefined || v === true;
   if (open(was) && now === false)
-    out.push({
-      at: `${at}.additionalProperties`,
-      what: 'other properties no longer allowed',
-      rating: rate(direction, true),
-    });
+    out.push(rated(`${at}.additionalProperties`, 'other properties no longer allowed', direction, true));
   else if (was === false && open(now))
-    out.push({
-      at: `${at}.additionalProperties`,
-      what: 'other properties now allowed',
-      rating: rate(direction, false),
-    });
+    out.push(rated(`${at}.additionalProperties`, 'other properties now allowed', direction, false));
   else
     out.push(
       ...diffSchema(isSchema(was) ? was : {}, isSchema(now) ? now : {}, direction, `${at}.additionalProperties`),
@@ -189,6 +216,8 @@ export interface ToolChange {
   change: 'added' | 'removed' | 'changed';
   /** the worst rating of its details (added: compatible, removed: breaking) */
   rating: Rating;
+  /** added and removed tools: diff.tool-added, diff.tool-removed (a changed tool's rules are its details') */
+  rule?: DiffRuleId;
   details: SchemaChange[];
 }
 
@@ -200,7 +229,7 @@ export function diffToolLists(before: readonly Tool[], after: readonly Tool[]): 
   for (const [name, tool] of was) {
     const next = now.get(name);
     if (!next) {
-      out.push({ tool: name, change: 'removed', rating: 'breaking', details: [] });
+      out.push({ tool: name, change: 'removed', rating: 'breaking', rule: 'diff.tool-removed', details: [] });
       continue;
     }
     const details = [
@@ -209,7 +238,7 @@ export function diffToolLists(before: readonly Tool[], after: readonly Tool[]): 
     ];
     for (const key of new Set([...Object.keys(tool), ...Object.keys(next)])) {
       if (key === 'name' || key === 'inputSchema' || key === 'outputSchema' || same(tool[key], next[key])) continue;
-      details.push({ at: key, what: `${key} changed`, rating: 'compatible' });
+      details.push(annotation(key, `${key} changed`));
     }
     if (details.length)
       out.push({
@@ -220,6 +249,7 @@ export function diffToolLists(before: readonly Tool[], after: readonly Tool[]): 
       });
   }
   for (const name of now.keys())
-    if (!was.has(name)) out.push({ tool: name, change: 'added', rating: 'compatible', details: [] });
+    if (!was.has(name))
+      out.push({ tool: name, change: 'added', rating: 'compatible', rule: 'diff.tool-added', details: [] });
   return out;
 }
