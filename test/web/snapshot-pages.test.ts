@@ -26,7 +26,7 @@ afterEach(async () => {
 function writeCassette(file: string, n: number): void {
   const entries = Array.from({ length: n }, (_, i) => {
     const args = { query: `quarterly revenue report ${i}`, limit: 10 };
-    const key = keyFor({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'search', arguments: args } });
+    const key = keyFor({ method: 'tools/call', params: { name: 'search', arguments: args } });
     const text = `Result ${i}: revenue grew 12% quarter over quarter, driven by subscriptions; churn fell to 2.1%.`;
     return {
       n: i + 1,
