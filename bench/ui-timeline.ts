@@ -20,45 +20,21 @@
  *     (PerformanceObserver 'longtask', > 50 ms) counted and the longest;
  *   - a 5 MB response: from the click on its row (Response tab open) to its JSON tree painted.
  * and prints them side by side with the largest / smallest ratio and the issue's target.
+ *
+ * Before those, BENCH_UI_REAL (20,000; 0: none) real exchanges go through the engine (bench/ui-load.ts: a proxy-only
+ * proxy of the UI in front of a minimal upstream) with the page open: the `mcp-rewind ui` process's RSS at rest, with
+ * them shown, after a reload of the page (the timeline read again by traffic.page) and its peak meanwhile, and the
+ * filters, detail and ArrowDown on those real rows.
  */
 import { chromium, type Page } from 'playwright-core';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { cannedUpstream, rssMb, sendExchanges, startUi, uiApi, type UiUnderTest } from './ui-load.js';
 /** `BENCH_UI_SIZES=1000,20000` measures other sizes; the first is the base of the ratio column, the last its top */
 const SIZES = (process.env.BENCH_UI_SIZES ?? '1000,20000,100000').split(',').map(Number);
 const SCROLL_MS = 3_000;
 const DEBOUNCE_MS = 150; // src/renderer/src/views/timeline/Filters.tsx
-
-async function startUi(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  for (const built of ['dist/main/cli.js', 'out/renderer/index.html']) {
-    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
-  }
-  const child = spawn(process.execPath, [join(ROOT, 'bin/mcp-rewind.js'), 'ui', '--no-open', '--port', '0'], {
-    cwd: ROOT,
-    env: { ...process.env, MCP_REWIND_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within 15 s:\n${out}`)), 15_000);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const found = /open\s+(http:\/\/127\.0\.0\.1:\d+\/\?code=[A-Za-z0-9_-]+)/.exec(out);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`mcp-rewind ui exited (${code}):\n${out}`)));
-  });
-  return { url, child };
-}
 
 /** Generates `n` synthetic exchanges in the page and ingests them; resolves when the count is painted. */
 async function load(page: Page, n: number): Promise<number> {
@@ -371,6 +347,93 @@ async function resetFilters(page: Page): Promise<void> {
 const pct = (xs: number[], p: number): number =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
 
+/** the Timeline's count once it shows `n` exchanges */
+async function countShown(page: Page, n: number): Promise<void> {
+  await page.waitForFunction(
+    (want) => document.querySelector('[data-testid="traffic-count"]')?.textContent?.trim() === want,
+    `${n} exchanges`,
+    { timeout: 600_000, polling: 100 },
+  );
+}
+// (the synthetic rows below replace these in the page's store; the engine keeps them)
+
+/** filters, detail and ArrowDown on the rows shown (ms): tool filter, text search (twice each), detail, keys */
+async function interactions(page: Page, texts: [string, string]): Promise<number[]> {
+  const toolCold = await filterTime(page, 'tool', 'tool-7');
+  await resetFilters(page);
+  const toolWarm = await filterTime(page, 'tool', 'tool-7');
+  await resetFilters(page);
+  const textCold = await filterTime(page, 'text', texts[0]);
+  await resetFilters(page);
+  const textWarm = await filterTime(page, 'text', texts[1]);
+  await resetFilters(page);
+  const detail = await openDetail(page);
+  const keys = await arrowDown(page);
+  return [toolCold, toolWarm, textCold, textWarm, detail.work, detail.paint, pct(keys.work, 0.5), pct(keys.work, 0.95)];
+}
+
+/** the UI process's resident memory once it settles (no change over 1 s, at most 10 s) */
+async function settledRss(pid: number): Promise<number> {
+  let last = rssMb(pid);
+  for (let i = 0; i < 10; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = rssMb(pid);
+    if (Math.abs(now - last) < 1) return now;
+    last = now;
+  }
+  return last;
+}
+
+/**
+ * Real exchanges through the engine (a proxy-only proxy of the UI in front of a minimal upstream), shown live in the
+ * page: the `mcp-rewind ui` process's RSS at rest, with them, and after a reload of the page (the timeline read again
+ * page by page: its peak meanwhile too); and the interactions on those rows.
+ */
+async function realTraffic(page: Page, ui: UiUnderTest, n: number): Promise<{ memory: number[]; rows: number[] }> {
+  const rest = await settledRss(ui.pid);
+  const api = await uiApi(ui);
+  const upstream = await cannedUpstream();
+  try {
+    await sendExchanges(api, upstream.url, n);
+    await countShown(page, n + 1); // and the proxy's initialize
+    const loaded = await settledRss(ui.pid);
+    let peak = 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(ui.pid))), 50);
+    const start = performance.now();
+    await page.reload();
+    await countShown(page, n + 1);
+    const reloadMs = performance.now() - start;
+    clearInterval(sampler);
+    const reloaded = await settledRss(ui.pid);
+    await page.getByRole('region', { name: 'Traffic' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    const rows = await interactions(page, ['report 4242', 'report 4243']);
+    await page.getByRole('button', { name: 'Close detail' }).click();
+    return { memory: [rest, loaded, reloaded, Math.max(peak, reloaded), reloadMs], rows };
+  } finally {
+    api.close();
+    await upstream.close();
+  }
+}
+
+function printRealTraffic(n: number, real: { memory: number[]; rows: number[] }): void {
+  const [rest, loaded, reloaded, peak, reloadMs] = real.memory;
+  console.log(`
+The \`mcp-rewind ui\` process (engine + web shell), ${n.toLocaleString('en')} real exchanges\n`);
+  console.log('| measure | figure | target |\n|---|---:|---:|');
+  console.log(`| RSS at rest, page open, no exchange (MB) | ${rest.toFixed(0)} | ≤ 100 |`);
+  console.log(`| RSS with ${n.toLocaleString('en')} exchanges shown (MB) | ${loaded.toFixed(0)} | ≤ 200 |`);
+  console.log(`| RSS after a reload of the page (MB) | ${reloaded.toFixed(0)} | ≤ 200 |`);
+  console.log(`| RSS peak during the reload (MB) | ${peak.toFixed(0)} | |`);
+  console.log(`| reload → all ${n.toLocaleString('en')} rows shown (ms) | ${reloadMs.toFixed(0)} | |`);
+  const labels = ['tool filter, first', 'tool filter, again', 'text search, cold', 'text search, warm'];
+  labels.forEach((label, i) => console.log(`| ${label}, these rows (ms) | ${real.rows[i].toFixed(1)} | < 100 |`));
+  console.log(`| open detail: work / to paint (ms) | ${real.rows[4].toFixed(1)} / ${real.rows[5].toFixed(1)} | < 50 |`);
+  console.log(`| ArrowDown: work median / p95 (ms) | ${real.rows[6].toFixed(1)} / ${real.rows[7].toFixed(1)} | < 16 |`);
+}
+
+/** `BENCH_UI_REAL=0` leaves out the real-traffic section (its size: BENCH_UI_REAL=20000 by default) */
+const REAL = Number(process.env.BENCH_UI_REAL ?? 20_000);
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rewind-bench-ui-'));
   const ui = await startUi(dataDir);
@@ -383,6 +446,8 @@ async function main(): Promise<void> {
     await page.goto(`${ui.url}&bench`);
     await page.waitForFunction(() => '__rewindDebug' in window);
     await page.getByRole('status').filter({ hasText: 'connected' }).waitFor();
+    const real = REAL > 0 ? await realTraffic(page, ui, REAL) : undefined;
+    if (real) console.error(`${REAL} real exchanges measured`);
     const rows: Record<string, number[]> = {};
     for (const n of SIZES) {
       const ingest = await load(page, n);
@@ -454,12 +519,10 @@ async function main(): Promise<void> {
         `| ${label} | ${SIZES.map((n) => rows[n][i].toFixed(1)).join(' | ')} | ${rows[a][i] ? `${(rows[b][i] / rows[a][i]).toFixed(2)}×` : '—'} | ${target} |`,
       ),
     );
+    if (real) printRealTraffic(REAL, real);
   } finally {
     await browser.close();
-    // the UI writes its state as it stops: remove its folder once it has
-    const exited = new Promise((resolve) => ui.child.once('exit', resolve));
-    ui.child.kill('SIGTERM');
-    await exited;
+    await ui.stop(); // the UI writes its state as it stops: remove its folder once it has
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

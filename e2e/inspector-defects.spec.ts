@@ -143,7 +143,7 @@ test('opening a 22-entry HAR fetches its exchanges only, not the whole traffic a
     page.on('websocket', (ws) =>
       ws.on('framesent', ({ payload }) => {
         const frame = JSON.parse(String(payload)) as { command?: string; input?: unknown };
-        if (frame.command === 'traffic.snapshot') snapshots.push(frame.input);
+        if (frame.command === 'traffic.page') snapshots.push(frame.input);
       }),
     );
     await page.setViewportSize({ width: 1280, height: 720 });

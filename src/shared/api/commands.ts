@@ -37,6 +37,12 @@ const CostScope = z.union([
 ]);
 export type CostScopeInput = z.input<typeof CostScope>;
 
+/** traffic.snapshot refuses an answer heavier than this (the events' own `bytes`): traffic.page reads any size */
+export const SNAPSHOT_MAX_BYTES = 32 * 1024 * 1024;
+/** one traffic.page answer: at most this many exchanges, within these bytes (one at least) */
+export const TRAFFIC_PAGE_EVENTS = 2_000;
+export const TRAFFIC_PAGE_BYTES = 1024 * 1024;
+
 /** how long a Clear of the timeline can be undone */
 export const UNDO_CLEAR_MS = 10_000;
 
@@ -53,9 +59,20 @@ export const commands = {
   'proxies.signIn': Id,
   /** forgets the tokens of a proxy's upstream (its next request asks for a sign-in again) */
   'proxies.signOut': Id,
-  /** the newest exchanges (all, or `limit`); `proxyId`: only those of one proxy or opened file */
+  /**
+   * the newest exchanges (all, or `limit`); `proxyId`: only those of one proxy or opened file. In one answer, so refused
+   * over SNAPSHOT_MAX_BYTES (use traffic.page)
+   */
   'traffic.snapshot': z.strictObject({
     limit: z.number().int().min(1).max(1_000_000).optional(),
+    proxyId: z.string().min(1).max(200).optional(),
+  }),
+  /**
+   * the exchanges a page at a time, oldest first (what a UI loads the timeline with): `after` is the previous page's
+   * `next` (absent: from the oldest); the last page has no `next`
+   */
+  'traffic.page': z.strictObject({
+    after: z.number().int().min(-1).optional(),
     proxyId: z.string().min(1).max(200).optional(),
   }),
   /** an exchange whose bodies the timeline truncated, in full, while the engine still holds it */

@@ -51,6 +51,8 @@ export interface CommandOutputs extends AttachOutputs {
   'proxies.signIn': { url: string; opened: boolean };
   'proxies.signOut': ProxyInfo;
   'traffic.snapshot': TrafficEvent[];
+  /** `total`: the exchanges (of that proxy) the timeline holds now, for progress; `next`: the next page's `after` */
+  'traffic.page': { events: TrafficEvent[]; total: number; next?: number };
   /** `held: false`: the full bodies were let go (the engine keeps the newest few dozen MB of them) */
   'traffic.body': { held: true; event: TrafficEvent } | { held: false; reason: string };
   /** `undo`: a token for traffic.undoClear, valid for UNDO_CLEAR_MS */

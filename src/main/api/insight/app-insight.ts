@@ -44,6 +44,9 @@ export class AppInsight {
 
   /** `full`: the exchange as it happened; `kept`: the timeline's copy (the same object unless a body was truncated). */
   observe(full: TrafficEvent, kept: TrafficEvent): void {
+    // nothing cut: the timeline's copy is the whole exchange, and the other copy can go at once (the token counts,
+    // paced while traffic flows, would keep it for as long)
+    if (!kept.truncated) full = kept;
     this.observer.observe(full, full.proxyId, { kept, full });
   }
 

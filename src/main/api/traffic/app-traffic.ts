@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { UNDO_CLEAR_MS, type CommandInput, type CommandOutputs, type TrafficEvent } from '../../../shared/api.js';
+import {
+  SNAPSHOT_MAX_BYTES,
+  TRAFFIC_PAGE_BYTES,
+  TRAFFIC_PAGE_EVENTS,
+  UNDO_CLEAR_MS,
+  type CommandInput,
+  type CommandOutputs,
+  type TrafficEvent,
+} from '../../../shared/api.js';
+import { megabytes } from '../../../shared/api-frames.js';
 import { FULL_BODIES_BYTES, TrafficBuffer } from './traffic-buffer.js';
 import type { TimelineRing } from './timeline-state.js';
 
@@ -59,6 +68,33 @@ export class AppTraffic {
     const mine: TrafficEvent[] = [];
     this.buffer.forEach((e) => void (e.proxyId === proxyId && mine.push(e)));
     return limit === undefined ? mine : mine.slice(-limit);
+  }
+
+  /**
+   * traffic.snapshot: the exchanges in one answer, refused (with what to do instead) when they weigh more than
+   * SNAPSHOT_MAX_BYTES — one answer of a full timeline is hundreds of MB built at once, while nothing else is answered.
+   */
+  snapshotAnswer(limit?: number, proxyId?: string): TrafficEvent[] {
+    const events = this.snapshot(limit, proxyId);
+    let bytes = 0;
+    for (const e of events) bytes += e.bytes ?? 0;
+    if (bytes > SNAPSHOT_MAX_BYTES)
+      throw new Error(
+        `traffic.snapshot: ${events.length.toLocaleString('en')} exchanges (${megabytes(bytes)}) are more than one answer carries (${megabytes(SNAPSHOT_MAX_BYTES)}): read them page by page with traffic.page`,
+      );
+    return events;
+  }
+
+  /** traffic.page: the exchanges after `after` (a page's `next`), a page at a time (bounded in count and bytes) */
+  page({ after = -1, proxyId }: CommandInput<'traffic.page'>): CommandOutputs['traffic.page'] {
+    const mine = proxyId === undefined ? undefined : (e: TrafficEvent): boolean => e.proxyId === proxyId;
+    const { events, cursor } = this.buffer.page(after, TRAFFIC_PAGE_EVENTS, TRAFFIC_PAGE_BYTES, mine);
+    let total = this.buffer.size;
+    if (mine) {
+      total = 0;
+      this.buffer.forEach((e) => void (mine(e) && total++));
+    }
+    return cursor === undefined ? { events, total } : { events, total, next: cursor };
   }
 
   /** An exchange whose bodies the timeline truncated, in full, while the engine holds it ("Load full body"). */

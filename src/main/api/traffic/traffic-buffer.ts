@@ -87,6 +87,50 @@ export class TrafficBuffer {
     return out;
   }
 
+  /**
+   * A page of the events that arrived after the one `after` names (its `cursor`; -1: from the oldest), oldest first:
+   * at most `maxCount`, and within `maxBytes` (one at least); `matches` picks the ones to answer. `cursor` names the
+   * last event looked at, undefined once the newest was: pages stay complete while events come and go between them.
+   */
+  page(
+    after: number,
+    maxCount: number,
+    maxBytes: number,
+    matches: (event: TrafficEvent) => boolean = () => true,
+  ): { events: TrafficEvent[]; cursor?: number } {
+    const events: TrafficEvent[] = [];
+    let bytes = 0;
+    for (let i = this.firstAfter(after); i < this.count; i++) {
+      const event = this.at(i);
+      if (!matches(event)) continue;
+      if (events.length === maxCount || (events.length > 0 && bytes + (event.bytes ?? 0) > maxBytes))
+        return { events, cursor: this.arrivalOf(events[events.length - 1]) };
+      events.push(event);
+      bytes += event.bytes ?? 0;
+    }
+    return { events };
+  }
+
+  private at(i: number): TrafficEvent {
+    return this.ring[(this.start + i) % this.capacity] as TrafficEvent;
+  }
+
+  private arrivalOf(event: TrafficEvent): number {
+    return this.arrival.get(event) ?? 0;
+  }
+
+  /** the position of the first event that arrived after `after` (the ring is in arrival order: a binary search) */
+  private firstAfter(after: number): number {
+    let low = 0;
+    let high = this.count;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.arrivalOf(this.at(mid)) <= after) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
   /** The event with this timeline number (the newest first: recent ones are looked up most), in full while held. */
   find(seq: number): TrafficEvent | undefined {
     for (let i = this.count - 1; i >= 0; i--) {

@@ -52,6 +52,7 @@ export class InsightObserver<T> {
   private scheduled = false;
   private countTimer?: NodeJS.Timeout;
   private counter?: TokenCounter;
+  private loading = false;
   private lastArrival = 0;
   private counting?: Counting<T>;
   private warned = false;
@@ -63,18 +64,25 @@ export class InsightObserver<T> {
     private readonly log: Log,
   ) {
     this.analyzer = new InsightAnalyzer({ validate });
+  }
+
+  /** The tokenizer is loaded with the first exchange: its tables take ~30 MB of heap, none while nothing is observed. */
+  private loadCounter(): void {
+    if (this.loading) return;
+    this.loading = true;
     loadTokenCounter().then(
       (count) => {
         this.counter = count;
         this.scheduleCounts();
       },
-      (error: Error) => log(`insight: no token counts (the tokenizer did not load: ${error.message})`, 'warn'),
+      (error: Error) => this.log(`insight: no token counts (the tokenizer did not load: ${error.message})`, 'warn'),
     );
   }
 
   /** `server`: the proxy or file the exchange came through (tool lists are compared per server). */
   observe(event: ExchangeEvent, server: string, tag: T): void {
     if (this.closed) return;
+    this.loadCounter();
     this.lastArrival = performance.now();
     this.bounded(this.checks).push({ event, server, tag });
     if (!this.scheduled) {

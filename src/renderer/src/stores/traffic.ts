@@ -37,6 +37,8 @@ interface TrafficState {
   /** exchanges dropped from the front because of the cap */
   dropped: number;
   error?: string;
+  /** the timeline is being loaded from the engine a page at a time: exchanges received so far, of how many */
+  loading?: { received: number; total: number };
   /** the last Clear, undoable (engine's token) until `until` (epoch ms) */
   cleared?: { count: number; label: string; until: number; undo?: string };
   pause(): void;
@@ -223,14 +225,32 @@ export function flushTraffic(): void {
   flush();
 }
 
-/** Replaces the view with the engine's buffer, keeping the events that arrived during the call. */
+/**
+ * The engine's exchanges (all, or one proxy's or opened file's), oldest first, read a page at a time: each page is a
+ * command of its own, so other commands are answered between them, and the toolbar says how far the load got.
+ */
+async function loadPages(proxyId?: string): Promise<TrafficEvent[]> {
+  const events: TrafficEvent[] = [];
+  let after: number | undefined;
+  try {
+    for (;;) {
+      const page = await api().call('traffic.page', { ...(after === undefined ? {} : { after }), proxyId });
+      for (const event of page.events) events.push(event);
+      if (page.next === undefined) return events;
+      after = page.next;
+      useTraffic.setState({ loading: { received: events.length, total: Math.max(page.total, events.length) } });
+    }
+  } finally {
+    useTraffic.setState({ loading: undefined });
+  }
+}
+
+/** Replaces the view with the engine's buffer, keeping the events that arrived during the load. */
 export async function syncTraffic(): Promise<void> {
   syncing++;
   const known = [...openSources]; // open before the snapshot was asked for: in it
   try {
-    const snapshot = (await api().call('traffic.snapshot', { limit: useTraffic.getState().capacity })).sort(
-      (a, b) => a.seq - b.seq,
-    );
+    const snapshot = (await loadPages()).slice(-useTraffic.getState().capacity).sort((a, b) => a.seq - b.seq);
     const seen = new Set(snapshot.map((e) => e.seq));
     incoming = incoming.filter((e) => !seen.has(e.seq));
     heldBack = [];
@@ -265,7 +285,7 @@ export async function followSources(ids: string[]): Promise<void> {
     if (loadedSources.has(id)) continue;
     loadedSources.add(id);
     try {
-      const events = await api().call('traffic.snapshot', { proxyId: id, limit: useTraffic.getState().capacity });
+      const events = (await loadPages(id)).slice(-useTraffic.getState().capacity);
       const have = new Set(
         useTraffic
           .getState()

@@ -39,7 +39,7 @@ export function clearScope(filter: TimelineFilter, ctx: FilterContext): ClearSco
 }
 
 export function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }): JSX.Element {
-  const { exchanges, paused, held, dropped, pause, resume, clear, undoClear, cleared, error } = useTraffic();
+  const { exchanges, paused, held, dropped, pause, resume, clear, undoClear, cleared, error, loading } = useTraffic();
   const { tab, setTab, filter, setFilter, grouped, setGrouped } = useTimelineUi();
   const { setOpenFile, setSave, openCompose } = usePanels();
   return (
@@ -69,6 +69,11 @@ export function Toolbar({ shown, scope }: { shown: number; scope: ClearScope }):
         {paused && held > 0 ? ` · ${held} held while paused` : ''}
       </span>
       {dropped > 0 && <span className="muted small">({dropped} oldest dropped)</span>}
+      {loading && (
+        <span className="muted small" role="status" data-testid="traffic-loading">
+          Loading exchanges… {loading.received.toLocaleString('en')} of {loading.total.toLocaleString('en')}
+        </span>
+      )}
       <button type="button" onClick={paused ? resume : pause} aria-pressed={paused}>
         {paused ? 'Resume' : 'Pause'}
       </button>
