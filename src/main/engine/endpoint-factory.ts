@@ -137,7 +137,7 @@ export async function createEndpoint(options: EndpointOptions): Promise<BuiltEnd
   const { store, replayer, recorder, rules, ruleHook, memory, breakpoints, events, hooks } = parts;
   const endpoint = new McpEndpoint({
     upstream,
-    hooks: new HookChain(hooks, log, recorder !== undefined),
+    hooks: new HookChain(hooks, log),
     rules: ruleHook,
     cassette: replayer,
     // the cassette may answer initialize, and rules may outlive (or switch) the upstream: the proxy owns the sessions
