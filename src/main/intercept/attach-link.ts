@@ -51,6 +51,11 @@ export function wireEvent(event: ExchangeEvent): { event: ExchangeEvent; bytes: 
   return { event: cut, bytes };
 }
 
+/** What the link uses of the proxy it runs in: the HTTP one (engine/proxy.ts) or the stdio one (engine/stdio-proxy.ts). */
+export type AttachedProxy = Pick<RunningProxy, 'events' | 'breakpoints' | 'rules' | 'memory'> & {
+  readonly endpoint: { notifyAll(method: string): number };
+};
+
 export class AttachLink {
   readonly attachId = randomBytes(12).toString('base64url');
   private closed = false;
@@ -64,7 +69,7 @@ export class AttachLink {
   private running?: Promise<void>;
 
   constructor(
-    private readonly proxy: RunningProxy,
+    private readonly proxy: AttachedProxy,
     private readonly recording: RecordingSwitch,
     private readonly options: AttachOptions,
   ) {}
