@@ -78,16 +78,7 @@ export async function startStdioProxy(options: StdioProxyOptions): Promise<Stdio
   const passes: Passes = { requests: 0, answers: 0 };
   const child =
     forwards && options.command
-      ? new ChildUpstream(options.command, {
-          passed: (line) => {
-            if (!wire.planner!.idle || chain.observesStreams()) return false;
-            if (!line.includes('"method"')) passes.answers++;
-            return out.line(line);
-          },
-          message: (message, raw) => wire.planner!.fromUpstream(message, raw),
-          gone: (reason) => wire.planner!.upstreamGone(reason),
-          log: options.upstreamLog ?? log,
-        })
+      ? childOf(options.command, () => wire.planner!, { chain, out, passes, log: options.upstreamLog ?? log })
       : undefined;
   wire.child = child;
   const planner = new MessagePlanner({
@@ -145,6 +136,24 @@ export async function startStdioProxy(options: StdioProxyOptions): Promise<Stdio
 interface Passes {
   requests: number;
   answers: number;
+}
+
+/** The server behind: its lines pass to stdout as they came while nobody needs them read, else to the planner. */
+function childOf(
+  command: ChildSpec,
+  planner: () => MessagePlanner,
+  pipe: { chain: HookChain; out: Stdout; passes: Passes; log: Log },
+): ChildUpstream {
+  return new ChildUpstream(command, {
+    passed: (line) => {
+      if (!planner().idle || pipe.chain.observesStreams()) return false;
+      if (!line.includes('"method"')) pipe.passes.answers++;
+      return pipe.out.line(line);
+    },
+    message: (message, raw) => planner().fromUpstream(message, raw),
+    gone: (reason) => planner().upstreamGone(reason),
+    log: pipe.log,
+  });
 }
 
 interface Stdout {
