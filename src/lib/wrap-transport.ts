@@ -1,25 +1,19 @@
 import type { ReplayMiss } from '../shared/cassette/miss.js';
-import type { CassetteEntry } from '../shared/cassette/entry.js';
-import {
-  isRequest,
-  isResponse,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-} from '../shared/jsonrpc.js';
+import type { JsonRpcMessage } from '../shared/jsonrpc.js';
 import { MODE_TRAITS, type Mode } from '../shared/modes.js';
 import type { ExchangeEvent } from '../shared/traffic.js';
-import { exchangeFor, LiveExchange } from '../main/engine/pipeline/exchange.js';
-import type { Session } from '../main/engine/pipeline/session.js';
-import type { Replayer } from '../main/engine/pipeline/replayer.js';
+import type { Log } from '../main/engine/log.js';
+import { HookChain } from '../main/engine/pipeline/chain.js';
+import { MessagePlanner } from '../main/engine/pipeline/message-planner.js';
+import { UpstreamSession } from '../main/engine/pipeline/message-upstream.js';
+import { ObserverHook } from '../main/engine/pipeline/events.js';
+import { SessionRegistry } from '../main/engine/pipeline/session.js';
 import { openSources, type CassetteSources } from './cassette-sources.js';
 import { OptionsError } from './errors.js';
 import { resolveMode } from './mode.js';
 import { Observed } from './observed.js';
 import { checkCassetteOptions, type CassetteOptions } from './options.js';
 import type { McpTransport } from './transport.js';
-import { UpstreamSession } from './upstream-session.js';
 
 /** Options of wrapTransport: the cassette (a folder) is required unless the mode is passthrough. */
 export type WrapOptions = CassetteOptions;
@@ -67,11 +61,8 @@ class CassetteTransport implements WrappedTransport {
   readonly strict: boolean;
   private sources?: CassetteSources;
   private readonly upstream: UpstreamSession;
-  /** upstream requests awaiting their answer, by id; server→client requests awaiting the client's reply */
-  private readonly pending = new Map<unknown, LiveExchange>();
-  private readonly awaiting = new Map<unknown, LiveExchange>();
-  /** messages for the client, in order (an upstream answer waits here until its entry is on disk) */
-  private queue: Promise<void> = Promise.resolve();
+  /** the engine's message-level pipeline: who answers each request, the recorder and replayer, in order */
+  private planner?: MessagePlanner;
   private readonly observed: Observed;
   private closing?: Promise<void>;
 
@@ -82,7 +73,7 @@ class CassetteTransport implements WrappedTransport {
     this.mode = options.mode;
     this.strict = options.strict;
     this.observed = new Observed(options.cassette);
-    this.upstream = new UpstreamSession(inner, (message) => this.fromUpstream(asMessage(message)), {
+    this.upstream = new UpstreamSession(inner, (message) => this.planner?.fromUpstream(asMessage(message)), {
       onclose: () => void this.close(),
       onerror: (error) => this.onerror?.(error),
     });
@@ -100,13 +91,13 @@ class CassetteTransport implements WrappedTransport {
   readonly setSupportedProtocolVersions = (versions: string[]): void =>
     (this.inner as { setSupportedProtocolVersions?: (v: string[]) => void }).setSupportedProtocolVersions?.(versions);
 
-  private get session(): Session | undefined {
-    return this.sources?.session;
-  }
-
   async start(): Promise<void> {
     const { mode, cassette } = this.options;
     const { usesCassette, forwards, replays } = MODE_TRAITS[mode];
+    const log: Log = (line, level) =>
+      this.options.onLog
+        ? this.options.onLog(line, level)
+        : level === 'warn' && process.stderr.write(`mcp-rewind: ${line}\n`);
     if (usesCassette)
       this.sources = await openSources({
         ...this.options,
@@ -114,127 +105,25 @@ class CassetteTransport implements WrappedTransport {
         cassette: cassette as string,
         durable: this.options.fsync !== false,
         onMiss: (miss) => this.observed.missed(miss),
-        log: (line, level) =>
-          this.options.onLog
-            ? this.options.onLog(line, level)
-            : level === 'warn' && process.stderr.write(`mcp-rewind: ${line}\n`),
+        log,
       });
+    const observer = new ObserverHook((event) => this.observed.exchanged(event));
+    const hooks = [this.sources?.recorder, observer].filter((h): h is NonNullable<typeof h> => h !== undefined);
+    this.planner = new MessagePlanner({
+      hooks: new HookChain(hooks, log),
+      cassette: this.sources?.replayer,
+      upstream: forwards ? this.upstream : undefined,
+      session: this.sources?.session ?? new SessionRegistry().create(null),
+      serverInfo: { name: 'mcp-rewind', version: '0' },
+      toClient: (message) => this.onmessage?.(message),
+      onError: (error) => this.onerror?.(error),
+    });
     if (forwards && !replays) await this.upstream.start(); // hybrid opens it for its first miss
   }
 
-  async send(message: unknown, options?: unknown): Promise<void> {
-    const m = asMessage(message);
-    if (isRequest(m)) return this.request(m, options);
-    if (isResponse(m)) return this.reply(m, options);
-    return this.upstream.notify(m, options, this.pending);
-  }
-
-  private async request(request: JsonRpcRequest, options: unknown): Promise<void> {
-    const exchange = new LiveExchange(request, undefined, undefined, this.session?.protocolVersion);
-    const replayer = this.sources?.replayer;
-    if (replayer && this.session) {
-      const preparing = replayer.prepare(exchange);
-      if (preparing) await preparing;
-      const offer = replayer.offer(exchange, this.session);
-      if ('entry' in offer) {
-        replayer.take(exchange, this.session);
-        return this.replay(exchange, offer.entry);
-      }
-      if (!MODE_TRAITS[this.mode].forwards) {
-        exchange.delivery.source = 'proxy';
-        if ('miss' in offer) exchange.timeline.cassette = 'miss';
-        return this.answer(exchange, 'refuse' in offer ? offer.refuse.response : offer.miss().response);
-      }
-    }
-    await this.upstream.open(request, this.session);
-    this.pending.set(request.id, exchange);
-    exchange.timeline.sentUpstreamMs = exchange.elapsed();
-    try {
-      await this.upstream.send(request, options);
-    } catch (error) {
-      this.pending.delete(request.id);
-      throw error;
-    }
-  }
-
-  /** A cassette hit: played back after send() returns, in recorded order. */
-  private replay(exchange: LiveExchange, entry: CassetteEntry): void {
-    exchange.delivery.source = 'cache';
-    exchange.timeline.cassette = 'hit';
-    const session = this.session as Session;
-    if (exchange.request.method === 'initialize' && !entry.error) {
-      session.initParams = exchange.request.params;
-      exchange.negotiated(String(entry.result.protocolVersion ?? ''));
-      session.protocolVersion = exchange.protocolVersion;
-    }
-    const replayer = this.sources?.replayer as Replayer;
-    const followUps = replayer.followUpsAfter(exchange, session); // its place: the answers of its key so far
-    this.enqueue(async () => {
-      await replayer.play(exchange, entry, session, (m) => this.deliver(m), followUps);
-      this.observed.exchanged(exchange.toEvent());
-    });
-  }
-
-  /** An answer of the proxy's own (a replay miss, a refusal the recorded server would give). */
-  private answer(exchange: LiveExchange, response: JsonRpcResponse): void {
-    exchange.respond(response);
-    this.enqueue(() => {
-      this.deliver(exchange.response as JsonRpcResponse);
-      this.observed.exchanged(exchange.toEvent());
-    });
-  }
-
-  /** The client's reply to a server→client request: to the replay that asked it, else upstream (and into its exchange). */
-  private async reply(reply: JsonRpcResponse, options: unknown): Promise<void> {
-    if (this.session && this.sources?.replayer?.takeReplies(this.session, [reply])) return;
-    if (this.session) void this.sources?.recorder?.onReplies(Array.of<JsonRpcMessage>(reply), this.session);
-    const exchange = this.awaiting.get(reply.id);
-    if (exchange) {
-      exchange.addStreamed(reply);
-      this.awaiting.delete(reply.id);
-    }
-    await this.upstream.send(reply, options);
-  }
-
-  /** What the server sent: an answer (recorded before the client gets it), or a message of an exchange in flight. */
-  private fromUpstream(message: JsonRpcMessage): void {
-    if (isResponse(message)) {
-      const exchange = this.pending.get(message.id);
-      if (!exchange) return this.enqueue(() => this.deliver(message));
-      this.pending.delete(message.id);
-      return this.answered(exchange, message);
-    }
-    const owner = this.pending.size > 0 ? exchangeFor(message, [...this.pending.values()], this.pending) : undefined;
-    if (owner) {
-      owner.addStreamed(message);
-      if (isRequest(message)) this.awaiting.set(message.id, owner);
-    } else if (this.session) this.sources?.recorder?.onServerMessage(message as JsonRpcNotification, this.session);
-    this.enqueue(() => this.deliver(message));
-  }
-
-  private answered(exchange: LiveExchange, response: JsonRpcResponse): void {
-    exchange.upstreamAnswered(response);
-    const session = this.session;
-    if (exchange.request.method === 'initialize' && 'result' in response) {
-      exchange.negotiated(String(response.result.protocolVersion ?? ''));
-      if (session) {
-        session.initParams = exchange.request.params;
-        session.protocolVersion = exchange.protocolVersion;
-      }
-    }
-    this.enqueue(async () => {
-      await this.sources?.recorder?.onResponse(exchange, session, undefined);
-      this.deliver(response);
-      this.observed.exchanged(exchange.toEvent());
-    });
-  }
-
-  private enqueue(step: () => void | Promise<void>): void {
-    this.queue = this.queue.then(step).catch((error: Error) => this.onerror?.(error));
-  }
-
-  private deliver(message: JsonRpcMessage): void {
-    this.onmessage?.(message);
+  send(message: unknown, options?: unknown): Promise<void> {
+    if (!this.planner) return Promise.reject(new Error('mcp-rewind: wrapTransport: send() before start()'));
+    return this.planner.send(asMessage(message), options);
   }
 
   exchanges(): ExchangeEvent[] {
@@ -252,7 +141,7 @@ class CassetteTransport implements WrappedTransport {
   /** Waits for what is on its way to the client and every entry on disk, then closes the wrapped transport (if started). */
   close(): Promise<void> {
     return (this.closing ??= (async () => {
-      await this.queue;
+      await this.planner?.drained();
       await this.sources?.close();
       await this.upstream.close();
       this.onclose?.();

@@ -77,6 +77,15 @@ async function proxyCommand(argv: string[]): Promise<void> {
       : options.upstreamUrl
         ? { url: options.upstreamUrl }
         : undefined);
+  // --stdio in front of a command (or replay): stdio to stdio through the pipeline in process, no HTTP hop
+  const stdioPipe = options.stdio ? await import('./cli/stdio-pipe.js') : undefined;
+  if (stdioPipe?.pipesStdio(options, spec)) {
+    const label = argvSpec
+      ? `${options.upstreamArgv!.map(shellQuote).join(' ')} (stdio)`
+      : options.upstreamCommand && `${options.upstreamCommand} (stdio)`;
+    const command = spec && 'command' in spec ? spec : undefined;
+    return stdioPipe.runStdioPipe(options, { spec: command, label, serverInfo, log, bridgeLog, fail });
+  }
   // an upstream that answers 401: the proxy signs in (its tokens in the data folder), the client needs nothing
   const signIn =
     spec && 'url' in spec && MODE_TRAITS[options.mode].forwards ? cliSignIn(spec.url, options.oauth) : undefined;

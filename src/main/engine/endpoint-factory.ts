@@ -78,41 +78,66 @@ export interface BuiltEndpoint {
   close(): Promise<void>;
 }
 
+/** The pieces of a mode, before any downstream uses them: the cassette, the sources and the hooks, in order. */
+export interface PipelineParts {
+  store?: CassetteStore;
+  replayer?: Replayer;
+  recorder?: Recorder;
+  rules?: RuleSet;
+  ruleHook?: RuleHook;
+  memory: ToolsMemory;
+  breakpoints: Breakpoints;
+  events: EventHook;
+  /** in onResponse order: rules rewrite, a breakpoint holds, then what observes the final answer */
+  hooks: Hook[];
+}
+
 /**
- * One MCP endpoint with its sources (upstream, cassette) and the hooks of its mode — a CLI proxy, or one `serve` session.
- * The mode's traits (src/shared/modes.ts) say which hooks are installed: the replayer where it replays, the recorder
- * where it records. Rules, breakpoints and events come with every mode (rules when given); nothing downstream asks
- * which mode it is in.
+ * The sources and hooks of a mode — for the HTTP endpoint (createEndpoint) and the stdio downstream
+ * (stdio-proxy.ts). The mode's traits (src/shared/modes.ts) say which are made: the replayer where it replays, the
+ * recorder where it records; rules (when given), breakpoints and events come with every mode. `hasUpstream`: is a
+ * live upstream there now (the rules ask; `serve` switches it).
  */
-export async function createEndpoint(options: EndpointOptions): Promise<BuiltEndpoint> {
+export async function createParts(options: EndpointOptions, hasUpstream: () => boolean): Promise<PipelineParts> {
   const log = options.onLog ?? silent;
-  const { forwards, replays, records } = MODE_TRAITS[options.mode];
+  const { replays, records } = MODE_TRAITS[options.mode];
   const store = await openStore(options, log);
-  // a mode that does not forward never talks to a server, whatever it is given
-  const upstream = options.upstreamUrl && forwards ? upstreamOf(options.upstreamUrl, options) : undefined;
   const replayer = store && replays ? replayerOf(store, options) : undefined;
   const recorder = store && records ? recorderOf(store, options, log) : undefined;
   const rules = options.rules ? new RuleSet(options.rules.overlay, options.rules.instructions) : undefined;
   const memory: ToolsMemory = {};
   const breakpoints = new Breakpoints();
   const events = new EventHook();
-  const live: { endpoint?: McpEndpoint } = {}; // the rules ask whether an upstream is there now (serve switches it)
   const ruleHook =
     rules &&
     new RuleHook(rules, memory, {
-      hasSource: () => live.endpoint?.upstream !== undefined || replayer !== undefined,
+      hasSource: () => hasUpstream() || replayer !== undefined,
       recordedTools: () => {
         const tools = replayer?.peek('tools_list')?.result.tools;
         return Array.isArray(tools) ? (tools as Array<Record<string, unknown>>) : undefined;
       },
     });
-  // in onResponse order: rules rewrite, a breakpoint holds, then what observes the final answer
   const hooks: Hook[] = [ruleHook, breakpoints, replayer, recorder, ...(options.extraHooks ?? []), events].filter(
     (h): h is NonNullable<typeof h> => h !== undefined,
   );
+  return { store, replayer, recorder, rules, ruleHook, memory, breakpoints, events, hooks };
+}
+
+/**
+ * One MCP endpoint with its sources (upstream, cassette) and the hooks of its mode (createParts) — a CLI proxy, or
+ * one `serve` session; nothing downstream asks which mode it is in.
+ */
+export async function createEndpoint(options: EndpointOptions): Promise<BuiltEndpoint> {
+  const log = options.onLog ?? silent;
+  const live: { endpoint?: McpEndpoint } = {}; // the rules ask whether an upstream is there now (serve switches it)
+  const parts = await createParts(options, () => live.endpoint?.upstream !== undefined);
+  // a mode that does not forward never talks to a server, whatever it is given
+  const upstream =
+    options.upstreamUrl && MODE_TRAITS[options.mode].forwards ? upstreamOf(options.upstreamUrl, options) : undefined;
+  const { store, replayer, recorder, rules, ruleHook, memory, breakpoints, events, hooks } = parts;
   const endpoint = new McpEndpoint({
     upstream,
-    hooks: new HookChain(hooks, log, recorder !== undefined),
+    hooks: new HookChain(hooks, log),
     rules: ruleHook,
     cassette: replayer,
     // the cassette may answer initialize, and rules may outlive (or switch) the upstream: the proxy owns the sessions

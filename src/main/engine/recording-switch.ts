@@ -30,7 +30,8 @@ export class RecordingSwitch implements Hook {
     return this.store?.dir;
   }
 
-  get wantsDetail(): boolean {
+  /** on, the cassette gets its debug files (.req.json, .res.json, .res-head.json), as the recorder's */
+  wantsDetail(): boolean {
     return this.recorder !== undefined;
   }
 
@@ -45,6 +46,11 @@ export class RecordingSwitch implements Hook {
     _signal: Closable,
   ): Promise<void> | undefined {
     return this.recorder?.onResponse(exchange, session, detail);
+  }
+
+  /** off, it reads no server stream (the stdio proxy then passes the server's lines unread) */
+  watchesStreams(): boolean {
+    return this.recorder !== undefined;
   }
 
   onServerMessage(message: ServerMessage, session: Session): void {

@@ -33,6 +33,8 @@ export interface AttachOptions {
 
 /** a batch of exchanges stays well under the UI API's 1 MiB frame limit */
 const BATCH_BYTES = 512 * 1024;
+/** exchanges wait this long to go to the app together: one API call per batch, not per exchange, off the calls' path */
+const BATCH_MS = 50;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /** An exchange small enough for one API frame: large bodies cut as the timeline cuts them, then the stream if need be. */
@@ -51,6 +53,11 @@ export function wireEvent(event: ExchangeEvent): { event: ExchangeEvent; bytes: 
   return { event: cut, bytes };
 }
 
+/** What the link uses of the proxy it runs in: the HTTP one (engine/proxy.ts) or the stdio one (engine/stdio-proxy.ts). */
+export type AttachedProxy = Pick<RunningProxy, 'events' | 'breakpoints' | 'rules' | 'memory'> & {
+  readonly endpoint: { notifyAll(method: string): number };
+};
+
 export class AttachLink {
   readonly attachId = randomBytes(12).toString('base64url');
   private closed = false;
@@ -64,7 +71,7 @@ export class AttachLink {
   private running?: Promise<void>;
 
   constructor(
-    private readonly proxy: RunningProxy,
+    private readonly proxy: AttachedProxy,
     private readonly recording: RecordingSwitch,
     private readonly options: AttachOptions,
   ) {}
@@ -185,7 +192,7 @@ export class AttachLink {
     const push = (event: ExchangeEvent): void => {
       const wire = wireEvent(event);
       if (size + wire.bytes > BATCH_BYTES || batch.length >= 500) send();
-      if (batch.length === 0) setImmediate(send);
+      if (batch.length === 0) setTimeout(send, BATCH_MS).unref();
       batch.push(wire.event);
       size += wire.bytes;
       if (event.method === 'tools/list') toolsSeen();

@@ -21,12 +21,13 @@ export class HookChain implements Hooks {
   private readonly streamObservers: Hook[];
   private readonly refusalKeepers: Hook[];
 
+  private readonly detailKeepers: Hook[];
+
   constructor(
     readonly hooks: readonly Hook[],
     private readonly log: Log,
-    /** a hook keeps the HTTP detail of upstream answers (the recorder: the cassette's debug files) */
-    private readonly detail = false,
   ) {
+    this.detailKeepers = hooks.filter((h) => h.wantsDetail);
     this.onRequest = hooks.filter((h) => h.onRequest);
     this.replyHolders = hooks.filter((h) => h.onReplies);
     this.streamObservers = hooks.filter((h) => h.onServerMessage);
@@ -122,8 +123,10 @@ export class HookChain implements Hooks {
     }
   }
 
+  /** Does a hook keep the detail of upstream answers now (a recorder; a recording switch while it records)? */
   wantsDetail(): boolean {
-    return this.detail;
+    for (const hook of this.detailKeepers) if (hook.wantsDetail!()) return true;
+    return false;
   }
 
   observesStreams(): boolean {

@@ -245,6 +245,11 @@ export interface Hook {
   watchesStreams?(): boolean;
   /** the upstream refused a whole POST of this kind */
   onRefusal?(kind: RefusalKind, refusal: { status: number; error: JsonRpcError }): void;
+  /**
+   * does it keep the detail of upstream answers (the cassette's debug files: the request, the raw answer, its HTTP
+   * status and headers), given to onResponse? Asked per exchange; absent: no
+   */
+  wantsDetail?(): boolean;
 }
 
 /** The client's response, as far as a hook waiting on the client cares: it may go away. */

@@ -16,3 +16,18 @@ export class EventHook implements Hook {
     if (this.emitter.listenerCount('exchange') > 0) this.emitter.emit('exchange', exchange.toEvent());
   }
 }
+
+/** Every finished exchange, as an ExchangeEvent, to one listener (the library's wrapTransport keeps them for the test). */
+export class ObserverHook implements Hook {
+  readonly name = 'observer';
+
+  constructor(private readonly listener: (event: ExchangeEvent) => void) {}
+
+  need(): Need {
+    return 'observe';
+  }
+
+  onResponse(exchange: LiveExchange): void {
+    this.listener(exchange.toEvent());
+  }
+}

@@ -58,6 +58,11 @@ export class Recorder implements Hook {
     return this.store.durable ? 'commit' : 'observe';
   }
 
+  /** the cassette's debug files are written from the exchange's detail (verify and HAR export read them) */
+  wantsDetail(): boolean {
+    return true;
+  }
+
   async onResponse(
     exchange: LiveExchange,
     session: Session | undefined,

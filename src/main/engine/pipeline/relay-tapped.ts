@@ -9,6 +9,7 @@ import { CommitGate } from './commit-gate.js';
 import { brokenStream } from './relay-failures.js';
 import type { Session, SessionRegistry } from './session.js';
 import { awaitResume } from './stream-relay.js';
+import { initialized } from './plan-exchange.js';
 
 /** A POST the upstream began to answer, relayed message by message (relay.ts decided a hook needs its messages). */
 export interface TappedPost {
@@ -120,10 +121,8 @@ export class TappedRelay {
     exchange.upstreamAnswered(message);
     exchange.timeline.framing = this.tap.framing();
     if (exchange === init) {
-      if ('result' in message) {
-        exchange.negotiated(String(message.result.protocolVersion ?? ''));
-        live.protocolVersion = exchange.protocolVersion;
-      } else if (owned) sessions.delete(live.id as string); // no session came of it
+      if ('result' in message) initialized(exchange, live, message);
+      else if (owned) sessions.delete(live.id as string); // no session came of it
     }
     if (!waits(exchange.delivery.need)) {
       this.delivery?.write(message);

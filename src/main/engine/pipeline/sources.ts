@@ -1,22 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RefusalKind } from '../../../shared/cassette/entry.js';
-import { errorResponse, type JsonRpcMessage } from '../../../shared/jsonrpc.js';
+import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import { sendJson } from '../http/sse.js';
-import type {
-  AnswerSource,
-  CassetteSource,
-  HttpVerb,
-  Plan,
-  Post,
-  Refused,
-  RuleOffer,
-  RuleSource,
-  Stage,
-} from './contract.js';
+import type { AnswerSource, CassetteSource, HttpVerb, Plan, Post, Refused, RuleSource, Stage } from './contract.js';
 import type { LiveExchange, RequestHeaders } from './exchange.js';
 import { UpstreamDelivery } from './forward.js';
 import { deliverHere } from './local-delivery.js';
-import { localAnswer, planDelivery, planRequest } from './plan.js';
+import { planDelivery } from './plan.js';
+import { planExchange } from './plan-exchange.js';
 import { refusalFor } from './replay-protocol.js';
 import type { Session, SessionRegistry } from './session.js';
 
@@ -65,21 +56,13 @@ export class Sources {
    * and the hooks read); a cassette whose entry was taken moves on.
    */
   plan(exchange: LiveExchange, session: Session, single: boolean): Plan {
-    const { rules, cassette } = this.options;
-    const rule = rules?.offer(exchange);
-    const plan = planRequest({
-      method: exchange.request.method,
-      answered: exchange.response,
-      rule,
-      cassette: cassette?.offer(exchange, session),
+    const { rules, cassette, serverInfo } = this.options;
+    return planExchange(exchange, session, single, {
+      rules,
+      cassette,
       upstream: this.stage.upstream !== undefined,
-      synthesize: rules !== undefined,
-      single,
-      local: () => localAnswer(exchange.request, this.options.serverInfo),
+      serverInfo,
     });
-    apply(exchange, plan, rule);
-    if (plan.answer === 'cassette') cassette?.take(exchange, session);
-    return plan;
   }
 
   /** The source the POST is planned to delivers its answers. */
@@ -147,32 +130,5 @@ export class Sources {
   /** A server stream of the session opened: what the sources kept for one goes out on it. */
   streamOpened(session: Session, res: ServerResponse): void {
     this.options.cassette?.streamOpened(session, res);
-  }
-}
-
-/** Carries a plan's choice into the exchange (what the timeline and the hooks read). */
-function apply(exchange: LiveExchange, plan: Plan, rule: RuleOffer | undefined): void {
-  exchange.timeline.behavior = rule?.behavior;
-  exchange.delivery.rewrite = rule?.rewrite;
-  switch (plan.answer) {
-    case 'cassette': {
-      exchange.delivery.source = 'cache';
-      exchange.timeline.cassette = 'hit';
-      const { error } = plan.entry;
-      exchange.respond(
-        error
-          ? errorResponse(exchange.request.id, error.code, error.message, error.data)
-          : { jsonrpc: '2.0', id: exchange.request.id, result: plan.entry.result },
-      );
-      return;
-    }
-    case 'rule':
-    case 'local':
-      exchange.delivery.source = 'proxy';
-      exchange.respond(plan.response);
-      if (plan.answer === 'local' && plan.miss) exchange.timeline.cassette = 'miss';
-      return;
-    case 'upstream':
-      return;
   }
 }

@@ -4,6 +4,7 @@ import spawn from 'cross-spawn';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { LineReader } from './lines.js';
 
 /** How long each step of stopping a child may take: stdin closed, then SIGTERM, then SIGKILL. */
 const STOP_STEP_MS = 2_000;
@@ -26,6 +27,8 @@ export class ChildStdioTransport implements Transport {
 
   constructor(
     private readonly params: { command: string; args: string[]; env: Record<string, string>; cwd?: string },
+    /** the child's stdout line by line, unparsed (the stdio proxy reads it so); absent: parsed into onmessage */
+    private readonly lines?: LineReader,
   ) {}
 
   get pid(): number | undefined {
@@ -58,7 +61,9 @@ export class ChildStdioTransport implements Transport {
     child.stderr?.pipe(this.stderr);
     child.stdin?.on('error', (error) => this.onerror?.(error));
     child.stdout?.on('error', (error) => this.onerror?.(error));
-    child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
+    const lines = this.lines;
+    if (lines) child.stdout?.on('data', (chunk: Buffer) => lines.push(chunk));
+    else child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
     child.on('close', () => {
       this.stopped = true;
       this.onclose?.();
@@ -99,6 +104,14 @@ export class ChildStdioTransport implements Transport {
     return new Promise((resolve) =>
       stdin.write(serializeMessage(message)) ? resolve() : stdin.once('drain', () => resolve()),
     );
+  }
+
+  /** Writes text as it is (whole lines, each with its `\n`): false when the child cannot take it. */
+  write(text: string): boolean {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.stopped) return false;
+    stdin.write(text);
+    return true;
   }
 
   /** Closes stdin; SIGTERM after 2 s; SIGKILL after 2 s more. */

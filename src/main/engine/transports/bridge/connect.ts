@@ -37,7 +37,7 @@ function sseTarget(spec: Extract<BridgeSpec, { kind: 'sse' }>): { url: URL; head
   return { url, headers };
 }
 
-function fullEnvironment(extra: Record<string, string> | undefined): Record<string, string> {
+export function fullEnvironment(extra: Record<string, string> | undefined): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
   return { ...env, ...extra };

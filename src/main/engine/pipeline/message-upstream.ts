@@ -1,12 +1,24 @@
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../shared/jsonrpc.js';
-import type { Session } from '../main/engine/pipeline/session.js';
-import type { McpTransport } from './transport.js';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
+import type { Session } from './session.js';
+
+/** An SDK Transport as the pipeline uses one (both SDK generations fit it: src/lib/transport.ts). */
+export interface MessageTransport {
+  start(): Promise<void>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each SDK passes its own message and option types
+  send(message: any, options?: any): Promise<void>;
+  close(): Promise<void>;
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assignable from and to both SDKs' generic callback
+  onmessage?: ((message: any, extra?: any) => void) | undefined;
+}
 
 /** How long the proxy's own initialize of a hybrid upstream may take. */
 const HANDSHAKE_MS = 30_000;
 
 /**
- * The wrapped transport, started only when something must go to the server (never in replay), as the endpoint's
+ * The upstream of a message-level pipeline (message-planner.ts): a wrapped transport (wrapTransport), or a stdio
+ * child (stdio-proxy.ts), started only when something must go to the server (never in replay), as the endpoint's
  * owned sessions do it over HTTP (pipeline/upstream-session.ts): after a replayed initialize, the first request the
  * cassette misses (hybrid) opens an MCP session upstream with the client's own initialize params first.
  */
@@ -22,7 +34,7 @@ export class UpstreamSession {
   private nextId = 0;
 
   constructor(
-    private readonly inner: McpTransport,
+    private readonly inner: MessageTransport,
     private readonly onMessage: (message: unknown) => void,
     private readonly events: { onclose: () => void; onerror: (error: Error) => void },
   ) {}
@@ -80,7 +92,7 @@ export class UpstreamSession {
     this.initialized = true;
   }
 
-  send(message: JsonRpcMessage, options: unknown): Promise<void> {
+  send(message: JsonRpcMessage, options?: unknown): Promise<void> {
     return this.inner.send(message, options);
   }
 
