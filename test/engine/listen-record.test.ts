@@ -15,11 +15,13 @@ import { startV2Server } from '../fixtures/v2-server.js';
 import { pythonSdkMissing, startPythonServer } from '../helpers/python-sdk.js';
 import { replayThrough } from '../helpers/recording.js';
 import { distilledFiles, removeTempDirs, tempDir } from '../helpers/temp.js';
-import { modernMeta, openListen } from '../helpers/listen-stream.js';
+import { MODERN, MODERN_HEADERS, modernMeta, openListen } from '../helpers/listen-stream.js';
+import { startLinesServer } from '../fixtures/lines-server.js';
 
 afterAll(removeTempDirs);
 
 const META = modernMeta('listen-client');
+const SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
 const listen = (url: string): ReturnType<typeof openListen> => openListen(url, META);
 
 /** The client's view: the first two messages of the stream, the second one made by a change after the first arrived. */
@@ -104,4 +106,86 @@ describe.skipIf(missing !== undefined)('the Python SDK server: a listen stream r
       await server.close();
     }
   }, 60_000);
+});
+
+/** A 2026-07-28 tools/call over raw HTTP: its answer's content type and parsed body (read whole). */
+async function callTool(url: string, name: string): Promise<{ type: string; body: unknown }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...MODERN_HEADERS, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': name },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name, arguments: {}, _meta: META } }),
+  });
+  return { type: (res.headers.get('content-type') ?? '').split(';')[0], body: JSON.parse(await res.text()) };
+}
+
+/**
+ * The client's view of a listen stream sent as chunked JSON lines: its framing, the acknowledgement, and the change
+ * the trigger call (a pretty-printed JSON answer split across chunks) makes once the client holds the acknowledgement.
+ */
+async function linesScenario(url: string): Promise<{ type: string; messages: unknown[]; call: unknown }> {
+  const stream = await listen(url);
+  try {
+    const acknowledged = await stream.next();
+    const call = await callTool(url, 'test_trigger_tool_change');
+    const changed = await stream.next();
+    return { type: stream.contentType, messages: [acknowledged, changed], call };
+  } finally {
+    stream.close();
+  }
+}
+
+describe('a listen stream as chunked JSON lines (issue 33 item 1), recorded', () => {
+  it.each([
+    ['the durable commit', true],
+    ['--no-fsync', false],
+  ])(
+    'with %s: each line reaches the client as it comes, the stream is recorded when the client closes it, and replay sends it in the same framing',
+    async (_name, durable) => {
+      const server = await startLinesServer();
+      const cacheDir = await tempDir();
+      try {
+        const direct = await linesScenario(server.url);
+        expect(direct.type).toBe('application/json');
+        expect(direct.messages).toMatchObject([
+          { method: 'notifications/subscriptions/acknowledged', params: { _meta: { [SUBSCRIPTION]: 7 } } },
+          { method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION]: 7 } } },
+        ]);
+        expect(direct.call).toMatchObject({
+          type: 'application/json',
+          body: { id: 8, result: { resultType: 'complete' } },
+        });
+
+        const recorder = await startProxy({ mode: 'record', upstreamUrl: server.url, cacheDir, durable });
+        const ended = new Promise<ExchangeEvent>((resolve) =>
+          recorder.events.on('exchange', (e) => e.method === 'subscriptions/listen' && resolve(e)),
+        );
+        const recorded = await linesScenario(recorder.url);
+        const exchange = await ended;
+        await recorder.flush();
+        await recorder.close();
+        expect(recorded).toEqual(direct);
+        expect(exchange.cassette).toBe('recorded');
+
+        await server.close();
+        const [file] = (await distilledFiles(cacheDir)).filter((f) => f.includes('subscriptions_listen'));
+        const entry = JSON.parse(await readFile(join(cacheDir, file), 'utf8')) as {
+          stream?: { method: string }[];
+          framing?: unknown;
+          unanswered?: boolean;
+        };
+        expect(entry.stream?.map((m) => m.method)).toEqual([
+          'notifications/subscriptions/acknowledged',
+          'notifications/tools/list_changed',
+        ]);
+        expect(entry).toMatchObject({ framing: { type: 'json', lines: true }, unanswered: true });
+        const [call] = (await distilledFiles(cacheDir)).filter((f) => f.includes('test_trigger_tool_change'));
+        // the split JSON answer is one JSON body, replayed as one
+        expect(JSON.parse(await readFile(join(cacheDir, call), 'utf8'))).toMatchObject({ framing: { type: 'json' } });
+        expect(JSON.parse(await readFile(join(cacheDir, call), 'utf8')).framing.lines).toBeUndefined();
+        expect(await replayThrough(cacheDir, linesScenario)).toEqual(direct);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });
