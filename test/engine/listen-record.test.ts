@@ -136,11 +136,12 @@ async function linesScenario(url: string): Promise<{ type: string; messages: unk
 
 describe('a listen stream as chunked JSON lines (issue 33 item 1), recorded', () => {
   it.each([
-    ['the durable commit', true],
-    ['--no-fsync', false],
+    ['the durable commit', true, false],
+    ['--no-fsync', false, false],
+    ['a response breakpoint that may hold any method (the answer goes message by message, re-serialised)', true, true],
   ])(
     'with %s: each line reaches the client as it comes, the stream is recorded when the client closes it, and replay sends it in the same framing',
-    async (_name, durable) => {
+    async (_name, durable, held) => {
       const server = await startLinesServer();
       const cacheDir = await tempDir();
       try {
@@ -156,6 +157,9 @@ describe('a listen stream as chunked JSON lines (issue 33 item 1), recorded', ()
         });
 
         const recorder = await startProxy({ mode: 'record', upstreamUrl: server.url, cacheDir, durable });
+        // it may hold every answer (so each is relayed message by message) and holds none: its condition never matches
+        const never = { path: 'params.never', op: 'equals' as const, value: 'never' };
+        if (held) recorder.breakpoints.set([{ method: '*', tool: '*', when: 'response', condition: never }]);
         const ended = new Promise<ExchangeEvent>((resolve) =>
           recorder.events.on('exchange', (e) => e.method === 'subscriptions/listen' && resolve(e)),
         );
