@@ -193,3 +193,55 @@ describe('a listen stream as chunked JSON lines (issue 33 item 1), recorded', ()
     },
   );
 });
+
+/** A 2026-07-28 tools/call of lines_steps, its body read raw: content type, and each line parsed. */
+async function stepsCall(url: string, token: string): Promise<{ type: string; lines: unknown[] }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      ...MODERN_HEADERS,
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'lines_steps',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'lines_steps', arguments: { steps: 2 }, _meta: { ...META, progressToken: token } },
+    }),
+  });
+  const text = await res.text();
+  const lines = text.split('\n').filter((l) => l.trim());
+  return { type: (res.headers.get('content-type') ?? '').split(';')[0], lines: lines.map((l) => JSON.parse(l)) };
+}
+
+describe('an answer as JSON lines: progress, then the result (issue 33 item 1)', () => {
+  it('is recorded with its stream (durable commit) and replayed line by line, the live progress token in it', async () => {
+    const server = await startLinesServer();
+    const cacheDir = await tempDir();
+    try {
+      const direct = await stepsCall(server.url, 'direct-token');
+      expect(direct.lines).toHaveLength(3);
+      const recorder = await startProxy({ mode: 'record', upstreamUrl: server.url, cacheDir, durable: true });
+      const recorded = await stepsCall(recorder.url, 'direct-token');
+      await recorder.flush();
+      await recorder.close();
+      expect(recorded).toEqual(direct);
+      await server.close();
+      const [file] = (await distilledFiles(cacheDir)).filter((f) => f.includes('lines_steps'));
+      const entry = JSON.parse(await readFile(join(cacheDir, file), 'utf8')) as {
+        framing?: unknown;
+        stream?: unknown[];
+      };
+      expect(entry.framing).toEqual({ type: 'json', lines: true });
+      expect(entry.stream).toHaveLength(2);
+      const replayed = await replayThrough(cacheDir, (url) => stepsCall(url, 'replay-token'));
+      const withToken = (token: string) =>
+        JSON.parse(JSON.stringify(direct).replaceAll('direct-token', token)) as typeof direct;
+      expect(replayed).toEqual(withToken('replay-token'));
+    } finally {
+      await server.close();
+    }
+  });
+});
