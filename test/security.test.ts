@@ -123,6 +123,39 @@ describe('Host and Origin validation on every surface', () => {
     }
   });
 
+  it("the proxy accepts a page of its own origin (as the conformance suite's DNS-rebinding check sends it), and no other", async () => {
+    const upstream = await startSdkServer();
+    open.push(upstream);
+    for (const mode of ['proxy-only', 'record'] as const) {
+      const proxy = await startProxy({ mode, upstreamUrl: upstream.url, cacheDir: await tempDir() });
+      open.push(proxy);
+      const port = proxy.port;
+      const init = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const status = (host: string, origin: string) => request(proxy.url, 'POST', { ...headers, host, origin }, init);
+      // its own origin: the loopback literal it listens on, or localhost when the request came by localhost too
+      expect(await status(`127.0.0.1:${port}`, `http://127.0.0.1:${port}`), `${mode}, 127.0.0.1`).toBe(200);
+      expect(await status(`localhost:${port}`, `http://localhost:${port}`), `${mode}, localhost`).toBe(200);
+      expect(await status(`localhost:${port}`, `http://127.0.0.1:${port}`), `${mode}, literal via localhost`).toBe(200);
+      for (const [host, origin] of [
+        [`attacker.example:${port}`, `http://attacker.example:${port}`], // DNS rebinding: the page's own name
+        [`127.0.0.1:${port}`, `http://attacker.example:${port}`],
+        [`127.0.0.1:${port}`, `http://localhost:${port + 1}`], // another loopback port
+        [`localhost:${port}`, `http://localhost:${port + 1}`],
+        [`127.0.0.1:${port}`, `https://127.0.0.1:${port}`], // not what this server serves
+        [`127.0.0.1:${port}`, `http://[::1]:${port}`], // another process may listen on [::1] with this port
+        [`127.0.0.1:${port}`, `http://localhost:${port}`], // localhost may be [::1]: only by the same name
+        [`127.0.0.1:${port}`, `http://127.0.0.1.attacker.example:${port}`],
+      ])
+        expect(await status(host, origin), `${mode}, Host ${host}, Origin ${origin}`).toBe(403);
+    }
+  });
+
   it("the UI's WebSocket bridge refuses another origin even with the token", async () => {
     const rendererDir = await tempDir('rewind-renderer-');
     writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>ui</title>');

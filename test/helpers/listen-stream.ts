@@ -15,12 +15,13 @@ export const MODERN_HEADERS = { 'content-type': 'application/json', accept: 'app
 
 /**
  * Opens a listen stream for tool list changes (raw HTTP, no SDK client in between); its messages are read one by one
- * as they arrive. `next` throws when the stream ends while the client still holds it open.
+ * as they arrive — SSE events, or the lines of a chunked JSON body (`contentType` says which the server sent).
+ * `next` throws when the stream ends while the client still holds it open.
  */
 export async function openListen(
   url: string,
   meta: Record<string, unknown>,
-): Promise<{ next(): Promise<unknown>; close(): void }> {
+): Promise<{ next(): Promise<unknown>; close(): void; contentType: string }> {
   const abort = new AbortController();
   const res = await fetch(url, {
     method: 'POST',
@@ -33,6 +34,8 @@ export async function openListen(
     }),
     signal: abort.signal,
   });
+  const contentType = (res.headers.get('content-type') ?? '').split(';')[0];
+  const lines = contentType === 'application/json';
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let buffered = '';
@@ -43,6 +46,12 @@ export async function openListen(
         const { value, done } = await reader.read();
         if (done) throw new Error('the listen stream ended while the client still held it open');
         buffered += decoder.decode(value, { stream: true }).replace(/\r\n/g, '\n'); // sse-starlette ends lines with CRLF
+        if (lines) {
+          const complete = buffered.split('\n');
+          buffered = complete.pop() ?? '';
+          for (const text of complete) if (text.trim()) messages.push(JSON.parse(text));
+          continue;
+        }
         const events = buffered.split('\n\n');
         buffered = events.pop() ?? '';
         for (const event of events) {
@@ -57,5 +66,6 @@ export async function openListen(
       return messages.shift();
     },
     close: () => abort.abort(),
+    contentType,
   };
 }

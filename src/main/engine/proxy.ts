@@ -63,6 +63,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       port: options.port,
       allowedHosts: options.allowedHosts,
       allowedOrigins: options.allowedOrigins,
+      ownLoopbackOrigin: true, // a page of the proxy's own origin (none is served, but the MCP spec accepts it)
       limits: options.limits,
     },
     (req, res) => {

@@ -41,6 +41,8 @@ export const FramingSchema = z.object({
   retryMs: z.number().int().min(0).optional(),
   /** the stream opened with a priming event (an id and empty data: 2025-11-25) */
   priming: z.boolean().optional(),
+  /** a JSON body of newline-delimited messages (chunked, no SSE framing): its streamed messages, then the answer, one a line */
+  lines: z.boolean().optional(),
   /** the server closed the POST stream after this many messages; the rest arrived on the client's resumed stream */
   resumedAfter: z.number().int().min(0).optional(),
   /** the answer's members in the order the server wrote them, when not `jsonrpc, id, result|error` (`result, jsonrpc, id`) */

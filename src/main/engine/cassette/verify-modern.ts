@@ -96,7 +96,7 @@ export async function sendModern(
     response,
     stream: messages.map((m) => m.message as unknown as Record<string, unknown>),
     ...(res.status !== 200 ? { status: res.status } : {}),
-    framing: framingOf(res, tap),
+    framing: framingOf(res, tap, messages.length > 0),
     timing: { answerMs: elapsed(), ...(messages.length ? { streamMs: messages.map((m) => m.ms) } : {}) },
   };
 }
@@ -118,8 +118,10 @@ async function readUntil(res: Response, tap: ResponseTap, done: () => boolean): 
   }
 }
 
-function framingOf(res: Response, tap: ResponseTap): Framing {
-  if (!res.headers.get('content-type')?.includes('text/event-stream')) return { type: 'json' };
+/** `streamed`: messages came before the answer (a JSON body of newline-delimited messages then keeps its lines) */
+function framingOf(res: Response, tap: ResponseTap, streamed: boolean): Framing {
+  if (!res.headers.get('content-type')?.includes('text/event-stream'))
+    return tap.lines && streamed ? { type: 'json', lines: true } : { type: 'json' };
   return {
     type: 'sse',
     ...(tap.sawEventId ? { eventIds: true } : {}),

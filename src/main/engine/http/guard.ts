@@ -15,6 +15,11 @@ export interface GuardOptions {
   allowedOrigins?: readonly string[] | (() => readonly string[]);
   /** a browser Origin equal to `http://<Host>` passes: the server's own pages (the browser UI; a proxy serves none) */
   ownOrigin?: boolean;
+  /**
+   * a browser Origin that is this server's own loopback origin passes (isOwnLoopbackOrigin): its own origin, as the
+   * MCP conformance suite's DNS-rebinding check sends it. A page of another port or host is still refused.
+   */
+  ownLoopbackOrigin?: boolean;
   /** an origin one route admits besides, e.g. the `null` origin of the UI's hand-off file on its POST */
   admits?: (origin: string, req: IncomingMessage) => boolean;
 }
@@ -40,6 +45,34 @@ function normalOrigin(origin: string): string {
     // "null", or not a URL: compared as written
   }
   return origin.toLowerCase();
+}
+
+/** the loopback literal that names the local address a request arrived on: 127.0.0.1 for IPv4, [::1] for IPv6 */
+function loopbackLiteralOf(localAddress: string | undefined): string | undefined {
+  const address = (localAddress ?? '').replace(/^::ffff:/, '');
+  if (address === '::1') return '[::1]';
+  if (address.startsWith('127.')) return '127.0.0.1';
+  return undefined;
+}
+
+/**
+ * Is the (normalised) Origin this server's own: http, the port the request arrived on, and a loopback name of the
+ * address it arrived on — its literal (only what listens there serves a page of it), or `localhost` when the request
+ * too came by `localhost` (same origin: had the page come from another process on the other address family, so
+ * would the request). Safe against DNS rebinding: a rebinding page's origin is its own site's name
+ * (attacker.example:port), never a loopback one; a page of another loopback port has another port.
+ */
+function isOwnLoopbackOrigin(origin: string, req: IncomingMessage, hostName: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  const port = url.port === '' ? 80 : Number(url.port);
+  if (url.protocol !== 'http:' || port !== req.socket.localPort) return false;
+  if (url.hostname === 'localhost') return hostName === 'localhost';
+  return url.hostname === loopbackLiteralOf(req.socket.localAddress);
 }
 
 /** A browser page of another site sends this on requests that carry no Origin (no-cors GETs, navigations). */
@@ -76,6 +109,7 @@ export function createGuard(options: GuardOptions): (req: IncomingMessage) => Gu
     const normal = normalOrigin(origin);
     if (allowed().some((o) => normalOrigin(o) === normal)) return { refused: null, cors: true };
     if (options.ownOrigin && normal === normalOrigin(`http://${host}`)) return { refused: null, cors: false };
+    if (options.ownLoopbackOrigin && isOwnLoopbackOrigin(normal, req, name)) return { refused: null, cors: true };
     if (options.admits?.(origin, req)) return { refused: null, cors: false };
     return { refused: `Origin "${origin}" is not allowed (give it leave with --allowed-origin)` };
   };

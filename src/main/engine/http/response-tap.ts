@@ -8,14 +8,24 @@ import { parseJson } from '../../../shared/json-depth.js';
 export const DEBUG_BODY_MAX_BYTES = 1024 * 1024;
 
 /**
+ * How an `application/json` body carries its messages: undecided until its first line ends; `lines`: one message per
+ * line, read as each line ends (a `subscriptions/listen` stream some 2026-07-28 servers send as chunked JSON lines:
+ * the body lasts as long as the client listens); `whole`: one document (pretty-printed, or no line break), read at
+ * its end.
+ */
+type JsonBody = 'undecided' | 'lines' | 'whole';
+
+/**
  * Reads the JSON-RPC messages out of an upstream answer while its bytes are relayed unchanged:
- * `text/event-stream` is parsed event by event as it streams, `application/json` once complete. The raw body is kept
- * when asked, up to `keepRaw` bytes: the debug file of an answer of any size must not cost its size again in memory.
+ * `text/event-stream` is parsed event by event as it streams, `application/json` line by line when its first line is
+ * a message of its own (newline-delimited JSON), else once complete. The raw body is kept when asked, up to
+ * `keepRaw` bytes: the debug file of an answer of any size must not cost its size again in memory.
  */
 export class ResponseTap {
   private readonly sse?: EventSourceParser;
   private readonly decoder = new TextDecoder();
   private jsonText = '';
+  private jsonBody: JsonBody = 'undecided';
   private raw: Buffer[] | undefined;
   private rawBytes = 0;
   private readonly keepRaw: number;
@@ -66,8 +76,32 @@ export class ResponseTap {
     if (this.raw && this.rawBytes <= this.keepRaw) this.raw.push(chunk);
     else this.raw = undefined;
     const text = this.decoder.decode(chunk, { stream: true });
-    if (this.sse) this.sse.feed(text);
-    else this.jsonText += text; // the chunk's bytes are free to go (a large body is not held twice)
+    if (this.sse) return this.sse.feed(text);
+    this.jsonText += text; // the chunk's bytes are free to go (a large body is not held twice)
+    if (this.jsonBody !== 'whole' && text.includes('\n')) this.readLines();
+  }
+
+  /** The complete lines of a JSON body so far, each a message; the first one decides whether the body is lines. */
+  private readLines(): void {
+    const end = this.jsonText.lastIndexOf('\n');
+    const lines = this.jsonText.slice(0, end).split('\n');
+    const rest = this.jsonText.slice(end + 1);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i].trim();
+      if (!line) continue;
+      const parsed = parsedOrUndefined(line);
+      if (this.jsonBody === 'undecided') {
+        if (typeof parsed !== 'object' || parsed === null) {
+          // the first line is not a message of its own: one document, read whole at its end
+          this.jsonBody = 'whole';
+          this.jsonText = [...lines.slice(i), rest].join('\n');
+          return;
+        }
+        this.jsonBody = 'lines';
+      }
+      if (parsed !== undefined) this.emitParsed(parsed); // a line that is no JSON is not ours to judge
+    }
+    this.jsonText = rest;
   }
 
   end(): void {
@@ -78,7 +112,15 @@ export class ResponseTap {
     }
     const text = this.jsonText + rest;
     this.jsonText = '';
-    if (text) this.emit(text);
+    if (this.jsonBody === 'lines') {
+      const last = parsedOrUndefined(text.trim());
+      if (last !== undefined) this.emitParsed(last);
+    } else if (text) this.emit(text);
+  }
+
+  /** a JSON body of newline-delimited messages, its first one read */
+  get lines(): boolean {
+    return this.jsonBody === 'lines';
   }
 
   /** The raw body as it came; past `keepRaw` bytes, a line saying how large it was instead. */
@@ -90,12 +132,11 @@ export class ResponseTap {
 
   private emit(data: string, eventId?: string): void {
     if (!data) return; // priming events (2025-11-25) carry an id and no data
-    let parsed: unknown;
-    try {
-      parsed = parseJson(data);
-    } catch {
-      return; // not ours to judge: the bytes were relayed as they came
-    }
+    const parsed = parsedOrUndefined(data);
+    if (parsed !== undefined) this.emitParsed(parsed, eventId); // else not ours to judge: relayed as it came
+  }
+
+  private emitParsed(parsed: unknown, eventId?: string): void {
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
       if (typeof message === 'object' && message !== null) {
         this.messages++;
@@ -106,13 +147,23 @@ export class ResponseTap {
 
   /** How the answer travelled so far (for the cassette: replay answers in the same framing). */
   framing(): Framing {
-    if (!this.sse) return { type: 'json' };
+    if (!this.sse) return this.jsonBody === 'lines' ? { type: 'json', lines: true } : { type: 'json' };
     const framing: Framing = { type: 'sse' };
     if (this.sawEventId) framing.eventIds = true;
     if (this.retryMs !== undefined) framing.retryMs = this.retryMs;
     if (this.primed) framing.priming = true;
     if (this.primingId) framing.ids = { priming: this.primingId };
     return framing;
+  }
+}
+
+/** JSON text parsed (depth-checked), or undefined when it is not JSON */
+function parsedOrUndefined(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return parseJson(text);
+  } catch {
+    return undefined;
   }
 }
 

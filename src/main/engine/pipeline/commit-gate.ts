@@ -10,7 +10,9 @@ export const JSON_HELD_WHOLE_BYTES = 1024 * 1024;
  * JSON: the body is one document whose answers are known at its end. Up to JSON_HELD_WHOLE_BYTES it waits whole
  * (the head too, so that a body cut before its end can still be answered with a JSON-RPC error, relay-failures.ts
  * brokenStream); beyond, it streams but for its latest chunk, so the client never has the whole document — the
- * answer — before the commit, and a large answer is not held in memory once more. Nothing is re-serialised.
+ * answer — before the commit, and a large answer is not held in memory once more. A JSON body of newline-delimited
+ * messages (a listen stream as chunked JSON lines) is no one document: once its first message was read (`lines`),
+ * it streams as SSE does. Nothing is re-serialised, and no answer waits for the end of a body that is not its own.
  */
 export class CommitGate {
   private readonly queue: Buffer[] = [];
@@ -24,8 +26,8 @@ export class CommitGate {
   constructor(
     private readonly res: ServerResponse,
     private readonly upRes: IncomingMessage,
-    /** a JSON body: nothing of it may complete before the end (see above) */
-    private readonly json: boolean,
+    /** a JSON body: nothing of it may complete before the end (see above), unless it turns out to be lines */
+    private json: boolean,
     /** writes the response head: at once for SSE, with the first byte sent for JSON */
     private readonly writeHead: () => void,
   ) {
@@ -41,6 +43,13 @@ export class CommitGate {
         this.pending--;
         this.release();
       });
+  }
+
+  /** The JSON body is newline-delimited messages, one of them read: what waited goes (unless a commit holds it), and from here on it streams. */
+  lines(): void {
+    if (!this.json) return;
+    this.json = false;
+    this.release();
   }
 
   write(chunk: Buffer): void {

@@ -9,6 +9,8 @@ import { sendJson, sseEvent } from '../http/sse.js';
  */
 export class RewritingDelivery {
   private readonly sse: boolean;
+  /** a JSON body of newline-delimited messages: each goes out on its line as it comes */
+  private jsonLines = false;
   private readonly collected: JsonRpcMessage[] = [];
 
   constructor(
@@ -28,15 +30,25 @@ export class RewritingDelivery {
     }
   }
 
+  /** The JSON body turned out to be newline-delimited messages: what was collected goes, the rest as it comes. */
+  lines(headers: Record<string, string | string[]>): void {
+    if (this.sse || this.jsonLines) return;
+    this.jsonLines = true;
+    const { 'content-length': _drop, ...rest } = headers;
+    this.res.writeHead(this.upRes.statusCode ?? 200, rest);
+    for (const message of this.collected.splice(0)) this.write(message);
+  }
+
   /** a message for the client, in upstream order */
   write(message: JsonRpcMessage): void {
     if (this.sse) this.res.write(sseEvent(message));
+    else if (this.jsonLines) this.res.write(`${JSON.stringify(message)}\n`);
     else this.collected.push(message);
   }
 
   /** the upstream answer is complete; `raw` is its body, used as-is when it held no JSON-RPC message */
   end(raw: string, headers: Record<string, string | string[]>): void {
-    if (this.sse) {
+    if (this.sse || this.jsonLines) {
       this.res.end();
       return;
     }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { DEBUG_BODY_MAX_BYTES, ResponseTap } from '../http/response-tap.js';
+import type { Framing } from '../../../shared/cassette/entry.js';
 import type { ExchangeDetail, Stage } from './contract.js';
 import { RewritingDelivery } from './delivery.js';
 import { waits } from './chain.js';
@@ -80,6 +81,11 @@ export class TappedRelay {
       });
     upRes.on('data', (chunk: Buffer) => {
       this.tap.push(chunk); // first: a commit the chunk completes holds the chunk back
+      if (this.tap.lines) {
+        // JSON lines: they go as they come, not at the end of a body that lasts as long as a listen stream
+        this.gate?.lines();
+        this.delivery?.lines(this.p.headers);
+      }
       this.gate?.write(chunk);
     });
     if (!this.delivery && !this.gate) upRes.pipe(res, { end: false });
@@ -119,7 +125,7 @@ export class TappedRelay {
   private answered(exchange: LiveExchange, message: JsonRpcResponse): void {
     const { live, init, owned, sessions, res } = this.p;
     exchange.upstreamAnswered(message);
-    exchange.timeline.framing = this.tap.framing();
+    exchange.timeline.framing = this.framing(exchange);
     if (exchange === init) {
       if ('result' in message) initialized(exchange, live, message);
       else if (owned) sessions.delete(live.id as string); // no session came of it
@@ -142,6 +148,16 @@ export class TappedRelay {
       );
   }
 
+  /**
+   * How the exchange's answer travelled: JSON lines only when it came with more than its answer — messages before it,
+   * or none (a listen stream the client closed) —: an answer alone on a line of its own replays as a JSON body.
+   */
+  private framing(exchange: LiveExchange): Framing {
+    const framing = this.tap.framing();
+    if (!framing.lines || exchange.stream.length > 0 || !exchange.upstreamResponse) return framing;
+    return { type: 'json' };
+  }
+
   private finish(exchange: LiveExchange): Promise<void> {
     return this.p.stage.hooks.finish(exchange, this.p.live, this.detail());
   }
@@ -162,7 +178,7 @@ export class TappedRelay {
     if (!cancelled?.size) return;
     for (const exchange of [...this.pending.values()].filter((e) => cancelled.has(e.request.id))) {
       this.pending.delete(exchange.request.id);
-      exchange.timeline.framing ??= this.tap.framing();
+      exchange.timeline.framing ??= this.framing(exchange);
       void this.finish(exchange);
     }
   }
@@ -190,7 +206,7 @@ export class TappedRelay {
     // closed early with event ids (SSE polling): the client resumes with Last-Event-ID, the answers come there
     if (pending.size > 0 && sse && tap.lastEventId !== undefined) return this.awaitResume([...pending.values()]);
     for (const exchange of pending.values()) {
-      exchange.timeline.framing ??= tap.framing();
+      exchange.timeline.framing ??= this.framing(exchange);
       void this.finish(exchange); // answered nothing (or refused the POST): still on the timeline
     }
   }
@@ -218,7 +234,7 @@ export class TappedRelay {
     }
     for (const exchange of this.pending.values()) {
       exchange.delivery.clientGone = true; // the client went away: so does the upstream stream
-      exchange.timeline.framing ??= this.tap.framing();
+      exchange.timeline.framing ??= this.framing(exchange);
     }
     upRes.destroy();
   }

@@ -46,14 +46,21 @@ export interface ReplayAnswer {
   calls?: CallWaiters;
 }
 
-/** JSON or SSE: as recorded when the client accepts it (entries that kept no framing: as the others, SSE when something streamed). */
-export function framingFor(entry: CassetteEntry, accept: string | undefined, usual?: 'json' | 'sse'): 'json' | 'sse' {
+/**
+ * JSON, JSON lines or SSE: as recorded when the client accepts it (entries that kept no framing: as the others, SSE
+ * when something streamed).
+ */
+export function framingFor(
+  entry: CassetteEntry,
+  accept: string | undefined,
+  usual?: 'json' | 'sse',
+): 'json' | 'lines' | 'sse' {
   const a = accept ?? '';
   const sse = a.includes('text/event-stream');
   const json = a.includes('application/json') || a.includes('*/*') || !sse;
   const recorded = entry.framing?.type ?? (entry.stream?.length || entry.unanswered ? 'sse' : (usual ?? 'json'));
   if (recorded === 'sse' && sse) return 'sse';
-  if (recorded === 'json' && json) return 'json';
+  if (recorded === 'json' && json) return entry.framing?.lines ? 'lines' : 'json';
   return json && !entry.stream?.length ? 'json' : 'sse';
 }
 
@@ -72,10 +79,17 @@ export async function replayAnswer(a: ReplayAnswer): Promise<void> {
   const timing = speed === undefined ? undefined : entry.timing;
   // a bare entry (mcp-rewind's form keeps no framing) travels as the server's other answers did
   const framing = entry.framing ?? a.usualFraming;
-  if (framingFor(entry, a.accept, a.usualFraming?.type) === 'json') {
+  const travels = framingFor(entry, a.accept, a.usualFraming?.type);
+  if (travels === 'json') {
     if (timing?.answerMs) await wait(timing.answerMs / (speed ?? 1));
     if (!res.destroyed) sendJson(res, status, asWritten(exchange.response, entry, framing), a.headers);
     return a.stage.hooks.finish(exchange, a.session);
+  }
+  if (travels === 'lines') {
+    // chunked newline-delimited JSON, as recorded: each message on its line as it comes
+    res.writeHead(status, { ...a.headers, 'content-type': 'application/json', 'cache-control': 'no-cache' });
+    res.flushHeaders();
+    return new Playback(a, undefined, true).from(0, res);
   }
   res.writeHead(status, { ...a.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const ids = framing?.eventIds
@@ -102,13 +116,20 @@ class Playback {
   constructor(
     private readonly a: ReplayAnswer,
     private readonly ids: EventIds | undefined,
+    /** JSON lines: one message a line, no SSE framing */
+    private readonly lines = false,
   ) {
     this.stream = (a.entry.stream ?? []) as unknown as JsonRpcMessage[];
     this.liveToken = a.exchange.progressToken;
   }
 
+  /** a message as it travels: an SSE event (with its id), or a line */
+  private framed(message: unknown, index: number): string {
+    return this.lines ? `${JSON.stringify(message)}\n` : sseEvent(message, this.ids?.next(index));
+  }
+
   private write(res: ServerResponse, message: unknown, index: number): void {
-    res.write(sseEvent(message, this.ids?.next(index)));
+    res.write(this.framed(message, index));
   }
 
   /** the recorded gap before message i (or the answer, i = stream length), at the chosen speed */
@@ -178,7 +199,7 @@ class Playback {
       return;
     }
     const answer = asWritten(this.liveAnswer(), entry, entry.framing ?? this.a.usualFraming);
-    if (!res.destroyed) res.end(sseEvent(answer, this.ids?.next(this.stream.length)));
+    if (!res.destroyed) res.end(this.framed(answer, this.stream.length));
     await stage.hooks.finish(exchange, session);
   }
 

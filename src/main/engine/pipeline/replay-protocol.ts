@@ -67,7 +67,7 @@ function usualFraming(store: CassetteStore): Framing | undefined {
   let looked = 0;
   for (const key of store.keys()) {
     const framing = store.lookup(key)?.find((e) => e.framing && !e.refusal)?.framing;
-    if (framing) return { ...framing, resumedAfter: undefined, ids: undefined };
+    if (framing) return { ...framing, resumedAfter: undefined, ids: undefined, lines: undefined };
     if (++looked >= 64) return undefined;
   }
   return undefined;
