@@ -10,18 +10,26 @@ import { challengeOf, withSignIn, type UpstreamAuth } from './oauth/challenge.js
 
 const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
 
-/** An answer's running limits ride on it (a WeakMap entry per request cost more) */
-const DEADLINE = Symbol('deadline');
-type Timed = IncomingMessage & { [DEADLINE]?: Deadline };
+/**
+ * The running limits of each answer in flight, until it closes; the limit that cut one stays known after (rare: a
+ * WeakMap). A Map entry per request, not a property: an extra property on some IncomingMessages only would make
+ * node:http's own accesses polymorphic, and a WeakMap entry per request costs the GC more.
+ */
+const running = new Map<IncomingMessage, Deadline>();
+const cutAnswers = new WeakMap<IncomingMessage, UpstreamTimeoutError>();
 
 /** The answer carries its call's limits until it closes (one shared listener: no closure per request). */
 function timed(res: IncomingMessage, deadline: Deadline): void {
-  (res as Timed)[DEADLINE] = deadline;
+  running.set(res, deadline);
   res.on('close', clearDeadline);
 }
 
-function clearDeadline(this: Timed): void {
-  this[DEADLINE]?.clear();
+function clearDeadline(this: IncomingMessage): void {
+  const deadline = running.get(this);
+  if (!deadline) return;
+  running.delete(this);
+  deadline.clear();
+  if (deadline.fired) cutAnswers.set(this, deadline.fired);
 }
 
 /**
@@ -184,12 +192,12 @@ export class HttpUpstream implements Upstream {
 
   /** The limit that cut this answer short, if one did (the stream then ends as any broken stream does). */
   cutBy(res: IncomingMessage): UpstreamTimeoutError | undefined {
-    return (res as Timed)[DEADLINE]?.fired;
+    return running.get(res)?.fired ?? cutAnswers.get(res);
   }
 
   /** A progress notification of this answer went by: its per-call timeout starts over. */
   progressed(res: IncomingMessage): void {
-    (res as Timed)[DEADLINE]?.restart();
+    running.get(res)?.restart();
   }
 
   /** Sends one JSON-RPC message and reads every message of the answer (JSON or SSE). */
