@@ -7,6 +7,13 @@
  * each with its defaults otherwise, under the same closed-loop load (one session, CONCURRENCY connections, tools/call),
  * in interleaved rounds (ABC, then CBA). Printed: req/s and CPU per request (the bridge process and its stdio child),
  * and our ratios to each peer, per round paired, their median reported.
+ *
+ * Every request id is used once (the MCP spec: a request id is never reused within a session). The bench used to
+ * cycle 64 ids on the one session: a stateful bridge routes an answer to the request of its id, so two requests of
+ * one id in flight at once cost one of them its answer — it hung until the 5 s request timeout, an error, and the
+ * peers ran at a quarter of their speed (260–270 req/s with errors where they make 900–1,100 without). Each bridge's
+ * answers are checked before and after its rounds (peer-check.ts); a ratio over one that failed a check or erred in
+ * its rounds is void, and says why.
  *   node --import tsx bench/bridge.ts       (part of `npm run bench`; BENCH_QUICK=1 for a smoke run)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -16,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { callRequest } from './cassette-gen.js';
 import { cpuMs } from './cpu.js';
 import { LoadClient } from './load.js';
+import { checkPeer, voidReason, type CheckResult } from './peer-check.js';
 import { cpuPerRequest, median, save, summary, type TargetRow, type ThroughputRow } from './report.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -119,6 +127,23 @@ interface Target {
   client: LoadClient;
   pids: number[];
   row: ThroughputRow;
+  checks: CheckResult[];
+}
+
+/** tools/call requests, each with an id of its own (never one in use on the session) */
+let nextId = 1;
+const nextBody = (): Buffer => {
+  const id = nextId++;
+  return Buffer.from(JSON.stringify(callRequest(id % 64, id)));
+};
+const freshBodies = (count: number): Buffer[] => Array.from({ length: count }, nextBody);
+
+async function check(t: Target, when: string): Promise<void> {
+  const result = await checkPeer(t.client, freshBodies(CONCURRENCY + 4), CONCURRENCY);
+  t.checks.push(result);
+  log(
+    `bench bridge: ${t.name}: ${when}: ${result.sent - result.failed}/${result.sent} answers right${result.failed ? ` (${result.reasons[0]})` : ''}`,
+  );
 }
 
 async function startTarget(bridge: Bridge): Promise<Target> {
@@ -134,7 +159,7 @@ async function startTarget(bridge: Bridge): Promise<Target> {
     const pids = processTree(child.pid!);
     const row = { name: bridge.name, rps: [], p50Ms: [], p99Ms: [], errors: 0, cpuMs: new Map(), requests: 0 };
     row.cpuMs.set('bridge + stdio server', 0);
-    return { name: bridge.name, child, client, pids, row };
+    return { name: bridge.name, child, client, pids, row, checks: [] };
   } catch (error) {
     child.kill('SIGKILL');
     throw new Error(`${(error as Error).message}\n${printed}`, { cause: error });
@@ -152,9 +177,9 @@ function within<T>(run: Promise<T>, name: string): Promise<T> {
 
 const cpuOf = (pids: number[]): number => pids.reduce((sum, pid) => sum + (cpuMs(pid) || 0), 0);
 
-async function measure(t: Target, bodies: Buffer[]): Promise<void> {
+async function measure(t: Target): Promise<void> {
   const before = cpuOf(t.pids);
-  const r = await within(t.client.run(bodies, CONCURRENCY, cfg.loadMs), t.name);
+  const r = await within(t.client.run(nextBody, CONCURRENCY, cfg.loadMs), t.name);
   const label = 'bridge + stdio server';
   t.row.cpuMs.set(label, (t.row.cpuMs.get(label) ?? 0) + cpuOf(t.pids) - before);
   t.row.requests += r.completed;
@@ -166,22 +191,28 @@ async function measure(t: Target, bodies: Buffer[]): Promise<void> {
 
 function goals(ours: Target, peers: Target[]): TargetRow[] {
   const label = 'bridge + stdio server';
-  return peers.flatMap((peer) => [
-    {
-      metric: `stdio bridge: mcp-rewind / ${peer.name.split(' ')[0]} (throughput)`,
-      values: ours.row.rps.map((v, i) => v / peer.row.rps[i]),
-      target: 1,
-      kind: 'min' as const,
-      unit: 'x' as const,
-    },
-    {
-      metric: `stdio bridge CPU/request: ${peer.name.split(' ')[0]} ÷ mcp-rewind (above 1: we cost less)`,
-      values: [cpuPerRequest(peer.row, label) / cpuPerRequest(ours.row, label)],
-      target: 1,
-      kind: 'min' as const,
-      unit: 'x' as const,
-    },
-  ]);
+  return peers.flatMap((peer) => {
+    const why =
+      voidReason(ours.name, ours.checks, ours.row.errors) ?? voidReason(peer.name, peer.checks, peer.row.errors);
+    return [
+      {
+        metric: `stdio bridge: mcp-rewind / ${peer.name.split(' ')[0]} (throughput)`,
+        values: ours.row.rps.map((v, i) => v / peer.row.rps[i]),
+        target: 1,
+        kind: 'min' as const,
+        unit: 'x' as const,
+        void: why,
+      },
+      {
+        metric: `stdio bridge CPU/request: ${peer.name.split(' ')[0]} ÷ mcp-rewind (above 1: we cost less)`,
+        values: [cpuPerRequest(peer.row, label) / cpuPerRequest(ours.row, label)],
+        target: 1,
+        kind: 'min' as const,
+        unit: 'x' as const,
+        void: why,
+      },
+    ];
+  });
 }
 
 async function main(): Promise<void> {
@@ -189,19 +220,20 @@ async function main(): Promise<void> {
   const targets: Target[] = [];
   try {
     for (const bridge of BRIDGES) targets.push(await startTarget(bridge));
-    const bodies = Array.from({ length: 64 }, (_, i) => Buffer.from(JSON.stringify(callRequest(i, i + 1))));
+    for (const t of targets) await check(t, 'before its rounds');
     log('bench bridge: warming up');
     for (const t of targets) {
-      const warm = await within(t.client.run(bodies, CONCURRENCY, cfg.warmMs), t.name);
+      const warm = await within(t.client.run(nextBody, CONCURRENCY, cfg.warmMs), t.name);
       log(`bench bridge: ${t.name}: ${warm.rps.toFixed(0)} req/s warm, ${warm.errors} errors`);
     }
     for (let round = 0; round < cfg.rounds; round++) {
-      for (const t of round % 2 ? [...targets].reverse() : targets) await measure(t, bodies);
+      for (const t of round % 2 ? [...targets].reverse() : targets) await measure(t);
       log(
-        `bench bridge: round ${round + 1}/${cfg.rounds}: ${targets.map((t) => t.row.rps.at(-1)?.toFixed(0)).join(' / ')} req/s`,
+        `bench bridge: round ${round + 1}/${cfg.rounds}: ${targets.map((t) => `${t.row.rps.at(-1)?.toFixed(0)} (${t.row.errors} errors so far)`).join(' / ')} req/s`,
       );
     }
-    const config = `${QUICK ? 'BENCH_QUICK' : 'full'}: one stdio SDK server bridged to Streamable HTTP, ${cfg.rounds} interleaved rounds × ${cfg.loadMs} ms at ${CONCURRENCY} connections on one session; total ${((performance.now() - started) / 1000).toFixed(0)} s`;
+    for (const t of targets) await check(t, 'after its rounds');
+    const config = `${QUICK ? 'BENCH_QUICK' : 'full'}: one stdio SDK server bridged to Streamable HTTP, ${cfg.rounds} interleaved rounds × ${cfg.loadMs} ms at ${CONCURRENCY} connections on one session, every request id used once, answers checked before and after each bridge's rounds; total ${((performance.now() - started) / 1000).toFixed(0)} s`;
     const markdown = summary(
       config,
       targets.map((t) => t.row),

@@ -69,10 +69,11 @@ export class LoadClient {
 
   /**
    * Sends `bodies` round-robin for `durationMs` (or until `maxRequests`) over `concurrency` connections.
-   * Requests in flight at the deadline are finished and counted (elapsed time includes them).
+   * Requests in flight at the deadline are finished and counted (elapsed time includes them). `bodies` as a function
+   * makes request #n (a stateful peer wants an id used once per session: bench/bridge.ts).
    */
   async run(
-    bodies: Array<Buffer | Payload>,
+    bodies: Array<Buffer | Payload> | ((n: number) => Buffer),
     concurrency: number,
     durationMs: number,
     maxRequests = Infinity,
@@ -84,7 +85,7 @@ export class LoadClient {
     const deadline = t0 + durationMs;
     const worker = async (): Promise<void> => {
       while (performance.now() < deadline && next < maxRequests) {
-        const body = bodies[next++ % bodies.length];
+        const body = typeof bodies === 'function' ? bodies(next++) : bodies[next++ % bodies.length];
         const start = performance.now();
         try {
           const { status, ok } = Buffer.isBuffer(body)
@@ -114,6 +115,37 @@ export class LoadClient {
 
   close(): void {
     this.agent.destroy();
+  }
+
+  /** One POST with the session's headers; the answer's status, content type and whole body (peer-check.ts reads it). */
+  answer(body: Buffer): Promise<{ status: number; contentType: string; text: string }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: this.url.hostname,
+          port: this.url.port,
+          path: this.url.pathname,
+          method: 'POST',
+          agent: this.agent,
+          headers: { ...this.headers, 'content-length': body.length },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              contentType: String(res.headers['content-type'] ?? ''),
+              text: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.setTimeout(this.timeoutMs ?? 10_000, () => req.destroy(new Error('no answer in time')));
+      req.end(body);
+    });
   }
 
   /** One POST; resolves once the whole answer body has been read. `ok`: the body holds a JSON-RPC result (or error). */

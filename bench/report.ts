@@ -41,6 +41,8 @@ export interface TargetRow {
   /** 'min': value must be >= target; 'max': value must be <= target */
   kind: 'min' | 'max';
   unit: 'x' | 'ms';
+  /** why this ratio is not reported (a peer failed its answer checks or erred in its rounds: peer-check.ts) */
+  void?: string;
 }
 
 export function summary(
@@ -51,10 +53,23 @@ export function summary(
 ): string {
   const lines: string[] = [];
   lines.push(`# mcp-rewind bench — ${new Date().toISOString()}`, '');
-  lines.push(`node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), ${config}`, '');
+  const load = os
+    .loadavg()
+    .map((v) => v.toFixed(1))
+    .join(' / ');
+  lines.push(
+    `node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${load} (1 / 5 / 15 min, at the end), ${config}`,
+    '',
+  );
   lines.push('## Targets (median of per-round paired ratios / differences)', '');
   lines.push('| metric | value | min–max over rounds | target | met |', '|---|---:|---:|---:|:---:|');
   for (const t of targets) {
+    if (t.void !== undefined) {
+      lines.push(
+        `| ${t.metric} | **void** | ${t.void} | ${t.target === undefined ? '(info)' : ''} | ${t.target === undefined ? '' : '**NO**'} |`,
+      );
+      continue;
+    }
     const value = median(t.values);
     const digits = 3;
     const range =

@@ -4,59 +4,33 @@ import type { JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js
 import { redactUrl } from '../redact.js';
 import { collectMessages } from '../http/response-tap.js';
 import type { PipedBody, Upstream, UpstreamRequest } from '../pipeline/contract.js';
-import { UpstreamTimeoutError } from '../errors.js';
+import type { UpstreamTimeoutError } from '../errors.js';
+import { CallDeadlines, type CallLimits, type Deadline } from './call-deadlines.js';
 import { challengeOf, withSignIn, type UpstreamAuth } from './oauth/challenge.js';
 
-/**
- * Limits of one upstream call (a POST and its answer stream): `callMs` without an answer or a progress notification
- * (progress restarts it), `totalMs` in all. A `subscriptions/listen` POST (its Mcp-Method header) has none.
- */
-export interface CallLimits {
-  callMs?: number;
-  totalMs?: number;
-}
-
-/** The running limits of one call: restarted by progress, cleared when its answer ends. */
-class Deadline {
-  /** the limit that cut the call, once one did */
-  fired?: UpstreamTimeoutError;
-  private idle?: NodeJS.Timeout;
-  private readonly total?: NodeJS.Timeout;
-
-  constructor(
-    private readonly limits: CallLimits,
-    private readonly abort: (error: UpstreamTimeoutError) => void,
-  ) {
-    this.restart();
-    if (limits.totalMs)
-      this.total = setTimeout(
-        () => this.cut(new UpstreamTimeoutError('total', limits.totalMs! / 1000)),
-        limits.totalMs,
-      ).unref();
-  }
-
-  restart(): void {
-    if (!this.limits.callMs || this.fired) return;
-    clearTimeout(this.idle);
-    this.idle = setTimeout(
-      () => this.cut(new UpstreamTimeoutError('call', this.limits.callMs! / 1000)),
-      this.limits.callMs,
-    ).unref();
-  }
-
-  clear(): void {
-    clearTimeout(this.idle);
-    clearTimeout(this.total);
-  }
-
-  private cut(error: UpstreamTimeoutError): void {
-    this.fired = error;
-    this.clear();
-    this.abort(error);
-  }
-}
-
 const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
+
+/**
+ * The running limits of each answer in flight, until it closes; the limit that cut one stays known after (rare: a
+ * WeakMap). A Map entry per request, not a property: an extra property on some IncomingMessages only would make
+ * node:http's own accesses polymorphic, and a WeakMap entry per request costs the GC more.
+ */
+const running = new Map<IncomingMessage, Deadline>();
+const cutAnswers = new WeakMap<IncomingMessage, UpstreamTimeoutError>();
+
+/** The answer carries its call's limits until it closes (one shared listener: no closure per request). */
+function timed(res: IncomingMessage, deadline: Deadline): void {
+  running.set(res, deadline);
+  res.on('close', clearDeadline);
+}
+
+function clearDeadline(this: IncomingMessage): void {
+  const deadline = running.get(this);
+  if (!deadline) return;
+  running.delete(this);
+  deadline.clear();
+  if (deadline.fired) cutAnswers.set(this, deadline.fired);
+}
 
 /**
  * An upstream answered in process (a bridged stdio or legacy SSE server, transports/upstream-bridge.ts): the request
@@ -80,9 +54,8 @@ export class HttpUpstream implements Upstream {
   private readonly target: http.RequestOptions;
   private readonly agent: http.Agent;
   private readonly transport: typeof http | typeof https;
-  private readonly limits?: CallLimits;
-  /** the running limits of each answer in flight, for progress to restart */
-  private readonly deadlines = new WeakMap<IncomingMessage, Deadline>();
+  /** the running limits of the calls in flight (none without limits) */
+  private readonly deadlines?: CallDeadlines;
 
   /**
    * @param headers sent on every request, over the client's (the upstream's own credentials in a `serve` session)
@@ -99,8 +72,8 @@ export class HttpUpstream implements Upstream {
     private readonly auth?: UpstreamAuth,
     private readonly dispatch?: LocalDispatch,
   ) {
-    this.limits =
-      typeof limits === 'number' ? { callMs: limits } : limits?.callMs || limits?.totalMs ? limits : undefined;
+    const given = typeof limits === 'number' ? { callMs: limits } : limits;
+    if (given?.callMs || given?.totalMs) this.deadlines = new CallDeadlines(given);
     this.url = new URL(url);
     this.target = urlToOptions(this.url);
     this.displayUrl = redactUrl(this.url);
@@ -124,18 +97,19 @@ export class HttpUpstream implements Upstream {
   }: UpstreamRequest): Promise<IncomingMessage> {
     const out: Record<string, string | string[]> = ownHeaders ? headers : { ...headers };
     for (const name in this.headers) out[name.toLowerCase()] = this.headers[name];
-    delete out['mcp-session-id'];
     if (sessionId) out['mcp-session-id'] = sessionId;
+    else if (out['mcp-session-id'] !== undefined) delete out['mcp-session-id'];
     if (body instanceof Buffer) out['content-length'] = String(body.length);
     if (!this.auth || target !== this.url) return this.send(method, out, body, target);
+    // `out` is ours (a copy, or headers the caller handed over) and node:http reads it when the request is made, so
+    // each send sets its Authorization in place
     const signed = (
       authorization: string | undefined,
       payload: Buffer | PipedBody | undefined,
     ): Promise<IncomingMessage> => {
-      const headers = { ...out };
-      if (authorization) headers.authorization = authorization;
-      else delete headers.authorization;
-      return this.send(method, headers, payload, target);
+      if (authorization) out.authorization = authorization;
+      else if (out.authorization !== undefined) delete out.authorization;
+      return this.send(method, out, payload, target);
     };
     let sent = false;
     return withSignIn(
@@ -143,7 +117,11 @@ export class HttpUpstream implements Upstream {
       {
         clientAuthorization: typeof out.authorization === 'string' ? out.authorization : undefined,
         // a piped body goes once as it arrives; a second send (after a sign-in) sends the bytes it collected
-        send: async (authorization) => signed(authorization, sent ? await collected(body) : ((sent = true), body)),
+        send: (authorization) => {
+          if (sent) return collected(body).then((bytes) => signed(authorization, bytes));
+          sent = true;
+          return signed(authorization, body);
+        },
         challenge: (res) => challengeOf(res.statusCode ?? 0, res.headers['www-authenticate']),
         discard: (res) => void res.resume(),
       },
@@ -174,23 +152,16 @@ export class HttpUpstream implements Upstream {
           agent: this.agent,
         };
         if (where.auth) options.auth = where.auth;
-        let deadline: Deadline | undefined;
-        // a 2026-07-28 subscriptions/listen stream is open for as long as the client wants it: no call to time out
-        if (method === 'POST' && this.limits && out['mcp-method'] !== 'subscriptions/listen') {
-          const controller = new AbortController();
-          options.signal = controller.signal;
-          deadline = new Deadline(this.limits, (error) => controller.abort(error));
-        }
         const req = this.transport.request(options, (res) => {
-          if (deadline) {
-            this.deadlines.set(res, deadline);
-            res.once('close', () => deadline.clear());
-          }
+          if (deadline) timed(res, deadline);
           resolve(res);
         });
-        req.once('error', () => deadline?.clear());
+        // a 2026-07-28 subscriptions/listen stream is open for as long as the client wants it: no call to time out
+        const deadline =
+          method === 'POST' && out['mcp-method'] !== 'subscriptions/listen' ? this.deadlines?.start(req) : undefined;
         const piped = payload !== undefined && !(payload instanceof Buffer) ? (payload as PipedBody) : undefined;
         req.on('error', (error: NodeJS.ErrnoException) => {
+          deadline?.clear();
           // a kept-alive socket the server closed meanwhile (it restarted): Node's documented retry-once pattern
           if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
             if (!piped) return resolve(send(payload, true));
@@ -213,22 +184,20 @@ export class HttpUpstream implements Upstream {
     body: Buffer | PipedBody | undefined,
   ): Promise<IncomingMessage> {
     const res = await dispatch({ method, headers: out, body: await collected(body) });
-    if (method === 'POST' && this.limits && out['mcp-method'] !== 'subscriptions/listen') {
-      const deadline = new Deadline(this.limits, (error) => res.destroy(error));
-      this.deadlines.set(res, deadline);
-      res.once('close', () => deadline.clear());
-    }
+    const deadline =
+      method === 'POST' && out['mcp-method'] !== 'subscriptions/listen' ? this.deadlines?.start(res) : undefined;
+    if (deadline) timed(res, deadline);
     return res;
   }
 
   /** The limit that cut this answer short, if one did (the stream then ends as any broken stream does). */
   cutBy(res: IncomingMessage): UpstreamTimeoutError | undefined {
-    return this.deadlines.get(res)?.fired;
+    return running.get(res)?.fired ?? cutAnswers.get(res);
   }
 
   /** A progress notification of this answer went by: its per-call timeout starts over. */
   progressed(res: IncomingMessage): void {
-    this.deadlines.get(res)?.restart();
+    running.get(res)?.restart();
   }
 
   /** Sends one JSON-RPC message and reads every message of the answer (JSON or SSE). */

@@ -14,7 +14,10 @@ export interface Challenge {
 export interface UpstreamAuth {
   /** `Bearer <token>` to send, refreshed first when it is about to expire; undefined while there is none */
   header(): Promise<string | undefined>;
-  /** does the proxy hold (or run) this upstream's sign-in? Then its token replaces a client's own Authorization */
+  /**
+   * does the proxy hold (or run) this upstream's sign-in? Then its token replaces a client's own Authorization;
+   * while it does not, header() has no token to give (requests go without awaiting it)
+   */
   owns(): boolean;
   /** a client's own Authorization went upstream as it is (the proxy holds no sign-in) */
   passedThrough(): void;
@@ -49,20 +52,47 @@ export interface SignedRequest<R> {
  * token; on a challenge, let the sign-in cure it (refresh, re-authorise, step up) and send once more; a second
  * challenge is a failure, not a loop. A client's own Authorization passes through while the proxy holds no sign-in.
  */
-export async function withSignIn<R>(
+export function withSignIn<R>(
   auth: UpstreamAuth,
   request: SignedRequest<R>,
   interactive: boolean,
   upstream: string,
 ): Promise<R> {
-  if (request.clientAuthorization !== undefined && !auth.owns()) {
+  if (auth.owns()) return signed(auth, request, interactive, upstream);
+  if (request.clientAuthorization !== undefined) {
     auth.passedThrough();
     return request.send(request.clientAuthorization);
   }
+  // no sign-in held, so no token to add or refresh: sent at once, no awaits (every request of a proxy in front of a
+  // server that wants none takes this path); a challenge in the answer starts the sign-in
+  return request.send(undefined).then((first) => {
+    const challenge = request.challenge(first);
+    return challenge ? cured(auth, request, interactive, upstream, first, challenge, undefined) : first;
+  });
+}
+
+async function signed<R>(
+  auth: UpstreamAuth,
+  request: SignedRequest<R>,
+  interactive: boolean,
+  upstream: string,
+): Promise<R> {
   const sent = await auth.header();
   const first = await request.send(sent);
   const challenge = request.challenge(first);
-  if (!challenge) return first;
+  return challenge ? cured(auth, request, interactive, upstream, first, challenge, sent) : first;
+}
+
+/** The upstream challenged the first send: the sign-in cures it, and the request goes once more. */
+async function cured<R>(
+  auth: UpstreamAuth,
+  request: SignedRequest<R>,
+  interactive: boolean,
+  upstream: string,
+  first: R,
+  challenge: Challenge,
+  sent: string | undefined,
+): Promise<R> {
   request.discard(first);
   await auth.challenged(challenge, { interactive, sent });
   const second = await request.send(await auth.header());
