@@ -9,7 +9,6 @@ import type { RecordingSwitch } from '../engine/recording-switch.js';
 import { engineRules, toolViews } from '../api/proxies/proxy-rules.js';
 import { slimEvent } from '../api/traffic/traffic-slim.js';
 import { liveOwner } from '../web/data-owner.js';
-import { connectRunningUi } from '../web/ui-link.js';
 
 /**
  * The attached side of `--stdio --attach`: an mcp-rewind an agent started (a wrapped server) finds the running app
@@ -101,6 +100,7 @@ export class AttachLink {
       const owner = await liveOwner(this.options.dataDir).catch(() => undefined);
       const key = owner && `${owner.pid}:${owner.since}`;
       if (owner?.origin && key !== this.detachedFrom) {
+        const { connectRunningUi } = await import('../web/ui-link.js'); // the app's API client: once there is an app
         const client = await connectRunningUi(this.options.dataDir, { queueTimeoutMs: 2_000 }).catch((error: Error) => {
           this.options.log(`attach: ${error.message}`, 'info');
           return undefined;

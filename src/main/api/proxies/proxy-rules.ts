@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type { RulesFileSchema } from '../../../shared/rules/schema.js';
 import type { ToolView } from '../../../shared/api.js';
 import type { RunningProxy } from '../../engine/proxy.js';
-import { closeOwnClient, connectOwnClient, listAllTools } from '../../engine/upstream/own-client.js';
 import type { RuleSet } from '../../engine/rules/rule-set.js';
 
 export type RulesFile = z.output<typeof RulesFileSchema>;
@@ -72,6 +71,7 @@ async function discoverTools(
   url: URL,
   headers: Record<string, string> | undefined,
 ): Promise<Array<Record<string, unknown>>> {
+  const { closeOwnClient, connectOwnClient, listAllTools } = await import('../../engine/upstream/own-client.js');
   const client = await connectOwnClient(url, { name: 'mcp-rewind-ui', headers, timeoutMs: DISCOVERY_TIMEOUT_MS });
   try {
     return await listAllTools(client, DISCOVERY_TIMEOUT_MS, MAX_PAGES);

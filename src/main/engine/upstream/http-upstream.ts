@@ -5,7 +5,10 @@ import { redactUrl } from '../redact.js';
 import { collectMessages } from '../http/response-tap.js';
 import type { PipedBody, Upstream, UpstreamRequest } from '../pipeline/contract.js';
 import { UpstreamTimeoutError } from '../errors.js';
-import { challengeOf, withSignIn, type UpstreamAuth } from './oauth/challenge.js';
+import type * as Challenge from './oauth/challenge.js';
+import type { UpstreamAuth } from './oauth/challenge.js';
+
+let signInPolicy: Promise<typeof Challenge> | undefined;
 
 /**
  * Limits of one upstream call (a POST and its answer stream): `callMs` without an answer or a progress notification
@@ -138,17 +141,20 @@ export class HttpUpstream implements Upstream {
       return this.send(method, headers, payload, target);
     };
     let sent = false;
-    return withSignIn(
-      this.auth,
-      {
-        clientAuthorization: typeof out.authorization === 'string' ? out.authorization : undefined,
-        // a piped body goes once as it arrives; a second send (after a sign-in) sends the bytes it collected
-        send: async (authorization) => signed(authorization, sent ? await collected(body) : ((sent = true), body)),
-        challenge: (res) => challengeOf(res.statusCode ?? 0, res.headers['www-authenticate']),
-        discard: (res) => void res.resume(),
-      },
-      method !== 'DELETE', // ending a session (a client leaving, the proxy stopping) never starts a sign-in
-      this.displayUrl,
+    // the sign-in policy (and the SDK's auth helpers) load with the first request to an upstream that has a sign-in
+    return (signInPolicy ??= import('./oauth/challenge.js')).then(({ challengeOf, withSignIn }) =>
+      withSignIn(
+        this.auth!,
+        {
+          clientAuthorization: typeof out.authorization === 'string' ? out.authorization : undefined,
+          // a piped body goes once as it arrives; a second send (after a sign-in) sends the bytes it collected
+          send: async (authorization) => signed(authorization, sent ? await collected(body) : ((sent = true), body)),
+          challenge: (res) => challengeOf(res.statusCode ?? 0, res.headers['www-authenticate']),
+          discard: (res) => void res.resume(),
+        },
+        method !== 'DELETE', // ending a session (a client leaving, the proxy stopping) never starts a sign-in
+        this.displayUrl,
+      ),
     );
   }
 
