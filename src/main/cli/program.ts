@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { REPEAT_POLICIES } from '../../shared/replay-repeat.js';
 import { REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
 import {
   DEFAULT_UPSTREAM_MAX_TIME_S,
@@ -89,7 +90,7 @@ export function buildProgram(version: string): Command {
     )
     .addOption(
       new Option('--repeat <policy>', 'replay: once a repeated request used every recorded answer')
-        .choices(['last', 'cycle', 'error'])
+        .choices(REPEAT_POLICIES)
         .default('last'),
     )
     .option('--replay-timing <timing>', `replay: how long answers take: ${REPLAY_TIMING_HINT}`, 'none')

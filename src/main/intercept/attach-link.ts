@@ -6,7 +6,8 @@ import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { Log } from '../engine/log.js';
 import type { RunningProxy } from '../engine/proxy.js';
 import type { RecordingSwitch } from '../engine/recording-switch.js';
-import { engineRules, toolViews } from '../api/proxies/proxy-rules.js';
+import { engineRules } from '../../shared/rules/schema.js';
+import { toolViews } from '../api/proxies/proxy-rules.js';
 import { slimEvent } from '../api/traffic/traffic-slim.js';
 import { liveOwner } from '../web/data-owner.js';
 
@@ -144,10 +145,7 @@ export class AttachLink {
       let detached = await this.apply(client, opened.control);
       this.firstTry();
       offPaused = this.proxy.breakpoints.onChange(
-        () =>
-          void client
-            .call('attach.update', { attachId, paused: this.proxy.breakpoints.paused() as never })
-            .catch(() => {}),
+        () => void client.call('attach.update', { attachId, paused: this.proxy.breakpoints.paused() }).catch(() => {}),
       );
       report();
       while (!this.closed && !detached && client.status() === 'open') {
@@ -198,8 +196,8 @@ export class AttachLink {
     return client.call('attach.update', {
       attachId: this.attachId,
       recording: this.recording.dir ?? null,
-      paused: this.proxy.breakpoints.paused() as never,
-      ...(rules ? { tools: toolViews(rules, this.proxy.memory.upstreamTools) as never } : {}),
+      paused: this.proxy.breakpoints.paused(),
+      ...(rules ? { tools: toolViews(rules, this.proxy.memory.upstreamTools) } : {}),
     });
   }
 
