@@ -1,16 +1,14 @@
-import type { z } from 'zod';
-import { describeZodError, RulesFileSchema } from '../shared/rules/schema.js';
+import { describeZodError, engineRules, RulesFileSchema, type RulesFileInput } from '../shared/rules/schema.js';
 import { isReplayTiming, REPLAY_TIMING_HINT } from '../shared/replay-timing.js';
 import { compileRedactions } from '../main/engine/redact.js';
-import type { Overlay } from '../shared/rules/schema.js';
+import { REPEAT_POLICIES, type RepeatPolicy as ReplayRepeat } from '../shared/replay-repeat.js';
 import { OptionsError } from './errors.js';
 import type { LibraryMode } from './mode.js';
 
 /** A rules file (docs/rules.md): per-tool relay / override / inject rules, applied on top of any mode. */
-export type RulesFile = z.input<typeof RulesFileSchema>;
-
-/** What replay does once repeated identical requests have used every recorded answer. */
-export type RepeatPolicy = 'last' | 'cycle' | 'error';
+export type RulesFile = RulesFileInput;
+/** What replay does once repeated identical requests have used every recorded answer: `last`, `cycle`, `error`. */
+export type RepeatPolicy = ReplayRepeat;
 
 /** What the cassette options of startProxy and wrapTransport share. */
 export interface CassetteOptions {
@@ -36,7 +34,7 @@ export interface CassetteOptions {
 
 /** Checks the options every entry point shares; throws OptionsError naming the option. */
 export function checkCassetteOptions(options: CassetteOptions): void {
-  if (options.repeat !== undefined && !['last', 'cycle', 'error'].includes(options.repeat))
+  if (options.repeat !== undefined && !REPEAT_POLICIES.includes(options.repeat))
     throw new OptionsError(`repeat must be last, cycle or error, got "${String(options.repeat)}"`);
   try {
     compileRedactions(options.redact ?? []);
@@ -45,13 +43,12 @@ export function checkCassetteOptions(options: CassetteOptions): void {
   }
 }
 
-/** A rules file (docs/rules.md) as the engine takes it; throws OptionsError naming what is wrong. */
-export function engineRules(rules: RulesFile | undefined): { overlay: Overlay; instructions?: string } | undefined {
+/** A rules file (docs/rules.md) checked, as the engine takes it; throws OptionsError naming what is wrong. */
+export function checkedRules(rules: RulesFile | undefined): ReturnType<typeof engineRules> | undefined {
   if (rules === undefined) return undefined;
   const parsed = RulesFileSchema.safeParse(rules);
   if (!parsed.success) throw new OptionsError(`rules: ${describeZodError(parsed.error)}`);
-  const { instructions, ...overlay } = parsed.data;
-  return { overlay, instructions };
+  return engineRules(parsed.data);
 }
 
 export function checkReplayTiming(timing: string | undefined): void {

@@ -8,7 +8,7 @@ import { resolveMode } from './mode.js';
 import {
   checkCassetteOptions,
   checkReplayTiming,
-  engineRules,
+  checkedRules,
   type CassetteOptions,
   type RulesFile,
 } from './options.js';
@@ -81,7 +81,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   check(options, mode);
   const { forwards, cassetteOnly } = MODE_TRAITS[mode];
   const strict = strictAsked && cassetteOnly;
-  const rules = engineRules(options.rules);
+  const rules = checkedRules(options.rules);
   const onLog =
     options.onLog ??
     ((line: string, level: 'info' | 'warn') =>

@@ -2,12 +2,12 @@
 // window.rewind. Thin by design: commands go to ipcMain's 'rewind:call' (the same handler table as the browser
 // shell's WebSocket bridge), events come back on 'rewind:event'.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import type { ApiError, EventName } from '../shared/api';
+import type { CallReply, EventName } from '../shared/api';
 
 /** Injected at build time from package.json (see electron.vite.config.ts). */
 declare const __REWIND_VERSION__: string;
 
-export type CallReply = { ok: true; output: unknown } | { ok: false; error: ApiError };
+export type { CallReply };
 
 export interface RewindBridge {
   readonly version: string;

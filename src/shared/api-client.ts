@@ -1,5 +1,5 @@
 import { framesOf, MAX_PAYLOAD_BYTES, payloadRefusal, utf8Bytes } from './api-frames.js';
-import type { ApiError, EventName, EventPayloads, RewindApi, ServerFrame } from './api.js';
+import type { CallReply, EventName, EventPayloads, RewindApi, ServerFrame } from './api.js';
 
 /**
  * A client of the contract (src/shared/api.ts), for the renderer and for local programs (src/main/web/ui-link.ts).
@@ -22,7 +22,7 @@ export interface RewindClient extends RewindApi {
 
 /** What the Electron preload exposes (src/preload/index.ts); declared here so the client needs no Electron types. */
 export interface IpcBridge {
-  call(command: string, input: unknown): Promise<{ ok: true; output: unknown } | { ok: false; error: ApiError }>;
+  call(command: string, input: unknown): Promise<CallReply>;
   on(event: string, listener: (payload: unknown) => void): () => void;
 }
 
@@ -115,7 +115,7 @@ interface Queued extends Pending {
   timer: ReturnType<typeof setTimeout>;
 }
 
-/** The browser adapter: JSON frames over one WebSocket (ClientFrame → ServerFrame), events pushed by the shell. */
+/** The browser adapter: JSON frames over one WebSocket (`{ id, command, input }` → ServerFrame), events pushed by the shell. */
 export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
   const Ctor =
     options.WebSocket ?? (globalThis.WebSocket as unknown as new (url: string, protocols?: string[]) => WebSocketLike);

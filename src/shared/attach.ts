@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { BreakpointRuleInput, PausedCall } from './breakpoints.js';
-import type { RulesFileSchema } from './rules/schema.js';
+import { PausedCallSchema, type BreakpointRuleInput } from './breakpoints.js';
+import type { RulesFile } from './rules/schema.js';
 
 /**
  * Attach: an mcp-rewind that an agent started itself (`--stdio --attach`, a wrapped server) reports to the running
@@ -30,7 +30,7 @@ export type AttachOpen = z.infer<typeof AttachOpenSchema>;
 /** What the app tells an attached process; each field present is to be applied. */
 export interface AttachControl {
   /** its rules (null: none) */
-  rules?: z.infer<typeof RulesFileSchema> | null;
+  rules?: RulesFile | null;
   breakpoints?: BreakpointRuleInput[];
   /** where to record: a folder, null for nowhere, undefined: as its own args say */
   record?: string | null;
@@ -53,30 +53,27 @@ export const AttachedExchangeSchema = z.looseObject({
   durationMs: z.number(),
 });
 
-const ToolViewSchema = z.looseObject({ name: z.string(), behavior: z.string(), origin: z.string() });
+/** A tool as the Rules view lists it: the upstream's merged with the rules (its behavior, where it comes from). */
+export const ToolViewSchema = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  behavior: z.string(),
+  origin: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()).optional(),
+});
+export type ToolView = z.infer<typeof ToolViewSchema>;
 
 export const AttachUpdateSchema = z.strictObject({
   attachId: AttachIdSchema,
   client: ClientInfoSchema.optional(),
   /** its calls paused at a breakpoint now (all of them) */
-  paused: z
-    .array(
-      z.looseObject({
-        id: z.string(),
-        tool: z.string(),
-        stage: z.enum(['request', 'response']),
-        since: z.number(),
-        timeoutAt: z.number(),
-      }),
-    )
-    .max(1000)
-    .optional(),
+  paused: z.array(PausedCallSchema).max(1000).optional(),
   /** its merged tool list (upstream + rules), for the Rules view */
   tools: z.array(ToolViewSchema).max(10_000).optional(),
   /** the folder it records to now (none: not recording) */
   recording: z.string().max(4096).nullable().optional(),
 });
-export type AttachUpdate = z.infer<typeof AttachUpdateSchema> & { paused?: PausedCall[] };
+export type AttachUpdate = z.infer<typeof AttachUpdateSchema>;
 
 export const attachCommands = {
   /** an attached process says hello (again, after a reconnect): answers its proxy in the app and what to apply */

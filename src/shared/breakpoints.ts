@@ -114,34 +114,37 @@ const RESULT_NAMES: Record<string, string> = {
 };
 export const resultName = (method: string): string => RESULT_NAMES[method] ?? `${method} result`;
 
-/** A request held at a breakpoint, waiting for resume or fail. */
-export interface PausedCall {
-  id: string;
+const JsonObjectSchema = z.record(z.string(), z.unknown());
+
+/** A request held at a breakpoint, waiting for resume or fail (also what an attached process reports of its own). */
+export const PausedCallSchema = z.object({
+  id: z.string().max(200),
   /** the proxy it belongs to (set by the app, not by the engine) */
-  proxyId?: string;
-  sessionId?: string;
+  proxyId: z.string().optional(),
+  sessionId: z.string().optional(),
   /** the request's method (absent: tools/call, as before methods other than tools/call could be held) */
-  method?: string;
+  method: z.string().optional(),
   /** the name it is about: the tool, the prompt, the resource URI ('' when the method has none) */
-  tool: string;
+  tool: z.string(),
   /** the condition that held it (breakpointText of the rule) */
-  matched?: string;
+  matched: z.string().optional(),
   /** the request stage of a tools/call: `arguments`; of other methods: `params` */
-  params?: Record<string, unknown>;
-  stage: BreakpointStage;
+  params: JsonObjectSchema.optional(),
+  stage: z.enum(BREAKPOINT_STAGES),
   /** stage 'request': the call's arguments */
-  arguments?: Record<string, unknown>;
+  arguments: JsonObjectSchema.optional(),
   /** stage 'response': the result about to reach the client (a reply: the client's result about to go upstream) */
-  result?: Record<string, unknown>;
+  result: JsonObjectSchema.optional(),
   /** the client's reply to the server's request `method` (its `params` are the server's): it goes upstream next */
-  reply?: boolean;
+  reply: z.boolean().optional(),
   /** the revision the call is made in: its result is checked against that revision's schema */
-  protocolVersion?: string;
+  protocolVersion: z.string().optional(),
   /** epoch ms when it paused */
-  since: number;
+  since: z.number(),
   /** epoch ms when it resumes unchanged by itself */
-  timeoutAt: number;
-}
+  timeoutAt: z.number(),
+});
+export type PausedCall = z.infer<typeof PausedCallSchema>;
 
 /** The arguments of a tools/call (or the params of another request) as edited at a breakpoint. */
 export const ToolArgumentsSchema = z.record(z.string(), z.unknown());

@@ -32,11 +32,14 @@ async function keptToken(data: string): Promise<string> {
     .access_token;
 }
 
-/** follows the next sign-in URL the CLI prints after `seen` of them */
+/**
+ * follows the next sign-in URL the CLI prints after `seen` of them: its "mcp-rewind: … needs a sign-in" lines (the
+ * banner may repeat the first URL, if the sign-in has one by the time it is printed)
+ */
 async function signIn(cli: Cli, seen: number): Promise<void> {
   const all = async (): Promise<string[]> =>
-    [...cli.output().matchAll(/needs a sign-in[^\n]*: open (\S+)/g)].map((m) => m[1]);
-  await cli.waitFor(new RegExp(`(needs a sign-in[^\\n]*: open \\S+[\\s\\S]*){${seen + 1}}`));
+    [...cli.output().matchAll(/^mcp-rewind: \S+ needs a sign-in[^\n]*: open (\S+)/gm)].map((m) => m[1]);
+  await cli.waitFor(new RegExp(`(^mcp-rewind: \\S+ needs a sign-in[^\\n]*: open \\S+[\\s\\S]*){${seen + 1}}`, 'm'));
   const followed = await followSignIn((await all())[seen]);
   expect(followed.body).toContain('Signed in to');
 }

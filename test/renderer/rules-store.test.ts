@@ -3,7 +3,7 @@ import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCustomUpstream } from '../helpers/custom-upstream.js';
 import { namedToolsServer } from '../helpers/hostile.js';
-import type { RulesFile } from '../../src/renderer/src/models/rules-form.js';
+import type { RulesFile } from '../../src/shared/rules/schema.js';
 import { api as currentApi, NOT_CONNECTED, provideApi } from '../../src/renderer/src/api/current.js';
 import { useRules } from '../../src/renderer/src/stores/rules.js';
 import { connectStores } from '../../src/renderer/src/stores/connection.js';

@@ -3,13 +3,8 @@ import { UsageError } from '../engine/errors.js';
 import { canonicalUpstream, CredentialStore } from '../engine/upstream/oauth/credentials.js';
 import { UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
 import { userDataDir } from '../web/user-data.js';
-import {
-  addOAuthOptions,
-  describeSignIn,
-  reportSignIn,
-  toOAuthOptions,
-  type OAuthCliOptions,
-} from './oauth-options.js';
+import { addOAuthOptions, describeSignIn, toOAuthOptions, type OAuthCliOptions } from './oauth-options.js';
+import { reportSignIn } from './oauth-sign-in.js';
 
 export interface AuthCliOptions {
   action: 'status' | 'login' | 'logout';

@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { SignInInfo } from '../../shared/sign-in.js';
 import { UsageError } from '../engine/errors.js';
-import { CredentialStore, hasOwnCredentials } from '../engine/upstream/oauth/credentials.js';
 import type { GivenClient } from '../engine/upstream/oauth/provider.js';
-import { signInFor, type UpstreamSignIn } from '../engine/upstream/oauth/sign-in.js';
 import { userDataDir } from '../web/user-data.js';
-import { openBrowser } from './ui-open.js';
+
+/** The sign-in flags (light: the sign-in itself is oauth-sign-in.ts's, loaded when an upstream may need one). */
 
 /** The environment variable a client secret may come in (never a flag: argv shows in `ps`). */
 export const CLIENT_SECRET_ENV = 'MCP_REWIND_OAUTH_CLIENT_SECRET';
@@ -96,34 +95,6 @@ export function toOAuthOptions(
     callbackPort: port === undefined ? undefined : Number(port),
     dataDir,
   };
-}
-
-/** The upstream's sign-in in this process (the data folder's tokens), or none with --no-oauth. */
-export function cliSignIn(url: string, options: OAuthCliOptions): UpstreamSignIn | undefined {
-  if (!options.enabled || hasOwnCredentials(url)) return undefined;
-  return signInFor(url, {
-    store: new CredentialStore(options.dataDir),
-    client: options.client,
-    callbackPort: options.callbackPort,
-    timeoutMs: options.timeoutMs,
-  });
-}
-
-/** Prints each new sign-in state on stderr (the URL to open, who signed in, the step that failed), and opens the URL. */
-export function reportSignIn(
-  signIn: UpstreamSignIn,
-  options: Pick<OAuthCliOptions, 'open'>,
-  log: (line: string) => void,
-): () => void {
-  let opened: string | undefined;
-  return signIn.onChange((info) => {
-    if (info.state === 'required' && info.url && info.url !== opened) {
-      opened = info.url;
-      log(`mcp-rewind: ${signIn.label} needs a sign-in${info.error ? ` (${info.error})` : ''}: open ${info.url}`);
-      if (options.open) openBrowser(info.url);
-    } else if (info.state === 'signed-in' || info.state === 'failed')
-      log(`mcp-rewind: ${describeSignIn(signIn.label, info)}`);
-  });
 }
 
 /** One line of a sign-in's state (banners, `auth status`). */

@@ -3,11 +3,12 @@ import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
 import { MAX_COMMAND_CHARS, ProxyConfigSchema, type ProxyConfig, type ProxyField } from '../../shared/proxy-config.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describeZodError, RulesFileSchema } from '../../shared/rules/schema.js';
+import { describeZodError, engineRules, RulesFileSchema } from '../../shared/rules/schema.js';
 import type { ProxyOptions } from '../engine/proxy.js';
 import { compileRedactions } from '../engine/redact.js';
 import { splitShellWords } from '../engine/transports/shell-words.js';
 import { UsageError } from '../engine/errors.js';
+import type { RepeatPolicy } from '../../shared/replay-repeat.js';
 import { REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
 import { BROWSER_ORIGIN_HINT } from '../../shared/origins.js';
 import { parseJson } from '../../shared/json-depth.js';
@@ -37,7 +38,7 @@ interface RawOptions {
   rules?: string;
   matchIgnore?: string[];
   redact?: string[];
-  repeat?: 'last' | 'cycle' | 'error';
+  repeat?: RepeatPolicy;
   replayTiming?: string;
   upstreamCommand?: string;
   stdio?: boolean;
@@ -276,8 +277,7 @@ function readRules(file: string): ProxyOptions['rules'] {
   }
   const parsed = RulesFileSchema.safeParse(json);
   if (!parsed.success) throw new UsageError(`--rules ${file}: ${describeZodError(parsed.error)}`);
-  const { instructions, ...overlay } = parsed.data;
-  return { overlay, instructions };
+  return engineRules(parsed.data);
 }
 
 function checkedRedactions(patterns: string[] | undefined): string[] | undefined {

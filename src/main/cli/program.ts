@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { REPEAT_POLICIES } from '../../shared/replay-repeat.js';
 import { REPLAY_TIMING_HINT } from '../../shared/replay-timing.js';
 import {
   DEFAULT_UPSTREAM_MAX_TIME_S,
@@ -9,7 +10,7 @@ import {
 import { addOAuthOptions } from './oauth-options.js';
 import { collect, resultHashIgnoreOption } from './repeatable.js';
 
-/** The CLI's flags and help (commander); what they mean for a proxy is options.ts's. */
+/** The CLI's flags and help (commander); what they mean for a proxy is options.ts's, its subcommands commands.ts's. */
 
 export function buildProgram(version: string): Command {
   const program = new Command('mcp-rewind')
@@ -89,7 +90,7 @@ export function buildProgram(version: string): Command {
     )
     .addOption(
       new Option('--repeat <policy>', 'replay: once a repeated request used every recorded answer')
-        .choices(['last', 'cycle', 'error'])
+        .choices(REPEAT_POLICIES)
         .default('last'),
     )
     .option('--replay-timing <timing>', `replay: how long answers take: ${REPLAY_TIMING_HINT}`, 'none')
@@ -110,16 +111,5 @@ export function buildProgram(version: string): Command {
         "a browser page's origin that may call the proxy (others are refused); repeatable",
       ).argParser(collect),
     );
-  return addOAuthOptions(program, true).addHelpText('after', SUBCOMMANDS_HELP);
+  return addOAuthOptions(program, true);
 }
-
-const SUBCOMMANDS_HELP = `
-Commands (mcp-rewind <command> --help for each):
-  serve    sessions configured over a REST API (MiMCP-compatible), per-tool rules
-  verify   send a cassette's requests to the live server and report drift (JUnit with --junit, --update)
-  diff     compare two cassettes: keys and tools added, removed, changed (exit 1 on breaking)
-  export   a cassette as one file (--out) or as HAR 1.2 (--har)
-  auth     status | login <url> | logout <url>: the sign-ins kept for OAuth-protected upstreams
-  ui       the app's UI in your browser (127.0.0.1, access token in the printed URL)
-  app      the desktop app (needs Electron: npm install electron)
-  intercept  route an MCP client's servers (Claude, Cursor, VS Code…) through mcp-rewind, and back`;

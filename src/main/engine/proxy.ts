@@ -14,7 +14,7 @@ import { listen, type EdgeLimits } from './http/edge.js';
 import { serveMcp } from './pipeline/mcp-http.js';
 import { pathOf } from './http/url.js';
 import { sendJson } from './http/sse.js';
-import { createLegacySseEndpoint, type LegacySseEndpoint } from './transports/downstream-sse.js';
+import type { LegacySseEndpoint } from './transports/downstream-sse.js';
 import { silent } from './log.js';
 
 export interface ProxyOptions extends EndpointOptions {
@@ -56,7 +56,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const { mode } = options;
   if (MODE_TRAITS[mode].forwards && !options.upstreamUrl) throw new Error(`upstreamUrl: ${missingUpstream(mode)}`);
   const built = await createEndpoint(options);
-  const legacy: { sse?: LegacySseEndpoint } = {}; // GET /sse + POST /messages for legacy HTTP+SSE clients, made once the server listens
+  // GET /sse + POST /messages for legacy HTTP+SSE clients, made at the first request that may be theirs
+  const legacy: { sse?: Promise<LegacySseEndpoint> } = {};
   const http = await listen(
     {
       host: options.host ?? '127.0.0.1',
@@ -70,14 +71,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const path = pathOf(req);
       if (path === '/healthcheck' && req.method === 'GET') return Promise.resolve(healthcheck(res, mode, built.store));
       // the legacy SSE paths parse the URL: only for requests that may be theirs (the hot path stays a string check)
-      const sse = legacy.sse;
-      if (sse && (path.includes('/sse') || path.includes('/messages')))
-        return sse.handle(req, res).then((handled) => (handled ? undefined : serveMcp(built.endpoint, req, res, path)));
+      if (path.includes('/sse') || path.includes('/messages')) {
+        legacy.sse ??= import('./transports/downstream-sse.js').then((m) =>
+          m.createLegacySseEndpoint(http.url('/mcp'), options.onLog),
+        );
+        return legacy.sse
+          .then((sse) => sse.handle(req, res))
+          .then((handled) => (handled ? undefined : serveMcp(built.endpoint, req, res, path)));
+      }
       return serveMcp(built.endpoint, req, res, path);
     },
     options.onLog ?? silent,
   );
-  legacy.sse = createLegacySseEndpoint(http.url('/mcp'), options.onLog);
   try {
     await storeReady(built.store, options);
   } catch (error) {
@@ -101,7 +106,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     async close() {
       built.breakpoints.releaseAll(); // paused calls go on: the server can then close
       await built.flush();
-      await legacy.sse?.close();
+      await (await legacy.sse)?.close();
       await http.close();
       await built.close();
     },

@@ -6,10 +6,10 @@ import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { Log } from '../engine/log.js';
 import type { RunningProxy } from '../engine/proxy.js';
 import type { RecordingSwitch } from '../engine/recording-switch.js';
-import { engineRules, toolViews } from '../api/proxies/proxy-rules.js';
+import { engineRules } from '../../shared/rules/schema.js';
+import { toolViews } from '../api/proxies/proxy-rules.js';
 import { slimEvent } from '../api/traffic/traffic-slim.js';
 import { liveOwner } from '../web/data-owner.js';
-import { connectRunningUi } from '../web/ui-link.js';
 
 /**
  * The attached side of `--stdio --attach`: an mcp-rewind an agent started (a wrapped server) finds the running app
@@ -108,6 +108,7 @@ export class AttachLink {
       const owner = await liveOwner(this.options.dataDir).catch(() => undefined);
       const key = owner && `${owner.pid}:${owner.since}`;
       if (owner?.origin && key !== this.detachedFrom) {
+        const { connectRunningUi } = await import('../web/ui-link.js'); // the app's API client: once there is an app
         const client = await connectRunningUi(this.options.dataDir, { queueTimeoutMs: 2_000 }).catch((error: Error) => {
           this.options.log(`attach: ${error.message}`, 'info');
           return undefined;
@@ -151,10 +152,7 @@ export class AttachLink {
       let detached = await this.apply(client, opened.control);
       this.firstTry();
       offPaused = this.proxy.breakpoints.onChange(
-        () =>
-          void client
-            .call('attach.update', { attachId, paused: this.proxy.breakpoints.paused() as never })
-            .catch(() => {}),
+        () => void client.call('attach.update', { attachId, paused: this.proxy.breakpoints.paused() }).catch(() => {}),
       );
       report();
       while (!this.closed && !detached && client.status() === 'open') {
@@ -205,8 +203,8 @@ export class AttachLink {
     return client.call('attach.update', {
       attachId: this.attachId,
       recording: this.recording.dir ?? null,
-      paused: this.proxy.breakpoints.paused() as never,
-      ...(rules ? { tools: toolViews(rules, this.proxy.memory.upstreamTools) as never } : {}),
+      paused: this.proxy.breakpoints.paused(),
+      ...(rules ? { tools: toolViews(rules, this.proxy.memory.upstreamTools) } : {}),
     });
   }
 

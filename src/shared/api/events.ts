@@ -45,8 +45,10 @@ export interface ApiError {
   message: string;
 }
 
-/** Wire format of the WebSocket bridge (and of Electron IPC payloads). */
-export type ClientFrame = { id: number; command: string; input: unknown };
+/** A command's answer as both transports carry it (Electron IPC's reply; a WebSocket ServerFrame adds its id). */
+export type CallReply = { ok: true; output: unknown } | { ok: false; error: ApiError };
+
+/** Wire format of the WebSocket bridge: the client sends `{ id, command, input }`, the shell answers with these. */
 export type ServerFrame =
   | { id: number; ok: true; output: unknown }
   | { id: number; ok: false; error: ApiError }

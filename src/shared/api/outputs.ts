@@ -1,10 +1,9 @@
-import type { z } from 'zod';
-import type { RulesFileSchema } from '../rules/schema.js';
+import type { RulesFile } from '../rules/schema.js';
 import type { JsonRpcResponse } from '../jsonrpc.js';
 import type { BreakpointsState } from '../breakpoints.js';
 import type { SettingsInfo } from '../settings.js';
 import type { AppSessionConfig } from '../app-session.js';
-import type { AttachOutputs } from '../attach.js';
+import type { AttachOutputs, ToolView } from '../attach.js';
 import type { InterceptList, InterceptPlan, InterceptResult } from '../intercept.js';
 import type { CostDiff, CostReport } from '../insight/cost.js';
 import type { CommandName } from './commands.js';
@@ -23,14 +22,9 @@ import type {
   TrafficEvent,
 } from './records.js';
 
+export type { ToolView };
+
 /** A tool of a proxy's merged list (upstream + overlay), as the Rules view shows it. */
-export interface ToolView {
-  name: string;
-  description?: string;
-  behavior: string;
-  origin: string;
-  inputSchema?: Record<string, unknown>;
-}
 
 /** What each command answers with. */
 export interface CommandOutputs extends AttachOutputs {
@@ -59,11 +53,11 @@ export interface CommandOutputs extends AttachOutputs {
   'traffic.clear': { cleared: number; undo?: string };
   'traffic.undoClear': { restored: number };
   'rules.get': {
-    rules: z.infer<typeof RulesFileSchema> | null;
+    rules: RulesFile | null;
     tools: ToolView[];
   };
   'rules.set': {
-    rules: z.infer<typeof RulesFileSchema>;
+    rules: RulesFile;
     tools: ToolView[];
     notified: number;
   };

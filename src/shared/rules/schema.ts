@@ -119,6 +119,16 @@ export type OverrideResponse = z.infer<typeof OverrideResponseSchema>;
 export type Behavior = z.infer<typeof BehaviorSchema>;
 export type ToolRule = z.infer<typeof ToolRuleSchema>;
 export type Overlay = z.infer<typeof OverlaySchema>;
+/** A rules file as checked (defaults filled in): what the CLI, the app and the library hand the engine. */
+export type RulesFile = z.output<typeof RulesFileSchema>;
+/** A rules file as written (defaults may be left out): what the library's `rules` option takes. */
+export type RulesFileInput = z.input<typeof RulesFileSchema>;
+
+/** A checked rules file as the engine takes it: the overlay and the instructions; none: an empty pass-through. */
+export function engineRules(rules: RulesFile | undefined): { overlay: Overlay; instructions?: string } {
+  if (!rules) return { overlay: { tools: [], passthrough: true } };
+  return { overlay: { tools: rules.tools, passthrough: rules.passthrough }, instructions: rules.instructions };
+}
 export type UpstreamConfig = z.infer<typeof UpstreamConfigSchema>;
 export type CreateSession = z.infer<typeof CreateSessionSchema>;
 export type PutTools = z.infer<typeof PutToolsSchema>;

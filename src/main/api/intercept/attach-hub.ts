@@ -8,7 +8,8 @@ import type { ExchangeEvent } from '../../../shared/traffic.js';
 import type { Log } from '../../engine/log.js';
 import { AttachBreakpoints } from './attach-breakpoints.js';
 import type { BreakpointHub } from '../proxies/breakpoints.js';
-import type { RulesFile, ToolView } from '../proxies/proxy-rules.js';
+import type { RulesFile } from '../../../shared/rules/schema.js';
+import type { ToolView } from '../proxies/proxy-rules.js';
 import { StateFile } from '../files/state-file.js';
 
 /**

@@ -7,7 +7,7 @@ import { startProxy, type RunningProxy } from '../../engine/proxy.js';
 import { splitShellWords } from '../../engine/transports/shell-words.js';
 import type { OpenedUpstream } from '../../engine/upstream/open.js';
 import type { UpstreamAuth } from '../../engine/upstream/oauth/challenge.js';
-import { engineRules } from './proxy-rules.js';
+import { engineRules } from '../../../shared/rules/schema.js';
 import { checkCassette, openUpstream, ProxyStartError } from './upstream-check.js';
 
 export interface LaunchedProxy {

@@ -18,7 +18,8 @@ import {
   type ProxyHost,
 } from './managed-proxy.js';
 import { defaultProxyName } from './proxy-launch.js';
-import { applyRules, mergedTools, type RulesFile } from './proxy-rules.js';
+import type { RulesFile } from '../../../shared/rules/schema.js';
+import { applyRules, mergedTools } from './proxy-rules.js';
 import { beginSignIn, proxySignIn } from './proxy-sign-in.js';
 
 /**

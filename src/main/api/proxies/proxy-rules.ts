@@ -1,25 +1,12 @@
-import type { z } from 'zod';
-import type { RulesFileSchema } from '../../../shared/rules/schema.js';
+import { engineRules, type RulesFile } from '../../../shared/rules/schema.js';
 import type { ToolView } from '../../../shared/api.js';
 import type { RunningProxy } from '../../engine/proxy.js';
-import { closeOwnClient, connectOwnClient, listAllTools } from '../../engine/upstream/own-client.js';
 import type { RuleSet } from '../../engine/rules/rule-set.js';
-
-export type RulesFile = z.output<typeof RulesFileSchema>;
 
 export type { ToolView };
 
 const DISCOVERY_TIMEOUT_MS = 5_000;
 const MAX_PAGES = 100;
-
-/** The overlay (and instructions) a UI proxy starts with: its config's rules, or an empty passthrough overlay. */
-export function engineRules(rules: RulesFile | undefined): {
-  overlay: { tools: RulesFile['tools']; passthrough: boolean };
-  instructions?: string;
-} {
-  if (!rules) return { overlay: { tools: [], passthrough: true } };
-  return { overlay: { tools: rules.tools, passthrough: rules.passthrough }, instructions: rules.instructions };
-}
 
 /**
  * The upstream's tool list as the proxy knows it: seen by a client's tools/list, else the cassette's recorded list,
@@ -72,6 +59,7 @@ async function discoverTools(
   url: URL,
   headers: Record<string, string> | undefined,
 ): Promise<Array<Record<string, unknown>>> {
+  const { closeOwnClient, connectOwnClient, listAllTools } = await import('../../engine/upstream/own-client.js');
   const client = await connectOwnClient(url, { name: 'mcp-rewind-ui', headers, timeoutMs: DISCOVERY_TIMEOUT_MS });
   try {
     return await listAllTools(client, DISCOVERY_TIMEOUT_MS, MAX_PAGES);

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { redactUrl } from '../../engine/redact.js';
-import { UnreachableError } from '../../engine/errors.js';
+import { describeError, UnreachableError } from '../../engine/errors.js';
 import type { Log } from '../../engine/log.js';
 import { commandSpec } from '../../engine/upstream/command.js';
 import { openUpstream as openEngineUpstream, type OpenedUpstream } from '../../engine/upstream/open.js';
@@ -27,11 +27,6 @@ export class ProxyStartError extends Error {
 
 const PROBE_TIMEOUT_MS = 10_000;
 
-function reason(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  return e.code && !e.message.includes(e.code) ? `${e.code} ${e.message}` : e.message;
-}
-
 /** A mode that only reads its cassette (replay): it (a folder, or a single-file cassette) must exist and be readable; nothing is created. */
 export async function checkCassette(config: ProxyConfig, dir: string | undefined): Promise<void> {
   if (!MODE_TRAITS[config.mode].needsExistingCassette || !dir) return;
@@ -44,7 +39,7 @@ export async function checkCassette(config: ProxyConfig, dir: string | undefined
         ? 'does not exist'
         : code === 'EACCES'
           ? 'cannot be read (permission denied)'
-          : `cannot be read (${reason(error)})`;
+          : `cannot be read (${describeError(error)})`;
     throw new ProxyStartError(
       `Cassette folder ${dir} ${why}: replay answers from a recorded cassette and never creates one`,
       'cassette',
@@ -77,7 +72,7 @@ export async function openUpstream(
   try {
     return await openEngineUpstream(spec, { log, timeoutMs: PROBE_TIMEOUT_MS, allowedOrigins, auth });
   } catch (error) {
-    const why = error instanceof UnreachableError ? error.reason : reason(error);
+    const why = error instanceof UnreachableError ? error.reason : describeError(error);
     if (!command)
       throw new ProxyStartError(
         `Upstream URL ${redactUrl(config.upstreamUrl as string)} did not answer an MCP initialize: ${why}`,

@@ -11,7 +11,7 @@ import {
 } from '../../../shared/breakpoints.js';
 import type { JsonRpcId, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { describeZodError } from '../../../shared/rules/schema.js';
-import { resultProblems, resultSchemaSource } from '../../../shared/insight/result-check.js';
+import type * as ResultCheck from '../../../shared/insight/result-check.js';
 import { BreakpointFailedError } from '../errors.js';
 import { BreakpointMatcher, requestName } from './breakpoint-match.js';
 import type { Closable, Hook, Need, ServerMessage } from './contract.js';
@@ -27,6 +27,9 @@ interface Waiting {
   call: PausedCall;
   settle: (resolution: Resolution) => void;
 }
+
+/** the protocol's result schemas (the SDK's, for an edited result): loaded when a result is first held, not before */
+let resultCheck: typeof ResultCheck | undefined;
 
 let nextPause = 1;
 /** server requests of one session remembered at most, awaiting the client's reply */
@@ -216,6 +219,7 @@ export class Breakpoints implements Hook {
     }
     if (edits.result !== undefined) {
       // the protocol's own schema for the call's revision (the SDK's), as the client's SDK will judge it
+      const { resultProblems, resultSchemaSource } = resultCheck!; // loaded by pause(): a result is held here
       const problems = resultProblems(method, edits.result, waiting.call.protocolVersion);
       if (problems.length > 0)
         throw new Error(
@@ -249,11 +253,13 @@ export class Breakpoints implements Hook {
   }
 
   /** Publishes the call and waits for resume, fail, the timeout (resumes unchanged), or its client going away. */
-  pause(
+  async pause(
     call: Omit<PausedCall, 'id' | 'since' | 'timeoutAt'>,
     res?: Closable,
     exchange?: LiveExchange,
   ): Promise<Resolution> {
+    // a held result may come back edited, and resume() checks it synchronously: its schemas load before it is held
+    if (call.stage === 'response') resultCheck ??= await import('../../../shared/insight/result-check.js');
     const id = `b${nextPause++}`;
     const since = Date.now();
     return new Promise<Resolution>((resolve) => {

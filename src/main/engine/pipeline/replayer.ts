@@ -34,9 +34,9 @@ import { ReplayMisses } from './replay-misses.js';
 import { ReplayPartitions } from './replay-partitions.js';
 import { asked, flushQueued, followUpMessage, followUpsDue, pushFollowUps } from './replay-follow-ups.js';
 import type { Session } from './session.js';
+import type { RepeatPolicy } from '../../../shared/replay-repeat.js';
 
 /** What replay does once repeated identical requests have used every recorded answer. */
-export type RepeatPolicy = 'last' | 'cycle' | 'error';
 
 export interface ReplayOptions {
   repeat?: RepeatPolicy;

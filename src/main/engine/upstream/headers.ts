@@ -41,3 +41,7 @@ export function downstreamHeaders(
     headers['mcp-session-id'] = clientSessionId;
   return headers;
 }
+
+/** Credentials given by the user (a header, a URL's user:password) win over a sign-in. */
+export const hasAuthorization = (headers: Record<string, string> | undefined): boolean =>
+  Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'authorization');

@@ -6,7 +6,12 @@ import { collectMessages } from '../http/response-tap.js';
 import type { PipedBody, Upstream, UpstreamRequest } from '../pipeline/contract.js';
 import type { UpstreamTimeoutError } from '../errors.js';
 import { CallDeadlines, type CallLimits, type Deadline } from './call-deadlines.js';
-import { challengeOf, withSignIn, type UpstreamAuth } from './oauth/challenge.js';
+import type * as Challenge from './oauth/challenge.js';
+import type { UpstreamAuth } from './oauth/challenge.js';
+
+/** the sign-in policy (and the SDK's auth helpers) load with the first request to an upstream that has a sign-in */
+let signInPolicy: typeof Challenge | undefined;
+let loadingSignInPolicy: Promise<typeof Challenge> | undefined;
 
 const PROTOCOL_VERSION_FALLBACK = '2025-03-26';
 
@@ -112,21 +117,26 @@ export class HttpUpstream implements Upstream {
       return this.send(method, out, payload, target);
     };
     let sent = false;
-    return withSignIn(
-      this.auth,
-      {
-        clientAuthorization: typeof out.authorization === 'string' ? out.authorization : undefined,
-        // a piped body goes once as it arrives; a second send (after a sign-in) sends the bytes it collected
-        send: (authorization) => {
-          if (sent) return collected(body).then((bytes) => signed(authorization, bytes));
-          sent = true;
-          return signed(authorization, body);
+    const signIn = ({ challengeOf, withSignIn }: typeof Challenge): Promise<IncomingMessage> =>
+      withSignIn(
+        this.auth!,
+        {
+          clientAuthorization: typeof out.authorization === 'string' ? out.authorization : undefined,
+          // a piped body goes once as it arrives; a second send (after a sign-in) sends the bytes it collected
+          send: (authorization) => {
+            if (sent) return collected(body).then((bytes) => signed(authorization, bytes));
+            sent = true;
+            return signed(authorization, body);
+          },
+          challenge: (res) => challengeOf(res.statusCode ?? 0, res.headers['www-authenticate']),
+          discard: (res) => void res.resume(),
         },
-        challenge: (res) => challengeOf(res.statusCode ?? 0, res.headers['www-authenticate']),
-        discard: (res) => void res.resume(),
-      },
-      method !== 'DELETE', // ending a session (a client leaving, the proxy stopping) never starts a sign-in
-      this.displayUrl,
+        method !== 'DELETE', // ending a session (a client leaving, the proxy stopping) never starts a sign-in
+        this.displayUrl,
+      );
+    if (signInPolicy) return signIn(signInPolicy);
+    return (loadingSignInPolicy ??= import('./oauth/challenge.js').then((policy) => (signInPolicy = policy))).then(
+      signIn,
     );
   }
 

@@ -2,10 +2,9 @@ import { redactUrl } from '../redact.js';
 import { McpError, ErrorCode as SdkErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { describeError, notStartedOf, timeoutOf, UnreachableError, type UnreachableFailure } from '../errors.js';
 import type { Log } from '../log.js';
-import { detectUpstreamKind, NotMcpError } from '../transports/detect.js';
 import { startUpstreamBridge, type UpstreamBridge } from '../transports/upstream-bridge.js';
 import type { GuardOptions } from '../http/guard.js';
-import { closeOwnClient, connectOwnClient, hasAuthorization } from './own-client.js';
+import { hasAuthorization } from './headers.js';
 import type { UpstreamAuth } from './oauth/challenge.js';
 import { SignInRequiredError } from './oauth/steps.js';
 
@@ -70,6 +69,7 @@ export async function openUpstream(spec: UpstreamSpec, options: OpenOptions): Pr
       !needsSignIn &&
       (kind !== 'streamable-http' || !('url' in spec) || options.lenient)
     ) {
+      const { closeOwnClient, connectOwnClient } = await import('./own-client.js'); // the SDK's Client: only to probe
       const client = await connectOwnClient(url, {
         name: 'mcp-rewind-probe',
         headers,
@@ -104,6 +104,7 @@ async function detect(
   options: OpenOptions,
   auth: UpstreamAuth | undefined,
 ): Promise<{ kind: OpenedUpstream['kind']; needsSignIn?: boolean }> {
+  const { detectUpstreamKind, NotMcpError } = await import('../transports/detect.js'); // a URL's only: SDK clients
   try {
     return { kind: await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs, auth }) };
   } catch (error) {

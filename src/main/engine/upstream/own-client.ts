@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { hasAuthorization } from './headers.js';
 import { signedFetch, type UpstreamAuth } from './oauth/challenge.js';
 
 export interface OwnClientOptions {
@@ -192,10 +193,6 @@ function withHeaders(headers: Record<string, string> | undefined): typeof fetch 
   return (input, init) =>
     fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
 }
-
-/** Credentials given by the user (a header, a URL's user:password) win over a sign-in. */
-export const hasAuthorization = (headers: Record<string, string> | undefined): boolean =>
-  Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
 
 /** fetch refuses URLs with user:password@: they become a Basic Authorization header (unless one is given). */
 export function withoutCredentials(

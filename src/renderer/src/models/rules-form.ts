@@ -1,5 +1,4 @@
-import { RulesFileSchema, describeZodError, type ToolRule } from '../../../shared/rules/schema.js';
-import type { z } from 'zod';
+import { RulesFileSchema, describeZodError, type RulesFile, type ToolRule } from '../../../shared/rules/schema.js';
 import { EMPTY_CONDITION, draftOf, isEmptyCondition, type ConditionDraft } from './condition-draft.js';
 
 /**
@@ -8,7 +7,6 @@ import { EMPTY_CONDITION, draftOf, isEmptyCondition, type ConditionDraft } from 
  * so the errors shown name the same fields (`tools.0.behavior.response.delay_s`) the engine would refuse.
  */
 
-export type RulesFile = z.output<typeof RulesFileSchema>;
 export type BehaviorKind = 'relay' | 'override' | 'inject';
 
 export interface ToolForm {

@@ -1,7 +1,8 @@
 import { create } from 'zustand';
 import type { CommandOutput } from '../../../shared/api.js';
 import { api } from '../api/current.js';
-import { emptyForm, ruleToForm, type RulesFile, type ToolForm } from '../models/rules-form.js';
+import type { RulesFile } from '../../../shared/rules/schema.js';
+import { emptyForm, ruleToForm, type ToolForm } from '../models/rules-form.js';
 
 /** A tool of the proxy's merged list (upstream + overlay), as rules.get answers it. */
 export type MergedToolView = CommandOutput<'rules.get'>['tools'][number];
