@@ -62,8 +62,21 @@ export interface InterceptClient {
   applyHint: string;
 }
 
+/**
+ * A folder the user added to look in (the Intercept view's "Look also in", as the CLI's `--project`): a project folder
+ * (its own .mcp.json, .cursor/mcp.json, .vscode/mcp.json…) or another home (the user files under it).
+ */
+export const INTERCEPT_FOLDER_KINDS = ['project', 'home'] as const;
+export const InterceptFolderSchema = z.strictObject({
+  path: z.string().trim().min(1).max(4096),
+  kind: z.enum(INTERCEPT_FOLDER_KINDS),
+});
+export type InterceptFolder = z.infer<typeof InterceptFolderSchema>;
+
 export interface InterceptList {
   clients: InterceptClient[];
+  /** the folders added to look in, kept by the app; `problem`: it is gone or no longer a folder (then not read) */
+  folders?: Array<InterceptFolder & { problem?: string }>;
 }
 
 /** One file changed by a wrap or unwrap, as it will be written (nothing is written by a plan). */

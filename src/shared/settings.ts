@@ -68,8 +68,11 @@ export const SettingsSchema = z.strictObject({
   hideAppTraffic: z.boolean(),
   /** the timeline's exchanges are kept across restarts (within its byte cap), not only the pinned ones */
   preserveLog: z.boolean(),
-  /** the proxies bar above the traffic: its height (px) and whether it is collapsed to a summary line */
-  proxiesBar: z.strictObject({ height: z.number().min(40).max(2000), collapsed: z.boolean() }),
+  /**
+   * the proxies bar above the traffic: the height its edge was dragged to (px; null: never dragged, the bar fits its
+   * rows up to a limit) and whether it is collapsed to a summary line
+   */
+  proxiesBar: z.strictObject({ height: z.number().min(40).max(2000).nullable(), collapsed: z.boolean() }),
   /** `mcp-rewind mcp` (the MCP server for agents) offers its tools that send or write: resend_exchange, edit_and_resend */
   agentCanSend: z.boolean(),
   /** desktop app only */

@@ -39,7 +39,7 @@ describe('api: settings', () => {
       },
       hideAppTraffic: true,
       preserveLog: false,
-      proxiesBar: { height: 120, collapsed: false },
+      proxiesBar: { height: null, collapsed: false },
       agentCanSend: false,
       breakpointHoldS: 45,
     });
@@ -156,6 +156,17 @@ describe('api: settings', () => {
     const older = await call(reopen(dataDir), 'settings.get', {});
     expect(older.settings).toEqual({ ...defaultSettings(dataDir), theme: 'dark' });
     expect(older.problem).toBeUndefined();
+  });
+
+  it('the proxies bar: a height dragged is kept; the fixed height of older versions reads as never dragged', async () => {
+    const { dataDir } = await app();
+    const bar = async (proxiesBar: unknown) => {
+      await writeFile(join(dataDir, 'settings.json'), JSON.stringify({ theme: 'dark', proxiesBar }));
+      return (await call(reopen(dataDir), 'settings.get', {})).settings.proxiesBar;
+    };
+    expect(await bar({ height: 120, collapsed: true })).toEqual({ height: null, collapsed: true });
+    expect(await bar({ height: 264, collapsed: false })).toEqual({ height: 264, collapsed: false });
+    expect(await bar({ height: null, collapsed: false })).toEqual({ height: null, collapsed: false });
   });
 
   it('fits a saved window onto a display that still exists', () => {

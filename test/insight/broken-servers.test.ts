@@ -11,6 +11,7 @@ import type { TrafficEvent } from '../../src/shared/api.js';
 import type { RuleId } from '../../src/shared/insight/findings.js';
 import { app, call, cleanup, client, keep, type TestApp } from '../api/harness.js';
 import { startCustomUpstream } from '../helpers/custom-upstream.js';
+import { CHANGED_DESCRIPTION, CLEAN_DESCRIPTION, startChangingToolsServer } from '../helpers/changing-tools.js';
 import { runCli } from '../helpers/hostile.js';
 import { tempDir } from '../helpers/temp.js';
 import type { ConnectedClient } from '../fixtures/client.js';
@@ -356,6 +357,39 @@ describe('a server that breaks each rule is caught, live and in its cassette', (
       expect(run.code).toBe(report.exchanges.some((x) => x.problems.some((p) => p.severity === 'error')) ? 1 : 0);
     });
   }
+
+  it('rug pull within a session: an McpServer updates a description and sends list_changed (issue 35)', async () => {
+    const t = await app();
+    const upstream = keep(await startChangingToolsServer());
+    const proxy = await call(t.api, 'proxies.create', {
+      name: 'changing',
+      mode: 'proxy-only',
+      upstreamUrl: upstream.url,
+    });
+    const first = await client(proxy.url as string);
+    await first.client.listTools();
+    await first.client.callTool({ name: 'upgrade', arguments: {} });
+    await expect.poll(() => first.notifications.map((n) => n.method)).toContain('notifications/tools/list_changed');
+    const changed = await first.client.listTools();
+    expect(changed.tools.find((x) => x.name === 'fetch')?.description).toBe(CHANGED_DESCRIPTION);
+    const [pulled] = await findingsOf(t, proxy.id, 'security.rug-pull');
+    const finding = pulled?.insight?.problems.find((p) => p.id === 'security.rug-pull');
+    expect(finding?.message).toMatch(
+      /^the tool list changed within this session, since its list in #\d+: fetch changed$/,
+    );
+    expect(finding?.detail).toContain(`+ ${JSON.stringify(CHANGED_DESCRIPTION)}`);
+    // a second session gets a fresh McpServer: its first list is the clean one again, and no warning
+    const second = await client(proxy.url as string);
+    const clean = await second.client.listTools();
+    expect(clean.tools.find((x) => x.name === 'fetch')?.description).toBe(CLEAN_DESCRIPTION);
+    const lists = async () =>
+      (await call(t.api, 'traffic.snapshot', {})).filter((e) => e.proxyId === proxy.id && e.method === 'tools/list');
+    // each list checked (the observer works on a later turn), then: a warning on the changed one only
+    await expect.poll(async () => (await lists()).map((e) => e.insight !== undefined)).toEqual([true, true, true]);
+    expect((await lists()).map((e) => e.insight?.problems.filter((p) => p.id === 'security.rug-pull').length)).toEqual([
+      0, 1, 0,
+    ]);
+  });
 
   it('homoglyph: a tool name that looks like another server’s', async () => {
     const t = await app();

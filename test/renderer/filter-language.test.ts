@@ -156,6 +156,39 @@ describe('filter language: each key', () => {
     ]);
   });
 
+  it('`!` negates as `-` does (issue 35: `!tool:echo` kept nothing, silently)', () => {
+    const echo = exchange({ method: 'tools/call', tool: 'echo' });
+    const add = exchange({ method: 'tools/call', tool: 'add' });
+    const which = (text: string): boolean[] => [matches(text, echo), matches(text, add)];
+    expect(which('!tool:echo')).toEqual([false, true]);
+    expect(which('!tool:echo')).toEqual(which('-tool:echo'));
+    expect(which('!"add"')).toEqual([true, false]);
+    expect(parseQuery('!tool:echo').problems).toEqual([]);
+    // a lone `!` is a word, as a lone `-` is
+    expect(tokenize('! !x').map((t) => [t.negate, t.value])).toEqual([
+      [false, '!'],
+      [true, 'x'],
+    ]);
+  });
+
+  it('a term whose key is no filter is said (a typo names the key meant), and searched as text', () => {
+    const echo = exchange({ method: 'tools/call', tool: 'echo' });
+    const typo = parseQuery('tol:echo');
+    expect(typo.problems).toEqual([
+      { term: 'tol:echo', message: 'tol: is not a filter (did you mean tool:?) — searched as text' },
+    ]);
+    expect(typo.terms.map((t) => t.raw)).toEqual(['tol:echo']);
+    expect(parseQuery('!colour:red').problems[0].message).toBe('colour: is not a filter — searched as text');
+    // what is not said: a URL, a key still being typed, a known key
+    expect(['http://x', 'tol:', 'tool:echo', '"tol:echo"'].map((t) => parseQuery(t).problems)).toEqual([
+      [],
+      [],
+      [],
+      [],
+    ]);
+    expect(matches('http://x', echo)).toBe(false);
+  });
+
   it('source, proxy (by name), session (id start, client, app)', () => {
     const cached = exchange({ source: 'cache', proxyId: 'p2', sessionId: 'abcd1234-0000' });
     const injected = exchange({ behavior: 'inject', sentBy: { kind: 'resend' } });
@@ -259,7 +292,8 @@ describe('filter language: each key', () => {
     ).toEqual([true, true, true, true, true, true, true]);
     expect(['absent', '-example', '/^xyz/'].map((t) => matches(t, e))).toEqual([false, false, false]);
     expect(parseQuery('/(unclosed/').problems[0].message).toContain('not a regular expression');
-    expect(parseQuery('foo:bar').problems).toEqual([]);
+    // an unknown key is searched as text, and said (issue 35)
+    expect(parseQuery('foo:bar').problems.map((p) => p.message)).toEqual(['foo: is not a filter — searched as text']);
   });
 
   it('a key still being typed (status:, -has:) filters nothing and says nothing', () => {

@@ -64,6 +64,8 @@ export interface LocateContext {
   platform: NodeJS.Platform;
   /** project folders whose own files are read too (the working folder, the projects Claude Code knows) */
   projects: string[];
+  /** more home folders whose user files are read too (another user's, a test's), as the process's HOME is */
+  homes?: string[];
 }
 
 export function homeOf(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
@@ -91,12 +93,22 @@ export function claudeCodeContainers(parsed: unknown): ServerContainer[] {
   return containers;
 }
 
-/** Every config file the clients may have, found or not. */
+/** Every config file the clients may have, found or not: the user files of each home, then each project's own. */
 export function configLocations(context: LocateContext): ConfigLocation[] {
   const home = homeOf(context.env, context.platform);
-  const appDir = appConfigDir(context, home);
-  const codexHome = context.env.CODEX_HOME || join(home, '.codex');
-  const found: ConfigLocation[] = [
+  const own = userLocations(home, appConfigDir(context, home), context.env.CODEX_HOME || join(home, '.codex'));
+  // another home: the platform's folders under it (this process's APPDATA, XDG_CONFIG_HOME, CODEX_HOME are its own)
+  const others = [...new Set(context.homes ?? [])]
+    .filter((h) => h !== home)
+    .flatMap((h) => userLocations(h, appConfigDir({ ...context, env: {} }, h), join(h, '.codex')));
+  const seen = new Set<string>(); // a folder added both as a home and a project: its files once
+  return [...own, ...others, ...projectLocations(context.projects)].filter(
+    (l) => !seen.has(l.path) && seen.add(l.path),
+  );
+}
+
+function userLocations(home: string, appDir: string, codexHome: string): ConfigLocation[] {
+  return [
     {
       client: 'claude-desktop',
       path: join(appDir, 'Claude', 'claude_desktop_config.json'),
@@ -125,7 +137,11 @@ export function configLocations(context: LocateContext): ConfigLocation[] {
     },
     { client: 'codex', path: join(codexHome, 'config.toml'), format: 'toml', containers: user(['mcp_servers']) },
   ];
-  for (const dir of new Set(context.projects)) {
+}
+
+function projectLocations(projects: string[]): ConfigLocation[] {
+  const found: ConfigLocation[] = [];
+  for (const dir of new Set(projects)) {
     found.push(
       { client: 'claude-code', path: join(dir, '.mcp.json'), format: 'json', containers: project(dir, ['mcpServers']) },
       {

@@ -94,15 +94,16 @@ export async function readConfig(location: ConfigLocation, ledger: LedgerRecord[
   return read;
 }
 
-/** Project folders to look into: those given, and those ~/.claude.json knows that exist. */
+/** Project folders to look into: those given, and those each home's ~/.claude.json knows that exist. */
 async function projectsOf(context: LocateContext): Promise<string[]> {
   const projects = [...context.projects];
-  const claude = join(homeOf(context.env, context.platform), '.claude.json');
-  try {
-    const doc = openConfigDoc(await readFile(claude, 'utf8'), 'json');
-    for (const c of claudeCodeContainers(doc.value)) if (c.project && existsSync(c.project)) projects.push(c.project);
-  } catch {
-    /* no file, or malformed: listed as such below */
+  for (const home of [homeOf(context.env, context.platform), ...(context.homes ?? [])]) {
+    try {
+      const doc = openConfigDoc(await readFile(join(home, '.claude.json'), 'utf8'), 'json');
+      for (const c of claudeCodeContainers(doc.value)) if (c.project && existsSync(c.project)) projects.push(c.project);
+    } catch {
+      /* no file, or malformed: listed as such below */
+    }
   }
   return projects;
 }
@@ -115,6 +116,7 @@ export async function discover(
     env: options.env ?? process.env,
     platform: options.platform ?? process.platform,
     projects: options.projects ?? [],
+    homes: options.homes ?? [],
   };
   const locations = configLocations({ ...base, projects: await projectsOf(base) });
   const reads = await Promise.all(

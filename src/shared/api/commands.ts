@@ -5,7 +5,7 @@ import { BreakpointRuleInputSchema } from '../breakpoints.js';
 import { SettingsPatchSchema } from '../settings.js';
 import { AppSessionConfigSchema, RequestHeadersSchema } from '../app-session.js';
 import { attachCommands } from '../attach.js';
-import { InterceptSelectionSchema } from '../intercept.js';
+import { InterceptFolderSchema, InterceptSelectionSchema } from '../intercept.js';
 import { SEVERITIES } from '../insight/findings.js';
 import { SAVE_FORMATS } from './records.js';
 
@@ -188,6 +188,10 @@ export const commands = {
   'intercept.plan': z.union([InterceptSelectionSchema, z.strictObject({ all: z.literal(true) })]),
   /** writes a plan as it was shown; a file changed since it was read is not written (said in `skipped`) */
   'intercept.apply': z.strictObject({ planId: z.string().min(1) }),
+  /** adds a folder to look in (a project or another home; it must exist and be a folder), kept; answers the list */
+  'intercept.addFolder': InterceptFolderSchema,
+  /** stops looking in a folder added before; answers the list */
+  'intercept.removeFolder': z.strictObject({ path: z.string().min(1).max(4096) }),
   ...attachCommands,
   /**
    * The timeline's exchanges in one line each, newest first: `query` is the search box's text (free text, and

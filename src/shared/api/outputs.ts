@@ -104,6 +104,8 @@ export interface CommandOutputs extends AttachOutputs {
   'intercept.list': InterceptList;
   'intercept.plan': InterceptPlan & { planId: string };
   'intercept.apply': InterceptResult;
+  'intercept.addFolder': InterceptList;
+  'intercept.removeFolder': InterceptList;
   /** `next`: the `before` of the next page; `total`: the exchanges that match */
   'traffic.query': { items: ExchangeSummary[]; next?: number; total: number };
   /** `full: false`: its large bodies are truncated (the engine let the full version go) */

@@ -125,7 +125,7 @@ export const RULES = {
   },
   'security.rug-pull': {
     severity: 'warning',
-    title: 'the tool list changed since an earlier session of the same server',
+    title: 'the tool list changed (within a session, or since an earlier session of the same server)',
     spec: `${SPEC}/server/tools#list-changed-notification`,
   },
   'security.secret-echo': {
@@ -149,6 +149,21 @@ export function countProblems(
 ): ProblemCounts {
   for (const p of problems ?? []) into[p.severity]++;
   return into;
+}
+
+/**
+ * What an exchange's ⚠ says when pointed at: each finding by its rule id and message, worst first (at most `max`,
+ * then how many more), e.g. "1 warning — security.rug-pull: the tool list changed within this session…".
+ */
+export function problemsSummary(problems: readonly Finding[], max = 3): string {
+  const counts = countProblems(problems);
+  const head = SEVERITIES.filter((s) => counts[s] > 0)
+    .map((s) => `${counts[s]} ${s === 'info' ? 'note' : s}${counts[s] === 1 ? '' : 's'}`)
+    .join(', ');
+  const sorted = [...problems].sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity));
+  const lines = sorted.slice(0, max).map((p) => `${p.id}: ${p.message}`);
+  if (sorted.length > max) lines.push(`and ${sorted.length - max} more (the detail’s Problems tab)`);
+  return `${head} — ${lines.join('\n')}`;
 }
 
 /** The worst severity among the findings, or undefined when there are none. */

@@ -9,18 +9,33 @@ import { finding, type Finding } from './findings.js';
 import { scanText, walkStrings } from './text-scan.js';
 import type { Tool } from './rules.js';
 
+/** A tool list (its first page) as it came: the exchange's number, the session, the tools by name. */
+interface SeenList {
+  seq: number;
+  session: string;
+  tools: Map<string, Tool>;
+}
+
 export interface SecurityState {
-  /** per server: its last tool list (first page), and the session it came in */
-  lists: Map<string, { session: string; tools: Map<string, Tool> }>;
+  /** per server: the first tool list of its latest session (what a new session is compared with) */
+  lists: Map<string, SeenList>;
+  /** per server and session: the session's last tool list (what its next list is compared with) */
+  sessionLists: Map<string, SeenList>;
   /** tool-name skeletons seen: which server named which tool */
   skeletons: Map<string, Array<{ server: string; name: string }>>;
   /** secret values seen in requests, and where */
   secrets: Map<string, { seq: number; where: string }>;
 }
 
-export const newSecurityState = (): SecurityState => ({ lists: new Map(), skeletons: new Map(), secrets: new Map() });
+export const newSecurityState = (): SecurityState => ({
+  lists: new Map(),
+  sessionLists: new Map(),
+  skeletons: new Map(),
+  secrets: new Map(),
+});
 
 const MAX_SECRETS = 500;
+const MAX_SESSION_LISTS = 2_000;
 const MAX_SKELETONS = 20_000;
 type Result = Record<string, unknown>;
 const resultOf = (e: ExchangeEvent): Result | undefined =>
@@ -102,6 +117,39 @@ export function toolListDiff(before: Map<string, Tool>, after: Map<string, Tool>
   return lines;
 }
 
+/** The session as a finding names it: its id's first 8 characters (a stateless list has none: its exchange). */
+const sessionLabel = (session: string): string =>
+  session.startsWith('#') ? session : `session ${session.slice(0, 8)}`;
+
+function rugPullFinding(before: SeenList, now: Map<string, Tool>, within: boolean): Finding[] {
+  const diff = toolListDiff(before.tools, now);
+  if (diff.length === 0) return [];
+  const counts = ['+', '-'].map((sign) => diff.filter((l) => l.startsWith(sign)).length);
+  const changed = new Set(diff.filter((l) => l.startsWith('~')).map((l) => l.split(':')[0].slice(2)));
+  const since = within
+    ? `within this session, since its list in #${before.seq}`
+    : `since an earlier session of this server (its first list, #${before.seq}, ${sessionLabel(before.session)})`;
+  const what = [
+    ...(counts[0] ? [`${counts[0]} added`] : []),
+    ...(counts[1] ? [`${counts[1]} removed`] : []),
+    ...(changed.size ? [`${[...changed].join(', ')} changed`] : []),
+  ];
+  return [
+    finding(
+      'security.rug-pull',
+      'response.result.tools',
+      `the tool list changed ${since}: ${what.join(', ')}`,
+      diff.join('\n'),
+    ),
+  ];
+}
+
+/**
+ * A tool list that differs from what the client was shown before: the session's previous list (a description
+ * changed mid-session, with or without list_changed), or for a session's first list, the first list of the server's
+ * latest earlier session (not its last: a session that changed its tools was said there; a new session that shows the
+ * first tools again is no change).
+ */
 function rugPull(e: ExchangeEvent, server: string, state: SecurityState): Finding[] {
   const tools = resultOf(e)?.tools;
   if (e.method !== 'tools/list' || !Array.isArray(tools) || e.request.params?.cursor !== undefined) return [];
@@ -109,20 +157,17 @@ function rugPull(e: ExchangeEvent, server: string, state: SecurityState): Findin
   const now = new Map<string, Tool>();
   for (const tool of tools as Tool[])
     if (typeof tool?.name === 'string' && !now.has(tool.name)) now.set(tool.name, tool);
-  const last = state.lists.get(server);
-  state.lists.set(server, { session, tools: now });
-  if (!last || last.session === session) return [];
-  const diff = toolListDiff(last.tools, now);
-  if (diff.length === 0) return [];
-  const counts = ['+', '-', '~'].map((sign) => diff.filter((l) => l.startsWith(sign)).length);
-  return [
-    finding(
-      'security.rug-pull',
-      'response.result.tools',
-      `the tool list changed since an earlier session of this server: ${counts[0]} added, ${counts[1]} removed, ${new Set(diff.filter((l) => l.startsWith('~')).map((l) => l.split(':')[0])).size} changed`,
-      diff.join('\n'),
-    ),
-  ];
+  const seen: SeenList = { seq: e.seq, session, tools: now };
+  const key = `${server}\u0000${session}`;
+  const previous = state.sessionLists.get(key);
+  state.sessionLists.delete(key); // most recent last: the oldest session goes first
+  state.sessionLists.set(key, seen);
+  if (state.sessionLists.size > MAX_SESSION_LISTS)
+    state.sessionLists.delete(state.sessionLists.keys().next().value as string);
+  if (previous) return rugPullFinding(previous, now, true);
+  const earlier = state.lists.get(server);
+  state.lists.set(server, seen);
+  return earlier ? rugPullFinding(earlier, now, false) : [];
 }
 
 export const SECRET_KEY = /(api[_-]?key|apikey|token|secret|password|passwd|credential|authorization|private[_-]?key)/i;

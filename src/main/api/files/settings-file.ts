@@ -37,7 +37,7 @@ export function defaultSettings(dataDir: string): Settings {
     timelineColumns: { order: [...TIMELINE_COLUMNS], hidden: ['revision'], widths: {}, sort: null },
     hideAppTraffic: true,
     preserveLog: false,
-    proxiesBar: { height: 120, collapsed: false },
+    proxiesBar: { height: null, collapsed: false },
     agentCanSend: false,
     breakpointHoldS: DEFAULT_BREAKPOINT_HOLD_S,
   };
@@ -135,7 +135,7 @@ export class SettingsFile {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
       return this.reject(defaults, 'it is not a JSON object');
     // fields missing from an older file take their defaults
-    const parsed = SettingsSchema.safeParse({ ...defaults, ...raw });
+    const parsed = SettingsSchema.safeParse({ ...defaults, ...withoutOldDefaults(raw) });
     if (!parsed.success) return this.reject(defaults, describeZodError(parsed.error));
     return { settings: parsed.data, file: this.file };
   }
@@ -155,6 +155,15 @@ export class SettingsFile {
     this.log(problem);
     return { settings: defaults, file: this.file, problem };
   }
+}
+
+/**
+ * A file of a version before the proxies bar fitted its rows holds that version's fixed height (120 px) whether or
+ * not the edge was ever dragged: read as never dragged (a drag lands on 120 only by chance).
+ */
+function withoutOldDefaults(raw: object): object {
+  const bar = (raw as { proxiesBar?: { height?: unknown } }).proxiesBar;
+  return bar && typeof bar === 'object' && bar.height === 120 ? { ...raw, proxiesBar: { ...bar, height: null } } : raw;
 }
 
 function dropUndefined<T extends object>(value: T): Partial<T> {

@@ -7,9 +7,10 @@ import { localProxyPort } from '../../intercept/entry.js';
 import { apiProxyHost } from '../../intercept/proxy-host.js';
 import { describePlan, InterceptService, type PreparedPlan } from '../../intercept/service.js';
 import type { AppController } from '../app-controller.js';
+import { InterceptFolders } from './intercept-folders.js';
 
 type Input<C extends CommandName> = z.output<(typeof commands)[C]>;
-type Names = 'intercept.list' | 'intercept.plan' | 'intercept.apply' | `attach.${string}`;
+type Names = `intercept.${string}` | `attach.${string}`;
 type Table = {
   [C in Extract<CommandName, Names>]: (input: Input<C>) => Promise<CommandOutputs[C]> | CommandOutputs[C];
 };
@@ -41,21 +42,32 @@ function watched(list: InterceptList, controller: AppController): InterceptList 
  * and the attached processes of wrapped servers (AttachHub).
  */
 export function interceptHandlers(controller: AppController, version: string): Table {
-  const service = new InterceptService({
-    dataDir: controller.dataDir,
-    version,
-    projects: [process.cwd()],
-    proxies: apiProxyHost({
-      create: (config) => controller.createProxy(config),
-      remove: (id) => controller.removeProxy(id),
-    }),
+  const folders = new InterceptFolders(controller.dataDir, (line) => controller.log(line, 'warn'));
+  const proxies = apiProxyHost({
+    create: (config) => controller.createProxy(config),
+    remove: (id) => controller.removeProxy(id),
+  });
+  // the folders looked in are read at each use: one the user just added is in the next list and plan
+  const service = (): InterceptService =>
+    new InterceptService({
+      dataDir: controller.dataDir,
+      version,
+      projects: [process.cwd(), ...folders.usable('project')],
+      homes: folders.usable('home'),
+      proxies,
+    });
+  const list = async (): Promise<InterceptList> => ({
+    ...watched(await service().list(), controller),
+    folders: folders.list(),
   });
   const plans = new Map<string, { plan: PreparedPlan; timer: NodeJS.Timeout }>();
   const hub = controller.attached;
   return {
-    'intercept.list': async () => watched(await service.list(), controller),
+    'intercept.list': list,
+    'intercept.addFolder': async (folder) => (await folders.add(folder), list()),
+    'intercept.removeFolder': async ({ path }) => (await folders.remove(path), list()),
     'intercept.plan': async (input) => {
-      const plan = await service.plan('all' in input ? 'all' : input);
+      const plan = await service().plan('all' in input ? 'all' : input);
       const planId = randomUUID();
       plans.set(planId, { plan, timer: setTimeout(() => plans.delete(planId), PLAN_TTL_MS).unref() });
       return { ...describePlan(plan), planId };
@@ -68,7 +80,7 @@ export function interceptHandlers(controller: AppController, version: string): T
         );
       plans.delete(planId);
       clearTimeout(kept.timer);
-      return service.apply(kept.plan);
+      return service().apply(kept.plan);
     },
     'attach.open': (input) => hub.open(input),
     'attach.exchanges': ({ attachId, events }) => hub.exchanges(attachId, events as unknown as ExchangeEvent[]),

@@ -1,10 +1,10 @@
 import { haystack, type ExchangeLike } from './exchange-facts.js';
-import { keyDef, type KeyDef, type Predicate, type QueryContext } from './filter-keys.js';
+import { KEYS, keyDef, type KeyDef, type Predicate, type QueryContext } from './filter-keys.js';
 import { tokenize, type Token } from './filter-tokens.js';
 
 /**
  * The timeline's filter language, DevTools-style: `method:tools/call tool:echo,add status:error -source:cache
- * has:stream larger-than:10k duration>500 /time(out|d out)/ "free text"`. Terms are ANDed; `-` negates one; a comma
+ * has:stream larger-than:10k duration>500 /time(out|d out)/ "free text"`. Terms are ANDed; `-` (or `!`) negates one; a comma
  * in a value means "any of"; `*` in a name is a wildcard; words without a key search the exchange's JSON. Pure: a
  * parser that compiles the text once into predicates, and the predicates.
  *
@@ -72,7 +72,40 @@ function keyedTerm(token: Token, def: KeyDef): QueryTerm | QueryProblem {
   return { raw: token.raw, negate: token.negate, key: def.name, test };
 }
 
-/** Compiles a query into its terms; what cannot be used is said in `problems` (and left out of the match). */
+/** Edits (insert, delete, change a letter) from one word to another: a typo of a key is a few away from it. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+
+/**
+ * `tol:echo` is no filter: it is searched as text, and said (a typo of a key finds nothing, silently otherwise).
+ * A URL (`http://host`) and a key still being typed (`tol:`) are not said.
+ */
+function unknownKey(token: Token): QueryProblem | undefined {
+  if (token.value === '' || token.value.startsWith('//')) return undefined;
+  const key = token.key ?? '';
+  const typos = key.length >= 5 ? 2 : 1;
+  const near = KEYS.map((k) => k.name).find(
+    (name) => (key.length >= 2 && name.startsWith(key)) || editDistance(key, name) <= typos,
+  );
+  const op = token.op ?? ':';
+  return {
+    term: token.raw,
+    message: `${key}${op} is not a filter${near ? ` (did you mean ${near}${op}?)` : ''} — searched as text`,
+  };
+}
+
+/**
+ * Compiles a query into its terms; what cannot be used is said in `problems` (and left out of the match), and so is
+ * a term with an unknown key (searched as text).
+ */
 export function parseQuery(text: string): ParsedQuery {
   const terms: QueryTerm[] = [];
   const problems: QueryProblem[] = [];
@@ -92,6 +125,8 @@ export function parseQuery(text: string): ParsedQuery {
     const def = token.key === undefined ? undefined : keyDef(token.key);
     if (!def) {
       if (token.text) terms.push(textTerm(token)); // "http://host" is text, as is anything with an unknown key
+      const unknown = token.key === undefined ? undefined : unknownKey(token);
+      if (unknown) problems.push(unknown);
       continue;
     }
     if (token.value === '') continue; // a key still being typed (`status:`) filters nothing yet

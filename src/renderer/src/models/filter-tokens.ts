@@ -1,7 +1,7 @@
 import type { Op } from './filter-keys.js';
 
 export interface Token {
-  /** the term as typed, `-` and quotes included */
+  /** the term as typed, `-` (or `!`) and quotes included */
   raw: string;
   start: number;
   end: number;
@@ -11,14 +11,14 @@ export interface Token {
   op?: Op;
   /** the value (quotes removed), or the whole text of a free-text term */
   value: string;
-  /** the term's text without `-` and quotes (a term with an unknown key is searched as this text) */
+  /** the term's text without `-`/`!` and quotes (a term with an unknown key is searched as this text) */
   text: string;
   regex?: { source: string; flags: string };
 }
 
 const KEYED = /^([a-z][a-z-]*)(:|>=|<=|>|<|=)/i;
 
-/** Splits a query into terms: whitespace separates them, except inside "quotes" and /regexes/. */
+/** Splits a query into terms: whitespace separates them, except inside "quotes" and /regexes/; `-` or `!` negates. */
 export function tokenize(text: string): Token[] {
   const out: Token[] = [];
   let i = 0;
@@ -26,7 +26,8 @@ export function tokenize(text: string): Token[] {
     while (i < text.length && /\s/.test(text[i])) i++;
     if (i >= text.length) break;
     const start = i;
-    const negate = text[i] === '-' && i + 1 < text.length && !/\s/.test(text[i + 1]);
+    // `-` negates a term (DevTools' network filter), and `!` too, as people type it there all the same
+    const negate = (text[i] === '-' || text[i] === '!') && i + 1 < text.length && !/\s/.test(text[i + 1]);
     if (negate) i++;
     if (text[i] === '/') {
       const close = findRegexEnd(text, i + 1);

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import type { CommandOutputs } from '../../../shared/api.js';
 import type {
   InterceptClient,
+  InterceptFolder,
   InterceptList,
   InterceptResult,
   InterceptSelection,
@@ -35,6 +36,9 @@ interface InterceptState {
   /** writes the plan shown */
   write(): Promise<void>;
   cancel(): void;
+  /** looks in one more folder (a project, another home): kept by the app; rejects with the engine's reason */
+  addFolder(folder: InterceptFolder): Promise<void>;
+  removeFolder(path: string): Promise<void>;
 }
 
 export const serverKey = (file: string, name: string): string => `${file}\u0000${name}`;
@@ -88,4 +92,10 @@ export const useIntercept = create<InterceptState>()((set, get) => ({
     await get().load();
   },
   cancel: () => set({ plan: undefined }),
+  async addFolder(folder) {
+    set({ list: await api().call('intercept.addFolder', folder) });
+  },
+  async removeFolder(path) {
+    set({ list: await api().call('intercept.removeFolder', { path }) });
+  },
 }));

@@ -4,6 +4,7 @@ import type { ProxyInfo } from '../../../shared/api.js';
 import { listedServers, useIntercept } from '../stores/intercept.js';
 import { useProxies } from '../stores/proxies.js';
 import { ClientList } from './intercept/ClientList';
+import { FolderList } from './intercept/FolderList';
 import { PlanPane } from './intercept/PlanPane';
 import { ResultPane } from './intercept/ResultPane';
 import { ServerDetail } from './intercept/ServerDetail';
@@ -51,6 +52,7 @@ export function InterceptView(): JSX.Element {
             {error}
           </p>
         )}
+        <FolderList />
         <ClientList />
       </section>
       <section className="intercept-detail" aria-label={plan ? 'Change' : 'Server'}>

@@ -7,7 +7,7 @@ import { useProxies } from '../../stores/proxies.js';
 import { startDemo } from '../../stores/traffic.js';
 import { closeSource, useVerbs } from '../../stores/verbs.js';
 import { ProxyRow } from './ProxyRow.js';
-import { BarResizer, useBarSize } from './ProxiesBarResizer.js';
+import { BarResizer, useBarSize, useShownHeight } from './ProxiesBarResizer.js';
 
 const KIND_LABELS = { har: 'HAR', folder: 'cassette folder', file: 'single-file cassette' } as const;
 
@@ -83,7 +83,8 @@ function useRevealNew(proxies: ProxyInfo[], list: RefObject<HTMLUListElement | n
 /**
  * The proxies as one compact bar above the traffic: a line per proxy (state, name, mode, what it stands in front of,
  * endpoint, exchanges, client config, start/stop/retry), and the workspace's actions: New proxy (a dialog), Run demo,
- * Breakpoints (a drawer). It never grows past a few lines: more proxies scroll inside it.
+ * Breakpoints (a drawer). It grows with its rows up to a limit (a third of the window, at most 8 lines), then its
+ * rows scroll; a drag of its lower edge sets its height instead, kept in the settings.
  */
 export function ProxiesBar(): JSX.Element {
   const { proxies, loaded, error } = useProxies();
@@ -105,8 +106,11 @@ export function ProxiesBar(): JSX.Element {
     setDemoBusy(true);
     run(() => startDemo().finally(() => setDemoBusy(false)));
   };
-  const height = dragged ?? size.height;
   const any = proxies.length > 0 || sources.length > 0;
+  const shown = useShownHeight(list, loaded && any && !size.collapsed);
+  // never dragged: the list fits its rows up to the stylesheet's limit, then scrolls; dragged: that height, kept
+  const limit = dragged ?? size.height;
+  const height = limit ?? shown;
   return (
     <section className={`proxies-bar${size.collapsed ? ' collapsed' : ''}`} aria-label="Proxies">
       <div className="proxies-head">
@@ -156,7 +160,13 @@ export function ProxiesBar(): JSX.Element {
         </p>
       ) : (
         <>
-          <ul className="proxy-list" id="proxy-list" aria-label="Proxy list" ref={list} style={{ maxHeight: height }}>
+          <ul
+            className="proxy-list"
+            id="proxy-list"
+            aria-label="Proxy list"
+            ref={list}
+            style={limit === null ? undefined : { maxHeight: limit }}
+          >
             {failedFirst(proxies).map((p) => (
               <ProxyRow key={p.id} proxy={p} run={run} fresh={p.id === fresh} />
             ))}
@@ -169,6 +179,10 @@ export function ProxiesBar(): JSX.Element {
             onResize={(h, done) => {
               setDragged(done ? undefined : h);
               if (done) size.set({ height: h });
+            }}
+            onFit={() => {
+              setDragged(undefined);
+              size.set({ height: null });
             }}
           />
         </>

@@ -7,6 +7,7 @@ import {
 } from '../../models/filter-complete.js';
 import type { QueryProblem } from '../../models/filter-query.js';
 import { visibleName } from '../../models/visible-text.js';
+import { focusTable } from '../../components/focus.js';
 
 interface Props {
   value: string;
@@ -21,7 +22,8 @@ const LIST_ID = 'tl-query-options';
 
 /**
  * The search box of the filter language: a combobox whose list completes the key or the value at the cursor
- * (↓/↑ move, Enter or Tab take one, Esc closes the list, a second Esc leaves the box). Problems are said beside it.
+ * (↓/↑ move, Enter or Tab take one, Esc closes the list, a second Esc leaves the box for the table). Problems, and
+ * terms not understood, are said beside it.
  */
 export function QueryBox({ value, onChange, values, problems, input }: Props): JSX.Element {
   const [list, setList] = useState<CompletionResult>();
@@ -59,12 +61,12 @@ export function QueryBox({ value, onChange, values, problems, input }: Props): J
       event.preventDefault();
       take(active);
     } else if (event.key === 'Escape') {
-      // the first Esc closes the list (and keeps the text: a search box's Esc would clear it), the next leaves the box
-      if (open) {
-        event.preventDefault();
-        event.stopPropagation();
-        setList(undefined);
-      } else event.currentTarget.blur();
+      // the first Esc closes the list, the next leaves the box for the table; neither clears the text (a search
+      // box's own Esc would) nor leaves the focus on <body>
+      event.preventDefault();
+      event.stopPropagation();
+      if (open) setList(undefined);
+      else focusTable();
     } else if (event.key === ' ' && event.ctrlKey) {
       event.preventDefault();
       refresh(value, event.currentTarget.selectionStart);

@@ -1,6 +1,6 @@
 import type { TrafficEvent } from '../../../../shared/api.js';
 import type { PausedCall } from '../../../../shared/breakpoints.js';
-import { worstSeverity } from '../../../../shared/insight/findings.js';
+import { problemsSummary, worstSeverity } from '../../../../shared/insight/findings.js';
 import { statusKind, type StatusKind } from '../../models/exchange-facts.js';
 import { matchQuery, parseQuery, type ParsedQuery, type QueryContext } from '../../models/filter-query.js';
 
@@ -146,9 +146,13 @@ export function applyFilter(
 }
 
 /** The ⚠ column: how many findings, and the worst severity ('' when none). */
-export function problemsOf(e: TrafficEvent): { count: number; worst: string } {
+export function problemsOf(e: TrafficEvent): { count: number; worst: string; summary: string } {
   const problems = e.insight?.problems ?? [];
-  return { count: problems.length, worst: worstSeverity(problems) ?? '' };
+  return {
+    count: problems.length,
+    worst: worstSeverity(problems) ?? '',
+    summary: problems.length ? problemsSummary(problems) : '',
+  };
 }
 
 /** the distinct methods, tools and protocol revisions seen, for the filter menus and the search's completion */

@@ -89,7 +89,7 @@ export function Overview({ event, proxyName }: { event: TrafficEvent; proxyName:
           {!event.insight
             ? 'checking…'
             : event.insight.problems.length
-              ? `⚠ ${event.insight.problems.length} (see Problems)`
+              ? `⚠ ${event.insight.problems.length}: ${[...new Set(event.insight.problems.map((p) => p.id))].join(', ')} (see Problems)`
               : 'none'}
         </dd>
         <dt>Key</dt>

@@ -1,5 +1,6 @@
 import type { JSX } from 'react';
 import type { TrafficEvent } from '../../../../../shared/api.js';
+import { RULES } from '../../../../../shared/insight/findings.js';
 
 /** The insight checks' findings on an exchange: severity, rule, where (a JSON path), what, and the spec section. */
 export function Problems({ event }: { event: TrafficEvent }): JSX.Element {
@@ -18,7 +19,7 @@ export function Problems({ event }: { event: TrafficEvent }): JSX.Element {
         <li key={i} className={`problem pb-${p.severity}`}>
           <div className="problem-head">
             <span className={`problem-sev pb-${p.severity}`}>{p.severity}</span>{' '}
-            <code className="problem-id">{p.id}</code>{' '}
+            <code className="problem-id">{p.id}</code> <span className="problem-title small">{RULES[p.id]?.title}</span>{' '}
             <a href={p.spec} target="_blank" rel="noreferrer noopener" className="small">
               spec
             </a>

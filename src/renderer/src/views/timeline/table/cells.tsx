@@ -59,12 +59,12 @@ const CELLS: Record<TimelineColumnId, (e: TimelineRow, ctx: CellContext) => JSX.
   source: (e) => <span className={`src src-${e.source}`}>{sourceLabel(e)}</span>,
   status: (e) => <span className={`st st-${statusKind(e).replace(' ', '-')}`}>{statusLabel(e)}</span>,
   problems: (e) => {
-    const { count, worst } = problemsOf(e);
+    const { count, worst, summary } = problemsOf(e);
     if (!count) return '';
     return (
       <span
         className={`pb pb-${worst}`}
-        title={`${count} problem${count === 1 ? '' : 's'} (worst: ${worst})`}
+        title={summary} // which findings (rule and message), not only how many
         data-testid="problem-count"
       >
         ⚠{count}
