@@ -4,7 +4,7 @@ import type { Log } from '../log.js';
 import type { MessageUpstream } from '../pipeline/message-planner.js';
 import { UpstreamSession } from '../pipeline/message-upstream.js';
 import type { Session } from '../pipeline/session.js';
-import { fullEnvironment } from './bridge/connect.js';
+import { fullEnvironment } from './child-env.js';
 import { LineReader } from './lines.js';
 import { ChildStdioTransport } from './stdio-child.js';
 

@@ -3,6 +3,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Log } from '../../log.js';
 import { redactUrl } from '../../redact.js';
+import { fullEnvironment } from '../child-env.js';
 import { ChildStdioTransport } from '../stdio-child.js';
 
 export type BridgeSpec =
@@ -35,12 +36,6 @@ function sseTarget(spec: Extract<BridgeSpec, { kind: 'sse' }>): { url: URL; head
     url.password = '';
   }
   return { url, headers };
-}
-
-export function fullEnvironment(extra: Record<string, string> | undefined): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
-  return { ...env, ...extra };
 }
 
 /**
