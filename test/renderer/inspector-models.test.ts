@@ -13,7 +13,7 @@ import {
   toggleColumn,
   visibleColumns,
 } from '../../src/renderer/src/models/columns.js';
-import { exchangeSizes, formatBytes } from '../../src/renderer/src/models/exchange-facts.js';
+import { exchangeSizes, formatBytes, utf8Bytes } from '../../src/renderer/src/models/exchange-facts.js';
 import { pick, pickMode } from '../../src/renderer/src/models/selection.js';
 import { describeChar, hasHidden, nameParts, visibleName } from '../../src/renderer/src/models/visible-text.js';
 import { defaultSettings } from '../../src/main/api/files/settings-file.js';
@@ -112,6 +112,26 @@ describe('columns', () => {
       'tool10',
     ]);
     expect(sortRows(rows, { column: 'nope', desc: false }, names)).toBe(rows);
+  });
+
+  it('the Size column counts UTF-8 bytes, as the wire carries them, not UTF-16 code units', () => {
+    const text = `天気 שלום تقرير café 🔧👩‍👩‍👧 ${'あ'.repeat(1000)}`;
+    const e = {
+      request: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: '天気_予報', arguments: {} } },
+      response: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } },
+      stream: [{ jsonrpc: '2.0', method: 'notifications/message', params: { data: '🔧 ✓' } }],
+    } as unknown as TrafficEvent;
+    const bytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v), 'utf8');
+    const s = exchangeSizes(e);
+    expect(s).toEqual({
+      request: bytes(e.request),
+      response: bytes(e.response),
+      stream: bytes(e.stream),
+      total: bytes(e.request) + bytes(e.response) + bytes(e.stream),
+    });
+    expect(s.response).toBeGreaterThan(JSON.stringify(e.response).length + 2000); // 'あ' is 1 code unit, 3 bytes
+    for (const t of ['', 'a', 'é', 'あ', '🔧', '\ud83d', 'x\udd27y', '\ud83d\ud83d\udd27'])
+      expect(utf8Bytes(t)).toBe(Buffer.byteLength(t, 'utf8'));
   });
 
   it('the Size column: request and answer bytes, full sizes where the timeline truncated them', () => {

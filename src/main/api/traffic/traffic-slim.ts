@@ -2,7 +2,7 @@ import type { TrafficEvent } from '../../../shared/api.js';
 import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
 
 /**
- * The timeline keeps every exchange small: a message bigger than BODY_LIMIT has its payload (params, result, or an
+ * The timeline keeps every exchange small: a message whose JSON is bigger than BODY_LIMIT bytes (UTF-8, as on the wire) has its payload (params, result, or an
  * error's data) replaced by `{ "$truncated": { bytes, preview } }`, and a stream longer than STREAM_LIMIT keeps its
  * first messages only. The event says what was cut (`truncated`, with the full sizes) and what it weighs now
  * (`bytes`), so both the engine's ring and the renderer's store cap their memory by bytes; the engine keeps the full
@@ -10,15 +10,18 @@ import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
  */
 export const BODY_LIMIT = 256 * 1024;
 export const STREAM_LIMIT = 512 * 1024;
-const PREVIEW = 2048;
+const PREVIEW = 2048; // characters of the cut message's JSON kept to show
+
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 
 type Truncated = NonNullable<TrafficEvent['truncated']>;
 
 /** A message within the limit as it is; else with its payload replaced (`cut`: its full size). */
 function slimMessage<M extends JsonRpcMessage>(message: M): { message: M; bytes: number; cut?: number } {
   const text = JSON.stringify(message) ?? '';
-  if (text.length <= BODY_LIMIT) return { message, bytes: text.length };
-  const marker = { $truncated: { bytes: text.length, preview: `${text.slice(0, PREVIEW)}…` } };
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= BODY_LIMIT) return { message, bytes };
+  const marker = { $truncated: { bytes, preview: `${text.slice(0, PREVIEW)}…` } };
   const m = message as unknown as Record<string, unknown>;
   const slim =
     'result' in m
@@ -26,7 +29,7 @@ function slimMessage<M extends JsonRpcMessage>(message: M): { message: M; bytes:
       : 'error' in m
         ? { ...m, error: { ...(m.error as object), data: marker } }
         : { ...m, params: marker };
-  return { message: slim as M, bytes: PREVIEW + 200, cut: text.length };
+  return { message: slim as M, bytes: jsonBytes(slim), cut: bytes };
 }
 
 /** The event as the timeline keeps it (the same object when nothing had to be cut), its size filled in. */
@@ -57,7 +60,7 @@ export function slimEvent(event: TrafficEvent): { event: TrafficEvent; truncated
     }
   }
   bytes += streamBytes;
-  if (streamCut) truncated.stream = JSON.stringify(event.stream).length;
+  if (streamCut) truncated.stream = jsonBytes(event.stream);
   let original = event.original;
   if (original) {
     const req = original.request && slimMessage(original.request);

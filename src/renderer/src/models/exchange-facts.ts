@@ -62,7 +62,7 @@ export function failed(e: TrafficEvent): boolean {
 }
 
 export interface ExchangeSizes {
-  /** the request's JSON, in bytes (its full size when the timeline truncated it) */
+  /** the request's JSON, in UTF-8 bytes (its full size when the timeline truncated it) */
   request: number;
   /** the answer's JSON, 0 while pending */
   response: number;
@@ -72,15 +72,31 @@ export interface ExchangeSizes {
 }
 
 const sizes = new WeakMap<TrafficEvent, ExchangeSizes>();
-const jsonLength = (value: unknown): number => (value === undefined ? 0 : (JSON.stringify(value)?.length ?? 0));
+
+/** A string's length in UTF-8 bytes, counted in place (no encoded copy of a body of megabytes). */
+export function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4; // a surrogate pair: one code point above U+FFFF
+      i++;
+    } else bytes += 3; // the rest of the BMP, and a lone surrogate (encoded as U+FFFD)
+  }
+  return bytes;
+}
+
+const jsonBytes = (value: unknown): number => (value === undefined ? 0 : utf8Bytes(JSON.stringify(value) ?? ''));
 
 /** What an exchange weighs, by part: computed once per exchange (events are immutable), full sizes where truncated. */
 export function exchangeSizes(e: TrafficEvent): ExchangeSizes {
   let found = sizes.get(e);
   if (!found) {
-    const request = e.truncated?.request ?? jsonLength(e.request);
-    const response = e.truncated?.response ?? jsonLength(e.response);
-    const stream = e.truncated?.stream ?? (e.stream.length ? jsonLength(e.stream) : 0);
+    const request = e.truncated?.request ?? jsonBytes(e.request);
+    const response = e.truncated?.response ?? jsonBytes(e.response);
+    const stream = e.truncated?.stream ?? (e.stream.length ? jsonBytes(e.stream) : 0);
     found = { request, response, stream, total: request + response + stream };
     sizes.set(e, found);
   }
