@@ -135,19 +135,12 @@ test('a sign-in the user refuses: the tab and the row say so, naming the step; t
   expect(problems).toEqual([]);
 });
 
-// The user guide promises that Copy as curl writes "a header that needs a secret as a $VARIABLE". Found here, not fixed
-// (the fix is the sign-in state machine's and the send target's, not a line): an agent that signed in to the upstream
-// by itself gets its calls through, yet the proxy stays "sign-in required" (the start probe's 401 sticks:
-// UpstreamSignIn.passedThrough only moves from "none"), so Copy as curl is disabled (no running proxy to send
-// through); and the UI never gives curlScript a header, so no script ever asks for $MCP_TOKEN.
-const CURL_TOKEN_FIXME =
-  "Copy as curl on a proxy whose agents bring their own token: the proxy stays 'sign-in required' and the script has no $MCP_TOKEN header (issue 35 item 6; see the comment above)";
-
+// The user guide promises that Copy as curl writes "a header that needs a secret as a $VARIABLE": an agent that signed
+// in to the upstream by itself gets its calls through, the proxy's row says so (the start probe's 401 no longer
+// counts), and the script asks for the agent's token as $MCP_TOKEN.
 test("Copy as curl through a proxy that passes the agent's own Authorization: the script asks for $MCP_TOKEN, never holds it, and runs", async ({
   app,
 }) => {
-  console.log(`fixme: ${CURL_TOKEN_FIXME}`);
-  test.fixme(true, CURL_TOKEN_FIXME);
   test.setTimeout(60_000);
   server = await startDemoOAuthServer();
   const token = await ownAccessToken(server.url); // the agent signed in to the upstream by itself
@@ -162,14 +155,18 @@ test("Copy as curl through a proxy that passes the agent's own Authorization: th
   await form.getByRole('button', { name: 'Create proxy' }).click();
   await expect(form).toBeHidden({ timeout: 15_000 });
   const row = page.getByRole('list', { name: 'Proxy list' }).getByRole('listitem', { name: 'Proxy own-token' });
+  // the start probe got the upstream's 401: the proxy asks for a sign-in until the agent's own token gets through
+  await expect(row.getByRole('button', { name: 'Sign in to the upstream of own-token' })).toBeVisible();
   const endpoint = (await row.locator('.proxy-endpoint').textContent()) ?? '';
   const agent = await connectClient(endpoint, { headers: { Authorization: `Bearer ${token}` } });
   expect(await agent.client.callTool({ name: 'greet', arguments: { name: 'curl' } })).toEqual({
     content: [{ type: 'text', text: 'Hello, curl!' }],
   });
   await agent.close();
-  // the proxy holds no sign-in of its own (its row still says "sign-in required": the agent's token went through as is)
-  await expect(row.getByRole('button', { name: 'Sign in to the upstream of own-token' })).toBeVisible();
+  // the proxy holds no sign-in of its own: the agent's token went through as is, and the row says so
+  await expect(row.locator('.badge')).toHaveText('running', { timeout: 15_000 });
+  await expect(row.getByTestId('signed-in')).toHaveText("client's own sign-in");
+  await expect(row.getByRole('button', { name: 'Sign in to the upstream of own-token' })).toHaveCount(0);
 
   await page.getByRole('table', { name: 'Recent exchanges' }).getByRole('row').filter({ hasText: 'greet' }).click();
   const detail = page.getByRole('complementary', { name: 'Exchange detail' });

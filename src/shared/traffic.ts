@@ -51,6 +51,8 @@ export interface ExchangeEvent {
   http?: { status: number; headers: Record<string, string | string[]> };
   /** MCP protocol version of the session (its MCP-Protocol-Version header, or what initialize agreed) */
   protocolVersion?: string;
+  /** the client's request carried its own Authorization header: its scheme (`Bearer`), never the credentials */
+  authorization?: string;
 }
 
 export interface ExchangeTiming {

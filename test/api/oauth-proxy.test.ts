@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProxyInfo } from '../../src/shared/api.js';
-import { followSignIn } from '../helpers/oauth.js';
+import { followSignIn, ownAccessToken } from '../helpers/oauth.js';
 import { startTestAuthServer } from '../helpers/oauth-as.js';
 import { filesBelow, secretsFound } from '../helpers/oauth-cli.js';
 import { tempDir } from '../helpers/temp.js';
@@ -74,6 +74,26 @@ describe('the app: a proxy whose upstream wants an OAuth sign-in', () => {
       expect.arrayContaining(['workspace.json', 'timeline.json', 'saved.har']),
     );
     expect(await secretsFound(written, {}, { ...server.secrets })).toEqual([]);
+  });
+
+  it("an agent's own token gets through: sign-in required → running (client's own sign-in); the exchange keeps its scheme only", async () => {
+    const server = await startTestAuthServer();
+    keep(server);
+    const token = await ownAccessToken(server.url); // the agent signed in to the upstream by itself
+    const { api } = await app();
+    const created = await call(api, 'proxies.create', { mode: 'proxy-only', upstreamUrl: server.url });
+    expect(created.state).toBe('sign-in-required'); // the start probe's 401
+
+    const agent = await client(created.url as string, { headers: { Authorization: `Bearer ${token}` } });
+    expect(textOf(await agent.client.callTool({ name: 'greet', arguments: { name: 'own' } }))).toBe('Hello, own!');
+    await agent.close();
+    const running = await until(api, created.id, (p) => p.state === 'running');
+    expect(running.signIn).toEqual({ state: 'client' });
+    expect(server.authorizations).toHaveLength(1); // the agent's own: the proxy signed in to nothing
+
+    const calls = (await call(api, 'traffic.snapshot', {})).filter((e) => e.method === 'tools/call');
+    expect(calls.map((e) => e.authorization)).toEqual(['Bearer']);
+    expect(JSON.stringify(calls)).not.toContain(token);
   });
 
   it('oauth.disabled: the proxy does not sign in (its upstream refuses it: failed, naming the 401)', async () => {

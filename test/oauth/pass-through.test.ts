@@ -50,4 +50,24 @@ describe("a client's own Authorization", () => {
     open.push(wrongToken);
     expect(await wrongToken.client.callTool(greet)).toEqual({ content: [{ type: 'text', text: 'Hello, x!' }] });
   });
+
+  it('gets through after a sign-in of the proxy failed: the state turns from failed to client', async () => {
+    const server = await startTestAuthServer();
+    open.push(server);
+    const direct = await signedInClient(server.url);
+    open.push(direct);
+    const own = server.secrets.accessTokens[0];
+    const store = new CredentialStore(await tempDir('rewind-oauth-data-'));
+    const signIn = new UpstreamSignIn(server.url, { store, timeoutMs: 300 });
+    await expect(signIn.signIn()).rejects.toThrow(/authorization/); // nobody follows the page: it times out
+    expect(signIn.info().state).toBe('failed');
+    const proxy = await startProxy({ mode: 'proxy-only', upstreamUrl: server.url, upstreamAuth: signIn });
+    open.push(proxy);
+
+    const bringsToken = await connectClient(proxy.url, { headers: { Authorization: `Bearer ${own}` } });
+    open.push(bringsToken);
+    expect(await bringsToken.client.callTool(greet)).toEqual({ content: [{ type: 'text', text: 'Hello, x!' }] });
+    expect(signIn.info().state).toBe('client');
+    expect(server.authorizations).toHaveLength(1); // the direct client's own
+  });
 });

@@ -42,13 +42,17 @@ export interface SignedProxy {
   offSignIn?: () => void;
 }
 
-/** A running proxy's state follows its upstream's sign-in: *sign-in required* until the token arrives, then *running*. */
+/**
+ * A running proxy's state follows its upstream's sign-in: *sign-in required* until the token arrives, or until a
+ * client's own Authorization gets through (`client`: the start probe's 401 no longer counts), then *running*.
+ */
 export function followSignIn(proxy: SignedProxy, changed: () => void): void {
   const signIn = proxy.signIn;
   if (!signIn) return;
   const apply = (): void => {
     const info = signIn.info();
     if (info.state === 'required') proxy.needsSignIn = true;
+    else if (info.state === 'client') proxy.needsSignIn = false; // a client's own token got through: no sign-in needed
     proxy.info = {
       ...proxy.info,
       state: signInState(proxy.needsSignIn === true, info),

@@ -90,6 +90,8 @@ export class TimelineNotes {
   answerEventId?: string;
   /** the upstream's HTTP status and headers (relay.ts) */
   http?: ExchangeEvent['http'];
+  /** the scheme of the client's own Authorization (relay.ts), never its credentials */
+  authorization?: string;
   /** how the upstream's answer travelled (JSON, or SSE with ids, retry, priming, an early close) — the cassette keeps it */
   framing?: Framing;
 
@@ -255,6 +257,7 @@ export class LiveExchange {
       timing: timeline.timing(),
       http: timeline.http,
       protocolVersion: this.version,
+      authorization: timeline.authorization,
     };
   }
 

@@ -75,9 +75,11 @@ export async function relayPost(stage: Stage, sessions: SessionRegistry, relay: 
     return brokenStream(stage, res, undefined, pendingOf(exchanges), relay.session);
   }
   const head = { status: upRes.statusCode ?? 0, headers: redactHeaders(upRes.headers) }; // for the timeline
+  const authorization = authorizationScheme(req.headers.authorization);
   for (const e of exchanges) {
     e.timeline.firstByteMs = e.elapsed();
     e.timeline.http = head;
+    e.timeline.authorization = authorization;
   }
   const live = sessionOf(sessions, relay, upRes);
   if (owned && (upRes.statusCode ?? 500) >= 300) sessions.delete(live.id as string); // refused: no session came of it
@@ -157,4 +159,11 @@ function pipeUntapped(
     for (const exchange of exchanges) exchange.delivery.clientGone = true;
     upRes.destroy();
   });
+}
+
+/** The scheme of a client's own Authorization (`Bearer`), for Copy as curl's placeholder; never the credentials. */
+function authorizationScheme(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const scheme = /^\s*([A-Za-z][A-Za-z0-9-]{0,30})\s+\S/.exec(value)?.[1]; // a bare token is not taken for one
+  return scheme ?? 'Bearer';
 }

@@ -19,7 +19,7 @@ export interface UpstreamAuth {
    * while it does not, header() has no token to give (requests go without awaiting it)
    */
   owns(): boolean;
-  /** a client's own Authorization went upstream as it is (the proxy holds no sign-in) */
+  /** a client's own Authorization went upstream as it is and was not refused (the proxy holds no sign-in) */
   passedThrough(): void;
   /**
    * The upstream refused `sent`: resolves once a retry makes sense (a newer token, a refresh, a completed sign-in),
@@ -59,10 +59,11 @@ export function withSignIn<R>(
   upstream: string,
 ): Promise<R> {
   if (auth.owns()) return signed(auth, request, interactive, upstream);
-  if (request.clientAuthorization !== undefined) {
-    auth.passedThrough();
-    return request.send(request.clientAuthorization);
-  }
+  if (request.clientAuthorization !== undefined)
+    return request.send(request.clientAuthorization).then((answer) => {
+      if (!request.challenge(answer)) auth.passedThrough(); // a refused token is the client's business
+      return answer;
+    });
   // no sign-in held, so no token to add or refresh: sent at once, no awaits (every request of a proxy in front of a
   // server that wants none takes this path); a challenge in the answer starts the sign-in
   return request.send(undefined).then((first) => {

@@ -70,16 +70,12 @@ export class UpstreamSignIn implements UpstreamAuth {
   }
 
   owns(): boolean {
-    return (
-      this.stored.tokens !== undefined ||
-      this.flow !== undefined ||
-      this.state.state === 'required' ||
-      this.state.state === 'failed'
-    );
+    return this.stored.tokens !== undefined || this.flow !== undefined;
   }
 
+  /** whatever the state was (a start probe's 401 said "required", a sign-in failed): the client's own token works */
   passedThrough(): void {
-    if (this.state.state === 'none') this.setState({ state: 'client' });
+    if (!this.owns() && this.state.state !== 'client') this.setState({ state: 'client' });
   }
 
   async header(): Promise<string | undefined> {

@@ -173,6 +173,8 @@ export function DetailActions({ event, proxyName }: { event: TrafficEvent; proxy
         url: targetUrl,
         protocolVersion: event.protocolVersion,
         title: `${event.method}${event.tool ? ` ${event.tool}` : ''} through proxy ${proxyName}`,
+        // the client sent its own token (the event keeps only its scheme): the script asks for one, never holds it
+        ...(event.authorization ? { headers: { Authorization: `${event.authorization} $MCP_TOKEN` } } : {}),
       }
     : undefined;
   const through = target.running.find((p) => p.id === target.proxyId)?.name;
