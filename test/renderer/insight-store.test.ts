@@ -42,7 +42,11 @@ describe('findings on the timeline', () => {
       () => useTraffic.getState().exchanges.find((e) => e.method === 'tools/list' && e.insight),
       'the checked tools/list',
     );
-    expect(problemsOf(list)).toEqual({ count: 1, worst: 'error' });
+    expect(problemsOf(list)).toEqual({
+      count: 1,
+      worst: 'error',
+      summary: '1 error — tool.name-duplicate: a second tool named "find"',
+    });
     expect(list.insight?.problems[0]).toMatchObject({
       id: 'tool.name-duplicate',
       path: 'response.result.tools[1].name',
