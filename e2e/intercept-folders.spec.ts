@@ -15,7 +15,7 @@ const OTHER = join(ROOT_DIR, 'other-home');
 const PROJECT = join(ROOT_DIR, 'my project');
 const CURSOR = join(OTHER, '.cursor', 'mcp.json');
 const MCP_JSON = join(PROJECT, '.mcp.json');
-const SHOTS = join(ROOT, '..', '_notes', 'shots-inspector');
+const SHOTS = join(ROOT, 'test-results', 'screenshots'); // inside the checkout (ignored), never beside it
 const STDIO = { command: process.execPath, args: ['notes-server.js'] };
 
 test.use({

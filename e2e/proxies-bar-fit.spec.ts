@@ -8,7 +8,7 @@ import { ROOT, expect, test } from './shell.js';
 // Issue 35 item 1: the proxies bar grows with its rows up to a limit, then scrolls; a drag of its edge is kept. Real
 // proxies (replay, made through the New proxy dialog) in the browser shell; rows measured as laid out.
 
-const SHOTS = join(ROOT, '..', '_notes', 'shots-inspector');
+const SHOTS = join(ROOT, 'test-results', 'screenshots'); // inside the checkout (ignored), never beside it
 
 /** rows of the list wholly inside it, and whether the list scrolls */
 const layout = (list: Locator): Promise<{ whole: number; rows: number; scrolls: boolean; height: number }> =>

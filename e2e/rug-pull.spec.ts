@@ -9,7 +9,7 @@ import { ROOT, expect, test } from './shell.js';
 // notifications/tools/list_changed; the client lists again) is warned about on the changed list, the ⚠ names the
 // finding, and a second session's first, clean list gets no warning.
 
-const SHOTS = join(ROOT, '..', '_notes', 'shots-inspector');
+const SHOTS = join(ROOT, 'test-results', 'screenshots'); // inside the checkout (ignored), never beside it
 
 test('a rug pull within a session: the changed list is warned about, the ⚠ names it, the next session’s clean list is not', async ({
   app,
@@ -50,8 +50,12 @@ test('a rug pull within a session: the changed list is warned about, the ⚠ nam
     await expect(lists.nth(2).getByTestId('problem-count')).toHaveCount(0);
 
     // the detail: the rule by its id and title, the message naming the earlier list, the diff
-    await lists.nth(1).click();
     const detail = page.getByRole('complementary', { name: 'Exchange detail' });
+    // on its time cell (not the ⚠ badge); again while rows of the second session still arrive and re-render
+    await expect(async () => {
+      await lists.nth(1).getByRole('cell').nth(1).click();
+      await expect(detail).toBeVisible({ timeout: 1_000 });
+    }).toPass({ timeout: 10_000 });
     await expect(detail.getByText(/⚠ \d+: .*security\.rug-pull/)).toBeVisible();
     await detail.getByRole('tab', { name: /Problems \(\d+\)/ }).click();
     const found = detail

@@ -9,7 +9,7 @@ import { ROOT, expect, test } from './shell.js';
 // a term with an unknown key is said beside the box, and Esc closes the completion list first, then leaves the box
 // for the table (it cleared the query and left the focus on <body>). The demo's real traffic.
 
-const SHOTS = join(ROOT, '..', '_notes', 'shots-inspector');
+const SHOTS = join(ROOT, 'test-results', 'screenshots'); // inside the checkout (ignored), never beside it
 
 async function runDemo(page: Page): Promise<number> {
   await page.getByRole('button', { name: 'Run demo' }).click();
