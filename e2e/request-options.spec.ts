@@ -44,8 +44,13 @@ test('Edit & resend with an Authorization header and _meta: the server gets both
   await expect(detail.getByTestId('app-session-declared')).toContainText(
     "The app's session declares sampling, elicitation, roots (0); e2e-agent's session declared nothing",
   );
-  await detail.getByText('Headers and _meta').click();
-  await detail.getByLabel(/HTTP headers of this request/).fill('Authorization: Bearer e2e-token\nX-Trace: t-1');
+  // the disclosure opens on a click; again if the editor re-rendered under it (it once stayed closed in CI)
+  const headersField = detail.getByLabel(/HTTP headers of this request/);
+  await expect(async () => {
+    if (!(await headersField.isVisible())) await detail.getByText('Headers and _meta').click();
+    await expect(headersField).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 10_000 });
+  await headersField.fill('Authorization: Bearer e2e-token\nX-Trace: t-1');
   await detail.getByLabel('_meta (a JSON object)').fill('{ "example.com/run": 3 }');
   await page.screenshot({ path: join(SHOTS, 'request-options-1280.png') });
   await detail.getByRole('button', { name: 'Send edited request' }).click();
