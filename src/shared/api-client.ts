@@ -115,6 +115,56 @@ interface Queued extends Pending {
   timer: ReturnType<typeof setTimeout>;
 }
 
+/** A frame from the shell: an event goes to its listeners, a reply settles its pending call. */
+function routeFrame(data: unknown, pending: Map<number, Pending>, events: ReturnType<typeof listenerSet>): void {
+  let frame: ServerFrame;
+  try {
+    frame = JSON.parse(String(data)) as ServerFrame;
+  } catch {
+    console.error('mcp-rewind: unreadable frame from the shell');
+    return;
+  }
+  if ('event' in frame) return events.emit(frame.event, frame.payload);
+  const call = pending.get(frame.id);
+  if (!call) {
+    if (!frame.ok) console.error(`mcp-rewind: ${frame.error.message}`);
+    return;
+  }
+  pending.delete(frame.id);
+  if (frame.ok) call.resolve(frame.output);
+  else call.reject(new ApiCallError(call.command, frame.error.message));
+}
+
+/** The socket closed: every call sent on it fails (its command may or may not have run). */
+function rejectLost(pending: Map<number, Pending>): void {
+  for (const [id, call] of pending) {
+    pending.delete(id);
+    call.reject(
+      new ApiCallError(
+        call.command,
+        `the connection to mcp-rewind was lost before "${call.command}" was answered (it may or may not have run)`,
+      ),
+    );
+  }
+}
+
+/** Empties the queue of calls not sent yet, each failing with its own message. */
+function rejectQueued(queue: Queued[], message: (command: string) => string): void {
+  for (const queued of queue.splice(0)) {
+    clearTimeout(queued.timer);
+    queued.reject(new ApiCallError(queued.command, message(queued.command)));
+  }
+}
+
+/** Exponential backoff with ±25 % jitter, capped at maxDelay. */
+function backoffDelay(attempt: number, minDelay: number, maxDelay: number): number {
+  return Math.min(maxDelay, minDelay * 2 ** attempt) * (0.75 + Math.random() / 2);
+}
+
+function unreachableMessage(command: string, queueTimeout: number): string {
+  return `mcp-rewind is not reachable ("${command}" waited ${Math.round(queueTimeout / 1000)} s for the connection): is \`mcp-rewind ui\` still running?`;
+}
+
 /** The browser adapter: JSON frames over one WebSocket (`{ id, command, input }` → ServerFrame), events pushed by the shell. */
 export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
   const Ctor =
@@ -139,31 +189,9 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
     for (const listener of [...statusListeners]) listener(next);
   };
 
-  const onFrame = (data: unknown): void => {
-    let frame: ServerFrame;
-    try {
-      frame = JSON.parse(String(data)) as ServerFrame;
-    } catch {
-      console.error('mcp-rewind: unreadable frame from the shell');
-      return;
-    }
-    if ('event' in frame) return events.emit(frame.event, frame.payload);
-    const call = pending.get(frame.id);
-    if (!call) {
-      if (!frame.ok) console.error(`mcp-rewind: ${frame.error.message}`);
-      return;
-    }
-    pending.delete(frame.id);
-    if (frame.ok) call.resolve(frame.output);
-    else call.reject(new ApiCallError(call.command, frame.error.message));
-  };
-
   const refuse = (): void => {
     setStatus('unauthorized');
-    for (const queued of queue.splice(0)) {
-      clearTimeout(queued.timer);
-      queued.reject(new ApiCallError(queued.command, UNAUTHORIZED_MESSAGE));
-    }
+    rejectQueued(queue, () => UNAUTHORIZED_MESSAGE);
   };
 
   const connect = (): void => {
@@ -180,23 +208,15 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
         for (const frame of queued.frames) ws.send(frame);
       }
     };
-    ws.onmessage = (event) => onFrame(event.data);
+    ws.onmessage = (event) => routeFrame(event.data, pending, events);
     ws.onerror = () => {}; // onclose follows and decides
     ws.onclose = () => {
       if (socket !== ws) return;
       socket = undefined;
-      for (const [id, call] of pending) {
-        pending.delete(id);
-        call.reject(
-          new ApiCallError(
-            call.command,
-            `the connection to mcp-rewind was lost before "${call.command}" was answered (it may or may not have run)`,
-          ),
-        );
-      }
+      rejectLost(pending);
       if (status === 'closed' || status === 'unauthorized') return;
       setStatus('reconnecting');
-      const delay = Math.min(maxDelay, minDelay * 2 ** attempts++) * (0.75 + Math.random() / 2);
+      const delay = backoffDelay(attempts++, minDelay, maxDelay);
       const again = (): void => {
         if (status === 'reconnecting') retry = setTimeout(connect, delay);
       };
@@ -238,12 +258,7 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
         const timer = setTimeout(() => {
           const at = queue.findIndex((q) => q.id === id);
           if (at >= 0) queue.splice(at, 1);
-          reject(
-            new ApiCallError(
-              command,
-              `mcp-rewind is not reachable ("${command}" waited ${Math.round(queueTimeout / 1000)} s for the connection): is \`mcp-rewind ui\` still running?`,
-            ),
-          );
+          reject(new ApiCallError(command, unreachableMessage(command, queueTimeout)));
         }, queueTimeout);
         queue.push({ ...call, id, frames, timer });
       });
@@ -258,12 +273,7 @@ export function createWebSocketApi(options: WebSocketApiOptions): RewindClient {
     close() {
       setStatus('closed');
       clearTimeout(retry);
-      for (const queued of queue.splice(0)) {
-        clearTimeout(queued.timer);
-        queued.reject(
-          new ApiCallError(queued.command, `the mcp-rewind client was closed before "${queued.command}" was sent`),
-        );
-      }
+      rejectQueued(queue, (command) => `the mcp-rewind client was closed before "${command}" was sent`);
       const ws = socket;
       ws?.close();
       ws?.onclose?.({});
