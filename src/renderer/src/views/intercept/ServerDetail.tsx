@@ -2,7 +2,7 @@ import { useState, type JSX } from 'react';
 import type { ServerTransport } from '../../../../shared/intercept.js';
 import { findServer, useIntercept } from '../../stores/intercept.js';
 import { useNavigation } from '../../stores/navigation.js';
-import { useTimelineUi } from '../timeline/state.js';
+import { useTimelineUi } from '../../stores/timeline-ui.js';
 import { launchLine, stateClass, stateLabel } from './labels';
 
 /** How a transport is launched or reached (env and header values are not shown: only their names). */

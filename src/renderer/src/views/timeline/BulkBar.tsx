@@ -4,7 +4,7 @@ import { focusTable } from '../../components/focus.js';
 import { usePanels } from '../../stores/panels.js';
 import { useTraffic } from '../../stores/traffic.js';
 import { annotate, useVerbs } from '../../stores/verbs.js';
-import { useTimelineUi } from './state.js';
+import { useTimelineUi } from '../../stores/timeline-ui.js';
 import { NoteInput } from '../../components/NoteInput.js';
 
 /**

@@ -6,7 +6,7 @@ import { Name } from '../../components/Name.js';
 import { onTabListKeyDown, tabStop } from '../../components/tabs.js';
 import { useTraffic } from '../../stores/traffic.js';
 import { indexOfRow, isChanged, statusKind, statusLabel } from './model.js';
-import { useTimelineUi, type DetailTab } from './state.js';
+import { useTimelineUi, type DetailTab } from '../../stores/timeline-ui.js';
 import { DetailActions, canResend } from './verbs/DetailActions.js';
 import { DiffTab, type Other } from './verbs/DiffTab.js';
 import { EditResend } from './verbs/EditResend.js';

@@ -6,7 +6,7 @@ import type { Annotation } from '../../../../shared/api.js';
 import { pickMode } from '../../models/selection.js';
 import { indexOfRow, rowId, rowKey, type TimelineRow } from './model.js';
 import type { SessionInfo } from './sessions.js';
-import { useTimelineUi } from './state.js';
+import { useTimelineUi } from '../../stores/timeline-ui.js';
 import { renderCell, type CellContext } from './table/cells.js';
 import { TableHeader } from './table/TableHeader.js';
 import { useColumnSettings, useColumnWidths } from './table/use-columns.js';

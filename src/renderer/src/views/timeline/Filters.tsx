@@ -5,7 +5,7 @@ import { visibleName } from '../../models/visible-text.js';
 import { isFiltering, queryOf, type TimelineFilter } from './model.js';
 import { QueryBox } from './QueryBox.js';
 import { sessionLabel, type SessionInfo } from './sessions.js';
-import { useTimelineUi } from './state.js';
+import { useTimelineUi } from '../../stores/timeline-ui.js';
 
 const DEBOUNCE_MS = 150;
 

@@ -2,7 +2,7 @@ import { useMemo, type JSX } from 'react';
 import type { TrafficEvent } from '../../../../shared/api.js';
 import { withTerms } from '../../models/filter-query.js';
 import { formatMs, histogram, type Bucket } from './model.js';
-import { useTimelineUi } from './state.js';
+import { useTimelineUi } from '../../stores/timeline-ui.js';
 
 /** the duration terms of a bucket: `duration>=100 duration<200` (the first has no lower edge, the last no upper) */
 export function bucketTerms(b: Bucket): string[] {

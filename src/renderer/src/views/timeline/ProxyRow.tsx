@@ -5,7 +5,7 @@ import { MODE_TRAITS } from '../../../../shared/modes.js';
 import { usePanels } from '../../stores/panels.js';
 import { useProxies } from '../../stores/proxies.js';
 import { ClientConfig } from './ClientConfig.js';
-import { useTimelineUi } from './state.js';
+import { useTimelineUi } from '../../stores/timeline-ui.js';
 
 /** The proxy's problem count; a click shows its exchanges with problems (`has:problem` in the search box). */
 function ProblemCount({ proxy }: { proxy: ProxyInfo }): JSX.Element | null {

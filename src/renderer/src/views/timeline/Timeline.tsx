@@ -27,7 +27,7 @@ import { clearScope, Toolbar, ViewOptions } from './TimelineToolbar.js';
 import { useFilterInUrl } from './use-filter-url.js';
 import { CostView } from './CostView.js';
 import { SaveDialog } from './verbs/FileDialogs.js';
-import { useTimelineUi } from './state.js';
+import { useTimelineUi } from '../../stores/timeline-ui.js';
 import { Filters } from './Filters.js';
 import { ExchangeTable } from './ExchangeTable.js';
 import { DetailPane } from './DetailPane.js';

@@ -6,7 +6,7 @@ import { useSettings } from '../../stores/settings.js';
 import { useTraffic, type ClearScope } from '../../stores/traffic.js';
 import { applyFilter, isFiltering, type FilterContext, type TimelineFilter } from './model.js';
 import { shortSession } from './sessions.js';
-import { useTimelineUi, type TimelineTab } from './state.js';
+import { useTimelineUi, type TimelineTab } from '../../stores/timeline-ui.js';
 
 const TABS: Array<[TimelineTab, string]> = [
   ['table', 'Table'],

@@ -5,7 +5,7 @@ import { Name } from '../../components/Name.js';
 import { timeTerm, withTerms } from '../../models/filter-query.js';
 import { overviewBins, timeSpan } from './chart-model.js';
 import { rowId, rowKey, statusLabel } from './model.js';
-import { useTimelineUi } from './state.js';
+import { useTimelineUi } from '../../stores/timeline-ui.js';
 
 const ROW = 18;
 const BINS = 160;

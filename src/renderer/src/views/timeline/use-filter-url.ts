@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { viewFromHash } from '../../stores/navigation.js';
 import { filterFromHash, hashWithFilter, sameFilter } from './filter-url.js';
-import { useTimelineUi } from './state.js';
+import { useTimelineUi } from '../../stores/timeline-ui.js';
 
 /**
  * Keeps the Timeline's filter and the URL in step while the Timeline is shown: a link carrying a filter

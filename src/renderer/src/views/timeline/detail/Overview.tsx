@@ -5,7 +5,7 @@ import { useTraffic } from '../../../stores/traffic.js';
 import { useVerbs } from '../../../stores/verbs.js';
 import { formatTime, sourceKind, statusLabel } from '../model.js';
 import { sentByLabel } from '../sessions.js';
-import { useTimelineUi } from '../state.js';
+import { useTimelineUi } from '../../../stores/timeline-ui.js';
 
 const ms = (n: number | undefined): string => (n === undefined ? '—' : `${n < 10 ? n.toFixed(1) : Math.round(n)} ms`);
 

@@ -9,7 +9,7 @@ import {
   moveColumn,
   toggleColumn,
 } from '../../../models/columns.js';
-import { useTimelineUi } from '../state.js';
+import { useTimelineUi } from '../../../stores/timeline-ui.js';
 
 /**
  * The column menu (the Columns button, or a header's context menu): show or hide each column, and for the column it

@@ -1,7 +1,7 @@
 import { useState, type JSX, type KeyboardEvent, type PointerEvent } from 'react';
 import type { TimelineColumns } from '../../../../../shared/settings.js';
 import { moveColumn, nextSort, type ColumnDef } from '../../../models/columns.js';
-import { useTimelineUi } from '../state.js';
+import { useTimelineUi } from '../../../stores/timeline-ui.js';
 import type { ColumnWidths } from './use-columns.js';
 
 interface Props {

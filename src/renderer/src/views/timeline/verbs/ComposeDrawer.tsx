@@ -10,7 +10,7 @@ import { useProxies } from '../../../stores/proxies.js';
 import { flushTraffic } from '../../../stores/traffic.js';
 import { loadCatalog, useVerbs } from '../../../stores/verbs.js';
 import { AppSessionPanel } from './AppSessionPanel.js';
-import { useTimelineUi } from '../state.js';
+import { useTimelineUi } from '../../../stores/timeline-ui.js';
 import { answerLine, RequestEditor, type Sent } from './RequestEditor.js';
 
 type Kind = 'tools' | 'prompts' | 'resources';

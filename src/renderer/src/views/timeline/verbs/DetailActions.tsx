@@ -4,7 +4,7 @@ import { curlScript, jsonRpcMessage, responseJson, sdkSnippet, type CopyTarget }
 import { useProxies } from '../../../stores/proxies.js';
 import { flushTraffic } from '../../../stores/traffic.js';
 import { annotate, sendExchange, useVerbs } from '../../../stores/verbs.js';
-import { useTimelineUi } from '../state.js';
+import { useTimelineUi } from '../../../stores/timeline-ui.js';
 import { useSendTarget } from './SendTarget.js';
 import { copyText } from '../../../components/clipboard.js';
 import { MenuButton } from '../../../components/Menu.js';

@@ -4,7 +4,7 @@ import type { CommandOutput, TrafficEvent } from '../../../../../shared/api.js';
 import { api } from '../../../api/current.js';
 import { brief, diffValues, summary, type Change } from '../../../../../shared/json-diff.js';
 import { Diff } from '../detail/Changes.js';
-import { useTimelineUi, type CompareWith } from '../state.js';
+import { useTimelineUi, type CompareWith } from '../../../stores/timeline-ui.js';
 
 type Part = 'response' | 'request' | 'stream';
 const PART_LABELS: Record<Part, string> = { response: 'Response', request: 'Request', stream: 'Stream' };

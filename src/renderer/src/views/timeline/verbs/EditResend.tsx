@@ -3,7 +3,7 @@ import type { TrafficEvent } from '../../../../../shared/api.js';
 import { useToolSchema } from '../../../hooks/tool-schema.js';
 import { promptForm } from '../../../models/schema-form.js';
 import { useTraffic } from '../../../stores/traffic.js';
-import { useTimelineUi } from '../state.js';
+import { useTimelineUi } from '../../../stores/timeline-ui.js';
 import { answerLine, RequestEditor, type Sent } from './RequestEditor.js';
 import { AppSessionPanel } from './AppSessionPanel.js';
 import { SendTarget, useSendTarget } from './SendTarget.js';

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type FormEvent, type JSX, type ReactNode }
 import type { SaveResult, TrafficEvent } from '../../../../../shared/api.js';
 import { usePanels } from '../../../stores/panels.js';
 import { openSource, saveTraffic, useVerbs } from '../../../stores/verbs.js';
-import { useTimelineUi } from '../state.js';
+import { useTimelineUi } from '../../../stores/timeline-ui.js';
 
 /** A native modal <dialog> (focus kept inside, Esc closes) shown while `open`. */
 function Modal({

@@ -1,6 +1,13 @@
 import { create } from 'zustand';
-import { pick, type PickMode } from '../../models/selection.js';
-import { EMPTY_FILTER, indexOfRow, rowId, type RowId, type TimelineFilter, type TimelineRow } from './model.js';
+import { pick, type PickMode } from '../models/selection.js';
+import {
+  EMPTY_FILTER,
+  indexOfRow,
+  rowId,
+  type RowId,
+  type TimelineFilter,
+  type TimelineRow,
+} from '../views/timeline/model.js';
 
 export type TimelineTab = 'table' | 'waterfall' | 'histogram' | 'cost';
 export type DetailTab =
