@@ -6,7 +6,9 @@
  * - memory stays bounded: once the clients closed their sessions the proxy's SessionRegistry is empty again, the
  *   store holds the recorded entries only, and a second wave of (already recorded) calls does not grow the heap.
  *
- * Sizes: LOAD_CLIENTS / LOAD_CALLS (default 100 × 100). The long soak is bench/soak.ts.
+ * Sizes: LOAD_CLIENTS / LOAD_CALLS. `npm test` runs the small twin (20 × 25: the same checks on 500 exchanges, in a
+ * few seconds); `npm run bench:load` runs the full 100 × 100, where the heap growth per recorded entry is also
+ * bounded (on 500 entries GC noise is larger than the figure). The long soak is bench/soak.ts.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,8 +21,12 @@ import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle } from '../fixtures/sdk-server.js';
 import { isDistilled, removeRobustTempDirs, tempDir } from '../engine/robustness-helpers.js';
 
-const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 100);
-const CALLS = Number(process.env.LOAD_CALLS ?? 100);
+const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 20);
+const CALLS = Number(process.env.LOAD_CALLS ?? 25);
+/** sessions of the second wave (already-recorded keys of the first clients) */
+const WAVE = Math.min(20, CLIENTS);
+/** the heap growth per entry is a figure only over many entries: below this, GC noise outweighs it */
+const PER_ENTRY_MIN_EXCHANGES = 10_000;
 const SAMPLE = 500;
 const CALL_TIMEOUT_MS = 30_000;
 
@@ -141,7 +147,7 @@ describe(`load: ${CLIENTS} concurrent sessions × ${CALLS} tool calls through on
         );
 
         // a second wave of already-recorded calls (same keys: skipped) must not grow the heap: no per-exchange state
-        const wave = await Promise.all(Array.from({ length: 20 }, () => connectClient(recorder!.url)));
+        const wave = await Promise.all(Array.from({ length: WAVE }, () => connectClient(recorder!.url)));
         await Promise.all(
           wave.map(async (client, c) => {
             for (let i = 0; i < CALLS; i++)
@@ -157,7 +163,7 @@ describe(`load: ${CLIENTS} concurrent sessions × ${CALLS} tool calls through on
         expect(recorder.endpoint.sessions.size).toBe(0);
         const perEntry = (after.heap - before.heap) / (CLIENTS * CALLS);
         figures.push(
-          `| heap after GC: baseline → after recording → after ${20 * CALLS} repeated calls | ${(before.heap / MB).toFixed(1)} → ${(after.heap / MB).toFixed(1)} → ${(afterWave.heap / MB).toFixed(1)} MB |`,
+          `| heap after GC: baseline → after recording → after ${WAVE * CALLS} repeated calls | ${(before.heap / MB).toFixed(1)} → ${(after.heap / MB).toFixed(1)} → ${(afterWave.heap / MB).toFixed(1)} MB |`,
         );
         figures.push(
           `| RSS: baseline → after recording → after repeated calls | ${(before.rss / MB).toFixed(0)} → ${(after.rss / MB).toFixed(0)} → ${(afterWave.rss / MB).toFixed(0)} MB |`,
@@ -167,7 +173,7 @@ describe(`load: ${CLIENTS} concurrent sessions × ${CALLS} tool calls through on
         );
         figures.push(`| SessionRegistry size after the clients closed | ${recorder.endpoint.sessions.size} |`);
         // the index of 10,000 small entries, plus GC noise: a few kB per entry at most (measured 3.4–4.0 kB from run to run)
-        expect(perEntry).toBeLessThan(5 * 1024);
+        if (CLIENTS * CALLS >= PER_ENTRY_MIN_EXCHANGES) expect(perEntry).toBeLessThan(5 * 1024);
         // repeated calls add no entries, so no heap beyond GC noise
         expect(afterWave.heap - after.heap).toBeLessThan(8 * MB);
 
