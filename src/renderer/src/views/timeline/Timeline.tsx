@@ -121,6 +121,96 @@ function useRows(
   }, [sorted, paused, filter.proxy, grouped, sessions]);
 }
 
+/** The detail follows the selection; an exchange the filter hides says so (it does not vanish under the reader). */
+function useDetail(
+  rows: TimelineRow[],
+  exchanges: TrafficEvent[],
+  detailOpen: boolean,
+  selected: ReturnType<typeof useTimelineUi.getState>['selected'],
+): { event: TimelineRow; filteredOut: boolean } | undefined {
+  return useMemo(() => {
+    if (!detailOpen || selected === undefined) return undefined;
+    const inRows = indexOfRow(rows, selected);
+    if (inRows >= 0) return { event: rows[inRows], filteredOut: false };
+    const all = indexOfRow(exchanges, selected);
+    return all >= 0 ? { event: exchanges[all] as TimelineRow, filteredOut: true } : undefined;
+  }, [detailOpen, selected, rows, exchanges]);
+}
+
+/** Esc closes the detail from anywhere in it; the focus goes back to the table (never to <body>). */
+function useEscClosesDetail(closeDetail: () => void): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key !== 'Escape' || e.defaultPrevented || !useTimelineUi.getState().detailOpen) return;
+      const target = e.target as HTMLElement | null;
+      if (target?.closest('dialog, .drawer, [role="menu"], .tl-query')) return;
+      closeDetail();
+      focusTable();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [closeDetail]);
+}
+
+/** While picking a second exchange to compare with: which one is the base, and a way out. */
+function PickingBanner(props: {
+  base: TimelineRow;
+  sessions: Map<string, SessionInfo>;
+  onCancel: () => void;
+}): JSX.Element {
+  const { base, sessions } = props;
+  return (
+    <p className="picking-banner small" role="status">
+      Click the exchange to compare with <strong>#{base.seq}</strong> {base.method} {base.tool ?? ''} (
+      {sessionLabel(sessions.get(base.sessionId ?? ''), base.sessionId)})
+      <button type="button" className="small" onClick={props.onCancel}>
+        Cancel (Esc)
+      </button>
+    </p>
+  );
+}
+
+/** The footer: key hints, view options, the column menu's button and the split's orientation. */
+function TimelineFoot(props: {
+  showColumns: boolean;
+  hasDetail: boolean;
+  split: ReturnType<typeof useSplit>;
+  onColumns: (at: { x: number; y: number; up: boolean }) => void;
+}): JSX.Element {
+  const { split } = props;
+  return (
+    <div className="tl-foot small muted">
+      <span className="tl-keys-hint">↑/↓ select · Shift/Ctrl to pick more · Enter open · Esc close · / search</span>
+      <span className="spacer" />
+      <ViewOptions />
+      {props.showColumns && (
+        <button
+          type="button"
+          className="small"
+          aria-haspopup="menu"
+          onClick={(e) => {
+            const r = e.currentTarget.getBoundingClientRect();
+            props.onColumns({ x: r.left, y: r.top, up: true });
+          }}
+          title="Show, hide, sort and move the table's columns (or right-click a header)"
+        >
+          Columns ▾
+        </button>
+      )}
+      {props.hasDetail && (
+        <button
+          type="button"
+          className="small"
+          onClick={split.toggle}
+          aria-label={split.split === 'side' ? 'Detail below the table' : 'Detail beside the table'}
+        >
+          {split.split === 'side' ? '⬓ Detail below' : '◨ Detail beside'}
+        </button>
+      )}
+    </div>
+  );
+}
+
 /** The live timeline: toolbar, filters, and the filtered exchanges as a table beside its detail, a waterfall or a histogram. */
 export function Timeline(): JSX.Element {
   const exchanges = useTraffic((s) => s.exchanges);
@@ -150,28 +240,8 @@ export function Timeline(): JSX.Element {
   useEffect(() => warmSearch(exchanges), [exchanges]); // the first search is as quick as the next
   const scope = clearScope(filter, ctx);
 
-  // the detail follows the selection; an exchange the filter hides says so (it does not vanish under the reader)
-  const detail = useMemo(() => {
-    if (!detailOpen || selected === undefined) return undefined;
-    const inRows = indexOfRow(rows, selected);
-    if (inRows >= 0) return { event: rows[inRows], filteredOut: false };
-    const all = indexOfRow(exchanges, selected);
-    return all >= 0 ? { event: exchanges[all] as TimelineRow, filteredOut: true } : undefined;
-  }, [detailOpen, selected, rows, exchanges]);
-
-  // Esc closes the detail from anywhere in it; the focus goes back to the table (never to <body>)
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'Escape' || e.defaultPrevented || !useTimelineUi.getState().detailOpen) return;
-      const target = e.target as HTMLElement | null;
-      if (target?.closest('dialog, .drawer, [role="menu"], .tl-query')) return;
-      closeDetail();
-      focusTable();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [closeDetail]);
-
+  const detail = useDetail(rows, exchanges, detailOpen, selected);
+  useEscClosesDetail(closeDetail);
   const pickedRows = useMemo(
     () => (picked.size > 1 ? exchanges.filter((e) => picked.has(e.seq)) : []),
     [picked, exchanges],
@@ -191,15 +261,7 @@ export function Timeline(): JSX.Element {
         total={exchanges.length}
       />
       {pickedRows.length > 1 && <BulkBar rows={pickedRows} />}
-      {base && (
-        <p className="picking-banner small" role="status">
-          Click the exchange to compare with <strong>#{base.seq}</strong> {base.method} {base.tool ?? ''} (
-          {sessionLabel(sessions.get(base.sessionId ?? ''), base.sessionId)})
-          <button type="button" className="small" onClick={() => setPicking(false)}>
-            Cancel (Esc)
-          </button>
-        </p>
-      )}
+      {base && <PickingBanner base={base} sessions={sessions} onCancel={() => setPicking(false)} />}
       <div className="tl-main">
         {exchanges.length === 0 && rows.length === 0 ? (
           <p className="muted tl-empty">
@@ -260,35 +322,12 @@ export function Timeline(): JSX.Element {
         shown={filtered}
         selected={pickedRows.length > 1 ? pickedRows : detail && !detail.event.pausedId ? [detail.event] : []}
       />
-      <div className="tl-foot small muted">
-        <span className="tl-keys-hint">↑/↓ select · Shift/Ctrl to pick more · Enter open · Esc close · / search</span>
-        <span className="spacer" />
-        <ViewOptions />
-        {tab === 'table' && (
-          <button
-            type="button"
-            className="small"
-            aria-haspopup="menu"
-            onClick={(e) => {
-              const r = e.currentTarget.getBoundingClientRect();
-              openColumnMenu({ x: r.left, y: r.top, up: true });
-            }}
-            title="Show, hide, sort and move the table's columns (or right-click a header)"
-          >
-            Columns ▾
-          </button>
-        )}
-        {detail && (
-          <button
-            type="button"
-            className="small"
-            onClick={split.toggle}
-            aria-label={split.split === 'side' ? 'Detail below the table' : 'Detail beside the table'}
-          >
-            {split.split === 'side' ? '⬓ Detail below' : '◨ Detail beside'}
-          </button>
-        )}
-      </div>
+      <TimelineFoot
+        showColumns={tab === 'table'}
+        hasDetail={detail !== undefined}
+        split={split}
+        onColumns={openColumnMenu}
+      />
     </section>
   );
 }
