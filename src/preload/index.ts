@@ -7,8 +7,6 @@ import type { CallReply, EventName } from '../shared/api';
 /** Injected at build time from package.json (see electron.vite.config.ts). */
 declare const __REWIND_VERSION__: string;
 
-export type { CallReply };
-
 export interface RewindBridge {
   readonly version: string;
   readonly platform: NodeJS.Platform;

@@ -1,7 +1,7 @@
 import { onTabListKeyDown, tabStop } from '../../../components/tabs.js';
-import { useEffect, useMemo, useState, type JSX } from 'react';
-import type { CommandOutput, TrafficEvent } from '../../../../../shared/api.js';
-import { api } from '../../../api/current.js';
+import { useMemo, useState, type JSX } from 'react';
+import type { TrafficEvent } from '../../../../../shared/api.js';
+import { useCassetteAnswers } from '../../../hooks/cassette-answers.js';
 import { brief, diffValues, summary, type Change } from '../../../../../shared/json-diff.js';
 import { Diff } from '../detail/Changes.js';
 import { useTimelineUi, type CompareWith } from '../../../stores/timeline-ui.js';
@@ -49,26 +49,6 @@ function ChangeRow({ change }: { change: Change }): JSX.Element {
       )}
     </li>
   );
-}
-
-/** The cassette's recorded answers for this exchange's key (through the engine), as things to compare with. */
-function useCassetteAnswers(
-  event: TrafficEvent,
-  wanted: boolean,
-): { entries?: CommandOutput<'cassettes.lookup'>['entries']; error?: string } {
-  const [state, setState] = useState<{ entries?: CommandOutput<'cassettes.lookup'>['entries']; error?: string }>({});
-  useEffect(() => {
-    if (!wanted) return;
-    let live = true;
-    api()
-      .call('cassettes.lookup', { proxyId: event.proxyId, key: event.key })
-      .then((found) => live && setState({ entries: found.entries }))
-      .catch((e: Error) => live && setState({ error: e.message }));
-    return () => {
-      live = false;
-    };
-  }, [event.proxyId, event.key, wanted]);
-  return state;
 }
 
 /** Diff of the selected exchange with another (or with the cassette's answer): the changes with their paths, then side by side. */
