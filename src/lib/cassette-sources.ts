@@ -4,10 +4,10 @@ import { buildResultHasher } from '../main/engine/cassette/hash.js';
 import { compileRedactions } from '../main/engine/redact.js';
 import { CassetteStore } from '../main/engine/cassette/store.js';
 import type { Log } from '../main/engine/log.js';
-import { Recorder } from '../main/engine/pipeline/recorder.js';
+import { Recorder } from '../main/engine/pipeline/record/recorder.js';
 import type { RepeatPolicy } from '../shared/replay-repeat.js';
-import { Replayer } from '../main/engine/pipeline/replayer.js';
-import { SessionRegistry, type Session } from '../main/engine/pipeline/session.js';
+import { Replayer } from '../main/engine/pipeline/replay/replayer.js';
+import { SessionRegistry, type Session } from '../main/engine/pipeline/core/session.js';
 
 /** The engine's cassette pieces one wrapped transport uses: the store, and the replayer and/or recorder of its mode. */
 export interface CassetteSources {

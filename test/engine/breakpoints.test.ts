@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { BreakpointsState } from '../../src/shared/breakpoints.js';
 import type { ExchangeEvent } from '../../src/shared/traffic.js';
-import { type Breakpoints } from '../../src/main/engine/pipeline/breakpoints.js';
+import { type Breakpoints } from '../../src/main/engine/pipeline/breakpoints/breakpoints.js';
 import { startProxy, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient } from '../fixtures/client.js';
 import { distilledFiles, removeTempDirs, tempDir } from '../helpers/temp.js';

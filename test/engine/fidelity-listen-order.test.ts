@@ -8,7 +8,7 @@
 import { afterEach, expect, it } from 'vitest';
 import type { ExchangeEvent } from '../../src/shared/traffic.js';
 import { CassetteStore } from '../../src/main/engine/cassette/store.js';
-import { awaitedCalls } from '../../src/main/engine/pipeline/call-order.js';
+import { awaitedCalls } from '../../src/main/engine/pipeline/core/call-order.js';
 import { startProxy } from '../../src/main/engine/proxy.js';
 import { startV2Server } from '../fixtures/v2-server.js';
 import { replayThrough } from '../helpers/recording.js';

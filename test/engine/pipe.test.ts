@@ -1,5 +1,5 @@
 /**
- * Proxy-only with nobody watching: no hook wants the body, so a POST goes to the upstream unparsed (pipeline/pipe.ts)
+ * Proxy-only with nobody watching: no hook wants the body, so a POST goes to the upstream unparsed (pipeline/upstream/pipe.ts)
  * — what a bare HTTP proxy does. Real SDK peers over loopback; a raw node:http server where the bytes must be seen.
  */
 import http from 'node:http';

@@ -1,6 +1,6 @@
 import type { PausedCall } from '../../src/shared/breakpoints.js';
 import type { ExchangeEvent } from '../../src/shared/traffic.js';
-import type { Breakpoints } from '../../src/main/engine/pipeline/breakpoints.js';
+import type { Breakpoints } from '../../src/main/engine/pipeline/breakpoints/breakpoints.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from '../fixtures/client.js';
 import { startSdkServer, type SdkServerHandle, type SdkServerOptions } from '../fixtures/sdk-server.js';

@@ -20,7 +20,7 @@ import type { Log, LogLevel } from '../engine/log.js';
 import { haltManaged, noteUpstreamDown, type ManagedProxy, type ProxyHost } from './proxies/managed-proxy.js';
 import { WorkspaceFile } from './files/workspace-file.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
-import { reserveSeqs } from '../engine/pipeline/exchange.js';
+import { reserveSeqs } from '../engine/pipeline/core/exchange.js';
 import { AttachHub } from './intercept/attach-hub.js';
 import { ProxyRegistry } from './proxies/proxy-registry.js';
 

@@ -4,10 +4,10 @@ import type { RefusalKind } from '../../shared/cassette/entry.js';
 import { buildResultHasher } from './cassette/hash.js';
 import { CassetteStore } from './cassette/store.js';
 import type { Log } from './log.js';
-import type { Closable, ExchangeDetail, Hook, Need, ServerMessage } from './pipeline/contract.js';
-import type { LiveExchange } from './pipeline/exchange.js';
-import { Recorder } from './pipeline/recorder.js';
-import type { Session } from './pipeline/session.js';
+import type { Closable, ExchangeDetail, Hook, Need, ServerMessage } from './pipeline/core/contract.js';
+import type { LiveExchange } from './pipeline/core/exchange.js';
+import { Recorder } from './pipeline/record/recorder.js';
+import type { Session } from './pipeline/core/session.js';
 
 /**
  * A recorder that can be switched on, moved to another folder, or off while the proxy runs: an attached proxy

@@ -6,7 +6,7 @@ import {
   type BreakpointRuleInput,
   type BreakpointsState,
 } from '../../../shared/breakpoints.js';
-import type { Breakpoints } from '../../engine/pipeline/breakpoints.js';
+import type { Breakpoints } from '../../engine/pipeline/breakpoints/breakpoints.js';
 
 /** What the hub needs of a proxy's breakpoints: the engine's own, or an attached process's (attach-breakpoints.ts). */
 export type BreakpointRegistry = Pick<

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Annotation, SourceInfo, TrafficEvent } from '../../../shared/api.js';
-import { reserveSeqs } from '../../engine/pipeline/exchange.js';
+import { reserveSeqs } from '../../engine/pipeline/core/exchange.js';
 import { StateFile } from '../files/state-file.js';
 import { forgetLog, loadLog, SavedEventSchema, saveLog } from './timeline-log.js';
 import { importTraffic } from './traffic-import.js';

@@ -1,7 +1,7 @@
 import type { McpHead } from '../http/url.js';
-import type { HttpVerb, Refused } from './contract.js';
-import { planSession } from './plan.js';
-import type { SessionRegistry } from './session.js';
+import type { HttpVerb, Refused } from './core/contract.js';
+import { planSession } from './core/plan.js';
+import type { SessionRegistry } from './core/session.js';
 import type { Sources } from './sources.js';
 
 /** What the gate reads of the endpoint. */

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../http/sse.js';
 import { pathOf } from '../http/url.js';
 import { copyEndToEndHeaders } from '../upstream/headers.js';
-import type { Upstream } from './contract.js';
+import type { Upstream } from './core/contract.js';
 import type { McpEndpoint } from './endpoint.js';
 
 const DONE = Promise.resolve();

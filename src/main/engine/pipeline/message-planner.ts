@@ -9,12 +9,12 @@ import {
   type JsonRpcResponse,
 } from '../../../shared/jsonrpc.js';
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
-import { waits, type HookChain } from './chain.js';
-import type { Closable, ExchangeDetail, RuleSource, ServerMessage } from './contract.js';
-import { exchangeFor, LiveExchange } from './exchange.js';
-import { initialized, planExchange } from './plan-exchange.js';
-import type { Replayer } from './replayer.js';
-import { noteCancels, type Session } from './session.js';
+import { waits, type HookChain } from './core/chain.js';
+import type { Closable, ExchangeDetail, RuleSource, ServerMessage } from './core/contract.js';
+import { exchangeFor, LiveExchange } from './core/exchange.js';
+import { initialized, planExchange } from './core/plan-exchange.js';
+import type { Replayer } from './replay/replayer.js';
+import { noteCancels, type Session } from './core/session.js';
 
 /** The cassette as a message-level pipeline uses it: offers, plays an entry back message by message, takes replies. */
 export type MessageReplay = Pick<Replayer, 'prepare' | 'offer' | 'take' | 'play' | 'followUpsAfter' | 'takeReplies'>;

@@ -2,14 +2,23 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RefusalKind } from '../../../shared/cassette/entry.js';
 import type { JsonRpcMessage } from '../../../shared/jsonrpc.js';
 import { sendJson } from '../http/sse.js';
-import type { AnswerSource, CassetteSource, HttpVerb, Plan, Post, Refused, RuleSource, Stage } from './contract.js';
-import type { LiveExchange, RequestHeaders } from './exchange.js';
-import { UpstreamDelivery } from './forward.js';
-import { deliverHere } from './local-delivery.js';
-import { planDelivery } from './plan.js';
-import { planExchange } from './plan-exchange.js';
-import { refusalFor } from './replay-protocol.js';
-import type { Session, SessionRegistry } from './session.js';
+import type {
+  AnswerSource,
+  CassetteSource,
+  HttpVerb,
+  Plan,
+  Post,
+  Refused,
+  RuleSource,
+  Stage,
+} from './core/contract.js';
+import type { LiveExchange, RequestHeaders } from './core/exchange.js';
+import { UpstreamDelivery } from './upstream/forward.js';
+import { deliverHere } from './core/local-delivery.js';
+import { planDelivery } from './core/plan.js';
+import { planExchange } from './core/plan-exchange.js';
+import { refusalFor } from './replay/replay-protocol.js';
+import type { Session, SessionRegistry } from './core/session.js';
 
 /** What an endpoint answers from besides its upstream: the rules and the cassette, when its mode has them. */
 export interface SourceOptions {

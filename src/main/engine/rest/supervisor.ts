@@ -21,7 +21,7 @@ const MAX_BACKOFF_MS = 30_000;
 /**
  * The `serve` session's own connection to its upstream: opens an MCP session, learns the tool list (the merged
  * view needs it before any agent connects), pings it, and on failure reconnects with exponential backoff.
- * Agents' traffic uses upstream sessions of their own (pipeline/upstream-session.ts), which reopen on a 404.
+ * Agents' traffic uses upstream sessions of their own (pipeline/upstream/upstream-session.ts), which reopen on a 404.
  */
 export class UpstreamSupervisor {
   state: UpstreamState = 'connecting';

@@ -25,7 +25,7 @@ import { readBody } from '../http/body.js';
 import { createGuard, type GuardOptions } from '../http/guard.js';
 import { sendJson } from '../http/sse.js';
 import type { Log } from '../log.js';
-import { DEFAULT_SESSION_IDLE_MS } from '../pipeline/session.js';
+import { DEFAULT_SESSION_IDLE_MS } from '../pipeline/core/session.js';
 import type { BridgeAnswer } from './bridge/answer.js';
 import type { BridgeSpec } from './bridge/connect.js';
 import { BridgeSessions, type BridgeRequest } from './bridge/sessions.js';

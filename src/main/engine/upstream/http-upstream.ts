@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { JsonRpcMessage, JsonRpcResponse } from '../../../shared/jsonrpc.js';
 import { redactUrl } from '../redact.js';
 import { collectMessages } from '../http/response-tap.js';
-import type { PipedBody, Upstream, UpstreamRequest } from '../pipeline/contract.js';
+import type { PipedBody, Upstream, UpstreamRequest } from '../pipeline/core/contract.js';
 import type { UpstreamTimeoutError } from '../errors.js';
 import { CallDeadlines, type CallLimits, type Deadline } from './call-deadlines.js';
 import type * as Challenge from './oauth/challenge.js';
