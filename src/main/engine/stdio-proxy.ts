@@ -16,7 +16,7 @@ import { ErrorCode, errorResponse, invalidMessageReason, type JsonRpcMessage } f
 import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
 import type { ExchangeEvent } from '../../shared/traffic.js';
 import type { CassetteStore } from './cassette/store.js';
-import { createParts, type EndpointOptions } from './endpoint-factory.js';
+import { createParts, type EndpointOptions } from './pipeline-parts.js';
 import { silent, type Log } from './log.js';
 import type { Breakpoints } from './pipeline/breakpoints/breakpoints.js';
 import { HookChain } from './pipeline/core/chain.js';
