@@ -4,6 +4,8 @@
  * setProtocolVersion), written structurally so that neither SDK is a dependency of the library.
  */
 
+import type { MessageTransport } from '../main/engine/pipeline/upstream/message-upstream.js';
+
 /** A JSON-RPC message as the SDKs pass it (their own types are stricter; every one of them fits this). */
 export interface TransportMessage {
   jsonrpc: '2.0';
@@ -15,15 +17,7 @@ export interface TransportMessage {
 }
 
 /** The SDK Transport interface, structurally (what Client.connect and Server.connect take). */
-export interface McpTransport {
-  start(): Promise<void>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each SDK passes its own message and option types
-  send(message: any, options?: any): Promise<void>;
-  close(): Promise<void>;
-  onclose?: (() => void) | undefined;
-  onerror?: ((error: Error) => void) | undefined;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assignable from and to both SDKs' generic callback
-  onmessage?: ((message: any, extra?: any) => void) | undefined;
+export interface McpTransport extends MessageTransport {
   sessionId?: string | undefined;
   setProtocolVersion?: ((version: string) => void) | undefined;
 }
