@@ -12,8 +12,6 @@ import type { RuleSet } from './rules/rule-set.js';
 import { HttpUpstream } from './upstream/http-upstream.js';
 import { createParts, type EndpointOptions } from './pipeline-parts.js';
 
-export type { EndpointOptions } from './pipeline-parts.js';
-
 export interface BuiltEndpoint {
   endpoint: McpEndpoint;
   store?: CassetteStore;
