@@ -81,10 +81,9 @@ test('dark theme: applied at once, saved by the engine in settings.json, still d
   await expect(heading(page)).toHaveText('Timeline');
   // the dark timeline with live traffic: the built-in demo (demo server, recording proxy, scripted agent)
   await page.getByRole('button', { name: 'Run demo' }).click();
-  const exchanges = async (): Promise<number> =>
-    Number(/^\d+/.exec((await page.getByTestId('traffic-count').textContent()) ?? '')?.[0] ?? 0);
-  await expect.poll(exchanges, { timeout: 15_000 }).toBeGreaterThanOrEqual(5);
-  await page.waitForTimeout(1500); // let the scripted agent finish its run
+  // the scripted agent's run is over when its last call (summarize) is in the table
+  const table = page.getByRole('table', { name: 'Recent exchanges' });
+  await expect(table.getByRole('row').filter({ hasText: 'summarize' })).toHaveCount(1, { timeout: 20_000 });
   await page.setViewportSize({ width: 1100, height: 900 });
   await page.getByTestId('traffic-count').evaluate((el) => el.scrollIntoView({ block: 'start' }));
   await app.screenshot(join(SHOTS, 'timeline-dark.png'));
