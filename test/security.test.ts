@@ -156,6 +156,29 @@ describe('Host and Origin validation on every surface', () => {
     }
   });
 
+  it('serve too accepts a page of its own origin on its MCP and REST paths, and no other', async () => {
+    const serve = await startServe();
+    open.push(serve);
+    const port = Number(new URL(serve.url).port);
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const status = async (host: string, origin: string) => [
+      await request(`${serve.url}/mcp`, 'POST', { ...json, host, origin }, ping),
+      await request(`${serve.url}/api/sessions`, 'GET', { host, origin }),
+    ];
+    for (const [host, origin] of [
+      [`127.0.0.1:${port}`, `http://127.0.0.1:${port}`],
+      [`localhost:${port}`, `http://localhost:${port}`],
+    ])
+      for (const code of await status(host, origin)) expect(code, `Host ${host}, Origin ${origin}`).not.toBe(403);
+    for (const [host, origin] of [
+      [`attacker.example:${port}`, `http://attacker.example:${port}`],
+      [`127.0.0.1:${port}`, `http://localhost:${port + 1}`],
+      [`127.0.0.1:${port}`, `http://[::1]:${port}`],
+    ])
+      expect(await status(host, origin), `Host ${host}, Origin ${origin}`).toEqual([403, 403]);
+  });
+
   it("the UI's WebSocket bridge refuses another origin even with the token", async () => {
     const rendererDir = await tempDir('rewind-renderer-');
     writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>ui</title>');

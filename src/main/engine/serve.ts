@@ -80,6 +80,7 @@ export async function startServe(options: ServeOptions = {}): Promise<RunningSer
       port: options.port,
       allowedHosts: options.allowedHosts,
       allowedOrigins: options.allowedOrigins,
+      ownLoopbackOrigin: true, // as the proxy: its own origin, as the conformance suite's DNS-rebinding check sends it
     },
     handle,
     log,
