@@ -122,6 +122,19 @@ describe('README and docs/', () => {
     expect(stale).toEqual([]);
   });
 
+  it("development.md's Layout names every folder under src/, at every depth, and test/, e2e/, bench/, scripts/", () => {
+    const page = text('docs/development.md');
+    const layout = /^## Layout\n([\s\S]*?)(?=^## )/m.exec(page)?.[1] ?? '';
+    const named = new Set([...layout.matchAll(/^- `([^`]+)\/`/gm)].map((m) => m[1]));
+    const folders = (dir: string): string[] =>
+      readdirSync(join(REPO, dir), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .flatMap((e) => [`${dir}/${e.name}`, ...folders(`${dir}/${e.name}`)]);
+    const expected = [...folders('src'), 'test', 'e2e', 'bench', 'scripts'];
+    expect(expected.length).toBeGreaterThan(50);
+    expect(expected.filter((folder) => !named.has(folder))).toEqual([]);
+  });
+
   it('every flag of every command is documented, and every flag a reference table lists exists', () => {
     const docs = pages.map(text).join('\n');
     const undocumented = Object.entries(programs).flatMap(([name, program]) =>
