@@ -17,13 +17,17 @@ import { buildUiProgram } from '../src/main/cli/ui-command.js';
 import { buildAppProgram } from '../src/main/cli/app-command.js';
 import { buildInterceptProgram } from '../src/main/cli/intercept-command.js';
 import { PUBLISHED_ON_NPM } from '../src/shared/release.js';
+import { citedPaths, fullPathExists, markdownUnder, shortPathExists, sourceFiles } from './helpers/doc-paths.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const pages = [
-  'README.md',
-  ...readdirSync(join(REPO, 'docs'))
+/** README and every page under docs/ (docs/decisions too) */
+const pages = ['README.md', ...markdownUnder(REPO, 'docs')];
+/** …and the measured results, which cite sources and link pages as well */
+const citingPages = [
+  ...pages,
+  ...readdirSync(join(REPO, 'bench/results'))
     .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
+    .map((f) => `bench/results/${f}`),
 ];
 const text = (page: string): string => readFileSync(join(REPO, page), 'utf8');
 const pkg = JSON.parse(text('package.json')) as { version: string };
@@ -92,7 +96,7 @@ describe('README and docs/', () => {
 
   it('every relative link of every page names a file that exists, and an anchor that its headings make', () => {
     const broken: string[] = [];
-    for (const page of pages) {
+    for (const page of citingPages) {
       for (const link of relativeLinks(text(page))) {
         const [file, anchor] = link.split('#');
         const target = file ? resolve(REPO, dirname(page), decodeURIComponent(file)) : join(REPO, page);
@@ -102,6 +106,33 @@ describe('README and docs/', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it('every source path a page cites names a file or folder of the tree', () => {
+    const files = sourceFiles(REPO);
+    const stale: string[] = [];
+    let checked = 0;
+    for (const page of citingPages) {
+      const { full, short } = citedPaths(text(page));
+      checked += full.length + short.length;
+      for (const path of full) if (!fullPathExists(REPO, files, path)) stale.push(`${page}: ${path}`);
+      for (const path of short) if (!shortPathExists(files, path)) stale.push(`${page}: ${path}`);
+    }
+    expect(checked).toBeGreaterThan(300); // the pages do cite paths: the patterns find them
+    expect(stale).toEqual([]);
+  });
+
+  it("development.md's Layout names every folder under src/, at every depth, and test/, e2e/, bench/, scripts/", () => {
+    const page = text('docs/development.md');
+    const layout = /^## Layout\n([\s\S]*?)(?=^## )/m.exec(page)?.[1] ?? '';
+    const named = new Set([...layout.matchAll(/^- `([^`]+)\/`/gm)].map((m) => m[1]));
+    const folders = (dir: string): string[] =>
+      readdirSync(join(REPO, dir), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .flatMap((e) => [`${dir}/${e.name}`, ...folders(`${dir}/${e.name}`)]);
+    const expected = [...folders('src'), 'test', 'e2e', 'bench', 'scripts'];
+    expect(expected.length).toBeGreaterThan(50);
+    expect(expected.filter((folder) => !named.has(folder))).toEqual([]);
   });
 
   it('every flag of every command is documented, and every flag a reference table lists exists', () => {
