@@ -9,6 +9,8 @@
  *   stdio proxy   — `mcp-rewind --stdio --proxy-only -- <server>`;
  *   attach, alone — the wrapped entry with no app running (`--stdio --attach -- <server>`);
  *   attach, app   — the same with `mcp-rewind ui` running on its data folder, the exchanges streamed to its timeline.
+ * With ATTACH_BASELINE=/path/to/other/bin/mcp-rewind.js a sixth target, that build's `attach, no app`, runs in the same
+ * rounds (a before/after paired under the same load).
  * Each round, for every target in turn (ABCDE, then EDCBA): a fresh process is spawned and connected (spawn →
  * tools listed), its answers are checked, CALLS calls are timed, its answers are checked again, and the peak RSS of
  * the wrapper process (VmHWM, not the server's) is read before it is closed. Per round each target's connect time
@@ -33,6 +35,7 @@ const ROUNDS = QUICK ? 3 : 8;
 const CALLS = QUICK ? 20 : 60;
 const VERSION_RUNS = QUICK ? 3 : 7;
 const CLI = fileURLToPath(new URL('../bin/mcp-rewind.js', import.meta.url));
+const BASELINE = process.env.ATTACH_BASELINE;
 const SERVER = [process.execPath, everythingEntry(), 'stdio'];
 const run = promisify(execFile);
 
@@ -199,9 +202,9 @@ async function main(): Promise<void> {
   const bare = join(tmp, 'bare-pipe.cjs');
   writeFileSync(bare, BARE_PIPE);
   const watchedDir = join(tmp, 'app');
-  const attach = (dataDir: string): string[] => [
+  const attach = (dataDir: string, cli = CLI): string[] => [
     process.execPath,
-    CLI,
+    cli,
     '--stdio',
     '--attach',
     '--attach-name',
@@ -217,6 +220,7 @@ async function main(): Promise<void> {
     target('stdio proxy (--stdio --proxy-only)', [process.execPath, CLI, '--stdio', '--proxy-only', '--', ...SERVER]),
     target('attach, no app', attach(join(tmp, 'no-app'))),
     target('attach, app watching', attach(watchedDir), true),
+    ...(BASELINE ? [target(`attach, no app — baseline ${BASELINE}`, attach(join(tmp, 'no-app-base'), BASELINE))] : []),
   ];
   const ui = await startUiProcess(watchedDir, { args: ['--no-open'] });
   const api = await apiOf(ui.origin, ui.token());

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { MODE_TRAITS, MODES, type Mode } from '../src/shared/modes.js';
-import { missingUpstream } from '../src/shared/proxy-config.js';
+import { MAX_COMMAND_CHARS, missingUpstream, ProxyConfigSchema } from '../src/shared/proxy-config.js';
 import { draftConfig, draftParts, EMPTY_DRAFT } from '../src/renderer/src/models/proxy-draft.js';
 import { app, call, cleanup as cleanupApp, failure } from './api/harness.js';
 import { cleanup as cleanupServe, instance, type ErrorBody } from './serve/harness.js';
@@ -138,5 +138,18 @@ describe('the OAuth client id is a field of the one schema (issue 24)', () => {
     const config = { mode: 'proxy-only', upstreamUrl: url, oauth: { clientId: 'x'.repeat(1001) } };
     expect(await failure(call(api, 'proxies.create', config as never))).toBe(`OAuth client ID: ${tooLong.oauth}`);
     expect(await call(api, 'proxies.list', {})).toEqual([]);
+  });
+});
+
+describe('the stdio command', () => {
+  it('a command line over the limit is refused in the words of the form, the limit written as the locale writes it', () => {
+    const parsed = ProxyConfigSchema.safeParse({
+      mode: 'proxy-only',
+      upstreamCommand: 'x'.repeat(MAX_COMMAND_CHARS + 1),
+    });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0].message).toBe(
+      `a command line of at most ${MAX_COMMAND_CHARS.toLocaleString('en')} characters`,
+    );
   });
 });

@@ -38,13 +38,16 @@ async function proxyCommand(options: ProxyCliOptions): Promise<void> {
         ? { url: options.upstreamUrl }
         : undefined);
   // --stdio in front of a command (or replay): stdio to stdio through the pipeline in process, no HTTP hop
-  const stdioPipe = options.stdio ? await import('./cli/stdio-pipe.js') : undefined;
-  if (stdioPipe?.pipesStdio(options, spec)) {
+  const stdioRoute = options.stdio ? await import('./cli/stdio-route.js') : undefined;
+  if (stdioRoute?.pipesStdio(options, spec)) {
+    const command = spec && 'command' in spec ? spec : undefined;
+    // the server first: it boots while the pipeline loads (what follows imports most of the engine)
+    const launched = stdioRoute.launchEarly(options, command);
     const label = argvSpec
       ? `${options.upstreamArgv!.map((await import('../shared/shell-quote.js')).shellQuote).join(' ')} (stdio)`
       : options.upstreamCommand && `${options.upstreamCommand} (stdio)`;
-    const command = spec && 'command' in spec ? spec : undefined;
-    return stdioPipe.runStdioPipe(options, { spec: command, label, serverInfo, log, bridgeLog, fail });
+    const { runStdioPipe } = await import('./cli/stdio-pipe.js');
+    return runStdioPipe(options, { spec: command, launched, label, serverInfo, log, bridgeLog, fail });
   }
   // an upstream that answers 401: the proxy signs in (its tokens in the data folder), the client needs nothing
   const signIn =

@@ -16,6 +16,18 @@ export const META = {
 
 /** Revisions that open with `initialize` (the SDKs call them legacy). */
 export const LEGACY_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+/**
+ * The revisions the proxy's own initialize answer takes (engine/pipeline/core/plan.ts localAnswer), newest first: the
+ * v1 SDK's SUPPORTED_PROTOCOL_VERSIONS, said here so the start path does not load the SDK's types module (it builds
+ * every zod schema of the protocol at import); test/mcp-protocol-sdk.test.ts keeps the two equal.
+ */
+export const ANSWERED_REVISIONS: readonly string[] = [
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+  '2024-10-07',
+];
 /** The first revision without initialize: protocol fields in every request's `_meta`. */
 export const FIRST_MODERN_REVISION = '2026-07-28';
 

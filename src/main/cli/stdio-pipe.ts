@@ -4,6 +4,7 @@ import type { Log } from '../engine/log.js';
 import { RecordingSwitch } from '../engine/recording-switch.js';
 import { startStdioProxy } from '../engine/stdio-proxy.js';
 import type { ChildSpec } from '../engine/transports/child-upstream.js';
+import type { LaunchedChild } from '../engine/transports/stdio-child.js';
 import { AttachLink } from '../intercept/attach-link.js';
 import { userDataDir } from '../web/user-data.js';
 import { formatExchange } from './format.js';
@@ -13,20 +14,10 @@ import { stayUp } from './process-guard.js';
 
 type ProxyCliOptions = ReturnType<typeof toProxyOptions>;
 
-/**
- * Does this run go stdio to stdio through the message-level pipeline (engine/stdio-proxy.ts)? `--stdio` in front of
- * a command (or of nothing: replay), in every mode; an HTTP upstream, and replay timing other than none, keep the
- * HTTP endpoint (downstream-stdio.ts).
- */
-export function pipesStdio(options: ProxyCliOptions, spec: object | undefined): boolean {
-  if (!options.stdio || (spec !== undefined && 'url' in spec)) return false;
-  if (options.replayTiming !== undefined && options.replayTiming !== 'none' && MODE_TRAITS[options.mode].replays)
-    return false;
-  return spec !== undefined || !MODE_TRAITS[options.mode].forwards;
-}
-
 export interface StdioPipeContext {
   spec?: ChildSpec;
+  /** that command, spawned already (stdio-route.ts launchEarly) */
+  launched?: LaunchedChild;
   /** the upstream for the banner and the app (`node server.js (stdio)`) */
   label?: string;
   serverInfo: { name: string; version: string };
@@ -45,6 +36,7 @@ export async function runStdioPipe(options: ProxyCliOptions, ctx: StdioPipeConte
   const proxy = await startStdioProxy({
     ...options,
     command: ctx.spec,
+    launched: ctx.launched,
     stdin: process.stdin,
     stdout: process.stdout,
     serverInfo: ctx.serverInfo,
@@ -54,14 +46,15 @@ export async function runStdioPipe(options: ProxyCliOptions, ctx: StdioPipeConte
     onClientMessage: (message) => attached.link?.seeClientMessage(message),
     onLog: (line, level) => (options.verbose || level === 'warn' ? log(line) : undefined),
     onMiss: (miss) => log(`replay miss: ${misses.add(miss)}`),
-  }).catch((error: Error) =>
-    error instanceof CassetteMissingError
+  }).catch((error: Error) => {
+    ctx.launched?.child.kill();
+    return error instanceof CassetteMissingError
       ? ctx.fail(
           2,
           `cannot replay: ${error.message} (record it first, or add --record-missing with --upstream-command)`,
         )
-      : ctx.fail(1, `cannot start: ${error.message}`),
-  );
+      : ctx.fail(1, `cannot start: ${error.message}`);
+  });
   const failures = proxy.recordFailures;
   const status = (): number => (failures.count > 0 || (options.strict && misses.count > 0) ? 1 : 0);
   const link =

@@ -3,14 +3,13 @@ import { MODE_TRAITS, type Mode } from '../../shared/modes.js';
 import type { RepeatPolicy } from '../../shared/replay-repeat.js';
 import { replaySpeed } from '../../shared/replay-timing.js';
 import type { Overlay } from '../../shared/rules/schema.js';
-import { buildResultHasher } from './cassette/hash.js';
-import { CassetteStore } from './cassette/store.js';
+import type { CassetteStore } from './cassette/store.js';
 import { silent, type Log } from './log.js';
 import { Breakpoints } from './pipeline/breakpoints/breakpoints.js';
 import type { Hook } from './pipeline/core/contract.js';
 import { EventHook } from './pipeline/core/events.js';
-import { Recorder } from './pipeline/record/recorder.js';
-import { Replayer } from './pipeline/replay/replayer.js';
+import type { Recorder } from './pipeline/record/recorder.js';
+import type { Replayer } from './pipeline/replay/replayer.js';
 import { RuleHook, type ToolsMemory } from './pipeline/core/rule-hook.js';
 import { compileRedactions } from './redact.js';
 import { RuleSet } from './rules/rule-set.js';
@@ -18,7 +17,8 @@ import type { LocalDispatch } from './upstream/http-upstream.js';
 import type { UpstreamAuth } from './upstream/oauth/challenge.js';
 
 // The mode's sources and hooks, shared by the HTTP endpoint (endpoint-factory.ts) and the stdio downstream
-// (stdio-proxy.ts); kept apart from the HTTP endpoint so that the stdio path does not load its modules.
+// (stdio-proxy.ts); kept apart from the HTTP endpoint so that the stdio path does not load its modules. The cassette,
+// the replayer and the recorder are imported when the mode has them: a pass-through (proxy-only, --attach) loads none.
 
 export interface EndpointOptions {
   mode: Mode;
@@ -89,8 +89,8 @@ export async function createParts(options: EndpointOptions, hasUpstream: () => b
   const log = options.onLog ?? silent;
   const { replays, records } = MODE_TRAITS[options.mode];
   const store = await openStore(options, log);
-  const replayer = store && replays ? replayerOf(store, options) : undefined;
-  const recorder = store && records ? recorderOf(store, options, log) : undefined;
+  const replayer = store && replays ? await replayerOf(store, options) : undefined;
+  const recorder = store && records ? await recorderOf(store, options, log) : undefined;
   const rules = options.rules ? new RuleSet(options.rules.overlay, options.rules.instructions) : undefined;
   const memory: ToolsMemory = {};
   const breakpoints = new Breakpoints();
@@ -115,6 +115,7 @@ async function openStore(options: EndpointOptions, log: Log): Promise<CassetteSt
   const { replays, records } = MODE_TRAITS[options.mode];
   const usesCassette = (replays || records) && (options.cacheDir !== undefined || !replays || !options.rules);
   if (!usesCassette) return undefined;
+  const { CassetteStore } = await import('./cassette/store.js');
   return CassetteStore.start(options.cacheDir ?? './cache', {
     clean: options.clean && !replays,
     create: records, // replay never creates a cassette: a missing one is refused (CassetteMissingError)
@@ -124,7 +125,8 @@ async function openStore(options: EndpointOptions, log: Log): Promise<CassetteSt
   });
 }
 
-function replayerOf(store: CassetteStore, options: EndpointOptions): Replayer {
+async function replayerOf(store: CassetteStore, options: EndpointOptions): Promise<Replayer> {
+  const { Replayer } = await import('./pipeline/replay/replayer.js');
   return new Replayer(store, {
     repeat: options.repeat,
     matchIgnore: options.matchIgnore,
@@ -134,7 +136,11 @@ function replayerOf(store: CassetteStore, options: EndpointOptions): Replayer {
   });
 }
 
-function recorderOf(store: CassetteStore, options: EndpointOptions, log: Log): Recorder {
+async function recorderOf(store: CassetteStore, options: EndpointOptions, log: Log): Promise<Recorder> {
+  const [{ buildResultHasher }, { Recorder }] = await Promise.all([
+    import('./cassette/hash.js'),
+    import('./pipeline/record/recorder.js'),
+  ]);
   const hasher = buildResultHasher({ path: options.resultHashPath, ignore: options.resultHashIgnore });
   return new Recorder(store, hasher, compileRedactions(options.redact ?? []), log);
 }

@@ -1,12 +1,11 @@
 import { resolve } from 'node:path';
 import type { JsonRpcError } from '../../shared/jsonrpc.js';
 import type { RefusalKind } from '../../shared/cassette/entry.js';
-import { buildResultHasher } from './cassette/hash.js';
-import { CassetteStore } from './cassette/store.js';
+import type { CassetteStore } from './cassette/store.js';
 import type { Log } from './log.js';
 import type { Closable, ExchangeDetail, Hook, Need, ServerMessage } from './pipeline/core/contract.js';
 import type { LiveExchange } from './pipeline/core/exchange.js';
-import { Recorder } from './pipeline/record/recorder.js';
+import type { Recorder } from './pipeline/record/recorder.js';
 import type { Session } from './pipeline/core/session.js';
 
 /**
@@ -71,6 +70,12 @@ export class RecordingSwitch implements Hook {
       await old.recorder?.flush();
       old.store?.close();
       if (dir === undefined) return;
+      // imported at the first switch on: an attached proxy that never records loads no cassette code
+      const [{ CassetteStore }, { Recorder }, { buildResultHasher }] = await Promise.all([
+        import('./cassette/store.js'),
+        import('./pipeline/record/recorder.js'),
+        import('./cassette/hash.js'),
+      ]);
       const store = await CassetteStore.start(resolve(dir), { log: this.log, durable: this.durable, watch: false });
       await store.ready;
       this.store = store;

@@ -28,11 +28,14 @@ import type { ToolsMemory } from './pipeline/core/rule-hook.js';
 import { SessionRegistry } from './pipeline/core/session.js';
 import type { RuleSet } from './rules/rule-set.js';
 import { ChildUpstream, type ChildSpec } from './transports/child-upstream.js';
+import type { LaunchedChild } from './transports/stdio-child.js';
 import { LineReader } from './transports/lines.js';
 
 export interface StdioProxyOptions extends EndpointOptions {
   /** the stdio server behind (unused in a mode that does not forward) */
   command?: ChildSpec;
+  /** that server, spawned already (the CLI starts it before it loads the pipeline): read from the start */
+  launched?: LaunchedChild;
   stdin: Readable;
   stdout: Writable;
   /** the child's stderr and fate ('warn'), the pipe's own notes ('info') */
@@ -94,6 +97,10 @@ export async function startStdioProxy(options: StdioProxyOptions): Promise<Stdio
     observeLater: true,
   });
   wire.planner = planner;
+  if (options.launched) {
+    if (child) child.adopt(options.launched);
+    else options.launched.child.kill(); // a mode that does not forward: never its server
+  }
   const client = readClient(options, { planner, child, chain, out, passes });
   const close = async (): Promise<void> => {
     parts.breakpoints.releaseAll();

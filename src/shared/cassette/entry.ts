@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { REFUSAL_KINDS, type RefusalKind } from './refusal-kinds.js';
+
+export { REFUSAL_KINDS, type RefusalKind } from './refusal-kinds.js';
 
 /**
  * The distilled file `<n> <key>.json` — what replay needs.
@@ -65,23 +68,6 @@ export const TimingSchema = z.object({
   streamMs: z.array(z.number().min(0)).optional(),
 });
 export type Timing = z.infer<typeof TimingSchema>;
-
-/**
- * What a server answers outside any request's answer — a refusal of the whole POST at the HTTP level, its JSON-RPC
- * error carrying `id: null` — filed once per kind (key `refusal_<kind>`), so replay refuses the same requests the
- * way the recorded server did.
- */
-export const REFUSAL_KINDS = [
-  'invalid-message',
-  'parse-error',
-  'session-not-found',
-  'unsupported-protocol-version',
-  'not-initialized',
-  'not-acceptable',
-  'delete-not-allowed',
-  'batch-refused',
-] as const;
-export type RefusalKind = (typeof REFUSAL_KINDS)[number];
 
 /** Fields every recorded exchange may carry, whatever its shape. */
 const ExchangeFields = {

@@ -1,4 +1,4 @@
-import { REFUSAL_KINDS, type RefusalKind } from '../../../shared/cassette/entry.js';
+import { REFUSAL_KINDS, type RefusalKind } from '../../../shared/cassette/refusal-kinds.js';
 import type { JsonRpcRequest } from '../../../shared/jsonrpc.js';
 import { hash16 } from './hash.js';
 import { safeKey } from './safe-name.js';

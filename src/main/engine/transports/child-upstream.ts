@@ -6,7 +6,7 @@ import { UpstreamSession } from '../pipeline/upstream/message-upstream.js';
 import type { Session } from '../pipeline/core/session.js';
 import { fullEnvironment } from './child-env.js';
 import { LineReader } from './lines.js';
-import { ChildStdioTransport } from './stdio-child.js';
+import { ChildStdioTransport, type LaunchedChild } from './stdio-child.js';
 
 /** A stdio MCP server as a command. */
 export interface ChildSpec {
@@ -60,7 +60,19 @@ export class ChildUpstream implements MessageUpstream {
     return this.running !== undefined && this.opening === 0 && this.running.session.started;
   }
 
-  private spawn(): Running {
+  /**
+   * Takes a child spawned ahead (launchChild, with this spec) as the running one and starts reading it, before any
+   * message goes to it: the client's initialize then finds a server that has booted meanwhile.
+   */
+  adopt(launched: LaunchedChild): void {
+    if (this.running || this.closed) throw new Error('ChildUpstream: a child runs already');
+    const running = (this.running = this.spawn(launched));
+    running.session.start().catch(() => {
+      if (this.running === running && !running.transport.running) this.running = undefined; // it never started
+    });
+  }
+
+  private spawn(launched?: LaunchedChild): Running {
     const { spec, events } = this;
     const lines = new LineReader(
       (line) => this.line(line),
@@ -69,6 +81,7 @@ export class ChildUpstream implements MessageUpstream {
     const transport = new ChildStdioTransport(
       { command: spec.command, args: spec.args, env: fullEnvironment(spec.env), cwd: spec.cwd },
       lines,
+      launched,
     );
     createInterface({ input: transport.stderr }).on('line', (line) =>
       events.log(`upstream ${this.label}: ${line}`, 'warn'),

@@ -1,13 +1,47 @@
 import type { ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import spawn from 'cross-spawn';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { LineReader } from './lines.js';
 
 /** How long each step of stopping a child may take: stdin closed, then SIGTERM, then SIGKILL. */
 const STOP_STEP_MS = 2_000;
+
+export interface ChildParams {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+/** A child spawned before its transport exists: its output waits in its pipes until start() reads it. */
+export interface LaunchedChild {
+  child: ChildProcess;
+  /** resolves once it runs; rejects with the spawn's error (ENOENT …) */
+  spawned: Promise<void>;
+}
+
+/**
+ * Spawns a stdio server now (the stdio proxy starts it first and loads its pipeline meanwhile), as
+ * ChildStdioTransport.start() would; hand it to a ChildStdioTransport to read it.
+ */
+export function launchChild({ command, args, env, cwd }: ChildParams): LaunchedChild {
+  const child = spawn(command, args, {
+    env,
+    cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    shell: false,
+    windowsHide: process.platform === 'win32',
+  });
+  const spawned = new Promise<void>((resolve, reject) => {
+    child.once('spawn', () => resolve());
+    child.on('error', reject); // also keeps an early error from being thrown as unhandled before start() listens
+  });
+  spawned.catch(() => {}); // start() reports it
+  return { child, spawned };
+}
 
 /**
  * An MCP client transport over a child's stdin/stdout, as the SDK's StdioClientTransport (the same spawn, framing
@@ -23,12 +57,15 @@ export class ChildStdioTransport implements Transport {
   private child?: ChildProcess;
   /** close() was called or the child's streams closed: nothing more is sent */
   private stopped = false;
-  private readonly buffer = new ReadBuffer();
+  /** the SDK's framing and message schema, loaded only where the stdout is parsed here (not with `lines`) */
+  private buffer?: ReadBuffer;
 
   constructor(
-    private readonly params: { command: string; args: string[]; env: Record<string, string>; cwd?: string },
+    private readonly params: ChildParams,
     /** the child's stdout line by line, unparsed (the stdio proxy reads it so); absent: parsed into onmessage */
     private readonly lines?: LineReader,
+    /** the child, already spawned (launchChild); absent: start() spawns it */
+    private readonly launched?: LaunchedChild,
   ) {}
 
   get pid(): number | undefined {
@@ -47,39 +84,33 @@ export class ChildStdioTransport implements Transport {
     return child?.exitCode !== null && child?.exitCode !== undefined ? `exited (code ${child.exitCode})` : undefined;
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
     if (this.child) throw new Error('ChildStdioTransport already started');
-    const { command, args, env, cwd } = this.params;
-    const child = spawn(command, args, {
-      env,
-      cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      shell: false,
-      windowsHide: process.platform === 'win32',
-    });
+    const { child, spawned } = this.launched ?? launchChild(this.params);
     this.child = child;
+    const lines = this.lines;
+    if (!lines) this.buffer = new (await import('@modelcontextprotocol/sdk/shared/stdio.js')).ReadBuffer();
     child.stderr?.pipe(this.stderr);
     child.stdin?.on('error', (error) => this.onerror?.(error));
     child.stdout?.on('error', (error) => this.onerror?.(error));
-    const lines = this.lines;
     if (lines) child.stdout?.on('data', (chunk: Buffer) => lines.push(chunk));
     else child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
     child.on('close', () => {
       this.stopped = true;
       this.onclose?.();
     });
-    return new Promise((resolve, reject) => {
-      child.once('spawn', () => resolve());
-      child.on('error', (error) => {
-        reject(error);
-        this.onerror?.(error);
-      });
+    let running = false;
+    child.on('error', (error) => running && this.onerror?.(error));
+    await spawned.catch((error: Error) => {
+      this.onerror?.(error);
+      throw error;
     });
+    running = true;
   }
 
   private read(chunk: Buffer): void {
     try {
-      this.buffer.append(chunk);
+      this.buffer!.append(chunk);
     } catch (error) {
       this.onerror?.(error as Error); // a line longer than the SDK's limit: the child is stopped
       void this.close();
@@ -88,7 +119,7 @@ export class ChildStdioTransport implements Transport {
     for (;;) {
       let message: JSONRPCMessage | null;
       try {
-        message = this.buffer.readMessage();
+        message = this.buffer!.readMessage();
       } catch (error) {
         this.onerror?.(error as Error); // one bad line; the next may be fine
         continue;
@@ -102,7 +133,7 @@ export class ChildStdioTransport implements Transport {
     const stdin = this.child?.stdin;
     if (!stdin || this.stopped) return Promise.reject(new Error('Not connected'));
     return new Promise((resolve) =>
-      stdin.write(serializeMessage(message)) ? resolve() : stdin.once('drain', () => resolve()),
+      stdin.write(`${JSON.stringify(message)}\n`) ? resolve() : stdin.once('drain', () => resolve()),
     );
   }
 
@@ -129,6 +160,6 @@ export class ChildStdioTransport implements Transport {
       if (this.running) await step();
       if (this.running) child.kill('SIGKILL');
     }
-    this.buffer.clear();
+    this.buffer?.clear();
   }
 }

@@ -1,7 +1,7 @@
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../../../shared/jsonrpc.js';
 import { MethodNotFoundError, UnknownToolError } from '../../errors.js';
 import type { Delivery, Plan, PlanInput, StreamPlan } from './contract.js';
+import { ANSWERED_REVISIONS } from '../../../../shared/mcp-protocol.js';
 
 /**
  * Who answers a request — pure: the same facts always give the same plan, and nothing is changed. In order:
@@ -64,9 +64,7 @@ export function localAnswer(request: JsonRpcRequest, serverInfo: { name: string;
     case 'initialize': {
       const requested = request.params?.protocolVersion;
       const version =
-        typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
-          ? requested
-          : LATEST_PROTOCOL_VERSION;
+        typeof requested === 'string' && ANSWERED_REVISIONS.includes(requested) ? requested : ANSWERED_REVISIONS[0];
       return ok({ protocolVersion: version, capabilities: { tools: { listChanged: true } }, serverInfo });
     }
     case 'ping':
