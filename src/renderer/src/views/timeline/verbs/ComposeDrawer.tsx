@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type JSX } from 'react';
+import { useEffect, useMemo, useRef, useState, type JSX, type RefObject } from 'react';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { ProxyCatalog } from '../../../../../shared/api.js';
 import { onTabListKeyDown, tabStop } from '../../../components/tabs.js';
@@ -212,6 +212,26 @@ function ResourceComposer({
   );
 }
 
+/** The running proxies, and the one to call through: the one picked, else the one Compose was opened for, else the first. */
+function useComposeProxy(composeProxy: string | undefined) {
+  const proxies = useProxies((s) => s.proxies).filter((p) => p.state === 'running');
+  const [picked, setPicked] = useState<string>();
+  const proxyId = proxies.some((p) => p.id === (picked ?? composeProxy))
+    ? ((picked ?? composeProxy) as string)
+    : (proxies[0]?.id ?? '');
+  return { proxies, proxyId, setPicked };
+}
+
+/** Compose takes the focus when it opens (Esc then closes it), and gives it back when it closes. */
+function useFocusOnOpen(open: boolean): RefObject<HTMLHeadingElement | null> {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useFocusReturn(open);
+  useEffect(() => {
+    if (open) heading.current?.focus();
+  }, [open]);
+  return heading;
+}
+
 /**
  * Compose: call any tool, prompt or resource of a running proxy from a form generated from its schema, through the
  * proxy's whole pipeline on the app's own session. What the proxy offers is listed through that session (so rules'
@@ -219,32 +239,16 @@ function ResourceComposer({
  */
 export function ComposeDrawer(): JSX.Element | null {
   const { compose: open, composeProxy, closeCompose } = usePanels();
-  const proxies = useProxies((s) => s.proxies).filter((p) => p.state === 'running');
-  const [picked, setPicked] = useState<string>();
-  const proxyId = proxies.some((p) => p.id === (picked ?? composeProxy))
-    ? ((picked ?? composeProxy) as string)
-    : (proxies[0]?.id ?? '');
+  const { proxies, proxyId, setPicked } = useComposeProxy(composeProxy);
   const entry = useVerbs((s) => s.catalogs[proxyId]);
-  const [kind, setKind] = useState<Kind>('tools');
   const [sent, setSent] = useState<Sent>();
-  const select = useTimelineUi((s) => s.select);
   useEffect(() => {
     if (open && proxyId) void loadCatalog(proxyId);
   }, [open, proxyId]);
-  // Compose takes the focus when it opens (Esc then closes it), and gives it back when it closes
-  const heading = useRef<HTMLHeadingElement>(null);
-  useFocusReturn(open);
-  useEffect(() => {
-    if (open) heading.current?.focus();
-  }, [open]);
+  const heading = useFocusOnOpen(open);
+  const [kind, setKind] = useState<Kind>('tools');
   if (!open) return null;
   const catalog = entry?.catalog;
-  const counts: Record<Kind, number> = {
-    tools: catalog?.tools.length ?? 0,
-    prompts: catalog?.prompts.length ?? 0,
-    resources: (catalog?.resources.length ?? 0) + (catalog?.resourceTemplates.length ?? 0),
-  };
-  const onSent = (s: Sent): void => setSent(s);
   return (
     <aside
       className="drawer compose-panel"
@@ -260,35 +264,13 @@ export function ComposeDrawer(): JSX.Element | null {
         }
       }}
     >
-      <header>
-        <h2 ref={heading} tabIndex={-1}>
-          Compose
-        </h2>
-        <select
-          aria-label="Proxy to call through"
-          value={proxyId}
-          onChange={(e) => (setPicked(e.target.value), setSent(undefined))}
-        >
-          {proxies.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.name}
-            </option>
-          ))}
-        </select>
-        <button
-          type="button"
-          className="small"
-          disabled={!proxyId || entry?.loading}
-          onClick={() => void loadCatalog(proxyId, true)}
-          title="List the proxy's tools, prompts and resources again"
-        >
-          ↻
-        </button>
-        <span className="spacer" />
-        <button type="button" onClick={closeCompose} aria-label="Close compose" title="Close (Esc)">
-          ✕
-        </button>
-      </header>
+      <ComposeHeader
+        heading={heading}
+        proxies={proxies}
+        proxyId={proxyId}
+        onPick={(id) => (setPicked(id), setSent(undefined))}
+        loading={entry?.loading}
+      />
       <div className="drawer-body">
         {!proxyId ? (
           <p className="muted small">No proxy is running: start one (or Run demo) to call its tools.</p>
@@ -299,58 +281,129 @@ export function ComposeDrawer(): JSX.Element | null {
         ) : !catalog ? (
           <p className="muted small">Listing what the proxy offers…</p>
         ) : (
-          <>
-            <div
-              className="tl-detail-tabs"
-              role="tablist"
-              aria-label="What to call"
-              onKeyDown={(e) => onTabListKeyDown(e, (i) => (setKind(KINDS[i]), setSent(undefined)))}
-            >
-              {KINDS.map((k) => (
-                <button
-                  key={k}
-                  type="button"
-                  role="tab"
-                  tabIndex={tabStop(k === kind)}
-                  aria-selected={k === kind}
-                  className={k === kind ? 'active' : undefined}
-                  onClick={() => (setKind(k), setSent(undefined))}
-                >
-                  {k[0].toUpperCase() + k.slice(1)} ({counts[k]})
-                </button>
-              ))}
-            </div>
-            <AppSessionPanel proxyId={proxyId} />
-            {catalog.problems.length > 0 && <p className="muted small">{catalog.problems.join(' · ')}</p>}
-            {kind === 'tools' && <ToolComposer key={proxyId} proxyId={proxyId} tools={catalog.tools} onSent={onSent} />}
-            {kind === 'prompts' && (
-              <PromptComposer key={proxyId} proxyId={proxyId} prompts={catalog.prompts} onSent={onSent} />
-            )}
-            {kind === 'resources' && (
-              <ResourceComposer key={proxyId} proxyId={proxyId} catalog={catalog} onSent={onSent} />
-            )}
-            {sent && (
-              <p className="re-sent small" role="status" aria-label="Answer">
-                {sent.seq !== undefined ? `#${sent.seq} ` : ''}
-                {answerLine(sent.response)}{' '}
-                {sent.seq !== undefined && (
-                  <button
-                    type="button"
-                    className="link"
-                    onClick={() => {
-                      flushTraffic();
-                      select(sent.seq, true);
-                      closeCompose();
-                    }}
-                  >
-                    Open #{sent.seq} in the timeline
-                  </button>
-                )}
-              </p>
-            )}
-          </>
+          <CatalogComposer
+            proxyId={proxyId}
+            catalog={catalog}
+            kind={kind}
+            onKind={(k) => (setKind(k), setSent(undefined))}
+            sent={sent}
+            onSent={setSent}
+          />
         )}
       </div>
     </aside>
+  );
+}
+
+/** The proxy to call through (and listing what it offers again), and the way out. */
+function ComposeHeader(props: {
+  heading: RefObject<HTMLHeadingElement | null>;
+  proxies: Array<{ id: string; name: string }>;
+  proxyId: string;
+  onPick(id: string): void;
+  loading?: boolean;
+}): JSX.Element {
+  const { heading, proxies, proxyId } = props;
+  const closeCompose = usePanels((s) => s.closeCompose);
+  return (
+    <header>
+      <h2 ref={heading} tabIndex={-1}>
+        Compose
+      </h2>
+      <select aria-label="Proxy to call through" value={proxyId} onChange={(e) => props.onPick(e.target.value)}>
+        {proxies.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+      <button
+        type="button"
+        className="small"
+        disabled={!proxyId || props.loading}
+        onClick={() => void loadCatalog(proxyId, true)}
+        title="List the proxy's tools, prompts and resources again"
+      >
+        ↻
+      </button>
+      <span className="spacer" />
+      <button type="button" onClick={closeCompose} aria-label="Close compose" title="Close (Esc)">
+        ✕
+      </button>
+    </header>
+  );
+}
+
+/** What the proxy offers as tabs (tools, prompts, resources), the composer of the kind chosen, and its answer. */
+function CatalogComposer(props: {
+  proxyId: string;
+  catalog: ProxyCatalog;
+  kind: Kind;
+  onKind(kind: Kind): void;
+  sent?: Sent;
+  onSent(sent: Sent): void;
+}): JSX.Element {
+  const { proxyId, catalog, kind, sent, onSent } = props;
+  const counts: Record<Kind, number> = {
+    tools: catalog.tools.length,
+    prompts: catalog.prompts.length,
+    resources: catalog.resources.length + catalog.resourceTemplates.length,
+  };
+  return (
+    <>
+      <div
+        className="tl-detail-tabs"
+        role="tablist"
+        aria-label="What to call"
+        onKeyDown={(e) => onTabListKeyDown(e, (i) => props.onKind(KINDS[i]))}
+      >
+        {KINDS.map((k) => (
+          <button
+            key={k}
+            type="button"
+            role="tab"
+            tabIndex={tabStop(k === kind)}
+            aria-selected={k === kind}
+            className={k === kind ? 'active' : undefined}
+            onClick={() => props.onKind(k)}
+          >
+            {k[0].toUpperCase() + k.slice(1)} ({counts[k]})
+          </button>
+        ))}
+      </div>
+      <AppSessionPanel proxyId={proxyId} />
+      {catalog.problems.length > 0 && <p className="muted small">{catalog.problems.join(' · ')}</p>}
+      {kind === 'tools' && <ToolComposer key={proxyId} proxyId={proxyId} tools={catalog.tools} onSent={onSent} />}
+      {kind === 'prompts' && (
+        <PromptComposer key={proxyId} proxyId={proxyId} prompts={catalog.prompts} onSent={onSent} />
+      )}
+      {kind === 'resources' && <ResourceComposer key={proxyId} proxyId={proxyId} catalog={catalog} onSent={onSent} />}
+      {sent && <SentLine sent={sent} />}
+    </>
+  );
+}
+
+/** The answer in one line, and the way to its exchange in the timeline. */
+function SentLine({ sent }: { sent: Sent }): JSX.Element {
+  const select = useTimelineUi((s) => s.select);
+  const closeCompose = usePanels((s) => s.closeCompose);
+  return (
+    <p className="re-sent small" role="status" aria-label="Answer">
+      {sent.seq !== undefined ? `#${sent.seq} ` : ''}
+      {answerLine(sent.response)}{' '}
+      {sent.seq !== undefined && (
+        <button
+          type="button"
+          className="link"
+          onClick={() => {
+            flushTraffic();
+            select(sent.seq, true);
+            closeCompose();
+          }}
+        >
+          Open #{sent.seq} in the timeline
+        </button>
+      )}
+    </p>
   );
 }

@@ -51,21 +51,30 @@ function ChangeRow({ change }: { change: Change }): JSX.Element {
   );
 }
 
-/** Diff of the selected exchange with another (or with the cassette's answer): the changes with their paths, then side by side. */
-export function DiffTab({
-  event,
-  compareWith,
-  other,
-  originalSeq,
-}: {
-  event: TrafficEvent;
-  compareWith: CompareWith | undefined;
-  other?: Other;
-  originalSeq?: number;
-}): JSX.Element {
-  const { compare, setPicking, picking } = useTimelineUi();
+type CassetteAnswers = ReturnType<typeof useCassetteAnswers>;
+
+interface Comparison {
+  /** what the exchange is compared with: the other exchange, or the chosen cassette answer (once it came) */
+  against?: Other;
+  cassette: CassetteAnswers;
+  entryIndex: number;
+  setEntryIndex(index: number): void;
+  parts: Part[];
+  shown: Part;
+  setPart(part: Part): void;
+  left: unknown;
+  right: unknown;
+  changes: Change[];
+  sides: [string, string];
+}
+
+/** The two sides of the diff (ids set aside) and their changes, for the part shown. */
+function useComparison(
+  event: TrafficEvent,
+  compareWith: CompareWith | undefined,
+  other: Other | undefined,
+): Comparison {
   const [part, setPart] = useState<Part>('response');
-  const [sideBySide, setSideBySide] = useState(true);
   const [entryIndex, setEntryIndex] = useState(0);
   const cassette = useCassetteAnswers(event, compareWith?.kind === 'cassette');
   const entry = cassette.entries?.[Math.min(entryIndex, (cassette.entries?.length ?? 1) - 1)];
@@ -92,54 +101,28 @@ export function DiffTab({
     (): [string, string] => [against?.label ?? '', `#${event.seq} (this exchange)`],
     [against?.label, event.seq],
   );
+  return { against, cassette, entryIndex, setEntryIndex, parts, shown, setPart, left, right, changes, sides };
+}
 
+/** Diff of the selected exchange with another (or with the cassette's answer): the changes with their paths, then side by side. */
+export function DiffTab({
+  event,
+  compareWith,
+  other,
+  originalSeq,
+}: {
+  event: TrafficEvent;
+  compareWith: CompareWith | undefined;
+  other?: Other;
+  originalSeq?: number;
+}): JSX.Element {
+  const [sideBySide, setSideBySide] = useState(true);
+  const comparison = useComparison(event, compareWith, other);
+  const { against } = comparison;
   return (
     <div className="diff-tab">
-      <div className="diff-head">
-        <span className="small">
-          Compare <strong>#{event.seq}</strong> with
-        </span>
-        {originalSeq !== undefined && (
-          <button
-            type="button"
-            className={compareWith === undefined ? 'toggle on small' : 'toggle small'}
-            onClick={() => compare(undefined)}
-          >
-            the original #{originalSeq}
-          </button>
-        )}
-        <button
-          type="button"
-          className={compareWith?.kind === 'cassette' ? 'toggle on small' : 'toggle small'}
-          onClick={() => compare({ kind: 'cassette' })}
-          title="The answers this proxy's cassette holds for the same key"
-        >
-          the cassette&apos;s answer
-        </button>
-        <button
-          type="button"
-          className={picking ? 'toggle on small' : 'toggle small'}
-          onClick={() => setPicking(!picking)}
-        >
-          {picking ? 'Click an exchange in the table… (Esc)' : 'Another exchange…'}
-        </button>
-      </div>
-      {compareWith?.kind === 'cassette' && cassette.error && <p className="error small">{cassette.error}</p>}
-      {compareWith?.kind === 'cassette' && cassette.entries?.length === 0 && (
-        <p className="muted small">The cassette holds no answer for this exchange&apos;s key ({event.key}).</p>
-      )}
-      {compareWith?.kind === 'cassette' && (cassette.entries?.length ?? 0) > 1 && (
-        <label className="small">
-          Recorded answer{' '}
-          <select value={entryIndex} onChange={(e) => setEntryIndex(Number(e.target.value))}>
-            {cassette.entries!.map((e, i) => (
-              <option key={e.file} value={i}>
-                {i + 1} of {cassette.entries!.length} ({e.file})
-              </option>
-            ))}
-          </select>
-        </label>
-      )}
+      <CompareChoices seq={event.seq} compareWith={compareWith} originalSeq={originalSeq} />
+      {compareWith?.kind === 'cassette' && <CassetteChoice event={event} comparison={comparison} />}
       {!against ? (
         compareWith?.kind !== 'cassette' && (
           <p className="muted small">
@@ -149,34 +132,10 @@ export function DiffTab({
         )
       ) : (
         <>
-          <div className="diff-parts">
-            <div
-              className="tl-detail-tabs"
-              role="tablist"
-              aria-label="Part to compare"
-              onKeyDown={(e) => onTabListKeyDown(e, (i) => setPart(parts[i]))}
-            >
-              {parts.map((p) => (
-                <button
-                  key={p}
-                  type="button"
-                  role="tab"
-                  tabIndex={tabStop(p === shown)}
-                  aria-selected={p === shown}
-                  className={p === shown ? 'active' : undefined}
-                  onClick={() => setPart(p)}
-                >
-                  {PART_LABELS[p]}
-                </button>
-              ))}
-            </div>
-            <span className="small" data-testid="diff-summary">
-              {against.label} → #{event.seq}: <strong>{summary(changes)}</strong>
-            </span>
-          </div>
-          {changes.length > 0 && (
+          <PartTabs seq={event.seq} against={against} comparison={comparison} />
+          {comparison.changes.length > 0 && (
             <ul className="diff-changes" aria-label="Changes">
-              {changes.map((c) => (
+              {comparison.changes.map((c) => (
                 <ChangeRow key={`${c.at}:${c.kind}`} change={c} />
               ))}
             </ul>
@@ -189,9 +148,114 @@ export function DiffTab({
           >
             {sideBySide ? 'Hide side by side' : 'Side by side'}
           </button>
-          {sideBySide && <Diff original={left} changed={right} label={PART_LABELS[shown]} sides={sides} />}
+          {sideBySide && (
+            <Diff
+              original={comparison.left}
+              changed={comparison.right}
+              label={PART_LABELS[comparison.shown]}
+              sides={comparison.sides}
+            />
+          )}
         </>
       )}
+    </div>
+  );
+}
+
+/** What to compare with: the original (after a resend), the cassette's answer, or an exchange picked in the table. */
+function CompareChoices(props: {
+  seq: number;
+  compareWith: CompareWith | undefined;
+  originalSeq?: number;
+}): JSX.Element {
+  const { compare, setPicking, picking } = useTimelineUi();
+  const { compareWith, originalSeq } = props;
+  return (
+    <div className="diff-head">
+      <span className="small">
+        Compare <strong>#{props.seq}</strong> with
+      </span>
+      {originalSeq !== undefined && (
+        <button
+          type="button"
+          className={compareWith === undefined ? 'toggle on small' : 'toggle small'}
+          onClick={() => compare(undefined)}
+        >
+          the original #{originalSeq}
+        </button>
+      )}
+      <button
+        type="button"
+        className={compareWith?.kind === 'cassette' ? 'toggle on small' : 'toggle small'}
+        onClick={() => compare({ kind: 'cassette' })}
+        title="The answers this proxy's cassette holds for the same key"
+      >
+        the cassette&apos;s answer
+      </button>
+      <button
+        type="button"
+        className={picking ? 'toggle on small' : 'toggle small'}
+        onClick={() => setPicking(!picking)}
+      >
+        {picking ? 'Click an exchange in the table… (Esc)' : 'Another exchange…'}
+      </button>
+    </div>
+  );
+}
+
+/** The cassette's answers for the key: why there is none, or which of several recorded ones. */
+function CassetteChoice({ event, comparison }: { event: TrafficEvent; comparison: Comparison }): JSX.Element {
+  const { cassette, entryIndex, setEntryIndex } = comparison;
+  return (
+    <>
+      {cassette.error && <p className="error small">{cassette.error}</p>}
+      {cassette.entries?.length === 0 && (
+        <p className="muted small">The cassette holds no answer for this exchange&apos;s key ({event.key}).</p>
+      )}
+      {(cassette.entries?.length ?? 0) > 1 && (
+        <label className="small">
+          Recorded answer{' '}
+          <select value={entryIndex} onChange={(e) => setEntryIndex(Number(e.target.value))}>
+            {cassette.entries!.map((e, i) => (
+              <option key={e.file} value={i}>
+                {i + 1} of {cassette.entries!.length} ({e.file})
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+    </>
+  );
+}
+
+/** The part compared (response, request, stream) as tabs, and the changes in one line. */
+function PartTabs({ seq, against, comparison }: { seq: number; against: Other; comparison: Comparison }): JSX.Element {
+  const { parts, shown, setPart } = comparison;
+  return (
+    <div className="diff-parts">
+      <div
+        className="tl-detail-tabs"
+        role="tablist"
+        aria-label="Part to compare"
+        onKeyDown={(e) => onTabListKeyDown(e, (i) => setPart(parts[i]))}
+      >
+        {parts.map((p) => (
+          <button
+            key={p}
+            type="button"
+            role="tab"
+            tabIndex={tabStop(p === shown)}
+            aria-selected={p === shown}
+            className={p === shown ? 'active' : undefined}
+            onClick={() => setPart(p)}
+          >
+            {PART_LABELS[p]}
+          </button>
+        ))}
+      </div>
+      <span className="small" data-testid="diff-summary">
+        {against.label} → #{seq}: <strong>{summary(comparison.changes)}</strong>
+      </span>
     </div>
   );
 }

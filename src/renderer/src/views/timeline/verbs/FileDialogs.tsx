@@ -108,6 +108,49 @@ const FORMATS = [
   ['file', 'Single-file cassette', 'one JSON file; replays with --cache <file>'],
 ] as const;
 
+type Format = 'har' | 'folder' | 'file';
+type ScopeChoice = [Scope, string, TrafficEvent[]];
+
+/** Which exchanges to save, with how many each choice holds; several picked in the table: Save… is about them. */
+function useSaveScope(open: boolean, all: TrafficEvent[], shown: TrafficEvent[], selected: TrafficEvent[]) {
+  const marks = useVerbs((s) => s.marks);
+  const [scope, setScope] = useState<Scope>('all');
+  const [offered, setOffered] = useState(false);
+  if (open !== offered) {
+    setOffered(open);
+    if (open && selected.length > 1) setScope('selected');
+  }
+  const pinned = all.filter((e) => marks[e.seq]);
+  const scopes: ScopeChoice[] = [
+    ['all', 'Every exchange', all],
+    ['shown', 'The ones the filter shows', shown],
+    ['pinned', 'Pinned and noted', pinned],
+    ['selected', selected.length > 1 ? 'The picked ones' : 'The selected one', selected],
+  ];
+  const chosen = scopes.find(([s]) => s === scope)?.[2] ?? [];
+  return { scope, setScope, scopes, chosen };
+}
+
+/** Saving (busy meanwhile), then what was saved or why not. */
+function useSaveRun() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const [result, setResult] = useState<SaveResult>();
+  async function run(request: Parameters<typeof saveTraffic>[0]): Promise<void> {
+    setBusy(true);
+    setError(undefined);
+    setResult(undefined);
+    try {
+      setResult(await saveTraffic(request));
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, error, result, setResult, run };
+}
+
 /** Save…: the timeline, what the filter shows, the pinned exchanges or the selected ones, as HAR or a cassette. */
 export function SaveDialog({
   all,
@@ -119,43 +162,15 @@ export function SaveDialog({
   selected: TrafficEvent[];
 }): JSX.Element {
   const { save, setSave } = usePanels();
-  const marks = useVerbs((s) => s.marks);
-  const [format, setFormat] = useState<'har' | 'folder' | 'file'>('har');
-  const [scope, setScope] = useState<Scope>('all');
-  // several exchanges picked in the table: Save… is about them
-  const [offered, setOffered] = useState(false);
-  if (save !== offered) {
-    setOffered(save);
-    if (save && selected.length > 1) setScope('selected');
-  }
+  const [format, setFormat] = useState<Format>('har');
+  const { scope, setScope, scopes, chosen } = useSaveScope(save, all, shown, selected);
   const [out, setOut] = useState('');
   const [overwrite, setOverwrite] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  const [result, setResult] = useState<SaveResult>();
-  const pinned = all.filter((e) => marks[e.seq]);
-  const scopes: Array<[Scope, string, TrafficEvent[]]> = [
-    ['all', 'Every exchange', all],
-    ['shown', 'The ones the filter shows', shown],
-    ['pinned', 'Pinned and noted', pinned],
-    ['selected', selected.length > 1 ? 'The picked ones' : 'The selected one', selected],
-  ];
-  const chosen = scopes.find(([s]) => s === scope)?.[2] ?? [];
+  const { busy, error, result, setResult, run } = useSaveRun();
 
   async function submit(event: FormEvent): Promise<void> {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setResult(undefined);
-    try {
-      setResult(
-        await saveTraffic({ format, out, overwrite, ...(scope === 'all' ? {} : { seqs: chosen.map((e) => e.seq) }) }),
-      );
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    await run({ format, out, overwrite, ...(scope === 'all' ? {} : { seqs: chosen.map((e) => e.seq) }) });
   }
 
   return (
@@ -165,27 +180,11 @@ export function SaveDialog({
         <div className="form-grid">
           <span className="label">Format</span>
           <div className="control">
-            {FORMATS.map(([id, label, hint]) => (
-              <label key={id} className="inline">
-                <input type="radio" name="save-format" checked={format === id} onChange={() => setFormat(id)} /> {label}{' '}
-                <span className="muted small">— {hint}</span>
-              </label>
-            ))}
+            <FormatChoice format={format} onFormat={setFormat} />
           </div>
           <span className="label">Which</span>
           <div className="control">
-            {scopes.map(([id, label, list]) => (
-              <label key={id} className="inline">
-                <input
-                  type="radio"
-                  name="save-scope"
-                  checked={scope === id}
-                  disabled={list.length === 0}
-                  onChange={() => setScope(id)}
-                />{' '}
-                {label} ({list.length})
-              </label>
-            ))}
+            <ScopeChoices scopes={scopes} scope={scope} onScope={setScope} />
           </div>
           <label htmlFor="save-out">{format === 'folder' ? 'Folder' : 'File'}</label>
           <div className="control">
@@ -218,15 +217,7 @@ export function SaveDialog({
           Secrets are redacted (session ids, credential headers and keys). A cassette keeps what the source answered —
           as recording would — and leaves errors out; HAR keeps what the client got.
         </p>
-        {result && (
-          <p className="small" role="status">
-            Saved {result.exchanges} exchange{result.exchanges === 1 ? '' : 's'} to <code>{result.out}</code>
-            {result.redacted ? ` · ${result.redacted} secret value${result.redacted === 1 ? '' : 's'} redacted` : ''}
-            {result.skipped.length
-              ? ` · left out: ${result.skipped.slice(0, 3).join('; ')}${result.skipped.length > 3 ? ` (+${result.skipped.length - 3})` : ''}`
-              : ''}
-          </p>
-        )}
+        {result && <SavedLine result={result} />}
         <div className="dialog-actions">
           <button type="button" onClick={() => (setSave(false), setResult(undefined))}>
             {result ? 'Close' : 'Cancel'}
@@ -237,5 +228,50 @@ export function SaveDialog({
         </div>
       </form>
     </Modal>
+  );
+}
+
+function FormatChoice({ format, onFormat }: { format: Format; onFormat(format: Format): void }): JSX.Element {
+  return (
+    <>
+      {FORMATS.map(([id, label, hint]) => (
+        <label key={id} className="inline">
+          <input type="radio" name="save-format" checked={format === id} onChange={() => onFormat(id)} /> {label}{' '}
+          <span className="muted small">— {hint}</span>
+        </label>
+      ))}
+    </>
+  );
+}
+
+function ScopeChoices(props: { scopes: ScopeChoice[]; scope: Scope; onScope(scope: Scope): void }): JSX.Element {
+  return (
+    <>
+      {props.scopes.map(([id, label, list]) => (
+        <label key={id} className="inline">
+          <input
+            type="radio"
+            name="save-scope"
+            checked={props.scope === id}
+            disabled={list.length === 0}
+            onChange={() => props.onScope(id)}
+          />{' '}
+          {label} ({list.length})
+        </label>
+      ))}
+    </>
+  );
+}
+
+/** How many were saved where, the secrets redacted and what was left out. */
+function SavedLine({ result }: { result: SaveResult }): JSX.Element {
+  return (
+    <p className="small" role="status">
+      Saved {result.exchanges} exchange{result.exchanges === 1 ? '' : 's'} to <code>{result.out}</code>
+      {result.redacted ? ` · ${result.redacted} secret value${result.redacted === 1 ? '' : 's'} redacted` : ''}
+      {result.skipped.length
+        ? ` · left out: ${result.skipped.slice(0, 3).join('; ')}${result.skipped.length > 3 ? ` (+${result.skipped.length - 3})` : ''}`
+        : ''}
+    </p>
   );
 }

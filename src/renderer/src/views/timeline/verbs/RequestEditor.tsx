@@ -2,12 +2,13 @@ import { Name } from '../../../components/Name.js';
 import { useMemo, useState, type JSX } from 'react';
 import type { JsonRpcResponse } from '../../../../../shared/jsonrpc.js';
 import { JsonEditor } from '../../../components/JsonEditor.js';
-import { formOf, fromJsonText, problemsByPath, toJsonText, type Field } from '../../../models/schema-form.js';
-import { useSchemaProblems } from '../../../hooks/tool-schema.js';
+import { formOf, problemsByPath, toJsonText, type Field } from '../../../models/schema-form.js';
 import { headerLines, parseHeaderLines, parseMeta } from '../../../models/request-options.js';
 import { sendExchange } from '../../../stores/verbs.js';
 import { SchemaForm } from './SchemaForm.js';
 import { EditorActions } from './EditorActions.js';
+import { useArgumentProblems, useParamsDraft, type EditMode, type ParamsDraft } from './use-request-draft.js';
+import type { SchemaProblems } from '../../../hooks/tool-schema.js';
 
 export interface Sent {
   seq?: number;
@@ -42,74 +43,16 @@ export function answerLine(response: JsonRpcResponse): string {
   return `${result.isError ? 'tool error' : 'ok'}${text ? `: ${text.length > 160 ? `${text.slice(0, 159)}…` : text}` : ''}`;
 }
 
-/**
- * A request to send through a proxy, edited as a form generated from its schema (the arguments of a tools/call or a
- * prompts/get) or as raw JSON (every param). The arguments are checked against the schema by the engine (ajv) as you
- * type; a request that breaks it can still be sent on purpose ("Send anyway": the server is the judge).
- */
-export function RequestEditor({
-  proxyId,
-  method,
-  params,
-  schema,
-  form: givenForm,
-  kind,
-  from,
-  sendLabel,
-  onSent,
-  label,
-  meta,
-}: Props): JSX.Element {
-  const form = useMemo(() => givenForm ?? (schema ? formOf(schema) : undefined), [givenForm, schema]);
-  const hasArguments = form !== undefined && (method === 'tools/call' || method === 'prompts/get');
-  const [mode, setMode] = useState<'form' | 'json'>(hasArguments ? 'form' : 'json');
-  const [current, setCurrent] = useState<Record<string, unknown>>(params);
-  const [text, setText] = useState(() => toJsonText(params));
-  const [textError, setTextError] = useState<string>();
-  const [anyway, setAnyway] = useState(false);
-  /** problems show once the user edited the form or tried to send (not on a form just opened) */
-  const [touched, setTouched] = useState(false);
+/** Sends the request (params, the headers and `_meta` typed beside them) through the proxy; busy and error meanwhile. */
+function useSendRequest(
+  { proxyId, method, kind, from, onSent }: Props,
+  headersText: string,
+  metaText: string,
+): { busy: boolean; error?: string; send(params: Record<string, unknown>): Promise<void> } {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const [headersText, setHeadersText] = useState('');
-  const [metaText, setMetaText] = useState(() => (meta && Object.keys(meta).length ? toJsonText(meta) : ''));
-
-  const args = current.arguments;
-  const checkedSchema = givenForm ? undefined : schema;
-  const problems = useSchemaProblems(checkedSchema, args, hasArguments);
-  // a prompt's required arguments, checked here (they are all strings)
-  const missing =
-    givenForm && hasArguments
-      ? (givenForm.fields ?? [])
-          .filter((f) => f.required && !((args as Record<string, unknown> | undefined)?.[f.name] ?? ''))
-          .map((f) => ({ path: f.name, message: 'required' }))
-      : [];
-  const allProblems = [...(checkedSchema && hasArguments ? problems : []), ...missing];
-  const byPath = problemsByPath(touched ? allProblems : []);
-
-  function switchTo(next: 'form' | 'json'): void {
-    if (next === 'json') setText(toJsonText(current));
-    else {
-      const parsed = fromJsonText(text);
-      if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))
-        return setTextError(parsed.ok ? 'params must be a JSON object' : parsed.message);
-      setCurrent(parsed.value as Record<string, unknown>);
-    }
-    setTextError(undefined);
-    setMode(next);
-  }
-
-  async function send(): Promise<void> {
-    setTouched(true);
-    if (mode === 'form' && allProblems.length > 0 && !anyway) return;
-    let toSend = current;
-    if (mode === 'json') {
-      const parsed = fromJsonText(text);
-      if (!parsed.ok) return setTextError(parsed.message);
-      if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))
-        return setTextError('params must be a JSON object');
-      toSend = parsed.value as Record<string, unknown>;
-    }
+  async function send(params: Record<string, unknown>): Promise<void> {
+    let toSend = params;
     const headers = parseHeaderLines(headersText);
     const metaValue = parseMeta(metaText);
     if (!headers.ok || !metaValue.ok)
@@ -134,6 +77,33 @@ export function RequestEditor({
       setBusy(false);
     }
   }
+  return { busy, error, send };
+}
+
+/**
+ * A request to send through a proxy, edited as a form generated from its schema (the arguments of a tools/call or a
+ * prompts/get) or as raw JSON (every param). The arguments are checked against the schema by the engine (ajv) as you
+ * type; a request that breaks it can still be sent on purpose ("Send anyway": the server is the judge).
+ */
+export function RequestEditor(props: Props): JSX.Element {
+  const { method, params, schema, form: givenForm, sendLabel, label, meta } = props;
+  const form = useMemo(() => givenForm ?? (schema ? formOf(schema) : undefined), [givenForm, schema]);
+  const hasArguments = form !== undefined && (method === 'tools/call' || method === 'prompts/get');
+  const draft = useParamsDraft(params, hasArguments);
+  const [anyway, setAnyway] = useState(false);
+  /** problems show once the user edited the form or tried to send (not on a form just opened) */
+  const [touched, setTouched] = useState(false);
+  const [headersText, setHeadersText] = useState('');
+  const [metaText, setMetaText] = useState(() => (meta && Object.keys(meta).length ? toJsonText(meta) : ''));
+  const allProblems = useArgumentProblems(givenForm, schema, draft.current.arguments, hasArguments);
+  const sending = useSendRequest(props, headersText, metaText);
+
+  async function send(): Promise<void> {
+    setTouched(true);
+    if (draft.mode === 'form' && allProblems.length > 0 && !anyway) return;
+    const toSend = draft.read();
+    if (toSend) await sending.send(toSend);
+  }
 
   return (
     <div className="request-editor">
@@ -141,55 +111,104 @@ export function RequestEditor({
         <code>
           <Name value={method} />
         </code>
-        {hasArguments && (
-          <div className="segmented" role="radiogroup" aria-label="Edit as">
-            <label>
-              <input type="radio" name={`mode-${label}`} checked={mode === 'form'} onChange={() => switchTo('form')} />{' '}
-              Form
-            </label>
-            <label>
-              <input type="radio" name={`mode-${label}`} checked={mode === 'json'} onChange={() => switchTo('json')} />{' '}
-              Raw JSON
-            </label>
-          </div>
-        )}
+        {hasArguments && <ModeSwitch mode={draft.mode} onSwitch={draft.switchTo} label={label} />}
       </div>
-      {mode === 'form' && form ? (
-        <SchemaForm
-          form={form}
-          value={args ?? {}}
-          onChange={(v) => {
-            setTouched(true);
-            setCurrent({ ...current, arguments: v ?? {} });
-          }}
-          problems={byPath}
-          label={label}
-        />
-      ) : (
-        <div className="re-json">
-          <JsonEditor value={text} onChange={setText} label={`params of ${method}`} maxHeight="320px" />
-        </div>
-      )}
-      {textError && (
-        <p className="field-error" role="alert">
-          {textError}
-        </p>
-      )}
-      {mode === 'form' && touched && allProblems.length > 0 && (
-        <p className="re-problems small" role="status">
-          {allProblems.length} problem{allProblems.length === 1 ? '' : 's'} with the input schema ·{' '}
-          <label className="inline">
-            <input type="checkbox" checked={anyway} onChange={(e) => setAnyway(e.target.checked)} /> send anyway
-          </label>
-        </p>
+      <ParamsEditor
+        draft={draft}
+        form={form}
+        method={method}
+        label={label}
+        problems={touched ? allProblems : []}
+        onEdit={() => setTouched(true)}
+      />
+      {draft.mode === 'form' && touched && allProblems.length > 0 && (
+        <ProblemsLine count={allProblems.length} anyway={anyway} onAnyway={setAnyway} />
       )}
       <RequestOptions headers={headersText} onHeaders={setHeadersText} meta={metaText} onMeta={setMetaText} />
-      <EditorActions error={error}>
-        <button type="button" className="primary" disabled={busy} onClick={() => void send()}>
-          {busy ? 'Sending…' : sendLabel}
+      <EditorActions error={sending.error}>
+        <button type="button" className="primary" disabled={sending.busy} onClick={() => void send()}>
+          {sending.busy ? 'Sending…' : sendLabel}
         </button>
       </EditorActions>
     </div>
+  );
+}
+
+/** The params as a form of the arguments (with their problems), else as raw JSON; and why the JSON is not read. */
+function ParamsEditor(props: {
+  draft: ParamsDraft;
+  form?: Field;
+  method: string;
+  label: string;
+  problems: SchemaProblems;
+  onEdit(): void;
+}): JSX.Element {
+  const { draft, form } = props;
+  return (
+    <>
+      {draft.mode === 'form' && form ? (
+        <SchemaForm
+          form={form}
+          value={draft.current.arguments ?? {}}
+          onChange={(v) => {
+            props.onEdit();
+            draft.setArguments(v);
+          }}
+          problems={problemsByPath(props.problems)}
+          label={props.label}
+        />
+      ) : (
+        <div className="re-json">
+          <JsonEditor
+            value={draft.text}
+            onChange={draft.setText}
+            label={`params of ${props.method}`}
+            maxHeight="320px"
+          />
+        </div>
+      )}
+      {draft.textError && (
+        <p className="field-error" role="alert">
+          {draft.textError}
+        </p>
+      )}
+    </>
+  );
+}
+
+function ModeSwitch(props: { mode: EditMode; onSwitch(next: EditMode): void; label: string }): JSX.Element {
+  return (
+    <div className="segmented" role="radiogroup" aria-label="Edit as">
+      <label>
+        <input
+          type="radio"
+          name={`mode-${props.label}`}
+          checked={props.mode === 'form'}
+          onChange={() => props.onSwitch('form')}
+        />{' '}
+        Form
+      </label>
+      <label>
+        <input
+          type="radio"
+          name={`mode-${props.label}`}
+          checked={props.mode === 'json'}
+          onChange={() => props.onSwitch('json')}
+        />{' '}
+        Raw JSON
+      </label>
+    </div>
+  );
+}
+
+function ProblemsLine(props: { count: number; anyway: boolean; onAnyway(anyway: boolean): void }): JSX.Element {
+  return (
+    <p className="re-problems small" role="status">
+      {props.count} problem{props.count === 1 ? '' : 's'} with the input schema ·{' '}
+      <label className="inline">
+        <input type="checkbox" checked={props.anyway} onChange={(e) => props.onAnyway(e.target.checked)} /> send anyway
+      </label>
+    </p>
   );
 }
 
