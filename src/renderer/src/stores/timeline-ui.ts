@@ -25,7 +25,7 @@ export interface ColumnMenuAt {
 }
 
 /** The Timeline view's own UI state: filter, selection, detail pane and tab (the exchanges live in stores/traffic). */
-interface TimelineUiState {
+export interface TimelineUiState {
   filter: TimelineFilter;
   /** the selected row: an exchange's seq, or a held call's id (the one the detail shows) */
   selected?: RowId;
