@@ -4,7 +4,7 @@ import { describeError, notStartedOf, timeoutOf, UnreachableError, type Unreacha
 import type { Log } from '../log.js';
 import { startUpstreamBridge, type UpstreamBridge } from '../transports/upstream-bridge.js';
 import type { GuardOptions } from '../http/guard.js';
-import { hasAuthorization } from './headers.js';
+import { hasAuthorization } from '../http/headers.js';
 import type { UpstreamAuth } from './oauth/challenge.js';
 import { SignInRequiredError } from './oauth/steps.js';
 
