@@ -104,7 +104,7 @@ async function detect(
   options: OpenOptions,
   auth: UpstreamAuth | undefined,
 ): Promise<{ kind: OpenedUpstream['kind']; needsSignIn?: boolean }> {
-  const { detectUpstreamKind, NotMcpError } = await import('../transports/detect.js'); // a URL's only: SDK clients
+  const { detectUpstreamKind, NotMcpError } = await import('./detect.js'); // a URL's only: SDK clients
   try {
     return { kind: await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs, auth }) };
   } catch (error) {
