@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startProxy, type RunningProxy } from '../src/main/engine/proxy.js';
 import { keyFor } from '../src/main/engine/cassette/keys.js';
 import { exportHar, exportSingleFile } from '../src/main/engine/cassette/export.js';
-import { verifyCassette } from '../src/main/engine/cassette/verify.js';
+import { verifyCassette } from '../src/main/engine/verify/verify.js';
 import { listEntries, readEntry } from '../src/main/api/cassettes/cassette-files.js';
 import { previewExport } from '../src/main/api/cassettes/export-files.js';
 import { connectClient } from './fixtures/client.js';

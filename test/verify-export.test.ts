@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { exportHar, exportSingleFile, type Har } from '../src/main/engine/cassette/export.js';
 import { keyFor } from '../src/main/engine/cassette/keys.js';
 import { CassetteStore } from '../src/main/engine/cassette/store.js';
-import { verifyCassette } from '../src/main/engine/cassette/verify.js';
+import { verifyCassette } from '../src/main/engine/verify/verify.js';
 import { junitXml } from '../src/main/cli/verify-command.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../src/main/engine/proxy.js';
 import { connectClient, type ConnectedClient } from './fixtures/client.js';

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyFor } from '../src/main/engine/cassette/keys.js';
-import { verifyCassette } from '../src/main/engine/cassette/verify.js';
+import { verifyCassette } from '../src/main/engine/verify/verify.js';
 import { META } from '../src/shared/mcp-protocol.js';
 import { connectV2Client } from './fixtures/v2-client.js';
 import { v2Session } from './helpers/v2-session.js';

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyFor } from '../src/main/engine/cassette/keys.js';
-import { verifyCassette } from '../src/main/engine/cassette/verify.js';
+import { verifyCassette } from '../src/main/engine/verify/verify.js';
 import { connectClient } from './fixtures/client.js';
 import { startSdkServer } from './fixtures/sdk-server.js';
 import { startV2Server, type V2ServerOptions } from './fixtures/v2-server.js';

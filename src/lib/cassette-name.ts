@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { hash16 } from '../main/engine/cassette/hash.js';
+import { hash16 } from '../main/engine/fs/hash16.js';
 
 /** Longest readable part of a cassette's folder name (the hash keeps it unique). */
 const SLUG_LENGTH = 80;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { exportHar, exportSingleFile } from '../../src/main/engine/cassette/export.js';
-import { verifyCassette } from '../../src/main/engine/cassette/verify.js';
+import { verifyCassette } from '../../src/main/engine/verify/verify.js';
 import { startProxy } from '../../src/main/engine/proxy.js';
 import { connectClient } from '../fixtures/client.js';
 import { startEverything } from '../fixtures/everything.js';

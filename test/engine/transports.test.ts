@@ -20,7 +20,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CreateMessageRequestSchema, ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Mode } from '../../src/shared/modes.js';
 import { startProxy } from '../../src/main/engine/proxy.js';
-import { detectUpstreamKind } from '../../src/main/engine/transports/detect.js';
+import { detectUpstreamKind } from '../../src/main/engine/upstream/detect.js';
 import { splitShellWords } from '../../src/main/engine/transports/shell-words.js';
 import { startUpstreamBridge, type UpstreamBridge } from '../../src/main/engine/transports/upstream-bridge.js';
 import { connectClient, defaultElicitHandler, defaultSamplingHandler } from '../fixtures/client.js';

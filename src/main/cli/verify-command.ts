@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { verifyCassette, type KeyVerdict, type VerifyOptions, type VerifyReport } from '../engine/cassette/verify.js';
+import { verifyCassette, type KeyVerdict, type VerifyOptions, type VerifyReport } from '../engine/verify/verify.js';
 import { commandSpec } from '../engine/upstream/command.js';
 import { openUpstream } from '../engine/upstream/open.js';
 import { UsageError } from '../engine/errors.js';

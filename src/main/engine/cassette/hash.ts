@@ -1,10 +1,4 @@
-import { hash } from 'node:crypto';
 import { jsonSha256 } from '../fs/json-pieces.js';
-
-/** First 16 hex characters of the SHA-256 of a string (mcp-rewind's hash width). */
-export function hash16(text: string): string {
-  return hash('sha256', text, 'hex').slice(0, 16);
-}
 
 /** The value at a dot path (`structuredContent.report`), or undefined. */
 export function getByPath(value: unknown, path: string): unknown {

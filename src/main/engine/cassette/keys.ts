@@ -1,6 +1,6 @@
 import { REFUSAL_KINDS, type RefusalKind } from '../../../shared/cassette/refusal-kinds.js';
 import type { JsonRpcRequest } from '../../../shared/jsonrpc.js';
-import { hash16 } from './hash.js';
+import { hash16 } from '../fs/hash16.js';
 import { safeKey } from './safe-name.js';
 
 /** mcp-rewind's arguments hash: sha256(JSON.stringify(arguments ?? {})), 16 hex. */

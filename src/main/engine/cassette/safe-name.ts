@@ -1,4 +1,4 @@
-import { hash16 } from './hash.js';
+import { hash16 } from '../fs/hash16.js';
 
 /** Longest key kept verbatim in a file name; with `<n> ` and `.res-head.json` the name stays far below 255 bytes. */
 export const MAX_KEY_LENGTH = 180;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../http/sse.js';
 import { pathOf } from '../http/url.js';
-import { copyEndToEndHeaders } from '../upstream/headers.js';
+import { copyEndToEndHeaders } from '../http/headers.js';
 import type { Upstream } from './core/contract.js';
 import type { McpEndpoint } from './endpoint.js';
 

@@ -4,7 +4,7 @@ import { describeError, notStartedOf, timeoutOf, UnreachableError, type Unreacha
 import type { Log } from '../log.js';
 import { startUpstreamBridge, type UpstreamBridge } from '../transports/upstream-bridge.js';
 import type { GuardOptions } from '../http/guard.js';
-import { hasAuthorization } from './headers.js';
+import { hasAuthorization } from '../http/headers.js';
 import type { UpstreamAuth } from './oauth/challenge.js';
 import { SignInRequiredError } from './oauth/steps.js';
 
@@ -104,7 +104,7 @@ async function detect(
   options: OpenOptions,
   auth: UpstreamAuth | undefined,
 ): Promise<{ kind: OpenedUpstream['kind']; needsSignIn?: boolean }> {
-  const { detectUpstreamKind, NotMcpError } = await import('../transports/detect.js'); // a URL's only: SDK clients
+  const { detectUpstreamKind, NotMcpError } = await import('./detect.js'); // a URL's only: SDK clients
   try {
     return { kind: await detectUpstreamKind(spec.url, { headers: spec.headers, timeoutMs: options.timeoutMs, auth }) };
   } catch (error) {

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { hasAuthorization } from './headers.js';
+import { hasAuthorization } from '../http/headers.js';
 import { signedFetch, type UpstreamAuth } from './oauth/challenge.js';
 
 export interface OwnClientOptions {

@@ -4,7 +4,7 @@ import { HttpError, reasonOf, RewindError, timeoutOf, upstreamError, UpstreamUna
 import { MAX_BODY_BYTES } from '../../http/body.js';
 import { sendJson, sseEvent } from '../../http/sse.js';
 import { header } from '../../http/url.js';
-import { copyEndToEndHeaders } from '../../upstream/headers.js';
+import { copyEndToEndHeaders } from '../../http/headers.js';
 import type { Stage, Upstream } from '../core/contract.js';
 import { watchProgress } from './progress-watch.js';
 

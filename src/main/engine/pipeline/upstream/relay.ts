@@ -4,7 +4,7 @@ import { redactHeaders } from '../../redact.js';
 import { upstreamError, UpstreamUnavailableError } from '../../errors.js';
 import { sendJson } from '../../http/sse.js';
 import { header } from '../../http/url.js';
-import { copyEndToEndHeaders, downstreamHeaders } from '../../upstream/headers.js';
+import { copyEndToEndHeaders, downstreamHeaders } from '../../http/headers.js';
 import type { Stage } from '../core/contract.js';
 import type { LiveExchange } from '../core/exchange.js';
 import { watchProgress } from './progress-watch.js';

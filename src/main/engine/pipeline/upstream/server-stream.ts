@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isNotification, isRequest, type JsonRpcMessage } from '../../../../shared/jsonrpc.js';
 import { sseEvent } from '../../http/sse.js';
-import { copyEndToEndHeaders } from '../../upstream/headers.js';
+import { copyEndToEndHeaders } from '../../http/headers.js';
 import type { Stage, UpstreamJoin } from '../core/contract.js';
 import { ResponseTap } from '../../http/response-tap.js';
 import type { Session } from '../core/session.js';

@@ -9,7 +9,7 @@ import {
 } from '../../../../shared/jsonrpc.js';
 import { ResponseTap } from '../../http/response-tap.js';
 import { sendJson } from '../../http/sse.js';
-import { copyEndToEndHeaders, downstreamHeaders } from '../../upstream/headers.js';
+import { copyEndToEndHeaders, downstreamHeaders } from '../../http/headers.js';
 import type { Stage } from '../core/contract.js';
 import { exchangeFor, type LiveExchange } from '../core/exchange.js';
 import { RESUME_WAIT_MS, type Resumable, type Session } from '../core/session.js';

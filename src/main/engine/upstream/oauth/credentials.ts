@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { parseJson } from '../../../../shared/json-depth.js';
-import { hash16 } from '../../cassette/hash.js';
+import { hash16 } from '../../fs/hash16.js';
 import { writeAtomic } from '../../fs/atomic-write.js';
 import { pathInside } from '../../fs/inside-folder.js';
 

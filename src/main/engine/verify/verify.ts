@@ -2,9 +2,9 @@ import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import { parseFieldPattern, type FieldPattern } from '../../../shared/json-path.js';
 import { conditionOf, isModernRevision } from '../../../shared/mcp-protocol.js';
 import type { Log } from '../log.js';
-import { buildResultHasher, type ResultHashOptions } from './hash.js';
-import { followUpKey, looseKeyFor } from './keys.js';
-import { stemOf } from './names.js';
+import { buildResultHasher, type ResultHashOptions } from '../cassette/hash.js';
+import { followUpKey, looseKeyFor } from '../cassette/keys.js';
+import { stemOf } from '../cassette/names.js';
 import {
   entriesByKey,
   readDebugFiles,
@@ -12,10 +12,10 @@ import {
   requestInBody,
   requestMetaInBody,
   type RecordedRequest,
-} from './recorded-request.js';
+} from '../cassette/recorded-request.js';
 import { redactUrl } from '../redact.js';
-import { CassetteStore } from './store.js';
-import { buildNormaliser, compareAnswers } from './verify-compare.js';
+import { CassetteStore } from '../cassette/store.js';
+import { buildNormaliser, compareAnswers } from '../cassette/verify-compare.js';
 import { checkFollowUps, followUpStream, isFollowUpKey } from './verify-follow-ups.js';
 import { LiveServer, type LiveServerOptions } from './verify-live.js';
 import type { ModernEnvelope } from './verify-modern.js';

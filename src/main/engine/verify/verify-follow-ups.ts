@@ -1,7 +1,7 @@
 import type { CassetteEntry } from '../../../shared/cassette/entry.js';
 import { changeLine, diffValues } from '../../../shared/json-diff.js';
 import { omitFields, type FieldPattern } from '../../../shared/json-path.js';
-import { canonicalJson, FOLLOW_UP_PREFIX } from './keys.js';
+import { canonicalJson, FOLLOW_UP_PREFIX } from '../cassette/keys.js';
 
 /**
  * What `verify` does with the `after_<key>` entries: what the server sent on its GET stream after an exchange

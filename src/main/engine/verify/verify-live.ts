@@ -1,7 +1,7 @@
 import { describeError, UnreachableError } from '../errors.js';
 import { sendModern, type ModernEnvelope } from './verify-modern.js';
 import { signedFetch, type UpstreamAuth } from '../upstream/oauth/challenge.js';
-import { hasAuthorization } from '../upstream/headers.js';
+import { hasAuthorization } from '../http/headers.js';
 import { causeOf, openHttpSession, type LiveAnswer, type LiveSession, type VerifyRequest } from './verify-session.js';
 
 /**

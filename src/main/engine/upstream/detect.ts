@@ -8,9 +8,9 @@
  */
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { closeOwnClient, connectOwnClient } from '../upstream/own-client.js';
-import type { UpstreamAuth } from '../upstream/oauth/challenge.js';
-import { SignInRequiredError } from '../upstream/oauth/steps.js';
+import { closeOwnClient, connectOwnClient } from './own-client.js';
+import type { UpstreamAuth } from './oauth/challenge.js';
+import { SignInRequiredError } from './oauth/steps.js';
 
 export type UpstreamKind = 'streamable-http' | 'sse';
 

@@ -4,11 +4,11 @@ import { parseDistilled, type CassetteEntry } from '../../../shared/cassette/ent
 import { distilledFor } from '../../../shared/cassette/distilled-write.js';
 import { writeAtomic } from '../fs/atomic-write.js';
 import { pathInside } from '../fs/inside-folder.js';
-import { debugFileNames, stemOfEntry } from './names.js';
-import { folderPersister } from './persist/folder.js';
-import type { RecordedRequest } from './recorded-request.js';
-import { readCassetteFile } from './safe-read.js';
-import type { NewEntry } from './store.js';
+import { debugFileNames, stemOfEntry } from '../cassette/names.js';
+import { folderPersister } from '../cassette/persist/folder.js';
+import type { RecordedRequest } from '../cassette/recorded-request.js';
+import { readCassetteFile } from '../cassette/safe-read.js';
+import type { NewEntry } from '../cassette/store.js';
 import type { LiveAnswer } from './verify-session.js';
 
 /**
