@@ -109,7 +109,8 @@ test('a change the engine cannot save is said in the view where it was made, and
   // a real write failure: settings.json is a folder, so the engine's rename onto it fails (as root too)
   const file = join(app.dataDir, 'settings.json');
   mkdirSync(file);
-  await preserve.check();
+  // click, not check(): a refused save puts the box back, and check() fails when that lands before it looks
+  await preserve.click();
   const notice = page.getByRole('alert', { name: 'Settings not saved' });
   await expect(notice).toContainText(`cannot write ${file}`);
   await expect(preserve).not.toBeChecked(); // the shown state is the saved one
@@ -117,8 +118,9 @@ test('a change the engine cannot save is said in the view where it was made, and
 
   await page.getByRole('button', { name: 'Dismiss' }).click();
   await expect(notice).toHaveCount(0);
-  await preserve.check();
+  await preserve.click();
   await expect(notice).toBeVisible(); // still refused: said again
+  await expect(preserve).not.toBeChecked();
   rmSync(file, { recursive: true });
   await preserve.check();
   await expect(notice).toHaveCount(0);
