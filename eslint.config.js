@@ -42,4 +42,14 @@ export default tseslint.config(
       'react-hooks/incompatible-library': 'warn',
     },
   },
+  {
+    // views and components ask the engine through the stores and hooks, so one place says what each call does
+    files: ['src/renderer/src/views/**/*.{ts,tsx}', 'src/renderer/src/components/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '/api/current(\\.js)?$', message: 'call the engine from a store or a hook' }] },
+      ],
+    },
+  },
 );

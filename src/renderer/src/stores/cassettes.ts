@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { CassetteEntrySummary } from '../../../shared/api.js';
+import type { CassetteEntrySummary, CommandInput, CommandOutput } from '../../../shared/api.js';
 import { api } from '../api/current.js';
 
 interface CassettesState {
@@ -102,3 +102,9 @@ export const useCassettes = create<CassettesState>()((set, get) => {
     },
   };
 });
+
+/** the Export view's asks: what an export would write (nothing is written), and the export itself */
+export const previewExport = (input: CommandInput<'export.preview'>): Promise<CommandOutput<'export.preview'>> =>
+  api().call('export.preview', input);
+export const runExport = (input: CommandInput<'export.run'>): Promise<CommandOutput<'export.run'>> =>
+  api().call('export.run', input);

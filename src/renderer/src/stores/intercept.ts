@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { CommandOutputs } from '../../../shared/api.js';
+import type { CommandOutputs, ProxyInfo } from '../../../shared/api.js';
 import type {
   InterceptClient,
   InterceptFolder,
@@ -9,6 +9,7 @@ import type {
   InterceptServer,
 } from '../../../shared/intercept.js';
 import { api } from '../api/current.js';
+import { useProxies } from './proxies.js';
 
 /** A server as the view lists it: where it was found, with its file's key. */
 export interface ListedServer extends InterceptServer {
@@ -30,6 +31,8 @@ interface InterceptState {
   result?: InterceptResult;
   busy: boolean;
   load(): Promise<void>;
+  /** lists again when a proxy starts, stops or a process attaches (not for every exchange count); returns the unsubscribe */
+  followProxies(): () => void;
   select(key: string | undefined): void;
   /** computes the diff of a wrap or unwrap (nothing is written) */
   propose(selection: InterceptSelection): Promise<void>;
@@ -40,6 +43,10 @@ interface InterceptState {
   addFolder(folder: InterceptFolder): Promise<void>;
   removeFolder(path: string): Promise<void>;
 }
+
+/** what makes a server's state change: a proxy starting or stopping, a process attaching or leaving */
+const states = (proxies: ProxyInfo[]): string =>
+  proxies.map((p) => `${p.id}:${p.state}:${p.attached?.processes ?? ''}`).join();
 
 export const serverKey = (file: string, name: string): string => `${file}\u0000${name}`;
 
@@ -69,6 +76,14 @@ export const useIntercept = create<InterceptState>()((set, get) => ({
     } catch (error) {
       set({ error: (error as Error).message, loading: false });
     }
+  },
+  followProxies() {
+    let seen = states(useProxies.getState().proxies);
+    return api().on('proxies', (proxies) => {
+      const now = states(proxies);
+      if (now !== seen) void get().load();
+      seen = now;
+    });
   },
   select: (selected) => set({ selected, plan: undefined, result: undefined }),
   async propose(selection) {

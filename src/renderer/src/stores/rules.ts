@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { CommandOutput } from '../../../shared/api.js';
+import type { CommandInput, CommandOutput } from '../../../shared/api.js';
 import { api } from '../api/current.js';
 import type { RulesFile } from '../../../shared/rules/schema.js';
 import { emptyForm, ruleToForm, type ToolForm } from '../models/rules-form.js';
@@ -150,3 +150,7 @@ export const useRules = create<RulesState>()((set, get) => ({
     }
   },
 }));
+
+/** an inject template rendered against a recorded result (and its call's arguments) */
+export const previewInject = (input: CommandInput<'rules.preview'>): Promise<CommandOutput<'rules.preview'>> =>
+  api().call('rules.preview', input);

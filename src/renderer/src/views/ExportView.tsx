@@ -1,7 +1,6 @@
 import { useEffect, useState, type JSX } from 'react';
 import type { ExportFormat, ExportPreview as Preview, ExportResult } from '../../../shared/api.js';
-import { api } from '../api/current.js';
-import { useCassettes } from '../stores/cassettes.js';
+import { previewExport, runExport, useCassettes } from '../stores/cassettes.js';
 import { useSettings } from '../stores/settings.js';
 import { useProxyFolders } from './cassettes/FolderPicker';
 import { CommandLine, ExportPreview } from './export/ExportPreview';
@@ -57,12 +56,10 @@ export function ExportView(): JSX.Element {
     if (!dir.trim() || !out.trim()) return;
     let current = true;
     const timer = setTimeout(() => {
-      api()
-        .call('export.preview', { dir: dir.trim(), format, out: out.trim(), overwrite })
-        .then(
-          (p) => current && setPreview(p),
-          (e: Error) => current && setProblem(e.message),
-        );
+      previewExport({ dir: dir.trim(), format, out: out.trim(), overwrite }).then(
+        (p) => current && setPreview(p),
+        (e: Error) => current && setProblem(e.message),
+      );
     }, PREVIEW_DELAY_MS);
     return () => {
       current = false;
@@ -74,7 +71,7 @@ export function ExportView(): JSX.Element {
     setBusy(true);
     setProblem(undefined);
     try {
-      setResult(await api().call('export.run', { dir: dir.trim(), format, out: out.trim(), overwrite }));
+      setResult(await runExport({ dir: dir.trim(), format, out: out.trim(), overwrite }));
     } catch (e) {
       setProblem((e as Error).message);
     } finally {

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type JSX } from 'react';
 import type { TrafficEvent } from '../../../../shared/api.js';
-import { api } from '../../api/current.js';
+import { previewInject } from '../../stores/rules.js';
 import { useTraffic } from '../../stores/traffic.js';
 import './rules.css';
 
@@ -72,8 +72,7 @@ export function InjectPreview({
     let live = true;
     const timer = setTimeout(
       () => {
-        api()
-          .call('rules.preview', { template, result: call.result, ...(call.args ? { args: call.args } : {}) })
+        previewInject({ template, result: call.result, ...(call.args ? { args: call.args } : {}) })
           .then((answer) => live && setRendered({ text: answer.text }))
           .catch((error: Error) => live && setRendered({ error: error.message }));
       },

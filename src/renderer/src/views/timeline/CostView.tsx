@@ -1,7 +1,7 @@
-import { useEffect, useState, type JSX } from 'react';
+import { useState, type JSX } from 'react';
 import type { CostScopeInput, ProxyInfo, SourceInfo } from '../../../../shared/api.js';
 import type { CostDiff, CostReport } from '../../../../shared/insight/cost.js';
-import { api } from '../../api/current.js';
+import { useCostReport } from '../../hooks/cost-report.js';
 import { sessionLabel, type SessionInfo } from './sessions.js';
 
 const n = (value: number): string => value.toLocaleString('en-US');
@@ -121,34 +121,9 @@ export function CostView({
   const [which, setWhich] = useState(options[0]?.[0] ?? '');
   const [against, setAgainst] = useState('');
   const [path, setPath] = useState('');
-  const [report, setReport] = useState<CostReport>();
-  const [diff, setDiff] = useState<CostDiff>();
-  const [error, setError] = useState<string>();
   const scopeOf = (key: string): CostScopeInput | undefined =>
     key === 'path' ? (path.trim() ? { path: path.trim() } : undefined) : options.find(([k]) => k === key)?.[2];
-  const a = scopeOf(which);
-  const b = against ? scopeOf(against) : undefined;
-  const aKey = JSON.stringify(a ?? null);
-  const bKey = JSON.stringify(b ?? null);
-  useEffect(() => {
-    if (!a) return;
-    let live = true;
-    const run = async (): Promise<void> => {
-      try {
-        const got = await api().call('insight.cost', a);
-        const compared = b ? await api().call('insight.costDiff', { a, b }) : undefined;
-        if (!live) return;
-        setReport(got);
-        setDiff(compared);
-        setError(undefined);
-      } catch (e) {
-        if (live) setError((e as Error).message);
-      }
-    };
-    void run();
-    return () => void (live = false);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the scopes' JSON says when they changed
-  }, [aKey, bKey]);
+  const { report, diff, error } = useCostReport(scopeOf(which), against ? scopeOf(against) : undefined);
   return (
     <div className="cost-view">
       <div className="fields cost-fields">
