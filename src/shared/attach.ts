@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PausedCallSchema, type BreakpointRuleInput } from './breakpoints.js';
 import type { RulesFile } from './rules/schema.js';
+import type { ExchangeEvent } from './traffic.js';
 
 /**
  * Attach: an mcp-rewind that an agent started itself (`--stdio --attach`, a wrapped server) reports to the running
@@ -40,8 +41,8 @@ export interface AttachControl {
   detach?: true;
 }
 
-/** An exchange as an attached process sends it: the engine's ExchangeEvent (checked loosely; the app numbers it). */
-export const AttachedExchangeSchema = z.looseObject({
+/** The fields every exchange an attached process sends must have (the rest is checked by the engine that made it). */
+const AttachedExchangeShape = z.looseObject({
   seq: z.number().int(),
   method: z.string().max(200),
   key: z.string().max(2000),
@@ -51,6 +52,17 @@ export const AttachedExchangeSchema = z.looseObject({
   stream: z.array(z.unknown()),
   startedAt: z.number(),
   durationMs: z.number(),
+});
+
+/**
+ * An exchange as an attached process sends it: the engine's ExchangeEvent, its type and not a second description
+ * of it; checked loosely (the shape above, the app numbers it), each problem named by its path.
+ */
+export const AttachedExchangeSchema = z.custom<ExchangeEvent>().superRefine((value, ctx) => {
+  const checked = AttachedExchangeShape.safeParse(value);
+  if (!checked.success)
+    for (const issue of checked.error.issues)
+      ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
 });
 
 /** A tool as the Rules view lists it: the upstream's merged with the rules (its behavior, where it comes from). */

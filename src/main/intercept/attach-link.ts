@@ -184,7 +184,7 @@ export class AttachLink {
       batch = [];
       size = 0;
       sending = sending.then(() =>
-        client.call('attach.exchanges', { attachId: this.attachId, events: events as never }).catch(() => {}),
+        client.call('attach.exchanges', { attachId: this.attachId, events }).catch(() => {}),
       );
     };
     const push = (event: ExchangeEvent): void => {

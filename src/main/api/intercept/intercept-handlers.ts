@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { CommandName, CommandOutputs, commands } from '../../../shared/api.js';
 import type { InterceptList } from '../../../shared/intercept.js';
-import type { ExchangeEvent } from '../../../shared/traffic.js';
 import { localProxyPort } from '../../intercept/entry.js';
 import { apiProxyHost } from '../../intercept/proxy-host.js';
 import { describePlan, InterceptService, type PreparedPlan } from '../../intercept/service.js';
@@ -83,7 +82,7 @@ export function interceptHandlers(controller: AppController, version: string): T
       return service().apply(kept.plan);
     },
     'attach.open': (input) => hub.open(input),
-    'attach.exchanges': ({ attachId, events }) => hub.exchanges(attachId, events as unknown as ExchangeEvent[]),
+    'attach.exchanges': ({ attachId, events }) => hub.exchanges(attachId, events),
     'attach.update': (input) => hub.update(input),
     'attach.poll': ({ attachId }) => hub.poll(attachId),
     'attach.close': ({ attachId }) => hub.close(attachId),
