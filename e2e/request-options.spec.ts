@@ -102,3 +102,55 @@ test('Compose: the app session declares what the user chooses; the server offers
   await expect(compose.getByRole('status', { name: 'Answer' })).toContainText('file:///tmp/e2e-root');
   expect(problems).toEqual([]);
 });
+
+test('Edit & resend when the tool schema comes late: what was typed stays, and the form takes over', async ({
+  app,
+  shell,
+}) => {
+  test.skip(shell !== 'browser', "browser shell only: the engine's answer is held back on the UI's WebSocket");
+  test.setTimeout(60_000);
+  const { page, problems } = app;
+  // the proxy's tool list (rules.get) answers only when released: as a slow upstream does (CI once showed it)
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.routeWebSocket(
+    (url) => url.pathname === '/api',
+    (ws) => {
+      const server = ws.connectToServer();
+      const asked = new Set<unknown>();
+      ws.onMessage((frame) => {
+        const sent = JSON.parse(String(frame)) as { id?: unknown; command?: string };
+        if (sent.command === 'rules.get') asked.add(sent.id);
+        server.send(frame);
+      });
+      server.onMessage(async (frame) => {
+        const answer = JSON.parse(String(frame)) as { id?: unknown };
+        if (asked.has(answer.id)) await released;
+        ws.send(frame);
+      });
+    },
+  );
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await app.open();
+  inspect = await startInspectServer();
+  const row = await newProxy(page, { mode: 'proxy-only', name: 'late', upstreamUrl: inspect.url });
+  await expect(row.getByText('running', { exact: true })).toBeVisible();
+  agent = await connectClient((await row.locator('code.proxy-endpoint').textContent()) ?? '', { name: 'e2e-agent' });
+  await agent.client.callTool({ name: 'inspect', arguments: {} });
+  await page.getByRole('table', { name: 'Recent exchanges' }).getByRole('row').filter({ hasText: 'inspect' }).click();
+  const detail = page.getByRole('complementary', { name: 'Exchange detail' });
+  await detail.getByRole('button', { name: '✎ Edit & resend' }).click();
+  await expect(detail.getByText("The tool's input schema is not known here")).toBeVisible();
+  await detail.getByText('Headers and _meta').click();
+  const headersField = detail.getByLabel(/HTTP headers of this request/);
+  await headersField.fill('Authorization: Bearer late-token');
+
+  release();
+  await expect(detail.getByRole('radio', { name: 'Form' })).toBeChecked();
+  await expect(headersField).toHaveValue('Authorization: Bearer late-token');
+  await detail.getByRole('button', { name: 'Send edited request' }).click();
+  await expect(detail.getByRole('status').filter({ hasText: /^Sent as #\d+/ })).toContainText(
+    'ok: {"authorization":"Bearer late-token"',
+  );
+  expect(problems).toEqual([]);
+});

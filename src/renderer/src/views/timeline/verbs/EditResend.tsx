@@ -49,7 +49,7 @@ export function EditResend({ event }: { event: TrafficEvent }): JSX.Element {
       {target.proxyId && <AppSessionPanel proxyId={target.proxyId} />}
       {target.proxyId ? (
         <RequestEditor
-          key={`${event.seq} ${target.proxyId} ${schema || form ? 'form' : 'raw'}`}
+          key={`${event.seq} ${target.proxyId}`}
           proxyId={target.proxyId}
           method={event.method}
           params={params}

@@ -33,6 +33,17 @@ export function useParamsDraft(params: Params, hasArguments: boolean): ParamsDra
   const [current, setCurrent] = useState<Params>(params);
   const [text, setText] = useState(() => toJsonText(params));
   const [textError, setTextError] = useState<string>();
+  // a schema known only after the editor opened (asked of the proxy, a tools/list landing): the form takes over
+  // unless the raw JSON was edited meanwhile; nothing typed is lost (the editor is not remounted for it)
+  const [formKnown, setFormKnown] = useState(hasArguments);
+  if (formKnown !== hasArguments) {
+    setFormKnown(hasArguments);
+    if (hasArguments && mode === 'json' && text === toJsonText(current)) setMode('form');
+    if (!hasArguments && mode === 'form') {
+      setText(toJsonText(current));
+      setMode('json');
+    }
+  }
 
   function switchTo(next: EditMode): void {
     if (next === 'json') setText(toJsonText(current));
