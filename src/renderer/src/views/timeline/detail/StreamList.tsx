@@ -2,7 +2,7 @@ import { useState, type JSX } from 'react';
 import type { TrafficEvent } from '../../../../../shared/api.js';
 import { Name } from '../../../components/Name.js';
 import { JsonTree } from './JsonTree.js';
-import { messageSummary } from './Overview.js';
+import { messageSummary } from './message-summary.js';
 
 /** The messages streamed before the answer, one compact line each with its time from the request; each expands. */
 export function StreamList({ event }: { event: TrafficEvent }): JSX.Element {
