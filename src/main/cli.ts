@@ -2,6 +2,14 @@ import { readFileSync, statSync } from 'node:fs';
 import { MODE_TRAITS } from '../shared/modes.js';
 import { CassetteMissingError } from './engine/errors.js';
 import type { Log } from './engine/log.js';
+import type { RunningProxy } from './engine/proxy.js';
+import type { RecordingSwitch } from './engine/recording-switch.js';
+import type { ChildSpec } from './engine/transports/child-upstream.js';
+import type { LaunchedChild } from './engine/transports/stdio-child.js';
+import type { UpstreamSignIn } from './engine/upstream/oauth/sign-in.js';
+import type { OpenedUpstream, UpstreamSpec } from './engine/upstream/open.js';
+import type { AttachLink } from './intercept/attach-link.js';
+import type { MissTally } from './cli/miss-tally.js';
 import type { toProxyOptions, RawOptions } from './cli/options.js';
 import { buildProgram } from './cli/program.js';
 import { addSubcommands, type Subcommand } from './cli/commands.js';
@@ -16,39 +24,70 @@ guardStdStreams();
 
 type ProxyCliOptions = ReturnType<typeof toProxyOptions>;
 
-async function proxyCommand(options: ProxyCliOptions): Promise<void> {
+interface CliLogs {
+  /** stderr, scrubbed by --redact */
+  log: (line: string) => void;
+  /** a bridged upstream's lines: every one with --verbose, else warnings and errors */
+  bridgeLog: Log;
+}
+
+async function cliLogs(options: ProxyCliOptions): Promise<CliLogs> {
   const { compileRedactions, scrub } = await import('./engine/redact.js');
   // --redact patterns hold for what is printed as much as for what is written (a miss's arguments, verbose lines)
   const redactions = compileRedactions(options.redact ?? []);
   const log = (line: string): void => writeStderr(scrub(line, redactions));
+  // a stdio or legacy HTTP+SSE upstream is bridged onto Streamable HTTP; the pipeline only ever sees Streamable HTTP
+  const bridgeLog: Log = (line, level) => (options.verbose || level !== 'info' ? log(line) : undefined);
+  return { log, bridgeLog };
+}
+
+function refuseFileCassette(options: ProxyCliOptions): void {
   if (MODE_TRAITS[options.mode].records && statSync(options.cacheDir ?? '', { throwIfNoEntry: false })?.isFile()) {
     fail(
       1,
       `cannot start: --cache ${options.cacheDir} is a single-file cassette, which is read-only: ${options.mode} mode needs a folder`,
     );
   }
-  // a stdio or legacy HTTP+SSE upstream is bridged onto Streamable HTTP; the pipeline only ever sees Streamable HTTP
-  const bridgeLog: Log = (line, level) => (options.verbose || level !== 'info' ? log(line) : undefined);
+}
+
+/** The upstream the flags name: the words after `--`, --upstream-command or --url; none in replay without one. */
+async function upstreamSpecOf(options: ProxyCliOptions): Promise<UpstreamSpec | undefined> {
   const argvSpec = options.upstreamArgv && { command: options.upstreamArgv[0], args: options.upstreamArgv.slice(1) };
-  const spec =
+  return (
     argvSpec ??
     (options.upstreamCommand
       ? (await import('./engine/upstream/command.js')).commandSpec(options.upstreamCommand)
       : options.upstreamUrl
         ? { url: options.upstreamUrl }
-        : undefined);
-  // --stdio in front of a command (or replay): stdio to stdio through the pipeline in process, no HTTP hop
-  const stdioRoute = options.stdio ? await import('./cli/stdio-route.js') : undefined;
-  if (stdioRoute?.pipesStdio(options, spec)) {
-    const command = spec && 'command' in spec ? spec : undefined;
-    // the server first: it boots while the pipeline loads (what follows imports most of the engine)
-    const launched = stdioRoute.launchEarly(options, command);
-    const label = argvSpec
-      ? `${options.upstreamArgv!.map((await import('../shared/shell-quote.js')).shellQuote).join(' ')} (stdio)`
-      : options.upstreamCommand && `${options.upstreamCommand} (stdio)`;
-    const { runStdioPipe } = await import('./cli/stdio-pipe.js');
-    return runStdioPipe(options, { spec: command, launched, label, serverInfo, log, bridgeLog, fail });
-  }
+        : undefined)
+  );
+}
+
+/** The upstream command for the banner (the words after `--` quoted, or --upstream-command); none for a URL. */
+async function commandLabel(options: ProxyCliOptions): Promise<string | undefined> {
+  return options.upstreamArgv
+    ? `${options.upstreamArgv.map((await import('../shared/shell-quote.js')).shellQuote).join(' ')} (stdio)`
+    : options.upstreamCommand && `${options.upstreamCommand} (stdio)`;
+}
+
+/** --stdio in front of a command (or replay): stdio to stdio through the pipeline in process, until stdin ends. */
+async function pipeStdio(
+  options: ProxyCliOptions,
+  command: ChildSpec | undefined,
+  launched: LaunchedChild | undefined,
+  { log, bridgeLog }: CliLogs,
+): Promise<never> {
+  const label = await commandLabel(options);
+  const { runStdioPipe } = await import('./cli/stdio-pipe.js');
+  return runStdioPipe(options, { spec: command, launched, label, serverInfo, log, bridgeLog, fail });
+}
+
+/** Opens the upstream the pipeline talks to (the run ends when it does not answer MCP), signed in where it needs one. */
+async function openCliUpstream(
+  options: ProxyCliOptions,
+  spec: UpstreamSpec | undefined,
+  { log, bridgeLog }: CliLogs,
+): Promise<{ upstream: OpenedUpstream | undefined; upstreamAuth: UpstreamSignIn | undefined }> {
   // an upstream that answers 401: the proxy signs in (its tokens in the data folder), the client needs nothing
   const signIn =
     spec && 'url' in spec && MODE_TRAITS[options.mode].forwards
@@ -72,16 +111,27 @@ async function proxyCommand(options: ProxyCliOptions): Promise<void> {
   const upstreamAuth = upstream?.bridge ? undefined : signIn;
   // the sign-in starts at once; requests that need the upstream wait for it (or get the step that failed)
   if (upstream?.needsSignIn) void signIn?.signIn().catch(() => {});
-  const upstreamLabel = argvSpec
-    ? `${options.upstreamArgv!.map((await import('../shared/shell-quote.js')).shellQuote).join(' ')} (stdio)`
-    : options.upstreamCommand
-      ? `${options.upstreamCommand} (stdio)`
-      : upstream?.label;
-  const recording =
-    options.attach && new (await import('./engine/recording-switch.js')).RecordingSwitch(bridgeLog, options.durable);
-  const misses = new (await import('./cli/miss-tally.js')).MissTally();
+  return { upstream, upstreamAuth };
+}
+
+/** What the proxy runs with, once its upstream is open. */
+interface ProxyRun {
+  options: ProxyCliOptions;
+  logs: CliLogs;
+  upstream: OpenedUpstream | undefined;
+  upstreamAuth: UpstreamSignIn | undefined;
+  upstreamLabel: string | undefined;
+  /** attached: the recorder the app switches */
+  recording: RecordingSwitch | undefined;
+  misses: MissTally;
+}
+
+/** Starts the proxy in front of the upstream; the run ends, the upstream closed, when it cannot start. */
+async function startCliProxy(run: ProxyRun): Promise<RunningProxy> {
+  const { options, upstream, upstreamAuth, recording, misses } = run;
+  const { log } = run.logs;
   const { startProxy } = await import('./engine/proxy.js');
-  const proxy = await startProxy({
+  return startProxy({
     ...options,
     upstreamUrl: upstream?.url,
     upstreamDispatch: upstream?.bridge?.dispatch,
@@ -100,20 +150,27 @@ async function proxyCommand(options: ProxyCliOptions): Promise<void> {
       );
     return fail(1, `cannot start: ${error.message}`);
   });
-  // a record run in which anything could not be recorded ends with status 1, saying so (the answers went out), as
-  // does a strict replay that missed
+}
+
+/** Attached: the link to the app, started (a failed start is logged, the proxy runs on). */
+async function startAttachLink(run: ProxyRun, proxy: RunningProxy, recording: RecordingSwitch): Promise<AttachLink> {
+  const { options, upstreamLabel } = run;
+  const link = new (await import('./intercept/attach-link.js')).AttachLink(proxy, recording, {
+    ...options.attach!,
+    dataDir: options.attach!.dataDir ?? (await import('./web/user-data.js')).userDataDir(),
+    upstream: upstreamLabel ?? '',
+    log: run.logs.bridgeLog,
+  });
+  await link.start().catch((error: Error) => run.logs.log(`attach: ${error.message}`));
+  return link;
+}
+
+/** Ends the run: the link, the recorder, the proxy and the upstream closed, what went wrong said. */
+function closerOf(run: ProxyRun, proxy: RunningProxy, link: AttachLink | undefined): () => Promise<void> {
+  const { options, upstream, recording, misses } = run;
+  const { log } = run.logs;
   const failures = proxy.recordFailures;
-  const status = (): number => (failures.count > 0 || (options.strict && misses.count > 0) ? 1 : 0);
-  const link =
-    recording &&
-    new (await import('./intercept/attach-link.js')).AttachLink(proxy, recording, {
-      ...options.attach!,
-      dataDir: options.attach!.dataDir ?? (await import('./web/user-data.js')).userDataDir(),
-      upstream: upstreamLabel ?? '',
-      log: bridgeLog,
-    });
-  await link?.start().catch((error: Error) => log(`attach: ${error.message}`));
-  const close = async (): Promise<void> => {
+  return async () => {
     await link?.close();
     if (recording) await recording.close();
     await proxy.close();
@@ -124,10 +181,11 @@ async function proxyCommand(options: ProxyCliOptions): Promise<void> {
       );
     if (options.strict && misses.count > 0) log(`mcp-rewind: --strict: ${misses.summary()}`);
   };
-  if (options.verbose) {
-    const { formatExchange } = await import('./cli/format.js');
-    proxy.events.on('exchange', (event) => log(formatExchange(event)));
-  }
+}
+
+/** The banner: version and mode, the endpoint, the upstream, its sign-in, the cassette and the rules. */
+async function bannerLines(run: ProxyRun, proxy: RunningProxy): Promise<string[]> {
+  const { options, upstreamLabel, upstreamAuth } = run;
   const lines = [`mcp-rewind ${pkg.version} — ${proxy.mode} mode`, `  MCP endpoint  ${proxy.url}`];
   if (upstreamLabel) lines.push(`  upstream      ${upstreamLabel}`);
   if (upstreamAuth && upstreamAuth.info().state !== 'none')
@@ -139,6 +197,58 @@ async function proxyCommand(options: ProxyCliOptions): Promise<void> {
     lines.push(
       `  rules         ${options.rules.overlay.tools.length} tool rule(s), passthrough ${options.rules.overlay.passthrough}`,
     );
+  return lines;
+}
+
+/** --stdio over the HTTP endpoint: stdin and stdout bridged onto it until stdin ends, then the run exits. */
+async function bridgeStdioToProxy(
+  run: ProxyRun,
+  proxy: RunningProxy,
+  link: AttachLink | undefined,
+  end: { close: () => Promise<void>; status: () => number },
+): Promise<void> {
+  const { options } = run;
+  const { log } = run.logs;
+  const onMessage = link && ((message: unknown) => link.seeClientMessage(message));
+  const { bridgeStdio } = await import('./engine/transports/downstream-stdio.js');
+  const stdio = await bridgeStdio(proxy.url, { stdin: process.stdin, stdout: process.stdout, onMessage }, (line) =>
+    options.verbose ? log(`stdio: ${line}`) : undefined,
+  );
+  await stdio.done;
+  await end.close().catch((error: Error) => log(`internal error on shutdown: ${error.stack ?? error.message}`));
+  process.exit(end.status());
+}
+
+async function proxyCommand(options: ProxyCliOptions): Promise<void> {
+  const logs = await cliLogs(options);
+  const { log } = logs;
+  refuseFileCassette(options);
+  const spec = await upstreamSpecOf(options);
+  // --stdio in front of a command (or replay): stdio to stdio through the pipeline in process, no HTTP hop
+  const stdioRoute = options.stdio ? await import('./cli/stdio-route.js') : undefined;
+  if (stdioRoute?.pipesStdio(options, spec)) {
+    const command = spec && 'command' in spec ? spec : undefined;
+    // the server first: it boots while the pipeline loads (what follows imports most of the engine)
+    return pipeStdio(options, command, stdioRoute.launchEarly(options, command), logs);
+  }
+  const { upstream, upstreamAuth } = await openCliUpstream(options, spec, logs);
+  const upstreamLabel = (await commandLabel(options)) || upstream?.label;
+  const recording =
+    options.attach &&
+    new (await import('./engine/recording-switch.js')).RecordingSwitch(logs.bridgeLog, options.durable);
+  const misses = new (await import('./cli/miss-tally.js')).MissTally();
+  const run: ProxyRun = { options, logs, upstream, upstreamAuth, upstreamLabel, recording, misses };
+  const proxy = await startCliProxy(run);
+  // a record run in which anything could not be recorded ends with status 1, saying so (the answers went out), as
+  // does a strict replay that missed
+  const status = (): number => (proxy.recordFailures.count > 0 || (options.strict && misses.count > 0) ? 1 : 0);
+  const link = recording && (await startAttachLink(run, proxy, recording));
+  const close = closerOf(run, proxy, link);
+  if (options.verbose) {
+    const { formatExchange } = await import('./cli/format.js');
+    proxy.events.on('exchange', (event) => log(formatExchange(event)));
+  }
+  const lines = await bannerLines(run, proxy);
   if (!options.stdio) {
     writeStdout(lines.join('\n') + '\n');
     stayUp(close, log, status);
@@ -148,14 +258,7 @@ async function proxyCommand(options: ProxyCliOptions): Promise<void> {
   lines.push('  MCP on stdio  (stdin/stdout)');
   log(lines.join('\n'));
   stayUp(close, log, status);
-  const onMessage = link && ((message: unknown) => link.seeClientMessage(message));
-  const { bridgeStdio } = await import('./engine/transports/downstream-stdio.js');
-  const stdio = await bridgeStdio(proxy.url, { stdin: process.stdin, stdout: process.stdout, onMessage }, (line) =>
-    options.verbose ? log(`stdio: ${line}`) : undefined,
-  );
-  await stdio.done;
-  await close().catch((error: Error) => log(`internal error on shutdown: ${error.stack ?? error.message}`));
-  process.exit(status());
+  await bridgeStdioToProxy(run, proxy, link, { close, status });
 }
 
 /** `mcp-rewind <command> …` runs a row of commands.ts (commander picks it); anything else is the proxy. */

@@ -57,8 +57,13 @@ export function demoLogoPng(): Buffer {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-function buildServer(stats: { calls: number; startedAt: number }): McpServer {
-  const server = new McpServer({ name: 'mcp-rewind-demo', version: '1.0.0' }, { capabilities: { tools: {} } });
+interface DemoStats {
+  calls: number;
+  startedAt: number;
+}
+
+/** weather (text), logo (an image) and stats (structured content) */
+function registerContentTools(server: McpServer, stats: DemoStats): void {
   server.registerTool(
     'weather',
     { description: 'Current weather for a city (text)', inputSchema: { city: z.string() } },
@@ -86,7 +91,10 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
       return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
     },
   );
+}
 
+/** the tools that send the client something while they run: long-task (progress) and summarize (sampling) */
+function registerServerToClientTools(server: McpServer, stats: DemoStats): void {
   server.registerTool(
     'long-task',
     { description: `Works for ${LONG_TASK_STEPS} steps, reporting progress` },
@@ -123,8 +131,10 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
       return { content: [{ type: 'text', text: `Summary: ${summary}` }] };
     },
   );
+}
 
-  // not called by the demo agent: for Compose (a nested input schema), prompts and resources to try
+/** schedule: a nested input schema, to try from Compose */
+function registerScheduleTool(server: McpServer, stats: DemoStats): void {
   server.registerTool(
     'schedule',
     {
@@ -154,6 +164,10 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
       };
     },
   );
+}
+
+/** the brief prompt */
+function registerPrompts(server: McpServer): void {
   server.registerPrompt(
     'brief',
     {
@@ -172,6 +186,10 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
       ],
     }),
   );
+}
+
+/** the readme resource and the city template */
+function registerResources(server: McpServer): void {
   server.registerResource(
     'readme',
     'demo://readme',
@@ -194,6 +212,17 @@ function buildServer(stats: { calls: number; startedAt: number }): McpServer {
       contents: [{ uri: uri.href, mimeType: 'text/plain', text: `${String(name)}: sunny, 21 °C` }],
     }),
   );
+}
+
+/** One session's server; tools, prompts and resources are listed in the order they are registered here. */
+function buildServer(stats: DemoStats): McpServer {
+  const server = new McpServer({ name: 'mcp-rewind-demo', version: '1.0.0' }, { capabilities: { tools: {} } });
+  registerContentTools(server, stats);
+  registerServerToClientTools(server, stats);
+  // not called by the demo agent: for Compose (a nested input schema), prompts and resources to try
+  registerScheduleTool(server, stats);
+  registerPrompts(server);
+  registerResources(server);
   return server;
 }
 

@@ -2,7 +2,7 @@ import { useLayoutEffect, useRef, type RefObject } from 'react';
 import type { TrafficEvent } from '../../../../shared/api.js';
 import { useTimelineUi, type DetailTab } from '../../stores/timeline-ui.js';
 import { isChanged } from './model.js';
-import { canResend } from './verbs/DetailActions.js';
+import { canResend } from './verbs/use-detail-actions.js';
 
 const TAB_LABELS: Record<DetailTab, string> = {
   overview: 'Overview',
